@@ -1,0 +1,121 @@
+// qtangent.wgsl — quaternion tangent-frame decoding, shared by every qtangent GPU stage.
+//
+// A stage's module is this file followed by the stage's own file (see src/gpu/shaders.rs).
+// Every function here mirrors a CPU function in src/ in the same f32 operations and order, so the
+// GPU and CPU results agree to a few ulps (tests/gpu_decode.rs derives the bound).
+// Packed data is read from u32 words (unpack2x16float, unpack2x16snorm, bit operations), so no
+// adapter needs SHADER_F16.
+
+// Quaternion → 3×3 matrix, the seed's MatrixFromQuaternion (src/quat.rs: quat_to_mat3).
+// No unit-length assumption: a non-unit q gives |q|² times the rotation. q and -q give the same
+// matrix. Columns: x = m00 m10 m20, y = m01 m11 m21, z = m02 m12 m22.
+fn quat_to_mat3(q: vec4<f32>) -> mat3x3<f32> {
+    let x2 = q.x * q.x;
+    let y2 = q.y * q.y;
+    let z2 = q.z * q.z;
+    let w2 = q.w * q.w;
+    let two_x = 2.0 * q.x;
+    let two_y = 2.0 * q.y;
+    let two_w = 2.0 * q.w;
+    let xy = two_x * q.y;
+    let xz = two_x * q.z;
+    let yz = two_y * q.z;
+    let wx = two_w * q.x;
+    let wy = two_w * q.y;
+    let wz = two_w * q.z;
+    return mat3x3<f32>(
+        vec3<f32>(w2 + x2 - y2 - z2, xy + wz, xz - wy),
+        vec3<f32>(xy - wz, w2 - x2 + y2 - z2, yz + wx),
+        vec3<f32>(xz + wy, yz - wx, w2 - x2 - y2 + z2),
+    );
+}
+
+// A decoded tangent frame: unit normal, tangent and bitangent, and the handedness (±1).
+struct Frame {
+    n: vec3<f32>,
+    t: vec3<f32>,
+    b: vec3<f32>,
+    handedness: f32,
+}
+
+// The frame of quaternion q with an explicit handedness h (±1): q is normalised, converted with
+// quat_to_mat3; t = column 0, n = column 2, b = cross(n, t) * h (src/frame.rs: QTangent::to_frame).
+fn frame_from_quat(q: vec4<f32>, h: f32) -> Frame {
+    let u = q * (1.0 / sqrt(q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w));
+    let m = quat_to_mat3(u);
+    let n = m[2];
+    let t = m[0];
+    return Frame(n, t, cross(n, t) * h, h);
+}
+
+// The QTangent convention: handedness is the sign of w (encoders keep |w| ≥ a bias matched to the
+// storage format, so w is never ±0).
+fn tangent_frame(q: vec4<f32>) -> Frame {
+    return frame_from_quat(q, select(1.0, -1.0, q.w < 0.0));
+}
+
+// ---- Unpacking, one function per format (src/encoding.rs has the encoders and CPU decoders). ----
+// Each returns the quaternion (not necessarily unit) in xyzw and the handedness via Frame.
+
+// F32x4: four f32 words.
+fn unpack_f32x4(w0: u32, w1: u32, w2: u32, w3: u32) -> vec4<f32> {
+    return vec4<f32>(bitcast<f32>(w0), bitcast<f32>(w1), bitcast<f32>(w2), bitcast<f32>(w3));
+}
+
+// F16x4: two words, (x | y << 16) and (z | w << 16), each half an IEEE binary16.
+fn unpack_f16x4(w0: u32, w1: u32) -> vec4<f32> {
+    return vec4<f32>(unpack2x16float(w0), unpack2x16float(w1));
+}
+
+// Snorm16x4: two words of snorm16 pairs; unpack2x16snorm is max(v / 32767, -1).
+fn unpack_snorm16x4(w0: u32, w1: u32) -> vec4<f32> {
+    return vec4<f32>(unpack2x16snorm(w0), unpack2x16snorm(w1));
+}
+
+// F16x3 (the seed's format): x, y, z as f16 in the low 48 bits of (lo, hi), w rebuilt as
+// sqrt(max(0, 1 - x² - y² - z²)). No handedness: always +1.
+fn unpack_f16x3(lo: u32, hi: u32) -> vec4<f32> {
+    let xy = unpack2x16float(lo);
+    let z = unpack2x16float(hi).x;
+    let w = sqrt(max(0.0, 1.0 - (xy.x * xy.x + xy.y * xy.y + z * z)));
+    return vec4<f32>(xy, z, w);
+}
+
+// Smallest-three steps, √2 / (2^bits - 1) as f32 (the same values as smallest3_step in
+// src/encoding.rs; tests/shaders.rs checks they are bit-identical).
+const S3_STEP_15: f32 = 4.315968908e-5;
+const S3_STEP_10: f32 = 1.382417977e-3;
+const S3_STEP_9: f32 = 2.767541213e-3;
+const S3_HALF_RANGE: f32 = 7.071067691e-1; // 1/√2 as f32
+
+// Rebuilds the quaternion from the dropped (largest, positive) component's index and the three
+// smaller components a, b, c in index order.
+fn s3_rebuild(index: u32, a: f32, b: f32, c: f32) -> vec4<f32> {
+    let largest = sqrt(max(0.0, 1.0 - (a * a + b * b + c * c)));
+    switch index {
+        case 0u: { return vec4<f32>(largest, a, b, c); }
+        case 1u: { return vec4<f32>(a, largest, b, c); }
+        case 2u: { return vec4<f32>(a, b, largest, c); }
+        default: { return vec4<f32>(a, b, c, largest); }
+    }
+}
+
+// Smallest-three, 6 bytes: bits 0–14, 15–29, 30–44 the components, 45–46 the index, 47 the
+// handedness, in the low 48 bits of (lo, hi).
+fn frame_smallest3x6(lo: u32, hi: u32) -> Frame {
+    let a = f32(lo & 0x7fffu) * S3_STEP_15 - S3_HALF_RANGE;
+    let b = f32((lo >> 15u) & 0x7fffu) * S3_STEP_15 - S3_HALF_RANGE;
+    let c = f32((lo >> 30u) | ((hi & 0x1fffu) << 2u)) * S3_STEP_15 - S3_HALF_RANGE;
+    let q = s3_rebuild((hi >> 13u) & 3u, a, b, c);
+    return frame_from_quat(q, select(1.0, -1.0, ((hi >> 15u) & 1u) == 1u));
+}
+
+// Smallest-three, 4 bytes: bits 0–9, 10–19 (10 bits), 20–28 (9 bits), 29–30 the index, 31 the
+// handedness.
+fn frame_smallest3x4(v: u32) -> Frame {
+    let a = f32(v & 0x3ffu) * S3_STEP_10 - S3_HALF_RANGE;
+    let b = f32((v >> 10u) & 0x3ffu) * S3_STEP_10 - S3_HALF_RANGE;
+    let c = f32((v >> 20u) & 0x1ffu) * S3_STEP_9 - S3_HALF_RANGE;
+    let q = s3_rebuild((v >> 29u) & 3u, a, b, c);
+    return frame_from_quat(q, select(1.0, -1.0, (v >> 31u) == 1u));
+}

@@ -1,0 +1,547 @@
+//! Tangent-frame quaternion formats: encode/decode pairs with stated size and error bound.
+//!
+//! Every format stores a [`QTangent`] (a rotation and a reflection flag). Error bounds are the
+//! largest angle, in degrees, between a decoded normal, tangent or bitangent and the
+//! (orthonormalised) source vector; they are measured on 1,000,000 random frames plus the
+//! axis-aligned mirrored frames by `cargo run --release --example encodings`, and asserted by
+//! `tests/encodings.rs`. Decoders return the quaternion as the GPU sees it (possibly not unit);
+//! [`QTangent::to_frame`] normalises it, as `tangent_frame` in `shaders/qtangent.wgsl` does.
+//!
+//! | format | bytes | max error | handedness |
+//! |---|---|---|---|
+//! | [`Format::F32x4`] | 16 | 0.01° | sign of w |
+//! | [`Format::F16x4`] | 8 | 0.05° | sign of w |
+//! | [`Format::Snorm16x4`] | 8 | 0.004° | sign of w |
+//! | [`Format::F16x3`] | 6 | ~2.6° (the seed's format) | not stored |
+//! | [`Format::Smallest3x6`] | 6 | 0.007° | own bit |
+//! | [`Format::Smallest3x4`] | 4 | 0.25° | own bit |
+//!
+//! Quantising encoders (all but `F32x4` and the seed's `F16x3`) try rounding every stored
+//! component both down and up and keep the combination whose decoded quaternion is closest to the
+//! input rotation: the decoded rotation error bounds the error of every decoded vector.
+
+use std::f32::consts::{FRAC_1_SQRT_2, SQRT_2};
+
+use glam::{DVec4, Quat, Vec4};
+use half::f16;
+
+use crate::frame::QTangent;
+
+/// A tangent-frame storage format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Format {
+    /// Four f32 (16 B). See [`encode_f32x4`].
+    F32x4,
+    /// Four f16 (8 B), reflection in the sign of w. See [`encode_f16x4`].
+    F16x4,
+    /// Four snorm16 (8 B), the Crytek/Filament QTangent. See [`encode_snorm16x4`].
+    Snorm16x4,
+    /// Three f16 with w reconstructed (6 B): the seed's format, no handedness. See [`encode_f16x3`].
+    F16x3,
+    /// Smallest three, 15:15:15 + 2-bit index + handedness bit (6 B). See [`encode_smallest3x6`].
+    Smallest3x6,
+    /// Smallest three, 10:10:9 + 2-bit index + handedness bit (4 B). See [`encode_smallest3x4`].
+    Smallest3x4,
+}
+
+impl Format {
+    /// Every format, in table order.
+    pub const ALL: [Format; 6] = [
+        Format::F32x4,
+        Format::F16x4,
+        Format::Snorm16x4,
+        Format::F16x3,
+        Format::Smallest3x6,
+        Format::Smallest3x4,
+    ];
+
+    /// Position in [`Format::ALL`].
+    #[must_use]
+    pub const fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Bytes per frame.
+    #[must_use]
+    pub const fn bytes(self) -> usize {
+        match self {
+            Format::F32x4 => 16,
+            Format::F16x4 | Format::Snorm16x4 => 8,
+            Format::F16x3 | Format::Smallest3x6 => 6,
+            Format::Smallest3x4 => 4,
+        }
+    }
+
+    /// Short name, as in tables and on the command line.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Format::F32x4 => "f32x4",
+            Format::F16x4 => "f16x4",
+            Format::Snorm16x4 => "snorm16x4",
+            Format::F16x3 => "f16x3-seed",
+            Format::Smallest3x6 => "smallest3-6B",
+            Format::Smallest3x4 => "smallest3-4B",
+        }
+    }
+
+    /// Whether the format keeps the reflection (mirrored UVs).
+    #[must_use]
+    pub const fn stores_handedness(self) -> bool {
+        !matches!(self, Format::F16x3)
+    }
+
+    /// The documented maximum angular error (degrees) of a decoded normal, tangent or bitangent.
+    /// For [`Format::F16x3`] this is the seed's figure, which the measurement confirms or not.
+    #[must_use]
+    pub const fn max_error_deg(self) -> f64 {
+        match self {
+            Format::F32x4 => 0.01,
+            Format::F16x4 => 0.05,
+            Format::Snorm16x4 => 0.004,
+            Format::F16x3 => 2.6,
+            Format::Smallest3x6 => 0.007,
+            Format::Smallest3x4 => 0.25,
+        }
+    }
+
+    /// Encodes one frame into `out` (exactly [`Format::bytes`] bytes appended, little-endian).
+    pub fn encode_into(self, q: &QTangent, out: &mut Vec<u8>) {
+        match self {
+            Format::F32x4 => {
+                for c in encode_f32x4(q) {
+                    out.extend_from_slice(&c.to_le_bytes());
+                }
+            }
+            Format::F16x4 => {
+                for c in encode_f16x4(q) {
+                    out.extend_from_slice(&c.to_le_bytes());
+                }
+            }
+            Format::Snorm16x4 => {
+                for c in encode_snorm16x4(q) {
+                    out.extend_from_slice(&c.to_le_bytes());
+                }
+            }
+            Format::F16x3 => {
+                for c in encode_f16x3(q) {
+                    out.extend_from_slice(&c.to_le_bytes());
+                }
+            }
+            Format::Smallest3x6 => out.extend_from_slice(&encode_smallest3x6(q).to_le_bytes()[..6]),
+            Format::Smallest3x4 => out.extend_from_slice(&encode_smallest3x4(q).to_le_bytes()),
+        }
+    }
+
+    /// Decodes one frame from exactly [`Format::bytes`] bytes.
+    ///
+    /// # Panics
+    /// If `bytes.len() != self.bytes()` (a caller bug, not a data error).
+    #[must_use]
+    pub fn decode(self, bytes: &[u8]) -> QTangent {
+        assert_eq!(
+            bytes.len(),
+            self.bytes(),
+            "{} frame must be {} bytes",
+            self.name(),
+            self.bytes()
+        );
+        let u16_at = |i: usize| u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]]);
+        match self {
+            Format::F32x4 => decode_f32x4(std::array::from_fn(|i| {
+                f32::from_le_bytes([
+                    bytes[4 * i],
+                    bytes[4 * i + 1],
+                    bytes[4 * i + 2],
+                    bytes[4 * i + 3],
+                ])
+            })),
+            Format::F16x4 => decode_f16x4(std::array::from_fn(|i| f16::from_bits(u16_at(i)))),
+            Format::Snorm16x4 => decode_snorm16x4(std::array::from_fn(|i| u16_at(i) as i16)),
+            Format::F16x3 => decode_f16x3(std::array::from_fn(|i| f16::from_bits(u16_at(i)))),
+            Format::Smallest3x6 => {
+                let mut b = [0u8; 8];
+                b[..6].copy_from_slice(bytes);
+                decode_smallest3x6(u64::from_le_bytes(b))
+            }
+            Format::Smallest3x4 => {
+                decode_smallest3x4(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
+            }
+        }
+    }
+
+    /// Packs frames tightly (stride [`Format::bytes`]) into little-endian `u32` words, the last
+    /// one zero-padded: the layout the GPU decoder reads.
+    #[must_use]
+    pub fn pack(self, frames: &[QTangent]) -> Vec<u32> {
+        let mut bytes = Vec::with_capacity(frames.len() * self.bytes() + 3);
+        for q in frames {
+            self.encode_into(q, &mut bytes);
+        }
+        bytes.resize(bytes.len().div_ceil(4) * 4, 0);
+        bytes
+            .chunks_exact(4)
+            .map(|w| u32::from_le_bytes([w[0], w[1], w[2], w[3]]))
+            .collect()
+    }
+
+    /// Decodes frame `index` of a stream made by [`Format::pack`].
+    ///
+    /// # Panics
+    /// If the stream is too short for `index` (a caller bug).
+    #[must_use]
+    pub fn unpack(self, words: &[u32], index: usize) -> QTangent {
+        let bytes: &[u8] = bytemuck::cast_slice(words);
+        let start = index * self.bytes();
+        self.decode(&bytes[start..start + self.bytes()])
+    }
+}
+
+/// w bias for f32 storage: 2⁻⁶⁴ is a normal f32 (no denormal flushing can zero it), and moving w
+/// by it rotates the frame by at most 2·2⁻⁶⁴ rad, far below f32 resolution.
+pub const F32_W_BIAS: f32 = 5.421_011e-20;
+/// w bias for f16 storage: 2⁻¹⁴, the smallest normal f16. A smaller |w| could be a subnormal,
+/// which a GPU may flush to ±0, losing the sign. Costs at most 2·2⁻¹⁴ rad = 0.007° of rotation.
+pub const F16_W_BIAS: f32 = F16_MIN_NORMAL;
+/// w bias for snorm16 storage: one step, 1/32767, so w never quantises to 0 (Filament's int32
+/// path uses a bias too small for 16 bits). Costs at most 2/32767 rad = 0.0035° of rotation.
+pub const SNORM16_W_BIAS: f32 = 1.0 / 32767.0;
+
+/// The rotation with `w ≥ bias`, negated when reflected: the QTangent packing contract.
+fn signed_w(q: &QTangent, bias: f32) -> Vec4 {
+    let mut v = Vec4::from(q.rotation);
+    if v.w < 0.0 {
+        v = -v;
+    }
+    if v.w < bias {
+        // Push w up to the bias and shrink xyz to keep |q| = 1.
+        let scale = (1.0 - bias * bias).sqrt() / v.truncate().length().max(f32::MIN_POSITIVE);
+        v = (v.truncate() * scale).extend(bias);
+    }
+    if q.reflected {
+        -v
+    } else {
+        v
+    }
+}
+
+/// Handedness from the sign of w: the decode side of [`signed_w`].
+fn from_signed_w(v: Vec4) -> QTangent {
+    QTangent {
+        rotation: Quat::from_vec4(v),
+        reflected: v.w < 0.0,
+    }
+}
+
+/// Squared distance between the normalised decoded quaternion and the target rotation, on the
+/// nearer of its two signs (f64, so f32-level differences do not tie).
+fn rotation_cost(decoded: Vec4, target: DVec4) -> f64 {
+    let d = decoded.as_dvec4();
+    let d = d / d.length();
+    (d - target)
+        .length_squared()
+        .min((d + target).length_squared())
+}
+
+/// Tries every floor/ceil choice of `N` components and keeps the one whose decoded quaternion
+/// is nearest `target`.
+fn best_rounding<T: Copy, const N: usize>(
+    candidates: [[T; 2]; N],
+    target: Quat,
+    decode: impl Fn([T; N]) -> Vec4,
+) -> [T; N] {
+    let target = Vec4::from(target).as_dvec4();
+    let mut best = std::array::from_fn(|k| candidates[k][0]);
+    let mut best_cost = f64::INFINITY;
+    for mask in 0..(1u32 << N) {
+        let pick: [T; N] = std::array::from_fn(|k| candidates[k][((mask >> k) & 1) as usize]);
+        let cost = rotation_cost(decode(pick), target);
+        if cost < best_cost {
+            best_cost = cost;
+            best = pick;
+        }
+    }
+    best
+}
+
+// ---------------------------------------------------------------------------------------------
+// F32x4
+
+/// Encodes as four f32 (16 B): `(x, y, z, w)` with `w ≥ 2⁻⁶⁴`, negated when reflected.
+///
+/// Error bound: 0.01° (measured: f32 rounding of the quaternion and of the matrix, ~1e-5°).
+/// Handedness: the sign of w, which the bias keeps away from zero.
+#[must_use]
+pub fn encode_f32x4(q: &QTangent) -> [f32; 4] {
+    signed_w(q, F32_W_BIAS).to_array()
+}
+
+/// Decodes [`encode_f32x4`]: reflected when `w < 0`.
+#[must_use]
+pub fn decode_f32x4(v: [f32; 4]) -> QTangent {
+    from_signed_w(Vec4::from_array(v))
+}
+
+// ---------------------------------------------------------------------------------------------
+// F16x4
+
+/// Smallest normal f16, 2⁻¹⁴. Encoders never write f16 subnormals: GPUs may flush them to zero
+/// in `unpack2x16float`, and then the GPU decode would no longer match the CPU decode.
+const F16_MIN_NORMAL: f32 = 6.103_515_6e-5;
+
+/// The nearest f16 that is zero or normal.
+fn f16_no_subnormal(x: f32) -> f16 {
+    if x.abs() < F16_MIN_NORMAL {
+        if x.abs() < F16_MIN_NORMAL / 2.0 {
+            f16::ZERO
+        } else {
+            f16::from_f32(F16_MIN_NORMAL.copysign(x))
+        }
+    } else {
+        f16::from_f32(x)
+    }
+}
+
+/// The f16 values just below and just above `x` (both zero or normal; equal when exact).
+fn f16_neighbours(x: f32) -> [f16; 2] {
+    if x.abs() < F16_MIN_NORMAL {
+        return [f16::ZERO, f16::from_f32(F16_MIN_NORMAL.copysign(x))];
+    }
+    let h = f16::from_f32(x);
+    let hv = h.to_f32();
+    if hv == x {
+        return [h, h];
+    }
+    // One step of the magnitude: up when x lies further from zero than h, down otherwise.
+    // |x| ≥ 2⁻¹⁴ is representable, so the step never lands on a subnormal.
+    let bits = h.to_bits();
+    let mag = bits & 0x7fff;
+    let mag = if x.abs() > hv.abs() { mag + 1 } else { mag - 1 };
+    [h, f16::from_bits((bits & 0x8000) | mag)]
+}
+
+fn f16x4_to_vec4(h: [f16; 4]) -> Vec4 {
+    Vec4::new(h[0].to_f32(), h[1].to_f32(), h[2].to_f32(), h[3].to_f32())
+}
+
+/// Encodes as four f16 (8 B, `Float16x4` / two `unpack2x16float` words): the QTangent of
+/// Crytek's layout in half floats.
+///
+/// Error bound: 0.05°. An f16 in [0.5, 1) has a step of 2⁻¹¹, so each component is off by at most
+/// 2⁻¹², and the rotation by about 2·√3·2⁻¹² rad = 0.048° before the floor/ceil search.
+/// Handedness: the sign of w; w is kept at least 2⁻¹⁴ ([`F16_W_BIAS`]) so it can never round
+/// to ±0 or become a subnormal.
+#[must_use]
+pub fn encode_f16x4(q: &QTangent) -> [f16; 4] {
+    let v = signed_w(q, F16_W_BIAS);
+    // |w| ≥ 2⁻¹⁴ is itself an f16, so both of w's neighbours keep |w| ≥ 2⁻¹⁴ and its sign.
+    let candidates: [[f16; 2]; 4] = std::array::from_fn(|k| f16_neighbours(v[k]));
+    best_rounding(candidates, q.rotation, f16x4_to_vec4)
+}
+
+/// Decodes [`encode_f16x4`]: reflected when `w < 0`.
+#[must_use]
+pub fn decode_f16x4(h: [f16; 4]) -> QTangent {
+    from_signed_w(f16x4_to_vec4(h))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Snorm16x4
+
+fn snorm16_to_f32(v: i16) -> f32 {
+    // As WGSL unpack2x16snorm and Vulkan's Snorm16 vertex fetch: max(v / 32767, -1).
+    (v as f32 / 32767.0).max(-1.0)
+}
+
+fn snorm16x4_to_vec4(v: [i16; 4]) -> Vec4 {
+    Vec4::new(
+        snorm16_to_f32(v[0]),
+        snorm16_to_f32(v[1]),
+        snorm16_to_f32(v[2]),
+        snorm16_to_f32(v[3]),
+    )
+}
+
+/// Encodes as four snorm16 (8 B, `Snorm16x4` / two `unpack2x16snorm` words): the Crytek/Filament
+/// QTangent layout.
+///
+/// Error bound: 0.004°. Each component is off by at most half a step, 1/65534, so the rotation by
+/// about 2·2/65534 rad = 0.0035°; the floor/ceil search keeps the worst case under that.
+/// Handedness: the sign of w; w is kept at least one step, 1/32767 ([`SNORM16_W_BIAS`]), so it
+/// never quantises to 0.
+#[must_use]
+pub fn encode_snorm16x4(q: &QTangent) -> [i16; 4] {
+    let v = signed_w(q, SNORM16_W_BIAS);
+    let candidates: [[i16; 2]; 4] = std::array::from_fn(|k| {
+        let s = f64::from(v[k]) * 32767.0;
+        let (lo, hi) = (
+            s.floor().clamp(-32767.0, 32767.0) as i16,
+            s.ceil().clamp(-32767.0, 32767.0) as i16,
+        );
+        if k == 3 {
+            // |w| stays at least one step: the reflection lives in its sign.
+            let keep = |x: i16| if v.w < 0.0 { x.min(-1) } else { x.max(1) };
+            [keep(lo), keep(hi)]
+        } else {
+            [lo, hi]
+        }
+    });
+    best_rounding(candidates, q.rotation, snorm16x4_to_vec4)
+}
+
+/// Decodes [`encode_snorm16x4`]: reflected when `w < 0`.
+#[must_use]
+pub fn decode_snorm16x4(v: [i16; 4]) -> QTangent {
+    from_signed_w(snorm16x4_to_vec4(v))
+}
+
+// ---------------------------------------------------------------------------------------------
+// F16x3, the seed's format
+
+/// Encodes as three f16 (6 B): `(x, y, z)` of the quaternion with `w ≥ 0`, rounded to nearest
+/// (below 2⁻¹⁴ to 0 or ±2⁻¹⁴, never a subnormal) —
+/// the seed's format ("Quaternion Tricks", trick #3), kept so its error can be shown.
+///
+/// Error bound: about 2.6°, at w ≈ 0. `w = sqrt(1 − x² − y² − z²)` has an infinite slope
+/// there, so an f16 rounding of 2⁻¹² in x, y or z moves w by up to sqrt(2·2⁻¹²) ≈ 0.022, a
+/// rotation of 2·0.022 rad ≈ 2.5°.
+/// Handedness: **not stored**. Six bytes of f16 leave no spare bit (every sign bit is data, and
+/// w's sign is spent on the `w ≥ 0` convention), so a mesh in this format must carry the
+/// reflection elsewhere, e.g. a per-vertex or per-submesh flag. The decoder always returns a
+/// right-handed frame. [`Format::Smallest3x6`] is the same size and keeps it.
+#[must_use]
+pub fn encode_f16x3(q: &QTangent) -> [f16; 3] {
+    let mut v = Vec4::from(q.rotation);
+    if v.w < 0.0 {
+        v = -v;
+    }
+    [
+        f16_no_subnormal(v.x),
+        f16_no_subnormal(v.y),
+        f16_no_subnormal(v.z),
+    ]
+}
+
+/// Decodes [`encode_f16x3`]: `w = sqrt(max(0, 1 − x² − y² − z²))`, never reflected.
+#[must_use]
+pub fn decode_f16x3(h: [f16; 3]) -> QTangent {
+    let (x, y, z) = (h[0].to_f32(), h[1].to_f32(), h[2].to_f32());
+    let w = (1.0 - (x * x + y * y + z * z)).max(0.0).sqrt();
+    QTangent {
+        rotation: Quat::from_xyzw(x, y, z, w),
+        reflected: false,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Smallest three
+
+/// Quantisation step of a smallest-three component with `bits` bits over [−1/√2, 1/√2].
+/// The shader holds the same values as literals (`S3_STEP_15`, `S3_STEP_10`, `S3_STEP_9`).
+fn s3_step(bits: u32) -> f32 {
+    SQRT_2 / ((1u32 << bits) - 1) as f32
+}
+
+fn s3_component(u: u32, bits: u32) -> f32 {
+    u as f32 * s3_step(bits) - FRAC_1_SQRT_2
+}
+
+/// Rebuilds the quaternion from the dropped component's index and the three stored codes.
+fn s3_rebuild(index: u32, codes: [u32; 3], bits: [u32; 3]) -> Vec4 {
+    let a = s3_component(codes[0], bits[0]);
+    let b = s3_component(codes[1], bits[1]);
+    let c = s3_component(codes[2], bits[2]);
+    // The dropped component was the largest in magnitude, made positive: at least 1/2, so the
+    // square root is well conditioned (unlike the seed's reconstruction of w near 0).
+    let largest = (1.0 - (a * a + b * b + c * c)).max(0.0).sqrt();
+    match index {
+        0 => Vec4::new(largest, a, b, c),
+        1 => Vec4::new(a, largest, b, c),
+        2 => Vec4::new(a, b, largest, c),
+        _ => Vec4::new(a, b, c, largest),
+    }
+}
+
+/// Picks the dropped index and the best-rounded codes.
+fn s3_encode(q: Quat, bits: [u32; 3]) -> (u32, [u32; 3]) {
+    let mut v = Vec4::from(q);
+    let index = (0..4).fold(
+        0,
+        |best, k| if v[k].abs() > v[best].abs() { k } else { best },
+    );
+    if v[index] < 0.0 {
+        v = -v;
+    }
+    let kept: [f32; 3] = {
+        let mut it = (0..4).filter(|&k| k != index).map(|k| v[k]);
+        std::array::from_fn(|_| it.next().unwrap_or(0.0))
+    };
+    let candidates: [[u32; 2]; 3] = std::array::from_fn(|k| {
+        let max = f64::from((1u32 << bits[k]) - 1);
+        let s =
+            (f64::from(kept[k]) + std::f64::consts::FRAC_1_SQRT_2) / f64::from(s3_step(bits[k]));
+        [
+            s.floor().clamp(0.0, max) as u32,
+            s.ceil().clamp(0.0, max) as u32,
+        ]
+    });
+    let codes = best_rounding(candidates, q, |c| s3_rebuild(index as u32, c, bits));
+    (index as u32, codes)
+}
+
+const S3X6_BITS: [u32; 3] = [15, 15, 15];
+const S3X4_BITS: [u32; 3] = [10, 10, 9];
+
+/// Encodes as smallest-three in 48 bits (6 B, the low six bytes of the returned `u64`):
+/// bits 0–14, 15–29, 30–44 the three smaller components in index order, each
+/// `round((c + 1/√2) / step)` with `step = √2 / 32767`; bits 45–46 the index of the dropped
+/// (largest, made positive) component in `(x, y, z, w)`; bit 47 set when reflected.
+///
+/// Error bound: 0.007°. Each stored component is off by at most `step / 2 = 2.2e-5`, so the
+/// rotation by about 2·√3·2.2e-5 rad = 0.0043°; the dropped component is ≥ 1/2 and rebuilt from a
+/// well-conditioned square root.
+/// Handedness: its own bit, independent of the quaternion's sign.
+#[must_use]
+pub fn encode_smallest3x6(q: &QTangent) -> u64 {
+    let (index, c) = s3_encode(q.rotation, S3X6_BITS);
+    u64::from(c[0])
+        | u64::from(c[1]) << 15
+        | u64::from(c[2]) << 30
+        | u64::from(index) << 45
+        | u64::from(q.reflected) << 47
+}
+
+/// Decodes [`encode_smallest3x6`] (bits above 47 are ignored).
+#[must_use]
+pub fn decode_smallest3x6(bits: u64) -> QTangent {
+    let field = |shift: u32, width: u32| ((bits >> shift) & ((1u64 << width) - 1)) as u32;
+    let codes = [field(0, 15), field(15, 15), field(30, 15)];
+    QTangent {
+        rotation: Quat::from_vec4(s3_rebuild(field(45, 2), codes, S3X6_BITS)),
+        reflected: field(47, 1) == 1,
+    }
+}
+
+/// Encodes as smallest-three in 32 bits (4 B): bits 0–9 and 10–19 the first two smaller
+/// components (10 bits each), bits 20–28 the third (9 bits), bits 29–30 the dropped index,
+/// bit 31 set when reflected. Steps: √2/1023 and √2/511.
+///
+/// Error bound: 0.25°. Half-steps of 6.9e-4, 6.9e-4 and 1.4e-3 give a rotation of about
+/// 2·1.7e-3 rad = 0.19° before the floor/ceil search, which lowers both mean and maximum.
+/// Handedness: its own bit.
+#[must_use]
+pub fn encode_smallest3x4(q: &QTangent) -> u32 {
+    let (index, c) = s3_encode(q.rotation, S3X4_BITS);
+    c[0] | c[1] << 10 | c[2] << 20 | index << 29 | u32::from(q.reflected) << 31
+}
+
+/// Decodes [`encode_smallest3x4`].
+#[must_use]
+pub fn decode_smallest3x4(bits: u32) -> QTangent {
+    let field = |shift: u32, width: u32| (bits >> shift) & ((1u32 << width) - 1);
+    let codes = [field(0, 10), field(10, 10), field(20, 9)];
+    QTangent {
+        rotation: Quat::from_vec4(s3_rebuild(field(29, 2), codes, S3X4_BITS)),
+        reflected: field(31, 1) == 1,
+    }
+}

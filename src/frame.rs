@@ -1,0 +1,160 @@
+//! Tangent frames (normal, tangent, bitangent) and the quaternion that holds one.
+//!
+//! Convention (as in glTF, Crytek and Filament): tangent space has x = tangent, y = bitangent,
+//! z = normal, and `bitangent = cross(normal, tangent) · handedness` with handedness ±1. A frame
+//! with handedness −1 (mirrored UVs) is a reflection, which no quaternion can hold; the rotation
+//! `[t, cross(n, t), n]` is stored instead and the reflection travels as a separate sign.
+
+use glam::{Mat3, Quat, Vec3, Vec4};
+
+use crate::quat::quat_to_mat3;
+
+/// Why a frame could not be built.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+pub enum FrameError {
+    /// A component is NaN or infinite.
+    #[error("the {0} has a NaN or infinite component")]
+    NonFinite(&'static str),
+    /// A vector is (nearly) zero, so it has no direction.
+    #[error("the {0} has zero length")]
+    ZeroLength(&'static str),
+    /// The tangent is (nearly) parallel to the normal, so no tangent direction is left.
+    #[error("the tangent is parallel to the normal")]
+    TangentParallelToNormal,
+    /// The bitangent lies (nearly) in the normal–tangent plane, so it gives no handedness.
+    #[error("the bitangent lies in the normal-tangent plane, so the handedness is undefined")]
+    NoHandedness,
+}
+
+/// Smallest accepted squared length of an input vector: inputs are unit-ish directions, and a
+/// vector this short has lost its direction to f32 rounding of whatever made it.
+const MIN_LENGTH_SQ: f32 = 1e-24;
+/// Smallest accepted sine between the tangent and the normal (and between the bitangent and the
+/// normal–tangent plane): below ~1e-6 the component left after Gram–Schmidt is f32 rounding
+/// noise of unit inputs (ε = 1.2e-7), not a direction.
+const MIN_SINE: f32 = 1e-6;
+
+/// An orthonormal tangent frame: unit normal, unit tangent perpendicular to it, and a bitangent
+/// equal to `cross(normal, tangent) · handedness`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TangentFrame {
+    /// Unit surface normal (tangent-space z).
+    pub normal: Vec3,
+    /// Unit tangent, perpendicular to the normal (tangent-space x).
+    pub tangent: Vec3,
+    /// Unit bitangent, `cross(normal, tangent) · handedness` (tangent-space y).
+    pub bitangent: Vec3,
+}
+
+/// A tangent frame as a rotation and a reflection flag: what every format in
+/// [`crate::encoding`] stores.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QTangent {
+    /// Unit quaternion rotating tangent space (x = t, y = cross(n, t), z = n) into object space.
+    pub rotation: Quat,
+    /// True when the frame is mirrored: `bitangent = -cross(normal, tangent)`.
+    pub reflected: bool,
+}
+
+fn check(v: Vec3, name: &'static str) -> Result<Vec3, FrameError> {
+    if !v.is_finite() {
+        return Err(FrameError::NonFinite(name));
+    }
+    if v.length_squared() < MIN_LENGTH_SQ {
+        return Err(FrameError::ZeroLength(name));
+    }
+    Ok(v)
+}
+
+impl TangentFrame {
+    /// Builds an orthonormal frame from possibly non-orthonormal vectors.
+    ///
+    /// The normal is kept exactly (only normalised); the tangent is made perpendicular to it
+    /// (Gram–Schmidt); the bitangent is replaced by `±cross(n, t)`, the sign taken from the side
+    /// of the normal–tangent plane the given bitangent lies on.
+    ///
+    /// # Errors
+    /// [`FrameError`] for a NaN/infinite or zero-length input, a tangent parallel to the normal,
+    /// or a bitangent in the normal–tangent plane.
+    pub fn new(normal: Vec3, tangent: Vec3, bitangent: Vec3) -> Result<Self, FrameError> {
+        let b = check(bitangent, "bitangent")?;
+        let (n, t) = Self::orthonormal_pair(normal, tangent)?;
+        let c = n.cross(t);
+        let side = c.dot(b);
+        if side.abs() < MIN_SINE * b.length() {
+            return Err(FrameError::NoHandedness);
+        }
+        Ok(Self::from_orthonormal(n, t, side.signum()))
+    }
+
+    /// Builds a frame from a normal and a glTF-style tangent whose `w` is the handedness (±1;
+    /// only its sign is used).
+    ///
+    /// # Errors
+    /// As [`TangentFrame::new`]; a `w` that is NaN, infinite or zero is [`FrameError::NoHandedness`].
+    pub fn from_normal_tangent(normal: Vec3, tangent: Vec4) -> Result<Self, FrameError> {
+        let (n, t) = Self::orthonormal_pair(normal, tangent.truncate())?;
+        if !tangent.w.is_finite() || tangent.w == 0.0 {
+            return Err(FrameError::NoHandedness);
+        }
+        Ok(Self::from_orthonormal(n, t, tangent.w.signum()))
+    }
+
+    fn orthonormal_pair(normal: Vec3, tangent: Vec3) -> Result<(Vec3, Vec3), FrameError> {
+        let n = check(normal, "normal")?.normalize();
+        let t = check(tangent, "tangent")?;
+        let t_perp = t - n * n.dot(t);
+        if t_perp.length() < MIN_SINE * t.length() {
+            return Err(FrameError::TangentParallelToNormal);
+        }
+        Ok((n, t_perp.normalize()))
+    }
+
+    fn from_orthonormal(n: Vec3, t: Vec3, handedness: f32) -> Self {
+        Self {
+            normal: n,
+            tangent: t,
+            bitangent: n.cross(t) * handedness,
+        }
+    }
+
+    /// +1 for a right-handed frame, −1 for a mirrored one.
+    #[must_use]
+    pub fn handedness(&self) -> f32 {
+        if self.normal.cross(self.tangent).dot(self.bitangent) < 0.0 {
+            -1.0
+        } else {
+            1.0
+        }
+    }
+
+    /// The rotation `[t, cross(n, t), n]` and the reflection flag.
+    #[must_use]
+    pub fn to_qtangent(&self) -> QTangent {
+        let m = Mat3::from_cols(self.tangent, self.normal.cross(self.tangent), self.normal);
+        QTangent {
+            rotation: Quat::from_mat3(&m).normalize(),
+            reflected: self.handedness() < 0.0,
+        }
+    }
+}
+
+impl QTangent {
+    /// The frame this rotation and reflection stand for: tangent = column 0, normal = column 2
+    /// of the rotation matrix, bitangent = `cross(n, t) · (reflected ? −1 : 1)`.
+    ///
+    /// Mirrors `tangent_frame` in `shaders/qtangent.wgsl`: the quaternion is normalised first,
+    /// then converted with the seed's matrix formula, in the same f32 operations.
+    #[must_use]
+    pub fn to_frame(&self) -> TangentFrame {
+        let q = self.rotation;
+        let inv_len = 1.0 / (q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w).sqrt();
+        let m = quat_to_mat3(q * inv_len);
+        let h = if self.reflected { -1.0 } else { 1.0 };
+        TangentFrame {
+            normal: m.z_axis,
+            tangent: m.x_axis,
+            bitangent: m.z_axis.cross(m.x_axis) * h,
+        }
+    }
+}

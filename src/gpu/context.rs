@@ -1,0 +1,300 @@
+//! A headless wgpu device: no window, no surface.
+
+use std::sync::{Arc, Mutex};
+
+/// Features the context asks for when the adapter has them. None of them changes what shaders
+/// may use, so shader validation runs with the capabilities of `Features::empty()`.
+pub const REQUESTED_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY;
+
+const LAVAPIPE_HINT: &str = "to run on a machine without a GPU, install Mesa's software Vulkan \
+     (lavapipe): `apt-get install -y mesa-vulkan-drivers libvulkan1` on Debian/Ubuntu \
+     (`cargo xtask test` does this when it can), then check with `vulkaninfo --summary`";
+
+/// What went wrong on the GPU side.
+#[derive(Debug, thiserror::Error)]
+pub enum GpuError {
+    /// No adapter matched: the message lists what was seen and how to get lavapipe.
+    #[error("no usable GPU adapter ({wanted}); adapters seen: {seen}; {hint}", hint = LAVAPIPE_HINT)]
+    NoAdapter {
+        /// What was asked for (backends, WGPU_ADAPTER_NAME).
+        wanted: String,
+        /// The adapters the instance enumerated, or "none".
+        seen: String,
+    },
+    /// The adapter refused to create a device.
+    #[error("adapter {adapter} refused a device: {source}")]
+    RequestDevice {
+        /// The adapter's name.
+        adapter: String,
+        /// wgpu's reason.
+        source: wgpu::RequestDeviceError,
+    },
+    /// wgpu reported a validation or out-of-memory error while doing `what`.
+    #[error("GPU error while {what}: {message}")]
+    Wgpu {
+        /// The operation that failed.
+        what: String,
+        /// wgpu's message.
+        message: String,
+    },
+    /// A buffer would exceed a device limit.
+    #[error("{what} needs {needed} bytes but this device allows {limit} ({limit_name})")]
+    TooLarge {
+        /// The buffer.
+        what: String,
+        /// Bytes needed.
+        needed: u64,
+        /// The device's limit.
+        limit: u64,
+        /// Which limit.
+        limit_name: &'static str,
+    },
+    /// The caller passed data the stage cannot use (sizes that do not match, an empty batch).
+    #[error("{0}")]
+    Input(String),
+    /// Reading a buffer back failed.
+    #[error("reading back {what} failed: {message}")]
+    Readback {
+        /// The buffer.
+        what: String,
+        /// The reason.
+        message: String,
+    },
+}
+
+/// Instance, adapter, device and queue, with no window.
+pub struct GpuContext {
+    /// The adapter chosen.
+    pub adapter: wgpu::Adapter,
+    /// The device.
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+    /// The adapter's description.
+    pub info: wgpu::AdapterInfo,
+    uncaptured: Arc<Mutex<Vec<String>>>,
+}
+
+fn rank(info: &wgpu::AdapterInfo) -> u32 {
+    let kind = match info.device_type {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Cpu => 3,
+        wgpu::DeviceType::Other => 4,
+    };
+    // Prefer the native APIs over GL at equal device type.
+    let api = u32::from(info.backend == wgpu::Backend::Gl);
+    kind * 2 + api
+}
+
+impl GpuContext {
+    /// Creates a headless context, blocking. See [`GpuContext::new_async`].
+    ///
+    /// # Errors
+    /// [`GpuError::NoAdapter`] (with what was seen and how to install lavapipe) or
+    /// [`GpuError::RequestDevice`].
+    pub fn new() -> Result<Self, GpuError> {
+        pollster::block_on(Self::new_async())
+    }
+
+    /// Creates a headless context.
+    ///
+    /// Honours `WGPU_BACKEND` (e.g. `vulkan`, `gl`) and `WGPU_ADAPTER_NAME` (a case-insensitive
+    /// substring of the adapter name). Otherwise picks a discrete GPU, then integrated, virtual,
+    /// then CPU (lavapipe, llvmpipe), preferring Vulkan/Metal/DX12 over GL. Prints the chosen
+    /// adapter to stderr. Requests [`REQUESTED_FEATURES`] where available and the adapter's own
+    /// limits. wgpu errors outside [`GpuContext::scoped`] are collected instead of aborting and
+    /// reported by the next `scoped` call.
+    ///
+    /// # Errors
+    /// As [`GpuContext::new`].
+    pub async fn new_async() -> Result<Self, GpuError> {
+        let desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        let backends = desc.backends;
+        let instance = wgpu::Instance::new(desc);
+        let adapters = instance.enumerate_adapters(backends).await;
+        let describe = |a: &wgpu::Adapter| {
+            let i = a.get_info();
+            format!("{} ({:?}, {:?})", i.name, i.backend, i.device_type)
+        };
+        let seen = if adapters.is_empty() {
+            "none".to_string()
+        } else {
+            adapters.iter().map(describe).collect::<Vec<_>>().join(", ")
+        };
+        let wanted_name = std::env::var("WGPU_ADAPTER_NAME")
+            .ok()
+            .map(|s| s.to_lowercase());
+        let wanted = match &wanted_name {
+            Some(n) => format!("backends {backends:?}, WGPU_ADAPTER_NAME contains {n:?}"),
+            None => format!("backends {backends:?}"),
+        };
+        let adapter = adapters
+            .into_iter()
+            .filter(|a| {
+                wanted_name
+                    .as_ref()
+                    .is_none_or(|n| a.get_info().name.to_lowercase().contains(n))
+            })
+            .min_by_key(|a| rank(&a.get_info()))
+            .ok_or(GpuError::NoAdapter { wanted, seen })?;
+        let info = adapter.get_info();
+        eprintln!(
+            "qtangent: GPU adapter {} ({:?}, {:?}, driver {} {})",
+            info.name, info.backend, info.device_type, info.driver, info.driver_info
+        );
+        let (device, queue) = adapter
+            .request_device(&wgpu::DeviceDescriptor {
+                label: Some("qtangent"),
+                required_features: adapter.features() & REQUESTED_FEATURES,
+                required_limits: adapter.limits(),
+                ..Default::default()
+            })
+            .await
+            .map_err(|source| GpuError::RequestDevice {
+                adapter: info.name.clone(),
+                source,
+            })?;
+        let uncaptured = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&uncaptured);
+        device.on_uncaptured_error(Arc::new(move |e: wgpu::Error| {
+            if let Ok(mut v) = sink.lock() {
+                v.push(e.to_string());
+            }
+        }));
+        Ok(Self {
+            adapter,
+            device,
+            queue,
+            info,
+            uncaptured,
+        })
+    }
+
+    /// One line naming the adapter, backend and driver.
+    #[must_use]
+    pub fn describe(&self) -> String {
+        let i = &self.info;
+        format!(
+            "{} ({:?}, {:?}, {} {})",
+            i.name, i.backend, i.device_type, i.driver, i.driver_info
+        )
+    }
+
+    /// Whether GPU timestamps can be written at compute-pass boundaries.
+    #[must_use]
+    pub fn has_timestamps(&self) -> bool {
+        self.device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+    }
+
+    /// Runs `f` inside validation and out-of-memory error scopes and turns any wgpu error
+    /// (including ones collected earlier outside a scope) into [`GpuError::Wgpu`].
+    ///
+    /// # Errors
+    /// [`GpuError::Wgpu`] naming `what`.
+    pub fn scoped<T>(&self, what: &str, f: impl FnOnce() -> T) -> Result<T, GpuError> {
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let value = f();
+        let v = pollster::block_on(validation.pop());
+        let o = pollster::block_on(oom.pop());
+        let mut messages: Vec<String> = v.into_iter().chain(o).map(|e| e.to_string()).collect();
+        if let Ok(mut earlier) = self.uncaptured.lock() {
+            messages.append(&mut earlier);
+        }
+        if messages.is_empty() {
+            Ok(value)
+        } else {
+            Err(GpuError::Wgpu {
+                what: what.to_string(),
+                message: messages.join("; "),
+            })
+        }
+    }
+
+    /// Waits for all submitted work.
+    ///
+    /// # Errors
+    /// [`GpuError::Wgpu`] if the device is lost or the wait fails.
+    pub fn wait(&self) -> Result<(), GpuError> {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map(|_| ())
+            .map_err(|e| GpuError::Wgpu {
+                what: "waiting for the GPU".into(),
+                message: e.to_string(),
+            })
+    }
+
+    /// Copies `size` bytes of `buffer` (which needs `COPY_SRC`) into a mapped staging buffer and
+    /// returns them.
+    ///
+    /// # Errors
+    /// [`GpuError::Wgpu`] or [`GpuError::Readback`].
+    pub fn read_buffer(
+        &self,
+        buffer: &wgpu::Buffer,
+        size: u64,
+        what: &str,
+    ) -> Result<Vec<u8>, GpuError> {
+        let staging = self.scoped(&format!("reading back {what}"), || {
+            let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("qtangent readback"),
+                size,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let mut encoder = self.device.create_command_encoder(&Default::default());
+            encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
+            self.queue.submit([encoder.finish()]);
+            staging
+        })?;
+        let (tx, rx) = std::sync::mpsc::channel();
+        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        self.wait()?;
+        let readback_error = |message: String| GpuError::Readback {
+            what: what.to_string(),
+            message,
+        };
+        rx.recv()
+            .map_err(|e| readback_error(e.to_string()))?
+            .map_err(|e| readback_error(e.to_string()))?;
+        let bytes = staging
+            .get_mapped_range(..)
+            .map_err(|e| readback_error(e.to_string()))?
+            .to_vec();
+        staging.unmap();
+        Ok(bytes)
+    }
+
+    /// Fails with [`GpuError::TooLarge`] when a storage buffer of `bytes` would exceed the
+    /// device's buffer or binding limits.
+    ///
+    /// # Errors
+    /// [`GpuError::TooLarge`].
+    pub fn check_storage_size(&self, what: &str, bytes: u64) -> Result<(), GpuError> {
+        let l = self.device.limits();
+        for (limit, limit_name) in [
+            (l.max_buffer_size, "max_buffer_size"),
+            (
+                l.max_storage_buffer_binding_size,
+                "max_storage_buffer_binding_size",
+            ),
+        ] {
+            if bytes > limit {
+                return Err(GpuError::TooLarge {
+                    what: what.to_string(),
+                    needed: bytes,
+                    limit,
+                    limit_name,
+                });
+            }
+        }
+        Ok(())
+    }
+}

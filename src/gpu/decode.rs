@@ -1,0 +1,319 @@
+//! The batch-decode stage (`shaders/decode.wgsl`): packed frames in, (n, t, b) out.
+
+use wgpu::util::DeviceExt;
+
+use super::context::{GpuContext, GpuError};
+use super::shaders;
+use crate::encoding::Format;
+use crate::frame::TangentFrame;
+use glam::Vec3;
+
+/// One decoded frame as the shader writes it: three `vec4<f32>`, 48 bytes, no `vec3` in the
+/// storage layout (WGSL twin: the three stores in `store()` of `shaders/decode.wgsl`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct GpuFrame {
+    /// Unit normal.
+    pub normal: [f32; 3],
+    /// +1 or −1.
+    pub handedness: f32,
+    /// Unit tangent.
+    pub tangent: [f32; 3],
+    /// Written as 0.
+    pub pad0: f32,
+    /// Unit bitangent, `cross(n, t) · handedness`.
+    pub bitangent: [f32; 3],
+    /// Written as 0.
+    pub pad1: f32,
+}
+
+const _: () = assert!(std::mem::size_of::<GpuFrame>() == 48);
+
+impl GpuFrame {
+    /// The frame's three vectors (the handedness is in the bitangent's direction).
+    #[must_use]
+    pub fn to_frame(&self) -> TangentFrame {
+        TangentFrame {
+            normal: Vec3::from_array(self.normal),
+            tangent: Vec3::from_array(self.tangent),
+            bitangent: Vec3::from_array(self.bitangent),
+        }
+    }
+}
+
+/// Mirrors `Params` in `shaders/decode.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    count: u32,
+    row_stride: u32,
+    pad: [u32; 2],
+}
+
+/// `@workgroup_size` of every entry point in `shaders/decode.wgsl`.
+const WORKGROUP: u32 = 64;
+
+fn entry_point(format: Format) -> &'static str {
+    match format {
+        Format::F32x4 => "decode_f32x4",
+        Format::F16x4 => "decode_f16x4",
+        Format::Snorm16x4 => "decode_snorm16x4",
+        Format::F16x3 => "decode_f16x3",
+        Format::Smallest3x6 => "decode_smallest3x6",
+        Format::Smallest3x4 => "decode_smallest3x4",
+    }
+}
+
+/// The compiled decode stage: one compute pipeline per format.
+pub struct DecodePipeline {
+    layout: wgpu::BindGroupLayout,
+    /// Indexed by [`Format::index`].
+    pipelines: [wgpu::ComputePipeline; 6],
+}
+
+/// A batch uploaded and bound, ready to dispatch any number of times (the benchmark reuses it).
+pub struct DecodeBatch {
+    /// The batch's format.
+    pub format: Format,
+    /// Frames in the batch.
+    pub count: u32,
+    groups: [u32; 2],
+    input_bytes: u64,
+    output: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+    pipeline: wgpu::ComputePipeline,
+}
+
+impl DecodePipeline {
+    /// Compiles `decode.wgsl` and builds a pipeline per format.
+    ///
+    /// # Errors
+    /// [`GpuError::Wgpu`] if the shader or a pipeline fails validation.
+    pub fn new(ctx: &GpuContext) -> Result<Self, GpuError> {
+        ctx.scoped("compiling shaders/decode.wgsl", || {
+            let device = &ctx.device;
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("decode.wgsl"),
+                source: wgpu::ShaderSource::Wgsl(shaders::DECODE.into()),
+            });
+            let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
+                binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Storage { read_only },
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            };
+            let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("decode"),
+                entries: &[
+                    wgpu::BindGroupLayoutEntry {
+                        binding: 0,
+                        visibility: wgpu::ShaderStages::COMPUTE,
+                        ty: wgpu::BindingType::Buffer {
+                            ty: wgpu::BufferBindingType::Uniform,
+                            has_dynamic_offset: false,
+                            min_binding_size: None,
+                        },
+                        count: None,
+                    },
+                    storage(1, true),
+                    storage(2, false),
+                ],
+            });
+            let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("decode"),
+                bind_group_layouts: &[Some(&layout)],
+                immediate_size: 0,
+            });
+            let pipelines = Format::ALL.map(|format| {
+                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(entry_point(format)),
+                    layout: Some(&pipeline_layout),
+                    module: &module,
+                    entry_point: Some(entry_point(format)),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
+            });
+            Self { layout, pipelines }
+        })
+    }
+
+    /// Uploads `count` frames packed by [`Format::pack`] and binds them with an output buffer.
+    ///
+    /// # Errors
+    /// [`GpuError::Input`] for an empty batch or a stream shorter than `count` frames;
+    /// [`GpuError::TooLarge`] beyond the device's buffer or dispatch limits; [`GpuError::Wgpu`].
+    pub fn prepare(
+        &self,
+        ctx: &GpuContext,
+        format: Format,
+        packed: &[u32],
+        count: usize,
+    ) -> Result<DecodeBatch, GpuError> {
+        let needed = count * format.bytes();
+        if count == 0 || packed.len() * 4 < needed {
+            return Err(GpuError::Input(format!(
+                "decode batch of {count} {} frames needs {needed} bytes (and at least one frame); the stream has {}",
+                format.name(),
+                packed.len() * 4
+            )));
+        }
+        let output_bytes = count as u64 * std::mem::size_of::<GpuFrame>() as u64;
+        let input_bytes = packed.len() as u64 * 4;
+        ctx.check_storage_size("the packed input", input_bytes)?;
+        ctx.check_storage_size("the decoded output (48 B a frame)", output_bytes)?;
+        let max_dim = ctx.device.limits().max_compute_workgroups_per_dimension;
+        let groups = (count as u64).div_ceil(u64::from(WORKGROUP));
+        let x = groups.min(u64::from(max_dim));
+        let y = groups.div_ceil(x);
+        if y > u64::from(max_dim) {
+            return Err(GpuError::TooLarge {
+                what: format!("a dispatch of {count} frames"),
+                needed: groups,
+                limit: u64::from(max_dim) * u64::from(max_dim),
+                limit_name: "max_compute_workgroups_per_dimension²",
+            });
+        }
+        let (x, y) = (x as u32, y as u32);
+        let params = Params {
+            count: count as u32,
+            row_stride: x * WORKGROUP,
+            pad: [0; 2],
+        };
+        let pipeline = self.pipelines[format.index()].clone();
+        ctx.scoped("uploading a decode batch", || {
+            let device = &ctx.device;
+            let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("decode params"),
+                contents: bytemuck::bytes_of(&params),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+            let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("decode input"),
+                contents: bytemuck::cast_slice(packed),
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            });
+            let output = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("decode output"),
+                size: output_bytes,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("decode"),
+                layout: &self.layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: uniform.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: input.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: output.as_entire_binding(),
+                    },
+                ],
+            });
+            DecodeBatch {
+                format,
+                count: count as u32,
+                groups: [x, y],
+                input_bytes,
+                output,
+                bind_group,
+                pipeline,
+            }
+        })
+    }
+
+    /// Decodes `count` packed frames on the GPU and reads them back. The output buffer is
+    /// poisoned with NaN first, so a frame the shader did not write fails any comparison.
+    ///
+    /// # Errors
+    /// As [`DecodePipeline::prepare`], plus readback failures.
+    pub fn decode(
+        &self,
+        ctx: &GpuContext,
+        format: Format,
+        packed: &[u32],
+        count: usize,
+    ) -> Result<Vec<GpuFrame>, GpuError> {
+        let batch = self.prepare(ctx, format, packed, count)?;
+        batch.poison(ctx);
+        batch.run(ctx)?;
+        batch.read(ctx)
+    }
+}
+
+impl DecodeBatch {
+    /// Bytes of packed input (the stream as uploaded, padding included).
+    #[must_use]
+    pub fn input_bytes(&self) -> u64 {
+        self.input_bytes
+    }
+
+    /// Bytes of decoded output (48 per frame).
+    #[must_use]
+    pub fn output_bytes(&self) -> u64 {
+        self.output.size()
+    }
+
+    /// Fills the output with all-ones words (NaN as f32).
+    pub fn poison(&self, ctx: &GpuContext) {
+        let nan = vec![0xffu8; self.output.size() as usize];
+        ctx.queue.write_buffer(&self.output, 0, &nan);
+    }
+
+    /// Records the dispatch, with timestamps at the pass's start and end (query indices
+    /// `first`, `first + 1`) when given.
+    pub fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        timestamps: Option<(&wgpu::QuerySet, u32)>,
+    ) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("decode"),
+            timestamp_writes: timestamps.map(|(query_set, first)| {
+                wgpu::ComputePassTimestampWrites {
+                    query_set,
+                    beginning_of_pass_write_index: Some(first),
+                    end_of_pass_write_index: Some(first + 1),
+                }
+            }),
+        });
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.dispatch_workgroups(self.groups[0], self.groups[1], 1);
+    }
+
+    /// Dispatches once and waits.
+    ///
+    /// # Errors
+    /// [`GpuError::Wgpu`].
+    pub fn run(&self, ctx: &GpuContext) -> Result<(), GpuError> {
+        ctx.scoped("decoding on the GPU", || {
+            let mut encoder = ctx.device.create_command_encoder(&Default::default());
+            self.encode(&mut encoder, None);
+            ctx.queue.submit([encoder.finish()]);
+        })?;
+        ctx.wait()
+    }
+
+    /// Reads the decoded frames back.
+    ///
+    /// # Errors
+    /// [`GpuError::Wgpu`] or [`GpuError::Readback`].
+    pub fn read(&self, ctx: &GpuContext) -> Result<Vec<GpuFrame>, GpuError> {
+        let bytes = ctx.read_buffer(&self.output, self.output.size(), "decoded frames")?;
+        Ok(bytemuck::pod_collect_to_vec(&bytes))
+    }
+}

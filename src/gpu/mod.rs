@@ -1,0 +1,9 @@
+//! GPU side: a headless wgpu context and one module per GPU stage, each with its WGSL file in
+//! `shaders/`. The only part of the crate that uses wgpu; CPU modules never depend on it.
+
+mod context;
+pub mod decode;
+pub mod shaders;
+
+pub use context::{GpuContext, GpuError, REQUESTED_FEATURES};
+pub use decode::{DecodeBatch, DecodePipeline, GpuFrame};

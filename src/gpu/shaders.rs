@@ -1,0 +1,18 @@
+//! WGSL sources, embedded at compile time: nothing reads shader files at run time.
+//!
+//! `shaders/qtangent.wgsl` is a library of functions shared by every stage; a stage's module is
+//! the library followed by the stage's own file.
+
+/// The shared library: quaternion → matrix, tangent frames, unpacking of every format.
+pub const LIBRARY: &str = include_str!("../../shaders/qtangent.wgsl");
+
+/// The batch-decode compute stage (`shaders/decode.wgsl`) with the library in front.
+pub const DECODE: &str = concat!(
+    include_str!("../../shaders/qtangent.wgsl"),
+    "\n",
+    include_str!("../../shaders/decode.wgsl")
+);
+
+/// Every module the crate builds, by the stage file it comes from: what the naga validation
+/// test checks, and what it compares with the files in `shaders/`.
+pub const MODULES: &[(&str, &str)] = &[("qtangent.wgsl", LIBRARY), ("decode.wgsl", DECODE)];
