@@ -66,24 +66,44 @@ pub fn angular_velocity(q0: Quat, q1: Quat, dt: f32) -> Vec3 {
     v * (2.0 * inv_sinc / dt)
 }
 
-/// The shortest rotation taking unit vector `from` to unit vector `to` (seed trick #2):
-/// `R = H·A` with `H` the normalised half-way vector.
-///
-/// The seed divides by `|from + to|`, which is zero for antiparallel inputs. Here, when
-/// `from·to < -1 + 2ε` the result is a half turn about an axis perpendicular to `from`
-/// (any such axis is a valid answer; this one is chosen by [`Vec3::any_orthonormal_vector`]).
-///
-/// Identity: `rotation_arc(a, b) * a ≈ b` (tested against glam's `Quat::from_rotation_arc`).
-#[must_use]
-pub fn rotation_arc(from: Vec3, to: Vec3) -> Quat {
-    if from.dot(to) < -1.0 + 2.0 * f32::EPSILON {
-        let axis = from.any_orthonormal_vector();
-        return Quat::from_xyzw(axis.x, axis.y, axis.z, 0.0);
-    }
+/// Below this `|from + to|²` (an angle above ~174°) the half-vector `(from + to)/|from + to|`
+/// amplifies f32 rounding by `2/|from + to|`, so [`rotation_arc`] goes through a midpoint.
+const NEAR_ANTIPARALLEL_SQ: f32 = 0.01;
+
+/// The seed's construction (trick #2): `R = H·A` with `H` the normalised half-way vector.
+fn half_vector_arc(from: Vec3, to: Vec3) -> Quat {
     let h = (from + to).normalize();
     // w = A·H, xyz = A × H: the seed's product H·A written out.
     let c = from.cross(h);
     Quat::from_xyzw(c.x, c.y, c.z, from.dot(h))
+}
+
+/// The shortest rotation taking unit vector `from` to unit vector `to` (seed trick #2):
+/// `R = H·A` with `H` the normalised half-way vector.
+///
+/// The seed divides by `|from + to|`, which is zero for antiparallel inputs and loses precision
+/// near them (a `dot < -1 + ε` test, as in glam, misses inputs a few ulps off unit length and
+/// returns NaN). Here, when `|from + to|² < 0.01`, the turn is split at a midpoint `c`
+/// perpendicular to `from` in the plane of `from` and `to` — two well-conditioned arcs about the
+/// same axis, so the product is still the shortest rotation. For exactly antiparallel inputs
+/// that plane is undefined and `c` is [`Vec3::any_orthonormal_vector`]: a half turn about an
+/// axis perpendicular to `from` (every such axis is a valid answer).
+///
+/// Identity: `rotation_arc(a, b) * a ≈ b` to ~40 ulps (tested against glam's
+/// `Quat::from_rotation_arc`, and at and near antiparallel inputs).
+#[must_use]
+pub fn rotation_arc(from: Vec3, to: Vec3) -> Quat {
+    if (from + to).length_squared() >= NEAR_ANTIPARALLEL_SQ {
+        return half_vector_arc(from, to);
+    }
+    let perp = to - from * from.dot(to);
+    // Below 1e-4 the perpendicular part is rounding noise, not a direction in the plane.
+    let c = if perp.length_squared() > 1e-8 {
+        perp.normalize()
+    } else {
+        from.any_orthonormal_vector()
+    };
+    (half_vector_arc(c, to) * half_vector_arc(from, c)).normalize()
 }
 
 /// Normalised linear blend from `from` (at `t = 0`) to `to` (at `t = 1`) along the shorter arc:

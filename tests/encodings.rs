@@ -1,0 +1,208 @@
+//! Encoding bounds (the numbers), known bits, and stream packing.
+
+mod common;
+
+use glam::{Quat, Vec3};
+use half::f16;
+use qtangent::encoding::*;
+use qtangent::measure::{axis_aligned_frames, measure, table, table_frames};
+use qtangent::{QTangent, TangentFrame};
+
+/// The bounds on the maximum decoded-vector error (degrees). These are requirements,
+/// not measurements: they are written here, not taken from `Format::max_error_deg`.
+fn required_max_deg(format: Format) -> f64 {
+    match format {
+        Format::F32x4 => 0.01,
+        Format::Snorm16x4 => 0.004,
+        Format::F16x4 => 0.05,
+        Format::Smallest3x6 => 0.007,
+        Format::Smallest3x4 => 0.25,
+        // The seed's format: its w rebuilt near 0 loses up to sqrt(2·√3·2⁻¹²) ≈ 0.029 of
+        // w, a rotation of 2·0.029 rad ≈ 3.3° (see encode_f16x3).
+        Format::F16x3 => 3.3,
+    }
+}
+
+#[test]
+fn every_format_meets_its_bound_on_a_million_frames() {
+    let frames = table_frames(1_000_000);
+    let rows: Vec<_> = Format::ALL
+        .iter()
+        .map(|&f| (f, measure(f, &frames)))
+        .collect();
+    let printed = table(&rows);
+    for (format, e) in &rows {
+        let bound = required_max_deg(*format);
+        assert!(
+            e.max() <= bound,
+            "{}: max error {}° > {bound}°\n{printed}",
+            format.name(),
+            e.max()
+        );
+        assert!(
+            format.max_error_deg() <= bound,
+            "{}: documented bound above the requirement",
+            format.name()
+        );
+        assert!(
+            e.max() <= format.max_error_deg(),
+            "{}: measured {}° above its documented bound",
+            format.name(),
+            e.max()
+        );
+        if format.stores_handedness() {
+            assert_eq!(
+                e.handedness_errors,
+                0,
+                "{}: handedness errors\n{printed}",
+                format.name()
+            );
+        }
+        assert_eq!(e.frames, frames.len() as u64);
+    }
+    // The seed's format really does lose degrees near w = 0 (what the robust 6 B fixes).
+    let seed = rows
+        .iter()
+        .find(|(f, _)| *f == Format::F16x3)
+        .map(|(_, e)| e.max())
+        .unwrap_or(0.0);
+    assert!(
+        seed > 1.0,
+        "f16x3 max error {seed}° — expected the seed's degrees-large loss near w = 0"
+    );
+    println!("{printed}");
+}
+
+#[test]
+fn axis_aligned_mirrored_frames_keep_their_handedness() {
+    // n = ±z, t = ±x mirrored: the rotation is a half turn about x or y, so w = 0 exactly.
+    let frames = axis_aligned_frames();
+    let w_zero = frames
+        .iter()
+        .filter(|f| f.to_qtangent().rotation.w.abs() < 1e-6 && f.handedness() < 0.0)
+        .count();
+    assert!(
+        w_zero >= 4,
+        "expected mirrored frames with w = 0 among the axis-aligned set, got {w_zero}"
+    );
+    for format in Format::ALL.into_iter().filter(|f| f.stores_handedness()) {
+        for f in &frames {
+            let mut bytes = Vec::new();
+            format.encode_into(&f.to_qtangent(), &mut bytes);
+            let d = format.decode(&bytes).to_frame();
+            assert_eq!(
+                d.handedness(),
+                f.handedness(),
+                "{}: {f:?} decoded as {d:?}",
+                format.name()
+            );
+        }
+    }
+}
+
+fn frame(n: Vec3, t: Vec3, h: f32) -> QTangent {
+    TangentFrame::new(n, t, n.cross(t) * h)
+        .unwrap()
+        .to_qtangent()
+}
+
+#[test]
+fn known_bits() {
+    // Identity frame (n = z, t = x): q = (0, 0, 0, 1).
+    assert_eq!(
+        encode_snorm16x4(&frame(Vec3::Z, Vec3::X, 1.0)),
+        [0, 0, 0, 32767]
+    );
+    assert_eq!(
+        encode_snorm16x4(&frame(Vec3::Z, Vec3::X, -1.0)),
+        [0, 0, 0, -32767]
+    );
+    // n = -z, t = x: a half turn about x, q = (1, 0, 0, 0): w = 0 is pushed to one step, 1/32767,
+    // and the mirrored frame negates it: the sign survives.
+    assert_eq!(
+        encode_snorm16x4(&frame(Vec3::NEG_Z, Vec3::X, 1.0)),
+        [32767, 0, 0, 1]
+    );
+    assert_eq!(
+        encode_snorm16x4(&frame(Vec3::NEG_Z, Vec3::X, -1.0)),
+        [-32767, 0, 0, -1]
+    );
+    // f16: 1.0 = 0x3c00, 2⁻¹⁴ = 0x0400 (smallest normal), sign bit 0x8000.
+    let bits = |h: [f16; 4]| h.map(f16::to_bits);
+    assert_eq!(
+        bits(encode_f16x4(&frame(Vec3::NEG_Z, Vec3::X, 1.0))),
+        [0x3c00, 0, 0, 0x0400]
+    );
+    let m = bits(encode_f16x4(&frame(Vec3::NEG_Z, Vec3::X, -1.0)));
+    assert_eq!((m[0], m[3]), (0xbc00, 0x8400));
+    assert_eq!(m[1] & 0x7fff, 0);
+    assert_eq!(m[2] & 0x7fff, 0);
+    // Smallest three, 6 B: index 3 (w dropped), codes 16384 (just above the range's middle),
+    // reflected: decodes to ≈ identity, mirrored. 16384·√2/32767 − 1/√2 = √2/65534 ≈ 2.16e-5.
+    let packed: u64 = 16384 | 16384 << 15 | 16384 << 30 | 3 << 45 | 1 << 47;
+    let q = decode_smallest3x6(packed);
+    assert!(q.reflected);
+    let expect = std::f32::consts::SQRT_2 / 65534.0;
+    // u·step − 1/√2 cancels two f32 values near 0.707: the product's rounding, half an ulp of
+    // 0.707 (3e-8), survives whole; one ulp of 0.707 (6e-8) covers it and step's own rounding.
+    for c in [q.rotation.x, q.rotation.y, q.rotation.z] {
+        assert!((c - expect).abs() <= 6e-8, "{c} vs {expect}");
+    }
+    assert!((q.rotation.w - 1.0).abs() <= 2e-9);
+    // Smallest three, 4 B: index 0 (x dropped), codes at the top of each range: 1023·√2/1023 −
+    // 1/√2 = 1/√2 for the 10-bit ones, 511 likewise for the 9-bit one; x = sqrt(1 − 3/2) → 0.
+    let q = decode_smallest3x4(1023 | 1023 << 10 | 511 << 20);
+    assert!(!q.reflected);
+    assert_eq!(q.rotation.x, 0.0);
+    assert!((q.rotation.y - std::f32::consts::FRAC_1_SQRT_2).abs() <= 1e-7);
+    // The seed's format has no handedness: a mirrored frame comes back right-handed.
+    let seed = decode_f16x3(encode_f16x3(&frame(Vec3::Z, Vec3::X, -1.0)));
+    assert!(!seed.reflected);
+    assert_eq!(seed.rotation, Quat::IDENTITY);
+}
+
+#[test]
+fn packed_streams_decode_like_single_frames() {
+    // Odd and even counts: the 6-byte formats straddle word boundaries every other frame.
+    for count in [1usize, 2, 3, 7, 1000, 1001] {
+        let q: Vec<QTangent> = qtangent::measure::random_frames(count as u64, count)
+            .iter()
+            .map(|f| f.to_qtangent())
+            .collect();
+        for format in Format::ALL {
+            let words = format.pack(&q);
+            assert_eq!(
+                words.len(),
+                (count * format.bytes()).div_ceil(4),
+                "{}: stream length",
+                format.name()
+            );
+            for (i, src) in q.iter().enumerate() {
+                let mut bytes = Vec::new();
+                format.encode_into(src, &mut bytes);
+                assert_eq!(
+                    format.unpack(&words, i),
+                    format.decode(&bytes),
+                    "{} frame {i} of {count}",
+                    format.name()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn f16_encoders_never_write_subnormals() {
+    // GPUs may flush f16 subnormals to zero; the encoders avoid them so GPU and CPU agree.
+    // Subnormal = exponent bits 0x7c00 all clear with a non-zero mantissa.
+    let frames = qtangent::measure::random_frames(11, 200_000);
+    for f in &frames {
+        let q = f.to_qtangent();
+        for h in encode_f16x4(&q).into_iter().chain(encode_f16x3(&q)) {
+            assert!(
+                h.to_bits() & 0x7c00 != 0 || h.to_bits() & 0x03ff == 0,
+                "{f:?} encodes a subnormal {h:?}"
+            );
+        }
+    }
+}

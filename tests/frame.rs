@@ -1,0 +1,168 @@
+//! Tangent frames: orthonormalisation keeps the normal, degenerate input is an error, and the
+//! frame → quaternion → frame round trip holds to f32 rounding.
+
+mod common;
+
+use common::{for_seeds, rotation, unit_vec3, U};
+use glam::{Vec3, Vec4};
+use qtangent::measure::{angle_deg, axis_aligned_frames};
+use qtangent::{FrameError, TangentFrame};
+use rand::Rng;
+
+#[test]
+fn orthonormalises_keeping_the_normal_and_handedness() {
+    for_seeds(
+        "orthonormalises_keeping_the_normal_and_handedness",
+        20_000,
+        |seed, rng| {
+            let q = rotation(rng);
+            let (n, t) = (q * Vec3::Z, q * Vec3::X);
+            let h = if rng.random::<bool>() { 1.0 } else { -1.0 };
+            // Skew the tangent towards the normal, scale everything, tilt the bitangent.
+            let skew = rng.random_range(-0.9..0.9);
+            let t_in = (t + n * skew) * rng.random_range(0.1..10.0);
+            let n_in = n * rng.random_range(0.1..10.0);
+            let b_in = n.cross(t) * h + unit_vec3(rng) * 0.3;
+            let f = TangentFrame::new(n_in, t_in, b_in)
+                .unwrap_or_else(|e| panic!("seed {seed:#x}: {e}"));
+            // The normal keeps its direction: only normalised (one sqrt, a division: a few ulps).
+            let n_err = angle_deg(n_in, f.normal).to_radians();
+            assert!(
+                n_err <= 8.0 * f64::from(U),
+                "seed {seed:#x}: normal moved {n_err:e} rad"
+            );
+            // Orthonormal to f32 rounding of a Gram–Schmidt step on magnitudes ≤ 1 (~10u).
+            for (name, v) in [("n", f.normal), ("t", f.tangent), ("b", f.bitangent)] {
+                assert!(
+                    (v.length() - 1.0).abs() <= 10.0 * U,
+                    "seed {seed:#x}: |{name}| = {}",
+                    v.length()
+                );
+            }
+            assert!(
+                f.normal.dot(f.tangent).abs() <= 10.0 * U,
+                "seed {seed:#x}: n·t = {}",
+                f.normal.dot(f.tangent)
+            );
+            assert_eq!(f.handedness(), h, "seed {seed:#x}: handedness lost");
+            // The tangent stays in the plane of the input normal and tangent, on the same side.
+            assert!(
+                angle_deg(f.tangent, t) <= 1e-3,
+                "seed {seed:#x}: tangent turned {}°",
+                angle_deg(f.tangent, t)
+            );
+        },
+    );
+}
+
+#[test]
+fn gltf_style_tangent_w_gives_handedness() {
+    let f = TangentFrame::from_normal_tangent(Vec3::Z, Vec4::new(1.0, 0.0, 0.0, -1.0)).unwrap();
+    assert_eq!(f.bitangent, Vec3::NEG_Y);
+    assert_eq!(f.handedness(), -1.0);
+    let f = TangentFrame::from_normal_tangent(Vec3::Z, Vec4::new(1.0, 0.0, 0.0, 1.0)).unwrap();
+    assert_eq!(f.bitangent, Vec3::Y);
+}
+
+#[test]
+fn degenerate_input_is_an_error() {
+    let (x, y, z) = (Vec3::X, Vec3::Y, Vec3::Z);
+    let cases: [(&str, Vec3, Vec3, Vec3, FrameError); 8] = [
+        (
+            "zero normal",
+            Vec3::ZERO,
+            x,
+            y,
+            FrameError::ZeroLength("normal"),
+        ),
+        (
+            "zero tangent",
+            z,
+            Vec3::ZERO,
+            y,
+            FrameError::ZeroLength("tangent"),
+        ),
+        (
+            "zero bitangent",
+            z,
+            x,
+            Vec3::ZERO,
+            FrameError::ZeroLength("bitangent"),
+        ),
+        (
+            "NaN normal",
+            Vec3::new(f32::NAN, 0.0, 1.0),
+            x,
+            y,
+            FrameError::NonFinite("normal"),
+        ),
+        (
+            "infinite tangent",
+            z,
+            Vec3::new(f32::INFINITY, 0.0, 0.0),
+            y,
+            FrameError::NonFinite("tangent"),
+        ),
+        (
+            "parallel tangent",
+            z,
+            z * 3.0,
+            y,
+            FrameError::TangentParallelToNormal,
+        ),
+        (
+            "antiparallel tangent",
+            z,
+            -z,
+            y,
+            FrameError::TangentParallelToNormal,
+        ),
+        (
+            "bitangent in the n-t plane",
+            z,
+            x,
+            x + z,
+            FrameError::NoHandedness,
+        ),
+    ];
+    for (what, n, t, b, expected) in cases {
+        assert_eq!(TangentFrame::new(n, t, b), Err(expected), "{what}");
+    }
+    for w in [0.0, f32::NAN, f32::INFINITY] {
+        let r = TangentFrame::from_normal_tangent(z, x.extend(w));
+        let ok = match w {
+            w if w.is_infinite() => r.is_err(),
+            _ => r == Err(FrameError::NoHandedness),
+        };
+        assert!(ok, "tangent.w = {w}: {r:?}");
+    }
+    // The messages say what is wrong.
+    assert_eq!(
+        FrameError::TangentParallelToNormal.to_string(),
+        "the tangent is parallel to the normal"
+    );
+}
+
+#[test]
+fn quaternion_round_trip_is_exact_to_f32() {
+    let mut frames = qtangent::measure::random_frames(7, 100_000);
+    frames.extend(axis_aligned_frames());
+    for (i, f) in frames.iter().enumerate() {
+        let back = f.to_qtangent().to_frame();
+        // glam's from_mat3 (~10 roundings), normalise, and the seed's matrix (~6) on unit
+        // magnitudes: ≤ ~32u of rotation, 2·32u rad on a vector; the bitangent's cross adds 2u.
+        let tol = (66.0 * f64::from(U)).to_degrees();
+        for (name, a, b) in [
+            ("n", f.normal, back.normal),
+            ("t", f.tangent, back.tangent),
+            ("b", f.bitangent, back.bitangent),
+        ] {
+            let e = angle_deg(a, b);
+            assert!(
+                e <= tol,
+                "frame {i} ({f:?}): {name} off by {e:e}° > {tol:e}°"
+            );
+        }
+        assert_eq!(f.handedness(), back.handedness(), "frame {i}: handedness");
+    }
+}

@@ -1,0 +1,279 @@
+//! Property tests of `qtangent::quat` with seeded random inputs; glam is the oracle.
+
+mod common;
+
+use common::{for_seeds, quat_angle, rotation, unit_vec3, U};
+use glam::{Mat3, Quat, Vec3};
+use qtangent::quat::{
+    angular_velocity, integrate, nlerp_shortest, quat_to_mat3, rotate_vec3, rotation_arc,
+};
+use rand::Rng;
+
+const CASES: u64 = 20_000;
+
+/// A rotation by `angle` about a random axis.
+fn small_rotation(rng: &mut impl Rng, angle: f32) -> Quat {
+    Quat::from_axis_angle(unit_vec3(rng), angle)
+}
+
+// Tolerance for comparing two f32 computations of the same unit-quaternion rotation that each
+// take ~20 roundings of magnitude ≤ 1 (products, sums, one sqrt, sin/cos to ~1 ulp): the
+// quaternions differ by at most ~20·u per component, which is a rotation of at most
+// 2·|Δq| ≤ 2·√4·20·u = 80u rad.
+const ROTATION_TOL: f64 = 80.0 * U as f64;
+
+#[test]
+fn integrate_matches_glam_scaled_axis() {
+    for_seeds("integrate_matches_glam_scaled_axis", CASES, |seed, rng| {
+        let q = rotation(rng);
+        // Angular speeds from 1e-7 to 10 rad/s, so both the Taylor and the trig branch run.
+        let speed = 10f32.powf(rng.random_range(-7.0..1.0));
+        let omega = unit_vec3(rng) * speed;
+        let dt = rng.random_range(0.001..0.3);
+        let ours = integrate(q, omega, dt);
+        let glam = (Quat::from_scaled_axis(omega * dt) * q).normalize();
+        let angle = quat_angle(ours, glam);
+        assert!(
+            angle <= ROTATION_TOL,
+            "seed {seed:#x}: q {q} ω {omega} dt {dt}: {angle:e} rad > {ROTATION_TOL:e}"
+        );
+        assert!(
+            (ours.length() - 1.0).abs() <= 4.0 * U,
+            "seed {seed:#x}: not unit: {}",
+            ours.length()
+        );
+    });
+}
+
+#[test]
+fn integrating_angular_velocity_gives_back_q1() {
+    for_seeds(
+        "integrating_angular_velocity_gives_back_q1",
+        CASES,
+        |seed, rng| {
+            let q0 = rotation(rng);
+            // From 1e-7 rad (Taylor branch of θ/sin θ) to a half turn in any direction.
+            let angle = if rng.random::<bool>() {
+                10f32.powf(rng.random_range(-7.0..0.0))
+            } else {
+                rng.random_range(0.0..std::f32::consts::PI)
+            };
+            let q1 = small_rotation(rng, angle) * q0;
+            let q1 = if rng.random::<bool>() { -q1 } else { q1 }; // sign must not matter
+            let dt = rng.random_range(0.001..2.0);
+            let omega = angular_velocity(q0, q1, dt);
+            let back = integrate(q0, omega, dt);
+            let err = quat_angle(back, q1);
+            // angular_velocity adds an atan2 (~1 ulp) and a scale by 2/dt that integrate undoes:
+            // still within the ~20-rounding budget, but relative to the rotation angle ≤ π as well.
+            let tol = ROTATION_TOL + f64::from(angle) * 8.0 * f64::from(U);
+            assert!(
+                err <= tol,
+                "seed {seed:#x}: q0 {q0} q1 {q1} dt {dt}: back {back}, {err:e} rad > {tol:e}"
+            );
+            // And the velocity itself agrees with glam's axis-angle of q1·q0⁻¹ (shortest path).
+            let (axis, glam_angle) = (q1 * q0.conjugate()).to_axis_angle();
+            let glam_angle = if glam_angle > std::f32::consts::PI {
+                glam_angle - std::f32::consts::TAU
+            } else {
+                glam_angle
+            };
+            let expected = axis * glam_angle / dt;
+            let diff = (omega - expected).length();
+            // glam's acos-based angle is the weak one near 0 (acos loses half the digits); compare
+            // only where it is accurate, with its own error of ~√(2u) rad relative to the turn.
+            if angle > 1e-2 {
+                let tol = (2.0 * U).sqrt() * 4.0 / dt;
+                assert!(
+                    diff <= tol,
+                    "seed {seed:#x}: ω {omega} vs glam {expected}: {diff:e} > {tol:e}"
+                );
+            }
+        },
+    );
+}
+
+#[test]
+fn angular_velocity_small_angle_is_exact_to_f32() {
+    // The seed's acos(q0·q1) gives 0 for every rotation below ~3e-4 rad in f32 (q0·q1 rounds to
+    // 1); atan2 on the relative quaternion keeps full relative precision.
+    for_seeds(
+        "angular_velocity_small_angle_is_exact_to_f32",
+        CASES,
+        |seed, rng| {
+            let q0 = rotation(rng);
+            let axis = unit_vec3(rng);
+            let angle = 10f32.powf(rng.random_range(-6.0..-3.0));
+            let q1 = Quat::from_axis_angle(axis, angle) * q0;
+            let omega = angular_velocity(q0, q1, 1.0);
+            let rel = (omega - axis * angle).length() / angle;
+            // q1·q0⁻¹ carries ~8 roundings of components ≤ 1 (so ~8u absolute on xyz ≈ angle/2);
+            // relative to angle/2 that is 16u/angle — the bound below, plus a few ulps for the rest.
+            let tol = 16.0 * U / angle + 8.0 * U;
+            assert!(
+                rel <= tol,
+                "seed {seed:#x}: angle {angle:e}: ω {omega}, relative error {rel:e} > {tol:e}"
+            );
+        },
+    );
+}
+
+#[test]
+fn rotation_arc_takes_a_to_b_like_glam() {
+    for_seeds("rotation_arc_takes_a_to_b_like_glam", CASES, |seed, rng| {
+        let a = unit_vec3(rng);
+        let b = unit_vec3(rng);
+        let q = rotation_arc(a, b);
+        let glam = Quat::from_rotation_arc(a, b);
+        // The half-vector construction: ~10 roundings to q; rotating a adds ~10 more, all on
+        // magnitudes ≤ 2 — but 1/|a + b| amplifies rounding by 2/|a + b|, which rotation_arc
+        // caps by splitting the turn once |a + b| < 0.1.
+        let amp = 2.0 / (a + b).length().max(0.1);
+        let tol = 40.0 * U * amp;
+        let moved = q * a;
+        assert!(
+            (moved - b).length() <= tol,
+            "seed {seed:#x}: a {a} b {b}: q·a = {moved}, off by {:e} > {tol:e}",
+            (moved - b).length()
+        );
+        assert!(
+            quat_angle(q.normalize(), glam) as f32 <= 2.0 * tol,
+            "seed {seed:#x}: differs from glam {glam}: {q}"
+        );
+    });
+}
+
+#[test]
+fn rotation_arc_antiparallel_is_a_half_turn() {
+    for_seeds(
+        "rotation_arc_antiparallel_is_a_half_turn",
+        CASES,
+        |seed, rng| {
+            let a = unit_vec3(rng);
+            // Exactly antiparallel, and off it by 1e-7 to 1e-1 rad: the band the seed gets wrong.
+            let off = 10f32.powf(rng.random_range(-7.0..-1.0));
+            for b in [-a, (-a + unit_vec3(rng) * off).normalize()] {
+                let q = rotation_arc(a, b);
+                assert!(q.is_finite(), "seed {seed:#x}: a {a} b {b}: {q}");
+                assert!(
+                    (q.length() - 1.0).abs() <= 4.0 * U,
+                    "seed {seed:#x}: not unit {q}"
+                );
+                // Two quarter-ish turns of ~20 roundings each on magnitudes ≤ 2 (see above),
+                // with |a + c| and |c + b| ≈ √2, so no amplification: 2·40u·√2 ≤ 120u.
+                let moved = q * a;
+                let tol = 120.0 * U;
+                assert!(
+                    (moved - b).length() <= tol,
+                    "seed {seed:#x}: a {a} b {b}: q·a = {moved}, off by {:e}",
+                    (moved - b).length()
+                );
+            }
+        },
+    );
+    // Axis-aligned: the seed's formula would divide 0 by 0 here.
+    for a in [Vec3::X, Vec3::Y, Vec3::Z, Vec3::NEG_X] {
+        let q = rotation_arc(a, -a);
+        assert!(q.is_finite() && (q * a + a).length() <= 4.0 * U, "{a}: {q}");
+    }
+}
+
+#[test]
+fn nlerp_matches_glam_lerp_and_takes_the_short_way() {
+    for_seeds(
+        "nlerp_matches_glam_lerp_and_takes_the_short_way",
+        CASES,
+        |seed, rng| {
+            let a = rotation(rng);
+            let b = rotation(rng);
+            let t = rng.random::<f32>();
+            let ours = nlerp_shortest(a, b, t);
+            // glam's Quat::lerp is the same shortest-path normalised lerp (flips when dot < 0).
+            let glam = a.lerp(b, t);
+            let angle = quat_angle(ours, glam);
+            assert!(
+                angle <= ROTATION_TOL,
+                "seed {seed:#x}: a {a} b {b} t {t}: {ours} vs glam {glam}"
+            );
+            // Short way: the blend never lies further from either end than the ends from each other.
+            let ab = quat_angle(a, b);
+            assert!(
+                quat_angle(a, ours) <= ab + ROTATION_TOL,
+                "seed {seed:#x}: went the long way"
+            );
+            assert!(
+                quat_angle(b, ours) <= ab + ROTATION_TOL,
+                "seed {seed:#x}: went the long way"
+            );
+        },
+    );
+    // Ends: t = 0 gives a, t = 1 gives b (up to sign).
+    let (a, b) = (Quat::from_rotation_y(0.3), -Quat::from_rotation_x(2.0));
+    assert!(quat_angle(nlerp_shortest(a, b, 0.0), a) <= ROTATION_TOL);
+    assert!(quat_angle(nlerp_shortest(a, b, 1.0), b) <= ROTATION_TOL);
+}
+
+#[test]
+fn nlerp_at_180_degrees_is_finite_but_discontinuous() {
+    // Identity and a half turn about z: 4D dot exactly 0, both arcs equally long.
+    let from = Quat::IDENTITY;
+    let to = Quat::from_xyzw(0.0, 0.0, 1.0, 0.0);
+    let mid = nlerp_shortest(from, to, 0.5);
+    assert!((mid.length() - 1.0).abs() <= 4.0 * U, "{mid}");
+    // Tie: `to` is kept as given, so the blend turns +90° about +z.
+    assert!(
+        quat_angle(mid, Quat::from_rotation_z(std::f32::consts::FRAC_PI_2)) <= ROTATION_TOL,
+        "{mid}"
+    );
+    // A perturbation of 1e-3 rad either side of the tie picks opposite arcs: a jump of ~180°.
+    let nudge = |e: f32| Quat::from_rotation_z(std::f32::consts::PI + e);
+    let plus = nlerp_shortest(from, nudge(1e-3), 0.5);
+    let minus = nlerp_shortest(from, nudge(-1e-3), 0.5);
+    let jump = quat_angle(plus, minus);
+    assert!(
+        jump > 3.0,
+        "expected the two sides of 180° to take opposite arcs, got {jump} rad apart"
+    );
+}
+
+#[test]
+fn rotate_vec3_matches_glam() {
+    for_seeds("rotate_vec3_matches_glam", CASES, |seed, rng| {
+        let q = rotation(rng);
+        let v = unit_vec3(rng) * rng.random_range(0.01..100.0);
+        let ours = rotate_vec3(q, v);
+        let glam = q * v;
+        // Both are ~12 roundings of terms ≤ 2|v|: |Δ| ≤ 2·12·u·2|v|.
+        let tol = 48.0 * U * v.length();
+        assert!(
+            (ours - glam).length() <= tol,
+            "seed {seed:#x}: q {q} v {v}: {ours} vs glam {glam}"
+        );
+    });
+}
+
+#[test]
+fn quat_to_mat3_matches_glam_and_scales_by_norm_squared() {
+    for_seeds(
+        "quat_to_mat3_matches_glam_and_scales_by_norm_squared",
+        CASES,
+        |seed, rng| {
+            let q = rotation(rng);
+            let s = rng.random_range(0.1f32..10.0);
+            let ours = quat_to_mat3(q * s);
+            let expected = Mat3::from_quat(q) * (s * s);
+            // Each entry sums four products ≤ s²: ~6 roundings of magnitude ≤ 2s² on each side.
+            let tol = 24.0 * U * s * s;
+            let diff = (ours - expected)
+                .to_cols_array()
+                .iter()
+                .fold(0.0f32, |m, d| m.max(d.abs()));
+            assert!(
+                diff <= tol,
+                "seed {seed:#x}: q {q} scale {s}: max entry diff {diff:e} > {tol:e}"
+            );
+            // q and -q give the same matrix, exactly (every term is quadratic).
+            assert_eq!(quat_to_mat3(q), quat_to_mat3(-q), "seed {seed:#x}");
+        },
+    );
+}
