@@ -100,7 +100,8 @@ impl GpuContext {
 
     /// Creates a headless context.
     ///
-    /// Honours `WGPU_BACKEND` (e.g. `vulkan`, `gl`) and `WGPU_ADAPTER_NAME` (a case-insensitive
+    /// Honours `WGPU_BACKEND` (e.g. `vulkan`, `gl`; without it Vulkan/Metal/DX12 are tried
+    /// first, GL only when they find nothing) and `WGPU_ADAPTER_NAME` (a case-insensitive
     /// substring of the adapter name). Otherwise picks a discrete GPU, then integrated, virtual,
     /// then CPU (lavapipe, llvmpipe), preferring Vulkan/Metal/DX12 over GL. Prints the chosen
     /// adapter to stderr. Requests [`REQUESTED_FEATURES`] where available and the adapter's own
@@ -110,10 +111,26 @@ impl GpuContext {
     /// # Errors
     /// As [`GpuContext::new`].
     pub async fn new_async() -> Result<Self, GpuError> {
-        let desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
-        let backends = desc.backends;
-        let instance = wgpu::Instance::new(desc);
-        let adapters = instance.enumerate_adapters(backends).await;
+        // WGPU_BACKEND decides when set; otherwise the native APIs first and GL only when they
+        // find nothing (probing GL/EGL is slow and noisy on headless machines).
+        let from_env = wgpu::Backends::from_env();
+        let tries = match from_env {
+            Some(b) => vec![b],
+            None => vec![wgpu::Backends::PRIMARY, wgpu::Backends::SECONDARY],
+        };
+        let mut backends = wgpu::Backends::empty();
+        let mut adapters = Vec::new();
+        for b in tries {
+            backends |= b;
+            let desc = wgpu::InstanceDescriptor {
+                backends: b,
+                ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
+            };
+            adapters = wgpu::Instance::new(desc).enumerate_adapters(b).await;
+            if !adapters.is_empty() {
+                break;
+            }
+        }
         let describe = |a: &wgpu::Adapter| {
             let i = a.get_info();
             format!("{} ({:?}, {:?})", i.name, i.backend, i.device_type)
