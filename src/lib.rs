@@ -8,6 +8,24 @@
 //! - [`encoding`]: six storage formats, each an encode/decode pair with its error bound.
 //! - [`measure`]: seeded test frames and the encodings error table.
 //! - [`gpu`]: headless wgpu context and the GPU decode stage (the only module that uses wgpu).
+//!
+//! ```
+//! use glam::Vec3;
+//! use qtangent::{Format, TangentFrame};
+//!
+//! // A mirrored frame (bitangent = -cross(n, t)) whose quaternion has w = 0.
+//! let frame = TangentFrame::new(Vec3::NEG_Z, Vec3::X, Vec3::Y)?;
+//! assert_eq!(frame.handedness(), -1.0);
+//!
+//! let mut bytes = Vec::new();
+//! Format::Snorm16x4.encode_into(&frame.to_qtangent(), &mut bytes);
+//! assert_eq!(bytes.len(), 8);
+//! let back = Format::Snorm16x4.decode(&bytes).to_frame();
+//! assert_eq!(back.handedness(), -1.0); // the w bias keeps the sign
+//! let err = qtangent::measure::angle_deg(frame.normal, back.normal);
+//! assert!(err <= Format::Snorm16x4.max_error_deg());
+//! # Ok::<(), qtangent::FrameError>(())
+//! ```
 
 pub mod encoding;
 pub mod frame;

@@ -47,6 +47,14 @@ pub fn integrate(q: Quat, omega: Vec3, dt: f32) -> Quat {
 /// `q0` and `q1` must be unit quaternions; `dt` must be non-zero.
 ///
 /// Identity: `integrate(q0, angular_velocity(q0, q1, dt), dt) ≈ ±q1`.
+///
+/// ```
+/// use glam::{Quat, Vec3};
+/// use qtangent::quat::{angular_velocity, integrate};
+/// let (q0, q1) = (Quat::from_rotation_y(0.2), Quat::from_rotation_x(1.0));
+/// let omega = angular_velocity(q0, q1, 0.5);
+/// assert!(integrate(q0, omega, 0.5).dot(q1).abs() > 1.0 - 1e-6);
+/// ```
 #[must_use]
 pub fn angular_velocity(q0: Quat, q1: Quat, dt: f32) -> Vec3 {
     let mut r = q1 * q0.conjugate();
@@ -91,6 +99,13 @@ fn half_vector_arc(from: Vec3, to: Vec3) -> Quat {
 ///
 /// Identity: `rotation_arc(a, b) * a ≈ b` to ~40 ulps (tested against glam's
 /// `Quat::from_rotation_arc`, and at and near antiparallel inputs).
+///
+/// ```
+/// use glam::Vec3;
+/// let a = Vec3::new(0.6, 0.8, 0.0);
+/// let q = qtangent::quat::rotation_arc(a, -a); // antiparallel: the seed divides by zero
+/// assert!((q * a + a).length() < 1e-6);
+/// ```
 #[must_use]
 pub fn rotation_arc(from: Vec3, to: Vec3) -> Quat {
     if (from + to).length_squared() >= NEAR_ANTIPARALLEL_SQ {

@@ -1,0 +1,201 @@
+//! Decode throughput: GPU batch decode (timestamp queries where the adapter has them, otherwise
+//! the host clock around a synchronised submit) and single-threaded CPU decode of the same
+//! packed data, for every format, next to a buffer-to-buffer copy measured in the same run.
+//!
+//! `cargo run --release --example bench [-- FRAMES [RUNS]]` (defaults: the largest power of two
+//! up to 2²⁴ frames that the device's buffer limits allow, and 15).
+//! Prints a Markdown table; medians of RUNS after warm-up. Never run on zeros: the frames are
+//! seeded random rotations with random handedness.
+
+use std::time::Instant;
+
+use qtangent::gpu::{DecodeBatch, DecodePipeline, GpuContext, GpuError};
+use qtangent::measure::random_frames;
+use qtangent::{Format, QTangent, TangentFrame};
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("bench: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn arg(n: usize, default: usize) -> Result<usize, String> {
+    match std::env::args().nth(n) {
+        None => Ok(default),
+        Some(a) => a
+            .parse()
+            .map_err(|e| format!("argument {n} ({a:?}) must be a whole number: {e}")),
+    }
+}
+
+fn run() -> Result<(), Box<dyn std::error::Error>> {
+    let ctx = GpuContext::new()?;
+    // Default: the largest power of two up to 2²⁴ frames whose 48 B/frame output fits the
+    // device's storage-binding limit (lavapipe: 128 MiB → 2²¹).
+    let limit = ctx
+        .device
+        .limits()
+        .max_storage_buffer_binding_size
+        .min(ctx.device.limits().max_buffer_size);
+    let fit = 1usize << (limit / 48).min(1 << 24).ilog2();
+    let frames = arg(1, fit)?;
+    let runs = arg(2, 15)?.max(1);
+    let pipeline = DecodePipeline::new(&ctx)?;
+    let timing = if ctx.has_timestamps() {
+        "timestamp queries (compute pass only)"
+    } else {
+        "host clock around submit + wait"
+    };
+    println!("adapter: {}", ctx.describe());
+    println!("frames: {frames}, runs: {runs} (median after 3 warm-up runs), GPU timing: {timing}");
+    println!("CPU: single thread, Format::unpack + QTangent::to_frame per frame\n");
+
+    let copy = copy_bandwidth(&ctx, runs)?;
+    println!(
+        "buffer→buffer copy: {:.1} GB/s ({} MiB, bytes read + bytes written, host clock)\n",
+        copy.0,
+        copy.1 >> 20
+    );
+
+    let source: Vec<QTangent> = random_frames(0xbe4c, frames)
+        .iter()
+        .map(TangentFrame::to_qtangent)
+        .collect();
+    println!("| format | B/frame | GPU ms | GPU Mframes/s | GPU GB/s (in+out) | % of copy | CPU ms | CPU Mframes/s | CPU GB/s (in+out) |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for format in Format::ALL {
+        let packed = format.pack(&source);
+        let batch = pipeline.prepare(&ctx, format, &packed, frames)?;
+        let gpu_s = time_gpu(&ctx, &batch, runs)?;
+        let bytes = (batch.input_bytes() + batch.output_bytes()) as f64;
+
+        let mut out = vec![
+            TangentFrame {
+                normal: glam::Vec3::ZERO,
+                tangent: glam::Vec3::ZERO,
+                bitangent: glam::Vec3::ZERO
+            };
+            frames
+        ];
+        let cpu_runs = runs.div_ceil(3).max(3);
+        let cpu_s = median(
+            (0..cpu_runs)
+                .map(|_| {
+                    let t = Instant::now();
+                    for (i, o) in out.iter_mut().enumerate() {
+                        *o = format.unpack(&packed, i).to_frame();
+                    }
+                    std::hint::black_box(&out);
+                    t.elapsed().as_secs_f64()
+                })
+                .collect(),
+        );
+        // The CPU writes 36 B a frame (three Vec3); count what it really moves.
+        let cpu_bytes = (packed.len() * 4 + frames * 36) as f64;
+        println!(
+            "| {} | {} | {:.3} | {:.0} | {:.1} | {:.0}% | {:.1} | {:.1} | {:.2} |",
+            format.name(),
+            format.bytes(),
+            gpu_s * 1e3,
+            frames as f64 / gpu_s / 1e6,
+            bytes / gpu_s / 1e9,
+            100.0 * bytes / gpu_s / 1e9 / copy.0,
+            cpu_s * 1e3,
+            frames as f64 / cpu_s / 1e6,
+            cpu_bytes / cpu_s / 1e9
+        );
+    }
+    Ok(())
+}
+
+/// Median seconds of one decode dispatch.
+fn time_gpu(ctx: &GpuContext, batch: &DecodeBatch, runs: usize) -> Result<f64, GpuError> {
+    for _ in 0..3 {
+        batch.run(ctx)?;
+    }
+    if !ctx.has_timestamps() {
+        let mut times = Vec::with_capacity(runs);
+        for _ in 0..runs {
+            let t = Instant::now();
+            batch.run(ctx)?;
+            times.push(t.elapsed().as_secs_f64());
+        }
+        return Ok(median(times));
+    }
+    let (query_set, resolve) = ctx.scoped("creating timestamp queries", || {
+        let query_set = ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("bench"),
+            ty: wgpu::QueryType::Timestamp,
+            count: 2,
+        });
+        let resolve = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("bench timestamps"),
+            size: 16,
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        (query_set, resolve)
+    })?;
+    let period_ns = f64::from(ctx.queue.get_timestamp_period());
+    let mut times = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        ctx.scoped("timing a decode", || {
+            let mut encoder = ctx.device.create_command_encoder(&Default::default());
+            batch.encode(&mut encoder, Some((&query_set, 0)));
+            encoder.resolve_query_set(&query_set, 0..2, &resolve, 0);
+            ctx.queue.submit([encoder.finish()]);
+        })?;
+        let raw = ctx.read_buffer(&resolve, 16, "timestamps")?;
+        let t: Vec<u64> = bytemuck::pod_collect_to_vec(&raw);
+        times.push(t[1].wrapping_sub(t[0]) as f64 * period_ns * 1e-9);
+    }
+    Ok(median(times))
+}
+
+/// GB/s of a large buffer→buffer copy (bytes read + bytes written), host-timed around a
+/// synchronised submit of 8 copies; and the buffer size.
+fn copy_bandwidth(ctx: &GpuContext, runs: usize) -> Result<(f64, u64), GpuError> {
+    let size = (256u64 << 20).min(ctx.device.limits().max_buffer_size / 2) & !255;
+    let (src, dst) = ctx.scoped("creating copy buffers", || {
+        let make = |usage| {
+            ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("bench copy"),
+                size,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        (
+            make(wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST),
+            make(wgpu::BufferUsages::COPY_DST),
+        )
+    })?;
+    // Not zeros: a counting pattern.
+    let pattern: Vec<u32> = (0..(size / 4) as u32)
+        .map(|i| i.wrapping_mul(2_654_435_761))
+        .collect();
+    ctx.queue
+        .write_buffer(&src, 0, bytemuck::cast_slice(&pattern));
+    const COPIES: u32 = 8;
+    let mut times = Vec::with_capacity(runs);
+    for run in 0..runs + 2 {
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        for _ in 0..COPIES {
+            encoder.copy_buffer_to_buffer(&src, 0, &dst, 0, size);
+        }
+        let t = Instant::now();
+        ctx.scoped("copying", || ctx.queue.submit([encoder.finish()]))?;
+        ctx.wait()?;
+        if run >= 2 {
+            times.push(t.elapsed().as_secs_f64());
+        }
+    }
+    let s = median(times);
+    Ok((2.0 * size as f64 * f64::from(COPIES) / s / 1e9, size))
+}
