@@ -36,23 +36,12 @@ fn main() -> ExitCode {
                     )
                 })
         }
-        "demo" => {
+        "demo" | "bench" => {
             ensure_vulkan();
             cargo(
                 &root,
                 &[
-                    &["run", "--release", "--example", "demo", "--"],
-                    &strs(&rest)[..],
-                ]
-                .concat(),
-            )
-        }
-        "bench" => {
-            ensure_vulkan();
-            cargo(
-                &root,
-                &[
-                    &["run", "--release", "--example", "bench", "--"],
+                    &["run", "--release", "--example", cmd.as_str(), "--"],
                     &strs(&rest)[..],
                 ]
                 .concat(),
