@@ -8,7 +8,7 @@ pub const REQUESTED_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY;
 
 const LAVAPIPE_HINT: &str = "to run on a machine without a GPU, install Mesa's software Vulkan \
      (lavapipe): `apt-get install -y mesa-vulkan-drivers libvulkan1` on Debian/Ubuntu \
-     (`cargo xtask test` does this when it can), then check with `vulkaninfo --summary`";
+     (`cargo xtask test` does this when it can), then check with `vulkaninfo --summary` (package vulkan-tools)";
 
 /// What went wrong on the GPU side.
 #[derive(Debug, thiserror::Error)]
