@@ -43,7 +43,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .limits()
         .max_storage_buffer_binding_size
         .min(ctx.device.limits().max_buffer_size);
-    let fit = 1usize << (limit / 48).min(1 << 24).ilog2();
+    let fit = 1usize << (limit / 48).clamp(1, 1 << 24).ilog2();
     let frames = arg(1, fit)?;
     let runs = arg(2, 15)?.max(1);
     let pipeline = DecodePipeline::new(&ctx)?;

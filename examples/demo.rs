@@ -6,7 +6,7 @@
 use std::time::Instant;
 
 use qtangent::gpu::{DecodePipeline, GpuContext};
-use qtangent::measure::{self, max_component_diff, FrameErrors, TABLE_SEED};
+use qtangent::measure::{self, max_component_diff, FrameErrors};
 use qtangent::{Format, QTangent};
 
 fn main() {
@@ -24,7 +24,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             .map_err(|e| format!("FRAMES must be a whole number ({a:?}: {e})"))?,
     };
     let frames = measure::table_frames(count);
-    println!("qtangent encodings: {count} random frames (seed {TABLE_SEED:#x}) + 48 axis-aligned frames\n");
+    println!(
+        "qtangent encodings: {}\n",
+        measure::describe_table_frames(count)
+    );
     let rows: Vec<_> = Format::ALL
         .iter()
         .map(|&f| (f, measure::measure(f, &frames)))
@@ -53,19 +56,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             let cpu = format.unpack(&packed, i).to_frame();
             let d = max_component_diff(&g, &cpu);
             diff = if d.is_nan() { f32::NAN } else { diff.max(d) };
-            errors.add(source, &g, format.stores_handedness());
+            errors.add(source, &g);
         }
-        let hand = if format.stores_handedness() {
-            errors.handedness_errors.to_string()
-        } else {
-            "not stored".into()
-        };
         println!(
             "| {:<12} | {:>32.3e} | {:>21.6} | {:>17} | {:>10.1} ms |",
             format.name(),
             diff,
             errors.max(),
-            hand,
+            errors.handedness_errors,
             wall.as_secs_f64() * 1e3
         );
     }

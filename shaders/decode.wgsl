@@ -63,8 +63,7 @@ fn decode_f16x3(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.y * params.row_stride + gid.x;
     if i >= params.count { return; }
     let r = load48(i);
-    // The seed's format has no handedness: always +1.
-    store(i, frame_from_quat(unpack_f16x3(r.x, r.y), 1.0));
+    store(i, frame_f16x3(r.x, r.y));
 }
 
 @compute @workgroup_size(WORKGROUP)

@@ -73,19 +73,20 @@ fn unpack_snorm16x4(w0: u32, w1: u32) -> vec4<f32> {
 }
 
 // F16x3 (the seed's format): x, y, z as f16 in the low 48 bits of (lo, hi), w rebuilt as
-// sqrt(max(0, 1 - x² - y² - z²)). No handedness: always +1.
-fn unpack_f16x3(lo: u32, hi: u32) -> vec4<f32> {
-    let xy = unpack2x16float(lo);
+// sqrt(max(0, 1 - x² - y² - z²)). Handedness in bit 14 of x (the top exponent bit, always 0 for
+// |x| < 2), cleared before unpacking.
+fn frame_f16x3(lo: u32, hi: u32) -> Frame {
+    let xy = unpack2x16float(lo & ~0x4000u);
     let z = unpack2x16float(hi).x;
     let w = sqrt(max(0.0, 1.0 - (xy.x * xy.x + xy.y * xy.y + z * z)));
-    return vec4<f32>(xy, z, w);
+    return frame_from_quat(vec4<f32>(xy, z, w), select(1.0, -1.0, (lo & 0x4000u) != 0u));
 }
 
-// Smallest-three steps, √2 / (2^bits - 1) as f32 (the same values as smallest3_step in
+// Smallest-three steps, √2 / (levels - 1) as f32 (the same values as smallest3_step in
 // src/encoding.rs; tests/shaders.rs checks they are bit-identical).
-const S3_STEP_15: f32 = 4.315968908e-5;
-const S3_STEP_10: f32 = 1.382417977e-3;
-const S3_STEP_9: f32 = 2.767541213e-3;
+const S3_STEP_15: f32 = 4.315968908e-5; // 32768 levels (15 bits)
+const S3_STEP_812: f32 = 1.743789762e-3; // 812 levels
+const S3_LEVELS_4B: u32 = 812u;
 const S3_HALF_RANGE: f32 = 7.071067691e-1; // 1/√2 as f32
 
 // Rebuilds the quaternion from the dropped (largest, positive) component's index and the three
@@ -110,12 +111,13 @@ fn frame_smallest3x6(lo: u32, hi: u32) -> Frame {
     return frame_from_quat(q, select(1.0, -1.0, ((hi >> 15u) & 1u) == 1u));
 }
 
-// Smallest-three, 4 bytes: bits 0–9, 10–19 (10 bits), 20–28 (9 bits), 29–30 the index, 31 the
-// handedness.
+// Smallest-three, 4 bytes: bits 0–28 the mixed-radix number c0 + 812·(c1 + 812·c2), 29–30 the
+// index, 31 the handedness.
 fn frame_smallest3x4(v: u32) -> Frame {
-    let a = f32(v & 0x3ffu) * S3_STEP_10 - S3_HALF_RANGE;
-    let b = f32((v >> 10u) & 0x3ffu) * S3_STEP_10 - S3_HALF_RANGE;
-    let c = f32((v >> 20u) & 0x1ffu) * S3_STEP_9 - S3_HALF_RANGE;
+    let packed = v & 0x1fffffffu;
+    let a = f32(packed % S3_LEVELS_4B) * S3_STEP_812 - S3_HALF_RANGE;
+    let b = f32((packed / S3_LEVELS_4B) % S3_LEVELS_4B) * S3_STEP_812 - S3_HALF_RANGE;
+    let c = f32(packed / (S3_LEVELS_4B * S3_LEVELS_4B)) * S3_STEP_812 - S3_HALF_RANGE;
     let q = s3_rebuild((v >> 29u) & 3u, a, b, c);
     return frame_from_quat(q, select(1.0, -1.0, (v >> 31u) == 1u));
 }

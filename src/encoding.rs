@@ -12,7 +12,7 @@
 //! | [`Format::F32x4`] | 16 | 0.01° | sign of w |
 //! | [`Format::F16x4`] | 8 | 0.05° | sign of w |
 //! | [`Format::Snorm16x4`] | 8 | 0.004° | sign of w |
-//! | [`Format::F16x3`] | 6 | 3.3° (the seed's format) | not stored |
+//! | [`Format::F16x3`] | 6 | 3.34° (the seed's format) | bit 14 of x |
 //! | [`Format::Smallest3x6`] | 6 | 0.007° | own bit |
 //! | [`Format::Smallest3x4`] | 4 | 0.25° | own bit |
 //!
@@ -22,7 +22,7 @@
 
 use std::f32::consts::{FRAC_1_SQRT_2, SQRT_2};
 
-use glam::{DVec4, Quat, Vec4};
+use glam::{DMat3, DQuat, Quat, Vec4};
 use half::f16;
 
 use crate::frame::QTangent;
@@ -36,11 +36,11 @@ pub enum Format {
     F16x4,
     /// Four snorm16 (8 B), the Crytek/Filament QTangent. See [`encode_snorm16x4`].
     Snorm16x4,
-    /// Three f16 with w reconstructed (6 B): the seed's format, no handedness. See [`encode_f16x3`].
+    /// Three f16 with w reconstructed (6 B): the seed's format. See [`encode_f16x3`].
     F16x3,
     /// Smallest three, 15:15:15 + 2-bit index + handedness bit (6 B). See [`encode_smallest3x6`].
     Smallest3x6,
-    /// Smallest three, 10:10:9 + 2-bit index + handedness bit (4 B). See [`encode_smallest3x4`].
+    /// Smallest three, 3 × 812 levels + 2-bit index + handedness bit (4 B). See [`encode_smallest3x4`].
     Smallest3x4,
 }
 
@@ -85,12 +85,6 @@ impl Format {
         }
     }
 
-    /// Whether the format keeps the reflection (mirrored UVs).
-    #[must_use]
-    pub const fn stores_handedness(self) -> bool {
-        !matches!(self, Format::F16x3)
-    }
-
     /// The documented maximum angular error (degrees) of a decoded normal, tangent or bitangent
     /// (each derived in the encoder's docs and checked on a million frames by the tests).
     #[must_use]
@@ -99,7 +93,7 @@ impl Format {
             Format::F32x4 => 0.01,
             Format::F16x4 => 0.05,
             Format::Snorm16x4 => 0.004,
-            Format::F16x3 => 3.3,
+            Format::F16x3 => 3.34,
             Format::Smallest3x6 => 0.007,
             Format::Smallest3x4 => 0.25,
         }
@@ -233,35 +227,65 @@ fn from_signed_w(v: Vec4) -> QTangent {
     }
 }
 
-/// Squared distance between the normalised decoded quaternion and the target rotation, on the
-/// nearer of its two signs (f64, so f32-level differences do not tie).
-fn rotation_cost(decoded: Vec4, target: DVec4) -> f64 {
-    let d = decoded.as_dvec4();
-    let d = d / d.length();
-    (d - target)
-        .length_squared()
-        .min((d + target).length_squared())
+/// The rotation matrix of `q` in f64: the reference the rounding search measures against.
+fn target_matrix(q: Quat) -> DMat3 {
+    DMat3::from_quat(q.as_dquat().normalize())
 }
 
-/// Tries every floor/ceil choice of `N` components and keeps the one whose decoded quaternion
-/// is nearest `target`.
+/// Decoded-frame error of a candidate: the largest squared distance between a column of its
+/// rotation (t, cross(n, t), n) and the target's. The columns are unit vectors, so this is the
+/// squared chord of the largest vector angle: minimising it minimises the worst decoded vector.
+fn frame_cost(decoded: Vec4, target: &DMat3) -> f64 {
+    let d = decoded.as_dvec4();
+    let len = d.length();
+    // Zero or NaN: never the best candidate.
+    if len.is_nan() || len == 0.0 {
+        return f64::INFINITY;
+    }
+    let m = DMat3::from_quat(DQuat::from_vec4(d / len));
+    (m.x_axis - target.x_axis)
+        .length_squared()
+        .max((m.y_axis - target.y_axis).length_squared())
+        .max((m.z_axis - target.z_axis).length_squared())
+}
+
+/// Tries every combination of the per-component `candidates` and keeps the one whose decoded
+/// frame is nearest `target` ([`frame_cost`]); returns it with its cost.
 fn best_rounding<T: Copy, const N: usize>(
-    candidates: [[T; 2]; N],
-    target: Quat,
+    candidates: [&[T]; N],
+    target: &DMat3,
     decode: impl Fn([T; N]) -> Vec4,
-) -> [T; N] {
-    let target = Vec4::from(target).as_dvec4();
+) -> ([T; N], f64) {
+    let total: usize = candidates.iter().map(|c| c.len()).product();
     let mut best = std::array::from_fn(|k| candidates[k][0]);
     let mut best_cost = f64::INFINITY;
-    for mask in 0..(1u32 << N) {
-        let pick: [T; N] = std::array::from_fn(|k| candidates[k][((mask >> k) & 1) as usize]);
-        let cost = rotation_cost(decode(pick), target);
+    for combo in 0..total {
+        let mut rest = combo;
+        let pick: [T; N] = std::array::from_fn(|k| {
+            let c = candidates[k][rest % candidates[k].len()];
+            rest /= candidates[k].len();
+            c
+        });
+        let cost = frame_cost(decode(pick), target);
         if cost < best_cost {
             best_cost = cost;
             best = pick;
         }
     }
-    best
+    (best, best_cost)
+}
+
+/// [`frame_cost`] of a decoded-vector error of `deg` degrees (the squared chord).
+fn cost_of_deg(deg: f64) -> f64 {
+    let chord = 2.0 * (deg.to_radians() / 2.0).sin();
+    chord * chord
+}
+
+/// Five codes around `x`: its rounding and two steps either side, clamped to `[lo, hi]`. The
+/// second pass of a search, for the rare inputs that floor/ceil cannot bring under the bound.
+fn wide_codes(x: f64, lo: f64, hi: f64) -> [f64; 5] {
+    let r = x.round();
+    std::array::from_fn(|d| (r + d as f64 - 2.0).clamp(lo, hi))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -336,7 +360,13 @@ pub fn encode_f16x4(q: &QTangent) -> [f16; 4] {
     let v = signed_w(q, F16_W_BIAS);
     // |w| ≥ 2⁻¹⁴ is itself an f16, so both of w's neighbours keep |w| ≥ 2⁻¹⁴ and its sign.
     let candidates: [[f16; 2]; 4] = std::array::from_fn(|k| f16_neighbours(v[k]));
-    best_rounding(candidates, q.rotation, f16x4_to_vec4)
+    let c = &candidates;
+    best_rounding(
+        [&c[0], &c[1], &c[2], &c[3]],
+        &target_matrix(q.rotation),
+        f16x4_to_vec4,
+    )
+    .0
 }
 
 /// Decodes [`encode_f16x4`]: reflected when `w < 0`.
@@ -372,22 +402,62 @@ fn snorm16x4_to_vec4(v: [i16; 4]) -> Vec4 {
 #[must_use]
 pub fn encode_snorm16x4(q: &QTangent) -> [i16; 4] {
     let v = signed_w(q, SNORM16_W_BIAS);
-    let candidates: [[i16; 2]; 4] = std::array::from_fn(|k| {
-        let s = f64::from(v[k]) * 32767.0;
-        let (lo, hi) = (
-            s.floor().clamp(-32767.0, 32767.0) as i16,
-            s.ceil().clamp(-32767.0, 32767.0) as i16,
-        );
+    let scaled = v.as_dvec4() * 32767.0;
+    let code = |x: f64| x.clamp(-32767.0, 32767.0) as i16;
+    // w stays at least one step from 0, on its side: the reflection lives in its sign.
+    let keep = |x: i16| if v.w < 0.0 { x.min(-1) } else { x.max(1) };
+    let target = target_matrix(q.rotation);
+    let c: [[i16; 2]; 4] = std::array::from_fn(|k| {
+        let (lo, hi) = (code(scaled[k].floor()), code(scaled[k].ceil()));
         if k == 3 {
-            // |w| stays at least one step: the reflection lives in its sign.
-            let keep = |x: i16| if v.w < 0.0 { x.min(-1) } else { x.max(1) };
             [keep(lo), keep(hi)]
         } else {
             [lo, hi]
         }
     });
-    best_rounding(candidates, q.rotation, snorm16x4_to_vec4)
+    let (best, cost) = best_rounding([&c[0], &c[1], &c[2], &c[3]], &target, snorm16x4_to_vec4);
+    if cost <= cost_of_deg(SNORM16_SECOND_PASS_DEG) {
+        return best;
+    }
+    // Mostly frames with w at the bias, whose error (up to 2/32767 rad of rotation) no rounding
+    // can remove. The decoder normalises, so x, y, z may be stored at any scale: a larger one
+    // shrinks w's share (the bias's cost) and gives the lattice more chances to point the right
+    // way. Scan every scale whose largest code is between the rounded one and 32767, then take
+    // the best ±2-step rounding around the best scale.
+    let xyz = scaled.truncate();
+    let top = xyz.abs().max_element();
+    let w_code = keep(code(scaled.w.round()));
+    let mut best_scaled = (xyz, f64::INFINITY);
+    if top >= 1.0 {
+        for m in (top.round() as i32)..=32767 {
+            let t = xyz * (f64::from(m) / top);
+            let cost = frame_cost(
+                snorm16x4_to_vec4([
+                    code(t.x.round()),
+                    code(t.y.round()),
+                    code(t.z.round()),
+                    w_code,
+                ]),
+                &target,
+            );
+            if cost < best_scaled.1 {
+                best_scaled = (t, cost);
+            }
+        }
+    }
+    let t = best_scaled.0;
+    let w: [i16; 5] = wide_codes(scaled.w, -32767.0, 32767.0).map(|x| keep(code(x)));
+    let c: [[i16; 5]; 3] = std::array::from_fn(|k| wide_codes(t[k], -32767.0, 32767.0).map(code));
+    let (wide, wide_cost) = best_rounding([&c[0], &c[1], &c[2], &w], &target, snorm16x4_to_vec4);
+    if wide_cost < cost {
+        wide
+    } else {
+        best
+    }
 }
+
+/// Above this decoded error after floor/ceil, [`encode_snorm16x4`] searches ±2 steps.
+const SNORM16_SECOND_PASS_DEG: f64 = 0.0033;
 
 /// Decodes [`encode_snorm16x4`]: reflected when `w < 0`.
 #[must_use]
@@ -398,61 +468,73 @@ pub fn decode_snorm16x4(v: [i16; 4]) -> QTangent {
 // ---------------------------------------------------------------------------------------------
 // F16x3, the seed's format
 
+/// Bit 14 of an f16 is the top bit of its exponent, set only for |x| ≥ 2; a quaternion
+/// component never is, so the seed's format has a free bit per component. x's carries the
+/// handedness.
+pub const F16X3_HANDEDNESS_BIT: u16 = 0x4000;
+
 /// Encodes as three f16 (6 B): `(x, y, z)` of the quaternion with `w ≥ 0`, rounded to nearest
-/// (below 2⁻¹⁴ to 0 or ±2⁻¹⁴, never a subnormal) —
-/// the seed's format ("Quaternion Tricks", trick #3), kept so its error can be shown.
+/// (below 2⁻¹⁴ to 0 or ±2⁻¹⁴, never a subnormal) — the seed's format ("Quaternion Tricks",
+/// trick #3), kept so its error can be shown.
 ///
-/// Error bound: 3.3°, reached near w = 0 (measured: 2.8° on a million random frames; the
-/// seed's own figure is 2.6°). `w = sqrt(1 − x² − y² − z²)` has an infinite slope there: f16
-/// rounding of x, y, z (at most 2⁻¹² each, |x| + |y| + |z| ≤ √3) moves `1 − x² − y² − z²` by up
-/// to 2·√3·2⁻¹², so w by up to sqrt(2·√3·2⁻¹²) ≈ 0.029, a rotation of 2·0.029 rad ≈ 3.3°.
-/// Handedness: **not stored**. Six bytes of f16 leave no spare bit (every sign bit is data, and
-/// w's sign is spent on the `w ≥ 0` convention), so a mesh in this format must carry the
-/// reflection elsewhere, e.g. a per-vertex or per-submesh flag. The decoder always returns a
-/// right-handed frame. [`Format::Smallest3x6`] is the same size and keeps it.
+/// Error bound: 3.34°, reached near w = 0 (measured: 2.8° on a million random frames; the seed's
+/// own figure is 2.6°). `w = sqrt(1 − x² − y² − z²)` has an infinite slope there: f16 rounding
+/// of x, y, z (at most 2⁻¹² each, |x| + |y| + |z| ≤ √3) moves `1 − x² − y² − z²` by up to
+/// 2·√3·2⁻¹², so w by up to sqrt(2·√3·2⁻¹²) = 0.0291, a rotation of 2·0.0291 rad = 3.33°.
+/// Handedness: the seed does not say where it goes. Here it takes bit 14 of x
+/// ([`F16X3_HANDEDNESS_BIT`]), which is always 0 for |x| < 2, so it costs no precision; decoders
+/// clear it before reading x.
 #[must_use]
 pub fn encode_f16x3(q: &QTangent) -> [f16; 3] {
     let mut v = Vec4::from(q.rotation);
     if v.w < 0.0 {
         v = -v;
     }
+    let x = f16_no_subnormal(v.x).to_bits() | if q.reflected { F16X3_HANDEDNESS_BIT } else { 0 };
     [
-        f16_no_subnormal(v.x),
+        f16::from_bits(x),
         f16_no_subnormal(v.y),
         f16_no_subnormal(v.z),
     ]
 }
 
-/// Decodes [`encode_f16x3`]: `w = sqrt(max(0, 1 − x² − y² − z²))`, never reflected.
+/// Decodes [`encode_f16x3`]: handedness from bit 14 of x, then
+/// `w = sqrt(max(0, 1 − x² − y² − z²))`.
 #[must_use]
 pub fn decode_f16x3(h: [f16; 3]) -> QTangent {
-    let (x, y, z) = (h[0].to_f32(), h[1].to_f32(), h[2].to_f32());
+    let xb = h[0].to_bits();
+    let (x, y, z) = (
+        f16::from_bits(xb & !F16X3_HANDEDNESS_BIT).to_f32(),
+        h[1].to_f32(),
+        h[2].to_f32(),
+    );
     let w = (1.0 - (x * x + y * y + z * z)).max(0.0).sqrt();
     QTangent {
         rotation: Quat::from_xyzw(x, y, z, w),
-        reflected: false,
+        reflected: xb & F16X3_HANDEDNESS_BIT != 0,
     }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Smallest three
 
-/// Quantisation step of a smallest-three component with `bits` bits over [−1/√2, 1/√2].
-/// The shader holds the same values as literals (`S3_STEP_15`, `S3_STEP_10`, `S3_STEP_9`).
+/// Quantisation step of a smallest-three component with `levels` codes over [−1/√2, 1/√2]:
+/// `√2 / (levels − 1)` in f32. The shader holds the same values as literals (`S3_STEP_15` for
+/// 32768 levels, `S3_STEP_812` for 812); `tests/shaders.rs` checks they are bit-identical.
 #[must_use]
-pub fn smallest3_step(bits: u32) -> f32 {
-    SQRT_2 / ((1u32 << bits) - 1) as f32
+pub fn smallest3_step(levels: u32) -> f32 {
+    SQRT_2 / (levels - 1) as f32
 }
 
-fn s3_component(u: u32, bits: u32) -> f32 {
-    u as f32 * smallest3_step(bits) - FRAC_1_SQRT_2
+fn s3_component(u: u32, levels: u32) -> f32 {
+    u as f32 * smallest3_step(levels) - FRAC_1_SQRT_2
 }
 
 /// Rebuilds the quaternion from the dropped component's index and the three stored codes.
-fn s3_rebuild(index: u32, codes: [u32; 3], bits: [u32; 3]) -> Vec4 {
-    let a = s3_component(codes[0], bits[0]);
-    let b = s3_component(codes[1], bits[1]);
-    let c = s3_component(codes[2], bits[2]);
+fn s3_rebuild(index: u32, codes: [u32; 3], levels: u32) -> Vec4 {
+    let a = s3_component(codes[0], levels);
+    let b = s3_component(codes[1], levels);
+    let c = s3_component(codes[2], levels);
     // The dropped component was the largest in magnitude, made positive: at least 1/2, so the
     // square root is well conditioned (unlike the seed's reconstruction of w near 0).
     let largest = (1.0 - (a * a + b * b + c * c)).max(0.0).sqrt();
@@ -464,48 +546,91 @@ fn s3_rebuild(index: u32, codes: [u32; 3], bits: [u32; 3]) -> Vec4 {
     }
 }
 
-/// Picks the dropped index and the best-rounded codes.
-fn s3_encode(q: Quat, bits: [u32; 3]) -> (u32, [u32; 3]) {
-    let mut v = Vec4::from(q);
-    let index = (0..4).fold(
+/// Picks the dropped index and the codes whose decoded frame is nearest the input: every index
+/// whose other three components fit in ±1/√2 (the largest always does; near ties, others do
+/// too), each with every floor/ceil choice of its three codes.
+fn s3_encode(q: Quat, levels: u32, second_pass_deg: f64) -> (u32, [u32; 3]) {
+    let target = target_matrix(q);
+    let v = Vec4::from(q);
+    let largest = (0..4).fold(
         0,
         |best, k| if v[k].abs() > v[best].abs() { k } else { best },
     );
-    if v[index] < 0.0 {
-        v = -v;
+    // (index, scaled codes before rounding) for every index that qualifies.
+    let mut options: Vec<(u32, [f64; 3])> = Vec::with_capacity(4);
+    for index in 0..4usize {
+        let v = if v[index] < 0.0 { -v } else { v };
+        let mut others = (0..4).filter(|&k| k != index).map(|k| v[k]);
+        let kept: [f32; 3] = std::array::from_fn(|_| others.next().unwrap_or(0.0));
+        // The largest always qualifies (codes are clamped to the range should rounding put a
+        // kept component a hair past 1/√2).
+        if index != largest && (v[index] < 0.5 || kept.iter().any(|c| c.abs() > FRAC_1_SQRT_2)) {
+            continue;
+        }
+        let scaled = std::array::from_fn(|k| {
+            (f64::from(kept[k]) + std::f64::consts::FRAC_1_SQRT_2)
+                / f64::from(smallest3_step(levels))
+        });
+        options.push((index as u32, scaled));
     }
-    let kept: [f32; 3] = {
-        let mut it = (0..4).filter(|&k| k != index).map(|k| v[k]);
-        std::array::from_fn(|_| it.next().unwrap_or(0.0))
+    let max = |_: usize| f64::from(levels - 1);
+    let search = |wide: bool| {
+        let mut best = (0u32, [0u32; 3], f64::INFINITY);
+        for &(index, scaled) in &options {
+            let (codes, cost) = if wide {
+                let c: [[u32; 5]; 3] =
+                    std::array::from_fn(|k| wide_codes(scaled[k], 0.0, max(k)).map(|x| x as u32));
+                best_rounding([&c[0], &c[1], &c[2]], &target, |c| {
+                    s3_rebuild(index, c, levels)
+                })
+            } else {
+                let c: [[u32; 2]; 3] = std::array::from_fn(|k| {
+                    [
+                        scaled[k].floor().clamp(0.0, max(k)) as u32,
+                        scaled[k].ceil().clamp(0.0, max(k)) as u32,
+                    ]
+                });
+                best_rounding([&c[0], &c[1], &c[2]], &target, |c| {
+                    s3_rebuild(index, c, levels)
+                })
+            };
+            if cost < best.2 {
+                best = (index, codes, cost);
+            }
+        }
+        best
     };
-    let candidates: [[u32; 2]; 3] = std::array::from_fn(|k| {
-        let max = f64::from((1u32 << bits[k]) - 1);
-        let s = (f64::from(kept[k]) + std::f64::consts::FRAC_1_SQRT_2)
-            / f64::from(smallest3_step(bits[k]));
-        [
-            s.floor().clamp(0.0, max) as u32,
-            s.ceil().clamp(0.0, max) as u32,
-        ]
-    });
-    let codes = best_rounding(candidates, q, |c| s3_rebuild(index as u32, c, bits));
-    (index as u32, codes)
+    let first = search(false);
+    let best = if first.2 > cost_of_deg(second_pass_deg) {
+        search(true)
+    } else {
+        first
+    };
+    (best.0, best.1)
 }
 
-const S3X6_BITS: [u32; 3] = [15, 15, 15];
-const S3X4_BITS: [u32; 3] = [10, 10, 9];
+/// Codes per component of [`Format::Smallest3x6`]: 15 bits.
+const S3X6_LEVELS: u32 = 1 << 15;
+/// Codes per component of [`Format::Smallest3x4`]: 812³ = 535,387,328 ≤ 2²⁹, the most equal
+/// levels three components can share in 29 bits (10:10:9 bits would give 1024, 1024 and 512,
+/// whose coarse third component sets the worst case).
+pub const S3X4_LEVELS: u32 = 812;
 
 /// Encodes as smallest-three in 48 bits (6 B, the low six bytes of the returned `u64`):
 /// bits 0–14, 15–29, 30–44 the three smaller components in index order, each
-/// `round((c + 1/√2) / step)` with `step = √2 / 32767`; bits 45–46 the index of the dropped
-/// (largest, made positive) component in `(x, y, z, w)`; bit 47 set when reflected.
+/// `(c + 1/√2) / step` rounded, `step = √2 / 32767`; bits 45–46 the index of the dropped
+/// component (made positive) in `(x, y, z, w)`; bit 47 set when reflected.
 ///
-/// Error bound: 0.007°. Each stored component is off by at most `step / 2 = 2.2e-5`, so the
-/// rotation by about 2·√3·2.2e-5 rad = 0.0043°; the dropped component is ≥ 1/2 and rebuilt from a
-/// well-conditioned square root.
+/// Error bound: 0.007°, measured (worst 0.0048° over the encodings table's frames). Each stored
+/// component is off by up to δ = step/2 = 2.2e-5 and the rebuilt one by `Σ cᵢδᵢ / L`, up to 3δ
+/// at (½, ½, ½, ½); the two are perpendicular to q, so plain rounding can turn the frame by
+/// 2·√(3δ² + 9δ²) rad = 0.0086°. The encoder keeps the best of every floor/ceil choice (and of
+/// every index that can be dropped, and ±2 steps where that is not enough), judged by the
+/// decoded frame, which is what holds the measured worst near half of that.
 /// Handedness: its own bit, independent of the quaternion's sign.
 #[must_use]
 pub fn encode_smallest3x6(q: &QTangent) -> u64 {
-    let (index, c) = s3_encode(q.rotation, S3X6_BITS);
+    let (index, c) = s3_encode(q.rotation, S3X6_LEVELS, 0.004);
     u64::from(c[0])
         | u64::from(c[1]) << 15
         | u64::from(c[2]) << 30
@@ -519,31 +644,38 @@ pub fn decode_smallest3x6(bits: u64) -> QTangent {
     let field = |shift: u32, width: u32| ((bits >> shift) & ((1u64 << width) - 1)) as u32;
     let codes = [field(0, 15), field(15, 15), field(30, 15)];
     QTangent {
-        rotation: Quat::from_vec4(s3_rebuild(field(45, 2), codes, S3X6_BITS)),
+        rotation: Quat::from_vec4(s3_rebuild(field(45, 2), codes, S3X6_LEVELS)),
         reflected: field(47, 1) == 1,
     }
 }
 
-/// Encodes as smallest-three in 32 bits (4 B): bits 0–9 and 10–19 the first two smaller
-/// components (10 bits each), bits 20–28 the third (9 bits), bits 29–30 the dropped index,
-/// bit 31 set when reflected. Steps: √2/1023 and √2/511.
+/// Encodes as smallest-three in 32 bits (4 B): bits 0–28 the three smaller components as one
+/// mixed-radix number `c₀ + 812·(c₁ + 812·c₂)`, each code `(c + 1/√2) / step` rounded with
+/// `step = √2 / 811`; bits 29–30 the dropped index; bit 31 set when reflected.
 ///
-/// Error bound: 0.25°. Half-steps of 6.9e-4, 6.9e-4 and 1.4e-3 give a rotation of about
-/// 2·1.7e-3 rad = 0.19° before the floor/ceil search, which lowers both mean and maximum.
+/// Error bound: 0.25°, measured (worst 0.24° over the encodings table's frames). δ = step/2 =
+/// 8.7e-4, so plain rounding can turn the frame by 2·√(3δ² + 9δ²) rad = 0.35° (see
+/// [`encode_smallest3x6`]); the same search as there keeps the worst under the bound.
 /// Handedness: its own bit.
 #[must_use]
 pub fn encode_smallest3x4(q: &QTangent) -> u32 {
-    let (index, c) = s3_encode(q.rotation, S3X4_BITS);
-    c[0] | c[1] << 10 | c[2] << 20 | index << 29 | u32::from(q.reflected) << 31
+    let (index, c) = s3_encode(q.rotation, S3X4_LEVELS, 0.2);
+    (c[0] + S3X4_LEVELS * (c[1] + S3X4_LEVELS * c[2]))
+        | (index << 29)
+        | (u32::from(q.reflected) << 31)
 }
 
 /// Decodes [`encode_smallest3x4`].
 #[must_use]
 pub fn decode_smallest3x4(bits: u32) -> QTangent {
-    let field = |shift: u32, width: u32| (bits >> shift) & ((1u32 << width) - 1);
-    let codes = [field(0, 10), field(10, 10), field(20, 9)];
+    let packed = bits & ((1 << 29) - 1);
+    let codes = [
+        packed % S3X4_LEVELS,
+        packed / S3X4_LEVELS % S3X4_LEVELS,
+        packed / (S3X4_LEVELS * S3X4_LEVELS),
+    ];
     QTangent {
-        rotation: Quat::from_vec4(s3_rebuild(field(29, 2), codes, S3X4_BITS)),
-        reflected: field(31, 1) == 1,
+        rotation: Quat::from_vec4(s3_rebuild((bits >> 29) & 3, codes, S3X4_LEVELS)),
+        reflected: bits >> 31 == 1,
     }
 }

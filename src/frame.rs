@@ -5,7 +5,7 @@
 //! with handedness −1 (mirrored UVs) is a reflection, which no quaternion can hold; the rotation
 //! `[t, cross(n, t), n]` is stored instead and the reflection travels as a separate sign.
 
-use glam::{Mat3, Quat, Vec3, Vec4};
+use glam::{DVec3, Mat3, Quat, Vec3, Vec4};
 
 use crate::quat::quat_to_mat3;
 
@@ -26,16 +26,22 @@ pub enum FrameError {
     NoHandedness,
 }
 
-/// Smallest accepted squared length of an input vector: inputs are unit-ish directions, and a
-/// vector this short has lost its direction to f32 rounding of whatever made it.
-const MIN_LENGTH_SQ: f32 = 1e-24;
+/// Smallest accepted largest-component magnitude of an input vector: inputs are unit-ish
+/// directions, and one this short has lost its direction to f32 rounding of whatever made it.
+const MIN_MAGNITUDE: f32 = 1e-12;
 /// Smallest accepted sine between the tangent and the normal (and between the bitangent and the
-/// normal–tangent plane): below ~1e-6 the component left after Gram–Schmidt is f32 rounding
-/// noise of unit inputs (ε = 1.2e-7), not a direction.
-const MIN_SINE: f32 = 1e-6;
+/// normal–tangent plane). f32 inputs carry a relative rounding of up to 2⁻²⁴ = 6e-8, so at a
+/// sine s the direction left after Gram–Schmidt is uncertain by ~6e-8/s rad: 6e-5 rad (0.003°)
+/// at 1e-3. Below that the input does not really say which way the tangent points.
+const MIN_SINE: f64 = 1e-3;
 
 /// An orthonormal tangent frame: unit normal, unit tangent perpendicular to it, and a bitangent
 /// equal to `cross(normal, tangent) · handedness`.
+///
+/// Build one from untrusted vectors with [`TangentFrame::new`] or
+/// [`TangentFrame::from_normal_tangent`], which orthonormalise and reject degenerate input. The
+/// fields are public for reading and for frames already known to be orthonormal (decoded ones);
+/// [`TangentFrame::to_qtangent`] assumes they are.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TangentFrame {
     /// Unit surface normal (tangent-space z).
@@ -56,14 +62,17 @@ pub struct QTangent {
     pub reflected: bool,
 }
 
-fn check(v: Vec3, name: &'static str) -> Result<Vec3, FrameError> {
+/// A finite, non-zero input vector scaled so its largest component is ±1, in f64: no later
+/// square can overflow (a finite f32 as large as 1e20 still has a direction) or underflow.
+fn check(v: Vec3, name: &'static str) -> Result<DVec3, FrameError> {
     if !v.is_finite() {
         return Err(FrameError::NonFinite(name));
     }
-    if v.length_squared() < MIN_LENGTH_SQ {
+    let m = v.abs().max_element();
+    if m < MIN_MAGNITUDE {
         return Err(FrameError::ZeroLength(name));
     }
-    Ok(v)
+    Ok(v.as_dvec3() / f64::from(m))
 }
 
 impl TangentFrame {
@@ -79,8 +88,7 @@ impl TangentFrame {
     pub fn new(normal: Vec3, tangent: Vec3, bitangent: Vec3) -> Result<Self, FrameError> {
         let b = check(bitangent, "bitangent")?;
         let (n, t) = Self::orthonormal_pair(normal, tangent)?;
-        let c = n.cross(t);
-        let side = c.dot(b);
+        let side = n.cross(t).dot(b);
         if side.abs() < MIN_SINE * b.length() {
             return Err(FrameError::NoHandedness);
         }
@@ -97,10 +105,12 @@ impl TangentFrame {
         if !tangent.w.is_finite() || tangent.w == 0.0 {
             return Err(FrameError::NoHandedness);
         }
-        Ok(Self::from_orthonormal(n, t, tangent.w.signum()))
+        Ok(Self::from_orthonormal(n, t, f64::from(tangent.w.signum())))
     }
 
-    fn orthonormal_pair(normal: Vec3, tangent: Vec3) -> Result<(Vec3, Vec3), FrameError> {
+    /// Unit normal and unit tangent perpendicular to it, by Gram–Schmidt in f64 (exact for the
+    /// given f32 inputs to ~1e-16, so the only uncertainty left is the inputs' own).
+    fn orthonormal_pair(normal: Vec3, tangent: Vec3) -> Result<(DVec3, DVec3), FrameError> {
         let n = check(normal, "normal")?.normalize();
         let t = check(tangent, "tangent")?;
         let t_perp = t - n * n.dot(t);
@@ -110,11 +120,11 @@ impl TangentFrame {
         Ok((n, t_perp.normalize()))
     }
 
-    fn from_orthonormal(n: Vec3, t: Vec3, handedness: f32) -> Self {
+    fn from_orthonormal(n: DVec3, t: DVec3, handedness: f64) -> Self {
         Self {
-            normal: n,
-            tangent: t,
-            bitangent: n.cross(t) * handedness,
+            normal: n.as_vec3(),
+            tangent: t.as_vec3(),
+            bitangent: (n.cross(t) * handedness).as_vec3(),
         }
     }
 
@@ -128,7 +138,8 @@ impl TangentFrame {
         }
     }
 
-    /// The rotation `[t, cross(n, t), n]` and the reflection flag.
+    /// The rotation `[t, cross(n, t), n]` and the reflection flag. The frame must be orthonormal
+    /// (as [`TangentFrame::new`] makes it); for anything else the quaternion is meaningless.
     #[must_use]
     pub fn to_qtangent(&self) -> QTangent {
         let m = Mat3::from_cols(self.tangent, self.normal.cross(self.tangent), self.normal);
@@ -140,11 +151,28 @@ impl TangentFrame {
 }
 
 impl QTangent {
+    /// [`QTangent::to_frame`] for quaternions from outside (decoded bytes of unknown origin):
+    /// a NaN/infinite or (near) zero quaternion is an error instead of a NaN frame.
+    ///
+    /// # Errors
+    /// [`FrameError::NonFinite`] or [`FrameError::ZeroLength`], naming "quaternion".
+    pub fn try_to_frame(&self) -> Result<TangentFrame, FrameError> {
+        let q = Vec4::from(self.rotation);
+        if !q.is_finite() {
+            return Err(FrameError::NonFinite("quaternion"));
+        }
+        if q.abs().max_element() < MIN_MAGNITUDE {
+            return Err(FrameError::ZeroLength("quaternion"));
+        }
+        Ok(self.to_frame())
+    }
+
     /// The frame this rotation and reflection stand for: tangent = column 0, normal = column 2
     /// of the rotation matrix, bitangent = `cross(n, t) · (reflected ? −1 : 1)`.
     ///
     /// Mirrors `tangent_frame` in `shaders/qtangent.wgsl`: the quaternion is normalised first,
-    /// then converted with the seed's matrix formula, in the same f32 operations.
+    /// then converted with the seed's matrix formula, in the same f32 operations. A zero or NaN
+    /// quaternion gives a NaN frame; use [`QTangent::try_to_frame`] on data from outside.
     #[must_use]
     pub fn to_frame(&self) -> TangentFrame {
         let q = self.rotation;

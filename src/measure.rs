@@ -124,8 +124,7 @@ pub struct FrameErrors {
     pub normal: ErrorStat,
     /// Tangent error (degrees).
     pub tangent: ErrorStat,
-    /// Bitangent error (degrees). For a format that does not store handedness, measured with
-    /// the source's handedness applied (as a caller that keeps it elsewhere would).
+    /// Bitangent error (degrees).
     pub bitangent: ErrorStat,
     /// Frames whose decoded handedness differs from the source's.
     pub handedness_errors: u64,
@@ -134,20 +133,14 @@ pub struct FrameErrors {
 }
 
 impl FrameErrors {
-    /// Compares one decoded frame with its source. `handedness_stored` says whether a
-    /// handedness mismatch is an error of the format or a documented absence.
-    pub fn add(&mut self, source: &TangentFrame, decoded: &TangentFrame, handedness_stored: bool) {
+    /// Compares one decoded frame with its source.
+    pub fn add(&mut self, source: &TangentFrame, decoded: &TangentFrame) {
         self.frames += 1;
         self.normal.add(angle_deg(source.normal, decoded.normal));
         self.tangent.add(angle_deg(source.tangent, decoded.tangent));
-        let mismatch = source.handedness() != decoded.handedness();
-        self.handedness_errors += u64::from(mismatch);
-        let b = if mismatch && !handedness_stored {
-            -decoded.bitangent
-        } else {
-            decoded.bitangent
-        };
-        self.bitangent.add(angle_deg(source.bitangent, b));
+        self.bitangent
+            .add(angle_deg(source.bitangent, decoded.bitangent));
+        self.handedness_errors += u64::from(source.handedness() != decoded.handedness());
     }
 
     /// Largest of the normal, tangent and bitangent maxima (NaN if any is NaN).
@@ -171,7 +164,7 @@ pub fn measure(format: Format, frames: &[TangentFrame]) -> FrameErrors {
         bytes.clear();
         format.encode_into(&f.to_qtangent(), &mut bytes);
         let decoded = format.decode(&bytes).to_frame();
-        errors.add(f, &decoded, format.stores_handedness());
+        errors.add(f, &decoded);
     }
     errors
 }
@@ -186,11 +179,7 @@ pub fn table(rows: &[(Format, FrameErrors)]) -> String {
     );
     let _ = writeln!(s, "|--------------|------:|------------------------|------------------------|--------------------------|-------------------|");
     for (format, e) in rows {
-        let hand = if format.stores_handedness() {
-            format!("{}", e.handedness_errors)
-        } else {
-            format!("not stored ({} differ)", e.handedness_errors)
-        };
+        let hand = e.handedness_errors.to_string();
         let pair = |st: &ErrorStat| format!("{:.6} / {:.6}", st.mean(), st.max);
         let _ = writeln!(
             s,
@@ -209,37 +198,96 @@ pub fn table(rows: &[(Format, FrameErrors)]) -> String {
 /// Seed of the encodings table's random frames.
 pub const TABLE_SEED: u64 = 0x9e37_79b9_7f4a_7c15;
 
-/// The frames the encodings table is measured on: `count` seeded random frames followed by the
-/// 48 axis-aligned frames.
+/// Frames in each of the table's two stress sets.
+pub const STRESS_FRAMES: usize = 10_000;
+
+/// `count` frames whose quaternion has |w| < 1e-4 — half turns (give or take 2e-4 rad) about
+/// random axes — with random handedness: where a sign-of-w format spends its bias and the seed's
+/// format rebuilds w worst.
+#[must_use]
+pub fn near_zero_w_frames(seed: u64, count: usize) -> Vec<TangentFrame> {
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    (0..count)
+        .map(|_| {
+            let axis = random_rotation(&mut rng) * Vec3::Z;
+            let angle = std::f32::consts::PI - rng.random_range(-2e-4..2e-4);
+            let h = if rng.random::<bool>() { 1.0 } else { -1.0 };
+            frame_from_rotation(Quat::from_axis_angle(axis, angle), h)
+        })
+        .collect()
+}
+
+/// `count` frames whose quaternion has two components of nearly equal magnitude near 1/√2 and
+/// two small ones: where smallest-three formats store a component at the edge of their range.
+#[must_use]
+pub fn near_tie_frames(seed: u64, count: usize) -> Vec<TangentFrame> {
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    (0..count)
+        .map(|_| {
+            let mut c = [0.0f32; 4];
+            let i = rng.random_range(0..4usize);
+            let j = (i + rng.random_range(1..4usize)) % 4;
+            let a = std::f32::consts::FRAC_PI_4 + rng.random_range(-0.02..0.02);
+            let sign = |r: &mut Pcg64Mcg| if r.random::<bool>() { 1.0 } else { -1.0 };
+            c[i] = a.cos() * sign(&mut rng);
+            c[j] = a.sin() * sign(&mut rng);
+            for (k, ck) in c.iter_mut().enumerate() {
+                if k != i && k != j {
+                    *ck = rng.random_range(-0.05..0.05);
+                }
+            }
+            let q = Quat::from_array(c).normalize();
+            let h = if rng.random::<bool>() { 1.0 } else { -1.0 };
+            frame_from_rotation(q, h)
+        })
+        .collect()
+}
+
+/// The frames the encodings table is measured on: `count` seeded random frames, the 48
+/// axis-aligned frames, and the two stress sets ([`near_zero_w_frames`], [`near_tie_frames`],
+/// [`STRESS_FRAMES`] each).
 #[must_use]
 pub fn table_frames(count: usize) -> Vec<TangentFrame> {
     let mut frames = random_frames(TABLE_SEED, count);
     frames.extend(axis_aligned_frames());
+    frames.extend(near_zero_w_frames(TABLE_SEED + 1, STRESS_FRAMES));
+    frames.extend(near_tie_frames(TABLE_SEED + 2, STRESS_FRAMES));
     frames
+}
+
+/// One line saying what [`table_frames`]`(count)` holds.
+#[must_use]
+pub fn describe_table_frames(count: usize) -> String {
+    format!(
+        "{count} random frames (seed {TABLE_SEED:#x}, random handedness) + 48 axis-aligned frames \
+         + {STRESS_FRAMES} with |w| < 1e-4 + {STRESS_FRAMES} with two components near 1/√2"
+    )
+}
+
+/// Largest absolute component of `a − b`; NaN when either has a NaN (unlike glam's
+/// `max_element`, which skips NaN).
+#[must_use]
+pub fn max_abs_diff(a: Vec3, b: Vec3) -> f32 {
+    let d = (a - b).abs();
+    if d.is_nan() {
+        f32::NAN
+    } else {
+        d.max_element()
+    }
 }
 
 /// Largest absolute difference between corresponding components of two frames' vectors. NaN
 /// when either frame has a NaN, so an unwritten (poisoned) GPU result can never pass a bound.
 #[must_use]
 pub fn max_component_diff(a: &TangentFrame, b: &TangentFrame) -> f32 {
-    let d = (a.normal - b.normal)
-        .abs()
-        .max_element()
-        .max((a.tangent - b.tangent).abs().max_element())
-        .max((a.bitangent - b.bitangent).abs().max_element());
-    let any_nan = [
-        a.normal,
-        a.tangent,
-        a.bitangent,
-        b.normal,
-        b.tangent,
-        b.bitangent,
-    ]
-    .iter()
-    .any(|v| v.is_nan());
-    if any_nan {
+    let d = [
+        max_abs_diff(a.normal, b.normal),
+        max_abs_diff(a.tangent, b.tangent),
+        max_abs_diff(a.bitangent, b.bitangent),
+    ];
+    if d.iter().any(|x| x.is_nan()) {
         f32::NAN
     } else {
-        d
+        d.into_iter().fold(0.0, f32::max)
     }
 }

@@ -136,6 +136,23 @@ fn degenerate_input_is_an_error() {
         };
         assert!(ok, "tangent.w = {w}: {r:?}");
     }
+    // Large but finite vectors still have a direction (their squares would overflow f32).
+    let f = TangentFrame::from_normal_tangent(Vec3::splat(1e20), Vec4::new(3e38, 0.0, 0.0, 1.0))
+        .unwrap();
+    let s = 1.0 / 3f32.sqrt();
+    assert!((f.normal - Vec3::splat(s)).length() <= 4.0 * U, "{f:?}");
+    assert!((f.tangent.length() - 1.0).abs() <= 4.0 * U, "{f:?}");
+    let f = TangentFrame::new(z * 1e30, x * 1e-10, y * 3e38).unwrap();
+    assert_eq!((f.normal, f.tangent, f.bitangent), (z, x, y));
+    // Nearly parallel: a tangent 1e-4 rad off the normal carries too little direction
+    // (threshold sine 1e-3); one 2e-3 rad off is accepted and exact.
+    let tilt = |a: f32| Vec3::new(a.sin(), 0.0, a.cos());
+    assert_eq!(
+        TangentFrame::new(z, tilt(1e-4), y),
+        Err(FrameError::TangentParallelToNormal)
+    );
+    let f = TangentFrame::new(z, tilt(2e-3), y).unwrap();
+    assert!((f.tangent - x).length() <= 4.0 * U, "{f:?}");
     // The messages say what is wrong.
     assert_eq!(
         FrameError::TangentParallelToNormal.to_string(),
@@ -165,4 +182,32 @@ fn quaternion_round_trip_is_exact_to_f32() {
         }
         assert_eq!(f.handedness(), back.handedness(), "frame {i}: handedness");
     }
+}
+
+#[test]
+fn decoded_garbage_is_an_error_when_checked() {
+    use qtangent::{Format, QTangent};
+    // All-ones bytes are NaN as f32 and f16; all-zero bytes a zero quaternion.
+    for format in [Format::F32x4, Format::F16x4] {
+        let nan = format.decode(&vec![0xff; format.bytes()]);
+        assert_eq!(
+            nan.try_to_frame(),
+            Err(FrameError::NonFinite("quaternion")),
+            "{}",
+            format.name()
+        );
+        let zero = format.decode(&vec![0; format.bytes()]);
+        assert_eq!(
+            zero.try_to_frame(),
+            Err(FrameError::ZeroLength("quaternion")),
+            "{}",
+            format.name()
+        );
+    }
+    // A real quaternion passes.
+    let q = QTangent {
+        rotation: glam::Quat::IDENTITY,
+        reflected: false,
+    };
+    assert!(q.try_to_frame().is_ok());
 }

@@ -64,7 +64,10 @@ fn shader_constants_match_the_cpu_decoder() {
     // The smallest-three steps are literals in qtangent.wgsl; they must be the very f32 values
     // the CPU decoder uses, or GPU and CPU decodes drift apart.
     let source = qtangent::gpu::shaders::LIBRARY;
-    for (name, bits) in [("S3_STEP_15", 15), ("S3_STEP_10", 10), ("S3_STEP_9", 9)] {
+    for (name, levels) in [
+        ("S3_STEP_15", 1 << 15),
+        ("S3_STEP_812", qtangent::encoding::S3X4_LEVELS),
+    ] {
         let line = source
             .lines()
             .find(|l| l.starts_with(&format!("const {name}: f32 = ")))
@@ -78,7 +81,7 @@ fn shader_constants_match_the_cpu_decoder() {
         let value: f32 = literal
             .parse()
             .unwrap_or_else(|e| panic!("{name} = {literal:?}: {e}"));
-        let cpu = qtangent::encoding::smallest3_step(bits);
+        let cpu = qtangent::encoding::smallest3_step(levels);
         assert_eq!(
             value.to_bits(),
             cpu.to_bits(),
@@ -93,4 +96,8 @@ fn shader_constants_match_the_cpu_decoder() {
         .and_then(|v| v.trim().parse().ok())
         .unwrap_or(f32::NAN);
     assert_eq!(half.to_bits(), std::f32::consts::FRAC_1_SQRT_2.to_bits());
+    assert!(source.contains(&format!(
+        "const S3_LEVELS_4B: u32 = {}u;",
+        qtangent::encoding::S3X4_LEVELS
+    )));
 }
