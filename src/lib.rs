@@ -7,6 +7,8 @@
 //! - [`frame`]: tangent frames, orthonormalisation, frame ↔ quaternion + reflection.
 //! - [`encoding`]: six storage formats, each an encode/decode pair with its error bound.
 //! - [`measure`]: seeded test frames and the encodings error table.
+//! - [`mesh`]: glTF/OBJ loading, generated normals, MikkTSpace tangents, mirror-seam splitting,
+//!   interleaved qtangent vertex streams.
 //! - [`gpu`]: headless wgpu context and the GPU decode stage (the only module that uses wgpu).
 //!
 //! ```
@@ -31,6 +33,7 @@ pub mod encoding;
 pub mod frame;
 pub mod gpu;
 pub mod measure;
+pub mod mesh;
 pub mod quat;
 
 pub use encoding::Format;

@@ -3,6 +3,7 @@
 
 mod context;
 pub mod decode;
+pub mod mesh;
 pub mod shaders;
 
 pub use context::{GpuContext, GpuError, REQUESTED_FEATURES};

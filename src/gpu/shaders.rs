@@ -13,6 +13,13 @@ pub const DECODE: &str = concat!(
     include_str!("../../shaders/decode.wgsl")
 );
 
+/// The mesh vertex stage (`shaders/mesh.wgsl`) with the library in front.
+pub const MESH: &str = concat!(
+    include_str!("../../shaders/qtangent.wgsl"),
+    "\n",
+    include_str!("../../shaders/mesh.wgsl")
+);
+
 /// Every module the crate builds, by the stage file it comes from: what the naga validation
 /// test checks, and what it compares with the files in `shaders/`.
-pub const MODULES: &[(&str, &str)] = &[("qtangent.wgsl", LIBRARY), ("decode.wgsl", DECODE)];
+pub const MODULES: &[(&str, &str)] = &[("qtangent.wgsl", LIBRARY), ("decode.wgsl", DECODE), ("mesh.wgsl", MESH)];

@@ -1,0 +1,145 @@
+//! Inspect a mesh: what was supplied and generated, how many vertices mirror seams split, and
+//! how well each qtangent format keeps this mesh's frames.
+//!
+//! `cargo run --release --example inspect -- <mesh.gltf|mesh.glb|mesh.obj> [--json]`
+//!
+//! Per primitive: vertices (file → after splitting), triangles, normal and tangent sources,
+//! degenerate-UV triangles, mirrored-triangle fraction, split vertices, fallback frames, and
+//! for each format the mean and max angular error (degrees, over normal, tangent and bitangent)
+//! of the frames decoded from an interleaved vertex stream, and the bytes per vertex saved
+//! against 28 B of f32 normal + tangent. `--json` prints the same as one JSON object on stdout.
+//! Warnings (a missing .mtl, say) go to stderr; errors exit with status 1 and one line.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use qtangent::mesh::{self, Prepared};
+use qtangent::Format;
+use serde_json::{json, Value};
+
+#[derive(Parser)]
+#[command(about = "Inspect a mesh's tangent frames and what each qtangent format does to them")]
+struct Args {
+    /// A .gltf, .glb or .obj file.
+    mesh: PathBuf,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+fn main() {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(()) => {}
+        Err(e) => {
+            eprintln!("inspect: {e}");
+            std::process::exit(1);
+        }
+    }
+}
+
+fn run(args: &Args) -> Result<(), mesh::MeshError> {
+    let scene = mesh::load(&args.mesh)?;
+    for w in &scene.warnings {
+        eprintln!("inspect: warning: {}: {w}", scene.source.display());
+    }
+    let prepared = scene.prepare()?;
+    let report = json!({
+        "file": scene.source.display().to_string(),
+        "warnings": scene.warnings,
+        "meshes": scene.meshes.len(),
+        "instances": scene.meshes.iter().map(|m| m.instances.len()).sum::<usize>(),
+        "materials": scene.materials.len(),
+        "skins": scene.skins.len(),
+        "primitives": prepared.iter().map(primitive_report).collect::<Vec<_>>(),
+    });
+    if args.json {
+        println!("{report}");
+    } else {
+        print_text(&report);
+    }
+    Ok(())
+}
+
+fn primitive_report(p: &Prepared) -> Value {
+    let s = &p.stats;
+    let encodings: Vec<Value> = Format::ALL
+        .iter()
+        .map(|&format| {
+            let e = p.vertex_stream(format).errors_against(&p.frames);
+            json!({
+                "format": format.name(),
+                "bytes": format.bytes(),
+                "bytes_saved": mesh::bytes_saved(format),
+                "mean_error_deg": (e.normal.mean() + e.tangent.mean() + e.bitangent.mean()) / 3.0,
+                "max_error_deg": e.max(),
+                "handedness_errors": e.handedness_errors,
+            })
+        })
+        .collect();
+    json!({
+        "name": p.label,
+        "vertices_in_file": s.vertices_in,
+        "vertices": s.vertices,
+        "triangles": s.triangles,
+        "normals": s.normals.name(),
+        "normal_fallbacks": s.normal_fallbacks,
+        "tangents": s.tangents.name(),
+        "degenerate_uv_triangles": s.degenerate_uv_triangles,
+        "mirrored_triangles": s.mirrored_triangles,
+        "mirrored_fraction": s.mirrored_triangles as f64 / s.triangles.max(1) as f64,
+        "split_vertices": s.split_vertices,
+        "mirror_split_vertices": s.mirror_split_vertices,
+        "fallback_frames": s.fallback_frames,
+        "skinned": !p.joints.is_empty(),
+        "encodings": encodings,
+    })
+}
+
+fn print_text(r: &Value) {
+    println!(
+        "{}: {} meshes, {} instances, {} materials, {} skins",
+        r["file"].as_str().unwrap_or_default(),
+        r["meshes"],
+        r["instances"],
+        r["materials"],
+        r["skins"]
+    );
+    for p in r["primitives"].as_array().into_iter().flatten() {
+        println!("\n{}", p["name"].as_str().unwrap_or_default());
+        println!(
+            "  vertices {} (file {}, +{} split, {} at mirror seams), triangles {}",
+            p["vertices"], p["vertices_in_file"], p["split_vertices"], p["mirror_split_vertices"], p["triangles"]
+        );
+        println!(
+            "  normals {}{}, tangents {}",
+            p["normals"].as_str().unwrap_or_default(),
+            match p["normal_fallbacks"].as_u64() {
+                Some(0) | None => String::new(),
+                Some(n) => format!(" ({n} fell back to +Z)"),
+            },
+            p["tangents"].as_str().unwrap_or_default()
+        );
+        println!(
+            "  degenerate-UV triangles {}, mirrored triangles {} ({:.1}%), fallback frames {}{}",
+            p["degenerate_uv_triangles"],
+            p["mirrored_triangles"],
+            p["mirrored_fraction"].as_f64().unwrap_or_default() * 100.0,
+            p["fallback_frames"],
+            if p["skinned"].as_bool() == Some(true) { ", skinned" } else { "" }
+        );
+        println!("  {:<16} {:>5} {:>6} {:>12} {:>12}", "format", "bytes", "saved", "mean error", "max error");
+        for e in p["encodings"].as_array().into_iter().flatten() {
+            let handedness = e["handedness_errors"].as_u64().unwrap_or_default();
+            println!(
+                "  {:<16} {:>5} {:>6} {:>11.5}° {:>11.5}°{}",
+                e["format"].as_str().unwrap_or_default(),
+                e["bytes"],
+                e["bytes_saved"],
+                e["mean_error_deg"].as_f64().unwrap_or(f64::NAN),
+                e["max_error_deg"].as_f64().unwrap_or(f64::NAN),
+                if handedness > 0 { format!("  {handedness} HANDEDNESS ERRORS") } else { String::new() }
+            );
+        }
+    }
+}

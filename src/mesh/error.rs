@@ -1,0 +1,177 @@
+//! Mesh loading errors: every one names the file, the mesh/primitive where there is one, and
+//! the problem, in one line.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A mesh file could not be used. Displays as `file: mesh 'Name' primitive 0: problem`.
+#[derive(Debug, thiserror::Error)]
+pub struct MeshError {
+    /// The file.
+    pub file: PathBuf,
+    /// `mesh 'Name' primitive 0`, or `None` for file-level problems.
+    pub place: Option<String>,
+    /// What is wrong.
+    #[source]
+    pub kind: ErrorKind,
+}
+
+impl MeshError {
+    /// A problem with the whole file.
+    #[must_use]
+    pub fn file(file: &Path, kind: ErrorKind) -> Self {
+        Self { file: file.to_path_buf(), place: None, kind }
+    }
+
+    /// A problem in one mesh/primitive.
+    #[must_use]
+    pub fn at(file: &Path, place: &str, kind: ErrorKind) -> Self {
+        Self { file: file.to_path_buf(), place: Some(place.to_owned()), kind }
+    }
+}
+
+impl fmt::Display for MeshError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: ", self.file.display())?;
+        if let Some(place) = &self.place {
+            write!(f, "{place}: ")?;
+        }
+        write!(f, "{}", self.kind)
+    }
+}
+
+/// What is wrong with a mesh file.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The file (or a file it names) could not be read.
+    #[error("cannot read {what}: {source}")]
+    Io {
+        /// `file` or `buffer 'scene.bin'`.
+        what: String,
+        /// The OS error.
+        source: std::io::Error,
+    },
+    /// Not `.gltf`, `.glb` or `.obj`.
+    #[error("unknown mesh format (expected .gltf, .glb or .obj)")]
+    UnknownExtension,
+    /// The file ends early or its binary container is broken.
+    #[error("truncated or malformed file: {0}")]
+    Truncated(String),
+    /// The glTF JSON does not parse.
+    #[error("invalid JSON: {0}")]
+    InvalidJson(String),
+    /// The glTF JSON parses but breaks the spec (a dangling index, a missing field).
+    #[error("invalid glTF: {0}")]
+    InvalidGltf(String),
+    /// The OBJ text does not parse.
+    #[error("invalid OBJ: {0}")]
+    InvalidObj(String),
+    /// A buffer's file does not exist.
+    #[error("buffer {buffer} file '{uri}' is missing ({path})")]
+    MissingBuffer {
+        /// Buffer index.
+        buffer: usize,
+        /// URI as written in the file.
+        uri: String,
+        /// Where it was looked for.
+        path: String,
+    },
+    /// A buffer holds fewer bytes than its `byteLength`.
+    #[error("buffer {buffer} has {actual} bytes but byteLength says {expected}")]
+    ShortBuffer {
+        /// Buffer index.
+        buffer: usize,
+        /// `byteLength`.
+        expected: usize,
+        /// Bytes present.
+        actual: usize,
+    },
+    /// Something else the glTF crate refused (unsupported URI scheme, bad base64, …).
+    #[error("{0}")]
+    Gltf(String),
+    /// An accessor reads past its buffer view or buffer.
+    #[error("{attribute} accessor {accessor} is out of bounds: {detail}")]
+    AccessorOutOfBounds {
+        /// `POSITION`, `indices`, …
+        attribute: String,
+        /// Accessor index.
+        accessor: usize,
+        /// Which range overflows.
+        detail: String,
+    },
+    /// An accessor has the wrong type or component type for its attribute.
+    #[error("{attribute} accessor {accessor} is {found}, expected {expected}")]
+    AccessorType {
+        /// Attribute name.
+        attribute: String,
+        /// Accessor index.
+        accessor: usize,
+        /// What the file says.
+        found: String,
+        /// What the spec allows.
+        expected: &'static str,
+    },
+    /// An index refers past the last vertex.
+    #[error("index {index} at position {position} is out of range ({vertices} vertices)")]
+    IndexOutOfRange {
+        /// Position in the index list.
+        position: usize,
+        /// The index value.
+        index: u32,
+        /// Vertex count.
+        vertices: usize,
+    },
+    /// An attribute value is NaN or infinite.
+    #[error("{attribute} of vertex {vertex} is {value} (NaN and infinity are not allowed)")]
+    NonFinite {
+        /// Attribute name.
+        attribute: String,
+        /// Vertex index.
+        vertex: usize,
+        /// The value found.
+        value: f32,
+    },
+    /// A supplied normal has zero length.
+    #[error("NORMAL of vertex {vertex} has zero length")]
+    ZeroLengthNormal {
+        /// Vertex index.
+        vertex: usize,
+    },
+    /// Attributes of one primitive have different counts.
+    #[error("{attribute} has {count} entries but POSITION has {positions}")]
+    CountMismatch {
+        /// Attribute name.
+        attribute: String,
+        /// Its count.
+        count: usize,
+        /// Position count.
+        positions: usize,
+    },
+    /// Points or lines.
+    #[error("primitive mode {0} is not supported (only triangles, strips and fans)")]
+    UnsupportedMode(String),
+    /// No POSITION attribute, or zero positions.
+    #[error("no positions")]
+    NoPositions,
+    /// Zero triangles.
+    #[error("no triangles")]
+    NoTriangles,
+    /// An index count that is not a multiple of three.
+    #[error("{indices} indices do not make whole triangles")]
+    PartialTriangle {
+        /// The index count.
+        indices: usize,
+    },
+    /// The file holds no meshes at all.
+    #[error("no meshes in the file")]
+    NoMeshes,
+    /// A supplied tangent frame or generated normal could not be made into a frame.
+    #[error("vertex {vertex}: {source}")]
+    Frame {
+        /// Vertex index.
+        vertex: usize,
+        /// Why.
+        source: crate::FrameError,
+    },
+}

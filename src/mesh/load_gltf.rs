@@ -1,0 +1,470 @@
+//! glTF 2.0 (`.gltf` with external or data-URI buffers, and `.glb`) through the `gltf` crate.
+//!
+//! The crate parses and validates the JSON; this file checks what it does not before reading
+//! (accessor types and byte ranges, so its readers never see an out-of-bounds or mistyped
+//! accessor), converts strips and fans to lists, and walks the node tree for world transforms.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use glam::{Mat4, Vec2, Vec3, Vec4};
+use gltf::accessor::{DataType, Dimensions};
+use gltf::mesh::{Mode, Semantic};
+
+use super::{
+    ErrorKind, ImageSource, Instance, Material, Mesh, MeshError, Primitive, Scene, Skin,
+    TextureRef,
+};
+
+pub(super) fn load(path: &Path) -> Result<Scene, MeshError> {
+    let bytes = std::fs::read(path)
+        .map_err(|source| MeshError::file(path, ErrorKind::Io { what: "file".into(), source }))?;
+    load_slice(path, &bytes, Some(path.parent().unwrap_or(Path::new("."))))
+}
+
+pub(super) fn load_slice(name: &Path, bytes: &[u8], base: Option<&Path>) -> Result<Scene, MeshError> {
+    let file_err = |kind| MeshError::file(name, kind);
+    let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| file_err(gltf_error(e)))?;
+    let buffers = load_buffers(&gltf, base).map_err(file_err)?;
+    let doc = &gltf.document;
+
+    let materials = doc
+        .materials()
+        .map(|m| material(&m, base, &buffers))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(file_err)?;
+
+    let world = node_world_matrices(doc).map_err(file_err)?;
+    let skins = doc
+        .skins()
+        .map(|skin| read_skin(&skin, &buffers, &world))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(file_err)?;
+
+    let mut meshes = Vec::new();
+    for mesh in doc.meshes() {
+        let mesh_name = mesh.name().map_or_else(|| format!("mesh {}", mesh.index()), str::to_owned);
+        let mut primitives = Vec::new();
+        for prim in mesh.primitives() {
+            let label = format!("mesh '{mesh_name}' primitive {}", prim.index());
+            let p = read_primitive(&prim, &buffers, label.clone())
+                .and_then(|p| p.validate().map(|()| p))
+                .map_err(|kind| MeshError::at(name, &label, kind))?;
+            primitives.push(p);
+        }
+        let instances = doc
+            .nodes()
+            .filter(|n| n.mesh().is_some_and(|m| m.index() == mesh.index()))
+            .map(|n| Instance {
+                node: n.index(),
+                world: world.get(&n.index()).copied().unwrap_or(Mat4::IDENTITY),
+                skin: n.skin().map(|s| s.index()),
+            })
+            .collect();
+        meshes.push(Mesh { name: mesh_name, primitives, instances });
+    }
+    if meshes.is_empty() {
+        return Err(file_err(ErrorKind::NoMeshes));
+    }
+    Ok(Scene { source: name.to_path_buf(), meshes, materials, skins, warnings: Vec::new() })
+}
+
+fn gltf_error(e: gltf::Error) -> ErrorKind {
+    match e {
+        gltf::Error::Io(source) => ErrorKind::Io { what: "file".into(), source },
+        gltf::Error::Deserialize(e) if e.is_eof() => ErrorKind::Truncated(e.to_string()),
+        gltf::Error::Deserialize(e) => ErrorKind::InvalidJson(e.to_string()),
+        gltf::Error::Binary(e) => ErrorKind::Truncated(format!("GLB: {e}")),
+        gltf::Error::Validation(errors) => {
+            let mut list: Vec<String> =
+                errors.iter().take(3).map(|(path, e)| format!("{} {e}", path.as_str())).collect();
+            if errors.len() > 3 {
+                list.push(format!("and {} more", errors.len() - 3));
+            }
+            ErrorKind::InvalidGltf(list.join("; "))
+        }
+        gltf::Error::BufferLength { buffer, expected, actual } => {
+            ErrorKind::ShortBuffer { buffer, expected, actual }
+        }
+        other => ErrorKind::Gltf(other.to_string()),
+    }
+}
+
+/// Reads every buffer, checking first that external files exist so the message can name them.
+fn load_buffers(gltf: &gltf::Gltf, base: Option<&Path>) -> Result<Vec<gltf::buffer::Data>, ErrorKind> {
+    for buffer in gltf.document.buffers() {
+        match buffer.source() {
+            gltf::buffer::Source::Uri(uri) if !uri.starts_with("data:") && !uri.contains(':') => {
+                let Some(base) = base else {
+                    return Err(ErrorKind::Gltf(format!(
+                        "buffer {} refers to the external file '{uri}', but the data came from memory",
+                        buffer.index()
+                    )));
+                };
+                // Percent-encoded names are left to the gltf crate's decoder.
+                let path = base.join(uri);
+                if !uri.contains('%') && !path.is_file() {
+                    return Err(ErrorKind::MissingBuffer {
+                        buffer: buffer.index(),
+                        uri: uri.to_owned(),
+                        path: path.display().to_string(),
+                    });
+                }
+            }
+            gltf::buffer::Source::Bin if gltf.blob.is_none() => {
+                return Err(ErrorKind::InvalidGltf(format!(
+                    "buffer {} refers to the GLB binary chunk, but the file has none",
+                    buffer.index()
+                )));
+            }
+            _ => {}
+        }
+    }
+    gltf::import_buffers(&gltf.document, base, gltf.blob.clone()).map_err(|e| match e {
+        gltf::Error::Io(source) => ErrorKind::Io { what: "a buffer".into(), source },
+        other => gltf_error(other),
+    })
+}
+
+/// What an attribute's accessor may be.
+struct Expect {
+    dims: Dimensions,
+    types: &'static [DataType],
+    describe: &'static str,
+}
+
+const POSITION: Expect = Expect { dims: Dimensions::Vec3, types: &[DataType::F32], describe: "VEC3 float" };
+const NORMAL: Expect = POSITION;
+const TANGENT: Expect = Expect { dims: Dimensions::Vec4, types: &[DataType::F32], describe: "VEC4 float" };
+const TEXCOORD: Expect = Expect {
+    dims: Dimensions::Vec2,
+    types: &[DataType::F32, DataType::U8, DataType::U16],
+    describe: "VEC2 float, unsigned byte or unsigned short",
+};
+const JOINTS: Expect = Expect {
+    dims: Dimensions::Vec4,
+    types: &[DataType::U8, DataType::U16],
+    describe: "VEC4 unsigned byte or unsigned short",
+};
+const WEIGHTS: Expect = Expect {
+    dims: Dimensions::Vec4,
+    types: &[DataType::F32, DataType::U8, DataType::U16],
+    describe: "VEC4 float, unsigned byte or unsigned short",
+};
+const INDICES: Expect = Expect {
+    dims: Dimensions::Scalar,
+    types: &[DataType::U8, DataType::U16, DataType::U32],
+    describe: "SCALAR unsigned byte, short or int",
+};
+const MAT4: Expect = Expect { dims: Dimensions::Mat4, types: &[DataType::F32], describe: "MAT4 float" };
+
+/// Checks an accessor's type and that every byte it (and its sparse part) reads is inside its
+/// buffer view and buffer, so the gltf crate's readers neither panic nor return `None`.
+fn check_accessor(
+    acc: &gltf::Accessor<'_>,
+    attribute: &str,
+    expect: &Expect,
+    buffers: &[gltf::buffer::Data],
+) -> Result<(), ErrorKind> {
+    let oob = |detail: String| ErrorKind::AccessorOutOfBounds {
+        attribute: attribute.to_owned(),
+        accessor: acc.index(),
+        detail,
+    };
+    if acc.dimensions() != expect.dims || !expect.types.contains(&acc.data_type()) {
+        return Err(ErrorKind::AccessorType {
+            attribute: attribute.to_owned(),
+            accessor: acc.index(),
+            found: format!("{:?} {:?}", acc.dimensions(), acc.data_type()),
+            expected: expect.describe,
+        });
+    }
+    if acc.count() == 0 {
+        return Err(oob("count is 0".into()));
+    }
+    let elem = acc.size();
+    let Some(view) = acc.view() else {
+        if acc.sparse().is_none() {
+            return Err(oob("it has no buffer view (all-zero accessors are not supported)".into()));
+        }
+        return check_sparse(acc, elem, buffers, &oob);
+    };
+    check_range(&view, acc.offset(), acc.count(), elem, buffers).map_err(oob)?;
+    check_sparse(acc, elem, buffers, &oob)
+}
+
+fn check_sparse(
+    acc: &gltf::Accessor<'_>,
+    elem: usize,
+    buffers: &[gltf::buffer::Data],
+    oob: &dyn Fn(String) -> ErrorKind,
+) -> Result<(), ErrorKind> {
+    let Some(sparse) = acc.sparse() else { return Ok(()) };
+    if sparse.count() == 0 {
+        return Err(oob("sparse count is 0".into()));
+    }
+    let indices = sparse.indices();
+    check_range(&indices.view(), indices.offset(), sparse.count(), indices.index_type().size(), buffers)
+        .map_err(|d| oob(format!("sparse indices: {d}")))?;
+    let values = sparse.values();
+    check_range(&values.view(), values.offset(), sparse.count(), elem, buffers)
+        .map_err(|d| oob(format!("sparse values: {d}")))
+}
+
+/// `count` elements of `elem` bytes at `offset` into `view` (with its stride) must fit the view,
+/// and the view must fit its buffer.
+fn check_range(
+    view: &gltf::buffer::View<'_>,
+    offset: usize,
+    count: usize,
+    elem: usize,
+    buffers: &[gltf::buffer::Data],
+) -> Result<(), String> {
+    let stride = view.stride().unwrap_or(elem);
+    if stride < elem {
+        return Err(format!("buffer view {} stride {stride} is less than the element size {elem}", view.index()));
+    }
+    let end = stride
+        .checked_mul(count - 1)
+        .and_then(|x| x.checked_add(elem))
+        .and_then(|x| x.checked_add(offset))
+        .ok_or_else(|| "byte range overflows".to_owned())?;
+    if end > view.length() {
+        return Err(format!(
+            "{count} elements from byte {offset} need {end} bytes, buffer view {} has {}",
+            view.index(),
+            view.length()
+        ));
+    }
+    let buffer = view.buffer().index();
+    let have = buffers.get(buffer).map_or(0, |b| b.len());
+    let view_end = view.offset().checked_add(view.length()).ok_or("byte range overflows")?;
+    if view_end > have {
+        return Err(format!(
+            "buffer view {} ends at byte {view_end}, buffer {buffer} has {have}",
+            view.index()
+        ));
+    }
+    Ok(())
+}
+
+fn read_primitive(
+    prim: &gltf::Primitive<'_>,
+    buffers: &[gltf::buffer::Data],
+    label: String,
+) -> Result<Primitive, ErrorKind> {
+    let mode = prim.mode();
+    if matches!(mode, Mode::Points | Mode::Lines | Mode::LineLoop | Mode::LineStrip) {
+        return Err(ErrorKind::UnsupportedMode(format!("{mode:?}")));
+    }
+    let checked = |semantic: Semantic, name: &str, expect: &Expect| -> Result<bool, ErrorKind> {
+        match prim.get(&semantic) {
+            Some(acc) => check_accessor(&acc, name, expect, buffers).map(|()| true),
+            None => Ok(false),
+        }
+    };
+    if !checked(Semantic::Positions, "POSITION", &POSITION)? {
+        return Err(ErrorKind::NoPositions);
+    }
+    let has_normals = checked(Semantic::Normals, "NORMAL", &NORMAL)?;
+    let has_tangents = checked(Semantic::Tangents, "TANGENT", &TANGENT)?;
+    let has_uvs = checked(Semantic::TexCoords(0), "TEXCOORD_0", &TEXCOORD)?;
+    let mut joint_sets = 0;
+    while checked(Semantic::Joints(joint_sets), &format!("JOINTS_{joint_sets}"), &JOINTS)? {
+        joint_sets += 1;
+    }
+    let mut weight_sets = 0;
+    while checked(Semantic::Weights(weight_sets), &format!("WEIGHTS_{weight_sets}"), &WEIGHTS)? {
+        weight_sets += 1;
+    }
+    if let Some(acc) = prim.indices() {
+        check_accessor(&acc, "indices", &INDICES, buffers)?;
+    }
+
+    let reader = prim.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
+    // The checks above make every read below Some; a None would be a gltf crate change.
+    let missing = |what: &str| ErrorKind::Gltf(format!("the gltf crate could not read {what}"));
+    let positions: Vec<Vec3> =
+        reader.read_positions().ok_or_else(|| missing("POSITION"))?.map(Vec3::from).collect();
+    let normals = if has_normals {
+        Some(reader.read_normals().ok_or_else(|| missing("NORMAL"))?.map(Vec3::from).collect())
+    } else {
+        None
+    };
+    let tangents = if has_tangents {
+        Some(reader.read_tangents().ok_or_else(|| missing("TANGENT"))?.map(Vec4::from).collect())
+    } else {
+        None
+    };
+    let uvs = if has_uvs {
+        let read = reader.read_tex_coords(0).ok_or_else(|| missing("TEXCOORD_0"))?;
+        Some(read.into_f32().map(Vec2::from).collect())
+    } else {
+        None
+    };
+    let joints = (0..joint_sets)
+        .map(|s| Ok(reader.read_joints(s).ok_or_else(|| missing("JOINTS"))?.into_u16().collect()))
+        .collect::<Result<Vec<_>, ErrorKind>>()?;
+    let weights = (0..weight_sets)
+        .map(|s| Ok(reader.read_weights(s).ok_or_else(|| missing("WEIGHTS"))?.into_f32().collect()))
+        .collect::<Result<Vec<_>, ErrorKind>>()?;
+    let list: Vec<u32> = match reader.read_indices() {
+        Some(read) => read.into_u32().collect(),
+        None => (0..u32::try_from(positions.len()).unwrap_or(u32::MAX)).collect(),
+    };
+    let indices = match mode {
+        Mode::TriangleStrip => strip_to_list(&list),
+        Mode::TriangleFan => fan_to_list(&list),
+        _ => list,
+    };
+    Ok(Primitive {
+        label,
+        positions,
+        normals,
+        tangents,
+        uvs,
+        smoothing_ids: None,
+        joints,
+        weights,
+        indices,
+        material: prim.material().index(),
+    })
+}
+
+/// glTF 2.0 §3.7.2.1: strip triangle i is (v_i, v_{i+1+i%2}, v_{i+2-i%2}), keeping one winding.
+fn strip_to_list(strip: &[u32]) -> Vec<u32> {
+    (0..strip.len().saturating_sub(2))
+        .flat_map(|i| [strip[i], strip[i + 1 + i % 2], strip[i + 2 - i % 2]])
+        .collect()
+}
+
+/// glTF 2.0 §3.7.2.1: fan triangle i is (v_{i+1}, v_{i+2}, v_0).
+fn fan_to_list(fan: &[u32]) -> Vec<u32> {
+    (0..fan.len().saturating_sub(2)).flat_map(|i| [fan[i + 1], fan[i + 2], fan[0]]).collect()
+}
+
+/// Node-to-world matrix of every node reached from the scene roots (the default scene, else
+/// every scene, else every node without a parent). A node reached twice is an error: glTF
+/// nodes form a forest, and a cycle would otherwise never end.
+fn node_world_matrices(doc: &gltf::Document) -> Result<HashMap<usize, Mat4>, ErrorKind> {
+    let roots: Vec<gltf::Node<'_>> = if let Some(scene) = doc.default_scene() {
+        scene.nodes().collect()
+    } else if doc.scenes().len() > 0 {
+        doc.scenes().flat_map(|s| s.nodes().collect::<Vec<_>>()).collect()
+    } else {
+        let mut is_child = vec![false; doc.nodes().len()];
+        for n in doc.nodes() {
+            for c in n.children() {
+                is_child[c.index()] = true;
+            }
+        }
+        doc.nodes().filter(|n| !is_child[n.index()]).collect()
+    };
+    let mut world = HashMap::new();
+    let mut stack: Vec<(gltf::Node<'_>, Mat4)> = roots.into_iter().map(|n| (n, Mat4::IDENTITY)).collect();
+    while let Some((node, parent)) = stack.pop() {
+        let m = parent * Mat4::from_cols_array_2d(&node.transform().matrix());
+        if world.insert(node.index(), m).is_some() {
+            return Err(ErrorKind::InvalidGltf(format!(
+                "node {} is reached twice from the scene (a cycle, or a node with two parents)",
+                node.index()
+            )));
+        }
+        stack.extend(node.children().map(|c| (c, m)));
+    }
+    Ok(world)
+}
+
+fn read_skin(
+    skin: &gltf::Skin<'_>,
+    buffers: &[gltf::buffer::Data],
+    world: &HashMap<usize, Mat4>,
+) -> Result<Skin, ErrorKind> {
+    let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
+    let inverse_bind = match skin.inverse_bind_matrices() {
+        Some(acc) => {
+            check_accessor(&acc, "inverseBindMatrices", &MAT4, buffers)?;
+            if acc.count() != joints.len() {
+                return Err(ErrorKind::CountMismatch {
+                    attribute: format!("skin {} inverseBindMatrices", skin.index()),
+                    count: acc.count(),
+                    positions: joints.len(),
+                });
+            }
+            let reader = skin.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
+            let m: Vec<Mat4> = reader
+                .read_inverse_bind_matrices()
+                .ok_or_else(|| ErrorKind::Gltf("the gltf crate could not read inverseBindMatrices".into()))?
+                .map(|m| Mat4::from_cols_array_2d(&m))
+                .collect();
+            if let Some(i) = m.iter().position(|m| !m.is_finite()) {
+                return Err(ErrorKind::NonFinite {
+                    attribute: format!("skin {} inverseBindMatrices", skin.index()),
+                    vertex: i,
+                    value: f32::NAN,
+                });
+            }
+            m
+        }
+        None => vec![Mat4::IDENTITY; joints.len()],
+    };
+    Ok(Skin {
+        name: skin.name().map_or_else(|| format!("skin {}", skin.index()), str::to_owned),
+        joint_world: joints.iter().map(|j| world.get(j).copied().unwrap_or(Mat4::IDENTITY)).collect(),
+        joints,
+        inverse_bind,
+    })
+}
+
+fn material(
+    m: &gltf::Material<'_>,
+    base: Option<&Path>,
+    buffers: &[gltf::buffer::Data],
+) -> Result<Material, ErrorKind> {
+    let pbr = m.pbr_metallic_roughness();
+    let texture = |t: gltf::Texture<'_>, tex_coord: u32, scale: f32| -> Result<TextureRef, ErrorKind> {
+        let image = match t.source().source() {
+            gltf::image::Source::Uri { uri, .. } if uri.starts_with("data:") => {
+                ImageSource::DataUri(uri.to_owned())
+            }
+            gltf::image::Source::Uri { uri, .. } => {
+                ImageSource::File(base.map_or_else(|| uri.into(), |b| b.join(uri)))
+            }
+            gltf::image::Source::View { view, mime_type } => {
+                let data = buffers.get(view.buffer().index()).map_or(&[][..], |d| &d.0[..]);
+                let bytes = view
+                    .offset()
+                    .checked_add(view.length())
+                    .and_then(|end| data.get(view.offset()..end))
+                    .ok_or_else(|| ErrorKind::AccessorOutOfBounds {
+                        attribute: format!("image {}", t.source().index()),
+                        accessor: view.index(),
+                        detail: "its buffer view is outside the buffer".into(),
+                    })?;
+                ImageSource::Embedded { mime: mime_type.to_owned(), bytes: bytes.to_vec() }
+            }
+        };
+        Ok(TextureRef { image, tex_coord, scale })
+    };
+    Ok(Material {
+        name: m.name().map_or_else(
+            || m.index().map_or_else(|| "default material".into(), |i| format!("material {i}")),
+            str::to_owned,
+        ),
+        base_color: Vec4::from(pbr.base_color_factor()),
+        base_color_texture: pbr
+            .base_color_texture()
+            .map(|i| texture(i.texture(), i.tex_coord(), 1.0))
+            .transpose()?,
+        normal_texture: m
+            .normal_texture()
+            .map(|n| texture(n.texture(), n.tex_coord(), n.scale()))
+            .transpose()?,
+        metallic_roughness_texture: pbr
+            .metallic_roughness_texture()
+            .map(|i| texture(i.texture(), i.tex_coord(), 1.0))
+            .transpose()?,
+        metallic: pbr.metallic_factor(),
+        roughness: pbr.roughness_factor(),
+    })
+}

@@ -1,0 +1,160 @@
+//! Wavefront OBJ (+ MTL) through `tobj`.
+//!
+//! Each OBJ object/group becomes one mesh with one primitive. Faces are triangulated by tobj;
+//! vertices are the distinct (position, uv, normal) index triples, and every vertex keeps its
+//! position index as its smoothing id, so generated normals are smooth across UV seams but
+//! not across positions the file itself duplicated. `v` is flipped to glTF's top-left origin.
+
+use std::collections::HashMap;
+use std::io::Cursor;
+use std::path::Path;
+
+use glam::{Mat4, Vec2, Vec3, Vec4};
+
+use super::{ErrorKind, ImageSource, Instance, Material, Mesh, MeshError, Primitive, Scene, TextureRef};
+
+pub(super) fn load(path: &Path) -> Result<Scene, MeshError> {
+    let bytes = std::fs::read(path)
+        .map_err(|source| MeshError::file(path, ErrorKind::Io { what: "file".into(), source }))?;
+    load_slice(path, &bytes, Some(path.parent().unwrap_or(Path::new("."))))
+}
+
+pub(super) fn load_slice(name: &Path, bytes: &[u8], base: Option<&Path>) -> Result<Scene, MeshError> {
+    let options = tobj::LoadOptions {
+        triangulate: true,
+        single_index: false,
+        ignore_points: true,
+        ignore_lines: true,
+        ..Default::default()
+    };
+    let mtl_warnings = std::cell::RefCell::new(Vec::new());
+    let loader = |mtl: &Path| -> tobj::MTLLoadResult {
+        let Some(base) = base else {
+            mtl_warnings
+                .borrow_mut()
+                .push(format!("material library '{}' not loaded: the OBJ came from memory", mtl.display()));
+            return Err(tobj::LoadError::OpenFileFailed);
+        };
+        let path = base.join(mtl);
+        match std::fs::read(&path) {
+            Ok(data) => tobj::load_mtl_buf(&mut Cursor::new(data)).inspect_err(|e| {
+                mtl_warnings
+                    .borrow_mut()
+                    .push(format!("material library '{}' is invalid ({e}); materials skipped", path.display()));
+            }),
+            Err(e) => {
+                mtl_warnings.borrow_mut().push(format!(
+                    "material library '{}' cannot be read ({e}); materials skipped",
+                    path.display()
+                ));
+                Err(tobj::LoadError::OpenFileFailed)
+            }
+        }
+    };
+    let (models, materials) = tobj::load_obj_buf(&mut Cursor::new(bytes), &options, loader)
+        .map_err(|e| MeshError::file(name, ErrorKind::InvalidObj(e.to_string())))?;
+    let mut warnings = mtl_warnings.into_inner();
+    let materials: Vec<Material> = materials
+        .unwrap_or_default()
+        .iter()
+        .map(|m| material(m, base))
+        .collect();
+
+    let mut meshes = Vec::new();
+    for (index, model) in models.iter().enumerate() {
+        let mesh_name = if model.name.is_empty() { format!("mesh {index}") } else { model.name.clone() };
+        let label = format!("mesh '{mesh_name}' primitive 0");
+        if model.mesh.indices.is_empty() {
+            warnings.push(format!("{label}: no faces (points or lines only), skipped"));
+            continue;
+        }
+        let mut primitive = read_model(&model.mesh, label.clone())
+            .map_err(|kind| MeshError::at(name, &label, kind))?;
+        primitive.material = model.mesh.material_id.filter(|&m| m < materials.len());
+        primitive.validate().map_err(|kind| MeshError::at(name, &label, kind))?;
+        meshes.push(Mesh {
+            name: mesh_name,
+            primitives: vec![primitive],
+            instances: vec![Instance { node: index, world: Mat4::IDENTITY, skin: None }],
+        });
+    }
+    if meshes.is_empty() {
+        return Err(MeshError::file(name, ErrorKind::NoMeshes));
+    }
+    Ok(Scene { source: name.to_path_buf(), meshes, materials, skins: Vec::new(), warnings })
+}
+
+/// Builds one vertex per distinct (position, uv, normal) index triple.
+fn read_model(m: &tobj::Mesh, label: String) -> Result<Primitive, ErrorKind> {
+    let corners = m.indices.len();
+    let has_uv = !m.texcoord_indices.is_empty();
+    let has_normal = !m.normal_indices.is_empty();
+    for (what, n) in [("uv", m.texcoord_indices.len()), ("normal", m.normal_indices.len())] {
+        if n != 0 && n != corners {
+            return Err(ErrorKind::CountMismatch {
+                attribute: format!("face {what} indices"),
+                count: n,
+                positions: corners,
+            });
+        }
+    }
+    let fetch = |data: &[f32], dims: usize, i: u32, what: &str| -> Result<Vec<f32>, ErrorKind> {
+        let start = i as usize * dims;
+        data.get(start..start + dims).map(<[f32]>::to_vec).ok_or_else(|| {
+            ErrorKind::InvalidObj(format!(
+                "a face refers to {what} {} but the file has {}",
+                u64::from(i) + 1,
+                data.len() / dims
+            ))
+        })
+    };
+    let mut map: HashMap<(u32, u32, u32), u32> = HashMap::new();
+    let mut p = Primitive { label, ..Default::default() };
+    let (mut uvs, mut normals, mut ids) = (Vec::new(), Vec::new(), Vec::new());
+    for c in 0..corners {
+        let pi = m.indices[c];
+        let ti = if has_uv { m.texcoord_indices[c] } else { 0 };
+        let ni = if has_normal { m.normal_indices[c] } else { 0 };
+        let next = u32::try_from(p.positions.len()).unwrap_or(u32::MAX);
+        let v = *map.entry((pi, ti, ni)).or_insert(next);
+        if v == next {
+            let pos = fetch(&m.positions, 3, pi, "position")?;
+            p.positions.push(Vec3::new(pos[0], pos[1], pos[2]));
+            ids.push(pi);
+            if has_uv {
+                let uv = fetch(&m.texcoords, 2, ti, "texture coordinate")?;
+                // OBJ's origin is bottom-left; glTF's (and wgpu's) is top-left.
+                uvs.push(Vec2::new(uv[0], 1.0 - uv[1]));
+            }
+            if has_normal {
+                let n = fetch(&m.normals, 3, ni, "normal")?;
+                normals.push(Vec3::new(n[0], n[1], n[2]));
+            }
+        }
+        p.indices.push(v);
+    }
+    p.uvs = has_uv.then_some(uvs);
+    p.normals = has_normal.then_some(normals);
+    p.smoothing_ids = Some(ids);
+    Ok(p)
+}
+
+fn material(m: &tobj::Material, base: Option<&Path>) -> Material {
+    let texture = |name: &Option<String>| {
+        name.as_ref().map(|n| TextureRef {
+            image: ImageSource::File(base.map_or_else(|| n.into(), |b| b.join(n))),
+            tex_coord: 0,
+            scale: 1.0,
+        })
+    };
+    let diffuse = m.diffuse.unwrap_or([1.0; 3]);
+    Material {
+        name: m.name.clone(),
+        base_color: Vec4::new(diffuse[0], diffuse[1], diffuse[2], m.dissolve.unwrap_or(1.0)),
+        base_color_texture: texture(&m.diffuse_texture),
+        normal_texture: texture(&m.normal_texture),
+        metallic_roughness_texture: None,
+        metallic: 0.0,
+        roughness: m.shininess.map_or(1.0, |s| (2.0 / (s + 2.0)).sqrt().clamp(0.0, 1.0)),
+    }
+}

@@ -1,0 +1,317 @@
+//! Meshes in: glTF 2.0 and OBJ loading, generated normals, MikkTSpace tangents, mirror-seam
+//! splitting and qtangent vertex streams. CPU only (no wgpu): the GPU side is
+//! [`crate::gpu::mesh`].
+//!
+//! The pipeline for one primitive:
+//!
+//! 1. [`load`] reads a file into a [`Scene`]: every primitive as an indexed triangle list with its
+//!    attributes checked (finite, in range, matching counts), node transforms, skins and material
+//!    references kept.
+//! 2. [`Primitive::prepare`] fills in what is missing — smooth normals ([`normals`]) and MikkTSpace
+//!    tangents ([`tangents`]) — and splits vertices where triangles of opposite handedness meet,
+//!    giving a [`Prepared`] primitive whose every vertex has a well-defined [`TangentFrame`].
+//! 3. [`Prepared::vertex_stream`] encodes the frames in any [`Format`] and interleaves them with
+//!    position and UV ([`vertex`]).
+//!
+//! Texture coordinates are kept in glTF's convention everywhere (origin at the image's top-left,
+//! v down, as wgpu samples); the OBJ loader flips `v` on the way in.
+
+mod error;
+mod load_gltf;
+mod load_obj;
+pub mod normals;
+pub mod procedural;
+pub mod tangents;
+pub mod vertex;
+
+use std::path::{Path, PathBuf};
+
+use glam::{Mat4, Vec2, Vec3, Vec4};
+
+pub use error::{ErrorKind, MeshError};
+pub use tangents::{Prepared, PrimitiveStats, Source};
+
+use crate::encoding::Format;
+
+/// Everything read from one mesh file.
+#[derive(Debug, Clone, Default)]
+pub struct Scene {
+    /// The file it came from (for messages).
+    pub source: PathBuf,
+    /// Meshes in file order.
+    pub meshes: Vec<Mesh>,
+    /// Materials referenced by [`Primitive::material`].
+    pub materials: Vec<Material>,
+    /// Skins referenced by [`Instance::skin`].
+    pub skins: Vec<Skin>,
+    /// Things that were wrong but not fatal (a missing `.mtl` file, say), one line each.
+    pub warnings: Vec<String>,
+}
+
+/// One mesh: a list of primitives that share placement.
+#[derive(Debug, Clone, Default)]
+pub struct Mesh {
+    /// The mesh's name in the file, or `mesh N`.
+    pub name: String,
+    /// Primitives (glTF) or objects/groups (OBJ).
+    pub primitives: Vec<Primitive>,
+    /// Where the scene places this mesh: one entry per node that uses it. Empty for a mesh that
+    /// no node uses; OBJ meshes get one identity instance.
+    pub instances: Vec<Instance>,
+}
+
+/// A placement of a mesh by a node.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Instance {
+    /// Index of the node in the file.
+    pub node: usize,
+    /// Node-to-world matrix (the node's matrix times all its ancestors').
+    pub world: Mat4,
+    /// Index into [`Scene::skins`] when the node is skinned.
+    pub skin: Option<usize>,
+}
+
+/// A skin: the joints (node indices) and their inverse bind matrices.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Skin {
+    /// Skin name, or `skin N`.
+    pub name: String,
+    /// Node index of each joint; `JOINTS_n` values index this list.
+    pub joints: Vec<usize>,
+    /// One per joint (identity when the file gives none).
+    pub inverse_bind: Vec<Mat4>,
+    /// Node-to-world matrix of each joint in the file's rest pose.
+    pub joint_world: Vec<Mat4>,
+}
+
+/// Where a texture's pixels live. Images are not decoded at load time.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ImageSource {
+    /// A file next to the mesh (path resolved against the mesh's folder).
+    File(PathBuf),
+    /// A `data:` URI, kept undecoded.
+    DataUri(String),
+    /// Bytes inside the file (a GLB buffer view).
+    Embedded {
+        /// MIME type the file declares, e.g. `image/png`.
+        mime: String,
+        /// The encoded image.
+        bytes: Vec<u8>,
+    },
+}
+
+/// A texture reference from a material.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextureRef {
+    /// The image.
+    pub image: ImageSource,
+    /// Which UV set it reads (0 is the only one loaded).
+    pub tex_coord: u32,
+    /// glTF `normalTexture.scale` (1 for other textures).
+    pub scale: f32,
+}
+
+/// The parts of a material later stages need.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Material {
+    /// Material name, or `material N`.
+    pub name: String,
+    /// Linear RGBA base colour factor.
+    pub base_color: Vec4,
+    /// Base colour texture.
+    pub base_color_texture: Option<TextureRef>,
+    /// Tangent-space normal map.
+    pub normal_texture: Option<TextureRef>,
+    /// glTF metallic-roughness texture (B = metal, G = roughness).
+    pub metallic_roughness_texture: Option<TextureRef>,
+    /// Metallic factor.
+    pub metallic: f32,
+    /// Roughness factor.
+    pub roughness: f32,
+}
+
+impl Default for Material {
+    fn default() -> Self {
+        Self {
+            name: String::new(),
+            base_color: Vec4::ONE,
+            base_color_texture: None,
+            normal_texture: None,
+            metallic_roughness_texture: None,
+            metallic: 1.0,
+            roughness: 1.0,
+        }
+    }
+}
+
+/// One indexed triangle list with its vertex attributes, as loaded (checked, not yet prepared).
+///
+/// Invariants (the loaders and [`Primitive::validate`] enforce them): every attribute present
+/// has one entry per position, every value is finite, indices are in range and come in threes,
+/// there is at least one triangle, supplied normals are not zero-length.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Primitive {
+    /// `mesh 'Name' primitive 2` — used in messages.
+    pub label: String,
+    /// Object-space positions.
+    pub positions: Vec<Vec3>,
+    /// Supplied normals (not necessarily unit length).
+    pub normals: Option<Vec<Vec3>>,
+    /// Supplied glTF tangents: xyz and handedness w = ±1.
+    pub tangents: Option<Vec<Vec4>>,
+    /// UV set 0, glTF convention (origin top-left).
+    pub uvs: Option<Vec<Vec2>>,
+    /// Vertices with the same id share one smooth normal when normals are generated (the OBJ
+    /// position index). `None`: every vertex is its own (glTF: honour the file's vertex splits).
+    pub smoothing_ids: Option<Vec<u32>>,
+    /// `JOINTS_0`, `JOINTS_1`, … as read.
+    pub joints: Vec<Vec<[u16; 4]>>,
+    /// `WEIGHTS_0`, `WEIGHTS_1`, … as read (normalised integers converted to float).
+    pub weights: Vec<Vec<[f32; 4]>>,
+    /// Triangle list, three indices per triangle.
+    pub indices: Vec<u32>,
+    /// Index into [`Scene::materials`].
+    pub material: Option<usize>,
+}
+
+impl Primitive {
+    /// Checks the invariants listed on [`Primitive`].
+    ///
+    /// # Errors
+    /// The first problem found, as an [`ErrorKind`].
+    pub fn validate(&self) -> Result<(), ErrorKind> {
+        let n = self.positions.len();
+        if n == 0 {
+            return Err(ErrorKind::NoPositions);
+        }
+        check_finite("POSITION", self.positions.iter().map(|p| p.to_array()))?;
+        let counts = [
+            ("NORMAL", self.normals.as_ref().map(Vec::len)),
+            ("TANGENT", self.tangents.as_ref().map(Vec::len)),
+            ("TEXCOORD_0", self.uvs.as_ref().map(Vec::len)),
+            ("smoothing ids", self.smoothing_ids.as_ref().map(Vec::len)),
+        ];
+        for (attribute, count) in counts {
+            if let Some(count) = count.filter(|&c| c != n) {
+                return Err(ErrorKind::CountMismatch { attribute: attribute.into(), count, positions: n });
+            }
+        }
+        for (set, j) in self.joints.iter().enumerate() {
+            if j.len() != n {
+                let attribute = format!("JOINTS_{set}");
+                return Err(ErrorKind::CountMismatch { attribute, count: j.len(), positions: n });
+            }
+        }
+        for (set, w) in self.weights.iter().enumerate() {
+            if w.len() != n {
+                let attribute = format!("WEIGHTS_{set}");
+                return Err(ErrorKind::CountMismatch { attribute, count: w.len(), positions: n });
+            }
+            check_finite(&format!("WEIGHTS_{set}"), w.iter().copied())?;
+        }
+        if let Some(normals) = &self.normals {
+            check_finite("NORMAL", normals.iter().map(|v| v.to_array()))?;
+            // Below this no direction survives normalisation in f32 (see frame::MIN_MAGNITUDE).
+            if let Some(vertex) = normals.iter().position(|v| v.abs().max_element() < 1e-12) {
+                return Err(ErrorKind::ZeroLengthNormal { vertex });
+            }
+        }
+        if let Some(tangents) = &self.tangents {
+            check_finite("TANGENT", tangents.iter().map(|v| v.to_array()))?;
+        }
+        if let Some(uvs) = &self.uvs {
+            check_finite("TEXCOORD_0", uvs.iter().map(|v| v.to_array()))?;
+        }
+        if self.indices.len() % 3 != 0 {
+            return Err(ErrorKind::PartialTriangle { indices: self.indices.len() });
+        }
+        if self.indices.is_empty() {
+            return Err(ErrorKind::NoTriangles);
+        }
+        if let Some((position, &index)) =
+            self.indices.iter().enumerate().find(|(_, &i)| i as usize >= n)
+        {
+            return Err(ErrorKind::IndexOutOfRange { position, index, vertices: n });
+        }
+        Ok(())
+    }
+
+    /// Number of triangles.
+    #[must_use]
+    pub fn triangle_count(&self) -> usize {
+        self.indices.len() / 3
+    }
+}
+
+fn check_finite<const N: usize>(
+    attribute: &str,
+    values: impl Iterator<Item = [f32; N]>,
+) -> Result<(), ErrorKind> {
+    for (vertex, v) in values.enumerate() {
+        if let Some(&value) = v.iter().find(|x| !x.is_finite()) {
+            return Err(ErrorKind::NonFinite { attribute: attribute.into(), vertex, value });
+        }
+    }
+    Ok(())
+}
+
+/// Loads a `.gltf`, `.glb` or `.obj` file (chosen by extension, case-insensitive).
+///
+/// # Errors
+/// A [`MeshError`] naming the file, the mesh/primitive where there is one, and the problem:
+/// unreadable or truncated file, invalid JSON, missing or short buffer, accessor out of bounds,
+/// index out of range, NaN/infinite values, zero-length normals, mismatched attribute counts,
+/// unsupported primitive mode, no triangles, unknown extension.
+pub fn load(path: impl AsRef<Path>) -> Result<Scene, MeshError> {
+    let path = path.as_ref();
+    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("gltf" | "glb") => load_gltf::load(path),
+        Some("obj") => load_obj::load(path),
+        _ => Err(MeshError::file(path, ErrorKind::UnknownExtension)),
+    }
+}
+
+/// Loads glTF (JSON or GLB) from memory. External buffers and images are resolved against
+/// `base` (none: only embedded data is allowed). `name` is used in messages.
+///
+/// # Errors
+/// As [`load`].
+pub fn load_gltf_slice(name: &Path, bytes: &[u8], base: Option<&Path>) -> Result<Scene, MeshError> {
+    load_gltf::load_slice(name, bytes, base)
+}
+
+/// Loads OBJ from memory; `mtllib` files are resolved against `base` (none: materials are
+/// skipped with a warning). `name` is used in messages.
+///
+/// # Errors
+/// As [`load`].
+pub fn load_obj_slice(name: &Path, bytes: &[u8], base: Option<&Path>) -> Result<Scene, MeshError> {
+    load_obj::load_slice(name, bytes, base)
+}
+
+impl Scene {
+    /// Every primitive with its mesh, in file order.
+    pub fn primitives(&self) -> impl Iterator<Item = (&Mesh, &Primitive)> {
+        self.meshes.iter().flat_map(|m| m.primitives.iter().map(move |p| (m, p)))
+    }
+
+    /// Prepares every primitive (see [`Primitive::prepare`]).
+    ///
+    /// # Errors
+    /// The first primitive that fails, named with the file.
+    pub fn prepare(&self) -> Result<Vec<Prepared>, MeshError> {
+        self.primitives()
+            .map(|(_, p)| p.prepare().map_err(|kind| MeshError::at(&self.source, &p.label, kind)))
+            .collect()
+    }
+}
+
+/// Bytes of the f32 normal + tangent (3 + 4 floats) that a qtangent replaces.
+pub const F32_NORMAL_TANGENT_BYTES: usize = 28;
+
+/// Bytes per vertex a format saves against [`F32_NORMAL_TANGENT_BYTES`] (negative if it costs).
+#[must_use]
+pub fn bytes_saved(format: Format) -> i64 {
+    F32_NORMAL_TANGENT_BYTES as i64 - format.bytes() as i64
+}

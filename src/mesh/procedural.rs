@@ -1,0 +1,161 @@
+//! Procedural meshes with analytically known frames, for tests and the demos: a cube, a UV
+//! sphere, a torus and a pair of quads with mirrored UVs. Each comes with exact normals and UVs
+//! (glTF convention, v down) and no tangents, so [`Primitive::prepare`] runs MikkTSpace on them.
+//!
+//! The UVs are laid out so that unmirrored surfaces have handedness +1: `u` runs along the
+//! tangent and `1 − v` along `cross(normal, tangent)`.
+
+use std::f32::consts::TAU;
+
+use glam::{Vec2, Vec3};
+
+use super::Primitive;
+
+fn primitive(label: &str, positions: Vec<Vec3>, normals: Vec<Vec3>, uvs: Vec<Vec2>, indices: Vec<u32>) -> Primitive {
+    Primitive {
+        label: label.to_owned(),
+        positions,
+        normals: Some(normals),
+        uvs: Some(uvs),
+        indices,
+        ..Default::default()
+    }
+}
+
+/// The six faces of a cube as (normal, tangent): `u` runs along the tangent, `v` (down) along
+/// `−cross(normal, tangent)`.
+pub const CUBE_FACES: [(Vec3, Vec3); 6] = [
+    (Vec3::X, Vec3::NEG_Z),
+    (Vec3::NEG_X, Vec3::Z),
+    (Vec3::Y, Vec3::X),
+    (Vec3::NEG_Y, Vec3::X),
+    (Vec3::Z, Vec3::X),
+    (Vec3::NEG_Z, Vec3::NEG_X),
+];
+
+/// A unit cube centred on the origin: 24 vertices (4 per face, so faces keep their own normal),
+/// 12 triangles wound counter-clockwise seen from outside, each face mapped to the whole
+/// `[0, 1]²` UV square. Frames: [`CUBE_FACES`], handedness +1.
+#[must_use]
+pub fn cube() -> Primitive {
+    let (mut p, mut n, mut uv, mut idx) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for (normal, tangent) in CUBE_FACES {
+        let up = normal.cross(tangent); // the bitangent: direction of 1 - v
+        let base = p.len() as u32;
+        for (u, v) in [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)] {
+            p.push(normal * 0.5 + tangent * (u - 0.5) + up * (0.5 - v));
+            n.push(normal);
+            uv.push(Vec2::new(u, v));
+        }
+        // (0,0) top-left, (1,0) top-right, (1,1) bottom-right: clockwise in UV with v down is
+        // counter-clockwise seen from the normal side, since (t, up, n) is right-handed.
+        idx.extend([base, base + 2, base + 1, base, base + 3, base + 2]);
+    }
+    primitive("procedural cube", p, n, uv, idx)
+}
+
+/// Point on the unit sphere at colatitude `theta` (0 at +Y) and longitude `phi`. The tangent
+/// (`dP/dphi`, normalised) is `(−sin phi, 0, −cos phi)`; with `u = phi / 2π` and
+/// `v = theta / π` the bitangent `cross(n, t)` points north (towards `1 − v`).
+#[must_use]
+pub fn sphere_point(theta: f32, phi: f32) -> Vec3 {
+    Vec3::new(theta.sin() * phi.cos(), theta.cos(), -theta.sin() * phi.sin())
+}
+
+/// A UV sphere of radius 1: `segments` columns of longitude, `rings` rows of latitude. Seam
+/// and pole vertices are repeated per column (their UVs differ); the pole rows are single
+/// triangles, so no triangle is degenerate. Vertex `(i, j)` (ring `i` in `0..=rings`, column
+/// `j` in `0..=segments`) is index `i * (segments + 1) + j`, at `sphere_point(π i / rings,
+/// 2π j / segments)`, UV `(j / segments, i / rings)`.
+///
+/// # Panics
+/// If `segments < 3` or `rings < 2`.
+#[must_use]
+pub fn uv_sphere(segments: u32, rings: u32) -> Primitive {
+    assert!(segments >= 3 && rings >= 2, "a UV sphere needs at least 3 segments and 2 rings");
+    let (mut p, mut uv) = (Vec::new(), Vec::new());
+    for i in 0..=rings {
+        for j in 0..=segments {
+            let (u, v) = (j as f32 / segments as f32, i as f32 / rings as f32);
+            p.push(sphere_point(v * std::f32::consts::PI, u * TAU));
+            uv.push(Vec2::new(u, v));
+        }
+    }
+    let row = segments + 1;
+    let mut idx = Vec::new();
+    for i in 0..rings {
+        for j in 0..segments {
+            let (a, b, c, d) = (i * row + j, i * row + j + 1, (i + 1) * row + j, (i + 1) * row + j + 1);
+            if i > 0 {
+                idx.extend([a, c, b]);
+            }
+            if i + 1 < rings {
+                idx.extend([b, c, d]);
+            }
+        }
+    }
+    let n = p.clone();
+    primitive("procedural UV sphere", p, n, uv, idx)
+}
+
+/// Point on a torus around +Y with major radius `major`, minor radius `minor`, at major angle
+/// `phi` and minor angle `psi`; returns (position, normal). The tangent is
+/// `(−sin phi, 0, −cos phi)`.
+#[must_use]
+pub fn torus_point(major: f32, minor: f32, phi: f32, psi: f32) -> (Vec3, Vec3) {
+    let n = Vec3::new(psi.cos() * phi.cos(), psi.sin(), -psi.cos() * phi.sin());
+    let centre = Vec3::new(phi.cos(), 0.0, -phi.sin()) * major;
+    (centre + n * minor, n)
+}
+
+/// A torus: vertex `(i, j)` (`i` in `0..=rings` around the tube, `j` in `0..=segments` around
+/// the axis) is index `i * (segments + 1) + j`, at `torus_point(major, minor, 2π j / segments,
+/// −2π i / rings)` with UV `(j / segments, i / rings)` (the minus sign makes `1 − v` run along
+/// `cross(n, t)`, handedness +1).
+///
+/// # Panics
+/// If `segments < 3`, `rings < 3`, or not `0 < minor < major`.
+#[must_use]
+pub fn torus(major: f32, minor: f32, segments: u32, rings: u32) -> Primitive {
+    assert!(segments >= 3 && rings >= 3, "a torus needs at least 3 segments and 3 rings");
+    assert!(0.0 < minor && minor < major, "a torus needs 0 < minor < major");
+    let (mut p, mut n, mut uv) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..=rings {
+        for j in 0..=segments {
+            let (u, v) = (j as f32 / segments as f32, i as f32 / rings as f32);
+            let (pos, normal) = torus_point(major, minor, u * TAU, -v * TAU);
+            p.push(pos);
+            n.push(normal);
+            uv.push(Vec2::new(u, v));
+        }
+    }
+    let row = segments + 1;
+    let mut idx = Vec::new();
+    for i in 0..rings {
+        for j in 0..segments {
+            let (a, b, c, d) = (i * row + j, i * row + j + 1, (i + 1) * row + j, (i + 1) * row + j + 1);
+            idx.extend([a, c, b, b, c, d]);
+        }
+    }
+    primitive("procedural torus", p, n, uv, idx)
+}
+
+/// Two unit quads side by side in the z = 0 plane, normal +Z, sharing the edge x = 1. The left
+/// quad's `u` runs with +x (tangent +X, handedness +1); the right quad's `u` runs back (tangent
+/// −X, handedness −1): a mirror seam, as on a symmetric character. The two shared vertices have
+/// the same UV on both sides, so the file-level mesh has 6 vertices and `prepare` must split 2.
+#[must_use]
+pub fn mirrored_quad_pair() -> Primitive {
+    let mut p = Vec::new();
+    let mut uv = Vec::new();
+    for y in [0.0, 1.0] {
+        for x in [0.0, 1.0, 2.0] {
+            p.push(Vec3::new(x, y, 0.0));
+            let u = if x <= 1.0 { x } else { 2.0 - x };
+            uv.push(Vec2::new(u, 1.0 - y));
+        }
+    }
+    // 0 1 2 bottom row, 3 4 5 top row; counter-clockwise seen from +Z.
+    let idx = vec![0, 1, 4, 0, 4, 3, 1, 2, 5, 1, 5, 4];
+    primitive("procedural mirrored quad pair", p, vec![Vec3::Z; 6], uv, idx)
+}

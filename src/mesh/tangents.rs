@@ -1,0 +1,310 @@
+//! Tangent frames for every vertex: supplied glTF tangents, or MikkTSpace (through
+//! `bevy_mikktspace`, a byte-identical Rust port of Mikkelsen's reference code, which the glTF
+//! 2.0 spec recommends), then mirror-seam splitting.
+//!
+//! # Fallback frames
+//! Where no tangent can be had, the frame is built from the normal alone: tangent and bitangent
+//! are glam's `Vec3::any_orthonormal_pair` of the normal (Duff et al., "Building an Orthonormal
+//! Basis, Revisited", JCGT 2017), handedness +1. That happens for
+//! - every vertex of a primitive with no UVs (lighting that needs no tangent is exact; anisotropic
+//!   lighting and normal maps have no meaningful direction to use there anyway);
+//! - vertices that touch only triangles with degenerate UVs (MikkTSpace gives vertices that also
+//!   touch a good triangle that triangle's tangent space, and none to the rest);
+//! - supplied tangents that are zero, parallel to the normal or have w = 0.
+//!
+//! A triangle's UVs are *degenerate* when the UV edges `e1 = uv1 − uv0`, `e2 = uv2 − uv0` span
+//! no area: `|e1 × e2| ≤ 2⁻²³ · |e1| · |e2|` (the sine of the UV angle is below f32's epsilon,
+//! or an edge has zero length), so `dP/du` is undefined.
+//!
+//! # Handedness convention
+//! UVs are stored with glTF's top-left origin. MikkTSpace is given `(u, 1 − v)`, so its tangent is
+//! `dP/du` and its bitangent `dP/d(1 − v)`: "up" in the image, the direction a normal map's green
+//! channel points (glTF and OpenGL normal maps). Unmirrored UVs then have handedness +1, matching
+//! the tangents glTF exporters write (FlightHelmet's supplied tangents; tests/assets.rs checks).
+
+use std::collections::HashMap;
+
+use bevy_mikktspace::{Geometry, TangentSpace};
+use glam::{Vec2, Vec3, Vec4};
+
+use super::{normals, ErrorKind, Primitive};
+use crate::frame::TangentFrame;
+
+/// Where a primitive's normals or tangents came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// Read from the file.
+    Supplied,
+    /// Computed (angle-weighted normals; MikkTSpace tangents).
+    Generated,
+    /// Tangents built from the normal alone because the primitive has no UVs.
+    FromNormal,
+}
+
+impl Source {
+    /// `supplied`, `generated` or `from normal`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Supplied => "supplied",
+            Self::Generated => "generated",
+            Self::FromNormal => "from normal",
+        }
+    }
+}
+
+/// What [`Primitive::prepare`] did, for reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PrimitiveStats {
+    /// Vertices in the file.
+    pub vertices_in: usize,
+    /// Vertices after splitting.
+    pub vertices: usize,
+    /// Triangles.
+    pub triangles: usize,
+    /// Where the normals came from.
+    pub normals: Source,
+    /// Where the tangents came from.
+    pub tangents: Source,
+    /// Generated normals that fell back to +Z (vertices on zero-area triangles only).
+    pub normal_fallbacks: usize,
+    /// Triangles whose UVs span no area (see the module docs).
+    pub degenerate_uv_triangles: usize,
+    /// Triangles whose frames have handedness −1 (mirrored UVs), by majority of their corners.
+    pub mirrored_triangles: usize,
+    /// Extra vertices made by splitting vertices whose corners disagree on the frame.
+    pub split_vertices: usize,
+    /// Of those, splits where the corners disagree on handedness (mirror seams).
+    pub mirror_split_vertices: usize,
+    /// Vertices whose frame was built from the normal alone (see the module docs).
+    pub fallback_frames: usize,
+}
+
+/// A primitive ready for the GPU: one well-defined tangent frame per vertex.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    /// `mesh 'Name' primitive 0`.
+    pub label: String,
+    /// Positions (split vertices repeat their source's).
+    pub positions: Vec<Vec3>,
+    /// UV set 0, glTF convention; zeros when the primitive has none.
+    pub uvs: Vec<Vec2>,
+    /// One orthonormal frame per vertex.
+    pub frames: Vec<TangentFrame>,
+    /// Triangle list into the new vertices.
+    pub indices: Vec<u32>,
+    /// The file's vertex each vertex came from.
+    pub source_vertex: Vec<u32>,
+    /// Skin attributes, split along with the vertices.
+    pub joints: Vec<Vec<[u16; 4]>>,
+    /// Skin weights, split along with the vertices.
+    pub weights: Vec<Vec<[f32; 4]>>,
+    /// Material index, as loaded.
+    pub material: Option<usize>,
+    /// What was done.
+    pub stats: PrimitiveStats,
+}
+
+/// The frame of a unit normal with no tangent information (see the module docs).
+#[must_use]
+pub fn frame_from_normal(normal: Vec3, handedness: f32) -> TangentFrame {
+    let n = normal.normalize();
+    let (t, _) = n.any_orthonormal_pair();
+    TangentFrame { normal: n, tangent: t, bitangent: n.cross(t) * handedness.signum() }
+}
+
+/// True when the triangle's UVs span no area (see the module docs).
+#[must_use]
+pub fn degenerate_uv(uv: [Vec2; 3]) -> bool {
+    let e1 = uv[1] - uv[0];
+    let e2 = uv[2] - uv[0];
+    e1.perp_dot(e2).abs() <= f32::EPSILON * e1.length() * e2.length()
+}
+
+struct Mikk<'a> {
+    positions: &'a [Vec3],
+    normals: &'a [Vec3],
+    uvs: &'a [Vec2],
+    indices: &'a [u32],
+    out: Vec<Option<TangentSpace>>,
+}
+
+impl Geometry for Mikk<'_> {
+    fn num_faces(&self) -> usize {
+        self.indices.len() / 3
+    }
+    fn num_vertices_of_face(&self, _face: usize) -> usize {
+        3
+    }
+    fn position(&self, face: usize, vert: usize) -> [f32; 3] {
+        self.positions[self.indices[face * 3 + vert] as usize].to_array()
+    }
+    fn normal(&self, face: usize, vert: usize) -> [f32; 3] {
+        self.normals[self.indices[face * 3 + vert] as usize].to_array()
+    }
+    fn tex_coord(&self, face: usize, vert: usize) -> [f32; 2] {
+        let uv = self.uvs[self.indices[face * 3 + vert] as usize];
+        [uv.x, 1.0 - uv.y]
+    }
+    fn set_tangent(&mut self, tangent_space: Option<TangentSpace>, face: usize, vert: usize) {
+        self.out[face * 3 + vert] = tangent_space;
+    }
+}
+
+impl Primitive {
+    /// Normals (supplied or angle-weighted), tangent frames (supplied, MikkTSpace, or from the
+    /// normal), and a split of every vertex whose triangles need different frames — mirror seams,
+    /// where triangles of opposite handedness share a vertex. Splits copy the vertex's position,
+    /// UV and skin attributes.
+    ///
+    /// # Errors
+    /// The invariants of [`Primitive`] broken (see [`Primitive::validate`]).
+    pub fn prepare(&self) -> Result<Prepared, ErrorKind> {
+        self.validate()?;
+        let n_in = self.positions.len();
+        let (normals, normal_source, normal_fallbacks) = match &self.normals {
+            Some(n) => (n.iter().map(|&v| unit(v)).collect(), Source::Supplied, 0),
+            None => {
+                let (n, fallbacks) =
+                    normals::angle_weighted(&self.positions, &self.indices, self.smoothing_ids.as_deref());
+                (n, Source::Generated, fallbacks)
+            }
+        };
+        let degenerate_uv_triangles = self.uvs.as_ref().map_or(0, |uvs| {
+            self.indices
+                .chunks_exact(3)
+                .filter(|t| degenerate_uv([0, 1, 2].map(|k| uvs[t[k] as usize])))
+                .count()
+        });
+
+        // One frame per corner (3 per triangle), and whether it is a fallback.
+        let (corner_frames, corner_fallback, tangent_source): (Vec<TangentFrame>, Vec<bool>, Source) =
+            match (&self.tangents, &self.uvs) {
+                (Some(tangents), _) => {
+                    let per_vertex: Vec<(TangentFrame, bool)> = (0..n_in)
+                        .map(|v| match TangentFrame::from_normal_tangent(normals[v], tangents[v]) {
+                            Ok(f) => (f, false),
+                            Err(_) => (frame_from_normal(normals[v], sign_or_one(tangents[v].w)), true),
+                        })
+                        .collect();
+                    let (f, b) = self.indices.iter().map(|&v| per_vertex[v as usize]).unzip();
+                    (f, b, Source::Supplied)
+                }
+                (None, Some(uvs)) => {
+                    let mut mikk = Mikk {
+                        positions: &self.positions,
+                        normals: &normals,
+                        uvs,
+                        indices: &self.indices,
+                        out: vec![None; self.indices.len()],
+                    };
+                    // The error type has no variants: generation cannot fail.
+                    let _ = bevy_mikktspace::generate_tangents(&mut mikk);
+                    let (f, b) = self
+                        .indices
+                        .iter()
+                        .zip(&mikk.out)
+                        .map(|(&v, ts)| {
+                            let n = normals[v as usize];
+                            ts.and_then(|ts| TangentFrame::from_normal_tangent(n, Vec4::from(ts.tangent_encoded())).ok())
+                                .map_or_else(|| (frame_from_normal(n, 1.0), true), |f| (f, false))
+                        })
+                        .unzip();
+                    (f, b, Source::Generated)
+                }
+                (None, None) => {
+                    let f = self.indices.iter().map(|&v| frame_from_normal(normals[v as usize], 1.0)).collect();
+                    (f, vec![true; self.indices.len()], Source::FromNormal)
+                }
+            };
+
+        // Split: corners of one vertex with different frames get vertices of their own.
+        let mut source_vertex: Vec<u32> = (0..n_in as u32).collect();
+        let mut frames: Vec<Option<TangentFrame>> = vec![None; n_in];
+        let mut fallback = vec![false; n_in];
+        let mut extra: HashMap<(u32, [u32; 9]), u32> = HashMap::new();
+        let (mut split, mut mirror_split) = (0, 0);
+        let mut indices = Vec::with_capacity(self.indices.len());
+        for (c, &v) in self.indices.iter().enumerate() {
+            let f = corner_frames[c];
+            let vi = v as usize;
+            let out = match frames[vi] {
+                None => {
+                    frames[vi] = Some(f);
+                    fallback[vi] = corner_fallback[c];
+                    v
+                }
+                Some(g) if g == f => v,
+                Some(g) => *extra.entry((v, frame_key(&f))).or_insert_with(|| {
+                    split += 1;
+                    if g.handedness() != f.handedness() {
+                        mirror_split += 1;
+                    }
+                    frames.push(Some(f));
+                    fallback.push(corner_fallback[c]);
+                    source_vertex.push(v);
+                    (frames.len() - 1) as u32
+                }),
+            };
+            indices.push(out);
+        }
+        // Vertices no triangle uses still get a frame, from their normal.
+        let frames: Vec<TangentFrame> = frames
+            .iter()
+            .zip(&source_vertex)
+            .map(|(f, &s)| f.unwrap_or_else(|| frame_from_normal(normals[s as usize], 1.0)))
+            .collect();
+        let mirrored_triangles = indices
+            .chunks_exact(3)
+            .filter(|t| t.iter().filter(|&&v| frames[v as usize].handedness() < 0.0).count() >= 2)
+            .count();
+        let pick = |i: &u32| *i as usize;
+        let stats = PrimitiveStats {
+            vertices_in: n_in,
+            vertices: frames.len(),
+            triangles: self.triangle_count(),
+            normals: normal_source,
+            tangents: tangent_source,
+            normal_fallbacks,
+            degenerate_uv_triangles,
+            mirrored_triangles,
+            split_vertices: split,
+            mirror_split_vertices: mirror_split,
+            fallback_frames: fallback.iter().filter(|&&b| b).count(),
+        };
+        Ok(Prepared {
+            label: self.label.clone(),
+            positions: source_vertex.iter().map(|v| self.positions[pick(v)]).collect(),
+            uvs: self
+                .uvs
+                .as_ref()
+                .map_or_else(|| vec![Vec2::ZERO; frames.len()], |uv| source_vertex.iter().map(|v| uv[pick(v)]).collect()),
+            joints: self.joints.iter().map(|j| source_vertex.iter().map(|v| j[pick(v)]).collect()).collect(),
+            weights: self.weights.iter().map(|w| source_vertex.iter().map(|v| w[pick(v)]).collect()).collect(),
+            frames,
+            indices,
+            source_vertex,
+            material: self.material,
+            stats,
+        })
+    }
+}
+
+/// `v` normalised without overflow for huge components (validated: finite, not zero).
+fn unit(v: Vec3) -> Vec3 {
+    (v / v.abs().max_element()).normalize()
+}
+
+fn sign_or_one(w: f32) -> f32 {
+    if w < 0.0 {
+        -1.0
+    } else {
+        1.0
+    }
+}
+
+/// Exact bit pattern of a frame, for grouping identical corner frames.
+fn frame_key(f: &TangentFrame) -> [u32; 9] {
+    let a = [f.normal.to_array(), f.tangent.to_array(), f.bitangent.to_array()].concat();
+    std::array::from_fn(|i| a[i].to_bits())
+}
