@@ -115,7 +115,8 @@ impl MeshUniforms {
 /// 256-byte copy alignment.
 pub const READBACK_WIDTH: u32 = 256;
 
-/// World-space frames of every vertex as the vertex stage computed them.
+/// World-space frames of every vertex as the vertex stage computed them: entry `i` is vertex
+/// `i`; entries past the vertex count (the rest of the last grid row) hold the −7 poison.
 #[derive(Debug, Clone, PartialEq)]
 pub struct VertexFrames {
     /// World normal per vertex (the target's xyz).
@@ -287,7 +288,7 @@ pub fn read_vertex_frames(
     })?;
     let texels = |i: usize, what: &str| -> Result<Vec<[f32; 4]>, GpuError> {
         let bytes = ctx.read_buffer(&readbacks[i], buffer_size, what)?;
-        Ok(bytemuck::pod_collect_to_vec::<u8, [f32; 4]>(&bytes).into_iter().take(count as usize).collect())
+        Ok(bytemuck::pod_collect_to_vec::<u8, [f32; 4]>(&bytes))
     };
     let normals = texels(0, "vertex normals")?.into_iter().map(|t| Vec3::new(t[0], t[1], t[2])).collect();
     let tangents = texels(1, "vertex tangents")?.into_iter().map(glam::Vec4::from).collect();

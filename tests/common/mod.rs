@@ -45,3 +45,23 @@ pub fn quat_angle(a: Quat, b: Quat) -> f64 {
 
 /// f32 unit roundoff: half an ulp of 1.0.
 pub const U: f32 = f32::EPSILON / 2.0;
+
+/// The folder of shared test meshes: `$QTANGENT_ASSETS`, else `../shared/assets` next to the
+/// repository. `None` (with a note on stderr) when it does not exist outside CI; under CI
+/// (`CI` set) a missing folder fails the test.
+pub fn assets_dir() -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("QTANGENT_ASSETS").map_or_else(
+        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets"),
+        std::path::PathBuf::from,
+    );
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    let msg = format!(
+        "shared test meshes not found at {} (set QTANGENT_ASSETS to the folder holding gltf/ and obj/)",
+        dir.display()
+    );
+    assert!(std::env::var_os("CI").is_none(), "{msg}");
+    eprintln!("note: {msg}; asset tests skipped");
+    None
+}
