@@ -62,11 +62,14 @@ pub fn sphere_point(theta: f32, phi: f32) -> Vec3 {
     Vec3::new(theta.sin() * phi.cos(), theta.cos(), -theta.sin() * phi.sin())
 }
 
-/// A UV sphere of radius 1: `segments` columns of longitude, `rings` rows of latitude. Seam
-/// and pole vertices are repeated per column (their UVs differ); the pole rows are single
-/// triangles, so no triangle is degenerate. Vertex `(i, j)` (ring `i` in `0..=rings`, column
-/// `j` in `0..=segments`) is index `i * (segments + 1) + j`, at `sphere_point(π i / rings,
-/// 2π j / segments)`, UV `(j / segments, i / rings)`.
+/// A UV sphere of radius 1: `segments` columns of longitude, `rings` rows of latitude. The poles
+/// get one vertex per column (at the column's middle longitude, so its UV is the column's), the
+/// seam column is repeated (its UVs differ), and the pole rows are single triangles, so no
+/// triangle is degenerate and every vertex is used.
+///
+/// Layout: `segments` north-pole vertices (UV `((j + ½) / segments, 0)`), then rings `i` in
+/// `1..rings`, each `segments + 1` vertices at `sphere_point(π i / rings, 2π j / segments)` with
+/// UV `(j / segments, i / rings)`, then `segments` south-pole vertices.
 ///
 /// # Panics
 /// If `segments < 3` or `rings < 2`.
@@ -74,25 +77,33 @@ pub fn sphere_point(theta: f32, phi: f32) -> Vec3 {
 pub fn uv_sphere(segments: u32, rings: u32) -> Primitive {
     assert!(segments >= 3 && rings >= 2, "a UV sphere needs at least 3 segments and 2 rings");
     let (mut p, mut uv) = (Vec::new(), Vec::new());
-    for i in 0..=rings {
+    let mut push = |u: f32, v: f32| {
+        p.push(sphere_point(v * std::f32::consts::PI, u * TAU));
+        uv.push(Vec2::new(u, v));
+    };
+    for j in 0..segments {
+        push((j as f32 + 0.5) / segments as f32, 0.0);
+    }
+    for i in 1..rings {
         for j in 0..=segments {
-            let (u, v) = (j as f32 / segments as f32, i as f32 / rings as f32);
-            p.push(sphere_point(v * std::f32::consts::PI, u * TAU));
-            uv.push(Vec2::new(u, v));
+            push(j as f32 / segments as f32, i as f32 / rings as f32);
         }
     }
+    for j in 0..segments {
+        push((j as f32 + 0.5) / segments as f32, 1.0);
+    }
     let row = segments + 1;
+    // Vertex (i, j) of ring i in 1..rings.
+    let at = |i: u32, j: u32| segments + (i - 1) * row + j;
+    let south = segments + (rings - 1) * row;
     let mut idx = Vec::new();
-    for i in 0..rings {
-        for j in 0..segments {
-            let (a, b, c, d) = (i * row + j, i * row + j + 1, (i + 1) * row + j, (i + 1) * row + j + 1);
-            if i > 0 {
-                idx.extend([a, c, b]);
-            }
-            if i + 1 < rings {
-                idx.extend([b, c, d]);
-            }
+    for j in 0..segments {
+        idx.extend([j, at(1, j), at(1, j + 1)]);
+        for i in 1..rings - 1 {
+            let (a, b, c, d) = (at(i, j), at(i, j + 1), at(i + 1, j), at(i + 1, j + 1));
+            idx.extend([a, c, b, b, c, d]);
         }
+        idx.extend([at(rings - 1, j), south + j, at(rings - 1, j + 1)]);
     }
     let n = p.clone();
     primitive("procedural UV sphere", p, n, uv, idx)

@@ -248,11 +248,17 @@ impl Primitive {
             };
             indices.push(out);
         }
-        // Vertices no triangle uses still get a frame, from their normal.
+        // Vertices no triangle uses still get a frame, from their normal (a fallback).
         let frames: Vec<TangentFrame> = frames
             .iter()
             .zip(&source_vertex)
-            .map(|(f, &s)| f.unwrap_or_else(|| frame_from_normal(normals[s as usize], 1.0)))
+            .zip(&mut fallback)
+            .map(|((f, &s), fell_back)| {
+                f.unwrap_or_else(|| {
+                    *fell_back = true;
+                    frame_from_normal(normals[s as usize], 1.0)
+                })
+            })
             .collect();
         let mirrored_triangles = indices
             .chunks_exact(3)
