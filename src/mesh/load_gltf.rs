@@ -24,7 +24,8 @@ pub(super) fn load(path: &Path) -> Result<Scene, MeshError> {
 
 pub(super) fn load_slice(name: &Path, bytes: &[u8], base: Option<&Path>) -> Result<Scene, MeshError> {
     let file_err = |kind| MeshError::file(name, kind);
-    let gltf = gltf::Gltf::from_slice(bytes).map_err(|e| file_err(gltf_error(e)))?;
+    let gltf = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| file_err(gltf_error(e)))?;
+    validate(&gltf.document).map_err(file_err)?;
     let buffers = load_buffers(&gltf, base).map_err(file_err)?;
     let doc = &gltf.document;
 
@@ -75,19 +76,36 @@ fn gltf_error(e: gltf::Error) -> ErrorKind {
         gltf::Error::Deserialize(e) if e.is_eof() => ErrorKind::Truncated(e.to_string()),
         gltf::Error::Deserialize(e) => ErrorKind::InvalidJson(e.to_string()),
         gltf::Error::Binary(e) => ErrorKind::Truncated(format!("GLB: {e}")),
-        gltf::Error::Validation(errors) => {
-            let mut list: Vec<String> =
-                errors.iter().take(3).map(|(path, e)| format!("{} {e}", path.as_str())).collect();
-            if errors.len() > 3 {
-                list.push(format!("and {} more", errors.len() - 3));
-            }
-            ErrorKind::InvalidGltf(list.join("; "))
-        }
         gltf::Error::BufferLength { buffer, expected, actual } => {
             ErrorKind::ShortBuffer { buffer, expected, actual }
         }
         other => ErrorKind::Gltf(other.to_string()),
     }
+}
+
+/// The gltf crate's validation (every index in range, required fields present, which its API
+/// relies on), except that a POSITION accessor without `min`/`max` is accepted: the spec wants
+/// them, but many exporters leave them out and nothing here needs them.
+fn validate(doc: &gltf::Document) -> Result<(), ErrorKind> {
+    use gltf::json::validation::{Error, Validate};
+    let root = doc.as_json();
+    let mut errors = Vec::new();
+    root.validate(root, gltf::json::Path::new, &mut |path, error| {
+        let path = path().as_str().to_owned();
+        let bounds = path.ends_with(".min") || path.ends_with(".max");
+        if !(bounds && error == Error::Missing) {
+            errors.push(format!("{path}: {error}"));
+        }
+    });
+    if errors.is_empty() {
+        return Ok(());
+    }
+    let more = errors.len().saturating_sub(3);
+    errors.truncate(3);
+    if more > 0 {
+        errors.push(format!("and {more} more"));
+    }
+    Err(ErrorKind::InvalidGltf(errors.join("; ")))
 }
 
 /// Reads every buffer, checking first that external files exist so the message can name them.

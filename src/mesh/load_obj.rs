@@ -51,7 +51,19 @@ pub(super) fn load_slice(name: &Path, bytes: &[u8], base: Option<&Path>) -> Resu
             }
         }
     };
-    let (models, materials) = tobj::load_obj_buf(&mut Cursor::new(bytes), &options, loader)
+    // tobj would triangulate `l` polylines; points and lines are not surfaces, so they are
+    // dropped here (with a warning, or an error when nothing else is left).
+    let mut skipped = 0usize;
+    let mut faces_only = Vec::with_capacity(bytes.len());
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        let t = line.trim_ascii_start();
+        if t.len() >= 2 && (t[0] == b'l' || t[0] == b'p') && t[1].is_ascii_whitespace() {
+            skipped += 1;
+        } else {
+            faces_only.extend_from_slice(line);
+        }
+    }
+    let (models, materials) = tobj::load_obj_buf(&mut Cursor::new(faces_only), &options, loader)
         .map_err(|e| MeshError::file(name, ErrorKind::InvalidObj(e.to_string())))?;
     let mut warnings = mtl_warnings.into_inner();
     let materials: Vec<Material> = materials
@@ -78,8 +90,15 @@ pub(super) fn load_slice(name: &Path, bytes: &[u8], base: Option<&Path>) -> Resu
             instances: vec![Instance { node: index, world: Mat4::IDENTITY, skin: None }],
         });
     }
+    if meshes.is_empty() && skipped > 0 {
+        let what = format!("points and lines ({skipped} elements, and no faces)");
+        return Err(MeshError::file(name, ErrorKind::UnsupportedMode(what)));
+    }
     if meshes.is_empty() {
         return Err(MeshError::file(name, ErrorKind::NoMeshes));
+    }
+    if skipped > 0 {
+        warnings.push(format!("{skipped} point and line elements skipped (only faces are loaded)"));
     }
     Ok(Scene { source: name.to_path_buf(), meshes, materials, skins: Vec::new(), warnings })
 }

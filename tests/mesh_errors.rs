@@ -1,0 +1,313 @@
+//! Bad input: every case is an `Err` whose message names the file, the mesh/primitive where
+//! there is one, and the problem — never a panic. The glTF files are written by the tests.
+
+use std::path::{Path, PathBuf};
+
+use qtangent::mesh::{self, ErrorKind, MeshError};
+use serde_json::{json, Value};
+
+/// A one-triangle glTF: JSON plus `name.bin` written into `dir`. `edit` may change the JSON
+/// (accessor 0 POSITION, 1 NORMAL, 2 TEXCOORD_0, 3 indices; buffer views in the same order).
+struct Tri {
+    positions: Vec<f32>,
+    normals: Vec<f32>,
+    uvs: Vec<f32>,
+    indices: Vec<u32>,
+}
+
+impl Default for Tri {
+    fn default() -> Self {
+        Self {
+            positions: vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0],
+            normals: vec![0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0],
+            uvs: vec![0.0, 1.0, 1.0, 1.0, 0.0, 0.0],
+            indices: vec![0, 1, 2],
+        }
+    }
+}
+
+impl Tri {
+    fn write(&self, dir: &Path, name: &str, edit: impl FnOnce(&mut Value)) -> PathBuf {
+        let mut bin: Vec<u8> = Vec::new();
+        let mut views = Vec::new();
+        let mut accessors = Vec::new();
+        let parts: [(&[u8], usize, &str, u32); 4] = [
+            (bytemuck::cast_slice(&self.positions), self.positions.len() / 3, "VEC3", 5126),
+            (bytemuck::cast_slice(&self.normals), self.normals.len() / 3, "VEC3", 5126),
+            (bytemuck::cast_slice(&self.uvs), self.uvs.len() / 2, "VEC2", 5126),
+            (bytemuck::cast_slice(&self.indices), self.indices.len(), "SCALAR", 5125),
+        ];
+        for (i, (bytes, count, ty, component)) in parts.into_iter().enumerate() {
+            views.push(json!({"buffer": 0, "byteOffset": bin.len(), "byteLength": bytes.len()}));
+            accessors.push(json!({"bufferView": i, "componentType": component, "count": count, "type": ty}));
+            bin.extend_from_slice(bytes);
+        }
+        let mut doc = json!({
+            "asset": {"version": "2.0"},
+            "buffers": [{"uri": format!("{name}.bin"), "byteLength": bin.len()}],
+            "bufferViews": views,
+            "accessors": accessors,
+            "meshes": [{"name": "Tri", "primitives": [{
+                "attributes": {"POSITION": 0, "NORMAL": 1, "TEXCOORD_0": 2},
+                "indices": 3
+            }]}],
+            "nodes": [{"mesh": 0}],
+            "scenes": [{"nodes": [0]}],
+            "scene": 0
+        });
+        edit(&mut doc);
+        let path = dir.join(format!("{name}.gltf"));
+        std::fs::write(&path, doc.to_string()).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(dir.join(format!("{name}.bin")), bin).unwrap_or_else(|e| panic!("{e}"));
+        path
+    }
+}
+
+fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap_or_else(|e| panic!("cannot make a temporary folder: {e}"))
+}
+
+/// Loads and prepares; returns the error, checking its message names the file (and the
+/// primitive when `primitive` is set) and contains `problem`.
+fn expect_error(path: &Path, primitive: bool, problem: &str) -> MeshError {
+    let result = mesh::load(path).and_then(|scene| scene.prepare().map(|_| ()));
+    let Err(e) = result else { panic!("{}: loaded without error, expected '{problem}'", path.display()) };
+    let msg = e.to_string();
+    println!("{msg}");
+    let file = path.file_name().and_then(|f| f.to_str()).unwrap_or_default();
+    assert!(msg.contains(file), "message does not name the file {file}: {msg}");
+    assert!(!msg.contains('\n'), "message is one line: {msg}");
+    if primitive {
+        assert!(msg.contains("mesh 'Tri' primitive 0") || msg.contains("primitive 0"), "message does not name the primitive: {msg}");
+    }
+    assert!(msg.contains(problem), "message does not say '{problem}': {msg}");
+    e
+}
+
+#[test]
+fn the_test_gltf_itself_loads() {
+    let dir = tempdir();
+    let path = Tri::default().write(dir.path(), "good", |_| {});
+    let scene = mesh::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let prepared = scene.prepare().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(prepared.len(), 1);
+    assert_eq!(prepared[0].stats.triangles, 1);
+}
+
+#[test]
+fn unreadable_truncated_and_invalid_files() {
+    let dir = tempdir();
+    let e = expect_error(&dir.path().join("missing.gltf"), false, "cannot read file");
+    assert!(matches!(e.kind, ErrorKind::Io { .. }));
+
+    let good = Tri::default().write(dir.path(), "good", |_| {});
+    let text = std::fs::read_to_string(&good).unwrap_or_default();
+    let cut = dir.path().join("cut.gltf");
+    std::fs::write(&cut, &text[..text.len() / 2]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(expect_error(&cut, false, "truncated").kind, ErrorKind::Truncated(_)));
+
+    let glb = dir.path().join("cut.glb");
+    let mut bytes = b"glTF".to_vec();
+    bytes.extend_from_slice(&2u32.to_le_bytes());
+    bytes.extend_from_slice(&1000u32.to_le_bytes()); // claims 1000 bytes, has 12
+    std::fs::write(&glb, bytes).unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(expect_error(&glb, false, "GLB").kind, ErrorKind::Truncated(_)));
+
+    let bad = dir.path().join("bad.gltf");
+    std::fs::write(&bad, "{ this is not json }").unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(expect_error(&bad, false, "invalid JSON").kind, ErrorKind::InvalidJson(_)));
+
+    let dangling = Tri::default().write(dir.path(), "dangling", |d| d["meshes"][0]["primitives"][0]["indices"] = json!(9));
+    assert!(matches!(expect_error(&dangling, false, "invalid glTF").kind, ErrorKind::InvalidGltf(_)));
+
+    let other = dir.path().join("mesh.ply");
+    std::fs::write(&other, "ply").unwrap_or_else(|e| panic!("{e}"));
+    expect_error(&other, false, "unknown mesh format");
+}
+
+#[test]
+fn missing_and_short_buffers() {
+    let dir = tempdir();
+    let path = Tri::default().write(dir.path(), "nobin", |_| {});
+    std::fs::remove_file(dir.path().join("nobin.bin")).unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(expect_error(&path, false, "'nobin.bin' is missing").kind, ErrorKind::MissingBuffer { .. }));
+
+    let path = Tri::default().write(dir.path(), "short", |d| {
+        let n = d["buffers"][0]["byteLength"].as_u64().unwrap_or_default();
+        d["buffers"][0]["byteLength"] = json!(n + 64);
+    });
+    assert!(matches!(expect_error(&path, false, "byteLength says").kind, ErrorKind::ShortBuffer { .. }));
+}
+
+#[test]
+fn accessor_out_of_bounds_and_wrong_type() {
+    let dir = tempdir();
+    // POSITION claims 4 vertices, its view holds 3.
+    let path = Tri::default().write(dir.path(), "oob", |d| d["accessors"][0]["count"] = json!(4));
+    assert!(matches!(expect_error(&path, true, "POSITION accessor 0 is out of bounds").kind, ErrorKind::AccessorOutOfBounds { .. }));
+    // A view that runs past the end of the buffer.
+    let path = Tri::default().write(dir.path(), "view", |d| d["bufferViews"][3]["byteOffset"] = json!(4096));
+    expect_error(&path, true, "out of bounds");
+    // NORMAL as VEC2.
+    let path = Tri::default().write(dir.path(), "type", |d| d["accessors"][1]["type"] = json!("VEC2"));
+    assert!(matches!(expect_error(&path, true, "NORMAL accessor 1 is").kind, ErrorKind::AccessorType { .. }));
+}
+
+#[test]
+fn index_out_of_range() {
+    let dir = tempdir();
+    let path = Tri { indices: vec![0, 1, 7], ..Default::default() }.write(dir.path(), "index", |_| {});
+    let e = expect_error(&path, true, "index 7 at position 2 is out of range (3 vertices)");
+    assert!(matches!(e.kind, ErrorKind::IndexOutOfRange { index: 7, .. }));
+}
+
+#[test]
+fn nan_and_infinite_values() {
+    let dir = tempdir();
+    let cases = [
+        ("POSITION", Tri { positions: vec![0.0, 0.0, 0.0, f32::NAN, 0.0, 0.0, 0.0, 1.0, 0.0], ..Default::default() }),
+        ("NORMAL", Tri { normals: vec![0.0, 0.0, 1.0, 0.0, f32::INFINITY, 1.0, 0.0, 0.0, 1.0], ..Default::default() }),
+        ("TEXCOORD_0", Tri { uvs: vec![0.0, 1.0, 1.0, f32::NEG_INFINITY, 0.0, 0.0], ..Default::default() }),
+    ];
+    for (i, (attribute, tri)) in cases.into_iter().enumerate() {
+        let path = tri.write(dir.path(), &format!("nonfinite{i}"), |_| {});
+        let e = expect_error(&path, true, &format!("{attribute} of vertex 1 is"));
+        assert!(matches!(e.kind, ErrorKind::NonFinite { .. }), "{attribute}");
+    }
+}
+
+#[test]
+fn zero_length_normals() {
+    let dir = tempdir();
+    let tri = Tri { normals: vec![0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0], ..Default::default() };
+    let path = tri.write(dir.path(), "zero", |_| {});
+    assert!(matches!(expect_error(&path, true, "NORMAL of vertex 2 has zero length").kind, ErrorKind::ZeroLengthNormal { vertex: 2 }));
+}
+
+#[test]
+fn mismatched_attribute_counts() {
+    let dir = tempdir();
+    let tri = Tri { uvs: vec![0.0, 1.0, 1.0, 1.0], ..Default::default() };
+    let path = tri.write(dir.path(), "counts", |_| {});
+    assert!(matches!(expect_error(&path, true, "TEXCOORD_0 has 2 entries but POSITION has 3").kind, ErrorKind::CountMismatch { .. }));
+}
+
+#[test]
+fn unsupported_modes_and_no_triangles() {
+    let dir = tempdir();
+    for (mode, name) in [(0, "Points"), (1, "Lines"), (2, "LineLoop"), (3, "LineStrip")] {
+        let path = Tri::default().write(dir.path(), &format!("mode{mode}"), |d| d["meshes"][0]["primitives"][0]["mode"] = json!(mode));
+        assert!(matches!(expect_error(&path, true, &format!("mode {name} is not supported")).kind, ErrorKind::UnsupportedMode(_)));
+    }
+    // A strip of two indices makes no triangle.
+    let path = Tri { indices: vec![0, 1], ..Default::default() }
+        .write(dir.path(), "strip2", |d| d["meshes"][0]["primitives"][0]["mode"] = json!(5));
+    assert!(matches!(expect_error(&path, true, "no triangles").kind, ErrorKind::NoTriangles));
+    // Four indices in a plain triangle list.
+    let path = Tri { indices: vec![0, 1, 2, 0], ..Default::default() }.write(dir.path(), "partial", |_| {});
+    expect_error(&path, true, "4 indices do not make whole triangles");
+    let path = Tri::default().write(dir.path(), "nomesh", |d| {
+        d["meshes"] = json!([]);
+        d["nodes"] = json!([{}]);
+    });
+    expect_error(&path, false, "no meshes");
+}
+
+#[test]
+fn strips_and_fans_become_lists() {
+    let dir = tempdir();
+    // Four vertices of a unit square: a strip 0 1 2 3 and a fan 0 1 2 3 over the same points.
+    let square = Tri {
+        positions: vec![0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0],
+        normals: [0.0, 0.0, 1.0].repeat(4),
+        uvs: vec![0.0, 1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0],
+        indices: vec![0, 1, 2, 3],
+    };
+    let strip = square.write(dir.path(), "strip", |d| d["meshes"][0]["primitives"][0]["mode"] = json!(5));
+    let scene = mesh::load(&strip).unwrap_or_else(|e| panic!("{e}"));
+    // glTF 2.0 §3.7.2.1: strip triangle i is (v_i, v_{i+1+i%2}, v_{i+2-i%2}): (0 1 2), (1 3 2),
+    // both counter-clockwise.
+    assert_eq!(scene.meshes[0].primitives[0].indices, vec![0, 1, 2, 1, 3, 2]);
+    let fan = square.write(dir.path(), "fan", |d| d["meshes"][0]["primitives"][0]["mode"] = json!(6));
+    let scene = mesh::load(&fan).unwrap_or_else(|e| panic!("{e}"));
+    // Fan triangles (1 2 0) and (2 3 0).
+    assert_eq!(scene.meshes[0].primitives[0].indices, vec![1, 2, 0, 2, 3, 0]);
+}
+
+#[test]
+fn node_transforms_and_cycles() {
+    let dir = tempdir();
+    let path = Tri::default().write(dir.path(), "nodes", |d| {
+        d["nodes"] = json!([
+            {"children": [1], "translation": [1.0, 2.0, 3.0]},
+            {"mesh": 0, "scale": [2.0, 2.0, 2.0]}
+        ]);
+    });
+    let scene = mesh::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let world = scene.meshes[0].instances[0].world;
+    let expected = glam::Mat4::from_translation(glam::Vec3::new(1.0, 2.0, 3.0)) * glam::Mat4::from_scale(glam::Vec3::splat(2.0));
+    assert_eq!(world, expected);
+    let cycle = Tri::default().write(dir.path(), "cycle", |d| {
+        d["nodes"] = json!([{"children": [1]}, {"mesh": 0, "children": [0]}]);
+    });
+    // The gltf crate may reject the cycle itself or leave it to the loader; either way an error.
+    let e = mesh::load(&cycle).err().unwrap_or_else(|| panic!("a node cycle loaded"));
+    assert!(e.to_string().contains("cycle.gltf"), "{e}");
+}
+
+fn obj(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap_or_else(|e| panic!("{e}"));
+    path
+}
+
+#[test]
+fn bad_obj_files() {
+    let dir = tempdir();
+    let tri = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";
+    expect_error(&obj(dir.path(), "range.obj", &format!("{tri}f 1 2 9\n")), false, "range.obj");
+    let e = expect_error(&obj(dir.path(), "nan.obj", "v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n"), true, "POSITION of vertex 1 is NaN");
+    assert!(matches!(e.kind, ErrorKind::NonFinite { .. }));
+    let e = expect_error(&obj(dir.path(), "zero.obj", &format!("{tri}vn 0 0 0\nf 1//1 2//1 3//1\n")), true, "zero length");
+    assert!(matches!(e.kind, ErrorKind::ZeroLengthNormal { .. }));
+    let e = expect_error(&obj(dir.path(), "lines.obj", &format!("{tri}l 1 2 3\np 1\n")), false, "points and lines (2 elements, and no faces) is not supported");
+    assert!(matches!(e.kind, ErrorKind::UnsupportedMode(_)));
+    let mixed = mesh::load(obj(dir.path(), "mixed.obj", &format!("{tri}f 1 2 3\nl 1 2\n"))).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(mixed.meshes[0].primitives[0].indices.len(), 3, "the line is not a triangle");
+    assert!(mixed.warnings.iter().any(|w| w.contains("1 point and line elements skipped")), "{:?}", mixed.warnings);
+    expect_error(&obj(dir.path(), "uvrange.obj", &format!("{tri}vt 0 0\nf 1/1 2/5 3/1\n")), false, "uvrange.obj");
+}
+
+#[test]
+fn missing_mtl_is_a_warning() {
+    let dir = tempdir();
+    let path = obj(dir.path(), "warn.obj", "mtllib nothere.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\nf 1/1 2/2 3/3\n");
+    let scene = mesh::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(scene.warnings.len(), 1, "{:?}", scene.warnings);
+    assert!(scene.warnings[0].contains("nothere.mtl"), "{:?}", scene.warnings);
+    assert_eq!(scene.prepare().map(|p| p.len()).unwrap_or_default(), 1);
+}
+
+/// The `inspect` example (built by `cargo test` next to this test's binary) exits with status 1
+/// and a one-line message on bad input, and prints JSON on good input.
+#[test]
+fn inspect_exits_non_zero_with_one_line() {
+    let exe = std::env::current_exe().unwrap_or_default();
+    let inspect = exe.parent().and_then(Path::parent).map(|d| d.join("examples").join("inspect")).unwrap_or_default();
+    assert!(inspect.is_file(), "the inspect example is not built at {} (plain `cargo test` builds it)", inspect.display());
+    let dir = tempdir();
+    let bad = Tri { indices: vec![0, 1, 7], ..Default::default() }.write(dir.path(), "bad", |_| {});
+    let out = std::process::Command::new(&inspect).arg(&bad).output().unwrap_or_else(|e| panic!("{e}"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("bad.gltf") && stderr.contains("out of range"), "{stderr}");
+    assert!(out.stdout.is_empty(), "nothing on stdout for a bad file");
+
+    let good = Tri::default().write(dir.path(), "good", |_| {});
+    let out = std::process::Command::new(&inspect).arg(&good).arg("--json").output().unwrap_or_else(|e| panic!("{e}"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("inspect --json is not JSON: {e}"));
+    assert_eq!(report["primitives"][0]["triangles"], 1);
+    assert_eq!(report["primitives"][0]["encodings"].as_array().map(Vec::len), Some(6));
+}

@@ -1,0 +1,19 @@
+//! OBJ from arbitrary bytes, with no base folder (`mtllib` is skipped): loading, preparing
+//! (normals, MikkTSpace tangents, seam splitting) and encoding every vertex format must return
+//! `Ok` or `Err`, never panic, hang or abort.
+#![no_main]
+
+use std::path::Path;
+
+use libfuzzer_sys::fuzz_target;
+use qtangent::{mesh, Format};
+
+fuzz_target!(|bytes: &[u8]| {
+    let Ok(scene) = mesh::load_obj_slice(Path::new("fuzz.obj"), bytes, None) else { return };
+    let Ok(prepared) = scene.prepare() else { return };
+    for p in &prepared {
+        for format in Format::ALL {
+            let _ = p.vertex_stream(format);
+        }
+    }
+});
