@@ -109,7 +109,11 @@ fn print_text(r: &Value) {
         println!("\n{}", p["name"].as_str().unwrap_or_default());
         println!(
             "  vertices {} (file {}, +{} split, {} at mirror seams), triangles {}",
-            p["vertices"], p["vertices_in_file"], p["split_vertices"], p["mirror_split_vertices"], p["triangles"]
+            p["vertices"],
+            p["vertices_in_file"],
+            p["split_vertices"],
+            p["mirror_split_vertices"],
+            p["triangles"]
         );
         println!(
             "  normals {}{}, tangents {}",
@@ -126,9 +130,16 @@ fn print_text(r: &Value) {
             p["mirrored_triangles"],
             p["mirrored_fraction"].as_f64().unwrap_or_default() * 100.0,
             p["fallback_frames"],
-            if p["skinned"].as_bool() == Some(true) { ", skinned" } else { "" }
+            if p["skinned"].as_bool() == Some(true) {
+                ", skinned"
+            } else {
+                ""
+            }
         );
-        println!("  {:<16} {:>5} {:>6} {:>12} {:>12}", "format", "bytes", "saved", "mean error", "max error");
+        println!(
+            "  {:<16} {:>5} {:>6} {:>12} {:>12}",
+            "format", "bytes", "saved", "mean error", "max error"
+        );
         for e in p["encodings"].as_array().into_iter().flatten() {
             let handedness = e["handedness_errors"].as_u64().unwrap_or_default();
             println!(
@@ -138,7 +149,11 @@ fn print_text(r: &Value) {
                 e["bytes_saved"],
                 e["mean_error_deg"].as_f64().unwrap_or(f64::NAN),
                 e["max_error_deg"].as_f64().unwrap_or(f64::NAN),
-                if handedness > 0 { format!("  {handedness} HANDEDNESS ERRORS") } else { String::new() }
+                if handedness > 0 {
+                    format!("  {handedness} HANDEDNESS ERRORS")
+                } else {
+                    String::new()
+                }
             );
         }
     }

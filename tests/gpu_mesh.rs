@@ -53,7 +53,11 @@ fn check(ctx: &GpuContext, p: &Prepared) {
         for i in 0..stream.vertex_count {
             let cpu = stream.qtangent(i).to_frame();
             let (n, t) = uniforms.world_frame(&cpu);
-            let d = (gpu.normals[i] - n).abs().max_element().max((gpu.tangents[i].truncate() - t.truncate()).abs().max_element());
+            let d = (gpu.normals[i] - n).abs().max_element().max(
+                (gpu.tangents[i].truncate() - t.truncate())
+                    .abs()
+                    .max_element(),
+            );
             assert!(
                 d <= tol,
                 "{} {} vertex {i}: GPU n {:?} t {:?}, CPU n {n:?} t {t:?}: differ by {d:e} > {tol:e}",
@@ -62,25 +66,44 @@ fn check(ctx: &GpuContext, p: &Prepared) {
                 gpu.normals[i],
                 gpu.tangents[i]
             );
-            assert_eq!(gpu.tangents[i].w, t.w, "{} {} vertex {i}: handedness", p.label, format.name());
+            assert_eq!(
+                gpu.tangents[i].w,
+                t.w,
+                "{} {} vertex {i}: handedness",
+                p.label,
+                format.name()
+            );
             worst = worst.max(d);
         }
-        println!("{} {}: worst GPU-CPU component difference {:.1} ε", p.label, format.name(), worst / EPS);
+        println!(
+            "{} {}: worst GPU-CPU component difference {:.1} ε",
+            p.label,
+            format.name(),
+            worst / EPS
+        );
     }
 }
 
 #[test]
 fn vertex_stage_decode_matches_cpu_on_procedural_meshes() {
     let ctx = context();
-    for prim in [procedural::mirrored_quad_pair(), procedural::torus(1.0, 0.3, 48, 24), procedural::cube()] {
-        let p = prim.prepare().unwrap_or_else(|e| panic!("{}: {e}", prim.label));
+    for prim in [
+        procedural::mirrored_quad_pair(),
+        procedural::torus(1.0, 0.3, 48, 24),
+        procedural::cube(),
+    ] {
+        let p = prim
+            .prepare()
+            .unwrap_or_else(|e| panic!("{}: {e}", prim.label));
         check(&ctx, &p);
     }
 }
 
 #[test]
 fn vertex_stage_decode_matches_cpu_on_loaded_meshes() {
-    let Some(dir) = common::assets_dir() else { return };
+    let Some(dir) = common::assets_dir() else {
+        return;
+    };
     let ctx = context();
     for file in ["gltf/Fox.glb", "obj/duck.obj"] {
         let scene = mesh::load(dir.join(file)).unwrap_or_else(|e| panic!("{e}"));
@@ -93,15 +116,29 @@ fn vertex_stage_decode_matches_cpu_on_loaded_meshes() {
 #[test]
 fn mirroring_model_flips_handedness_and_unwritten_vertices_fail() {
     let ctx = context();
-    let p = procedural::mirrored_quad_pair().prepare().unwrap_or_else(|e| panic!("{e}"));
+    let p = procedural::mirrored_quad_pair()
+        .prepare()
+        .unwrap_or_else(|e| panic!("{e}"));
     let stream = p.vertex_stream(Format::Snorm16x4);
-    let plain = read_vertex_frames(&ctx, &stream, &MeshUniforms::new(Mat4::IDENTITY, Mat4::IDENTITY))
-        .unwrap_or_else(|e| panic!("{e}"));
-    let mirrored = read_vertex_frames(&ctx, &stream, &MeshUniforms::new(Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0)), Mat4::IDENTITY))
-        .unwrap_or_else(|e| panic!("{e}"));
+    let plain = read_vertex_frames(
+        &ctx,
+        &stream,
+        &MeshUniforms::new(Mat4::IDENTITY, Mat4::IDENTITY),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mirrored = read_vertex_frames(
+        &ctx,
+        &stream,
+        &MeshUniforms::new(Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0)), Mat4::IDENTITY),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     for i in 0..stream.vertex_count {
         assert_eq!(plain.tangents[i].w, p.frames[i].handedness(), "vertex {i}");
-        assert_eq!(mirrored.tangents[i].w, -p.frames[i].handedness(), "vertex {i}");
+        assert_eq!(
+            mirrored.tangents[i].w,
+            -p.frames[i].handedness(),
+            "vertex {i}"
+        );
     }
     // The grid has more texels than vertices; the ones no vertex covers must still hold the
     // poison, which is what makes a vertex the GPU skipped fail the comparisons above.

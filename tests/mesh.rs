@@ -20,11 +20,23 @@ fn angle(a: Vec3, b: Vec3) -> f32 {
 fn assert_orthonormal(f: &TangentFrame, what: &str) {
     let tol = 4.0 * EPS;
     for (name, v) in [("n", f.normal), ("t", f.tangent), ("b", f.bitangent)] {
-        assert!((v.length() - 1.0).abs() <= tol, "{what}: |{name}| = {}", v.length());
+        assert!(
+            (v.length() - 1.0).abs() <= tol,
+            "{what}: |{name}| = {}",
+            v.length()
+        );
     }
-    assert!(f.normal.dot(f.tangent).abs() <= tol, "{what}: n·t = {}", f.normal.dot(f.tangent));
+    assert!(
+        f.normal.dot(f.tangent).abs() <= tol,
+        "{what}: n·t = {}",
+        f.normal.dot(f.tangent)
+    );
     let b = f.normal.cross(f.tangent) * f.handedness();
-    assert!((b - f.bitangent).abs().max_element() <= tol, "{what}: b {:?} vs cross(n, t)·h {b:?}", f.bitangent);
+    assert!(
+        (b - f.bitangent).abs().max_element() <= tol,
+        "{what}: b {:?} vs cross(n, t)·h {b:?}",
+        f.bitangent
+    );
 }
 
 #[test]
@@ -33,14 +45,33 @@ fn cube_frames_are_the_face_axes() {
     let p = cube.prepare().unwrap_or_else(|e| panic!("{e}"));
     let s = p.stats;
     assert_eq!((s.vertices_in, s.vertices, s.triangles), (24, 24, 12));
-    assert_eq!((s.split_vertices, s.mirrored_triangles, s.degenerate_uv_triangles, s.fallback_frames), (0, 0, 0, 0));
-    assert_eq!((s.normals, s.tangents), (Source::Supplied, Source::Generated));
+    assert_eq!(
+        (
+            s.split_vertices,
+            s.mirrored_triangles,
+            s.degenerate_uv_triangles,
+            s.fallback_frames
+        ),
+        (0, 0, 0, 0)
+    );
+    assert_eq!(
+        (s.normals, s.tangents),
+        (Source::Supplied, Source::Generated)
+    );
     // Positions are ±0.5 and UVs 0 or 1, so every difference MikkTSpace forms is exact; only
     // its normalisations round (≤ 2ε each, a few in sequence): 4ε per component.
     for (v, f) in p.frames.iter().enumerate() {
         let (n, t) = procedural::CUBE_FACES[v / 4];
-        assert!((f.normal - n).abs().max_element() <= 4.0 * EPS, "vertex {v}: n {:?} vs {n:?}", f.normal);
-        assert!((f.tangent - t).abs().max_element() <= 4.0 * EPS, "vertex {v}: t {:?} vs {t:?}", f.tangent);
+        assert!(
+            (f.normal - n).abs().max_element() <= 4.0 * EPS,
+            "vertex {v}: n {:?} vs {n:?}",
+            f.normal
+        );
+        assert!(
+            (f.tangent - t).abs().max_element() <= 4.0 * EPS,
+            "vertex {v}: t {:?} vs {t:?}",
+            f.tangent
+        );
         assert_eq!(f.handedness(), 1.0, "vertex {v}");
         assert_orthonormal(f, &format!("vertex {v}"));
     }
@@ -48,7 +79,10 @@ fn cube_frames_are_the_face_axes() {
     for tri in cube.indices.chunks_exact(3) {
         let q = [0, 1, 2].map(|k| cube.positions[tri[k] as usize]);
         let face = (q[1] - q[0]).cross(q[2] - q[0]);
-        assert!(face.dot(procedural::CUBE_FACES[tri[0] as usize / 4].0) > 0.0, "triangle {tri:?}");
+        assert!(
+            face.dot(procedural::CUBE_FACES[tri[0] as usize / 4].0) > 0.0,
+            "triangle {tri:?}"
+        );
     }
 }
 
@@ -73,7 +107,10 @@ fn generated_normals_honour_splits_and_smoothing_ids() {
     let (n, _) = normals::angle_weighted(&cube.positions, &cube.indices, Some(&ids));
     for (v, n) in n.iter().enumerate() {
         let expected = cube.positions[v].signum() / 3f32.sqrt();
-        assert!((*n - expected).abs().max_element() <= 8.0 * EPS, "vertex {v}: {n:?} vs {expected:?}");
+        assert!(
+            (*n - expected).abs().max_element() <= 8.0 * EPS,
+            "vertex {v}: {n:?} vs {expected:?}"
+        );
     }
 }
 
@@ -98,7 +135,10 @@ fn generated_normals_on_a_sphere_are_within_the_triangle_circumradius() {
     let bound = rho_max + 1e-5;
     for (v, n) in n.iter().enumerate() {
         let a = angle(*n, sphere.positions[v]);
-        assert!(a <= bound, "vertex {v}: {a} rad from the radial direction, bound {bound}");
+        assert!(
+            a <= bound,
+            "vertex {v}: {a} rad from the radial direction, bound {bound}"
+        );
     }
 }
 
@@ -108,16 +148,33 @@ fn generated_normals_on_a_sphere_are_within_the_triangle_circumradius() {
 /// at each of its corners. Projecting into a vertex's tangent plane and averaging keeps it in
 /// that cone (see the torus/sphere derivation in the README), so the vertex tangent is within
 /// π/segments of the analytic one. f32 slack: 1e-5 rad, as for the normals.
-fn check_revolution_tangents(label: &str, p: &Primitive, segments: u32, skip: impl Fn(usize) -> bool) {
+fn check_revolution_tangents(
+    label: &str,
+    p: &Primitive,
+    segments: u32,
+    skip: impl Fn(usize) -> bool,
+) {
     // The procedural mesh is wound counter-clockwise seen from outside.
     let normals = p.normals.as_deref().unwrap_or_default();
     for tri in p.indices.chunks_exact(3) {
         let [a, b, c] = [0, 1, 2].map(|k| p.positions[tri[k] as usize]);
-        assert!((b - a).cross(c - a).dot(normals[tri[0] as usize]) > 0.0, "{label}: triangle {tri:?} faces inwards");
+        assert!(
+            (b - a).cross(c - a).dot(normals[tri[0] as usize]) > 0.0,
+            "{label}: triangle {tri:?} faces inwards"
+        );
     }
     let prepared = p.prepare().unwrap_or_else(|e| panic!("{label}: {e}"));
     let s = prepared.stats;
-    assert_eq!((s.split_vertices, s.mirrored_triangles, s.degenerate_uv_triangles, s.fallback_frames), (0, 0, 0, 0), "{label}");
+    assert_eq!(
+        (
+            s.split_vertices,
+            s.mirrored_triangles,
+            s.degenerate_uv_triangles,
+            s.fallback_frames
+        ),
+        (0, 0, 0, 0),
+        "{label}"
+    );
     let bound = PI / segments as f32 + 1e-5;
     let mut worst = 0.0f32;
     for (v, f) in prepared.frames.iter().enumerate() {
@@ -129,7 +186,10 @@ fn check_revolution_tangents(label: &str, p: &Primitive, segments: u32, skip: im
         let phi = p.uvs.as_ref().map_or(0.0, |uv| uv[v].x) * TAU;
         let expected = Vec3::new(-phi.sin(), 0.0, -phi.cos());
         let a = angle(f.tangent, expected);
-        assert!(a <= bound, "{label} vertex {v}: tangent {a} rad from analytic, bound {bound}");
+        assert!(
+            a <= bound,
+            "{label} vertex {v}: tangent {a} rad from analytic, bound {bound}"
+        );
         worst = worst.max(a);
     }
     println!("{label}: worst tangent angle {worst:.5} rad, bound {bound:.5}");
@@ -148,7 +208,12 @@ fn uv_sphere_tangents_follow_the_longitude() {
 #[test]
 fn torus_tangents_follow_the_major_circle() {
     let segments = 48;
-    check_revolution_tangents("torus", &procedural::torus(1.0, 0.3, segments, 24), segments, |_| false);
+    check_revolution_tangents(
+        "torus",
+        &procedural::torus(1.0, 0.3, segments, 24),
+        segments,
+        |_| false,
+    );
 }
 
 #[test]
@@ -157,17 +222,36 @@ fn mirrored_quad_pair_splits_the_seam() {
     let p = prim.prepare().unwrap_or_else(|e| panic!("{e}"));
     let s = p.stats;
     // Two shared seam vertices (x = 1), each needed with both handednesses.
-    assert_eq!((s.vertices_in, s.vertices, s.split_vertices, s.mirror_split_vertices), (6, 8, 2, 2));
+    assert_eq!(
+        (
+            s.vertices_in,
+            s.vertices,
+            s.split_vertices,
+            s.mirror_split_vertices
+        ),
+        (6, 8, 2, 2)
+    );
     assert_eq!((s.triangles, s.mirrored_triangles), (4, 2));
     for (tri_index, tri) in p.indices.chunks_exact(3).enumerate() {
         let right = tri_index >= 2; // triangles 2 and 3 are the mirrored quad
         for &v in tri {
             let f = p.frames[v as usize];
-            let (t, h) = if right { (Vec3::NEG_X, -1.0) } else { (Vec3::X, 1.0) };
+            let (t, h) = if right {
+                (Vec3::NEG_X, -1.0)
+            } else {
+                (Vec3::X, 1.0)
+            };
             // Exact inputs (unit squares, UVs 0 or 1): 4ε as for the cube.
-            assert!((f.tangent - t).abs().max_element() <= 4.0 * EPS, "triangle {tri_index} vertex {v}: {:?}", f.tangent);
+            assert!(
+                (f.tangent - t).abs().max_element() <= 4.0 * EPS,
+                "triangle {tri_index} vertex {v}: {:?}",
+                f.tangent
+            );
             assert!((f.normal - Vec3::Z).abs().max_element() <= 4.0 * EPS);
-            assert!((f.bitangent - Vec3::Y).abs().max_element() <= 4.0 * EPS, "b is +Y on both sides");
+            assert!(
+                (f.bitangent - Vec3::Y).abs().max_element() <= 4.0 * EPS,
+                "b is +Y on both sides"
+            );
             assert_eq!(f.handedness(), h);
         }
     }
@@ -187,7 +271,10 @@ fn a_mesh_without_uvs_gets_valid_frames_from_its_normals() {
     assert_eq!(p.stats.fallback_frames, p.frames.len());
     for (v, f) in p.frames.iter().enumerate() {
         assert_orthonormal(f, &format!("vertex {v}"));
-        assert!((f.normal - sphere.positions[v]).abs().max_element() <= 4.0 * EPS, "vertex {v}");
+        assert!(
+            (f.normal - sphere.positions[v]).abs().max_element() <= 4.0 * EPS,
+            "vertex {v}"
+        );
         assert_eq!(f.handedness(), 1.0);
     }
 }
@@ -199,7 +286,9 @@ fn degenerate_uv_triangles_are_counted_and_get_fallback_frames() {
     quad.positions.push(Vec3::new(-1.0, 1.0, 0.0));
     quad.normals.as_mut().map(|n| n.push(Vec3::Z));
     let uv3 = quad.uvs.as_ref().map_or(Vec2::ZERO, |uv| uv[3]);
-    quad.uvs.as_mut().map(|uv| uv.push(uv3 + Vec2::new(0.0, 1e-9)));
+    quad.uvs
+        .as_mut()
+        .map(|uv| uv.push(uv3 + Vec2::new(0.0, 1e-9)));
     quad.indices.extend([0, 3, 6]);
     let p = quad.prepare().unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(p.stats.degenerate_uv_triangles, 1);
@@ -208,7 +297,11 @@ fn degenerate_uv_triangles_are_counted_and_get_fallback_frames() {
     }
     // Vertex 6 touches only the degenerate triangle: MikkTSpace has nothing to give it, so its
     // frame is the documented one built from the normal.
-    let v6 = p.source_vertex.iter().position(|&s| s == 6).unwrap_or(usize::MAX);
+    let v6 = p
+        .source_vertex
+        .iter()
+        .position(|&s| s == 6)
+        .unwrap_or(usize::MAX);
     let expected = qtangent::mesh::tangents::frame_from_normal(Vec3::Z, 1.0);
     assert_eq!(p.frames.get(v6), Some(&expected));
     assert!(p.stats.fallback_frames >= 1);
@@ -216,25 +309,54 @@ fn degenerate_uv_triangles_are_counted_and_get_fallback_frames() {
 
 #[test]
 fn vertex_stream_interleaves_position_uv_and_qtangent() {
-    let p = procedural::torus(1.0, 0.3, 12, 8).prepare().unwrap_or_else(|e| panic!("{e}"));
+    let p = procedural::torus(1.0, 0.3, 12, 8)
+        .prepare()
+        .unwrap_or_else(|e| panic!("{e}"));
     for format in Format::ALL {
         let s = p.vertex_stream(format);
-        assert_eq!(s.stride, 20 + format.bytes().next_multiple_of(4), "{}", format.name());
+        assert_eq!(
+            s.stride,
+            20 + format.bytes().next_multiple_of(4),
+            "{}",
+            format.name()
+        );
         assert_eq!(s.stride % 4, 0, "WebGPU strides are multiples of 4");
         assert_eq!(s.bytes.len(), s.stride * p.frames.len());
         for v in 0..s.vertex_count {
-            let at = |o: usize| f32::from_le_bytes(s.bytes[v * s.stride + o..][..4].try_into().unwrap_or_default());
+            let at = |o: usize| {
+                f32::from_le_bytes(
+                    s.bytes[v * s.stride + o..][..4]
+                        .try_into()
+                        .unwrap_or_default(),
+                )
+            };
             assert_eq!(Vec3::new(at(0), at(4), at(8)), p.positions[v]);
             assert_eq!(Vec2::new(at(12), at(16)), p.uvs[v]);
             let start = v * s.stride + vertex::QTANGENT_OFFSET;
             let mut expected = Vec::new();
             format.encode_into(&p.frames[v].to_qtangent(), &mut expected);
-            assert_eq!(&s.bytes[start..start + format.bytes()], &expected[..], "{} vertex {v}", format.name());
-            assert!(s.bytes[start + format.bytes()..(v + 1) * s.stride].iter().all(|&b| b == 0), "padding is zero");
+            assert_eq!(
+                &s.bytes[start..start + format.bytes()],
+                &expected[..],
+                "{} vertex {v}",
+                format.name()
+            );
+            assert!(
+                s.bytes[start + format.bytes()..(v + 1) * s.stride]
+                    .iter()
+                    .all(|&b| b == 0),
+                "padding is zero"
+            );
         }
         // Decoded from the stream, every frame is within the format's bound.
         let e = s.errors_against(&p.frames);
-        assert!(e.max() <= format.max_error_deg(), "{}: {} > {}", format.name(), e.max(), format.max_error_deg());
+        assert!(
+            e.max() <= format.max_error_deg(),
+            "{}: {} > {}",
+            format.name(),
+            e.max(),
+            format.max_error_deg()
+        );
         assert_eq!(e.handedness_errors, 0);
     }
 }

@@ -32,14 +32,36 @@ impl Tri {
         let mut views = Vec::new();
         let mut accessors = Vec::new();
         let parts: [(&[u8], usize, &str, u32); 4] = [
-            (bytemuck::cast_slice(&self.positions), self.positions.len() / 3, "VEC3", 5126),
-            (bytemuck::cast_slice(&self.normals), self.normals.len() / 3, "VEC3", 5126),
-            (bytemuck::cast_slice(&self.uvs), self.uvs.len() / 2, "VEC2", 5126),
-            (bytemuck::cast_slice(&self.indices), self.indices.len(), "SCALAR", 5125),
+            (
+                bytemuck::cast_slice(&self.positions),
+                self.positions.len() / 3,
+                "VEC3",
+                5126,
+            ),
+            (
+                bytemuck::cast_slice(&self.normals),
+                self.normals.len() / 3,
+                "VEC3",
+                5126,
+            ),
+            (
+                bytemuck::cast_slice(&self.uvs),
+                self.uvs.len() / 2,
+                "VEC2",
+                5126,
+            ),
+            (
+                bytemuck::cast_slice(&self.indices),
+                self.indices.len(),
+                "SCALAR",
+                5125,
+            ),
         ];
         for (i, (bytes, count, ty, component)) in parts.into_iter().enumerate() {
             views.push(json!({"buffer": 0, "byteOffset": bin.len(), "byteLength": bytes.len()}));
-            accessors.push(json!({"bufferView": i, "componentType": component, "count": count, "type": ty}));
+            accessors.push(
+                json!({"bufferView": i, "componentType": component, "count": count, "type": ty}),
+            );
             bin.extend_from_slice(bytes);
         }
         let mut doc = json!({
@@ -71,16 +93,33 @@ fn tempdir() -> tempfile::TempDir {
 /// primitive when `primitive` is set) and contains `problem`.
 fn expect_error(path: &Path, primitive: bool, problem: &str) -> MeshError {
     let result = mesh::load(path).and_then(|scene| scene.prepare().map(|_| ()));
-    let Err(e) = result else { panic!("{}: loaded without error, expected '{problem}'", path.display()) };
+    let Err(e) = result else {
+        panic!(
+            "{}: loaded without error, expected '{problem}'",
+            path.display()
+        )
+    };
     let msg = e.to_string();
     println!("{msg}");
-    let file = path.file_name().and_then(|f| f.to_str()).unwrap_or_default();
-    assert!(msg.contains(file), "message does not name the file {file}: {msg}");
+    let file = path
+        .file_name()
+        .and_then(|f| f.to_str())
+        .unwrap_or_default();
+    assert!(
+        msg.contains(file),
+        "message does not name the file {file}: {msg}"
+    );
     assert!(!msg.contains('\n'), "message is one line: {msg}");
     if primitive {
-        assert!(msg.contains("mesh 'Tri' primitive 0") || msg.contains("primitive 0"), "message does not name the primitive: {msg}");
+        assert!(
+            msg.contains("mesh 'Tri' primitive 0") || msg.contains("primitive 0"),
+            "message does not name the primitive: {msg}"
+        );
     }
-    assert!(msg.contains(problem), "message does not say '{problem}': {msg}");
+    assert!(
+        msg.contains(problem),
+        "message does not say '{problem}': {msg}"
+    );
     e
 }
 
@@ -104,21 +143,35 @@ fn unreadable_truncated_and_invalid_files() {
     let text = std::fs::read_to_string(&good).unwrap_or_default();
     let cut = dir.path().join("cut.gltf");
     std::fs::write(&cut, &text[..text.len() / 2]).unwrap_or_else(|e| panic!("{e}"));
-    assert!(matches!(expect_error(&cut, false, "truncated").kind, ErrorKind::Truncated(_)));
+    assert!(matches!(
+        expect_error(&cut, false, "truncated").kind,
+        ErrorKind::Truncated(_)
+    ));
 
     let glb = dir.path().join("cut.glb");
     let mut bytes = b"glTF".to_vec();
     bytes.extend_from_slice(&2u32.to_le_bytes());
     bytes.extend_from_slice(&1000u32.to_le_bytes()); // claims 1000 bytes, has 12
     std::fs::write(&glb, bytes).unwrap_or_else(|e| panic!("{e}"));
-    assert!(matches!(expect_error(&glb, false, "GLB").kind, ErrorKind::Truncated(_)));
+    assert!(matches!(
+        expect_error(&glb, false, "GLB").kind,
+        ErrorKind::Truncated(_)
+    ));
 
     let bad = dir.path().join("bad.gltf");
     std::fs::write(&bad, "{ this is not json }").unwrap_or_else(|e| panic!("{e}"));
-    assert!(matches!(expect_error(&bad, false, "invalid JSON").kind, ErrorKind::InvalidJson(_)));
+    assert!(matches!(
+        expect_error(&bad, false, "invalid JSON").kind,
+        ErrorKind::InvalidJson(_)
+    ));
 
-    let dangling = Tri::default().write(dir.path(), "dangling", |d| d["meshes"][0]["primitives"][0]["indices"] = json!(9));
-    assert!(matches!(expect_error(&dangling, false, "invalid glTF").kind, ErrorKind::InvalidGltf(_)));
+    let dangling = Tri::default().write(dir.path(), "dangling", |d| {
+        d["meshes"][0]["primitives"][0]["indices"] = json!(9)
+    });
+    assert!(matches!(
+        expect_error(&dangling, false, "invalid glTF").kind,
+        ErrorKind::InvalidGltf(_)
+    ));
 
     let other = dir.path().join("mesh.ply");
     std::fs::write(&other, "ply").unwrap_or_else(|e| panic!("{e}"));
@@ -130,13 +183,19 @@ fn missing_and_short_buffers() {
     let dir = tempdir();
     let path = Tri::default().write(dir.path(), "nobin", |_| {});
     std::fs::remove_file(dir.path().join("nobin.bin")).unwrap_or_else(|e| panic!("{e}"));
-    assert!(matches!(expect_error(&path, false, "'nobin.bin' is missing").kind, ErrorKind::MissingBuffer { .. }));
+    assert!(matches!(
+        expect_error(&path, false, "'nobin.bin' is missing").kind,
+        ErrorKind::MissingBuffer { .. }
+    ));
 
     let path = Tri::default().write(dir.path(), "short", |d| {
         let n = d["buffers"][0]["byteLength"].as_u64().unwrap_or_default();
         d["buffers"][0]["byteLength"] = json!(n + 64);
     });
-    assert!(matches!(expect_error(&path, false, "byteLength says").kind, ErrorKind::ShortBuffer { .. }));
+    assert!(matches!(
+        expect_error(&path, false, "byteLength says").kind,
+        ErrorKind::ShortBuffer { .. }
+    ));
 }
 
 #[test]
@@ -144,30 +203,69 @@ fn accessor_out_of_bounds_and_wrong_type() {
     let dir = tempdir();
     // POSITION claims 4 vertices, its view holds 3.
     let path = Tri::default().write(dir.path(), "oob", |d| d["accessors"][0]["count"] = json!(4));
-    assert!(matches!(expect_error(&path, true, "POSITION accessor 0 is out of bounds").kind, ErrorKind::AccessorOutOfBounds { .. }));
+    assert!(matches!(
+        expect_error(&path, true, "POSITION accessor 0 is out of bounds").kind,
+        ErrorKind::AccessorOutOfBounds { .. }
+    ));
     // A view that runs past the end of the buffer.
-    let path = Tri::default().write(dir.path(), "view", |d| d["bufferViews"][3]["byteOffset"] = json!(4096));
+    let path = Tri::default().write(dir.path(), "view", |d| {
+        d["bufferViews"][3]["byteOffset"] = json!(4096)
+    });
     expect_error(&path, true, "out of bounds");
     // NORMAL as VEC2.
-    let path = Tri::default().write(dir.path(), "type", |d| d["accessors"][1]["type"] = json!("VEC2"));
-    assert!(matches!(expect_error(&path, true, "NORMAL accessor 1 is").kind, ErrorKind::AccessorType { .. }));
+    let path = Tri::default().write(dir.path(), "type", |d| {
+        d["accessors"][1]["type"] = json!("VEC2")
+    });
+    assert!(matches!(
+        expect_error(&path, true, "NORMAL accessor 1 is").kind,
+        ErrorKind::AccessorType { .. }
+    ));
 }
 
 #[test]
 fn index_out_of_range() {
     let dir = tempdir();
-    let path = Tri { indices: vec![0, 1, 7], ..Default::default() }.write(dir.path(), "index", |_| {});
-    let e = expect_error(&path, true, "index 7 at position 2 is out of range (3 vertices)");
-    assert!(matches!(e.kind, ErrorKind::IndexOutOfRange { index: 7, .. }));
+    let path = Tri {
+        indices: vec![0, 1, 7],
+        ..Default::default()
+    }
+    .write(dir.path(), "index", |_| {});
+    let e = expect_error(
+        &path,
+        true,
+        "index 7 at position 2 is out of range (3 vertices)",
+    );
+    assert!(matches!(
+        e.kind,
+        ErrorKind::IndexOutOfRange { index: 7, .. }
+    ));
 }
 
 #[test]
 fn nan_and_infinite_values() {
     let dir = tempdir();
     let cases = [
-        ("POSITION", Tri { positions: vec![0.0, 0.0, 0.0, f32::NAN, 0.0, 0.0, 0.0, 1.0, 0.0], ..Default::default() }),
-        ("NORMAL", Tri { normals: vec![0.0, 0.0, 1.0, 0.0, f32::INFINITY, 1.0, 0.0, 0.0, 1.0], ..Default::default() }),
-        ("TEXCOORD_0", Tri { uvs: vec![0.0, 1.0, 1.0, f32::NEG_INFINITY, 0.0, 0.0], ..Default::default() }),
+        (
+            "POSITION",
+            Tri {
+                positions: vec![0.0, 0.0, 0.0, f32::NAN, 0.0, 0.0, 0.0, 1.0, 0.0],
+                ..Default::default()
+            },
+        ),
+        (
+            "NORMAL",
+            Tri {
+                normals: vec![0.0, 0.0, 1.0, 0.0, f32::INFINITY, 1.0, 0.0, 0.0, 1.0],
+                ..Default::default()
+            },
+        ),
+        (
+            "TEXCOORD_0",
+            Tri {
+                uvs: vec![0.0, 1.0, 1.0, f32::NEG_INFINITY, 0.0, 0.0],
+                ..Default::default()
+            },
+        ),
     ];
     for (i, (attribute, tri)) in cases.into_iter().enumerate() {
         let path = tri.write(dir.path(), &format!("nonfinite{i}"), |_| {});
@@ -179,32 +277,66 @@ fn nan_and_infinite_values() {
 #[test]
 fn zero_length_normals() {
     let dir = tempdir();
-    let tri = Tri { normals: vec![0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0], ..Default::default() };
+    let tri = Tri {
+        normals: vec![0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
+        ..Default::default()
+    };
     let path = tri.write(dir.path(), "zero", |_| {});
-    assert!(matches!(expect_error(&path, true, "NORMAL of vertex 2 has zero length").kind, ErrorKind::ZeroLengthNormal { vertex: 2 }));
+    assert!(matches!(
+        expect_error(&path, true, "NORMAL of vertex 2 has zero length").kind,
+        ErrorKind::ZeroLengthNormal { vertex: 2 }
+    ));
 }
 
 #[test]
 fn mismatched_attribute_counts() {
     let dir = tempdir();
-    let tri = Tri { uvs: vec![0.0, 1.0, 1.0, 1.0], ..Default::default() };
+    let tri = Tri {
+        uvs: vec![0.0, 1.0, 1.0, 1.0],
+        ..Default::default()
+    };
     let path = tri.write(dir.path(), "counts", |_| {});
-    assert!(matches!(expect_error(&path, true, "TEXCOORD_0 has 2 entries but POSITION has 3").kind, ErrorKind::CountMismatch { .. }));
+    assert!(matches!(
+        expect_error(&path, true, "TEXCOORD_0 has 2 entries but POSITION has 3").kind,
+        ErrorKind::CountMismatch { .. }
+    ));
 }
 
 #[test]
 fn unsupported_modes_and_no_triangles() {
     let dir = tempdir();
-    for (mode, name) in [(0, "Points"), (1, "Lines"), (2, "LineLoop"), (3, "LineStrip")] {
-        let path = Tri::default().write(dir.path(), &format!("mode{mode}"), |d| d["meshes"][0]["primitives"][0]["mode"] = json!(mode));
-        assert!(matches!(expect_error(&path, true, &format!("mode {name} is not supported")).kind, ErrorKind::UnsupportedMode(_)));
+    for (mode, name) in [
+        (0, "Points"),
+        (1, "Lines"),
+        (2, "LineLoop"),
+        (3, "LineStrip"),
+    ] {
+        let path = Tri::default().write(dir.path(), &format!("mode{mode}"), |d| {
+            d["meshes"][0]["primitives"][0]["mode"] = json!(mode)
+        });
+        assert!(matches!(
+            expect_error(&path, true, &format!("mode {name} is not supported")).kind,
+            ErrorKind::UnsupportedMode(_)
+        ));
     }
     // A strip of two indices makes no triangle.
-    let path = Tri { indices: vec![0, 1], ..Default::default() }
-        .write(dir.path(), "strip2", |d| d["meshes"][0]["primitives"][0]["mode"] = json!(5));
-    assert!(matches!(expect_error(&path, true, "no triangles").kind, ErrorKind::NoTriangles));
+    let path = Tri {
+        indices: vec![0, 1],
+        ..Default::default()
+    }
+    .write(dir.path(), "strip2", |d| {
+        d["meshes"][0]["primitives"][0]["mode"] = json!(5)
+    });
+    assert!(matches!(
+        expect_error(&path, true, "no triangles").kind,
+        ErrorKind::NoTriangles
+    ));
     // Four indices in a plain triangle list.
-    let path = Tri { indices: vec![0, 1, 2, 0], ..Default::default() }.write(dir.path(), "partial", |_| {});
+    let path = Tri {
+        indices: vec![0, 1, 2, 0],
+        ..Default::default()
+    }
+    .write(dir.path(), "partial", |_| {});
     expect_error(&path, true, "4 indices do not make whole triangles");
     let path = Tri::default().write(dir.path(), "nomesh", |d| {
         d["meshes"] = json!([]);
@@ -223,15 +355,25 @@ fn strips_and_fans_become_lists() {
         uvs: vec![0.0, 1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0],
         indices: vec![0, 1, 2, 3],
     };
-    let strip = square.write(dir.path(), "strip", |d| d["meshes"][0]["primitives"][0]["mode"] = json!(5));
+    let strip = square.write(dir.path(), "strip", |d| {
+        d["meshes"][0]["primitives"][0]["mode"] = json!(5)
+    });
     let scene = mesh::load(&strip).unwrap_or_else(|e| panic!("{e}"));
     // glTF 2.0 §3.7.2.1: strip triangle i is (v_i, v_{i+1+i%2}, v_{i+2-i%2}): (0 1 2), (1 3 2),
     // both counter-clockwise.
-    assert_eq!(scene.meshes[0].primitives[0].indices, vec![0, 1, 2, 1, 3, 2]);
-    let fan = square.write(dir.path(), "fan", |d| d["meshes"][0]["primitives"][0]["mode"] = json!(6));
+    assert_eq!(
+        scene.meshes[0].primitives[0].indices,
+        vec![0, 1, 2, 1, 3, 2]
+    );
+    let fan = square.write(dir.path(), "fan", |d| {
+        d["meshes"][0]["primitives"][0]["mode"] = json!(6)
+    });
     let scene = mesh::load(&fan).unwrap_or_else(|e| panic!("{e}"));
     // Fan triangles (1 2 0) and (2 3 0).
-    assert_eq!(scene.meshes[0].primitives[0].indices, vec![1, 2, 0, 2, 3, 0]);
+    assert_eq!(
+        scene.meshes[0].primitives[0].indices,
+        vec![1, 2, 0, 2, 3, 0]
+    );
 }
 
 #[test]
@@ -245,13 +387,16 @@ fn node_transforms_and_cycles() {
     });
     let scene = mesh::load(&path).unwrap_or_else(|e| panic!("{e}"));
     let world = scene.meshes[0].instances[0].world;
-    let expected = glam::Mat4::from_translation(glam::Vec3::new(1.0, 2.0, 3.0)) * glam::Mat4::from_scale(glam::Vec3::splat(2.0));
+    let expected = glam::Mat4::from_translation(glam::Vec3::new(1.0, 2.0, 3.0))
+        * glam::Mat4::from_scale(glam::Vec3::splat(2.0));
     assert_eq!(world, expected);
     let cycle = Tri::default().write(dir.path(), "cycle", |d| {
         d["nodes"] = json!([{"children": [1]}, {"mesh": 0, "children": [0]}]);
     });
     // The gltf crate may reject the cycle itself or leave it to the loader; either way an error.
-    let e = mesh::load(&cycle).err().unwrap_or_else(|| panic!("a node cycle loaded"));
+    let e = mesh::load(&cycle)
+        .err()
+        .unwrap_or_else(|| panic!("a node cycle loaded"));
     assert!(e.to_string().contains("cycle.gltf"), "{e}");
 }
 
@@ -265,26 +410,82 @@ fn obj(dir: &Path, name: &str, text: &str) -> PathBuf {
 fn bad_obj_files() {
     let dir = tempdir();
     let tri = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";
-    expect_error(&obj(dir.path(), "range.obj", &format!("{tri}f 1 2 9\n")), false, "range.obj");
-    let e = expect_error(&obj(dir.path(), "nan.obj", "v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n"), true, "POSITION of vertex 1 is NaN");
+    expect_error(
+        &obj(dir.path(), "range.obj", &format!("{tri}f 1 2 9\n")),
+        false,
+        "range.obj",
+    );
+    let e = expect_error(
+        &obj(
+            dir.path(),
+            "nan.obj",
+            "v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n",
+        ),
+        true,
+        "POSITION of vertex 1 is NaN",
+    );
     assert!(matches!(e.kind, ErrorKind::NonFinite { .. }));
-    let e = expect_error(&obj(dir.path(), "zero.obj", &format!("{tri}vn 0 0 0\nf 1//1 2//1 3//1\n")), true, "zero length");
+    let e = expect_error(
+        &obj(
+            dir.path(),
+            "zero.obj",
+            &format!("{tri}vn 0 0 0\nf 1//1 2//1 3//1\n"),
+        ),
+        true,
+        "zero length",
+    );
     assert!(matches!(e.kind, ErrorKind::ZeroLengthNormal { .. }));
-    let e = expect_error(&obj(dir.path(), "lines.obj", &format!("{tri}l 1 2 3\np 1\n")), false, "points and lines (2 elements, and no faces) is not supported");
+    let e = expect_error(
+        &obj(dir.path(), "lines.obj", &format!("{tri}l 1 2 3\np 1\n")),
+        false,
+        "points and lines (2 elements, and no faces) is not supported",
+    );
     assert!(matches!(e.kind, ErrorKind::UnsupportedMode(_)));
-    let mixed = mesh::load(obj(dir.path(), "mixed.obj", &format!("{tri}f 1 2 3\nl 1 2\n"))).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(mixed.meshes[0].primitives[0].indices.len(), 3, "the line is not a triangle");
-    assert!(mixed.warnings.iter().any(|w| w.contains("1 point and line elements skipped")), "{:?}", mixed.warnings);
-    expect_error(&obj(dir.path(), "uvrange.obj", &format!("{tri}vt 0 0\nf 1/1 2/5 3/1\n")), false, "uvrange.obj");
+    let mixed = mesh::load(obj(
+        dir.path(),
+        "mixed.obj",
+        &format!("{tri}f 1 2 3\nl 1 2\n"),
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        mixed.meshes[0].primitives[0].indices.len(),
+        3,
+        "the line is not a triangle"
+    );
+    assert!(
+        mixed
+            .warnings
+            .iter()
+            .any(|w| w.contains("1 point and line elements skipped")),
+        "{:?}",
+        mixed.warnings
+    );
+    expect_error(
+        &obj(
+            dir.path(),
+            "uvrange.obj",
+            &format!("{tri}vt 0 0\nf 1/1 2/5 3/1\n"),
+        ),
+        false,
+        "uvrange.obj",
+    );
 }
 
 #[test]
 fn missing_mtl_is_a_warning() {
     let dir = tempdir();
-    let path = obj(dir.path(), "warn.obj", "mtllib nothere.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\nf 1/1 2/2 3/3\n");
+    let path = obj(
+        dir.path(),
+        "warn.obj",
+        "mtllib nothere.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\nf 1/1 2/2 3/3\n",
+    );
     let scene = mesh::load(&path).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(scene.warnings.len(), 1, "{:?}", scene.warnings);
-    assert!(scene.warnings[0].contains("nothere.mtl"), "{:?}", scene.warnings);
+    assert!(
+        scene.warnings[0].contains("nothere.mtl"),
+        "{:?}",
+        scene.warnings
+    );
     assert_eq!(scene.prepare().map(|p| p.len()).unwrap_or_default(), 1);
 }
 
@@ -293,21 +494,72 @@ fn missing_mtl_is_a_warning() {
 #[test]
 fn inspect_exits_non_zero_with_one_line() {
     let exe = std::env::current_exe().unwrap_or_default();
-    let inspect = exe.parent().and_then(Path::parent).map(|d| d.join("examples").join("inspect")).unwrap_or_default();
-    assert!(inspect.is_file(), "the inspect example is not built at {} (plain `cargo test` builds it)", inspect.display());
+    let inspect = exe
+        .parent()
+        .and_then(Path::parent)
+        .map(|d| d.join("examples").join("inspect"))
+        .unwrap_or_default();
+    assert!(
+        inspect.is_file(),
+        "the inspect example is not built at {} (plain `cargo test` builds it)",
+        inspect.display()
+    );
     let dir = tempdir();
-    let bad = Tri { indices: vec![0, 1, 7], ..Default::default() }.write(dir.path(), "bad", |_| {});
-    let out = std::process::Command::new(&inspect).arg(&bad).output().unwrap_or_else(|e| panic!("{e}"));
+    let bad = Tri {
+        indices: vec![0, 1, 7],
+        ..Default::default()
+    }
+    .write(dir.path(), "bad", |_| {});
+    let out = std::process::Command::new(&inspect)
+        .arg(&bad)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("bad.gltf") && stderr.contains("out of range"), "{stderr}");
+    assert!(
+        stderr.contains("bad.gltf") && stderr.contains("out of range"),
+        "{stderr}"
+    );
     assert!(out.stdout.is_empty(), "nothing on stdout for a bad file");
 
     let good = Tri::default().write(dir.path(), "good", |_| {});
-    let out = std::process::Command::new(&inspect).arg(&good).arg("--json").output().unwrap_or_else(|e| panic!("{e}"));
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("inspect --json is not JSON: {e}"));
+    let out = std::process::Command::new(&inspect)
+        .arg(&good)
+        .arg("--json")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("inspect --json is not JSON: {e}"));
     assert_eq!(report["primitives"][0]["triangles"], 1);
-    assert_eq!(report["primitives"][0]["encodings"].as_array().map(Vec::len), Some(6));
+    assert_eq!(
+        report["primitives"][0]["encodings"]
+            .as_array()
+            .map(Vec::len),
+        Some(6)
+    );
+}
+
+/// Inputs that panicked inside the gltf crate (1.4.1) before the loader checked for them; found
+/// by tests/mesh_mutations.rs.
+#[test]
+fn gltf_crate_panics_are_errors() {
+    let dir = tempdir();
+    // gltf-json's POSITION min/max hook indexes the accessor list before validating the index.
+    let path = Tri::default().write(dir.path(), "posindex", |d| {
+        d["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = json!(7);
+    });
+    expect_error(&path, false, "accessor 7 does not exist");
+    // Image::source unwraps mimeType when the image lives in a buffer view.
+    let path = Tri::default().write(dir.path(), "mime", |d| {
+        d["images"] = json!([{"bufferView": 0}]);
+    });
+    expect_error(&path, false, "images[0] has a bufferView but no mimeType");
+    let path = Tri::default().write(dir.path(), "noimage", |d| d["images"] = json!([{}]));
+    expect_error(&path, false, "images[0] has neither a uri nor a bufferView");
 }

@@ -34,7 +34,11 @@ const fn attributes(q: wgpu::VertexFormat) -> [wgpu::VertexAttribute; 3] {
             offset: vertex::UV_OFFSET as u64,
             shader_location: 1,
         },
-        wgpu::VertexAttribute { format: q, offset: vertex::QTANGENT_OFFSET as u64, shader_location: 2 },
+        wgpu::VertexAttribute {
+            format: q,
+            offset: vertex::QTANGENT_OFFSET as u64,
+            shader_location: 2,
+        },
     ]
 }
 
@@ -105,7 +109,9 @@ impl MeshUniforms {
     /// an object-space frame, in the same f32 operations (CPU reference for the readback test).
     #[must_use]
     pub fn world_frame(&self, f: &crate::TangentFrame) -> (Vec3, glam::Vec4) {
-        let n = (self.normal_matrix * f.normal.extend(0.0)).truncate().normalize();
+        let n = (self.normal_matrix * f.normal.extend(0.0))
+            .truncate()
+            .normalize();
         let t = (self.model * f.tangent.extend(0.0)).truncate().normalize();
         (n, t.extend(f.handedness() * self.model_handedness))
     }
@@ -139,8 +145,12 @@ pub fn read_vertex_frames(
     stream: &VertexStream,
     uniforms: &MeshUniforms,
 ) -> Result<VertexFrames, GpuError> {
-    let count = u32::try_from(stream.vertex_count)
-        .map_err(|_| GpuError::Input(format!("{} vertices do not fit a u32 draw", stream.vertex_count)))?;
+    let count = u32::try_from(stream.vertex_count).map_err(|_| {
+        GpuError::Input(format!(
+            "{} vertices do not fit a u32 draw",
+            stream.vertex_count
+        ))
+    })?;
     if count == 0 {
         return Err(GpuError::Input("no vertices to read back".into()));
     }
@@ -155,7 +165,11 @@ pub fn read_vertex_frames(
         });
     }
     let device = &ctx.device;
-    let size = wgpu::Extent3d { width: READBACK_WIDTH, height, depth_or_array_layers: 1 };
+    let size = wgpu::Extent3d {
+        width: READBACK_WIDTH,
+        height,
+        depth_or_array_layers: 1,
+    };
     let bytes_per_row = READBACK_WIDTH * 16;
     let buffer_size = u64::from(bytes_per_row) * u64::from(height);
     let (readbacks, _) = ctx.scoped("rendering the vertex-frame readback", || {
@@ -189,14 +203,20 @@ pub fn read_vertex_frames(
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("mesh"),
             layout: &layout,
-            entries: &[wgpu::BindGroupEntry { binding: 0, resource: uniform_buffer.as_entire_binding() }],
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: uniform_buffer.as_entire_binding(),
+            }],
         });
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("mesh readback"),
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
-        let constants = [("GRID_WIDTH", f64::from(READBACK_WIDTH)), ("GRID_HEIGHT", f64::from(height))];
+        let constants = [
+            ("GRID_WIDTH", f64::from(READBACK_WIDTH)),
+            ("GRID_HEIGHT", f64::from(height)),
+        ];
         let target = wgpu::ColorTargetState {
             format: wgpu::TextureFormat::Rgba32Float,
             blend: None,
@@ -220,7 +240,10 @@ pub fn read_vertex_frames(
                 compilation_options: Default::default(),
                 targets: &[Some(target.clone()), Some(target)],
             }),
-            primitive: wgpu::PrimitiveState { topology: wgpu::PrimitiveTopology::PointList, ..Default::default() },
+            primitive: wgpu::PrimitiveState {
+                topology: wgpu::PrimitiveTopology::PointList,
+                ..Default::default()
+            },
             depth_stencil: None,
             multisample: wgpu::MultisampleState::default(),
             multiview_mask: None,
@@ -238,7 +261,9 @@ pub fn read_vertex_frames(
                 view_formats: &[],
             })
         });
-        let views = textures.each_ref().map(|t| t.create_view(&Default::default()));
+        let views = textures
+            .each_ref()
+            .map(|t| t.create_view(&Default::default()));
         let readbacks = [0, 1].map(|_| {
             device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("vertex frame readback"),
@@ -250,13 +275,21 @@ pub fn read_vertex_frames(
         let mut encoder = device.create_command_encoder(&Default::default());
         {
             // Poison: −7 is no component of a unit vector, so an unwritten texel fails.
-            let poison = wgpu::Color { r: -7.0, g: -7.0, b: -7.0, a: -7.0 };
+            let poison = wgpu::Color {
+                r: -7.0,
+                g: -7.0,
+                b: -7.0,
+                a: -7.0,
+            };
             let attachments = views.each_ref().map(|view| {
                 Some(wgpu::RenderPassColorAttachment {
                     view,
                     depth_slice: None,
                     resolve_target: None,
-                    ops: wgpu::Operations { load: wgpu::LoadOp::Clear(poison), store: wgpu::StoreOp::Store },
+                    ops: wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(poison),
+                        store: wgpu::StoreOp::Store,
+                    },
                 })
             });
             let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -290,7 +323,13 @@ pub fn read_vertex_frames(
         let bytes = ctx.read_buffer(&readbacks[i], buffer_size, what)?;
         Ok(bytemuck::pod_collect_to_vec::<u8, [f32; 4]>(&bytes))
     };
-    let normals = texels(0, "vertex normals")?.into_iter().map(|t| Vec3::new(t[0], t[1], t[2])).collect();
-    let tangents = texels(1, "vertex tangents")?.into_iter().map(glam::Vec4::from).collect();
+    let normals = texels(0, "vertex normals")?
+        .into_iter()
+        .map(|t| Vec3::new(t[0], t[1], t[2]))
+        .collect();
+    let tangents = texels(1, "vertex tangents")?
+        .into_iter()
+        .map(glam::Vec4::from)
+        .collect();
     Ok(VertexFrames { normals, tangents })
 }

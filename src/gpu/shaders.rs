@@ -22,4 +22,8 @@ pub const MESH: &str = concat!(
 
 /// Every module the crate builds, by the stage file it comes from: what the naga validation
 /// test checks, and what it compares with the files in `shaders/`.
-pub const MODULES: &[(&str, &str)] = &[("qtangent.wgsl", LIBRARY), ("decode.wgsl", DECODE), ("mesh.wgsl", MESH)];
+pub const MODULES: &[(&str, &str)] = &[
+    ("qtangent.wgsl", LIBRARY),
+    ("decode.wgsl", DECODE),
+    ("mesh.wgsl", MESH),
+];

@@ -20,13 +20,21 @@ impl MeshError {
     /// A problem with the whole file.
     #[must_use]
     pub fn file(file: &Path, kind: ErrorKind) -> Self {
-        Self { file: file.to_path_buf(), place: None, kind }
+        Self {
+            file: file.to_path_buf(),
+            place: None,
+            kind,
+        }
     }
 
     /// A problem in one mesh/primitive.
     #[must_use]
     pub fn at(file: &Path, place: &str, kind: ErrorKind) -> Self {
-        Self { file: file.to_path_buf(), place: Some(place.to_owned()), kind }
+        Self {
+            file: file.to_path_buf(),
+            place: Some(place.to_owned()),
+            kind,
+        }
     }
 }
 

@@ -12,19 +12,30 @@ use gltf::accessor::{DataType, Dimensions};
 use gltf::mesh::{Mode, Semantic};
 
 use super::{
-    ErrorKind, ImageSource, Instance, Material, Mesh, MeshError, Primitive, Scene, Skin,
-    TextureRef,
+    ErrorKind, ImageSource, Instance, Material, Mesh, MeshError, Primitive, Scene, Skin, TextureRef,
 };
 
 pub(super) fn load(path: &Path) -> Result<Scene, MeshError> {
-    let bytes = std::fs::read(path)
-        .map_err(|source| MeshError::file(path, ErrorKind::Io { what: "file".into(), source }))?;
+    let bytes = std::fs::read(path).map_err(|source| {
+        MeshError::file(
+            path,
+            ErrorKind::Io {
+                what: "file".into(),
+                source,
+            },
+        )
+    })?;
     load_slice(path, &bytes, Some(path.parent().unwrap_or(Path::new("."))))
 }
 
-pub(super) fn load_slice(name: &Path, bytes: &[u8], base: Option<&Path>) -> Result<Scene, MeshError> {
+pub(super) fn load_slice(
+    name: &Path,
+    bytes: &[u8],
+    base: Option<&Path>,
+) -> Result<Scene, MeshError> {
     let file_err = |kind| MeshError::file(name, kind);
-    let gltf = gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| file_err(gltf_error(e)))?;
+    let gltf =
+        gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| file_err(gltf_error(e)))?;
     validate(&gltf.document).map_err(file_err)?;
     let buffers = load_buffers(&gltf, base).map_err(file_err)?;
     let doc = &gltf.document;
@@ -44,7 +55,9 @@ pub(super) fn load_slice(name: &Path, bytes: &[u8], base: Option<&Path>) -> Resu
 
     let mut meshes = Vec::new();
     for mesh in doc.meshes() {
-        let mesh_name = mesh.name().map_or_else(|| format!("mesh {}", mesh.index()), str::to_owned);
+        let mesh_name = mesh
+            .name()
+            .map_or_else(|| format!("mesh {}", mesh.index()), str::to_owned);
         let mut primitives = Vec::new();
         for prim in mesh.primitives() {
             let label = format!("mesh '{mesh_name}' primitive {}", prim.index());
@@ -62,23 +75,42 @@ pub(super) fn load_slice(name: &Path, bytes: &[u8], base: Option<&Path>) -> Resu
                 skin: n.skin().map(|s| s.index()),
             })
             .collect();
-        meshes.push(Mesh { name: mesh_name, primitives, instances });
+        meshes.push(Mesh {
+            name: mesh_name,
+            primitives,
+            instances,
+        });
     }
     if meshes.is_empty() {
         return Err(file_err(ErrorKind::NoMeshes));
     }
-    Ok(Scene { source: name.to_path_buf(), meshes, materials, skins, warnings: Vec::new() })
+    Ok(Scene {
+        source: name.to_path_buf(),
+        meshes,
+        materials,
+        skins,
+        warnings: Vec::new(),
+    })
 }
 
 fn gltf_error(e: gltf::Error) -> ErrorKind {
     match e {
-        gltf::Error::Io(source) => ErrorKind::Io { what: "file".into(), source },
+        gltf::Error::Io(source) => ErrorKind::Io {
+            what: "file".into(),
+            source,
+        },
         gltf::Error::Deserialize(e) if e.is_eof() => ErrorKind::Truncated(e.to_string()),
         gltf::Error::Deserialize(e) => ErrorKind::InvalidJson(e.to_string()),
         gltf::Error::Binary(e) => ErrorKind::Truncated(format!("GLB: {e}")),
-        gltf::Error::BufferLength { buffer, expected, actual } => {
-            ErrorKind::ShortBuffer { buffer, expected, actual }
-        }
+        gltf::Error::BufferLength {
+            buffer,
+            expected,
+            actual,
+        } => ErrorKind::ShortBuffer {
+            buffer,
+            expected,
+            actual,
+        },
         other => ErrorKind::Gltf(other.to_string()),
     }
 }
@@ -89,6 +121,31 @@ fn gltf_error(e: gltf::Error) -> ErrorKind {
 fn validate(doc: &gltf::Document) -> Result<(), ErrorKind> {
     use gltf::json::validation::{Error, Validate};
     let root = doc.as_json();
+    // gltf-json 1.4.1's POSITION min/max hook indexes `accessors` before the index checks run,
+    // so an out-of-range POSITION index would panic inside it: check those first.
+    for (m, mesh) in root.meshes.iter().enumerate() {
+        for (p, prim) in mesh.primitives.iter().enumerate() {
+            for (semantic, index) in &prim.attributes {
+                if index.value() >= root.accessors.len() {
+                    return Err(ErrorKind::InvalidGltf(format!(
+                        "meshes[{m}].primitives[{p}].attributes[{semantic:?}]: accessor {} does not exist ({} accessors)",
+                        index.value(),
+                        root.accessors.len()
+                    )));
+                }
+            }
+        }
+    }
+    // gltf 1.4.1's Image::source unwraps mimeType (with bufferView) and uri (without), which
+    // its validation does not require.
+    for (i, image) in root.images.iter().enumerate() {
+        let problem = match (&image.buffer_view, &image.mime_type, &image.uri) {
+            (Some(_), None, _) => "has a bufferView but no mimeType",
+            (None, _, None) => "has neither a uri nor a bufferView",
+            _ => continue,
+        };
+        return Err(ErrorKind::InvalidGltf(format!("images[{i}] {problem}")));
+    }
     let mut errors = Vec::new();
     root.validate(root, gltf::json::Path::new, &mut |path, error| {
         let path = path().as_str().to_owned();
@@ -109,7 +166,10 @@ fn validate(doc: &gltf::Document) -> Result<(), ErrorKind> {
 }
 
 /// Reads every buffer, checking first that external files exist so the message can name them.
-fn load_buffers(gltf: &gltf::Gltf, base: Option<&Path>) -> Result<Vec<gltf::buffer::Data>, ErrorKind> {
+fn load_buffers(
+    gltf: &gltf::Gltf,
+    base: Option<&Path>,
+) -> Result<Vec<gltf::buffer::Data>, ErrorKind> {
     for buffer in gltf.document.buffers() {
         match buffer.source() {
             gltf::buffer::Source::Uri(uri) if !uri.starts_with("data:") && !uri.contains(':') => {
@@ -139,7 +199,10 @@ fn load_buffers(gltf: &gltf::Gltf, base: Option<&Path>) -> Result<Vec<gltf::buff
         }
     }
     gltf::import_buffers(&gltf.document, base, gltf.blob.clone()).map_err(|e| match e {
-        gltf::Error::Io(source) => ErrorKind::Io { what: "a buffer".into(), source },
+        gltf::Error::Io(source) => ErrorKind::Io {
+            what: "a buffer".into(),
+            source,
+        },
         other => gltf_error(other),
     })
 }
@@ -151,9 +214,17 @@ struct Expect {
     describe: &'static str,
 }
 
-const POSITION: Expect = Expect { dims: Dimensions::Vec3, types: &[DataType::F32], describe: "VEC3 float" };
+const POSITION: Expect = Expect {
+    dims: Dimensions::Vec3,
+    types: &[DataType::F32],
+    describe: "VEC3 float",
+};
 const NORMAL: Expect = POSITION;
-const TANGENT: Expect = Expect { dims: Dimensions::Vec4, types: &[DataType::F32], describe: "VEC4 float" };
+const TANGENT: Expect = Expect {
+    dims: Dimensions::Vec4,
+    types: &[DataType::F32],
+    describe: "VEC4 float",
+};
 const TEXCOORD: Expect = Expect {
     dims: Dimensions::Vec2,
     types: &[DataType::F32, DataType::U8, DataType::U16],
@@ -174,7 +245,11 @@ const INDICES: Expect = Expect {
     types: &[DataType::U8, DataType::U16, DataType::U32],
     describe: "SCALAR unsigned byte, short or int",
 };
-const MAT4: Expect = Expect { dims: Dimensions::Mat4, types: &[DataType::F32], describe: "MAT4 float" };
+const MAT4: Expect = Expect {
+    dims: Dimensions::Mat4,
+    types: &[DataType::F32],
+    describe: "MAT4 float",
+};
 
 /// Checks an accessor's type and that every byte it (and its sparse part) reads is inside its
 /// buffer view and buffer, so the gltf crate's readers neither panic nor return `None`.
@@ -203,7 +278,9 @@ fn check_accessor(
     let elem = acc.size();
     let Some(view) = acc.view() else {
         if acc.sparse().is_none() {
-            return Err(oob("it has no buffer view (all-zero accessors are not supported)".into()));
+            return Err(oob(
+                "it has no buffer view (all-zero accessors are not supported)".into(),
+            ));
         }
         return check_sparse(acc, elem, buffers, &oob);
     };
@@ -217,16 +294,30 @@ fn check_sparse(
     buffers: &[gltf::buffer::Data],
     oob: &dyn Fn(String) -> ErrorKind,
 ) -> Result<(), ErrorKind> {
-    let Some(sparse) = acc.sparse() else { return Ok(()) };
+    let Some(sparse) = acc.sparse() else {
+        return Ok(());
+    };
     if sparse.count() == 0 {
         return Err(oob("sparse count is 0".into()));
     }
     let indices = sparse.indices();
-    check_range(&indices.view(), indices.offset(), sparse.count(), indices.index_type().size(), buffers)
-        .map_err(|d| oob(format!("sparse indices: {d}")))?;
+    check_range(
+        &indices.view(),
+        indices.offset(),
+        sparse.count(),
+        indices.index_type().size(),
+        buffers,
+    )
+    .map_err(|d| oob(format!("sparse indices: {d}")))?;
     let values = sparse.values();
-    check_range(&values.view(), values.offset(), sparse.count(), elem, buffers)
-        .map_err(|d| oob(format!("sparse values: {d}")))
+    check_range(
+        &values.view(),
+        values.offset(),
+        sparse.count(),
+        elem,
+        buffers,
+    )
+    .map_err(|d| oob(format!("sparse values: {d}")))
 }
 
 /// `count` elements of `elem` bytes at `offset` into `view` (with its stride) must fit the view,
@@ -240,7 +331,10 @@ fn check_range(
 ) -> Result<(), String> {
     let stride = view.stride().unwrap_or(elem);
     if stride < elem {
-        return Err(format!("buffer view {} stride {stride} is less than the element size {elem}", view.index()));
+        return Err(format!(
+            "buffer view {} stride {stride} is less than the element size {elem}",
+            view.index()
+        ));
     }
     let end = stride
         .checked_mul(count - 1)
@@ -256,7 +350,10 @@ fn check_range(
     }
     let buffer = view.buffer().index();
     let have = buffers.get(buffer).map_or(0, |b| b.len());
-    let view_end = view.offset().checked_add(view.length()).ok_or("byte range overflows")?;
+    let view_end = view
+        .offset()
+        .checked_add(view.length())
+        .ok_or("byte range overflows")?;
     if view_end > have {
         return Err(format!(
             "buffer view {} ends at byte {view_end}, buffer {buffer} has {have}",
@@ -272,7 +369,10 @@ fn read_primitive(
     label: String,
 ) -> Result<Primitive, ErrorKind> {
     let mode = prim.mode();
-    if matches!(mode, Mode::Points | Mode::Lines | Mode::LineLoop | Mode::LineStrip) {
+    if matches!(
+        mode,
+        Mode::Points | Mode::Lines | Mode::LineLoop | Mode::LineStrip
+    ) {
         return Err(ErrorKind::UnsupportedMode(format!("{mode:?}")));
     }
     let checked = |semantic: Semantic, name: &str, expect: &Expect| -> Result<bool, ErrorKind> {
@@ -288,11 +388,19 @@ fn read_primitive(
     let has_tangents = checked(Semantic::Tangents, "TANGENT", &TANGENT)?;
     let has_uvs = checked(Semantic::TexCoords(0), "TEXCOORD_0", &TEXCOORD)?;
     let mut joint_sets = 0;
-    while checked(Semantic::Joints(joint_sets), &format!("JOINTS_{joint_sets}"), &JOINTS)? {
+    while checked(
+        Semantic::Joints(joint_sets),
+        &format!("JOINTS_{joint_sets}"),
+        &JOINTS,
+    )? {
         joint_sets += 1;
     }
     let mut weight_sets = 0;
-    while checked(Semantic::Weights(weight_sets), &format!("WEIGHTS_{weight_sets}"), &WEIGHTS)? {
+    while checked(
+        Semantic::Weights(weight_sets),
+        &format!("WEIGHTS_{weight_sets}"),
+        &WEIGHTS,
+    )? {
         weight_sets += 1;
     }
     if let Some(acc) = prim.indices() {
@@ -302,29 +410,58 @@ fn read_primitive(
     let reader = prim.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
     // The checks above make every read below Some; a None would be a gltf crate change.
     let missing = |what: &str| ErrorKind::Gltf(format!("the gltf crate could not read {what}"));
-    let positions: Vec<Vec3> =
-        reader.read_positions().ok_or_else(|| missing("POSITION"))?.map(Vec3::from).collect();
+    let positions: Vec<Vec3> = reader
+        .read_positions()
+        .ok_or_else(|| missing("POSITION"))?
+        .map(Vec3::from)
+        .collect();
     let normals = if has_normals {
-        Some(reader.read_normals().ok_or_else(|| missing("NORMAL"))?.map(Vec3::from).collect())
+        Some(
+            reader
+                .read_normals()
+                .ok_or_else(|| missing("NORMAL"))?
+                .map(Vec3::from)
+                .collect(),
+        )
     } else {
         None
     };
     let tangents = if has_tangents {
-        Some(reader.read_tangents().ok_or_else(|| missing("TANGENT"))?.map(Vec4::from).collect())
+        Some(
+            reader
+                .read_tangents()
+                .ok_or_else(|| missing("TANGENT"))?
+                .map(Vec4::from)
+                .collect(),
+        )
     } else {
         None
     };
     let uvs = if has_uvs {
-        let read = reader.read_tex_coords(0).ok_or_else(|| missing("TEXCOORD_0"))?;
+        let read = reader
+            .read_tex_coords(0)
+            .ok_or_else(|| missing("TEXCOORD_0"))?;
         Some(read.into_f32().map(Vec2::from).collect())
     } else {
         None
     };
     let joints = (0..joint_sets)
-        .map(|s| Ok(reader.read_joints(s).ok_or_else(|| missing("JOINTS"))?.into_u16().collect()))
+        .map(|s| {
+            Ok(reader
+                .read_joints(s)
+                .ok_or_else(|| missing("JOINTS"))?
+                .into_u16()
+                .collect())
+        })
         .collect::<Result<Vec<_>, ErrorKind>>()?;
     let weights = (0..weight_sets)
-        .map(|s| Ok(reader.read_weights(s).ok_or_else(|| missing("WEIGHTS"))?.into_f32().collect()))
+        .map(|s| {
+            Ok(reader
+                .read_weights(s)
+                .ok_or_else(|| missing("WEIGHTS"))?
+                .into_f32()
+                .collect())
+        })
         .collect::<Result<Vec<_>, ErrorKind>>()?;
     let list: Vec<u32> = match reader.read_indices() {
         Some(read) => read.into_u32().collect(),
@@ -358,7 +495,9 @@ fn strip_to_list(strip: &[u32]) -> Vec<u32> {
 
 /// glTF 2.0 §3.7.2.1: fan triangle i is (v_{i+1}, v_{i+2}, v_0).
 fn fan_to_list(fan: &[u32]) -> Vec<u32> {
-    (0..fan.len().saturating_sub(2)).flat_map(|i| [fan[i + 1], fan[i + 2], fan[0]]).collect()
+    (0..fan.len().saturating_sub(2))
+        .flat_map(|i| [fan[i + 1], fan[i + 2], fan[0]])
+        .collect()
 }
 
 /// Node-to-world matrix of every node reached from the scene roots (the default scene, else
@@ -368,7 +507,9 @@ fn node_world_matrices(doc: &gltf::Document) -> Result<HashMap<usize, Mat4>, Err
     let roots: Vec<gltf::Node<'_>> = if let Some(scene) = doc.default_scene() {
         scene.nodes().collect()
     } else if doc.scenes().len() > 0 {
-        doc.scenes().flat_map(|s| s.nodes().collect::<Vec<_>>()).collect()
+        doc.scenes()
+            .flat_map(|s| s.nodes().collect::<Vec<_>>())
+            .collect()
     } else {
         let mut is_child = vec![false; doc.nodes().len()];
         for n in doc.nodes() {
@@ -379,7 +520,8 @@ fn node_world_matrices(doc: &gltf::Document) -> Result<HashMap<usize, Mat4>, Err
         doc.nodes().filter(|n| !is_child[n.index()]).collect()
     };
     let mut world = HashMap::new();
-    let mut stack: Vec<(gltf::Node<'_>, Mat4)> = roots.into_iter().map(|n| (n, Mat4::IDENTITY)).collect();
+    let mut stack: Vec<(gltf::Node<'_>, Mat4)> =
+        roots.into_iter().map(|n| (n, Mat4::IDENTITY)).collect();
     while let Some((node, parent)) = stack.pop() {
         let m = parent * Mat4::from_cols_array_2d(&node.transform().matrix());
         if world.insert(node.index(), m).is_some() {
@@ -412,7 +554,9 @@ fn read_skin(
             let reader = skin.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
             let m: Vec<Mat4> = reader
                 .read_inverse_bind_matrices()
-                .ok_or_else(|| ErrorKind::Gltf("the gltf crate could not read inverseBindMatrices".into()))?
+                .ok_or_else(|| {
+                    ErrorKind::Gltf("the gltf crate could not read inverseBindMatrices".into())
+                })?
                 .map(|m| Mat4::from_cols_array_2d(&m))
                 .collect();
             if let Some(i) = m.iter().position(|m| !m.is_finite()) {
@@ -427,8 +571,13 @@ fn read_skin(
         None => vec![Mat4::IDENTITY; joints.len()],
     };
     Ok(Skin {
-        name: skin.name().map_or_else(|| format!("skin {}", skin.index()), str::to_owned),
-        joint_world: joints.iter().map(|j| world.get(j).copied().unwrap_or(Mat4::IDENTITY)).collect(),
+        name: skin
+            .name()
+            .map_or_else(|| format!("skin {}", skin.index()), str::to_owned),
+        joint_world: joints
+            .iter()
+            .map(|j| world.get(j).copied().unwrap_or(Mat4::IDENTITY))
+            .collect(),
         joints,
         inverse_bind,
     })
@@ -440,33 +589,46 @@ fn material(
     buffers: &[gltf::buffer::Data],
 ) -> Result<Material, ErrorKind> {
     let pbr = m.pbr_metallic_roughness();
-    let texture = |t: gltf::Texture<'_>, tex_coord: u32, scale: f32| -> Result<TextureRef, ErrorKind> {
-        let image = match t.source().source() {
-            gltf::image::Source::Uri { uri, .. } if uri.starts_with("data:") => {
-                ImageSource::DataUri(uri.to_owned())
-            }
-            gltf::image::Source::Uri { uri, .. } => {
-                ImageSource::File(base.map_or_else(|| uri.into(), |b| b.join(uri)))
-            }
-            gltf::image::Source::View { view, mime_type } => {
-                let data = buffers.get(view.buffer().index()).map_or(&[][..], |d| &d.0[..]);
-                let bytes = view
-                    .offset()
-                    .checked_add(view.length())
-                    .and_then(|end| data.get(view.offset()..end))
-                    .ok_or_else(|| ErrorKind::AccessorOutOfBounds {
-                        attribute: format!("image {}", t.source().index()),
-                        accessor: view.index(),
-                        detail: "its buffer view is outside the buffer".into(),
-                    })?;
-                ImageSource::Embedded { mime: mime_type.to_owned(), bytes: bytes.to_vec() }
-            }
+    let texture =
+        |t: gltf::Texture<'_>, tex_coord: u32, scale: f32| -> Result<TextureRef, ErrorKind> {
+            let image = match t.source().source() {
+                gltf::image::Source::Uri { uri, .. } if uri.starts_with("data:") => {
+                    ImageSource::DataUri(uri.to_owned())
+                }
+                gltf::image::Source::Uri { uri, .. } => {
+                    ImageSource::File(base.map_or_else(|| uri.into(), |b| b.join(uri)))
+                }
+                gltf::image::Source::View { view, mime_type } => {
+                    let data = buffers
+                        .get(view.buffer().index())
+                        .map_or(&[][..], |d| &d.0[..]);
+                    let bytes = view
+                        .offset()
+                        .checked_add(view.length())
+                        .and_then(|end| data.get(view.offset()..end))
+                        .ok_or_else(|| ErrorKind::AccessorOutOfBounds {
+                            attribute: format!("image {}", t.source().index()),
+                            accessor: view.index(),
+                            detail: "its buffer view is outside the buffer".into(),
+                        })?;
+                    ImageSource::Embedded {
+                        mime: mime_type.to_owned(),
+                        bytes: bytes.to_vec(),
+                    }
+                }
+            };
+            Ok(TextureRef {
+                image,
+                tex_coord,
+                scale,
+            })
         };
-        Ok(TextureRef { image, tex_coord, scale })
-    };
     Ok(Material {
         name: m.name().map_or_else(
-            || m.index().map_or_else(|| "default material".into(), |i| format!("material {i}")),
+            || {
+                m.index()
+                    .map_or_else(|| "default material".into(), |i| format!("material {i}"))
+            },
             str::to_owned,
         ),
         base_color: Vec4::from(pbr.base_color_factor()),

@@ -11,15 +11,28 @@ use std::path::Path;
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
-use super::{ErrorKind, ImageSource, Instance, Material, Mesh, MeshError, Primitive, Scene, TextureRef};
+use super::{
+    ErrorKind, ImageSource, Instance, Material, Mesh, MeshError, Primitive, Scene, TextureRef,
+};
 
 pub(super) fn load(path: &Path) -> Result<Scene, MeshError> {
-    let bytes = std::fs::read(path)
-        .map_err(|source| MeshError::file(path, ErrorKind::Io { what: "file".into(), source }))?;
+    let bytes = std::fs::read(path).map_err(|source| {
+        MeshError::file(
+            path,
+            ErrorKind::Io {
+                what: "file".into(),
+                source,
+            },
+        )
+    })?;
     load_slice(path, &bytes, Some(path.parent().unwrap_or(Path::new("."))))
 }
 
-pub(super) fn load_slice(name: &Path, bytes: &[u8], base: Option<&Path>) -> Result<Scene, MeshError> {
+pub(super) fn load_slice(
+    name: &Path,
+    bytes: &[u8],
+    base: Option<&Path>,
+) -> Result<Scene, MeshError> {
     let options = tobj::LoadOptions {
         triangulate: true,
         single_index: false,
@@ -30,17 +43,19 @@ pub(super) fn load_slice(name: &Path, bytes: &[u8], base: Option<&Path>) -> Resu
     let mtl_warnings = std::cell::RefCell::new(Vec::new());
     let loader = |mtl: &Path| -> tobj::MTLLoadResult {
         let Some(base) = base else {
-            mtl_warnings
-                .borrow_mut()
-                .push(format!("material library '{}' not loaded: the OBJ came from memory", mtl.display()));
+            mtl_warnings.borrow_mut().push(format!(
+                "material library '{}' not loaded: the OBJ came from memory",
+                mtl.display()
+            ));
             return Err(tobj::LoadError::OpenFileFailed);
         };
         let path = base.join(mtl);
         match std::fs::read(&path) {
             Ok(data) => tobj::load_mtl_buf(&mut Cursor::new(data)).inspect_err(|e| {
-                mtl_warnings
-                    .borrow_mut()
-                    .push(format!("material library '{}' is invalid ({e}); materials skipped", path.display()));
+                mtl_warnings.borrow_mut().push(format!(
+                    "material library '{}' is invalid ({e}); materials skipped",
+                    path.display()
+                ));
             }),
             Err(e) => {
                 mtl_warnings.borrow_mut().push(format!(
@@ -74,7 +89,11 @@ pub(super) fn load_slice(name: &Path, bytes: &[u8], base: Option<&Path>) -> Resu
 
     let mut meshes = Vec::new();
     for (index, model) in models.iter().enumerate() {
-        let mesh_name = if model.name.is_empty() { format!("mesh {index}") } else { model.name.clone() };
+        let mesh_name = if model.name.is_empty() {
+            format!("mesh {index}")
+        } else {
+            model.name.clone()
+        };
         let label = format!("mesh '{mesh_name}' primitive 0");
         if model.mesh.indices.is_empty() {
             warnings.push(format!("{label}: no faces (points or lines only), skipped"));
@@ -83,11 +102,17 @@ pub(super) fn load_slice(name: &Path, bytes: &[u8], base: Option<&Path>) -> Resu
         let mut primitive = read_model(&model.mesh, label.clone())
             .map_err(|kind| MeshError::at(name, &label, kind))?;
         primitive.material = model.mesh.material_id.filter(|&m| m < materials.len());
-        primitive.validate().map_err(|kind| MeshError::at(name, &label, kind))?;
+        primitive
+            .validate()
+            .map_err(|kind| MeshError::at(name, &label, kind))?;
         meshes.push(Mesh {
             name: mesh_name,
             primitives: vec![primitive],
-            instances: vec![Instance { node: index, world: Mat4::IDENTITY, skin: None }],
+            instances: vec![Instance {
+                node: index,
+                world: Mat4::IDENTITY,
+                skin: None,
+            }],
         });
     }
     if meshes.is_empty() && skipped > 0 {
@@ -98,9 +123,17 @@ pub(super) fn load_slice(name: &Path, bytes: &[u8], base: Option<&Path>) -> Resu
         return Err(MeshError::file(name, ErrorKind::NoMeshes));
     }
     if skipped > 0 {
-        warnings.push(format!("{skipped} point and line elements skipped (only faces are loaded)"));
+        warnings.push(format!(
+            "{skipped} point and line elements skipped (only faces are loaded)"
+        ));
     }
-    Ok(Scene { source: name.to_path_buf(), meshes, materials, skins: Vec::new(), warnings })
+    Ok(Scene {
+        source: name.to_path_buf(),
+        meshes,
+        materials,
+        skins: Vec::new(),
+        warnings,
+    })
 }
 
 /// Builds one vertex per distinct (position, uv, normal) index triple.
@@ -108,7 +141,10 @@ fn read_model(m: &tobj::Mesh, label: String) -> Result<Primitive, ErrorKind> {
     let corners = m.indices.len();
     let has_uv = !m.texcoord_indices.is_empty();
     let has_normal = !m.normal_indices.is_empty();
-    for (what, n) in [("uv", m.texcoord_indices.len()), ("normal", m.normal_indices.len())] {
+    for (what, n) in [
+        ("uv", m.texcoord_indices.len()),
+        ("normal", m.normal_indices.len()),
+    ] {
         if n != 0 && n != corners {
             return Err(ErrorKind::CountMismatch {
                 attribute: format!("face {what} indices"),
@@ -119,16 +155,21 @@ fn read_model(m: &tobj::Mesh, label: String) -> Result<Primitive, ErrorKind> {
     }
     let fetch = |data: &[f32], dims: usize, i: u32, what: &str| -> Result<Vec<f32>, ErrorKind> {
         let start = i as usize * dims;
-        data.get(start..start + dims).map(<[f32]>::to_vec).ok_or_else(|| {
-            ErrorKind::InvalidObj(format!(
-                "a face refers to {what} {} but the file has {}",
-                u64::from(i) + 1,
-                data.len() / dims
-            ))
-        })
+        data.get(start..start + dims)
+            .map(<[f32]>::to_vec)
+            .ok_or_else(|| {
+                ErrorKind::InvalidObj(format!(
+                    "a face refers to {what} {} but the file has {}",
+                    u64::from(i) + 1,
+                    data.len() / dims
+                ))
+            })
     };
     let mut map: HashMap<(u32, u32, u32), u32> = HashMap::new();
-    let mut p = Primitive { label, ..Default::default() };
+    let mut p = Primitive {
+        label,
+        ..Default::default()
+    };
     let (mut uvs, mut normals, mut ids) = (Vec::new(), Vec::new(), Vec::new());
     for c in 0..corners {
         let pi = m.indices[c];
@@ -169,11 +210,18 @@ fn material(m: &tobj::Material, base: Option<&Path>) -> Material {
     let diffuse = m.diffuse.unwrap_or([1.0; 3]);
     Material {
         name: m.name.clone(),
-        base_color: Vec4::new(diffuse[0], diffuse[1], diffuse[2], m.dissolve.unwrap_or(1.0)),
+        base_color: Vec4::new(
+            diffuse[0],
+            diffuse[1],
+            diffuse[2],
+            m.dissolve.unwrap_or(1.0),
+        ),
         base_color_texture: texture(&m.diffuse_texture),
         normal_texture: texture(&m.normal_texture),
         metallic_roughness_texture: None,
         metallic: 0.0,
-        roughness: m.shininess.map_or(1.0, |s| (2.0 / (s + 2.0)).sqrt().clamp(0.0, 1.0)),
+        roughness: m
+            .shininess
+            .map_or(1.0, |s| (2.0 / (s + 2.0)).sqrt().clamp(0.0, 1.0)),
     }
 }

@@ -193,19 +193,31 @@ impl Primitive {
         ];
         for (attribute, count) in counts {
             if let Some(count) = count.filter(|&c| c != n) {
-                return Err(ErrorKind::CountMismatch { attribute: attribute.into(), count, positions: n });
+                return Err(ErrorKind::CountMismatch {
+                    attribute: attribute.into(),
+                    count,
+                    positions: n,
+                });
             }
         }
         for (set, j) in self.joints.iter().enumerate() {
             if j.len() != n {
                 let attribute = format!("JOINTS_{set}");
-                return Err(ErrorKind::CountMismatch { attribute, count: j.len(), positions: n });
+                return Err(ErrorKind::CountMismatch {
+                    attribute,
+                    count: j.len(),
+                    positions: n,
+                });
             }
         }
         for (set, w) in self.weights.iter().enumerate() {
             if w.len() != n {
                 let attribute = format!("WEIGHTS_{set}");
-                return Err(ErrorKind::CountMismatch { attribute, count: w.len(), positions: n });
+                return Err(ErrorKind::CountMismatch {
+                    attribute,
+                    count: w.len(),
+                    positions: n,
+                });
             }
             check_finite(&format!("WEIGHTS_{set}"), w.iter().copied())?;
         }
@@ -223,15 +235,24 @@ impl Primitive {
             check_finite("TEXCOORD_0", uvs.iter().map(|v| v.to_array()))?;
         }
         if self.indices.len() % 3 != 0 {
-            return Err(ErrorKind::PartialTriangle { indices: self.indices.len() });
+            return Err(ErrorKind::PartialTriangle {
+                indices: self.indices.len(),
+            });
         }
         if self.indices.is_empty() {
             return Err(ErrorKind::NoTriangles);
         }
-        if let Some((position, &index)) =
-            self.indices.iter().enumerate().find(|(_, &i)| i as usize >= n)
+        if let Some((position, &index)) = self
+            .indices
+            .iter()
+            .enumerate()
+            .find(|(_, &i)| i as usize >= n)
         {
-            return Err(ErrorKind::IndexOutOfRange { position, index, vertices: n });
+            return Err(ErrorKind::IndexOutOfRange {
+                position,
+                index,
+                vertices: n,
+            });
         }
         Ok(())
     }
@@ -249,7 +270,11 @@ fn check_finite<const N: usize>(
 ) -> Result<(), ErrorKind> {
     for (vertex, v) in values.enumerate() {
         if let Some(&value) = v.iter().find(|x| !x.is_finite()) {
-            return Err(ErrorKind::NonFinite { attribute: attribute.into(), vertex, value });
+            return Err(ErrorKind::NonFinite {
+                attribute: attribute.into(),
+                vertex,
+                value,
+            });
         }
     }
     Ok(())
@@ -264,7 +289,10 @@ fn check_finite<const N: usize>(
 /// unsupported primitive mode, no triangles, unknown extension.
 pub fn load(path: impl AsRef<Path>) -> Result<Scene, MeshError> {
     let path = path.as_ref();
-    let ext = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
     match ext.as_deref() {
         Some("gltf" | "glb") => load_gltf::load(path),
         Some("obj") => load_obj::load(path),
@@ -293,7 +321,9 @@ pub fn load_obj_slice(name: &Path, bytes: &[u8], base: Option<&Path>) -> Result<
 impl Scene {
     /// Every primitive with its mesh, in file order.
     pub fn primitives(&self) -> impl Iterator<Item = (&Mesh, &Primitive)> {
-        self.meshes.iter().flat_map(|m| m.primitives.iter().map(move |p| (m, p)))
+        self.meshes
+            .iter()
+            .flat_map(|m| m.primitives.iter().map(move |p| (m, p)))
     }
 
     /// Prepares every primitive (see [`Primitive::prepare`]).
@@ -302,7 +332,10 @@ impl Scene {
     /// The first primitive that fails, named with the file.
     pub fn prepare(&self) -> Result<Vec<Prepared>, MeshError> {
         self.primitives()
-            .map(|(_, p)| p.prepare().map_err(|kind| MeshError::at(&self.source, &p.label, kind)))
+            .map(|(_, p)| {
+                p.prepare()
+                    .map_err(|kind| MeshError::at(&self.source, &p.label, kind))
+            })
             .collect()
     }
 }

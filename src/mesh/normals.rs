@@ -15,13 +15,21 @@ use glam::Vec3;
 ///
 /// `indices` must be in range (as [`super::Primitive::validate`] makes them).
 #[must_use]
-pub fn angle_weighted(positions: &[Vec3], indices: &[u32], smoothing_ids: Option<&[u32]>) -> (Vec<Vec3>, usize) {
+pub fn angle_weighted(
+    positions: &[Vec3],
+    indices: &[u32],
+    smoothing_ids: Option<&[u32]>,
+) -> (Vec<Vec3>, usize) {
     let group = |v: u32| smoothing_ids.map_or(v, |ids| ids[v as usize]) as usize;
-    let groups = smoothing_ids.map_or(positions.len(), |ids| ids.iter().max().map_or(0, |&m| m as usize + 1));
+    let groups = smoothing_ids.map_or(positions.len(), |ids| {
+        ids.iter().max().map_or(0, |&m| m as usize + 1)
+    });
     let mut sum = vec![Vec3::ZERO; groups];
     for tri in indices.chunks_exact(3) {
         let p = [0, 1, 2].map(|k| positions[tri[k] as usize]);
-        let Some(face) = (p[1] - p[0]).cross(p[2] - p[0]).try_normalize() else { continue };
+        let Some(face) = (p[1] - p[0]).cross(p[2] - p[0]).try_normalize() else {
+            continue;
+        };
         for k in 0..3 {
             let e1 = p[(k + 1) % 3] - p[k];
             let e2 = p[(k + 2) % 3] - p[k];

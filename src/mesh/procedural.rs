@@ -11,7 +11,13 @@ use glam::{Vec2, Vec3};
 
 use super::Primitive;
 
-fn primitive(label: &str, positions: Vec<Vec3>, normals: Vec<Vec3>, uvs: Vec<Vec2>, indices: Vec<u32>) -> Primitive {
+fn primitive(
+    label: &str,
+    positions: Vec<Vec3>,
+    normals: Vec<Vec3>,
+    uvs: Vec<Vec2>,
+    indices: Vec<u32>,
+) -> Primitive {
     Primitive {
         label: label.to_owned(),
         positions,
@@ -59,7 +65,11 @@ pub fn cube() -> Primitive {
 /// `v = theta / π` the bitangent `cross(n, t)` points north (towards `1 − v`).
 #[must_use]
 pub fn sphere_point(theta: f32, phi: f32) -> Vec3 {
-    Vec3::new(theta.sin() * phi.cos(), theta.cos(), -theta.sin() * phi.sin())
+    Vec3::new(
+        theta.sin() * phi.cos(),
+        theta.cos(),
+        -theta.sin() * phi.sin(),
+    )
 }
 
 /// A UV sphere of radius 1: `segments` columns of longitude, `rings` rows of latitude. The poles
@@ -75,7 +85,10 @@ pub fn sphere_point(theta: f32, phi: f32) -> Vec3 {
 /// If `segments < 3` or `rings < 2`.
 #[must_use]
 pub fn uv_sphere(segments: u32, rings: u32) -> Primitive {
-    assert!(segments >= 3 && rings >= 2, "a UV sphere needs at least 3 segments and 2 rings");
+    assert!(
+        segments >= 3 && rings >= 2,
+        "a UV sphere needs at least 3 segments and 2 rings"
+    );
     let (mut p, mut uv) = (Vec::new(), Vec::new());
     let mut push = |u: f32, v: f32| {
         p.push(sphere_point(v * std::f32::consts::PI, u * TAU));
@@ -128,8 +141,14 @@ pub fn torus_point(major: f32, minor: f32, phi: f32, psi: f32) -> (Vec3, Vec3) {
 /// If `segments < 3`, `rings < 3`, or not `0 < minor < major`.
 #[must_use]
 pub fn torus(major: f32, minor: f32, segments: u32, rings: u32) -> Primitive {
-    assert!(segments >= 3 && rings >= 3, "a torus needs at least 3 segments and 3 rings");
-    assert!(0.0 < minor && minor < major, "a torus needs 0 < minor < major");
+    assert!(
+        segments >= 3 && rings >= 3,
+        "a torus needs at least 3 segments and 3 rings"
+    );
+    assert!(
+        0.0 < minor && minor < major,
+        "a torus needs 0 < minor < major"
+    );
     let (mut p, mut n, mut uv) = (Vec::new(), Vec::new(), Vec::new());
     for i in 0..=rings {
         for j in 0..=segments {
@@ -144,7 +163,12 @@ pub fn torus(major: f32, minor: f32, segments: u32, rings: u32) -> Primitive {
     let mut idx = Vec::new();
     for i in 0..rings {
         for j in 0..segments {
-            let (a, b, c, d) = (i * row + j, i * row + j + 1, (i + 1) * row + j, (i + 1) * row + j + 1);
+            let (a, b, c, d) = (
+                i * row + j,
+                i * row + j + 1,
+                (i + 1) * row + j,
+                (i + 1) * row + j + 1,
+            );
             idx.extend([a, c, b, b, c, d]);
         }
     }
@@ -168,5 +192,11 @@ pub fn mirrored_quad_pair() -> Primitive {
     }
     // 0 1 2 bottom row, 3 4 5 top row; counter-clockwise seen from +Z.
     let idx = vec![0, 1, 4, 0, 4, 3, 1, 2, 5, 1, 5, 4];
-    primitive("procedural mirrored quad pair", p, vec![Vec3::Z; 6], uv, idx)
+    primitive(
+        "procedural mirrored quad pair",
+        p,
+        vec![Vec3::Z; 6],
+        uv,
+        idx,
+    )
 }

@@ -110,7 +110,11 @@ pub struct Prepared {
 pub fn frame_from_normal(normal: Vec3, handedness: f32) -> TangentFrame {
     let n = normal.normalize();
     let (t, _) = n.any_orthonormal_pair();
-    TangentFrame { normal: n, tangent: t, bitangent: n.cross(t) * handedness.signum() }
+    TangentFrame {
+        normal: n,
+        tangent: t,
+        bitangent: n.cross(t) * handedness.signum(),
+    }
 }
 
 /// True when the triangle's UVs span no area (see the module docs).
@@ -165,8 +169,11 @@ impl Primitive {
         let (normals, normal_source, normal_fallbacks) = match &self.normals {
             Some(n) => (n.iter().map(|&v| unit(v)).collect(), Source::Supplied, 0),
             None => {
-                let (n, fallbacks) =
-                    normals::angle_weighted(&self.positions, &self.indices, self.smoothing_ids.as_deref());
+                let (n, fallbacks) = normals::angle_weighted(
+                    &self.positions,
+                    &self.indices,
+                    self.smoothing_ids.as_deref(),
+                );
                 (n, Source::Generated, fallbacks)
             }
         };
@@ -178,45 +185,60 @@ impl Primitive {
         });
 
         // One frame per corner (3 per triangle), and whether it is a fallback.
-        let (corner_frames, corner_fallback, tangent_source): (Vec<TangentFrame>, Vec<bool>, Source) =
-            match (&self.tangents, &self.uvs) {
-                (Some(tangents), _) => {
-                    let per_vertex: Vec<(TangentFrame, bool)> = (0..n_in)
-                        .map(|v| match TangentFrame::from_normal_tangent(normals[v], tangents[v]) {
+        let (corner_frames, corner_fallback, tangent_source): (
+            Vec<TangentFrame>,
+            Vec<bool>,
+            Source,
+        ) = match (&self.tangents, &self.uvs) {
+            (Some(tangents), _) => {
+                let per_vertex: Vec<(TangentFrame, bool)> = (0..n_in)
+                    .map(
+                        |v| match TangentFrame::from_normal_tangent(normals[v], tangents[v]) {
                             Ok(f) => (f, false),
-                            Err(_) => (frame_from_normal(normals[v], sign_or_one(tangents[v].w)), true),
+                            Err(_) => (
+                                frame_from_normal(normals[v], sign_or_one(tangents[v].w)),
+                                true,
+                            ),
+                        },
+                    )
+                    .collect();
+                let (f, b) = self.indices.iter().map(|&v| per_vertex[v as usize]).unzip();
+                (f, b, Source::Supplied)
+            }
+            (None, Some(uvs)) => {
+                let mut mikk = Mikk {
+                    positions: &self.positions,
+                    normals: &normals,
+                    uvs,
+                    indices: &self.indices,
+                    out: vec![None; self.indices.len()],
+                };
+                // The error type has no variants: generation cannot fail.
+                let _ = bevy_mikktspace::generate_tangents(&mut mikk);
+                let (f, b) = self
+                    .indices
+                    .iter()
+                    .zip(&mikk.out)
+                    .map(|(&v, ts)| {
+                        let n = normals[v as usize];
+                        ts.and_then(|ts| {
+                            TangentFrame::from_normal_tangent(n, Vec4::from(ts.tangent_encoded()))
+                                .ok()
                         })
-                        .collect();
-                    let (f, b) = self.indices.iter().map(|&v| per_vertex[v as usize]).unzip();
-                    (f, b, Source::Supplied)
-                }
-                (None, Some(uvs)) => {
-                    let mut mikk = Mikk {
-                        positions: &self.positions,
-                        normals: &normals,
-                        uvs,
-                        indices: &self.indices,
-                        out: vec![None; self.indices.len()],
-                    };
-                    // The error type has no variants: generation cannot fail.
-                    let _ = bevy_mikktspace::generate_tangents(&mut mikk);
-                    let (f, b) = self
-                        .indices
-                        .iter()
-                        .zip(&mikk.out)
-                        .map(|(&v, ts)| {
-                            let n = normals[v as usize];
-                            ts.and_then(|ts| TangentFrame::from_normal_tangent(n, Vec4::from(ts.tangent_encoded())).ok())
-                                .map_or_else(|| (frame_from_normal(n, 1.0), true), |f| (f, false))
-                        })
-                        .unzip();
-                    (f, b, Source::Generated)
-                }
-                (None, None) => {
-                    let f = self.indices.iter().map(|&v| frame_from_normal(normals[v as usize], 1.0)).collect();
-                    (f, vec![true; self.indices.len()], Source::FromNormal)
-                }
-            };
+                        .map_or_else(|| (frame_from_normal(n, 1.0), true), |f| (f, false))
+                    })
+                    .unzip();
+                (f, b, Source::Generated)
+            }
+            (None, None) => {
+                let f = self
+                    .indices
+                    .iter()
+                    .map(|&v| frame_from_normal(normals[v as usize], 1.0))
+                    .collect();
+                (f, vec![true; self.indices.len()], Source::FromNormal)
+            }
+        };
 
         // Split: corners of one vertex with different frames get vertices of their own.
         let mut source_vertex: Vec<u32> = (0..n_in as u32).collect();
@@ -262,7 +284,12 @@ impl Primitive {
             .collect();
         let mirrored_triangles = indices
             .chunks_exact(3)
-            .filter(|t| t.iter().filter(|&&v| frames[v as usize].handedness() < 0.0).count() >= 2)
+            .filter(|t| {
+                t.iter()
+                    .filter(|&&v| frames[v as usize].handedness() < 0.0)
+                    .count()
+                    >= 2
+            })
             .count();
         let pick = |i: &u32| *i as usize;
         let stats = PrimitiveStats {
@@ -280,13 +307,24 @@ impl Primitive {
         };
         Ok(Prepared {
             label: self.label.clone(),
-            positions: source_vertex.iter().map(|v| self.positions[pick(v)]).collect(),
-            uvs: self
-                .uvs
-                .as_ref()
-                .map_or_else(|| vec![Vec2::ZERO; frames.len()], |uv| source_vertex.iter().map(|v| uv[pick(v)]).collect()),
-            joints: self.joints.iter().map(|j| source_vertex.iter().map(|v| j[pick(v)]).collect()).collect(),
-            weights: self.weights.iter().map(|w| source_vertex.iter().map(|v| w[pick(v)]).collect()).collect(),
+            positions: source_vertex
+                .iter()
+                .map(|v| self.positions[pick(v)])
+                .collect(),
+            uvs: self.uvs.as_ref().map_or_else(
+                || vec![Vec2::ZERO; frames.len()],
+                |uv| source_vertex.iter().map(|v| uv[pick(v)]).collect(),
+            ),
+            joints: self
+                .joints
+                .iter()
+                .map(|j| source_vertex.iter().map(|v| j[pick(v)]).collect())
+                .collect(),
+            weights: self
+                .weights
+                .iter()
+                .map(|w| source_vertex.iter().map(|v| w[pick(v)]).collect())
+                .collect(),
             frames,
             indices,
             source_vertex,
@@ -311,6 +349,11 @@ fn sign_or_one(w: f32) -> f32 {
 
 /// Exact bit pattern of a frame, for grouping identical corner frames.
 fn frame_key(f: &TangentFrame) -> [u32; 9] {
-    let a = [f.normal.to_array(), f.tangent.to_array(), f.bitangent.to_array()].concat();
+    let a = [
+        f.normal.to_array(),
+        f.tangent.to_array(),
+        f.bitangent.to_array(),
+    ]
+    .concat();
     std::array::from_fn(|i| a[i].to_bits())
 }

@@ -87,7 +87,8 @@ impl VertexStream {
     #[must_use]
     pub fn qtangent(&self, i: usize) -> QTangent {
         let start = i * self.stride + QTANGENT_OFFSET;
-        self.format.decode(&self.bytes[start..start + self.format.bytes()])
+        self.format
+            .decode(&self.bytes[start..start + self.format.bytes()])
     }
 }
 
