@@ -1,5 +1,6 @@
-//! The main job for now (`cargo xtask demo`): print the encodings table, then decode a batch of
-//! every format on the GPU and compare it with the CPU decode and with the source frames.
+//! The main job for now (`cargo xtask demo`): print the encodings table, decode a batch of every
+//! format on the GPU and compare it with the CPU decode and with the source frames, then run the
+//! procedural meshes through the mesh vertex stage and compare its decode with the CPU's.
 //!
 //! `cargo run --release --example demo [-- FRAMES]` (default 1,000,000).
 
@@ -68,5 +69,54 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     println!("\n(wall time includes upload, dispatch and readback; see `--example bench` for throughput)");
+    meshes(&ctx)
+}
+
+/// The mesh path on the embedded procedural meshes: MikkTSpace frames, seam splits, and the
+/// vertex stage's decode read back and compared with the CPU (`--example inspect` does the
+/// CPU part for any glTF/OBJ file).
+fn meshes(ctx: &GpuContext) -> Result<(), Box<dyn std::error::Error>> {
+    use qtangent::gpu::mesh::{read_vertex_frames, MeshUniforms};
+    use qtangent::mesh::procedural;
+
+    println!("\nMeshes through the vertex stage (world n and t read back, compared with the CPU):");
+    println!("| mesh                          | vertices (file → split) | mirrored triangles | worst GPU-CPU diff, all formats | worst error (not f16x3-seed) |");
+    println!("|-------------------------------|-------------------------|--------------------|---------------------------------|------------------------------|");
+    let model =
+        glam::Mat4::from_rotation_y(0.5) * glam::Mat4::from_scale(glam::Vec3::new(1.0, 2.0, 1.0));
+    let uniforms = MeshUniforms::new(model, glam::Mat4::IDENTITY);
+    for prim in [
+        procedural::cube(),
+        procedural::uv_sphere(64, 32),
+        procedural::torus(1.0, 0.35, 96, 48),
+        procedural::mirrored_quad_pair(),
+    ] {
+        let p = prim.prepare().map_err(|e| format!("{}: {e}", prim.label))?;
+        let (mut diff, mut error) = (0.0f32, 0.0f64);
+        for format in Format::ALL {
+            let stream = p.vertex_stream(format);
+            if format != Format::F16x3 {
+                error = error.max(stream.errors_against(&p.frames).max());
+            }
+            let gpu = read_vertex_frames(ctx, &stream, &uniforms)?;
+            for i in 0..stream.vertex_count {
+                let (n, t) = uniforms.world_frame(&stream.qtangent(i).to_frame());
+                let d = (gpu.normals[i] - n)
+                    .abs()
+                    .max_element()
+                    .max((gpu.tangents[i] - t).abs().max_element());
+                diff = if d.is_nan() { f32::NAN } else { diff.max(d) };
+            }
+        }
+        let s = p.stats;
+        println!(
+            "| {:<29} | {:>23} | {:>18} | {:>31.3e} | {:>27.4}° |",
+            p.label,
+            format!("{} → {}", s.vertices_in, s.vertices),
+            format!("{} / {}", s.mirrored_triangles, s.triangles),
+            diff,
+            error
+        );
+    }
     Ok(())
 }

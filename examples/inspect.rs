@@ -145,8 +145,8 @@ fn print_text(r: &Value) {
             println!(
                 "  {:<16} {:>5} {:>6} {:>11.5}° {:>11.5}°{}",
                 e["format"].as_str().unwrap_or_default(),
-                e["bytes"],
-                e["bytes_saved"],
+                e["bytes"].as_u64().unwrap_or_default(),
+                e["bytes_saved"].as_i64().unwrap_or_default(),
                 e["mean_error_deg"].as_f64().unwrap_or(f64::NAN),
                 e["max_error_deg"].as_f64().unwrap_or(f64::NAN),
                 if handedness > 0 {
