@@ -10,12 +10,21 @@
 //! against 28 B of f32 normal + tangent. `--json` prints the same as one JSON object on stdout.
 //! Warnings (a missing .mtl, say) go to stderr; errors exit with status 1 and one line.
 
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::PathBuf;
 
 use clap::Parser;
 use qtangent::mesh::{self, Prepared};
 use qtangent::Format;
 use serde_json::{json, Value};
+
+/// `writeln!` into a String (which cannot fail).
+macro_rules! outln {
+    ($out:expr, $($arg:tt)*) => {{
+        let _ = writeln!($out, $($arg)*);
+    }};
+}
 
 #[derive(Parser)]
 #[command(about = "Inspect a mesh's tangent frames and what each qtangent format does to them")]
@@ -53,12 +62,20 @@ fn run(args: &Args) -> Result<(), mesh::MeshError> {
         "skins": scene.skins.len(),
         "primitives": prepared.iter().map(primitive_report).collect::<Vec<_>>(),
     });
+    let mut out = String::new();
     if args.json {
-        println!("{report}");
+        outln!(out, "{report}");
     } else {
-        print_text(&report);
+        print_text(&report, &mut out);
     }
-    Ok(())
+    // A closed pipe (`inspect mesh | head`) is not an error worth a message.
+    match std::io::stdout().lock().write_all(out.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            eprintln!("inspect: cannot write to stdout: {e}");
+            std::process::exit(1);
+        }
+        _ => Ok(()),
+    }
 }
 
 fn primitive_report(p: &Prepared) -> Value {
@@ -96,8 +113,9 @@ fn primitive_report(p: &Prepared) -> Value {
     })
 }
 
-fn print_text(r: &Value) {
-    println!(
+fn print_text(r: &Value, out: &mut String) {
+    outln!(
+        out,
         "{}: {} meshes, {} instances, {} materials, {} skins",
         r["file"].as_str().unwrap_or_default(),
         r["meshes"],
@@ -106,8 +124,9 @@ fn print_text(r: &Value) {
         r["skins"]
     );
     for p in r["primitives"].as_array().into_iter().flatten() {
-        println!("\n{}", p["name"].as_str().unwrap_or_default());
-        println!(
+        outln!(out, "\n{}", p["name"].as_str().unwrap_or_default());
+        outln!(
+            out,
             "  vertices {} (file {}, +{} split, {} at mirror seams), triangles {}",
             p["vertices"],
             p["vertices_in_file"],
@@ -115,7 +134,8 @@ fn print_text(r: &Value) {
             p["mirror_split_vertices"],
             p["triangles"]
         );
-        println!(
+        outln!(
+            out,
             "  normals {}{}, tangents {}",
             p["normals"].as_str().unwrap_or_default(),
             match p["normal_fallbacks"].as_u64() {
@@ -124,7 +144,8 @@ fn print_text(r: &Value) {
             },
             p["tangents"].as_str().unwrap_or_default()
         );
-        println!(
+        outln!(
+            out,
             "  degenerate-UV triangles {}, mirrored triangles {} ({:.1}%), fallback frames {}{}",
             p["degenerate_uv_triangles"],
             p["mirrored_triangles"],
@@ -136,13 +157,19 @@ fn print_text(r: &Value) {
                 ""
             }
         );
-        println!(
+        outln!(
+            out,
             "  {:<16} {:>5} {:>6} {:>12} {:>12}",
-            "format", "bytes", "saved", "mean error", "max error"
+            "format",
+            "bytes",
+            "saved",
+            "mean error",
+            "max error"
         );
         for e in p["encodings"].as_array().into_iter().flatten() {
             let handedness = e["handedness_errors"].as_u64().unwrap_or_default();
-            println!(
+            outln!(
+                out,
                 "  {:<16} {:>5} {:>6} {:>11.5}° {:>11.5}°{}",
                 e["format"].as_str().unwrap_or_default(),
                 e["bytes"].as_u64().unwrap_or_default(),
