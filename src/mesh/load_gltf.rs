@@ -15,19 +15,6 @@ use super::{
     ErrorKind, ImageSource, Instance, Material, Mesh, MeshError, Primitive, Scene, Skin, TextureRef,
 };
 
-pub(super) fn load(path: &Path) -> Result<Scene, MeshError> {
-    let bytes = std::fs::read(path).map_err(|source| {
-        MeshError::file(
-            path,
-            ErrorKind::Io {
-                what: "file".into(),
-                source,
-            },
-        )
-    })?;
-    load_slice(path, &bytes, Some(path.parent().unwrap_or(Path::new("."))))
-}
-
 pub(super) fn load_slice(
     name: &Path,
     bytes: &[u8],

@@ -200,25 +200,29 @@ impl Primitive {
                 });
             }
         }
-        for (set, j) in self.joints.iter().enumerate() {
-            if j.len() != n {
-                let attribute = format!("JOINTS_{set}");
+        let sets = self
+            .joints
+            .iter()
+            .map(Vec::len)
+            .enumerate()
+            .map(|(s, c)| (format!("JOINTS_{s}"), c));
+        let sets = sets.chain(
+            self.weights
+                .iter()
+                .map(Vec::len)
+                .enumerate()
+                .map(|(s, c)| (format!("WEIGHTS_{s}"), c)),
+        );
+        for (attribute, count) in sets {
+            if count != n {
                 return Err(ErrorKind::CountMismatch {
                     attribute,
-                    count: j.len(),
+                    count,
                     positions: n,
                 });
             }
         }
         for (set, w) in self.weights.iter().enumerate() {
-            if w.len() != n {
-                let attribute = format!("WEIGHTS_{set}");
-                return Err(ErrorKind::CountMismatch {
-                    attribute,
-                    count: w.len(),
-                    positions: n,
-                });
-            }
             check_finite(&format!("WEIGHTS_{set}"), w.iter().copied())?;
         }
         if let Some(normals) = &self.normals {
@@ -293,11 +297,17 @@ pub fn load(path: impl AsRef<Path>) -> Result<Scene, MeshError> {
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
-    match ext.as_deref() {
-        Some("gltf" | "glb") => load_gltf::load(path),
-        Some("obj") => load_obj::load(path),
-        _ => Err(MeshError::file(path, ErrorKind::UnknownExtension)),
-    }
+    let loader = match ext.as_deref() {
+        Some("gltf" | "glb") => load_gltf::load_slice,
+        Some("obj") => load_obj::load_slice,
+        _ => return Err(MeshError::file(path, ErrorKind::UnknownExtension)),
+    };
+    let bytes = std::fs::read(path).map_err(|source| {
+        let what = "file".into();
+        MeshError::file(path, ErrorKind::Io { what, source })
+    })?;
+    // External buffers, images and .mtl files are resolved next to the mesh.
+    loader(path, &bytes, Some(path.parent().unwrap_or(Path::new("."))))
 }
 
 /// Loads glTF (JSON or GLB) from memory. External buffers and images are resolved against
