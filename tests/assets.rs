@@ -108,9 +108,11 @@ fn flight_helmet_tangents_survive_every_format() {
 }
 
 /// MikkTSpace on FlightHelmet without its tangents must agree with the exporter's handedness:
-/// this pins the UV convention (glTF's v-down UVs are given to MikkTSpace as 1 − v). With the
-/// convention flipped, agreement would be near 0%; the exporter's tangents are not exactly
-/// MikkTSpace's, so a few vertices may differ (0.1% here when this was written).
+/// this pins the UV convention (glTF's v-down UVs are given to MikkTSpace as 1 − v), which would
+/// flip every sign if wrong. The exporter's tangents are not bit-identical to MikkTSpace's, so
+/// a few vertices differ: 99.9% agree (measured when written); 99% is asked. FlightHelmet is
+/// almost all handedness +1, so `mirrored_quad_pair_splits_the_seam` (tests/mesh.rs) is what
+/// checks that −1 is produced where UVs are mirrored.
 #[test]
 fn generated_handedness_matches_flight_helmet_supplied() {
     let Some(dir) = common::assets_dir() else {
@@ -124,6 +126,7 @@ fn generated_handedness_matches_flight_helmet_supplied() {
         let mut stripped = prim.clone();
         stripped.tangents = None;
         let generated = stripped.prepare().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(generated.stats.fallback_frames, 0, "{}", prim.label);
         for (v, f) in generated.frames.iter().enumerate() {
             let source = generated.source_vertex[v] as usize;
             same += usize::from(f.handedness() == supplied.frames[source].handedness());
@@ -133,7 +136,7 @@ fn generated_handedness_matches_flight_helmet_supplied() {
     let agreement = same as f64 / total as f64;
     println!("handedness agreement {same}/{total} = {:.4}", agreement);
     assert!(
-        agreement > 0.5,
+        agreement >= 0.99,
         "generated handedness agrees on only {same}/{total} vertices"
     );
 }

@@ -563,3 +563,116 @@ fn gltf_crate_panics_are_errors() {
     let path = Tri::default().write(dir.path(), "noimage", |d| d["images"] = json!([{}]));
     expect_error(&path, false, "images[0] has neither a uri nor a bufferView");
 }
+
+/// Found in review: inputs that made a loader panic, read forever or allocate without bound.
+#[test]
+fn hostile_references_and_sizes() {
+    let dir = tempdir();
+    // A sparse POSITION accessor with no buffer view claims a billion vertices.
+    let path = Tri::default().write(dir.path(), "sparse", |d| {
+        d["accessors"][0] = json!({
+            "componentType": 5126, "count": 1_000_000_000u64, "type": "VEC3",
+            "sparse": {"count": 1, "indices": {"bufferView": 3, "componentType": 5125},
+                       "values": {"bufferView": 0}}
+        });
+    });
+    assert!(matches!(
+        expect_error(&path, false, "too large").kind,
+        ErrorKind::TooLarge(_)
+    ));
+    // Invalid percent-encoding in a buffer URI (the gltf crate unwraps its decode).
+    let path = Tri::default().write(dir.path(), "percent", |d| {
+        d["buffers"][0]["uri"] = json!("%FF.bin")
+    });
+    expect_error(&path, false, "buffer 0 URI '%FF.bin'");
+    // Devices are not buffers: /dev/zero would be read forever.
+    let path = Tri::default().write(dir.path(), "devzero", |d| {
+        d["buffers"][0]["uri"] = json!("file:///dev/zero")
+    });
+    assert!(matches!(
+        expect_error(&path, false, "not a regular file").kind,
+        ErrorKind::MissingBuffer { .. }
+    ));
+    let path = Tri::default().write(dir.path(), "http", |d| {
+        d["buffers"][0]["uri"] = json!("https://example.com/a.bin")
+    });
+    expect_error(&path, false, "scheme other than data: or file:");
+    // A GLB whose length field is smaller than its own header.
+    let glb = dir.path().join("tiny.glb");
+    let mut bytes = b"glTF".to_vec();
+    bytes.extend_from_slice(&2u32.to_le_bytes());
+    bytes.extend_from_slice(&4u32.to_le_bytes());
+    std::fs::write(&glb, bytes).unwrap_or_else(|e| panic!("{e}"));
+    assert!(matches!(
+        expect_error(&glb, false, "less than the header").kind,
+        ErrorKind::Truncated(_)
+    ));
+    // OBJ: a negative index past the start, and an mtllib that is a device.
+    let tri = "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\n";
+    expect_error(
+        &obj(
+            dir.path(),
+            "negative.obj",
+            &format!("{tri}f 1/-3 2/1 3/1\n"),
+        ),
+        false,
+        "line 5: a face refers to texture coordinate -3, but 1 are defined before it",
+    );
+    let scene = mesh::load(obj(
+        dir.path(),
+        "dev.obj",
+        &format!("mtllib /dev/zero\n{tri}f 1 2 3\n"),
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        scene
+            .warnings
+            .iter()
+            .any(|w| w.contains("/dev/zero") && w.contains("not a regular file")),
+        "{:?}",
+        scene.warnings
+    );
+}
+
+#[test]
+fn node_graphs_that_are_not_forests_and_infinite_transforms() {
+    let dir = tempdir();
+    let no_scene_cycle = Tri::default().write(dir.path(), "cycle2", |d| {
+        d.as_object_mut().map(|o| {
+            o.remove("scenes");
+            o.remove("scene")
+        });
+        d["nodes"] = json!([{"children": [1]}, {"mesh": 0, "children": [0]}]);
+    });
+    expect_error(&no_scene_cycle, false, "cycle");
+    let two_parents = Tri::default().write(dir.path(), "parents", |d| {
+        d["nodes"] = json!([{"children": [2]}, {"children": [2]}, {"mesh": 0}]);
+        d["scenes"] = json!([{"nodes": [0, 1]}]);
+    });
+    expect_error(&two_parents, false, "node 2 has two parents");
+    let huge = Tri::default().write(dir.path(), "huge", |d| {
+        d["nodes"] = json!([{"mesh": 0, "scale": [1e39, 1.0, 1.0]}])
+    });
+    expect_error(&huge, false, "node 0: its transform");
+    // Two scenes sharing a root is valid glTF.
+    let shared = Tri::default().write(dir.path(), "shared", |d| {
+        d["scenes"] = json!([{"nodes": [0]}, {"nodes": [0]}]);
+        d.as_object_mut().map(|o| o.remove("scene"));
+    });
+    assert!(mesh::load(&shared).is_ok());
+}
+
+/// glTF 2.0 §3.7.2.1: without normals, supplied tangents must be ignored.
+#[test]
+fn tangents_without_normals_are_ignored() {
+    let mut p = qtangent::mesh::procedural::mirrored_quad_pair();
+    p.tangents = Some(vec![glam::Vec4::new(0.0, 1.0, 0.0, 1.0); 6]);
+    let with_normals = p.prepare().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        with_normals.stats.tangents,
+        qtangent::mesh::Source::Supplied
+    );
+    p.normals = None;
+    let without = p.prepare().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(without.stats.tangents, qtangent::mesh::Source::Generated);
+}

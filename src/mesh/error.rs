@@ -11,8 +11,7 @@ pub struct MeshError {
     pub file: PathBuf,
     /// `mesh 'Name' primitive 0`, or `None` for file-level problems.
     pub place: Option<String>,
-    /// What is wrong.
-    #[source]
+    /// What is wrong (also in the message, so it is not repeated as a `source`).
     pub kind: ErrorKind,
 }
 
@@ -53,12 +52,12 @@ impl fmt::Display for MeshError {
 #[non_exhaustive]
 pub enum ErrorKind {
     /// The file (or a file it names) could not be read.
-    #[error("cannot read {what}: {source}")]
+    #[error("cannot read {what}: {error}")]
     Io {
         /// `file` or `buffer 'scene.bin'`.
         what: String,
         /// The OS error.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// Not `.gltf`, `.glb` or `.obj`.
     #[error("unknown mesh format (expected .gltf, .glb or .obj)")]
@@ -76,7 +75,7 @@ pub enum ErrorKind {
     #[error("invalid OBJ: {0}")]
     InvalidObj(String),
     /// A buffer's file does not exist.
-    #[error("buffer {buffer} file '{uri}' is missing ({path})")]
+    #[error("buffer {buffer} file '{uri}' is missing or not a regular file ({path})")]
     MissingBuffer {
         /// Buffer index.
         buffer: usize,
@@ -171,15 +170,10 @@ pub enum ErrorKind {
         /// The index count.
         indices: usize,
     },
+    /// The file asks for more data than the loader accepts.
+    #[error("too large: {0}")]
+    TooLarge(String),
     /// The file holds no meshes at all.
     #[error("no meshes in the file")]
     NoMeshes,
-    /// A supplied tangent frame or generated normal could not be made into a frame.
-    #[error("vertex {vertex}: {source}")]
-    Frame {
-        /// Vertex index.
-        vertex: usize,
-        /// Why.
-        source: crate::FrameError,
-    },
 }

@@ -5,7 +5,7 @@
 //! accessor), converts strips and fans to lists, and walks the node tree for world transforms.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use gltf::accessor::{DataType, Dimensions};
@@ -21,6 +21,15 @@ pub(super) fn load_slice(
     base: Option<&Path>,
 ) -> Result<Scene, MeshError> {
     let file_err = |kind| MeshError::file(name, kind);
+    // gltf 1.4.1 subtracts the 12-byte header from the GLB length field unchecked.
+    if let Some(length) = bytes.strip_prefix(b"glTF").and_then(|b| b.get(4..8)) {
+        let length = u32::from_le_bytes([length[0], length[1], length[2], length[3]]);
+        if length < 12 {
+            return Err(file_err(ErrorKind::Truncated(format!(
+                "GLB header says the file is {length} bytes, less than the header itself"
+            ))));
+        }
+    }
     let gltf =
         gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| file_err(gltf_error(e)))?;
     validate(&gltf.document).map_err(file_err)?;
@@ -40,7 +49,21 @@ pub(super) fn load_slice(
         .collect::<Result<Vec<_>, _>>()
         .map_err(file_err)?;
 
+    let mut instances_of: HashMap<usize, Vec<Instance>> = HashMap::new();
+    for n in doc.nodes() {
+        if let Some(mesh) = n.mesh() {
+            instances_of
+                .entry(mesh.index())
+                .or_default()
+                .push(Instance {
+                    node: n.index(),
+                    world: world.get(n.index()).copied().unwrap_or(Mat4::IDENTITY),
+                    skin: n.skin().map(|s| s.index()),
+                });
+        }
+    }
     let mut meshes = Vec::new();
+    let mut budget = MAX_ELEMENTS;
     for mesh in doc.meshes() {
         let mesh_name = mesh
             .name()
@@ -48,20 +71,12 @@ pub(super) fn load_slice(
         let mut primitives = Vec::new();
         for prim in mesh.primitives() {
             let label = format!("mesh '{mesh_name}' primitive {}", prim.index());
-            let p = read_primitive(&prim, &buffers, label.clone())
+            let p = read_primitive(&prim, &buffers, label.clone(), &mut budget)
                 .and_then(|p| p.validate().map(|()| p))
                 .map_err(|kind| MeshError::at(name, &label, kind))?;
             primitives.push(p);
         }
-        let instances = doc
-            .nodes()
-            .filter(|n| n.mesh().is_some_and(|m| m.index() == mesh.index()))
-            .map(|n| Instance {
-                node: n.index(),
-                world: world.get(&n.index()).copied().unwrap_or(Mat4::IDENTITY),
-                skin: n.skin().map(|s| s.index()),
-            })
-            .collect();
+        let instances = instances_of.remove(&mesh.index()).unwrap_or_default();
         meshes.push(Mesh {
             name: mesh_name,
             primitives,
@@ -82,9 +97,9 @@ pub(super) fn load_slice(
 
 fn gltf_error(e: gltf::Error) -> ErrorKind {
     match e {
-        gltf::Error::Io(source) => ErrorKind::Io {
+        gltf::Error::Io(error) => ErrorKind::Io {
             what: "file".into(),
-            source,
+            error,
         },
         gltf::Error::Deserialize(e) if e.is_eof() => ErrorKind::Truncated(e.to_string()),
         gltf::Error::Deserialize(e) => ErrorKind::InvalidJson(e.to_string()),
@@ -152,25 +167,42 @@ fn validate(doc: &gltf::Document) -> Result<(), ErrorKind> {
     Err(ErrorKind::InvalidGltf(errors.join("; ")))
 }
 
-/// Reads every buffer, checking first that external files exist so the message can name them.
+/// Reads every buffer. External files are resolved first, the way the gltf crate will (`file:`
+/// URIs as paths, relative URIs percent-decoded against `base`), and must be regular files, so
+/// a missing one is named, and a device or FIFO (`/dev/zero`) is refused rather than read
+/// forever. Other schemes are refused.
 fn load_buffers(
     gltf: &gltf::Gltf,
     base: Option<&Path>,
 ) -> Result<Vec<gltf::buffer::Data>, ErrorKind> {
     for buffer in gltf.document.buffers() {
+        let index = buffer.index();
         match buffer.source() {
-            gltf::buffer::Source::Uri(uri) if !uri.starts_with("data:") && !uri.contains(':') => {
+            gltf::buffer::Source::Uri(uri) if uri.starts_with("data:") => {}
+            gltf::buffer::Source::Uri(uri) => {
                 let Some(base) = base else {
                     return Err(ErrorKind::Gltf(format!(
-                        "buffer {} refers to the external file '{uri}', but the data came from memory",
-                        buffer.index()
+                        "buffer {index} refers to the external file '{uri}', but the data came from memory"
                     )));
                 };
-                // Percent-encoded names are left to the gltf crate's decoder.
-                let path = base.join(uri);
-                if !uri.contains('%') && !path.is_file() {
+                let path = if let Some(rest) = uri
+                    .strip_prefix("file://")
+                    .or_else(|| uri.strip_prefix("file:"))
+                {
+                    PathBuf::from(rest)
+                } else if uri.contains(':') {
+                    return Err(ErrorKind::Gltf(format!(
+                        "buffer {index} URI '{uri}' has a scheme other than data: or file:"
+                    )));
+                } else {
+                    let decoded = urlencoding::decode(uri).map_err(|e| {
+                        ErrorKind::InvalidGltf(format!("buffer {index} URI '{uri}': {e}"))
+                    })?;
+                    base.join(&*decoded)
+                };
+                if !path.is_file() {
                     return Err(ErrorKind::MissingBuffer {
-                        buffer: buffer.index(),
+                        buffer: index,
                         uri: uri.to_owned(),
                         path: path.display().to_string(),
                     });
@@ -178,17 +210,16 @@ fn load_buffers(
             }
             gltf::buffer::Source::Bin if gltf.blob.is_none() => {
                 return Err(ErrorKind::InvalidGltf(format!(
-                    "buffer {} refers to the GLB binary chunk, but the file has none",
-                    buffer.index()
+                    "buffer {index} refers to the GLB binary chunk, but the file has none"
                 )));
             }
-            _ => {}
+            gltf::buffer::Source::Bin => {}
         }
     }
     gltf::import_buffers(&gltf.document, base, gltf.blob.clone()).map_err(|e| match e {
-        gltf::Error::Io(source) => ErrorKind::Io {
+        gltf::Error::Io(error) => ErrorKind::Io {
             what: "a buffer".into(),
-            source,
+            error,
         },
         other => gltf_error(other),
     })
@@ -350,11 +381,27 @@ fn check_range(
     Ok(())
 }
 
+/// Most accessor elements one file may make the loader read (summed over every primitive, as
+/// primitives may share accessors): 2²⁷, about 1.5 GB of f32 triples. A small file can name a
+/// huge sparse accessor or reuse one large accessor in many primitives; this keeps it bounded.
+pub(super) const MAX_ELEMENTS: usize = 1 << 27;
+
 fn read_primitive(
     prim: &gltf::Primitive<'_>,
     buffers: &[gltf::buffer::Data],
     label: String,
+    budget: &mut usize,
 ) -> Result<Primitive, ErrorKind> {
+    let elements = prim
+        .attributes()
+        .map(|(_, a)| a.count())
+        .chain(prim.indices().map(|a| a.count()))
+        .fold(0usize, usize::saturating_add);
+    *budget = budget.checked_sub(elements).ok_or_else(|| {
+        ErrorKind::TooLarge(format!(
+            "the file's primitives read more than {MAX_ELEMENTS} accessor elements in all"
+        ))
+    })?;
     let mode = prim.mode();
     if matches!(
         mode,
@@ -487,45 +534,55 @@ fn fan_to_list(fan: &[u32]) -> Vec<u32> {
         .collect()
 }
 
-/// Node-to-world matrix of every node reached from the scene roots (the default scene, else
-/// every scene, else every node without a parent). A node reached twice is an error: glTF
-/// nodes form a forest, and a cycle would otherwise never end.
-fn node_world_matrices(doc: &gltf::Document) -> Result<HashMap<usize, Mat4>, ErrorKind> {
-    let roots: Vec<gltf::Node<'_>> = if let Some(scene) = doc.default_scene() {
-        scene.nodes().collect()
-    } else if doc.scenes().len() > 0 {
-        doc.scenes()
-            .flat_map(|s| s.nodes().collect::<Vec<_>>())
-            .collect()
-    } else {
-        let mut is_child = vec![false; doc.nodes().len()];
-        for n in doc.nodes() {
-            for c in n.children() {
-                is_child[c.index()] = true;
+/// Node-to-world matrix of every node (glTF nodes form a forest: each has at most one parent,
+/// and no cycles). Matrices that are not finite are an error.
+fn node_world_matrices(doc: &gltf::Document) -> Result<Vec<Mat4>, ErrorKind> {
+    let count = doc.nodes().len();
+    let mut parent = vec![None; count];
+    for n in doc.nodes() {
+        for c in n.children() {
+            if let Some(p) = parent[c.index()].replace(n.index()) {
+                return Err(ErrorKind::InvalidGltf(format!(
+                    "node {} has two parents (nodes {p} and {})",
+                    c.index(),
+                    n.index()
+                )));
             }
         }
-        doc.nodes().filter(|n| !is_child[n.index()]).collect()
-    };
-    let mut world = HashMap::new();
-    let mut stack: Vec<(gltf::Node<'_>, Mat4)> =
-        roots.into_iter().map(|n| (n, Mat4::IDENTITY)).collect();
-    while let Some((node, parent)) = stack.pop() {
-        let m = parent * Mat4::from_cols_array_2d(&node.transform().matrix());
-        if world.insert(node.index(), m).is_some() {
+    }
+    let mut world: Vec<Option<Mat4>> = vec![None; count];
+    let mut stack: Vec<(gltf::Node<'_>, Mat4)> = doc
+        .nodes()
+        .filter(|n| parent[n.index()].is_none())
+        .map(|n| (n, Mat4::IDENTITY))
+        .collect();
+    while let Some((node, parent_world)) = stack.pop() {
+        let m = parent_world * Mat4::from_cols_array_2d(&node.transform().matrix());
+        if !m.is_finite() {
             return Err(ErrorKind::InvalidGltf(format!(
-                "node {} is reached twice from the scene (a cycle, or a node with two parents)",
+                "node {}: its transform (with its parents') is not finite",
                 node.index()
             )));
         }
+        world[node.index()] = Some(m);
         stack.extend(node.children().map(|c| (c, m)));
     }
-    Ok(world)
+    // With one parent at most, a node no root reaches hangs below a cycle.
+    if let Some(n) = world.iter().position(Option::is_none) {
+        return Err(ErrorKind::InvalidGltf(format!(
+            "node {n} is part of (or below) a cycle"
+        )));
+    }
+    Ok(world
+        .into_iter()
+        .map(|m| m.unwrap_or(Mat4::IDENTITY))
+        .collect())
 }
 
 fn read_skin(
     skin: &gltf::Skin<'_>,
     buffers: &[gltf::buffer::Data],
-    world: &HashMap<usize, Mat4>,
+    world: &[Mat4],
 ) -> Result<Skin, ErrorKind> {
     let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
     let inverse_bind = match skin.inverse_bind_matrices() {
@@ -546,12 +603,14 @@ fn read_skin(
                 })?
                 .map(|m| Mat4::from_cols_array_2d(&m))
                 .collect();
-            if let Some(i) = m.iter().position(|m| !m.is_finite()) {
-                return Err(ErrorKind::NonFinite {
-                    attribute: format!("skin {} inverseBindMatrices", skin.index()),
-                    vertex: i,
-                    value: f32::NAN,
-                });
+            for (i, m) in m.iter().enumerate() {
+                if let Some(&value) = m.to_cols_array().iter().find(|x| !x.is_finite()) {
+                    return Err(ErrorKind::NonFinite {
+                        attribute: format!("skin {} inverseBindMatrices", skin.index()),
+                        vertex: i,
+                        value,
+                    });
+                }
             }
             m
         }
@@ -563,7 +622,7 @@ fn read_skin(
             .map_or_else(|| format!("skin {}", skin.index()), str::to_owned),
         joint_world: joints
             .iter()
-            .map(|j| world.get(j).copied().unwrap_or(Mat4::IDENTITY))
+            .map(|j| world.get(*j).copied().unwrap_or(Mat4::IDENTITY))
             .collect(),
         joints,
         inverse_bind,

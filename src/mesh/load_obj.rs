@@ -37,7 +37,16 @@ pub(super) fn load_slice(
             return Err(tobj::LoadError::OpenFileFailed);
         };
         let path = base.join(mtl);
-        match std::fs::read(&path) {
+        // Only regular files: `mtllib /dev/zero` would otherwise be read forever.
+        let read = if path.is_file() {
+            std::fs::read(&path)
+        } else {
+            Err(std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "missing or not a regular file",
+            ))
+        };
+        match read {
             Ok(data) => tobj::load_mtl_buf(&mut Cursor::new(data)).inspect_err(|e| {
                 mtl_warnings.borrow_mut().push(format!(
                     "material library '{}' is invalid ({e}); materials skipped",
@@ -55,16 +64,7 @@ pub(super) fn load_slice(
     };
     // tobj would triangulate `l` polylines; points and lines are not surfaces, so they are
     // dropped here (with a warning, or an error when nothing else is left).
-    let mut skipped = 0usize;
-    let mut faces_only = Vec::with_capacity(bytes.len());
-    for line in bytes.split_inclusive(|&b| b == b'\n') {
-        let t = line.trim_ascii_start();
-        if t.len() >= 2 && (t[0] == b'l' || t[0] == b'p') && t[1].is_ascii_whitespace() {
-            skipped += 1;
-        } else {
-            faces_only.extend_from_slice(line);
-        }
-    }
+    let (faces_only, skipped) = screen(bytes).map_err(|kind| MeshError::file(name, kind))?;
     let (models, materials) = tobj::load_obj_buf(&mut Cursor::new(faces_only), &options, loader)
         .map_err(|e| MeshError::file(name, ErrorKind::InvalidObj(e.to_string())))?;
     let mut warnings = mtl_warnings.into_inner();
@@ -121,6 +121,53 @@ pub(super) fn load_slice(
         skins: Vec::new(),
         warnings,
     })
+}
+
+/// Drops point and line elements (tobj would triangulate `l` polylines; they are not surfaces)
+/// and checks every face index against the elements defined before it, so tobj never sees one
+/// out of range (a negative one past the start overflows inside tobj 4.0.5). Returns the faces-
+/// only text and the number of elements dropped.
+fn screen(bytes: &[u8]) -> Result<(Vec<u8>, usize), ErrorKind> {
+    let mut skipped = 0usize;
+    let mut defined = [0i64; 3]; // v, vt, vn seen so far
+    let mut out = Vec::with_capacity(bytes.len());
+    for (number, line) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
+        let mut words = line
+            .split(|b| b.is_ascii_whitespace())
+            .filter(|w| !w.is_empty());
+        match words.next() {
+            Some(b"l" | b"p") => {
+                skipped += 1;
+                continue;
+            }
+            Some(b"v") => defined[0] += 1,
+            Some(b"vt") => defined[1] += 1,
+            Some(b"vn") => defined[2] += 1,
+            Some(b"f") => {
+                for corner in words {
+                    for (k, part) in corner.split(|&b| b == b'/').enumerate().take(3) {
+                        let Some(i) = std::str::from_utf8(part)
+                            .ok()
+                            .and_then(|p| p.parse::<i64>().ok())
+                        else {
+                            continue; // empty (`1//3`) or not a number: tobj's to judge
+                        };
+                        let n = defined[k];
+                        if i == 0 || i > n || i < -n {
+                            let what = ["vertex", "texture coordinate", "normal"][k];
+                            return Err(ErrorKind::InvalidObj(format!(
+                                "line {}: a face refers to {what} {i}, but {n} are defined before it",
+                                number + 1
+                            )));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+        out.extend_from_slice(line);
+    }
+    Ok((out, skipped))
 }
 
 /// Builds one vertex per distinct (position, uv, normal) index triple.

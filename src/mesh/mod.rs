@@ -304,7 +304,13 @@ pub fn load(path: impl AsRef<Path>) -> Result<Scene, MeshError> {
     };
     let bytes = std::fs::read(path).map_err(|source| {
         let what = "file".into();
-        MeshError::file(path, ErrorKind::Io { what, source })
+        MeshError::file(
+            path,
+            ErrorKind::Io {
+                what,
+                error: source,
+            },
+        )
     })?;
     // External buffers, images and .mtl files are resolved next to the mesh.
     loader(path, &bytes, Some(path.parent().unwrap_or(Path::new("."))))

@@ -12,9 +12,15 @@
 //!   touch a good triangle that triangle's tangent space, and none to the rest);
 //! - supplied tangents that are zero, parallel to the normal or have w = 0.
 //!
-//! A triangle's UVs are *degenerate* when the UV edges `e1 = uv1 − uv0`, `e2 = uv2 − uv0` span
-//! no area: `|e1 × e2| ≤ 2⁻²³ · |e1| · |e2|` (the sine of the UV angle is below f32's epsilon,
-//! or an edge has zero length), so `dP/du` is undefined.
+//! A triangle's UVs are *degenerate* (and counted as such) when the UV edges
+//! `e1 = uv1 − uv0`, `e2 = uv2 − uv0` span no area: `|e1 × e2| ≤ 2⁻²³ · |e1| · |e2|` (the sine
+//! of the UV angle is below f32's epsilon, or an edge has zero length), so `dP/du` is
+//! undefined. Which triangles MikkTSpace itself treats as degenerate is its own (exact-zero)
+//! test: a triangle counted here with a tiny non-zero UV area still gives MikkTSpace a
+//! (numerically poor) tangent rather than the fallback.
+//!
+//! Supplied glTF tangents are used only together with supplied normals: glTF 2.0 says that
+//! when normals are missing, tangents must be ignored, so both are then generated.
 //!
 //! # Handedness convention
 //! UVs are stored with glTF's top-left origin. MikkTSpace is given `(u, 1 − v)`, so its tangent is
@@ -189,7 +195,8 @@ impl Primitive {
             Vec<TangentFrame>,
             Vec<bool>,
             Source,
-        ) = match (&self.tangents, &self.uvs) {
+        ) = // glTF 2.0 §3.7.2.1: without normals, supplied tangents must be ignored.
+            match (self.tangents.as_ref().filter(|_| self.normals.is_some()), &self.uvs) {
             (Some(tangents), _) => {
                 let per_vertex: Vec<(TangentFrame, bool)> = (0..n_in)
                     .map(
