@@ -36,9 +36,14 @@ pub(super) fn load_slice(
     let buffers = load_buffers(&gltf, base).map_err(file_err)?;
     let doc = &gltf.document;
 
+    let images = doc
+        .images()
+        .map(|i| image_source(&i, base, &buffers))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(file_err)?;
     let materials = doc
         .materials()
-        .map(|m| material(&m, base, &buffers))
+        .map(|m| material(&m, &images))
         .collect::<Result<Vec<_>, _>>()
         .map_err(file_err)?;
 
@@ -629,40 +634,48 @@ fn read_skin(
     })
 }
 
-fn material(
-    m: &gltf::Material<'_>,
+/// Where image `image`'s bytes are: a file, a data URI, or a slice of a buffer (shared).
+fn image_source(
+    image: &gltf::Image<'_>,
     base: Option<&Path>,
     buffers: &[gltf::buffer::Data],
-) -> Result<Material, ErrorKind> {
+) -> Result<ImageSource, ErrorKind> {
+    Ok(match image.source() {
+        gltf::image::Source::Uri { uri, .. } if uri.starts_with("data:") => {
+            ImageSource::DataUri(uri.into())
+        }
+        gltf::image::Source::Uri { uri, .. } => {
+            ImageSource::File(base.map_or_else(|| uri.into(), |b| b.join(uri)))
+        }
+        gltf::image::Source::View { view, mime_type } => {
+            let data = buffers
+                .get(view.buffer().index())
+                .map_or(&[][..], |d| &d.0[..]);
+            let bytes = view
+                .offset()
+                .checked_add(view.length())
+                .and_then(|end| data.get(view.offset()..end))
+                .ok_or_else(|| ErrorKind::AccessorOutOfBounds {
+                    attribute: format!("image {}", image.index()),
+                    accessor: view.index(),
+                    detail: "its buffer view is outside the buffer".into(),
+                })?;
+            ImageSource::Embedded {
+                mime: mime_type.to_owned(),
+                bytes: bytes.into(),
+            }
+        }
+    })
+}
+
+fn material(m: &gltf::Material<'_>, images: &[ImageSource]) -> Result<Material, ErrorKind> {
     let pbr = m.pbr_metallic_roughness();
     let texture =
         |t: gltf::Texture<'_>, tex_coord: u32, scale: f32| -> Result<TextureRef, ErrorKind> {
-            let image = match t.source().source() {
-                gltf::image::Source::Uri { uri, .. } if uri.starts_with("data:") => {
-                    ImageSource::DataUri(uri.to_owned())
-                }
-                gltf::image::Source::Uri { uri, .. } => {
-                    ImageSource::File(base.map_or_else(|| uri.into(), |b| b.join(uri)))
-                }
-                gltf::image::Source::View { view, mime_type } => {
-                    let data = buffers
-                        .get(view.buffer().index())
-                        .map_or(&[][..], |d| &d.0[..]);
-                    let bytes = view
-                        .offset()
-                        .checked_add(view.length())
-                        .and_then(|end| data.get(view.offset()..end))
-                        .ok_or_else(|| ErrorKind::AccessorOutOfBounds {
-                            attribute: format!("image {}", t.source().index()),
-                            accessor: view.index(),
-                            detail: "its buffer view is outside the buffer".into(),
-                        })?;
-                    ImageSource::Embedded {
-                        mime: mime_type.to_owned(),
-                        bytes: bytes.to_vec(),
-                    }
-                }
-            };
+            // Validation guarantees the index; a miss would be a gltf crate change.
+            let image = images.get(t.source().index()).cloned().ok_or_else(|| {
+                ErrorKind::Gltf(format!("image {} was not read", t.source().index()))
+            })?;
             Ok(TextureRef {
                 image,
                 tex_coord,

@@ -84,19 +84,20 @@ pub struct Skin {
     pub joint_world: Vec<Mat4>,
 }
 
-/// Where a texture's pixels live. Images are not decoded at load time.
+/// Where a texture's pixels live. Images are not decoded at load time; embedded bytes are
+/// shared (not copied) between the textures that use one image.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ImageSource {
     /// A file next to the mesh (path resolved against the mesh's folder).
     File(PathBuf),
     /// A `data:` URI, kept undecoded.
-    DataUri(String),
+    DataUri(std::sync::Arc<str>),
     /// Bytes inside the file (a GLB buffer view).
     Embedded {
         /// MIME type the file declares, e.g. `image/png`.
         mime: String,
         /// The encoded image.
-        bytes: Vec<u8>,
+        bytes: std::sync::Arc<[u8]>,
     },
 }
 
