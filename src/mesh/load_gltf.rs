@@ -135,7 +135,11 @@ fn validate(doc: &gltf::Document) -> Result<(), ErrorKind> {
             for (semantic, index) in &prim.attributes {
                 if index.value() >= root.accessors.len() {
                     return Err(ErrorKind::InvalidGltf(format!(
-                        "meshes[{m}].primitives[{p}].attributes[{semantic:?}]: accessor {} does not exist ({} accessors)",
+                        "meshes[{m}].primitives[{p}].attributes.{}: accessor {} does not exist ({} accessors)",
+                        match semantic {
+                            gltf::json::validation::Checked::Valid(s) => s.to_string(),
+                            gltf::json::validation::Checked::Invalid => "?".into(),
+                        },
                         index.value(),
                         root.accessors.len()
                     )));
