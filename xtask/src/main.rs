@@ -277,13 +277,16 @@ fn fuzz(root: &Path, seconds: u64) -> Result<(), String> {
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|e| format!("could not run {cargo_bin} fuzz: {e}"))?;
-        // libFuzzer reports on stderr: pass it through, keeping its final count.
-        let mut done = None;
+        // libFuzzer reports on stderr: pass it through, keeping its final count ("Done N runs
+        // in S second(s)"), or after a crash its last progress line ("#N ... exec/s: E").
+        let (mut done, mut progress) = (None, None);
         if let Some(stderr) = child.stderr.take() {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
                 eprintln!("{line}");
                 if line.starts_with("Done ") {
                     done = Some(line);
+                } else if line.starts_with('#') && line.contains("exec/s") {
+                    progress = Some(line);
                 }
             }
         }
@@ -292,7 +295,10 @@ fn fuzz(root: &Path, seconds: u64) -> Result<(), String> {
             .map_err(|e| format!("cargo fuzz run {target}: {e}"))?;
         let files =
             std::fs::read_dir(fuzz_dir.join("corpus").join(target)).map_or(0, Iterator::count);
-        let done = done.unwrap_or_else(|| "no final count (it stopped early)".into());
+        let done = done.unwrap_or_else(|| match progress {
+            Some(p) => format!("stopped early, last progress: {p}"),
+            None => "stopped before fuzzing".into(),
+        });
         summary.push(format!("{target}: {done}; corpus {files} files"));
         if !status.success() {
             failed.push(format!(
