@@ -618,6 +618,12 @@ fn hostile_references_and_sizes() {
         false,
         "line 5: a face refers to texture coordinate -3, but 1 are defined before it",
     );
+    let normals = "v 0 0 0\nv 1 0 0\nv 0 1 0\nvn 0 0 1\nf 1//-3 2//1 3//1\n";
+    expect_error(
+        &obj(dir.path(), "negative_normal.obj", normals),
+        false,
+        "a face refers to normal -3, but 1 are defined before it",
+    );
     let scene = mesh::load(obj(
         dir.path(),
         "dev.obj",
