@@ -427,9 +427,9 @@ fn read_primitive(
     if !checked(Semantic::Positions, "POSITION", &POSITION)? {
         return Err(ErrorKind::NoPositions);
     }
-    let has_normals = checked(Semantic::Normals, "NORMAL", &NORMAL)?;
-    let has_tangents = checked(Semantic::Tangents, "TANGENT", &TANGENT)?;
-    let has_uvs = checked(Semantic::TexCoords(0), "TEXCOORD_0", &TEXCOORD)?;
+    checked(Semantic::Normals, "NORMAL", &NORMAL)?;
+    checked(Semantic::Tangents, "TANGENT", &TANGENT)?;
+    checked(Semantic::TexCoords(0), "TEXCOORD_0", &TEXCOORD)?;
     let mut joint_sets = 0;
     while checked(
         Semantic::Joints(joint_sets),
@@ -458,36 +458,12 @@ fn read_primitive(
         .ok_or_else(|| missing("POSITION"))?
         .map(Vec3::from)
         .collect();
-    let normals = if has_normals {
-        Some(
-            reader
-                .read_normals()
-                .ok_or_else(|| missing("NORMAL"))?
-                .map(Vec3::from)
-                .collect(),
-        )
-    } else {
-        None
-    };
-    let tangents = if has_tangents {
-        Some(
-            reader
-                .read_tangents()
-                .ok_or_else(|| missing("TANGENT"))?
-                .map(Vec4::from)
-                .collect(),
-        )
-    } else {
-        None
-    };
-    let uvs = if has_uvs {
-        let read = reader
-            .read_tex_coords(0)
-            .ok_or_else(|| missing("TEXCOORD_0"))?;
-        Some(read.into_f32().map(Vec2::from).collect())
-    } else {
-        None
-    };
+    // Absent attributes read as None; present ones were checked above, so they read fully.
+    let normals = reader.read_normals().map(|r| r.map(Vec3::from).collect());
+    let tangents = reader.read_tangents().map(|r| r.map(Vec4::from).collect());
+    let uvs = reader
+        .read_tex_coords(0)
+        .map(|r| r.into_f32().map(Vec2::from).collect());
     let joints = (0..joint_sets)
         .map(|s| {
             Ok(reader
