@@ -34,6 +34,7 @@ pub mod frame;
 pub mod gpu;
 pub mod measure;
 pub mod mesh;
+pub mod qmap;
 pub mod quat;
 
 pub use encoding::Format;

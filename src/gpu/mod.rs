@@ -1,9 +1,11 @@
 //! GPU side: a headless wgpu context and one module per GPU stage, each with its WGSL file in
 //! `shaders/`. The only part of the crate that uses wgpu; CPU modules never depend on it.
 
+pub mod bake;
 mod context;
 pub mod decode;
 pub mod mesh;
+pub mod qmap;
 pub mod shaders;
 
 pub use context::{GpuContext, GpuError, REQUESTED_FEATURES};

@@ -20,10 +20,27 @@ pub const MESH: &str = concat!(
     include_str!("../../shaders/mesh.wgsl")
 );
 
+/// The quaternion-map bake stage (`shaders/bake.wgsl`) with the library in front.
+pub const BAKE: &str = concat!(
+    include_str!("../../shaders/qtangent.wgsl"),
+    "\n",
+    include_str!("../../shaders/bake.wgsl")
+);
+
+/// Quaternion-map sampling (`shaders/qmap.wgsl`: the functions lighting shaders use, and the
+/// compute entry point the sampling test runs) with the library in front.
+pub const QMAP: &str = concat!(
+    include_str!("../../shaders/qtangent.wgsl"),
+    "\n",
+    include_str!("../../shaders/qmap.wgsl")
+);
+
 /// Every module the crate builds, by the stage file it comes from: what the naga validation
 /// test checks, and what it compares with the files in `shaders/`.
 pub const MODULES: &[(&str, &str)] = &[
     ("qtangent.wgsl", LIBRARY),
     ("decode.wgsl", DECODE),
     ("mesh.wgsl", MESH),
+    ("bake.wgsl", BAKE),
+    ("qmap.wgsl", QMAP),
 ];

@@ -1,0 +1,1 @@
+// Quaternion-map bake (stub, being written).

@@ -1,0 +1,1 @@
+// Quaternion-map sampling (stub, being written).

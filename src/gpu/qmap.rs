@@ -1,0 +1,1 @@
+//! Quaternion maps on the GPU: upload with mips, and sampling (stub, being written).

@@ -1,0 +1,505 @@
+//! Quaternion maps: textures that store a whole tangent frame per texel (the seed's trick #3),
+//! baked from a mesh's vertex frames and, optionally, its tangent-space normal map. CPU only:
+//! the GPU baker in [`crate::gpu::bake`] produces the same [`Raster`], and everything after the
+//! raster stage ([`finish`]: hemisphere choice, seam padding, mips, statistics) is shared.
+//!
+//! # The map
+//!
+//! - **RGBA** holds the unit quaternion (x, y, z, w) of the rotation `[t, cross(n, t), n]` (the
+//!   same rotation as [`crate::QTangent`]), in object space: the space of the vertex data.
+//!   Decode: `normalize(sample)` → matrix; column 2 is the normal, column 0 the tangent.
+//! - **Handedness** is a separate plane (±1, 0 for background texels never reached): in a map
+//!   the sign of q must stay free for the hemisphere rule below, so it cannot hold the
+//!   reflection as the vertex formats do. The normal and tangent come from RGBA alone; the
+//!   plane is needed only for the sign of the bitangent.
+//! - **Hemisphere rule**: q and −q are the same rotation, but bilinear filtering between them
+//!   cancels. [`finish`] picks the sign of every texel by a breadth-first flood fill over each
+//!   island (4-neighbours), each texel taking the sign that agrees (dot ≥ 0) with the texel it
+//!   was reached from, so hardware filtering followed by normalisation (nlerp) decodes the
+//!   right frame. Pairs that still disagree (across hard edges, seams that meet in texture
+//!   space, or loops the field cannot close) are counted in [`MapStats::hemisphere_conflicts`].
+//! - **Padding**: texels within [`texel::FRINGE_RADIUS`] of a triangle but outside all of them
+//!   (the *fringe*) are baked from the nearest point of the nearest triangle, so bilinear
+//!   filtering anywhere inside a triangle never reads background; `padding` more rings are then
+//!   grown outward by hemisphere-aligned averaging, for mips.
+//! - **Mips**: each texel of level k+1 is the normalised sum of its (up to four) non-background
+//!   children, each first flipped to agree with the first, then re-quantised.
+//! - **Overlaps**: where several triangles cover a texel (mirrored or stacked UV islands) the
+//!   lowest-numbered triangle wins; the texels are counted in [`MapStats::overlapping`].
+
+pub mod cpu;
+pub mod io;
+pub mod normal_map;
+pub mod post;
+pub mod texel;
+
+use std::path::PathBuf;
+
+use glam::{Vec2, Vec4};
+
+pub use cpu::raster_cpu;
+pub use normal_map::NormalMap;
+pub use post::finish;
+pub use texel::BakeTriangle;
+
+use crate::mesh::Prepared;
+use crate::TangentFrame;
+
+/// The storage format of a quaternion map's RGBA.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MapFormat {
+    /// Four half floats, 8 B/texel: filterable on every adapter. The default.
+    Rgba16Float,
+    /// Four 16-bit signed normalised values, 8 B/texel: 16× finer than f16 near ±1, but
+    /// filtering it needs wgpu's `TEXTURE_FORMAT_16BIT_NORM`.
+    Rgba16Snorm,
+    /// Four 8-bit signed normalised values, 4 B/texel: half the memory, about 1° of error.
+    Rgba8Snorm,
+    /// Four f32, 16 B/texel: a reference; filtering it needs `FLOAT32_FILTERABLE`.
+    Rgba32Float,
+}
+
+impl MapFormat {
+    /// All formats, default first.
+    pub const ALL: [MapFormat; 4] = [
+        MapFormat::Rgba16Float,
+        MapFormat::Rgba16Snorm,
+        MapFormat::Rgba8Snorm,
+        MapFormat::Rgba32Float,
+    ];
+
+    /// The name the `bake` tool takes: `rgba16f`, `snorm16`, `snorm8`, `rgba32f`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            MapFormat::Rgba16Float => "rgba16f",
+            MapFormat::Rgba16Snorm => "snorm16",
+            MapFormat::Rgba8Snorm => "snorm8",
+            MapFormat::Rgba32Float => "rgba32f",
+        }
+    }
+
+    /// The format with this [`MapFormat::name`].
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// Bytes per texel of the RGBA.
+    #[must_use]
+    pub fn bytes_per_texel(self) -> usize {
+        match self {
+            MapFormat::Rgba16Float | MapFormat::Rgba16Snorm => 8,
+            MapFormat::Rgba8Snorm => 4,
+            MapFormat::Rgba32Float => 16,
+        }
+    }
+
+    /// The largest error of one stored component of a unit quaternion: half a step. f16: half
+    /// an ulp in [½, 1), 2⁻¹²; snorm16: ½/32767; snorm8: ½/127; f32: 2⁻²⁵.
+    #[must_use]
+    pub fn half_step(self) -> f32 {
+        match self {
+            MapFormat::Rgba16Float => 2f32.powi(-12),
+            MapFormat::Rgba16Snorm => 0.5 / 32767.0,
+            MapFormat::Rgba8Snorm => 0.5 / 127.0,
+            MapFormat::Rgba32Float => 2f32.powi(-25),
+        }
+    }
+
+    /// Bound on the rotation error of one stored texel, degrees: each of the four components is
+    /// off by at most e = [`MapFormat::half_step`], so the quaternion by at most 2e; after
+    /// normalisation it is at most asin(2e) away as a 4-vector, a rotation of 2·asin(2e), and
+    /// no rotated vector (n, t, b) moves further. f16 0.056°, snorm16 0.0035°, snorm8 0.90°.
+    #[must_use]
+    pub fn max_error_deg(self) -> f32 {
+        (2.0 * (2.0 * f64::from(self.half_step())).asin()).to_degrees() as f32
+    }
+
+    /// The four 32-bit words the GPU baker writes for `q` (WGSL's `pack2x16float`,
+    /// `pack2x16snorm`, `pack4x8snorm` or `bitcast`; unused words 0).
+    #[must_use]
+    pub fn pack(self, q: Vec4) -> [u32; 4] {
+        let snorm = |v: f32, m: f32| (v.clamp(-1.0, 1.0) * m + 0.5).floor() as i32;
+        match self {
+            MapFormat::Rgba16Float => {
+                let h = |v: f32| u32::from(half::f16::from_f32(v).to_bits());
+                [h(q.x) | h(q.y) << 16, h(q.z) | h(q.w) << 16, 0, 0]
+            }
+            MapFormat::Rgba16Snorm => {
+                let s = |v: f32| (snorm(v, 32767.0) as u32) & 0xffff;
+                [s(q.x) | s(q.y) << 16, s(q.z) | s(q.w) << 16, 0, 0]
+            }
+            MapFormat::Rgba8Snorm => {
+                let s = |v: f32| (snorm(v, 127.0) as u32) & 0xff;
+                [s(q.x) | s(q.y) << 8 | s(q.z) << 16 | s(q.w) << 24, 0, 0, 0]
+            }
+            MapFormat::Rgba32Float => q.to_array().map(f32::to_bits),
+        }
+    }
+
+    /// The quaternion four packed words stand for (the inverse of [`MapFormat::pack`] up to the
+    /// quantisation; snorm −32768 / −128 decode as −1, as GPUs do).
+    #[must_use]
+    pub fn unpack(self, w: [u32; 4]) -> Vec4 {
+        let h = |bits: u32| half::f16::from_bits(bits as u16).to_f32();
+        let s16 = |bits: u32| (f32::from(bits as u16 as i16) / 32767.0).max(-1.0);
+        let s8 = |bits: u32| (f32::from(bits as u8 as i8) / 127.0).max(-1.0);
+        match self {
+            MapFormat::Rgba16Float => Vec4::new(h(w[0]), h(w[0] >> 16), h(w[1]), h(w[1] >> 16)),
+            MapFormat::Rgba16Snorm => {
+                Vec4::new(s16(w[0]), s16(w[0] >> 16), s16(w[1]), s16(w[1] >> 16))
+            }
+            MapFormat::Rgba8Snorm => {
+                Vec4::new(s8(w[0]), s8(w[0] >> 8), s8(w[0] >> 16), s8(w[0] >> 24))
+            }
+            MapFormat::Rgba32Float => Vec4::from_array(w.map(f32::from_bits)),
+        }
+    }
+
+    /// `q` as stored: `unpack(pack(q))`.
+    #[must_use]
+    pub fn quantize(self, q: Vec4) -> Vec4 {
+        self.unpack(self.pack(q))
+    }
+
+    /// The RGBA bytes of one texel as a texture of this format holds them (little-endian).
+    #[must_use]
+    pub fn texel_bytes(self, q: Vec4) -> Vec<u8> {
+        let w = self.pack(q);
+        let mut out: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
+        out.truncate(self.bytes_per_texel());
+        out
+    }
+}
+
+impl std::fmt::Display for MapFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What a texel of level 0 is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[repr(u8)]
+pub enum TexelKind {
+    /// Outside every triangle and beyond the padding: never written (quaternion 0, handedness 0).
+    #[default]
+    Background = 0,
+    /// Its centre is inside a triangle.
+    Covered = 1,
+    /// Within [`texel::FRINGE_RADIUS`] texels of a triangle, baked from its nearest point.
+    Fringe = 2,
+    /// Grown by the padding rings.
+    Padded = 3,
+}
+
+/// What a bake needs of a mesh: UVs (glTF convention, top-left origin), object-space frames and
+/// triangles. Several primitives sharing a material are concatenated; triangle ids (which win
+/// overlaps, lowest first) follow that order.
+#[derive(Debug, Clone, Default)]
+pub struct BakeMesh {
+    /// What the map is of, for messages ("file: material 'X'").
+    pub label: String,
+    /// Per-vertex UVs.
+    pub uvs: Vec<Vec2>,
+    /// Per-vertex frames.
+    pub frames: Vec<TangentFrame>,
+    /// Triangle list.
+    pub indices: Vec<u32>,
+}
+
+impl BakeMesh {
+    /// Concatenates prepared primitives.
+    #[must_use]
+    pub fn from_prepared(label: impl Into<String>, prims: &[&Prepared]) -> Self {
+        let mut m = Self {
+            label: label.into(),
+            ..Self::default()
+        };
+        for p in prims {
+            let base = m.uvs.len() as u32;
+            m.uvs.extend_from_slice(&p.uvs);
+            m.frames.extend_from_slice(&p.frames);
+            m.indices.extend(p.indices.iter().map(|i| i + base));
+        }
+        m
+    }
+
+    /// Number of triangles.
+    #[must_use]
+    pub fn triangle_count(&self) -> usize {
+        self.indices.len() / 3
+    }
+
+    /// Checks what the bakers rely on: whole triangles, indices in range, finite UVs, matching
+    /// lengths, at least one triangle.
+    ///
+    /// # Errors
+    /// [`BakeError::Mesh`] naming the problem.
+    pub fn validate(&self) -> Result<(), BakeError> {
+        let fail = |problem: String| {
+            Err(BakeError::Mesh {
+                label: self.label.clone(),
+                problem,
+            })
+        };
+        if self.uvs.len() != self.frames.len() {
+            return fail(format!(
+                "{} UVs but {} frames",
+                self.uvs.len(),
+                self.frames.len()
+            ));
+        }
+        if self.indices.is_empty() || self.indices.len() % 3 != 0 {
+            return fail(format!(
+                "{} indices is not a whole, non-empty triangle list",
+                self.indices.len()
+            ));
+        }
+        if let Some(i) = self.indices.iter().find(|&&i| i as usize >= self.uvs.len()) {
+            return fail(format!(
+                "index {i} is out of range for {} vertices",
+                self.uvs.len()
+            ));
+        }
+        if let Some(v) = self.uvs.iter().position(|uv| !uv.is_finite()) {
+            return fail(format!("vertex {v} has a non-finite UV"));
+        }
+        if self.triangle_count() >= 1 << 30 {
+            return fail(format!("{} triangles is too many", self.triangle_count()));
+        }
+        Ok(())
+    }
+
+    /// Triangle `i` in texel units for a `width × height` map.
+    #[must_use]
+    pub fn triangle(&self, i: usize, width: u32, height: u32) -> BakeTriangle {
+        let size = Vec2::new(width as f32, height as f32);
+        let idx = [0, 1, 2].map(|k| self.indices[3 * i + k] as usize);
+        BakeTriangle {
+            p: idx.map(|v| self.uvs[v] * size),
+            frames: idx.map(|v| self.frames[v]),
+        }
+    }
+}
+
+/// How to bake.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BakeSettings {
+    /// Map width in texels.
+    pub width: u32,
+    /// Map height in texels.
+    pub height: u32,
+    /// Rings grown beyond the fringe (default 4).
+    pub padding: u32,
+    /// Storage format (default [`MapFormat::Rgba16Float`]).
+    pub format: MapFormat,
+}
+
+impl Default for BakeSettings {
+    fn default() -> Self {
+        Self {
+            width: 2048,
+            height: 2048,
+            padding: 4,
+            format: MapFormat::Rgba16Float,
+        }
+    }
+}
+
+/// The raster stage's output (level 0, before hemisphere choice and padding): what the GPU
+/// baker reads back and the CPU reference computes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Raster {
+    /// Width in texels.
+    pub width: u32,
+    /// Height in texels.
+    pub height: u32,
+    /// Format the quaternions were quantised to.
+    pub format: MapFormat,
+    /// Quantised quaternions, w ≥ 0 as baked (before the hemisphere rule); 0 for background.
+    pub quats: Vec<Vec4>,
+    /// ±1, 0 for background.
+    pub handedness: Vec<i8>,
+    /// Covered, fringe or background.
+    pub kind: Vec<TexelKind>,
+    /// The triangle that wrote the texel; `u32::MAX` for background.
+    pub triangle: Vec<u32>,
+    /// How many triangles cover the texel centre (saturating at `u16::MAX`).
+    pub coverage: Vec<u16>,
+    /// Triangles skipped because their UV area is (nearly) zero ([`texel::MIN_AREA2`]).
+    pub degenerate_triangles: usize,
+    /// Triangles baked.
+    pub triangles: usize,
+}
+
+impl Raster {
+    /// An empty raster (all background).
+    #[must_use]
+    pub fn empty(width: u32, height: u32, format: MapFormat) -> Self {
+        let n = width as usize * height as usize;
+        Self {
+            width,
+            height,
+            format,
+            quats: vec![Vec4::ZERO; n],
+            handedness: vec![0; n],
+            kind: vec![TexelKind::Background; n],
+            triangle: vec![u32::MAX; n],
+            coverage: vec![0; n],
+            degenerate_triangles: 0,
+            triangles: 0,
+        }
+    }
+}
+
+/// One mip level.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapLevel {
+    /// Width in texels.
+    pub width: u32,
+    /// Height in texels.
+    pub height: u32,
+    /// Quantised quaternions, hemisphere-aligned; 0 for background.
+    pub quats: Vec<Vec4>,
+    /// ±1, 0 for background.
+    pub handedness: Vec<i8>,
+}
+
+/// What a bake did, for the summary line and `--json`.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct MapStats {
+    /// Map width.
+    pub width: u32,
+    /// Map height.
+    pub height: u32,
+    /// Triangles baked.
+    pub triangles: usize,
+    /// Triangles skipped for (nearly) zero UV area.
+    pub degenerate_triangles: usize,
+    /// Texels whose centre is inside a triangle.
+    pub covered: usize,
+    /// Texels covered by more than one triangle (overlapping UV islands).
+    pub overlapping: usize,
+    /// Fringe texels (near a triangle, outside all).
+    pub fringe: usize,
+    /// Texels grown by the padding rings.
+    pub padded: usize,
+    /// Texels left as background.
+    pub background: usize,
+    /// Horizontally or vertically neighbouring pairs of non-background texels.
+    pub neighbour_pairs: usize,
+    /// Of those, pairs whose quaternions still disagree (dot < 0).
+    pub hemisphere_conflicts: usize,
+    /// Neighbouring pairs of covered texels.
+    pub covered_pairs: usize,
+    /// Of those, pairs that disagree.
+    pub covered_conflicts: usize,
+    /// Texels whose handedness is −1.
+    pub mirrored: usize,
+}
+
+impl MapStats {
+    /// Fraction of neighbouring non-background pairs that disagree.
+    #[must_use]
+    pub fn conflict_fraction(&self) -> f64 {
+        self.hemisphere_conflicts as f64 / self.neighbour_pairs.max(1) as f64
+    }
+}
+
+/// A finished quaternion map: level 0 and its mips.
+#[derive(Debug, Clone, PartialEq)]
+pub struct QuatMap {
+    /// Storage format.
+    pub format: MapFormat,
+    /// Level 0 first, down to 1×1.
+    pub levels: Vec<MapLevel>,
+    /// What each texel of level 0 is.
+    pub kind: Vec<TexelKind>,
+    /// The triangle each level-0 texel was baked from (`u32::MAX` for padded and background).
+    pub triangle: Vec<u32>,
+    /// Counts.
+    pub stats: MapStats,
+}
+
+impl QuatMap {
+    /// Width of level 0.
+    #[must_use]
+    pub fn width(&self) -> u32 {
+        self.levels[0].width
+    }
+
+    /// Height of level 0.
+    #[must_use]
+    pub fn height(&self) -> u32 {
+        self.levels[0].height
+    }
+}
+
+/// A bake failed.
+#[derive(Debug, thiserror::Error)]
+pub enum BakeError {
+    /// The mesh cannot be baked.
+    #[error("{label}: {problem}")]
+    Mesh {
+        /// Which mesh / material.
+        label: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A normal map could not be read.
+    #[error("{}: normal map {image}: {problem}", mesh.display())]
+    Image {
+        /// The mesh file that refers to it.
+        mesh: PathBuf,
+        /// The image (path or description).
+        image: String,
+        /// What failed.
+        problem: String,
+    },
+    /// A size the settings ask for is out of range.
+    #[error("{0}")]
+    Settings(String),
+    /// Writing an output file failed.
+    #[error("writing {}: {problem}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// What failed.
+        problem: String,
+    },
+}
+
+/// Progress of a long stage: `(stage, done, total)`.
+pub type Progress<'a> = &'a mut dyn FnMut(&'static str, u64, u64);
+
+/// Checks the map size: at least 1×1 and at most 32768 on a side (the CPU's limit; the GPU
+/// baker also checks the adapter's texture limit).
+///
+/// # Errors
+/// [`BakeError::Settings`].
+pub fn check_settings(s: &BakeSettings) -> Result<(), BakeError> {
+    const MAX: u32 = 32768;
+    if s.width == 0 || s.height == 0 || s.width > MAX || s.height > MAX {
+        return Err(BakeError::Settings(format!(
+            "map size {}×{} is out of range (1 to {MAX} texels a side)",
+            s.width, s.height
+        )));
+    }
+    Ok(())
+}
+
+/// Bakes on the CPU: [`raster_cpu`] then [`finish`].
+///
+/// # Errors
+/// As [`BakeMesh::validate`] and [`check_settings`].
+pub fn bake_cpu(
+    mesh: &BakeMesh,
+    normal_map: Option<&NormalMap>,
+    settings: &BakeSettings,
+    progress: Progress<'_>,
+) -> Result<QuatMap, BakeError> {
+    let raster = raster_cpu(mesh, normal_map, settings, progress)?;
+    Ok(finish(&raster, settings.padding, progress))
+}

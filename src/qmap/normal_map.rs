@@ -1,0 +1,149 @@
+//! Tangent-space normal maps as the bake reads them: unpacked vectors `(2c − 1)` with x and y
+//! multiplied by the glTF `normalTexture.scale`, in f32, sampled bilinearly with repeat
+//! wrapping. The GPU baker uploads exactly these values and filters them by hand (four
+//! `textureLoad`s, f32 weights), so both bakers see the same numbers.
+//!
+//! Convention: glTF's (OpenGL's) +Y: green is the bitangent direction, red the tangent (u)
+//! direction, blue the normal.
+
+use std::path::Path;
+
+use base64::Engine;
+use glam::{Vec2, Vec3};
+
+use super::BakeError;
+use crate::mesh::ImageSource;
+
+/// An unpacked tangent-space normal map.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NormalMap {
+    /// Width in texels.
+    pub width: u32,
+    /// Height in texels.
+    pub height: u32,
+    /// Row-major vectors (not normalised: bilinear filtering comes first, then normalisation).
+    pub texels: Vec<Vec3>,
+}
+
+impl NormalMap {
+    /// Unpacks an image's RGB (8 or 16 bits per channel) as `2c − 1`, x and y times `scale`.
+    #[must_use]
+    pub fn from_image(image: &image::DynamicImage, scale: f32) -> Self {
+        let rgb = image.to_rgb32f();
+        let (width, height) = rgb.dimensions();
+        let texels = rgb
+            .pixels()
+            .map(|p| {
+                let v = Vec3::new(p[0], p[1], p[2]) * 2.0 - 1.0;
+                Vec3::new(v.x * scale, v.y * scale, v.z)
+            })
+            .collect();
+        Self {
+            width,
+            height,
+            texels,
+        }
+    }
+
+    /// Decodes a material's normal texture (PNG or JPEG; file, data URI or embedded bytes).
+    /// `mesh_file` is the mesh the reference came from, for error messages.
+    ///
+    /// # Errors
+    /// [`BakeError::Image`] naming the image and what failed.
+    pub fn load(source: &ImageSource, scale: f32, mesh_file: &Path) -> Result<Self, BakeError> {
+        let fail = |what: String, problem: String| BakeError::Image {
+            mesh: mesh_file.to_path_buf(),
+            image: what,
+            problem,
+        };
+        let (name, decoded) = match source {
+            ImageSource::File(path) => (
+                path.display().to_string(),
+                image::ImageReader::open(path)
+                    .map_err(|e| fail(path.display().to_string(), e.to_string()))?
+                    .with_guessed_format()
+                    .map_err(|e| fail(path.display().to_string(), e.to_string()))?
+                    .decode(),
+            ),
+            ImageSource::DataUri(uri) => {
+                let name = "data: URI image".to_string();
+                let payload = uri
+                    .split_once(";base64,")
+                    .map(|(_, p)| p)
+                    .ok_or_else(|| fail(name.clone(), "not a base64 data URI".into()))?;
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(payload.trim())
+                    .map_err(|e| fail(name.clone(), format!("bad base64: {e}")))?;
+                (name, image::load_from_memory(&bytes))
+            }
+            ImageSource::Embedded { mime, bytes } => (
+                format!("embedded {mime} image"),
+                image::load_from_memory(bytes),
+            ),
+        };
+        let image = decoded.map_err(|e| fail(name.clone(), e.to_string()))?;
+        if image.width() == 0 || image.height() == 0 {
+            return Err(fail(name, "the image is empty".into()));
+        }
+        let map = Self::from_image(&image, scale);
+        if map.texels.iter().any(|v| !v.is_finite()) {
+            return Err(fail(name, "the image has non-finite values".into()));
+        }
+        Ok(map)
+    }
+
+    /// A procedural normal map of `size`² texels from a height field `h(u, v)` (periodic on the
+    /// unit square), by central differences: `normalize(−∂h/∂u, ∂h/∂v, 1)` in texel units
+    /// scaled by `strength` (v grows downwards, so ∂/∂v is negated for the +Y-up convention).
+    #[must_use]
+    pub fn from_height(size: u32, strength: f32, h: impl Fn(f32, f32) -> f32) -> Self {
+        let s = size as f32;
+        let mut texels = Vec::with_capacity((size * size) as usize);
+        for y in 0..size {
+            for x in 0..size {
+                let (u, v) = ((x as f32 + 0.5) / s, (y as f32 + 0.5) / s);
+                let du = (h(u + 1.0 / s, v) - h(u - 1.0 / s, v)) * 0.5 * strength;
+                let dv = (h(u, v + 1.0 / s) - h(u, v - 1.0 / s)) * 0.5 * strength;
+                texels.push(Vec3::new(-du, dv, 1.0).normalize());
+            }
+        }
+        Self {
+            width: size,
+            height: size,
+            texels,
+        }
+    }
+
+    /// The embedded default's normal map: a swirl of ridges and a grid of bumps, 256².
+    #[must_use]
+    pub fn default_swirl() -> Self {
+        use std::f32::consts::TAU;
+        Self::from_height(256, 6.0, |u, v| {
+            let ridges = (TAU * (8.0 * u + 2.0 * (TAU * v).sin())).sin();
+            let bumps = (TAU * 6.0 * u).sin() * (TAU * 3.0 * v).sin();
+            0.5 * ridges + 0.5 * bumps
+        })
+    }
+
+    /// Bilinear sample at `uv` (texel centres at `(i + ½) / size`), repeat wrapping, unnormalised.
+    /// Mirrors `sample_normal_map` in `shaders/bake.wgsl`.
+    #[must_use]
+    pub fn sample(&self, uv: Vec2) -> Vec3 {
+        let s = Vec2::new(
+            uv.x * self.width as f32 - 0.5,
+            uv.y * self.height as f32 - 0.5,
+        );
+        let i0 = s.floor();
+        let f = s - i0;
+        let wrap = |i: f32, n: u32| (i as i64).rem_euclid(i64::from(n)) as usize;
+        let (x0, y0) = (wrap(i0.x, self.width), wrap(i0.y, self.height));
+        let (x1, y1) = (
+            wrap(i0.x + 1.0, self.width),
+            wrap(i0.y + 1.0, self.height),
+        );
+        let at = |x: usize, y: usize| self.texels[y * self.width as usize + x];
+        let top = at(x0, y0) * (1.0 - f.x) + at(x1, y0) * f.x;
+        let bottom = at(x0, y1) * (1.0 - f.x) + at(x1, y1) * f.x;
+        top * (1.0 - f.y) + bottom * f.y
+    }
+}
