@@ -1,14 +1,101 @@
-//! The GPU baker's raster stage (`shaders/bake.wgsl`).
+//! The GPU baker's raster stage (`shaders/bake.wgsl`): two render passes over the mesh in UV
+//! space that produce the same [`Raster`] as [`crate::qmap::raster_cpu`], to be finished by
+//! [`crate::qmap::finish`] (hemisphere rule, padding, mips: shared CPU code).
+//!
+//! Targets: `Rgba32Uint` (the packed quaternion words), `Rg32Uint` (triangle, flags),
+//! `R16Float` (covering triangles, summed by blending; exact up to 2048) and
+//! `Depth24PlusStencil8` (stencil: covered; depth: fringe distance). The quaternion target is
+//! cleared to a poison pattern and the flags to 0, so a texel the passes did not write reads as
+//! background, never as a stale quaternion.
 
-use super::{GpuContext, GpuError};
-use crate::qmap::{BakeMesh, BakeSettings, NormalMap, Progress, Raster};
+use glam::Vec4;
+use wgpu::util::DeviceExt;
+
+use super::{shaders, GpuContext, GpuError};
+use crate::qmap::texel::{FRINGE_RADIUS, MIN_AREA2};
+use crate::qmap::{BakeMesh, BakeSettings, MapFormat, NormalMap, Progress, Raster, TexelKind};
+
+/// `BakeUniforms` in `shaders/bake.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct BakeUniforms {
+    size: [f32; 2],
+    tri_count: u32,
+    has_normal_map: u32,
+    min_area2: f32,
+    fringe_radius: f32,
+    pad: [f32; 2],
+}
+
+/// `BakeVertex` in `shaders/bake.wgsl` (64 bytes).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct BakeVertex {
+    uv: [f32; 2],
+    pad: [f32; 2],
+    normal: [f32; 4],
+    tangent: [f32; 4],
+    bitangent: [f32; 4],
+}
+
+const FLAG_COVERED: u32 = 1;
+const FLAG_FRINGE: u32 = 2;
+const FLAG_MIRRORED: u32 = 4;
+const QUAT_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Uint;
+const INFO_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rg32Uint;
+const COUNT_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R16Float;
+const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth24PlusStencil8;
+/// Cleared into the quaternion target: no packing of a unit quaternion in any format.
+const POISON: u32 = 0x7fc0_dead;
+
+/// The `FORMAT` override of `shaders/bake.wgsl`.
+fn format_code(format: MapFormat) -> f64 {
+    match format {
+        MapFormat::Rgba16Float => 0.0,
+        MapFormat::Rgba16Snorm => 1.0,
+        MapFormat::Rgba8Snorm => 2.0,
+        MapFormat::Rgba32Float => 3.0,
+    }
+}
+
+/// Fails with [`GpuError::TextureTooLarge`] when a `width × height` texture exceeds the
+/// device's `max_texture_dimension_2d`.
+///
+/// # Errors
+/// [`GpuError::TextureTooLarge`].
+pub fn check_texture_size(
+    ctx: &GpuContext,
+    what: &str,
+    width: u32,
+    height: u32,
+) -> Result<(), GpuError> {
+    let limit = ctx.device.limits().max_texture_dimension_2d;
+    if width > limit || height > limit {
+        return Err(GpuError::TextureTooLarge {
+            what: what.to_string(),
+            width,
+            height,
+            limit,
+        });
+    }
+    Ok(())
+}
+
+/// Bytes per row of a texture copy, padded to wgpu's 256-byte alignment.
+fn padded_row(width: u32, texel_bytes: u32) -> u32 {
+    (width * texel_bytes).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT)
+        * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT
+}
 
 /// Rasterises `mesh` into a quaternion map on the GPU: the same [`Raster`] as
 /// [`crate::qmap::raster_cpu`], to be finished by [`crate::qmap::finish`].
 ///
 /// # Errors
-/// [`GpuError::TooLarge`] when the size exceeds the adapter's texture limit, [`GpuError::Input`]
-/// for a mesh that fails [`BakeMesh::validate`], other [`GpuError`]s from wgpu.
+/// [`GpuError::TextureTooLarge`] when the map or the normal map exceeds the adapter's texture
+/// limit, [`GpuError::TooLarge`] for buffers beyond its limits, [`GpuError::Input`] for a mesh
+/// that fails [`BakeMesh::validate`] or settings that fail [`crate::qmap::check_settings`],
+/// other [`GpuError`]s from wgpu.
+#[allow(clippy::too_many_lines)]
 pub fn raster_gpu(
     ctx: &GpuContext,
     mesh: &BakeMesh,
@@ -16,6 +103,462 @@ pub fn raster_gpu(
     settings: &BakeSettings,
     progress: Progress<'_>,
 ) -> Result<Raster, GpuError> {
-    let _ = (ctx, mesh, normal_map, settings, progress);
-    Err(GpuError::Input("GPU baking is not written yet".into()))
+    crate::qmap::check_settings(settings).map_err(|e| GpuError::Input(e.to_string()))?;
+    mesh.validate()
+        .map_err(|e| GpuError::Input(e.to_string()))?;
+    let (w, h) = (settings.width, settings.height);
+    check_texture_size(ctx, "the quaternion map", w, h)?;
+    if let Some(m) = normal_map {
+        check_texture_size(ctx, "the normal map", m.width, m.height)?;
+    }
+    let tri_count = u32::try_from(mesh.triangle_count())
+        .map_err(|_| GpuError::Input("too many triangles".into()))?;
+    let vertices: Vec<BakeVertex> = mesh
+        .uvs
+        .iter()
+        .zip(&mesh.frames)
+        .map(|(uv, f)| BakeVertex {
+            uv: uv.to_array(),
+            pad: [0.0; 2],
+            normal: f.normal.extend(0.0).to_array(),
+            tangent: f.tangent.extend(0.0).to_array(),
+            bitangent: f.bitangent.extend(0.0).to_array(),
+        })
+        .collect();
+    let vertex_bytes: &[u8] = bytemuck::cast_slice(&vertices);
+    ctx.check_storage_size("bake vertices", vertex_bytes.len() as u64)?;
+    ctx.check_storage_size("bake indices", mesh.indices.len() as u64 * 4)?;
+    let rows = [
+        padded_row(w, 16),
+        padded_row(w, 8),
+        padded_row(w, 2),
+    ];
+    let buffer_sizes = rows.map(|r| u64::from(r) * u64::from(h));
+    let max_buffer = ctx.device.limits().max_buffer_size;
+    if let Some(&big) = buffer_sizes.iter().find(|&&s| s > max_buffer) {
+        return Err(GpuError::TooLarge {
+            what: format!("the {w}×{h} bake readback"),
+            needed: big,
+            limit: max_buffer,
+            limit_name: "max_buffer_size",
+        });
+    }
+    progress("upload", 0, 1);
+    let device = &ctx.device;
+    let readbacks = ctx.scoped("baking the quaternion map", || {
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("bake.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(shaders::BAKE.into()),
+        });
+        let uniforms = BakeUniforms {
+            size: [w as f32, h as f32],
+            tri_count,
+            has_normal_map: u32::from(normal_map.is_some()),
+            min_area2: MIN_AREA2,
+            fringe_radius: FRINGE_RADIUS,
+            pad: [0.0; 2],
+        };
+        let uniform_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("bake uniforms"),
+            contents: bytemuck::bytes_of(&uniforms),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let vertex_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("bake vertices"),
+            contents: vertex_bytes,
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("bake indices"),
+            contents: bytemuck::cast_slice(&mesh.indices),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let (nm_w, nm_h, nm_texels) = match normal_map {
+            Some(m) => (
+                m.width,
+                m.height,
+                m.texels
+                    .iter()
+                    .flat_map(|v| [v.x, v.y, v.z, 0.0])
+                    .collect::<Vec<f32>>(),
+            ),
+            None => (1, 1, vec![0.0, 0.0, 1.0, 0.0]),
+        };
+        let nm_texture = device.create_texture_with_data(
+            &ctx.queue,
+            &wgpu::TextureDescriptor {
+                label: Some("bake normal map"),
+                size: wgpu::Extent3d {
+                    width: nm_w,
+                    height: nm_h,
+                    depth_or_array_layers: 1,
+                },
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format: wgpu::TextureFormat::Rgba32Float,
+                usage: wgpu::TextureUsages::TEXTURE_BINDING,
+                view_formats: &[],
+            },
+            wgpu::util::TextureDataOrder::LayerMajor,
+            bytemuck::cast_slice(&nm_texels),
+        );
+        let storage = |binding| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: true },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("bake"),
+            entries: &[
+                wgpu::BindGroupLayoutEntry {
+                    binding: 0,
+                    visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                    ty: wgpu::BindingType::Buffer {
+                        ty: wgpu::BufferBindingType::Uniform,
+                        has_dynamic_offset: false,
+                        min_binding_size: None,
+                    },
+                    count: None,
+                },
+                storage(1),
+                storage(2),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 3,
+                    visibility: wgpu::ShaderStages::FRAGMENT,
+                    ty: wgpu::BindingType::Texture {
+                        sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                        view_dimension: wgpu::TextureViewDimension::D2,
+                        multisampled: false,
+                    },
+                    count: None,
+                },
+            ],
+        });
+        let nm_view = nm_texture.create_view(&Default::default());
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("bake"),
+            layout: &layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: uniform_buffer.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: vertex_buffer.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: index_buffer.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: wgpu::BindingResource::TextureView(&nm_view),
+                },
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("bake"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let constants = [("FORMAT", format_code(settings.format))];
+        let targets = |count_write: bool| {
+            [
+                Some(wgpu::ColorTargetState {
+                    format: QUAT_FORMAT,
+                    blend: None,
+                    write_mask: wgpu::ColorWrites::ALL,
+                }),
+                Some(wgpu::ColorTargetState {
+                    format: INFO_FORMAT,
+                    blend: None,
+                    write_mask: wgpu::ColorWrites::ALL,
+                }),
+                Some(wgpu::ColorTargetState {
+                    format: COUNT_FORMAT,
+                    blend: Some(wgpu::BlendState {
+                        color: wgpu::BlendComponent {
+                            src_factor: wgpu::BlendFactor::One,
+                            dst_factor: wgpu::BlendFactor::One,
+                            operation: wgpu::BlendOperation::Add,
+                        },
+                        alpha: wgpu::BlendComponent::REPLACE,
+                    }),
+                    write_mask: if count_write {
+                        wgpu::ColorWrites::RED
+                    } else {
+                        wgpu::ColorWrites::empty()
+                    },
+                }),
+            ]
+        };
+        let cover_targets = targets(true);
+        let fringe_targets = targets(false);
+        let stencil_face = |compare, pass_op| wgpu::StencilFaceState {
+            compare,
+            fail_op: wgpu::StencilOperation::Keep,
+            depth_fail_op: wgpu::StencilOperation::Keep,
+            pass_op,
+        };
+        let pipeline = |vs: &str, fs: &str, targets: &[Option<wgpu::ColorTargetState>], cover: bool| {
+            let face = if cover {
+                stencil_face(wgpu::CompareFunction::Always, wgpu::StencilOperation::Replace)
+            } else {
+                stencil_face(wgpu::CompareFunction::Equal, wgpu::StencilOperation::Keep)
+            };
+            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                label: Some(vs),
+                layout: Some(&pipeline_layout),
+                vertex: wgpu::VertexState {
+                    module: &module,
+                    entry_point: Some(vs),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &constants,
+                        ..Default::default()
+                    },
+                    buffers: &[],
+                },
+                fragment: Some(wgpu::FragmentState {
+                    module: &module,
+                    entry_point: Some(fs),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &constants,
+                        ..Default::default()
+                    },
+                    targets,
+                }),
+                primitive: wgpu::PrimitiveState {
+                    topology: wgpu::PrimitiveTopology::TriangleList,
+                    cull_mode: None,
+                    ..Default::default()
+                },
+                depth_stencil: Some(wgpu::DepthStencilState {
+                    format: DEPTH_FORMAT,
+                    depth_write_enabled: Some(!cover),
+                    depth_compare: Some(if cover {
+                        wgpu::CompareFunction::Always
+                    } else {
+                        wgpu::CompareFunction::Less
+                    }),
+                    stencil: wgpu::StencilState {
+                        front: face,
+                        back: face,
+                        read_mask: 0xff,
+                        write_mask: 0xff,
+                    },
+                    bias: wgpu::DepthBiasState::default(),
+                }),
+                multisample: wgpu::MultisampleState::default(),
+                multiview_mask: None,
+                cache: None,
+            })
+        };
+        let cover = pipeline("vs_cover", "fs_cover", &cover_targets, true);
+        let fringe = pipeline("vs_fringe", "fs_fringe", &fringe_targets, false);
+        let size = wgpu::Extent3d {
+            width: w,
+            height: h,
+            depth_or_array_layers: 1,
+        };
+        let texture = |label, format, usage| {
+            device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(label),
+                size,
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage,
+                view_formats: &[],
+            })
+        };
+        let color_usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
+        let textures = [
+            texture("bake quaternions", QUAT_FORMAT, color_usage),
+            texture("bake info", INFO_FORMAT, color_usage),
+            texture("bake coverage", COUNT_FORMAT, color_usage),
+        ];
+        let depth = texture(
+            "bake depth-stencil",
+            DEPTH_FORMAT,
+            wgpu::TextureUsages::RENDER_ATTACHMENT,
+        );
+        let views = textures.each_ref().map(|t| t.create_view(&Default::default()));
+        let depth_view = depth.create_view(&Default::default());
+        let poison = f64::from(POISON);
+        let clears = [
+            wgpu::Color {
+                r: poison,
+                g: poison,
+                b: poison,
+                a: poison,
+            },
+            wgpu::Color {
+                r: f64::from(u32::MAX),
+                g: 0.0,
+                b: 0.0,
+                a: 0.0,
+            },
+            wgpu::Color::TRANSPARENT,
+        ];
+        let mut encoder = device.create_command_encoder(&Default::default());
+        for first in [true, false] {
+            let attachments: Vec<_> = views
+                .iter()
+                .zip(clears)
+                .map(|(view, clear)| {
+                    Some(wgpu::RenderPassColorAttachment {
+                        view,
+                        depth_slice: None,
+                        resolve_target: None,
+                        ops: wgpu::Operations {
+                            load: if first {
+                                wgpu::LoadOp::Clear(clear)
+                            } else {
+                                wgpu::LoadOp::Load
+                            },
+                            store: wgpu::StoreOp::Store,
+                        },
+                    })
+                })
+                .collect();
+            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                label: Some(if first { "bake cover" } else { "bake fringe" }),
+                color_attachments: &attachments,
+                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                    view: &depth_view,
+                    depth_ops: Some(wgpu::Operations {
+                        load: if first {
+                            wgpu::LoadOp::Clear(1.0)
+                        } else {
+                            wgpu::LoadOp::Load
+                        },
+                        store: wgpu::StoreOp::Store,
+                    }),
+                    stencil_ops: Some(wgpu::Operations {
+                        load: if first {
+                            wgpu::LoadOp::Clear(0)
+                        } else {
+                            wgpu::LoadOp::Load
+                        },
+                        store: wgpu::StoreOp::Store,
+                    }),
+                }),
+                ..Default::default()
+            });
+            pass.set_bind_group(0, &bind_group, &[]);
+            if first {
+                pass.set_pipeline(&cover);
+                pass.set_stencil_reference(1);
+                pass.draw(0..3 * tri_count, 0..1);
+            } else {
+                pass.set_pipeline(&fringe);
+                pass.set_stencil_reference(0);
+                pass.draw(0..6 * tri_count, 0..1);
+            }
+        }
+        let buffers: Vec<wgpu::Buffer> = buffer_sizes
+            .iter()
+            .map(|&s| {
+                device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("bake readback"),
+                    size: s,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                })
+            })
+            .collect();
+        for ((texture, buffer), row) in textures.iter().zip(&buffers).zip(rows) {
+            encoder.copy_texture_to_buffer(
+                texture.as_image_copy(),
+                wgpu::TexelCopyBufferInfo {
+                    buffer,
+                    layout: wgpu::TexelCopyBufferLayout {
+                        offset: 0,
+                        bytes_per_row: Some(row),
+                        rows_per_image: Some(h),
+                    },
+                },
+                size,
+            );
+        }
+        ctx.queue.submit([encoder.finish()]);
+        buffers
+    })?;
+    progress("raster (GPU)", 0, 1);
+    let mut mapped = Vec::with_capacity(readbacks.len());
+    for b in &readbacks {
+        let (tx, rx) = std::sync::mpsc::channel();
+        b.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        mapped.push(rx);
+    }
+    ctx.wait()?;
+    let read_error = |message: String| GpuError::Readback {
+        what: "the bake targets".into(),
+        message,
+    };
+    for rx in mapped {
+        rx.recv()
+            .map_err(|e| read_error(e.to_string()))?
+            .map_err(|e| read_error(e.to_string()))?;
+    }
+    progress("readback", 0, 1);
+    let view = |i: usize| {
+        readbacks[i]
+            .get_mapped_range(..)
+            .map_err(|e| read_error(e.to_string()))
+    };
+    let (quat_bytes, info_bytes, count_bytes) = (view(0)?, view(1)?, view(2)?);
+    let mut r = Raster::empty(w, h, settings.format);
+    for y in 0..h as usize {
+        let q_row = &quat_bytes[y * rows[0] as usize..][..w as usize * 16];
+        let i_row = &info_bytes[y * rows[1] as usize..][..w as usize * 8];
+        let c_row = &count_bytes[y * rows[2] as usize..][..w as usize * 2];
+        for x in 0..w as usize {
+            let k = y * w as usize + x;
+            let word = |bytes: &[u8], i: usize| {
+                u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().expect("4 bytes"))
+            };
+            let count = half::f16::from_le_bytes([c_row[2 * x], c_row[2 * x + 1]]).to_f32();
+            r.coverage[k] = count.min(f32::from(u16::MAX)) as u16;
+            let flags = word(i_row, 2 * x + 1);
+            let kind = if flags & FLAG_COVERED != 0 {
+                TexelKind::Covered
+            } else if flags & FLAG_FRINGE != 0 {
+                TexelKind::Fringe
+            } else {
+                continue;
+            };
+            let words = [0, 1, 2, 3].map(|i| word(q_row, 4 * x + i));
+            if words[0] == POISON {
+                return Err(read_error(format!(
+                    "texel ({x}, {y}) is marked as written but holds the poison pattern"
+                )));
+            }
+            let q: Vec4 = settings.format.unpack(words);
+            r.quats[k] = q;
+            r.kind[k] = kind;
+            r.triangle[k] = word(i_row, 2 * x);
+            r.handedness[k] = if flags & FLAG_MIRRORED != 0 { -1 } else { 1 };
+        }
+    }
+    drop((quat_bytes, info_bytes, count_bytes));
+    for b in &readbacks {
+        b.unmap();
+    }
+    r.degenerate_triangles = (0..mesh.triangle_count())
+        .filter(|&i| crate::qmap::texel::area2(&mesh.triangle(i, w, h).p).abs() <= MIN_AREA2)
+        .count();
+    r.triangles = mesh.triangle_count() - r.degenerate_triangles;
+    progress("readback", 1, 1);
+    Ok(r)
 }

@@ -49,6 +49,18 @@ pub enum GpuError {
         /// Which limit.
         limit_name: &'static str,
     },
+    /// A texture would exceed the device's `max_texture_dimension_2d`.
+    #[error("{what} is {width}×{height} texels but this device allows at most {limit} a side (max_texture_dimension_2d)")]
+    TextureTooLarge {
+        /// The texture.
+        what: String,
+        /// Width asked for.
+        width: u32,
+        /// Height asked for.
+        height: u32,
+        /// The device's limit.
+        limit: u32,
+    },
     /// The caller passed data the stage cannot use (sizes that do not match, an empty batch).
     #[error("{0}")]
     Input(String),

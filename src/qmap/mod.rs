@@ -96,13 +96,15 @@ impl MapFormat {
     }
 
     /// The largest error of one stored component of a unit quaternion: half a step. f16: half
-    /// an ulp in [½, 1), 2⁻¹²; snorm16: ½/32767; snorm8: ½/127; f32: 2⁻²⁵.
+    /// an ulp in [½, 1), 2⁻¹²; f32: 2⁻²⁵. snorm: the packing computes `floor(0.5 + v·m)` in
+    /// f32 (as WGSL does), whose two roundings near m add up to 2⁻⁸ of a step for m = 32767
+    /// (ulp 2⁻⁹ at 2¹⁵) and 2⁻¹⁶ for m = 127: (½ + 2⁻⁸)/32767 and (½ + 2⁻¹⁶)/127.
     #[must_use]
     pub fn half_step(self) -> f32 {
         match self {
             MapFormat::Rgba16Float => 2f32.powi(-12),
-            MapFormat::Rgba16Snorm => 0.5 / 32767.0,
-            MapFormat::Rgba8Snorm => 0.5 / 127.0,
+            MapFormat::Rgba16Snorm => (0.5 + 2f32.powi(-8)) / 32767.0,
+            MapFormat::Rgba8Snorm => (0.5 + 2f32.powi(-16)) / 127.0,
             MapFormat::Rgba32Float => 2f32.powi(-25),
         }
     }
@@ -266,7 +268,7 @@ impl BakeMesh {
         if let Some(v) = self.uvs.iter().position(|uv| !uv.is_finite()) {
             return fail(format!("vertex {v} has a non-finite UV"));
         }
-        if self.triangle_count() >= 1 << 30 {
+        if self.triangle_count() >= 1 << 28 {
             return fail(format!("{} triangles is too many", self.triangle_count()));
         }
         Ok(())

@@ -1,0 +1,400 @@
+//! Quaternion maps on the CPU: the map formats' bounds, the mirrored maths against glam, and the
+//! CPU reference baker against frame fields known independently of it (an analytic torus, a
+//! flat quad under a normal map).
+
+use std::f32::consts::TAU;
+
+use glam::{Mat3, Quat, Vec2, Vec3, Vec4};
+use qtangent::mesh::procedural;
+use qtangent::qmap::{self, texel, BakeMesh, BakeSettings, MapFormat, NormalMap, TexelKind};
+use qtangent::{QTangent, TangentFrame};
+use rand::{Rng, SeedableRng};
+
+/// Angle between two vectors in degrees (f64 inside, as `measure::angle_deg`).
+fn angle_deg(a: Vec3, b: Vec3) -> f32 {
+    qtangent::measure::angle_deg(a, b) as f32
+}
+
+const SEED: u64 = 0x9e37_79b9_7f4a_7c15;
+
+fn rng() -> rand_pcg::Pcg64 {
+    rand_pcg::Pcg64::seed_from_u64(SEED)
+}
+
+fn random_unit_quat(r: &mut impl Rng) -> Quat {
+    loop {
+        let v = Vec4::new(
+            r.random_range(-1.0..1.0),
+            r.random_range(-1.0..1.0),
+            r.random_range(-1.0..1.0),
+            r.random_range(-1.0..1.0),
+        );
+        let l = v.length();
+        if l > 0.1 && l <= 1.0 {
+            return Quat::from_vec4(v / l);
+        }
+    }
+}
+
+/// The frame a stored texel decodes to.
+fn decode(q: Vec4, h: i8) -> TangentFrame {
+    QTangent {
+        rotation: Quat::from_vec4(q),
+        reflected: h < 0,
+    }
+    .to_frame()
+}
+
+fn no_progress() -> impl FnMut(&'static str, u64, u64) {
+    |_, _, _| {}
+}
+
+#[test]
+fn map_formats_stay_within_their_stated_bounds() {
+    let mut r = rng();
+    for format in MapFormat::ALL {
+        let mut worst = 0.0f32;
+        for i in 0..20_000 {
+            let q = random_unit_quat(&mut r);
+            let stored = format.quantize(Vec4::from(q));
+            // Per component: at most half a step (with the f32 rounding half_step includes).
+            let d = (stored - Vec4::from(q)).abs().max_element();
+            assert!(
+                d <= format.half_step(),
+                "{format} sample {i} (seed {SEED:#x}): component off by {d}"
+            );
+            let a = decode(Vec4::from(q), 1);
+            let b = decode(stored, 1);
+            let e = angle_deg(a.normal, b.normal)
+                .max(angle_deg(a.tangent, b.tangent))
+                .max(angle_deg(a.bitangent, b.bitangent));
+            worst = worst.max(e);
+        }
+        // The f32 decode itself adds up to a few ulps of a unit vector (≈1e-5°).
+        let bound = format.max_error_deg() + 1e-4;
+        println!("{format}: worst {worst:.5}°, bound {bound:.5}°");
+        assert!(worst <= bound, "{format}: {worst}° > {bound}° (seed {SEED:#x})");
+        // The bound is not vacuous: it is within 4× of what is reached (f32 aside).
+        if format != MapFormat::Rgba32Float {
+            assert!(worst > bound / 4.0, "{format}: bound {bound}° is loose ({worst}°)");
+        }
+    }
+}
+
+#[test]
+fn snorm_packing_is_wgsl_rounding() {
+    // WGSL pack2x16snorm: floor(0.5 + 32767 · clamp(e, −1, 1)); ±1 are ±32767.
+    let w = MapFormat::Rgba16Snorm.pack(Vec4::new(-1.0, 1.0, 0.5 / 32767.0, -0.5 / 32767.0));
+    assert_eq!(w[0] & 0xffff, (-32767i32 as u32) & 0xffff);
+    assert_eq!(w[0] >> 16, 32767);
+    assert_eq!(w[1] & 0xffff, 1, "+½ step rounds up");
+    assert_eq!(w[1] >> 16, 0, "−½ step rounds up to 0");
+    let w = MapFormat::Rgba8Snorm.pack(Vec4::new(-1.0, 1.0, 0.0, 2.0));
+    assert_eq!(w[0], 0x7f00_7f81);
+}
+
+#[test]
+fn mirrored_maths_agrees_with_glam() {
+    let mut r = rng();
+    for i in 0..10_000 {
+        let q = random_unit_quat(&mut r);
+        let m = Mat3::from_quat(q);
+        let ours = texel::quat_from_axes(m.x_axis, m.y_axis, m.z_axis);
+        let theirs = Vec4::from(Quat::from_mat3(&m));
+        assert!(
+            (ours - theirs).abs().max_element() <= 4.0 * f32::EPSILON,
+            "sample {i} (seed {SEED:#x}): {ours} vs {theirs}"
+        );
+        let n = m.z_axis;
+        let t = texel::any_tangent(n);
+        // Perpendicular unit vector, as glam's any_orthonormal_pair (sign of z aside at z = −0).
+        assert!(t.dot(n).abs() < 1e-5 && (t.length() - 1.0).abs() < 1e-5, "{n} → {t}");
+        let (gt, _) = n.any_orthonormal_pair();
+        assert!((gt - t).abs().max_element() < 1e-6, "{n}: {t} vs glam {gt}");
+        // arc_from_z is the shortest arc, as glam's from_rotation_arc.
+        if n.z > -0.99 {
+            let a = Quat::from_vec4(texel::arc_from_z(n));
+            assert!((a * Vec3::Z - n).length() < 1e-5);
+            let g = Quat::from_rotation_arc(Vec3::Z, n);
+            assert!(Vec4::from(a).dot(Vec4::from(g)).abs() > 1.0 - 1e-6);
+        }
+        // Hamilton product matches glam's.
+        let b = random_unit_quat(&mut r);
+        let p = texel::quat_mul(Vec4::from(q), Vec4::from(b));
+        assert!((p - Vec4::from(q * b)).abs().max_element() < 1e-6);
+    }
+}
+
+#[test]
+fn coverage_follows_the_top_left_rule() {
+    // Two triangles sharing the diagonal of a 4×4 square cover each of its 16 texel centres
+    // exactly once, and the shared edges through texel centres are decided one way.
+    let p = [Vec2::new(0.0, 0.0), Vec2::new(4.0, 0.0), Vec2::new(4.0, 4.0), Vec2::new(0.0, 4.0)];
+    let a = [p[0], p[1], p[2]];
+    let b = [p[0], p[2], p[3]];
+    let mut count = 0;
+    for y in 0..6 {
+        for x in 0..6 {
+            let n = usize::from(qmap::cpu::covers(&a, x, y)) + usize::from(qmap::cpu::covers(&b, x, y));
+            let inside = x < 4 && y < 4;
+            assert_eq!(n, usize::from(inside), "texel ({x}, {y})");
+            count += n;
+        }
+    }
+    assert_eq!(count, 16);
+    // A triangle whose edges run through texel centres: x = 0.5 line is a left edge (kept),
+    // x = 2.5 a right edge (dropped).
+    let t = [Vec2::new(0.5, 0.0), Vec2::new(2.5, 0.0), Vec2::new(0.5, 4.0)];
+    assert!(qmap::cpu::covers(&t, 0, 1));
+    let t2 = [Vec2::new(0.5, 0.0), Vec2::new(2.5, 0.0), Vec2::new(2.5, 4.0)];
+    assert!(!qmap::cpu::covers(&t2, 2, 3));
+}
+
+/// The torus of `procedural::torus` with its analytic frames at the vertices (not MikkTSpace's),
+/// so the field is known everywhere: n from `torus_point`, t = (−sin φ, 0, −cos φ), b = n × t.
+fn analytic_torus(segments: u32, rings: u32) -> (BakeMesh, impl Fn(Vec2) -> TangentFrame) {
+    let (major, minor) = (1.0, 0.4);
+    let prim = procedural::torus(major, minor, segments, rings);
+    let field = move |uv: Vec2| {
+        let (phi, psi) = (uv.x * TAU, -uv.y * TAU);
+        let (_, n) = procedural::torus_point(major, minor, phi, psi);
+        let t = Vec3::new(-phi.sin(), 0.0, -phi.cos());
+        TangentFrame {
+            normal: n,
+            tangent: t,
+            bitangent: n.cross(t),
+        }
+    };
+    let uvs = prim.uvs.clone().expect("the torus has UVs");
+    let frames = uvs.iter().map(|&uv| field(uv)).collect();
+    (
+        BakeMesh {
+            label: "analytic torus".into(),
+            uvs,
+            frames,
+            indices: prim.indices.clone(),
+        },
+        field,
+    )
+}
+
+#[test]
+fn torus_map_matches_the_analytic_field() {
+    let (mesh, field) = analytic_torus(48, 24);
+    let size = 192;
+    let format = MapFormat::Rgba16Float;
+    let settings = BakeSettings {
+        width: size,
+        height: size,
+        padding: 2,
+        format,
+    };
+    let map = qmap::bake_cpu(&mesh, None, &settings, &mut no_progress()).expect("bake");
+    let level = &map.levels[0];
+    assert_eq!(map.stats.covered, (size * size) as usize, "the torus UVs cover the square");
+    let (mut worst_n, mut worst_t, mut checked) = (0.0f32, 0.0f32, 0);
+    for y in 0..size {
+        for x in 0..size {
+            let k = (y * size + x) as usize;
+            assert_eq!(map.kind[k], TexelKind::Covered);
+            let uv = Vec2::new((x as f32 + 0.5) / size as f32, (y as f32 + 0.5) / size as f32);
+            let want = field(uv);
+            let got = decode(level.quats[k], level.handedness[k]);
+            assert_eq!(level.handedness[k], 1, "texel ({x}, {y}): the field is right-handed");
+            // Bound (derived in the README): the interpolated normal lies in the spherical
+            // triangle of the corner normals, so it is no further from the true normal than the
+            // farthest corner normal (A_n); Gram–Schmidt moves the interpolated tangent by at most
+            // A_n + A_t, so the tangent is within 2·A_t + A_n. Plus the format's bound and f32.
+            let tri = map.triangle[k] as usize;
+            let corners = [0, 1, 2].map(|c| mesh.frames[mesh.indices[3 * tri + c] as usize]);
+            let a_n = corners.iter().map(|c| angle_deg(c.normal, want.normal)).fold(0.0, f32::max);
+            let a_t = corners.iter().map(|c| angle_deg(c.tangent, want.tangent)).fold(0.0, f32::max);
+            let slack = format.max_error_deg() + 1e-3;
+            let e_n = angle_deg(got.normal, want.normal);
+            let e_t = angle_deg(got.tangent, want.tangent);
+            assert!(e_n <= a_n + slack, "texel ({x}, {y}): normal off {e_n}° > {a_n}° + {slack}°");
+            assert!(
+                e_t <= 2.0 * a_t + a_n + slack,
+                "texel ({x}, {y}): tangent off {e_t}° > 2·{a_t}° + {a_n}° + {slack}°"
+            );
+            worst_n = worst_n.max(e_n);
+            worst_t = worst_t.max(e_t);
+            checked += 1;
+        }
+    }
+    println!("torus 48×24 at {size}²: {checked} texels, worst normal {worst_n:.3}°, tangent {worst_t:.3}°");
+    // One step of the tessellation is 360/48 = 7.5° around the axis; the interpolation error is
+    // second order, far below it. A map that swapped axes or flipped v would be tens of degrees off.
+    assert!(worst_n < 1.0 && worst_t < 1.0);
+}
+
+/// Two triangles covering the unit UV square, every corner with the same frame.
+fn flat_quad(frame: TangentFrame) -> BakeMesh {
+    BakeMesh {
+        label: "flat quad".into(),
+        uvs: vec![
+            Vec2::new(0.0, 0.0),
+            Vec2::new(1.0, 0.0),
+            Vec2::new(1.0, 1.0),
+            Vec2::new(0.0, 1.0),
+        ],
+        frames: vec![frame; 4],
+        indices: vec![0, 1, 2, 0, 2, 3],
+    }
+}
+
+#[test]
+fn flat_quad_map_is_the_vertex_frame_times_the_normal_map() {
+    let mut r = rng();
+    let size = 32u32;
+    // A normal map of random tangent-space directions (z ≥ 0.3), one per texel.
+    let texels: Vec<Vec3> = (0..size * size)
+        .map(|_| loop {
+            let v = Vec3::new(
+                r.random_range(-1.0..1.0),
+                r.random_range(-1.0..1.0),
+                r.random_range(0.3..1.0),
+            );
+            if v.length() <= 1.0 {
+                break v.normalize();
+            }
+        })
+        .collect();
+    let normal_map = NormalMap {
+        width: size,
+        height: size,
+        texels: texels.clone(),
+    };
+    for mirrored in [false, true] {
+        for format in [MapFormat::Rgba16Float, MapFormat::Rgba16Snorm, MapFormat::Rgba8Snorm] {
+            let rot = random_unit_quat(&mut r);
+            let m = Mat3::from_quat(rot);
+            let h = if mirrored { -1.0 } else { 1.0 };
+            let frame = TangentFrame {
+                normal: m.z_axis,
+                tangent: m.x_axis,
+                bitangent: m.y_axis * h,
+            };
+            let settings = BakeSettings {
+                width: size,
+                height: size,
+                padding: 0,
+                format,
+            };
+            let map = qmap::bake_cpu(&flat_quad(frame), Some(&normal_map), &settings, &mut no_progress())
+                .expect("bake");
+            let level = &map.levels[0];
+            let mut worst = 0.0f32;
+            for (k, t) in texels.iter().enumerate() {
+                // Independent expectation: the tangent-space vector m (with y along the
+                // bitangent) in object space is t·mx + b·my + n·mz; the whole frame is the
+                // vertex rotation times glam's shortest arc from +Z to (mx, h·my, mz).
+                let want_n = (frame.tangent * t.x + frame.bitangent * t.y + frame.normal * t.z).normalize();
+                let local = Vec3::new(t.x, h * t.y, t.z);
+                let want_q = rot * Quat::from_rotation_arc(Vec3::Z, local);
+                let want = QTangent {
+                    rotation: want_q,
+                    reflected: mirrored,
+                }
+                .to_frame();
+                let got = decode(level.quats[k], level.handedness[k]);
+                assert_eq!(f32::from(level.handedness[k]), h, "texel {k}");
+                // The sample lands on the texel centre up to f32 rounding of (x + ½)/size·size
+                // (≤ 2 ulp of 32: 8e-6 of a texel), so the bilinear mix adds < 1e-5 rad; the
+                // format bound and f32 decode (1e-4°) cover the rest.
+                let bound = format.max_error_deg() + 2e-3;
+                let e = angle_deg(got.normal, want_n)
+                    .max(angle_deg(got.normal, want.normal))
+                    .max(angle_deg(got.tangent, want.tangent))
+                    .max(angle_deg(got.bitangent, want.bitangent));
+                assert!(
+                    e <= bound,
+                    "{format} mirrored={mirrored} texel {k}: {e}° > {bound}° (seed {SEED:#x})"
+                );
+                worst = worst.max(e);
+            }
+            println!("flat quad {format} mirrored={mirrored}: worst {worst:.4}°");
+        }
+    }
+}
+
+#[test]
+fn overlaps_are_counted_and_the_lowest_triangle_wins() {
+    // The same quad twice with different frames: every texel is covered twice; triangle 0/1
+    // (the first quad) wins.
+    let a = flat_quad(TangentFrame {
+        normal: Vec3::Z,
+        tangent: Vec3::X,
+        bitangent: Vec3::Y,
+    });
+    let b = flat_quad(TangentFrame {
+        normal: Vec3::X,
+        tangent: Vec3::Y,
+        bitangent: Vec3::Z,
+    });
+    let mut mesh = a.clone();
+    mesh.uvs.extend(&b.uvs);
+    mesh.frames.extend(&b.frames);
+    mesh.indices.extend(b.indices.iter().map(|i| i + 4));
+    let settings = BakeSettings {
+        width: 16,
+        height: 16,
+        padding: 1,
+        format: MapFormat::Rgba16Float,
+    };
+    let map = qmap::bake_cpu(&mesh, None, &settings, &mut no_progress()).expect("bake");
+    assert_eq!(map.stats.overlapping, 256);
+    assert!(map.triangle.iter().all(|&t| t < 2));
+    let f = decode(map.levels[0].quats[0], map.levels[0].handedness[0]);
+    assert!(angle_deg(f.normal, Vec3::Z) < 0.1);
+}
+
+#[test]
+fn degenerate_triangles_are_skipped_and_counted() {
+    let mut mesh = flat_quad(TangentFrame {
+        normal: Vec3::Z,
+        tangent: Vec3::X,
+        bitangent: Vec3::Y,
+    });
+    // Zero-area triangle (three collinear UVs).
+    mesh.uvs.extend([Vec2::new(0.1, 0.1), Vec2::new(0.2, 0.2), Vec2::new(0.3, 0.3)]);
+    mesh.frames.extend([mesh.frames[0]; 3]);
+    mesh.indices.extend([4, 5, 6]);
+    let settings = BakeSettings {
+        width: 8,
+        height: 8,
+        ..BakeSettings::default()
+    };
+    let map = qmap::bake_cpu(&mesh, None, &settings, &mut no_progress()).expect("bake");
+    assert_eq!(map.stats.degenerate_triangles, 1);
+    assert_eq!(map.stats.triangles, 2);
+}
+
+#[test]
+fn bad_bake_input_is_a_clear_error() {
+    let good = flat_quad(TangentFrame {
+        normal: Vec3::Z,
+        tangent: Vec3::X,
+        bitangent: Vec3::Y,
+    });
+    let s = BakeSettings::default();
+    let check = |mesh: &BakeMesh, settings: &BakeSettings, want: &str| {
+        let e = qmap::bake_cpu(mesh, None, settings, &mut no_progress())
+            .expect_err("bad input must fail")
+            .to_string();
+        assert!(e.contains(want), "{e:?} should mention {want:?}");
+    };
+    let mut m = good.clone();
+    m.indices.push(99);
+    check(&m, &s, "not a whole");
+    m.indices.extend([99, 99]);
+    check(&m, &s, "index 99 is out of range");
+    let mut m = good.clone();
+    m.uvs[2].x = f32::NAN;
+    check(&m, &s, "non-finite UV");
+    let mut m = good.clone();
+    m.frames.pop();
+    check(&m, &s, "4 UVs but 3 frames");
+    check(&good, &BakeSettings { width: 0, ..s }, "out of range");
+    check(&good, &BakeSettings { height: 40_000, ..s }, "out of range");
+}
