@@ -259,3 +259,26 @@ fn map_size_beyond_the_texture_limit_is_a_clear_error() {
     let text = e.to_string();
     assert!(text.contains("max_texture_dimension_2d") && text.contains(&limit.to_string()), "{text}");
 }
+
+#[test]
+fn gpu_raster_matches_cpu_on_flight_helmet_with_its_normal_maps() {
+    let Some(dir) = common::assets_dir() else { return };
+    let ctx = context();
+    let path = dir.join("gltf/FlightHelmet/FlightHelmet.gltf");
+    let scene = qtangent::mesh::load(&path).expect("FlightHelmet loads");
+    for (m, material) in scene.materials.iter().enumerate() {
+        let prims: Vec<_> = scene
+            .primitives()
+            .filter(|(_, p)| p.material == Some(m))
+            .map(|(_, p)| p.prepare().expect("prepare"))
+            .collect();
+        if prims.is_empty() {
+            continue;
+        }
+        let refs: Vec<_> = prims.iter().collect();
+        let mesh = BakeMesh::from_prepared(material.name.clone(), &refs);
+        let tex = material.normal_texture.as_ref().expect("every FlightHelmet material has a normal map");
+        let nm = NormalMap::load(&tex.image, tex.scale, &path).expect("normal map decodes");
+        check(&ctx, &material.name, &mesh, Some(&nm), BakeSettings { width: 512, height: 512, ..BakeSettings::default() });
+    }
+}

@@ -1,0 +1,137 @@
+//! Bake benchmark: every material of FlightHelmet (or another mesh) at 4096² on the GPU and with
+//! the CPU reference, in one run; prints both times and their ratio.
+//!
+//! ```text
+//! cargo run --release --example bake_bench -- [MESH] [--size 4096] [--runs 3]
+//! ```
+//!
+//! MESH defaults to `$QTANGENT_ASSETS/gltf/FlightHelmet/FlightHelmet.gltf` (else
+//! `../shared/assets/...`). GPU times are host-clock times around upload + both render passes +
+//! readback, after a synchronising wait, median of `--runs` after one warm-up; the CPU
+//! reference is single-threaded and timed once. `finish` (hemisphere rule, padding, mips) is
+//! shared CPU code and timed separately. Never asserted anywhere: this prints a table.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use qtangent::gpu::{bake::raster_gpu, GpuContext};
+use qtangent::qmap::{self, BakeMesh, BakeSettings, NormalMap};
+
+#[derive(Parser)]
+#[command(about = "Bake every material's quaternion map on the GPU and the CPU; print the times")]
+struct Args {
+    /// glTF/OBJ mesh (default: FlightHelmet from the shared assets).
+    mesh: Option<PathBuf>,
+    /// Map size (square).
+    #[arg(long, default_value_t = 4096)]
+    size: u32,
+    /// Timed GPU runs per material after one warm-up (the median is printed).
+    #[arg(long, default_value_t = 3)]
+    runs: usize,
+    /// Skip the CPU reference.
+    #[arg(long)]
+    no_cpu: bool,
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn run() -> Result<(), String> {
+    let args = Args::parse();
+    let mesh_path = args.mesh.clone().unwrap_or_else(|| {
+        let dir = std::env::var_os("QTANGENT_ASSETS")
+            .map_or_else(|| PathBuf::from("../shared/assets"), PathBuf::from);
+        dir.join("gltf/FlightHelmet/FlightHelmet.gltf")
+    });
+    let scene = qtangent::mesh::load(&mesh_path).map_err(|e| e.to_string())?;
+    let ctx = GpuContext::new().map_err(|e| e.to_string())?;
+    println!("adapter: {}", ctx.describe());
+    println!("mesh: {}, map {}², format rgba16f", mesh_path.display(), args.size);
+    let mut groups: Vec<(Option<usize>, Vec<qtangent::mesh::Prepared>)> = Vec::new();
+    for (mesh, prim) in scene.primitives() {
+        if prim.uvs.is_none() {
+            continue;
+        }
+        let p = prim
+            .prepare()
+            .map_err(|e| format!("{}: mesh '{}': {e}", mesh_path.display(), mesh.name))?;
+        match groups.iter_mut().find(|(m, _)| *m == p.material) {
+            Some((_, v)) => v.push(p),
+            None => groups.push((p.material, vec![p])),
+        }
+    }
+    let settings = BakeSettings {
+        width: args.size,
+        height: args.size,
+        ..BakeSettings::default()
+    };
+    println!();
+    println!("| material | triangles | covered | normal map | GPU raster ms | CPU raster ms | CPU/GPU | finish ms |");
+    println!("|---|---:|---:|---|---:|---:|---:|---:|");
+    let (mut gpu_total, mut cpu_total) = (0.0, 0.0);
+    for (material, prims) in &groups {
+        let mat = material.map(|m| &scene.materials[m]);
+        let name = mat.map_or("(none)".to_string(), |m| m.name.clone());
+        let refs: Vec<_> = prims.iter().collect();
+        let mesh = BakeMesh::from_prepared(name.clone(), &refs);
+        let normal_map = match mat.and_then(|m| m.normal_texture.as_ref()) {
+            Some(t) => Some(NormalMap::load(&t.image, t.scale, &mesh_path).map_err(|e| e.to_string())?),
+            None => None,
+        };
+        let nm = normal_map.as_ref();
+        let mut quiet = |_: &'static str, _: u64, _: u64| {};
+        raster_gpu(&ctx, &mesh, nm, &settings, &mut quiet).map_err(|e| e.to_string())?;
+        let mut times = Vec::new();
+        let mut raster = None;
+        for _ in 0..args.runs.max(1) {
+            let t = Instant::now();
+            raster = Some(raster_gpu(&ctx, &mesh, nm, &settings, &mut quiet).map_err(|e| e.to_string())?);
+            times.push(t.elapsed());
+        }
+        times.sort();
+        let gpu = times[times.len() / 2];
+        let raster = raster.expect("at least one run");
+        let t = Instant::now();
+        let map = qmap::finish(&raster, settings.padding, &mut quiet);
+        let finish = t.elapsed();
+        let cpu = if args.no_cpu {
+            None
+        } else {
+            let t = Instant::now();
+            qmap::raster_cpu(&mesh, nm, &settings, &mut quiet).map_err(|e| e.to_string())?;
+            Some(t.elapsed())
+        };
+        gpu_total += ms(gpu);
+        let (cpu_ms, ratio) = match cpu {
+            Some(c) => {
+                cpu_total += ms(c);
+                (format!("{:.0}", ms(c)), format!("{:.1}×", ms(c) / ms(gpu)))
+            }
+            None => ("—".into(), "—".into()),
+        };
+        println!(
+            "| {name} | {} | {:.1}% | {} | {:.0} | {cpu_ms} | {ratio} | {:.0} |",
+            mesh.triangle_count(),
+            100.0 * map.stats.covered as f64 / (f64::from(args.size) * f64::from(args.size)),
+            nm.map_or("none".to_string(), |m| format!("{}×{}", m.width, m.height)),
+            ms(gpu),
+            ms(finish),
+        );
+    }
+    if !args.no_cpu {
+        println!(
+            "| **all** | | | | {gpu_total:.0} | {cpu_total:.0} | {:.1}× | |",
+            cpu_total / gpu_total
+        );
+    }
+    Ok(())
+}
+
+fn main() {
+    if let Err(e) = run() {
+        eprintln!("bake_bench: {e}");
+        std::process::exit(1);
+    }
+}
