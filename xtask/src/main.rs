@@ -2,7 +2,9 @@
 //! in seconds.
 //!
 //! - `cargo xtask test`  — sets up a Vulkan adapter if needed, then runs every test (release).
-//! - `cargo xtask demo`  — sets up a Vulkan adapter if needed, then runs the demo.
+//! - `cargo xtask demo`  — sets up a Vulkan adapter if needed, then runs the demo and the
+//!   `bake` tool on its embedded default.
+//! - `cargo xtask bake [ARGS]` — the quaternion-map baker (`examples/bake.rs`).
 //! - `cargo xtask bench` — the GPU/CPU decode benchmark.
 //! - `cargo xtask gpu-bundle` — builds the benchmark and gathers it with the Vulkan loader in
 //!   `.gpu/` and `.gl/` for a machine with a GPU but no toolchain (see docs/PERFORMANCE.md).
@@ -13,9 +15,11 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
-const USAGE: &str = "usage: cargo xtask <test|demo|bench|gpu-bundle|fuzz> [ARGS...]
+const USAGE: &str = "usage: cargo xtask <test|demo|bake|bench|gpu-bundle|fuzz> [ARGS...]
   test        set up a Vulkan adapter if needed (lavapipe), then cargo test --release --workspace [ARGS]
-  demo        set up a Vulkan adapter if needed, then run the demo (ARGS: frame count)
+  demo        set up a Vulkan adapter if needed, then run the demo (ARGS: frame count) and bake
+              the embedded default quaternion map into qmaps/
+  bake        set up a Vulkan adapter if needed, then run the bake tool (ARGS passed on)
   bench       run the decode benchmark (ARGS passed on)
   gpu-bundle  build the benchmark into .gpu/ and fetch the Vulkan loader into .gl/
   fuzz        fuzz the glTF and OBJ loaders for SECONDS each (default 60; installs cargo-fuzz)";
@@ -40,7 +44,15 @@ fn main() -> ExitCode {
                     )
                 })
         }
-        "demo" | "bench" => {
+        "demo" => {
+            ensure_vulkan();
+            cargo(
+                &root,
+                &[&["run", "--release", "--example", "demo", "--"], &strs(&rest)[..]].concat(),
+            )
+            .and_then(|()| cargo(&root, &["run", "--release", "--example", "bake"]))
+        }
+        "bake" | "bench" => {
             ensure_vulkan();
             cargo(
                 &root,
