@@ -103,11 +103,12 @@ pub fn raster_gpu(
     settings: &BakeSettings,
     progress: Progress<'_>,
 ) -> Result<Raster, GpuError> {
+    let (w, h) = (settings.width, settings.height);
+    // The adapter's limit first, so a size beyond it is named as such.
+    check_texture_size(ctx, "the quaternion map", w, h)?;
     crate::qmap::check_settings(settings).map_err(|e| GpuError::Input(e.to_string()))?;
     mesh.validate()
         .map_err(|e| GpuError::Input(e.to_string()))?;
-    let (w, h) = (settings.width, settings.height);
-    check_texture_size(ctx, "the quaternion map", w, h)?;
     if let Some(m) = normal_map {
         check_texture_size(ctx, "the normal map", m.width, m.height)?;
     }

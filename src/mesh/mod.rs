@@ -9,7 +9,7 @@
 //!    references kept.
 //! 2. [`Primitive::prepare`] fills in what is missing — smooth normals ([`normals`]) and MikkTSpace
 //!    tangents ([`tangents`]) — and splits vertices where triangles of opposite handedness meet,
-//!    giving a [`Prepared`] primitive whose every vertex has a well-defined [`TangentFrame`].
+//!    giving a [`Prepared`] primitive whose every vertex has a well-defined [`TangentFrame`](crate::TangentFrame).
 //! 3. [`Prepared::vertex_stream`] encodes the frames in any [`Format`] and interleaves them with
 //!    position and UV ([`vertex`]).
 //!

@@ -476,13 +476,14 @@ pub enum BakeError {
 /// Progress of a long stage: `(stage, done, total)`.
 pub type Progress<'a> = &'a mut dyn FnMut(&'static str, u64, u64);
 
-/// Checks the map size: at least 1×1 and at most 32768 on a side (the CPU's limit; the GPU
-/// baker also checks the adapter's texture limit).
+/// Checks the map size: at least 1×1 and at most 16384 on a side. The bakers keep about 45
+/// bytes per texel on the host (raster, finished levels, statistics), 12 GB at 16384²; the GPU
+/// baker also checks the adapter's texture limit.
 ///
 /// # Errors
 /// [`BakeError::Settings`].
 pub fn check_settings(s: &BakeSettings) -> Result<(), BakeError> {
-    const MAX: u32 = 32768;
+    const MAX: u32 = 16384;
     if s.width == 0 || s.height == 0 || s.width > MAX || s.height > MAX {
         return Err(BakeError::Settings(format!(
             "map size {}×{} is out of range (1 to {MAX} texels a side)",

@@ -118,7 +118,8 @@ pub fn pad(
     let (w, h) = (width as usize, height as usize);
     let mut grown = 0;
     let mut frontier: Vec<usize> = Vec::new();
-    for _ in 0..rings {
+    // More rings than the map is wide fill nothing new.
+    for _ in 0..rings.min(width.max(height)) {
         frontier.clear();
         for y in 0..h {
             for x in 0..w {

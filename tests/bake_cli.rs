@@ -1,0 +1,476 @@
+//! The `bake` example as a user runs it: files written and equal to the library's bake, the
+//! JSON report, per-material maps from a glTF file, and one-line errors with status 1. The CLI
+//! tests bake with `--cpu` so they do not depend on the GPU raster; `gpu_bake_matches_cpu`
+//! runs the GPU path and fails (never skips) without an adapter.
+//!
+//! The example binary is built by plain `cargo test` (or `cargo build --release --example
+//! bake`) next to this test's binary.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use base64::Engine as _;
+use glam::Vec4;
+use qtangent::mesh::procedural;
+use qtangent::qmap::io::{self, ExrMap};
+use qtangent::qmap::{self, BakeMesh, BakeSettings, MapFormat, NormalMap};
+use serde_json::{json, Value};
+
+fn bake_exe() -> PathBuf {
+    let exe = std::env::current_exe().unwrap_or_default();
+    let bake = exe
+        .parent()
+        .and_then(Path::parent)
+        .map(|d| {
+            d.join("examples")
+                .join(format!("bake{}", std::env::consts::EXE_SUFFIX))
+        })
+        .unwrap_or_default();
+    assert!(
+        bake.is_file(),
+        "the bake example is not built at {} (plain `cargo test` builds it; or `cargo build \
+         --release --example bake`)",
+        bake.display()
+    );
+    bake
+}
+
+fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap_or_else(|e| panic!("cannot make a temporary folder: {e}"))
+}
+
+fn bake(args: &[&str]) -> Output {
+    Command::new(bake_exe())
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run bake: {e}"))
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Runs `bake --json` and returns the report, asserting success.
+fn bake_json(args: &[&str]) -> Value {
+    let out = bake(&[args, &["--json"]].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "bake --json is not JSON: {e}\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        )
+    })
+}
+
+/// A failing run: status 1, one line on stderr starting `bake: ` and containing `needle`,
+/// nothing on stdout.
+fn expect_failure(args: &[&str], needle: &str) -> String {
+    let out = bake(args);
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+    assert!(err.starts_with("bake: "), "{err}");
+    assert!(
+        err.contains(needle),
+        "{args:?}: expected '{needle}' in: {err}"
+    );
+    assert!(out.stdout.is_empty(), "nothing on stdout for a failure");
+    err
+}
+
+/// The files in `dir`, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+/// What the CLI's default bake is: the same torus and normal map through the library.
+fn library_default(size: u32, format: MapFormat) -> qmap::QuatMap {
+    let prepared = procedural::torus(1.0, 0.4, 96, 48)
+        .prepare()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let mesh = BakeMesh::from_prepared("default torus", &[&prepared]);
+    let settings = BakeSettings {
+        width: size,
+        height: size,
+        padding: 4,
+        format,
+    };
+    qmap::bake_cpu(
+        &mesh,
+        Some(&NormalMap::default_swirl()),
+        &settings,
+        &mut |_, _, _| {},
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn read_exr(path: &Path) -> ExrMap {
+    io::read_exr(path).unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn default_cpu_bake_writes_the_library_map() {
+    let dir = tempdir();
+    let out_dir = dir.path().join("maps");
+    let out_str = out_dir.to_string_lossy().into_owned();
+    let report = bake_json(&["--cpu", "--size", "64", "-o", &out_str]);
+    assert_eq!(report["mode"], "cpu");
+    assert_eq!(report["adapter"], Value::Null);
+    let maps = report["maps"].as_array().expect("maps is an array");
+    assert_eq!(maps.len(), 1);
+    let m = &maps[0];
+    assert_eq!(m["name"], "default");
+    assert_eq!(
+        (m["width"].as_u64(), m["height"].as_u64()),
+        (Some(64), Some(64))
+    );
+    assert_eq!(m["levels"], 7);
+    assert!(m["covered"].as_u64().unwrap_or_default() > 0, "{m}");
+    for key in ["load", "raster", "finish", "write"] {
+        assert!(m["time_ms"][key].as_f64().is_some(), "time_ms.{key}: {m}");
+    }
+    assert_eq!(
+        listing(&out_dir),
+        [
+            "default.exr",
+            "default.handedness.png",
+            "default.preview.png"
+        ]
+    );
+
+    // The EXR holds exactly what the library bakes, every level.
+    let want = library_default(64, MapFormat::Rgba16Float);
+    let exr_path = PathBuf::from(m["files"]["exr"].as_str().expect("exr path"));
+    let got = read_exr(&exr_path);
+    assert_eq!(got.format, MapFormat::Rgba16Float);
+    assert_eq!(got.levels, want.levels);
+    assert_eq!(m["covered"].as_u64(), Some(want.stats.covered as u64));
+    assert_eq!(
+        m["hemisphere_conflicts"].as_u64(),
+        Some(want.stats.hemisphere_conflicts as u64)
+    );
+
+    // The PNGs are level-sized; the torus is one island of handedness +1.
+    let preview = image::open(m["files"]["preview"].as_str().expect("preview path"))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .to_rgba8();
+    assert_eq!(preview.dimensions(), (64, 64));
+    assert!(preview.pixels().all(|p| p[3] == 255));
+    let hand = image::open(m["files"]["handedness"].as_str().expect("handedness path"))
+        .unwrap_or_else(|e| panic!("{e}"))
+        .to_luma8();
+    assert_eq!(hand.dimensions(), (64, 64));
+    assert!(hand.pixels().all(|p| p[0] == 255));
+}
+
+#[test]
+fn text_summary_names_the_stages_and_files() {
+    let dir = tempdir();
+    let out_str = dir.path().to_string_lossy().into_owned();
+    let out = bake(&[
+        "--cpu", "--size", "16", "--format", "snorm8", "-o", &out_str,
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "16×16 snorm8",
+        "covered",
+        "hemisphere conflicts",
+        "raster",
+        "finish",
+        "default.exr",
+    ] {
+        assert!(text.contains(needle), "'{needle}' missing from:\n{text}");
+    }
+    let got = read_exr(&dir.path().join("default.exr"));
+    assert_eq!(got.format, MapFormat::Rgba8Snorm);
+    assert_eq!(
+        got.levels,
+        library_default(16, MapFormat::Rgba8Snorm).levels
+    );
+}
+
+/// One primitive of a test glTF: positions, UVs, indices, material.
+type TestPrim = (
+    Vec<[f32; 3]>,
+    Option<Vec<[f32; 2]>>,
+    Vec<u32>,
+    Option<usize>,
+);
+
+/// A glTF with data-URI buffers, one mesh of `prims`.
+fn write_gltf(path: &Path, materials: &[&str], prims: &[TestPrim]) {
+    let mut buffers = Vec::new();
+    let mut accessors = Vec::new();
+    let mut add = |bytes: Vec<u8>, count: usize, ty: &str, component: u32| {
+        let uri = format!(
+            "data:application/octet-stream;base64,{}",
+            base64::engine::general_purpose::STANDARD.encode(&bytes)
+        );
+        buffers.push(json!({"uri": uri, "byteLength": bytes.len()}));
+        let i = buffers.len() - 1;
+        accessors
+            .push(json!({"bufferView": i, "componentType": component, "count": count, "type": ty}));
+        i
+    };
+    let mut primitives = Vec::new();
+    for (positions, uvs, indices, material) in prims {
+        let flat = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        let n = positions.len();
+        let p = add(flat(positions.as_flattened()), n, "VEC3", 5126);
+        let normals = vec![[0.0f32, 0.0, 1.0]; n];
+        let nrm = add(flat(normals.as_flattened()), n, "VEC3", 5126);
+        let mut attributes = json!({"POSITION": p, "NORMAL": nrm});
+        if let Some(uvs) = uvs {
+            attributes["TEXCOORD_0"] = json!(add(flat(uvs.as_flattened()), n, "VEC2", 5126));
+        }
+        let idx: Vec<u8> = indices.iter().flat_map(|i| i.to_le_bytes()).collect();
+        let ind = add(idx, indices.len(), "SCALAR", 5125);
+        let mut prim = json!({"attributes": attributes, "indices": ind});
+        if let Some(m) = material {
+            prim["material"] = json!(m);
+        }
+        primitives.push(prim);
+    }
+    let views: Vec<Value> = buffers
+        .iter()
+        .enumerate()
+        .map(|(i, b)| json!({"buffer": i, "byteLength": b["byteLength"]}))
+        .collect();
+    let doc = json!({
+        "asset": {"version": "2.0"},
+        "buffers": buffers,
+        "bufferViews": views,
+        "accessors": accessors,
+        "materials": materials.iter().map(|m| json!({"name": m})).collect::<Vec<_>>(),
+        "meshes": [{"name": "Parts", "primitives": primitives}],
+        "nodes": [{"mesh": 0}],
+        "scenes": [{"nodes": [0]}],
+        "scene": 0
+    });
+    std::fs::write(path, doc.to_string()).unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// A unit quad over UV `[u0, u1] × [0, 1]` (two counter-clockwise triangles seen from +Z).
+fn quad(u0: f32, u1: f32) -> (Vec<[f32; 3]>, Vec<[f32; 2]>, Vec<u32>) {
+    let positions = vec![
+        [u0, 0.0, 0.0],
+        [u1, 0.0, 0.0],
+        [u1, 1.0, 0.0],
+        [u0, 1.0, 0.0],
+    ];
+    let uvs = positions.iter().map(|p| [p[0], 1.0 - p[1]]).collect();
+    (positions, uvs, vec![0, 1, 2, 0, 2, 3])
+}
+
+#[test]
+fn one_map_per_material_with_uvs() {
+    let dir = tempdir();
+    let mesh_path = dir.path().join("parts.gltf");
+    let (lp, luv, li) = quad(0.0, 0.5);
+    let (rp, ruv, ri) = quad(0.5, 1.0);
+    let tri = vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+    write_gltf(
+        &mesh_path,
+        // Both sanitise to `Metal_1`: the second map becomes `Metal_1-2`.
+        &["Metal/1", "Metal:1"],
+        &[
+            (lp, Some(luv), li, Some(0)),
+            (rp, Some(ruv), ri, Some(1)),
+            (tri.clone(), None, vec![0, 1, 2], Some(0)),
+            (tri, None, vec![0, 1, 2], None),
+        ],
+    );
+    let out_dir = dir.path().join("out");
+    let out = bake(&[
+        &mesh_path.to_string_lossy(),
+        "--cpu",
+        "--size",
+        "32",
+        "-o",
+        &out_dir.to_string_lossy(),
+        "--json",
+    ]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "{err}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
+    // Two primitives without UVs, and the material-less group left empty.
+    assert!(
+        err.contains("mesh 'Parts' primitive 2 has no UVs")
+            && err.contains("mesh 'Parts' primitive 3 has no UVs")
+            && err.contains("primitives without a material: none of its 1 primitives has UVs"),
+        "{err}"
+    );
+    assert_eq!(report["warnings"].as_array().map(Vec::len), Some(3));
+    let maps = report["maps"].as_array().expect("maps");
+    let names: Vec<&str> = maps.iter().filter_map(|m| m["name"].as_str()).collect();
+    assert_eq!(names, ["Metal_1", "Metal_1-2"]);
+    for m in maps {
+        assert_eq!(
+            m["normal_map"],
+            Value::Null,
+            "no normal texture: vertex frames"
+        );
+        assert_eq!(m["primitives"].as_array().map(Vec::len), Some(1));
+        // Each quad covers half the map; the other half gets fringe and padding.
+        assert_eq!(m["covered"].as_u64(), Some(16 * 32), "{m}");
+        assert!(m["fringe"].as_u64().unwrap_or_default() > 0, "{m}");
+        assert!(m["padded"].as_u64().unwrap_or_default() > 0, "{m}");
+        let exr = read_exr(Path::new(m["files"]["exr"].as_str().expect("exr")));
+        // A flat quad with normal +Z: every written texel decodes n = +Z.
+        let l0 = &exr.levels[0];
+        for (q, h) in l0.quats.iter().zip(&l0.handedness) {
+            if *h != 0 {
+                let n = io::decode_axis(*q, io::PreviewAxis::Normal).expect("non-zero");
+                assert!((n.z - 1.0).abs() < 1e-3, "{n}");
+            } else {
+                assert_eq!(*q, Vec4::ZERO);
+            }
+        }
+    }
+    assert_eq!(listing(&out_dir).len(), 6);
+}
+
+#[test]
+fn errors_are_one_line_with_status_1() {
+    let dir = tempdir();
+    let out_dir = dir.path().join("out");
+    let out_str = out_dir.to_string_lossy().into_owned();
+
+    let missing = dir.path().join("no-such-mesh.gltf");
+    expect_failure(
+        &[&missing.to_string_lossy(), "--cpu", "-o", &out_str],
+        "no-such-mesh.gltf",
+    );
+    expect_failure(&["--cpu", "--size", "0", "-o", &out_str], "map size 0×0");
+    expect_failure(&["--cpu", "--size", "40000", "-o", &out_str], "16384");
+
+    // Not a PNG: the error names the image.
+    let fake = dir.path().join("fake-normals.png");
+    std::fs::write(&fake, "this is not a PNG").unwrap_or_else(|e| panic!("{e}"));
+    expect_failure(
+        &[
+            "--cpu",
+            "--size",
+            "16",
+            "--normal-map",
+            &fake.to_string_lossy(),
+            "-o",
+            &out_str,
+        ],
+        "fake-normals.png",
+    );
+    let absent = dir.path().join("absent.png");
+    expect_failure(
+        &[
+            "--cpu",
+            "--normal-map",
+            &absent.to_string_lossy(),
+            "-o",
+            &out_str,
+        ],
+        "absent.png",
+    );
+    // Nothing half-written is left behind.
+    assert!(listing(&out_dir).is_empty(), "{:?}", listing(&out_dir));
+
+    // The output folder cannot be made: a file is in the way.
+    let blocker = dir.path().join("blocker");
+    std::fs::write(&blocker, "").unwrap_or_else(|e| panic!("{e}"));
+    expect_failure(
+        &["--cpu", "--size", "8", "-o", &blocker.to_string_lossy()],
+        "blocker",
+    );
+
+    // A mesh whose primitives all lack UVs has nothing to bake.
+    let no_uvs = dir.path().join("no-uvs.gltf");
+    let tri = vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
+    write_gltf(&no_uvs, &[], &[(tri, None, vec![0, 1, 2], None)]);
+    let out = bake(&[&no_uvs.to_string_lossy(), "--cpu", "-o", &out_str]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("nothing to bake"), "{}", stderr(&out));
+}
+
+#[test]
+fn bad_format_is_rejected_with_the_valid_names() {
+    let out = bake(&["--cpu", "--format", "bogus"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    for name in ["rgba16f", "snorm16", "snorm8", "rgba32f"] {
+        assert!(err.contains(name), "{err}");
+    }
+}
+
+#[test]
+fn normal_map_option_is_used() {
+    let dir = tempdir();
+    let png = dir.path().join("flat-ish.png");
+    // A gentle slope in x: every texel (160, 128, 240).
+    image::RgbImage::from_pixel(4, 4, image::Rgb([160, 128, 240]))
+        .save(&png)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let report = bake_json(&[
+        "--cpu",
+        "--size",
+        "16",
+        "--normal-map",
+        &png.to_string_lossy(),
+        "-o",
+        &dir.path().join("out").to_string_lossy(),
+    ]);
+    let m = &report["maps"][0];
+    assert_eq!(m["normal_map"].as_str(), Some(&*png.to_string_lossy()));
+    let got = read_exr(Path::new(m["files"]["exr"].as_str().expect("exr")));
+    assert_ne!(
+        got.levels,
+        library_default(16, MapFormat::Rgba16Float).levels
+    );
+}
+
+/// The angle of the rotation between the frames of two (not necessarily unit) quaternions,
+/// sign-insensitive, in f64: the 4-vector angle by atan2, which keeps its precision near 0
+/// (acos of a dot near 1 does not).
+fn rotation_deg(p: Vec4, q: Vec4) -> f64 {
+    let (p, q) = (p.as_dvec4().normalize(), q.as_dvec4().normalize());
+    let q = if p.dot(q) < 0.0 { -q } else { q };
+    let half = 2.0 * (p - q).length().atan2((p + q).length());
+    (2.0 * half).to_degrees()
+}
+
+/// The GPU raster through the CLI agrees with the CPU bake: same covered count and handedness,
+/// every level-0 texel within `2 · max_error_deg + 0.01°`. Each baker's stored texel is within
+/// [`MapFormat::max_error_deg`] of its own exact frame (the bound's derivation), and the two
+/// exact frames differ by f32 rounding only (far below 0.01°; see `tests/gpu_bake.rs`). Compared
+/// sign-insensitively: q and −q are the same frame. Fails without a GPU adapter.
+#[test]
+fn gpu_bake_matches_cpu() {
+    let dir = tempdir();
+    let out_dir = dir.path().join("gpu");
+    let report = bake_json(&["--size", "64", "-o", &out_dir.to_string_lossy()]);
+    assert_eq!(report["mode"], "gpu");
+    assert!(report["adapter"].is_string(), "{report}");
+    let m = &report["maps"][0];
+    let want = library_default(64, MapFormat::Rgba16Float);
+    assert_eq!(
+        m["covered"].as_u64(),
+        Some(want.stats.covered as u64),
+        "{m}"
+    );
+    let got = read_exr(Path::new(m["files"]["exr"].as_str().expect("exr")));
+    assert_eq!(got.levels.len(), want.levels.len());
+    let tol = f64::from(2.0 * MapFormat::Rgba16Float.max_error_deg()) + 0.01;
+    let (a, b) = (&got.levels[0], &want.levels[0]);
+    assert_eq!(a.handedness, b.handedness);
+    for (i, (p, q)) in a.quats.iter().zip(&b.quats).enumerate() {
+        let deg = rotation_deg(*p, *q);
+        assert!(deg <= tol, "texel {i}: {p} vs {q}: {deg}° > {tol}°");
+    }
+}
