@@ -1,1 +1,427 @@
-//! Quaternion maps on the GPU: upload with mips, and sampling (stub, being written).
+//! Quaternion maps on the GPU (`shaders/qmap.wgsl`): upload of a baked [`QuatMap`] with every
+//! mip level, and the compute pipeline that samples it at given (uv, lod) points through the
+//! lighting shaders' `qmap_frame_level`, so tests can compare hardware filtering with the CPU.
+//!
+//! Textures: the quaternions in [`texture_format`] of the map's [`MapFormat`] (the stored texel
+//! values exactly, [`MapFormat::texel_bytes`]), the handedness plane in [`HANDEDNESS_FORMAT`]
+//! (±1 as ±127, background 0), both with the map's full mip chain.
+
+use glam::{Vec2, Vec3, Vec4};
+use wgpu::util::DeviceExt;
+
+use super::{shaders, GpuContext, GpuError};
+use crate::qmap::{MapFormat, QuatMap};
+use crate::TangentFrame;
+
+/// The texture format of the handedness plane: one signed normalised byte, filterable on every
+/// adapter; ±1 is stored as ±127 (exactly ±1.0 when read), background as 0.
+pub const HANDEDNESS_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R8Snorm;
+
+/// The wgpu texture format holding a map's RGBA: the same bytes as [`MapFormat::texel_bytes`].
+#[must_use]
+pub fn texture_format(format: MapFormat) -> wgpu::TextureFormat {
+    match format {
+        MapFormat::Rgba16Float => wgpu::TextureFormat::Rgba16Float,
+        MapFormat::Rgba16Snorm => wgpu::TextureFormat::Rgba16Snorm,
+        MapFormat::Rgba8Snorm => wgpu::TextureFormat::Rgba8Snorm,
+        MapFormat::Rgba32Float => wgpu::TextureFormat::Rgba32Float,
+    }
+}
+
+/// The device features a map of `format` needs to be created and sampled with filtering:
+/// `Rgba16Snorm` exists only with `TEXTURE_FORMAT_16BIT_NORM` (which makes it filterable);
+/// `Rgba32Float` always exists but filters only with `FLOAT32_FILTERABLE`. `Rgba16Float` and
+/// `Rgba8Snorm` (and the handedness plane's `R8Snorm`) are filterable everywhere.
+#[must_use]
+pub fn required_features(format: MapFormat) -> wgpu::Features {
+    match format {
+        MapFormat::Rgba16Float | MapFormat::Rgba8Snorm => wgpu::Features::empty(),
+        MapFormat::Rgba16Snorm => wgpu::Features::TEXTURE_FORMAT_16BIT_NORM,
+        MapFormat::Rgba32Float => wgpu::Features::FLOAT32_FILTERABLE,
+    }
+}
+
+/// Fails unless the device has [`required_features`] for `format`.
+///
+/// # Errors
+/// [`GpuError::Input`] naming the format, the missing feature and whether the adapter has it
+/// (then only the device was created without it).
+pub fn check_filterable(ctx: &GpuContext, format: MapFormat) -> Result<(), GpuError> {
+    let needed = required_features(format);
+    let missing = needed - ctx.device.features();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let adapter_has = ctx.adapter.features().contains(missing);
+    Err(GpuError::Input(format!(
+        "a {format} quaternion map ({:?}) needs {missing:?} to be filtered; the device on {} was \
+         created without it ({})",
+        texture_format(format),
+        ctx.info.name,
+        if adapter_has {
+            "the adapter has it: request it when creating the device"
+        } else {
+            "the adapter does not offer it: use rgba16f or snorm8"
+        }
+    )))
+}
+
+/// A quaternion map on the GPU: two textures with the map's mip chain, and views of all levels.
+pub struct GpuQuatMap {
+    /// The quaternions, [`texture_format`] of `format`.
+    pub quats: wgpu::Texture,
+    /// The handedness plane, [`HANDEDNESS_FORMAT`].
+    pub handedness: wgpu::Texture,
+    /// A view of every level of `quats`.
+    pub quats_view: wgpu::TextureView,
+    /// A view of every level of `handedness`.
+    pub handedness_view: wgpu::TextureView,
+    /// The map's storage format.
+    pub format: MapFormat,
+    /// Width of level 0.
+    pub width: u32,
+    /// Height of level 0.
+    pub height: u32,
+    /// Number of mip levels uploaded.
+    pub mip_level_count: u32,
+}
+
+/// Checks what [`upload`] relies on: at least one level, level k of size
+/// `max(1, width >> k) × max(1, height >> k)` (wgpu's mip sizes), planes of that many texels.
+fn check_levels(map: &QuatMap) -> Result<(), GpuError> {
+    let Some(first) = map.levels.first() else {
+        return Err(GpuError::Input("the quaternion map has no levels".into()));
+    };
+    let (w, h) = (first.width, first.height);
+    if w == 0 || h == 0 {
+        return Err(GpuError::Input(format!(
+            "the quaternion map is {w}×{h} texels"
+        )));
+    }
+    let max_levels = 32 - w.max(h).leading_zeros();
+    if map.levels.len() > max_levels as usize {
+        return Err(GpuError::Input(format!(
+            "the {w}×{h} quaternion map has {} levels; a full mip chain has {max_levels}",
+            map.levels.len()
+        )));
+    }
+    for (k, level) in map.levels.iter().enumerate() {
+        let want = ((w >> k).max(1), (h >> k).max(1));
+        let texels = level.width as usize * level.height as usize;
+        if (level.width, level.height) != want
+            || level.quats.len() != texels
+            || level.handedness.len() != texels
+        {
+            return Err(GpuError::Input(format!(
+                "level {k} of the {w}×{h} quaternion map is {}×{} with {} quaternions and {} \
+                 handedness values; expected {}×{} and {} of each",
+                level.width,
+                level.height,
+                level.quats.len(),
+                level.handedness.len(),
+                want.0,
+                want.1,
+                want.0 as usize * want.1 as usize
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Uploads `map`: the quaternion texture ([`texture_format`], every level's stored texel bytes)
+/// and the handedness plane ([`HANDEDNESS_FORMAT`]: sign × 127, 0 for background), each with
+/// all of the map's levels. Usage `TEXTURE_BINDING | COPY_DST | COPY_SRC`.
+///
+/// # Errors
+/// [`GpuError::TextureTooLarge`] when a side exceeds `max_texture_dimension_2d`;
+/// [`GpuError::Input`] for inconsistent levels or a format the device cannot filter
+/// ([`check_filterable`]); [`GpuError::Wgpu`].
+pub fn upload(ctx: &GpuContext, map: &QuatMap) -> Result<GpuQuatMap, GpuError> {
+    check_levels(map)?;
+    let (width, height) = (map.width(), map.height());
+    let limit = ctx.device.limits().max_texture_dimension_2d;
+    if width > limit || height > limit {
+        return Err(GpuError::TextureTooLarge {
+            what: format!("the {} quaternion map", map.format),
+            width,
+            height,
+            limit,
+        });
+    }
+    check_filterable(ctx, map.format)?;
+    let mip_level_count = map.levels.len() as u32;
+    let format = map.format;
+    // Level-major bytes, as create_texture_with_data's MipMajor order reads them.
+    let quat_bytes: Vec<u8> = map
+        .levels
+        .iter()
+        .flat_map(|l| l.quats.iter().flat_map(move |&q| format.texel_bytes(q)))
+        .collect();
+    let hand_bytes: Vec<u8> = map
+        .levels
+        .iter()
+        .flat_map(|l| l.handedness.iter().map(|&s| (s.signum() * 127) as u8))
+        .collect();
+    ctx.scoped("uploading a quaternion map", || {
+        let texture = |label: &'static str, tf: wgpu::TextureFormat, bytes: &[u8]| {
+            ctx.device.create_texture_with_data(
+                &ctx.queue,
+                &wgpu::TextureDescriptor {
+                    label: Some(label),
+                    size: wgpu::Extent3d {
+                        width,
+                        height,
+                        depth_or_array_layers: 1,
+                    },
+                    mip_level_count,
+                    sample_count: 1,
+                    dimension: wgpu::TextureDimension::D2,
+                    format: tf,
+                    usage: wgpu::TextureUsages::TEXTURE_BINDING
+                        | wgpu::TextureUsages::COPY_DST
+                        | wgpu::TextureUsages::COPY_SRC,
+                    view_formats: &[],
+                },
+                wgpu::util::TextureDataOrder::MipMajor,
+                bytes,
+            )
+        };
+        let quats = texture("qmap quaternions", texture_format(format), &quat_bytes);
+        let handedness = texture("qmap handedness", HANDEDNESS_FORMAT, &hand_bytes);
+        GpuQuatMap {
+            quats_view: quats.create_view(&Default::default()),
+            handedness_view: handedness.create_view(&Default::default()),
+            quats,
+            handedness,
+            format,
+            width,
+            height,
+            mip_level_count,
+        }
+    })
+}
+
+/// One sample as `qmap_sample` in `shaders/qmap.wgsl` writes it: four `vec4<f32>`, 64 bytes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct SampledFrame {
+    /// Unit normal decoded by `qmap_frame_level`.
+    pub normal: [f32; 3],
+    /// ±1: the sign of `filtered_handedness` (0 counts as +1).
+    pub handedness: f32,
+    /// Unit tangent.
+    pub tangent: [f32; 3],
+    /// The handedness plane as the sampler filtered it, in [−1, 1].
+    pub filtered_handedness: f32,
+    /// Unit bitangent, `cross(n, t) · handedness`.
+    pub bitangent: [f32; 3],
+    /// Written as 0.
+    pub pad: f32,
+    /// The quaternion as the sampler filtered it, before normalisation (x, y, z, w).
+    pub filtered: [f32; 4],
+}
+
+const _: () = assert!(std::mem::size_of::<SampledFrame>() == 64);
+
+impl SampledFrame {
+    /// The decoded frame's three vectors.
+    #[must_use]
+    pub fn to_frame(&self) -> TangentFrame {
+        TangentFrame {
+            normal: Vec3::from_array(self.normal),
+            tangent: Vec3::from_array(self.tangent),
+            bitangent: Vec3::from_array(self.bitangent),
+        }
+    }
+
+    /// The filtered quaternion before normalisation.
+    #[must_use]
+    pub fn filtered_quat(&self) -> Vec4 {
+        Vec4::from_array(self.filtered)
+    }
+}
+
+/// `@workgroup_size` of `qmap_sample`.
+const WORKGROUP: u32 = 64;
+
+/// Samples `map` at each `(uv, lod)` through `qmap_frame_level` in a compute shader and reads
+/// the results back, one [`SampledFrame`] per point, in order.
+///
+/// The sampler: clamp-to-edge in u and v; `filter` for magnification, minification and between
+/// mip levels (`Linear`: bilinear within a level, trilinear across; `Nearest`: the texel whose
+/// area holds the point, at the nearest level). The lod is clamped to the map's levels. The
+/// output is poisoned with NaN before the dispatch, so a point the shader skipped reads NaN.
+///
+/// # Errors
+/// [`GpuError::Input`] for no points or (with `Linear`) a format the device cannot filter;
+/// [`GpuError::TooLarge`] beyond the device's buffer or dispatch limits; [`GpuError::Wgpu`],
+/// [`GpuError::Readback`].
+pub fn sample_frames(
+    ctx: &GpuContext,
+    map: &GpuQuatMap,
+    points: &[(Vec2, f32)],
+    filter: wgpu::FilterMode,
+) -> Result<Vec<SampledFrame>, GpuError> {
+    if points.is_empty() {
+        return Err(GpuError::Input(
+            "sampling a quaternion map needs at least one point".into(),
+        ));
+    }
+    let filtering = filter == wgpu::FilterMode::Linear;
+    if filtering {
+        check_filterable(ctx, map.format)?;
+    }
+    let count = points.len() as u64;
+    let input_bytes = count * 16;
+    let output_bytes = count * std::mem::size_of::<SampledFrame>() as u64;
+    ctx.check_storage_size("the sample points (16 B each)", input_bytes)?;
+    ctx.check_storage_size("the sampled frames (64 B each)", output_bytes)?;
+    let max_dim = u64::from(ctx.device.limits().max_compute_workgroups_per_dimension);
+    let groups = count.div_ceil(u64::from(WORKGROUP));
+    let gx = groups.min(max_dim);
+    let gy = groups.div_ceil(gx);
+    if gy > max_dim {
+        return Err(GpuError::TooLarge {
+            what: format!("a dispatch of {count} sample points"),
+            needed: groups,
+            limit: max_dim * max_dim,
+            limit_name: "max_compute_workgroups_per_dimension²",
+        });
+    }
+    let packed: Vec<[f32; 4]> = points
+        .iter()
+        .map(|&(uv, lod)| [uv.x, uv.y, lod, 0.0])
+        .collect();
+    let output = ctx.scoped("sampling a quaternion map", || {
+        let device = &ctx.device;
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("qmap.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(shaders::QMAP.into()),
+        });
+        let texture = |binding| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Texture {
+                sample_type: wgpu::TextureSampleType::Float {
+                    filterable: filtering,
+                },
+                view_dimension: wgpu::TextureViewDimension::D2,
+                multisampled: false,
+            },
+            count: None,
+        };
+        let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("qmap sample"),
+            entries: &[
+                texture(0),
+                texture(1),
+                wgpu::BindGroupLayoutEntry {
+                    binding: 2,
+                    visibility: wgpu::ShaderStages::COMPUTE,
+                    ty: wgpu::BindingType::Sampler(if filtering {
+                        wgpu::SamplerBindingType::Filtering
+                    } else {
+                        wgpu::SamplerBindingType::NonFiltering
+                    }),
+                    count: None,
+                },
+                storage(3, true),
+                storage(4, false),
+            ],
+        });
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("qmap sample"),
+            bind_group_layouts: &[Some(&layout)],
+            immediate_size: 0,
+        });
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("qmap_sample"),
+            layout: Some(&pipeline_layout),
+            module: &module,
+            entry_point: Some("qmap_sample"),
+            compilation_options: Default::default(),
+            cache: None,
+        });
+        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+            label: Some("qmap"),
+            address_mode_u: wgpu::AddressMode::ClampToEdge,
+            address_mode_v: wgpu::AddressMode::ClampToEdge,
+            address_mode_w: wgpu::AddressMode::ClampToEdge,
+            mag_filter: filter,
+            min_filter: filter,
+            mipmap_filter: if filtering {
+                wgpu::MipmapFilterMode::Linear
+            } else {
+                wgpu::MipmapFilterMode::Nearest
+            },
+            ..Default::default()
+        });
+        let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("qmap sample points"),
+            contents: bytemuck::cast_slice(&packed),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let output = device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("qmap sampled frames"),
+            size: output_bytes,
+            usage: wgpu::BufferUsages::STORAGE
+                | wgpu::BufferUsages::COPY_SRC
+                | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        // Poison: all-ones words are NaN, which fails every comparison.
+        ctx.queue
+            .write_buffer(&output, 0, &vec![0xffu8; output_bytes as usize]);
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("qmap sample"),
+            layout: &layout,
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::TextureView(&map.quats_view),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: wgpu::BindingResource::TextureView(&map.handedness_view),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: wgpu::BindingResource::Sampler(&sampler),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 3,
+                    resource: input.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 4,
+                    resource: output.as_entire_binding(),
+                },
+            ],
+        });
+        let mut encoder = device.create_command_encoder(&Default::default());
+        {
+            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                label: Some("qmap sample"),
+                timestamp_writes: None,
+            });
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &bind_group, &[]);
+            pass.dispatch_workgroups(gx as u32, gy as u32, 1);
+        }
+        ctx.queue.submit([encoder.finish()]);
+        output
+    })?;
+    ctx.wait()?;
+    let bytes = ctx.read_buffer(&output, output_bytes, "sampled quaternion-map frames")?;
+    Ok(bytemuck::pod_collect_to_vec(&bytes))
+}

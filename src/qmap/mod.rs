@@ -212,7 +212,9 @@ pub struct BakeMesh {
 }
 
 impl BakeMesh {
-    /// Concatenates prepared primitives.
+    /// Concatenates prepared primitives and orders the triangles island by island
+    /// ([`BakeMesh::ordered_by_island`]), so that where islands overlap (mirrored halves sharing
+    /// UVs) one whole island wins rather than a mosaic of both.
     #[must_use]
     pub fn from_prepared(label: impl Into<String>, prims: &[&Prepared]) -> Self {
         let mut m = Self {
@@ -225,7 +227,72 @@ impl BakeMesh {
             m.frames.extend_from_slice(&p.frames);
             m.indices.extend(p.indices.iter().map(|i| i + base));
         }
-        m
+        m.ordered_by_island()
+    }
+
+    /// The UV island of every triangle: triangles sharing an edge whose two UVs are equal (bit
+    /// for bit; vertices split for their frames still share UVs) belong to one island. Islands
+    /// are numbered in the order of their first triangle.
+    #[must_use]
+    pub fn islands(&self) -> Vec<u32> {
+        let n = self.triangle_count();
+        let mut parent: Vec<usize> = (0..n).collect();
+        fn root(parent: &mut [usize], mut i: usize) -> usize {
+            while parent[i] != i {
+                parent[i] = parent[parent[i]];
+                i = parent[i];
+            }
+            i
+        }
+        let key = |v: u32| {
+            let uv = self.uvs[v as usize];
+            (uv.x.to_bits(), uv.y.to_bits())
+        };
+        let mut edges: std::collections::HashMap<((u32, u32), (u32, u32)), usize> =
+            std::collections::HashMap::with_capacity(3 * n);
+        for t in 0..n {
+            for c in 0..3 {
+                let (a, b) = (key(self.indices[3 * t + c]), key(self.indices[3 * t + (c + 1) % 3]));
+                let e = if a <= b { (a, b) } else { (b, a) };
+                let other = *edges.entry(e).or_insert(t);
+                let (ra, rb) = (root(&mut parent, t), root(&mut parent, other));
+                if ra != rb {
+                    parent[ra.max(rb)] = ra.min(rb);
+                }
+            }
+        }
+        let mut number = vec![u32::MAX; n];
+        let mut next = 0;
+        (0..n)
+            .map(|t| {
+                let r = root(&mut parent, t);
+                if number[r] == u32::MAX {
+                    number[r] = next;
+                    next += 1;
+                }
+                number[r]
+            })
+            .collect()
+    }
+
+    /// The same mesh with its triangles grouped island by island ([`BakeMesh::islands`]),
+    /// islands in the order of their first triangle, triangles within an island in their
+    /// original order. Both bakers let the lowest-numbered triangle win an overlap, so after this
+    /// the earliest island wins whole.
+    #[must_use]
+    pub fn ordered_by_island(&self) -> Self {
+        let islands = self.islands();
+        let mut order: Vec<usize> = (0..self.triangle_count()).collect();
+        order.sort_by_key(|&t| islands[t]);
+        Self {
+            label: self.label.clone(),
+            uvs: self.uvs.clone(),
+            frames: self.frames.clone(),
+            indices: order
+                .iter()
+                .flat_map(|&t| self.indices[3 * t..3 * t + 3].iter().copied())
+                .collect(),
+        }
     }
 
     /// Number of triangles.
