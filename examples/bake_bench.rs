@@ -48,7 +48,11 @@ fn run() -> Result<(), String> {
     let scene = qtangent::mesh::load(&mesh_path).map_err(|e| e.to_string())?;
     let ctx = GpuContext::new().map_err(|e| e.to_string())?;
     println!("adapter: {}", ctx.describe());
-    println!("mesh: {}, map {}², format rgba16f", mesh_path.display(), args.size);
+    println!(
+        "mesh: {}, map {}², format rgba16f",
+        mesh_path.display(),
+        args.size
+    );
     let mut groups: Vec<(Option<usize>, Vec<qtangent::mesh::Prepared>)> = Vec::new();
     for (mesh, prim) in scene.primitives() {
         if prim.uvs.is_none() {
@@ -77,7 +81,9 @@ fn run() -> Result<(), String> {
         let refs: Vec<_> = prims.iter().collect();
         let mesh = BakeMesh::from_prepared(name.clone(), &refs);
         let normal_map = match mat.and_then(|m| m.normal_texture.as_ref()) {
-            Some(t) => Some(NormalMap::load(&t.image, t.scale, &mesh_path).map_err(|e| e.to_string())?),
+            Some(t) => {
+                Some(NormalMap::load(&t.image, t.scale, &mesh_path).map_err(|e| e.to_string())?)
+            }
             None => None,
         };
         let nm = normal_map.as_ref();
@@ -87,7 +93,9 @@ fn run() -> Result<(), String> {
         let mut raster = None;
         for _ in 0..args.runs.max(1) {
             let t = Instant::now();
-            raster = Some(raster_gpu(&ctx, &mesh, nm, &settings, &mut quiet).map_err(|e| e.to_string())?);
+            raster = Some(
+                raster_gpu(&ctx, &mesh, nm, &settings, &mut quiet).map_err(|e| e.to_string())?,
+            );
             times.push(t.elapsed());
         }
         times.sort();

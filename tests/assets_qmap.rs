@@ -16,7 +16,11 @@ fn no_progress() -> impl FnMut(&'static str, u64, u64) {
 fn check_map(label: &str, mesh: &BakeMesh, map: &QuatMap) {
     let s = map.stats;
     let texels = (s.width * s.height) as usize;
-    assert_eq!(s.covered + s.fringe + s.padded + s.background, texels, "{label}");
+    assert_eq!(
+        s.covered + s.fringe + s.padded + s.background,
+        texels,
+        "{label}"
+    );
     assert!(s.covered > 0, "{label}: nothing covered");
     let level = &map.levels[0];
     // A stored unit quaternion has each component off by at most half a step, so its length
@@ -25,10 +29,18 @@ fn check_map(label: &str, mesh: &BakeMesh, map: &QuatMap) {
     for (k, kind) in map.kind.iter().enumerate() {
         let (q, h) = (level.quats[k], level.handedness[k]);
         if *kind == TexelKind::Background {
-            assert_eq!((q, h), (glam::Vec4::ZERO, 0), "{label}: background texel {k} written");
+            assert_eq!(
+                (q, h),
+                (glam::Vec4::ZERO, 0),
+                "{label}: background texel {k} written"
+            );
             continue;
         }
-        assert!((q.length() - 1.0).abs() <= slack, "{label}: texel {k} |q| = {}", q.length());
+        assert!(
+            (q.length() - 1.0).abs() <= slack,
+            "{label}: texel {k} |q| = {}",
+            q.length()
+        );
         assert!(h == 1 || h == -1, "{label}: texel {k} handedness {h}");
         if *kind == TexelKind::Covered {
             // The texel's handedness is its triangle's where the three corners agree.
@@ -70,10 +82,16 @@ fn normal(map: &QuatMap, k: usize) -> Vec3 {
 
 #[test]
 fn flight_helmet_materials_bake_with_their_normal_maps() {
-    let Some(dir) = common::assets_dir() else { return };
+    let Some(dir) = common::assets_dir() else {
+        return;
+    };
     let path = dir.join("gltf/FlightHelmet/FlightHelmet.gltf");
     let scene = qtangent::mesh::load(&path).expect("FlightHelmet loads");
-    let settings = BakeSettings { width: 256, height: 256, ..BakeSettings::default() };
+    let settings = BakeSettings {
+        width: 256,
+        height: 256,
+        ..BakeSettings::default()
+    };
     let mut baked = 0;
     for (m, material) in scene.materials.iter().enumerate() {
         let prims: Vec<_> = scene
@@ -83,21 +101,34 @@ fn flight_helmet_materials_bake_with_their_normal_maps() {
             .collect();
         let refs: Vec<_> = prims.iter().collect();
         let mesh = BakeMesh::from_prepared(material.name.clone(), &refs);
-        let tex = material.normal_texture.as_ref().expect("FlightHelmet materials have normal maps");
+        let tex = material
+            .normal_texture
+            .as_ref()
+            .expect("FlightHelmet materials have normal maps");
         let nm = NormalMap::load(&tex.image, tex.scale, &path).expect("normal map decodes");
         let map = qmap::bake_cpu(&mesh, Some(&nm), &settings, &mut no_progress()).expect("bake");
         check_map(&material.name, &mesh, &map);
         // The normal map is really applied: without it, the map's normals differ (by more than
         // the format's bound) at a good share of covered texels.
         let flat = qmap::bake_cpu(&mesh, None, &settings, &mut no_progress()).expect("bake");
-        let covered: Vec<usize> = (0..map.kind.len()).filter(|&k| map.kind[k] == TexelKind::Covered).collect();
+        let covered: Vec<usize> = (0..map.kind.len())
+            .filter(|&k| map.kind[k] == TexelKind::Covered)
+            .collect();
         let bound = 2.0 * f64::from(map.format.max_error_deg());
         let differ = covered
             .iter()
             .filter(|&&k| qtangent::measure::angle_deg(normal(&map, k), normal(&flat, k)) > bound)
             .count();
-        println!("  {}: normal map moves {:.1}% of covered normals", material.name, 100.0 * differ as f64 / covered.len() as f64);
-        assert!(differ * 10 > covered.len(), "{}: the normal map changed too little", material.name);
+        println!(
+            "  {}: normal map moves {:.1}% of covered normals",
+            material.name,
+            100.0 * differ as f64 / covered.len() as f64
+        );
+        assert!(
+            differ * 10 > covered.len(),
+            "{}: the normal map changed too little",
+            material.name
+        );
         baked += 1;
     }
     assert_eq!(baked, 6, "FlightHelmet has six materials");
@@ -105,13 +136,30 @@ fn flight_helmet_materials_bake_with_their_normal_maps() {
 
 #[test]
 fn duck_bakes_without_a_normal_map() {
-    let Some(dir) = common::assets_dir() else { return };
+    let Some(dir) = common::assets_dir() else {
+        return;
+    };
     let scene = qtangent::mesh::load(dir.join("obj/duck.obj")).expect("duck loads");
-    let prims: Vec<_> = scene.primitives().map(|(_, p)| p.prepare().expect("prepare")).collect();
+    let prims: Vec<_> = scene
+        .primitives()
+        .map(|(_, p)| p.prepare().expect("prepare"))
+        .collect();
     let refs: Vec<_> = prims.iter().collect();
     let mesh = BakeMesh::from_prepared("duck", &refs);
-    let map = qmap::bake_cpu(&mesh, None, &BakeSettings { width: 512, height: 512, ..BakeSettings::default() }, &mut no_progress())
-        .expect("bake");
+    let map = qmap::bake_cpu(
+        &mesh,
+        None,
+        &BakeSettings {
+            width: 512,
+            height: 512,
+            ..BakeSettings::default()
+        },
+        &mut no_progress(),
+    )
+    .expect("bake");
     check_map("duck", &mesh, &map);
-    assert!(map.stats.mirrored > 0 || map.stats.overlapping > 0, "the duck's mirrored UVs show up");
+    assert!(
+        map.stats.mirrored > 0 || map.stats.overlapping > 0,
+        "the duck's mirrored UVs show up"
+    );
 }

@@ -77,7 +77,11 @@ fn compare(label: &str, mesh: &BakeMesh, cpu: &Raster, gpu: &Raster) -> Compared
         tris.iter().any(|t| {
             let lo = t.p[0].min(t.p[1]).min(t.p[2]).as_dvec2() - EDGE_SLACK;
             let hi = t.p[0].max(t.p[1]).max(t.p[2]).as_dvec2() + EDGE_SLACK;
-            c.x >= lo.x && c.y >= lo.y && c.x <= hi.x && c.y <= hi.y && edge_distance(&t.p, c) <= EDGE_SLACK
+            c.x >= lo.x
+                && c.y >= lo.y
+                && c.x <= hi.x
+                && c.y <= hi.y
+                && edge_distance(&t.p, c) <= EDGE_SLACK
         })
     };
     let dist = |tri: u32, c: DVec2| {
@@ -134,8 +138,16 @@ fn compare(label: &str, mesh: &BakeMesh, cpu: &Raster, gpu: &Raster) -> Compared
             continue;
         }
         // Fringe on at least one side, covered on neither.
-        let dc = if kc == TexelKind::Fringe { dist(cpu.triangle[k], c) } else { f64::from(FRINGE_RADIUS) };
-        let dg = if kg == TexelKind::Fringe { dist(gpu.triangle[k], c) } else { f64::from(FRINGE_RADIUS) };
+        let dc = if kc == TexelKind::Fringe {
+            dist(cpu.triangle[k], c)
+        } else {
+            f64::from(FRINGE_RADIUS)
+        };
+        let dg = if kg == TexelKind::Fringe {
+            dist(gpu.triangle[k], c)
+        } else {
+            f64::from(FRINGE_RADIUS)
+        };
         assert!(
             (dc - dg).abs() <= eps_d,
             "{}: fringe CPU {kc:?} triangle {} at {dc} vs GPU {kg:?} triangle {} at {dg} (slack {eps_d})",
@@ -145,23 +157,42 @@ fn compare(label: &str, mesh: &BakeMesh, cpu: &Raster, gpu: &Raster) -> Compared
         );
         out.fringe_ties += 1;
     }
-    assert_eq!(cpu.degenerate_triangles, gpu.degenerate_triangles, "{label}");
+    assert_eq!(
+        cpu.degenerate_triangles, gpu.degenerate_triangles,
+        "{label}"
+    );
     assert_eq!(cpu.triangles, gpu.triangles, "{label}");
     out
 }
 
-fn check(ctx: &GpuContext, label: &str, mesh: &BakeMesh, nm: Option<&NormalMap>, settings: BakeSettings) {
+fn check(
+    ctx: &GpuContext,
+    label: &str,
+    mesh: &BakeMesh,
+    nm: Option<&NormalMap>,
+    settings: BakeSettings,
+) {
     let cpu = qmap::raster_cpu(mesh, nm, &settings, &mut no_progress()).expect("CPU raster");
     let gpu = raster_gpu(ctx, mesh, nm, &settings, &mut no_progress()).expect("GPU raster");
-    let label = format!("{label} {}×{} {}", settings.width, settings.height, settings.format);
+    let label = format!(
+        "{label} {}×{} {}",
+        settings.width, settings.height, settings.format
+    );
     let r = compare(&label, mesh, &cpu, &gpu);
-    let covered = cpu.kind.iter().filter(|k| **k == TexelKind::Covered).count();
+    let covered = cpu
+        .kind
+        .iter()
+        .filter(|k| **k == TexelKind::Covered)
+        .count();
     println!(
         "{label}: {} texels agree (worst {:.2} steps of the format), {} coverage ties, {} fringe ties, {covered} covered",
         r.same, r.worst_steps, r.coverage_ties, r.fringe_ties
     );
     // The comparison saw real work: most of what the CPU covered was compared texel by texel.
-    assert!(covered > 0 && r.same >= covered * 9 / 10, "{label}: too few texels compared");
+    assert!(
+        covered > 0 && r.same >= covered * 9 / 10,
+        "{label}: too few texels compared"
+    );
 }
 
 fn prepared(p: &qtangent::mesh::Primitive, label: &str) -> BakeMesh {
@@ -189,9 +220,29 @@ fn gpu_raster_matches_cpu_on_procedural_meshes() {
         );
     }
     let sphere = prepared(&procedural::uv_sphere(32, 16), "uv sphere");
-    check(&ctx, "uv sphere", &sphere, None, BakeSettings { width: 160, height: 96, ..BakeSettings::default() });
+    check(
+        &ctx,
+        "uv sphere",
+        &sphere,
+        None,
+        BakeSettings {
+            width: 160,
+            height: 96,
+            ..BakeSettings::default()
+        },
+    );
     let quads = prepared(&procedural::mirrored_quad_pair(), "mirrored quads");
-    check(&ctx, "mirrored quad pair", &quads, Some(&swirl), BakeSettings { width: 64, height: 64, ..BakeSettings::default() });
+    check(
+        &ctx,
+        "mirrored quad pair",
+        &quads,
+        Some(&swirl),
+        BakeSettings {
+            width: 64,
+            height: 64,
+            ..BakeSettings::default()
+        },
+    );
 }
 
 #[test]
@@ -218,26 +269,75 @@ fn gpu_raster_matches_cpu_on_overlaps_slivers_and_degenerate_triangles() {
         mesh.indices.extend([base, base + 1, base + 2]);
     };
     // Two overlapping triangles, both windings.
-    tri([Vec2::new(0.1, 0.1), Vec2::new(0.6, 0.15), Vec2::new(0.2, 0.7)]);
-    tri([Vec2::new(0.3, 0.2), Vec2::new(0.25, 0.8), Vec2::new(0.7, 0.5)]);
+    tri([
+        Vec2::new(0.1, 0.1),
+        Vec2::new(0.6, 0.15),
+        Vec2::new(0.2, 0.7),
+    ]);
+    tri([
+        Vec2::new(0.3, 0.2),
+        Vec2::new(0.25, 0.8),
+        Vec2::new(0.7, 0.5),
+    ]);
     // A needle thinner than a texel, a triangle smaller than a texel, a zero-area one.
-    tri([Vec2::new(0.75, 0.05), Vec2::new(0.95, 0.9), Vec2::new(0.752, 0.06)]);
-    tri([Vec2::new(0.8, 0.92), Vec2::new(0.805, 0.925), Vec2::new(0.801, 0.93)]);
-    tri([Vec2::new(0.1, 0.9), Vec2::new(0.2, 0.9), Vec2::new(0.3, 0.9)]);
+    tri([
+        Vec2::new(0.75, 0.05),
+        Vec2::new(0.95, 0.9),
+        Vec2::new(0.752, 0.06),
+    ]);
+    tri([
+        Vec2::new(0.8, 0.92),
+        Vec2::new(0.805, 0.925),
+        Vec2::new(0.801, 0.93),
+    ]);
+    tri([
+        Vec2::new(0.1, 0.9),
+        Vec2::new(0.2, 0.9),
+        Vec2::new(0.3, 0.9),
+    ]);
     // Edges through texel centres (64 texels: centres at (i + ½)/64).
-    tri([Vec2::new(0.5 / 64.0, 60.5 / 64.0), Vec2::new(10.5 / 64.0, 60.5 / 64.0), Vec2::new(0.5 / 64.0, 63.5 / 64.0)]);
-    check(&ctx, "hand-made", &mesh, None, BakeSettings { width: 64, height: 64, ..BakeSettings::default() });
+    tri([
+        Vec2::new(0.5 / 64.0, 60.5 / 64.0),
+        Vec2::new(10.5 / 64.0, 60.5 / 64.0),
+        Vec2::new(0.5 / 64.0, 63.5 / 64.0),
+    ]);
+    check(
+        &ctx,
+        "hand-made",
+        &mesh,
+        None,
+        BakeSettings {
+            width: 64,
+            height: 64,
+            ..BakeSettings::default()
+        },
+    );
 }
 
 #[test]
 fn gpu_raster_matches_cpu_on_the_duck() {
-    let Some(dir) = common::assets_dir() else { return };
+    let Some(dir) = common::assets_dir() else {
+        return;
+    };
     let ctx = context();
     let scene = qtangent::mesh::load(dir.join("obj/duck.obj")).expect("duck loads");
-    let prims: Vec<_> = scene.primitives().map(|(_, p)| p.prepare().expect("prepare")).collect();
+    let prims: Vec<_> = scene
+        .primitives()
+        .map(|(_, p)| p.prepare().expect("prepare"))
+        .collect();
     let refs: Vec<_> = prims.iter().collect();
     let mesh = BakeMesh::from_prepared("duck", &refs);
-    check(&ctx, "duck", &mesh, None, BakeSettings { width: 512, height: 512, ..BakeSettings::default() });
+    check(
+        &ctx,
+        "duck",
+        &mesh,
+        None,
+        BakeSettings {
+            width: 512,
+            height: 512,
+            ..BakeSettings::default()
+        },
+    );
 }
 
 #[test]
@@ -253,12 +353,17 @@ fn map_size_beyond_the_texture_limit_is_a_clear_error() {
     let e = raster_gpu(&ctx, &mesh, None, &settings, &mut no_progress()).expect_err("too large");
     assert!(matches!(e, GpuError::TextureTooLarge { .. }), "{e}");
     let text = e.to_string();
-    assert!(text.contains("max_texture_dimension_2d") && text.contains(&limit.to_string()), "{text}");
+    assert!(
+        text.contains("max_texture_dimension_2d") && text.contains(&limit.to_string()),
+        "{text}"
+    );
 }
 
 #[test]
 fn gpu_raster_matches_cpu_on_flight_helmet_with_its_normal_maps() {
-    let Some(dir) = common::assets_dir() else { return };
+    let Some(dir) = common::assets_dir() else {
+        return;
+    };
     let ctx = context();
     let path = dir.join("gltf/FlightHelmet/FlightHelmet.gltf");
     let scene = qtangent::mesh::load(&path).expect("FlightHelmet loads");
@@ -273,8 +378,21 @@ fn gpu_raster_matches_cpu_on_flight_helmet_with_its_normal_maps() {
         }
         let refs: Vec<_> = prims.iter().collect();
         let mesh = BakeMesh::from_prepared(material.name.clone(), &refs);
-        let tex = material.normal_texture.as_ref().expect("every FlightHelmet material has a normal map");
+        let tex = material
+            .normal_texture
+            .as_ref()
+            .expect("every FlightHelmet material has a normal map");
         let nm = NormalMap::load(&tex.image, tex.scale, &path).expect("normal map decodes");
-        check(&ctx, &material.name, &mesh, Some(&nm), BakeSettings { width: 512, height: 512, ..BakeSettings::default() });
+        check(
+            &ctx,
+            &material.name,
+            &mesh,
+            Some(&nm),
+            BakeSettings {
+                width: 512,
+                height: 512,
+                ..BakeSettings::default()
+            },
+        );
     }
 }

@@ -73,10 +73,16 @@ fn map_formats_stay_within_their_stated_bounds() {
         // The f32 decode itself adds up to a few ulps of a unit vector (≈1e-5°).
         let bound = format.max_error_deg() + 1e-4;
         println!("{format}: worst {worst:.5}°, bound {bound:.5}°");
-        assert!(worst <= bound, "{format}: {worst}° > {bound}° (seed {SEED:#x})");
+        assert!(
+            worst <= bound,
+            "{format}: {worst}° > {bound}° (seed {SEED:#x})"
+        );
         // The bound is not vacuous: it is within 4× of what is reached (f32 aside).
         if format != MapFormat::Rgba32Float {
-            assert!(worst > bound / 4.0, "{format}: bound {bound}° is loose ({worst}°)");
+            assert!(
+                worst > bound / 4.0,
+                "{format}: bound {bound}° is loose ({worst}°)"
+            );
         }
     }
 }
@@ -108,7 +114,10 @@ fn mirrored_maths_agrees_with_glam() {
         let n = m.z_axis;
         let t = texel::any_tangent(n);
         // Perpendicular unit vector, as glam's any_orthonormal_pair (sign of z aside at z = −0).
-        assert!(t.dot(n).abs() < 1e-5 && (t.length() - 1.0).abs() < 1e-5, "{n} → {t}");
+        assert!(
+            t.dot(n).abs() < 1e-5 && (t.length() - 1.0).abs() < 1e-5,
+            "{n} → {t}"
+        );
         let (gt, _) = n.any_orthonormal_pair();
         assert!((gt - t).abs().max_element() < 1e-6, "{n}: {t} vs glam {gt}");
         // arc_from_z is the shortest arc, as glam's from_rotation_arc.
@@ -129,13 +138,19 @@ fn mirrored_maths_agrees_with_glam() {
 fn coverage_follows_the_top_left_rule() {
     // Two triangles sharing the diagonal of a 4×4 square cover each of its 16 texel centres
     // exactly once, and the shared edges through texel centres are decided one way.
-    let p = [Vec2::new(0.0, 0.0), Vec2::new(4.0, 0.0), Vec2::new(4.0, 4.0), Vec2::new(0.0, 4.0)];
+    let p = [
+        Vec2::new(0.0, 0.0),
+        Vec2::new(4.0, 0.0),
+        Vec2::new(4.0, 4.0),
+        Vec2::new(0.0, 4.0),
+    ];
     let a = [p[0], p[1], p[2]];
     let b = [p[0], p[2], p[3]];
     let mut count = 0;
     for y in 0..6 {
         for x in 0..6 {
-            let n = usize::from(qmap::cpu::covers(&a, x, y)) + usize::from(qmap::cpu::covers(&b, x, y));
+            let n =
+                usize::from(qmap::cpu::covers(&a, x, y)) + usize::from(qmap::cpu::covers(&b, x, y));
             let inside = x < 4 && y < 4;
             assert_eq!(n, usize::from(inside), "texel ({x}, {y})");
             count += n;
@@ -144,9 +159,17 @@ fn coverage_follows_the_top_left_rule() {
     assert_eq!(count, 16);
     // A triangle whose edges run through texel centres: x = 0.5 line is a left edge (kept),
     // x = 2.5 a right edge (dropped).
-    let t = [Vec2::new(0.5, 0.0), Vec2::new(2.5, 0.0), Vec2::new(0.5, 4.0)];
+    let t = [
+        Vec2::new(0.5, 0.0),
+        Vec2::new(2.5, 0.0),
+        Vec2::new(0.5, 4.0),
+    ];
     assert!(qmap::cpu::covers(&t, 0, 1));
-    let t2 = [Vec2::new(0.5, 0.0), Vec2::new(2.5, 0.0), Vec2::new(2.5, 4.0)];
+    let t2 = [
+        Vec2::new(0.5, 0.0),
+        Vec2::new(2.5, 0.0),
+        Vec2::new(2.5, 4.0),
+    ];
     assert!(!qmap::cpu::covers(&t2, 2, 3));
 }
 
@@ -191,28 +214,47 @@ fn torus_map_matches_the_analytic_field() {
     };
     let map = qmap::bake_cpu(&mesh, None, &settings, &mut no_progress()).expect("bake");
     let level = &map.levels[0];
-    assert_eq!(map.stats.covered, (size * size) as usize, "the torus UVs cover the square");
+    assert_eq!(
+        map.stats.covered,
+        (size * size) as usize,
+        "the torus UVs cover the square"
+    );
     let (mut worst_n, mut worst_t, mut checked) = (0.0f32, 0.0f32, 0);
     for y in 0..size {
         for x in 0..size {
             let k = (y * size + x) as usize;
             assert_eq!(map.kind[k], TexelKind::Covered);
-            let uv = Vec2::new((x as f32 + 0.5) / size as f32, (y as f32 + 0.5) / size as f32);
+            let uv = Vec2::new(
+                (x as f32 + 0.5) / size as f32,
+                (y as f32 + 0.5) / size as f32,
+            );
             let want = field(uv);
             let got = decode(level.quats[k], level.handedness[k]);
-            assert_eq!(level.handedness[k], 1, "texel ({x}, {y}): the field is right-handed");
+            assert_eq!(
+                level.handedness[k], 1,
+                "texel ({x}, {y}): the field is right-handed"
+            );
             // Bound (derived in the README): the interpolated normal lies in the spherical
             // triangle of the corner normals, so it is no further from the true normal than the
             // farthest corner normal (A_n); Gram–Schmidt moves the interpolated tangent by at most
             // A_n + A_t, so the tangent is within 2·A_t + A_n. Plus the format's bound and f32.
             let tri = map.triangle[k] as usize;
             let corners = [0, 1, 2].map(|c| mesh.frames[mesh.indices[3 * tri + c] as usize]);
-            let a_n = corners.iter().map(|c| angle_deg(c.normal, want.normal)).fold(0.0, f32::max);
-            let a_t = corners.iter().map(|c| angle_deg(c.tangent, want.tangent)).fold(0.0, f32::max);
+            let a_n = corners
+                .iter()
+                .map(|c| angle_deg(c.normal, want.normal))
+                .fold(0.0, f32::max);
+            let a_t = corners
+                .iter()
+                .map(|c| angle_deg(c.tangent, want.tangent))
+                .fold(0.0, f32::max);
             let slack = format.max_error_deg() + 1e-3;
             let e_n = angle_deg(got.normal, want.normal);
             let e_t = angle_deg(got.tangent, want.tangent);
-            assert!(e_n <= a_n + slack, "texel ({x}, {y}): normal off {e_n}° > {a_n}° + {slack}°");
+            assert!(
+                e_n <= a_n + slack,
+                "texel ({x}, {y}): normal off {e_n}° > {a_n}° + {slack}°"
+            );
             assert!(
                 e_t <= 2.0 * a_t + a_n + slack,
                 "texel ({x}, {y}): tangent off {e_t}° > 2·{a_t}° + {a_n}° + {slack}°"
@@ -266,7 +308,11 @@ fn flat_quad_map_is_the_vertex_frame_times_the_normal_map() {
         texels: texels.clone(),
     };
     for mirrored in [false, true] {
-        for format in [MapFormat::Rgba16Float, MapFormat::Rgba16Snorm, MapFormat::Rgba8Snorm] {
+        for format in [
+            MapFormat::Rgba16Float,
+            MapFormat::Rgba16Snorm,
+            MapFormat::Rgba8Snorm,
+        ] {
             let rot = random_unit_quat(&mut r);
             let m = Mat3::from_quat(rot);
             let h = if mirrored { -1.0 } else { 1.0 };
@@ -281,15 +327,21 @@ fn flat_quad_map_is_the_vertex_frame_times_the_normal_map() {
                 padding: 0,
                 format,
             };
-            let map = qmap::bake_cpu(&flat_quad(frame), Some(&normal_map), &settings, &mut no_progress())
-                .expect("bake");
+            let map = qmap::bake_cpu(
+                &flat_quad(frame),
+                Some(&normal_map),
+                &settings,
+                &mut no_progress(),
+            )
+            .expect("bake");
             let level = &map.levels[0];
             let mut worst = 0.0f32;
             for (k, t) in texels.iter().enumerate() {
                 // Independent expectation: the tangent-space vector m (with y along the
                 // bitangent) in object space is t·mx + b·my + n·mz; the whole frame is the
                 // vertex rotation times glam's shortest arc from +Z to (mx, h·my, mz).
-                let want_n = (frame.tangent * t.x + frame.bitangent * t.y + frame.normal * t.z).normalize();
+                let want_n =
+                    (frame.tangent * t.x + frame.bitangent * t.y + frame.normal * t.z).normalize();
                 let local = Vec3::new(t.x, h * t.y, t.z);
                 let want_q = rot * Quat::from_rotation_arc(Vec3::Z, local);
                 let want = QTangent {
@@ -357,7 +409,11 @@ fn degenerate_triangles_are_skipped_and_counted() {
         bitangent: Vec3::Y,
     });
     // Zero-area triangle (three collinear UVs).
-    mesh.uvs.extend([Vec2::new(0.1, 0.1), Vec2::new(0.2, 0.2), Vec2::new(0.3, 0.3)]);
+    mesh.uvs.extend([
+        Vec2::new(0.1, 0.1),
+        Vec2::new(0.2, 0.2),
+        Vec2::new(0.3, 0.3),
+    ]);
     mesh.frames.extend([mesh.frames[0]; 3]);
     mesh.indices.extend([4, 5, 6]);
     let settings = BakeSettings {
@@ -396,5 +452,12 @@ fn bad_bake_input_is_a_clear_error() {
     m.frames.pop();
     check(&m, &s, "4 UVs but 3 frames");
     check(&good, &BakeSettings { width: 0, ..s }, "out of range");
-    check(&good, &BakeSettings { height: 40_000, ..s }, "out of range");
+    check(
+        &good,
+        &BakeSettings {
+            height: 40_000,
+            ..s
+        },
+        "out of range",
+    );
 }

@@ -129,11 +129,7 @@ pub fn raster_gpu(
     let vertex_bytes: &[u8] = bytemuck::cast_slice(&vertices);
     ctx.check_storage_size("bake vertices", vertex_bytes.len() as u64)?;
     ctx.check_storage_size("bake indices", mesh.indices.len() as u64 * 4)?;
-    let rows = [
-        padded_row(w, 16),
-        padded_row(w, 8),
-        padded_row(w, 2),
-    ];
+    let rows = [padded_row(w, 16), padded_row(w, 8), padded_row(w, 2)];
     let buffer_sizes = rows.map(|r| u64::from(r) * u64::from(h));
     let max_buffer = ctx.device.limits().max_buffer_size;
     if let Some(&big) = buffer_sizes.iter().find(|&&s| s > max_buffer) {
@@ -308,59 +304,63 @@ pub fn raster_gpu(
             depth_fail_op: wgpu::StencilOperation::Keep,
             pass_op,
         };
-        let pipeline = |vs: &str, fs: &str, targets: &[Option<wgpu::ColorTargetState>], cover: bool| {
-            let face = if cover {
-                stencil_face(wgpu::CompareFunction::Always, wgpu::StencilOperation::Replace)
-            } else {
-                stencil_face(wgpu::CompareFunction::Equal, wgpu::StencilOperation::Keep)
-            };
-            device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                label: Some(vs),
-                layout: Some(&pipeline_layout),
-                vertex: wgpu::VertexState {
-                    module: &module,
-                    entry_point: Some(vs),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &constants,
-                        ..Default::default()
+        let pipeline =
+            |vs: &str, fs: &str, targets: &[Option<wgpu::ColorTargetState>], cover: bool| {
+                let face = if cover {
+                    stencil_face(
+                        wgpu::CompareFunction::Always,
+                        wgpu::StencilOperation::Replace,
+                    )
+                } else {
+                    stencil_face(wgpu::CompareFunction::Equal, wgpu::StencilOperation::Keep)
+                };
+                device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                    label: Some(vs),
+                    layout: Some(&pipeline_layout),
+                    vertex: wgpu::VertexState {
+                        module: &module,
+                        entry_point: Some(vs),
+                        compilation_options: wgpu::PipelineCompilationOptions {
+                            constants: &constants,
+                            ..Default::default()
+                        },
+                        buffers: &[],
                     },
-                    buffers: &[],
-                },
-                fragment: Some(wgpu::FragmentState {
-                    module: &module,
-                    entry_point: Some(fs),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &constants,
-                        ..Default::default()
-                    },
-                    targets,
-                }),
-                primitive: wgpu::PrimitiveState {
-                    topology: wgpu::PrimitiveTopology::TriangleList,
-                    cull_mode: None,
-                    ..Default::default()
-                },
-                depth_stencil: Some(wgpu::DepthStencilState {
-                    format: DEPTH_FORMAT,
-                    depth_write_enabled: Some(!cover),
-                    depth_compare: Some(if cover {
-                        wgpu::CompareFunction::Always
-                    } else {
-                        wgpu::CompareFunction::Less
+                    fragment: Some(wgpu::FragmentState {
+                        module: &module,
+                        entry_point: Some(fs),
+                        compilation_options: wgpu::PipelineCompilationOptions {
+                            constants: &constants,
+                            ..Default::default()
+                        },
+                        targets,
                     }),
-                    stencil: wgpu::StencilState {
-                        front: face,
-                        back: face,
-                        read_mask: 0xff,
-                        write_mask: 0xff,
+                    primitive: wgpu::PrimitiveState {
+                        topology: wgpu::PrimitiveTopology::TriangleList,
+                        cull_mode: None,
+                        ..Default::default()
                     },
-                    bias: wgpu::DepthBiasState::default(),
-                }),
-                multisample: wgpu::MultisampleState::default(),
-                multiview_mask: None,
-                cache: None,
-            })
-        };
+                    depth_stencil: Some(wgpu::DepthStencilState {
+                        format: DEPTH_FORMAT,
+                        depth_write_enabled: Some(!cover),
+                        depth_compare: Some(if cover {
+                            wgpu::CompareFunction::Always
+                        } else {
+                            wgpu::CompareFunction::Less
+                        }),
+                        stencil: wgpu::StencilState {
+                            front: face,
+                            back: face,
+                            read_mask: 0xff,
+                            write_mask: 0xff,
+                        },
+                        bias: wgpu::DepthBiasState::default(),
+                    }),
+                    multisample: wgpu::MultisampleState::default(),
+                    multiview_mask: None,
+                    cache: None,
+                })
+            };
         let cover = pipeline("vs_cover", "fs_cover", &cover_targets, true);
         let fringe = pipeline("vs_fringe", "fs_fringe", &fringe_targets, false);
         let size = wgpu::Extent3d {
@@ -391,7 +391,9 @@ pub fn raster_gpu(
             DEPTH_FORMAT,
             wgpu::TextureUsages::RENDER_ATTACHMENT,
         );
-        let views = textures.each_ref().map(|t| t.create_view(&Default::default()));
+        let views = textures
+            .each_ref()
+            .map(|t| t.create_view(&Default::default()));
         let depth_view = depth.create_view(&Default::default());
         let poison = f64::from(POISON);
         let clears = [

@@ -85,7 +85,11 @@ pub fn raster_cpu(
     // Pass 1: covered texels, lowest triangle wins; pass 2: fringe, nearest triangle wins
     // (lowest on a tie), over texels pass 1 left uncovered.
     for pass in 0..2 {
-        let stage = if pass == 0 { "raster (CPU)" } else { "fringe (CPU)" };
+        let stage = if pass == 0 {
+            "raster (CPU)"
+        } else {
+            "fringe (CPU)"
+        };
         for i in 0..tris {
             if i % tick == 0 {
                 progress(stage, i as u64, tris as u64);

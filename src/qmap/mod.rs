@@ -248,11 +248,15 @@ impl BakeMesh {
             let uv = self.uvs[v as usize];
             (uv.x.to_bits(), uv.y.to_bits())
         };
-        let mut edges: std::collections::HashMap<((u32, u32), (u32, u32)), usize> =
+        type UvBits = (u32, u32);
+        let mut edges: std::collections::HashMap<(UvBits, UvBits), usize> =
             std::collections::HashMap::with_capacity(3 * n);
         for t in 0..n {
             for c in 0..3 {
-                let (a, b) = (key(self.indices[3 * t + c]), key(self.indices[3 * t + (c + 1) % 3]));
+                let (a, b) = (
+                    key(self.indices[3 * t + c]),
+                    key(self.indices[3 * t + (c + 1) % 3]),
+                );
                 let e = if a <= b { (a, b) } else { (b, a) };
                 let other = *edges.entry(e).or_insert(t);
                 let (ra, rb) = (root(&mut parent, t), root(&mut parent, other));

@@ -137,10 +137,7 @@ impl NormalMap {
         let f = s - i0;
         let wrap = |i: f32, n: u32| (i as i64).rem_euclid(i64::from(n)) as usize;
         let (x0, y0) = (wrap(i0.x, self.width), wrap(i0.y, self.height));
-        let (x1, y1) = (
-            wrap(i0.x + 1.0, self.width),
-            wrap(i0.y + 1.0, self.height),
-        );
+        let (x1, y1) = (wrap(i0.x + 1.0, self.width), wrap(i0.y + 1.0, self.height));
         let at = |x: usize, y: usize| self.texels[y * self.width as usize + x];
         let top = at(x0, y0) * (1.0 - f.x) + at(x1, y0) * f.x;
         let bottom = at(x0, y1) * (1.0 - f.x) + at(x1, y1) * f.x;

@@ -92,7 +92,11 @@ pub fn aligned_mean(qs: impl IntoIterator<Item = Vec4>) -> Option<Vec4> {
         sum += if q.dot(first) < 0.0 { -q } else { q };
     }
     let len = sum.length();
-    Some(if len > 1e-6 { sum / len } else { first.normalize() })
+    Some(if len > 1e-6 {
+        sum / len
+    } else {
+        first.normalize()
+    })
 }
 
 /// The sign of a sum of handedness values; a tie takes `first`.
@@ -144,7 +148,10 @@ pub fn pad(
                     .collect();
                 let q = aligned_mean(filled.iter().map(|&n| quats[n])).unwrap_or(Vec4::ZERO);
                 let hs: i32 = filled.iter().map(|&n| i32::from(handedness[n])).sum();
-                (raster_format.quantize(q), majority(hs, handedness[filled[0]]))
+                (
+                    raster_format.quantize(q),
+                    majority(hs, handedness[filled[0]]),
+                )
             })
             .collect();
         for (&k, &(q, hd)) in frontier.iter().zip(&values) {

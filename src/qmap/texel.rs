@@ -103,11 +103,21 @@ pub fn quat_from_axes(x: Vec3, y: Vec3, z: Vec3) -> Vec4 {
         if dif10 <= 0.0 {
             let four_xsq = omm22 - dif10;
             let inv = 0.5 / four_xsq.sqrt();
-            Vec4::new(four_xsq * inv, (m01 + m10) * inv, (m02 + m20) * inv, (m12 - m21) * inv)
+            Vec4::new(
+                four_xsq * inv,
+                (m01 + m10) * inv,
+                (m02 + m20) * inv,
+                (m12 - m21) * inv,
+            )
         } else {
             let four_ysq = omm22 + dif10;
             let inv = 0.5 / four_ysq.sqrt();
-            Vec4::new((m01 + m10) * inv, four_ysq * inv, (m12 + m21) * inv, (m20 - m02) * inv)
+            Vec4::new(
+                (m01 + m10) * inv,
+                four_ysq * inv,
+                (m12 + m21) * inv,
+                (m20 - m02) * inv,
+            )
         }
     } else {
         let sum10 = m11 + m00;
@@ -115,11 +125,21 @@ pub fn quat_from_axes(x: Vec3, y: Vec3, z: Vec3) -> Vec4 {
         if sum10 <= 0.0 {
             let four_zsq = opm22 - sum10;
             let inv = 0.5 / four_zsq.sqrt();
-            Vec4::new((m02 + m20) * inv, (m12 + m21) * inv, four_zsq * inv, (m01 - m10) * inv)
+            Vec4::new(
+                (m02 + m20) * inv,
+                (m12 + m21) * inv,
+                four_zsq * inv,
+                (m01 - m10) * inv,
+            )
         } else {
             let four_wsq = opm22 + sum10;
             let inv = 0.5 / four_wsq.sqrt();
-            Vec4::new((m12 - m21) * inv, (m20 - m02) * inv, (m01 - m10) * inv, four_wsq * inv)
+            Vec4::new(
+                (m12 - m21) * inv,
+                (m20 - m02) * inv,
+                (m01 - m10) * inv,
+                four_wsq * inv,
+            )
         }
     }
 }
