@@ -9,7 +9,11 @@
 //! - [`measure`]: seeded test frames and the encodings error table.
 //! - [`mesh`]: glTF/OBJ loading, generated normals, MikkTSpace tangents, mirror-seam splitting,
 //!   interleaved qtangent vertex streams.
-//! - [`gpu`]: headless wgpu context and the GPU decode stage (the only module that uses wgpu).
+//! - [`qmap`]: quaternion maps: per-texel frames baked from a mesh and its normal map, with the
+//!   hemisphere rule that makes them filterable, seam padding, mips, EXR/PNG output (CPU; the GPU
+//!   baker is [`gpu::bake`]).
+//! - [`gpu`]: headless wgpu context and the GPU stages: batch decode, mesh vertex stage,
+//!   quaternion-map bake and sampling (the only module that uses wgpu).
 //!
 //! ```
 //! use glam::Vec3;

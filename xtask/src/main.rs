@@ -48,7 +48,11 @@ fn main() -> ExitCode {
             ensure_vulkan();
             cargo(
                 &root,
-                &[&["run", "--release", "--example", "demo", "--"], &strs(&rest)[..]].concat(),
+                &[
+                    &["run", "--release", "--example", "demo", "--"],
+                    &strs(&rest)[..],
+                ]
+                .concat(),
             )
             .and_then(|()| cargo(&root, &["run", "--release", "--example", "bake"]))
         }
@@ -198,12 +202,41 @@ fn ensure_vulkan() {
 
 /// The recipe of shared/GPU.md: the benchmark binary in .gpu/, the amd64 Vulkan loader in .gl/.
 fn gpu_bundle(root: &Path) -> Result<(), String> {
-    cargo(root, &["build", "--release", "--example", "bench"])?;
+    cargo(
+        root,
+        &[
+            "build",
+            "--release",
+            "--example",
+            "bench",
+            "--example",
+            "bake_bench",
+        ],
+    )?;
     let gpu = root.join(".gpu");
     std::fs::create_dir_all(&gpu).map_err(|e| format!("{}: {e}", gpu.display()))?;
-    let bin = root.join("target/release/examples/bench");
-    std::fs::copy(&bin, gpu.join("bench"))
-        .map_err(|e| format!("copying {}: {e}", bin.display()))?;
+    for name in ["bench", "bake_bench"] {
+        let bin = root.join("target/release/examples").join(name);
+        std::fs::copy(&bin, gpu.join(name))
+            .map_err(|e| format!("copying {}: {e}", bin.display()))?;
+    }
+    // bake_bench's mesh: FlightHelmet (about 7 MB) from the shared assets, when they are here.
+    let assets = std::env::var_os("QTANGENT_ASSETS")
+        .map_or_else(|| root.join("../shared/assets"), PathBuf::from)
+        .join("gltf/FlightHelmet");
+    if let Ok(entries) = std::fs::read_dir(&assets) {
+        let to = gpu.join("FlightHelmet");
+        std::fs::create_dir_all(&to).map_err(|e| format!("{}: {e}", to.display()))?;
+        for e in entries.flatten() {
+            std::fs::copy(e.path(), to.join(e.file_name()))
+                .map_err(|err| format!("copying {}: {err}", e.path().display()))?;
+        }
+    } else {
+        eprintln!(
+            "xtask: {} not found; bake_bench will need a mesh argument",
+            assets.display()
+        );
+    }
     let gl = root.join(".gl");
     std::fs::create_dir_all(&gl).map_err(|e| format!("{}: {e}", gl.display()))?;
     let lists = "/tmp/qtangent-amd64-lists";
@@ -228,7 +261,7 @@ fn gpu_bundle(root: &Path) -> Result<(), String> {
     apt(&["update", "-qq"])?;
     apt(&["download", "libvulkan1"])?;
     println!(
-        "xtask: .gpu/bench and .gl/libvulkan1*.deb ready; see docs/PERFORMANCE.md for the run"
+        "xtask: .gpu/bench, .gpu/bake_bench (+ .gpu/FlightHelmet) and .gl/libvulkan1*.deb ready; see docs/PERFORMANCE.md for the run"
     );
     Ok(())
 }
