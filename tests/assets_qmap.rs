@@ -5,7 +5,7 @@
 mod common;
 
 use glam::{Quat, Vec3};
-use qtangent::qmap::{self, BakeMesh, BakeSettings, NormalMap, QuatMap, TexelKind};
+use qtangent::qmap::{self, BakeMesh, BakeSettings, QuatMap, TexelKind};
 use qtangent::QTangent;
 
 fn no_progress() -> impl FnMut(&'static str, u64, u64) {
@@ -85,29 +85,15 @@ fn flight_helmet_materials_bake_with_their_normal_maps() {
     let Some(dir) = common::assets_dir() else {
         return;
     };
-    let path = dir.join("gltf/FlightHelmet/FlightHelmet.gltf");
-    let scene = qtangent::mesh::load(&path).expect("FlightHelmet loads");
     let settings = BakeSettings {
         width: 256,
         height: 256,
         ..BakeSettings::default()
     };
     let mut baked = 0;
-    for (m, material) in scene.materials.iter().enumerate() {
-        let prims: Vec<_> = scene
-            .primitives()
-            .filter(|(_, p)| p.material == Some(m))
-            .map(|(_, p)| p.prepare().expect("prepare"))
-            .collect();
-        let refs: Vec<_> = prims.iter().collect();
-        let mesh = BakeMesh::from_prepared(material.name.clone(), &refs);
-        let tex = material
-            .normal_texture
-            .as_ref()
-            .expect("FlightHelmet materials have normal maps");
-        let nm = NormalMap::load(&tex.image, tex.scale, &path).expect("normal map decodes");
+    for (name, mesh, nm) in common::flight_helmet_materials(&dir) {
         let map = qmap::bake_cpu(&mesh, Some(&nm), &settings, &mut no_progress()).expect("bake");
-        check_map(&material.name, &mesh, &map);
+        check_map(&name, &mesh, &map);
         // The normal map is really applied: without it, the map's normals differ (by more than
         // the format's bound) at a good share of covered texels.
         let flat = qmap::bake_cpu(&mesh, None, &settings, &mut no_progress()).expect("bake");
@@ -121,13 +107,13 @@ fn flight_helmet_materials_bake_with_their_normal_maps() {
             .count();
         println!(
             "  {}: normal map moves {:.1}% of covered normals",
-            material.name,
+            name,
             100.0 * differ as f64 / covered.len() as f64
         );
         assert!(
             differ * 10 > covered.len(),
             "{}: the normal map changed too little",
-            material.name
+            name
         );
         baked += 1;
     }

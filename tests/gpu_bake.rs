@@ -365,27 +365,10 @@ fn gpu_raster_matches_cpu_on_flight_helmet_with_its_normal_maps() {
         return;
     };
     let ctx = context();
-    let path = dir.join("gltf/FlightHelmet/FlightHelmet.gltf");
-    let scene = qtangent::mesh::load(&path).expect("FlightHelmet loads");
-    for (m, material) in scene.materials.iter().enumerate() {
-        let prims: Vec<_> = scene
-            .primitives()
-            .filter(|(_, p)| p.material == Some(m))
-            .map(|(_, p)| p.prepare().expect("prepare"))
-            .collect();
-        if prims.is_empty() {
-            continue;
-        }
-        let refs: Vec<_> = prims.iter().collect();
-        let mesh = BakeMesh::from_prepared(material.name.clone(), &refs);
-        let tex = material
-            .normal_texture
-            .as_ref()
-            .expect("every FlightHelmet material has a normal map");
-        let nm = NormalMap::load(&tex.image, tex.scale, &path).expect("normal map decodes");
+    for (name, mesh, nm) in common::flight_helmet_materials(&dir) {
         check(
             &ctx,
-            &material.name,
+            &name,
             &mesh,
             Some(&nm),
             BakeSettings {

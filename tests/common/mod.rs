@@ -65,3 +65,33 @@ pub fn assets_dir() -> Option<std::path::PathBuf> {
     eprintln!("note: {msg}; asset tests skipped");
     None
 }
+
+/// FlightHelmet from the assets folder: every material's primitives as one bake mesh, with the
+/// material's normal map decoded. Panics (naming what) if anything fails to load.
+pub fn flight_helmet_materials(
+    dir: &std::path::Path,
+) -> Vec<(String, qtangent::qmap::BakeMesh, qtangent::qmap::NormalMap)> {
+    let path = dir.join("gltf/FlightHelmet/FlightHelmet.gltf");
+    let scene = qtangent::mesh::load(&path).expect("FlightHelmet loads");
+    let mut out = Vec::new();
+    for (m, material) in scene.materials.iter().enumerate() {
+        let prims: Vec<_> = scene
+            .primitives()
+            .filter(|(_, p)| p.material == Some(m))
+            .map(|(_, p)| p.prepare().expect("prepare"))
+            .collect();
+        if prims.is_empty() {
+            continue;
+        }
+        let refs: Vec<_> = prims.iter().collect();
+        let mesh = qtangent::qmap::BakeMesh::from_prepared(material.name.clone(), &refs);
+        let tex = material
+            .normal_texture
+            .as_ref()
+            .expect("every FlightHelmet material has a normal map");
+        let nm = qtangent::qmap::NormalMap::load(&tex.image, tex.scale, &path)
+            .expect("normal map decodes");
+        out.push((material.name.clone(), mesh, nm));
+    }
+    out
+}
