@@ -496,44 +496,25 @@ pub fn raster_gpu(
         buffers
     })?;
     progress("raster (GPU)", 0, 1);
-    let mut mapped = Vec::with_capacity(readbacks.len());
-    for b in &readbacks {
-        let (tx, rx) = std::sync::mpsc::channel();
-        b.map_async(wgpu::MapMode::Read, .., move |r| {
-            let _ = tx.send(r);
-        });
-        mapped.push(rx);
-    }
-    ctx.wait()?;
-    let read_error = |message: String| GpuError::Readback {
-        what: "the bake targets".into(),
-        message,
-    };
-    for rx in mapped {
-        rx.recv()
-            .map_err(|e| read_error(e.to_string()))?
-            .map_err(|e| read_error(e.to_string()))?;
-    }
+    let refs: Vec<&wgpu::Buffer> = readbacks.iter().collect();
+    let bytes = ctx.map_read(&refs, "the bake targets")?;
     progress("readback", 0, 1);
-    let view = |i: usize| {
-        readbacks[i]
-            .get_mapped_range(..)
-            .map_err(|e| read_error(e.to_string()))
-    };
-    let (quat_bytes, info_bytes, count_bytes) = (view(0)?, view(1)?, view(2)?);
+    // Whole buffers as words (rows are padded to 256 bytes, a multiple of every texel size).
+    let quat_words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[0]);
+    let info_words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[1]);
+    let counts: Vec<u16> = bytemuck::pod_collect_to_vec(&bytes[2]);
+    drop(bytes);
     let mut r = Raster::empty(w, h, settings.format);
+    let (w_us, rows) = (w as usize, rows.map(|r| r as usize));
     for y in 0..h as usize {
-        let q_row = &quat_bytes[y * rows[0] as usize..][..w as usize * 16];
-        let i_row = &info_bytes[y * rows[1] as usize..][..w as usize * 8];
-        let c_row = &count_bytes[y * rows[2] as usize..][..w as usize * 2];
-        for x in 0..w as usize {
-            let k = y * w as usize + x;
-            let word = |bytes: &[u8], i: usize| {
-                u32::from_le_bytes(bytes[4 * i..4 * i + 4].try_into().expect("4 bytes"))
-            };
-            let count = half::f16::from_le_bytes([c_row[2 * x], c_row[2 * x + 1]]).to_f32();
+        let q_row = &quat_words[y * rows[0] / 4..][..w_us * 4];
+        let i_row = &info_words[y * rows[1] / 4..][..w_us * 2];
+        let c_row = &counts[y * rows[2] / 2..][..w_us];
+        for x in 0..w_us {
+            let k = y * w_us + x;
+            let count = half::f16::from_bits(c_row[x]).to_f32();
             r.coverage[k] = count.min(f32::from(u16::MAX)) as u16;
-            let flags = word(i_row, 2 * x + 1);
+            let flags = i_row[2 * x + 1];
             let kind = if flags & FLAG_COVERED != 0 {
                 TexelKind::Covered
             } else if flags & FLAG_FRINGE != 0 {
@@ -541,22 +522,21 @@ pub fn raster_gpu(
             } else {
                 continue;
             };
-            let words = [0, 1, 2, 3].map(|i| word(q_row, 4 * x + i));
+            let words = [0, 1, 2, 3].map(|i| q_row[4 * x + i]);
             if words[0] == POISON {
-                return Err(read_error(format!(
-                    "texel ({x}, {y}) is marked as written but holds the poison pattern"
-                )));
+                return Err(GpuError::Readback {
+                    what: "the bake targets".into(),
+                    message: format!(
+                        "texel ({x}, {y}) is marked as written but holds the poison pattern"
+                    ),
+                });
             }
             let q: Vec4 = settings.format.unpack(words);
             r.quats[k] = q;
             r.kind[k] = kind;
-            r.triangle[k] = word(i_row, 2 * x);
+            r.triangle[k] = i_row[2 * x];
             r.handedness[k] = if flags & FLAG_MIRRORED != 0 { -1 } else { 1 };
         }
-    }
-    drop((quat_bytes, info_bytes, count_bytes));
-    for b in &readbacks {
-        b.unmap();
     }
     r.degenerate_triangles = (0..mesh.triangle_count())
         .filter(|&i| crate::qmap::texel::area2(&mesh.triangle(i, w, h).p).abs() <= MIN_AREA2)

@@ -285,24 +285,48 @@ impl GpuContext {
             self.queue.submit([encoder.finish()]);
             staging
         })?;
-        let (tx, rx) = std::sync::mpsc::channel();
-        staging.map_async(wgpu::MapMode::Read, .., move |r| {
-            let _ = tx.send(r);
-        });
-        self.wait()?;
+        let mut bytes = self.map_read(&[&staging], what)?;
+        Ok(bytes.pop().unwrap_or_default())
+    }
+
+    /// Maps `MAP_READ` buffers (after the work that fills them has been submitted), waits, and
+    /// returns their whole contents, unmapping them again.
+    ///
+    /// # Errors
+    /// [`GpuError::Wgpu`] or [`GpuError::Readback`].
+    pub fn map_read(
+        &self,
+        buffers: &[&wgpu::Buffer],
+        what: &str,
+    ) -> Result<Vec<Vec<u8>>, GpuError> {
         let readback_error = |message: String| GpuError::Readback {
             what: what.to_string(),
             message,
         };
-        rx.recv()
-            .map_err(|e| readback_error(e.to_string()))?
-            .map_err(|e| readback_error(e.to_string()))?;
-        let bytes = staging
-            .get_mapped_range(..)
-            .map_err(|e| readback_error(e.to_string()))?
-            .to_vec();
-        staging.unmap();
-        Ok(bytes)
+        let receivers: Vec<_> = buffers
+            .iter()
+            .map(|b| {
+                let (tx, rx) = std::sync::mpsc::channel();
+                b.map_async(wgpu::MapMode::Read, .., move |r| {
+                    let _ = tx.send(r);
+                });
+                rx
+            })
+            .collect();
+        self.wait()?;
+        let mut out = Vec::with_capacity(buffers.len());
+        for (b, rx) in buffers.iter().zip(receivers) {
+            rx.recv()
+                .map_err(|e| readback_error(e.to_string()))?
+                .map_err(|e| readback_error(e.to_string()))?;
+            let bytes = b
+                .get_mapped_range(..)
+                .map_err(|e| readback_error(e.to_string()))?
+                .to_vec();
+            b.unmap();
+            out.push(bytes);
+        }
+        Ok(out)
     }
 
     /// Fails with [`GpuError::TooLarge`] when a storage buffer of `bytes` would exceed the

@@ -264,16 +264,18 @@ pub fn finish(raster: &Raster, padding: u32, progress: Progress<'_>) -> QuatMap 
         mirrored: handedness.iter().filter(|v| **v < 0).count(),
     };
     progress("mips", 2, 3);
-    let mut levels = vec![MapLevel {
+    let mut level = MapLevel {
         width: w,
         height: h,
         quats,
         handedness,
-    }];
-    while levels.last().is_some_and(|l| l.width > 1 || l.height > 1) {
-        let next = next_level(raster.format, levels.last().expect("level 0 exists"));
-        levels.push(next);
+    };
+    let mut levels = Vec::new();
+    while level.width > 1 || level.height > 1 {
+        let next = next_level(raster.format, &level);
+        levels.push(std::mem::replace(&mut level, next));
     }
+    levels.push(level);
     progress("mips", 3, 3);
     let mut triangle = raster.triangle.clone();
     for (t, k) in triangle.iter_mut().zip(&kind) {
