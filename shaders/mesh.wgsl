@@ -37,14 +37,19 @@ struct VertexOut {
     @location(1) normal: vec3<f32>,
     // World-space unit tangent; w = handedness (±1): bitangent = cross(normal, tangent.xyz) * w.
     @location(2) tangent: vec4<f32>,
+    // World-space position (lighting: view and point-light vectors).
+    @location(3) world: vec3<f32>,
 }
 
 fn mesh_vertex(index: u32, position: vec3<f32>, uv: vec2<f32>, f: Frame) -> VertexOut {
     var out: VertexOut;
     let world = mesh.model * vec4<f32>(position, 1.0);
     if GRID_WIDTH > 0u {
-        let x = f32(index % GRID_WIDTH);
-        let y = f32(index / GRID_WIDTH);
+        // max(…, 1): with GRID_WIDTH = 0 the branch is dead, but a constant divisor of 0 is
+        // still a pipeline-creation error.
+        let row = max(GRID_WIDTH, 1u);
+        let x = f32(index % row);
+        let y = f32(index / row);
         out.clip = vec4<f32>(
             (2.0 * x + 1.0) / f32(GRID_WIDTH) - 1.0,
             1.0 - (2.0 * y + 1.0) / f32(GRID_HEIGHT),
@@ -55,6 +60,7 @@ fn mesh_vertex(index: u32, position: vec3<f32>, uv: vec2<f32>, f: Frame) -> Vert
         out.clip = mesh.view_proj * world;
     }
     out.uv = uv;
+    out.world = world.xyz;
     out.normal = normalize((mesh.normal_matrix * vec4<f32>(f.n, 0.0)).xyz);
     out.tangent = vec4<f32>(
         normalize((mesh.model * vec4<f32>(f.t, 0.0)).xyz),

@@ -12,6 +12,8 @@
 //! - [`qmap`]: quaternion maps: per-texel frames baked from a mesh and its normal map, with the
 //!   hemisphere rule that makes them filterable, seam padding, mips, EXR/PNG output (CPU; the GPU
 //!   baker is [`gpu::bake`]).
+//! - [`render`]: lit scenes (CPU side): frame sources, camera and lights, the BRDF reference,
+//!   the default scene, image comparison (the renderer is [`gpu::render`]).
 //! - [`gpu`]: headless wgpu context and the GPU stages: batch decode, mesh vertex stage,
 //!   quaternion-map bake and sampling (the only module that uses wgpu).
 //!
@@ -40,6 +42,7 @@ pub mod measure;
 pub mod mesh;
 pub mod qmap;
 pub mod quat;
+pub mod render;
 
 pub use encoding::Format;
 pub use frame::{FrameError, QTangent, TangentFrame};

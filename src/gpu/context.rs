@@ -248,6 +248,75 @@ impl GpuContext {
         }
     }
 
+    /// Copies mip level 0 of a 2D texture (usage `COPY_SRC`, an uncompressed colour or depth
+    /// format) into a buffer and reads it back as tightly packed rows: `width × texel bytes` a
+    /// row, top row first. wgpu copies rows padded to 256 bytes
+    /// ([`wgpu::COPY_BYTES_PER_ROW_ALIGNMENT`]); the padding is dropped here, so no caller
+    /// handles it.
+    ///
+    /// # Errors
+    /// [`GpuError::Input`] for a format without a fixed texel size;
+    /// [`GpuError::Readback`] / [`GpuError::Wgpu`].
+    pub fn read_texture(&self, texture: &wgpu::Texture, what: &str) -> Result<Vec<u8>, GpuError> {
+        let (width, height) = (texture.width(), texture.height());
+        let texel = texture
+            .format()
+            .block_copy_size(Some(wgpu::TextureAspect::All))
+            .ok_or_else(|| {
+                GpuError::Input(format!(
+                    "{what}: cannot read back a {:?} texture",
+                    texture.format()
+                ))
+            })?;
+        let row = width * texel;
+        let padded =
+            row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+        let size = u64::from(padded) * u64::from(height);
+        let buffer = self.scoped(&format!("copying {what} for readback"), || {
+            let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("texture readback"),
+                size,
+                usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+                mapped_at_creation: false,
+            });
+            let mut encoder = self.device.create_command_encoder(&Default::default());
+            encoder.copy_texture_to_buffer(
+                texture.as_image_copy(),
+                wgpu::TexelCopyBufferInfo {
+                    buffer: &buffer,
+                    layout: wgpu::TexelCopyBufferLayout {
+                        offset: 0,
+                        bytes_per_row: Some(padded),
+                        rows_per_image: Some(height),
+                    },
+                },
+                wgpu::Extent3d {
+                    width,
+                    height,
+                    depth_or_array_layers: 1,
+                },
+            );
+            self.queue.submit([encoder.finish()]);
+            buffer
+        })?;
+        let bytes = self
+            .map_read(&[&buffer], what)?
+            .into_iter()
+            .next()
+            .unwrap_or_default();
+        let mut out = Vec::with_capacity(row as usize * height as usize);
+        for r in bytes.chunks_exact(padded as usize) {
+            out.extend_from_slice(&r[..row as usize]);
+        }
+        if out.len() != row as usize * height as usize {
+            return Err(GpuError::Readback {
+                what: what.to_string(),
+                message: format!("got {} bytes for {height} rows of {row}", out.len()),
+            });
+        }
+        Ok(out)
+    }
+
     /// Waits for all submitted work.
     ///
     /// # Errors

@@ -6,6 +6,7 @@ mod context;
 pub mod decode;
 pub mod mesh;
 pub mod qmap;
+pub mod render;
 pub mod shaders;
 
 pub use context::{GpuContext, GpuError, REQUESTED_FEATURES};

@@ -35,6 +35,18 @@ pub const QMAP: &str = concat!(
     include_str!("../../shaders/qmap.wgsl")
 );
 
+/// Lighting for the demo scenes (`shaders/lit.wgsl`), after the library, the mesh vertex stage
+/// (its vertex functions) and quaternion-map sampling (its `qmap_frame`).
+pub const LIT: &str = concat!(
+    include_str!("../../shaders/qtangent.wgsl"),
+    "\n",
+    include_str!("../../shaders/mesh.wgsl"),
+    "\n",
+    include_str!("../../shaders/qmap.wgsl"),
+    "\n",
+    include_str!("../../shaders/lit.wgsl")
+);
+
 /// Every module the crate builds, by the stage file it comes from: what the naga validation
 /// test checks, and what it compares with the files in `shaders/`.
 pub const MODULES: &[(&str, &str)] = &[
@@ -43,4 +55,5 @@ pub const MODULES: &[(&str, &str)] = &[
     ("mesh.wgsl", MESH),
     ("bake.wgsl", BAKE),
     ("qmap.wgsl", QMAP),
+    ("lit.wgsl", LIT),
 ];

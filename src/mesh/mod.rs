@@ -101,6 +101,50 @@ pub enum ImageSource {
     },
 }
 
+impl ImageSource {
+    /// A name for messages: the file's path, `data: URI image` or `embedded image/png image`.
+    #[must_use]
+    pub fn describe(&self) -> String {
+        match self {
+            Self::File(path) => path.display().to_string(),
+            Self::DataUri(_) => "data: URI image".to_string(),
+            Self::Embedded { mime, .. } => format!("embedded {mime} image"),
+        }
+    }
+
+    /// Decodes the image (PNG or JPEG; the format is guessed from the bytes).
+    ///
+    /// # Errors
+    /// What failed (unreadable file, bad base64, undecodable or empty image), without the name
+    /// (see [`ImageSource::describe`]).
+    pub fn decode(&self) -> Result<image::DynamicImage, String> {
+        use base64::Engine;
+        let image = match self {
+            Self::File(path) => image::ImageReader::open(path)
+                .map_err(|e| e.to_string())?
+                .with_guessed_format()
+                .map_err(|e| e.to_string())?
+                .decode(),
+            Self::DataUri(uri) => {
+                let payload = uri
+                    .split_once(";base64,")
+                    .map(|(_, p)| p)
+                    .ok_or_else(|| "not a base64 data URI".to_string())?;
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(payload.trim())
+                    .map_err(|e| format!("bad base64: {e}"))?;
+                image::load_from_memory(&bytes)
+            }
+            Self::Embedded { bytes, .. } => image::load_from_memory(bytes),
+        }
+        .map_err(|e| e.to_string())?;
+        if image.width() == 0 || image.height() == 0 {
+            return Err("the image is empty".into());
+        }
+        Ok(image)
+    }
+}
+
 /// A texture reference from a material.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TextureRef {

@@ -8,7 +8,6 @@
 
 use std::path::Path;
 
-use base64::Engine;
 use glam::{Vec2, Vec3};
 
 use super::BakeError;
@@ -45,6 +44,19 @@ impl NormalMap {
         }
     }
 
+    /// The map as an 8-bit RGB(A) image, `round((v + 1) / 2 · 255)` per channel, alpha 255: how
+    /// a procedural map is stored for a renderer. Inverse of [`NormalMap::from_image`] with scale
+    /// 1 to within half a level (1/255 in the unpacked vector); components outside [−1, 1] clamp.
+    #[must_use]
+    pub fn to_rgba8(&self) -> image::RgbaImage {
+        let level = |c: f32| ((c.clamp(-1.0, 1.0) + 1.0) * 0.5 * 255.0).round() as u8;
+        let mut img = image::RgbaImage::new(self.width, self.height);
+        for (p, v) in img.pixels_mut().zip(&self.texels) {
+            *p = image::Rgba([level(v.x), level(v.y), level(v.z), 255]);
+        }
+        img
+    }
+
     /// Decodes a material's normal texture (PNG or JPEG; file, data URI or embedded bytes).
     /// `mesh_file` is the mesh the reference came from, for error messages.
     ///
@@ -56,35 +68,8 @@ impl NormalMap {
             image: what,
             problem,
         };
-        let (name, decoded) = match source {
-            ImageSource::File(path) => (
-                path.display().to_string(),
-                image::ImageReader::open(path)
-                    .map_err(|e| fail(path.display().to_string(), e.to_string()))?
-                    .with_guessed_format()
-                    .map_err(|e| fail(path.display().to_string(), e.to_string()))?
-                    .decode(),
-            ),
-            ImageSource::DataUri(uri) => {
-                let name = "data: URI image".to_string();
-                let payload = uri
-                    .split_once(";base64,")
-                    .map(|(_, p)| p)
-                    .ok_or_else(|| fail(name.clone(), "not a base64 data URI".into()))?;
-                let bytes = base64::engine::general_purpose::STANDARD
-                    .decode(payload.trim())
-                    .map_err(|e| fail(name.clone(), format!("bad base64: {e}")))?;
-                (name, image::load_from_memory(&bytes))
-            }
-            ImageSource::Embedded { mime, bytes } => (
-                format!("embedded {mime} image"),
-                image::load_from_memory(bytes),
-            ),
-        };
-        let image = decoded.map_err(|e| fail(name.clone(), e.to_string()))?;
-        if image.width() == 0 || image.height() == 0 {
-            return Err(fail(name, "the image is empty".into()));
-        }
+        let name = source.describe();
+        let image = source.decode().map_err(|e| fail(name.clone(), e))?;
         let map = Self::from_image(&image, scale);
         if map.texels.iter().any(|v| !v.is_finite()) {
             return Err(fail(name, "the image has non-finite values".into()));

@@ -1,0 +1,544 @@
+//! Scenes to render: meshes with their materials, where each mesh's quaternion map comes from,
+//! and the objects that place meshes in the world. CPU only: images are decoded here, maps are
+//! baked by whoever uploads the scene ([`crate::gpu::render`]).
+
+use std::f32::consts::{PI, TAU};
+use std::path::{Path, PathBuf};
+
+use glam::{Mat3, Mat4, Quat, Vec2, Vec3, Vec4};
+use image::RgbaImage;
+
+use super::MaterialUniforms;
+use crate::mesh::{self, procedural, MeshError, Prepared, TextureRef};
+use crate::qmap::{
+    self, texel, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap, Raster, TexelKind,
+};
+
+/// A material ready for upload: constant factors and decoded 8-bit textures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SceneMaterial {
+    /// Name for messages and tables.
+    pub name: String,
+    /// The factors the shader reads.
+    pub uniforms: MaterialUniforms,
+    /// Base colour, sRGB-encoded.
+    pub base_color: Option<RgbaImage>,
+    /// glTF metallic-roughness: G roughness, B metallic (linear).
+    pub metallic_roughness: Option<RgbaImage>,
+    /// Tangent-space normal map, `(v + 1) / 2` per channel (linear), unscaled: the scale is
+    /// [`MaterialUniforms::normal_scale`].
+    pub normal: Option<RgbaImage>,
+}
+
+impl SceneMaterial {
+    /// A textureless material.
+    #[must_use]
+    pub fn plain(name: &str, uniforms: MaterialUniforms) -> Self {
+        Self {
+            name: name.to_owned(),
+            uniforms,
+            base_color: None,
+            metallic_roughness: None,
+            normal: None,
+        }
+    }
+
+    /// The normal map as the bake reads it ([`NormalMap::from_image`] with the material's
+    /// scale).
+    #[must_use]
+    pub fn bake_normal_map(&self) -> Option<NormalMap> {
+        self.normal.as_ref().map(|img| {
+            NormalMap::from_image(
+                &image::DynamicImage::ImageRgba8(img.clone()),
+                self.uniforms.normal_scale,
+            )
+        })
+    }
+}
+
+/// Where a mesh's quaternion map comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MapSource {
+    /// Baked from the mesh's frames and its material's normal map, `size`² texels.
+    Bake {
+        /// Map side in texels.
+        size: u32,
+    },
+    /// Made in code: frames no normal map can express (a tangent field).
+    Authored(Box<QuatMap>),
+    /// No map: the mesh has no usable UVs. In quaternion-map mode it is drawn with qtangent
+    /// vertex frames instead (and the render says so).
+    None,
+}
+
+/// One mesh: prepared vertices (frames, UVs), its material and its quaternion map.
+#[derive(Debug, Clone)]
+pub struct SceneMesh {
+    /// The prepared primitive.
+    pub mesh: Prepared,
+    /// Index into [`Scene::materials`].
+    pub material: usize,
+    /// Its quaternion map.
+    pub map: MapSource,
+}
+
+/// A mesh placed in the world.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SceneObject {
+    /// Index into [`Scene::meshes`].
+    pub mesh: usize,
+    /// Object to world.
+    pub model: Mat4,
+}
+
+/// What a render draws.
+#[derive(Debug, Clone)]
+pub struct Scene {
+    /// Name for messages and tables.
+    pub name: String,
+    /// Meshes.
+    pub meshes: Vec<SceneMesh>,
+    /// Materials.
+    pub materials: Vec<SceneMaterial>,
+    /// Instances.
+    pub objects: Vec<SceneObject>,
+    /// Things the loader skipped or approximated.
+    pub warnings: Vec<String>,
+}
+
+/// A scene could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum SceneError {
+    /// The mesh file failed to load or prepare.
+    #[error(transparent)]
+    Mesh(#[from] MeshError),
+    /// A texture failed to decode.
+    #[error("{file}: material '{material}': {image}: {problem}")]
+    Image {
+        /// The mesh file.
+        file: PathBuf,
+        /// The material.
+        material: String,
+        /// The image (path or description).
+        image: String,
+        /// What failed.
+        problem: String,
+    },
+    /// Nothing to draw.
+    #[error("{file}: {problem}")]
+    Empty {
+        /// The mesh file.
+        file: PathBuf,
+        /// Why.
+        problem: String,
+    },
+}
+
+/// Default side of a baked map when the material has no normal map, and the smallest baked.
+pub const MIN_BAKE_SIZE: u32 = 256;
+/// Largest side chosen automatically (the bake itself allows more).
+pub const MAX_AUTO_BAKE_SIZE: u32 = 4096;
+
+/// The map side for a normal map of `w × h`: its larger side rounded up to a power of two,
+/// within [[`MIN_BAKE_SIZE`], [`MAX_AUTO_BAKE_SIZE`]]: one map texel per normal-map texel.
+#[must_use]
+pub fn bake_size_for(normal: Option<(u32, u32)>) -> u32 {
+    normal.map_or(MIN_BAKE_SIZE, |(w, h)| {
+        w.max(h)
+            .next_power_of_two()
+            .clamp(MIN_BAKE_SIZE, MAX_AUTO_BAKE_SIZE)
+    })
+}
+
+fn has_uv_area(p: &Prepared) -> bool {
+    p.indices.chunks_exact(3).any(|t| {
+        let [a, b, c] = [0, 1, 2].map(|k| p.uvs[t[k] as usize]);
+        texel::area2(&[a, b, c]).abs() > 1e-12
+    })
+}
+
+impl Scene {
+    /// Centre and radius of a sphere holding every object's transformed vertices: the centre of
+    /// their bounding box and the largest distance from it.
+    #[must_use]
+    pub fn bounds(&self) -> (Vec3, f32) {
+        let world = || {
+            self.objects.iter().flat_map(|o| {
+                self.meshes[o.mesh]
+                    .mesh
+                    .positions
+                    .iter()
+                    .map(move |&p| o.model.transform_point3(p))
+            })
+        };
+        let (lo, hi) = world().fold(
+            (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+            |(lo, hi), w| (lo.min(w), hi.max(w)),
+        );
+        if !lo.is_finite() || !hi.is_finite() {
+            return (Vec3::ZERO, 1.0);
+        }
+        let center = (lo + hi) * 0.5;
+        let radius = world().map(|w| w.distance(center)).fold(0.0f32, f32::max);
+        (center, radius.max(1e-6))
+    }
+
+    /// The bake input of mesh `i`: its frames and UVs, and its material's normal map.
+    #[must_use]
+    pub fn bake_input(&self, i: usize) -> (BakeMesh, Option<NormalMap>) {
+        let m = &self.meshes[i];
+        let label = format!("{}: {}", self.name, m.mesh.label);
+        let bake = BakeMesh::from_prepared(label, &[&m.mesh]);
+        (bake, self.materials[m.material].bake_normal_map())
+    }
+
+    /// Bake settings for a map of `size`² in the renderer's format (rgba16f, 4 rings of
+    /// padding).
+    #[must_use]
+    pub fn bake_settings(size: u32) -> BakeSettings {
+        BakeSettings {
+            width: size,
+            height: size,
+            padding: 4,
+            format: MapFormat::Rgba16Float,
+        }
+    }
+
+    /// Loads a glTF or OBJ file: every primitive of every mesh instance, with its material's
+    /// textures decoded. Skinned meshes are drawn in their bind pose (skinning is not applied).
+    /// Primitives without UVs get no quaternion map ([`MapSource::None`]).
+    ///
+    /// # Errors
+    /// [`SceneError::Mesh`] for files the loaders reject or primitives that fail to prepare,
+    /// [`SceneError::Image`] for textures that do not decode, [`SceneError::Empty`] for a file
+    /// with nothing to draw.
+    pub fn load(path: &Path) -> Result<Self, SceneError> {
+        let loaded = mesh::load(path)?;
+        let mut warnings = loaded.warnings.clone();
+        let texture =
+            |material: &str, t: &Option<TextureRef>| -> Result<Option<RgbaImage>, SceneError> {
+                let Some(t) = t else { return Ok(None) };
+                if t.tex_coord != 0 {
+                    return Ok(None);
+                }
+                t.image
+                    .decode()
+                    .map(|i| Some(i.to_rgba8()))
+                    .map_err(|problem| SceneError::Image {
+                        file: path.to_path_buf(),
+                        material: material.to_owned(),
+                        image: t.image.describe(),
+                        problem,
+                    })
+            };
+        let mut materials = Vec::new();
+        for m in &loaded.materials {
+            for (what, t) in [
+                ("base colour", &m.base_color_texture),
+                ("metallic-roughness", &m.metallic_roughness_texture),
+                ("normal", &m.normal_texture),
+            ] {
+                if t.as_ref().is_some_and(|t| t.tex_coord != 0) {
+                    warnings.push(format!(
+                        "material '{}': the {what} texture reads UV set {}; only set 0 is loaded, so it is not drawn",
+                        m.name,
+                        t.as_ref().map_or(0, |t| t.tex_coord)
+                    ));
+                }
+            }
+            materials.push(SceneMaterial {
+                name: m.name.clone(),
+                uniforms: MaterialUniforms {
+                    base_color: m.base_color,
+                    metallic: m.metallic,
+                    roughness: m.roughness,
+                    normal_scale: m.normal_texture.as_ref().map_or(1.0, |t| t.scale),
+                    has_normal_map: f32::from(u8::from(
+                        m.normal_texture.as_ref().is_some_and(|t| t.tex_coord == 0),
+                    )),
+                    ..MaterialUniforms::default()
+                },
+                base_color: texture(&m.name, &m.base_color_texture)?,
+                metallic_roughness: texture(&m.name, &m.metallic_roughness_texture)?,
+                normal: texture(&m.name, &m.normal_texture)?,
+            });
+        }
+        let default_material = materials.len();
+        let mut used_default = false;
+        let mut meshes = Vec::new();
+        let mut objects = Vec::new();
+        for m in &loaded.meshes {
+            for p in &m.primitives {
+                let prepared = p
+                    .prepare()
+                    .map_err(|kind| MeshError::at(path, &p.label, kind))?;
+                let material = p.material.unwrap_or_else(|| {
+                    used_default = true;
+                    default_material
+                });
+                let map = if p.uvs.is_none() || !has_uv_area(&prepared) {
+                    warnings.push(format!(
+                        "{}: no UVs, so no quaternion map: quatmap mode draws it with qtangent vertex frames",
+                        p.label
+                    ));
+                    MapSource::None
+                } else {
+                    let normal = materials
+                        .get(material)
+                        .and_then(|m: &SceneMaterial| m.normal.as_ref())
+                        .map(|n| n.dimensions());
+                    MapSource::Bake {
+                        size: bake_size_for(normal),
+                    }
+                };
+                let index = meshes.len();
+                meshes.push(SceneMesh {
+                    mesh: prepared,
+                    material,
+                    map,
+                });
+                if m.instances.is_empty() {
+                    objects.push(SceneObject {
+                        mesh: index,
+                        model: Mat4::IDENTITY,
+                    });
+                }
+                for inst in &m.instances {
+                    // glTF: a skinned mesh ignores its node's transform; without skinning, its
+                    // bind-pose vertices are drawn as they are.
+                    let model = if inst.skin.is_some() {
+                        Mat4::IDENTITY
+                    } else {
+                        inst.world
+                    };
+                    if Mat3::from_mat4(model).determinant().abs() < 1e-20 || !model.is_finite() {
+                        warnings.push(format!(
+                            "{}: node {} has a singular or non-finite transform; instance skipped",
+                            p.label, inst.node
+                        ));
+                        continue;
+                    }
+                    objects.push(SceneObject { mesh: index, model });
+                }
+            }
+        }
+        if used_default {
+            materials.push(SceneMaterial::plain(
+                "default",
+                MaterialUniforms {
+                    base_color: Vec4::new(0.8, 0.8, 0.8, 1.0),
+                    metallic: 0.0,
+                    roughness: 0.5,
+                    ..MaterialUniforms::default()
+                },
+            ));
+        }
+        if objects.is_empty() {
+            return Err(SceneError::Empty {
+                file: path.to_path_buf(),
+                problem: "no mesh instance to draw".into(),
+            });
+        }
+        if loaded.skins.iter().any(|_| true) {
+            warnings.push("skinned meshes are drawn in their bind pose".into());
+        }
+        Ok(Self {
+            name: path.file_name().map_or_else(
+                || path.display().to_string(),
+                |n| n.to_string_lossy().into_owned(),
+            ),
+            meshes,
+            materials,
+            objects,
+            warnings,
+        })
+    }
+
+    /// The embedded default scene: a copper torus with a swirl-and-bumps normal map, a glazed
+    /// sphere with a hammered normal map (both baked into quaternion maps), on a floor plate of
+    /// spun metal whose quaternion map is authored in code — a circular tangent field under an
+    /// anisotropic BRDF, the highlight a normal map cannot make.
+    ///
+    /// # Panics
+    /// If the procedural meshes fail to prepare (they are fixed data; a test covers this).
+    #[must_use]
+    pub fn default_scene() -> Self {
+        let prepare = |p: mesh::Primitive| p.prepare().expect("procedural meshes prepare");
+        let swirl = NormalMap::default_swirl().to_rgba8();
+        let hammered = NormalMap::from_height(256, 3.0, |u, v| {
+            // Overlapping dimples: a cosine bump on a jittered grid, periodic in u and v.
+            let (gu, gv) = (16.0f32, 8.0f32);
+            let (cu, cv) = ((u * gu).fract() - 0.5, (v * gv).fract() - 0.5);
+            let r = (cu * cu + cv * cv).sqrt() * 2.0;
+            let dimple = if r < 1.0 {
+                -(1.0 + (PI * r).cos()) * 0.5
+            } else {
+                0.0
+            };
+            dimple + 0.15 * (TAU * (3.0 * u + v)).sin()
+        })
+        .to_rgba8();
+        let materials = vec![
+            SceneMaterial {
+                normal: Some(swirl),
+                ..SceneMaterial::plain(
+                    "copper",
+                    MaterialUniforms {
+                        base_color: Vec4::new(0.95, 0.64, 0.54, 1.0),
+                        metallic: 1.0,
+                        roughness: 0.32,
+                        has_normal_map: 1.0,
+                        ..MaterialUniforms::default()
+                    },
+                )
+            },
+            SceneMaterial {
+                normal: Some(hammered),
+                ..SceneMaterial::plain(
+                    "glazed ceramic",
+                    MaterialUniforms {
+                        base_color: Vec4::new(0.10, 0.32, 0.62, 1.0),
+                        metallic: 0.0,
+                        roughness: 0.22,
+                        has_normal_map: 1.0,
+                        ..MaterialUniforms::default()
+                    },
+                )
+            },
+            SceneMaterial::plain(
+                "spun aluminium",
+                MaterialUniforms {
+                    base_color: Vec4::new(0.91, 0.92, 0.92, 1.0),
+                    metallic: 1.0,
+                    roughness: 0.28,
+                    anisotropy: 0.85,
+                    ..MaterialUniforms::default()
+                },
+            ),
+        ];
+        let plate = prepare(plate(2.6));
+        let meshes = vec![
+            SceneMesh {
+                mesh: prepare(procedural::torus(0.75, 0.3, 96, 48)),
+                material: 0,
+                map: MapSource::Bake { size: 512 },
+            },
+            SceneMesh {
+                mesh: prepare(procedural::uv_sphere(96, 48)),
+                material: 1,
+                map: MapSource::Bake { size: 512 },
+            },
+            SceneMesh {
+                map: MapSource::Authored(Box::new(spun_metal_map(&plate, 512))),
+                mesh: plate,
+                material: 2,
+            },
+        ];
+        let objects = vec![
+            SceneObject {
+                mesh: 0,
+                // Standing up, facing the default camera, turned a little.
+                model: Mat4::from_rotation_translation(
+                    Quat::from_rotation_y(0.5) * Quat::from_rotation_x(1.35),
+                    Vec3::new(-1.05, 0.1, -0.2),
+                ),
+            },
+            SceneObject {
+                mesh: 1,
+                model: Mat4::from_scale_rotation_translation(
+                    Vec3::splat(0.75),
+                    Quat::from_rotation_y(-0.6),
+                    Vec3::new(1.0, 0.0, 0.15),
+                ),
+            },
+            SceneObject {
+                mesh: 2,
+                model: Mat4::from_translation(Vec3::new(0.0, -0.8, 0.0)),
+            },
+        ];
+        Self {
+            name: "default scene".into(),
+            meshes,
+            materials,
+            objects,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// A square plate of side `size` in the y = 0 plane facing +Y, UV `[0, 1]²` (u along +X, v
+/// along +Z), as a 16 × 16 grid so the vertex interpolation has vertices to work with.
+#[must_use]
+pub fn plate(size: f32) -> mesh::Primitive {
+    let n = 16u32;
+    let (mut p, mut nor, mut uv, mut idx) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for j in 0..=n {
+        for i in 0..=n {
+            let (u, v) = (i as f32 / n as f32, j as f32 / n as f32);
+            p.push(Vec3::new((u - 0.5) * size, 0.0, (v - 0.5) * size));
+            nor.push(Vec3::Y);
+            uv.push(Vec2::new(u, v));
+        }
+    }
+    for j in 0..n {
+        for i in 0..n {
+            let a = j * (n + 1) + i;
+            let (b, c, d) = (a + 1, a + n + 1, a + n + 2);
+            // Counter-clockwise seen from +Y.
+            idx.extend([a, c, b, b, c, d]);
+        }
+    }
+    mesh::Primitive {
+        label: "procedural plate".into(),
+        positions: p,
+        normals: Some(nor),
+        uvs: Some(uv),
+        indices: idx,
+        ..Default::default()
+    }
+}
+
+/// The spun-metal map: every texel's frame is the plate's own frame turned about its normal so
+/// the tangent runs along the circle about the UV centre (a lathe's brushing). A normal map
+/// cannot say this — it has no tangent — and vertex tangents would need a vertex per texel.
+///
+/// The tangent field winds once around the centre, so its quaternions cannot be continuous
+/// there (q turns into −q going round); the hemisphere rule leaves one seam ray where
+/// neighbours are opposite, and filtering across it still gives ±q — the same rotation —
+/// except on a sliver a fraction of a texel wide (`tests/render.rs` checks the map).
+///
+/// # Panics
+/// If `plate` has no vertices.
+#[must_use]
+pub fn spun_metal_map(plate: &Prepared, size: u32) -> QuatMap {
+    let f = plate.frames[0];
+    let base = texel::quat_from_axes(f.tangent, f.normal.cross(f.tangent), f.normal);
+    let h = f.handedness();
+    let format = MapFormat::Rgba16Float;
+    let mut raster = Raster::empty(size, size, format);
+    for y in 0..size {
+        for x in 0..size {
+            let c = Vec2::new(
+                (x as f32 + 0.5) / size as f32 - 0.5,
+                (y as f32 + 0.5) / size as f32 - 0.5,
+            );
+            // Tangent-space direction (u, h·v-ish) of the circle through c.
+            let theta = c.y.atan2(c.x) + 0.5 * PI;
+            let (s, co) = (0.5 * theta).sin_cos();
+            let turn = Vec4::new(0.0, 0.0, s, co);
+            let mut q = texel::quat_mul(base, turn);
+            q /= q.dot(q).sqrt();
+            if q.w < 0.0 {
+                q = -q;
+            }
+            let k = (y * size + x) as usize;
+            raster.quats[k] = format.quantize(q);
+            raster.handedness[k] = if h < 0.0 { -1 } else { 1 };
+            raster.kind[k] = TexelKind::Covered;
+            raster.triangle[k] = 0;
+            raster.coverage[k] = 1;
+        }
+    }
+    raster.triangles = plate.indices.len() / 3;
+    qmap::finish(&raster, 0, &mut |_, _, _| {})
+}

@@ -1,0 +1,202 @@
+//! The BRDF of `shaders/lit.wgsl`, in f32 and in the same order of operations: the CPU
+//! reference the render tests compare the GPU's radiance with.
+//!
+//! glTF 2.0 metallic-roughness (appendix B): `c_diff = base · (1 − metallic)`,
+//! `f0 = mix(0.04, base, metallic)`, Schlick's Fresnel, Lambert diffuse weighted by `1 − F`, and
+//! GGX specular with the height-correlated Smith visibility. The GGX lobe is the anisotropic one
+//! (Burley 2012; Filament's `D_GGX_Anisotropic` / `V_SmithGGXCorrelated_Anisotropic`), with
+//! KHR_materials_anisotropy's roughnesses `α_t = mix(α, 1, s²)`, `α_b = α` for strength `s`; at
+//! `s = 0` it is the isotropic lobe exactly. The ambient term is a sky/ground hemisphere: its
+//! irradiance for the diffuse part, its radiance in the mirror direction times Karis' analytic
+//! environment-BRDF fit for the specular part.
+
+use glam::Vec3;
+
+use super::{MaterialUniforms, SceneUniforms};
+
+/// π in f32.
+pub const PI: f32 = std::f32::consts::PI;
+
+/// Smallest perceptual roughness used: below it α⁴ underflows the GGX denominator's precision
+/// in f32 (Filament's floor for f32 shading).
+pub const MIN_ROUGHNESS: f32 = 0.045;
+
+/// Smallest n·v used: grazing views would divide by ~0 in the visibility term.
+pub const MIN_N_DOT_V: f32 = 1e-4;
+
+/// What the shading of one point needs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Surface {
+    /// World position.
+    pub position: Vec3,
+    /// Unit shading normal (after the normal map).
+    pub normal: Vec3,
+    /// Unit tangent perpendicular to `normal`: the direction along which anisotropic
+    /// materials are rougher.
+    pub tangent: Vec3,
+    /// Linear base colour.
+    pub base_color: Vec3,
+    /// Metallic in [0, 1].
+    pub metallic: f32,
+    /// Perceptual roughness in [0, 1].
+    pub roughness: f32,
+    /// Anisotropy strength in [0, 1].
+    pub anisotropy: f32,
+}
+
+impl Surface {
+    /// A surface with a material's constant factors (no textures).
+    #[must_use]
+    pub fn with_material(
+        position: Vec3,
+        normal: Vec3,
+        tangent: Vec3,
+        material: &MaterialUniforms,
+        anisotropy_override: f32,
+    ) -> Self {
+        Self {
+            position,
+            normal,
+            tangent,
+            base_color: material.base_color.truncate(),
+            metallic: material.metallic,
+            roughness: material.roughness,
+            anisotropy: if anisotropy_override >= 0.0 {
+                anisotropy_override
+            } else {
+                material.anisotropy
+            },
+        }
+    }
+}
+
+fn pow5(x: f32) -> f32 {
+    let x2 = x * x;
+    x2 * x2 * x
+}
+
+/// Anisotropic GGX normal distribution (`d_ggx_aniso` in WGSL).
+#[must_use]
+pub fn d_ggx_aniso(nh: f32, th: f32, bh: f32, at: f32, ab: f32) -> f32 {
+    let a2 = at * ab;
+    let v = Vec3::new(ab * th, at * bh, a2 * nh);
+    let v2 = v.dot(v);
+    let w2 = a2 / v2;
+    a2 * w2 * w2 * (1.0 / PI)
+}
+
+/// Height-correlated anisotropic Smith visibility, `G / (4 n·v n·l)` (`v_smith_aniso` in WGSL).
+#[allow(clippy::too_many_arguments)]
+#[must_use]
+pub fn v_smith_aniso(
+    at: f32,
+    ab: f32,
+    tv: f32,
+    bv: f32,
+    tl: f32,
+    bl: f32,
+    nv: f32,
+    nl: f32,
+) -> f32 {
+    let lambda_v = nl * Vec3::new(at * tv, ab * bv, nv).length();
+    let lambda_l = nv * Vec3::new(at * tl, ab * bl, nl).length();
+    0.5 / (lambda_v + lambda_l)
+}
+
+/// Reflected radiance towards `v` from light arriving along `l` with radiance `light`
+/// (`brdf_light` in WGSL). Zero when the light is behind the surface.
+#[must_use]
+pub fn brdf_light(s: &Surface, v: Vec3, l: Vec3, light: Vec3) -> Vec3 {
+    let nl = s.normal.dot(l);
+    if nl <= 0.0 {
+        return Vec3::ZERO;
+    }
+    let nv = s.normal.dot(v).max(MIN_N_DOT_V);
+    let h = (v + l).normalize();
+    let nh = s.normal.dot(h).max(0.0);
+    let vh = v.dot(h).max(0.0);
+    let b = s.normal.cross(s.tangent);
+    let r = s.roughness.clamp(MIN_ROUGHNESS, 1.0);
+    let alpha = r * r;
+    let at = alpha + (1.0 - alpha) * (s.anisotropy * s.anisotropy);
+    let ab = alpha;
+    let d = d_ggx_aniso(nh, s.tangent.dot(h), b.dot(h), at, ab);
+    let vis = v_smith_aniso(
+        at,
+        ab,
+        s.tangent.dot(v),
+        b.dot(v),
+        s.tangent.dot(l),
+        b.dot(l),
+        nv,
+        nl,
+    );
+    let f0 = Vec3::splat(0.04) + (s.base_color - Vec3::splat(0.04)) * s.metallic;
+    let f = f0 + (Vec3::ONE - f0) * pow5(1.0 - vh);
+    let c_diff = s.base_color * (1.0 - s.metallic);
+    let diffuse = (Vec3::ONE - f) * c_diff * (1.0 / PI);
+    let specular = f * (d * vis);
+    (diffuse + specular) * light * nl
+}
+
+/// The hemisphere ambient's radiance from direction `d` (`hemisphere` in WGSL).
+#[must_use]
+pub fn hemisphere(scene: &SceneUniforms, d: Vec3) -> Vec3 {
+    let k = 0.5 + 0.5 * d.y;
+    scene.ground.truncate() + (scene.sky.truncate() - scene.ground.truncate()) * k
+}
+
+/// Karis' analytic fit of the split-sum environment BRDF: returns (scale, bias) for
+/// `f0 · scale + bias` (`env_brdf` in WGSL).
+#[must_use]
+pub fn env_brdf(roughness: f32, nv: f32) -> (f32, f32) {
+    let c0 = [-1.0f32, -0.0275, -0.572, 0.022];
+    let c1 = [1.0f32, 0.0425, 1.04, -0.04];
+    let r = [
+        roughness * c0[0] + c1[0],
+        roughness * c0[1] + c1[1],
+        roughness * c0[2] + c1[2],
+        roughness * c0[3] + c1[3],
+    ];
+    let a004 = (r[0] * r[0]).min((-9.28 * nv).exp2()) * r[0] + r[1];
+    (-1.04 * a004 + r[2], 1.04 * a004 + r[3])
+}
+
+/// Linear radiance leaving `s` towards the camera: every light plus the ambient term
+/// (`shade` in WGSL).
+#[must_use]
+pub fn shade(s: &Surface, scene: &SceneUniforms) -> Vec3 {
+    let v = (scene.camera_position.truncate() - s.position).normalize();
+    let mut color = Vec3::ZERO;
+    for light in scene.lights.iter().take(scene.light_count as usize) {
+        let (l, radiance) = if light.position.w == 0.0 {
+            (light.position.truncate(), light.color.truncate())
+        } else {
+            let d = light.position.truncate() - s.position;
+            let dist2 = d.dot(d);
+            (
+                d * (1.0 / dist2.sqrt()),
+                light.color.truncate() * (1.0 / dist2.max(1e-4)),
+            )
+        };
+        color += brdf_light(s, v, l, radiance);
+    }
+    let nv = s.normal.dot(v).max(MIN_N_DOT_V);
+    let r = s.normal * (2.0 * s.normal.dot(v)) - v;
+    let f0 = Vec3::splat(0.04) + (s.base_color - Vec3::splat(0.04)) * s.metallic;
+    let c_diff = s.base_color * (1.0 - s.metallic);
+    let (scale, bias) = env_brdf(s.roughness.clamp(MIN_ROUGHNESS, 1.0), nv);
+    color += c_diff * hemisphere(scene, s.normal)
+        + hemisphere(scene, r) * (f0 * scale + Vec3::splat(bias));
+    color
+}
+
+/// The tone curve of `shaders/lit.wgsl` (Narkowicz's ACES fit, clamped to [0, 1]) applied to
+/// `exposure · radiance`; the render target's sRGB encoding follows.
+#[must_use]
+pub fn tonemap(radiance: Vec3, exposure: f32) -> Vec3 {
+    let x = radiance * exposure;
+    let num = x * (x * 2.51 + Vec3::splat(0.03));
+    let den = x * (x * 2.43 + Vec3::splat(0.59)) + Vec3::splat(0.14);
+    (num / den).clamp(Vec3::ZERO, Vec3::ONE)
+}
