@@ -64,6 +64,10 @@ struct Args {
     /// Force every material's anisotropy strength to this value (0 to 1).
     #[arg(long)]
     aniso: Option<f32>,
+    /// Side of every baked quaternion map (default: one texel per normal-map texel, at least
+    /// 256; the default scene uses 512).
+    #[arg(long)]
+    map_size: Option<u32>,
     /// Frames to time per mode (0: no timing).
     #[arg(long, default_value_t = 5)]
     frames: u32,
@@ -133,11 +137,17 @@ fn kib(bytes: u64) -> String {
 #[allow(clippy::too_many_lines)]
 fn run(args: &Args) -> Result<(), String> {
     let start = Instant::now();
-    let scene = if args.scene == "default" {
+    let mut scene = if args.scene == "default" {
         Scene::default_scene()
     } else {
         Scene::load(Path::new(&args.scene)).map_err(|e| e.to_string())?
     };
+    if let Some(size) = args.map_size {
+        if !(1..=16384).contains(&size) {
+            return Err(format!("--map-size {size} is outside 1 to 16384"));
+        }
+        scene.set_bake_size(size);
+    }
     for w in &scene.warnings {
         eprintln!("warning: {w}");
     }

@@ -7,8 +7,9 @@
 //      normal map;
 //  (b) qtangent: the quaternion vertex attribute decoded by mesh.wgsl's vs_quat / vs_f16x3 /
 //      vs_smallest3x6 / vs_smallest3x4, interpolated, and the normal map;
-//  (c) quaternion map: position and UV only (vs_position_uv); the frame is sampled per pixel
-//      (qmap_frame), the normal map already baked into it.
+//  (c) quaternion map: position and UV only (vs_position_uv; vs_position_uv2 adds the map's
+//      own UV set where the mesh's UVs overlap); the frame is sampled per pixel (qmap_frame),
+//      the normal map already baked into it.
 // (a) and (b) run the same fragment code (FRAME_SOURCE = 0); (c) sets FRAME_SOURCE = 1.
 //
 // The BRDF is mirrored in f32 by src/render/shading.rs, which the tests compare with.
@@ -80,15 +81,32 @@ fn vs_reference(
     return mesh_vertex(index, position, uv, f);
 }
 
+fn position_uv_vertex(index: u32, position: vec3<f32>, uv: vec2<f32>) -> VertexOut {
+    // No frame travels: the fragment stage samples it. A fixed one keeps mesh_vertex shared.
+    let f = Frame(vec3<f32>(0.0, 0.0, 1.0), vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 1.0, 0.0), 1.0);
+    return mesh_vertex(index, position, uv, f);
+}
+
 @vertex
 fn vs_position_uv(
     @builtin(vertex_index) index: u32,
     @location(0) position: vec3<f32>,
     @location(1) uv: vec2<f32>,
 ) -> VertexOut {
-    // No frame travels: the fragment stage samples it. A fixed one keeps mesh_vertex shared.
-    let f = Frame(vec3<f32>(0.0, 0.0, 1.0), vec3<f32>(1.0, 0.0, 0.0), vec3<f32>(0.0, 1.0, 0.0), 1.0);
-    return mesh_vertex(index, position, uv, f);
+    return position_uv_vertex(index, position, uv);
+}
+
+// (c) for a mesh whose map has its own UV layout (src/qmap/atlas.rs: the mesh's UVs overlap).
+@vertex
+fn vs_position_uv2(
+    @builtin(vertex_index) index: u32,
+    @location(0) position: vec3<f32>,
+    @location(1) uv: vec2<f32>,
+    @location(2) map_uv: vec2<f32>,
+) -> VertexOut {
+    var out = position_uv_vertex(index, position, uv);
+    out.map_uv = map_uv;
+    return out;
 }
 
 // ---- The shading frame. ----
@@ -124,7 +142,7 @@ fn shading_frame(in: VertexOut, front: bool) -> Frame {
     var h: f32;
     if FRAME_SOURCE == 1u {
         // Object-space frame from the map, moved to world space like mesh_vertex does.
-        let f = qmap_frame(map_quats, map_handedness, map_sampler, in.uv);
+        let f = qmap_frame(map_quats, map_handedness, map_sampler, in.map_uv);
         n = normalize((mesh.normal_matrix * vec4<f32>(f.n, 0.0)).xyz);
         t = orthonormal_tangent(n, normalize((mesh.model * vec4<f32>(f.t, 0.0)).xyz));
         h = f.handedness * mesh.model_handedness;

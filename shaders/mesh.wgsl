@@ -39,6 +39,9 @@ struct VertexOut {
     @location(2) tangent: vec4<f32>,
     // World-space position (lighting: view and point-light vectors).
     @location(3) world: vec3<f32>,
+    // Where a quaternion map is sampled: the UV, or a second UV set when the map has its own
+    // layout (lit.wgsl: vs_position_uv2).
+    @location(4) map_uv: vec2<f32>,
 }
 
 fn mesh_vertex(index: u32, position: vec3<f32>, uv: vec2<f32>, f: Frame) -> VertexOut {
@@ -60,6 +63,7 @@ fn mesh_vertex(index: u32, position: vec3<f32>, uv: vec2<f32>, f: Frame) -> Vert
         out.clip = mesh.view_proj * world;
     }
     out.uv = uv;
+    out.map_uv = uv;
     out.world = world.xyz;
     out.normal = normalize((mesh.normal_matrix * vec4<f32>(f.n, 0.0)).xyz);
     out.tangent = vec4<f32>(

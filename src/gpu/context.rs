@@ -1,4 +1,5 @@
-//! A headless wgpu device: no window, no surface.
+//! The wgpu device: headless ([`GpuContext::new`]), or able to present to a window's surface
+//! ([`GpuContext::for_surface`], the `viewer` example).
 
 use std::sync::{Arc, Mutex};
 
@@ -78,7 +79,7 @@ pub enum GpuError {
     },
 }
 
-/// Instance, adapter, device and queue, with no window.
+/// Adapter, device and queue.
 pub struct GpuContext {
     /// The adapter chosen.
     pub adapter: wgpu::Adapter,
@@ -104,6 +105,57 @@ fn rank(info: &wgpu::AdapterInfo) -> u32 {
     kind * 2 + api
 }
 
+/// The backend sets to try, in order: `WGPU_BACKEND` when set, otherwise the native APIs first
+/// and GL only when they find nothing (probing GL/EGL is slow and noisy on headless machines).
+fn backend_tries() -> Vec<wgpu::Backends> {
+    match wgpu::Backends::from_env() {
+        Some(b) => vec![b],
+        None => vec![wgpu::Backends::PRIMARY, wgpu::Backends::SECONDARY],
+    }
+}
+
+fn describe_adapter(a: &wgpu::Adapter) -> String {
+    let i = a.get_info();
+    format!("{} ({:?}, {:?})", i.name, i.backend, i.device_type)
+}
+
+fn describe_adapters(adapters: &[wgpu::Adapter]) -> String {
+    if adapters.is_empty() {
+        "none".to_string()
+    } else {
+        adapters
+            .iter()
+            .map(describe_adapter)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The best-ranked of `adapters` whose name contains `WGPU_ADAPTER_NAME` (case-insensitive)
+/// when that is set; `wanted` and `seen` go into the error when there is none.
+fn choose_adapter(
+    adapters: Vec<wgpu::Adapter>,
+    wanted: String,
+    seen: String,
+) -> Result<wgpu::Adapter, GpuError> {
+    let wanted_name = std::env::var("WGPU_ADAPTER_NAME")
+        .ok()
+        .map(|s| s.to_lowercase());
+    let wanted = match &wanted_name {
+        Some(n) => format!("{wanted}, WGPU_ADAPTER_NAME contains {n:?}"),
+        None => wanted,
+    };
+    adapters
+        .into_iter()
+        .filter(|a| {
+            wanted_name
+                .as_ref()
+                .is_none_or(|n| a.get_info().name.to_lowercase().contains(n))
+        })
+        .min_by_key(|a| rank(&a.get_info()))
+        .ok_or(GpuError::NoAdapter { wanted, seen })
+}
+
 impl GpuContext {
     /// Creates a headless context, blocking. See [`GpuContext::new_async`].
     ///
@@ -127,16 +179,9 @@ impl GpuContext {
     /// # Errors
     /// As [`GpuContext::new`].
     pub async fn new_async() -> Result<Self, GpuError> {
-        // WGPU_BACKEND decides when set; otherwise the native APIs first and GL only when they
-        // find nothing (probing GL/EGL is slow and noisy on headless machines).
-        let from_env = wgpu::Backends::from_env();
-        let tries = match from_env {
-            Some(b) => vec![b],
-            None => vec![wgpu::Backends::PRIMARY, wgpu::Backends::SECONDARY],
-        };
         let mut backends = wgpu::Backends::empty();
         let mut adapters = Vec::new();
-        for b in tries {
+        for b in backend_tries() {
             backends |= b;
             let desc = wgpu::InstanceDescriptor {
                 backends: b,
@@ -147,31 +192,59 @@ impl GpuContext {
                 break;
             }
         }
-        let describe = |a: &wgpu::Adapter| {
-            let i = a.get_info();
-            format!("{} ({:?}, {:?})", i.name, i.backend, i.device_type)
-        };
-        let seen = if adapters.is_empty() {
+        let seen = describe_adapters(&adapters);
+        let adapter = choose_adapter(adapters, format!("backends {backends:?}"), seen)?;
+        Self::with_adapter(adapter).await
+    }
+
+    /// Creates a context whose adapter can present to `surface` (made by `instance`): the
+    /// windowed viewer's.
+    ///
+    /// Picks among the adapters of `instance` that support `surface` as
+    /// [`GpuContext::new_async`] does (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, discrete GPUs first),
+    /// prints the chosen one to stderr, and requests the device with the same features, limits
+    /// and error handling.
+    ///
+    /// # Errors
+    /// As [`GpuContext::new`]; [`GpuError::NoAdapter`] also when adapters exist but none can
+    /// present to `surface`.
+    pub async fn for_surface(
+        instance: &wgpu::Instance,
+        surface: &wgpu::Surface<'_>,
+    ) -> Result<Self, GpuError> {
+        let mut backends = wgpu::Backends::empty();
+        let mut seen = Vec::new();
+        let mut adapters = Vec::new();
+        for b in backend_tries() {
+            backends |= b;
+            for a in instance.enumerate_adapters(b).await {
+                if a.is_surface_supported(surface) {
+                    adapters.push(a);
+                } else {
+                    seen.push(format!(
+                        "{} (cannot present to the window)",
+                        describe_adapter(&a)
+                    ));
+                }
+            }
+            if !adapters.is_empty() {
+                break;
+            }
+        }
+        seen.extend(adapters.iter().map(describe_adapter));
+        let seen = if seen.is_empty() {
             "none".to_string()
         } else {
-            adapters.iter().map(describe).collect::<Vec<_>>().join(", ")
+            seen.join(", ")
         };
-        let wanted_name = std::env::var("WGPU_ADAPTER_NAME")
-            .ok()
-            .map(|s| s.to_lowercase());
-        let wanted = match &wanted_name {
-            Some(n) => format!("backends {backends:?}, WGPU_ADAPTER_NAME contains {n:?}"),
-            None => format!("backends {backends:?}"),
-        };
-        let adapter = adapters
-            .into_iter()
-            .filter(|a| {
-                wanted_name
-                    .as_ref()
-                    .is_none_or(|n| a.get_info().name.to_lowercase().contains(n))
-            })
-            .min_by_key(|a| rank(&a.get_info()))
-            .ok_or(GpuError::NoAdapter { wanted, seen })?;
+        let wanted = format!("backends {backends:?} presenting to the window");
+        let adapter = choose_adapter(adapters, wanted, seen)?;
+        Self::with_adapter(adapter).await
+    }
+
+    /// Prints `adapter`, requests its device ([`REQUESTED_FEATURES`] where available, the
+    /// adapter's own limits) and installs the sink for uncaptured errors.
+    async fn with_adapter(adapter: wgpu::Adapter) -> Result<Self, GpuError> {
         let info = adapter.get_info();
         eprintln!(
             "qtangent: GPU adapter {} ({:?}, {:?}, driver {} {})",

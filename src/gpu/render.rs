@@ -15,8 +15,8 @@ use super::mesh::{vertex_entry_point, vertex_layout, MeshUniforms};
 use super::qmap::{upload as upload_map, GpuQuatMap};
 use super::{shaders, GpuContext, GpuError};
 use crate::encoding::Format;
-use crate::qmap::{self, MapStats, QuatMap};
-use crate::render::scene::{MapSource, Scene};
+use crate::qmap::{self, atlas, MapStats, QuatMap};
+use crate::render::scene::{self, MapSource, Scene};
 use crate::render::{Camera, FrameSource, Lighting, MaterialUniforms};
 
 /// The headless picture's format: 8-bit sRGB, so the PNG holds what a display would show.
@@ -85,7 +85,9 @@ pub struct ModeCost {
 struct GpuMesh {
     label: String,
     reference: wgpu::Buffer,
+    /// Position + UV (+ the map's UV when `map_uv`).
     position_uv: wgpu::Buffer,
+    map_uv: bool,
     qtangent: HashMap<Format, wgpu::Buffer>,
     index: wgpu::Buffer,
     index_count: u32,
@@ -132,7 +134,7 @@ pub struct Renderer {
     map_layout: wgpu::BindGroupLayout,
     material_sampler: wgpu::Sampler,
     map_sampler: wgpu::Sampler,
-    pipelines: Mutex<HashMap<(FrameSource, Output), wgpu::RenderPipeline>>,
+    pipelines: Mutex<HashMap<(FrameSource, Output, bool), wgpu::RenderPipeline>>,
 }
 
 fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
@@ -175,11 +177,16 @@ const REFERENCE_ATTRIBUTES: [wgpu::VertexAttribute; 4] = wgpu::vertex_attr_array
 ];
 const POSITION_UV_ATTRIBUTES: [wgpu::VertexAttribute; 2] =
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x2];
+const MAP_UV_ATTRIBUTES: [wgpu::VertexAttribute; 3] =
+    wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x2, 2 => Float32x2];
 
 /// Bytes per vertex of the reference stream: position, UV, f32 normal, f32 tangent + w.
 pub const REFERENCE_STRIDE: u64 = 48;
 /// Bytes per vertex of the quaternion-map stream: position and UV.
 pub const POSITION_UV_STRIDE: u64 = 20;
+/// Bytes per vertex of the quaternion-map stream of a mesh whose map has its own layout
+/// ([`crate::qmap::atlas`]): position, UV and the map's UV.
+pub const MAP_UV_STRIDE: u64 = 28;
 
 /// Mip chain of an 8-bit image (triangle filter, down to 1×1), level 0 first.
 fn mip_chain(img: &RgbaImage) -> Vec<RgbaImage> {
@@ -335,17 +342,21 @@ impl Renderer {
         })
     }
 
+    /// The pipeline for `source` and `output`; `map_uv` selects the quaternion-map vertex layout
+    /// with a second UV set.
     fn pipeline(
         &self,
         ctx: &GpuContext,
         source: FrameSource,
         output: Output,
+        map_uv: bool,
     ) -> Result<wgpu::RenderPipeline, GpuError> {
+        let key = (source, output, map_uv && source == FrameSource::QuatMap);
         if let Some(p) = self
             .pipelines
             .lock()
             .ok()
-            .and_then(|m| m.get(&(source, output)).cloned())
+            .and_then(|m| m.get(&key).cloned())
         {
             return Ok(p);
         }
@@ -359,9 +370,15 @@ impl Renderer {
             step_mode: wgpu::VertexStepMode::Vertex,
             attributes: &POSITION_UV_ATTRIBUTES,
         };
+        let map_uv_layout = wgpu::VertexBufferLayout {
+            array_stride: MAP_UV_STRIDE,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &MAP_UV_ATTRIBUTES,
+        };
         let (entry, buffer, frame_source) = match source {
             FrameSource::Reference => ("vs_reference", reference_layout, 0.0),
             FrameSource::QTangent(f) => (vertex_entry_point(f), vertex_layout(f), 0.0),
+            FrameSource::QuatMap if key.2 => ("vs_position_uv2", map_uv_layout, 1.0),
             FrameSource::QuatMap => ("vs_position_uv", position_uv_layout, 1.0),
         };
         let (fs_entry, formats): (&str, Vec<wgpu::TextureFormat>) = match output {
@@ -422,7 +439,7 @@ impl Renderer {
                 })
         })?;
         if let Ok(mut m) = self.pipelines.lock() {
-            m.insert((source, output), pipeline.clone());
+            m.insert(key, pipeline.clone());
         }
         Ok(pipeline)
     }
@@ -625,13 +642,42 @@ impl Renderer {
             r.frame_vertex_bytes += n * 28;
             r.frame_texture_bytes += normal_texture_bytes[sm.material];
             let label = p.label.clone();
-            let (bake, normal_map) = scene.bake_input(i);
+            let mut map_uvs = None;
             let map = match &sm.map {
                 MapSource::None => None,
                 MapSource::Authored(m) => Some((**m).clone()),
                 MapSource::Bake { size } => {
-                    progress(&format!("baking the {size}² quaternion map of {label}"));
+                    let (mut bake, mut normal_map) = scene.bake_input(i);
+                    let overlap = atlas::overlap_fraction(&bake)
+                        .map_err(|e| GpuError::Input(e.to_string()))?;
+                    let repack = overlap > atlas::OVERLAP_THRESHOLD;
+                    // Repacked, the parts that shared texels share the square instead: twice
+                    // the side keeps their texel density.
+                    let size = if repack {
+                        &(size.saturating_mul(2)).min(scene::MAX_AUTO_BAKE_SIZE.max(*size))
+                    } else {
+                        size
+                    };
                     let settings = Scene::bake_settings(*size);
+                    if repack {
+                        progress(&format!(
+                            "{label}: {:.0}% of its UV texels overlap; its quaternion map gets a layout of its own",
+                            overlap * 100.0
+                        ));
+                        let uvs = atlas::unique_layout(&bake, *size, 2 * settings.padding + 2);
+                        if let Some(nm) = &normal_map {
+                            normal_map = Some(atlas::resample_normal_map(
+                                &bake,
+                                &uvs,
+                                nm,
+                                *size,
+                                settings.padding as f32 + 2.0,
+                            ));
+                        }
+                        bake.uvs.clone_from(&uvs);
+                        map_uvs = Some(uvs);
+                    }
+                    progress(&format!("baking the {size}² quaternion map of {label}"));
                     let raster = super::bake::raster_gpu(
                         ctx,
                         &bake,
@@ -642,6 +688,13 @@ impl Renderer {
                     Some(qmap::finish(&raster, settings.padding, &mut |_, _, _| {}))
                 }
             };
+            if let Some(uvs) = &map_uvs {
+                position_uv.clear();
+                for ((pos, uv), m) in p.positions.iter().zip(&p.uvs).zip(uvs) {
+                    let v: [f32; 7] = [pos.x, pos.y, pos.z, uv.x, uv.y, m.x, m.y];
+                    position_uv.extend_from_slice(bytemuck::cast_slice(&v));
+                }
+            }
             let q = costs.entry(FrameSource::QuatMap).or_default();
             let map = match map {
                 Some(m) => {
@@ -672,6 +725,7 @@ impl Renderer {
                 label,
                 reference: buffer("reference vertices", &reference, vertex),
                 position_uv: buffer("position+uv vertices", &position_uv, vertex),
+                map_uv: map_uvs.is_some(),
                 qtangent,
                 index: buffer("indices", index_bytes, wgpu::BufferUsages::INDEX),
                 index_count: p.indices.len() as u32,
@@ -799,7 +853,7 @@ impl Renderer {
                     (FrameSource::QTangent(f), vb, &scene.dummy_map)
                 }
             };
-            let pipeline = self.pipeline(ctx, src, output)?;
+            let pipeline = self.pipeline(ctx, src, output, mesh.map_uv)?;
             pass.set_pipeline(&pipeline);
             pass.set_bind_group(0, &o.bind_group, &[]);
             pass.set_bind_group(2, &scene.materials[mesh.material], &[]);

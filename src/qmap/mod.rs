@@ -27,6 +27,7 @@
 //! - **Overlaps**: where several triangles cover a texel (mirrored or stacked UV islands) the
 //!   lowest-numbered triangle wins; the texels are counted in [`MapStats::overlapping`].
 
+pub mod atlas;
 pub mod cpu;
 pub mod io;
 pub mod normal_map;
