@@ -533,8 +533,10 @@ pub fn spun_metal_map(plate: &Prepared, size: u32) -> QuatMap {
                 (x as f32 + 0.5) / size as f32 - 0.5,
                 (y as f32 + 0.5) / size as f32 - 0.5,
             );
-            // Tangent-space direction (u, h·v-ish) of the circle through c.
-            let theta = c.y.atan2(c.x) + 0.5 * PI;
+            // The circle's direction at c, as an angle in the frame's (t, cross(n, t)) plane.
+            // glTF UVs: the bitangent h·cross(n, t) points towards −v, so a UV direction
+            // (du, dv) is (du, −h·dv) there.
+            let theta = (-h * c.y).atan2(c.x) + 0.5 * PI;
             let (s, co) = (0.5 * theta).sin_cos();
             let turn = Vec4::new(0.0, 0.0, s, co);
             let mut q = texel::quat_mul(base, turn);

@@ -1,0 +1,402 @@
+//! The lit renderer against a CPU reference, on an analytic scene: a unit sphere (its frames
+//! known in closed form: n = position, t along the parallels) lit by one directional light,
+//! drawn in all three frame-source modes — f32 vertex frames, qtangent vertex frames in every
+//! format, and a quaternion map baked from the same frames.
+//!
+//! Per sampled pixel (seeded, printed on failure) the CPU casts the pixel centre's ray at the
+//! mesh, interpolates the frame with the hit's barycentrics exactly as the rasteriser does
+//! (perspective-correct), decodes it as the mode does (f32, the CPU decoder of the format, or a
+//! bilinear sample of the map) and checks:
+//!
+//! 1. **The frame** the fragment stage shaded with (read back, `Output::Frame`) against the CPU
+//!    frame. The GPU's interpolation point is not the pixel centre to the bit: vertices snap to
+//!    the sub-pixel grid, ≥ 4 bits in Vulkan (2⁻⁴ px), so the interpolated attributes are those
+//!    of a point up to 2⁻⁴ px away in x and in y. The bound is therefore 2 · 2⁻⁴ · S, S the
+//!    largest change of any component between this pixel's CPU frame and its four neighbours'
+//!    (measured, per pixel), plus 64 f32 roundings (normalisations and the transform). The map
+//!    adds the sampler's weight snapping (sub-texel bits ≥ 4: tests/gpu_qmap_sample.rs derives
+//!    it) of the four texels read, times 4 for quaternion → vector.
+//! 2. **The shading**: the GPU's linear radiance (`Output::Shading`) against
+//!    `render::shading::shade` evaluated on the GPU's own frame and world position, so only
+//!    the BRDF's arithmetic differs: ~60 f32 operations at WGSL's accuracy (≤ 2.5 ulp for
+//!    division, 2 for inverseSqrt, ≤ 22 for exp2 at |x| ≤ 9.3) compose to < 2⁸ ulp = 2⁻¹⁶
+//!    relative; 2⁻¹² of the largest channel leaves 16× margin.
+//!
+//! Needs a GPU adapter (lavapipe is enough); without one it fails saying how to install it.
+
+mod common;
+
+use glam::{DMat4, DVec3, DVec4, Mat4, Vec2, Vec3, Vec4};
+use qtangent::gpu::render::{Output, Renderer, View, DEBUG_POISON};
+use qtangent::gpu::GpuContext;
+use qtangent::mesh::{procedural, Prepared};
+use qtangent::qmap::{self, BakeMesh, BakeSettings, MapFormat, QuatMap};
+use qtangent::render::scene::{MapSource, Scene, SceneMaterial, SceneMesh, SceneObject};
+use qtangent::render::shading::{self, Surface};
+use qtangent::render::{Camera, FrameSource, Lighting, MaterialUniforms};
+use qtangent::Format;
+use rand::Rng;
+
+const SIZE: u32 = 256;
+const MAP_W: u32 = 128;
+const MAP_H: u32 = 64;
+/// f32 unit roundoff.
+const U: f32 = f32::EPSILON / 2.0;
+/// Vulkan's minimum sub-pixel precision: vertices snap to 2⁻⁴ px.
+const SUBPIXEL: f32 = 1.0 / 16.0;
+/// Vulkan's minimum sub-texel precision (bits) for the filter weights; llvmpipe has 8.
+fn subtexel_step(ctx: &GpuContext) -> f32 {
+    if ctx.info.name.to_lowercase().contains("llvmpipe") {
+        1.0 / 256.0
+    } else {
+        1.0 / 16.0
+    }
+}
+
+fn context() -> GpuContext {
+    GpuContext::new().unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"))
+}
+
+fn material() -> MaterialUniforms {
+    MaterialUniforms {
+        base_color: Vec4::new(0.8, 0.45, 0.25, 1.0),
+        metallic: 0.3,
+        roughness: 0.45,
+        // Anisotropic, so the tangent matters to the picture.
+        anisotropy: 0.7,
+        ..MaterialUniforms::default()
+    }
+}
+
+struct Setup {
+    scene: Scene,
+    sphere: Prepared,
+    map: QuatMap,
+    view: View,
+}
+
+fn setup() -> Setup {
+    let sphere = procedural::uv_sphere(48, 24).prepare().expect("sphere prepares");
+    let bake = BakeMesh::from_prepared("sphere", &[&sphere]);
+    let settings = BakeSettings {
+        width: MAP_W,
+        height: MAP_H,
+        padding: 2,
+        format: MapFormat::Rgba16Float,
+    };
+    let map = qmap::bake_cpu(&bake, None, &settings, &mut |_, _, _| {}).expect("sphere bakes");
+    let scene = Scene {
+        name: "analytic sphere".into(),
+        meshes: vec![SceneMesh {
+            mesh: sphere.clone(),
+            material: 0,
+            map: MapSource::Authored(Box::new(map.clone())),
+        }],
+        materials: vec![SceneMaterial::plain("test", material())],
+        objects: vec![SceneObject {
+            mesh: 0,
+            model: Mat4::IDENTITY,
+        }],
+        warnings: Vec::new(),
+    };
+    let view = View {
+        camera: Camera::fit(Vec3::ZERO, 1.0, 1.0, 25.0, 20.0),
+        lighting: Lighting::single(Vec3::new(0.4, 0.7, 0.6), Vec3::splat(3.0)),
+        anisotropy_override: None,
+        background: Vec3::ZERO,
+    };
+    Setup {
+        scene,
+        sphere,
+        map,
+        view,
+    }
+}
+
+/// The ray through the centre of pixel (x, y): origin and direction, f64.
+fn pixel_ray(inv: &DMat4, x: f64, y: f64) -> (DVec3, DVec3) {
+    let ndc = DVec3::new(
+        2.0 * x / f64::from(SIZE) - 1.0,
+        1.0 - 2.0 * y / f64::from(SIZE),
+        0.0,
+    );
+    let un = |z: f64| {
+        let p = *inv * DVec4::new(ndc.x, ndc.y, z, 1.0);
+        p.truncate() / p.w
+    };
+    let (a, b) = (un(0.0), un(1.0));
+    (a, (b - a).normalize())
+}
+
+/// Nearest hit of the ray with the mesh: (triangle, barycentrics), Möller–Trumbore in f64.
+fn cast(mesh: &Prepared, o: DVec3, d: DVec3) -> Option<(usize, DVec3)> {
+    let mut best: Option<(f64, usize, DVec3)> = None;
+    for (t, tri) in mesh.indices.chunks_exact(3).enumerate() {
+        let [a, b, c] = [0, 1, 2].map(|k| mesh.positions[tri[k] as usize].as_dvec3());
+        let (e1, e2) = (b - a, c - a);
+        let p = d.cross(e2);
+        let det = e1.dot(p);
+        if det.abs() < 1e-14 {
+            continue;
+        }
+        let s = o - a;
+        let u = s.dot(p) / det;
+        let q = s.cross(e1);
+        let v = d.dot(q) / det;
+        let dist = e2.dot(q) / det;
+        if u < 0.0 || v < 0.0 || u + v > 1.0 || dist <= 0.0 {
+            continue;
+        }
+        if best.is_none_or(|(bd, _, _)| dist < bd) {
+            best = Some((dist, t, DVec3::new(1.0 - u - v, u, v)));
+        }
+    }
+    best.map(|(_, t, l)| (t, l))
+}
+
+/// Bilinear sample of level 0, clamp-to-edge (the renderer's map sampler at magnification):
+/// the filtered quaternion, the filtered handedness, and the weight-snapping bound E_w.
+fn sample_map(map: &QuatMap, uv: Vec2, e: f32) -> (Vec4, f32, f32) {
+    let l = &map.levels[0];
+    let s = Vec2::new(uv.x * l.width as f32 - 0.5, uv.y * l.height as f32 - 0.5);
+    let f = s - s.floor();
+    let clampi = |i: f32, n: u32| (i.max(0.0) as u32).min(n - 1) as usize;
+    let (x0, y0) = (s.x.floor(), s.y.floor());
+    let at = |dx: f32, dy: f32| {
+        let k = clampi(y0 + dy, l.height) * l.width as usize + clampi(x0 + dx, l.width);
+        (l.quats[k], f32::from(l.handedness[k]))
+    };
+    let (q00, h00) = at(0.0, 0.0);
+    let (q10, h10) = at(1.0, 0.0);
+    let (q01, h01) = at(0.0, 1.0);
+    let (q11, h11) = at(1.0, 1.0);
+    let a = [1.0 - f.x, f.x];
+    let b = [1.0 - f.y, f.y];
+    let q = q00 * (a[0] * b[0]) + q10 * (a[1] * b[0]) + q01 * (a[0] * b[1]) + q11 * (a[1] * b[1]);
+    let h = h00 * (a[0] * b[0]) + h10 * (a[1] * b[0]) + h01 * (a[0] * b[1]) + h11 * (a[1] * b[1]);
+    let dx = (q10 - q00) * b[0] + (q11 - q01) * b[1];
+    let dy = (q01 - q00) * a[0] + (q11 - q10) * a[1];
+    let c = q11 - q10 - q01 + q00;
+    let ew = e * dx.length() + e * dy.length() + e * e * c.length();
+    (q, h, ew)
+}
+
+/// The CPU's shading frame (n, t, E_filter) at barycentrics `l` of triangle `tri`.
+fn cpu_frame(
+    st: &Setup,
+    source: FrameSource,
+    tri: usize,
+    l: DVec3,
+    e: f32,
+) -> (Vec3, Vec3, f32) {
+    let idx = &st.sphere.indices[3 * tri..3 * tri + 3];
+    let l = l.as_vec3();
+    let w = [l.x, l.y, l.z];
+    match source {
+        FrameSource::QuatMap => {
+            let uv: Vec2 = (0..3).map(|k| st.sphere.uvs[idx[k] as usize] * w[k]).sum();
+            let (q, _h, ew) = sample_map(&st.map, uv, e);
+            let len = q.length();
+            let qn = glam::Quat::from_vec4(q / len);
+            let n = (qn * Vec3::Z).normalize();
+            let t = orthonormal_tangent(n, qn * Vec3::X);
+            // Storage: a filter that rounds to 16 bits is off by half a step a component.
+            let half = MapFormat::Rgba16Float.half_step();
+            (n, t, 4.0 * (ew + 2.0 * half) / len)
+        }
+        _ => {
+            let frames: Vec<qtangent::TangentFrame> = idx
+                .iter()
+                .map(|&v| {
+                    let f = st.sphere.frames[v as usize];
+                    match source {
+                        FrameSource::QTangent(fmt) => {
+                            let mut bytes = Vec::new();
+                            fmt.encode_into(&f.to_qtangent(), &mut bytes);
+                            fmt.decode(&bytes).to_frame()
+                        }
+                        _ => f,
+                    }
+                })
+                .collect();
+            let ni: Vec3 = (0..3).map(|k| frames[k].normal * w[k]).sum();
+            let ti: Vec3 = (0..3).map(|k| frames[k].tangent * w[k]).sum();
+            let n = ni.normalize();
+            (n, orthonormal_tangent(n, ti), 0.0)
+        }
+    }
+}
+
+fn orthonormal_tangent(n: Vec3, t: Vec3) -> Vec3 {
+    let p = t - n * n.dot(t);
+    p / p.dot(p).sqrt()
+}
+
+fn max_abs(a: Vec3, b: Vec3) -> f32 {
+    (a - b).abs().max_element()
+}
+
+#[test]
+fn sphere_frames_and_shading_match_the_cpu_in_every_mode() {
+    let ctx = context();
+    let st = setup();
+    let renderer = Renderer::new(&ctx).expect("renderer");
+    let gpu = renderer
+        .upload(&ctx, &st.scene, &Format::ALL, &mut |_| {})
+        .expect("upload");
+    let vp = st.view.camera.view_proj(1.0).as_dmat4();
+    let inv = vp.inverse();
+    let eye = st.view.camera.position().as_dvec3();
+    let scene_u = st.view.lighting.uniforms(st.view.camera.position(), None);
+    let e = subtexel_step(&ctx);
+    let mut sources = vec![FrameSource::Reference, FrameSource::QuatMap];
+    sources.extend(Format::ALL.map(FrameSource::QTangent));
+    for source in sources {
+        let [normals, tangents] = renderer
+            .render_debug(&ctx, &gpu, &st.view, source, Output::Frame, SIZE, SIZE)
+            .expect("frame render");
+        let [radiance, world] = renderer
+            .render_debug(&ctx, &gpu, &st.view, source, Output::Shading, SIZE, SIZE)
+            .expect("shading render");
+        common::for_seeds(&format!("sphere {}", source.label()), 1, |seed, rng| {
+            let mut checked = 0;
+            let mut worst_frame = 0.0f32;
+            let mut worst_shade = 0.0f32;
+            for _ in 0..4000 {
+                let (x, y) = (rng.random_range(1..SIZE - 1), rng.random_range(1..SIZE - 1));
+                let (o, d) = pixel_ray(&inv, f64::from(x) + 0.5, f64::from(y) + 0.5);
+                let Some((tri, l)) = cast(&st.sphere, o, d) else {
+                    continue;
+                };
+                let (n_cpu, t_cpu, e_filter) = cpu_frame(&st, source, tri, l, e);
+                let k = (y * SIZE + x) as usize;
+                let g = normals[k];
+                assert!(
+                    g[0] != DEBUG_POISON,
+                    "seed {seed:#x}: pixel ({x}, {y}) is on the sphere but the GPU wrote nothing"
+                );
+                // Stay away from the silhouette: there a neighbour may miss the sphere and the
+                // map's level of detail grows.
+                let wp = Vec3::new(world[k][0], world[k][1], world[k][2]);
+                let v = (eye.as_vec3() - wp).normalize();
+                if n_cpu.dot(v) < 0.5 {
+                    continue;
+                }
+                // S: the frame's change to the four neighbouring pixels' centres.
+                let mut s = 0.0f32;
+                for (dx, dy) in [(-1.0, 0.0), (1.0, 0.0), (0.0, -1.0), (0.0, 1.0)] {
+                    let (o2, d2) =
+                        pixel_ray(&inv, f64::from(x) + 0.5 + dx, f64::from(y) + 0.5 + dy);
+                    if let Some((t2, l2)) = cast(&st.sphere, o2, d2) {
+                        let (n2, tt2, _) = cpu_frame(&st, source, t2, l2, e);
+                        s = s.max(max_abs(n2, n_cpu)).max(max_abs(tt2, t_cpu));
+                    }
+                }
+                let bound = 2.0 * SUBPIXEL * s + e_filter + 64.0 * U;
+                let n_gpu = Vec3::new(g[0], g[1], g[2]);
+                let t_gpu = Vec3::new(tangents[k][0], tangents[k][1], tangents[k][2]);
+                let err = max_abs(n_gpu, n_cpu).max(max_abs(t_gpu, t_cpu));
+                assert!(
+                    err <= bound,
+                    "seed {seed:#x} {}: pixel ({x}, {y}) frame differs by {err:e} > bound {bound:e} \
+                     (S = {s:e}, filter {e_filter:e}); GPU n {n_gpu} t {t_gpu}, CPU n {n_cpu} t {t_cpu}",
+                    source.label()
+                );
+                worst_frame = worst_frame.max(err / bound);
+                // 2: the BRDF on the GPU's own inputs.
+                let surface = Surface::with_material(wp, n_gpu, t_gpu, &material(), -1.0);
+                let want = shading::shade(&surface, &scene_u);
+                let got = Vec3::new(radiance[k][0], radiance[k][1], radiance[k][2]);
+                let tol = (2.0f32).powi(-12) * want.max_element().max(got.max_element()) + 64.0 * U;
+                let diff = max_abs(got, want);
+                assert!(
+                    diff <= tol,
+                    "seed {seed:#x} {}: pixel ({x}, {y}) radiance {got} vs CPU {want}: {diff:e} > {tol:e}",
+                    source.label()
+                );
+                worst_shade = worst_shade.max(diff / tol);
+                checked += 1;
+            }
+            assert!(checked > 1000, "only {checked} pixels checked");
+            eprintln!(
+                "{}: {checked} pixels; worst frame error {:.2e} of its bound, worst radiance error {:.2e} of its bound",
+                source.label(),
+                worst_frame,
+                worst_shade
+            );
+        });
+    }
+}
+
+#[test]
+fn every_pixel_of_the_sphere_is_written_and_nothing_else() {
+    let ctx = context();
+    let st = setup();
+    let renderer = Renderer::new(&ctx).expect("renderer");
+    let gpu = renderer
+        .upload(&ctx, &st.scene, &[Format::Snorm16x4], &mut |_| {})
+        .expect("upload");
+    let inv = st.view.camera.view_proj(1.0).as_dmat4().inverse();
+    let [normals, _] = renderer
+        .render_debug(&ctx, &gpu, &st.view, FrameSource::QuatMap, Output::Frame, SIZE, SIZE)
+        .expect("render");
+    let mut mismatches = 0;
+    for y in 0..SIZE {
+        for x in 0..SIZE {
+            let (o, d) = pixel_ray(&inv, f64::from(x) + 0.5, f64::from(y) + 0.5);
+            let hit = cast(&st.sphere, o, d).is_some();
+            let written = normals[(y * SIZE + x) as usize][0] != DEBUG_POISON;
+            // Pixels whose centre lies within rounding of a silhouette edge may go either way.
+            if hit != written {
+                mismatches += 1;
+            }
+        }
+    }
+    // The silhouette is ~π·200 px long; a pixel centre within 2⁻⁴ px of it (the sub-pixel
+    // snap) can flip: at most a few percent of the silhouette's pixels.
+    assert!(
+        mismatches <= 40,
+        "{mismatches} pixels disagree with the CPU ray cast on coverage"
+    );
+}
+
+#[test]
+fn the_spun_metal_map_is_aligned_except_along_one_ray() {
+    let plate = qtangent::render::scene::plate(2.0)
+        .prepare()
+        .expect("plate prepares");
+    let size = 128;
+    let map = qtangent::render::scene::spun_metal_map(&plate, size);
+    // The tangent field winds once around the centre, so q turns into −q going round: the
+    // hemisphere rule must leave conflicts, but only where the seam ray crosses the rows or
+    // columns — at most one per row and one per column.
+    assert!(map.stats.hemisphere_conflicts > 0, "a winding field must conflict somewhere");
+    assert!(
+        map.stats.hemisphere_conflicts <= 2 * size as usize,
+        "{} conflicts: more than a seam ray's",
+        map.stats.hemisphere_conflicts
+    );
+    // Every texel's tangent runs along the circle about the centre.
+    let l = &map.levels[0];
+    for y in (0..size).step_by(7) {
+        for x in (0..size).step_by(5) {
+            let c = Vec2::new(
+                (x as f32 + 0.5) / size as f32 - 0.5,
+                (y as f32 + 0.5) / size as f32 - 0.5,
+            );
+            if c.length() < 2.0 / size as f32 {
+                continue;
+            }
+            let q = glam::Quat::from_vec4(l.quats[(y * size + x) as usize]).normalize();
+            let t = q * Vec3::X;
+            // Plate frame: tangent +X (u), normal +Y, so UV direction (a, b) is (a, 0, b)·h.
+            let radial = Vec3::new(c.x, 0.0, c.y).normalize();
+            // f16 storage: angle error ≤ MapFormat::max_error_deg; sin of it bounds the dot.
+            let tol = MapFormat::Rgba16Float.max_error_deg().to_radians().sin() + 8.0 * U;
+            assert!(
+                t.dot(radial).abs() <= tol,
+                "texel ({x}, {y}): tangent {t} is not perpendicular to the radius {radial}"
+            );
+        }
+    }
+}
