@@ -138,6 +138,11 @@ pub enum SceneError {
 /// 512² resolves the vertex-frame interpolation of the shared meshes to within the 40 dB the
 /// render tests ask for (256² does not on the duck: 35 dB).
 pub const MIN_BAKE_SIZE: u32 = 512;
+/// Padding rings of the maps the renderer bakes. Minified, a map is read from its mips, where
+/// level k has 2⁻ᵏ of the padding: 16 rings keep a 4-texel margin at level 2 (a quarter of the
+/// normal map's resolution), so island edges read their own frames rather than a neighbour
+/// island's or background.
+pub const RENDER_PADDING: u32 = 16;
 /// Largest side chosen automatically (the bake itself allows more).
 pub const MAX_AUTO_BAKE_SIZE: u32 = 4096;
 
@@ -203,14 +208,14 @@ impl Scene {
         (bake, self.materials[m.material].bake_normal_map())
     }
 
-    /// Bake settings for a map of `size`² in the renderer's format (rgba16f, 4 rings of
-    /// padding).
+    /// Bake settings for a map of `size`² in the renderer's format (rgba16f) with
+    /// [`RENDER_PADDING`] rings of padding.
     #[must_use]
     pub fn bake_settings(size: u32) -> BakeSettings {
         BakeSettings {
             width: size,
             height: size,
-            padding: 4,
+            padding: RENDER_PADDING,
             format: MapFormat::Rgba16Float,
         }
     }

@@ -95,3 +95,33 @@ pub fn flight_helmet_materials(
     }
     out
 }
+
+/// Where tests write pictures for a person to look at: `target/test-output/`.
+pub fn test_output_dir() -> std::path::PathBuf {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-output");
+    let _ = std::fs::create_dir_all(&dir);
+    dir
+}
+
+/// Writes `<name>-actual.png`, `<name>-expected.png` and `<name>-difference.png` (the heatmap
+/// of `qtangent::render::compare::heatmap`) into [`test_output_dir`]; returns a line naming
+/// them, for the failure message.
+pub fn write_failure_images(
+    name: &str,
+    actual: &image::RgbaImage,
+    expected: &image::RgbaImage,
+) -> String {
+    let dir = test_output_dir();
+    let paths = ["actual", "expected", "difference"].map(|k| dir.join(format!("{name}-{k}.png")));
+    let _ = actual.save(&paths[0]);
+    let _ = expected.save(&paths[1]);
+    if let Ok(h) = qtangent::render::compare::heatmap(actual, expected) {
+        let _ = h.save(&paths[2]);
+    }
+    format!(
+        "see {}, {} and {}",
+        paths[0].display(),
+        paths[1].display(),
+        paths[2].display()
+    )
+}

@@ -1,0 +1,217 @@
+//! The three frame sources on real meshes and the default scene: the qtangent vertex frame and
+//! the quaternion map must light a surface like 28 bytes of f32 normal + tangent and the normal
+//! map do.
+//!
+//! **The bound: PSNR ≥ 40 dB against the reference**, the issue's figure for "looks the same":
+//! an RMS difference of 255 / 10² = 2.55 levels of 255. What each mode can lose:
+//! - qtangent (snorm16x4, 0.004° at most) changes a normal by far less than one level can show:
+//!   measured 84–90 dB, mostly single-level rounding flips.
+//! - the quaternion map replaces "interpolate the vertex frame, then apply the bilinearly
+//!   filtered normal map" by "bilinearly filter frames baked at texel centres": the same to first
+//!   order, different by the curvature of the frame field and the normal map across a texel
+//!   (second order), which a specular highlight magnifies; and where the view minifies the
+//!   map, its mips average frames where the normal map's average colours. Measured at the
+//!   render tool's default view (1280×720): 41.1 dB on FlightHelmet, 46 dB on the duck. The
+//!   differences sit on UV-island edges and busy normal-map detail (the heatmap); the same
+//!   helmet at 960×540, more minified, measures 40.1 dB. The 40 dB bound was the issue's and
+//!   was not moved; the margin on FlightHelmet is small and the README says so.
+//!
+//! On failure the pictures are written to `target/test-output/` (`*-actual.png`,
+//! `*-expected.png`, `*-difference.png`). Needs a GPU adapter (lavapipe is enough) and the
+//! shared assets (`QTANGENT_ASSETS`; required under CI).
+
+mod common;
+
+use image::RgbaImage;
+use qtangent::gpu::render::{Renderer, View};
+use qtangent::gpu::GpuContext;
+use qtangent::render::compare;
+use qtangent::render::scene::Scene;
+use qtangent::render::FrameSource;
+use qtangent::Format;
+
+/// The `render` tool's default view and size: what the README's pictures show.
+const W: u32 = 1280;
+const H: u32 = 720;
+/// The issue's equivalence bound (see the module docs).
+const MIN_PSNR_DB: f64 = 40.0;
+
+fn context() -> GpuContext {
+    GpuContext::new().unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"))
+}
+
+const MODES: [FrameSource; 3] = [
+    FrameSource::Reference,
+    FrameSource::QTangent(Format::Snorm16x4),
+    FrameSource::QuatMap,
+];
+
+/// Renders `scene` in the three modes at `w × h` from the default camera.
+fn render_modes(
+    ctx: &GpuContext,
+    scene: &Scene,
+    w: u32,
+    h: u32,
+) -> (Vec<RgbaImage>, qtangent::gpu::render::GpuScene, View) {
+    let renderer = Renderer::new(ctx).expect("renderer");
+    let gpu = renderer
+        .upload(ctx, scene, &[Format::Snorm16x4], &mut |_| {})
+        .unwrap_or_else(|e| panic!("{}: upload failed: {e}", scene.name));
+    let view = View::fitted(scene, w as f32 / h as f32, 30.0, 20.0);
+    let images = MODES
+        .iter()
+        .map(|&s| {
+            renderer
+                .render_image(ctx, &gpu, &view, s, w, h)
+                .unwrap_or_else(|e| panic!("{}: {} render failed: {e}", scene.name, s.label()))
+        })
+        .collect();
+    (images, gpu, view)
+}
+
+fn background_fraction(img: &RgbaImage) -> f64 {
+    let bg = img.get_pixel(0, 0);
+    img.pixels().filter(|p| *p == bg).count() as f64 / f64::from(img.width() * img.height())
+}
+
+fn assert_equivalent(name: &str, images: &[RgbaImage]) {
+    for (k, s) in MODES.iter().enumerate().skip(1) {
+        let d = compare::diff(&images[k], &images[0], None).expect("same size");
+        eprintln!("{name}: {} vs reference: {d}", s.label());
+        if d.psnr_db < MIN_PSNR_DB {
+            let where_ = common::write_failure_images(
+                &format!("{name}-{}", s.mode_name()),
+                &images[k],
+                &images[0],
+            );
+            panic!(
+                "{name}: {} differs from the reference: {d} (bound {MIN_PSNR_DB} dB); {where_}",
+                s.label()
+            );
+        }
+    }
+}
+
+fn asset(rel: &str) -> Option<std::path::PathBuf> {
+    common::assets_dir().map(|d| d.join(rel))
+}
+
+#[test]
+fn flight_helmet_looks_the_same_in_every_mode() {
+    let Some(path) = asset("gltf/FlightHelmet/FlightHelmet.gltf") else {
+        return;
+    };
+    let ctx = context();
+    let scene = Scene::load(&path).expect("FlightHelmet loads");
+    let (images, _, _) = render_modes(&ctx, &scene, W, H);
+    assert!(
+        background_fraction(&images[0]) < 0.95,
+        "the helmet covers almost nothing"
+    );
+    assert_equivalent("flight-helmet", &images);
+}
+
+#[test]
+fn the_duck_looks_the_same_in_every_mode() {
+    let Some(path) = asset("obj/duck.obj") else {
+        return;
+    };
+    let ctx = context();
+    let scene = Scene::load(&path).expect("duck loads");
+    let (images, _, _) = render_modes(&ctx, &scene, W, H);
+    assert_equivalent("duck", &images);
+}
+
+#[test]
+fn every_gltf_asset_renders_in_every_mode() {
+    let Some(dir) = common::assets_dir() else {
+        return;
+    };
+    let ctx = context();
+    let mut files: Vec<_> = std::fs::read_dir(dir.join("gltf"))
+        .expect("gltf folder")
+        .flatten()
+        .map(|e| e.path())
+        .flat_map(|p| {
+            if p.is_dir() {
+                std::fs::read_dir(&p)
+                    .map(|d| d.flatten().map(|e| e.path()).collect::<Vec<_>>())
+                    .unwrap_or_default()
+            } else {
+                vec![p]
+            }
+        })
+        .filter(|p| p.extension().is_some_and(|e| e == "gltf" || e == "glb"))
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= 3,
+        "expected the shared glTF assets, found {files:?}"
+    );
+    for path in files {
+        let scene = Scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        let (images, _, _) = render_modes(&ctx, &scene, 320, 180);
+        for (img, s) in images.iter().zip(MODES) {
+            let bg = background_fraction(img);
+            eprintln!(
+                "{}: {} covers {:.1}% of the image",
+                path.display(),
+                s.label(),
+                100.0 * (1.0 - bg)
+            );
+            assert!(
+                bg < 0.99,
+                "{}: {} drew (almost) nothing; {}",
+                path.display(),
+                s.label(),
+                common::write_failure_images(&format!("asset-{}", s.mode_name()), img, img)
+            );
+        }
+    }
+}
+
+#[test]
+fn default_scene_agrees_except_where_only_a_map_can_draw() {
+    let ctx = context();
+    let scene = Scene::default_scene();
+    let renderer = Renderer::new(&ctx).expect("renderer");
+    let mut gpu = renderer
+        .upload(&ctx, &scene, &[Format::Snorm16x4], &mut |_| {})
+        .expect("upload");
+    let (w, h) = (640, 360);
+    let view = View::fitted(&scene, w as f32 / h as f32, 30.0, 20.0);
+    let render = |gpu: &qtangent::gpu::render::GpuScene| -> Vec<RgbaImage> {
+        MODES
+            .iter()
+            .map(|&s| {
+                renderer
+                    .render_image(&ctx, gpu, &view, s, w, h)
+                    .expect("render")
+            })
+            .collect()
+    };
+    let all = render(&gpu);
+    assert_eq!(
+        gpu.authored.iter().filter(|&&a| a).count(),
+        1,
+        "one authored map"
+    );
+    // Without the spun plate the modes must agree.
+    gpu.visible = gpu.authored.iter().map(|a| !a).collect();
+    let without = render(&gpu);
+    assert_equivalent("default-scene-without-plate", &without);
+    // With it, the map's circular tangent field must change the picture: the reference's
+    // anisotropic highlight runs along the vertex tangent instead. A difference of 32 levels is
+    // far beyond anything the equivalence above allows where the frames agree.
+    let d = compare::diff(&all[2], &all[0], None).expect("same size");
+    assert!(
+        d.max_error >= 32 && d.psnr_db < MIN_PSNR_DB,
+        "the spun plate's map made no visible difference: {d}; {}",
+        common::write_failure_images("default-scene-plate", &all[2], &all[0])
+    );
+    let q = compare::diff(&all[1], &all[0], None).expect("same size");
+    assert!(
+        q.psnr_db >= MIN_PSNR_DB,
+        "qtangent differs on the default scene: {q}"
+    );
+}
