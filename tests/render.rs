@@ -76,7 +76,9 @@ struct Setup {
 }
 
 fn setup() -> Setup {
-    let sphere = procedural::uv_sphere(48, 24).prepare().expect("sphere prepares");
+    let sphere = procedural::uv_sphere(48, 24)
+        .prepare()
+        .expect("sphere prepares");
     let bake = BakeMesh::from_prepared("sphere", &[&sphere]);
     let settings = BakeSettings {
         width: MAP_W,
@@ -182,13 +184,7 @@ fn sample_map(map: &QuatMap, uv: Vec2, e: f32) -> (Vec4, f32, f32) {
 }
 
 /// The CPU's shading frame (n, t, E_filter) at barycentrics `l` of triangle `tri`.
-fn cpu_frame(
-    st: &Setup,
-    source: FrameSource,
-    tri: usize,
-    l: DVec3,
-    e: f32,
-) -> (Vec3, Vec3, f32) {
+fn cpu_frame(st: &Setup, source: FrameSource, tri: usize, l: DVec3, e: f32) -> (Vec3, Vec3, f32) {
     let idx = &st.sphere.indices[3 * tri..3 * tri + 3];
     let l = l.as_vec3();
     let w = [l.x, l.y, l.z];
@@ -338,7 +334,15 @@ fn every_pixel_of_the_sphere_is_written_and_nothing_else() {
         .expect("upload");
     let inv = st.view.camera.view_proj(1.0).as_dmat4().inverse();
     let [normals, _] = renderer
-        .render_debug(&ctx, &gpu, &st.view, FrameSource::QuatMap, Output::Frame, SIZE, SIZE)
+        .render_debug(
+            &ctx,
+            &gpu,
+            &st.view,
+            FrameSource::QuatMap,
+            Output::Frame,
+            SIZE,
+            SIZE,
+        )
         .expect("render");
     let mut mismatches = 0;
     for y in 0..SIZE {
@@ -370,7 +374,10 @@ fn the_spun_metal_map_is_aligned_except_along_one_ray() {
     // The tangent field winds once around the centre, so q turns into −q going round: the
     // hemisphere rule must leave conflicts, but only where the seam ray crosses the rows or
     // columns — at most one per row and one per column.
-    assert!(map.stats.hemisphere_conflicts > 0, "a winding field must conflict somewhere");
+    assert!(
+        map.stats.hemisphere_conflicts > 0,
+        "a winding field must conflict somewhere"
+    );
     assert!(
         map.stats.hemisphere_conflicts <= 2 * size as usize,
         "{} conflicts: more than a seam ray's",
