@@ -284,11 +284,13 @@ fn degenerate_uv_triangles_are_counted_and_get_fallback_frames() {
     let mut quad = procedural::mirrored_quad_pair();
     // A fan triangle off the left quad whose new vertex repeats vertex 3's UV: zero UV area.
     quad.positions.push(Vec3::new(-1.0, 1.0, 0.0));
-    quad.normals.as_mut().map(|n| n.push(Vec3::Z));
+    if let Some(n) = quad.normals.as_mut() {
+        n.push(Vec3::Z);
+    }
     let uv3 = quad.uvs.as_ref().map_or(Vec2::ZERO, |uv| uv[3]);
-    quad.uvs
-        .as_mut()
-        .map(|uv| uv.push(uv3 + Vec2::new(0.0, 1e-9)));
+    if let Some(uv) = quad.uvs.as_mut() {
+        uv.push(uv3 + Vec2::new(0.0, 1e-9));
+    }
     quad.indices.extend([0, 3, 6]);
     let p = quad.prepare().unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(p.stats.degenerate_uv_triangles, 1);

@@ -808,6 +808,7 @@ impl Renderer {
     /// # Errors
     /// [`GpuError::Input`] when `source` is a qtangent format the scene was not uploaded with;
     /// pipeline creation errors.
+    #[allow(clippy::too_many_arguments)]
     pub fn draw(
         &self,
         ctx: &GpuContext,
@@ -868,6 +869,7 @@ impl Renderer {
     /// Renders into fresh targets of `width × height` and returns them (not yet read back),
     /// with the depth texture. Colour targets are cleared to the view's background
     /// ([`Output::Color`]) or to [`DEBUG_POISON`].
+    #[allow(clippy::too_many_arguments)]
     fn render_targets(
         &self,
         ctx: &GpuContext,
@@ -1042,6 +1044,7 @@ impl Renderer {
     ///
     /// # Errors
     /// As [`Renderer::render_image`].
+    #[allow(clippy::too_many_arguments)]
     pub fn time_frames(
         &self,
         ctx: &GpuContext,

@@ -25,7 +25,6 @@ pub(super) fn load_slice(
         single_index: false,
         ignore_points: true,
         ignore_lines: true,
-        ..Default::default()
     };
     let mtl_warnings = std::cell::RefCell::new(Vec::new());
     let loader = |mtl: &Path| -> tobj::MTLLoadResult {

@@ -2,8 +2,9 @@
 //! in seconds.
 //!
 //! - `cargo xtask test`  — sets up a Vulkan adapter if needed, then runs every test (release).
-//! - `cargo xtask demo`  — sets up a Vulkan adapter if needed, then runs the demo and the
-//!   `bake` tool on its embedded default.
+//! - `cargo xtask demo`  — sets up a Vulkan adapter if needed, then runs the demo, the `bake`
+//!   tool on its embedded default and the `render` tool on the default scene in all modes.
+//! - `cargo xtask render [ARGS]` — the lit renderer (`examples/render.rs`).
 //! - `cargo xtask bake [ARGS]` — the quaternion-map baker (`examples/bake.rs`).
 //! - `cargo xtask bench` — the GPU/CPU decode benchmark.
 //! - `cargo xtask gpu-bundle` — builds the benchmark and gathers it with the Vulkan loader in
@@ -15,10 +16,12 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
-const USAGE: &str = "usage: cargo xtask <test|demo|bake|bench|gpu-bundle|fuzz> [ARGS...]
+const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|bench|gpu-bundle|fuzz> [ARGS...]
   test        set up a Vulkan adapter if needed (lavapipe), then cargo test --release --workspace [ARGS]
-  demo        set up a Vulkan adapter if needed, then run the demo (ARGS: frame count) and bake
-              the embedded default quaternion map into qmaps/
+  demo        set up a Vulkan adapter if needed, then run the demo (ARGS: frame count), bake
+              the embedded default quaternion map into qmaps/ and render the default scene in
+              all three modes into renders/ (pictures, heatmaps, PSNR, cost)
+  render      set up a Vulkan adapter if needed, then run the render tool (ARGS passed on)
   bake        set up a Vulkan adapter if needed, then run the bake tool (ARGS passed on)
   bench       run the decode benchmark (ARGS passed on)
   gpu-bundle  build the benchmark into .gpu/ and fetch the Vulkan loader into .gl/
@@ -55,8 +58,9 @@ fn main() -> ExitCode {
                 .concat(),
             )
             .and_then(|()| cargo(&root, &["run", "--release", "--example", "bake"]))
+            .and_then(|()| cargo(&root, &["run", "--release", "--example", "render"]))
         }
-        "bake" | "bench" => {
+        "bake" | "render" | "bench" => {
             ensure_vulkan();
             cargo(
                 &root,
