@@ -6,6 +6,8 @@
 //! The example binary is built by plain `cargo test` (or `cargo build --release --example
 //! bake`) next to this test's binary.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -17,22 +19,7 @@ use qtangent::qmap::{self, BakeMesh, BakeSettings, MapFormat, NormalMap};
 use serde_json::{json, Value};
 
 fn bake_exe() -> PathBuf {
-    let exe = std::env::current_exe().unwrap_or_default();
-    let bake = exe
-        .parent()
-        .and_then(Path::parent)
-        .map(|d| {
-            d.join("examples")
-                .join(format!("bake{}", std::env::consts::EXE_SUFFIX))
-        })
-        .unwrap_or_default();
-    assert!(
-        bake.is_file(),
-        "the bake example is not built at {} (plain `cargo test` builds it; or `cargo build \
-         --release --example bake`)",
-        bake.display()
-    );
-    bake
+    common::example_exe("bake")
 }
 
 fn tempdir() -> tempfile::TempDir {

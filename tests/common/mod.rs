@@ -125,3 +125,24 @@ pub fn write_failure_images(
         paths[2].display()
     )
 }
+
+/// The built example `name` next to the test binary (plain `cargo test` builds examples; or
+/// `cargo build --release --example NAME`).
+pub fn example_exe(name: &str) -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap_or_default();
+    let path = exe
+        .parent()
+        .and_then(std::path::Path::parent)
+        .map(|d| {
+            d.join("examples")
+                .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
+        })
+        .unwrap_or_default();
+    assert!(
+        path.is_file(),
+        "the {name} example is not built at {} (plain `cargo test` builds it; or `cargo build \
+         --release --example {name}`)",
+        path.display()
+    );
+    path
+}
