@@ -86,6 +86,28 @@ pub struct GpuQuatMap {
     pub mip_level_count: u32,
 }
 
+impl GpuQuatMap {
+    /// Bind-group entries 0, 1, 2: the quaternion view, the handedness view and `sampler` —
+    /// the order `qmap.wgsl`'s sampling entry and `lit.wgsl` both declare.
+    #[must_use]
+    pub fn entries<'a>(&'a self, sampler: &'a wgpu::Sampler) -> [wgpu::BindGroupEntry<'a>; 3] {
+        [
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::TextureView(&self.quats_view),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: wgpu::BindingResource::TextureView(&self.handedness_view),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: wgpu::BindingResource::Sampler(sampler),
+            },
+        ]
+    }
+}
+
 /// Checks what [`upload`] relies on: at least one level, level k of size
 /// `max(1, width >> k) × max(1, height >> k)` (wgpu's mip sizes), planes of that many texels.
 fn check_levels(map: &QuatMap) -> Result<(), GpuError> {
@@ -382,22 +404,14 @@ pub fn sample_frames(
         // Poison: all-ones words are NaN, which fails every comparison.
         ctx.queue
             .write_buffer(&output, 0, &vec![0xffu8; output_bytes as usize]);
+        let [q_entry, h_entry, s_entry] = map.entries(&sampler);
         let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some("qmap sample"),
             layout: &layout,
             entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: wgpu::BindingResource::TextureView(&map.quats_view),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: wgpu::BindingResource::TextureView(&map.handedness_view),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: wgpu::BindingResource::Sampler(&sampler),
-                },
+                q_entry,
+                h_entry,
+                s_entry,
                 wgpu::BindGroupEntry {
                     binding: 3,
                     resource: input.as_entire_binding(),

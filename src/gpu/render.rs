@@ -493,24 +493,28 @@ impl Renderer {
                     |i| upload_texture(ctx, &format!("material '{}' {what}", m.name), i, format),
                 )
             };
-            let base = tex(
-                "base colour",
-                &m.base_color,
-                wgpu::TextureFormat::Rgba8UnormSrgb,
-                &white_srgb,
-            )?;
-            let mr = tex(
-                "metallic-roughness",
-                &m.metallic_roughness,
-                wgpu::TextureFormat::Rgba8Unorm,
-                &white,
-            )?;
-            let normal = tex(
-                "normal map",
-                &m.normal,
-                wgpu::TextureFormat::Rgba8Unorm,
-                &flat,
-            )?;
+            let [base, mr, normal] = [
+                (
+                    "base colour",
+                    &m.base_color,
+                    wgpu::TextureFormat::Rgba8UnormSrgb,
+                    &white_srgb,
+                ),
+                (
+                    "metallic-roughness",
+                    &m.metallic_roughness,
+                    wgpu::TextureFormat::Rgba8Unorm,
+                    &white,
+                ),
+                (
+                    "normal map",
+                    &m.normal,
+                    wgpu::TextureFormat::Rgba8Unorm,
+                    &flat,
+                ),
+            ]
+            .map(|(what, img, format, fallback)| tex(what, img, format, fallback));
+            let (base, mr, normal) = (base?, mr?, normal?);
             normal_texture_bytes.push(
                 m.normal
                     .as_ref()
@@ -556,20 +560,7 @@ impl Renderer {
             device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("lit quaternion map"),
                 layout: &self.map_layout,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: wgpu::BindingResource::TextureView(&map.quats_view),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: wgpu::BindingResource::TextureView(&map.handedness_view),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: wgpu::BindingResource::Sampler(&self.map_sampler),
-                    },
-                ],
+                entries: &map.entries(&self.map_sampler),
             })
         };
         let identity_map = QuatMap {

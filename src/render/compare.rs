@@ -32,20 +32,26 @@ impl std::fmt::Display for ImageDiff {
     }
 }
 
-/// Compares `a` and `b` over the pixels where `mask` is true (all pixels when `None`).
-///
-/// # Errors
-/// A message when the sizes differ, or the mask does not have one entry per pixel.
-pub fn diff(a: &RgbaImage, b: &RgbaImage, mask: Option<&[bool]>) -> Result<ImageDiff, String> {
-    if a.dimensions() != b.dimensions() {
-        return Err(format!(
+fn same_size(a: &RgbaImage, b: &RgbaImage) -> Result<(), String> {
+    if a.dimensions() == b.dimensions() {
+        Ok(())
+    } else {
+        Err(format!(
             "images differ in size: {}×{} and {}×{}",
             a.width(),
             a.height(),
             b.width(),
             b.height()
-        ));
+        ))
     }
+}
+
+/// Compares `a` and `b` over the pixels where `mask` is true (all pixels when `None`).
+///
+/// # Errors
+/// A message when the sizes differ, or the mask does not have one entry per pixel.
+pub fn diff(a: &RgbaImage, b: &RgbaImage, mask: Option<&[bool]>) -> Result<ImageDiff, String> {
+    same_size(a, b)?;
     let n = a.width() as usize * a.height() as usize;
     if let Some(m) = mask {
         if m.len() != n {
@@ -110,15 +116,7 @@ pub fn heat_color(t: f32) -> [u8; 3] {
 /// # Errors
 /// A message when the sizes differ.
 pub fn heatmap(a: &RgbaImage, b: &RgbaImage) -> Result<RgbaImage, String> {
-    if a.dimensions() != b.dimensions() {
-        return Err(format!(
-            "images differ in size: {}×{} and {}×{}",
-            a.width(),
-            a.height(),
-            b.width(),
-            b.height()
-        ));
-    }
+    same_size(a, b)?;
     let mut out = RgbaImage::new(a.width(), a.height());
     for ((pa, pb), po) in a.pixels().zip(b.pixels()).zip(out.pixels_mut()) {
         let d = (0..3).map(|c| pa[c].abs_diff(pb[c])).max().unwrap_or(0);
