@@ -204,7 +204,8 @@ fn ensure_vulkan() {
     }
 }
 
-/// The recipe of shared/GPU.md: the benchmark binary in .gpu/, the amd64 Vulkan loader in .gl/.
+/// The recipe of shared/GPU.md: the benchmark binaries (decode, bake, render) in .gpu/, the
+/// amd64 Vulkan loader in .gl/.
 fn gpu_bundle(root: &Path) -> Result<(), String> {
     cargo(
         root,
@@ -215,11 +216,13 @@ fn gpu_bundle(root: &Path) -> Result<(), String> {
             "bench",
             "--example",
             "bake_bench",
+            "--example",
+            "render",
         ],
     )?;
     let gpu = root.join(".gpu");
     std::fs::create_dir_all(&gpu).map_err(|e| format!("{}: {e}", gpu.display()))?;
-    for name in ["bench", "bake_bench"] {
+    for name in ["bench", "bake_bench", "render"] {
         let bin = root.join("target/release/examples").join(name);
         std::fs::copy(&bin, gpu.join(name))
             .map_err(|e| format!("copying {}: {e}", bin.display()))?;
