@@ -137,11 +137,7 @@ fn kib(bytes: u64) -> String {
 #[allow(clippy::too_many_lines)]
 fn run(args: &Args) -> Result<(), String> {
     let start = Instant::now();
-    let mut scene = if args.scene == "default" {
-        Scene::default_scene()
-    } else {
-        Scene::load(Path::new(&args.scene)).map_err(|e| e.to_string())?
-    };
+    let mut scene = Scene::from_arg(&args.scene).map_err(|e| e.to_string())?;
     if let Some(size) = args.map_size {
         if !(1..=16384).contains(&size) {
             return Err(format!("--map-size {size} is outside 1 to 16384"));

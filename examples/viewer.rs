@@ -11,7 +11,6 @@
 //! Keys: `1` reference, `2` qtangent, `3` quaternion map, `F` next qtangent format, `A`
 //! anisotropy override on/off, `L` turn the sun 15°, `R` reset the camera, `Esc` quit.
 
-use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -95,11 +94,7 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Args) -> Result<(), String> {
-    let scene = if args.scene == "default" {
-        Scene::default_scene()
-    } else {
-        Scene::load(Path::new(&args.scene)).map_err(|e| e.to_string())?
-    };
+    let scene = Scene::from_arg(&args.scene).map_err(|e| e.to_string())?;
     for w in &scene.warnings {
         eprintln!("warning: {w}");
     }

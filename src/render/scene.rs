@@ -220,6 +220,19 @@ impl Scene {
         }
     }
 
+    /// What the tools' SCENE argument names: `default` is [`Scene::default_scene`], anything
+    /// else a file for [`Scene::load`].
+    ///
+    /// # Errors
+    /// As those two.
+    pub fn from_arg(arg: &str) -> Result<Self, SceneError> {
+        if arg == "default" {
+            Self::default_scene()
+        } else {
+            Self::load(Path::new(arg))
+        }
+    }
+
     /// Loads a glTF or OBJ file: every primitive of every mesh instance, with its material's
     /// textures decoded. Skinned meshes are drawn in their bind pose (skinning is not applied).
     /// Primitives without UVs get no quaternion map ([`MapSource::None`]).
@@ -375,11 +388,15 @@ impl Scene {
     /// spun metal whose quaternion map is authored in code — a circular tangent field under an
     /// anisotropic BRDF, the highlight a normal map cannot make.
     ///
-    /// # Panics
-    /// If the procedural meshes fail to prepare (they are fixed data; a test covers this).
-    #[must_use]
-    pub fn default_scene() -> Self {
-        let prepare = |p: mesh::Primitive| p.prepare().expect("procedural meshes prepare");
+    /// # Errors
+    /// [`SceneError::Mesh`] if a procedural mesh fails to prepare (fixed data: it does not;
+    /// `tests/render_assets.rs` builds the scene).
+    pub fn default_scene() -> Result<Self, SceneError> {
+        let file = Path::new("default scene");
+        let prepare = |p: mesh::Primitive| {
+            p.prepare()
+                .map_err(|kind| SceneError::Mesh(MeshError::at(file, &p.label, kind)))
+        };
         let swirl = NormalMap::default_swirl().to_rgba8();
         let hammered = NormalMap::from_height(256, 3.0, |u, v| {
             // Overlapping dimples: a cosine bump on a jittered grid, periodic in u and v.
@@ -432,15 +449,15 @@ impl Scene {
                 },
             ),
         ];
-        let plate = prepare(plate(2.6));
+        let plate = prepare(plate(2.6))?;
         let meshes = vec![
             SceneMesh {
-                mesh: prepare(procedural::torus(0.75, 0.3, 96, 48)),
+                mesh: prepare(procedural::torus(0.75, 0.3, 96, 48))?,
                 material: 0,
                 map: MapSource::Bake { size: 512 },
             },
             SceneMesh {
-                mesh: prepare(procedural::uv_sphere(96, 48)),
+                mesh: prepare(procedural::uv_sphere(96, 48))?,
                 material: 1,
                 map: MapSource::Bake { size: 512 },
             },
@@ -472,13 +489,13 @@ impl Scene {
                 model: Mat4::from_translation(Vec3::new(0.0, -0.8, 0.0)),
             },
         ];
-        Self {
+        Ok(Self {
             name: "default scene".into(),
             meshes,
             materials,
             objects,
             warnings: Vec::new(),
-        }
+        })
     }
 }
 
