@@ -195,7 +195,7 @@ fn cpu_frame(st: &Setup, source: FrameSource, tri: usize, l: DVec3, e: f32) -> (
             let len = q.length();
             let qn = glam::Quat::from_vec4(q / len);
             let n = (qn * Vec3::Z).normalize();
-            let t = orthonormal_tangent(n, qn * Vec3::X);
+            let t = shading::orthonormal_tangent(n, qn * Vec3::X);
             // Storage: a filter that rounds to 16 bits is off by half a step a component.
             let half = MapFormat::Rgba16Float.half_step();
             (n, t, 4.0 * (ew + 2.0 * half) / len)
@@ -218,14 +218,9 @@ fn cpu_frame(st: &Setup, source: FrameSource, tri: usize, l: DVec3, e: f32) -> (
             let ni: Vec3 = (0..3).map(|k| frames[k].normal * w[k]).sum();
             let ti: Vec3 = (0..3).map(|k| frames[k].tangent * w[k]).sum();
             let n = ni.normalize();
-            (n, orthonormal_tangent(n, ti), 0.0)
+            (n, shading::orthonormal_tangent(n, ti), 0.0)
         }
     }
-}
-
-fn orthonormal_tangent(n: Vec3, t: Vec3) -> Vec3 {
-    let p = t - n * n.dot(t);
-    p / p.dot(p).sqrt()
 }
 
 fn max_abs(a: Vec3, b: Vec3) -> f32 {
@@ -406,4 +401,28 @@ fn the_spun_metal_map_is_aligned_except_along_one_ray() {
             );
         }
     }
+}
+
+#[test]
+fn normal_mapping_mirror_tilts_towards_tangent_and_bitangent() {
+    let (n, t) = (Vec3::Z, Vec3::X);
+    // A texel of (0.5, 0.5, 1) unpacks to (0, 0, 1): the normal itself.
+    let flat = shading::normal_mapped(n, t, 1.0, Vec3::new(0.5, 0.5, 1.0), 1.0);
+    assert!(
+        max_abs(flat, n) <= 4.0 * U,
+        "flat texel moved the normal: {flat}"
+    );
+    // (1, 0.5, 0.5) unpacks to (1, 0, 0): along the tangent; scale 0 removes it again.
+    let along_t = shading::normal_mapped(n, t, 1.0, Vec3::new(1.0, 0.5, 0.5), 1.0);
+    assert!(max_abs(along_t, t) <= 4.0 * U, "{along_t}");
+    // Green tilts towards the bitangent h·cross(n, t): +Y for h = 1, −Y for h = −1.
+    let g = Vec3::new(0.5, 1.0, 0.5);
+    assert!(max_abs(shading::normal_mapped(n, t, 1.0, g, 1.0), Vec3::Y) <= 4.0 * U);
+    assert!(max_abs(shading::normal_mapped(n, t, -1.0, g, 1.0), Vec3::NEG_Y) <= 4.0 * U);
+    // A tangent parallel to the normal falls back to a perpendicular one.
+    let p = shading::orthonormal_tangent(n, Vec3::Z * 2.0);
+    assert!(
+        p.dot(n).abs() <= 4.0 * U && (p.length() - 1.0).abs() <= 4.0 * U,
+        "{p}"
+    );
 }

@@ -83,7 +83,6 @@ pub struct ModeCost {
 }
 
 struct GpuMesh {
-    label: String,
     reference: wgpu::Buffer,
     /// Position + UV (+ the map's UV when `map_uv`).
     position_uv: wgpu::Buffer,
@@ -187,6 +186,30 @@ pub const POSITION_UV_STRIDE: u64 = 20;
 /// Bytes per vertex of the quaternion-map stream of a mesh whose map has its own layout
 /// ([`crate::qmap::atlas`]): position, UV and the map's UV.
 pub const MAP_UV_STRIDE: u64 = 28;
+
+/// A uniform buffer of `size` bytes (written per frame) and its one-entry bind group.
+fn uniform_group(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    size: usize,
+    label: &str,
+) -> (wgpu::Buffer, wgpu::BindGroup) {
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size: size as u64,
+        usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    let group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(label),
+        layout,
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: buffer.as_entire_binding(),
+        }],
+    });
+    (buffer, group)
+}
 
 /// Mip chain of an 8-bit image (triangle filter, down to 1×1), level 0 first.
 fn mip_chain(img: &RgbaImage) -> Vec<RgbaImage> {
@@ -713,7 +736,6 @@ impl Renderer {
             };
             let index_bytes: &[u8] = bytemuck::cast_slice(&p.indices);
             meshes.push(GpuMesh {
-                label,
                 reference: buffer("reference vertices", &reference, vertex),
                 position_uv: buffer("position+uv vertices", &position_uv, vertex),
                 map_uv: map_uvs.is_some(),
@@ -735,20 +757,12 @@ impl Renderer {
                     meshes.len()
                 )));
             }
-            let uniforms = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("object uniforms"),
-                size: std::mem::size_of::<MeshUniforms>() as u64,
-                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("lit object"),
-                layout: &self.object_layout,
-                entries: &[wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: uniforms.as_entire_binding(),
-                }],
-            });
+            let (uniforms, bind_group) = uniform_group(
+                device,
+                &self.object_layout,
+                std::mem::size_of::<MeshUniforms>(),
+                "lit object",
+            );
             authored.push(matches!(scene.meshes[o.mesh].map, MapSource::Authored(_)));
             objects.push(GpuObject {
                 mesh: o.mesh,
@@ -757,20 +771,12 @@ impl Renderer {
                 bind_group,
             });
         }
-        let scene_uniforms = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("scene uniforms"),
-            size: std::mem::size_of::<crate::render::SceneUniforms>() as u64,
-            usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        let scene_bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("lit scene"),
-            layout: &self.scene_layout,
-            entries: &[wgpu::BindGroupEntry {
-                binding: 0,
-                resource: scene_uniforms.as_entire_binding(),
-            }],
-        });
+        let (scene_uniforms, scene_bind_group) = uniform_group(
+            device,
+            &self.scene_layout,
+            std::mem::size_of::<crate::render::SceneUniforms>(),
+            "lit scene",
+        );
         let mut costs: Vec<(FrameSource, ModeCost)> = costs.into_iter().collect();
         costs.sort_by_key(|(s, _)| match s {
             FrameSource::Reference => 0,
@@ -1059,12 +1065,6 @@ impl Renderer {
 }
 
 impl GpuScene {
-    /// Labels of the meshes, in scene order.
-    #[must_use]
-    pub fn mesh_labels(&self) -> Vec<&str> {
-        self.meshes.iter().map(|m| m.label.as_str()).collect()
-    }
-
     /// The cost of `source` (qtangent formats the scene was not uploaded with have none).
     #[must_use]
     pub fn cost(&self, source: FrameSource) -> Option<ModeCost> {
@@ -1087,11 +1087,5 @@ impl GpuScene {
             .iter()
             .map(|o| u64::from(self.meshes[o.mesh].index_count / 3))
             .sum()
-    }
-
-    /// Object-to-world matrices, in scene order.
-    #[must_use]
-    pub fn models(&self) -> Vec<glam::Mat4> {
-        self.objects.iter().map(|o| o.model).collect()
     }
 }

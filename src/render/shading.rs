@@ -70,6 +70,35 @@ impl Surface {
     }
 }
 
+/// A unit vector perpendicular to unit `n`, for a tangent that vanished (`perpendicular` in WGSL).
+#[must_use]
+pub fn perpendicular(n: Vec3) -> Vec3 {
+    let a = if n.x.abs() > 0.9 { Vec3::Y } else { Vec3::X };
+    a.cross(n).normalize()
+}
+
+/// `t` made perpendicular to unit `n` and unit by Gram–Schmidt, [`perpendicular`] when it is
+/// (nearly) parallel to `n` (`orthonormal_tangent` in WGSL).
+#[must_use]
+pub fn orthonormal_tangent(n: Vec3, t: Vec3) -> Vec3 {
+    let p = t - n * n.dot(t);
+    let len2 = p.dot(p);
+    if len2 < 1e-12 {
+        return perpendicular(n);
+    }
+    p * (1.0 / len2.sqrt())
+}
+
+/// The normal map's perturbation of an interpolated frame (`n` unit, `t` unit and ⟂ `n`, `h` =
+/// ±1): `m` is the sampled texel (0 to 1 a channel), `scale` glTF's `normalTexture.scale`
+/// (`normal_mapped` in WGSL).
+#[must_use]
+pub fn normal_mapped(n: Vec3, t: Vec3, h: f32, m: Vec3, scale: f32) -> Vec3 {
+    let v = m * 2.0 - Vec3::ONE;
+    let b = n.cross(t) * h;
+    (t * (v.x * scale) + b * (v.y * scale) + n * v.z).normalize()
+}
+
 fn pow5(x: f32) -> f32 {
     let x2 = x * x;
     x2 * x2 * x
