@@ -14,6 +14,11 @@
 //!   baker is [`gpu::bake`]).
 //! - [`render`]: lit scenes (CPU side): frame sources, camera and lights, the BRDF reference,
 //!   the default scene, image comparison (the renderer is [`gpu::render`]).
+//! - [`anim`]: skeletal animation (CPU): glTF clips, the node hierarchy, pose blending, the
+//!   walk/run locomotion blend.
+//! - [`skin`]: skinning with quaternion bones (CPU side): bone conversion, the packed vertex
+//!   layout, the f64 reference for linear-blend and dual-quaternion skinning of positions and
+//!   qtangent frames (the kernel is [`gpu::skin`]).
 //! - [`gpu`]: headless wgpu context and the GPU stages: batch decode, mesh vertex stage,
 //!   quaternion-map bake and sampling (the only module that uses wgpu).
 //!
@@ -35,6 +40,7 @@
 //! # Ok::<(), qtangent::FrameError>(())
 //! ```
 
+pub mod anim;
 pub mod encoding;
 pub mod frame;
 pub mod gpu;
@@ -43,6 +49,7 @@ pub mod mesh;
 pub mod qmap;
 pub mod quat;
 pub mod render;
+pub mod skin;
 
 pub use encoding::Format;
 pub use frame::{FrameError, QTangent, TangentFrame};
