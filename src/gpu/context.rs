@@ -471,6 +471,33 @@ impl GpuContext {
         Ok(out)
     }
 
+    /// Workgroups `[x, y]` for a 1D job of `count` threads in groups of `workgroup`, folded into
+    /// two dimensions when it exceeds `max_compute_workgroups_per_dimension` (the shader
+    /// rebuilds the index as `id.x + id.y · x · workgroup` and skips indices ≥ `count`).
+    ///
+    /// # Errors
+    /// [`GpuError::TooLarge`] (naming `what`) beyond the square of the limit.
+    pub fn dispatch_grid(
+        &self,
+        count: u64,
+        workgroup: u32,
+        what: &str,
+    ) -> Result<[u32; 2], GpuError> {
+        let max_dim = u64::from(self.device.limits().max_compute_workgroups_per_dimension);
+        let groups = count.div_ceil(u64::from(workgroup)).max(1);
+        let x = groups.min(max_dim);
+        let y = groups.div_ceil(x);
+        if y > max_dim {
+            return Err(GpuError::TooLarge {
+                what: what.to_string(),
+                needed: groups,
+                limit: max_dim * max_dim,
+                limit_name: "max_compute_workgroups_per_dimension²",
+            });
+        }
+        Ok([x as u32, y as u32])
+    }
+
     /// Fails with [`GpuError::TooLarge`] when a storage buffer of `bytes` would exceed the
     /// device's buffer or binding limits.
     ///

@@ -166,19 +166,11 @@ impl DecodePipeline {
         let input_bytes = packed.len() as u64 * 4;
         ctx.check_storage_size("the packed input", input_bytes)?;
         ctx.check_storage_size("the decoded output (48 B a frame)", output_bytes)?;
-        let max_dim = ctx.device.limits().max_compute_workgroups_per_dimension;
-        let groups = (count as u64).div_ceil(u64::from(WORKGROUP));
-        let x = groups.min(u64::from(max_dim));
-        let y = groups.div_ceil(x);
-        if y > u64::from(max_dim) {
-            return Err(GpuError::TooLarge {
-                what: format!("a dispatch of {count} frames"),
-                needed: groups,
-                limit: u64::from(max_dim) * u64::from(max_dim),
-                limit_name: "max_compute_workgroups_per_dimension²",
-            });
-        }
-        let (x, y) = (x as u32, y as u32);
+        let [x, y] = ctx.dispatch_grid(
+            count as u64,
+            WORKGROUP,
+            &format!("a dispatch of {count} frames"),
+        )?;
         let params = Params {
             count: count as u32,
             row_stride: x * WORKGROUP,

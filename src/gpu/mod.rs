@@ -8,6 +8,7 @@ pub mod mesh;
 pub mod qmap;
 pub mod render;
 pub mod shaders;
+pub mod skin;
 
 pub use context::{GpuContext, GpuError, REQUESTED_FEATURES};
 pub use decode::{DecodeBatch, DecodePipeline, GpuFrame};

@@ -298,18 +298,11 @@ pub fn sample_frames(
     let output_bytes = count * std::mem::size_of::<SampledFrame>() as u64;
     ctx.check_storage_size("the sample points (16 B each)", input_bytes)?;
     ctx.check_storage_size("the sampled frames (64 B each)", output_bytes)?;
-    let max_dim = u64::from(ctx.device.limits().max_compute_workgroups_per_dimension);
-    let groups = count.div_ceil(u64::from(WORKGROUP));
-    let gx = groups.min(max_dim);
-    let gy = groups.div_ceil(gx);
-    if gy > max_dim {
-        return Err(GpuError::TooLarge {
-            what: format!("a dispatch of {count} sample points"),
-            needed: groups,
-            limit: max_dim * max_dim,
-            limit_name: "max_compute_workgroups_per_dimension²",
-        });
-    }
+    let [gx, gy] = ctx.dispatch_grid(
+        count,
+        WORKGROUP,
+        &format!("a dispatch of {count} sample points"),
+    )?;
     let packed: Vec<[f32; 4]> = points
         .iter()
         .map(|&(uv, lod)| [uv.x, uv.y, lod, 0.0])
@@ -430,7 +423,7 @@ pub fn sample_frames(
             });
             pass.set_pipeline(&pipeline);
             pass.set_bind_group(0, &bind_group, &[]);
-            pass.dispatch_workgroups(gx as u32, gy as u32, 1);
+            pass.dispatch_workgroups(gx, gy, 1);
         }
         ctx.queue.submit([encoder.finish()]);
         output

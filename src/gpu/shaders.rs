@@ -47,6 +47,13 @@ pub const LIT: &str = concat!(
     include_str!("../../shaders/lit.wgsl")
 );
 
+/// Batch skinning with quaternion bones (`shaders/skin.wgsl`) with the library in front.
+pub const SKIN: &str = concat!(
+    include_str!("../../shaders/qtangent.wgsl"),
+    "\n",
+    include_str!("../../shaders/skin.wgsl")
+);
+
 /// Every module the crate builds, by the stage file it comes from: what the naga validation
 /// test checks, and what it compares with the files in `shaders/`.
 pub const MODULES: &[(&str, &str)] = &[
@@ -56,4 +63,5 @@ pub const MODULES: &[(&str, &str)] = &[
     ("bake.wgsl", BAKE),
     ("qmap.wgsl", QMAP),
     ("lit.wgsl", LIT),
+    ("skin.wgsl", SKIN),
 ];

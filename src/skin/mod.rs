@@ -1,1 +1,706 @@
-//! placeholder
+//! Skinning with quaternion bones, CPU side (no wgpu): bones, the packed vertex layout the GPU
+//! kernel reads, and the f64 reference the kernel is tested against.
+//!
+//! A **bone** is a similarity transform `p ↦ s·R(q)·p + t` stored as a unit quaternion, a
+//! translation and a uniform scale (32 bytes, [`Bone`]). glTF gives skin matrices
+//! `placement · joint_world · inverse_bind`; [`Bone::from_mat4`] decomposes them and rejects
+//! shear or non-uniform scale, which neither method below can represent.
+//!
+//! Two methods ([`Method`]), both weights renormalised (`wᵢ / Σw`):
+//!
+//! - **Linear blend (LBS)**: `A = Σ wᵢ sᵢ R(qᵢ)`, `p' = A·p + Σ wᵢ tᵢ`. The frame is rotated by
+//!   the rotation of `A`: its polar factor, the rotation nearest to `A` (Frobenius norm). Where
+//!   the bones agree that is their common rotation; where they disagree, `A` is no longer a
+//!   rotation (it shrinks: the candy wrapper) and "transform n by the cofactor of A and t by A"
+//!   (what engines with f32 normal + tangent do) gives a normal and tangent that are no longer
+//!   perpendicular — [`lbs_vector_frame_error`] measures how far apart the two answers are. A
+//!   quaternion frame must stay a rotation, so the polar factor is the choice: it is the
+//!   rotation that best fits the deformation, and it keeps the frame orthonormal by
+//!   construction.
+//! - **Dual quaternion (DQS)**: each bone as a unit dual quaternion `q + ε·½(t,0)·q`; the blend
+//!   `Σ wᵢ σᵢ (qᵢ + ε dᵢ)` with `σᵢ = sign(qᵢ·q₀)` — antipodality decided against the **first**
+//!   influence, so the blend never takes the long way round — normalised by its real part's
+//!   length. Uniform scales blend linearly and apply before the rigid part:
+//!   `p' = DQ(s̄·p)`, exact for one influence. The frame is rotated by the blended real part.
+//!
+//! The frame of a vertex is its [`QTangent`]: the output quaternion is `r · q` with the
+//! reflection (the sign of w) carried over unchanged, so mirrored UVs survive skinning
+//! (ozz-animation issue #164 is what happens when they do not).
+
+use glam::{DMat3, DQuat, DVec3, Mat4, Quat, Vec3, Vec4};
+
+use crate::encoding::{decode_snorm16x4, encode_snorm16x4, SNORM16_W_BIAS};
+use crate::frame::QTangent;
+
+/// Bones in one palette at most: joint indices are stored as one byte.
+pub const MAX_JOINTS: usize = 256;
+
+/// Influences per vertex at most (glTF `JOINTS_0/1`, `WEIGHTS_0/1`).
+pub const MAX_INFLUENCES: usize = 8;
+
+/// Words (u32) of the packed vertex before the influences: position (3 × f32) and the
+/// qtangent (Snorm16x4, 2 words).
+pub const BASE_WORDS: usize = 5;
+
+/// Words of a skinned output vertex: position (3 × f32) and the qtangent (Snorm16x4): 20 bytes,
+/// drawn directly as a vertex buffer.
+pub const OUTPUT_WORDS: usize = 5;
+
+/// Linear-blend or dual-quaternion skinning, chosen per batch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Method {
+    /// Linear blend of matrices built from the quaternion bones; frames by the polar rotation.
+    Linear,
+    /// Dual-quaternion blend; frames by the blended real part.
+    DualQuaternion,
+}
+
+impl Method {
+    /// Both, in the order tables print them.
+    pub const ALL: [Method; 2] = [Method::Linear, Method::DualQuaternion];
+
+    /// `lbs` or `dqs`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Method::Linear => "lbs",
+            Method::DualQuaternion => "dqs",
+        }
+    }
+}
+
+/// Influences per vertex a batch is packed with: 4 (one word of joints and one of weights) or
+/// 8 (two of each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Influences {
+    /// Up to 4 (`JOINTS_0` only): 28 bytes a vertex.
+    Four,
+    /// Up to 8 (`JOINTS_0` and `JOINTS_1`): 36 bytes a vertex.
+    Eight,
+}
+
+impl Influences {
+    /// 4 or 8.
+    #[must_use]
+    pub const fn count(self) -> usize {
+        match self {
+            Influences::Four => 4,
+            Influences::Eight => 8,
+        }
+    }
+
+    /// Words of one packed input vertex.
+    #[must_use]
+    pub const fn words(self) -> usize {
+        BASE_WORDS + self.count() / 2
+    }
+
+    /// The smallest that holds `n` influences.
+    #[must_use]
+    pub const fn for_count(n: usize) -> Self {
+        if n <= 4 {
+            Influences::Four
+        } else {
+            Influences::Eight
+        }
+    }
+}
+
+/// What can be wrong with skinning input.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum SkinError {
+    /// A skin matrix is not a rotation, a uniform scale and a translation.
+    #[error("joint {joint}: the skin matrix is not a similarity (rotation × uniform scale + translation): {problem}")]
+    NotSimilarity {
+        /// Joint index in the palette.
+        joint: usize,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// Attribute arrays of different lengths, no weights, too many joints…
+    #[error("{label}: {problem}")]
+    Input {
+        /// The mesh/primitive.
+        label: String,
+        /// What is wrong.
+        problem: String,
+    },
+}
+
+/// One bone: `p ↦ scale · rotation · p + translation`. `shaders/skin.wgsl`'s `Bone`, field for
+/// field (32 bytes).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct Bone {
+    /// Unit quaternion, xyzw.
+    pub rotation: [f32; 4],
+    /// Translation xyz, uniform scale in w.
+    pub translation_scale: [f32; 4],
+}
+
+/// Relative tolerance of [`Bone::from_mat4`] for unequal column lengths and non-perpendicular
+/// columns: 1e-4, far above f32 rounding of a composed matrix (~10 ulps = 1e-6) and far below a
+/// visible non-uniform scale.
+pub const SIMILARITY_TOLERANCE: f32 = 1e-4;
+
+impl Bone {
+    /// The identity bone.
+    pub const IDENTITY: Bone = Bone {
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        translation_scale: [0.0, 0.0, 0.0, 1.0],
+    };
+
+    /// A bone from its parts (the rotation is normalised).
+    #[must_use]
+    pub fn new(rotation: Quat, translation: Vec3, scale: f32) -> Self {
+        Bone {
+            rotation: rotation.normalize().to_array(),
+            translation_scale: translation.extend(scale).to_array(),
+        }
+    }
+
+    /// The rotation.
+    #[must_use]
+    pub fn rotation(&self) -> Quat {
+        Quat::from_array(self.rotation)
+    }
+
+    /// The translation.
+    #[must_use]
+    pub fn translation(&self) -> Vec3 {
+        Vec4::from_array(self.translation_scale).truncate()
+    }
+
+    /// The uniform scale.
+    #[must_use]
+    pub fn scale(&self) -> f32 {
+        self.translation_scale[3]
+    }
+
+    /// The bone as a matrix.
+    #[must_use]
+    pub fn to_mat4(&self) -> Mat4 {
+        Mat4::from_scale_rotation_translation(
+            Vec3::splat(self.scale()),
+            self.rotation(),
+            self.translation(),
+        )
+    }
+
+    /// Decomposes an affine matrix (the bottom row is ignored) into a bone.
+    ///
+    /// # Errors
+    /// [`SkinError::NotSimilarity`] (naming `joint`) for non-finite values, a reflection or
+    /// zero scale, column lengths that differ or columns that are not perpendicular by more than
+    /// [`SIMILARITY_TOLERANCE`] (relative).
+    pub fn from_mat4(m: Mat4, joint: usize) -> Result<Self, SkinError> {
+        let err = |problem: String| SkinError::NotSimilarity { joint, problem };
+        if !m.is_finite() {
+            return Err(err("it has NaN or infinite values".into()));
+        }
+        let cols = [
+            m.x_axis.truncate(),
+            m.y_axis.truncate(),
+            m.z_axis.truncate(),
+        ];
+        let lengths = cols.map(Vec3::length);
+        let scale = (lengths[0] + lengths[1] + lengths[2]) / 3.0;
+        if scale <= f32::MIN_POSITIVE {
+            return Err(err("its scale is zero".into()));
+        }
+        if lengths
+            .iter()
+            .any(|l| (l - scale).abs() > SIMILARITY_TOLERANCE * scale)
+        {
+            return Err(err(format!(
+                "non-uniform scale (column lengths {:.6}, {:.6}, {:.6})",
+                lengths[0], lengths[1], lengths[2]
+            )));
+        }
+        let s2 = scale * scale;
+        for (a, b) in [(0, 1), (0, 2), (1, 2)] {
+            if cols[a].dot(cols[b]).abs() > SIMILARITY_TOLERANCE * s2 {
+                return Err(err(format!(
+                    "shear (columns {a} and {b} are not perpendicular)"
+                )));
+            }
+        }
+        if cols[0].cross(cols[1]).dot(cols[2]) < 0.0 {
+            return Err(err("it mirrors (negative determinant)".into()));
+        }
+        let r = glam::Mat3::from_cols(cols[0] / scale, cols[1] / scale, cols[2] / scale);
+        Ok(Bone::new(Quat::from_mat3(&r), m.w_axis.truncate(), scale))
+    }
+}
+
+/// Bones for a palette of skin matrices (`placement · joint_world · inverse_bind`).
+///
+/// # Errors
+/// [`SkinError::NotSimilarity`] for the first matrix that is not a similarity.
+pub fn bones_from_matrices(matrices: &[Mat4]) -> Result<Vec<Bone>, SkinError> {
+    matrices
+        .iter()
+        .enumerate()
+        .map(|(j, m)| Bone::from_mat4(*m, j))
+        .collect()
+}
+
+/// Skin matrices of a glTF skin for a posed skeleton: `placement · world[joint] · inverse_bind`.
+/// `world` holds node-to-model matrices indexed by node ([`crate::anim::Skeleton::world_matrices`]).
+#[must_use]
+pub fn skin_matrices(skin: &crate::mesh::Skin, world: &[Mat4], placement: Mat4) -> Vec<Mat4> {
+    skin.joints
+        .iter()
+        .zip(&skin.inverse_bind)
+        .map(|(&node, ibm)| placement * world.get(node).copied().unwrap_or(Mat4::IDENTITY) * *ibm)
+        .collect()
+}
+
+/// One vertex's influences after packing: joint indices and weights in 1/255 units (summing to
+/// 255 exactly), largest first, zero-weight slots last.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct PackedInfluences {
+    /// Joint index per slot.
+    pub joints: [u8; MAX_INFLUENCES],
+    /// Weight per slot, unorm8.
+    pub weights: [u8; MAX_INFLUENCES],
+}
+
+impl PackedInfluences {
+    /// Influences with a non-zero weight.
+    #[must_use]
+    pub fn count(&self) -> usize {
+        self.weights.iter().filter(|&&w| w > 0).count()
+    }
+
+    /// Quantises weights to unorm8 so they sum to exactly 255 (largest remainder), after keeping
+    /// the [`MAX_INFLUENCES`] largest and merging repeated joints. Returns the influences and how
+    /// many non-zero influences were dropped beyond 8. The weight error is at most 1/255 of the
+    /// vertex's total (half a step for rounding, one step where the largest-remainder rule
+    /// moves a weight).
+    ///
+    /// # Errors
+    /// A message for negative or non-finite weights, joints ≥ [`MAX_JOINTS`] or ≥ `joint_count`,
+    /// and a vertex whose weights are all zero.
+    pub fn quantise(
+        influences: &[(u16, f32)],
+        joint_count: usize,
+    ) -> Result<(Self, usize), String> {
+        let mut merged: Vec<(u16, f32)> = Vec::with_capacity(influences.len());
+        for &(j, w) in influences {
+            if !w.is_finite() || w < 0.0 {
+                return Err(format!(
+                    "weight {w} for joint {j} is negative or not finite"
+                ));
+            }
+            if w == 0.0 {
+                continue;
+            }
+            if usize::from(j) >= joint_count.min(MAX_JOINTS) {
+                return Err(if usize::from(j) >= joint_count {
+                    format!("joint index {j} is out of range (the skin has {joint_count} joints)")
+                } else {
+                    format!("joint index {j} does not fit the packed layout (at most {MAX_JOINTS} joints)")
+                });
+            }
+            match merged.iter_mut().find(|(mj, _)| *mj == j) {
+                Some(m) => m.1 += w,
+                None => merged.push((j, w)),
+            }
+        }
+        merged.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+        let dropped = merged.len().saturating_sub(MAX_INFLUENCES);
+        merged.truncate(MAX_INFLUENCES);
+        let total: f64 = merged.iter().map(|(_, w)| f64::from(*w)).sum();
+        if total <= 0.0 {
+            return Err("every weight is zero".into());
+        }
+        // Largest remainder: floor everything, then hand the missing steps to the largest
+        // fractional parts.
+        let exact: Vec<f64> = merged
+            .iter()
+            .map(|(_, w)| f64::from(*w) / total * 255.0)
+            .collect();
+        let mut q: Vec<u32> = exact.iter().map(|e| e.floor() as u32).collect();
+        let missing = 255 - q.iter().sum::<u32>();
+        let mut order: Vec<usize> = (0..q.len()).collect();
+        order.sort_by(|&a, &b| {
+            (exact[b] - exact[b].floor()).total_cmp(&(exact[a] - exact[a].floor()))
+        });
+        for &k in order.iter().take(missing as usize) {
+            q[k] += 1;
+        }
+        let mut out = PackedInfluences::default();
+        let mut slot = 0;
+        for (k, (j, _)) in merged.iter().enumerate() {
+            if q[k] > 0 {
+                out.joints[slot] = *j as u8;
+                out.weights[slot] = q[k] as u8;
+                slot += 1;
+            }
+        }
+        Ok((out, dropped))
+    }
+
+    /// The renormalised weights in f64 (what the kernel computes in f32).
+    #[must_use]
+    pub fn weights_f64(&self) -> [f64; MAX_INFLUENCES] {
+        let total: f64 = self.weights.iter().map(|&w| f64::from(w)).sum();
+        self.weights.map(|w| f64::from(w) / total)
+    }
+}
+
+/// A skinned mesh's vertices in the packed layout: rest position, qtangent (Snorm16x4) and up to
+/// eight influences per vertex. What [`crate::gpu::skin`] uploads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SkinVertices {
+    /// `mesh 'Fox' primitive 0`, for messages.
+    pub label: String,
+    /// Rest positions.
+    pub positions: Vec<Vec3>,
+    /// Rest frames, Snorm16x4 codes (the handedness in the sign of w).
+    pub qtangents: Vec<[i16; 4]>,
+    /// Influences per vertex.
+    pub influences: Vec<PackedInfluences>,
+    /// Joints in the palette the influences index.
+    pub joint_count: usize,
+    /// Non-zero influences dropped beyond [`MAX_INFLUENCES`] (summed over vertices).
+    pub dropped_influences: usize,
+}
+
+impl SkinVertices {
+    /// Packs vertices. `joints` and `weights` are the glTF sets (`JOINTS_0`, `JOINTS_1`, …),
+    /// each one entry per vertex.
+    ///
+    /// # Errors
+    /// [`SkinError::Input`] naming `label` (and the vertex) for mismatched lengths, no weight
+    /// sets, bad weights or joints (see [`PackedInfluences::quantise`]), non-finite positions.
+    pub fn new(
+        label: &str,
+        positions: &[Vec3],
+        frames: &[QTangent],
+        joints: &[Vec<[u16; 4]>],
+        weights: &[Vec<[f32; 4]>],
+        joint_count: usize,
+    ) -> Result<Self, SkinError> {
+        let err = |problem: String| SkinError::Input {
+            label: label.to_owned(),
+            problem,
+        };
+        let n = positions.len();
+        if frames.len() != n {
+            return Err(err(format!("{} frames for {n} positions", frames.len())));
+        }
+        if joints.is_empty() || weights.is_empty() {
+            return Err(err("no JOINTS_0/WEIGHTS_0: the mesh is not skinned".into()));
+        }
+        if joints.len() != weights.len() {
+            return Err(err(format!(
+                "{} JOINTS sets but {} WEIGHTS sets",
+                joints.len(),
+                weights.len()
+            )));
+        }
+        if let Some(set) = joints.iter().position(|s| s.len() != n) {
+            return Err(err(format!(
+                "JOINTS_{set} has {} entries for {n} vertices",
+                joints[set].len()
+            )));
+        }
+        if let Some(set) = weights.iter().position(|s| s.len() != n) {
+            return Err(err(format!(
+                "WEIGHTS_{set} has {} entries for {n} vertices",
+                weights[set].len()
+            )));
+        }
+        let mut influences = Vec::with_capacity(n);
+        let mut dropped_influences = 0;
+        let mut scratch = Vec::with_capacity(4 * joints.len());
+        for v in 0..n {
+            if !positions[v].is_finite() {
+                return Err(err(format!(
+                    "vertex {v}: position {} is not finite",
+                    positions[v]
+                )));
+            }
+            scratch.clear();
+            for (js, ws) in joints.iter().zip(weights) {
+                scratch.extend(js[v].iter().copied().zip(ws[v].iter().copied()));
+            }
+            let (packed, dropped) = PackedInfluences::quantise(&scratch, joint_count)
+                .map_err(|p| err(format!("vertex {v}: {p}")))?;
+            dropped_influences += dropped;
+            influences.push(packed);
+        }
+        Ok(SkinVertices {
+            label: label.to_owned(),
+            positions: positions.to_vec(),
+            qtangents: frames.iter().map(encode_snorm16x4).collect(),
+            influences,
+            joint_count,
+            dropped_influences,
+        })
+    }
+
+    /// Vertices.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// True with no vertices.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+
+    /// The most influences any vertex uses.
+    #[must_use]
+    pub fn max_influences(&self) -> usize {
+        self.influences
+            .iter()
+            .map(PackedInfluences::count)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The rest frame of vertex `v`, as the kernel decodes it.
+    #[must_use]
+    pub fn qtangent(&self, v: usize) -> QTangent {
+        decode_snorm16x4(self.qtangents[v])
+    }
+
+    /// Appends the packed words (`shaders/skin.wgsl`'s input layout) to `out`:
+    /// `[x, y, z (f32 bits), q.xy, q.zw (snorm16 pairs), joints (4 × u8 a word), weights (4 ×
+    /// unorm8 a word)]`, 28 bytes a vertex with [`Influences::Four`], 36 with `Eight`.
+    ///
+    /// # Errors
+    /// [`SkinError::Input`] when a vertex has more influences than `influences` holds.
+    pub fn pack_into(&self, influences: Influences, out: &mut Vec<u32>) -> Result<(), SkinError> {
+        let k = influences.count();
+        if self.max_influences() > k {
+            return Err(SkinError::Input {
+                label: self.label.clone(),
+                problem: format!(
+                    "a vertex has {} influences; the batch is packed with {k}",
+                    self.max_influences()
+                ),
+            });
+        }
+        out.reserve(self.len() * influences.words());
+        let word = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        for ((p, q), inf) in self
+            .positions
+            .iter()
+            .zip(&self.qtangents)
+            .zip(&self.influences)
+        {
+            out.extend(p.to_array().map(f32::to_bits));
+            let half = |a: i16, b: i16| u32::from(a as u16) | (u32::from(b as u16) << 16);
+            out.push(half(q[0], q[1]));
+            out.push(half(q[2], q[3]));
+            for c in inf.joints[..k].chunks(4) {
+                out.push(word(c));
+            }
+            for c in inf.weights[..k].chunks(4) {
+                out.push(word(c));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A skinned vertex as the kernel writes it: `shaders/skin.wgsl`'s output, 20 bytes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct SkinnedVertex {
+    /// Skinned position.
+    pub position: [f32; 3],
+    /// Skinned frame, Snorm16x4 (the handedness in the sign of w).
+    pub qtangent: [i16; 4],
+}
+
+impl SkinnedVertex {
+    /// The decoded frame.
+    #[must_use]
+    pub fn frame(&self) -> QTangent {
+        decode_snorm16x4(self.qtangent)
+    }
+}
+
+/// Skinning of one vertex in f64: the reference.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reference {
+    /// Skinned position.
+    pub position: DVec3,
+    /// Rotation applied to the frame (unit).
+    pub rotation: DQuat,
+    /// Skinned frame: `rotation · q`, reflection unchanged.
+    pub frame: DQuat,
+    /// True when the frame is mirrored (the input's, carried over).
+    pub reflected: bool,
+}
+
+fn dquat(b: &Bone) -> DQuat {
+    DQuat::from_array(b.rotation.map(f64::from)).normalize()
+}
+
+fn dvec(v: Vec3) -> DVec3 {
+    v.as_dvec3()
+}
+
+/// The polar factor of `a` (the rotation nearest to it) by Higham's Newton iteration
+/// `X ← ½(X + X⁻ᵀ)` in f64, to convergence. `None` when `a` is (near) singular or its polar
+/// factor is a reflection (`det a ≤ 0`: no rotation fits it).
+#[must_use]
+pub fn polar_rotation(a: DMat3) -> Option<DMat3> {
+    let scale = a.to_cols_array().iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    if !(scale > 0.0) || a.determinant() <= 1e-12 * scale.powi(3) {
+        return None;
+    }
+    let mut x = a * (1.0 / scale);
+    for _ in 0..100 {
+        let next = (x + x.inverse().transpose()) * 0.5;
+        let delta = (next - x)
+            .to_cols_array()
+            .iter()
+            .fold(0.0f64, |m, d| m.max(d.abs()));
+        x = next;
+        if delta < 1e-15 {
+            break;
+        }
+    }
+    Some(x)
+}
+
+/// The blended matrix `A = Σ wᵢ sᵢ R(qᵢ)` and translation of LBS, in f64.
+fn lbs_blend(bones: &[Bone], inf: &PackedInfluences) -> (DMat3, DVec3) {
+    let w = inf.weights_f64();
+    let mut a = DMat3::ZERO;
+    let mut t = DVec3::ZERO;
+    for k in 0..MAX_INFLUENCES {
+        if inf.weights[k] == 0 {
+            continue;
+        }
+        let b = &bones[usize::from(inf.joints[k])];
+        a += DMat3::from_quat(dquat(b)) * (w[k] * f64::from(b.scale()));
+        t += dvec(b.translation()) * w[k];
+    }
+    (a, t)
+}
+
+/// `r · q` with the reflection kept: the skinned frame.
+fn rotate_frame(r: DQuat, q: QTangent) -> DQuat {
+    (r * q.rotation.as_dquat().normalize()).normalize()
+}
+
+/// LBS of one vertex in f64: `None` when the blended matrix has no rotation (see
+/// [`polar_rotation`]).
+#[must_use]
+pub fn reference_lbs(
+    bones: &[Bone],
+    inf: &PackedInfluences,
+    p: Vec3,
+    q: QTangent,
+) -> Option<Reference> {
+    let (a, t) = lbs_blend(bones, inf);
+    let r = DQuat::from_mat3(&polar_rotation(a)?).normalize();
+    Some(Reference {
+        position: a * dvec(p) + t,
+        rotation: r,
+        frame: rotate_frame(r, q),
+        reflected: q.reflected,
+    })
+}
+
+/// DQS of one vertex in f64 (see the module docs). `None` when the blended real part is zero.
+#[must_use]
+pub fn reference_dqs(
+    bones: &[Bone],
+    inf: &PackedInfluences,
+    p: Vec3,
+    q: QTangent,
+) -> Option<Reference> {
+    let w = inf.weights_f64();
+    let first = dquat(&bones[usize::from(inf.joints[0])]);
+    let (mut real, mut dual) = (
+        DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+        DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+    );
+    let mut scale = 0.0;
+    for k in 0..MAX_INFLUENCES {
+        if inf.weights[k] == 0 {
+            continue;
+        }
+        let b = &bones[usize::from(inf.joints[k])];
+        let r = dquat(b);
+        let t = dvec(b.translation());
+        let d = DQuat::from_xyzw(t.x, t.y, t.z, 0.0) * r * 0.5;
+        let wk = if r.dot(first) < 0.0 { -w[k] } else { w[k] };
+        real = real + r * wk;
+        dual = dual + d * wk;
+        scale += w[k] * f64::from(b.scale());
+    }
+    let len = real.length();
+    if !(len > 1e-12) {
+        return None;
+    }
+    let (c0, ce) = (real * (1.0 / len), dual * (1.0 / len));
+    // Translation of a unit dual quaternion: 2 · dual · conj(real).
+    let t = ce * c0.conjugate() * 2.0;
+    Some(Reference {
+        position: c0 * (dvec(p) * scale) + DVec3::new(t.x, t.y, t.z),
+        rotation: c0,
+        frame: rotate_frame(c0, q),
+        reflected: q.reflected,
+    })
+}
+
+/// The reference for either method.
+#[must_use]
+pub fn reference(
+    method: Method,
+    bones: &[Bone],
+    inf: &PackedInfluences,
+    p: Vec3,
+    q: QTangent,
+) -> Option<Reference> {
+    match method {
+        Method::Linear => reference_lbs(bones, inf, p, q),
+        Method::DualQuaternion => reference_dqs(bones, inf, p, q),
+    }
+}
+
+/// How far LBS's frame (the polar rotation of `A` applied to the frame) is from transforming the
+/// normal by the cofactor of `A` and the tangent by `A` (the f32 normal + tangent layout's
+/// answer): the two angles in degrees (normal, tangent). Zero where the bones agree.
+#[must_use]
+pub fn lbs_vector_frame_error(
+    bones: &[Bone],
+    inf: &PackedInfluences,
+    q: QTangent,
+) -> Option<(f64, f64)> {
+    let (a, _) = lbs_blend(bones, inf);
+    let r = DQuat::from_mat3(&polar_rotation(a)?).normalize();
+    let m = DMat3::from_quat(q.rotation.as_dquat().normalize());
+    let (n, t) = (m.z_axis, m.x_axis);
+    let cof = a.inverse().transpose() * a.determinant();
+    let n_vec = (cof * n).normalize();
+    let t_vec = (a * t).normalize();
+    let angle = |u: DVec3, v: DVec3| u.cross(v).length().atan2(u.dot(v)).to_degrees();
+    Some((angle(r * n, n_vec), angle(r * t, t_vec)))
+}
+
+/// Angle in degrees between the rotations of two frames (q and −q are the same rotation).
+#[must_use]
+pub fn frame_angle_deg(a: DQuat, b: DQuat) -> f64 {
+    // atan2 of the relative rotation keeps its digits at small angles, where acos would not.
+    let r = a.normalize().conjugate() * b.normalize();
+    2.0 * DVec3::new(r.x, r.y, r.z)
+        .length()
+        .atan2(r.w.abs())
+        .to_degrees()
+}
+
+/// The bias the kernel applies to w before packing (as [`crate::encoding::encode_snorm16x4`]).
+pub const OUTPUT_W_BIAS: f32 = SNORM16_W_BIAS;

@@ -1,0 +1,208 @@
+// skin.wgsl — batch skinning with quaternion bones: one dispatch skins every instance of a batch
+// (many meshes and/or many copies of one mesh, each with its own bone palette).
+//
+// Appended to qtangent.wgsl (quat_to_mat3, unpack_snorm16x4). CPU side: src/skin/mod.rs (bones,
+// packed layout, the f64 reference this kernel is tested against), src/gpu/skin.rs (buffers).
+//
+// Input vertex (u32 words): x y z (f32 bits), q.xy q.zw (snorm16 pairs, handedness in the sign
+// of w), then INFLUENCES/4 words of joint indices (u8 each) and INFLUENCES/4 words of weights
+// (unorm8 each). 28 bytes with 4 influences, 36 with 8.
+// Output vertex: x y z (f32 bits), q.xy q.zw (snorm16): 20 bytes, a vertex buffer as it stands.
+// Bones: unit quaternion + translation + uniform scale, converted here (matrix for LBS, dual
+// quaternion for DQS) per influence.
+
+// 0: linear blend (LBS), 1: dual quaternion (DQS). Chosen per batch (one pipeline each).
+override METHOD: u32 = 0u;
+// 4 or 8 influences per vertex.
+override INFLUENCES: u32 = 4u;
+
+// Most refinement steps of the LBS polar rotation (see polar_rotation); the warm start is
+// usually within a step or two of converged.
+const POLAR_MAX_STEPS: u32 = 16u;
+// A step smaller than this (radians) ends the refinement: 1e-6 rad = 0.00006°, near f32
+// resolution of the cross products and far below the 0.01° the tests allow.
+const POLAR_DONE: f32 = 1e-6;
+// The packed w bias (src/encoding.rs: SNORM16_W_BIAS): one snorm16 step, so w never rounds to 0
+// and the handedness survives.
+const W_BIAS: f32 = 3.051850948e-5; // 1 / 32767
+
+struct Params {
+    // Output vertices in the batch (sum over instances).
+    vertex_count: u32,
+    instance_count: u32,
+    // Threads per row of the 2D dispatch (groups in x · 64).
+    row_stride: u32,
+    pad: u32,
+}
+
+struct Bone {
+    rotation: vec4<f32>,
+    // xyz: translation, w: uniform scale.
+    translation_scale: vec4<f32>,
+}
+
+struct Instance {
+    // First output vertex; an instance runs to the next one's output_base.
+    output_base: u32,
+    // First input vertex of the instance's mesh.
+    vertex_base: u32,
+    // First bone of the instance's palette.
+    bone_base: u32,
+    // Bones in the palette (joint indices are clamped below it).
+    bone_count: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: Params;
+@group(0) @binding(1) var<storage, read> vertices: array<u32>;
+@group(0) @binding(2) var<storage, read> instances: array<Instance>;
+@group(0) @binding(3) var<storage, read> bones: array<Bone>;
+@group(0) @binding(4) var<storage, read_write> skinned: array<u32>;
+
+// Hamilton product a·b (xyz vector, w scalar), as glam's Quat * Quat.
+fn quat_mul(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(a.w * b.xyz + b.w * a.xyz + cross(a.xyz, b.xyz), a.w * b.w - dot(a.xyz, b.xyz));
+}
+
+// Rotates v by unit quaternion q.
+fn quat_rotate(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
+    let t = 2.0 * cross(q.xyz, v);
+    return v + q.w * t + cross(q.xyz, t);
+}
+
+// The instance that owns output vertex g: the last whose output_base ≤ g (binary search).
+fn find_instance(g: u32) -> u32 {
+    var lo = 0u;
+    var hi = params.instance_count;
+    while (hi - lo > 1u) {
+        let mid = (lo + hi) / 2u;
+        if (instances[mid].output_base <= g) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+// The rotation nearest to a (its polar factor), refined from the warm start q by the iteration
+// of Müller et al. 2016, "A Robust Method to Extract the Rotational Part of Deformations": the
+// rotation R maximises trace(Rᵀ a) where Σ cross(R_c, a_c) = 0; each step rotates R about that
+// sum divided by the curvature |Σ dot(R_c, a_c)|. a should have columns of length ~1.
+fn polar_rotation(a: mat3x3<f32>, start: vec4<f32>) -> vec4<f32> {
+    var q = start;
+    for (var step = 0u; step < POLAR_MAX_STEPS; step++) {
+        let r = quat_to_mat3(q);
+        let torque = cross(r[0], a[0]) + cross(r[1], a[1]) + cross(r[2], a[2]);
+        let curvature = abs(dot(r[0], a[0]) + dot(r[1], a[1]) + dot(r[2], a[2])) + 1e-9;
+        let omega = torque / curvature;
+        let angle = length(omega);
+        if (angle < POLAR_DONE) {
+            break;
+        }
+        let half = 0.5 * angle;
+        let turn = vec4<f32>(omega * (sin(half) / angle), cos(half));
+        q = normalize(quat_mul(turn, q));
+    }
+    return q;
+}
+
+// Packs the skinned frame r·q with q's handedness (the sign of its w) as snorm16x4, w kept at
+// least W_BIAS away from 0 (src/encoding.rs: signed_w, with round-to-nearest instead of the
+// CPU's rounding search).
+fn pack_frame(r: vec4<f32>, q_in: vec4<f32>) -> vec2<u32> {
+    let q = quat_mul(r, normalize(q_in));
+    var v = select(q, -q, q.w < 0.0);
+    if (v.w < W_BIAS) {
+        let s = sqrt(1.0 - W_BIAS * W_BIAS) / max(length(v.xyz), 1.175494351e-38);
+        v = vec4<f32>(v.xyz * s, W_BIAS);
+    }
+    if (q_in.w < 0.0) {
+        v = -v;
+    }
+    return vec2<u32>(pack2x16snorm(v.xy), pack2x16snorm(v.zw));
+}
+
+// Joint index and weight of influence k of the vertex at word `base`.
+fn influence(base: u32, k: u32) -> vec2<u32> {
+    let joints = vertices[base + 5u + k / 4u];
+    let weights = vertices[base + 5u + INFLUENCES / 4u + k / 4u];
+    let shift = (k % 4u) * 8u;
+    return vec2<u32>((joints >> shift) & 0xffu, (weights >> shift) & 0xffu);
+}
+
+@compute @workgroup_size(64)
+fn skin(@builtin(global_invocation_id) id: vec3<u32>) {
+    let g = id.x + id.y * params.row_stride;
+    if (g >= params.vertex_count) {
+        return;
+    }
+    let inst = instances[find_instance(g)];
+    let base = (inst.vertex_base + (g - inst.output_base)) * (5u + INFLUENCES / 2u);
+    let p = vec3<f32>(bitcast<f32>(vertices[base]), bitcast<f32>(vertices[base + 1u]),
+        bitcast<f32>(vertices[base + 2u]));
+    let q_in = unpack_snorm16x4(vertices[base + 3u], vertices[base + 4u]);
+    let last = max(inst.bone_count, 1u) - 1u;
+
+    var total = 0.0;
+    for (var k = 0u; k < INFLUENCES; k++) {
+        total += f32(influence(base, k).y);
+    }
+    let inv_total = 1.0 / max(total, 1.0);
+    let first = bones[inst.bone_base + min(influence(base, 0u).x, last)].rotation;
+
+    var out_p: vec3<f32>;
+    var rotation: vec4<f32>;
+    if (METHOD == 0u) {
+        // LBS: A = Σ w s R(q), t = Σ w t; the frame turns by A's polar rotation, warm-started
+        // from the blended quaternion (antipodes put on the first influence's side).
+        var a = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+        var t = vec3<f32>(0.0);
+        var q_sum = vec4<f32>(0.0);
+        var scale = 0.0;
+        for (var k = 0u; k < INFLUENCES; k++) {
+            let jw = influence(base, k);
+            if (jw.y == 0u) {
+                continue;
+            }
+            let w = f32(jw.y) * inv_total;
+            let b = bones[inst.bone_base + min(jw.x, last)];
+            a += quat_to_mat3(b.rotation) * (w * b.translation_scale.w);
+            t += b.translation_scale.xyz * w;
+            q_sum += b.rotation * select(w, -w, dot(b.rotation, first) < 0.0);
+            scale += w * b.translation_scale.w;
+        }
+        out_p = a * p + t;
+        rotation = polar_rotation(a * (1.0 / max(scale, 1.175494351e-38)), normalize(q_sum));
+    } else {
+        // DQS: Σ w σ (q + ε ½ t q), σ = sign(q · q_first); scale blended linearly, applied first.
+        var real = vec4<f32>(0.0);
+        var dual = vec4<f32>(0.0);
+        var scale = 0.0;
+        for (var k = 0u; k < INFLUENCES; k++) {
+            let jw = influence(base, k);
+            if (jw.y == 0u) {
+                continue;
+            }
+            let w = f32(jw.y) * inv_total;
+            let b = bones[inst.bone_base + min(jw.x, last)];
+            let sw = select(w, -w, dot(b.rotation, first) < 0.0);
+            real += b.rotation * sw;
+            dual += quat_mul(vec4<f32>(b.translation_scale.xyz, 0.0), b.rotation) * (0.5 * sw);
+            scale += w * b.translation_scale.w;
+        }
+        let inv_len = 1.0 / length(real);
+        let c0 = real * inv_len;
+        let ce = dual * inv_len;
+        let moved = 2.0 * (c0.w * ce.xyz - ce.w * c0.xyz + cross(c0.xyz, ce.xyz));
+        out_p = quat_rotate(c0, p * scale) + moved;
+        rotation = c0;
+    }
+
+    let o = g * 5u;
+    skinned[o] = bitcast<u32>(out_p.x);
+    skinned[o + 1u] = bitcast<u32>(out_p.y);
+    skinned[o + 2u] = bitcast<u32>(out_p.z);
+    let packed = pack_frame(rotation, q_in);
+    skinned[o + 3u] = packed.x;
+    skinned[o + 4u] = packed.y;
+}

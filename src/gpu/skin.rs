@@ -1,0 +1,485 @@
+//! Batch skinning on the GPU (`shaders/skin.wgsl`): one dispatch skins every instance of a
+//! batch — many meshes and/or many copies of one mesh, each with its own bone palette — by
+//! linear-blend or dual-quaternion skinning, writing positions and packed qtangents that the
+//! lit renderer draws directly ([`output_layout`]).
+//!
+//! The CPU side (bones, the packed layout, the f64 reference) is [`crate::skin`].
+
+use std::ops::Range;
+
+use wgpu::util::DeviceExt;
+
+use super::{shaders, GpuContext, GpuError};
+use crate::skin::{Bone, Influences, Method, SkinVertices, SkinnedVertex, OUTPUT_WORDS};
+
+/// `@workgroup_size` of `skin` in `shaders/skin.wgsl`.
+const WORKGROUP: u32 = 64;
+
+/// Mirrors `Params` in `shaders/skin.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    vertex_count: u32,
+    instance_count: u32,
+    row_stride: u32,
+    pad: u32,
+}
+
+/// Mirrors `Instance` in `shaders/skin.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct GpuInstance {
+    output_base: u32,
+    vertex_base: u32,
+    bone_base: u32,
+    bone_count: u32,
+}
+
+const OUTPUT_ATTRIBUTES: [wgpu::VertexAttribute; 2] = [
+    wgpu::VertexAttribute {
+        format: wgpu::VertexFormat::Float32x3,
+        offset: 0,
+        shader_location: 0,
+    },
+    wgpu::VertexAttribute {
+        format: wgpu::VertexFormat::Snorm16x4,
+        offset: 12,
+        shader_location: 2,
+    },
+];
+
+/// The skinned output as a vertex buffer: position `Float32x3` at location 0 and the qtangent
+/// `Snorm16x4` at location 2 (20 bytes a vertex), which `mesh.wgsl`'s `vs_quat` reads; UVs come
+/// from a second buffer ([`uv_layout`]).
+#[must_use]
+pub fn output_layout() -> wgpu::VertexBufferLayout<'static> {
+    wgpu::VertexBufferLayout {
+        array_stride: (OUTPUT_WORDS * 4) as u64,
+        step_mode: wgpu::VertexStepMode::Vertex,
+        attributes: &OUTPUT_ATTRIBUTES,
+    }
+}
+
+const UV_ATTRIBUTES: [wgpu::VertexAttribute; 1] = [wgpu::VertexAttribute {
+    format: wgpu::VertexFormat::Float32x2,
+    offset: 0,
+    shader_location: 1,
+}];
+
+/// UVs beside a skinned stream: `Float32x2` at location 1, 8 bytes a vertex.
+#[must_use]
+pub fn uv_layout() -> wgpu::VertexBufferLayout<'static> {
+    wgpu::VertexBufferLayout {
+        array_stride: 8,
+        step_mode: wgpu::VertexStepMode::Vertex,
+        attributes: &UV_ATTRIBUTES,
+    }
+}
+
+/// The compiled kernel: a pipeline per method and influence count.
+pub struct SkinPipeline {
+    layout: wgpu::BindGroupLayout,
+    /// `[method][influences]`: Linear, DualQuaternion × Four, Eight.
+    pipelines: [[wgpu::ComputePipeline; 2]; 2],
+}
+
+/// Where one instance of a batch reads and writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InstanceRange {
+    /// Index of its mesh in the batch's mesh list.
+    pub mesh: usize,
+    /// Its vertices in the output buffer.
+    pub output: Range<u32>,
+    /// Its palette in the bone buffer.
+    pub bones: Range<u32>,
+}
+
+/// A batch uploaded and bound: set bones, dispatch, draw or read back, any number of times.
+pub struct SkinBatch {
+    /// The method the batch dispatches with (see [`SkinBatch::set_method`]).
+    pub method: Method,
+    /// Influences per vertex the meshes were packed with.
+    pub influences: Influences,
+    instances: Vec<InstanceRange>,
+    vertex_count: u32,
+    bone_count: u32,
+    input_bytes: u64,
+    groups: [u32; 2],
+    bones: wgpu::Buffer,
+    output: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+    pipelines: [wgpu::ComputePipeline; 2],
+}
+
+const fn method_index(method: Method) -> usize {
+    match method {
+        Method::Linear => 0,
+        Method::DualQuaternion => 1,
+    }
+}
+
+impl SkinPipeline {
+    /// Compiles `skin.wgsl` with every method and influence count.
+    ///
+    /// # Errors
+    /// [`GpuError::Wgpu`] if the shader or a pipeline fails validation.
+    pub fn new(ctx: &GpuContext) -> Result<Self, GpuError> {
+        ctx.scoped("compiling shaders/skin.wgsl", || {
+            let device = &ctx.device;
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("skin.wgsl"),
+                source: wgpu::ShaderSource::Wgsl(shaders::SKIN.into()),
+            });
+            let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
+                binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            };
+            let read = wgpu::BufferBindingType::Storage { read_only: true };
+            let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("skin"),
+                entries: &[
+                    entry(0, wgpu::BufferBindingType::Uniform),
+                    entry(1, read),
+                    entry(2, read),
+                    entry(3, read),
+                    entry(4, wgpu::BufferBindingType::Storage { read_only: false }),
+                ],
+            });
+            let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("skin"),
+                bind_group_layouts: &[Some(&layout)],
+                immediate_size: 0,
+            });
+            let pipeline = |method: Method, influences: Influences| {
+                let constants = [
+                    ("METHOD", method_index(method) as f64),
+                    ("INFLUENCES", influences.count() as f64),
+                ];
+                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(method.name()),
+                    layout: Some(&pipeline_layout),
+                    module: &module,
+                    entry_point: Some("skin"),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &constants,
+                        ..Default::default()
+                    },
+                    cache: None,
+                })
+            };
+            let pipelines = Method::ALL.map(|m| {
+                [
+                    pipeline(m, Influences::Four),
+                    pipeline(m, Influences::Eight),
+                ]
+            });
+            Self { layout, pipelines }
+        })
+    }
+
+    fn pipeline_pair(&self, influences: Influences) -> [wgpu::ComputePipeline; 2] {
+        let k = usize::from(influences == Influences::Eight);
+        [self.pipelines[0][k].clone(), self.pipelines[1][k].clone()]
+    }
+
+    /// Uploads `meshes` once each and lays out one instance per entry of `instances` (an index
+    /// into `meshes`), each with a palette of its mesh's `joint_count` bones. The influence
+    /// count is the smallest that holds every mesh's vertices. Bones start as the identity
+    /// (the bind pose); set them with [`SkinBatch::set_bones`].
+    ///
+    /// # Errors
+    /// [`GpuError::Input`] for an empty batch, an instance naming no mesh, a mesh with no
+    /// vertices; [`GpuError::TooLarge`] beyond the device's buffer or dispatch limits.
+    pub fn batch(
+        &self,
+        ctx: &GpuContext,
+        meshes: &[&SkinVertices],
+        instances: &[usize],
+        method: Method,
+    ) -> Result<SkinBatch, GpuError> {
+        if instances.is_empty() {
+            return Err(GpuError::Input(
+                "a skinning batch needs at least one instance".into(),
+            ));
+        }
+        if let Some(m) = meshes.iter().find(|m| m.is_empty() || m.joint_count == 0) {
+            return Err(GpuError::Input(format!(
+                "{}: a skinned mesh needs vertices and joints",
+                m.label
+            )));
+        }
+        let influences =
+            Influences::for_count(meshes.iter().map(|m| m.max_influences()).max().unwrap_or(1));
+        let mut words = Vec::new();
+        let mut vertex_base = Vec::with_capacity(meshes.len());
+        for m in meshes {
+            vertex_base.push((words.len() / influences.words()) as u64);
+            m.pack_into(influences, &mut words)
+                .map_err(|e| GpuError::Input(e.to_string()))?;
+        }
+        let mut gpu_instances = Vec::with_capacity(instances.len());
+        let mut ranges = Vec::with_capacity(instances.len());
+        let (mut out, mut bone) = (0u64, 0u64);
+        for (i, &mesh) in instances.iter().enumerate() {
+            let m = meshes.get(mesh).ok_or_else(|| {
+                GpuError::Input(format!(
+                    "instance {i} names mesh {mesh}; the batch has {} meshes",
+                    meshes.len()
+                ))
+            })?;
+            let (n, b) = (m.len() as u64, m.joint_count as u64);
+            if out + n > u64::from(u32::MAX) || bone + b > u64::from(u32::MAX) {
+                return Err(GpuError::TooLarge {
+                    what: format!("a skinning batch of {} instances", instances.len()),
+                    needed: (out + n) * (OUTPUT_WORDS as u64 * 4),
+                    limit: u64::from(u32::MAX),
+                    limit_name: "u32 vertex and bone indices",
+                });
+            }
+            gpu_instances.push(GpuInstance {
+                output_base: out as u32,
+                vertex_base: vertex_base[mesh] as u32,
+                bone_base: bone as u32,
+                bone_count: b as u32,
+            });
+            ranges.push(InstanceRange {
+                mesh,
+                output: out as u32..(out + n) as u32,
+                bones: bone as u32..(bone + b) as u32,
+            });
+            out += n;
+            bone += b;
+        }
+        let input_bytes = words.len() as u64 * 4;
+        let output_bytes = out * (OUTPUT_WORDS as u64 * 4);
+        let bone_bytes = bone * std::mem::size_of::<Bone>() as u64;
+        ctx.check_storage_size("the packed skinned vertices", input_bytes)?;
+        ctx.check_storage_size("the skinned output (20 B a vertex)", output_bytes)?;
+        ctx.check_storage_size("the bone palettes (32 B a bone)", bone_bytes)?;
+        ctx.check_storage_size(
+            "the instance table (16 B an instance)",
+            gpu_instances.len() as u64 * 16,
+        )?;
+        let groups = ctx.dispatch_grid(
+            out,
+            WORKGROUP,
+            &format!("a skinning dispatch of {out} vertices"),
+        )?;
+        let params = Params {
+            vertex_count: out as u32,
+            instance_count: gpu_instances.len() as u32,
+            row_stride: groups[0] * WORKGROUP,
+            pad: 0,
+        };
+        let pipelines = self.pipeline_pair(influences);
+        ctx.scoped("uploading a skinning batch", || {
+            let device = &ctx.device;
+            let init = |label, contents: &[u8], usage| {
+                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some(label),
+                    contents,
+                    usage,
+                })
+            };
+            let uniform = init(
+                "skin params",
+                bytemuck::bytes_of(&params),
+                wgpu::BufferUsages::UNIFORM,
+            );
+            let input = init(
+                "skin vertices",
+                bytemuck::cast_slice(&words),
+                wgpu::BufferUsages::STORAGE,
+            );
+            let table = init(
+                "skin instances",
+                bytemuck::cast_slice(&gpu_instances),
+                wgpu::BufferUsages::STORAGE,
+            );
+            let identity = vec![Bone::IDENTITY; bone as usize];
+            let bones = init(
+                "skin bones",
+                bytemuck::cast_slice(&identity),
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            );
+            let output = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("skinned vertices"),
+                size: output_bytes,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::VERTEX
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("skin"),
+                layout: &self.layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: uniform.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: input.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: table.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 3,
+                        resource: bones.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 4,
+                        resource: output.as_entire_binding(),
+                    },
+                ],
+            });
+            SkinBatch {
+                method,
+                influences,
+                instances: ranges,
+                vertex_count: out as u32,
+                bone_count: bone as u32,
+                input_bytes,
+                groups,
+                bones,
+                output,
+                bind_group,
+                pipelines,
+            }
+        })
+    }
+}
+
+impl SkinBatch {
+    /// Output vertices (all instances).
+    #[must_use]
+    pub fn vertex_count(&self) -> u32 {
+        self.vertex_count
+    }
+
+    /// Bones (all palettes).
+    #[must_use]
+    pub fn bone_count(&self) -> u32 {
+        self.bone_count
+    }
+
+    /// Where each instance reads and writes, in instance order.
+    #[must_use]
+    pub fn instances(&self) -> &[InstanceRange] {
+        &self.instances
+    }
+
+    /// The skinned vertices: a vertex buffer in [`output_layout`], instance `i` at
+    /// `instances()[i].output`.
+    #[must_use]
+    pub fn output(&self) -> &wgpu::Buffer {
+        &self.output
+    }
+
+    /// Bytes of packed input uploaded (each mesh once).
+    #[must_use]
+    pub fn input_bytes(&self) -> u64 {
+        self.input_bytes
+    }
+
+    /// Bytes each skinned vertex moves through memory: its packed input (28 or 36) and its
+    /// output (20); bone reads are shared by a palette's vertices and not counted.
+    #[must_use]
+    pub fn bytes_per_vertex(&self) -> u64 {
+        (self.influences.words() + OUTPUT_WORDS) as u64 * 4
+    }
+
+    /// Switches the method the next dispatches use (the buffers stay).
+    pub fn set_method(&mut self, method: Method) {
+        self.method = method;
+    }
+
+    /// Uploads every instance's palette, concatenated in instance order.
+    ///
+    /// # Errors
+    /// [`GpuError::Input`] when the count is not [`SkinBatch::bone_count`] or a bone is not
+    /// finite or has a zero rotation.
+    pub fn set_bones(&self, ctx: &GpuContext, bones: &[Bone]) -> Result<(), GpuError> {
+        if bones.len() != self.bone_count as usize {
+            return Err(GpuError::Input(format!(
+                "the batch has {} bones in its palettes; {} were given",
+                self.bone_count,
+                bones.len()
+            )));
+        }
+        if let Some(i) = bones.iter().position(|b| {
+            let q = glam::Vec4::from_array(b.rotation);
+            !(q.is_finite() && glam::Vec4::from_array(b.translation_scale).is_finite())
+                || q.length_squared() < 0.5
+        }) {
+            return Err(GpuError::Input(format!(
+                "bone {i} is not finite or its rotation is not a unit quaternion: {:?}",
+                bones[i]
+            )));
+        }
+        ctx.queue
+            .write_buffer(&self.bones, 0, bytemuck::cast_slice(bones));
+        Ok(())
+    }
+
+    /// Fills the output with all-ones words (NaN positions), so a vertex the kernel does not
+    /// write fails any comparison.
+    pub fn poison(&self, ctx: &GpuContext) {
+        let nan = vec![0xffu8; self.output.size() as usize];
+        ctx.queue.write_buffer(&self.output, 0, &nan);
+    }
+
+    /// Records the dispatch, with timestamps at the pass's start and end (query indices
+    /// `first`, `first + 1`) when given.
+    pub fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        timestamps: Option<(&wgpu::QuerySet, u32)>,
+    ) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("skin"),
+            timestamp_writes: timestamps.map(|(query_set, first)| {
+                wgpu::ComputePassTimestampWrites {
+                    query_set,
+                    beginning_of_pass_write_index: Some(first),
+                    end_of_pass_write_index: Some(first + 1),
+                }
+            }),
+        });
+        pass.set_pipeline(&self.pipelines[method_index(self.method)]);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.dispatch_workgroups(self.groups[0], self.groups[1], 1);
+    }
+
+    /// Dispatches once and waits.
+    ///
+    /// # Errors
+    /// [`GpuError::Wgpu`].
+    pub fn run(&self, ctx: &GpuContext) -> Result<(), GpuError> {
+        ctx.scoped("skinning on the GPU", || {
+            let mut encoder = ctx.device.create_command_encoder(&Default::default());
+            self.encode(&mut encoder, None);
+            ctx.queue.submit([encoder.finish()]);
+        })?;
+        ctx.wait()
+    }
+
+    /// Reads every skinned vertex back.
+    ///
+    /// # Errors
+    /// [`GpuError::Wgpu`] or [`GpuError::Readback`].
+    pub fn read(&self, ctx: &GpuContext) -> Result<Vec<SkinnedVertex>, GpuError> {
+        let bytes = ctx.read_buffer(&self.output, self.output.size(), "skinned vertices")?;
+        Ok(bytemuck::pod_collect_to_vec(&bytes))
+    }
+}
