@@ -200,3 +200,82 @@ pub fn mirrored_quad_pair() -> Primitive {
         idx,
     )
 }
+
+/// An open cylinder of `radius` along +y from 0 to `length`, skinned to a chain of `bones`
+/// joints spaced evenly along the axis (joint `j` at `y = j·length/(bones − 1)`): each vertex
+/// blends the two joints around it linearly in y (`JOINTS_0 = [j, j+1, 0, 0]`, `WEIGHTS_0 =
+/// [1−f, f, 0, 0]`). Normals point away from the axis; `u` runs around it (tangent = the
+/// direction of increasing angle), `v` along it. The skin's inverse bind matrices are
+/// [`skinned_cylinder_inverse_bind`]. With two joints and the second twisted about y, linear
+/// blending collapses the middle (the candy wrapper) and dual quaternions do not.
+///
+/// # Panics
+/// If `segments < 3`, `rings < 1`, `bones < 2` or the sizes are not positive.
+#[must_use]
+pub fn skinned_cylinder(
+    radius: f32,
+    length: f32,
+    segments: u32,
+    rings: u32,
+    bones: u16,
+) -> Primitive {
+    assert!(
+        segments >= 3 && rings >= 1 && bones >= 2,
+        "a skinned cylinder needs 3 segments, 1 ring and 2 bones"
+    );
+    assert!(
+        radius > 0.0 && length > 0.0,
+        "a skinned cylinder needs a positive radius and length"
+    );
+    let (mut p, mut n, mut uv, mut joints, mut weights) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let spans = f32::from(bones - 1);
+    for i in 0..=rings {
+        let v = i as f32 / rings as f32;
+        let along = v * spans;
+        let j = (along.floor() as u16).min(bones - 2);
+        let f = along - f32::from(j);
+        for s in 0..=segments {
+            let u = s as f32 / segments as f32;
+            let (sin, cos) = (u * TAU).sin_cos();
+            let normal = Vec3::new(cos, 0.0, -sin);
+            p.push(normal * radius + Vec3::Y * (v * length));
+            n.push(normal);
+            uv.push(Vec2::new(u, 1.0 - v));
+            joints.push([j, j + 1, 0, 0]);
+            weights.push([1.0 - f, f, 0.0, 0.0]);
+        }
+    }
+    let row = segments + 1;
+    let mut idx = Vec::new();
+    for i in 0..rings {
+        for s in 0..segments {
+            let (a, b, c, d) = (
+                i * row + s,
+                i * row + s + 1,
+                (i + 1) * row + s,
+                (i + 1) * row + s + 1,
+            );
+            idx.extend([a, b, c, b, d, c]);
+        }
+    }
+    Primitive {
+        joints: vec![joints],
+        weights: vec![weights],
+        ..primitive("procedural skinned cylinder", p, n, uv, idx)
+    }
+}
+
+/// The inverse bind matrices of [`skinned_cylinder`]'s joints: translations by `−y_j`.
+#[must_use]
+pub fn skinned_cylinder_inverse_bind(length: f32, bones: u16) -> Vec<glam::Mat4> {
+    (0..bones)
+        .map(|j| {
+            glam::Mat4::from_translation(Vec3::new(
+                0.0,
+                -length * f32::from(j) / f32::from(bones - 1),
+                0.0,
+            ))
+        })
+        .collect()
+}

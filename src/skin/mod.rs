@@ -702,5 +702,13 @@ pub fn frame_angle_deg(a: DQuat, b: DQuat) -> f64 {
         .to_degrees()
 }
 
+/// How far the kernel's packed output frame may be from the exact `r · q` (degrees): 4/32767 rad
+/// = 0.0070°. `pack2x16snorm` rounds each of the four components to the nearest 1/32767 step,
+/// moving the quaternion by at most √4 · ½ step = 1/32767, which turns the rotation by at most
+/// twice that; raising w to the bias (one step) turns it by at most another 2/32767 rad. (The
+/// CPU encoder's rounding search does better, [`crate::Format::max_error_deg`]; a kernel cannot
+/// afford it.)
+pub const OUTPUT_BOUND_DEG: f64 = 4.0 / 32767.0 * (180.0 / std::f64::consts::PI);
+
 /// The bias the kernel applies to w before packing (as [`crate::encoding::encode_snorm16x4`]).
 pub const OUTPUT_W_BIAS: f32 = SNORM16_W_BIAS;
