@@ -13,6 +13,7 @@ use wgpu::util::DeviceExt;
 
 use super::mesh::{vertex_entry_point, vertex_layout, MeshUniforms};
 use super::qmap::{upload as upload_map, GpuQuatMap};
+use super::skin::{self, SkinBatch};
 use super::{shaders, GpuContext, GpuError};
 use crate::encoding::Format;
 use crate::qmap::{self, atlas, MapStats, QuatMap};
@@ -100,6 +101,9 @@ struct GpuObject {
     model: glam::Mat4,
     uniforms: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
+    /// GPU-skinned vertices drawn instead of the mesh's own: a [`skin::output_layout`] buffer
+    /// and the byte offset of this object's first vertex.
+    skinned: Option<(wgpu::Buffer, u64)>,
 }
 
 /// A scene on the GPU, ready to draw with any frame source.
@@ -133,7 +137,7 @@ pub struct Renderer {
     map_layout: wgpu::BindGroupLayout,
     material_sampler: wgpu::Sampler,
     map_sampler: wgpu::Sampler,
-    pipelines: Mutex<HashMap<(FrameSource, Output, bool), wgpu::RenderPipeline>>,
+    pipelines: Mutex<HashMap<(FrameSource, Output, bool, bool), wgpu::RenderPipeline>>,
 }
 
 fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
@@ -176,6 +180,11 @@ const REFERENCE_ATTRIBUTES: [wgpu::VertexAttribute; 4] = wgpu::vertex_attr_array
 ];
 const POSITION_UV_ATTRIBUTES: [wgpu::VertexAttribute; 2] =
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x2];
+const SKINNED_UV_ATTRIBUTES: [wgpu::VertexAttribute; 1] = [wgpu::VertexAttribute {
+    format: wgpu::VertexFormat::Float32x2,
+    offset: 12,
+    shader_location: 1,
+}];
 const MAP_UV_ATTRIBUTES: [wgpu::VertexAttribute; 3] =
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x2, 2 => Float32x2];
 
@@ -366,15 +375,23 @@ impl Renderer {
     }
 
     /// The pipeline for `source` and `output`; `map_uv` selects the quaternion-map vertex layout
-    /// with a second UV set.
+    /// with a second UV set. `skinned`: positions and Snorm16x4 qtangents from a skinning
+    /// batch's output ([`skin::output_layout`]) with UVs from the position + UV stream (whose
+    /// stride `map_uv` gives); `source` must then be `QTangent(Snorm16x4)`.
     fn pipeline(
         &self,
         ctx: &GpuContext,
         source: FrameSource,
         output: Output,
         map_uv: bool,
+        skinned: bool,
     ) -> Result<wgpu::RenderPipeline, GpuError> {
-        let key = (source, output, map_uv && source == FrameSource::QuatMap);
+        let key = (
+            source,
+            output,
+            map_uv && (source == FrameSource::QuatMap || skinned),
+            skinned,
+        );
         if let Some(p) = self
             .pipelines
             .lock()
@@ -398,7 +415,28 @@ impl Renderer {
             step_mode: wgpu::VertexStepMode::Vertex,
             attributes: &MAP_UV_ATTRIBUTES,
         };
+        // UVs at offset 12 of the position + UV stream, beside a skinned stream.
+        let skinned_uv_layout = wgpu::VertexBufferLayout {
+            array_stride: if key.2 {
+                MAP_UV_STRIDE
+            } else {
+                POSITION_UV_STRIDE
+            },
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &SKINNED_UV_ATTRIBUTES,
+        };
+        let skinned_buffers = [Some(skin::output_layout()), Some(skinned_uv_layout)];
         let (entry, buffer, frame_source) = match source {
+            FrameSource::QTangent(Format::Snorm16x4) if skinned => {
+                ("vs_quat", skin::output_layout(), 0.0)
+            }
+            _ if skinned => {
+                return Err(GpuError::Input(format!(
+                    "skinned meshes are drawn with {} frames, not {}",
+                    Format::Snorm16x4.name(),
+                    source.label()
+                )))
+            }
             FrameSource::Reference => ("vs_reference", reference_layout, 0.0),
             FrameSource::QTangent(f) => (vertex_entry_point(f), vertex_layout(f), 0.0),
             FrameSource::QuatMap if key.2 => ("vs_position_uv2", map_uv_layout, 1.0),
@@ -419,6 +457,7 @@ impl Renderer {
                 })
             })
             .collect();
+        let plain_buffer = Some(buffer);
         let constants = [("FRAME_SOURCE", frame_source)];
         let label = format!("lit {} {output:?}", source.label());
         let pipeline = ctx.scoped(&format!("creating the {label} pipeline"), || {
@@ -430,7 +469,11 @@ impl Renderer {
                         module: &self.module,
                         entry_point: Some(entry),
                         compilation_options: Default::default(),
-                        buffers: &[Some(buffer)],
+                        buffers: if skinned {
+                            &skinned_buffers
+                        } else {
+                            std::slice::from_ref(&plain_buffer)
+                        },
                     },
                     fragment: Some(wgpu::FragmentState {
                         module: &self.module,
@@ -769,6 +812,7 @@ impl Renderer {
                 model: o.model,
                 uniforms,
                 bind_group,
+                skinned: None,
             });
         }
         let (scene_uniforms, scene_bind_group) = uniform_group(
@@ -828,6 +872,28 @@ impl Renderer {
                 continue;
             }
             let mesh = &scene.meshes[o.mesh];
+            if let Some((skinned, offset)) = &o.skinned {
+                // Skinned vertices are in world space already (the skin matrices place them).
+                let u = MeshUniforms::new(glam::Mat4::IDENTITY, view_proj);
+                ctx.queue
+                    .write_buffer(&o.uniforms, 0, bytemuck::bytes_of(&u));
+                let pipeline = self.pipeline(
+                    ctx,
+                    FrameSource::QTangent(Format::Snorm16x4),
+                    output,
+                    mesh.map_uv,
+                    true,
+                )?;
+                pass.set_pipeline(&pipeline);
+                pass.set_bind_group(0, &o.bind_group, &[]);
+                pass.set_bind_group(2, &scene.materials[mesh.material], &[]);
+                pass.set_bind_group(3, &scene.dummy_map, &[]);
+                pass.set_vertex_buffer(0, skinned.slice(*offset..));
+                pass.set_vertex_buffer(1, mesh.position_uv.slice(..));
+                pass.set_index_buffer(mesh.index.slice(..), wgpu::IndexFormat::Uint32);
+                pass.draw_indexed(0..mesh.index_count, 0, 0..1);
+                continue;
+            }
             let u = MeshUniforms::new(o.model, view_proj);
             ctx.queue
                 .write_buffer(&o.uniforms, 0, bytemuck::bytes_of(&u));
@@ -851,7 +917,7 @@ impl Renderer {
                     (FrameSource::QTangent(f), vb, &scene.dummy_map)
                 }
             };
-            let pipeline = self.pipeline(ctx, src, output, mesh.map_uv)?;
+            let pipeline = self.pipeline(ctx, src, output, mesh.map_uv, false)?;
             pass.set_pipeline(&pipeline);
             pass.set_bind_group(0, &o.bind_group, &[]);
             pass.set_bind_group(2, &scene.materials[mesh.material], &[]);
@@ -1065,6 +1131,53 @@ impl Renderer {
 }
 
 impl GpuScene {
+    /// Draws object `object` from now on with the vertices instance `instance` of `batch`
+    /// skins, in every mode (skinned frames are Snorm16x4 qtangents lit with the normal map;
+    /// quaternion maps hold bind-pose frames and are not used). The batch's instance must be
+    /// the object's mesh: the same vertices in the same order.
+    ///
+    /// # Errors
+    /// [`GpuError::Input`] for an object or instance out of range, or a vertex count that
+    /// differs from the mesh's.
+    pub fn set_skinned(
+        &mut self,
+        object: usize,
+        batch: &SkinBatch,
+        instance: usize,
+    ) -> Result<(), GpuError> {
+        let range = batch.instances().get(instance).ok_or_else(|| {
+            GpuError::Input(format!(
+                "skinning instance {instance} does not exist (the batch has {})",
+                batch.instances().len()
+            ))
+        })?;
+        let count = self.objects.len();
+        let o = self.objects.get_mut(object).ok_or_else(|| {
+            GpuError::Input(format!(
+                "object {object} does not exist (the scene has {count})"
+            ))
+        })?;
+        let vertices = self.meshes[o.mesh].vertex_count;
+        if u64::from(range.output.end - range.output.start) != vertices {
+            return Err(GpuError::Input(format!(
+                "object {object} has {vertices} vertices; skinning instance {instance} has {}",
+                range.output.end - range.output.start
+            )));
+        }
+        o.skinned = Some((
+            batch.output().clone(),
+            u64::from(range.output.start) * crate::skin::OUTPUT_WORDS as u64 * 4,
+        ));
+        Ok(())
+    }
+
+    /// Draws object `object` with its own (unskinned) vertices again.
+    pub fn clear_skinned(&mut self, object: usize) {
+        if let Some(o) = self.objects.get_mut(object) {
+            o.skinned = None;
+        }
+    }
+
     /// The cost of `source` (qtangent formats the scene was not uploaded with have none).
     #[must_use]
     pub fn cost(&self, source: FrameSource) -> Option<ModeCost> {
