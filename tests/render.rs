@@ -98,6 +98,7 @@ fn setup() -> Setup {
         objects: vec![SceneObject {
             mesh: 0,
             model: Mat4::IDENTITY,
+            skin: None,
         }],
         warnings: Vec::new(),
     };

@@ -89,6 +89,10 @@ pub struct SceneObject {
     pub mesh: usize,
     /// Object to world.
     pub model: Mat4,
+    /// The glTF skin (index into [`crate::mesh::Scene::skins`]) when the object is skinned:
+    /// [`crate::gpu::render::GpuScene::set_skinned`] draws it posed; without that, in its bind
+    /// pose.
+    pub skin: Option<usize>,
 }
 
 /// What a render draws.
@@ -330,6 +334,7 @@ impl Scene {
                     objects.push(SceneObject {
                         mesh: index,
                         model: Mat4::IDENTITY,
+                        skin: None,
                     });
                 }
                 for inst in &m.instances {
@@ -347,7 +352,11 @@ impl Scene {
                         ));
                         continue;
                     }
-                    objects.push(SceneObject { mesh: index, model });
+                    objects.push(SceneObject {
+                        mesh: index,
+                        model,
+                        skin: inst.skin,
+                    });
                 }
             }
         }
@@ -475,6 +484,7 @@ impl Scene {
                     Quat::from_rotation_y(0.5) * Quat::from_rotation_x(1.35),
                     Vec3::new(-1.05, 0.1, -0.2),
                 ),
+                skin: None,
             },
             SceneObject {
                 mesh: 1,
@@ -483,10 +493,12 @@ impl Scene {
                     Quat::from_rotation_y(-0.6),
                     Vec3::new(1.0, 0.0, 0.15),
                 ),
+                skin: None,
             },
             SceneObject {
                 mesh: 2,
                 model: Mat4::from_translation(Vec3::new(0.0, -0.8, 0.0)),
+                skin: None,
             },
         ];
         Ok(Self {
