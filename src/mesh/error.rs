@@ -4,12 +4,14 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-/// A mesh file could not be used. Displays as `file: mesh 'Name' primitive 0: problem`.
+/// A mesh file could not be used. Displays as `file: mesh 'Name' primitive 0: problem` (or
+/// `file: animation 'Walk' channel 3: problem`).
 #[derive(Debug, thiserror::Error)]
 pub struct MeshError {
     /// The file.
     pub file: PathBuf,
-    /// `mesh 'Name' primitive 0`, or `None` for file-level problems.
+    /// `mesh 'Name' primitive 0`, `animation 'Walk' channel 3`, or `None` for file-level
+    /// problems.
     pub place: Option<String>,
     /// What is wrong (also in the message, so it is not repeated as a `source`).
     pub kind: ErrorKind,
@@ -26,7 +28,7 @@ impl MeshError {
         }
     }
 
-    /// A problem in one mesh/primitive.
+    /// A problem in one mesh/primitive or animation channel.
     #[must_use]
     pub fn at(file: &Path, place: &str, kind: ErrorKind) -> Self {
         Self {
@@ -176,4 +178,48 @@ pub enum ErrorKind {
     /// The file holds no meshes at all.
     #[error("no meshes in the file")]
     NoMeshes,
+    /// An animation sampler's key times are not strictly increasing (equal times included).
+    #[error("key {key} time {time} is not after key {} time {previous} (key times must strictly increase)", key - 1)]
+    KeyTimesNotIncreasing {
+        /// Index of the offending key (≥ 1).
+        key: usize,
+        /// Time of the key before it.
+        previous: f32,
+        /// Its time.
+        time: f32,
+    },
+    /// An animation sampler's first key time is negative.
+    #[error("first key time {time} is negative")]
+    NegativeKeyTime {
+        /// The time.
+        time: f32,
+    },
+    /// An animation key time or value is NaN or infinite.
+    #[error("{what} of key {key} is {value} (NaN and infinity are not allowed)")]
+    NonFiniteKey {
+        /// `time`, `value`, `in-tangent` or `out-tangent`.
+        what: &'static str,
+        /// Key index.
+        key: usize,
+        /// The value found.
+        value: f32,
+    },
+    /// An animation sampler's output count does not match its input count.
+    #[error("{outputs} output values for {inputs} key times ({interpolation} needs {expected})")]
+    KeyCountMismatch {
+        /// Input (time) count.
+        inputs: usize,
+        /// Output (value) count.
+        outputs: usize,
+        /// What the interpolation requires.
+        expected: usize,
+        /// `LINEAR`, `STEP` or `CUBICSPLINE`.
+        interpolation: &'static str,
+    },
+    /// An animated rotation key has zero length (no rotation to normalise to).
+    #[error("rotation of key {key} has zero length")]
+    ZeroLengthRotation {
+        /// Key index.
+        key: usize,
+    },
 }

@@ -2,18 +2,22 @@
 //!
 //! The crate parses and validates the JSON; this file checks what it does not before reading
 //! (accessor types and byte ranges, so its readers never see an out-of-bounds or mistyped
-//! accessor), converts strips and fans to lists, and walks the node tree for world transforms.
+//! accessor), converts strips and fans to lists, walks the node tree for world transforms, and
+//! reads animations (checking their key times and values, so sampling never sees a NaN or an
+//! out-of-order key).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use glam::{Mat4, Vec2, Vec3, Vec4};
+use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use gltf::accessor::{DataType, Dimensions};
 use gltf::mesh::{Mode, Semantic};
 
 use super::{
-    ErrorKind, ImageSource, Instance, Material, Mesh, MeshError, Primitive, Scene, Skin, TextureRef,
+    ErrorKind, ImageSource, Instance, Material, Mesh, MeshError, Node, Primitive, Scene, Skin,
+    TextureRef,
 };
+use crate::anim::{Channel, Clip, Interpolation, Property, Transform};
 
 pub(super) fn load_slice(
     name: &Path,
@@ -32,6 +36,8 @@ pub(super) fn load_slice(
     }
     let gltf =
         gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| file_err(gltf_error(e)))?;
+    check_animation_indices(gltf.document.as_json())
+        .map_err(|(label, kind)| MeshError::at(name, &label, kind))?;
     validate(&gltf.document).map_err(file_err)?;
     let buffers = load_buffers(&gltf, base).map_err(file_err)?;
     let doc = &gltf.document;
@@ -47,7 +53,10 @@ pub(super) fn load_slice(
         .collect::<Result<Vec<_>, _>>()
         .map_err(file_err)?;
 
-    let world = node_world_matrices(doc).map_err(file_err)?;
+    let parents = node_parents(doc).map_err(file_err)?;
+    let world = node_world_matrices(doc, &parents).map_err(file_err)?;
+    let mut warnings = Vec::new();
+    let nodes = read_nodes(doc, &parents, &mut warnings);
     let skins = doc
         .skins()
         .map(|skin| read_skin(&skin, &buffers, &world))
@@ -91,12 +100,31 @@ pub(super) fn load_slice(
     if meshes.is_empty() {
         return Err(file_err(ErrorKind::NoMeshes));
     }
+    let mut skipped = Vec::new();
+    let animations = doc
+        .animations()
+        .map(|a| read_animation(name, doc.as_json(), &a, &buffers, &mut budget, &mut skipped))
+        .collect::<Result<Vec<_>, _>>()?;
+    if !skipped.is_empty() {
+        let count = skipped.len();
+        let more = count.saturating_sub(3);
+        skipped.truncate(3);
+        if more > 0 {
+            skipped.push(format!("and {more} more"));
+        }
+        warnings.push(format!(
+            "{count} morph target weights animation channel(s) skipped (not supported): {}",
+            skipped.join(", ")
+        ));
+    }
     Ok(Scene {
         source: name.to_path_buf(),
         meshes,
         materials,
         skins,
-        warnings: Vec::new(),
+        nodes,
+        animations,
+        warnings,
     })
 }
 
@@ -519,11 +547,10 @@ fn fan_to_list(fan: &[u32]) -> Vec<u32> {
         .collect()
 }
 
-/// Node-to-world matrix of every node (glTF nodes form a forest: each has at most one parent,
-/// and no cycles). Matrices that are not finite are an error.
-fn node_world_matrices(doc: &gltf::Document) -> Result<Vec<Mat4>, ErrorKind> {
-    let count = doc.nodes().len();
-    let mut parent = vec![None; count];
+/// The parent of every node (validation has checked every `children` index). A node listed as
+/// the child of two nodes is an error.
+fn node_parents(doc: &gltf::Document) -> Result<Vec<Option<usize>>, ErrorKind> {
+    let mut parent = vec![None; doc.nodes().len()];
     for n in doc.nodes() {
         for c in n.children() {
             if let Some(p) = parent[c.index()].replace(n.index()) {
@@ -535,10 +562,21 @@ fn node_world_matrices(doc: &gltf::Document) -> Result<Vec<Mat4>, ErrorKind> {
             }
         }
     }
+    Ok(parent)
+}
+
+/// Node-to-world matrix of every node (glTF nodes form a forest: each has at most one parent,
+/// and no cycles; `parent` is [`node_parents`]). Matrices that are not finite are an error, and
+/// so is a cycle.
+fn node_world_matrices(
+    doc: &gltf::Document,
+    parent: &[Option<usize>],
+) -> Result<Vec<Mat4>, ErrorKind> {
+    let count = doc.nodes().len();
     let mut world: Vec<Option<Mat4>> = vec![None; count];
     let mut stack: Vec<(gltf::Node<'_>, Mat4)> = doc
         .nodes()
-        .filter(|n| parent[n.index()].is_none())
+        .filter(|n| parent.get(n.index()).is_some_and(Option::is_none))
         .map(|n| (n, Mat4::IDENTITY))
         .collect();
     while let Some((node, parent_world)) = stack.pop() {
@@ -562,6 +600,196 @@ fn node_world_matrices(doc: &gltf::Document) -> Result<Vec<Mat4>, ErrorKind> {
         .into_iter()
         .map(|m| m.unwrap_or(Mat4::IDENTITY))
         .collect())
+}
+
+/// Every node's name, parent and local transform. Run after [`node_world_matrices`], which has
+/// rejected non-finite transforms. A `matrix` is decomposed; one that translation, rotation and
+/// scale cannot reproduce (shear, a projective row, a zero-length axis) gets a warning.
+fn read_nodes(
+    doc: &gltf::Document,
+    parents: &[Option<usize>],
+    warnings: &mut Vec<String>,
+) -> Vec<Node> {
+    doc.nodes()
+        .map(|n| {
+            let i = n.index();
+            let (t, r, s) = n.transform().decomposed();
+            let mut local = Transform {
+                translation: Vec3::from(t),
+                rotation: Quat::from_array(r),
+                scale: Vec3::from(s),
+            };
+            if let gltf::scene::Transform::Matrix { matrix } = n.transform() {
+                let m = Mat4::from_cols_array_2d(&matrix);
+                if !local.rotation.is_finite() || !local.scale.is_finite() {
+                    // The gltf crate divides each axis by its length: a zero axis gives NaN.
+                    local.rotation = Quat::IDENTITY;
+                    local.scale = local.scale.map(|x| if x.is_finite() { x } else { 0.0 });
+                    warnings.push(format!(
+                        "node {i}: its matrix has a zero-length axis, so its rotation is unknown; \
+                         identity used for animation"
+                    ));
+                } else {
+                    // Decomposing rounds each element by a few ulps of the largest; 1e-4 of
+                    // it is far above that and far below any shear worth mentioning.
+                    let linear = m.to_cols_array()[..12]
+                        .iter()
+                        .fold(0.0f32, |a, x| a.max(x.abs()));
+                    if !local
+                        .to_mat4()
+                        .abs_diff_eq(m, 1e-4 * linear.max(f32::MIN_POSITIVE))
+                    {
+                        warnings.push(format!(
+                            "node {i}: its matrix is not translation · rotation · scale (shear \
+                             or a projective row); animation uses the nearest decomposition"
+                        ));
+                    }
+                }
+            }
+            Node {
+                name: n.name().map_or_else(|| format!("node {i}"), str::to_owned),
+                parent: parents.get(i).copied().flatten(),
+                local,
+            }
+        })
+        .collect()
+}
+
+const TIMES: Expect = Expect {
+    dims: Dimensions::Scalar,
+    types: &[DataType::F32],
+    describe: "SCALAR float",
+};
+const VEC3_OUTPUT: Expect = POSITION;
+const ROTATION_OUTPUT: Expect = Expect {
+    dims: Dimensions::Vec4,
+    types: &[
+        DataType::F32,
+        DataType::I8,
+        DataType::U8,
+        DataType::I16,
+        DataType::U16,
+    ],
+    describe: "VEC4 float or normalized byte or short",
+};
+
+/// Animation indices, checked before the gltf crate's validation: a channel's target node and
+/// path (which that validation leaves unchecked and the crate's accessors unwrap), and the
+/// sampler and accessor indices (which it reports by JSON path only), so the error names the
+/// animation and channel: `(animation 'Walk' channel 3, problem)`.
+fn check_animation_indices(root: &gltf::json::Root) -> Result<(), (String, ErrorKind)> {
+    use gltf::json::validation::Checked;
+    for (a, anim) in root.animations.iter().enumerate() {
+        let name = anim
+            .name
+            .clone()
+            .unwrap_or_else(|| format!("animation {a}"));
+        for (c, channel) in anim.channels.iter().enumerate() {
+            let invalid = |what: String| {
+                Err((
+                    format!("animation '{name}' channel {c}"),
+                    ErrorKind::InvalidGltf(what),
+                ))
+            };
+            let node = channel.target.node.value();
+            if node >= root.nodes.len() {
+                return invalid(format!(
+                    "target node {node} does not exist ({} nodes)",
+                    root.nodes.len()
+                ));
+            }
+            if matches!(channel.target.path, Checked::Invalid) {
+                return invalid(
+                    "target path is not translation, rotation, scale or weights".into(),
+                );
+            }
+            let s = channel.sampler.value();
+            let Some(sampler) = anim.samplers.get(s) else {
+                return invalid(format!(
+                    "sampler {s} does not exist ({} samplers)",
+                    anim.samplers.len()
+                ));
+            };
+            for (what, acc) in [("input", sampler.input), ("output", sampler.output)] {
+                let acc = acc.value();
+                if acc >= root.accessors.len() {
+                    return invalid(format!(
+                        "sampler {s} {what} accessor {acc} does not exist ({} accessors)",
+                        root.accessors.len()
+                    ));
+                }
+            }
+            if matches!(sampler.interpolation, Checked::Invalid) {
+                return invalid(format!(
+                    "sampler {s} interpolation is not LINEAR, STEP or CUBICSPLINE"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads one animation ([`check_animation_indices`] and validation have run). The accessors
+/// are checked before the gltf crate reads them (type, byte range), then key times and values.
+/// Morph target `weights` channels are not read; their labels go to `skipped`.
+fn read_animation(
+    file: &Path,
+    root: &gltf::json::Root,
+    anim: &gltf::Animation<'_>,
+    buffers: &[gltf::buffer::Data],
+    budget: &mut usize,
+    skipped: &mut Vec<String>,
+) -> Result<Clip, MeshError> {
+    use gltf::json::validation::Checked;
+    let name = anim
+        .name()
+        .map_or_else(|| format!("animation {}", anim.index()), str::to_owned);
+    let json_channels = root
+        .animations
+        .get(anim.index())
+        .map_or(&[][..], |a| &a.channels[..]);
+    let mut channels = Vec::new();
+    for (c, channel) in anim.channels().enumerate() {
+        let label = format!("animation '{name}' channel {c}");
+        let err = |kind| MeshError::at(file, &label, kind);
+        // The gltf crate's Target::node and ::property unwrap what its validation leaves
+        // unchecked, so the target is read from the JSON ([`check_animation_indices`] has
+        // checked it).
+        let target = &json_channels
+            .get(c)
+            .ok_or_else(|| {
+                err(ErrorKind::Gltf(
+                    "the gltf crate lists a channel its JSON does not have".into(),
+                ))
+            })?
+            .target;
+        let node = target.node.value();
+        let property = match target.path {
+            Checked::Valid(gltf::json::animation::Property::Translation) => Property::Translation,
+            Checked::Valid(gltf::json::animation::Property::Rotation) => Property::Rotation,
+            Checked::Valid(gltf::json::animation::Property::Scale) => Property::Scale,
+            Checked::Valid(gltf::json::animation::Property::MorphTargetWeights) => {
+                skipped.push(label);
+                continue;
+            }
+            Checked::Invalid => {
+                return Err(err(ErrorKind::Gltf(
+                    "an invalid target path passed the checks".into(),
+                )))
+            }
+        };
+        let channel = read_channel(&channel, node, property, buffers, budget).map_err(err)?;
+        channels.push(channel);
+    }
+    let duration = channels
+        .iter()
+        .filter_map(|c| c.times.last().copied())
+        .fold(0.0, f32::max);
+    Ok(Clip {
+        name,
+        duration,
+        channels,
+    })
 }
 
 fn read_skin(
@@ -686,4 +914,133 @@ fn material(m: &gltf::Material<'_>, images: &[ImageSource]) -> Result<Material, 
         metallic: pbr.metallic_factor(),
         roughness: pbr.roughness_factor(),
     })
+}
+
+/// Reads and checks one channel's sampler (target already checked).
+fn read_channel(
+    channel: &gltf::animation::Channel<'_>,
+    node: usize,
+    property: Property,
+    buffers: &[gltf::buffer::Data],
+    budget: &mut usize,
+) -> Result<Channel, ErrorKind> {
+    let sampler = channel.sampler();
+    let (interpolation, per_key, interpolation_name) = match sampler.interpolation() {
+        gltf::animation::Interpolation::Step => (Interpolation::Step, 1, "STEP"),
+        gltf::animation::Interpolation::Linear => (Interpolation::Linear, 1, "LINEAR"),
+        gltf::animation::Interpolation::CubicSpline => {
+            (Interpolation::CubicSpline, 3, "CUBICSPLINE")
+        }
+    };
+    let (input, output) = (sampler.input(), sampler.output());
+    let s = sampler.index();
+    check_accessor(&input, &format!("sampler {s} input"), &TIMES, buffers)?;
+    let expect = match property {
+        Property::Rotation => &ROTATION_OUTPUT,
+        Property::Translation | Property::Scale => &VEC3_OUTPUT,
+    };
+    check_accessor(&output, &format!("sampler {s} output"), expect, buffers)?;
+    if output.data_type() != DataType::F32 && !output.normalized() {
+        return Err(ErrorKind::AccessorType {
+            attribute: format!("sampler {s} output"),
+            accessor: output.index(),
+            found: format!(
+                "{:?} {:?} (not normalized)",
+                output.dimensions(),
+                output.data_type()
+            ),
+            expected: ROTATION_OUTPUT.describe,
+        });
+    }
+    let (inputs, outputs) = (input.count(), output.count());
+    let expected = inputs.saturating_mul(per_key);
+    if outputs != expected {
+        return Err(ErrorKind::KeyCountMismatch {
+            inputs,
+            outputs,
+            expected,
+            interpolation: interpolation_name,
+        });
+    }
+    *budget = budget
+        .checked_sub(inputs.saturating_add(outputs))
+        .ok_or_else(|| {
+            ErrorKind::TooLarge(format!(
+                "the file's primitives and animations read more than {MAX_ELEMENTS} accessor \
+                 elements in all"
+            ))
+        })?;
+
+    let reader = channel.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
+    // The checks above make every read below Some; a None would be a gltf crate change.
+    let missing = |what: &str| ErrorKind::Gltf(format!("the gltf crate could not read {what}"));
+    let times: Vec<f32> = reader
+        .read_inputs()
+        .ok_or_else(|| missing("the sampler input"))?
+        .collect();
+    check_times(&times)?;
+    let mut values: Vec<Vec4> = match reader
+        .read_outputs()
+        .ok_or_else(|| missing("the sampler output"))?
+    {
+        gltf::animation::util::ReadOutputs::Translations(v)
+        | gltf::animation::util::ReadOutputs::Scales(v) => {
+            v.map(|v| Vec3::from(v).extend(0.0)).collect()
+        }
+        gltf::animation::util::ReadOutputs::Rotations(r) => r.into_f32().map(Vec4::from).collect(),
+        gltf::animation::util::ReadOutputs::MorphTargetWeights(_) => {
+            return Err(missing(
+                "a weights channel as translation, rotation or scale",
+            ))
+        }
+    };
+    if values.len() != expected {
+        return Err(missing("every output value"));
+    }
+    for (i, v) in values.iter_mut().enumerate() {
+        let (key, part) = (i / per_key, i % per_key);
+        let what = match (per_key, part) {
+            (3, 0) => "in-tangent",
+            (3, 2) => "out-tangent",
+            _ => "value",
+        };
+        if let Some(&value) = v.to_array().iter().find(|x| !x.is_finite()) {
+            return Err(ErrorKind::NonFiniteKey { what, key, value });
+        }
+        // Key rotations are normalised; CUBICSPLINE tangents are derivatives, kept as they are.
+        if property == Property::Rotation && what == "value" {
+            *v = v
+                .try_normalize()
+                .ok_or(ErrorKind::ZeroLengthRotation { key })?;
+        }
+    }
+    Ok(Channel {
+        node,
+        property,
+        interpolation,
+        times,
+        values,
+    })
+}
+
+/// Key times must be finite, start at or after 0 and strictly increase.
+fn check_times(times: &[f32]) -> Result<(), ErrorKind> {
+    if let Some((key, &value)) = times.iter().enumerate().find(|(_, t)| !t.is_finite()) {
+        return Err(ErrorKind::NonFiniteKey {
+            what: "time",
+            key,
+            value,
+        });
+    }
+    if let Some(&time) = times.first().filter(|&&t| t < 0.0) {
+        return Err(ErrorKind::NegativeKeyTime { time });
+    }
+    if let Some(key) = (1..times.len()).find(|&k| times[k] <= times[k - 1]) {
+        return Err(ErrorKind::KeyTimesNotIncreasing {
+            key,
+            previous: times[key - 1],
+            time: times[key],
+        });
+    }
+    Ok(())
 }

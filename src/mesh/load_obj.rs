@@ -117,8 +117,8 @@ pub(super) fn load_slice(
         source: name.to_path_buf(),
         meshes,
         materials,
-        skins: Vec::new(),
         warnings,
+        ..Scene::default()
     })
 }
 

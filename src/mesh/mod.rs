@@ -6,7 +6,7 @@
 //!
 //! 1. [`load`] reads a file into a [`Scene`]: every primitive as an indexed triangle list with its
 //!    attributes checked (finite, in range, matching counts), node transforms, skins and material
-//!    references kept.
+//!    references kept, and glTF nodes and animations read for [`crate::anim`].
 //! 2. [`Primitive::prepare`] fills in what is missing — smooth normals ([`normals`]) and MikkTSpace
 //!    tangents ([`tangents`]) — and splits vertices where triangles of opposite handedness meet,
 //!    giving a [`Prepared`] primitive whose every vertex has a well-defined [`TangentFrame`](crate::TangentFrame).
@@ -44,6 +44,11 @@ pub struct Scene {
     pub materials: Vec<Material>,
     /// Skins referenced by [`Instance::skin`].
     pub skins: Vec<Skin>,
+    /// Every glTF node in file order ([`Instance::node`], [`Skin::joints`] and
+    /// [`Channel::node`](crate::anim::Channel::node) index it). Empty for OBJ.
+    pub nodes: Vec<Node>,
+    /// glTF animations in file order (see [`crate::anim`]). Empty for OBJ.
+    pub animations: Vec<crate::anim::Clip>,
     /// Things that were wrong but not fatal (a missing `.mtl` file, say), one line each.
     pub warnings: Vec<String>,
 }
@@ -69,6 +74,21 @@ pub struct Instance {
     pub world: Mat4,
     /// Index into [`Scene::skins`] when the node is skinned.
     pub skin: Option<usize>,
+}
+
+/// A glTF node: its place in the hierarchy and its local (rest) transform.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// Name in the file, or `node N`.
+    pub name: String,
+    /// Index of the node whose `children` list it is in; `None` for a root. The loader rejects
+    /// files where a node has two parents or sits in a cycle.
+    pub parent: Option<usize>,
+    /// Translation, rotation and scale as the file gives them, or decomposed from the node's
+    /// `matrix` (any shear is lost, with a warning in [`Scene::warnings`]). Rotations are kept
+    /// as written (not renormalised), so `local.to_mat4()` reproduces the matrix the loader
+    /// uses for [`Instance::world`] and [`Skin::joint_world`].
+    pub local: crate::anim::Transform,
 }
 
 /// A skin: the joints (node indices) and their inverse bind matrices.
@@ -335,7 +355,10 @@ fn check_finite<const N: usize>(
 /// A [`MeshError`] naming the file, the mesh/primitive where there is one, and the problem:
 /// unreadable or truncated file, invalid JSON, missing or short buffer, accessor out of bounds,
 /// index out of range, NaN/infinite values, zero-length normals, mismatched attribute counts,
-/// unsupported primitive mode, no triangles, unknown extension.
+/// unsupported primitive mode, no triangles, unknown extension; in animations (named as
+/// `animation 'Walk' channel 3`): a target node that does not exist, key times that are not
+/// finite, negative or not strictly increasing, a value count that does not match the key count,
+/// NaN/infinite values, zero-length rotations.
 pub fn load(path: impl AsRef<Path>) -> Result<Scene, MeshError> {
     let path = path.as_ref();
     let ext = path
