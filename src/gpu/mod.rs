@@ -9,6 +9,7 @@ pub mod qmap;
 pub mod render;
 pub mod shaders;
 pub mod skin;
+pub mod skin_matrix;
 
 pub use context::{GpuContext, GpuError, REQUESTED_FEATURES};
 pub use decode::{DecodeBatch, DecodePipeline, GpuFrame};

@@ -54,6 +54,14 @@ pub const SKIN: &str = concat!(
     include_str!("../../shaders/skin.wgsl")
 );
 
+/// The matrix-palette skinning baseline (`shaders/skin_matrix.wgsl`: f32 normal + tangent,
+/// mat4x4 bones) with the library in front, for the skinning benchmark.
+pub const SKIN_MATRIX: &str = concat!(
+    include_str!("../../shaders/qtangent.wgsl"),
+    "\n",
+    include_str!("../../shaders/skin_matrix.wgsl")
+);
+
 /// Every module the crate builds, by the stage file it comes from: what the naga validation
 /// test checks, and what it compares with the files in `shaders/`.
 pub const MODULES: &[(&str, &str)] = &[
@@ -64,4 +72,5 @@ pub const MODULES: &[(&str, &str)] = &[
     ("qmap.wgsl", QMAP),
     ("lit.wgsl", LIT),
     ("skin.wgsl", SKIN),
+    ("skin_matrix.wgsl", SKIN_MATRIX),
 ];

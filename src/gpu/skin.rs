@@ -404,11 +404,13 @@ impl SkinBatch {
         self.method = method;
     }
 
-    /// Uploads every instance's palette, concatenated in instance order.
+    /// Uploads every instance's palette, concatenated in instance order. Rotations are
+    /// normalised on the way (the kernel's quaternion → matrix assumes unit length, and a
+    /// hand-built [`Bone`] need not be).
     ///
     /// # Errors
-    /// [`GpuError::Input`] when the count is not [`SkinBatch::bone_count`] or a bone is not
-    /// finite or has a zero rotation.
+    /// [`GpuError::Input`] when the count is not [`SkinBatch::bone_count`], or a bone is not
+    /// finite or has a (near) zero rotation.
     pub fn set_bones(&self, ctx: &GpuContext, bones: &[Bone]) -> Result<(), GpuError> {
         if bones.len() != self.bone_count as usize {
             return Err(GpuError::Input(format!(
@@ -417,18 +419,24 @@ impl SkinBatch {
                 bones.len()
             )));
         }
-        if let Some(i) = bones.iter().position(|b| {
+        let mut unit = Vec::with_capacity(bones.len());
+        for (i, b) in bones.iter().enumerate() {
             let q = glam::Vec4::from_array(b.rotation);
-            !(q.is_finite() && glam::Vec4::from_array(b.translation_scale).is_finite())
-                || q.length_squared() < 0.5
-        }) {
-            return Err(GpuError::Input(format!(
-                "bone {i} is not finite or its rotation is not a unit quaternion: {:?}",
-                bones[i]
-            )));
+            let ok = q.is_finite()
+                && glam::Vec4::from_array(b.translation_scale).is_finite()
+                && q.length_squared() > 1e-12;
+            if !ok {
+                return Err(GpuError::Input(format!(
+                    "bone {i} is not finite or its rotation is zero: {b:?}"
+                )));
+            }
+            unit.push(Bone {
+                rotation: q.normalize().to_array(),
+                translation_scale: b.translation_scale,
+            });
         }
         ctx.queue
-            .write_buffer(&self.bones, 0, bytemuck::cast_slice(bones));
+            .write_buffer(&self.bones, 0, bytemuck::cast_slice(&unit));
         Ok(())
     }
 

@@ -7,6 +7,8 @@
 //! - `cargo xtask render [ARGS]` — the lit renderer (`examples/render.rs`).
 //! - `cargo xtask bake [ARGS]` — the quaternion-map baker (`examples/bake.rs`).
 //! - `cargo xtask bench` — the GPU/CPU decode benchmark.
+//! - `cargo xtask skin-bench [ARGS]` — the skinning benchmark (quaternion against matrix
+//!   palette, `examples/skin_bench.rs`).
 //! - `cargo xtask gpu-bundle` — builds the benchmark and gathers it with the Vulkan loader in
 //!   `.gpu/` and `.gl/` for a machine with a GPU but no toolchain (see docs/PERFORMANCE.md).
 //! - `cargo xtask fuzz [SECONDS]` — fuzzes the glTF and OBJ loaders (`xtask/fuzz/`) with
@@ -16,7 +18,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
-const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|bench|gpu-bundle|fuzz> [ARGS...]
+const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|bench|skin-bench|gpu-bundle|fuzz> [ARGS...]
   test        set up a Vulkan adapter if needed (lavapipe), then cargo test --release --workspace [ARGS]
   demo        set up a Vulkan adapter if needed, then run the demo (ARGS: frame count), bake
               the embedded default quaternion map into qmaps/ and render the default scene in
@@ -24,6 +26,7 @@ const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|bench|gpu-bundle|
   render      set up a Vulkan adapter if needed, then run the render tool (ARGS passed on)
   bake        set up a Vulkan adapter if needed, then run the bake tool (ARGS passed on)
   bench       run the decode benchmark (ARGS passed on)
+  skin-bench  run the skinning benchmark (ARGS passed on, e.g. --instances 1024,16384)
   gpu-bundle  build the benchmark into .gpu/ and fetch the Vulkan loader into .gl/
   fuzz        fuzz the glTF and OBJ loaders for SECONDS each (default 60; installs cargo-fuzz)";
 
@@ -66,6 +69,17 @@ fn main() -> ExitCode {
                 &root,
                 &[
                     &["run", "--release", "--example", cmd.as_str(), "--"],
+                    &strs(&rest)[..],
+                ]
+                .concat(),
+            )
+        }
+        "skin-bench" => {
+            ensure_vulkan();
+            cargo(
+                &root,
+                &[
+                    &["run", "--release", "--example", "skin_bench", "--"],
                     &strs(&rest)[..],
                 ]
                 .concat(),
@@ -204,8 +218,8 @@ fn ensure_vulkan() {
     }
 }
 
-/// The recipe of shared/GPU.md: the benchmark binaries (decode, bake, render) in .gpu/, the
-/// amd64 Vulkan loader in .gl/.
+/// The recipe of shared/GPU.md: the benchmark binaries (decode, bake, render, skinning) in
+/// .gpu/, the amd64 Vulkan loader in .gl/.
 fn gpu_bundle(root: &Path) -> Result<(), String> {
     cargo(
         root,
@@ -218,11 +232,13 @@ fn gpu_bundle(root: &Path) -> Result<(), String> {
             "bake_bench",
             "--example",
             "render",
+            "--example",
+            "skin_bench",
         ],
     )?;
     let gpu = root.join(".gpu");
     std::fs::create_dir_all(&gpu).map_err(|e| format!("{}: {e}", gpu.display()))?;
-    for name in ["bench", "bake_bench", "render"] {
+    for name in ["bench", "bake_bench", "render", "skin_bench"] {
         let bin = root.join("target/release/examples").join(name);
         std::fs::copy(&bin, gpu.join(name))
             .map_err(|e| format!("copying {}: {e}", bin.display()))?;
@@ -268,7 +284,7 @@ fn gpu_bundle(root: &Path) -> Result<(), String> {
     apt(&["update", "-qq"])?;
     apt(&["download", "libvulkan1"])?;
     println!(
-        "xtask: .gpu/bench, .gpu/bake_bench (+ .gpu/FlightHelmet) and .gl/libvulkan1*.deb ready; see docs/PERFORMANCE.md for the run"
+        "xtask: .gpu/bench, .gpu/bake_bench (+ .gpu/FlightHelmet), .gpu/render, .gpu/skin_bench and .gl/libvulkan1*.deb ready; see docs/PERFORMANCE.md for the run"
     );
     Ok(())
 }

@@ -1,0 +1,551 @@
+//! The matrix-palette skinning baseline (`shaders/skin_matrix.wgsl`): what the quaternion kernel
+//! ([`super::skin`]) is measured against in `examples/skin_bench.rs`.
+//!
+//! The layout engines use (Bevy's mesh attributes, rend3's skinning pass): per vertex an f32
+//! position, normal and tangent (w = handedness), u16 joints and f32 weights — 64 bytes with 4
+//! influences, 88 with 8 — and one `mat4x4<f32>` per bone (64 bytes, built on the CPU from the
+//! same [`Bone`]s). Linear blend `M = Σ wᵢ Mᵢ`; position `M·(p, 1)`; normal and tangent by `M`
+//! itself, normalised (the usual shortcut: right while `M` is a rotation times a uniform scale,
+//! see [`crate::skin::lbs_vector_frame_error`] for where it is not); output f32 position, normal
+//! and tangent, 40 bytes. So it moves 104 bytes a vertex with 4 influences where the quaternion
+//! layout moves 48.
+//!
+//! The batch structure is [`super::skin`]'s (instance table, binary search, one 2D dispatch for
+//! every instance), so a comparison of the two measures the layout and the per-vertex arithmetic
+//! only. Vertices come from the same [`SkinVertices`] (frames decoded from their qtangents,
+//! weights the unorm8 ones as f32), so both kernels skin the same data.
+
+use glam::{DMat4, DVec3, Mat4, Vec3, Vec4};
+use wgpu::util::DeviceExt;
+
+use super::skin::InstanceRange;
+use super::{shaders, GpuContext, GpuError};
+use crate::skin::{Bone, Influences, SkinVertices, MAX_INFLUENCES};
+
+/// `@workgroup_size` of `skin_matrix` in `shaders/skin_matrix.wgsl`.
+const WORKGROUP: u32 = 64;
+
+/// Words (u32) of an output vertex: position, normal (3 × f32 each) and tangent (4 × f32).
+pub const OUTPUT_WORDS: usize = 10;
+
+/// Words (u32) of a packed input vertex: 10 of position, normal and tangent, `count / 2` of u16
+/// joints and `count` of f32 weights: 16 (64 bytes) with [`Influences::Four`], 22 (88 bytes) with
+/// `Eight`.
+#[must_use]
+pub const fn input_words(influences: Influences) -> usize {
+    10 + influences.count() / 2 + influences.count()
+}
+
+/// Mirrors `MatrixParams` in `shaders/skin_matrix.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    vertex_count: u32,
+    instance_count: u32,
+    row_stride: u32,
+    pad: u32,
+}
+
+/// Mirrors `MatrixInstance` in `shaders/skin_matrix.wgsl`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct GpuInstance {
+    output_base: u32,
+    vertex_base: u32,
+    bone_base: u32,
+    bone_count: u32,
+}
+
+/// A skinned vertex as the kernel writes it: `shaders/skin_matrix.wgsl`'s output, 40 bytes.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+pub struct MatrixSkinnedVertex {
+    /// Skinned position.
+    pub position: [f32; 3],
+    /// Skinned normal, unit.
+    pub normal: [f32; 3],
+    /// Skinned tangent, unit xyz; w the input's handedness (±1), copied.
+    pub tangent: [f32; 4],
+}
+
+const _: () = assert!(std::mem::size_of::<MatrixSkinnedVertex>() == OUTPUT_WORDS * 4);
+
+/// One input vertex of the baseline layout, unpacked.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MatrixVertex {
+    /// Rest position.
+    pub position: Vec3,
+    /// Rest normal, unit.
+    pub normal: Vec3,
+    /// Rest tangent, unit xyz; w the handedness (±1).
+    pub tangent: Vec4,
+    /// Joint per slot (unused slots 0).
+    pub joints: [u16; MAX_INFLUENCES],
+    /// Weight per slot, summing to 1 (unused slots 0).
+    pub weights: [f32; MAX_INFLUENCES],
+}
+
+impl MatrixVertex {
+    /// The vertices of `mesh` in the baseline layout: normal and tangent decoded from the
+    /// qtangents (as the quaternion kernel decodes them), handedness −1 for mirrored frames,
+    /// weights the unorm8 weights over their total, as f32.
+    #[must_use]
+    pub fn from_skin(mesh: &SkinVertices) -> Vec<MatrixVertex> {
+        (0..mesh.len())
+            .map(|v| {
+                let q = mesh.qtangent(v);
+                let frame = q.to_frame();
+                let inf = &mesh.influences[v];
+                let total: u32 = inf.weights.iter().map(|&w| u32::from(w)).sum();
+                let total = total.max(1) as f32;
+                MatrixVertex {
+                    position: mesh.positions[v],
+                    normal: frame.normal,
+                    tangent: frame.tangent.extend(if q.reflected { -1.0 } else { 1.0 }),
+                    joints: inf.joints.map(u16::from),
+                    weights: inf.weights.map(|w| f32::from(w) / total),
+                }
+            })
+            .collect()
+    }
+}
+
+/// Appends vertices in `shaders/skin_matrix.wgsl`'s input layout to `out`: `[x, y, z, nx, ny,
+/// nz, tx, ty, tz, tw (f32 bits), joints (u16 pairs), weights (f32 bits)]`, the first
+/// `influences.count()` slots of each vertex ([`input_words`] words a vertex).
+pub fn pack_into(vertices: &[MatrixVertex], influences: Influences, out: &mut Vec<u32>) {
+    let k = influences.count();
+    out.reserve(vertices.len() * input_words(influences));
+    for v in vertices {
+        out.extend(v.position.to_array().map(f32::to_bits));
+        out.extend(v.normal.to_array().map(f32::to_bits));
+        out.extend(v.tangent.to_array().map(f32::to_bits));
+        for pair in v.joints[..k].chunks(2) {
+            out.push(u32::from(pair[0]) | (u32::from(pair[1]) << 16));
+        }
+        out.extend(v.weights[..k].iter().map(|w| w.to_bits()));
+    }
+}
+
+/// The palette for `bones`: [`Bone::to_mat4`] of each (`p ↦ s·R·p + t`).
+#[must_use]
+pub fn palette(bones: &[Bone]) -> Vec<Mat4> {
+    bones.iter().map(Bone::to_mat4).collect()
+}
+
+/// The baseline's skinning of one vertex in f64, on the very f32 values the kernel reads.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MatrixReference {
+    /// `M·(p, 1)`.
+    pub position: DVec3,
+    /// `M·(n, 0)`, not normalised: its length is how much `M` scales the normal.
+    pub normal: DVec3,
+    /// `M·(t.xyz, 0)`, not normalised.
+    pub tangent: DVec3,
+    /// The input tangent's w, which the kernel copies.
+    pub handedness: f64,
+}
+
+/// `M = Σ wᵢ palette[jᵢ]` over the first `influences` slots in f64, joints clamped to the
+/// palette as the kernel clamps them.
+///
+/// # Panics
+/// If `palette` is empty.
+#[must_use]
+pub fn blended_matrix(palette: &[Mat4], v: &MatrixVertex, influences: Influences) -> DMat4 {
+    let last = palette.len() - 1;
+    let mut m = DMat4::ZERO;
+    for k in 0..influences.count() {
+        if v.weights[k] != 0.0 {
+            let joint = usize::from(v.joints[k]).min(last);
+            m += palette[joint].as_dmat4() * f64::from(v.weights[k]);
+        }
+    }
+    m
+}
+
+/// LBS of one vertex in f64 (see [`MatrixReference`]).
+///
+/// # Panics
+/// If `palette` is empty.
+#[must_use]
+pub fn reference(palette: &[Mat4], v: &MatrixVertex, influences: Influences) -> MatrixReference {
+    let m = blended_matrix(palette, v, influences);
+    MatrixReference {
+        position: (m * v.position.as_dvec3().extend(1.0)).truncate(),
+        normal: (m * v.normal.as_dvec3().extend(0.0)).truncate(),
+        tangent: (m * v.tangent.truncate().as_dvec3().extend(0.0)).truncate(),
+        handedness: f64::from(v.tangent.w),
+    }
+}
+
+/// The compiled baseline: a pipeline per influence count.
+pub struct MatrixSkinPipeline {
+    layout: wgpu::BindGroupLayout,
+    /// Four, Eight.
+    pipelines: [wgpu::ComputePipeline; 2],
+}
+
+/// A batch uploaded and bound: set bones, dispatch, read back, any number of times.
+pub struct MatrixSkinBatch {
+    /// Influences per vertex the meshes were packed with.
+    pub influences: Influences,
+    instances: Vec<InstanceRange>,
+    vertex_count: u32,
+    bone_count: u32,
+    input_bytes: u64,
+    groups: [u32; 2],
+    palette: wgpu::Buffer,
+    output: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+    pipeline: wgpu::ComputePipeline,
+}
+
+impl MatrixSkinPipeline {
+    /// Compiles `skin_matrix.wgsl` for 4 and 8 influences.
+    ///
+    /// # Errors
+    /// [`GpuError::Wgpu`] if the shader or a pipeline fails validation.
+    pub fn new(ctx: &GpuContext) -> Result<Self, GpuError> {
+        ctx.scoped("compiling shaders/skin_matrix.wgsl", || {
+            let device = &ctx.device;
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("skin_matrix.wgsl"),
+                source: wgpu::ShaderSource::Wgsl(shaders::SKIN_MATRIX.into()),
+            });
+            let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
+                binding,
+                visibility: wgpu::ShaderStages::COMPUTE,
+                ty: wgpu::BindingType::Buffer {
+                    ty,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
+            };
+            let read = wgpu::BufferBindingType::Storage { read_only: true };
+            let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                label: Some("skin_matrix"),
+                entries: &[
+                    entry(0, wgpu::BufferBindingType::Uniform),
+                    entry(1, read),
+                    entry(2, read),
+                    entry(3, read),
+                    entry(4, wgpu::BufferBindingType::Storage { read_only: false }),
+                ],
+            });
+            let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("skin_matrix"),
+                bind_group_layouts: &[Some(&layout)],
+                immediate_size: 0,
+            });
+            let pipelines = [Influences::Four, Influences::Eight].map(|influences| {
+                let constants = [("INFLUENCES", influences.count() as f64)];
+                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some("skin_matrix"),
+                    layout: Some(&pipeline_layout),
+                    module: &module,
+                    entry_point: Some("skin_matrix"),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &constants,
+                        ..Default::default()
+                    },
+                    cache: None,
+                })
+            });
+            Self { layout, pipelines }
+        })
+    }
+
+    /// Uploads `meshes` once each (in the baseline layout) and lays out one instance per entry
+    /// of `instances` (an index into `meshes`), each with a palette of its mesh's `joint_count`
+    /// matrices — as [`super::skin::SkinPipeline::batch`] does. The influence count is the
+    /// smallest that holds every mesh's vertices. Matrices start as the identity; set them with
+    /// [`MatrixSkinBatch::set_bones`].
+    ///
+    /// # Errors
+    /// [`GpuError::Input`] for an empty batch, an instance naming no mesh, a mesh with no
+    /// vertices or joints; [`GpuError::TooLarge`] beyond the device's buffer or dispatch limits.
+    pub fn batch(
+        &self,
+        ctx: &GpuContext,
+        meshes: &[&SkinVertices],
+        instances: &[usize],
+    ) -> Result<MatrixSkinBatch, GpuError> {
+        if instances.is_empty() {
+            return Err(GpuError::Input(
+                "a skinning batch needs at least one instance".into(),
+            ));
+        }
+        if let Some(m) = meshes.iter().find(|m| m.is_empty() || m.joint_count == 0) {
+            return Err(GpuError::Input(format!(
+                "{}: a skinned mesh needs vertices and joints",
+                m.label
+            )));
+        }
+        let influences =
+            Influences::for_count(meshes.iter().map(|m| m.max_influences()).max().unwrap_or(1));
+        let mut words = Vec::new();
+        let mut vertex_base = Vec::with_capacity(meshes.len());
+        for m in meshes {
+            vertex_base.push((words.len() / input_words(influences)) as u64);
+            pack_into(&MatrixVertex::from_skin(m), influences, &mut words);
+        }
+        let mut gpu_instances = Vec::with_capacity(instances.len());
+        let mut ranges = Vec::with_capacity(instances.len());
+        let (mut out, mut bone) = (0u64, 0u64);
+        for (i, &mesh) in instances.iter().enumerate() {
+            let m = meshes.get(mesh).ok_or_else(|| {
+                GpuError::Input(format!(
+                    "instance {i} names mesh {mesh}; the batch has {} meshes",
+                    meshes.len()
+                ))
+            })?;
+            let (n, b) = (m.len() as u64, m.joint_count as u64);
+            if out + n > u64::from(u32::MAX) || bone + b > u64::from(u32::MAX) {
+                return Err(GpuError::TooLarge {
+                    what: format!("a skinning batch of {} instances", instances.len()),
+                    needed: (out + n) * (OUTPUT_WORDS as u64 * 4),
+                    limit: u64::from(u32::MAX),
+                    limit_name: "u32 vertex and bone indices",
+                });
+            }
+            gpu_instances.push(GpuInstance {
+                output_base: out as u32,
+                vertex_base: vertex_base[mesh] as u32,
+                bone_base: bone as u32,
+                bone_count: b as u32,
+            });
+            ranges.push(InstanceRange {
+                mesh,
+                output: out as u32..(out + n) as u32,
+                bones: bone as u32..(bone + b) as u32,
+            });
+            out += n;
+            bone += b;
+        }
+        let input_bytes = words.len() as u64 * 4;
+        let output_bytes = out * (OUTPUT_WORDS as u64 * 4);
+        let palette_bytes = bone * std::mem::size_of::<Mat4>() as u64;
+        ctx.check_storage_size("the baseline skinned vertices", input_bytes)?;
+        ctx.check_storage_size("the baseline skinned output (40 B a vertex)", output_bytes)?;
+        ctx.check_storage_size("the matrix palettes (64 B a bone)", palette_bytes)?;
+        ctx.check_storage_size(
+            "the instance table (16 B an instance)",
+            gpu_instances.len() as u64 * 16,
+        )?;
+        let groups = ctx.dispatch_grid(
+            out,
+            WORKGROUP,
+            &format!("a matrix skinning dispatch of {out} vertices"),
+        )?;
+        let params = Params {
+            vertex_count: out as u32,
+            instance_count: gpu_instances.len() as u32,
+            row_stride: groups[0] * WORKGROUP,
+            pad: 0,
+        };
+        let pipeline = self.pipelines[usize::from(influences == Influences::Eight)].clone();
+        ctx.scoped("uploading a matrix skinning batch", || {
+            let device = &ctx.device;
+            let init = |label, contents: &[u8], usage| {
+                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some(label),
+                    contents,
+                    usage,
+                })
+            };
+            let uniform = init(
+                "skin_matrix params",
+                bytemuck::bytes_of(&params),
+                wgpu::BufferUsages::UNIFORM,
+            );
+            let input = init(
+                "skin_matrix vertices",
+                bytemuck::cast_slice(&words),
+                wgpu::BufferUsages::STORAGE,
+            );
+            let table = init(
+                "skin_matrix instances",
+                bytemuck::cast_slice(&gpu_instances),
+                wgpu::BufferUsages::STORAGE,
+            );
+            let identity = vec![Mat4::IDENTITY; bone as usize];
+            let palette = init(
+                "skin_matrix palette",
+                bytemuck::cast_slice(&identity),
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+            );
+            let output = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("matrix-skinned vertices"),
+                size: output_bytes,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::VERTEX
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("skin_matrix"),
+                layout: &self.layout,
+                entries: &[
+                    wgpu::BindGroupEntry {
+                        binding: 0,
+                        resource: uniform.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 1,
+                        resource: input.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 2,
+                        resource: table.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 3,
+                        resource: palette.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 4,
+                        resource: output.as_entire_binding(),
+                    },
+                ],
+            });
+            MatrixSkinBatch {
+                influences,
+                instances: ranges,
+                vertex_count: out as u32,
+                bone_count: bone as u32,
+                input_bytes,
+                groups,
+                palette,
+                output,
+                bind_group,
+                pipeline,
+            }
+        })
+    }
+}
+
+impl MatrixSkinBatch {
+    /// Output vertices (all instances).
+    #[must_use]
+    pub fn vertex_count(&self) -> u32 {
+        self.vertex_count
+    }
+
+    /// Bones (all palettes).
+    #[must_use]
+    pub fn bone_count(&self) -> u32 {
+        self.bone_count
+    }
+
+    /// Where each instance reads and writes, in instance order.
+    #[must_use]
+    pub fn instances(&self) -> &[InstanceRange] {
+        &self.instances
+    }
+
+    /// The skinned vertices ([`MatrixSkinnedVertex`]), instance `i` at `instances()[i].output`.
+    #[must_use]
+    pub fn output(&self) -> &wgpu::Buffer {
+        &self.output
+    }
+
+    /// Bytes of packed input uploaded (each mesh once).
+    #[must_use]
+    pub fn input_bytes(&self) -> u64 {
+        self.input_bytes
+    }
+
+    /// Bytes each skinned vertex moves through memory: its input (64 or 88) and its output
+    /// (40); palette reads are shared by a palette's vertices and not counted.
+    #[must_use]
+    pub fn bytes_per_vertex(&self) -> u64 {
+        (input_words(self.influences) + OUTPUT_WORDS) as u64 * 4
+    }
+
+    /// Uploads every instance's palette, concatenated in instance order, as matrices
+    /// ([`palette`]).
+    ///
+    /// # Errors
+    /// As [`MatrixSkinBatch::set_matrices`].
+    pub fn set_bones(&self, ctx: &GpuContext, bones: &[Bone]) -> Result<(), GpuError> {
+        self.set_matrices(ctx, &palette(bones))
+    }
+
+    /// Uploads every instance's palette, concatenated in instance order.
+    ///
+    /// # Errors
+    /// [`GpuError::Input`] when the count is not [`MatrixSkinBatch::bone_count`] or a matrix is
+    /// not finite.
+    pub fn set_matrices(&self, ctx: &GpuContext, matrices: &[Mat4]) -> Result<(), GpuError> {
+        if matrices.len() != self.bone_count as usize {
+            return Err(GpuError::Input(format!(
+                "the batch has {} bones in its palettes; {} were given",
+                self.bone_count,
+                matrices.len()
+            )));
+        }
+        if let Some(i) = matrices.iter().position(|m| !m.is_finite()) {
+            return Err(GpuError::Input(format!(
+                "skin matrix {i} is not finite: {:?}",
+                matrices[i]
+            )));
+        }
+        ctx.queue
+            .write_buffer(&self.palette, 0, bytemuck::cast_slice(matrices));
+        Ok(())
+    }
+
+    /// Fills the output with all-ones words (NaN everywhere), so a vertex the kernel does not
+    /// write fails any comparison.
+    pub fn poison(&self, ctx: &GpuContext) {
+        let nan = vec![0xffu8; self.output.size() as usize];
+        ctx.queue.write_buffer(&self.output, 0, &nan);
+    }
+
+    /// Records the dispatch, with timestamps at the pass's start and end (query indices
+    /// `first`, `first + 1`) when given.
+    pub fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        timestamps: Option<(&wgpu::QuerySet, u32)>,
+    ) {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("skin_matrix"),
+            timestamp_writes: timestamps.map(|(query_set, first)| {
+                wgpu::ComputePassTimestampWrites {
+                    query_set,
+                    beginning_of_pass_write_index: Some(first),
+                    end_of_pass_write_index: Some(first + 1),
+                }
+            }),
+        });
+        pass.set_pipeline(&self.pipeline);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.dispatch_workgroups(self.groups[0], self.groups[1], 1);
+    }
+
+    /// Dispatches once and waits.
+    ///
+    /// # Errors
+    /// [`GpuError::Wgpu`].
+    pub fn run(&self, ctx: &GpuContext) -> Result<(), GpuError> {
+        ctx.scoped("matrix skinning on the GPU", || {
+            let mut encoder = ctx.device.create_command_encoder(&Default::default());
+            self.encode(&mut encoder, None);
+            ctx.queue.submit([encoder.finish()]);
+        })?;
+        ctx.wait()
+    }
+
+    /// Reads every skinned vertex back.
+    ///
+    /// # Errors
+    /// [`GpuError::Wgpu`] or [`GpuError::Readback`].
+    pub fn read(&self, ctx: &GpuContext) -> Result<Vec<MatrixSkinnedVertex>, GpuError> {
+        let bytes = ctx.read_buffer(&self.output, self.output.size(), "matrix-skinned vertices")?;
+        Ok(bytemuck::pod_collect_to_vec(&bytes))
+    }
+}
