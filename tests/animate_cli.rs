@@ -1,0 +1,118 @@
+//! The `animate` example as a user runs it: a short Fox sequence writes its frames, the GIF and
+//! the LBS/DQS sheet and prints the foot-slide table; bad input is one line on stderr, exit
+//! status 1 and nothing written. Needs a GPU adapter (lavapipe is enough) and the shared Fox.
+
+mod common;
+
+use std::process::{Command, Output};
+
+fn animate(args: &[&str]) -> Output {
+    Command::new(common::example_exe("animate"))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run animate: {e}"))
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+#[test]
+fn a_short_fox_sequence_writes_frames_gif_and_sheet() {
+    let Some(assets) = common::assets_dir() else {
+        return;
+    };
+    let fox = assets.join("gltf/Fox.glb");
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let out_dir = dir.path().join("fox");
+    let out = animate(&[
+        fox.to_str().expect("utf-8 path"),
+        "--seconds",
+        "0.8",
+        "--fps",
+        "10",
+        "--size",
+        "160x90",
+        "--gif-width",
+        "80",
+        "-o",
+        out_dir.to_str().expect("utf-8 path"),
+    ]);
+    assert!(out.status.success(), "animate failed: {}", stderr(&out));
+    // 0.8 s at 10 fps: frames 0 to 7.
+    for n in 0..8 {
+        let p = out_dir.join(format!("frame-{n:04}.png"));
+        let img = image::open(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        assert_eq!((img.width(), img.height()), (160, 90), "{}", p.display());
+    }
+    assert!(
+        !out_dir.join("frame-0008.png").exists(),
+        "one frame too many"
+    );
+    let gif = std::fs::read(out_dir.join("walkrun.gif")).expect("the GIF");
+    assert!(gif.starts_with(b"GIF89a"), "walkrun.gif is not a GIF");
+    image::open(out_dir.join("lbs-vs-dqs.png")).expect("the LBS/DQS sheet");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "skinning 1728 vertices",
+        "naive",
+        "unified",
+        "events",
+        "LBS vs DQS",
+    ] {
+        assert!(
+            stdout.contains(needle),
+            "stdout lacks {needle:?}:\n{stdout}"
+        );
+    }
+}
+
+#[test]
+fn bad_input_is_one_line_and_status_one() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let missing = dir.path().join("nope.glb");
+    let out_dir = dir.path().join("out");
+    let o = out_dir.to_str().expect("utf-8 path");
+    let mut cases: Vec<(Vec<String>, &str)> = vec![
+        (
+            vec![missing.display().to_string(), "-o".into(), o.into()],
+            "nope.glb",
+        ),
+        (
+            vec!["--size".into(), "0x10".into(), "-o".into(), o.into()],
+            "positive",
+        ),
+    ];
+    if let Some(assets) = common::assets_dir() {
+        // A file with no walk and run clips.
+        let duck = assets.join("obj/duck.obj");
+        if duck.is_file() {
+            cases.push((
+                vec![duck.display().to_string(), "-o".into(), o.into()],
+                "Walk",
+            ));
+        }
+    }
+    for (args, needle) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = animate(&args);
+        let err = stderr(&out);
+        assert_eq!(
+            out.status.code(),
+            Some(if needle == "positive" { 2 } else { 1 }),
+            "{args:?}: {err}"
+        );
+        assert!(
+            err.contains(needle),
+            "{args:?}: stderr lacks {needle:?}: {err}"
+        );
+        if needle != "positive" {
+            let lines: Vec<&str> = err
+                .lines()
+                .filter(|l| !l.contains("XDG_RUNTIME_DIR"))
+                .collect();
+            assert_eq!(lines.len(), 1, "{args:?}: one line expected: {err}");
+        }
+        assert!(!out_dir.exists(), "{args:?}: nothing may be written");
+    }
+}
