@@ -34,8 +34,9 @@ struct Args {
     /// Skinning method of the sequence: dqs | lbs.
     #[arg(long, default_value = "dqs", value_parser = ["dqs", "lbs"])]
     method: String,
-    /// Locomotion blend: events | unified | naive (seed 000: step 4, steps 1–3, none).
-    #[arg(long, default_value = "events", value_parser = ["events", "unified", "naive"])]
+    /// Locomotion blend: planted (ours: the seed's shared phase, placed by the planted feet) |
+    /// events | unified (seed 000: step 4, steps 1–3) | naive (no seed).
+    #[arg(long, default_value = "planted", value_parser = ["planted", "events", "unified", "naive"])]
     blend: String,
     /// Length of the walk → run → walk schedule, seconds.
     #[arg(long, default_value_t = 8.0)]
@@ -190,7 +191,8 @@ fn run(args: &Args) -> Result<(), String> {
     let blend = match args.blend.as_str() {
         "naive" => Blend::Naive,
         "unified" => Blend::Unified,
-        _ => Blend::Events,
+        "events" => Blend::Events,
+        _ => Blend::Planted,
     };
     let frames = loco.simulate(blend, &speeds, dt);
     let travelled = frames
@@ -388,7 +390,7 @@ fn run(args: &Args) -> Result<(), String> {
     // Foot sliding of the three blends over the same schedule.
     println!("foot slide while in contact (units/s; walk speed {v_walk:.1}):");
     println!("  {:<8} {:>8} {:>8}", "blend", "mean", "max");
-    for b in [Blend::Naive, Blend::Unified, Blend::Events] {
+    for b in Blend::ALL {
         let f = loco.simulate(b, &speeds, dt);
         let (mean, max) = slide_summary(&loco.foot_slide(&f, dt));
         println!("  {:<8} {mean:>8.2} {max:>8.2}", b.name());

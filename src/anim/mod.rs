@@ -6,6 +6,7 @@
 //! [`crate::gpu::skin`] (the compute kernel).
 
 pub mod clip;
+pub mod locomotion;
 pub mod pose;
 
 pub use clip::{Channel, Clip, Interpolation, Property};
