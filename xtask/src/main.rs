@@ -3,7 +3,10 @@
 //!
 //! - `cargo xtask test`  — sets up a Vulkan adapter if needed, then runs every test (release).
 //! - `cargo xtask demo`  — sets up a Vulkan adapter if needed, then runs the demo, the `bake`
-//!   tool on its embedded default and the `render` tool on the default scene in all modes.
+//!   tool on its embedded default, the `render` tool on the default scene in all modes and the
+//!   `animate` tool on the Fox from the shared assets.
+//! - `cargo xtask animate [ARGS]` — the Fox's walk/run blend skinned on the GPU
+//!   (`examples/animate.rs`).
 //! - `cargo xtask render [ARGS]` — the lit renderer (`examples/render.rs`).
 //! - `cargo xtask bake [ARGS]` — the quaternion-map baker (`examples/bake.rs`).
 //! - `cargo xtask bench` — the GPU/CPU decode benchmark.
@@ -18,12 +21,14 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
-const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|bench|skin-bench|gpu-bundle|fuzz> [ARGS...]
+const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|animate|bench|skin-bench|gpu-bundle|fuzz> [ARGS...]
   test        set up a Vulkan adapter if needed (lavapipe), then cargo test --release --workspace [ARGS]
   demo        set up a Vulkan adapter if needed, then run the demo (ARGS: frame count), bake
               the embedded default quaternion map into qmaps/ and render the default scene in
-              all three modes into renders/ (pictures, heatmaps, PSNR, cost)
+              all three modes into renders/ (pictures, heatmaps, PSNR, cost), then animate the
+              Fox (shared assets) into renders/fox-walkrun/ (frames, GIF, LBS/DQS sheet)
   render      set up a Vulkan adapter if needed, then run the render tool (ARGS passed on)
+  animate     set up a Vulkan adapter if needed, then run the animate tool (ARGS passed on)
   bake        set up a Vulkan adapter if needed, then run the bake tool (ARGS passed on)
   bench       run the decode benchmark (ARGS passed on)
   skin-bench  run the skinning benchmark (ARGS passed on, e.g. --instances 1024,16384)
@@ -62,8 +67,9 @@ fn main() -> ExitCode {
             )
             .and_then(|()| cargo(&root, &["run", "--release", "--example", "bake"]))
             .and_then(|()| cargo(&root, &["run", "--release", "--example", "render"]))
+            .and_then(|()| animate_fox(&root))
         }
-        "bake" | "render" | "bench" => {
+        "bake" | "render" | "bench" | "animate" => {
             ensure_vulkan();
             cargo(
                 &root,
@@ -104,6 +110,26 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The demo's last step: the Fox's walk/run blend skinned on the GPU (`examples/animate.rs`),
+/// when the shared assets hold the Fox; a note otherwise (the Fox is not ours to embed).
+fn animate_fox(root: &Path) -> Result<(), String> {
+    let assets = std::env::var_os("QTANGENT_ASSETS")
+        .map_or_else(|| root.join("../shared/assets"), PathBuf::from);
+    let fox = assets.join("gltf/Fox.glb");
+    if !fox.is_file() {
+        eprintln!(
+            "xtask: {} not found (set QTANGENT_ASSETS to the shared assets folder); skipping the animated Fox",
+            fox.display()
+        );
+        return Ok(());
+    }
+    let fox = fox.to_string_lossy().into_owned();
+    cargo(
+        root,
+        &["run", "--release", "--example", "animate", "--", &fox],
+    )
 }
 
 fn strs(v: &[String]) -> Vec<&str> {
