@@ -398,8 +398,7 @@ fn dual_quaternions_keep_the_volume_of_a_twisted_cylinder_where_lbs_collapses() 
         check("candy wrapper", &batch, &[&mesh], &bones, &got);
         let mut volume = 0.0f64;
         let mut rest_volume = 0.0f64;
-        for v in 0..mesh.len() {
-            let inf = &mesh.influences[v];
+        for (v, inf) in mesh.influences.iter().enumerate() {
             // The weight of the top joint as packed (unorm8).
             let f = f64::from(
                 inf.joints
@@ -565,7 +564,7 @@ fn the_fox_skinned_in_its_clips_matches_the_reference() {
     common::for_seeds("fox random pose", 2, |_, rng| {
         let mut local = skeleton.rest.clone();
         for t in &mut local {
-            t.rotation = t.rotation * small_rotation(rng, 40f32.to_radians());
+            t.rotation *= small_rotation(rng, 40f32.to_radians());
         }
         poses.push(("random pose".into(), local));
     });

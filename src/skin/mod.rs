@@ -555,7 +555,7 @@ fn dvec(v: Vec3) -> DVec3 {
 #[must_use]
 pub fn polar_rotation(a: DMat3) -> Option<DMat3> {
     let scale = a.to_cols_array().iter().fold(0.0f64, |m, x| m.max(x.abs()));
-    if !(scale > 0.0) || a.determinant() <= 1e-12 * scale.powi(3) {
+    if scale.is_nan() || scale <= 0.0 || a.determinant() <= 1e-12 * scale.powi(3) {
         return None;
     }
     let mut x = a * (1.0 / scale);
@@ -637,12 +637,12 @@ pub fn reference_dqs(
         let t = dvec(b.translation());
         let d = DQuat::from_xyzw(t.x, t.y, t.z, 0.0) * r * 0.5;
         let wk = if r.dot(first) < 0.0 { -w[k] } else { w[k] };
-        real = real + r * wk;
-        dual = dual + d * wk;
+        real += r * wk;
+        dual += d * wk;
         scale += w[k] * f64::from(b.scale());
     }
     let len = real.length();
-    if !(len > 1e-12) {
+    if len.is_nan() || len <= 1e-12 {
         return None;
     }
     let (c0, ce) = (real * (1.0 / len), dual * (1.0 / len));
