@@ -146,7 +146,7 @@ fn pose_batch(
     let world = loco.skeleton().world_matrices(&frame.local);
     bones.clear();
     for skin in skins {
-        let m = skin_matrices(skin, &world, frame.placement);
+        let m = skin_matrices(skin, &world, frame.placement).map_err(|e| e.to_string())?;
         bones.extend(bones_from_matrices(&m).map_err(|e| format!("skin '{}': {e}", skin.name))?);
     }
     batch.set_bones(ctx, bones).map_err(|e| e.to_string())?;
@@ -156,6 +156,15 @@ fn pose_batch(
 #[allow(clippy::too_many_lines)]
 fn run(args: &Args) -> Result<(), String> {
     let start = Instant::now();
+    if !(args.fps.is_finite() && (1.0..=1000.0).contains(&args.fps)) {
+        return Err(format!("--fps {} must be between 1 and 1000", args.fps));
+    }
+    if !(args.seconds.is_finite() && args.seconds > 0.0 && args.seconds <= 600.0) {
+        return Err(format!(
+            "--seconds {} must be more than 0 and at most 600",
+            args.seconds
+        ));
+    }
     let path = args.file.clone().unwrap_or_else(default_fox);
     let loaded = mesh::load(&path).map_err(|e| e.to_string())?;
     let loco = Locomotion::fox(&loaded).map_err(|e| format!("{}: {e}", path.display()))?;

@@ -82,6 +82,14 @@ fn bad_input_is_one_line_and_status_one() {
             vec!["--size".into(), "0x10".into(), "-o".into(), o.into()],
             "positive",
         ),
+        (
+            vec!["--fps".into(), "inf".into(), "-o".into(), o.into()],
+            "--fps",
+        ),
+        (
+            vec!["--seconds".into(), "0".into(), "-o".into(), o.into()],
+            "--seconds",
+        ),
     ];
     if let Some(assets) = common::assets_dir() {
         // A file with no walk and run clips.

@@ -42,7 +42,9 @@ fn small_rotation(rng: &mut impl Rng, max_angle: f32) -> Quat {
 
 /// A random pose: a common random base rotation turned by up to 60° per bone (so the bones of
 /// a vertex are within 120° of each other, as neighbouring joints of a skeleton are), random
-/// translations within ±5 and scales in [0.5, 2].
+/// translations within ±5 and scales in [0.5, 2]. Each bone's quaternion is negated at random
+/// (q and −q are the same bone), so blends meet both signs and DQS's antipodality handling
+/// is exercised: without it, half the blends would take the long way round.
 fn random_pose(rng: &mut impl Rng, joints: usize) -> Vec<Bone> {
     let base = common::rotation(rng);
     (0..joints)
@@ -52,11 +54,9 @@ fn random_pose(rng: &mut impl Rng, joints: usize) -> Vec<Bone> {
                 rng.random_range(-5.0..5.0),
                 rng.random_range(-5.0..5.0),
             );
-            Bone::new(
-                base * small_rotation(rng, 60f32.to_radians()),
-                t,
-                rng.random_range(0.5..2.0),
-            )
+            let q = base * small_rotation(rng, 60f32.to_radians());
+            let q = if rng.random_bool(0.5) { -q } else { q };
+            Bone::new(q, t, rng.random_range(0.5..2.0))
         })
         .collect()
 }
@@ -396,8 +396,8 @@ fn dual_quaternions_keep_the_volume_of_a_twisted_cylinder_where_lbs_collapses() 
             .unwrap_or_else(|e| panic!("{e}"));
         let got = run(&ctx, &batch, &bones);
         check("candy wrapper", &batch, &[&mesh], &bones, &got);
-        let mut volume = 0.0f64;
-        let mut rest_volume = 0.0f64;
+        let (mut volume, mut expected_volume, mut rest_volume, mut slack) =
+            (0.0f64, 0.0f64, 0.0f64, 0.0f64);
         for (v, inf) in mesh.influences.iter().enumerate() {
             // The weight of the top joint as packed (unorm8).
             let f = f64::from(
@@ -439,20 +439,35 @@ fn dual_quaternions_keep_the_volume_of_a_twisted_cylinder_where_lbs_collapses() 
                 method.name()
             );
             // Volume of the ring band by its mean radius² (the cylinder is open): π r² per row.
+            // |r² − e²| ≤ (2e + δ)·δ with δ the radius bound above.
+            let delta = POSITION_TOL * 8.0;
             volume += r * r;
+            expected_volume += expected * expected;
+            slack += (2.0 * expected + delta) * delta;
             rest_volume += f64::from(radius * radius);
         }
-        volumes.push((method, volume / rest_volume));
+        assert!(
+            (volume - expected_volume).abs() <= slack,
+            "{}: volume {volume} against the closed form's {expected_volume} (± {slack})",
+            method.name()
+        );
+        volumes.push((method, volume / rest_volume, expected_volume / rest_volume));
     }
-    for (m, ratio) in &volumes {
+    // The closed forms themselves: DQS keeps every ring (ratio 1), LBS's rings at f shrink by
+    // |(1 − f) + f e^{iθ}|² < 1 for 0 < f < 1, so it keeps less.
+    for (m, ratio, closed_form) in &volumes {
         eprintln!(
-            "candy wrapper at 170°: {} keeps {:.1}% of the volume",
+            "candy wrapper at 170°: {} keeps {:.1}% of the volume (closed form {:.1}%)",
             m.name(),
-            ratio * 100.0
+            ratio * 100.0,
+            closed_form * 100.0
         );
     }
-    assert!((volumes[1].1 - 1.0).abs() < 1e-4, "DQS keeps the volume");
-    assert!(volumes[0].1 < 0.8, "LBS loses volume");
+    assert_eq!(volumes[1].2, 1.0, "DQS's closed form keeps every ring");
+    assert!(
+        volumes[0].2 < 1.0,
+        "LBS's closed form shrinks the middle rings"
+    );
 }
 
 #[test]
@@ -473,6 +488,10 @@ fn bad_bones_and_batches_are_errors() {
     bad[5].translation_scale[1] = f32::NAN;
     let e = batch.set_bones(&ctx, &bad).unwrap_err().to_string();
     assert!(e.contains("bone 5"), "{e}");
+    let mut mirrored = [Bone::IDENTITY; 8];
+    mirrored[2].translation_scale[3] = -1.0;
+    let e = batch.set_bones(&ctx, &mirrored).unwrap_err().to_string();
+    assert!(e.contains("bone 2") && e.contains("scale"), "{e}");
     assert!(pipeline.batch(&ctx, &[&mesh], &[], Method::Linear).is_err());
     let e = pipeline
         .batch(&ctx, &[&mesh], &[1], Method::Linear)
@@ -575,10 +594,10 @@ fn the_fox_skinned_in_its_clips_matches_the_reference() {
         for (what, local) in &poses {
             let world = skeleton.world_matrices(local);
             let placement = Mat4::from_translation(Vec3::new(30.0, 0.0, -12.0));
-            let bones = qtangent::skin::bones_from_matrices(&qtangent::skin::skin_matrices(
-                skin, &world, placement,
-            ))
-            .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let matrices = qtangent::skin::skin_matrices(skin, &world, placement)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let bones = qtangent::skin::bones_from_matrices(&matrices)
+                .unwrap_or_else(|e| panic!("{what}: {e}"));
             let got = run(&ctx, &batch, &bones);
             let w = check(&format!("Fox, {what}"), &batch, &[&mesh], &bones, &got);
             eprintln!(

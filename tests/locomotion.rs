@@ -697,13 +697,35 @@ fn seed_blends_slide_less_than_naive() {
     // not ranked. Ours, moving the character by its planted feet, must slide less than the
     // naive blend (the requirement), with either root motion.
     for root in RootMotion::ALL {
-        let [naive, _, _, planted] =
-            slide_table(&fox.clone().with_root_motion(root), "Fox Walk/Run");
+        let loco = fox.clone().with_root_motion(root);
+        let [naive, _, _, planted] = slide_table(&loco, "Fox Walk/Run");
         assert!(
             planted < naive,
             "Fox {}: planted {planted} ≥ naive {naive}",
             root.name()
         );
+        // Planted steers by the same contact rule the metric uses; under rules it does not see
+        // (feet within 10 % or 30 % of their height range) it must still slide less.
+        let fps = 60.0;
+        let dt = 1.0 / fps;
+        let [gw, gr] = loco.gaits();
+        let speeds = speed_ramp(gw.speed(), gr.speed(), 8.0, fps);
+        for fraction in [0.1, 0.3] {
+            let rule = loco.contact_rule_at(fraction);
+            let mean = |m: Method| {
+                slide_summary(&loco.foot_slide_with(&loco.simulate(m, &speeds, dt), dt, &rule)).0
+            };
+            let (naive, planted) = (mean(Method::Naive), mean(Method::Planted));
+            println!(
+                "Fox {} with contact within {fraction} of the range: naive {naive:.1}, planted {planted:.1}",
+                root.name()
+            );
+            assert!(
+                planted < naive,
+                "Fox {}, contact fraction {fraction}: planted {planted} ≥ naive {naive}",
+                root.name()
+            );
+        }
     }
 }
 

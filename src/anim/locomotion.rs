@@ -851,7 +851,7 @@ pub enum Method {
     /// Each frame, the feet that are down (the [`ContactRule`]) on this frame and the last are
     /// found in the *blended* pose, and the placement moves by minus their mean horizontal
     /// displacement, so a single planted foot stays exactly where it is; with no foot down (a
-    /// gallop's flight) it moves as [`Method::Events`] would. The seed's methods move the
+    /// gallop's flight) it moves as [`Method::Unified`] would. The seed's methods move the
     /// character by blended root motion, which agrees with the blended feet only when the two
     /// clips' footfalls correspond — the Fox's walk (diagonal pairs) and run (rotary gallop)
     /// do not.
@@ -887,7 +887,9 @@ pub struct LocoFrame {
     /// Ground speed of the placement at this frame's rates, units per second:
     /// `|(1 − b)·r_w·TA_w' + b·r_r·TA_r'|` with `r_i` the clip-time rates (1 for
     /// [`Method::Naive`]) and `TA_i'` the root velocity at the frame's clip time
-    /// ([`Locomotion::root_velocity`]; `V_i` with [`RootMotion::Uniform`]).
+    /// ([`Locomotion::root_velocity`]; `V_i` with [`RootMotion::Uniform`]). For
+    /// [`Method::Planted`]: the length of the placement's last step over the time step (0 on
+    /// the first frame).
     pub speed: f32,
     /// Clip times sampled for this frame, seconds: `[walk, run]`.
     pub clip_times: [f32; 2],
@@ -1462,6 +1464,36 @@ impl Locomotion {
         }
     }
 
+    /// A contact rule with another height fraction: foot `f` is down when it is within
+    /// `fraction` of its height range above its lowest point in each clip (the analysis uses
+    /// [`GaitSettings::contact_fraction`]). A metric independent of the rule
+    /// [`Method::Planted`] steers by.
+    #[must_use]
+    pub fn contact_rule_at(&self, fraction: f32) -> ContactRule {
+        let t = |c: usize| {
+            self.gaits[c]
+                .feet
+                .iter()
+                .map(|f| f.lowest + fraction * (f.highest - f.lowest))
+                .collect()
+        };
+        ContactRule {
+            walk: t(WALK),
+            run: t(RUN),
+        }
+    }
+
+    /// [`foot_slide`] of every foot with this blend's up axis and `rule`.
+    #[must_use]
+    pub fn foot_slide_with(
+        &self,
+        frames: &[LocoFrame],
+        dt: f32,
+        rule: &ContactRule,
+    ) -> Vec<FootSlide> {
+        foot_slide(&self.skeleton, frames, &self.feet, dt, self.up(), rule)
+    }
+
     /// [`foot_slide`] of every foot with this blend's up axis and contact rule.
     #[must_use]
     pub fn foot_slide(&self, frames: &[LocoFrame], dt: f32) -> Vec<FootSlide> {
@@ -1564,12 +1596,15 @@ pub struct Player<'a> {
     position: Vec3,
     /// Clip times of the current frame.
     last: [f64; 2],
-    /// Planted: the character's position, the Events placement's last translation, each
+    /// Planted: the character's position, the Unified placement's last translation, each
     /// foot's last model-space position and contact, and scratch world matrices.
     planted: Vec3,
-    events_last: Option<Vec3>,
+    seed_last: Option<Vec3>,
     feet_last: Vec<(Vec3, bool)>,
     world: Vec<Mat4>,
+    /// Planted: the contact rule, made once, and the length of the last step.
+    rule: ContactRule,
+    planted_step: f32,
     poses: [Vec<Transform>; 2],
     frame: LocoFrame,
 }
@@ -1595,9 +1630,11 @@ impl<'a> Player<'a> {
             position: Vec3::ZERO,
             last: start,
             planted: Vec3::ZERO,
-            events_last: None,
+            seed_last: None,
             feet_last: Vec::new(),
             world: Vec::new(),
+            rule: loco.contact_rule(),
+            planted_step: 0.0,
             poses: [rest.clone(), rest.clone()],
             frame: LocoFrame {
                 local: rest.clone(),
@@ -1725,20 +1762,27 @@ impl<'a> Player<'a> {
         let v = [0, 1].map(|c| loco.root_velocity(c, times[c]) * rates[c]);
         self.frame.placement = placement.to_mat4();
         self.frame.blend = b;
-        self.frame.speed = (v[WALK] * (1.0 - b) + v[RUN] * b).length();
+        self.frame.speed = if self.method == Method::Planted {
+            if dt > 0.0 {
+                self.planted_step / dt
+            } else {
+                0.0
+            }
+        } else {
+            (v[WALK] * (1.0 - b) + v[RUN] * b).length()
+        };
         self.frame.clip_times = [times[WALK] as f32, times[RUN] as f32];
         self.last = times;
     }
 
     /// Planted: moves the character by minus the mean horizontal displacement of the feet
     /// that are down on this frame and the last (in the blended pose, model space), or by the
-    /// Events placement's step when none is. Keeps `events`' rotation.
-    fn plant(&mut self, events: Rigid, b: f32) -> Rigid {
+    /// Unified placement's step when none is. Keeps `seed`'s rotation.
+    fn plant(&mut self, seed: Rigid, b: f32) -> Rigid {
         let loco = self.loco;
         let up = loco.gaits[WALK].up;
         loco.skeleton
             .world_matrices_into(&self.frame.local, &mut self.world);
-        let rule = loco.contact_rule();
         let first = self.feet_last.is_empty();
         self.feet_last.resize(loco.feet.len(), (Vec3::ZERO, false));
         let (mut sum, mut n) = (Vec3::ZERO, 0u32);
@@ -1747,7 +1791,7 @@ impl<'a> Player<'a> {
                 .world
                 .get(node)
                 .map_or(Vec3::ZERO, |m| m.w_axis.truncate());
-            let down = p.dot(up) <= rule.threshold(f, b);
+            let down = p.dot(up) <= self.rule.threshold(f, b);
             let (last, last_down) = self.feet_last[f];
             if !first && down && last_down {
                 let d = p - last;
@@ -1756,18 +1800,19 @@ impl<'a> Player<'a> {
             }
             self.feet_last[f] = (p, down);
         }
-        let step = match self.events_last {
-            Some(e) if n == 0 => events.translation - e,
-            Some(_) => -(events.rotation * (sum / n as f32)),
+        let step = match self.seed_last {
+            Some(e) if n == 0 => seed.translation - e,
+            Some(_) => -(seed.rotation * (sum / n as f32)),
             None => Vec3::ZERO,
         };
-        if self.events_last.is_none() {
-            self.planted = events.translation;
+        if self.seed_last.is_none() {
+            self.planted = seed.translation;
         }
         self.planted += step;
-        self.events_last = Some(events.translation);
+        self.seed_last = Some(seed.translation);
+        self.planted_step = step.length();
         Rigid {
-            rotation: events.rotation,
+            rotation: seed.rotation,
             translation: self.planted,
         }
     }

@@ -236,8 +236,11 @@ impl SkinPipeline {
             let (n, b) = (m.len() as u64, m.joint_count as u64);
             if out + n > u64::from(u32::MAX) || bone + b > u64::from(u32::MAX) {
                 return Err(GpuError::TooLarge {
-                    what: format!("a skinning batch of {} instances", instances.len()),
-                    needed: (out + n) * (OUTPUT_WORDS as u64 * 4),
+                    what: format!(
+                        "a skinning batch of {} instances (vertices and bones, counted)",
+                        instances.len()
+                    ),
+                    needed: (out + n).max(bone + b),
                     limit: u64::from(u32::MAX),
                     limit_name: "u32 vertex and bone indices",
                 });
@@ -410,7 +413,8 @@ impl SkinBatch {
     ///
     /// # Errors
     /// [`GpuError::Input`] when the count is not [`SkinBatch::bone_count`], or a bone is not
-    /// finite or has a (near) zero rotation.
+    /// finite, has a (near) zero rotation or a scale ≤ 0 (a mirroring scale would flip positions
+    /// but not the frames' handedness).
     pub fn set_bones(&self, ctx: &GpuContext, bones: &[Bone]) -> Result<(), GpuError> {
         if bones.len() != self.bone_count as usize {
             return Err(GpuError::Input(format!(
@@ -424,10 +428,11 @@ impl SkinBatch {
             let q = glam::Vec4::from_array(b.rotation);
             let ok = q.is_finite()
                 && glam::Vec4::from_array(b.translation_scale).is_finite()
-                && q.length_squared() > 1e-12;
+                && q.length_squared() > 1e-12
+                && b.scale() > 0.0;
             if !ok {
                 return Err(GpuError::Input(format!(
-                    "bone {i} is not finite or its rotation is zero: {b:?}"
+                    "bone {i} is not finite, its rotation is zero or its scale is not positive: {b:?}"
                 )));
             }
             unit.push(Bone {

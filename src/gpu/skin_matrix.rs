@@ -304,8 +304,11 @@ impl MatrixSkinPipeline {
             let (n, b) = (m.len() as u64, m.joint_count as u64);
             if out + n > u64::from(u32::MAX) || bone + b > u64::from(u32::MAX) {
                 return Err(GpuError::TooLarge {
-                    what: format!("a skinning batch of {} instances", instances.len()),
-                    needed: (out + n) * (OUTPUT_WORDS as u64 * 4),
+                    what: format!(
+                        "a skinning batch of {} instances (vertices and bones, counted)",
+                        instances.len()
+                    ),
+                    needed: (out + n).max(bone + b),
                     limit: u64::from(u32::MAX),
                     limit_name: "u32 vertex and bone indices",
                 });

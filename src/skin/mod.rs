@@ -246,13 +246,41 @@ pub fn bones_from_matrices(matrices: &[Mat4]) -> Result<Vec<Bone>, SkinError> {
 }
 
 /// Skin matrices of a glTF skin for a posed skeleton: `placement · world[joint] · inverse_bind`.
-/// `world` holds node-to-model matrices indexed by node ([`crate::anim::Skeleton::world_matrices`]).
-#[must_use]
-pub fn skin_matrices(skin: &crate::mesh::Skin, world: &[Mat4], placement: Mat4) -> Vec<Mat4> {
+/// `world` holds node-to-world matrices indexed by node
+/// ([`crate::anim::Skeleton::world_matrices`]).
+///
+/// # Errors
+/// [`SkinError::Input`] naming the skin when it has a different number of joints and inverse
+/// bind matrices, or a joint node `world` does not hold.
+pub fn skin_matrices(
+    skin: &crate::mesh::Skin,
+    world: &[Mat4],
+    placement: Mat4,
+) -> Result<Vec<Mat4>, SkinError> {
+    let err = |problem: String| SkinError::Input {
+        label: format!("skin '{}'", skin.name),
+        problem,
+    };
+    if skin.joints.len() != skin.inverse_bind.len() {
+        return Err(err(format!(
+            "{} joints but {} inverse bind matrices",
+            skin.joints.len(),
+            skin.inverse_bind.len()
+        )));
+    }
     skin.joints
         .iter()
         .zip(&skin.inverse_bind)
-        .map(|(&node, ibm)| placement * world.get(node).copied().unwrap_or(Mat4::IDENTITY) * *ibm)
+        .enumerate()
+        .map(|(j, (&node, ibm))| {
+            let w = world.get(node).ok_or_else(|| {
+                err(format!(
+                    "joint {j} is node {node}, but the pose has {} nodes",
+                    world.len()
+                ))
+            })?;
+            Ok(placement * *w * *ibm)
+        })
         .collect()
 }
 
@@ -574,7 +602,7 @@ pub fn polar_rotation(a: DMat3) -> Option<DMat3> {
 }
 
 /// The blended matrix `A = Σ wᵢ sᵢ R(qᵢ)` and translation of LBS, in f64.
-fn lbs_blend(bones: &[Bone], inf: &PackedInfluences) -> (DMat3, DVec3) {
+fn lbs_blend(bones: &[Bone], inf: &PackedInfluences) -> Option<(DMat3, DVec3)> {
     let w = inf.weights_f64();
     let mut a = DMat3::ZERO;
     let mut t = DVec3::ZERO;
@@ -582,11 +610,11 @@ fn lbs_blend(bones: &[Bone], inf: &PackedInfluences) -> (DMat3, DVec3) {
         if inf.weights[k] == 0 {
             continue;
         }
-        let b = &bones[usize::from(inf.joints[k])];
+        let b = bones.get(usize::from(inf.joints[k]))?;
         a += DMat3::from_quat(dquat(b)) * (w[k] * f64::from(b.scale()));
         t += dvec(b.translation()) * w[k];
     }
-    (a, t)
+    Some((a, t))
 }
 
 /// `r · q` with the reflection kept: the skinned frame.
@@ -595,7 +623,7 @@ fn rotate_frame(r: DQuat, q: QTangent) -> DQuat {
 }
 
 /// LBS of one vertex in f64: `None` when the blended matrix has no rotation (see
-/// [`polar_rotation`]).
+/// [`polar_rotation`]) or an influence names a bone `bones` does not have.
 #[must_use]
 pub fn reference_lbs(
     bones: &[Bone],
@@ -603,7 +631,7 @@ pub fn reference_lbs(
     p: Vec3,
     q: QTangent,
 ) -> Option<Reference> {
-    let (a, t) = lbs_blend(bones, inf);
+    let (a, t) = lbs_blend(bones, inf)?;
     let r = DQuat::from_mat3(&polar_rotation(a)?).normalize();
     Some(Reference {
         position: a * dvec(p) + t,
@@ -613,7 +641,8 @@ pub fn reference_lbs(
     })
 }
 
-/// DQS of one vertex in f64 (see the module docs). `None` when the blended real part is zero.
+/// DQS of one vertex in f64 (see the module docs). `None` when the blended real part is zero or
+/// an influence names a bone `bones` does not have.
 #[must_use]
 pub fn reference_dqs(
     bones: &[Bone],
@@ -622,7 +651,7 @@ pub fn reference_dqs(
     q: QTangent,
 ) -> Option<Reference> {
     let w = inf.weights_f64();
-    let first = dquat(&bones[usize::from(inf.joints[0])]);
+    let first = dquat(bones.get(usize::from(inf.joints[0]))?);
     let (mut real, mut dual) = (
         DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0),
         DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0),
@@ -632,7 +661,7 @@ pub fn reference_dqs(
         if inf.weights[k] == 0 {
             continue;
         }
-        let b = &bones[usize::from(inf.joints[k])];
+        let b = bones.get(usize::from(inf.joints[k]))?;
         let r = dquat(b);
         let t = dvec(b.translation());
         let d = DQuat::from_xyzw(t.x, t.y, t.z, 0.0) * r * 0.5;
@@ -673,14 +702,15 @@ pub fn reference(
 
 /// How far LBS's frame (the polar rotation of `A` applied to the frame) is from transforming the
 /// normal by the cofactor of `A` and the tangent by `A` (the f32 normal + tangent layout's
-/// answer): the two angles in degrees (normal, tangent). Zero where the bones agree.
+/// answer): the two angles in degrees (normal, tangent). Zero where the bones agree; `None` as
+/// for [`reference_lbs`].
 #[must_use]
 pub fn lbs_vector_frame_error(
     bones: &[Bone],
     inf: &PackedInfluences,
     q: QTangent,
 ) -> Option<(f64, f64)> {
-    let (a, _) = lbs_blend(bones, inf);
+    let (a, _) = lbs_blend(bones, inf)?;
     let r = DQuat::from_mat3(&polar_rotation(a)?).normalize();
     let m = DMat3::from_quat(q.rotation.as_dquat().normalize());
     let (n, t) = (m.z_axis, m.x_axis);
