@@ -524,3 +524,27 @@ impl GpuContext {
         Ok(())
     }
 }
+
+/// Records one compute pass that dispatches `pipeline` with `bind_group` at group 0 over
+/// `groups` (x, y), with timestamps at the pass's start and end (query indices `first`,
+/// `first + 1`) when given: what every compute stage's `encode` does.
+pub(crate) fn record_dispatch(
+    encoder: &mut wgpu::CommandEncoder,
+    label: &str,
+    pipeline: &wgpu::ComputePipeline,
+    bind_group: &wgpu::BindGroup,
+    groups: [u32; 2],
+    timestamps: Option<(&wgpu::QuerySet, u32)>,
+) {
+    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: Some(label),
+        timestamp_writes: timestamps.map(|(query_set, first)| wgpu::ComputePassTimestampWrites {
+            query_set,
+            beginning_of_pass_write_index: Some(first),
+            end_of_pass_write_index: Some(first + 1),
+        }),
+    });
+    pass.set_pipeline(pipeline);
+    pass.set_bind_group(0, bind_group, &[]);
+    pass.dispatch_workgroups(groups[0], groups[1], 1);
+}

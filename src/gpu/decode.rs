@@ -272,19 +272,14 @@ impl DecodeBatch {
         encoder: &mut wgpu::CommandEncoder,
         timestamps: Option<(&wgpu::QuerySet, u32)>,
     ) {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("decode"),
-            timestamp_writes: timestamps.map(|(query_set, first)| {
-                wgpu::ComputePassTimestampWrites {
-                    query_set,
-                    beginning_of_pass_write_index: Some(first),
-                    end_of_pass_write_index: Some(first + 1),
-                }
-            }),
-        });
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &self.bind_group, &[]);
-        pass.dispatch_workgroups(self.groups[0], self.groups[1], 1);
+        super::context::record_dispatch(
+            encoder,
+            "decode",
+            &self.pipeline,
+            &self.bind_group,
+            self.groups,
+            timestamps,
+        );
     }
 
     /// Dispatches once and waits.

@@ -12,10 +12,11 @@ use wgpu::util::DeviceExt;
 use super::{shaders, GpuContext, GpuError};
 use crate::skin::{Bone, Influences, Method, SkinVertices, SkinnedVertex, OUTPUT_WORDS};
 
-/// `@workgroup_size` of `skin` in `shaders/skin.wgsl`.
+/// `@workgroup_size` of `skin` in `shaders/skin.wgsl` and of `skin_matrix` in
+/// `shaders/skin_matrix.wgsl` (both dispatched by [`BatchCore`]).
 const WORKGROUP: u32 = 64;
 
-/// Mirrors `Params` in `shaders/skin.wgsl`.
+/// Mirrors `Params` in `shaders/skin.wgsl` and `MatrixParams` in `shaders/skin_matrix.wgsl`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct Params {
@@ -25,7 +26,7 @@ struct Params {
     pad: u32,
 }
 
-/// Mirrors `Instance` in `shaders/skin.wgsl`.
+/// Mirrors `Instance` in `shaders/skin.wgsl` and `MatrixInstance` in `shaders/skin_matrix.wgsl`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct GpuInstance {
@@ -100,15 +101,263 @@ pub struct SkinBatch {
     pub method: Method,
     /// Influences per vertex the meshes were packed with.
     pub influences: Influences,
-    instances: Vec<InstanceRange>,
-    vertex_count: u32,
-    bone_count: u32,
-    input_bytes: u64,
-    groups: [u32; 2],
-    bones: wgpu::Buffer,
-    output: wgpu::Buffer,
-    bind_group: wgpu::BindGroup,
+    core: BatchCore,
     pipelines: [wgpu::ComputePipeline; 2],
+}
+
+/// The bind group layout of both skinning kernels (this one and [`super::skin_matrix`]):
+/// 0 params (uniform), 1 packed vertices, 2 instance table, 3 palette (read-only storage),
+/// 4 output (read-write storage).
+pub(crate) fn batch_layout(device: &wgpu::Device, label: &str) -> wgpu::BindGroupLayout {
+    let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::COMPUTE,
+        ty: wgpu::BindingType::Buffer {
+            ty,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    };
+    let read = wgpu::BufferBindingType::Storage { read_only: true };
+    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries: &[
+            entry(0, wgpu::BufferBindingType::Uniform),
+            entry(1, read),
+            entry(2, read),
+            entry(3, read),
+            entry(4, wgpu::BufferBindingType::Storage { read_only: false }),
+        ],
+    })
+}
+
+/// The influence count that holds every mesh's vertices, after checking the batch is not
+/// empty and every mesh has vertices and joints.
+pub(crate) fn batch_influences(
+    meshes: &[&SkinVertices],
+    instances: &[usize],
+) -> Result<Influences, GpuError> {
+    if instances.is_empty() {
+        return Err(GpuError::Input(
+            "a skinning batch needs at least one instance".into(),
+        ));
+    }
+    if let Some(m) = meshes.iter().find(|m| m.is_empty() || m.joint_count == 0) {
+        return Err(GpuError::Input(format!(
+            "{}: a skinned mesh needs vertices and joints",
+            m.label
+        )));
+    }
+    Ok(Influences::for_count(
+        meshes.iter().map(|m| m.max_influences()).max().unwrap_or(1),
+    ))
+}
+
+/// What a kernel's batch needs beyond the shared structure.
+pub(crate) struct BatchDesc<'a> {
+    /// `skin` or `skin_matrix`: buffer labels and messages.
+    pub(crate) label: &'a str,
+    /// Every mesh packed, one after the other.
+    pub(crate) words: &'a [u32],
+    /// Words of one packed vertex.
+    pub(crate) words_per_vertex: usize,
+    /// Bytes of one output vertex.
+    pub(crate) output_vertex_bytes: u64,
+    /// One palette entry in the bind-pose identity, as bytes (the palette's initial value).
+    pub(crate) identity_bone: &'a [u8],
+}
+
+/// A batch's instance table, buffers, bind group and dispatch size: the structure both
+/// skinning kernels share, so a comparison of the two measures their layouts and arithmetic.
+pub(crate) struct BatchCore {
+    pub(crate) instances: Vec<InstanceRange>,
+    pub(crate) vertex_count: u32,
+    pub(crate) bone_count: u32,
+    pub(crate) input_bytes: u64,
+    groups: [u32; 2],
+    pub(crate) palette: wgpu::Buffer,
+    pub(crate) output: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+}
+
+impl BatchCore {
+    /// Lays out one instance per entry of `instances` (an index into `meshes`, whose packed
+    /// vertices `desc.words` holds in order), each with a palette of its mesh's `joint_count`
+    /// entries, and uploads everything.
+    pub(crate) fn new(
+        ctx: &GpuContext,
+        layout: &wgpu::BindGroupLayout,
+        meshes: &[&SkinVertices],
+        instances: &[usize],
+        desc: &BatchDesc<'_>,
+    ) -> Result<Self, GpuError> {
+        let label = desc.label;
+        let mut vertex_base = Vec::with_capacity(meshes.len());
+        let mut first = 0u64;
+        for m in meshes {
+            vertex_base.push(first);
+            first += m.len() as u64;
+        }
+        if desc.words.len() as u64 != first * desc.words_per_vertex as u64 {
+            return Err(GpuError::Input(format!(
+                "{label}: {} packed words for {first} vertices of {} words",
+                desc.words.len(),
+                desc.words_per_vertex
+            )));
+        }
+        let mut gpu_instances = Vec::with_capacity(instances.len());
+        let mut ranges = Vec::with_capacity(instances.len());
+        let (mut out, mut bone) = (0u64, 0u64);
+        for (i, &mesh) in instances.iter().enumerate() {
+            let m = meshes.get(mesh).ok_or_else(|| {
+                GpuError::Input(format!(
+                    "instance {i} names mesh {mesh}; the batch has {} meshes",
+                    meshes.len()
+                ))
+            })?;
+            let (n, b) = (m.len() as u64, m.joint_count as u64);
+            if out + n > u64::from(u32::MAX)
+                || bone + b > u64::from(u32::MAX)
+                || first > u64::from(u32::MAX)
+            {
+                return Err(GpuError::TooLarge {
+                    what: format!(
+                        "a skinning batch of {} instances (vertices and bones, counted)",
+                        instances.len()
+                    ),
+                    needed: (out + n).max(bone + b).max(first),
+                    limit: u64::from(u32::MAX),
+                    limit_name: "u32 vertex and bone indices",
+                });
+            }
+            gpu_instances.push(GpuInstance {
+                output_base: out as u32,
+                vertex_base: vertex_base[mesh] as u32,
+                bone_base: bone as u32,
+                bone_count: b as u32,
+            });
+            ranges.push(InstanceRange {
+                mesh,
+                output: out as u32..(out + n) as u32,
+                bones: bone as u32..(bone + b) as u32,
+            });
+            out += n;
+            bone += b;
+        }
+        let input_bytes = desc.words.len() as u64 * 4;
+        let output_bytes = out * desc.output_vertex_bytes;
+        let palette_bytes = bone * desc.identity_bone.len() as u64;
+        ctx.check_storage_size(&format!("the {label} vertices"), input_bytes)?;
+        ctx.check_storage_size(&format!("the {label} output"), output_bytes)?;
+        ctx.check_storage_size(&format!("the {label} palettes"), palette_bytes)?;
+        ctx.check_storage_size(
+            "the instance table (16 B an instance)",
+            gpu_instances.len() as u64 * 16,
+        )?;
+        let groups = ctx.dispatch_grid(
+            out,
+            WORKGROUP,
+            &format!("a {label} dispatch of {out} vertices"),
+        )?;
+        let params = Params {
+            vertex_count: out as u32,
+            instance_count: gpu_instances.len() as u32,
+            row_stride: groups[0] * WORKGROUP,
+            pad: 0,
+        };
+        ctx.scoped(&format!("uploading a {label} batch"), || {
+            let device = &ctx.device;
+            let init = |what: &str, contents: &[u8], usage| {
+                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some(&format!("{label} {what}")),
+                    contents,
+                    usage,
+                })
+            };
+            let storage = wgpu::BufferUsages::STORAGE;
+            let uniform = init(
+                "params",
+                bytemuck::bytes_of(&params),
+                wgpu::BufferUsages::UNIFORM,
+            );
+            let input = init("vertices", bytemuck::cast_slice(desc.words), storage);
+            let table = init("instances", bytemuck::cast_slice(&gpu_instances), storage);
+            let identity = desc.identity_bone.repeat(bone as usize);
+            let palette = init("palette", &identity, storage | wgpu::BufferUsages::COPY_DST);
+            let output = device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(&format!("{label} output")),
+                size: output_bytes,
+                usage: storage
+                    | wgpu::BufferUsages::VERTEX
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            let resources = [&uniform, &input, &table, &palette, &output];
+            let entries: Vec<wgpu::BindGroupEntry<'_>> = resources
+                .iter()
+                .enumerate()
+                .map(|(k, b)| wgpu::BindGroupEntry {
+                    binding: k as u32,
+                    resource: b.as_entire_binding(),
+                })
+                .collect();
+            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(label),
+                layout,
+                entries: &entries,
+            });
+            BatchCore {
+                instances: ranges,
+                vertex_count: out as u32,
+                bone_count: bone as u32,
+                input_bytes,
+                groups,
+                palette,
+                output,
+                bind_group,
+            }
+        })
+    }
+
+    /// Fails unless `n` is the batch's palette size.
+    pub(crate) fn check_bone_count(&self, n: usize) -> Result<(), GpuError> {
+        if n == self.bone_count as usize {
+            Ok(())
+        } else {
+            Err(GpuError::Input(format!(
+                "the batch has {} bones in its palettes; {n} were given",
+                self.bone_count
+            )))
+        }
+    }
+
+    /// Fills the output with all-ones words (NaN as f32), so a vertex the kernel does not
+    /// write fails any comparison.
+    pub(crate) fn poison(&self, ctx: &GpuContext) {
+        let nan = vec![0xffu8; self.output.size() as usize];
+        ctx.queue.write_buffer(&self.output, 0, &nan);
+    }
+
+    /// Records the dispatch with `pipeline`, with timestamps at the pass's start and end
+    /// (query indices `first`, `first + 1`) when given.
+    pub(crate) fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        label: &str,
+        pipeline: &wgpu::ComputePipeline,
+        timestamps: Option<(&wgpu::QuerySet, u32)>,
+    ) {
+        super::context::record_dispatch(
+            encoder,
+            label,
+            pipeline,
+            &self.bind_group,
+            self.groups,
+            timestamps,
+        );
+    }
 }
 
 const fn method_index(method: Method) -> usize {
@@ -130,27 +379,7 @@ impl SkinPipeline {
                 label: Some("skin.wgsl"),
                 source: wgpu::ShaderSource::Wgsl(shaders::SKIN.into()),
             });
-            let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-                binding,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            };
-            let read = wgpu::BufferBindingType::Storage { read_only: true };
-            let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("skin"),
-                entries: &[
-                    entry(0, wgpu::BufferBindingType::Uniform),
-                    entry(1, read),
-                    entry(2, read),
-                    entry(3, read),
-                    entry(4, wgpu::BufferBindingType::Storage { read_only: false }),
-                ],
-            });
+            let layout = batch_layout(device, "skin");
             let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some("skin"),
                 bind_group_layouts: &[Some(&layout)],
@@ -203,162 +432,25 @@ impl SkinPipeline {
         instances: &[usize],
         method: Method,
     ) -> Result<SkinBatch, GpuError> {
-        if instances.is_empty() {
-            return Err(GpuError::Input(
-                "a skinning batch needs at least one instance".into(),
-            ));
-        }
-        if let Some(m) = meshes.iter().find(|m| m.is_empty() || m.joint_count == 0) {
-            return Err(GpuError::Input(format!(
-                "{}: a skinned mesh needs vertices and joints",
-                m.label
-            )));
-        }
-        let influences =
-            Influences::for_count(meshes.iter().map(|m| m.max_influences()).max().unwrap_or(1));
+        let influences = batch_influences(meshes, instances)?;
         let mut words = Vec::new();
-        let mut vertex_base = Vec::with_capacity(meshes.len());
         for m in meshes {
-            vertex_base.push((words.len() / influences.words()) as u64);
             m.pack_into(influences, &mut words)
                 .map_err(|e| GpuError::Input(e.to_string()))?;
         }
-        let mut gpu_instances = Vec::with_capacity(instances.len());
-        let mut ranges = Vec::with_capacity(instances.len());
-        let (mut out, mut bone) = (0u64, 0u64);
-        for (i, &mesh) in instances.iter().enumerate() {
-            let m = meshes.get(mesh).ok_or_else(|| {
-                GpuError::Input(format!(
-                    "instance {i} names mesh {mesh}; the batch has {} meshes",
-                    meshes.len()
-                ))
-            })?;
-            let (n, b) = (m.len() as u64, m.joint_count as u64);
-            if out + n > u64::from(u32::MAX) || bone + b > u64::from(u32::MAX) {
-                return Err(GpuError::TooLarge {
-                    what: format!(
-                        "a skinning batch of {} instances (vertices and bones, counted)",
-                        instances.len()
-                    ),
-                    needed: (out + n).max(bone + b),
-                    limit: u64::from(u32::MAX),
-                    limit_name: "u32 vertex and bone indices",
-                });
-            }
-            gpu_instances.push(GpuInstance {
-                output_base: out as u32,
-                vertex_base: vertex_base[mesh] as u32,
-                bone_base: bone as u32,
-                bone_count: b as u32,
-            });
-            ranges.push(InstanceRange {
-                mesh,
-                output: out as u32..(out + n) as u32,
-                bones: bone as u32..(bone + b) as u32,
-            });
-            out += n;
-            bone += b;
-        }
-        let input_bytes = words.len() as u64 * 4;
-        let output_bytes = out * (OUTPUT_WORDS as u64 * 4);
-        let bone_bytes = bone * std::mem::size_of::<Bone>() as u64;
-        ctx.check_storage_size("the packed skinned vertices", input_bytes)?;
-        ctx.check_storage_size("the skinned output (20 B a vertex)", output_bytes)?;
-        ctx.check_storage_size("the bone palettes (32 B a bone)", bone_bytes)?;
-        ctx.check_storage_size(
-            "the instance table (16 B an instance)",
-            gpu_instances.len() as u64 * 16,
-        )?;
-        let groups = ctx.dispatch_grid(
-            out,
-            WORKGROUP,
-            &format!("a skinning dispatch of {out} vertices"),
-        )?;
-        let params = Params {
-            vertex_count: out as u32,
-            instance_count: gpu_instances.len() as u32,
-            row_stride: groups[0] * WORKGROUP,
-            pad: 0,
+        let desc = BatchDesc {
+            label: "skin",
+            words: &words,
+            words_per_vertex: influences.words(),
+            output_vertex_bytes: OUTPUT_WORDS as u64 * 4,
+            identity_bone: bytemuck::bytes_of(&Bone::IDENTITY),
         };
-        let pipelines = self.pipeline_pair(influences);
-        ctx.scoped("uploading a skinning batch", || {
-            let device = &ctx.device;
-            let init = |label, contents: &[u8], usage| {
-                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some(label),
-                    contents,
-                    usage,
-                })
-            };
-            let uniform = init(
-                "skin params",
-                bytemuck::bytes_of(&params),
-                wgpu::BufferUsages::UNIFORM,
-            );
-            let input = init(
-                "skin vertices",
-                bytemuck::cast_slice(&words),
-                wgpu::BufferUsages::STORAGE,
-            );
-            let table = init(
-                "skin instances",
-                bytemuck::cast_slice(&gpu_instances),
-                wgpu::BufferUsages::STORAGE,
-            );
-            let identity = vec![Bone::IDENTITY; bone as usize];
-            let bones = init(
-                "skin bones",
-                bytemuck::cast_slice(&identity),
-                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-            );
-            let output = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("skinned vertices"),
-                size: output_bytes,
-                usage: wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::VERTEX
-                    | wgpu::BufferUsages::COPY_SRC
-                    | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("skin"),
-                layout: &self.layout,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: uniform.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: input.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: table.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 3,
-                        resource: bones.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 4,
-                        resource: output.as_entire_binding(),
-                    },
-                ],
-            });
-            SkinBatch {
-                method,
-                influences,
-                instances: ranges,
-                vertex_count: out as u32,
-                bone_count: bone as u32,
-                input_bytes,
-                groups,
-                bones,
-                output,
-                bind_group,
-                pipelines,
-            }
+        let core = BatchCore::new(ctx, &self.layout, meshes, instances, &desc)?;
+        Ok(SkinBatch {
+            method,
+            influences,
+            core,
+            pipelines: self.pipeline_pair(influences),
         })
     }
 }
@@ -367,32 +459,32 @@ impl SkinBatch {
     /// Output vertices (all instances).
     #[must_use]
     pub fn vertex_count(&self) -> u32 {
-        self.vertex_count
+        self.core.vertex_count
     }
 
     /// Bones (all palettes).
     #[must_use]
     pub fn bone_count(&self) -> u32 {
-        self.bone_count
+        self.core.bone_count
     }
 
     /// Where each instance reads and writes, in instance order.
     #[must_use]
     pub fn instances(&self) -> &[InstanceRange] {
-        &self.instances
+        &self.core.instances
     }
 
     /// The skinned vertices: a vertex buffer in [`output_layout`], instance `i` at
     /// `instances()[i].output`.
     #[must_use]
     pub fn output(&self) -> &wgpu::Buffer {
-        &self.output
+        &self.core.output
     }
 
     /// Bytes of packed input uploaded (each mesh once).
     #[must_use]
     pub fn input_bytes(&self) -> u64 {
-        self.input_bytes
+        self.core.input_bytes
     }
 
     /// Bytes each skinned vertex moves through memory: its packed input (28 or 36) and its
@@ -416,13 +508,7 @@ impl SkinBatch {
     /// finite, has a (near) zero rotation or a scale ≤ 0 (a mirroring scale would flip positions
     /// but not the frames' handedness).
     pub fn set_bones(&self, ctx: &GpuContext, bones: &[Bone]) -> Result<(), GpuError> {
-        if bones.len() != self.bone_count as usize {
-            return Err(GpuError::Input(format!(
-                "the batch has {} bones in its palettes; {} were given",
-                self.bone_count,
-                bones.len()
-            )));
-        }
+        self.core.check_bone_count(bones.len())?;
         let mut unit = Vec::with_capacity(bones.len());
         for (i, b) in bones.iter().enumerate() {
             let q = glam::Vec4::from_array(b.rotation);
@@ -441,15 +527,14 @@ impl SkinBatch {
             });
         }
         ctx.queue
-            .write_buffer(&self.bones, 0, bytemuck::cast_slice(&unit));
+            .write_buffer(&self.core.palette, 0, bytemuck::cast_slice(&unit));
         Ok(())
     }
 
     /// Fills the output with all-ones words (NaN positions), so a vertex the kernel does not
     /// write fails any comparison.
     pub fn poison(&self, ctx: &GpuContext) {
-        let nan = vec![0xffu8; self.output.size() as usize];
-        ctx.queue.write_buffer(&self.output, 0, &nan);
+        self.core.poison(ctx);
     }
 
     /// Records the dispatch, with timestamps at the pass's start and end (query indices
@@ -459,19 +544,12 @@ impl SkinBatch {
         encoder: &mut wgpu::CommandEncoder,
         timestamps: Option<(&wgpu::QuerySet, u32)>,
     ) {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("skin"),
-            timestamp_writes: timestamps.map(|(query_set, first)| {
-                wgpu::ComputePassTimestampWrites {
-                    query_set,
-                    beginning_of_pass_write_index: Some(first),
-                    end_of_pass_write_index: Some(first + 1),
-                }
-            }),
-        });
-        pass.set_pipeline(&self.pipelines[method_index(self.method)]);
-        pass.set_bind_group(0, &self.bind_group, &[]);
-        pass.dispatch_workgroups(self.groups[0], self.groups[1], 1);
+        self.core.encode(
+            encoder,
+            "skin",
+            &self.pipelines[method_index(self.method)],
+            timestamps,
+        );
     }
 
     /// Dispatches once and waits.
@@ -492,7 +570,11 @@ impl SkinBatch {
     /// # Errors
     /// [`GpuError::Wgpu`] or [`GpuError::Readback`].
     pub fn read(&self, ctx: &GpuContext) -> Result<Vec<SkinnedVertex>, GpuError> {
-        let bytes = ctx.read_buffer(&self.output, self.output.size(), "skinned vertices")?;
+        let bytes = ctx.read_buffer(
+            &self.core.output,
+            self.core.output.size(),
+            "skinned vertices",
+        )?;
         Ok(bytemuck::pod_collect_to_vec(&bytes))
     }
 }

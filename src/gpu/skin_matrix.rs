@@ -16,14 +16,10 @@
 //! weights the unorm8 ones as f32), so both kernels skin the same data.
 
 use glam::{DMat4, DVec3, Mat4, Vec3, Vec4};
-use wgpu::util::DeviceExt;
 
-use super::skin::InstanceRange;
+use super::skin::{batch_influences, batch_layout, BatchCore, BatchDesc, InstanceRange};
 use super::{shaders, GpuContext, GpuError};
 use crate::skin::{Bone, Influences, SkinVertices, MAX_INFLUENCES};
-
-/// `@workgroup_size` of `skin_matrix` in `shaders/skin_matrix.wgsl`.
-const WORKGROUP: u32 = 64;
 
 /// Words (u32) of an output vertex: position, normal (3 × f32 each) and tangent (4 × f32).
 pub const OUTPUT_WORDS: usize = 10;
@@ -34,26 +30,6 @@ pub const OUTPUT_WORDS: usize = 10;
 #[must_use]
 pub const fn input_words(influences: Influences) -> usize {
     10 + influences.count() / 2 + influences.count()
-}
-
-/// Mirrors `MatrixParams` in `shaders/skin_matrix.wgsl`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct Params {
-    vertex_count: u32,
-    instance_count: u32,
-    row_stride: u32,
-    pad: u32,
-}
-
-/// Mirrors `MatrixInstance` in `shaders/skin_matrix.wgsl`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-struct GpuInstance {
-    output_base: u32,
-    vertex_base: u32,
-    bone_base: u32,
-    bone_count: u32,
 }
 
 /// A skinned vertex as the kernel writes it: `shaders/skin_matrix.wgsl`'s output, 40 bytes.
@@ -190,14 +166,7 @@ pub struct MatrixSkinPipeline {
 pub struct MatrixSkinBatch {
     /// Influences per vertex the meshes were packed with.
     pub influences: Influences,
-    instances: Vec<InstanceRange>,
-    vertex_count: u32,
-    bone_count: u32,
-    input_bytes: u64,
-    groups: [u32; 2],
-    palette: wgpu::Buffer,
-    output: wgpu::Buffer,
-    bind_group: wgpu::BindGroup,
+    core: BatchCore,
     pipeline: wgpu::ComputePipeline,
 }
 
@@ -213,27 +182,7 @@ impl MatrixSkinPipeline {
                 label: Some("skin_matrix.wgsl"),
                 source: wgpu::ShaderSource::Wgsl(shaders::SKIN_MATRIX.into()),
             });
-            let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-                binding,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            };
-            let read = wgpu::BufferBindingType::Storage { read_only: true };
-            let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("skin_matrix"),
-                entries: &[
-                    entry(0, wgpu::BufferBindingType::Uniform),
-                    entry(1, read),
-                    entry(2, read),
-                    entry(3, read),
-                    entry(4, wgpu::BufferBindingType::Storage { read_only: false }),
-                ],
-            });
+            let layout = batch_layout(device, "skin_matrix");
             let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some("skin_matrix"),
                 bind_group_layouts: &[Some(&layout)],
@@ -272,160 +221,23 @@ impl MatrixSkinPipeline {
         meshes: &[&SkinVertices],
         instances: &[usize],
     ) -> Result<MatrixSkinBatch, GpuError> {
-        if instances.is_empty() {
-            return Err(GpuError::Input(
-                "a skinning batch needs at least one instance".into(),
-            ));
-        }
-        if let Some(m) = meshes.iter().find(|m| m.is_empty() || m.joint_count == 0) {
-            return Err(GpuError::Input(format!(
-                "{}: a skinned mesh needs vertices and joints",
-                m.label
-            )));
-        }
-        let influences =
-            Influences::for_count(meshes.iter().map(|m| m.max_influences()).max().unwrap_or(1));
+        let influences = batch_influences(meshes, instances)?;
         let mut words = Vec::new();
-        let mut vertex_base = Vec::with_capacity(meshes.len());
         for m in meshes {
-            vertex_base.push((words.len() / input_words(influences)) as u64);
             pack_into(&MatrixVertex::from_skin(m), influences, &mut words);
         }
-        let mut gpu_instances = Vec::with_capacity(instances.len());
-        let mut ranges = Vec::with_capacity(instances.len());
-        let (mut out, mut bone) = (0u64, 0u64);
-        for (i, &mesh) in instances.iter().enumerate() {
-            let m = meshes.get(mesh).ok_or_else(|| {
-                GpuError::Input(format!(
-                    "instance {i} names mesh {mesh}; the batch has {} meshes",
-                    meshes.len()
-                ))
-            })?;
-            let (n, b) = (m.len() as u64, m.joint_count as u64);
-            if out + n > u64::from(u32::MAX) || bone + b > u64::from(u32::MAX) {
-                return Err(GpuError::TooLarge {
-                    what: format!(
-                        "a skinning batch of {} instances (vertices and bones, counted)",
-                        instances.len()
-                    ),
-                    needed: (out + n).max(bone + b),
-                    limit: u64::from(u32::MAX),
-                    limit_name: "u32 vertex and bone indices",
-                });
-            }
-            gpu_instances.push(GpuInstance {
-                output_base: out as u32,
-                vertex_base: vertex_base[mesh] as u32,
-                bone_base: bone as u32,
-                bone_count: b as u32,
-            });
-            ranges.push(InstanceRange {
-                mesh,
-                output: out as u32..(out + n) as u32,
-                bones: bone as u32..(bone + b) as u32,
-            });
-            out += n;
-            bone += b;
-        }
-        let input_bytes = words.len() as u64 * 4;
-        let output_bytes = out * (OUTPUT_WORDS as u64 * 4);
-        let palette_bytes = bone * std::mem::size_of::<Mat4>() as u64;
-        ctx.check_storage_size("the baseline skinned vertices", input_bytes)?;
-        ctx.check_storage_size("the baseline skinned output (40 B a vertex)", output_bytes)?;
-        ctx.check_storage_size("the matrix palettes (64 B a bone)", palette_bytes)?;
-        ctx.check_storage_size(
-            "the instance table (16 B an instance)",
-            gpu_instances.len() as u64 * 16,
-        )?;
-        let groups = ctx.dispatch_grid(
-            out,
-            WORKGROUP,
-            &format!("a matrix skinning dispatch of {out} vertices"),
-        )?;
-        let params = Params {
-            vertex_count: out as u32,
-            instance_count: gpu_instances.len() as u32,
-            row_stride: groups[0] * WORKGROUP,
-            pad: 0,
+        let desc = BatchDesc {
+            label: "skin_matrix",
+            words: &words,
+            words_per_vertex: input_words(influences),
+            output_vertex_bytes: OUTPUT_WORDS as u64 * 4,
+            identity_bone: bytemuck::bytes_of(&Mat4::IDENTITY),
         };
-        let pipeline = self.pipelines[usize::from(influences == Influences::Eight)].clone();
-        ctx.scoped("uploading a matrix skinning batch", || {
-            let device = &ctx.device;
-            let init = |label, contents: &[u8], usage| {
-                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some(label),
-                    contents,
-                    usage,
-                })
-            };
-            let uniform = init(
-                "skin_matrix params",
-                bytemuck::bytes_of(&params),
-                wgpu::BufferUsages::UNIFORM,
-            );
-            let input = init(
-                "skin_matrix vertices",
-                bytemuck::cast_slice(&words),
-                wgpu::BufferUsages::STORAGE,
-            );
-            let table = init(
-                "skin_matrix instances",
-                bytemuck::cast_slice(&gpu_instances),
-                wgpu::BufferUsages::STORAGE,
-            );
-            let identity = vec![Mat4::IDENTITY; bone as usize];
-            let palette = init(
-                "skin_matrix palette",
-                bytemuck::cast_slice(&identity),
-                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-            );
-            let output = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("matrix-skinned vertices"),
-                size: output_bytes,
-                usage: wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::VERTEX
-                    | wgpu::BufferUsages::COPY_SRC
-                    | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("skin_matrix"),
-                layout: &self.layout,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: uniform.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: input.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: table.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 3,
-                        resource: palette.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 4,
-                        resource: output.as_entire_binding(),
-                    },
-                ],
-            });
-            MatrixSkinBatch {
-                influences,
-                instances: ranges,
-                vertex_count: out as u32,
-                bone_count: bone as u32,
-                input_bytes,
-                groups,
-                palette,
-                output,
-                bind_group,
-                pipeline,
-            }
+        let core = BatchCore::new(ctx, &self.layout, meshes, instances, &desc)?;
+        Ok(MatrixSkinBatch {
+            influences,
+            core,
+            pipeline: self.pipelines[usize::from(influences == Influences::Eight)].clone(),
         })
     }
 }
@@ -434,31 +246,31 @@ impl MatrixSkinBatch {
     /// Output vertices (all instances).
     #[must_use]
     pub fn vertex_count(&self) -> u32 {
-        self.vertex_count
+        self.core.vertex_count
     }
 
     /// Bones (all palettes).
     #[must_use]
     pub fn bone_count(&self) -> u32 {
-        self.bone_count
+        self.core.bone_count
     }
 
     /// Where each instance reads and writes, in instance order.
     #[must_use]
     pub fn instances(&self) -> &[InstanceRange] {
-        &self.instances
+        &self.core.instances
     }
 
     /// The skinned vertices ([`MatrixSkinnedVertex`]), instance `i` at `instances()[i].output`.
     #[must_use]
     pub fn output(&self) -> &wgpu::Buffer {
-        &self.output
+        &self.core.output
     }
 
     /// Bytes of packed input uploaded (each mesh once).
     #[must_use]
     pub fn input_bytes(&self) -> u64 {
-        self.input_bytes
+        self.core.input_bytes
     }
 
     /// Bytes each skinned vertex moves through memory: its input (64 or 88) and its output
@@ -483,13 +295,7 @@ impl MatrixSkinBatch {
     /// [`GpuError::Input`] when the count is not [`MatrixSkinBatch::bone_count`] or a matrix is
     /// not finite.
     pub fn set_matrices(&self, ctx: &GpuContext, matrices: &[Mat4]) -> Result<(), GpuError> {
-        if matrices.len() != self.bone_count as usize {
-            return Err(GpuError::Input(format!(
-                "the batch has {} bones in its palettes; {} were given",
-                self.bone_count,
-                matrices.len()
-            )));
-        }
+        self.core.check_bone_count(matrices.len())?;
         if let Some(i) = matrices.iter().position(|m| !m.is_finite()) {
             return Err(GpuError::Input(format!(
                 "skin matrix {i} is not finite: {:?}",
@@ -497,15 +303,14 @@ impl MatrixSkinBatch {
             )));
         }
         ctx.queue
-            .write_buffer(&self.palette, 0, bytemuck::cast_slice(matrices));
+            .write_buffer(&self.core.palette, 0, bytemuck::cast_slice(matrices));
         Ok(())
     }
 
     /// Fills the output with all-ones words (NaN everywhere), so a vertex the kernel does not
     /// write fails any comparison.
     pub fn poison(&self, ctx: &GpuContext) {
-        let nan = vec![0xffu8; self.output.size() as usize];
-        ctx.queue.write_buffer(&self.output, 0, &nan);
+        self.core.poison(ctx);
     }
 
     /// Records the dispatch, with timestamps at the pass's start and end (query indices
@@ -515,19 +320,8 @@ impl MatrixSkinBatch {
         encoder: &mut wgpu::CommandEncoder,
         timestamps: Option<(&wgpu::QuerySet, u32)>,
     ) {
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("skin_matrix"),
-            timestamp_writes: timestamps.map(|(query_set, first)| {
-                wgpu::ComputePassTimestampWrites {
-                    query_set,
-                    beginning_of_pass_write_index: Some(first),
-                    end_of_pass_write_index: Some(first + 1),
-                }
-            }),
-        });
-        pass.set_pipeline(&self.pipeline);
-        pass.set_bind_group(0, &self.bind_group, &[]);
-        pass.dispatch_workgroups(self.groups[0], self.groups[1], 1);
+        self.core
+            .encode(encoder, "skin_matrix", &self.pipeline, timestamps);
     }
 
     /// Dispatches once and waits.
@@ -548,7 +342,11 @@ impl MatrixSkinBatch {
     /// # Errors
     /// [`GpuError::Wgpu`] or [`GpuError::Readback`].
     pub fn read(&self, ctx: &GpuContext) -> Result<Vec<MatrixSkinnedVertex>, GpuError> {
-        let bytes = ctx.read_buffer(&self.output, self.output.size(), "matrix-skinned vertices")?;
+        let bytes = ctx.read_buffer(
+            &self.core.output,
+            self.core.output.size(),
+            "matrix-skinned vertices",
+        )?;
         Ok(bytemuck::pod_collect_to_vec(&bytes))
     }
 }
