@@ -9,14 +9,10 @@
 
 use std::time::Instant;
 
-use qtangent::gpu::{DecodeBatch, DecodePipeline, GpuContext, GpuError};
+use qtangent::gpu::timing::{copy_bandwidth, median, median_dispatch_seconds};
+use qtangent::gpu::{DecodePipeline, GpuContext};
 use qtangent::measure::random_frames;
 use qtangent::{Format, QTangent, TangentFrame};
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
 
 fn main() {
     if let Err(e) = run() {
@@ -72,7 +68,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     for format in Format::ALL {
         let packed = format.pack(&source);
         let batch = pipeline.prepare(&ctx, format, &packed, frames)?;
-        let gpu_s = time_gpu(&ctx, &batch, runs)?;
+        let gpu_s = median_dispatch_seconds(&ctx, runs, &|e, ts| batch.encode(e, ts))?;
         let bytes = (batch.input_bytes() + batch.output_bytes()) as f64;
 
         let mut out = vec![
@@ -112,90 +108,4 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         );
     }
     Ok(())
-}
-
-/// Median seconds of one decode dispatch.
-fn time_gpu(ctx: &GpuContext, batch: &DecodeBatch, runs: usize) -> Result<f64, GpuError> {
-    for _ in 0..3 {
-        batch.run(ctx)?;
-    }
-    if !ctx.has_timestamps() {
-        let mut times = Vec::with_capacity(runs);
-        for _ in 0..runs {
-            let t = Instant::now();
-            batch.run(ctx)?;
-            times.push(t.elapsed().as_secs_f64());
-        }
-        return Ok(median(times));
-    }
-    let (query_set, resolve) = ctx.scoped("creating timestamp queries", || {
-        let query_set = ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
-            label: Some("bench"),
-            ty: wgpu::QueryType::Timestamp,
-            count: 2,
-        });
-        let resolve = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("bench timestamps"),
-            size: 16,
-            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        (query_set, resolve)
-    })?;
-    let period_ns = f64::from(ctx.queue.get_timestamp_period());
-    let mut times = Vec::with_capacity(runs);
-    for _ in 0..runs {
-        ctx.scoped("timing a decode", || {
-            let mut encoder = ctx.device.create_command_encoder(&Default::default());
-            batch.encode(&mut encoder, Some((&query_set, 0)));
-            encoder.resolve_query_set(&query_set, 0..2, &resolve, 0);
-            ctx.queue.submit([encoder.finish()]);
-        })?;
-        let raw = ctx.read_buffer(&resolve, 16, "timestamps")?;
-        let t: Vec<u64> = bytemuck::pod_collect_to_vec(&raw);
-        times.push(t[1].wrapping_sub(t[0]) as f64 * period_ns * 1e-9);
-    }
-    Ok(median(times))
-}
-
-/// GB/s of a large buffer→buffer copy (bytes read + bytes written), host-timed around a
-/// synchronised submit of 8 copies; and the buffer size.
-fn copy_bandwidth(ctx: &GpuContext, runs: usize) -> Result<(f64, u64), GpuError> {
-    let size = (256u64 << 20).min(ctx.device.limits().max_buffer_size / 2) & !255;
-    let (src, dst) = ctx.scoped("creating copy buffers", || {
-        let make = |usage| {
-            ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("bench copy"),
-                size,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
-        (
-            make(wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST),
-            make(wgpu::BufferUsages::COPY_DST),
-        )
-    })?;
-    // Not zeros: a counting pattern.
-    let pattern: Vec<u32> = (0..(size / 4) as u32)
-        .map(|i| i.wrapping_mul(2_654_435_761))
-        .collect();
-    ctx.queue
-        .write_buffer(&src, 0, bytemuck::cast_slice(&pattern));
-    const COPIES: u32 = 8;
-    let mut times = Vec::with_capacity(runs);
-    for run in 0..runs + 2 {
-        let mut encoder = ctx.device.create_command_encoder(&Default::default());
-        for _ in 0..COPIES {
-            encoder.copy_buffer_to_buffer(&src, 0, &dst, 0, size);
-        }
-        let t = Instant::now();
-        ctx.scoped("copying", || ctx.queue.submit([encoder.finish()]))?;
-        ctx.wait()?;
-        if run >= 2 {
-            times.push(t.elapsed().as_secs_f64());
-        }
-    }
-    let s = median(times);
-    Ok((2.0 * size as f64 * f64::from(COPIES) / s / 1e9, size))
 }

@@ -24,7 +24,8 @@ use clap::Parser;
 use glam::{Quat, Vec3};
 use qtangent::gpu::skin::SkinPipeline;
 use qtangent::gpu::skin_matrix::MatrixSkinPipeline;
-use qtangent::gpu::{GpuContext, GpuError};
+use qtangent::gpu::timing::{copy_bandwidth, median_dispatch_seconds};
+use qtangent::gpu::GpuContext;
 use qtangent::skin::{Bone, Influences, Method, SkinVertices};
 use qtangent::{QTangent, TangentFrame};
 use rand::{Rng, SeedableRng};
@@ -59,11 +60,6 @@ fn main() {
         eprintln!("skin_bench: {e}");
         std::process::exit(1);
     }
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
 }
 
 /// A skinned cylinder along +y (height 2, radius 0.3) of `n` vertices in rings of up to 32,
@@ -154,103 +150,6 @@ fn pose(rng: &mut impl Rng, bones: usize, out: &mut Vec<Bone>) {
     }
 }
 
-/// Records one skinning dispatch, with timestamps at the pass's start and end when given
-/// (`SkinBatch::encode`, `MatrixSkinBatch::encode`).
-type Encode<'a> = dyn Fn(&mut wgpu::CommandEncoder, Option<(&wgpu::QuerySet, u32)>) + 'a;
-
-/// Median seconds of one dispatch recorded by `encode`.
-fn time_gpu(ctx: &GpuContext, runs: usize, encode: &Encode) -> Result<f64, GpuError> {
-    // With `resolve`: timestamps 0 and 1 around the pass, resolved into the buffer.
-    let submit = |resolve: Option<(&wgpu::QuerySet, &wgpu::Buffer)>| {
-        ctx.scoped("timing a skinning dispatch", || {
-            let mut encoder = ctx.device.create_command_encoder(&Default::default());
-            encode(&mut encoder, resolve.map(|(query_set, _)| (query_set, 0)));
-            if let Some((query_set, buffer)) = resolve {
-                encoder.resolve_query_set(query_set, 0..2, buffer, 0);
-            }
-            ctx.queue.submit([encoder.finish()]);
-        })
-    };
-    for _ in 0..3 {
-        submit(None)?;
-        ctx.wait()?;
-    }
-    let mut times = Vec::with_capacity(runs);
-    if !ctx.has_timestamps() {
-        for _ in 0..runs {
-            let t = Instant::now();
-            submit(None)?;
-            ctx.wait()?;
-            times.push(t.elapsed().as_secs_f64());
-        }
-        return Ok(median(times));
-    }
-    let (query_set, resolve) = ctx.scoped("creating timestamp queries", || {
-        let query_set = ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
-            label: Some("skin_bench"),
-            ty: wgpu::QueryType::Timestamp,
-            count: 2,
-        });
-        let resolve = ctx.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("skin_bench timestamps"),
-            size: 16,
-            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        (query_set, resolve)
-    })?;
-    let period_ns = f64::from(ctx.queue.get_timestamp_period());
-    for _ in 0..runs {
-        submit(Some((&query_set, &resolve)))?;
-        let raw = ctx.read_buffer(&resolve, 16, "timestamps")?;
-        let t: Vec<u64> = bytemuck::pod_collect_to_vec(&raw);
-        times.push(t[1].wrapping_sub(t[0]) as f64 * period_ns * 1e-9);
-    }
-    Ok(median(times))
-}
-
-/// GB/s of a large buffer→buffer copy (bytes read + bytes written), host-timed around a
-/// synchronised submit of 8 copies (median of `runs` after 2 warm-ups); and the buffer size.
-fn copy_bandwidth(ctx: &GpuContext, runs: usize) -> Result<(f64, u64), GpuError> {
-    let size = (256u64 << 20).min(ctx.device.limits().max_buffer_size / 2) & !255;
-    let (src, dst) = ctx.scoped("creating copy buffers", || {
-        let make = |usage| {
-            ctx.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("skin_bench copy"),
-                size,
-                usage,
-                mapped_at_creation: false,
-            })
-        };
-        (
-            make(wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST),
-            make(wgpu::BufferUsages::COPY_DST),
-        )
-    })?;
-    // Not zeros: a multiplicative hash of the index.
-    let pattern: Vec<u32> = (0..(size / 4) as u32)
-        .map(|i| i.wrapping_mul(2_654_435_761))
-        .collect();
-    ctx.queue
-        .write_buffer(&src, 0, bytemuck::cast_slice(&pattern));
-    const COPIES: u32 = 8;
-    let mut times = Vec::with_capacity(runs);
-    for run in 0..runs + 2 {
-        let mut encoder = ctx.device.create_command_encoder(&Default::default());
-        for _ in 0..COPIES {
-            encoder.copy_buffer_to_buffer(&src, 0, &dst, 0, size);
-        }
-        let t = Instant::now();
-        ctx.scoped("copying", || ctx.queue.submit([encoder.finish()]))?;
-        ctx.wait()?;
-        if run >= 2 {
-            times.push(t.elapsed().as_secs_f64());
-        }
-    }
-    let s = median(times);
-    Ok((2.0 * size as f64 * f64::from(COPIES) / s / 1e9, size))
-}
-
 /// One row of the table.
 struct Row {
     instances: usize,
@@ -329,7 +228,7 @@ fn bench_size(
         }
         batch.set_bones(ctx, &bones)?;
         batch.poison(ctx);
-        let s = time_gpu(ctx, args.runs, &|e, ts| batch.encode(e, ts))?;
+        let s = median_dispatch_seconds(ctx, args.runs, &|e, ts| batch.encode(e, ts))?;
         check_finite("matrix LBS", batch.read(ctx)?.iter().map(|v| v.position))?;
         let bpv = batch.bytes_per_vertex();
         rows.push(row("matrix LBS", MATRIX_LAYOUT, (bpv - 40, 40), s));
@@ -346,7 +245,7 @@ fn bench_size(
     for method in Method::ALL {
         batch.set_method(method);
         batch.poison(ctx);
-        let s = time_gpu(ctx, args.runs, &|e, ts| batch.encode(e, ts))?;
+        let s = median_dispatch_seconds(ctx, args.runs, &|e, ts| batch.encode(e, ts))?;
         let name = match method {
             Method::Linear => "quaternion LBS",
             Method::DualQuaternion => "quaternion DQS",

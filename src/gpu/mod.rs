@@ -10,6 +10,7 @@ pub mod render;
 pub mod shaders;
 pub mod skin;
 pub mod skin_matrix;
+pub mod timing;
 
 pub use context::{GpuContext, GpuError, REQUESTED_FEATURES};
 pub use decode::{DecodeBatch, DecodePipeline, GpuFrame};
