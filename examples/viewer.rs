@@ -3,25 +3,37 @@
 //! format and toggle the anisotropic material. It draws with the same [`Renderer`] as `render`,
 //! into the window's surface instead of an offscreen image.
 //!
+//! A file with skinned objects and the Fox's `Walk` and `Run` clips plays live: the walk/run
+//! blend ([`Method::Planted`](Blend::Planted)) at a speed the arrows set, skinned on the GPU
+//! every frame as `animate` does, on a checkered ground, the camera following the animal.
+//!
 //! ```sh
 //! cargo run --release --example viewer                       # the embedded default scene
 //! cargo run --release --example viewer -- ../shared/assets/gltf/FlightHelmet/FlightHelmet.gltf
+//! cargo run --release --example viewer -- ../shared/assets/gltf/Fox.glb   # walks and runs
 //! ```
 //!
 //! Keys: `1` reference, `2` qtangent, `3` quaternion map, `F` next qtangent format, `A`
-//! anisotropy override on/off, `L` turn the sun 15°, `R` reset the camera, `Esc` quit.
+//! anisotropy override on/off, `L` turn the sun 15°, `R` reset the camera, `Esc` quit; when
+//! animating also `↑`/`↓` faster/slower, `S` automatic walk → run → walk on/off, `K` LBS/DQS.
 
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use glam::Vec3;
+use glam::{Mat4, Vec2, Vec3, Vec4};
+use qtangent::anim::locomotion::{
+    speed_ramp, Locomotion, LocomotionError, Method as Blend, Player,
+};
 use qtangent::gpu::render::{GpuScene, Output, Renderer, View, DEPTH_FORMAT, FALLBACK_FORMAT};
+use qtangent::gpu::skin::{SkinBatch, SkinPipeline};
 use qtangent::gpu::GpuContext;
-use qtangent::render::scene::Scene;
-use qtangent::render::{Camera, FrameSource, Lighting};
-use qtangent::Format;
+use qtangent::render::scene::{MapSource, Scene, SceneMaterial, SceneMesh, SceneObject};
+use qtangent::render::{Camera, FrameSource, Lighting, MaterialUniforms};
+use qtangent::skin::{bones_from_matrices, skin_matrices, Bone, Method, SkinVertices};
+use qtangent::{mesh, Format};
 use winit::application::ApplicationHandler;
 use winit::dpi::{LogicalSize, PhysicalPosition};
 use winit::event::{ElementState, KeyEvent, MouseButton, MouseScrollDelta, WindowEvent};
@@ -32,6 +44,8 @@ use winit::window::{Window, WindowId};
 const KEY_HELP: &str = "keys: left-drag orbit, wheel zoom, 1 reference, 2 qtangent, \
      3 quaternion map, F next qtangent format, A anisotropy on/off, L sun +15°, R reset camera, \
      Esc quit";
+const ANIM_KEY_HELP: &str = "animation keys: up/down faster/slower, S walk → run → walk on/off, \
+     K LBS/DQS skinning";
 
 /// Anisotropy strength the `A` key forces on every material.
 const ANISOTROPY_ON: f32 = 0.8;
@@ -49,6 +63,18 @@ const PIXELS_PER_LINE: f64 = 40.0;
 const TITLE_INTERVAL: Duration = Duration::from_millis(250);
 /// How long to wait before asking again for a surface texture that timed out or is occluded.
 const RETRY_INTERVAL: Duration = Duration::from_millis(100);
+/// Length of the `S` key's walk → run → walk schedule ([`speed_ramp`]), seconds.
+const RAMP_SECONDS: f32 = 8.0;
+/// Samples a second of that schedule.
+const RAMP_RATE: f32 = 60.0;
+/// `↑`/`↓` presses from the walk speed to the run speed.
+const SPEED_STEPS: f32 = 8.0;
+/// Longest animation step, seconds: after a stall (window dragged, minimised) the animal
+/// carries on instead of jumping. Frames slower than this play slower than real time
+/// (llvmpipe takes ~130 ms a frame with the ground at 1280×720).
+const MAX_STEP: f32 = 0.25;
+/// Half-size of the ground under an animated file, in radii of the animal.
+const GROUND_RADII: f32 = 24.0;
 
 #[derive(Parser, Debug)]
 #[command(about = "View a scene lit with reference, qtangent or quaternion-map tangent frames")]
@@ -95,16 +121,33 @@ fn main() -> ExitCode {
 
 fn run(args: Args) -> Result<(), String> {
     let scene = Scene::from_arg(&args.scene).map_err(|e| e.to_string())?;
+    let skinned = if scene.objects.iter().any(|o| o.skin.is_some()) {
+        match Skinned::prepare(Path::new(&args.scene), &scene) {
+            Ok(s) => Some(s),
+            Err(e) => {
+                eprintln!("viewer: warning: shown unanimated: {e}");
+                None
+            }
+        }
+    } else {
+        None
+    };
     for w in &scene.warnings {
-        eprintln!("warning: {w}");
+        // The loader's note that skinning is not applied is true only without the animation.
+        if skinned.is_none() || !w.contains("bind pose") {
+            eprintln!("warning: {w}");
+        }
     }
     let event_loop =
         EventLoop::new().map_err(|e| format!("cannot open a window (no display?): {e}"))?;
     event_loop.set_control_flow(ControlFlow::Wait);
     println!("{KEY_HELP}");
+    if skinned.is_some() {
+        println!("{ANIM_KEY_HELP}");
+    }
     let mut app = App {
         args,
-        scene: Some(scene),
+        scene: Some((scene, skinned)),
         viewer: None,
         failure: None,
     };
@@ -126,6 +169,12 @@ enum Command {
     Sun,
     ResetCamera,
     Quit,
+    /// Animation: desired speed one step up (+1) or down (−1).
+    Speed(f32),
+    /// Animation: the automatic walk → run → walk ramp on/off.
+    Ramp,
+    /// Animation: linear-blend ↔ dual-quaternion skinning.
+    SkinMethod,
 }
 
 /// The three frame sources; the qtangent format is kept apart so `F` works in every mode.
@@ -145,6 +194,8 @@ impl Command {
         }
         let command = match &event.logical_key {
             Key::Named(NamedKey::Escape) => Some(Self::Quit),
+            Key::Named(NamedKey::ArrowUp) => Some(Self::Speed(1.0)),
+            Key::Named(NamedKey::ArrowDown) => Some(Self::Speed(-1.0)),
             Key::Character(c) => match c.to_lowercase().as_str() {
                 "1" => Some(Self::Mode(Mode::Reference)),
                 "2" => Some(Self::Mode(Mode::QTangent)),
@@ -153,6 +204,8 @@ impl Command {
                 "a" => Some(Self::Anisotropy),
                 "l" => Some(Self::Sun),
                 "r" => Some(Self::ResetCamera),
+                "s" => Some(Self::Ramp),
+                "k" => Some(Self::SkinMethod),
                 _ => None,
             },
             _ => None,
@@ -169,15 +222,16 @@ impl Command {
             }
             _ => None,
         })?;
-        // Holding `L` keeps turning the sun; every other key acts once a press.
-        (!event.repeat || command == Self::Sun).then_some(command)
+        // Holding `L` or an arrow keeps acting; every other key acts once a press.
+        let repeats = matches!(command, Self::Sun | Self::Speed(_));
+        (!event.repeat || repeats).then_some(command)
     }
 }
 
 struct App {
     args: Args,
-    /// The scene until it is uploaded (then only the GPU copy is kept).
-    scene: Option<Scene>,
+    /// The scene and its animation until they are uploaded (then only the GPU copy is kept).
+    scene: Option<(Scene, Option<Skinned>)>,
     viewer: Option<Viewer>,
     /// Why the viewer stopped, reported once the event loop has returned.
     failure: Option<String>,
@@ -195,10 +249,10 @@ impl ApplicationHandler for App {
         if self.viewer.is_some() || self.failure.is_some() {
             return;
         }
-        let Some(scene) = self.scene.take() else {
+        let Some((scene, skinned)) = self.scene.take() else {
             return;
         };
-        match Viewer::new(event_loop, &self.args, &scene) {
+        match Viewer::new(event_loop, &self.args, scene, skinned) {
             Ok(v) => {
                 v.window.request_redraw();
                 self.viewer = Some(v);
@@ -289,6 +343,7 @@ struct Viewer {
     renderer: Renderer,
     gpu: GpuScene,
     scene_name: String,
+    /// The scene's bounding sphere (the animal's, in its bind pose, when animating).
     bounds: (Vec3, f32),
     /// The camera angles `R` returns to.
     home: (f32, f32),
@@ -307,12 +362,20 @@ struct Viewer {
     last_title: Option<Instant>,
     /// When set, the surface had no texture to give: ask again at this time.
     retry_at: Option<Instant>,
+    /// The walk/run animation, when the file has one.
+    anim: Option<Animation>,
 }
 
 impl Viewer {
     /// Opens the window, finds an adapter that can present to it and uploads `scene` with every
-    /// qtangent format.
-    fn new(event_loop: &ActiveEventLoop, args: &Args, scene: &Scene) -> Result<Self, String> {
+    /// qtangent format; with `skinned`, on a ground and skinned on the GPU (a failure there is a
+    /// warning: the scene is shown unanimated).
+    fn new(
+        event_loop: &ActiveEventLoop,
+        args: &Args,
+        mut scene: Scene,
+        skinned: Option<Skinned>,
+    ) -> Result<Self, String> {
         let attributes = Window::default_attributes()
             .with_title(format!("{} — qtangent viewer", scene.name))
             .with_inner_size(LogicalSize::new(1280.0, 720.0));
@@ -358,8 +421,20 @@ impl Viewer {
             wgpu::PresentMode::AutoVsync
         };
 
+        let aspect = size.width.max(1) as f32 / size.height.max(1) as f32;
+        // Fitted before the ground is added, so the camera frames the animal.
+        let view = View::fitted(&scene, aspect, args.yaw, args.pitch);
+        let bounds = scene.bounds();
+        let skinned = skinned.and_then(|s| match s.dress(&mut scene) {
+            Ok(()) => Some(s),
+            Err(e) => {
+                eprintln!("viewer: warning: {}: shown unanimated: {e}", scene.name);
+                None
+            }
+        });
+        let scene = &scene;
         let renderer = Renderer::new(&ctx).map_err(|e| e.to_string())?;
-        let gpu = renderer
+        let mut gpu = renderer
             .upload(&ctx, scene, &Format::ALL, &mut |what| {
                 eprintln!("viewer: {what}");
             })
@@ -379,8 +454,13 @@ impl Viewer {
             gpu.triangles_drawn(),
             ctx.describe()
         );
-        let aspect = size.width.max(1) as f32 / size.height.max(1) as f32;
-        let view = View::fitted(scene, aspect, args.yaw, args.pitch);
+        let anim = skinned.and_then(|s| match s.start(&ctx, &mut gpu) {
+            Ok(a) => Some(a),
+            Err(e) => {
+                eprintln!("viewer: warning: {}: shown unanimated: {e}", scene.name);
+                None
+            }
+        });
         let mode = match args.mode.as_str() {
             "reference" => Mode::Reference,
             "quatmap" => Mode::QuatMap,
@@ -395,7 +475,7 @@ impl Viewer {
             renderer,
             gpu,
             scene_name: scene.name.clone(),
-            bounds: scene.bounds(),
+            bounds,
             home: (args.yaw, args.pitch),
             base_distance: view.camera.distance,
             view,
@@ -408,6 +488,7 @@ impl Viewer {
             frame_ms: None,
             last_title: None,
             retry_at: None,
+            anim,
             config,
             ctx,
             window,
@@ -450,6 +531,19 @@ impl Viewer {
     }
 
     fn apply(&mut self, command: Command) {
+        match (command, self.anim.as_mut()) {
+            (Command::Speed(_) | Command::Ramp | Command::SkinMethod, None) => return,
+            (Command::Speed(steps), Some(a)) => a.step_speed(steps),
+            (Command::Ramp, Some(a)) => a.toggle_ramp(),
+            (Command::SkinMethod, Some(a)) => {
+                let next = match a.batch.method {
+                    Method::Linear => Method::DualQuaternion,
+                    Method::DualQuaternion => Method::Linear,
+                };
+                a.batch.set_method(next);
+            }
+            _ => {}
+        }
         match command {
             Command::Mode(m) => self.mode = m,
             Command::NextFormat => {
@@ -475,10 +569,14 @@ impl Viewer {
                 let (yaw, pitch) = self.home;
                 self.view.camera = Camera::fit(center, radius, self.aspect(), yaw, pitch);
             }
-            Command::Quit => {}
+            Command::Quit | Command::Speed(_) | Command::Ramp | Command::SkinMethod => {}
         }
+        let anim = self
+            .anim
+            .as_ref()
+            .map_or_else(String::new, |a| format!(" | {}", a.label()));
         println!(
-            "{} | anisotropy {} | sun at {:.0}°",
+            "{} | anisotropy {} | sun at {:.0}°{anim}",
             self.source().label(),
             self.anisotropy_label(),
             self.sun_yaw
@@ -498,8 +596,12 @@ impl Viewer {
         let time = self
             .frame_ms
             .map_or_else(|| "–".to_string(), |ms| format!("{ms:.1} ms"));
+        let anim = self
+            .anim
+            .as_ref()
+            .map_or_else(String::new, |a| format!(" — {}", a.label()));
         self.window.set_title(&format!(
-            "{} — {} — anisotropy {} — {time} — qtangent viewer",
+            "{} — {} — anisotropy {}{anim} — {time} — qtangent viewer",
             self.scene_name,
             self.source().label(),
             self.anisotropy_label()
@@ -563,6 +665,7 @@ impl Viewer {
                 return Err(format!("the window's surface gave no texture: {reason}"));
             }
         };
+        self.animate();
         let target = frame.texture.create_view(&wgpu::TextureViewDescriptor {
             format: Some(self.view_format),
             ..Default::default()
@@ -580,6 +683,9 @@ impl Viewer {
         self.ctx
             .scoped("drawing a frame", || {
                 let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
+                if let Some(a) = &self.anim {
+                    a.batch.encode(&mut encoder, None);
+                }
                 {
                     let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                         label: Some("viewer"),
@@ -632,6 +738,35 @@ impl Viewer {
         Ok(())
     }
 
+    /// Moves the animation on to now and points the camera and the lights at the animal; on a
+    /// failure, a warning and the scene unanimated from then on.
+    fn animate(&mut self) {
+        let Some(a) = self.anim.as_mut() else {
+            return;
+        };
+        match a.advance(&self.ctx) {
+            Ok(target) => {
+                let (_, radius) = self.bounds;
+                let camera = &mut self.view.camera;
+                camera.target = target;
+                camera.scene_radius = a.reach;
+                let exposure = self.view.lighting.exposure;
+                self.view.lighting = Lighting::studio(target, radius, self.sun_yaw, SUN_PITCH_DEG);
+                self.view.lighting.exposure = exposure;
+            }
+            Err(e) => {
+                eprintln!(
+                    "viewer: warning: {}: animation stopped: {e}",
+                    self.scene_name
+                );
+                for &o in &a.objects {
+                    self.gpu.clear_skinned(o);
+                }
+                self.anim = None;
+            }
+        }
+    }
+
     /// Updates the smoothed frame time and, now and then, the title that shows it.
     fn count_frame(&mut self) {
         let now = Instant::now();
@@ -679,4 +814,272 @@ fn depth_view(ctx: &GpuContext, width: u32, height: u32) -> wgpu::TextureView {
             view_formats: &[],
         })
         .create_view(&Default::default())
+}
+
+/// A skinned file's walk/run blend, made before the window opens: the locomotion and, for each
+/// skinned object, its skin and vertices.
+struct Skinned {
+    /// Leaked: the [`Player`] borrows it for the rest of the program.
+    loco: &'static Locomotion,
+    /// (object, its skin, its vertices) for every skinned object.
+    objects: Vec<(usize, mesh::Skin, SkinVertices)>,
+    /// The animal's bind-pose bounding sphere and the height of its feet.
+    bounds: (Vec3, f32),
+    floor: f32,
+}
+
+impl Skinned {
+    /// Loads `path` again for its skins, nodes and clips, and finds the Fox's `Walk` and `Run`
+    /// clips and feet in it. Errors name the file.
+    fn prepare(path: &Path, scene: &Scene) -> Result<Self, String> {
+        let loaded = mesh::load(path).map_err(|e| e.to_string())?;
+        let loco = Locomotion::fox(&loaded).map_err(|e| match e {
+            LocomotionError::MissingClip { .. } | LocomotionError::MissingNode { .. } => {
+                e.to_string()
+            }
+            _ => format!("{}: {e}", path.display()),
+        })?;
+        let mut objects = Vec::new();
+        for (k, o) in scene.objects.iter().enumerate() {
+            let Some(s) = o.skin else { continue };
+            let skin = loaded.skins.get(s).ok_or_else(|| {
+                let file = path.display();
+                format!("{file}: object {k} names skin {s}, which the file does not have")
+            })?;
+            let p = &scene.meshes[o.mesh].mesh;
+            let frames: Vec<qtangent::QTangent> =
+                p.frames.iter().map(|f| f.to_qtangent()).collect();
+            let v = SkinVertices::new(
+                &p.label,
+                &p.positions,
+                &frames,
+                &p.joints,
+                &p.weights,
+                skin.joints.len(),
+            )
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+            objects.push((k, skin.clone(), v));
+        }
+        let floor = objects
+            .iter()
+            .flat_map(|&(k, ..)| &scene.meshes[scene.objects[k].mesh].mesh.positions)
+            .map(|p| p.y)
+            .fold(f32::INFINITY, f32::min);
+        Ok(Self {
+            loco: Box::leak(Box::new(loco)),
+            objects,
+            bounds: scene.bounds(),
+            floor,
+        })
+    }
+
+    /// Half-size of the ground and the period of its checker (the sampler repeats).
+    fn ground_size(&self) -> (f32, f32) {
+        let radius = self.bounds.1.max(1e-6);
+        (GROUND_RADII * radius, 2.0 * radius)
+    }
+
+    /// Gives `scene` a checkered ground under the animal and no quaternion maps for meshes
+    /// drawn only skinned: skinned frames come from the vertices, so baking those is wasted.
+    /// On an error `scene` is as it was.
+    fn dress(&self, scene: &mut Scene) -> Result<(), String> {
+        // A square at the feet's height, normal +Y, tangent +X, one checker texture a period.
+        let (half, period) = self.ground_size();
+        let corners = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)].map(Vec2::from);
+        let ground = mesh::Primitive {
+            label: "ground".into(),
+            positions: corners
+                .iter()
+                .map(|c| Vec3::new(c.x * half, self.floor, c.y * half))
+                .collect(),
+            normals: Some(vec![Vec3::Y; 4]),
+            uvs: Some(
+                corners
+                    .iter()
+                    .map(|&c| (c + 1.0) * (half / period))
+                    .collect(),
+            ),
+            indices: vec![0, 2, 1, 0, 3, 2],
+            ..Default::default()
+        };
+        let ground = ground.prepare().map_err(|e| format!("ground: {e}"))?;
+        for (i, m) in scene.meshes.iter_mut().enumerate() {
+            let mut users = scene.objects.iter().filter(|o| o.mesh == i);
+            if users.all(|o| o.skin.is_some()) {
+                m.map = MapSource::None;
+            }
+        }
+        scene.materials.push(SceneMaterial {
+            base_color: Some(image::RgbaImage::from_fn(128, 128, |x, y| {
+                // 8 × 8 squares of 16 texels, two tones.
+                let [a, b] = [[150, 146, 138, 255], [96, 100, 104, 255]];
+                image::Rgba(if (x / 16 + y / 16) % 2 == 0 { a } else { b })
+            })),
+            ..SceneMaterial::plain(
+                "ground",
+                MaterialUniforms {
+                    base_color: Vec4::ONE,
+                    metallic: 0.0,
+                    roughness: 0.8,
+                    ..MaterialUniforms::default()
+                },
+            )
+        });
+        scene.meshes.push(SceneMesh {
+            mesh: ground,
+            material: scene.materials.len() - 1,
+            map: MapSource::None,
+        });
+        scene.objects.push(SceneObject {
+            mesh: scene.meshes.len() - 1,
+            model: Mat4::IDENTITY,
+            skin: None,
+        });
+        Ok(())
+    }
+
+    /// Uploads the vertices to one skinning batch (dual-quaternion) and draws every skinned
+    /// object of `gpu` from it.
+    fn start(self, ctx: &GpuContext, gpu: &mut GpuScene) -> Result<Animation, String> {
+        let meshes: Vec<&SkinVertices> = self.objects.iter().map(|(_, _, v)| v).collect();
+        let instances: Vec<usize> = (0..meshes.len()).collect();
+        let batch = SkinPipeline::new(ctx)
+            .and_then(|p| p.batch(ctx, &meshes, &instances, Method::DualQuaternion))
+            .map_err(|e| e.to_string())?;
+        let objects: Vec<usize> = self.objects.iter().map(|&(k, ..)| k).collect();
+        for (i, &o) in objects.iter().enumerate() {
+            if let Err(e) = gpu.set_skinned(o, &batch, i) {
+                for &o in &objects {
+                    gpu.clear_skinned(o);
+                }
+                return Err(e.to_string());
+            }
+        }
+        let [walk, run] = self.loco.gaits().each_ref().map(|g| g.speed());
+        let (reach, period) = self.ground_size();
+        Ok(Animation {
+            player: self.loco.player(Blend::Planted),
+            loco: self.loco,
+            skins: self.objects.into_iter().map(|(_, s, _)| s).collect(),
+            objects,
+            batch,
+            world: Vec::new(),
+            bones: Vec::new(),
+            speeds: [walk, run],
+            speed: walk,
+            ramp: None,
+            ramp_speeds: speed_ramp(walk, run, RAMP_SECONDS, RAMP_RATE),
+            measured: 0.0,
+            center: self.bounds.0,
+            period,
+            reach,
+            last: None,
+        })
+    }
+}
+
+/// The walk/run blend playing: a [`Player`] advanced by the real frame time at the desired
+/// speed, posing the skinning batch every frame.
+struct Animation {
+    player: Player<'static>,
+    loco: &'static Locomotion,
+    /// Skin and object of each batch instance.
+    skins: Vec<mesh::Skin>,
+    objects: Vec<usize>,
+    batch: SkinBatch,
+    /// Scratch: the skeleton's world matrices and the bones of every instance.
+    world: Vec<Mat4>,
+    bones: Vec<Bone>,
+    /// Walk and run speeds, units per second.
+    speeds: [f32; 2],
+    /// Desired speed.
+    speed: f32,
+    /// Seconds into the automatic ramp while it is on, and the ramp's speeds.
+    ramp: Option<f32>,
+    ramp_speeds: Vec<f32>,
+    /// The animal's ground speed, smoothed.
+    measured: f32,
+    /// The animal's bind-pose centre, the ground's checker period and half-size.
+    center: Vec3,
+    period: f32,
+    reach: f32,
+    last: Option<Instant>,
+}
+
+impl Animation {
+    /// Advances by the time since the last call and uploads the bones of the new pose (the
+    /// frame's encoder dispatches them); returns the animal's centre.
+    fn advance(&mut self, ctx: &GpuContext) -> Result<Vec3, String> {
+        let now = Instant::now();
+        let dt = self
+            .last
+            .map_or(0.0, |t| now.duration_since(t).as_secs_f32().min(MAX_STEP));
+        self.last = Some(now);
+        if let Some(t) = self.ramp.as_mut() {
+            *t = (*t + dt) % RAMP_SECONDS;
+            let n = (*t * RAMP_RATE) as usize;
+            self.speed = self.ramp_speeds[n.min(self.ramp_speeds.len() - 1)];
+        }
+        self.player.advance(self.speed, dt);
+        let frame = self.player.frame();
+        if dt > 0.0 {
+            self.measured += 0.1 * (frame.speed - self.measured);
+        }
+        // The animal walks on for ever: keep it within a checker period of the ground's middle,
+        // moved by whole periods so the floor under its feet looks the same.
+        let p = frame.placement.w_axis.truncate() / self.period;
+        let shift = Vec3::new(p.x.round(), 0.0, p.z.round()) * self.period;
+        let placement = Mat4::from_translation(-shift) * frame.placement;
+        self.loco
+            .skeleton()
+            .world_matrices_into(&frame.local, &mut self.world);
+        self.bones.clear();
+        for skin in &self.skins {
+            let m = skin_matrices(skin, &self.world, placement).map_err(|e| e.to_string())?;
+            let bones =
+                bones_from_matrices(&m).map_err(|e| format!("skin '{}': {e}", skin.name))?;
+            self.bones.extend(bones);
+        }
+        self.batch
+            .set_bones(ctx, &self.bones)
+            .map_err(|e| e.to_string())?;
+        Ok(placement.transform_point3(self.center))
+    }
+
+    /// Changes the desired speed by `steps` of [`SPEED_STEPS`] between walk and run, and stops
+    /// the ramp.
+    fn step_speed(&mut self, steps: f32) {
+        let [walk, run] = self.speeds;
+        self.ramp = None;
+        // min/max rather than clamp: a file's "run" need not be the faster gait.
+        let speed = self.speed + steps * (run - walk) / SPEED_STEPS;
+        self.speed = speed.max(walk.min(run)).min(walk.max(run));
+    }
+
+    /// Starts the ramp where it first reaches the desired speed, or stops it there.
+    fn toggle_ramp(&mut self) {
+        let [walk, run] = self.speeds;
+        // The first sample within 10⁻⁴ of the way from walk to run past the desired speed.
+        let at = (self.speed - walk) / (run - walk) - 1e-4;
+        self.ramp = match self.ramp {
+            Some(_) => None,
+            None => {
+                let past = |&v: &f32| (v - walk) / (run - walk) >= at;
+                let n = self.ramp_speeds.iter().position(past).unwrap_or(0);
+                Some(n as f32 / RAMP_RATE)
+            }
+        };
+    }
+
+    /// Blend, speeds, skinning method and ramp, for the title and the console.
+    fn label(&self) -> String {
+        format!(
+            "b {:.2}, {:.1} u/s (asked {:.1}){}, {}",
+            self.player.frame().blend,
+            self.measured,
+            self.speed,
+            if self.ramp.is_some() { " ramp" } else { "" },
+            self.batch.method.name().to_uppercase()
+        )
+    }
 }
