@@ -34,9 +34,9 @@ struct Args {
     /// Skinning method of the sequence: dqs | lbs.
     #[arg(long, default_value = "dqs", value_parser = ["dqs", "lbs"])]
     method: String,
-    /// Locomotion blend: planted (ours: the seed's shared phase, placed by the planted feet) |
-    /// events | unified (seed 000: step 4, steps 1–3) | naive (no seed).
-    #[arg(long, default_value = "planted", value_parser = ["planted", "events", "unified", "naive"])]
+    /// Locomotion blend: locked (ours: the seed's steps 1–3 at the asked speed, planted feet
+    /// pinned by leg IK) | events | unified (seed 000: step 4, steps 1–3) | naive (no seed).
+    #[arg(long, default_value = "locked", value_parser = ["locked", "events", "unified", "naive"])]
     blend: String,
     /// Length of the walk → run → walk schedule, seconds.
     #[arg(long, default_value_t = 8.0)]
@@ -201,7 +201,7 @@ fn run(args: &Args) -> Result<(), String> {
         "naive" => Blend::Naive,
         "unified" => Blend::Unified,
         "events" => Blend::Events,
-        _ => Blend::Planted,
+        _ => Blend::Locked,
     };
     let frames = loco.simulate(blend, &speeds, dt);
     let travelled = frames

@@ -4,7 +4,7 @@
 //! into the window's surface instead of an offscreen image.
 //!
 //! A file with skinned objects and the Fox's `Walk` and `Run` clips plays live: the walk/run
-//! blend ([`Method::Planted`](Blend::Planted)) at a speed the arrows set, skinned on the GPU
+//! blend ([`Method::Locked`](Blend::Locked)) at a speed the arrows set, skinned on the GPU
 //! every frame as `animate` does, on a checkered ground, the camera following the animal.
 //!
 //! ```sh
@@ -958,7 +958,7 @@ impl Skinned {
         let [walk, run] = self.loco.gaits().each_ref().map(|g| g.speed());
         let (reach, period) = self.ground_size();
         Ok(Animation {
-            player: self.loco.player(Blend::Planted),
+            player: self.loco.player(Blend::Locked),
             loco: self.loco,
             skins: self.objects.into_iter().map(|(_, s, _)| s).collect(),
             objects,

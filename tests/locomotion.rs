@@ -394,7 +394,7 @@ fn b0_unified_reproduces_the_walk() {
 fn max_rates(loco: &Locomotion, method: Method, b: f32) -> [f32; 2] {
     match method {
         Method::Naive => [1.0, 1.0],
-        Method::Unified | Method::Planted => loco.unified_rates(b),
+        Method::Unified | Method::Locked => loco.unified_rates(b),
         Method::Events => {
             let mut m = [0.0f32; 2];
             for k in 0..loco.events(WALK).len() {
@@ -430,20 +430,7 @@ fn check_placement_continuous(loco: &Locomotion, what: &str) {
                 let step = (out[n].placement.w_axis - out[n - 1].placement.w_axis).length();
                 let b = out[n].blend;
                 let r = max_rates(&loco, method, b);
-                let mut bound = ((1.0 - b) * r[0] * vmax[0] + b * r[1] * vmax[1]) * dt;
-                if method == Method::Planted {
-                    // Planted steps by minus the mean horizontal move of some feet of the
-                    // blended pose: no more than the largest foot move.
-                    let (a, z) = (
-                        loco.skeleton().world_matrices(&out[n - 1].local),
-                        loco.skeleton().world_matrices(&out[n].local),
-                    );
-                    let up = loco.up();
-                    for &f in loco.feet() {
-                        let d = z[f].w_axis.truncate() - a[f].w_axis.truncate();
-                        bound = bound.max((d - up * d.dot(up)).length());
-                    }
-                }
+                let bound = ((1.0 - b) * r[0] * vmax[0] + b * r[1] * vmax[1]) * dt;
                 // f32 positions: a few ulps of the distance travelled.
                 let tol = 8.0 * EPS * out[n].placement.w_axis.length() + 1e-6;
                 assert!(
@@ -653,8 +640,8 @@ fn seed_blends_slide_less_than_naive() {
     // Biped walk and run with footfalls at the same fractions (the article's assumption):
     // one shared phase keeps them in step; the naive blend drifts in and out of phase.
     let biped = biped();
-    let [naive, unified, events, planted] = slide_table(&biped, "biped walk/run");
-    assert!(planted < naive, "biped: planted {planted} ≥ naive {naive}");
+    let [naive, unified, events, locked] = slide_table(&biped, "biped walk/run");
+    assert!(locked < naive, "biped: locked {locked} ≥ naive {naive}");
     assert!(unified < naive, "biped: unified {unified} ≥ naive {naive}");
     assert!(events < naive, "biped: events {events} ≥ naive {naive}");
 
@@ -694,17 +681,17 @@ fn seed_blends_slide_less_than_naive() {
     // The Fox's Walk and Run: its walk is a diagonal-sequence walk and its run a rotary gallop
     // (different four-foot orders and duty factors), which breaks the article's premise that
     // the clips' footfalls correspond (see the module docs): the seed's methods are printed,
-    // not ranked. Ours, moving the character by its planted feet, must slide less than the
+    // not ranked. Ours, with its feet locked by leg IK, must slide less than the
     // naive blend (the requirement), with either root motion.
     for root in RootMotion::ALL {
         let loco = fox.clone().with_root_motion(root);
-        let [naive, _, _, planted] = slide_table(&loco, "Fox Walk/Run");
+        let [naive, _, _, locked] = slide_table(&loco, "Fox Walk/Run");
         assert!(
-            planted < naive,
-            "Fox {}: planted {planted} ≥ naive {naive}",
+            locked < naive,
+            "Fox {}: locked {locked} ≥ naive {naive}",
             root.name()
         );
-        // Planted steers by the same contact rule the metric uses; under rules it does not see
+        // Locked pins feet by the same contact rule the metric uses; under rules it does not see
         // (feet within 10 % or 30 % of their height range) it must still slide less.
         let fps = 60.0;
         let dt = 1.0 / fps;
@@ -715,14 +702,14 @@ fn seed_blends_slide_less_than_naive() {
             let mean = |m: Method| {
                 slide_summary(&loco.foot_slide_with(&loco.simulate(m, &speeds, dt), dt, &rule)).0
             };
-            let (naive, planted) = (mean(Method::Naive), mean(Method::Planted));
+            let (naive, locked) = (mean(Method::Naive), mean(Method::Locked));
             println!(
-                "Fox {} with contact within {fraction} of the range: naive {naive:.1}, planted {planted:.1}",
+                "Fox {} with contact within {fraction} of the range: naive {naive:.1}, locked {locked:.1}",
                 root.name()
             );
             assert!(
-                planted < naive,
-                "Fox {}, contact fraction {fraction}: planted {planted} ≥ naive {naive}",
+                locked < naive,
+                "Fox {}, contact fraction {fraction}: locked {locked} ≥ naive {naive}",
                 root.name()
             );
         }
@@ -888,5 +875,36 @@ fn event_feet_can_be_chosen() {
         // Hind feet and one fore foot: their three-foot orders differ between Walk and Run.
         let e = fox.with_event_feet(&[0, 1, 2]).unwrap_err();
         assert!(e.to_string().contains("cyclic order"), "{e}");
+    }
+}
+
+#[test]
+fn locked_moves_at_the_asked_speed() {
+    let Some((_, fox)) = fox() else { return };
+    let [gw, gr] = fox.gaits();
+    let fps = 120.0f32;
+    let dt = 1.0 / fps;
+    for k in 0..=4 {
+        let v = gw.speed() + (gr.speed() - gw.speed()) * k as f32 / 4.0;
+        let b = fox.blend_for_speed(v);
+        // Exactly whole shared cycles (rounded to frames), after one to settle: the root track
+        // covers one blended stride per cycle.
+        let cycle = 1.0 / ((1.0 - b) / gw.duration + b / gr.duration);
+        let (settle, frames) = (
+            (cycle * fps).round() as usize,
+            (4.0 * cycle * fps).round() as usize,
+        );
+        let out = fox.simulate(Method::Locked, &vec![v; frames + 1], dt);
+        let moved = (out[frames].placement.w_axis - out[settle].placement.w_axis).length();
+        let seconds = (frames - settle) as f32 * dt;
+        let net = moved / seconds;
+        // Rounding the cycles to frames leaves up to half a frame at each end, at no more than
+        // twice the run's mean speed (the root tracks' peaks): 2·v_r·dt / seconds.
+        let tol = 2.0 * gr.speed() * dt / seconds;
+        println!("asked {v:.1}: b {b:.3}, net {net:.1} (± {tol:.1})");
+        assert!(
+            (net - v).abs() <= tol,
+            "asked {v}, moved at {net} (tolerance {tol})"
+        );
     }
 }

@@ -69,16 +69,19 @@
 //! per-segment rates also scale each clip's own slide. The naive figure itself moves by about
 //! 5 units/s with the run's starting phase.
 //!
-//! **Ours: planted feet** ([`Method::Planted`], what `examples/animate.rs` renders). Keep the
-//! seed's shared phase (step 2), but place the character by the blended pose itself: each
-//! frame it moves by minus the mean horizontal displacement of the feet that are down on this
-//! frame and the last, so a lone planted foot does not move at all, and by the seed's blended
-//! root motion only while no foot is down. On the Fox's Walk/Run ramp it slides 44.6 units/s
-//! mean and 201 max over the four feet, against 57.2 / 469 for the naive blend (83.6 / 377
-//! with uniform root motion) and 68.5 / 544 for the seed's unified blend; what is left is the
-//! feet that are down together disagreeing (a pose blend of two different gaits), which only
-//! foot IK would remove. On a biped whose clips share footfall fractions it slides 0.04 units/s
-//! where naive slides 0.76.
+//! **Ours: locked feet** ([`Method::Locked`], what `examples/animate.rs` and the viewer play).
+//! Keep the seed's steps 1–3 (the clips stay in phase, the origins keep the character from
+//! popping), but (1) solve the blend for the speed asked for ([`Locomotion::blend_for_speed`]:
+//! the unified speed, cadence × blended stride, is not linear in `b`), and (2) lock the feet: a
+//! foot that touches down is pinned where it landed and its leg bent by two-bone IK to keep it
+//! there until it rises above [`FOOT_RELEASE_FRACTION`] of its height range, then the pin
+//! fades into the animation over [`FOOT_RELEASE_SECONDS`]. On the Fox's Walk/Run ramp it slides
+//! 2.1 units/s mean over the four feet (598 max, single frames at touch-down) against 57.2 /
+//! 469 for the naive blend, at the asked speed (tested within 1.4 units/s); under contact rules
+//! it does not lock by (10 % and 30 % of the height range) 0.3 and 28 against 45.5 and 80.
+//! (An earlier version placed the character by its blended pose's planted feet instead of
+//! bending the legs: 44.6 units/s, but only because the character then moved at 58 units/s
+//! where 148 was asked — the blended pose of two different gaits barely sweeps its feet.)
 //!
 //! Compare the methods with [`foot_slide`]: the horizontal world speed of each foot while it is
 //! down, under one contact rule for every method ([`ContactRule`]).
@@ -847,20 +850,27 @@ pub enum Method {
     /// Step 4 on top: the shared phase restarts at every footfall event, with rates per
     /// segment, so both clips reach every event together.
     Events,
-    /// Ours: [`Method::Unified`] timing, but the character is moved by its own planted feet.
-    /// Each frame, the feet that are down (the [`ContactRule`]) on this frame and the last are
-    /// found in the *blended* pose, and the placement moves by minus their mean horizontal
-    /// displacement, so a single planted foot stays exactly where it is; with no foot down (a
-    /// gallop's flight) it moves as [`Method::Unified`] would. The seed's methods move the
-    /// character by blended root motion, which agrees with the blended feet only when the two
-    /// clips' footfalls correspond — the Fox's walk (diagonal pairs) and run (rotary gallop)
-    /// do not.
-    Planted,
+    /// Ours: the seed's steps 1–3 ([`Method::Unified`]) with the blend parameter solved so the
+    /// character really moves at the speed asked for (the seed's `b` is linear in speed, the
+    /// unified speed is not), then **foot locking**: a foot that touches down (the
+    /// [`ContactRule`] on the blended pose) is pinned where it landed, and its leg is bent by
+    /// two-bone IK (hip and knee; the ankle keeps its orientation) to keep it there until it
+    /// lifts; then the pin fades into the animation over [`FOOT_RELEASE_SECONDS`]. The seed
+    /// keeps the two clips in phase; the pins remove what a blend of two different gaits
+    /// leaves sliding.
+    Locked,
 }
+
+/// How long a released foot takes to go from its pin back to the animation (seconds).
+pub const FOOT_RELEASE_SECONDS: f32 = 0.12;
+
+/// A locked foot is released once it rises above this fraction of its height range in the
+/// clips (it locks at [`GaitSettings::contact_fraction`], 0.2).
+pub const FOOT_RELEASE_FRACTION: f32 = 0.35;
 
 impl Method {
     /// All methods, in order.
-    pub const ALL: [Self; 4] = [Self::Naive, Self::Unified, Self::Events, Self::Planted];
+    pub const ALL: [Self; 4] = [Self::Naive, Self::Unified, Self::Events, Self::Locked];
 
     /// Lower-case name.
     #[must_use]
@@ -869,7 +879,7 @@ impl Method {
             Self::Naive => "naive",
             Self::Unified => "unified",
             Self::Events => "events",
-            Self::Planted => "planted",
+            Self::Locked => "locked",
         }
     }
 }
@@ -887,9 +897,7 @@ pub struct LocoFrame {
     /// Ground speed of the placement at this frame's rates, units per second:
     /// `|(1 − b)·r_w·TA_w' + b·r_r·TA_r'|` with `r_i` the clip-time rates (1 for
     /// [`Method::Naive`]) and `TA_i'` the root velocity at the frame's clip time
-    /// ([`Locomotion::root_velocity`]; `V_i` with [`RootMotion::Uniform`]). For
-    /// [`Method::Planted`]: the length of the placement's last step over the time step (0 on
-    /// the first frame).
+    /// ([`Locomotion::root_velocity`]; `V_i` with [`RootMotion::Uniform`]).
     pub speed: f32,
     /// Clip times sampled for this frame, seconds: `[walk, run]`.
     pub clip_times: [f32; 2],
@@ -1420,6 +1428,33 @@ impl Locomotion {
         ((speed - vw) / (vr - vw)).clamp(0.0, 1.0)
     }
 
+    /// The blend at which seed steps 1–3 really move at `speed`: the unified speed
+    /// `((1 − b)/T_w + b/T_r)·((1 − b)·d_w + b·d_r)` (cadence times blended stride) is not
+    /// linear in `b` as the seed's [`Locomotion::blend_parameter`] assumes (on the Fox it runs
+    /// 13 % fast midway), so solve it by bisection; clamped to `[0, 1]`.
+    #[must_use]
+    pub fn blend_for_speed(&self, speed: f32) -> f32 {
+        let (tw, tr) = (self.gaits[WALK].duration, self.gaits[RUN].duration);
+        let (dw, dr) = (self.gaits[WALK].stride(), self.gaits[RUN].stride());
+        let unified = |b: f32| ((1.0 - b) / tw + b / tr) * ((1.0 - b) * dw + b * dr);
+        let (mut lo, mut hi) = (0.0f32, 1.0f32);
+        if speed.is_nan() || speed <= unified(lo) {
+            return 0.0;
+        }
+        if speed >= unified(hi) {
+            return 1.0;
+        }
+        for _ in 0..40 {
+            let mid = 0.5 * (lo + hi);
+            if unified(mid) < speed {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        0.5 * (lo + hi)
+    }
+
     /// Seed step 2: clip seconds per second `[r_w, r_r]` for blend `b`, `r_i = T_i·φ'` with
     /// `φ' = (1 − b)/T_w + b/T_r`; so `T_w / r_w = T_r / r_r` (both loop together),
     /// `r_w(0) = 1` and `r_r(1) = 1`.
@@ -1467,7 +1502,7 @@ impl Locomotion {
     /// A contact rule with another height fraction: foot `f` is down when it is within
     /// `fraction` of its height range above its lowest point in each clip (the analysis uses
     /// [`GaitSettings::contact_fraction`]). A metric independent of the rule
-    /// [`Method::Planted`] steers by.
+    /// [`Method::Locked`] pins feet by.
     #[must_use]
     pub fn contact_rule_at(&self, fraction: f32) -> ContactRule {
         let t = |c: usize| {
@@ -1577,6 +1612,101 @@ fn align_events(
     Some((w, r))
 }
 
+/// One foot's lock ([`Method::Locked`]): where it is pinned (world space) while down, and
+/// after lifting the offset from the animation still to fade and the seconds left.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct FootLock {
+    pin: Option<Vec3>,
+    release: Option<(Vec3, f32)>,
+}
+
+/// The leg that ends at `foot`, as `[hip, knee, ankle, foot]` for [`place_foot`]: the foot and
+/// the unbranched chain of ancestors above it (each with the one child), up to three of them.
+/// Three: thigh, shin, ankle (the Fox's hind legs). Two: `ankle = foot` (upper arm, forearm,
+/// hand: its fore legs). Fewer — a foot hanging straight off the pelvis, as in a skeleton
+/// whose feet are animated by translation — `None`: nothing to bend.
+fn leg_of(skeleton: &Skeleton, foot: usize) -> Option<[usize; 4]> {
+    let parent = |n: usize| skeleton.parents.get(n).copied().flatten();
+    let children = |n: usize| skeleton.parents.iter().filter(|p| **p == Some(n)).count();
+    let mut path = vec![foot];
+    let mut n = foot;
+    while path.len() < 4 {
+        match parent(n) {
+            Some(p) if children(p) == 1 => {
+                path.push(p);
+                n = p;
+            }
+            _ => break,
+        }
+    }
+    match path.len() {
+        4 => Some([path[3], path[2], path[1], path[0]]),
+        3 => Some([path[2], path[1], path[0], path[0]]),
+        _ => None,
+    }
+}
+
+/// Rotation part of a node's world matrix (the Fox's skeleton has no scale; a scaled one
+/// keeps its scale, as only rotations are rewritten).
+fn world_rotation(world: &[Mat4], node: usize) -> Quat {
+    world
+        .get(node)
+        .map_or(Quat::IDENTITY, |m| m.to_scale_rotation_translation().1)
+}
+
+/// Two-bone IK: turns the hip and knee of `leg = [hip, knee, ankle, foot]` (world matrices of
+/// the current pose in `world`) so the foot lands on `target` (model space) with the ankle's
+/// world orientation unchanged, writing the new local rotations into `local`. The knee stays in
+/// the plane it bends in now; beyond the leg's reach the leg straightens towards the target.
+fn place_foot(
+    skeleton: &Skeleton,
+    world: &[Mat4],
+    leg: [usize; 4],
+    target: Vec3,
+    local: &mut [Transform],
+) {
+    let [hip, knee, ankle, foot] = leg;
+    let pos = |n: usize| world[n].w_axis.truncate();
+    let (h, k, a) = (pos(hip), pos(knee), pos(ankle));
+    // The ankle goes where the foot's offset from it puts the foot on the target.
+    let goal = target - (pos(foot) - a);
+    let (l1, l2) = ((k - h).length(), (a - k).length());
+    let to_goal = goal - h;
+    let reach = to_goal.length();
+    if l1 <= 1e-6 || l2 <= 1e-6 || reach <= 1e-6 {
+        return;
+    }
+    let dir = to_goal / reach;
+    let d = reach.clamp((l1 - l2).abs() + 1e-4 * (l1 + l2), (l1 + l2) * (1.0 - 1e-4));
+    // Law of cosines: the angle at the hip between the goal and the thigh.
+    let cos_hip = ((l1 * l1 + d * d - l2 * l2) / (2.0 * l1 * d)).clamp(-1.0, 1.0);
+    let sin_hip = (1.0 - cos_hip * cos_hip).sqrt();
+    // The bend side: the current knee's offset across the hip→goal line.
+    let across = (k - h) - dir * (k - h).dot(dir);
+    let side = if across.length_squared() > 1e-12 {
+        across.normalize()
+    } else {
+        dir.any_orthonormal_vector()
+    };
+    let new_knee = h + (dir * cos_hip + side * sin_hip) * l1;
+    let new_ankle = h + dir * d;
+    let turn_hip = crate::quat::rotation_arc((k - h) / l1, (new_knee - h) / l1);
+    let shin = turn_hip * (a - k);
+    let turn_knee = crate::quat::rotation_arc(shin / l2, (new_ankle - new_knee) / l2);
+    let r_hip = (turn_hip * world_rotation(world, hip)).normalize();
+    let r_knee = (turn_knee * turn_hip * world_rotation(world, knee)).normalize();
+    let r_ankle = world_rotation(world, ankle);
+    let parent = skeleton
+        .parents
+        .get(hip)
+        .copied()
+        .flatten()
+        .map_or(Quat::IDENTITY, |p| world_rotation(world, p));
+    local[hip].rotation = (parent.inverse() * r_hip).normalize();
+    local[knee].rotation = (r_hip.inverse() * r_knee).normalize();
+    local[ankle].rotation = (r_knee.inverse() * r_ankle).normalize();
+}
+
 /// Plays one [`Method`] frame by frame, reusing its buffers (no allocation per
 /// [`Player::advance`]; read the result with [`Player::frame`]).
 #[derive(Debug, Clone)]
@@ -1596,15 +1726,13 @@ pub struct Player<'a> {
     position: Vec3,
     /// Clip times of the current frame.
     last: [f64; 2],
-    /// Planted: the character's position, the Unified placement's last translation, each
-    /// foot's last model-space position and contact, and scratch world matrices.
-    planted: Vec3,
-    seed_last: Option<Vec3>,
-    feet_last: Vec<(Vec3, bool)>,
-    world: Vec<Mat4>,
-    /// Planted: the contact rule, made once, and the length of the last step.
+    /// Locked: the contact rule (made once), each foot's leg (hip, knee, ankle, foot; `None`
+    /// without three ancestors), each foot's lock, and scratch world matrices.
     rule: ContactRule,
-    planted_step: f32,
+    release_rule: ContactRule,
+    legs: Vec<Option<[usize; 4]>>,
+    locks: Vec<FootLock>,
+    world: Vec<Mat4>,
     poses: [Vec<Transform>; 2],
     frame: LocoFrame,
 }
@@ -1629,12 +1757,15 @@ impl<'a> Player<'a> {
             origins: [ta(WALK).inverse(), ta(RUN).inverse()],
             position: Vec3::ZERO,
             last: start,
-            planted: Vec3::ZERO,
-            seed_last: None,
-            feet_last: Vec::new(),
-            world: Vec::new(),
             rule: loco.contact_rule(),
-            planted_step: 0.0,
+            release_rule: loco.contact_rule_at(FOOT_RELEASE_FRACTION),
+            legs: loco
+                .feet
+                .iter()
+                .map(|&foot| leg_of(&loco.skeleton, foot))
+                .collect(),
+            locks: vec![FootLock::default(); loco.feet.len()],
+            world: Vec::new(),
             poses: [rest.clone(), rest.clone()],
             frame: LocoFrame {
                 local: rest.clone(),
@@ -1666,7 +1797,11 @@ impl<'a> Player<'a> {
         );
         assert!(speed.is_finite(), "speed {speed} must be finite");
         let loco = self.loco;
-        let b = loco.blend_parameter(speed);
+        let b = if self.method == Method::Locked {
+            loco.blend_for_speed(speed)
+        } else {
+            loco.blend_parameter(speed)
+        };
         let dt64 = f64::from(dt);
         let durations = [
             f64::from(loco.gaits[WALK].duration),
@@ -1683,7 +1818,7 @@ impl<'a> Player<'a> {
                 let wraps = [0, 1].map(|c| (loops(c, new) - loops(c, old)) as u32);
                 ([t(WALK), t(RUN)], wraps, [1.0, 1.0])
             }
-            Method::Unified | Method::Planted => {
+            Method::Unified | Method::Locked => {
                 let rates = loco.unified_rates(b);
                 let mut wraps = [0u32; 2];
                 for c in [WALK, RUN] {
@@ -1754,66 +1889,69 @@ impl<'a> Player<'a> {
             &loco.skeleton.rest,
             &mut self.frame.local,
         );
-        let placement = if self.method == Method::Planted {
-            self.plant(placement, b)
-        } else {
-            placement
-        };
+        if self.method == Method::Locked {
+            self.lock_feet(placement, b, dt);
+        }
         let v = [0, 1].map(|c| loco.root_velocity(c, times[c]) * rates[c]);
         self.frame.placement = placement.to_mat4();
         self.frame.blend = b;
-        self.frame.speed = if self.method == Method::Planted {
-            if dt > 0.0 {
-                self.planted_step / dt
-            } else {
-                0.0
-            }
-        } else {
-            (v[WALK] * (1.0 - b) + v[RUN] * b).length()
-        };
+        self.frame.speed = (v[WALK] * (1.0 - b) + v[RUN] * b).length();
         self.frame.clip_times = [times[WALK] as f32, times[RUN] as f32];
         self.last = times;
     }
 
-    /// Planted: moves the character by minus the mean horizontal displacement of the feet
-    /// that are down on this frame and the last (in the blended pose, model space), or by the
-    /// Unified placement's step when none is. Keeps `seed`'s rotation.
-    fn plant(&mut self, seed: Rigid, b: f32) -> Rigid {
+    /// Locked: pins the feet that are down (by the contact rule on the blended pose) where
+    /// they touched down, and fades released pins back into the animation, by two-bone IK of
+    /// each leg in the blended local pose. `placement` is translation-only (every method's is).
+    fn lock_feet(&mut self, placement: Rigid, b: f32, dt: f32) {
         let loco = self.loco;
         let up = loco.gaits[WALK].up;
+        let origin = placement.translation;
         loco.skeleton
             .world_matrices_into(&self.frame.local, &mut self.world);
-        let first = self.feet_last.is_empty();
-        self.feet_last.resize(loco.feet.len(), (Vec3::ZERO, false));
-        let (mut sum, mut n) = (Vec3::ZERO, 0u32);
-        for (f, &node) in loco.feet.iter().enumerate() {
-            let p = self
-                .world
-                .get(node)
-                .map_or(Vec3::ZERO, |m| m.w_axis.truncate());
-            let down = p.dot(up) <= self.rule.threshold(f, b);
-            let (last, last_down) = self.feet_last[f];
-            if !first && down && last_down {
-                let d = p - last;
-                sum += d - up * d.dot(up);
-                n += 1;
-            }
-            self.feet_last[f] = (p, down);
-        }
-        let step = match self.seed_last {
-            Some(e) if n == 0 => seed.translation - e,
-            Some(_) => -(seed.rotation * (sum / n as f32)),
-            None => Vec3::ZERO,
-        };
-        if self.seed_last.is_none() {
-            self.planted = seed.translation;
-        }
-        self.planted += step;
-        self.seed_last = Some(seed.translation);
-        self.planted_step = step.length();
-        Rigid {
-            rotation: seed.rotation,
-            translation: self.planted,
+        for f in 0..loco.feet.len() {
+            let Some(leg) = self.legs[f] else { continue };
+            let foot = self.world[leg[3]].w_axis.truncate();
+            // Hysteresis: a foot locks at the contact rule's height and stays locked until it
+            // rises above the release rule's, so the low, fast start of a swing (a paw skimming
+            // forwards) is not shown dragged along the ground by a fading pin.
+            let height = foot.dot(up);
+            let lock = &mut self.locks[f];
+            let down = height <= self.rule.threshold(f, b)
+                || (lock.pin.is_some() && height <= self.release_rule.threshold(f, b));
+            // Where the foot is shown now: the animation plus what is left of a fading pin.
+            let fading = lock.release.map_or(Vec3::ZERO, |(offset, left)| {
+                offset * (left / FOOT_RELEASE_SECONDS)
+            });
+            // The foot's target in model space (world minus the placement).
+            let target = if down {
+                // A foot that lands again while its last pin still fades is pinned where it is
+                // shown, not where the animation has it: no jump.
+                let pin = *lock.pin.get_or_insert(foot + fading + origin);
+                lock.release = None;
+                pin - origin
+            } else {
+                if let Some(pin) = lock.pin.take() {
+                    lock.release = Some((pin - origin - foot, FOOT_RELEASE_SECONDS));
+                }
+                let Some((offset, left)) = lock.release else {
+                    continue;
+                };
+                let left = left - dt;
+                lock.release = (left > 0.0).then_some((offset, left));
+                foot + offset * (left.max(0.0) / FOOT_RELEASE_SECONDS)
+            };
+            place_foot(
+                &loco.skeleton,
+                &self.world,
+                leg,
+                target,
+                &mut self.frame.local,
+            );
+            // The leg's world matrices changed; the other legs' did not (no leg is inside
+            // another), but recompute so every foot sees the pose as it now is.
+            loco.skeleton
+                .world_matrices_into(&self.frame.local, &mut self.world);
         }
     }
 

@@ -370,6 +370,14 @@ impl PackedInfluences {
         Ok((out, dropped))
     }
 
+    /// The influences with a non-zero weight: joint index and renormalised weight in f64.
+    pub fn iter_f64(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
+        let w = self.weights_f64();
+        (0..MAX_INFLUENCES)
+            .filter(|&k| self.weights[k] > 0)
+            .map(move |k| (usize::from(self.joints[k]), w[k]))
+    }
+
     /// The renormalised weights in f64 (what the kernel computes in f32).
     #[must_use]
     pub fn weights_f64(&self) -> [f64; MAX_INFLUENCES] {
@@ -603,16 +611,12 @@ pub fn polar_rotation(a: DMat3) -> Option<DMat3> {
 
 /// The blended matrix `A = Σ wᵢ sᵢ R(qᵢ)` and translation of LBS, in f64.
 fn lbs_blend(bones: &[Bone], inf: &PackedInfluences) -> Option<(DMat3, DVec3)> {
-    let w = inf.weights_f64();
     let mut a = DMat3::ZERO;
     let mut t = DVec3::ZERO;
-    for k in 0..MAX_INFLUENCES {
-        if inf.weights[k] == 0 {
-            continue;
-        }
-        let b = bones.get(usize::from(inf.joints[k]))?;
-        a += DMat3::from_quat(dquat(b)) * (w[k] * f64::from(b.scale()));
-        t += dvec(b.translation()) * w[k];
+    for (joint, w) in inf.iter_f64() {
+        let b = bones.get(joint)?;
+        a += DMat3::from_quat(dquat(b)) * (w * f64::from(b.scale()));
+        t += dvec(b.translation()) * w;
     }
     Some((a, t))
 }
@@ -650,25 +654,21 @@ pub fn reference_dqs(
     p: Vec3,
     q: QTangent,
 ) -> Option<Reference> {
-    let w = inf.weights_f64();
     let first = dquat(bones.get(usize::from(inf.joints[0]))?);
     let (mut real, mut dual) = (
         DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0),
         DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0),
     );
     let mut scale = 0.0;
-    for k in 0..MAX_INFLUENCES {
-        if inf.weights[k] == 0 {
-            continue;
-        }
-        let b = bones.get(usize::from(inf.joints[k]))?;
+    for (joint, w) in inf.iter_f64() {
+        let b = bones.get(joint)?;
         let r = dquat(b);
         let t = dvec(b.translation());
         let d = DQuat::from_xyzw(t.x, t.y, t.z, 0.0) * r * 0.5;
-        let wk = if r.dot(first) < 0.0 { -w[k] } else { w[k] };
+        let wk = if r.dot(first) < 0.0 { -w } else { w };
         real += r * wk;
         dual += d * wk;
-        scale += w[k] * f64::from(b.scale());
+        scale += w * f64::from(b.scale());
     }
     let len = real.length();
     if len.is_nan() || len <= 1e-12 {
