@@ -13,15 +13,15 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use glam::{Mat4, Vec2, Vec3, Vec4};
+use glam::Vec3;
 use image::RgbaImage;
 use qtangent::anim::locomotion::{slide_summary, LocoFrame, Locomotion, Method as Blend};
 use qtangent::gpu::render::{Renderer, View};
 use qtangent::gpu::skin::{SkinBatch, SkinPipeline};
 use qtangent::gpu::GpuContext;
 use qtangent::render::compare;
-use qtangent::render::scene::{MapSource, Scene, SceneMaterial, SceneMesh, SceneObject};
-use qtangent::render::{Camera, FrameSource, Lighting, MaterialUniforms};
+use qtangent::render::scene::{MapSource, Scene};
+use qtangent::render::{Camera, FrameSource, Lighting};
 use qtangent::skin::{bones_from_matrices, skin_matrices, Bone, Method, SkinVertices};
 use qtangent::{mesh, Format};
 
@@ -99,40 +99,6 @@ fn save(img: &RgbaImage, path: &Path) -> Result<(), String> {
     std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// A square ground of `half` half-size at height `y`, UVs tiled `tiles` times (the sampler
-/// repeats), normal +Y, tangent +X.
-fn ground(half: f32, y: f32, tiles: f32) -> Result<mesh::Prepared, String> {
-    let corners = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)];
-    let prim = mesh::Primitive {
-        label: "ground".into(),
-        positions: corners
-            .iter()
-            .map(|&(x, z)| Vec3::new(x * half, y, z * half))
-            .collect(),
-        normals: Some(vec![Vec3::Y; 4]),
-        uvs: Some(
-            corners
-                .iter()
-                .map(|&(x, z)| Vec2::new(x + 1.0, z + 1.0) * (tiles * 0.5))
-                .collect(),
-        ),
-        indices: vec![0, 2, 1, 0, 3, 2],
-        ..Default::default()
-    };
-    prim.prepare().map_err(|e| format!("ground: {e}"))
-}
-
-/// A two-tone checker, 8 × 8 squares of 16 texels.
-fn checker() -> RgbaImage {
-    RgbaImage::from_fn(128, 128, |x, y| {
-        if (x / 16 + y / 16) % 2 == 0 {
-            image::Rgba([150, 146, 138, 255])
-        } else {
-            image::Rgba([96, 100, 104, 255])
-        }
-    })
-}
-
 /// Skins the batch for one simulated frame: bones of every skinned object from the frame's
 /// pose, uploaded, dispatched, waited for.
 fn pose_batch(
@@ -208,28 +174,9 @@ fn run(args: &Args) -> Result<(), String> {
         .last()
         .map_or(0.0, |f| f.placement.w_axis.truncate().length());
     let half = travelled + 16.0 * radius;
-    scene.materials.push(SceneMaterial {
-        base_color: Some(checker()),
-        ..SceneMaterial::plain(
-            "ground",
-            MaterialUniforms {
-                base_color: Vec4::ONE,
-                metallic: 0.0,
-                roughness: 0.8,
-                ..MaterialUniforms::default()
-            },
-        )
-    });
-    scene.meshes.push(SceneMesh {
-        mesh: ground(half, floor, half / radius)?,
-        material: scene.materials.len() - 1,
-        map: MapSource::None,
-    });
-    scene.objects.push(SceneObject {
-        mesh: scene.meshes.len() - 1,
-        model: Mat4::IDENTITY,
-        skin: None,
-    });
+    scene
+        .add_ground(half, floor, 2.0 * radius)
+        .map_err(|e| e.to_string())?;
 
     let ctx = GpuContext::new().map_err(|e| e.to_string())?;
     println!("adapter: {}", ctx.describe());

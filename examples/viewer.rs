@@ -23,15 +23,15 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use glam::{Mat4, Vec2, Vec3, Vec4};
+use glam::{Mat4, Vec3};
 use qtangent::anim::locomotion::{
     speed_ramp, Locomotion, LocomotionError, Method as Blend, Player,
 };
 use qtangent::gpu::render::{GpuScene, Output, Renderer, View, DEPTH_FORMAT, FALLBACK_FORMAT};
 use qtangent::gpu::skin::{SkinBatch, SkinPipeline};
 use qtangent::gpu::GpuContext;
-use qtangent::render::scene::{MapSource, Scene, SceneMaterial, SceneMesh, SceneObject};
-use qtangent::render::{Camera, FrameSource, Lighting, MaterialUniforms};
+use qtangent::render::scene::{MapSource, Scene};
+use qtangent::render::{Camera, FrameSource, Lighting};
 use qtangent::skin::{bones_from_matrices, skin_matrices, Bone, Method, SkinVertices};
 use qtangent::{mesh, Format};
 use winit::application::ApplicationHandler;
@@ -883,58 +883,16 @@ impl Skinned {
     /// drawn only skinned: skinned frames come from the vertices, so baking those is wasted.
     /// On an error `scene` is as it was.
     fn dress(&self, scene: &mut Scene) -> Result<(), String> {
-        // A square at the feet's height, normal +Y, tangent +X, one checker texture a period.
         let (half, period) = self.ground_size();
-        let corners = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)].map(Vec2::from);
-        let ground = mesh::Primitive {
-            label: "ground".into(),
-            positions: corners
-                .iter()
-                .map(|c| Vec3::new(c.x * half, self.floor, c.y * half))
-                .collect(),
-            normals: Some(vec![Vec3::Y; 4]),
-            uvs: Some(
-                corners
-                    .iter()
-                    .map(|&c| (c + 1.0) * (half / period))
-                    .collect(),
-            ),
-            indices: vec![0, 2, 1, 0, 3, 2],
-            ..Default::default()
-        };
-        let ground = ground.prepare().map_err(|e| format!("ground: {e}"))?;
         for (i, m) in scene.meshes.iter_mut().enumerate() {
             let mut users = scene.objects.iter().filter(|o| o.mesh == i);
             if users.all(|o| o.skin.is_some()) {
                 m.map = MapSource::None;
             }
         }
-        scene.materials.push(SceneMaterial {
-            base_color: Some(image::RgbaImage::from_fn(128, 128, |x, y| {
-                // 8 × 8 squares of 16 texels, two tones.
-                let [a, b] = [[150, 146, 138, 255], [96, 100, 104, 255]];
-                image::Rgba(if (x / 16 + y / 16) % 2 == 0 { a } else { b })
-            })),
-            ..SceneMaterial::plain(
-                "ground",
-                MaterialUniforms {
-                    base_color: Vec4::ONE,
-                    metallic: 0.0,
-                    roughness: 0.8,
-                    ..MaterialUniforms::default()
-                },
-            )
-        });
-        scene.meshes.push(SceneMesh {
-            mesh: ground,
-            material: scene.materials.len() - 1,
-            map: MapSource::None,
-        });
-        scene.objects.push(SceneObject {
-            mesh: scene.meshes.len() - 1,
-            model: Mat4::IDENTITY,
-            skin: None,
-        });
+        scene
+            .add_ground(half, self.floor, period)
+            .map_err(|e| e.to_string())?;
         Ok(())
     }
 

@@ -138,6 +138,80 @@ pub enum SceneError {
     },
 }
 
+/// Side of one checker square of [`Scene::add_ground`]'s texture, in texels (8 × 8 squares
+/// in a 128² texture).
+const CHECKER_TEXELS: u32 = 16;
+
+impl Scene {
+    /// Adds a checkered ground for animated scenes: a square of half-size `half` at height `y`
+    /// (normal +Y, tangent +X), its texture repeating every `period` units (two squares a
+    /// period), in a plain rough material of its own. Returns the new object's index.
+    ///
+    /// # Errors
+    /// [`SceneError::Empty`] naming the scene when the sizes are not positive and finite.
+    pub fn add_ground(&mut self, half: f32, y: f32, period: f32) -> Result<usize, SceneError> {
+        let bad = !(half.is_finite() && period.is_finite() && y.is_finite())
+            || half <= 0.0
+            || period <= 0.0;
+        if bad {
+            return Err(SceneError::Empty {
+                file: PathBuf::from(&self.name),
+                problem: format!("a ground of half-size {half} at height {y} with period {period}"),
+            });
+        }
+        let corners = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)].map(glam::Vec2::from);
+        let ground = mesh::Primitive {
+            label: "ground".into(),
+            positions: corners
+                .iter()
+                .map(|c| Vec3::new(c.x * half, y, c.y * half))
+                .collect(),
+            normals: Some(vec![Vec3::Y; 4]),
+            uvs: Some(
+                corners
+                    .iter()
+                    .map(|&c| (c + 1.0) * (half / period))
+                    .collect(),
+            ),
+            indices: vec![0, 2, 1, 0, 3, 2],
+            ..Default::default()
+        };
+        let ground = ground
+            .prepare()
+            .map_err(|kind| MeshError::at(Path::new(&self.name), "ground", kind))?;
+        self.materials.push(SceneMaterial {
+            base_color: Some(RgbaImage::from_fn(128, 128, |x, y| {
+                let [a, b] = [[150, 146, 138, 255], [96, 100, 104, 255]];
+                image::Rgba(if (x / CHECKER_TEXELS + y / CHECKER_TEXELS) % 2 == 0 {
+                    a
+                } else {
+                    b
+                })
+            })),
+            ..SceneMaterial::plain(
+                "ground",
+                MaterialUniforms {
+                    base_color: Vec4::ONE,
+                    metallic: 0.0,
+                    roughness: 0.8,
+                    ..MaterialUniforms::default()
+                },
+            )
+        });
+        self.meshes.push(SceneMesh {
+            mesh: ground,
+            material: self.materials.len() - 1,
+            map: MapSource::None,
+        });
+        self.objects.push(SceneObject {
+            mesh: self.meshes.len() - 1,
+            model: Mat4::IDENTITY,
+            skin: None,
+        });
+        Ok(self.objects.len() - 1)
+    }
+}
+
 /// Default side of a baked map when the material has no normal map, and the smallest baked:
 /// 512² resolves the vertex-frame interpolation of the shared meshes to within the 40 dB the
 /// render tests ask for (256² does not on the duck: 35 dB).
