@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use base64::Engine as _;
+use common::stderr;
 use glam::Vec4;
 use qtangent::mesh::procedural;
 use qtangent::qmap::io::{self, ExrMap};
@@ -31,10 +32,6 @@ fn bake(args: &[&str]) -> Output {
         .args(args)
         .output()
         .unwrap_or_else(|e| panic!("cannot run bake: {e}"))
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// Runs `bake --json` and returns the report, asserting success.

@@ -4,17 +4,12 @@
 
 mod common;
 
-use std::process::{Command, Output};
+use std::process::Output;
+
+use common::stderr;
 
 fn render(args: &[&str]) -> Output {
-    Command::new(common::example_exe("render"))
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run render: {e}"))
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+    common::run_example("render", args)
 }
 
 #[test]

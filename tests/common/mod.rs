@@ -146,3 +146,16 @@ pub fn example_exe(name: &str) -> std::path::PathBuf {
     );
     path
 }
+
+/// Runs the built example `name` ([`example_exe`]) with `args` and returns its output.
+pub fn run_example(name: &str, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(example_exe(name))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {name}: {e}"))
+}
+
+/// A process's stderr as text.
+pub fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
