@@ -110,7 +110,7 @@ fn cylinder(n: usize, bones: usize, influences: usize) -> Result<SkinVertices, S
 
 /// A copy of `template` with its own positions: the radius scaled by 0.8–1.2 and every vertex
 /// moved by up to 0.01, so no two instances read the same bytes. Frames and influences are the
-/// template's (encoding a qtangent runs a rounding search: too slow for millions of vertices).
+/// template's (copied, so building a million-vertex batch stays cheap).
 fn variant(template: &SkinVertices, rng: &mut impl Rng, label: String) -> SkinVertices {
     let radius = rng.random_range(0.8..1.2f32);
     let positions = template

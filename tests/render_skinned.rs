@@ -21,15 +21,15 @@ const H: u32 = 180;
 
 // Per pixel, the shaded normal and tangent of the two draws may differ by:
 // - the vertex frames: the unskinned draw decodes the CPU-encoded Snorm16x4 frame (≤ its bound
-//   from the exact one); the skinned draw decodes that same code, turns it by the bone and
-//   re-packs it by round-to-nearest (≤ OUTPUT_BOUND_DEG more);
+//   from the exact one); the skinned draw packs the exact frame by round-to-nearest
+//   (≤ OUTPUT_BOUND_DEG), turns it by the bone and packs it again (≤ OUTPUT_BOUND_DEG more);
 // - the fragment stage interpolates and re-orthonormalises the frame and applies the same normal
 //   map to both; a rotation of the interpolated frame by δ turns the mapped normal by δ, and
 //   Gram–Schmidt of a tangent turned by δ against a normal turned by δ stays within 2δ;
 // - 0.01° for f32 interpolation, normalisation and the two matrix paths (model matrix in the
 //   vertex shader against R·p + t in the kernel).
 fn frame_tolerance_deg() -> f64 {
-    2.0 * (Format::Snorm16x4.max_error_deg() + OUTPUT_BOUND_DEG) + 0.01
+    2.0 * (Format::Snorm16x4.max_error_deg() + 2.0 * OUTPUT_BOUND_DEG) + 0.01
 }
 
 // Pixels that may disagree: covered by one draw and not the other, or covered by triangles on

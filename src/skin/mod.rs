@@ -29,7 +29,9 @@
 
 use glam::{DMat3, DQuat, DVec3, Mat4, Quat, Vec3, Vec4};
 
-use crate::encoding::{decode_snorm16x4, encode_snorm16x4, SNORM16_W_BIAS};
+use crate::encoding::{
+    decode_snorm16x4, encode_snorm16x4_nearest, SNORM16_NEAREST_BOUND_DEG, SNORM16_W_BIAS,
+};
 use crate::frame::QTangent;
 
 /// Bones in one palette at most: joint indices are stored as one byte.
@@ -394,7 +396,8 @@ pub struct SkinVertices {
     pub label: String,
     /// Rest positions.
     pub positions: Vec<Vec3>,
-    /// Rest frames, Snorm16x4 codes (the handedness in the sign of w).
+    /// Rest frames, Snorm16x4 codes (the handedness in the sign of w), rounded to the nearest
+    /// step ([`crate::encoding::encode_snorm16x4_nearest`]: 0.0070° at most, and fast).
     pub qtangents: Vec<[i16; 4]>,
     /// Influences per vertex.
     pub influences: Vec<PackedInfluences>,
@@ -471,7 +474,7 @@ impl SkinVertices {
         Ok(SkinVertices {
             label: label.to_owned(),
             positions: positions.to_vec(),
-            qtangents: frames.iter().map(encode_snorm16x4).collect(),
+            qtangents: frames.iter().map(encode_snorm16x4_nearest).collect(),
             influences,
             joint_count,
             dropped_influences,
@@ -732,13 +735,11 @@ pub fn frame_angle_deg(a: DQuat, b: DQuat) -> f64 {
         .to_degrees()
 }
 
-/// How far the kernel's packed output frame may be from the exact `r · q` (degrees): 4/32767 rad
-/// = 0.0070°. `pack2x16snorm` rounds each of the four components to the nearest 1/32767 step,
-/// moving the quaternion by at most √4 · ½ step = 1/32767, which turns the rotation by at most
-/// twice that; raising w to the bias (one step) turns it by at most another 2/32767 rad. (The
-/// CPU encoder's rounding search does better, [`crate::Format::max_error_deg`]; a kernel cannot
-/// afford it.)
-pub const OUTPUT_BOUND_DEG: f64 = 4.0 / 32767.0 * (180.0 / std::f64::consts::PI);
+/// How far the kernel's packed output frame may be from the exact `r · q` (degrees): it rounds
+/// to the nearest snorm16 step as [`crate::encoding::encode_snorm16x4_nearest`] does, so its
+/// bound, 4/32767 rad = 0.0070° (the CPU encoder's rounding search does better,
+/// [`crate::Format::max_error_deg`]; a kernel cannot afford it).
+pub const OUTPUT_BOUND_DEG: f64 = SNORM16_NEAREST_BOUND_DEG;
 
 /// The bias the kernel applies to w before packing (as [`crate::encoding::encode_snorm16x4`]).
 pub const OUTPUT_W_BIAS: f32 = SNORM16_W_BIAS;
