@@ -847,17 +847,8 @@ impl Skinned {
                 format!("{file}: object {k} names skin {s}, which the file does not have")
             })?;
             let p = &scene.meshes[o.mesh].mesh;
-            let frames: Vec<qtangent::QTangent> =
-                p.frames.iter().map(|f| f.to_qtangent()).collect();
-            let v = SkinVertices::new(
-                &p.label,
-                &p.positions,
-                &frames,
-                &p.joints,
-                &p.weights,
-                skin.joints.len(),
-            )
-            .map_err(|e| format!("{}: {e}", path.display()))?;
+            let v = SkinVertices::from_prepared(p, skin.joints.len())
+                .map_err(|e| format!("{}: {e}", path.display()))?;
             objects.push((k, skin.clone(), v));
         }
         let floor = objects

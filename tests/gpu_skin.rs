@@ -371,16 +371,7 @@ fn dual_quaternions_keep_the_volume_of_a_twisted_cylinder_where_lbs_collapses() 
     let (radius, length, segments, rings) = (1.0f32, 4.0f32, 48u32, 32u32);
     let prim = qtangent::mesh::procedural::skinned_cylinder(radius, length, segments, rings, 2);
     let prepared = prim.prepare().unwrap_or_else(|e| panic!("{e}"));
-    let frames: Vec<QTangent> = prepared.frames.iter().map(|f| f.to_qtangent()).collect();
-    let mesh = SkinVertices::new(
-        &prepared.label,
-        &prepared.positions,
-        &frames,
-        &prepared.joints,
-        &prepared.weights,
-        2,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let mesh = SkinVertices::from_prepared(&prepared, 2).unwrap_or_else(|e| panic!("{e}"));
     let theta = 170f32.to_radians();
     let ibm = qtangent::mesh::procedural::skinned_cylinder_inverse_bind(length, 2);
     // Joint 1 at the top, twisted: skin matrix = world · inverse bind = T(y₁)·R·T(−y₁) = R.
@@ -558,16 +549,8 @@ fn the_fox_skinned_in_its_clips_matches_the_reference() {
         .skin
         .unwrap_or_else(|| panic!("the Fox is skinned"))];
     let prepared = prim.prepare().unwrap_or_else(|e| panic!("{e}"));
-    let frames: Vec<QTangent> = prepared.frames.iter().map(|f| f.to_qtangent()).collect();
-    let mesh = SkinVertices::new(
-        &prepared.label,
-        &prepared.positions,
-        &frames,
-        &prepared.joints,
-        &prepared.weights,
-        skin.joints.len(),
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let mesh =
+        SkinVertices::from_prepared(&prepared, skin.joints.len()).unwrap_or_else(|e| panic!("{e}"));
     let ctx = context();
     let pipeline = SkinPipeline::new(&ctx).unwrap_or_else(|e| panic!("{e}"));
     let mut poses: Vec<(String, Vec<qtangent::anim::Transform>)> =

@@ -481,6 +481,23 @@ impl SkinVertices {
         })
     }
 
+    /// [`SkinVertices::new`] for a prepared primitive ([`crate::mesh::Prepared`]): its
+    /// positions, frames and skin attributes, for a skin of `joint_count` joints.
+    ///
+    /// # Errors
+    /// As [`SkinVertices::new`] (an unskinned primitive has no `JOINTS_0`).
+    pub fn from_prepared(p: &crate::mesh::Prepared, joint_count: usize) -> Result<Self, SkinError> {
+        let frames: Vec<QTangent> = p.frames.iter().map(|f| f.to_qtangent()).collect();
+        Self::new(
+            &p.label,
+            &p.positions,
+            &frames,
+            &p.joints,
+            &p.weights,
+            joint_count,
+        )
+    }
+
     /// Vertices.
     #[must_use]
     pub fn len(&self) -> usize {
