@@ -1,7 +1,8 @@
 // skin.wgsl — batch skinning with quaternion bones: one dispatch skins every instance of a batch
 // (many meshes and/or many copies of one mesh, each with its own bone palette).
 //
-// Appended to qtangent.wgsl (quat_to_mat3, unpack_snorm16x4). CPU side: src/skin/mod.rs (bones,
+// Appended to qtangent.wgsl (quat_to_mat3, unpack_snorm16x4) and skin_batch.wgsl (params,
+// instance table, binary search). CPU side: src/skin/mod.rs (bones,
 // packed layout, the f64 reference this kernel is tested against), src/gpu/skin.rs (buffers).
 //
 // Input vertex (u32 words): x y z (f32 bits), q.xy q.zw (snorm16 pairs, handedness in the sign
@@ -26,35 +27,13 @@ const POLAR_DONE: f32 = 1e-6;
 // and the handedness survives.
 const W_BIAS: f32 = 3.051850948e-5; // 1 / 32767
 
-struct Params {
-    // Output vertices in the batch (sum over instances).
-    vertex_count: u32,
-    instance_count: u32,
-    // Threads per row of the 2D dispatch (groups in x · 64).
-    row_stride: u32,
-    pad: u32,
-}
-
 struct Bone {
     rotation: vec4<f32>,
     // xyz: translation, w: uniform scale.
     translation_scale: vec4<f32>,
 }
 
-struct Instance {
-    // First output vertex; an instance runs to the next one's output_base.
-    output_base: u32,
-    // First input vertex of the instance's mesh.
-    vertex_base: u32,
-    // First bone of the instance's palette.
-    bone_base: u32,
-    // Bones in the palette (joint indices are clamped below it).
-    bone_count: u32,
-}
-
-@group(0) @binding(0) var<uniform> params: Params;
 @group(0) @binding(1) var<storage, read> vertices: array<u32>;
-@group(0) @binding(2) var<storage, read> instances: array<Instance>;
 @group(0) @binding(3) var<storage, read> bones: array<Bone>;
 @group(0) @binding(4) var<storage, read_write> skinned: array<u32>;
 
@@ -67,21 +46,6 @@ fn quat_mul(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
 fn quat_rotate(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
     let t = 2.0 * cross(q.xyz, v);
     return v + q.w * t + cross(q.xyz, t);
-}
-
-// The instance that owns output vertex g: the last whose output_base ≤ g (binary search).
-fn find_instance(g: u32) -> u32 {
-    var lo = 0u;
-    var hi = params.instance_count;
-    while (hi - lo > 1u) {
-        let mid = (lo + hi) / 2u;
-        if (instances[mid].output_base <= g) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    return lo;
 }
 
 // The rotation nearest to a (its polar factor), refined from the warm start by Newton's method on
@@ -154,12 +118,12 @@ fn influence(base: u32, k: u32) -> vec2<u32> {
 
 @compute @workgroup_size(64)
 fn skin(@builtin(global_invocation_id) id: vec3<u32>) {
-    let g = id.x + id.y * params.row_stride;
+    let g = batch_vertex(id);
     if (g >= params.vertex_count) {
         return;
     }
-    let inst = instances[find_instance(g)];
-    let base = (inst.vertex_base + (g - inst.output_base)) * (5u + INFLUENCES / 2u);
+    let inst = find_instance(g);
+    let base = input_vertex(inst, g) * (5u + INFLUENCES / 2u);
     let p = vec3<f32>(bitcast<f32>(vertices[base]), bitcast<f32>(vertices[base + 1u]),
         bitcast<f32>(vertices[base + 2u]));
     let q_in = unpack_snorm16x4(vertices[base + 3u], vertices[base + 4u]);

@@ -47,17 +47,30 @@ pub const LIT: &str = concat!(
     include_str!("../../shaders/lit.wgsl")
 );
 
-/// Batch skinning with quaternion bones (`shaders/skin.wgsl`) with the library in front.
+/// Batch skinning with quaternion bones (`shaders/skin.wgsl`) with the library and the shared
+/// batch structure in front.
 pub const SKIN: &str = concat!(
     include_str!("../../shaders/qtangent.wgsl"),
     "\n",
+    include_str!("../../shaders/skin_batch.wgsl"),
+    "\n",
     include_str!("../../shaders/skin.wgsl")
+);
+
+/// The batch structure both skinning kernels share (`shaders/skin_batch.wgsl`: params, the
+/// instance table and its binary search) with the library in front.
+pub const SKIN_BATCH: &str = concat!(
+    include_str!("../../shaders/qtangent.wgsl"),
+    "\n",
+    include_str!("../../shaders/skin_batch.wgsl")
 );
 
 /// The matrix-palette skinning baseline (`shaders/skin_matrix.wgsl`: f32 normal + tangent,
 /// mat4x4 bones) with the library in front, for the skinning benchmark.
 pub const SKIN_MATRIX: &str = concat!(
     include_str!("../../shaders/qtangent.wgsl"),
+    "\n",
+    include_str!("../../shaders/skin_batch.wgsl"),
     "\n",
     include_str!("../../shaders/skin_matrix.wgsl")
 );
@@ -71,6 +84,7 @@ pub const MODULES: &[(&str, &str)] = &[
     ("bake.wgsl", BAKE),
     ("qmap.wgsl", QMAP),
     ("lit.wgsl", LIT),
+    ("skin_batch.wgsl", SKIN_BATCH),
     ("skin.wgsl", SKIN),
     ("skin_matrix.wgsl", SKIN_MATRIX),
 ];

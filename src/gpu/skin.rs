@@ -16,7 +16,7 @@ use crate::skin::{Bone, Influences, Method, SkinVertices, SkinnedVertex, OUTPUT_
 /// `shaders/skin_matrix.wgsl` (both dispatched by [`BatchCore`]).
 const WORKGROUP: u32 = 64;
 
-/// Mirrors `Params` in `shaders/skin.wgsl` and `MatrixParams` in `shaders/skin_matrix.wgsl`.
+/// Mirrors `Params` in `shaders/skin_batch.wgsl` (both skinning kernels).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct Params {
@@ -26,7 +26,7 @@ struct Params {
     pad: u32,
 }
 
-/// Mirrors `Instance` in `shaders/skin.wgsl` and `MatrixInstance` in `shaders/skin_matrix.wgsl`.
+/// Mirrors `Instance` in `shaders/skin_batch.wgsl` (both skinning kernels).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 struct GpuInstance {
