@@ -10,12 +10,23 @@
 //  (c) quaternion map: position and UV only (vs_position_uv; vs_position_uv2 adds the map's
 //      own UV set where the mesh's UVs overlap); the frame is sampled per pixel (qmap_frame),
 //      the normal map already baked into it.
-// (a) and (b) run the same fragment code (FRAME_SOURCE = 0); (c) sets FRAME_SOURCE = 1.
+//  (d) tangent-space quaternion map: the qtangent vertex frame (vs_quat, Snorm16x4), interpolated,
+//      turned per pixel by the map's rotation (qmap_apply_tangent) sampled at the mesh's own UVs
+//      with repeat addressing; no normal map is read (it is baked into the map).
+// (a) and (b) run the same fragment code (FRAME_SOURCE = 0); (c) sets FRAME_SOURCE = 1, (d) 2.
 //
 // The BRDF is mirrored in f32 by src/render/shading.rs, which the tests compare with.
 
-// 0: interpolated vertex frame + normal map; 1: quaternion map.
+// 0: interpolated vertex frame + normal map; 1: object-space quaternion map; 2: vertex frame ⊗
+// tangent-space quaternion map.
 override FRAME_SOURCE: u32 = 0u;
+// Object-space maps: 0 handedness from the map's plane; 1 derived from the UV winding
+// (derived_handedness).
+override MAP_HANDEDNESS: u32 = 0u;
+// The sign that turns "UV winding against the surface" into the bake's handedness: vertex frames
+// have b along −∂P/∂v (glTF's UVs run downwards while normal maps' green runs up), so
+// h = −sign(n · cross(∂P/∂x, ∂P/∂y) · det ∂uv/∂(x, y)) (src/qmap/handedness.rs: from_winding).
+const WINDING_SIGN: f32 = -1.0;
 
 const PI: f32 = 3.141592653589793;
 // Smallest perceptual roughness used (α⁴ stays representable in the GGX denominator).
@@ -135,6 +146,18 @@ fn normal_mapped(n: vec3<f32>, t: vec3<f32>, h: f32, m: vec3<f32>, scale: f32) -
     return normalize(t * (v.x * scale) + b * (v.y * scale) + n * v.z);
 }
 
+// The handedness of the surface at a pixel from the winding of its UVs against its orientation
+// (world position and UV derivatives; n the unit world normal): an object-space map needs no
+// handedness plane when the vertex frames follow the UV winding (MikkTSpace's do). Mirroring
+// model matrices flip cross(∂P/∂x, ∂P/∂y) and so the result, as they should. Fragment stage.
+fn derived_handedness(world: vec3<f32>, uv: vec2<f32>, n: vec3<f32>) -> f32 {
+    let ng = cross(dpdx(world), dpdy(world));
+    let ux = dpdx(uv);
+    let uy = dpdy(uv);
+    let det = ux.x * uy.y - ux.y * uy.x;
+    return select(-1.0, 1.0, WINDING_SIGN * dot(n, ng) * det >= 0.0);
+}
+
 // World-space shading frame: n (unit), t (unit, ⟂ n), b = cross(n, t) * h.
 fn shading_frame(in: VertexOut, front: bool) -> Frame {
     var n: vec3<f32>;
@@ -146,6 +169,20 @@ fn shading_frame(in: VertexOut, front: bool) -> Frame {
         n = normalize((mesh.normal_matrix * vec4<f32>(f.n, 0.0)).xyz);
         t = orthonormal_tangent(n, normalize((mesh.model * vec4<f32>(f.t, 0.0)).xyz));
         h = f.handedness * mesh.model_handedness;
+        // Derivatives in uniform control flow (FRAME_SOURCE and MAP_HANDEDNESS are overrides).
+        let derived = derived_handedness(in.world, in.map_uv, n);
+        if MAP_HANDEDNESS == 1u {
+            h = derived;
+        }
+    } else if FRAME_SOURCE == 2u {
+        // The vertex frame turned by the tangent-space map's rotation, at the mesh's UVs.
+        let r = qmap_quat(map_quats, map_sampler, in.uv, true);
+        let n0 = normalize(in.normal);
+        let t0 = orthonormal_tangent(n0, in.tangent.xyz);
+        h = select(-1.0, 1.0, in.tangent.w >= 0.0);
+        let f = qmap_apply_tangent(n0, t0, h, r);
+        n = normalize(f.n);
+        t = orthonormal_tangent(n, f.t);
     } else {
         n = normalize(in.normal);
         t = orthonormal_tangent(n, in.tangent.xyz);

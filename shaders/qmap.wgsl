@@ -26,27 +26,133 @@
 // Accuracy against a CPU filter of the same texel values: tests/gpu_qmap_sample.rs derives the
 // bound from the sampler's sub-texel precision and measures it.
 
-// The frame of a filtered quaternion map sample: q as the sampler returned it (any length but 0),
-// h the filtered handedness plane.
+// How a filtered sample becomes a quaternion (src/qmap/stored.rs: StoredFormat::decode_code):
+// 0 the sample is q (rgba16f, snorm16, snorm8, rgba32f); 1 BC7 UNORM, q = 2c − 1; 2 BC5 SNORM of
+// a tangent-space map's (x, y), w = √(1 − x² − y²) (w ≥ 0 by the map's contract; filtered (x, y)
+// lies in the unit disc, so w is real and q unit).
+override MAP_DECODE: u32 = 0u;
+// Seam-robust sampling of four-component maps (qmap_robust); the sampling test turns it off to
+// show what the plain sampler does.
+override QMAP_ROBUST: bool = true;
+// Below this |q|², the texels under the filter disagree (a hemisphere conflict: q and −q of
+// nearby rotations cancel). Aligned texels keep |q| ≥ cos(α/2) for rotations α apart: 0.92 for
+// neighbours 45° apart, 0.854² at a 90° hard edge blended half and half; a conflict of weight
+// w against 1 − w leaves |q| ≈ |1 − 2w|, so 0.81 catches every conflict whose minor side weighs
+// 5 % or more (a smaller one moves the result by less than 0.05 of the angle between them).
+const QMAP_CONFLICT_LEN2: f32 = 0.81;
+
+fn qmap_decode_sample(s: vec4<f32>) -> vec4<f32> {
+    switch MAP_DECODE {
+        case 1u: {
+            return s * 2.0 - vec4<f32>(1.0);
+        }
+        case 2u: {
+            return vec4<f32>(s.xy, 0.0, sqrt(max(0.0, 1.0 - dot(s.xy, s.xy))));
+        }
+        default: {
+            return s;
+        }
+    }
+}
+
+fn qmap_texel(q_tex: texture_2d<f32>, p: vec2<i32>, dims: vec2<i32>, level: i32, repeat: bool) -> vec4<f32> {
+    var c: vec2<i32>;
+    if repeat {
+        c = ((p % dims) + dims) % dims;
+    } else {
+        c = clamp(p, vec2<i32>(0), dims - vec2<i32>(1));
+    }
+    return qmap_decode_sample(textureLoad(q_tex, c, level));
+}
+
+// Seam-robust filtering: `q` is the hardware-filtered (decoded) quaternion at uv and `lod` the
+// level of detail it was sampled at. Where |q|² shows a hemisphere conflict, the four texels of
+// the nearest level are fetched, each aligned to the hemisphere of the one with the largest
+// bilinear weight, and blended by hand; elsewhere q is returned as it is. `repeat`: the map's
+// address mode (tangent-space maps tile; object-space maps clamp).
+fn qmap_robust(q_tex: texture_2d<f32>, uv: vec2<f32>, q: vec4<f32>, lod: f32, repeat: bool) -> vec4<f32> {
+    if !QMAP_ROBUST || MAP_DECODE == 2u || dot(q, q) >= QMAP_CONFLICT_LEN2 {
+        return q;
+    }
+    let levels = i32(textureNumLevels(q_tex));
+    let level = clamp(i32(round(lod)), 0, levels - 1);
+    let dims = vec2<i32>(textureDimensions(q_tex, level));
+    let st = uv * vec2<f32>(dims) - vec2<f32>(0.5);
+    let i0 = vec2<i32>(floor(st));
+    let f = st - floor(st);
+    let a = qmap_texel(q_tex, i0, dims, level, repeat);
+    let b = qmap_texel(q_tex, i0 + vec2<i32>(1, 0), dims, level, repeat);
+    let c = qmap_texel(q_tex, i0 + vec2<i32>(0, 1), dims, level, repeat);
+    let d = qmap_texel(q_tex, i0 + vec2<i32>(1, 1), dims, level, repeat);
+    let wa = (1.0 - f.x) * (1.0 - f.y);
+    let wb = f.x * (1.0 - f.y);
+    let wc = (1.0 - f.x) * f.y;
+    let wd = f.x * f.y;
+    var strongest = a;
+    var best = wa;
+    if wb > best { best = wb; strongest = b; }
+    if wc > best { best = wc; strongest = c; }
+    if wd > best { best = wd; strongest = d; }
+    let align = vec4<f32>(
+        select(-1.0, 1.0, dot(a, strongest) >= 0.0),
+        select(-1.0, 1.0, dot(b, strongest) >= 0.0),
+        select(-1.0, 1.0, dot(c, strongest) >= 0.0),
+        select(-1.0, 1.0, dot(d, strongest) >= 0.0),
+    );
+    return a * (wa * align.x) + b * (wb * align.y) + c * (wc * align.z) + d * (wd * align.w);
+}
+
+// The level of detail hardware sampling picks at uv for a texture of `dims` texels (isotropic:
+// the longer of the two screen-space footprints). Fragment stage only (derivatives).
+fn qmap_lod(uv: vec2<f32>, dims: vec2<f32>) -> f32 {
+    let dx = dpdx(uv) * dims;
+    let dy = dpdy(uv) * dims;
+    return 0.5 * log2(max(max(dot(dx, dx), dot(dy, dy)), 1e-12));
+}
+
+// The frame of a filtered quaternion map sample: q as the sampler returned it, decoded (any
+// length but 0), h the filtered handedness plane.
 fn qmap_decode(q: vec4<f32>, h: f32) -> Frame {
     return frame_from_quat(q, select(-1.0, 1.0, h >= 0.0));
 }
 
 // The frame at uv, sampled at an explicit level of detail (trilinear with a sampler whose
-// mipmap filter is linear). Usable in every shader stage (compute, vertex, fragment).
+// mipmap filter is linear), seam-robust. Usable in every shader stage (compute, vertex,
+// fragment).
 fn qmap_frame_level(q_tex: texture_2d<f32>, h_tex: texture_2d<f32>, s: sampler, uv: vec2<f32>,
                     lod: f32) -> Frame {
-    let q = textureSampleLevel(q_tex, s, uv, lod);
+    let q = qmap_decode_sample(textureSampleLevel(q_tex, s, uv, lod));
     let h = textureSampleLevel(h_tex, s, uv, lod).r;
-    return qmap_decode(q, h);
+    return qmap_decode(qmap_robust(q_tex, uv, q, lod, false), h);
+}
+
+// The object-space quaternion at uv with the level of detail from screen-space derivatives,
+// decoded and seam-robust: fragment stage only, and only in uniform control flow.
+fn qmap_quat(q_tex: texture_2d<f32>, s: sampler, uv: vec2<f32>, repeat: bool) -> vec4<f32> {
+    let q = qmap_decode_sample(textureSample(q_tex, s, uv));
+    let lod = qmap_lod(uv, vec2<f32>(textureDimensions(q_tex)));
+    return qmap_robust(q_tex, uv, q, lod, repeat);
 }
 
 // The frame at uv with the level of detail from screen-space derivatives: fragment stage only
 // (textureSample needs implicit derivatives), and only in uniform control flow.
 fn qmap_frame(q_tex: texture_2d<f32>, h_tex: texture_2d<f32>, s: sampler, uv: vec2<f32>) -> Frame {
-    let q = textureSample(q_tex, s, uv);
+    let q = qmap_quat(q_tex, s, uv, false);
     let h = textureSample(h_tex, s, uv).r;
     return qmap_decode(q, h);
+}
+
+// A tangent-space map's rotation applied to a vertex frame (src/qmap/tangent.rs: apply): n, t
+// unit and perpendicular, h the vertex handedness, r the sampled rotation (any length but 0).
+// In the basis [t, cross(n, t), n] the map's rotation is r' = (h·x, y, h·z, w) (its y axis is the
+// bitangent h·cross(n, t)). Returns the frame with the same handedness.
+fn qmap_apply_tangent(n: vec3<f32>, t: vec3<f32>, h: f32, r: vec4<f32>) -> Frame {
+    let rr = vec4<f32>(h * r.x, r.y, h * r.z, r.w);
+    let m = quat_to_mat3(rr * (1.0 / sqrt(dot(rr, rr))));
+    let c = cross(n, t);
+    let n2 = t * m[2].x + c * m[2].y + n * m[2].z;
+    let t2 = t * m[0].x + c * m[0].y + n * m[0].z;
+    return Frame(n2, t2, cross(n2, t2) * h, h);
 }
 
 // ---- The sampling test's compute entry point (src/gpu/qmap.rs: sample_frames). ----
@@ -73,7 +179,7 @@ fn qmap_sample(@builtin(global_invocation_id) gid: vec3<u32>,
     // The frame through the lighting shaders' function; the raw samples again (the same
     // deterministic fetches) so the test can check the filter and the decode apart.
     let f = qmap_frame_level(qmap_quats, qmap_handedness, qmap_sampler, p.xy, p.z);
-    let q = textureSampleLevel(qmap_quats, qmap_sampler, p.xy, p.z);
+    let q = qmap_decode_sample(textureSampleLevel(qmap_quats, qmap_sampler, p.xy, p.z));
     let h = textureSampleLevel(qmap_handedness, qmap_sampler, p.xy, p.z).r;
     qmap_results[4u * i] = vec4<f32>(f.n, f.handedness);
     qmap_results[4u * i + 1u] = vec4<f32>(f.t, h);

@@ -11,7 +11,9 @@
 //!   interleaved qtangent vertex streams.
 //! - [`qmap`]: quaternion maps: per-texel frames baked from a mesh and its normal map, with the
 //!   hemisphere rule that makes them filterable, seam padding, mips, EXR/PNG output (CPU; the GPU
-//!   baker is [`gpu::bake`]).
+//!   baker is [`gpu::bake`]); object-space and tangent-space kinds, block compression (BC5,
+//!   BC7) judged by angle, and the stored form the renderer and KTX2 files hold.
+//! - [`ktx2`]: a KTX 2.0 writer (to the Khronos spec) and reader (over the `ktx2` crate).
 //! - [`render`]: lit scenes (CPU side): frame sources, camera and lights, the BRDF reference,
 //!   the default scene, image comparison (the renderer is [`gpu::render`]).
 //! - [`anim`]: skeletal animation (CPU): glTF clips, the node hierarchy, pose blending, the
@@ -44,6 +46,7 @@ pub mod anim;
 pub mod encoding;
 pub mod frame;
 pub mod gpu;
+pub mod ktx2;
 pub mod measure;
 pub mod mesh;
 pub mod qmap;

@@ -49,7 +49,7 @@ const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth24PlusStenci
 const POISON: u32 = 0x7fc0_dead;
 
 /// The `FORMAT` override of `shaders/bake.wgsl`.
-fn format_code(format: MapFormat) -> f64 {
+pub(crate) fn format_code(format: MapFormat) -> f64 {
     match format {
         MapFormat::Rgba16Float => 0.0,
         MapFormat::Rgba16Snorm => 1.0,

@@ -4,12 +4,14 @@
 use std::sync::{Arc, Mutex};
 
 /// Features the context asks for when the adapter has them: timestamps for benchmarks, and
-/// filtering of the 16-bit-snorm and f32 quaternion-map formats (`gpu::qmap`). Of these only
+/// filtering of the 16-bit-snorm and f32 quaternion-map formats, and BC texture sampling for
+/// compressed maps (`gpu::qmap`; without it they are decoded at upload). Of these only
 /// `TEXTURE_FORMAT_16BIT_NORM` touches what shaders may use (16-bit-norm storage textures,
 /// which no shader here declares); shader validation runs with exactly what they grant.
 pub const REQUESTED_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
     .union(wgpu::Features::TEXTURE_FORMAT_16BIT_NORM)
-    .union(wgpu::Features::FLOAT32_FILTERABLE);
+    .union(wgpu::Features::FLOAT32_FILTERABLE)
+    .union(wgpu::Features::TEXTURE_COMPRESSION_BC);
 
 const LAVAPIPE_HINT: &str = "to run on a machine without a GPU, install Mesa's software Vulkan \
      (lavapipe): `apt-get install -y mesa-vulkan-drivers libvulkan1` on Debian/Ubuntu \

@@ -2,8 +2,10 @@
 //! `shaders/`. The only part of the crate that uses wgpu; CPU modules never depend on it.
 
 pub mod bake;
+pub mod bake_tangent;
 mod context;
 pub mod decode;
+pub mod maps;
 pub mod mesh;
 pub mod qmap;
 pub mod render;

@@ -10,6 +10,7 @@ use glam::{Vec2, Vec3, Vec4};
 use wgpu::util::DeviceExt;
 
 use super::{shaders, GpuContext, GpuError};
+use crate::qmap::stored::{EncodedMap, StoredFormat};
 use crate::qmap::{MapFormat, QuatMap};
 use crate::TangentFrame;
 
@@ -76,8 +77,14 @@ pub struct GpuQuatMap {
     pub quats_view: wgpu::TextureView,
     /// A view of every level of `handedness`.
     pub handedness_view: wgpu::TextureView,
-    /// The map's storage format.
+    /// The map's plain storage format ([`MapFormat::Rgba16Float`] for a block-compressed map,
+    /// whose format is `stored`).
     pub format: MapFormat,
+    /// How the texels are stored (what a shader's `MAP_DECODE` must be).
+    pub stored: StoredFormat,
+    /// Whether `handedness` holds the map's own plane (false: a 1×1 +1 stand-in; the handedness
+    /// is derived or comes from the vertex).
+    pub plane: bool,
     /// Width of level 0.
     pub width: u32,
     /// Height of level 0.
@@ -216,6 +223,154 @@ pub fn upload(ctx: &GpuContext, map: &QuatMap) -> Result<GpuQuatMap, GpuError> {
             quats,
             handedness,
             format,
+            stored: StoredFormat::Plain(format),
+            plane: true,
+            width,
+            height,
+            mip_level_count,
+        }
+    })
+}
+
+/// The wgpu format of a stored map's texels.
+#[must_use]
+pub fn stored_texture_format(format: StoredFormat) -> wgpu::TextureFormat {
+    match format {
+        StoredFormat::Plain(f) => texture_format(f),
+        StoredFormat::Bc5 => wgpu::TextureFormat::Bc5RgSnorm,
+        StoredFormat::Bc7 => wgpu::TextureFormat::Bc7RgbaUnorm,
+    }
+}
+
+/// Uploads a stored map ([`EncodedMap`]): its texel bytes as they are, every level, and its
+/// handedness plane (or a 1×1 +1 stand-in when it has none). Block-compressed maps are sampled
+/// directly where the device has `TEXTURE_COMPRESSION_BC`; elsewhere they are decoded here to
+/// rgba16f and `warn` is told once per call.
+///
+/// # Errors
+/// [`GpuError::TextureTooLarge`] beyond `max_texture_dimension_2d`; [`GpuError::Input`] for a
+/// map whose levels do not match its size or a plain format the device cannot filter;
+/// [`GpuError::Wgpu`].
+pub fn upload_encoded(
+    ctx: &GpuContext,
+    map: &EncodedMap,
+    warn: &mut dyn FnMut(&str),
+) -> Result<GpuQuatMap, GpuError> {
+    let (width, height) = (map.width, map.height);
+    let limit = ctx.device.limits().max_texture_dimension_2d;
+    if width > limit || height > limit || width == 0 || height == 0 {
+        return Err(GpuError::TextureTooLarge {
+            what: format!("the {} quaternion map", map.format),
+            width,
+            height,
+            limit,
+        });
+    }
+    let decoded;
+    let map = if map.format.is_compressed()
+        && !ctx
+            .device
+            .features()
+            .contains(wgpu::Features::TEXTURE_COMPRESSION_BC)
+    {
+        warn(&format!(
+            "{} does not sample BC textures (TEXTURE_COMPRESSION_BC); {} maps are decoded to rgba16f at upload",
+            ctx.info.name, map.format
+        ));
+        decoded = map
+            .to_plain(MapFormat::Rgba16Float)
+            .map_err(|e| GpuError::Input(e.to_string()))?;
+        &decoded
+    } else {
+        map
+    };
+    if let StoredFormat::Plain(f) = map.format {
+        check_filterable(ctx, f)?;
+    }
+    let max_levels = 32 - width.max(height).leading_zeros();
+    if map.levels.is_empty() || map.levels.len() > max_levels as usize {
+        return Err(GpuError::Input(format!(
+            "the {width}×{height} quaternion map has {} levels (1 to {max_levels})",
+            map.levels.len()
+        )));
+    }
+    let tf = stored_texture_format(map.format);
+    for (k, l) in map.levels.iter().enumerate() {
+        let (w, h) = map.level_size(k);
+        let (bw, bh) = tf.block_dimensions();
+        let want = (w.div_ceil(bw) * h.div_ceil(bh)) as usize
+            * tf.block_copy_size(None).unwrap_or(0) as usize;
+        if l.len() != want {
+            return Err(GpuError::Input(format!(
+                "level {k} of the {width}×{height} {} map has {} bytes; it needs {want}",
+                map.format,
+                l.len()
+            )));
+        }
+    }
+    let mip_level_count = map.levels.len() as u32;
+    let quat_bytes: Vec<u8> = map.levels.concat();
+    let plane = map.handedness.is_some();
+    let (hw, hh, hlevels, hand_bytes) = match &map.handedness {
+        Some(p) => (width, height, mip_level_count, p.concat()),
+        None => (1, 1, 1, vec![127u8]),
+    };
+    if plane && hand_bytes.len() != map.levels.iter().enumerate().map(|(k, _)| {
+        let (w, h) = map.level_size(k);
+        (w * h) as usize
+    }).sum::<usize>() {
+        return Err(GpuError::Input("the handedness plane does not match the map's levels".into()));
+    }
+    ctx.scoped("uploading a quaternion map", || {
+        let texture = |label: &'static str,
+                       tf: wgpu::TextureFormat,
+                       (w, h, levels): (u32, u32, u32),
+                       bytes: &[u8]| {
+            ctx.device.create_texture_with_data(
+                &ctx.queue,
+                &wgpu::TextureDescriptor {
+                    label: Some(label),
+                    size: wgpu::Extent3d {
+                        width: w,
+                        height: h,
+                        depth_or_array_layers: 1,
+                    },
+                    mip_level_count: levels,
+                    sample_count: 1,
+                    dimension: wgpu::TextureDimension::D2,
+                    format: tf,
+                    usage: wgpu::TextureUsages::TEXTURE_BINDING
+                        | wgpu::TextureUsages::COPY_DST
+                        | wgpu::TextureUsages::COPY_SRC,
+                    view_formats: &[],
+                },
+                wgpu::util::TextureDataOrder::MipMajor,
+                bytes,
+            )
+        };
+        let quats = texture(
+            "qmap quaternions",
+            tf,
+            (width, height, mip_level_count),
+            &quat_bytes,
+        );
+        let handedness = texture(
+            "qmap handedness",
+            HANDEDNESS_FORMAT,
+            (hw, hh, hlevels),
+            &hand_bytes,
+        );
+        GpuQuatMap {
+            quats_view: quats.create_view(&Default::default()),
+            handedness_view: handedness.create_view(&Default::default()),
+            quats,
+            handedness,
+            format: match map.format {
+                StoredFormat::Plain(f) => f,
+                _ => MapFormat::Rgba16Float,
+            },
+            stored: map.format,
+            plane,
             width,
             height,
             mip_level_count,
@@ -284,13 +439,28 @@ pub fn sample_frames(
     points: &[(Vec2, f32)],
     filter: wgpu::FilterMode,
 ) -> Result<Vec<SampledFrame>, GpuError> {
+    sample_frames_with(ctx, map, points, filter, false)
+}
+
+/// [`sample_frames`] with the seam-robust sampler (`qmap_robust` in `shaders/qmap.wgsl`) on or
+/// off; [`sample_frames`] has it off, so its results are the hardware filter's alone.
+///
+/// # Errors
+/// As [`sample_frames`].
+pub fn sample_frames_with(
+    ctx: &GpuContext,
+    map: &GpuQuatMap,
+    points: &[(Vec2, f32)],
+    filter: wgpu::FilterMode,
+    robust: bool,
+) -> Result<Vec<SampledFrame>, GpuError> {
     if points.is_empty() {
         return Err(GpuError::Input(
             "sampling a quaternion map needs at least one point".into(),
         ));
     }
     let filtering = filter == wgpu::FilterMode::Linear;
-    if filtering {
+    if filtering && !map.stored.is_compressed() {
         check_filterable(ctx, map.format)?;
     }
     let count = points.len() as u64;
@@ -359,12 +529,19 @@ pub fn sample_frames(
             bind_group_layouts: &[Some(&layout)],
             immediate_size: 0,
         });
+        let constants = [
+            ("MAP_DECODE", f64::from(map.stored.decode_code())),
+            ("QMAP_ROBUST", if robust { 1.0 } else { 0.0 }),
+        ];
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some("qmap_sample"),
             layout: Some(&pipeline_layout),
             module: &module,
             entry_point: Some("qmap_sample"),
-            compilation_options: Default::default(),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: &constants,
+                ..Default::default()
+            },
             cache: None,
         });
         let sampler = device.create_sampler(&wgpu::SamplerDescriptor {

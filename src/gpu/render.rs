@@ -12,13 +12,15 @@ use image::RgbaImage;
 use wgpu::util::DeviceExt;
 
 use super::mesh::{vertex_entry_point, vertex_layout, MeshUniforms};
-use super::qmap::{upload as upload_map, GpuQuatMap};
+use super::qmap::{upload as upload_map, upload_encoded, GpuQuatMap};
 use super::skin::{self, SkinBatch};
 use super::{shaders, GpuContext, GpuError};
 use crate::encoding::Format;
-use crate::qmap::{self, atlas, MapStats, QuatMap};
-use crate::render::scene::{self, MapSource, Scene};
-use crate::render::{Camera, FrameSource, Lighting, MaterialUniforms};
+use crate::qmap::normal_map::mip_chain;
+use crate::qmap::{self, MapStats, QuatMap};
+use crate::render::scene::{MapSource, Scene};
+use crate::qmap::stored::StoredFormat;
+use crate::render::{Camera, FrameSource, Lighting, MapOptions, MaterialUniforms};
 
 /// The headless picture's format: 8-bit sRGB, so the PNG holds what a display would show.
 pub const IMAGE_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
@@ -71,6 +73,13 @@ impl View {
     }
 }
 
+/// Pushes `w` unless it is there already (a warning every map upload repeats).
+fn warn_once(warnings: &mut Vec<String>, w: &str) {
+    if !warnings.iter().any(|x| x == w) {
+        warnings.push(w.to_string());
+    }
+}
+
 /// Bytes a mode needs on the GPU for a scene: what `render --mode all` reports.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ModeCost {
@@ -94,6 +103,8 @@ struct GpuMesh {
     vertex_count: u64,
     material: usize,
     map: Option<(GpuQuatMap, wgpu::BindGroup)>,
+    /// Index into [`GpuScene::tangent_maps`] (its material's map), if the material has one.
+    tangent_map: Option<usize>,
 }
 
 struct GpuObject {
@@ -120,6 +131,15 @@ pub struct GpuScene {
     pub costs: Vec<(FrameSource, ModeCost)>,
     /// Meshes drawn with [`FALLBACK_FORMAT`] vertex frames in quaternion-map mode.
     pub fallbacks: Vec<String>,
+    /// Tangent-space maps, one per material that has a normal map or an authored tangent map.
+    tangent_maps: Vec<(GpuQuatMap, wgpu::BindGroup)>,
+    /// Per material: the stored format of its tangent-space map, if any.
+    pub tangent_map_formats: Vec<(String, Option<StoredFormat>)>,
+    /// Per mesh: the stored format of its object-space map, if any.
+    pub object_map_formats: Vec<(String, Option<StoredFormat>)>,
+    /// What the upload approximated or fell back on (BC decoded at upload, formats that could
+    /// not hold a map, maps not found in the maps folder).
+    pub warnings: Vec<String>,
     /// Per object: whether it is drawn (all true after upload).
     pub visible: Vec<bool>,
     /// Per object: whether its mesh's map is authored ([`MapSource::Authored`]): frames only a
@@ -137,7 +157,30 @@ pub struct Renderer {
     map_layout: wgpu::BindGroupLayout,
     material_sampler: wgpu::Sampler,
     map_sampler: wgpu::Sampler,
-    pipelines: Mutex<HashMap<(FrameSource, Output, bool, bool), wgpu::RenderPipeline>>,
+    pipelines: Mutex<HashMap<PipelineKey, wgpu::RenderPipeline>>,
+}
+
+/// What a pipeline is specialised for: frame source, output, second UV set, skinned input and
+/// the map's decode (`MAP_DECODE`, `MAP_HANDEDNESS`).
+type PipelineKey = (FrameSource, Output, bool, bool, MapShading);
+
+/// How a drawn quaternion map is decoded: the overrides of `shaders/qmap.wgsl` and
+/// `shaders/lit.wgsl` that depend on the map.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct MapShading {
+    /// [`crate::qmap::stored::StoredFormat::decode_code`].
+    pub decode: u32,
+    /// Object-space handedness from the UV winding (no plane).
+    pub derived_handedness: bool,
+}
+
+impl MapShading {
+    fn of(map: &GpuQuatMap) -> Self {
+        Self {
+            decode: map.stored.decode_code(),
+            derived_handedness: !map.plane,
+        }
+    }
 }
 
 fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
@@ -218,25 +261,6 @@ fn uniform_group(
         }],
     });
     (buffer, group)
-}
-
-/// Mip chain of an 8-bit image (triangle filter, down to 1×1), level 0 first.
-fn mip_chain(img: &RgbaImage) -> Vec<RgbaImage> {
-    let mut levels = vec![img.clone()];
-    while let Some(last) = levels.last() {
-        let (w, h) = last.dimensions();
-        if w == 1 && h == 1 {
-            break;
-        }
-        let next = image::imageops::resize(
-            last,
-            (w / 2).max(1),
-            (h / 2).max(1),
-            image::imageops::FilterType::Triangle,
-        );
-        levels.push(next);
-    }
-    levels
 }
 
 fn texture_bytes_with_mips(w: u32, h: u32, texel: u64) -> u64 {
@@ -385,12 +409,14 @@ impl Renderer {
         output: Output,
         map_uv: bool,
         skinned: bool,
+        shading: MapShading,
     ) -> Result<wgpu::RenderPipeline, GpuError> {
         let key = (
             source,
             output,
             map_uv && (source == FrameSource::QuatMap || skinned),
             skinned,
+            shading,
         );
         if let Some(p) = self
             .pipelines
@@ -441,6 +467,11 @@ impl Renderer {
             FrameSource::QTangent(f) => (vertex_entry_point(f), vertex_layout(f), 0.0),
             FrameSource::QuatMap if key.2 => ("vs_position_uv2", map_uv_layout, 1.0),
             FrameSource::QuatMap => ("vs_position_uv", position_uv_layout, 1.0),
+            FrameSource::QuatMapTangent => (
+                vertex_entry_point(FALLBACK_FORMAT),
+                vertex_layout(FALLBACK_FORMAT),
+                2.0,
+            ),
         };
         let (fs_entry, formats): (&str, Vec<wgpu::TextureFormat>) = match output {
             Output::Color(f) => ("fs_lit", vec![f]),
@@ -458,7 +489,14 @@ impl Renderer {
             })
             .collect();
         let plain_buffer = Some(buffer);
-        let constants = [("FRAME_SOURCE", frame_source)];
+        let constants = [
+            ("FRAME_SOURCE", frame_source),
+            ("MAP_DECODE", f64::from(shading.decode)),
+            (
+                "MAP_HANDEDNESS",
+                if shading.derived_handedness { 1.0 } else { 0.0 },
+            ),
+        ];
         let label = format!("lit {} {output:?}", source.label());
         let pipeline = ctx.scoped(&format!("creating the {label} pipeline"), || {
             ctx.device
@@ -518,12 +556,30 @@ impl Renderer {
     /// # Errors
     /// [`GpuError::Input`] for a mesh whose material index is out of range, errors of the bake
     /// and of the uploads (textures beyond the device's limits among them).
-    #[allow(clippy::too_many_lines)]
     pub fn upload(
         &self,
         ctx: &GpuContext,
         scene: &Scene,
         formats: &[Format],
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<GpuScene, GpuError> {
+        self.upload_with(ctx, scene, formats, &MapOptions::default(), progress)
+    }
+
+    /// [`Renderer::upload`] with the maps stored (or loaded) as `options` says: both kinds of
+    /// quaternion map through [`super::maps`], each mesh's object-space map and each material's
+    /// tangent-space map, uploaded as stored ([`upload_encoded`]). What was approximated is in
+    /// [`GpuScene::warnings`].
+    ///
+    /// # Errors
+    /// As [`Renderer::upload`], and maps that cannot be stored as asked or fail to load.
+    #[allow(clippy::too_many_lines)]
+    pub fn upload_with(
+        &self,
+        ctx: &GpuContext,
+        scene: &Scene,
+        formats: &[Format],
+        options: &MapOptions,
         progress: &mut dyn FnMut(&str),
     ) -> Result<GpuScene, GpuError> {
         let device = &ctx.device;
@@ -622,11 +678,11 @@ impl Renderer {
                 ],
             }));
         }
-        let map_bind_group = |map: &GpuQuatMap| {
+        let map_bind_group = |map: &GpuQuatMap, sampler: &wgpu::Sampler| {
             device.create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some("lit quaternion map"),
                 layout: &self.map_layout,
-                entries: &map.entries(&self.map_sampler),
+                entries: &map.entries(sampler),
             })
         };
         let identity_map = QuatMap {
@@ -642,7 +698,33 @@ impl Renderer {
             stats: MapStats::default(),
         };
         let dummy = upload_map(ctx, &identity_map)?;
-        let dummy_map = map_bind_group(&dummy);
+        let dummy_map = map_bind_group(&dummy, &self.map_sampler);
+        let mut warnings = Vec::new();
+        // Tangent-space maps, one per material that has a normal map or an authored one; they
+        // tile, so they are sampled with repeat addressing like the material's textures.
+        let mut tangent_maps = Vec::new();
+        let mut tangent_map_bytes = Vec::new();
+        let mut tangent_map_formats = Vec::new();
+        let mut material_tangent = Vec::new();
+        for m in &scene.materials {
+            let stored = super::maps::tangent_map(ctx, m, options, &mut |w| warnings.push(w))?;
+            tangent_map_formats.push((m.name.clone(), stored.as_ref().map(|s| s.format)));
+            material_tangent.push(match stored {
+                Some(stored) => {
+                    progress(&format!(
+                        "material '{}': {}×{} tangent-space map, {}",
+                        m.name, stored.width, stored.height, stored.format
+                    ));
+                    let gpu = upload_encoded(ctx, &stored, &mut |w| warn_once(&mut warnings, w))?;
+                    let bg = map_bind_group(&gpu, &self.material_sampler);
+                    tangent_map_bytes.push(stored.texture_bytes());
+                    tangent_maps.push((gpu, bg));
+                    Some(tangent_maps.len() - 1)
+                }
+                None => None,
+            });
+        }
+        let mut object_map_formats = Vec::new();
         // Meshes.
         let mut meshes = Vec::new();
         let mut map_stats = Vec::new();
@@ -699,52 +781,10 @@ impl Renderer {
             r.frame_vertex_bytes += n * 28;
             r.frame_texture_bytes += normal_texture_bytes[sm.material];
             let label = p.label.clone();
-            let mut map_uvs = None;
-            let map = match &sm.map {
-                MapSource::None => None,
-                MapSource::Authored(m) => Some((**m).clone()),
-                MapSource::Bake { size } => {
-                    let (mut bake, mut normal_map) = scene.bake_input(i);
-                    let overlap = atlas::overlap_fraction(&bake)
-                        .map_err(|e| GpuError::Input(e.to_string()))?;
-                    let repack = overlap > atlas::OVERLAP_THRESHOLD;
-                    // Repacked, the parts that shared texels share the square instead: twice
-                    // the side keeps their texel density.
-                    let size = if repack {
-                        &(size.saturating_mul(2)).min(scene::MAX_AUTO_BAKE_SIZE.max(*size))
-                    } else {
-                        size
-                    };
-                    let settings = Scene::bake_settings(*size);
-                    if repack {
-                        progress(&format!(
-                            "{label}: {:.0}% of its UV texels overlap; its quaternion map gets a layout of its own",
-                            overlap * 100.0
-                        ));
-                        let uvs = atlas::unique_layout(&bake, *size, 2 * settings.padding + 2);
-                        if let Some(nm) = &normal_map {
-                            normal_map = Some(atlas::resample_normal_map(
-                                &bake,
-                                &uvs,
-                                nm,
-                                *size,
-                                settings.padding as f32 + 2.0,
-                            ));
-                        }
-                        bake.uvs.clone_from(&uvs);
-                        map_uvs = Some(uvs);
-                    }
-                    progress(&format!("baking the {size}² quaternion map of {label}"));
-                    let raster = super::bake::raster_gpu(
-                        ctx,
-                        &bake,
-                        normal_map.as_ref(),
-                        &settings,
-                        &mut |_, _, _| {},
-                    )?;
-                    Some(qmap::finish(&raster, settings.padding, &mut |_, _, _| {}))
-                }
-            };
+            let object = super::maps::object_map(ctx, scene, i, options, progress, &mut |w| {
+                warnings.push(w);
+            })?;
+            let map_uvs = object.as_ref().and_then(|o| o.map_uvs.clone());
             if let Some(uvs) = &map_uvs {
                 position_uv.clear();
                 for ((pos, uv), m) in p.positions.iter().zip(&p.uvs).zip(uvs) {
@@ -753,17 +793,14 @@ impl Renderer {
                 }
             }
             let q = costs.entry(FrameSource::QuatMap).or_default();
-            let map = match map {
+            let map = match object {
                 Some(m) => {
                     q.vertex_bytes += position_uv.len() as u64;
-                    q.frame_texture_bytes += texture_bytes_with_mips(
-                        m.width(),
-                        m.height(),
-                        m.format.bytes_per_texel() as u64 + 1,
-                    );
+                    q.frame_texture_bytes += m.map.texture_bytes();
                     map_stats.push((label.clone(), Some(m.stats)));
-                    let gpu = upload_map(ctx, &m)?;
-                    let bg = map_bind_group(&gpu);
+                    object_map_formats.push((label.clone(), Some(m.map.format)));
+                    let gpu = upload_encoded(ctx, &m.map, &mut |w| warn_once(&mut warnings, w))?;
+                    let bg = map_bind_group(&gpu, &self.map_sampler);
                     Some((gpu, bg))
                 }
                 None => {
@@ -773,9 +810,21 @@ impl Renderer {
                         n * crate::mesh::vertex::attribute_bytes(FALLBACK_FORMAT) as u64;
                     q.frame_texture_bytes += normal_texture_bytes[sm.material];
                     map_stats.push((label.clone(), None));
+                    object_map_formats.push((label.clone(), None));
                     fallbacks.push(label.clone());
                     None
                 }
+            };
+            // Tangent-space mode: the Snorm16x4 vertex frame and the material's map (or, without
+            // one, its normal map as in qtangent mode).
+            let t = costs.entry(FrameSource::QuatMapTangent).or_default();
+            let stride = crate::mesh::vertex::stride(FALLBACK_FORMAT) as u64;
+            t.vertex_bytes += n * stride;
+            t.frame_vertex_bytes += n * crate::mesh::vertex::attribute_bytes(FALLBACK_FORMAT) as u64;
+            let tangent_map = material_tangent[sm.material];
+            t.frame_texture_bytes += match tangent_map {
+                Some(k) => tangent_map_bytes[k],
+                None => normal_texture_bytes[sm.material],
             };
             let index_bytes: &[u8] = bytemuck::cast_slice(&p.indices);
             meshes.push(GpuMesh {
@@ -788,6 +837,7 @@ impl Renderer {
                 vertex_count: n,
                 material: sm.material,
                 map,
+                tangent_map,
             });
         }
         let mut objects = Vec::new();
@@ -826,6 +876,7 @@ impl Renderer {
             FrameSource::Reference => 0,
             FrameSource::QTangent(f) => 1 + f.index(),
             FrameSource::QuatMap => 100,
+            FrameSource::QuatMapTangent => 101,
         });
         Ok(GpuScene {
             meshes,
@@ -837,6 +888,10 @@ impl Renderer {
             map_stats,
             costs,
             fallbacks,
+            tangent_maps,
+            tangent_map_formats,
+            object_map_formats,
+            warnings,
             visible: vec![true; authored.len()],
             authored,
         })
@@ -883,6 +938,7 @@ impl Renderer {
                     output,
                     mesh.map_uv,
                     true,
+                    MapShading::default(),
                 )?;
                 pass.set_pipeline(&pipeline);
                 pass.set_bind_group(0, &o.bind_group, &[]);
@@ -897,8 +953,26 @@ impl Renderer {
             let u = MeshUniforms::new(o.model, view_proj);
             ctx.queue
                 .write_buffer(&o.uniforms, 0, bytemuck::bytes_of(&u));
+            let fallback = || {
+                mesh.qtangent
+                    .get(&FALLBACK_FORMAT)
+                    .ok_or_else(|| GpuError::Input("the fallback vertex stream is missing".into()))
+            };
+            let mut shading = MapShading::default();
             let (src, vb, map) = match (source, &mesh.map) {
                 (FrameSource::Reference, _) => (source, &mesh.reference, &scene.dummy_map),
+                (FrameSource::QuatMapTangent, _) => match mesh.tangent_map {
+                    Some(k) => {
+                        let (gpu, bg) = &scene.tangent_maps[k];
+                        shading = MapShading::of(gpu);
+                        (source, fallback()?, bg)
+                    }
+                    None => (
+                        FrameSource::QTangent(FALLBACK_FORMAT),
+                        fallback()?,
+                        &scene.dummy_map,
+                    ),
+                },
                 (FrameSource::QTangent(f), _) => {
                     let vb = mesh.qtangent.get(&f).ok_or_else(|| {
                         GpuError::Input(format!(
@@ -908,16 +982,17 @@ impl Renderer {
                     })?;
                     (source, vb, &scene.dummy_map)
                 }
-                (FrameSource::QuatMap, Some((_, bg))) => (source, &mesh.position_uv, bg),
-                (FrameSource::QuatMap, None) => {
-                    let f = FALLBACK_FORMAT;
-                    let vb = mesh.qtangent.get(&f).ok_or_else(|| {
-                        GpuError::Input("the fallback vertex stream is missing".into())
-                    })?;
-                    (FrameSource::QTangent(f), vb, &scene.dummy_map)
+                (FrameSource::QuatMap, Some((gpu, bg))) => {
+                    shading = MapShading::of(gpu);
+                    (source, &mesh.position_uv, bg)
                 }
+                (FrameSource::QuatMap, None) => (
+                    FrameSource::QTangent(FALLBACK_FORMAT),
+                    fallback()?,
+                    &scene.dummy_map,
+                ),
             };
-            let pipeline = self.pipeline(ctx, src, output, mesh.map_uv, false)?;
+            let pipeline = self.pipeline(ctx, src, output, mesh.map_uv, false, shading)?;
             pass.set_pipeline(&pipeline);
             pass.set_bind_group(0, &o.bind_group, &[]);
             pass.set_bind_group(2, &scene.materials[mesh.material], &[]);

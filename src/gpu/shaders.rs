@@ -27,6 +27,16 @@ pub const BAKE: &str = concat!(
     include_str!("../../shaders/bake.wgsl")
 );
 
+/// The tangent-space quaternion-map bake (`shaders/bake_tangent.wgsl`), after the library and
+/// the object-space bake, whose quaternion helpers and packing it shares.
+pub const BAKE_TANGENT: &str = concat!(
+    include_str!("../../shaders/qtangent.wgsl"),
+    "\n",
+    include_str!("../../shaders/bake.wgsl"),
+    "\n",
+    include_str!("../../shaders/bake_tangent.wgsl")
+);
+
 /// Quaternion-map sampling (`shaders/qmap.wgsl`: the functions lighting shaders use, and the
 /// compute entry point the sampling test runs) with the library in front.
 pub const QMAP: &str = concat!(
@@ -82,6 +92,7 @@ pub const MODULES: &[(&str, &str)] = &[
     ("decode.wgsl", DECODE),
     ("mesh.wgsl", MESH),
     ("bake.wgsl", BAKE),
+    ("bake_tangent.wgsl", BAKE_TANGENT),
     ("qmap.wgsl", QMAP),
     ("lit.wgsl", LIT),
     ("skin_batch.wgsl", SKIN_BATCH),

@@ -28,10 +28,13 @@
 //!   lowest-numbered triangle wins; the texels are counted in [`MapStats::overlapping`].
 
 pub mod atlas;
+pub mod bc;
 pub mod cpu;
 pub mod io;
 pub mod normal_map;
 pub mod post;
+pub mod stored;
+pub mod tangent;
 pub mod texel;
 
 use std::path::PathBuf;

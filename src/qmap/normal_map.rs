@@ -128,4 +128,36 @@ impl NormalMap {
         let bottom = at(x0, y1) * (1.0 - f.x) + at(x1, y1) * f.x;
         top * (1.0 - f.y) + bottom * f.y
     }
+
+    /// The normal maps of an 8-bit normal texture's mip chain ([`mip_chain`]), each unpacked
+    /// with `scale` as [`NormalMap::from_image`] does: what a renderer samples at each level,
+    /// so a tangent-space map baked from these levels filters like the normal map it replaces.
+    #[must_use]
+    pub fn levels_from_rgba8(image: &image::RgbaImage, scale: f32) -> Vec<Self> {
+        mip_chain(image)
+            .into_iter()
+            .map(|l| Self::from_image(&image::DynamicImage::ImageRgba8(l), scale))
+            .collect()
+    }
+}
+
+/// The mip chain of an 8-bit image as the renderer uploads it: level k+1 is level k resized to
+/// half (rounded down, at least 1) with a triangle filter, down to 1×1; level 0 first.
+#[must_use]
+pub fn mip_chain(img: &image::RgbaImage) -> Vec<image::RgbaImage> {
+    let mut levels = vec![img.clone()];
+    while let Some(last) = levels.last() {
+        let (w, h) = last.dimensions();
+        if w == 1 && h == 1 {
+            break;
+        }
+        let next = image::imageops::resize(
+            last,
+            (w / 2).max(1),
+            (h / 2).max(1),
+            image::imageops::FilterType::Triangle,
+        );
+        levels.push(next);
+    }
+    levels
 }

@@ -19,6 +19,7 @@ pub mod shading;
 use glam::{Mat4, Vec3, Vec4};
 
 use crate::encoding::Format;
+use crate::qmap::stored::StoredFormat;
 
 /// Where the tangent frame of a pixel comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -29,19 +30,23 @@ pub enum FrameSource {
     /// A qtangent vertex attribute in `Format`, decoded in the vertex shader, then the normal
     /// map.
     QTangent(Format),
-    /// A quaternion map sampled per pixel: position and UV are the only vertex attributes, and
-    /// no normal map is read (it is baked into the map).
+    /// An object-space quaternion map sampled per pixel: position and UV are the only vertex
+    /// attributes, and no normal map is read (it is baked into the map).
     QuatMap,
+    /// A tangent-space quaternion map ([`crate::qmap::tangent`]): the Snorm16x4 qtangent vertex
+    /// frame turned per pixel by the map's rotation; no normal map is read.
+    QuatMapTangent,
 }
 
 impl FrameSource {
-    /// `reference`, `qtangent` or `quatmap` (the `--mode` names).
+    /// `reference`, `qtangent`, `quatmap` or `quatmap-tangent` (the `--mode` names).
     #[must_use]
     pub fn mode_name(self) -> &'static str {
         match self {
             Self::Reference => "reference",
             Self::QTangent(_) => "qtangent",
             Self::QuatMap => "quatmap",
+            Self::QuatMapTangent => "quatmap-tangent",
         }
     }
 
@@ -51,6 +56,32 @@ impl FrameSource {
         match self {
             Self::QTangent(f) => format!("qtangent {}", f.name()),
             other => other.mode_name().to_string(),
+        }
+    }
+}
+
+/// How the renderer stores the quaternion maps it bakes (or loads).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MapOptions {
+    /// The stored format of both map kinds; `None`: the compressed default
+    /// ([`StoredFormat::default_for`]: BC5 for tangent-space maps, BC7 for those with a twist and
+    /// for object-space maps).
+    pub format: Option<StoredFormat>,
+    /// Keep the object-space handedness plane instead of deriving the handedness from the UV
+    /// winding (needed for hand-authored maps whose handedness does not follow the UVs).
+    pub keep_handedness: bool,
+    /// A folder of baked maps (`<material>.ktx2`, as `bake` writes them) loaded instead of
+    /// baking, for the materials it has.
+    pub maps_dir: Option<std::path::PathBuf>,
+}
+
+impl MapOptions {
+    /// Maps stored as `format`, handedness derived, nothing loaded.
+    #[must_use]
+    pub fn stored(format: StoredFormat) -> Self {
+        Self {
+            format: Some(format),
+            ..Self::default()
         }
     }
 }

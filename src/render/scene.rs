@@ -28,6 +28,10 @@ pub struct SceneMaterial {
     /// Tangent-space normal map, `(v + 1) / 2` per channel (linear), unscaled: the scale is
     /// [`MaterialUniforms::normal_scale`].
     pub normal: Option<RgbaImage>,
+    /// An authored tangent-space quaternion map ([`crate::qmap::tangent`]) — a tangent field no
+    /// normal map can say — used by the `quatmap-tangent` mode instead of one baked from
+    /// `normal`.
+    pub tangent_map: Option<Box<QuatMap>>,
 }
 
 impl SceneMaterial {
@@ -40,6 +44,7 @@ impl SceneMaterial {
             base_color: None,
             metallic_roughness: None,
             normal: None,
+            tangent_map: None,
         }
     }
 
@@ -368,6 +373,7 @@ impl Scene {
                 base_color: texture(&m.name, &m.base_color_texture)?,
                 metallic_roughness: texture(&m.name, &m.metallic_roughness_texture)?,
                 normal: texture(&m.name, &m.normal_texture)?,
+                tangent_map: None,
             });
         }
         let default_material = materials.len();
@@ -521,16 +527,19 @@ impl Scene {
                     },
                 )
             },
-            SceneMaterial::plain(
-                "spun aluminium",
-                MaterialUniforms {
-                    base_color: Vec4::new(0.91, 0.92, 0.92, 1.0),
-                    metallic: 1.0,
-                    roughness: 0.28,
-                    anisotropy: 0.85,
-                    ..MaterialUniforms::default()
-                },
-            ),
+            SceneMaterial {
+                tangent_map: Some(Box::new(spun_metal_tangent_map(512))),
+                ..SceneMaterial::plain(
+                    "spun aluminium",
+                    MaterialUniforms {
+                        base_color: Vec4::new(0.91, 0.92, 0.92, 1.0),
+                        metallic: 1.0,
+                        roughness: 0.28,
+                        anisotropy: 0.85,
+                        ..MaterialUniforms::default()
+                    },
+                )
+            },
         ];
         let plate = prepare(plate(2.6))?;
         let meshes = vec![
@@ -662,4 +671,36 @@ pub fn spun_metal_map(plate: &Prepared, size: u32) -> QuatMap {
     }
     raster.triangles = plate.indices.len() / 3;
     qmap::finish(&raster, 0, &mut |_, _, _| {})
+}
+
+/// The spun-metal tangent field as a twist about the normal, φ(uv): the angle, in the tangent
+/// plane's (t, b) basis, that turns the tangent (+u) onto the circle about the UV centre. glTF
+/// UVs run downwards while b points up the texture, so a UV direction (du, dv) is (du, −dv)
+/// there.
+#[must_use]
+pub fn spun_metal_twist(uv: Vec2) -> f32 {
+    let c = uv - Vec2::splat(0.5);
+    (-c.y).atan2(c.x) + 0.5 * PI
+}
+
+/// The spun-metal map authored in tangent space ([`crate::qmap::tangent`]): the identity tilt
+/// (the plate is flat) with [`spun_metal_twist`], `size`² with mips, rgba32f (stored as the
+/// renderer's map format asks). The same circle as [`spun_metal_map`], without a unique-UV
+/// requirement and without the handedness plane.
+#[must_use]
+pub fn spun_metal_tangent_map(size: u32) -> QuatMap {
+    let mut levels = Vec::new();
+    let mut s = size.max(1);
+    loop {
+        levels.push(NormalMap {
+            width: s,
+            height: s,
+            texels: vec![Vec3::Z; (s * s) as usize],
+        });
+        if s == 1 {
+            break;
+        }
+        s /= 2;
+    }
+    qmap::tangent::bake_cpu(&levels, Some(&spun_metal_twist), MapFormat::Rgba32Float)
 }

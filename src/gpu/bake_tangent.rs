@@ -1,0 +1,178 @@
+//! The GPU baker of tangent-space quaternion maps (`shaders/bake_tangent.wgsl`): one compute
+//! dispatch per level turns normal-map vectors (and twist angles) into packed rotations, the
+//! same texels as [`crate::qmap::tangent::bake_cpu`] to f32 rounding. The output buffer is
+//! poisoned first, so a texel the kernel did not write never passes for a rotation.
+
+use wgpu::util::DeviceExt;
+
+use super::bake::format_code;
+use super::{shaders, GpuContext, GpuError};
+use crate::qmap::tangent::Twist;
+use crate::qmap::{MapFormat, MapLevel, NormalMap, QuatMap};
+
+const WORKGROUP: u32 = 64;
+/// Written over the output before the dispatch: no packing of a unit quaternion in any format.
+const POISON: u32 = 0x7fc0_dead;
+
+/// `TangentParams` in the WGSL.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+struct Params {
+    count: u32,
+    row: u32,
+    pad: [u32; 2],
+}
+
+/// Bakes one level on the GPU: the packed words of every texel, row-major.
+fn bake_level(
+    ctx: &GpuContext,
+    nm: &NormalMap,
+    twist: Option<Twist<'_>>,
+    format: MapFormat,
+) -> Result<Vec<[u32; 4]>, GpuError> {
+    let (w, h) = (nm.width, nm.height);
+    let count = nm.texels.len();
+    if count != (w as usize) * (h as usize) || count == 0 {
+        return Err(GpuError::Input(format!(
+            "a {w}×{h} normal map with {count} texels"
+        )));
+    }
+    let input: Vec<[f32; 4]> = nm
+        .texels
+        .iter()
+        .enumerate()
+        .map(|(i, m)| {
+            let phi = twist.map_or(0.0, |f| {
+                let (x, y) = (i as u32 % w, i as u32 / w);
+                f(glam::Vec2::new(
+                    (x as f32 + 0.5) / w as f32,
+                    (y as f32 + 0.5) / h as f32,
+                ))
+            });
+            [m.x, m.y, m.z, phi]
+        })
+        .collect();
+    let out_bytes = count as u64 * 16;
+    ctx.check_storage_size("the tangent-map bake input", out_bytes)?;
+    let [gx, gy] = ctx.dispatch_grid(count as u64, WORKGROUP, "the tangent-map bake")?;
+    let params = Params {
+        count: count as u32,
+        row: gx * WORKGROUP,
+        pad: [0; 2],
+    };
+    let output = ctx.scoped("baking a tangent-space quaternion map", || {
+        let device = &ctx.device;
+        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some("bake_tangent.wgsl"),
+            source: wgpu::ShaderSource::Wgsl(shaders::BAKE_TANGENT.into()),
+        });
+        let constants = [("FORMAT", format_code(format))];
+        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+            label: Some("bake_tangent"),
+            layout: None,
+            module: &module,
+            entry_point: Some("bake_tangent"),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: &constants,
+                ..Default::default()
+            },
+            cache: None,
+        });
+        let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("bake_tangent params"),
+            contents: bytemuck::bytes_of(&params),
+            usage: wgpu::BufferUsages::UNIFORM,
+        });
+        let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("bake_tangent input"),
+            contents: bytemuck::cast_slice(&input),
+            usage: wgpu::BufferUsages::STORAGE,
+        });
+        let output = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+            label: Some("bake_tangent output"),
+            contents: bytemuck::cast_slice(&vec![POISON; count * 4]),
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+        });
+        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("bake_tangent"),
+            layout: &pipeline.get_bind_group_layout(0),
+            entries: &[
+                wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: uniform.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 1,
+                    resource: input.as_entire_binding(),
+                },
+                wgpu::BindGroupEntry {
+                    binding: 2,
+                    resource: output.as_entire_binding(),
+                },
+            ],
+        });
+        let mut encoder = device.create_command_encoder(&Default::default());
+        super::context::record_dispatch(
+            &mut encoder,
+            "bake_tangent",
+            &pipeline,
+            &bind_group,
+            [gx, gy],
+            None,
+        );
+        ctx.queue.submit([encoder.finish()]);
+        output
+    })?;
+    let bytes = ctx.read_buffer(&output, out_bytes, "the baked tangent-space map")?;
+    Ok(bytemuck::pod_collect_to_vec(&bytes))
+}
+
+/// Bakes a tangent-space map on the GPU from a normal map's mip chain and an optional twist
+/// field: the same map as [`crate::qmap::tangent::bake_cpu`] (texels equal to one step of
+/// `format` where f32 rounding lands a value on the other side of a rounding boundary).
+///
+/// # Errors
+/// [`GpuError::Input`] for no levels or a level whose texel count is not its size;
+/// [`GpuError::TooLarge`] beyond the device's buffer limits; wgpu and readback errors.
+pub fn bake_gpu(
+    ctx: &GpuContext,
+    levels: &[NormalMap],
+    twist: Option<Twist<'_>>,
+    format: MapFormat,
+) -> Result<QuatMap, GpuError> {
+    if levels.is_empty() {
+        return Err(GpuError::Input(
+            "a tangent-space map needs at least one normal-map level".into(),
+        ));
+    }
+    // The CPU bake's bookkeeping (kind, statistics) with the GPU's texels in place.
+    let mut map = crate::qmap::tangent::bake_cpu(
+        &levels
+            .iter()
+            .map(|l| NormalMap {
+                width: l.width,
+                height: l.height,
+                texels: vec![glam::Vec3::Z; l.texels.len()],
+            })
+            .collect::<Vec<_>>(),
+        None,
+        format,
+    );
+    for (level, nm) in map.levels.iter_mut().zip(levels) {
+        let words = bake_level(ctx, nm, twist, format)?;
+        *level = MapLevel {
+            width: nm.width,
+            height: nm.height,
+            quats: words.into_iter().map(|w| format.unpack(w)).collect(),
+            handedness: vec![1; nm.texels.len()],
+        };
+    }
+    let (w, h) = (map.levels[0].width, map.levels[0].height);
+    let (pairs, conflicts) =
+        crate::qmap::post::count_conflicts(w, h, &map.levels[0].quats, |_| true);
+    map.stats.neighbour_pairs = pairs;
+    map.stats.hemisphere_conflicts = conflicts;
+    map.stats.covered_pairs = pairs;
+    map.stats.covered_conflicts = conflicts;
+    Ok(map)
+}

@@ -1,0 +1,239 @@
+//! The quaternion maps of a scene as the renderer draws them, in their stored form
+//! ([`EncodedMap`]): tangent-space maps per material (authored, or baked on the GPU from the
+//! material's normal map by [`super::bake_tangent`]) and object-space maps per mesh (baked on
+//! the GPU by [`super::bake`], repacked where the mesh's UVs overlap), each stored in the format
+//! [`MapOptions`] asks for — or loaded from a folder of KTX2 files `bake` wrote.
+
+use std::path::{Path, PathBuf};
+
+use glam::Vec2;
+
+use super::{GpuContext, GpuError};
+use crate::qmap::bc::Bc7Quality;
+use crate::qmap::stored::{file_stem, EncodedMap, MapSpace, StoredFormat};
+use crate::qmap::{self, atlas, tangent, MapFormat, NormalMap, QuatMap};
+use crate::render::scene::{self, Scene, SceneMaterial};
+use crate::render::MapOptions;
+
+/// The BC7 effort the renderer and `bake` use by default.
+pub const BC7_QUALITY: Bc7Quality = Bc7Quality::Basic;
+
+/// The format a bake writes texels in before storing them as `stored`: the plain format
+/// itself, or f32 for the block formats (their encoder's input).
+#[must_use]
+pub fn bake_format(stored: StoredFormat) -> MapFormat {
+    match stored {
+        StoredFormat::Plain(f) => f,
+        _ => MapFormat::Rgba32Float,
+    }
+}
+
+/// The format a map of `space` is stored in under `options`: the asked one, or the compressed
+/// default; BC5 asked of a map with a twist becomes BC7 (it cannot hold z), and `warn` says so.
+fn choose(
+    options: &MapOptions,
+    space: MapSpace,
+    twist: bool,
+    what: &str,
+    warn: &mut dyn FnMut(String),
+) -> StoredFormat {
+    match options.format {
+        Some(StoredFormat::Bc5) if space == MapSpace::Object || twist => {
+            warn(format!(
+                "{what}: bc5 cannot hold {}; stored as bc7",
+                if twist {
+                    "a twist (z ≠ 0)"
+                } else {
+                    "an object-space map"
+                }
+            ));
+            StoredFormat::Bc7
+        }
+        Some(f) => f,
+        None => StoredFormat::default_for(space, twist),
+    }
+}
+
+/// Stores a baked map, turning encoder errors (sizes BC cannot take) into [`GpuError::Input`]
+/// naming `what`.
+fn store(
+    map: &QuatMap,
+    space: MapSpace,
+    format: StoredFormat,
+    keep_handedness: bool,
+    what: &str,
+) -> Result<EncodedMap, GpuError> {
+    EncodedMap::encode(map, space, format, keep_handedness, BC7_QUALITY)
+        .map_err(|e| GpuError::Input(format!("{what}: {e}")))
+}
+
+/// The KTX2 file of material `name` in `dir` (`<stem>.ktx2`, its plane `<stem>.handedness.ktx2`),
+/// loaded when it exists and holds a map of `space`.
+///
+/// # Errors
+/// [`GpuError::Input`] naming the file for one that exists but does not read.
+pub fn load_from_dir(
+    dir: &Path,
+    name: &str,
+    space: MapSpace,
+) -> Result<Option<EncodedMap>, GpuError> {
+    let stem = file_stem(name);
+    let path: PathBuf = dir.join(format!("{stem}.ktx2"));
+    if !path.exists() {
+        return Ok(None);
+    }
+    let main = crate::ktx2::read_file(&path).map_err(|e| GpuError::Input(e.to_string()))?;
+    let plane_path = dir.join(format!("{stem}.handedness.ktx2"));
+    let plane = if plane_path.exists() {
+        Some(crate::ktx2::read_file(&plane_path).map_err(|e| GpuError::Input(e.to_string()))?)
+    } else {
+        None
+    };
+    let map = EncodedMap::from_ktx2(&path.display().to_string(), &main, plane.as_ref())
+        .map_err(|e| GpuError::Input(e.to_string()))?;
+    Ok((map.space == space).then_some(map))
+}
+
+/// The tangent-space map of a material: loaded from [`MapOptions::maps_dir`], else its authored
+/// map, else baked on the GPU from its normal map (every level of the normal map's mip chain, as
+/// the renderer uploads it); `None` for a material with neither.
+///
+/// # Errors
+/// Bake, encode and load errors, naming the material.
+pub fn tangent_map(
+    ctx: &GpuContext,
+    material: &SceneMaterial,
+    options: &MapOptions,
+    warn: &mut dyn FnMut(String),
+) -> Result<Option<EncodedMap>, GpuError> {
+    let what = format!("material '{}'", material.name);
+    if let Some(dir) = &options.maps_dir {
+        if let Some(m) = load_from_dir(dir, &material.name, MapSpace::Tangent)? {
+            return Ok(Some(m));
+        }
+    }
+    if let Some(authored) = &material.tangent_map {
+        let twist = tangent::has_twist(authored);
+        let format = choose(options, MapSpace::Tangent, twist, &what, warn);
+        return store(authored, MapSpace::Tangent, format, false, &what).map(Some);
+    }
+    let Some(normal) = &material.normal else {
+        return Ok(None);
+    };
+    let format = choose(options, MapSpace::Tangent, false, &what, warn);
+    let levels = NormalMap::levels_from_rgba8(normal, material.uniforms.normal_scale);
+    let map = super::bake_tangent::bake_gpu(ctx, &levels, None, bake_format(format))?;
+    store(&map, MapSpace::Tangent, format, false, &what).map(Some)
+}
+
+/// An object-space map of a scene mesh, and the UV layout it was baked in when the mesh's UVs
+/// overlap (then drawn with that second UV set).
+pub struct ObjectMap {
+    /// The stored map.
+    pub map: EncodedMap,
+    /// The map's own UVs (one per vertex) when it was repacked ([`atlas`]).
+    pub map_uvs: Option<Vec<Vec2>>,
+    /// The bake's statistics (default for a map loaded from a file).
+    pub stats: qmap::MapStats,
+}
+
+/// The object-space map of mesh `i` of `scene` for its [`scene::MapSource`]: authored as it
+/// is, baked on the GPU (repacked at twice the side where more than
+/// [`atlas::OVERLAP_THRESHOLD`] of its texels overlap), or loaded from the maps folder for a
+/// material only this mesh uses; `None` for a mesh without one.
+///
+/// # Errors
+/// Bake, encode and load errors.
+pub fn object_map(
+    ctx: &GpuContext,
+    scene: &Scene,
+    i: usize,
+    options: &MapOptions,
+    progress: &mut dyn FnMut(&str),
+    warn: &mut dyn FnMut(String),
+) -> Result<Option<ObjectMap>, GpuError> {
+    let sm = &scene.meshes[i];
+    let label = sm.mesh.label.clone();
+    let what = format!("{}: {label}", scene.name);
+    if let (Some(dir), Some(material)) = (&options.maps_dir, scene.materials.get(sm.material)) {
+        let sole = scene
+            .meshes
+            .iter()
+            .filter(|m| m.material == sm.material)
+            .count()
+            == 1;
+        if sole {
+            if let Some(map) = load_from_dir(dir, &material.name, MapSpace::Object)? {
+                return Ok(Some(ObjectMap {
+                    map,
+                    map_uvs: None,
+                    stats: qmap::MapStats::default(),
+                }));
+            }
+        }
+    }
+    let format = choose(options, MapSpace::Object, false, &what, warn);
+    match &sm.map {
+        scene::MapSource::None => Ok(None),
+        scene::MapSource::Authored(m) => {
+            store(m, MapSpace::Object, format, options.keep_handedness, &what).map(|map| {
+                Some(ObjectMap {
+                    map,
+                    map_uvs: None,
+                    stats: m.stats,
+                })
+            })
+        }
+        scene::MapSource::Bake { size } => {
+            let (mut bake, mut normal_map) = scene.bake_input(i);
+            let overlap =
+                atlas::overlap_fraction(&bake).map_err(|e| GpuError::Input(e.to_string()))?;
+            let repack = overlap > atlas::OVERLAP_THRESHOLD;
+            // Repacked, the parts that shared texels share the square instead: twice the side
+            // keeps their texel density.
+            let size = if repack {
+                (size.saturating_mul(2)).min(scene::MAX_AUTO_BAKE_SIZE.max(*size))
+            } else {
+                *size
+            };
+            let mut settings = Scene::bake_settings(size);
+            settings.format = bake_format(format);
+            let mut map_uvs = None;
+            if repack {
+                progress(&format!(
+                    "{label}: {:.0}% of its UV texels overlap; its object-space map gets a layout of its own",
+                    overlap * 100.0
+                ));
+                let uvs = atlas::unique_layout(&bake, size, 2 * settings.padding + 2);
+                if let Some(nm) = &normal_map {
+                    normal_map = Some(atlas::resample_normal_map(
+                        &bake,
+                        &uvs,
+                        nm,
+                        size,
+                        settings.padding as f32 + 2.0,
+                    ));
+                }
+                bake.uvs.clone_from(&uvs);
+                map_uvs = Some(uvs);
+            }
+            progress(&format!("baking the {size}² object-space map of {label}"));
+            let raster = super::bake::raster_gpu(
+                ctx,
+                &bake,
+                normal_map.as_ref(),
+                &settings,
+                &mut |_, _, _| {},
+            )?;
+            let map = qmap::finish(&raster, settings.padding, &mut |_, _, _| {});
+            let stats = map.stats;
+            store(&map, MapSpace::Object, format, options.keep_handedness, &what).map(|map| {
+                Some(ObjectMap {
+                    map,
+                    map_uvs,
+                    stats,
+                })
+            })
+        }
+    }
+}

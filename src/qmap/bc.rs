@@ -1,0 +1,443 @@
+//! Block compression of quaternion maps: BC5 SNORM for tangent-space rotations kept as (x, y),
+//! BC7 UNORM for (x, y, z) or whole object-space quaternions. CPU only; the encoders are
+//! `block_compression`'s port of Intel's ISPC texture compressor, run on all cores. The tests
+//! (`tests/qmap_bc.rs`) judge the result by the angle of the decoded frame, not by RGB error.
+//!
+//! # Formats
+//!
+//! - **BC5 SNORM** (`VK_FORMAT_BC5_SNORM_BLOCK`, wgpu `Bc5RgSnorm`), 1 B/texel: the (x, y) of a
+//!   tangent-space rotation r whose z is 0 (the shortest arc from +Z to the normal). The shader
+//!   rebuilds `w = sqrt(max(0, 1 − x² − y²))`. Each half-block is a BC4 block: two endpoints and
+//!   a 3-bit index per texel into a palette interpolated between them (D3D11 functional spec
+//!   §19.5.3). Zero is exactly representable, so a flat normal stays flat (BC5 UNORM cannot
+//!   store 0: it lies between 127/255 and 128/255).
+//! - **BC7 UNORM** (`Bc7RgbaUnorm`), 1 B/texel: v·½ + ½ per channel. Three channels (x, y, z of
+//!   a tangent-space rotation, alpha 255) or four (an object-space quaternion, hemisphere-aligned
+//!   between neighbours). Background texels are don't-care ([`encode_bc7`]'s `care`).
+//!
+//! # BC5 SNORM through an unorm encoder
+//!
+//! Each component is quantised to the snorm byte s = round(127·v) ∈ [−127, 127] and handed to
+//! the BC5 (unorm) encoder as the unorm byte u = s + 128 ∈ [1, 255]. The encoder's endpoints are
+//! the block's smallest and largest u, so they lie in [1, 255] too. Flipping the top bit of the
+//! two endpoint bytes of each BC4 half turns unorm byte e (e/255) into the snorm byte e − 128
+//! ((e − 128)/127): the palette is linear in the endpoints and the flip keeps their order (which
+//! picks the 8- or 6-value mode), so the snorm decode of the flipped block is
+//! `(unorm decode · 255 − 128)/127`, exactly the content. Only the 6-value mode's fixed entries
+//! differ: unorm 0 and 1 become snorm −1 and +1, where the content would be −128/127 and +1;
+//! the encoder uses that mode only for constant blocks, with index 1, so it never emits them.
+//!
+//! **Contract** (asserted by the tests): every decoded BC5 component is within
+//! `(½ + range/14)/127` of the input, where `range` is the spread of the block's snorm bytes
+//! (½ for the byte quantisation, range/14 half a palette step: the encoder picks the nearest of
+//! eight evenly spaced entries between the block's extremes).
+//!
+//! # Sizes
+//!
+//! Level 0 must be a multiple of 4 on both sides ([`check_size`]). Smaller mip levels (2×2,
+//! 1×1, 2×1, …) are padded to one block by repeating the edge texels. Any side ≥ 4 that is not
+//! a multiple of 4 is [`BcError::Size`].
+
+use std::num::NonZeroUsize;
+use std::sync::{Mutex, PoisonError};
+
+use block_compression::decode::decode_block_bc7;
+use block_compression::encode::compress_rgba8;
+use block_compression::{BC7Settings, CompressionVariant};
+
+/// Bytes of one 4×4 block, BC5 and BC7 alike.
+pub const BLOCK_BYTES: usize = 16;
+
+/// Block rows per unit of parallel work: small, so that threads share uneven content evenly.
+const BAND_ROWS: usize = 4;
+
+/// A level cannot be block-compressed or decoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum BcError {
+    /// A side is 0, or ≥ 4 and not a multiple of 4.
+    #[error(
+        "a {width}×{height} map cannot be block-compressed: BC needs sides that are multiples \
+         of 4 (pad the map or choose another format)"
+    )]
+    Size {
+        /// Width of the level.
+        width: u32,
+        /// Height of the level.
+        height: u32,
+    },
+    /// The texel slice does not hold width × height texels.
+    #[error("{given} texels given for a {width}×{height} level")]
+    Texels {
+        /// Texels given.
+        given: usize,
+        /// Width of the level.
+        width: u32,
+        /// Height of the level.
+        height: u32,
+    },
+    /// The care mask does not hold width × height flags.
+    #[error("{given} care flags given for a {width}×{height} level")]
+    Care {
+        /// Flags given.
+        given: usize,
+        /// Width of the level.
+        width: u32,
+        /// Height of the level.
+        height: u32,
+    },
+    /// The block bytes do not match the level size.
+    #[error("{given} bytes of blocks given for a {width}×{height} level, which needs {needed}")]
+    Blocks {
+        /// Bytes given.
+        given: usize,
+        /// Width of the level.
+        width: u32,
+        /// Height of the level.
+        height: u32,
+        /// [`level_bytes`] of the level.
+        needed: usize,
+    },
+    /// BC7 stores 3 or 4 channels.
+    #[error("BC7 stores 3 or 4 channels, not {0}")]
+    Channels(u8),
+}
+
+/// Effort of the BC7 encoder: `block_compression`'s presets (`alpha_*` for four channels,
+/// `opaque_*` for three). Slower presets try more modes and partitions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Bc7Quality {
+    /// `alpha_ultrafast` / `opaque_ultra_fast`.
+    UltraFast,
+    /// `alpha_very_fast` / `opaque_very_fast`.
+    VeryFast,
+    /// `alpha_fast` / `opaque_fast`.
+    Fast,
+    /// `alpha_basic` / `opaque_basic`. The default.
+    #[default]
+    Basic,
+    /// `alpha_slow` / `opaque_slow`.
+    Slow,
+}
+
+impl Bc7Quality {
+    /// All qualities, fastest first.
+    pub const ALL: [Bc7Quality; 5] = [
+        Bc7Quality::UltraFast,
+        Bc7Quality::VeryFast,
+        Bc7Quality::Fast,
+        Bc7Quality::Basic,
+        Bc7Quality::Slow,
+    ];
+
+    /// The name a tool takes: `fast`, `basic`, `slow`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Bc7Quality::UltraFast => "ultrafast",
+            Bc7Quality::VeryFast => "veryfast",
+            Bc7Quality::Fast => "fast",
+            Bc7Quality::Basic => "basic",
+            Bc7Quality::Slow => "slow",
+        }
+    }
+
+    /// The quality with this [`Bc7Quality::name`].
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|q| q.name() == name)
+    }
+
+    fn settings(self, alpha: bool) -> BC7Settings {
+        match (self, alpha) {
+            (Bc7Quality::UltraFast, true) => BC7Settings::alpha_ultrafast(),
+            (Bc7Quality::VeryFast, true) => BC7Settings::alpha_very_fast(),
+            (Bc7Quality::Fast, true) => BC7Settings::alpha_fast(),
+            (Bc7Quality::Basic, true) => BC7Settings::alpha_basic(),
+            (Bc7Quality::Slow, true) => BC7Settings::alpha_slow(),
+            (Bc7Quality::UltraFast, false) => BC7Settings::opaque_ultra_fast(),
+            (Bc7Quality::VeryFast, false) => BC7Settings::opaque_very_fast(),
+            (Bc7Quality::Fast, false) => BC7Settings::opaque_fast(),
+            (Bc7Quality::Basic, false) => BC7Settings::opaque_basic(),
+            (Bc7Quality::Slow, false) => BC7Settings::opaque_slow(),
+        }
+    }
+}
+
+/// Checks that a level 0 can be block-compressed: both sides ≥ 4 and multiples of 4.
+///
+/// # Errors
+/// [`BcError::Size`].
+pub fn check_size(width: u32, height: u32) -> Result<(), BcError> {
+    if width == 0 || height == 0 || width % 4 != 0 || height % 4 != 0 {
+        return Err(BcError::Size { width, height });
+    }
+    Ok(())
+}
+
+/// Bytes of a BC5 or BC7 level: 16 per 4×4 block, partial blocks rounded up.
+#[must_use]
+pub fn level_bytes(width: u32, height: u32) -> usize {
+    (width as usize).div_ceil(4) * (height as usize).div_ceil(4) * BLOCK_BYTES
+}
+
+/// Encodes (x, y) ∈ [−1, 1] (clamped; NaN as 0) as BC5 SNORM. `xy` is row-major, width × height.
+/// Decoded components are within `(½ + range/14)/127` of the input (module docs).
+///
+/// # Errors
+/// [`BcError::Size`] for a side that is 0, or ≥ 4 and not a multiple of 4; [`BcError::Texels`].
+pub fn encode_bc5_snorm(width: u32, height: u32, xy: &[[f32; 2]]) -> Result<Vec<u8>, BcError> {
+    let level = Level::new(width, height, xy.len())?;
+    Ok(level.encode(|texels, block| {
+        let rgba = texels.map(|i| {
+            let [x, y] = xy[i].map(|v| snorm_byte(v).wrapping_add(128));
+            [x, y, 0, 0]
+        });
+        compress_rgba8(CompressionVariant::BC5, rgba.as_flattened(), block, 4, 4, 16);
+        bc5_unorm_block_to_snorm(block);
+    }))
+}
+
+/// Decodes BC5 SNORM to (x, y) as the D3D11 / Vulkan spec defines it, in f32: the palette is
+/// interpolated in float, not rounded to 8 bits ([`decode_bc4_snorm_block`]).
+///
+/// # Errors
+/// [`BcError::Size`] as [`encode_bc5_snorm`]; [`BcError::Blocks`].
+pub fn decode_bc5_snorm(width: u32, height: u32, blocks: &[u8]) -> Result<Vec<[f32; 2]>, BcError> {
+    let level = Level::for_blocks(width, height, blocks.len())?;
+    let mut out = vec![[0.0; 2]; level.w * level.h];
+    for (i, block) in blocks.chunks_exact(BLOCK_BYTES).enumerate() {
+        let x = decode_bc4_snorm_block(&block[..8]);
+        let y = decode_bc4_snorm_block(&block[8..]);
+        level.scatter(i, &mut out, |t| [x[t], y[t]]);
+    }
+    Ok(out)
+}
+
+/// Encodes values in [−1, 1] (clamped; NaN as 0) as BC7 UNORM of v·½ + ½. `channels`: 3 uses
+/// x, y, z with alpha 255 and the opaque presets; 4 uses all and the alpha presets.
+///
+/// `care`: `None`, every texel counts; `Some(mask)`, texels marked false are don't-care. In a
+/// block with some cared-for texels each don't-care texel first takes the value of the nearest
+/// cared-for texel of the block (ties: the first in row order); a block with none is filled with
+/// 0 (alpha 255 with three channels). So background never pulls the endpoints of real content.
+///
+/// # Errors
+/// [`BcError::Size`] as [`encode_bc5_snorm`]; [`BcError::Texels`]; [`BcError::Care`];
+/// [`BcError::Channels`].
+pub fn encode_bc7(
+    width: u32,
+    height: u32,
+    values: &[[f32; 4]],
+    channels: u8,
+    care: Option<&[bool]>,
+    quality: Bc7Quality,
+) -> Result<Vec<u8>, BcError> {
+    let level = Level::new(width, height, values.len())?;
+    let alpha = match channels {
+        3 => false,
+        4 => true,
+        _ => return Err(BcError::Channels(channels)),
+    };
+    if let Some(mask) = care.filter(|m| m.len() != values.len()) {
+        return Err(BcError::Care { given: mask.len(), width, height });
+    }
+    let variant = CompressionVariant::BC7(quality.settings(alpha));
+    let texel = |v: [f32; 4]| {
+        let c = v.map(unorm_byte);
+        [c[0], c[1], c[2], if alpha { c[3] } else { 255 }]
+    };
+    let mut background = [0u8; BLOCK_BYTES];
+    compress_rgba8(variant, &[texel([0.0; 4]); 16].concat(), &mut background, 4, 4, 16);
+    Ok(level.encode(|texels, block| {
+        let keep = texels.map(|i| care.is_none_or(|m| m[i]));
+        if !keep.contains(&true) {
+            block.copy_from_slice(&background);
+            return;
+        }
+        let mut rgba = texels.map(|i| texel(values[i]));
+        if keep.contains(&false) {
+            fill_dont_care(&mut rgba, keep);
+        }
+        compress_rgba8(variant, rgba.as_flattened(), block, 4, 4, 16);
+    }))
+}
+
+/// Decodes BC7 UNORM with `block_compression`'s decoder (a port of bcdec) to c/255·2 − 1.
+///
+/// # Errors
+/// [`BcError::Size`] as [`encode_bc5_snorm`]; [`BcError::Blocks`].
+pub fn decode_bc7(width: u32, height: u32, blocks: &[u8]) -> Result<Vec<[f32; 4]>, BcError> {
+    let level = Level::for_blocks(width, height, blocks.len())?;
+    let mut out = vec![[0.0; 4]; level.w * level.h];
+    let mut rgba = [0u8; 64];
+    for (i, block) in blocks.chunks_exact(BLOCK_BYTES).enumerate() {
+        decode_block_bc7(block, &mut rgba, 16);
+        level.scatter(i, &mut out, |t| {
+            std::array::from_fn(|c| f32::from(rgba[t * 4 + c]) / 255.0 * 2.0 - 1.0)
+        });
+    }
+    Ok(out)
+}
+
+/// Turns a BC5 UNORM block whose four endpoint bytes are ≥ 1 into the BC5 SNORM block that
+/// decodes to `(unorm · 255 − 128)/127` (module docs): flips the top bit of bytes 0, 1, 8, 9.
+/// Its own inverse.
+///
+/// # Panics
+/// If `block` is shorter than 10 bytes.
+pub fn bc5_unorm_block_to_snorm(block: &mut [u8]) {
+    for i in [0, 1, 8, 9] {
+        block[i] ^= 0x80;
+    }
+}
+
+/// Decodes one BC4 SNORM block (8 bytes) to its 16 texels, row-major, per the D3D11
+/// functional spec: endpoint bytes are signed, −128 and −127 both −1; the mode is chosen by
+/// comparing the raw signed bytes; e0 > e1 gives six interpolants (k·e0 + (7−k)·e1)/7 for
+/// k = 6…1, otherwise four, (k·e0 + (5−k)·e1)/5 for k = 4…1, then −1 and +1. Float throughout.
+///
+/// # Panics
+/// If `block` is shorter than 8 bytes.
+#[must_use]
+pub fn decode_bc4_snorm_block(block: &[u8]) -> [f32; 16] {
+    let s = [block[0] as i8, block[1] as i8];
+    let ends = s.map(|e| f32::from(e.max(-127)) / 127.0);
+    bc4_texels(block, s[0] > s[1], ends, -1.0)
+}
+
+/// Decodes one BC4 UNORM block (8 bytes) to its 16 texels in [0, 1], row-major, as
+/// [`decode_bc4_snorm_block`] with unsigned endpoints e/255 and fixed entries 0 and 1.
+///
+/// # Panics
+/// If `block` is shorter than 8 bytes.
+#[must_use]
+pub fn decode_bc4_unorm_block(block: &[u8]) -> [f32; 16] {
+    let ends = [block[0], block[1]].map(|e| f32::from(e) / 255.0);
+    bc4_texels(block, block[0] > block[1], ends, 0.0)
+}
+
+fn bc4_texels(block: &[u8], eight: bool, [a, b]: [f32; 2], low: f32) -> [f32; 16] {
+    let mut palette = [a, b, 0.0, 0.0, 0.0, 0.0, low, 1.0];
+    let steps = if eight { 7 } else { 5 };
+    for k in 1..steps {
+        palette[k + 1] = ((steps - k) as f32 * a + k as f32 * b) / steps as f32;
+    }
+    let mut bits = [0u8; 8];
+    bits[..6].copy_from_slice(&block[2..8]);
+    let bits = u64::from_le_bytes(bits);
+    std::array::from_fn(|t| palette[(bits >> (3 * t)) as usize & 7])
+}
+
+/// round(127·v) as a two's-complement byte; symmetric, so −v gives −s.
+fn snorm_byte(v: f32) -> u8 {
+    let v = if v.is_nan() { 0.0 } else { v.clamp(-1.0, 1.0) };
+    (127.0 * v).round() as i8 as u8
+}
+
+/// round(255·(v·½ + ½)).
+fn unorm_byte(v: f32) -> u8 {
+    let v = if v.is_nan() { 0.0 } else { v.clamp(-1.0, 1.0) };
+    (127.5 * v + 127.5).round() as u8
+}
+
+/// Replaces each don't-care texel of a block (`keep` false) by the nearest one to keep.
+fn fill_dont_care(rgba: &mut [[u8; 4]; 16], keep: [bool; 16]) {
+    let dist = |a: usize, b: usize| (a % 4).abs_diff(b % 4).pow(2) + (a / 4).abs_diff(b / 4).pow(2);
+    for t in (0..16).filter(|&t| !keep[t]) {
+        if let Some(s) = (0..16).filter(|&s| keep[s]).min_by_key(|&s| dist(s, t)) {
+            rgba[t] = rgba[s];
+        }
+    }
+}
+
+/// A level's size and its padding to whole blocks.
+#[derive(Clone, Copy)]
+struct Level {
+    w: usize,
+    h: usize,
+    /// Padded width: a multiple of 4.
+    pw: usize,
+}
+
+impl Level {
+    fn size(width: u32, height: u32) -> Result<Self, BcError> {
+        let bad = |s: u32| s == 0 || (s >= 4 && s % 4 != 0);
+        if bad(width) || bad(height) {
+            return Err(BcError::Size { width, height });
+        }
+        let (w, h) = (width as usize, height as usize);
+        Ok(Level { w, h, pw: w.max(4) })
+    }
+
+    fn new(width: u32, height: u32, texels: usize) -> Result<Self, BcError> {
+        let level = Self::size(width, height)?;
+        if texels != level.w * level.h {
+            return Err(BcError::Texels { given: texels, width, height });
+        }
+        Ok(level)
+    }
+
+    fn for_blocks(width: u32, height: u32, bytes: usize) -> Result<Self, BcError> {
+        let level = Self::size(width, height)?;
+        let needed = level_bytes(width, height);
+        if bytes != needed {
+            return Err(BcError::Blocks { given: bytes, width, height, needed });
+        }
+        Ok(level)
+    }
+
+    /// Runs `block_fn(texels, block)` for every block on all cores, where `texels` are the
+    /// indices of the block's 16 texels (row-major, edges repeated) and `block` its 16 bytes.
+    fn encode(self, block_fn: impl Fn([usize; 16], &mut [u8]) + Sync) -> Vec<u8> {
+        let blocks_x = self.pw / 4;
+        let mut out = vec![0u8; blocks_x * self.h.div_ceil(4) * BLOCK_BYTES];
+        for_each_band(&mut out, blocks_x * BLOCK_BYTES, |first_row, band| {
+            for (i, block) in band.chunks_exact_mut(BLOCK_BYTES).enumerate() {
+                let (x0, y0) = (i % blocks_x * 4, (first_row + i / blocks_x) * 4);
+                block_fn(std::array::from_fn(|t| self.source(x0 + t % 4, y0 + t / 4)), block);
+            }
+        });
+        out
+    }
+
+    /// The texel whose value the padded texel (x, y) holds: edge repetition.
+    fn source(self, x: usize, y: usize) -> usize {
+        y.min(self.h - 1) * self.w + x.min(self.w - 1)
+    }
+
+    /// Writes texel t of block `i` (`texel(t)`) to `out` where it lies inside the level.
+    fn scatter<T>(self, i: usize, out: &mut [T], texel: impl Fn(usize) -> T) {
+        let (bx, by) = (i % (self.pw / 4) * 4, i / (self.pw / 4) * 4);
+        for t in 0..16 {
+            let (x, y) = (bx + t % 4, by + t / 4);
+            if x < self.w && y < self.h {
+                out[y * self.w + x] = texel(t);
+            }
+        }
+    }
+}
+
+/// Runs `work(first_block_row, band)` on bands of [`BAND_ROWS`] block rows of `out` (each
+/// `row_len` long), on every core; threads take the next band when done (uneven blocks).
+fn for_each_band<T: Send>(out: &mut [T], row_len: usize, work: impl Fn(usize, &mut [T]) + Sync) {
+    let band_len = BAND_ROWS * row_len;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, NonZeroUsize::get)
+        .min(out.len().div_ceil(band_len));
+    let bands = Mutex::new(out.chunks_mut(band_len).enumerate());
+    let next = || bands.lock().unwrap_or_else(PoisonError::into_inner).next();
+    let run = || {
+        while let Some((i, band)) = next() {
+            work(i * BAND_ROWS, band);
+        }
+    };
+    if threads <= 1 {
+        run();
+    } else {
+        std::thread::scope(|s| {
+            for _ in 0..threads {
+                s.spawn(run);
+            }
+        });
+    }
+}

@@ -1,0 +1,492 @@
+//! Quaternion maps as stored and shipped: the texel bytes of every level in a [`StoredFormat`]
+//! (plain or block-compressed), the map's [`MapSpace`], and the optional handedness plane —
+//! what a KTX2 file holds ([`EncodedMap::to_ktx2`] / [`EncodedMap::from_ktx2`]) and what the
+//! renderer uploads. CPU only.
+//!
+//! | format   | bytes/texel | object space                  | tangent space                        |
+//! |----------|-------------|-------------------------------|--------------------------------------|
+//! | rgba32f  | 16          | q                             | r                                    |
+//! | rgba16f  | 8           | q                             | r                                    |
+//! | snorm16  | 8           | q                             | r                                    |
+//! | snorm8   | 4           | q                             | r                                    |
+//! | bc7      | 1           | q·½+½ (RGBA), background free | r·½+½ (RGBA)                         |
+//! | bc5      | 1           | —                             | (x, y) snorm, w rebuilt; no twist    |
+//!
+//! Decoding a sample (what `shaders/qmap.wgsl` does): plain formats give the quaternion
+//! directly; BC7 gives `2c − 1`; BC5 gives (x, y) and w = √(1 − x² − y²). Then normalise.
+
+use glam::Vec4;
+
+use super::bc::{self, Bc7Quality};
+use super::{tangent, BakeError, MapFormat, QuatMap};
+use crate::ktx2::{Ktx2Texture, TexelFormat};
+
+/// Which frame a map's rotations are relative to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum MapSpace {
+    /// The whole frame in object space (needs unique UVs; hemisphere-aligned).
+    Object,
+    /// The rotation of the interpolated vertex frame ([`super::tangent`]).
+    Tangent,
+}
+
+impl MapSpace {
+    /// `object` or `tangent` (the `bake --kind` names).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            MapSpace::Object => "object",
+            MapSpace::Tangent => "tangent",
+        }
+    }
+
+    /// The space with this [`MapSpace::name`].
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        [MapSpace::Object, MapSpace::Tangent]
+            .into_iter()
+            .find(|s| s.name() == name)
+    }
+}
+
+/// How a map's texels are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StoredFormat {
+    /// One of the uncompressed formats.
+    Plain(MapFormat),
+    /// BC5 SNORM of (x, y): tangent-space maps without a twist. 1 B/texel.
+    Bc5,
+    /// BC7 UNORM of the quaternion as `q·½ + ½`. 1 B/texel.
+    Bc7,
+}
+
+impl StoredFormat {
+    /// Every format, in the order the tools list them.
+    pub const ALL: [StoredFormat; 6] = [
+        StoredFormat::Plain(MapFormat::Rgba16Float),
+        StoredFormat::Plain(MapFormat::Rgba16Snorm),
+        StoredFormat::Plain(MapFormat::Rgba8Snorm),
+        StoredFormat::Plain(MapFormat::Rgba32Float),
+        StoredFormat::Bc5,
+        StoredFormat::Bc7,
+    ];
+
+    /// `rgba16f`, `snorm16`, `snorm8`, `rgba32f`, `bc5`, `bc7`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            StoredFormat::Plain(f) => f.name(),
+            StoredFormat::Bc5 => "bc5",
+            StoredFormat::Bc7 => "bc7",
+        }
+    }
+
+    /// The format with this [`StoredFormat::name`].
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// The comma-separated list of names, for messages.
+    #[must_use]
+    pub fn names() -> String {
+        Self::ALL.map(StoredFormat::name).join(", ")
+    }
+
+    /// The compressed format a map of `space` is stored in by default: BC5 for tangent-space
+    /// maps ([`StoredFormat::Bc7`] when they have a twist, see [`StoredFormat::default_for`]),
+    /// BC7 for object-space maps.
+    #[must_use]
+    pub fn default_for(space: MapSpace, twist: bool) -> Self {
+        match space {
+            MapSpace::Tangent if !twist => StoredFormat::Bc5,
+            _ => StoredFormat::Bc7,
+        }
+    }
+
+    /// Whether the format is block-compressed.
+    #[must_use]
+    pub fn is_compressed(self) -> bool {
+        !matches!(self, StoredFormat::Plain(_))
+    }
+
+    /// Bytes per texel (1 for the block formats: 16 B per 4×4 block).
+    #[must_use]
+    pub fn bytes_per_texel(self) -> f64 {
+        match self {
+            StoredFormat::Plain(f) => f.bytes_per_texel() as f64,
+            StoredFormat::Bc5 | StoredFormat::Bc7 => 1.0,
+        }
+    }
+
+    /// The KTX2 texel format.
+    #[must_use]
+    pub fn texel_format(self) -> TexelFormat {
+        match self {
+            StoredFormat::Plain(MapFormat::Rgba16Float) => TexelFormat::Rgba16Float,
+            StoredFormat::Plain(MapFormat::Rgba16Snorm) => TexelFormat::Rgba16Snorm,
+            StoredFormat::Plain(MapFormat::Rgba8Snorm) => TexelFormat::Rgba8Snorm,
+            StoredFormat::Plain(MapFormat::Rgba32Float) => TexelFormat::Rgba32Float,
+            StoredFormat::Bc5 => TexelFormat::Bc5Snorm,
+            StoredFormat::Bc7 => TexelFormat::Bc7Unorm,
+        }
+    }
+
+    /// The format of a KTX2 texel format (the handedness plane's R8 is none).
+    #[must_use]
+    pub fn from_texel_format(t: TexelFormat) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.texel_format() == t)
+    }
+
+    /// How a shader turns a filtered sample into a quaternion: 0 directly, 1 as `2c − 1`
+    /// (BC7 UNORM), 2 as (x, y, 0, √(1 − x² − y²)) (BC5). The `MAP_DECODE` override of
+    /// `shaders/qmap.wgsl`.
+    #[must_use]
+    pub fn decode_code(self) -> u32 {
+        match self {
+            StoredFormat::Plain(_) => 0,
+            StoredFormat::Bc7 => 1,
+            StoredFormat::Bc5 => 2,
+        }
+    }
+
+    /// How to decode it, in words: the KTX2 file's `qtangent.decode` entry.
+    #[must_use]
+    pub fn decode_text(self, space: MapSpace) -> &'static str {
+        match (self, space) {
+            (StoredFormat::Bc5, _) => {
+                "q = (r, g, 0, sqrt(max(0, 1 - r*r - g*g))) from the snorm sample; frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
+            }
+            (StoredFormat::Bc7, MapSpace::Tangent) => {
+                "q = normalize(2 * rgba - 1); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
+            }
+            (StoredFormat::Bc7, MapSpace::Object) => {
+                "q = normalize(2 * rgba - 1), object space: normal = column 2, tangent = column 0 of the rotation; handedness from the .handedness.ktx2 plane if present, else the sign of the UV winding against the surface"
+            }
+            (StoredFormat::Plain(_), MapSpace::Tangent) => {
+                "q = normalize(rgba); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
+            }
+            (StoredFormat::Plain(_), MapSpace::Object) => {
+                "q = normalize(rgba), object space: normal = column 2, tangent = column 0 of the rotation; handedness from the .handedness.ktx2 plane if present, else the sign of the UV winding against the surface"
+            }
+        }
+    }
+}
+
+impl std::fmt::Display for StoredFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A quaternion map as stored: level 0 first, each level's texel bytes (block rows for BC).
+#[derive(Debug, Clone, PartialEq)]
+pub struct EncodedMap {
+    /// Object or tangent space.
+    pub space: MapSpace,
+    /// Storage format.
+    pub format: StoredFormat,
+    /// Width of level 0.
+    pub width: u32,
+    /// Height of level 0.
+    pub height: u32,
+    /// Texel bytes per level.
+    pub levels: Vec<Vec<u8>>,
+    /// The handedness plane (R8 SNORM: ±127, background 0) per level, when kept; `None` when
+    /// derived from the UV winding (object space) or taken from the vertex (tangent space).
+    pub handedness: Option<Vec<Vec<u8>>>,
+}
+
+/// KTX2 key of the map space.
+pub const KEY_SPACE: &str = "qtangent.kind";
+/// KTX2 key of the stored format's name.
+pub const KEY_FORMAT: &str = "qtangent.format";
+/// KTX2 key of the decode recipe in words.
+pub const KEY_DECODE: &str = "qtangent.decode";
+
+fn text(s: &str) -> Vec<u8> {
+    let mut v = s.as_bytes().to_vec();
+    v.push(0);
+    v
+}
+
+impl EncodedMap {
+    /// Stores `map` (of `space`) in `format`. Plain formats re-quantise each texel
+    /// ([`MapFormat::texel_bytes`]); BC7 encodes `q·½+½`, with background texels (q = 0) of
+    /// object-space maps as don't-care so they never spoil a block; BC5 encodes (x, y) of a
+    /// tangent-space map without a twist. `keep_handedness` keeps the object-space plane.
+    ///
+    /// # Errors
+    /// [`BakeError::Settings`] for a format that cannot hold the map (BC5 of an object-space map
+    /// or of a tangent-space map with a twist) or a size BC cannot take (not a multiple of 4).
+    pub fn encode(
+        map: &QuatMap,
+        space: MapSpace,
+        format: StoredFormat,
+        keep_handedness: bool,
+        quality: Bc7Quality,
+    ) -> Result<Self, BakeError> {
+        let (width, height) = (map.width(), map.height());
+        if format.is_compressed() {
+            bc::check_size(width, height).map_err(|e| BakeError::Settings(e.to_string()))?;
+        }
+        let bc_err = |e: bc::BcError| BakeError::Settings(e.to_string());
+        let levels: Vec<Vec<u8>> = match format {
+            StoredFormat::Plain(f) => map
+                .levels
+                .iter()
+                .map(|l| l.quats.iter().flat_map(|&q| f.texel_bytes(q)).collect())
+                .collect(),
+            StoredFormat::Bc5 => {
+                if space == MapSpace::Object {
+                    return Err(BakeError::Settings(
+                        "--format bc5 holds two channels, (x, y) of a tangent-space rotation; an object-space map needs all four: use --format bc7".into(),
+                    ));
+                }
+                if tangent::has_twist(map) {
+                    return Err(BakeError::Settings(
+                        "--format bc5 holds (x, y) only, but this tangent-space map has a twist (z ≠ 0): use --format bc7".into(),
+                    ));
+                }
+                map.levels
+                    .iter()
+                    .map(|l| {
+                        let xy: Vec<[f32; 2]> = l.quats.iter().map(|q| [q.x, q.y]).collect();
+                        bc::encode_bc5_snorm(l.width, l.height, &xy).map_err(bc_err)
+                    })
+                    .collect::<Result<_, _>>()?
+            }
+            StoredFormat::Bc7 => map
+                .levels
+                .iter()
+                .map(|l| {
+                    let values: Vec<[f32; 4]> = l.quats.iter().map(|q| q.to_array()).collect();
+                    let care: Option<Vec<bool>> = (space == MapSpace::Object)
+                        .then(|| l.quats.iter().map(|q| *q != Vec4::ZERO).collect());
+                    bc::encode_bc7(l.width, l.height, &values, 4, care.as_deref(), quality)
+                        .map_err(bc_err)
+                })
+                .collect::<Result<_, _>>()?,
+        };
+        let handedness = (space == MapSpace::Object && keep_handedness).then(|| {
+            map.levels
+                .iter()
+                .map(|l| {
+                    l.handedness
+                        .iter()
+                        .map(|&s| (i32::from(s.signum()) * 127) as u8)
+                        .collect()
+                })
+                .collect()
+        });
+        Ok(Self {
+            space,
+            format,
+            width,
+            height,
+            levels,
+            handedness,
+        })
+    }
+
+    /// Size of level `k`.
+    #[must_use]
+    pub fn level_size(&self, k: usize) -> (u32, u32) {
+        ((self.width >> k).max(1), (self.height >> k).max(1))
+    }
+
+    /// The quaternion every texel of level `k` decodes to, unnormalised as a shader reads it
+    /// (BC5: w rebuilt; BC7: `2c − 1`), row-major.
+    ///
+    /// # Errors
+    /// [`BakeError::Settings`] for a level that does not exist or has the wrong byte count.
+    pub fn decode_level(&self, k: usize) -> Result<Vec<Vec4>, BakeError> {
+        let (w, h) = self.level_size(k);
+        let bytes = self.levels.get(k).ok_or_else(|| {
+            BakeError::Settings(format!("level {k} of a {}-level map", self.levels.len()))
+        })?;
+        let bc_err = |e: bc::BcError| BakeError::Settings(e.to_string());
+        Ok(match self.format {
+            StoredFormat::Plain(f) => {
+                let n = f.bytes_per_texel();
+                if bytes.len() != n * (w * h) as usize {
+                    return Err(BakeError::Settings(format!(
+                        "level {k} has {} bytes; a {w}×{h} {f} level needs {}",
+                        bytes.len(),
+                        n * (w * h) as usize
+                    )));
+                }
+                bytes
+                    .chunks_exact(n)
+                    .map(|c| {
+                        let mut words = [0u32; 4];
+                        for (i, b) in c.iter().enumerate() {
+                            words[i / 4] |= u32::from(*b) << (8 * (i % 4));
+                        }
+                        f.unpack(words)
+                    })
+                    .collect()
+            }
+            StoredFormat::Bc5 => bc::decode_bc5_snorm(w, h, bytes)
+                .map_err(bc_err)?
+                .into_iter()
+                .map(|[x, y]| tangent::rebuild_w(x, y, 0.0))
+                .collect(),
+            StoredFormat::Bc7 => bc::decode_bc7(w, h, bytes)
+                .map_err(bc_err)?
+                .into_iter()
+                .map(Vec4::from_array)
+                .collect(),
+        })
+    }
+
+    /// The same map re-stored as `format` (plain), every texel decoded first: how a device
+    /// without BC sampling gets a compressed map.
+    ///
+    /// # Errors
+    /// As [`EncodedMap::decode_level`].
+    pub fn to_plain(&self, format: MapFormat) -> Result<Self, BakeError> {
+        let levels = (0..self.levels.len())
+            .map(|k| {
+                self.decode_level(k).map(|qs| {
+                    qs.into_iter()
+                        .flat_map(|q| format.texel_bytes(q))
+                        .collect()
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(Self {
+            format: StoredFormat::Plain(format),
+            levels,
+            ..self.clone()
+        })
+    }
+
+    /// Bytes of every level, the handedness plane included.
+    #[must_use]
+    pub fn texture_bytes(&self) -> u64 {
+        let planes = self.handedness.iter().flatten().map(Vec::len).sum::<usize>();
+        (self.levels.iter().map(Vec::len).sum::<usize>() + planes) as u64
+    }
+
+    /// The KTX2 textures: the map (with its space, format and decode recipe as key/values) and
+    /// the handedness plane when kept.
+    #[must_use]
+    pub fn to_ktx2(&self) -> (Ktx2Texture, Option<Ktx2Texture>) {
+        let kv = |extra: &str| {
+            vec![
+                (KEY_SPACE.to_string(), text(self.space.name())),
+                (KEY_FORMAT.to_string(), text(extra)),
+                (
+                    KEY_DECODE.to_string(),
+                    text(self.format.decode_text(self.space)),
+                ),
+            ]
+        };
+        let main = Ktx2Texture {
+            format: self.format.texel_format(),
+            width: self.width,
+            height: self.height,
+            levels: self.levels.clone(),
+            key_values: kv(self.format.name()),
+        };
+        let plane = self.handedness.as_ref().map(|planes| Ktx2Texture {
+            format: TexelFormat::R8Snorm,
+            width: self.width,
+            height: self.height,
+            levels: planes.clone(),
+            key_values: vec![
+                (KEY_SPACE.to_string(), text(self.space.name())),
+                (KEY_FORMAT.to_string(), text("handedness")),
+                (
+                    KEY_DECODE.to_string(),
+                    text("handedness = sign(r) (+1 or -1; 0 for background), filtered like the map"),
+                ),
+            ],
+        });
+        (main, plane)
+    }
+
+    /// A map from its KTX2 texture (and handedness plane). `what` names the file in errors.
+    ///
+    /// # Errors
+    /// [`BakeError::Settings`] naming `what` for a texel format that is no map format, a missing
+    /// or unknown `qtangent.kind`, or a plane of another size.
+    pub fn from_ktx2(
+        what: &str,
+        main: &Ktx2Texture,
+        plane: Option<&Ktx2Texture>,
+    ) -> Result<Self, BakeError> {
+        let fail = |problem: String| Err(BakeError::Settings(format!("{what}: {problem}")));
+        let Some(format) = StoredFormat::from_texel_format(main.format) else {
+            return fail(format!(
+                "vkFormat {} is not a quaternion-map format ({})",
+                main.format.vk_format(),
+                StoredFormat::names()
+            ));
+        };
+        let space = match crate::ktx2::key_value_text(main, KEY_SPACE) {
+            Some(s) => match MapSpace::from_name(s) {
+                Some(s) => s,
+                None => return fail(format!("{KEY_SPACE} is '{s}', not object or tangent")),
+            },
+            None => return fail(format!("no {KEY_SPACE} entry: not a qtangent quaternion map")),
+        };
+        if format == StoredFormat::Bc5 && space == MapSpace::Object {
+            return fail("a bc5 map cannot be object-space".into());
+        }
+        let handedness = match plane {
+            None => None,
+            Some(p) => {
+                if p.format != TexelFormat::R8Snorm
+                    || (p.width, p.height) != (main.width, main.height)
+                    || p.levels.len() != main.levels.len()
+                {
+                    return fail(format!(
+                        "the handedness plane is {:?} {}×{} with {} levels; the map is {}×{} with {}",
+                        p.format,
+                        p.width,
+                        p.height,
+                        p.levels.len(),
+                        main.width,
+                        main.height,
+                        main.levels.len()
+                    ));
+                }
+                Some(p.levels.clone())
+            }
+        };
+        Ok(Self {
+            space,
+            format,
+            width: main.width,
+            height: main.height,
+            levels: main.levels.clone(),
+            handedness,
+        })
+    }
+}
+
+/// A file stem from a material name, as `bake` names its files and the renderer looks them up:
+/// ASCII letters, digits, `-`, `_` and `.` kept, anything else `_`; no leading or trailing dot;
+/// at most 100 characters; `map` when nothing is left.
+#[must_use]
+pub fn file_stem(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(100)
+        .collect();
+    let s = s.trim_start_matches('.').trim_end_matches('.').to_string();
+    if s.is_empty() || s.chars().all(|c| c == '_') {
+        "map".into()
+    } else {
+        s
+    }
+}

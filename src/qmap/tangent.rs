@@ -1,0 +1,161 @@
+//! Tangent-space quaternion maps: per texel the rotation r that turns the interpolated vertex
+//! frame into the texel's frame, `frame = vertex frame ⊗ r`. CPU reference; the GPU baker
+//! (`shaders/bake_tangent.wgsl`, [`crate::gpu::bake_tangent`]) mirrors [`texel_rotation`]
+//! operation for operation.
+//!
+//! # The rotation
+//!
+//! r acts in glTF's tangent-space basis (x = tangent, y = bitangent, z = normal), the basis a
+//! normal map's texels are written in:
+//!
+//! - **Normal-map content**: r is the shortest arc from +Z to the mapped normal m, so
+//!   `r·Z = m` and the decoded normal is normal mapping's `t·mx + b·my + n·mz`. Its z is 0.
+//! - **A twist** φ about the normal (a tangent field, e.g. brushed or spun metal) is applied
+//!   after the tilt: `r = arc(Z → m) ⊗ rot_z(φ)`. The normal is unchanged; the tangent turns.
+//! - **Hemisphere**: r is kept with w ≥ 0. For normal-map content w = cos(θ/2) for a tilt θ, so
+//!   w ≥ cos 45° ≈ 0.707 for every normal of the upper hemisphere, and neighbouring texels never
+//!   disagree: no hemisphere problem. A twist field that winds (the spun plate winds once about
+//!   its centre) still has a seam ray where r turns into −r; the seam-robust sampler handles it.
+//! - **Handedness** is not in the map: it comes from the vertex. The map's y axis is the
+//!   bitangent b = h·cross(n, t); in the right-handed basis [t, cross(n, t), n] the decoder
+//!   uses r' = (h·x, y, h·z, w) — the rotation conjugated by the reflection y → −y. So one
+//!   texel serves mirrored and unmirrored triangles alike, and overlapping, mirrored and tiling
+//!   UVs need no repack.
+//!
+//! # Rebuilding w (the seed's three-component idea)
+//!
+//! With w ≥ 0, w = √(1 − x² − y² − z²) is rebuilt from x, y, z, so normal-map content needs only
+//! (x, y) — two channels, BC5. The rebuild is well conditioned near the identity: an error ε in
+//! (x, y) moves w by ε·tan(θ/2) and turns the normal by at most 2ε/cos(θ/2)·… ≈ 2ε at small tilts
+//! and 2√2·ε at θ = 90° (a normal on the horizon). Beyond 90° (normals below the surface, which
+//! no normal map stores) the error grows as 1/cos(θ/2) and diverges at θ = 180°, where w = 0 and
+//! the arc's axis is undefined. A BC5 normal map, which rebuilds z = √(1 − x² − y²), is
+//! conditioned as 1/cos θ instead: it diverges at the horizon.
+
+use glam::{Vec2, Vec3, Vec4};
+
+use super::normal_map::NormalMap;
+use super::texel::{arc_from_z, quat_mul};
+use super::{MapFormat, MapLevel, MapStats, QuatMap, TexelKind};
+
+/// A twist field: the angle φ (radians) about the normal at a UV point, for tangent fields no
+/// normal map can say. Evaluated at every texel centre of every level.
+pub type Twist<'a> = &'a (dyn Fn(Vec2) -> f32 + Sync);
+
+/// The tangent-space rotation of one texel: `arc(Z → normalize(m)) ⊗ rot_z(phi)`, normalised,
+/// with w ≥ 0. `m` is the normal-map vector as unpacked (need not be unit; (nearly) zero gives
+/// the identity tilt). Mirrors `texel_rotation` in `shaders/bake_tangent.wgsl`.
+#[must_use]
+pub fn texel_rotation(m: Vec3, phi: f32) -> Vec4 {
+    let mm = m.dot(m);
+    let mut r = if mm > 1e-12 {
+        arc_from_z(m / mm.sqrt())
+    } else {
+        Vec4::W
+    };
+    if phi != 0.0 {
+        let (s, c) = (0.5 * phi).sin_cos();
+        r = quat_mul(r, Vec4::new(0.0, 0.0, s, c));
+    }
+    r /= r.dot(r).sqrt();
+    if r.w < 0.0 {
+        r = -r;
+    }
+    r
+}
+
+/// The rotation a decoder applies for handedness `h` (±1) in the basis [t, cross(n, t), n]:
+/// (h·x, y, h·z, w), r conjugated by the reflection of y when h = −1.
+#[must_use]
+pub fn for_handedness(r: Vec4, h: f32) -> Vec4 {
+    Vec4::new(h * r.x, r.y, h * r.z, r.w)
+}
+
+/// Rebuilds w ≥ 0 from (x, y, z): `√max(0, 1 − x² − y² − z²)`. Exact for unit r with w ≥ 0.
+#[must_use]
+pub fn rebuild_w(x: f32, y: f32, z: f32) -> Vec4 {
+    Vec4::new(x, y, z, (1.0 - x * x - y * y - z * z).max(0.0).sqrt())
+}
+
+/// The frame a tangent-space rotation gives on a vertex frame (n, t unit and perpendicular,
+/// handedness h): returns (normal, tangent). `normal = t·m.x + c·m.y + n·m.z` with
+/// `m = r'·Z`, `c = cross(n, t)`; the tangent likewise from `r'·X`. For normal-map content the
+/// normal equals `normalize(t·mx + b·my + n·mz)` (b = h·c) exactly in exact arithmetic.
+#[must_use]
+pub fn apply(n: Vec3, t: Vec3, h: f32, r: Vec4) -> (Vec3, Vec3) {
+    let r = for_handedness(r, h);
+    let m = glam::Mat3::from_quat(glam::Quat::from_vec4(r).normalize());
+    let c = n.cross(t);
+    let z = m.z_axis;
+    let x = m.x_axis;
+    (t * z.x + c * z.y + n * z.z, t * x.x + c * x.y + n * x.z)
+}
+
+/// Bakes a tangent-space map from a normal map's mip chain (`levels[0]` full size, each next
+/// level half the size, rounded down, at least 1) and an optional twist field: level k's
+/// texels are [`texel_rotation`] of level k's normal-map texels, quantised to `format`. Every
+/// texel is covered (a normal map has no background); handedness planes are +1 (unused).
+///
+/// # Panics
+/// If `levels` is empty.
+#[must_use]
+pub fn bake_cpu(levels: &[NormalMap], twist: Option<Twist<'_>>, format: MapFormat) -> QuatMap {
+    let out: Vec<MapLevel> = levels
+        .iter()
+        .map(|nm| {
+            let (w, h) = (nm.width, nm.height);
+            let quats = nm
+                .texels
+                .iter()
+                .enumerate()
+                .map(|(i, &m)| {
+                    let phi = twist.map_or(0.0, |f| {
+                        let (x, y) = (i as u32 % w, i as u32 / w);
+                        f(Vec2::new(
+                            (x as f32 + 0.5) / w as f32,
+                            (y as f32 + 0.5) / h as f32,
+                        ))
+                    });
+                    format.quantize(texel_rotation(m, phi))
+                })
+                .collect();
+            MapLevel {
+                width: w,
+                height: h,
+                quats,
+                handedness: vec![1; (w * h) as usize],
+            }
+        })
+        .collect();
+    let (w, h) = (out[0].width, out[0].height);
+    let n = (w * h) as usize;
+    let (neighbour_pairs, hemisphere_conflicts) =
+        super::post::count_conflicts(w, h, &out[0].quats, |_| true);
+    QuatMap {
+        format,
+        kind: vec![TexelKind::Covered; n],
+        triangle: vec![u32::MAX; n],
+        stats: MapStats {
+            width: w,
+            height: h,
+            covered: n,
+            neighbour_pairs,
+            hemisphere_conflicts,
+            covered_pairs: neighbour_pairs,
+            covered_conflicts: hemisphere_conflicts,
+            ..MapStats::default()
+        },
+        levels: out,
+    }
+}
+
+/// Whether a tangent-space map has twist content (z ≠ 0 somewhere): such a map cannot be stored
+/// as (x, y) alone (BC5).
+#[must_use]
+pub fn has_twist(map: &QuatMap) -> bool {
+    // One step of the coarsest format (snorm8: 1/127) is far above f32 noise in z, which pure
+    // normal-map content makes exactly 0 (arc_from_z writes z = 0).
+    map.levels
+        .iter()
+        .any(|l| l.quats.iter().any(|q| q.z.abs() > 0.5 / 127.0))
+}
