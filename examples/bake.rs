@@ -1,10 +1,27 @@
-//! Bake quaternion maps: one texture per material storing the whole tangent frame per texel
-//! (see `qtangent::qmap`), written as OpenEXR with all mips plus two PNGs to look at.
+//! Bake quaternion maps: one texture per material storing a tangent frame (object space) or the
+//! rotation of the vertex frame (tangent space) per texel (see `qtangent::qmap`), written as
+//! KTX2 with all mips (or OpenEXR for float formats) plus PNGs to look at.
 //!
 //! ```text
-//! cargo run --release --example bake -- [MESH] [--normal-map PNG] [--size 2048] [--padding 4]
-//!     [--format rgba16f|snorm16|snorm8|rgba32f] [-o DIR] [--cpu] [--json]
+//! cargo run --release --example bake -- [MESH] --kind tangent|object --format <name>
+//!     [--container ktx2|exr] [-o DIR] [--normal-map PNG] [--size 2048] [--padding 4]
+//!     [--keep-handedness] [--cpu] [--json]
 //! ```
+//!
+//! - `--kind tangent` (default): the rotation r that turns the interpolated vertex frame into
+//!   the texel's frame (`qmap::tangent`), baked from the material's normal map at its size (and
+//!   mips); mirrored, overlapping and tiling UVs need nothing. Materials without a normal map
+//!   get no tangent-space map (it would be the identity), with a warning.
+//! - `--kind object`: the whole frame in object space, rasterised from the mesh's frames and
+//!   UVs at `--size` (needs unique UVs).
+//! - `--format`: rgba16f, snorm16, snorm8, rgba32f, bc5, bc7. Default: the compressed one —
+//!   bc5 for tangent-space maps (x, y; w rebuilt), bc7 for object-space maps. bc5 cannot hold
+//!   an object-space map (an error naming the flag); BC needs sides that are multiples of 4.
+//! - `--container ktx2` (default): `NAME.ktx2`, every mip level, the format's vkFormat, a data
+//!   format descriptor and key/values `qtangent.kind`, `qtangent.format`, `qtangent.decode`;
+//!   with `--keep-handedness` (object space) also `NAME.handedness.ktx2` (R8 SNORM). Without it
+//!   the renderer derives the handedness from the UV winding. `--container exr`: float formats
+//!   only (`qmap::io`).
 //!
 //! - No MESH: the embedded default, a procedural torus (`torus(1.0, 0.4, 96, 48)`) with the
 //!   procedural swirl normal map (`NormalMap::default_swirl`), written as `default.*`.
@@ -13,10 +30,10 @@
 //!   map is `--normal-map` (for every map, scale 1), else the material's normal texture with its
 //!   scale, else none (the map holds the interpolated vertex frames). Primitives without UVs are
 //!   skipped with a warning.
-//! - For each map, in `-o DIR` (default `qmaps`, created if missing): `NAME.exr` (RGBA =
-//!   quaternion x, y, z, w and a `handedness` channel, every mip level; see `qmap::io`),
-//!   `NAME.preview.png` (the decoded object-space normal as `n · ½ + ½`, background
-//!   transparent) and `NAME.handedness.png` (255 = +1, 0 = −1 mirrored, 128 = background).
+//! - For each map, in `-o DIR` (default `qmaps`, created if missing): the map file (above),
+//!   `NAME.preview.png` (the decoded normal as `n · ½ + ½`: object space, or the tangent-space
+//!   normal r·Z; background transparent) and, for object-space maps, `NAME.handedness.png`
+//!   (255 = +1, 0 = −1 mirrored, 128 = background).
 //!   Files are written under a temporary name and renamed, so none is ever left half written.
 //! - The raster stage runs on the GPU (wgpu; lavapipe works) unless `--cpu`; everything after
 //!   it (hemisphere choice, padding, mips) runs on the CPU either way.
@@ -34,7 +51,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use qtangent::gpu::GpuContext;
 use qtangent::mesh::{self, ImageSource, MeshError, Prepared, Scene};
 use qtangent::qmap::io::{self, PreviewAxis};
-use qtangent::qmap::{self, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap};
+use qtangent::qmap::stored::{file_stem, EncodedMap, MapSpace, StoredFormat};
+use qtangent::qmap::{self, BakeMesh, BakeSettings, NormalMap, QuatMap};
 use serde_json::{json, Value};
 
 /// `writeln!` into a String (which cannot fail).
@@ -64,9 +82,20 @@ struct Args {
     /// Rings of padding grown around the UV islands beyond the one-texel fringe.
     #[arg(long, default_value_t = 4)]
     padding: u32,
-    /// Storage format of the quaternions.
-    #[arg(long, default_value = "rgba16f", value_parser = format_parser())]
-    format: MapFormat,
+    /// Map kind: tangent (rotation of the vertex frame) or object (the whole frame).
+    #[arg(long, default_value = "tangent", value_parser = ["tangent", "object"])]
+    kind: String,
+    /// Storage format: rgba16f, snorm16, snorm8, rgba32f, bc5, bc7 (default: bc5 for tangent,
+    /// bc7 for object).
+    #[arg(long, value_parser = format_parser())]
+    format: Option<StoredFormat>,
+    /// File container: ktx2 (every format) or exr (rgba16f, snorm16, snorm8, rgba32f).
+    #[arg(long, default_value = "ktx2", value_parser = ["ktx2", "exr"])]
+    container: String,
+    /// Object space: keep the handedness plane (NAME.handedness.ktx2) for renderers that cannot
+    /// derive it from the UV winding, or for maps whose handedness does not follow the UVs.
+    #[arg(long)]
+    keep_handedness: bool,
     /// Output folder (created if missing).
     #[arg(short = 'o', long = "out", value_name = "DIR", default_value = "qmaps")]
     out: PathBuf,
@@ -78,13 +107,48 @@ struct Args {
     json: bool,
 }
 
-fn format_parser() -> impl clap::builder::TypedValueParser<Value = MapFormat> {
+fn format_parser() -> impl clap::builder::TypedValueParser<Value = StoredFormat> {
     use clap::builder::TypedValueParser as _;
-    clap::builder::PossibleValuesParser::new(MapFormat::ALL.map(MapFormat::name)).try_map(
+    clap::builder::PossibleValuesParser::new(StoredFormat::ALL.map(StoredFormat::name)).try_map(
         |name: String| {
-            MapFormat::from_name(&name).ok_or_else(|| format!("unknown map format '{name}'"))
+            StoredFormat::from_name(&name).ok_or_else(|| format!("unknown map format '{name}'"))
         },
     )
+}
+
+impl Args {
+    fn space(&self) -> MapSpace {
+        MapSpace::from_name(&self.kind).unwrap_or(MapSpace::Tangent)
+    }
+
+    /// The stored format: `--format`, or the kind's compressed default.
+    fn stored(&self) -> StoredFormat {
+        self.format
+            .unwrap_or_else(|| StoredFormat::default_for(self.space(), false))
+    }
+
+    /// Checks the flags against each other before any work.
+    fn check(&self) -> Result<(), String> {
+        let (space, stored) = (self.space(), self.stored());
+        if space == MapSpace::Object && stored == StoredFormat::Bc5 {
+            return Err("--format bc5 holds two channels, (x, y) of a tangent-space rotation; an object-space map needs all four: use --format bc7 (or --kind tangent)".into());
+        }
+        if self.container == "exr" && stored.is_compressed() {
+            return Err(format!(
+                "--container exr holds float maps; --format {stored} is block-compressed: use --container ktx2"
+            ));
+        }
+        if self.keep_handedness && space == MapSpace::Tangent {
+            return Err("--keep-handedness is for object-space maps; a tangent-space map takes its handedness from the vertex".into());
+        }
+        if space == MapSpace::Object && stored.is_compressed() && self.size % 4 != 0 {
+            return Err(format!(
+                "--size {}: BC needs a map side that is a multiple of 4",
+                self.size
+            ));
+        }
+        Ok(())
+    }
 }
 
 fn main() {
@@ -178,16 +242,20 @@ struct Report {
     normal_map: Option<String>,
     map_stats: qmap::MapStats,
     levels: usize,
-    times: [Duration; 4],
-    files: [PathBuf; 3],
+    width: u32,
+    height: u32,
+    /// (stage, time), in order.
+    times: Vec<(&'static str, Duration)>,
+    files: Vec<PathBuf>,
 }
 
 fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
+    args.check()?;
     let settings = BakeSettings {
         width: args.size,
         height: args.size,
         padding: args.padding,
-        format: args.format,
+        format: qtangent::gpu::maps::bake_format(args.stored()),
     };
     qmap::check_settings(&settings)?;
 
@@ -220,7 +288,7 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
     let mut normal_maps: Vec<(ImageSource, f32, NormalMap)> = Vec::new();
     let mut reports = Vec::new();
     for (k, job) in jobs.iter().enumerate() {
-        reports.push(bake_one(
+        if let Some(r) = bake_one(
             job,
             scene.as_ref(),
             args,
@@ -228,7 +296,9 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
             ctx.as_ref(),
             &mut normal_maps,
             ui,
-        )?);
+        )? {
+            reports.push(r);
+        }
         // Keep a decoded normal map only while a later map still uses it.
         normal_maps.retain(|(src, scale, _)| {
             jobs[k + 1..]
@@ -248,10 +318,15 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
             "load_ms": ms(load_time),
             "out_dir": args.out.display().to_string(),
             "settings": {
+                "kind": args.space().name(),
                 "size": args.size,
                 "padding": args.padding,
-                "format": args.format.name(),
-                "max_error_deg": args.format.max_error_deg(),
+                "format": args.stored().name(),
+                "container": args.container,
+                "max_error_deg": match args.stored() {
+                    StoredFormat::Plain(f) => Some(f.max_error_deg()),
+                    _ => None,
+                },
             },
             "warnings": &ui.warnings,
             "maps": reports.iter().map(report_json).collect::<Vec<_>>(),
@@ -353,7 +428,7 @@ fn mesh_jobs(scene: &Scene, args: &Args, ui: &mut Ui) -> Result<Vec<Job>, Error>
             }
         };
         let base = mat.map_or(stem.as_str(), |m| m.name.as_str());
-        let name = unique_name(&sanitize(base), &mut used_names);
+        let name = unique_name(&file_stem(base), &mut used_names);
         jobs.push(Job {
             name,
             label: format!("{file}: {what}"),
@@ -367,28 +442,6 @@ fn mesh_jobs(scene: &Scene, args: &Args, ui: &mut Ui) -> Result<Vec<Job>, Error>
         return Err(format!("{file}: no primitive has UVs (TEXCOORD_0); nothing to bake").into());
     }
     Ok(jobs)
-}
-
-/// A file stem from a material name: ASCII letters, digits, `-`, `_` and `.` kept, anything
-/// else `_`; no leading dot; at most 100 bytes; `map` when nothing is left.
-fn sanitize(name: &str) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(100)
-        .collect();
-    let s = s.trim_start_matches('.').trim_end_matches('.').to_string();
-    if s.is_empty() || s.chars().all(|c| c == '_') {
-        "map".into()
-    } else {
-        s
-    }
 }
 
 /// `base`, or `base-2`, `base-3`, … if taken (compared case-insensitively, for file systems
@@ -412,7 +465,7 @@ fn bake_one(
     ctx: Option<&GpuContext>,
     normal_maps: &mut Vec<(ImageSource, f32, NormalMap)>,
     ui: &mut Ui,
-) -> Result<Report, Error> {
+) -> Result<Option<Report>, Error> {
     // Load: prepare the primitives (normals, MikkTSpace tangents, seam splits), decode the
     // normal map.
     let t = Instant::now();
@@ -489,27 +542,75 @@ fn bake_one(
             (Some(&normal_maps[i].2), Some(name))
         }
     };
+    // The tangent kind reads the normal map as the renderer uploads it: 8-bit RGBA and its mips.
+    let (normal_image, normal_scale) = match (&job.normal, args.space()) {
+        (_, MapSpace::Object) | (NormalSource::None, _) => (None, 1.0),
+        (NormalSource::Swirl, _) => (Some(NormalMap::default_swirl().to_rgba8()), 1.0),
+        (NormalSource::Image(src, scale), _) => {
+            let img = src.decode().map_err(|e| qmap::BakeError::Image {
+                mesh: mesh_file.clone(),
+                image: src.describe(),
+                problem: e,
+            })?;
+            (Some(img.to_rgba8()), *scale)
+        }
+    };
+    if args.space() == MapSpace::Tangent && normal_image.is_none() {
+        ui.warn(format!(
+            "{}: no normal map; a tangent-space map would be the identity, so none is written",
+            job.label
+        ));
+    }
     let load = t.elapsed();
+    let mut times = vec![("load", load)];
 
-    // Raster: GPU or CPU.
-    let t = Instant::now();
+    let space = args.space();
+    let stored = args.stored();
     let mut progress = |stage: &'static str, done: u64, total: u64| {
         ui.stage(&job.name, stage, done, total);
     };
-    let raster = match ctx {
-        Some(ctx) => {
-            qtangent::gpu::bake::raster_gpu(ctx, &bake_mesh, normal_map, settings, &mut progress)?
-        }
-        None => qmap::raster_cpu(&bake_mesh, normal_map, settings, &mut progress)?,
-    };
-    let raster_time = t.elapsed();
-
-    // Finish: hemispheres, padding, mips, statistics (CPU for both).
     let t = Instant::now();
-    let map: QuatMap = qmap::finish(&raster, settings.padding, &mut progress);
-    let finish_time = t.elapsed();
-    drop(raster);
-    if map.stats.covered == 0 {
+    let map: QuatMap = match space {
+        MapSpace::Object => {
+            // Raster (GPU or CPU), then finish: hemispheres, padding, mips, statistics (CPU).
+            let raster = match ctx {
+                Some(ctx) => qtangent::gpu::bake::raster_gpu(
+                    ctx,
+                    &bake_mesh,
+                    normal_map,
+                    settings,
+                    &mut progress,
+                )?,
+                None => qmap::raster_cpu(&bake_mesh, normal_map, settings, &mut progress)?,
+            };
+            let raster_time = t.elapsed();
+            let t = Instant::now();
+            let map = qmap::finish(&raster, settings.padding, &mut progress);
+            times.push(("raster", raster_time));
+            times.push(("finish", t.elapsed()));
+            map
+        }
+        MapSpace::Tangent => {
+            // Every level of the normal map's mip chain (as a renderer uploads it) turned into
+            // rotations: no raster, no UV layout.
+            let Some(image) = normal_image else {
+                return Ok(None);
+            };
+            let levels = NormalMap::levels_from_rgba8(&image, normal_scale);
+            let mips_time = t.elapsed();
+            let t = Instant::now();
+            progress("tangent-space bake", 0, 1);
+            let map = match ctx {
+                Some(ctx) => qtangent::gpu::bake_tangent::bake_gpu(ctx, &levels, None, settings.format)?,
+                None => qmap::tangent::bake_cpu(&levels, None, settings.format),
+            };
+            progress("tangent-space bake", 1, 1);
+            times.push(("mips", mips_time));
+            times.push(("bake", t.elapsed()));
+            map
+        }
+    };
+    if space == MapSpace::Object && map.stats.covered == 0 {
         ui.warn(format!(
             "{}: no texel centre is inside a triangle (UVs degenerate, outside [0, 1]², or \
              triangles smaller than a texel)",
@@ -517,23 +618,45 @@ fn bake_one(
         ));
     }
 
-    // Write.
+    // Store (block compression included) and write.
     let t = Instant::now();
-    let files = [
-        args.out.join(format!("{}.exr", job.name)),
-        args.out.join(format!("{}.preview.png", job.name)),
-        args.out.join(format!("{}.handedness.png", job.name)),
-    ];
-    ui.stage(&job.name, "write EXR", 0, 3);
-    io::write_exr(&map, &files[0])?;
-    ui.stage(&job.name, "write preview", 1, 3);
-    io::write_preview(&map.levels[0], PreviewAxis::Normal, &files[1])?;
-    ui.stage(&job.name, "write handedness", 2, 3);
-    io::write_handedness_png(&map.levels[0], &files[2])?;
-    ui.stage(&job.name, "written", 3, 3);
-    let write = t.elapsed();
+    ui.stage(&job.name, "store", 0, 1);
+    let mut files = Vec::new();
+    if args.container == "exr" {
+        times.push(("store", t.elapsed()));
+        let t = Instant::now();
+        let path = args.out.join(format!("{}.exr", job.name));
+        io::write_exr(&map, &path)?;
+        files.push(path);
+        write_previews(&map, space, job, args, &mut files)?;
+        times.push(("write", t.elapsed()));
+    } else {
+        let encoded = EncodedMap::encode(
+            &map,
+            space,
+            stored,
+            args.keep_handedness,
+            qtangent::gpu::maps::BC7_QUALITY,
+        )
+        .map_err(|e| format!("{}: {e}", job.label))?;
+        times.push(("store", t.elapsed()));
+        let t = Instant::now();
+        ui.stage(&job.name, "write KTX2", 0, 1);
+        let (main, plane) = encoded.to_ktx2();
+        let path = args.out.join(format!("{}.ktx2", job.name));
+        qtangent::ktx2::write_file(&path, &main)?;
+        files.push(path);
+        if let Some(plane) = plane {
+            let path = args.out.join(format!("{}.handedness.ktx2", job.name));
+            qtangent::ktx2::write_file(&path, &plane)?;
+            files.push(path);
+        }
+        write_previews(&map, space, job, args, &mut files)?;
+        times.push(("write", t.elapsed()));
+    }
+    ui.stage(&job.name, "written", 1, 1);
 
-    Ok(Report {
+    Ok(Some(Report {
         job_name: job.name.clone(),
         label: job.label.clone(),
         what: job.what.clone(),
@@ -542,9 +665,30 @@ fn bake_one(
         normal_map: normal_name,
         map_stats: map.stats,
         levels: map.levels.len(),
-        times: [load, raster_time, finish_time, write],
+        width: map.width(),
+        height: map.height(),
+        times,
         files,
-    })
+    }))
+}
+
+/// The PNG previews: the decoded normal, and for object-space maps the handedness plane.
+fn write_previews(
+    map: &QuatMap,
+    space: MapSpace,
+    job: &Job,
+    args: &Args,
+    files: &mut Vec<PathBuf>,
+) -> Result<(), Error> {
+    let preview = args.out.join(format!("{}.preview.png", job.name));
+    io::write_preview(&map.levels[0], PreviewAxis::Normal, &preview)?;
+    files.push(preview);
+    if space == MapSpace::Object {
+        let hand = args.out.join(format!("{}.handedness.png", job.name));
+        io::write_handedness_png(&map.levels[0], &hand)?;
+        files.push(hand);
+    }
+    Ok(())
 }
 
 fn ms(d: Duration) -> f64 {
@@ -564,8 +708,8 @@ fn report_json(r: &Report) -> Value {
         "material": r.material,
         "primitives": r.primitives,
         "normal_map": r.normal_map,
-        "width": s.width,
-        "height": s.height,
+        "width": r.width,
+        "height": r.height,
         "levels": r.levels,
         "triangles": s.triangles,
         "degenerate_triangles": s.degenerate_triangles,
@@ -583,17 +727,8 @@ fn report_json(r: &Report) -> Value {
         "conflict_fraction": s.conflict_fraction(),
         "covered_pairs": s.covered_pairs,
         "covered_conflicts": s.covered_conflicts,
-        "time_ms": {
-            "load": ms(r.times[0]),
-            "raster": ms(r.times[1]),
-            "finish": ms(r.times[2]),
-            "write": ms(r.times[3]),
-        },
-        "files": {
-            "exr": r.files[0].display().to_string(),
-            "preview": r.files[1].display().to_string(),
-            "handedness": r.files[2].display().to_string(),
-        },
+        "time_ms": r.times.iter().map(|(k, d)| (k.to_string(), json!(ms(*d)))).collect::<serde_json::Map<_, _>>(),
+        "files": r.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
     })
 }
 
@@ -609,23 +744,30 @@ fn print_text(
         Some(a) => format!("GPU raster on {a}"),
         None => "CPU raster".to_string(),
     };
+    let size = match args.space() {
+        MapSpace::Object => format!("{n}×{n} ", n = args.size),
+        MapSpace::Tangent => String::new(),
+    };
     outln!(
         out,
-        "{source}: {} map{} of {n}×{n} {}, {mode}; loaded in {:.1} ms",
+        "{source}: {} {}-space map{} of {size}{} in {}, {mode}; loaded in {:.1} ms",
         reports.len(),
+        args.space().name(),
         if reports.len() == 1 { "" } else { "s" },
-        args.format,
+        args.stored(),
+        args.container,
         ms(load),
-        n = args.size,
     );
     for r in reports {
         let s = &r.map_stats;
         let texels = s.width as usize * s.height as usize;
         outln!(
             out,
-            "\n{}: {} ({} triangles{}, {} levels), normal map: {}",
+            "\n{}: {} ({}×{}, {} triangles{}, {} levels), normal map: {}",
             r.job_name,
             r.what,
+            r.width,
+            r.height,
             s.triangles,
             if s.degenerate_triangles > 0 {
                 format!(" + {} degenerate skipped", s.degenerate_triangles)
@@ -661,12 +803,12 @@ fn print_text(
         );
         outln!(
             out,
-            "  time    load {:.1} ms, raster {:.1} ms, finish {:.1} ms (hemispheres, padding, \
-             mips), write {:.1} ms",
-            ms(r.times[0]),
-            ms(r.times[1]),
-            ms(r.times[2]),
-            ms(r.times[3])
+            "  time    {}",
+            r.times
+                .iter()
+                .map(|(k, d)| format!("{k} {:.1} ms", ms(*d)))
+                .collect::<Vec<_>>()
+                .join(", ")
         );
         outln!(
             out,

@@ -1,8 +1,10 @@
-//! `render`: draws a scene lit with its tangent frames from one of three sources — f32 vertex
-//! attributes + normal map (reference), a qtangent vertex attribute + normal map, or a
-//! quaternion map — headless, to PNG. `--mode all` renders all three, writes difference
+//! `render`: draws a scene lit with its tangent frames from one of four sources — f32 vertex
+//! attributes + normal map (reference), a qtangent vertex attribute + normal map, an
+//! object-space quaternion map, or the qtangent vertex frame turned by a tangent-space
+//! quaternion map — headless, to PNG. `--mode all` renders all four, writes difference
 //! heatmaps against the reference and a side-by-side sheet, and prints PSNR, maximum error,
-//! bytes and frame times.
+//! bytes and frame times. Maps are baked on the GPU and stored as `--map-format` (default: the
+//! compressed one, BC5 or BC7), or loaded from `--maps DIR` (KTX2 files `bake` wrote).
 //!
 //! ```sh
 //! cargo run --release --example render                       # the embedded default scene, all modes
@@ -21,7 +23,8 @@ use qtangent::gpu::render::{GpuScene, Renderer, View};
 use qtangent::gpu::GpuContext;
 use qtangent::render::compare::{self, ImageDiff};
 use qtangent::render::scene::Scene;
-use qtangent::render::FrameSource;
+use qtangent::qmap::stored::StoredFormat;
+use qtangent::render::{FrameSource, MapOptions};
 use qtangent::Format;
 
 #[derive(Parser, Debug)]
@@ -30,17 +33,31 @@ struct Args {
     /// A glTF (.gltf/.glb) or OBJ file, or `default` for the embedded default scene.
     #[arg(default_value = "default")]
     scene: String,
-    /// reference | qtangent | quatmap | all.
-    #[arg(long, default_value = "all", value_parser = ["reference", "qtangent", "quatmap", "all"])]
+    /// reference | qtangent | quatmap | quatmap-tangent | all.
+    #[arg(long, default_value = "all", value_parser = ["reference", "qtangent", "quatmap", "quatmap-tangent", "all"])]
     mode: String,
+    /// Stored format of both kinds of quaternion map: rgba16f, snorm16, snorm8, rgba32f, bc5,
+    /// bc7 (default: the compressed one — bc5 for tangent-space maps, bc7 for those with a twist
+    /// and for object-space maps; bc5 asked of those is stored as bc7, with a note).
+    #[arg(long, value_parser = map_format_parser())]
+    map_format: Option<StoredFormat>,
+    /// Keep the object-space maps' handedness plane instead of deriving the handedness from the
+    /// UV winding.
+    #[arg(long)]
+    keep_handedness: bool,
+    /// A folder of KTX2 maps written by `bake` (`<material>.ktx2`): used for the materials it
+    /// has, instead of baking.
+    #[arg(long, value_name = "DIR")]
+    maps: Option<PathBuf>,
     /// The qtangent vertex format (qtangent mode and `all`).
     #[arg(long, default_value = "snorm16x4", value_parser = format_parser())]
     format: Format,
     /// Image size, WIDTHxHEIGHT.
     #[arg(long, default_value = "1280x720", value_parser = parse_size)]
     size: (u32, u32),
-    /// Output PNG. With `--mode all`, `-reference`, `-qtangent`, `-quatmap`, `-diff-qtangent`,
-    /// `-diff-quatmap` and `-sheet` are inserted before the extension.
+    /// Output PNG. With `--mode all`, `-reference`, `-qtangent`, `-quatmap`, `-quatmap-tangent`,
+    /// `-diff-qtangent`, `-diff-quatmap`, `-diff-quatmap-tangent` and `-sheet` are inserted
+    /// before the extension.
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// Camera yaw about +Y, degrees (0 looks from +Z).
@@ -80,6 +97,12 @@ fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
             .find(|f| f.name() == s)
             .ok_or_else(|| format!("unknown format {s}"))
     })
+}
+
+fn map_format_parser() -> impl clap::builder::TypedValueParser<Value = StoredFormat> {
+    clap::builder::PossibleValuesParser::new(StoredFormat::ALL.map(StoredFormat::name)).try_map(
+        |s| StoredFormat::from_name(&s).ok_or_else(|| format!("unknown map format {s}")),
+    )
 }
 
 fn parse_size(s: &str) -> Result<(u32, u32), String> {
@@ -178,11 +201,24 @@ fn run(args: &Args) -> Result<(), String> {
 
     let ctx = GpuContext::new().map_err(|e| e.to_string())?;
     let renderer = Renderer::new(&ctx).map_err(|e| e.to_string())?;
+    if let Some(dir) = &args.maps {
+        if !dir.is_dir() {
+            return Err(format!("--maps {}: not a folder", dir.display()));
+        }
+    }
+    let options = MapOptions {
+        format: args.map_format,
+        keep_handedness: args.keep_handedness,
+        maps_dir: args.maps.clone(),
+    };
     let gpu = renderer
-        .upload(&ctx, &scene, &[args.format], &mut |what| {
+        .upload_with(&ctx, &scene, &[args.format], &options, &mut |what| {
             eprintln!("render: {what}")
         })
         .map_err(|e| format!("{}: {e}", scene.name))?;
+    for w in &gpu.warnings {
+        eprintln!("render: warning: {w}");
+    }
     for f in &gpu.fallbacks {
         eprintln!(
             "note: {f} has no quaternion map; quatmap mode draws it with {} vertex frames",
@@ -217,10 +253,12 @@ fn run(args: &Args) -> Result<(), String> {
         "reference" => vec![FrameSource::Reference],
         "qtangent" => vec![FrameSource::QTangent(args.format)],
         "quatmap" => vec![FrameSource::QuatMap],
+        "quatmap-tangent" => vec![FrameSource::QuatMapTangent],
         _ => vec![
             FrameSource::Reference,
             FrameSource::QTangent(args.format),
             FrameSource::QuatMap,
+            FrameSource::QuatMapTangent,
         ],
     };
     let mut images = Vec::new();
@@ -346,6 +384,21 @@ fn report_all(
     if has_authored {
         println!("(The authored map carries a tangent field the vertex frames do not have: there the modes differ by design.)");
     }
+    let formats = |v: &[(String, Option<StoredFormat>)]| {
+        let mut names: Vec<&str> = v.iter().filter_map(|(_, f)| f.map(StoredFormat::name)).collect();
+        names.sort_unstable();
+        names.dedup();
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
+    };
+    println!(
+        "\nMaps stored as: object-space {}; tangent-space {}.",
+        formats(&gpu.object_map_formats),
+        formats(&gpu.tangent_map_formats)
+    );
     println!("\nCost on the GPU ({} vertices):", gpu.vertex_count());
     println!("| mode | vertex buffers | of which frame | frame textures (mips incl.) | frame time ({}×{}) |", width, height);
     println!("|---|---:|---:|---:|---:|");

@@ -13,7 +13,8 @@
 //! cargo run --release --example viewer -- ../shared/assets/gltf/Fox.glb   # walks and runs
 //! ```
 //!
-//! Keys: `1` reference, `2` qtangent, `3` quaternion map, `F` next qtangent format, `A`
+//! Keys: `1` reference, `2` qtangent, `3` object-space quaternion map, `4` tangent-space
+//! quaternion map, `M` next mode (cycles all four), `F` next qtangent format, `A`
 //! anisotropy override on/off, `L` turn the sun 15°, `R` reset the camera, `Esc` quit; when
 //! animating also `↑`/`↓` faster/slower, `S` automatic walk → run → walk on/off, `K` LBS/DQS.
 
@@ -42,7 +43,8 @@ use winit::keyboard::{Key, KeyCode, NamedKey, PhysicalKey};
 use winit::window::{Window, WindowId};
 
 const KEY_HELP: &str = "keys: left-drag orbit, wheel zoom, 1 reference, 2 qtangent, \
-     3 quaternion map, F next qtangent format, A anisotropy on/off, L sun +15°, R reset camera, \
+     3 object-space quaternion map, 4 tangent-space quaternion map, M next mode, \
+     F next qtangent format, A anisotropy on/off, L sun +15°, R reset camera, \
      Esc quit";
 const ANIM_KEY_HELP: &str = "animation keys: up/down faster/slower, S walk → run → walk on/off, \
      K LBS/DQS skinning";
@@ -82,8 +84,8 @@ struct Args {
     /// A glTF (.gltf/.glb) or OBJ file, or `default` for the embedded default scene.
     #[arg(default_value = "default")]
     scene: String,
-    /// The frame source to start with: reference | qtangent | quatmap.
-    #[arg(long, default_value = "qtangent", value_parser = ["reference", "qtangent", "quatmap"])]
+    /// The frame source to start with: reference | qtangent | quatmap | quatmap-tangent.
+    #[arg(long, default_value = "qtangent", value_parser = ["reference", "qtangent", "quatmap", "quatmap-tangent"])]
     mode: String,
     /// The qtangent vertex format to start with (`F` cycles through all six).
     #[arg(long, default_value = "snorm16x4", value_parser = parse_format)]
@@ -164,6 +166,7 @@ fn run(args: Args) -> Result<(), String> {
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Command {
     Mode(Mode),
+    NextMode,
     NextFormat,
     Anisotropy,
     Sun,
@@ -177,17 +180,30 @@ enum Command {
     SkinMethod,
 }
 
-/// The three frame sources; the qtangent format is kept apart so `F` works in every mode.
+/// The four frame sources; the qtangent format is kept apart so `F` works in every mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Mode {
     Reference,
     QTangent,
     QuatMap,
+    QuatMapTangent,
+}
+
+impl Mode {
+    /// The next mode in the `M` cycle.
+    fn next(self) -> Self {
+        match self {
+            Mode::Reference => Mode::QTangent,
+            Mode::QTangent => Mode::QuatMap,
+            Mode::QuatMap => Mode::QuatMapTangent,
+            Mode::QuatMapTangent => Mode::Reference,
+        }
+    }
 }
 
 impl Command {
     /// The command of a key press: letters by the character they type, digits by their place
-    /// on the keyboard (so `1`–`3` work on layouts that type them shifted).
+    /// on the keyboard (so `1`–`4` work on layouts that type them shifted).
     fn of(event: &KeyEvent) -> Option<Self> {
         if event.state != ElementState::Pressed {
             return None;
@@ -197,6 +213,7 @@ impl Command {
             Key::Named(NamedKey::ArrowUp) => Some(Self::Speed(1.0)),
             Key::Named(NamedKey::ArrowDown) => Some(Self::Speed(-1.0)),
             Key::Character(c) => match c.to_lowercase().as_str() {
+                "m" => Some(Self::NextMode),
                 "1" => Some(Self::Mode(Mode::Reference)),
                 "2" => Some(Self::Mode(Mode::QTangent)),
                 "3" => Some(Self::Mode(Mode::QuatMap)),
@@ -219,6 +236,9 @@ impl Command {
             }
             PhysicalKey::Code(KeyCode::Digit3 | KeyCode::Numpad3) => {
                 Some(Self::Mode(Mode::QuatMap))
+            }
+            PhysicalKey::Code(KeyCode::Digit4 | KeyCode::Numpad4) => {
+                Some(Self::Mode(Mode::QuatMapTangent))
             }
             _ => None,
         })?;
@@ -464,6 +484,7 @@ impl Viewer {
         let mode = match args.mode.as_str() {
             "reference" => Mode::Reference,
             "quatmap" => Mode::QuatMap,
+            "quatmap-tangent" => Mode::QuatMapTangent,
             _ => Mode::QTangent,
         };
         let depth = depth_view(&ctx, config.width, config.height);
@@ -503,6 +524,7 @@ impl Viewer {
             Mode::Reference => FrameSource::Reference,
             Mode::QTangent => FrameSource::QTangent(self.format),
             Mode::QuatMap => FrameSource::QuatMap,
+            Mode::QuatMapTangent => FrameSource::QuatMapTangent,
         }
     }
 
@@ -546,6 +568,7 @@ impl Viewer {
         }
         match command {
             Command::Mode(m) => self.mode = m,
+            Command::NextMode => self.mode = self.mode.next(),
             Command::NextFormat => {
                 let next = (self.format.index() + 1) % Format::ALL.len();
                 self.format = Format::ALL[next];

@@ -1,5 +1,5 @@
 //! KTX 2.0 textures: a writer made to the Khronos KTX 2.0 specification, and a reader over the
-//! [`ktx2`](::ktx2) crate (which only reads). CPU only.
+//! [`ktx2`] crate (which only reads). CPU only.
 //!
 //! Specs: KTX 2.0 <https://registry.khronos.org/KTX/specs/2.0/ktxspec.v2.html> and, for the data
 //! format descriptor (DFD), the Khronos Data Format Specification 1.3, filled in as KTX-Software's
@@ -50,13 +50,9 @@
 //! starting `KTX` or `ktx` is reserved and refused. `KTXwriter` = [`WRITER`] is added unless the
 //! caller gives one.
 //!
-//! # Reading
-//!
-//! [`read`] checks what this module writes — identifier, format, texture type, level count and
-//! sizes, alignment, the DFD's format-defining fields, the extents of every section — before it
-//! hands the bytes to [`::ktx2::Reader`], then takes levels and key/values from that reader.
-//! Checking the DFD first also keeps the reader from a panic: ktx2 0.5 panics on a
-//! texelBlockDimension byte of 255.
+//! [`read()`] checks the header, every section's extent, the level sizes and alignment and the
+//! DFD's format-defining fields before it hands the bytes to [`::ktx2::Reader`]; checking the
+//! DFD first also spares that reader a panic (ktx2 0.5 panics on a texelBlockDimension of 255).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -67,7 +63,7 @@ pub const IDENTIFIER: [u8; 12] = [
     0xAB, b'K', b'T', b'X', b' ', b'2', b'0', 0xBB, b'\r', b'\n', 0x1A, b'\n',
 ];
 
-/// The `KTXwriter` value [`write`] adds (it stores it with a NUL).
+/// The `KTXwriter` value [`write()`] adds (it stores it with a NUL).
 pub const WRITER: &str = concat!("qtangent ", env!("CARGO_PKG_VERSION"));
 
 /// Reserved keys that apply to a 2D texture; the spec makes their values NUL-terminated UTF-8.
@@ -150,23 +146,33 @@ impl TexelFormat {
         const RGBA32: [Sample; 4] = [(0, 0, 32), (1, 32, 32), (2, 64, 32), (15, 96, 32)];
         const BC5: [Sample; 2] = [(0, 0, 64), (1, 64, 64)];
         const BC7: [Sample; 1] = [(0, 0, 128)];
-        const SFLOAT: u8 = SIGNED | FLOAT;
-        const M1: u32 = (-1.0f32).to_bits();
-        const P1: u32 = 1.0f32.to_bits();
+        const S: u8 = SIGNED;
+        const SF: u8 = SIGNED | FLOAT;
+        const F_M1: i64 = (-1.0f32).to_bits() as i64;
+        const F_P1: i64 = 1.0f32.to_bits() as i64;
+        const I_MIN: i64 = i32::MIN as i64;
+        const I_MAX: i64 = i32::MAX as i64;
+        const U_MAX: i64 = u32::MAX as i64;
+        const RGBSDA: u8 = MODEL_RGBSDA;
         #[allow(clippy::too_many_arguments)]
-        const fn s(vk: u32, name: &'static str, block: u32, bytes_per_block: u32, type_size: u32,
-            model: u8, qualifiers: u8, lower: i64, upper: i64, samples: &'static [Sample]) -> Spec {
+        const fn s(vk: u32, name: &'static str, block: u32, bytes_per_block: u32,
+            type_size: u32, model: u8, qualifiers: u8, lower: i64, upper: i64,
+            samples: &'static [Sample]) -> Spec {
             let (lower, upper) = (lower as u32, upper as u32); // two's complement for negatives
-            Spec { vk, name, block, bytes_per_block, type_size, model, qualifiers, lower, upper, samples }
+            Spec { vk, name, block, bytes_per_block, type_size, model, qualifiers, lower, upper,
+                samples }
         }
+        use TexelFormat as F;
+        // vkFormat, name, block edge, bytes per block, typeSize, colorModel, qualifiers,
+        // sampleLower, sampleUpper, samples.
         match self {
-            Self::R8Snorm =>     s(10,  "r8snorm",     1, 1,  1, MODEL_RGBSDA, SIGNED, -127, 127, &R8),
-            Self::Rgba8Snorm =>  s(38,  "rgba8snorm",  1, 4,  1, MODEL_RGBSDA, SIGNED, -127, 127, &RGBA8),
-            Self::Rgba16Snorm => s(92,  "rgba16snorm", 1, 8,  2, MODEL_RGBSDA, SIGNED, -32767, 32767, &RGBA16),
-            Self::Rgba16Float => s(97,  "rgba16float", 1, 8,  2, MODEL_RGBSDA, SFLOAT, M1 as i64, P1 as i64, &RGBA16),
-            Self::Rgba32Float => s(109, "rgba32float", 1, 16, 4, MODEL_RGBSDA, SFLOAT, M1 as i64, P1 as i64, &RGBA32),
-            Self::Bc5Snorm =>    s(142, "bc5snorm",    4, 16, 1, MODEL_BC5, SIGNED, i32::MIN as i64, i32::MAX as i64, &BC5),
-            Self::Bc7Unorm =>    s(145, "bc7unorm",    4, 16, 1, MODEL_BC7, 0, 0, u32::MAX as i64, &BC7),
+            F::R8Snorm => s(10, "r8snorm", 1, 1, 1, RGBSDA, S, -127, 127, &R8),
+            F::Rgba8Snorm => s(38, "rgba8snorm", 1, 4, 1, RGBSDA, S, -127, 127, &RGBA8),
+            F::Rgba16Snorm => s(92, "rgba16snorm", 1, 8, 2, RGBSDA, S, -32767, 32767, &RGBA16),
+            F::Rgba16Float => s(97, "rgba16float", 1, 8, 2, RGBSDA, SF, F_M1, F_P1, &RGBA16),
+            F::Rgba32Float => s(109, "rgba32float", 1, 16, 4, RGBSDA, SF, F_M1, F_P1, &RGBA32),
+            F::Bc5Snorm => s(142, "bc5snorm", 4, 16, 1, MODEL_BC5, S, I_MIN, I_MAX, &BC5),
+            F::Bc7Unorm => s(145, "bc7unorm", 4, 16, 1, MODEL_BC7, 0, 0, U_MAX, &BC7),
         }
     }
 
@@ -274,6 +280,7 @@ fn level_size(width: u32, height: u32, p: usize) -> (u32, u32) {
 /// One texture: level 0 first, each level's bytes tightly packed rows (block rows for BC).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ktx2Texture {
+    /// Format of every level.
     pub format: TexelFormat,
     /// Level 0 width in texels, at least 1.
     pub width: u32,
@@ -282,9 +289,9 @@ pub struct Ktx2Texture {
     /// 1 to [`full_mip_count`] levels, level p holding
     /// [`level_bytes`](TexelFormat::level_bytes)(max(1, w >> p), max(1, h >> p)) bytes.
     pub levels: Vec<Vec<u8>>,
-    /// Key/value entries. [`write`] sorts them by key and stores values as given, except that it
+    /// Key/value entries. [`write()`] sorts them by key and stores values as given, except that it
     /// NUL-terminates the values of [`TEXT_KEYS`] and adds `KTXwriter` = [`WRITER`] unless
-    /// present (see the module docs); [`read`] gives every entry of the file in file order, so
+    /// present (see the module docs); [`read()`] gives every entry of the file in file order, so
     /// a round trip returns them sorted, with `KTXwriter`.
     pub key_values: Vec<(String, Vec<u8>)>,
 }
@@ -335,9 +342,16 @@ pub enum Ktx2Error {
     Truncated { what: String, end: u64, len: usize },
     #[error("vkFormat {vk_format} ({}) is not a format qtangent reads", vk_format_name(.vk_format))]
     UnsupportedFormat { vk_format: u32 },
-    #[error("supercompression scheme {scheme} ({}) is not supported: qtangent reads scheme 0 (none) only", scheme_name(.scheme))]
+    #[error(
+        "supercompression scheme {scheme} ({}) is not supported: qtangent reads scheme 0 (none) \
+         only",
+        scheme_name(.scheme)
+    )]
     Supercompressed { scheme: u32 },
-    #[error("{0}: qtangent reads 2D textures only (pixelHeight > 0, pixelDepth 0, layerCount 0, faceCount 1)")]
+    #[error(
+        "{0}: qtangent reads 2D textures only (pixelHeight > 0, pixelDepth 0, layerCount 0, \
+         faceCount 1)"
+    )]
     NotTwoD(String),
     #[error("malformed: {0}")]
     Malformed(String),
@@ -444,7 +458,10 @@ fn checked_entry<'a>(key: &str, value: &'a [u8]) -> Result<Cow<'a, [u8]>, Ktx2Er
     }
     if !TEXT_KEYS.contains(&key) {
         if key.starts_with("KTX") || key.starts_with("ktx") {
-            return bad("keys starting KTX or ktx are reserved; of the spec's keys only KTXorientation, KTXswizzle, KTXwriter and KTXwriterScParams apply to a 2D texture");
+            return bad(
+                "keys starting KTX or ktx are reserved; of the spec's keys only \
+                KTXorientation, KTXswizzle, KTXwriter and KTXwriterScParams apply to a 2D texture",
+            );
         }
         return Ok(Cow::Borrowed(value));
     }
@@ -557,12 +574,12 @@ pub fn write(tex: &Ktx2Texture) -> Result<Vec<u8>, Ktx2Error> {
     Ok(out)
 }
 
-/// Writes `tex` to `path` (see [`write`]). The bytes go to a hidden temporary file beside
+/// Writes `tex` to `path` (see [`write()`]). The bytes go to a hidden temporary file beside
 /// `path` that is then renamed over it, so `path` is either the whole file or untouched; the
 /// temporary file is removed when writing or renaming fails.
 ///
 /// # Errors
-/// Those of [`write`], naming `path`, and [`Ktx2Error::Io`].
+/// Those of [`write()`], naming `path`, and [`Ktx2Error::Io`].
 pub fn write_file(path: &Path, tex: &Ktx2Texture) -> Result<(), Ktx2Error> {
     let bytes = write(tex).map_err(|e| e.in_file(path))?;
     let io = |error| Ktx2Error::Io {
@@ -585,7 +602,7 @@ pub fn write_file(path: &Path, tex: &Ktx2Texture) -> Result<(), Ktx2Error> {
 }
 
 /// Checks the DFD fields the spec says must match the format (all but primaries, transfer,
-/// flags and the samples' LINEAR bit) against the DFD [`write`] makes for `format`.
+/// flags and the samples' LINEAR bit) against the DFD [`write()`] makes for `format`.
 fn check_dfd(format: TexelFormat, found: &[u8]) -> Result<(), Ktx2Error> {
     let expected = format.dfd();
     let what = format!("the data format descriptor is not {format}'s");
@@ -751,10 +768,10 @@ pub fn read(bytes: &[u8]) -> Result<Ktx2Texture, Ktx2Error> {
     })
 }
 
-/// Reads the KTX 2.0 file at `path` (see [`read`]).
+/// Reads the KTX 2.0 file at `path` (see [`read()`]).
 ///
 /// # Errors
-/// [`Ktx2Error::Io`] when the file cannot be read; those of [`read`] as
+/// [`Ktx2Error::Io`] when the file cannot be read; those of [`read()`] as
 /// [`InFile`](Ktx2Error::InFile), naming `path`.
 pub fn read_file(path: &Path) -> Result<Ktx2Texture, Ktx2Error> {
     let bytes = std::fs::read(path).map_err(|error| Ktx2Error::Io {

@@ -1,7 +1,10 @@
 //! The lit renderer against a CPU reference, on an analytic scene: a unit sphere (its frames
 //! known in closed form: n = position, t along the parallels) lit by one directional light,
-//! drawn in all three frame-source modes — f32 vertex frames, qtangent vertex frames in every
-//! format, and a quaternion map baked from the same frames.
+//! drawn in all four frame-source modes — f32 vertex frames, qtangent vertex frames in every
+//! format, an object-space quaternion map baked from the same frames, and the Snorm16x4 vertex
+//! frame turned by a tangent-space map (an authored tilt-and-twist field, tiled twice) — with
+//! the maps stored as rgba16f, and again stored block-compressed (BC7 object space, BC5 and BC7
+//! tangent space), the CPU then filtering the texels the BC decoder gives.
 //!
 //! Per sampled pixel (seeded, printed on failure) the CPU casts the pixel centre's ray at the
 //! mesh, interpolates the frame with the hit's barycentrics exactly as the rasteriser does
@@ -30,10 +33,11 @@ use glam::{DMat4, DVec3, DVec4, Mat4, Vec2, Vec3, Vec4};
 use qtangent::gpu::render::{Output, Renderer, View, DEBUG_POISON};
 use qtangent::gpu::GpuContext;
 use qtangent::mesh::{procedural, Prepared};
-use qtangent::qmap::{self, BakeMesh, BakeSettings, MapFormat, QuatMap};
+use qtangent::qmap::stored::{EncodedMap, MapSpace, StoredFormat};
+use qtangent::qmap::{self, tangent, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap};
 use qtangent::render::scene::{MapSource, Scene, SceneMaterial, SceneMesh, SceneObject};
 use qtangent::render::shading::{self, Surface};
-use qtangent::render::{Camera, FrameSource, Lighting, MaterialUniforms};
+use qtangent::render::{Camera, FrameSource, Lighting, MapOptions, MaterialUniforms};
 use qtangent::Format;
 use rand::Rng;
 
@@ -71,11 +75,72 @@ fn material() -> MaterialUniforms {
 struct Setup {
     scene: Scene,
     sphere: Prepared,
-    map: QuatMap,
+    /// The object-space map's level 0 as the GPU holds it (decoded from its stored form).
+    map: Vec<Vec4>,
+    /// The handedness plane of the object-space map (level 0).
+    plane: Vec<i8>,
+    /// The tangent-space map's level 0 as the GPU holds it, and its size.
+    tangent_map: Vec<Vec4>,
+    /// The half step of a stored component (0 for BC: the CPU filters the decoded texels).
+    half: f32,
     view: View,
 }
 
+/// Tangent-space map size: 64 × 32 texels over the sphere's UVs (repeat addressing across the
+/// u = 0 / 1 seam).
+const TAN_W: u32 = 64;
+const TAN_H: u32 = 32;
+
+/// A smooth tilt-and-twist field (periodic on the unit square): normals up to ~35° off +Z and a
+/// twist up to ±60°, so both the normal and the tangent move.
+fn tangent_field(with_twist: bool) -> QuatMap {
+    use std::f32::consts::TAU;
+    let nm = NormalMap::from_height(TAN_W.max(TAN_H), 0.6, |u, v| {
+        (TAU * u).sin() * (TAU * 2.0 * v).cos() + 0.5 * (TAU * (u + v)).sin()
+    });
+    // from_height is square; take the top half rows for a 64 × 32 level, then mips.
+    let mut levels = vec![NormalMap {
+        width: TAN_W,
+        height: TAN_H,
+        texels: nm.texels[..(TAN_W * TAN_H) as usize].to_vec(),
+    }];
+    while levels.last().is_some_and(|l| l.width > 1 || l.height > 1) {
+        let l = levels.last().expect("a level");
+        let (w, h) = ((l.width / 2).max(1), (l.height / 2).max(1));
+        let mut texels = Vec::new();
+        for y in 0..h {
+            for x in 0..w {
+                let at = |dx: u32, dy: u32| {
+                    l.texels[((2 * y + dy).min(l.height - 1) * l.width + (2 * x + dx).min(l.width - 1)) as usize]
+                };
+                texels.push(at(0, 0) + at(1, 0) + at(0, 1) + at(1, 1));
+            }
+        }
+        levels.push(NormalMap { width: w, height: h, texels });
+    }
+    let twist = |uv: Vec2| 1.05 * (std::f32::consts::TAU * uv.x).sin();
+    tangent::bake_cpu(
+        &levels,
+        with_twist.then_some(&twist as tangent::Twist<'_>),
+        MapFormat::Rgba32Float,
+    )
+}
+
+/// Level 0 of `map` stored as `format` (in `space`), decoded as the GPU samples it.
+fn stored_level0(map: &QuatMap, space: MapSpace, format: StoredFormat) -> Vec<Vec4> {
+    let e = EncodedMap::encode(map, space, format, false, qtangent::gpu::maps::BC7_QUALITY)
+        .unwrap_or_else(|e| panic!("storing the {} map as {format}: {e}", space.name()));
+    e.decode_level(0).expect("level 0 decodes")
+}
+
 fn setup() -> Setup {
+    let plain = StoredFormat::Plain(MapFormat::Rgba16Float);
+    setup_stored(plain, plain, true)
+}
+
+/// The sphere with its object-space map stored as `object` and its tangent-space map (with or
+/// without a twist) as `tangent_format`.
+fn setup_stored(object: StoredFormat, tangent_format: StoredFormat, twist: bool) -> Setup {
     let sphere = procedural::uv_sphere(48, 24)
         .prepare()
         .expect("sphere prepares");
@@ -84,9 +149,14 @@ fn setup() -> Setup {
         width: MAP_W,
         height: MAP_H,
         padding: 2,
-        format: MapFormat::Rgba16Float,
+        format: MapFormat::Rgba32Float,
     };
     let map = qmap::bake_cpu(&bake, None, &settings, &mut |_, _, _| {}).expect("sphere bakes");
+    let tmap = tangent_field(twist);
+    let half = |f: StoredFormat| match f {
+        StoredFormat::Plain(f) => f.half_step(),
+        _ => 0.0,
+    };
     let scene = Scene {
         name: "analytic sphere".into(),
         meshes: vec![SceneMesh {
@@ -94,7 +164,10 @@ fn setup() -> Setup {
             material: 0,
             map: MapSource::Authored(Box::new(map.clone())),
         }],
-        materials: vec![SceneMaterial::plain("test", material())],
+        materials: vec![SceneMaterial {
+            tangent_map: Some(Box::new(tmap.clone())),
+            ..SceneMaterial::plain("test", material())
+        }],
         objects: vec![SceneObject {
             mesh: 0,
             model: Mat4::IDENTITY,
@@ -110,8 +183,11 @@ fn setup() -> Setup {
     };
     Setup {
         scene,
+        plane: map.levels[0].handedness.clone(),
+        map: stored_level0(&map, MapSpace::Object, object),
+        tangent_map: stored_level0(&tmap, MapSpace::Tangent, tangent_format),
+        half: half(object).max(half(tangent_format)),
         sphere,
-        map,
         view,
     }
 }
@@ -159,15 +235,27 @@ fn cast(mesh: &Prepared, o: DVec3, d: DVec3) -> Option<(usize, DVec3)> {
 
 /// Bilinear sample of level 0, clamp-to-edge (the renderer's map sampler at magnification):
 /// the filtered quaternion, the filtered handedness, and the weight-snapping bound E_w.
-fn sample_map(map: &QuatMap, uv: Vec2, e: f32) -> (Vec4, f32, f32) {
-    let l = &map.levels[0];
-    let s = Vec2::new(uv.x * l.width as f32 - 0.5, uv.y * l.height as f32 - 0.5);
+fn sample_map(
+    quats: &[Vec4],
+    plane: Option<&[i8]>,
+    (width, height): (u32, u32),
+    repeat: bool,
+    uv: Vec2,
+    e: f32,
+) -> (Vec4, f32, f32) {
+    let s = Vec2::new(uv.x * width as f32 - 0.5, uv.y * height as f32 - 0.5);
     let f = s - s.floor();
-    let clampi = |i: f32, n: u32| (i.max(0.0) as u32).min(n - 1) as usize;
+    let index = |i: f32, n: u32| {
+        if repeat {
+            (i as i64).rem_euclid(i64::from(n)) as usize
+        } else {
+            (i.max(0.0) as u32).min(n - 1) as usize
+        }
+    };
     let (x0, y0) = (s.x.floor(), s.y.floor());
     let at = |dx: f32, dy: f32| {
-        let k = clampi(y0 + dy, l.height) * l.width as usize + clampi(x0 + dx, l.width);
-        (l.quats[k], f32::from(l.handedness[k]))
+        let k = index(y0 + dy, height) * width as usize + index(x0 + dx, width);
+        (quats[k], plane.map_or(1.0, |p| f32::from(p[k])))
     };
     let (q00, h00) = at(0.0, 0.0);
     let (q10, h10) = at(1.0, 0.0);
@@ -184,22 +272,55 @@ fn sample_map(map: &QuatMap, uv: Vec2, e: f32) -> (Vec4, f32, f32) {
     (q, h, ew)
 }
 
-/// The CPU's shading frame (n, t, E_filter) at barycentrics `l` of triangle `tri`.
-fn cpu_frame(st: &Setup, source: FrameSource, tri: usize, l: DVec3, e: f32) -> (Vec3, Vec3, f32) {
+/// The CPU's shading frame (n, t, E_filter, handedness) at barycentrics `l` of triangle `tri`.
+fn cpu_frame(
+    st: &Setup,
+    source: FrameSource,
+    tri: usize,
+    l: DVec3,
+    e: f32,
+) -> (Vec3, Vec3, f32, f32) {
     let idx = &st.sphere.indices[3 * tri..3 * tri + 3];
     let l = l.as_vec3();
     let w = [l.x, l.y, l.z];
+    let uv: Vec2 = (0..3).map(|k| st.sphere.uvs[idx[k] as usize] * w[k]).sum();
+    // Storage: a filter that rounds to 16 bits is off by half a step a component.
+    let half = st.half;
     match source {
         FrameSource::QuatMap => {
-            let uv: Vec2 = (0..3).map(|k| st.sphere.uvs[idx[k] as usize] * w[k]).sum();
-            let (q, _h, ew) = sample_map(&st.map, uv, e);
+            let (q, h, ew) = sample_map(&st.map, Some(&st.plane), (MAP_W, MAP_H), false, uv, e);
             let len = q.length();
             let qn = glam::Quat::from_vec4(q / len);
             let n = (qn * Vec3::Z).normalize();
             let t = shading::orthonormal_tangent(n, qn * Vec3::X);
-            // Storage: a filter that rounds to 16 bits is off by half a step a component.
-            let half = MapFormat::Rgba16Float.half_step();
-            (n, t, 4.0 * (ew + 2.0 * half) / len)
+            (n, t, 4.0 * (ew + 2.0 * half) / len, h.signum())
+        }
+        FrameSource::QuatMapTangent => {
+            let frames: Vec<qtangent::TangentFrame> = idx
+                .iter()
+                .map(|&v| {
+                    let f = st.sphere.frames[v as usize];
+                    let mut bytes = Vec::new();
+                    Format::Snorm16x4.encode_into(&f.to_qtangent(), &mut bytes);
+                    Format::Snorm16x4.decode(&bytes).to_frame()
+                })
+                .collect();
+            let ni: Vec3 = (0..3).map(|k| frames[k].normal * w[k]).sum();
+            let ti: Vec3 = (0..3).map(|k| frames[k].tangent * w[k]).sum();
+            let hi: f32 = (0..3).map(|k| frames[k].handedness() * w[k]).sum();
+            let n0 = ni.normalize();
+            let t0 = shading::orthonormal_tangent(n0, ti);
+            let h = if hi >= 0.0 { 1.0 } else { -1.0 };
+            let (r, _, ew) = sample_map(&st.tangent_map, None, (TAN_W, TAN_H), true, uv, e);
+            let len = r.length();
+            let (n, t) = tangent::apply(n0, t0, h, r / len);
+            let n = n.normalize();
+            (
+                n,
+                shading::orthonormal_tangent(n, t),
+                4.0 * (ew + 2.0 * half) / len,
+                h,
+            )
         }
         _ => {
             let frames: Vec<qtangent::TangentFrame> = idx
@@ -219,7 +340,7 @@ fn cpu_frame(st: &Setup, source: FrameSource, tri: usize, l: DVec3, e: f32) -> (
             let ni: Vec3 = (0..3).map(|k| frames[k].normal * w[k]).sum();
             let ti: Vec3 = (0..3).map(|k| frames[k].tangent * w[k]).sum();
             let n = ni.normalize();
-            (n, shading::orthonormal_tangent(n, ti), 0.0)
+            (n, shading::orthonormal_tangent(n, ti), 0.0, 0.0)
         }
     }
 }
@@ -230,27 +351,67 @@ fn max_abs(a: Vec3, b: Vec3) -> f32 {
 
 #[test]
 fn sphere_frames_and_shading_match_the_cpu_in_every_mode() {
+    let mut sources = vec![
+        FrameSource::Reference,
+        FrameSource::QuatMap,
+        FrameSource::QuatMapTangent,
+    ];
+    sources.extend(Format::ALL.map(FrameSource::QTangent));
+    check_sphere(StoredFormat::Plain(MapFormat::Rgba16Float), true, &sources);
+}
+
+/// Block-compressed maps: the CPU filters the texels the BC decoder gives (BC7 decodes to bytes
+/// exactly by the spec; BC5's palette is computed in f32 by `qmap::bc`), so the bound is the
+/// plain formats' with the storage term replaced by the decoder's rounding (below). BC5 holds
+/// no twist, so its tangent field is a pure tilt; its object-space map is stored as BC7.
+#[test]
+fn sphere_frames_match_the_cpu_with_block_compressed_maps() {
+    let sources = [FrameSource::QuatMap, FrameSource::QuatMapTangent];
+    check_sphere(StoredFormat::Bc7, true, &sources);
+    check_sphere(StoredFormat::Bc5, false, &sources);
+}
+
+/// The sphere with both maps stored as `format` (BC5: the object-space map as BC7) and a
+/// tangent field with or without its `twist`, every source in `sources` against the CPU.
+fn check_sphere(format: StoredFormat, twist: bool, sources: &[FrameSource]) {
     let ctx = context();
-    let st = setup();
+    let object = if format == StoredFormat::Bc5 {
+        StoredFormat::Bc7
+    } else {
+        format
+    };
+    let mut st = setup_stored(object, format, twist);
+    if format.is_compressed() {
+        // A BC5 decoder may round its interpolated palette to 8 bits (D3D's BC4/BC5 tolerance):
+        // half a step of 2/255 in [−1, 1] a component; BC7 decodes exactly.
+        st.half = 1.0 / 255.0;
+    }
     let renderer = Renderer::new(&ctx).expect("renderer");
+    let mut warnings = Vec::new();
     let gpu = renderer
-        .upload(&ctx, &st.scene, &Format::ALL, &mut |_| {})
+        .upload_with(
+            &ctx,
+            &st.scene,
+            &Format::ALL,
+            &MapOptions::stored(format),
+            &mut |w| warnings.push(w.to_string()),
+        )
         .expect("upload");
+    assert_eq!(gpu.tangent_map_formats[0].1, Some(format), "{:?}", gpu.warnings);
+    assert_eq!(gpu.object_map_formats[0].1, Some(object), "{:?}", gpu.warnings);
     let vp = st.view.camera.view_proj(1.0).as_dmat4();
     let inv = vp.inverse();
     let eye = st.view.camera.position().as_dvec3();
     let scene_u = st.view.lighting.uniforms(st.view.camera.position(), None);
     let e = subtexel_step(&ctx);
-    let mut sources = vec![FrameSource::Reference, FrameSource::QuatMap];
-    sources.extend(Format::ALL.map(FrameSource::QTangent));
-    for source in sources {
+    for &source in sources {
         let [normals, tangents] = renderer
             .render_debug(&ctx, &gpu, &st.view, source, Output::Frame, SIZE, SIZE)
             .expect("frame render");
         let [radiance, world] = renderer
             .render_debug(&ctx, &gpu, &st.view, source, Output::Shading, SIZE, SIZE)
             .expect("shading render");
-        common::for_seeds(&format!("sphere {}", source.label()), 1, |seed, rng| {
+        common::for_seeds(&format!("sphere {} ({format} maps)", source.label()), 1, |seed, rng| {
             let mut checked = 0;
             let mut worst_frame = 0.0f32;
             let mut worst_shade = 0.0f32;
@@ -260,7 +421,7 @@ fn sphere_frames_and_shading_match_the_cpu_in_every_mode() {
                 let Some((tri, l)) = cast(&st.sphere, o, d) else {
                     continue;
                 };
-                let (n_cpu, t_cpu, e_filter) = cpu_frame(&st, source, tri, l, e);
+                let (n_cpu, t_cpu, e_filter, h_cpu) = cpu_frame(&st, source, tri, l, e);
                 let k = (y * SIZE + x) as usize;
                 let g = normals[k];
                 assert!(
@@ -280,7 +441,7 @@ fn sphere_frames_and_shading_match_the_cpu_in_every_mode() {
                     let (o2, d2) =
                         pixel_ray(&inv, f64::from(x) + 0.5 + dx, f64::from(y) + 0.5 + dy);
                     if let Some((t2, l2)) = cast(&st.sphere, o2, d2) {
-                        let (n2, tt2, _) = cpu_frame(&st, source, t2, l2, e);
+                        let (n2, tt2, _, _) = cpu_frame(&st, source, t2, l2, e);
                         s = s.max(max_abs(n2, n_cpu)).max(max_abs(tt2, t_cpu));
                     }
                 }
@@ -295,6 +456,16 @@ fn sphere_frames_and_shading_match_the_cpu_in_every_mode() {
                     source.label()
                 );
                 worst_frame = worst_frame.max(err / bound);
+                // The handedness: derived from the UV winding (object-space maps have no plane
+                // here) or the vertex's, against the map's plane and the vertex frames.
+                if h_cpu != 0.0 {
+                    assert_eq!(
+                        g[3],
+                        h_cpu,
+                        "seed {seed:#x} {}: pixel ({x}, {y}) handedness",
+                        source.label()
+                    );
+                }
                 // 2: the BRDF on the GPU's own inputs.
                 let surface = Surface::with_material(wp, n_gpu, t_gpu, &material(), -1.0);
                 let want = shading::shade(&surface, &scene_u);

@@ -222,3 +222,21 @@ pub fn texel_quat(
     }
     (q, h)
 }
+
+/// The handedness a renderer derives from the UV winding, without a handedness plane: with
+/// corner positions `p` (object space), UVs `uv` and the surface's unit normal `n`,
+/// `h = −sign(n · cross(p₁ − p₀, p₂ − p₀) · area2(uv))` (≥ 0 counts as +1). Vertex frames have the
+/// bitangent along −∂P/∂v (glTF's v runs down the image while a normal map's green runs up), so
+/// a triangle whose UVs wind the same way as its geometry seen along n has h = −1·(−1) = +1.
+/// Mirrors `derived_handedness` in `shaders/lit.wgsl`, which forms the same product from
+/// screen-space derivatives (its sign does not depend on the screen's orientation: position and
+/// UV derivatives change together).
+#[must_use]
+pub fn winding_handedness(p: [Vec3; 3], uv: [Vec2; 3], n: Vec3) -> f32 {
+    let ng = (p[1] - p[0]).cross(p[2] - p[0]);
+    if -(n.dot(ng) * area2(&uv)) >= 0.0 {
+        1.0
+    } else {
+        -1.0
+    }
+}

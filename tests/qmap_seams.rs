@@ -1,0 +1,244 @@
+//! What object-space maps no longer need, and where they no longer draw lines:
+//!
+//! 1. **Derived handedness.** The handedness the fragment stage derives from the UV winding
+//!    (`qmap::texel::winding_handedness`, mirrored by `derived_handedness` in
+//!    `shaders/lit.wgsl`) equals the baked handedness plane on every covered texel of
+//!    FlightHelmet (every material) and of a mirrored quad pair. (`tests/render.rs` checks the
+//!    GPU's derivation against the plane on the sphere, pixel by pixel.)
+//! 2. **Seam-robust sampling.** On a map whose texels alternate sign in a checkerboard (q, −q:
+//!    the same rotations, every neighbour pair a hemisphere conflict) the plain hardware filter
+//!    returns near-zero quaternions and wrong frames between texels, while `qmap_robust` returns
+//!    the CPU's aligned blend within the filter bound.
+
+mod common;
+
+use glam::{Quat, Vec2, Vec3, Vec4};
+use qtangent::gpu::qmap as gq;
+use qtangent::gpu::GpuContext;
+use qtangent::mesh::Primitive;
+use qtangent::qmap::texel::winding_handedness;
+use qtangent::qmap::{self, BakeMesh, BakeSettings, MapFormat, MapLevel, MapStats, QuatMap, TexelKind};
+use rand::Rng;
+
+/// Compares the derived handedness with the plane on every covered texel of a CPU bake of
+/// `prims` (concatenated as `BakeMesh::from_prepared` does). Returns (covered, mirrored).
+fn check_derived(label: &str, prims: &[qtangent::mesh::Prepared], size: u32) -> (usize, usize) {
+    let refs: Vec<_> = prims.iter().collect();
+    let bake = BakeMesh::from_prepared(label, &refs);
+    let positions: Vec<Vec3> = prims.iter().flat_map(|p| p.positions.iter().copied()).collect();
+    let settings = BakeSettings {
+        width: size,
+        height: size,
+        padding: 0,
+        format: MapFormat::Rgba32Float,
+    };
+    let map = qmap::bake_cpu(&bake, None, &settings, &mut |_, _, _| {}).expect("bakes");
+    let level = &map.levels[0];
+    let (mut covered, mut mirrored, mut wrong) = (0, 0, Vec::new());
+    for (k, kind) in map.kind.iter().enumerate() {
+        if *kind != TexelKind::Covered {
+            continue;
+        }
+        let t = map.triangle[k] as usize;
+        let idx = [0, 1, 2].map(|c| bake.indices[3 * t + c] as usize);
+        let q = level.quats[k];
+        let n = Quat::from_vec4(q).normalize() * Vec3::Z;
+        let h = winding_handedness(idx.map(|v| positions[v]), idx.map(|v| bake.uvs[v]), n);
+        let plane = f32::from(level.handedness[k]);
+        covered += 1;
+        if plane < 0.0 {
+            mirrored += 1;
+        }
+        if h != plane {
+            wrong.push((k % size as usize, k / size as usize, t, plane));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{label}: derived handedness differs from the plane on {} of {covered} covered texels, e.g. {:?}",
+        wrong.len(),
+        &wrong[..wrong.len().min(5)]
+    );
+    (covered, mirrored)
+}
+
+#[test]
+fn derived_handedness_equals_the_plane_on_flight_helmet() {
+    let Some(dir) = common::assets_dir() else {
+        return;
+    };
+    let path = dir.join("gltf/FlightHelmet/FlightHelmet.gltf");
+    let scene = qtangent::mesh::load(&path).expect("FlightHelmet loads");
+    let (mut total, mut total_mirrored) = (0, 0);
+    for (m, material) in scene.materials.iter().enumerate() {
+        let prims: Vec<_> = scene
+            .primitives()
+            .filter(|(_, p)| p.material == Some(m))
+            .map(|(_, p)| p.prepare().expect("prepare"))
+            .collect();
+        if prims.is_empty() {
+            continue;
+        }
+        let (c, mi) = check_derived(&material.name, &prims, 512);
+        eprintln!("{}: {c} covered texels, {mi} mirrored: all equal", material.name);
+        total += c;
+        total_mirrored += mi;
+    }
+    assert!(total > 100_000, "only {total} covered texels");
+    eprintln!("FlightHelmet: {total} covered texels ({total_mirrored} mirrored) — derived = plane");
+}
+
+#[test]
+fn derived_handedness_equals_the_plane_on_a_mirrored_quad_pair() {
+    // Two quads side by side, the right one's UVs mirrored in u, each in its own half of the
+    // UV square (so both are covered).
+    let p = |x: f32, y: f32| Vec3::new(x, y, 0.0);
+    let prim = Primitive {
+        label: "mirrored quad pair".into(),
+        positions: vec![
+            p(-1.0, -0.5),
+            p(0.0, -0.5),
+            p(0.0, 0.5),
+            p(-1.0, 0.5),
+            p(0.0, -0.5),
+            p(1.0, -0.5),
+            p(1.0, 0.5),
+            p(0.0, 0.5),
+        ],
+        normals: Some(vec![Vec3::Z; 8]),
+        uvs: Some(vec![
+            Vec2::new(0.0, 1.0),
+            Vec2::new(0.5, 1.0),
+            Vec2::new(0.5, 0.0),
+            Vec2::new(0.0, 0.0),
+            Vec2::new(1.0, 1.0),
+            Vec2::new(0.5, 1.0),
+            Vec2::new(0.5, 0.0),
+            Vec2::new(1.0, 0.0),
+        ]),
+        indices: vec![0, 1, 2, 0, 2, 3, 4, 5, 6, 4, 6, 7],
+        ..Default::default()
+    };
+    let prepared = prim.prepare().expect("prepares");
+    let (covered, mirrored) = check_derived("mirrored quad pair", &[prepared], 64);
+    // Half the texels each way.
+    assert!(covered >= 64 * 60 && mirrored >= covered / 2 - 64 && mirrored <= covered / 2 + 64);
+}
+
+fn context() -> GpuContext {
+    GpuContext::new().unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"))
+}
+
+/// A 32 × 32 rgba32f map of a smooth rotation field, every other texel negated (checkerboard):
+/// each texel is the right rotation, every neighbour pair a hemisphere conflict.
+fn checkerboard() -> (QuatMap, Vec<Vec4>) {
+    let n = 32u32;
+    let mut smooth = Vec::new();
+    let mut signed = Vec::new();
+    for y in 0..n {
+        for x in 0..n {
+            let q = Quat::from_euler(
+                glam::EulerRot::YXZ,
+                0.4 * (x as f32 / n as f32 * 6.0).sin(),
+                0.3 * (y as f32 / n as f32 * 5.0).cos(),
+                0.02 * (x + y) as f32,
+            );
+            let v = Vec4::from(q);
+            smooth.push(v);
+            signed.push(if (x + y) % 2 == 0 { v } else { -v });
+        }
+    }
+    let len = (n * n) as usize;
+    let level = MapLevel {
+        width: n,
+        height: n,
+        quats: signed,
+        handedness: vec![1; len],
+    };
+    let map = QuatMap {
+        format: MapFormat::Rgba32Float,
+        levels: vec![level],
+        kind: vec![TexelKind::Covered; len],
+        triangle: vec![0; len],
+        stats: MapStats::default(),
+    };
+    (map, smooth)
+}
+
+#[test]
+fn seam_robust_sampler_passes_the_checkerboard_where_the_plain_one_fails() {
+    let ctx = context();
+    let (map, smooth) = checkerboard();
+    let gpu_map = gq::upload(&ctx, &map).unwrap_or_else(|e| panic!("{e}"));
+    let n = 32.0f32;
+    common::for_seeds("checkerboard", 1, |seed, rng| {
+        // Points between texel centres, away from the clamped border.
+        let points: Vec<(Vec2, f32)> = (0..4000)
+            .map(|_| {
+                (
+                    Vec2::new(rng.random_range(1.5..n - 1.5), rng.random_range(1.5..n - 1.5)) / n,
+                    0.0,
+                )
+            })
+            .collect();
+        // The CPU's aligned bilinear blend of the smooth field (the sign-free truth), and the
+        // checkerboard's signed weight sum there: the length of what the hardware filter
+        // returns, up to the small differences between neighbouring rotations.
+        let expected = |uv: Vec2| {
+            let s = uv * n - Vec2::splat(0.5);
+            let (i, f) = (s.floor(), s - s.floor());
+            let at = |dx: f32, dy: f32| smooth[((i.y + dy) * n + i.x + dx) as usize];
+            let w = [
+                (1.0 - f.x) * (1.0 - f.y),
+                f.x * (1.0 - f.y),
+                (1.0 - f.x) * f.y,
+                f.x * f.y,
+            ];
+            let q = at(0.0, 0.0) * w[0] + at(1.0, 0.0) * w[1] + at(0.0, 1.0) * w[2] + at(1.0, 1.0) * w[3];
+            let parity = if (i.x + i.y) as i32 % 2 == 0 { 1.0 } else { -1.0 };
+            let signed = parity * (w[0] - w[1] - w[2] + w[3]);
+            (Quat::from_vec4(q).normalize() * Vec3::Z, signed.abs())
+        };
+        let run = |robust| {
+            gq::sample_frames_with(&ctx, &gpu_map, &points, wgpu::FilterMode::Linear, robust)
+                .unwrap_or_else(|e| panic!("sampling: {e}"))
+        };
+        let (plain, robust) = (run(false), run(true));
+        let angle = |a: Vec3, b: Vec3| a.angle_between(b).to_degrees();
+        let (mut plain_bad, mut hand, mut worst) = (0, 0, 0.0f32);
+        for ((p, g0), g1) in points.iter().zip(&plain).zip(&robust) {
+            let (want, signed) = expected(p.0);
+            if angle(Vec3::from_array(g0.normal), want) > 5.0 {
+                plain_bad += 1;
+            }
+            let e = angle(Vec3::from_array(g1.normal), want);
+            // |signed| < 0.85: the filtered length is below 0.9 (the rotations here are ≤ 5°
+            // apart, which changes it by < 0.01, and 8-bit weight snapping by < 0.02), so
+            // |q|² < 0.81 and the hand blend runs: exact weights and texels on both sides, f32
+            // rounding only (≤ 1e-3°). Otherwise the minority weight w ≤ 0.075 and the hardware
+            // result stands: off by at most 2·asin((2w·sin(α/2) + E_w)/0.8) for rotations α = 5°
+            // apart and weight snapping E_w ≤ 2·2⁻⁸·2 (neighbour differences of 2 here): 3°.
+            let bound = if signed < 0.85 { 1e-3 } else { 3.0 };
+            if signed < 0.85 {
+                hand += 1;
+            }
+            assert!(
+                e <= bound,
+                "seed {seed:#x}: robust sample at {} (signed weight {signed}) is {e}° from the aligned blend > {bound}°",
+                p.0
+            );
+            worst = worst.max(e);
+        }
+        // Between texels of a checkerboard most footprints cancel: most plain samples are off.
+        assert!(
+            plain_bad > points.len() / 2,
+            "the plain sampler was off by > 5° at only {plain_bad} of {} points: the test map is not hard enough",
+            points.len()
+        );
+        assert!(hand > points.len() / 2, "only {hand} points took the hand blend");
+        eprintln!(
+            "checkerboard: plain filter off by > 5° at {plain_bad} of {} points; robust: {hand} hand-blended, worst {worst:.2e}°",
+            points.len()
+        );
+    });
+}

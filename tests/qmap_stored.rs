@@ -1,0 +1,183 @@
+//! Stored quaternion maps (`qmap::stored`): every format of both kinds through KTX2 and back,
+//! every level byte for byte (written by `qtangent::ktx2`, read back both by it and by the
+//! independent `ktx2` crate), and the bad input a user can give: a format that cannot hold the
+//! map, a size BC cannot take, truncated files, files of another vkFormat or of no kind.
+
+mod common;
+
+use glam::{Vec2, Vec3};
+use qtangent::ktx2::{self, Ktx2Texture, TexelFormat};
+use qtangent::qmap::stored::{EncodedMap, MapSpace, StoredFormat, KEY_DECODE, KEY_FORMAT, KEY_SPACE};
+use qtangent::qmap::{self, tangent, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap};
+use rand::Rng;
+
+fn tangent_map(rng: &mut impl Rng, size: u32, twist: bool) -> QuatMap {
+    let (a, b) = (rng.random_range(1.0..4.0), rng.random_range(0.0..6.0));
+    let nm = NormalMap::from_height(size, 3.0, move |u, v| {
+        (std::f32::consts::TAU * (u * a.round() + b)).sin() * (std::f32::consts::TAU * v).cos()
+    });
+    let mut levels = vec![nm];
+    while levels.last().is_some_and(|l| l.width > 1) {
+        let l = levels.last().expect("level");
+        let w = l.width / 2;
+        let texels = (0..w * w)
+            .map(|i| l.texels[((i / w) * 2 * l.width + (i % w) * 2) as usize])
+            .collect();
+        levels.push(NormalMap {
+            width: w,
+            height: w,
+            texels,
+        });
+    }
+    let f = |uv: Vec2| uv.x - 0.5;
+    tangent::bake_cpu(
+        &levels,
+        twist.then_some(&f as tangent::Twist<'_>),
+        MapFormat::Rgba32Float,
+    )
+}
+
+fn object_map(size: u32) -> QuatMap {
+    let prim = qtangent::mesh::procedural::torus(1.0, 0.4, 24, 12)
+        .prepare()
+        .expect("torus prepares");
+    let bake = BakeMesh::from_prepared("torus", &[&prim]);
+    let settings = BakeSettings {
+        width: size,
+        height: size,
+        padding: 2,
+        format: MapFormat::Rgba32Float,
+    };
+    qmap::bake_cpu(&bake, None, &settings, &mut |_, _, _| {}).expect("bakes")
+}
+
+#[test]
+fn every_format_and_level_round_trips_through_ktx2() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    common::for_seeds("stored ktx2 round trip", 2, |seed, rng| {
+        let maps = [
+            (MapSpace::Tangent, tangent_map(rng, 64, false)),
+            (MapSpace::Tangent, tangent_map(rng, 32, true)),
+            (MapSpace::Object, object_map(64)),
+        ];
+        for (space, map) in &maps {
+            for format in StoredFormat::ALL {
+                for keep in [false, true] {
+                    let stored = match EncodedMap::encode(
+                        map,
+                        *space,
+                        format,
+                        keep,
+                        qtangent::gpu::maps::BC7_QUALITY,
+                    ) {
+                        Ok(s) => s,
+                        Err(e) => {
+                            // Only BC5 of an object-space map or of a twist refuses.
+                            assert_eq!(format, StoredFormat::Bc5, "seed {seed:#x}: {e}");
+                            continue;
+                        }
+                    };
+                    assert_eq!(stored.levels.len(), map.levels.len());
+                    assert_eq!(stored.handedness.is_some(), keep && *space == MapSpace::Object);
+                    let (main, plane) = stored.to_ktx2();
+                    let path = dir.path().join(format!("{}-{format}-{keep}.ktx2", space.name()));
+                    ktx2::write_file(&path, &main).expect("writes");
+                    let back = ktx2::read_file(&path).expect("reads");
+                    // The independent reader agrees on format, size and every level.
+                    let bytes = std::fs::read(&path).expect("file");
+                    let reader = ::ktx2::Reader::new(&bytes[..]).expect("the ktx2 crate reads it");
+                    let header = reader.header();
+                    assert_eq!(
+                        header.format.map(|f| f.value()),
+                        Some(format.texel_format().vk_format())
+                    );
+                    assert_eq!((header.pixel_width, header.pixel_height), (map.width(), map.height()));
+                    for (k, level) in reader.levels().enumerate() {
+                        assert_eq!(level.data, &stored.levels[k][..], "{format} level {k}");
+                    }
+                    assert_eq!(ktx2::key_value_text(&back, KEY_SPACE), Some(space.name()));
+                    assert_eq!(ktx2::key_value_text(&back, KEY_FORMAT), Some(format.name()));
+                    assert!(ktx2::key_value_text(&back, KEY_DECODE).is_some_and(|d| d.contains("q =")));
+                    let plane_back = plane.map(|p| {
+                        let pp = dir.path().join("plane.ktx2");
+                        ktx2::write_file(&pp, &p).expect("plane writes");
+                        ktx2::read_file(&pp).expect("plane reads")
+                    });
+                    let again = EncodedMap::from_ktx2("test", &back, plane_back.as_ref())
+                        .expect("a stored map again");
+                    assert_eq!(again, stored, "seed {seed:#x}: {} {format}", space.name());
+                    // Every level decodes to unit-ish quaternions (BC5 rebuilds w).
+                    for k in 0..again.levels.len() {
+                        let qs = again.decode_level(k).expect("decodes");
+                        assert!(qs.iter().all(|q| q.is_finite()));
+                    }
+                }
+            }
+        }
+    });
+}
+
+#[test]
+fn formats_that_cannot_hold_the_map_name_the_flag() {
+    let mut rng = rand_pcg::Pcg64Mcg::new(7);
+    let twisted = tangent_map(&mut rng, 16, true);
+    let e = EncodedMap::encode(&twisted, MapSpace::Tangent, StoredFormat::Bc5, false, qtangent::gpu::maps::BC7_QUALITY)
+        .expect_err("bc5 cannot hold a twist");
+    assert!(e.to_string().contains("--format bc5") && e.to_string().contains("twist"), "{e}");
+    let object = object_map(16);
+    let e = EncodedMap::encode(&object, MapSpace::Object, StoredFormat::Bc5, false, qtangent::gpu::maps::BC7_QUALITY)
+        .expect_err("bc5 cannot hold an object-space map");
+    assert!(e.to_string().contains("--format bc5") && e.to_string().contains("bc7"), "{e}");
+}
+
+#[test]
+fn sizes_bc_cannot_take_are_clear_errors() {
+    let nm = NormalMap {
+        width: 250,
+        height: 250,
+        texels: vec![Vec3::Z; 250 * 250],
+    };
+    let map = tangent::bake_cpu(&[nm], None, MapFormat::Rgba32Float);
+    for format in [StoredFormat::Bc5, StoredFormat::Bc7] {
+        let e = EncodedMap::encode(&map, MapSpace::Tangent, format, false, qtangent::gpu::maps::BC7_QUALITY)
+            .expect_err("250 is not a multiple of 4");
+        assert!(e.to_string().contains("250") && e.to_string().contains("multiple of 4"), "{e}");
+    }
+    // The plain formats take any size.
+    EncodedMap::encode(&map, MapSpace::Tangent, StoredFormat::Plain(MapFormat::Rgba8Snorm), false, qtangent::gpu::maps::BC7_QUALITY)
+        .expect("rgba8 takes 250²");
+}
+
+#[test]
+fn bad_ktx2_files_are_errors_not_panics() {
+    let mut rng = rand_pcg::Pcg64Mcg::new(11);
+    let map = tangent_map(&mut rng, 16, false);
+    let stored = EncodedMap::encode(&map, MapSpace::Tangent, StoredFormat::Bc5, false, qtangent::gpu::maps::BC7_QUALITY)
+        .expect("stores");
+    let (main, _) = stored.to_ktx2();
+    let bytes = ktx2::write(&main).expect("writes");
+    // Truncated at every length: an error each time.
+    for len in 0..bytes.len() {
+        assert!(ktx2::read(&bytes[..len]).is_err(), "a file cut at {len} bytes read");
+    }
+    // Another vkFormat: a texture qtangent writes, but no map (the handedness plane's R8).
+    let r8 = Ktx2Texture {
+        format: TexelFormat::R8Snorm,
+        width: 4,
+        height: 4,
+        levels: vec![vec![127; 16]],
+        key_values: vec![(KEY_SPACE.into(), b"object\0".to_vec())],
+    };
+    let e = EncodedMap::from_ktx2("plane.ktx2", &r8, None).expect_err("R8 is no map format");
+    assert!(e.to_string().contains("plane.ktx2") && e.to_string().contains("vkFormat 10"), "{e}");
+    // A map file with no qtangent.kind.
+    let mut bare = main.clone();
+    bare.key_values.clear();
+    let e = EncodedMap::from_ktx2("bare.ktx2", &bare, None).expect_err("no kind");
+    assert!(e.to_string().contains(KEY_SPACE), "{e}");
+    // A file of a vkFormat nothing here reads (R8G8B8A8_UNORM, 37) patched into the header.
+    let mut patched = bytes.clone();
+    patched[12..16].copy_from_slice(&37u32.to_le_bytes());
+    let e = ktx2::read(&patched).expect_err("vkFormat 37");
+    assert!(e.to_string().contains("37"), "{e}");
+}

