@@ -195,7 +195,6 @@ fn texel_quat(t: u32, l: vec3<f32>, uv: vec2<f32>) -> TexelQuat {
     let v2 = corner(t, 2u);
     let ni = v0.normal.xyz * l.x + v1.normal.xyz * l.y + v2.normal.xyz * l.z;
     let ti = v0.tangent.xyz * l.x + v1.tangent.xyz * l.y + v2.tangent.xyz * l.z;
-    let bi = v0.bitangent.xyz * l.x + v1.bitangent.xyz * l.y + v2.bitangent.xyz * l.z;
     let nn = dot(ni, ni);
     var n = v0.normal.xyz;
     if nn > 1e-12 {
@@ -210,7 +209,11 @@ fn texel_quat(t: u32, l: vec3<f32>, uv: vec2<f32>) -> TexelQuat {
         tg = any_tangent(n);
     }
     let c = cross(n, tg);
-    let h = select(1.0, -1.0, dot(c, bi) < 0.0);
+    // The corners' handedness, interpolated (texel.rs: vertex_frame).
+    let h0 = select(1.0, -1.0, dot(cross(v0.normal.xyz, v0.tangent.xyz), v0.bitangent.xyz) < 0.0);
+    let h1 = select(1.0, -1.0, dot(cross(v1.normal.xyz, v1.tangent.xyz), v1.bitangent.xyz) < 0.0);
+    let h2 = select(1.0, -1.0, dot(cross(v2.normal.xyz, v2.tangent.xyz), v2.bitangent.xyz) < 0.0);
+    let h = select(1.0, -1.0, h0 * l.x + h1 * l.y + h2 * l.z < 0.0);
     let qv = quat_from_axes(tg, c, n);
     var q = qv;
     if bake.has_normal_map != 0u {

@@ -23,10 +23,6 @@ override FRAME_SOURCE: u32 = 0u;
 // Object-space maps: 0 handedness from the map's plane; 1 derived from the UV winding
 // (derived_handedness).
 override MAP_HANDEDNESS: u32 = 0u;
-// The sign that turns "UV winding against the surface" into the bake's handedness: vertex frames
-// have b along −∂P/∂v (glTF's UVs run downwards while normal maps' green runs up), so
-// h = −sign(n · cross(∂P/∂x, ∂P/∂y) · det ∂uv/∂(x, y)) (src/qmap/handedness.rs: from_winding).
-const WINDING_SIGN: f32 = -1.0;
 
 const PI: f32 = 3.141592653589793;
 // Smallest perceptual roughness used (α⁴ stays representable in the GGX denominator).
@@ -146,16 +142,21 @@ fn normal_mapped(n: vec3<f32>, t: vec3<f32>, h: f32, m: vec3<f32>, scale: f32) -
     return normalize(t * (v.x * scale) + b * (v.y * scale) + n * v.z);
 }
 
-// The handedness of the surface at a pixel from the winding of its UVs against its orientation
-// (world position and UV derivatives; n the unit world normal): an object-space map needs no
-// handedness plane when the vertex frames follow the UV winding (MikkTSpace's do). Mirroring
-// model matrices flip cross(∂P/∂x, ∂P/∂y) and so the result, as they should. Fragment stage.
-fn derived_handedness(world: vec3<f32>, uv: vec2<f32>, n: vec3<f32>) -> f32 {
-    let ng = cross(dpdx(world), dpdy(world));
+// The handedness of the surface at a pixel from the winding of its UVs, as the bake's frames
+// have it (src/qmap/texel.rs: winding_handedness): h = −sign(UV area of the triangle in vertex
+// order), so an object-space map needs no handedness plane when its frames follow the UV
+// winding (MikkTSpace's do). The triangle's UV area over its screen area is the sign of the UV
+// Jacobian det ∂uv/∂(x, y) (window coordinates, y down); its screen area in vertex order is
+// negative for front faces there (front faces wind counter-clockwise with y up), positive for
+// back faces. Mirroring model matrices turn object-space handedness into world-space the same
+// way the plane's is. Fragment stage only (derivatives), in uniform control flow.
+fn derived_handedness(uv: vec2<f32>, front: bool) -> f32 {
     let ux = dpdx(uv);
     let uy = dpdy(uv);
-    let det = ux.x * uy.y - ux.y * uy.x;
-    return select(-1.0, 1.0, WINDING_SIGN * dot(n, ng) * det >= 0.0);
+    let jacobian = ux.x * uy.y - ux.y * uy.x;
+    let screen_area = select(1.0, -1.0, front);
+    let uv_area = jacobian * screen_area;
+    return select(-1.0, 1.0, uv_area <= 0.0) * mesh.model_handedness;
 }
 
 // World-space shading frame: n (unit), t (unit, ⟂ n), b = cross(n, t) * h.
@@ -170,7 +171,7 @@ fn shading_frame(in: VertexOut, front: bool) -> Frame {
         t = orthonormal_tangent(n, normalize((mesh.model * vec4<f32>(f.t, 0.0)).xyz));
         h = f.handedness * mesh.model_handedness;
         // Derivatives in uniform control flow (FRAME_SOURCE and MAP_HANDEDNESS are overrides).
-        let derived = derived_handedness(in.world, in.map_uv, n);
+        let derived = derived_handedness(in.map_uv, front);
         if MAP_HANDEDNESS == 1u {
             h = derived;
         }

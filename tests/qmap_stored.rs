@@ -12,7 +12,7 @@ use qtangent::qmap::{self, tangent, BakeMesh, BakeSettings, MapFormat, NormalMap
 use rand::Rng;
 
 fn tangent_map(rng: &mut impl Rng, size: u32, twist: bool) -> QuatMap {
-    let (a, b) = (rng.random_range(1.0..4.0), rng.random_range(0.0..6.0));
+    let (a, b): (f32, f32) = (rng.random_range(1.0..4.0), rng.random_range(0.0..6.0));
     let nm = NormalMap::from_height(size, 3.0, move |u, v| {
         (std::f32::consts::TAU * (u * a.round() + b)).sin() * (std::f32::consts::TAU * v).cos()
     });
@@ -141,7 +141,7 @@ fn sizes_bc_cannot_take_are_clear_errors() {
     for format in [StoredFormat::Bc5, StoredFormat::Bc7] {
         let e = EncodedMap::encode(&map, MapSpace::Tangent, format, false, qtangent::gpu::maps::BC7_QUALITY)
             .expect_err("250 is not a multiple of 4");
-        assert!(e.to_string().contains("250") && e.to_string().contains("multiple of 4"), "{e}");
+        assert!(e.to_string().contains("250") && e.to_string().contains("multiples of 4"), "{e}");
     }
     // The plain formats take any size.
     EncodedMap::encode(&map, MapSpace::Tangent, StoredFormat::Plain(MapFormat::Rgba8Snorm), false, qtangent::gpu::maps::BC7_QUALITY)

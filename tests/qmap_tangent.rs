@@ -308,8 +308,8 @@ fn quad_pair_mirrored_and_tiled_draws_the_reference_normal() {
         // rgba16f: the stored rotation is within 2·asin(2·2⁻¹²) of r; the Snorm16x4 vertex frame
         // adds its own bound (the reference uses f32 frames); 64 f32 roundings of slack.
         let bound = (MapFormat::Rgba16Float.max_error_deg()
-            + Format::Snorm16x4.max_error_deg())
-        .to_radians()
+            + Format::Snorm16x4.max_error_deg() as f32)
+            .to_radians()
             + 64.0 * U;
         let (mut covered, mut mirrored_px, mut worst) = (0, 0, 0.0f32);
         for k in 0..(S * S) as usize {

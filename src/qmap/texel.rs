@@ -170,13 +170,12 @@ pub fn arc_from_z(m: Vec3) -> Vec4 {
 
 /// The frame at barycentrics `l`: interpolated n, t, b made orthonormal (n normalised, t by
 /// Gram–Schmidt, with [`any_tangent`] when t is (nearly) parallel to n; b = ±cross(n, t), the
-/// sign from the interpolated b). Returns (quaternion of the rotation [t, cross(n, t), n],
+/// sign that of the corners' handedness interpolated). Returns (quaternion of the rotation [t, cross(n, t), n],
 /// handedness ±1).
 #[must_use]
 pub fn vertex_frame(frames: &[TangentFrame; 3], l: Vec3) -> (Vec4, f32) {
     let ni = frames[0].normal * l.x + frames[1].normal * l.y + frames[2].normal * l.z;
     let ti = frames[0].tangent * l.x + frames[1].tangent * l.y + frames[2].tangent * l.z;
-    let bi = frames[0].bitangent * l.x + frames[1].bitangent * l.y + frames[2].bitangent * l.z;
     let nn = ni.dot(ni);
     let n = if nn > 1e-12 {
         ni / nn.sqrt()
@@ -191,7 +190,17 @@ pub fn vertex_frame(frames: &[TangentFrame; 3], l: Vec3) -> (Vec4, f32) {
         any_tangent(n)
     };
     let c = n.cross(t);
-    let h = if c.dot(bi) < 0.0 { -1.0 } else { 1.0 };
+    // The corners' handedness, interpolated: where all three agree (every triangle of a
+    // well-formed mesh) exactly theirs, however much the frames turn across the triangle.
+    let hc = frames.map(|f| {
+        if f.normal.cross(f.tangent).dot(f.bitangent) < 0.0 {
+            -1.0
+        } else {
+            1.0
+        }
+    });
+    let hi = hc[0] * l.x + hc[1] * l.y + hc[2] * l.z;
+    let h = if hi < 0.0 { -1.0 } else { 1.0 };
     (quat_from_axes(t, c, n), h)
 }
 
@@ -223,18 +232,21 @@ pub fn texel_quat(
     (q, h)
 }
 
-/// The handedness a renderer derives from the UV winding, without a handedness plane: with
-/// corner positions `p` (object space), UVs `uv` and the surface's unit normal `n`,
-/// `h = −sign(n · cross(p₁ − p₀, p₂ − p₀) · area2(uv))` (≥ 0 counts as +1). Vertex frames have the
-/// bitangent along −∂P/∂v (glTF's v runs down the image while a normal map's green runs up), so
-/// a triangle whose UVs wind the same way as its geometry seen along n has h = −1·(−1) = +1.
-/// Mirrors `derived_handedness` in `shaders/lit.wgsl`, which forms the same product from
-/// screen-space derivatives (its sign does not depend on the screen's orientation: position and
-/// UV derivatives change together).
+/// The handedness a renderer derives from the UV winding, without a handedness plane: the sign
+/// of the triangle's UV area in vertex order, `h = −sign(area2(uv))` (0 counts as +1). Vertex
+/// frames have the bitangent along −∂P/∂v (glTF's v runs down the image while a normal map's
+/// green runs up), so a triangle whose UVs run counter-clockwise in glTF's (u right, v down)
+/// picture of its vertex order has h = +1; a mirrored one −1. The triangle's own orientation
+/// (its vertex order) decides, not the shading normal, so folded triangles whose geometry faces
+/// against their normals (FlightHelmet has a few) agree with the frames too.
+///
+/// Mirrors `derived_handedness` in `shaders/lit.wgsl`, which finds the same sign from
+/// screen-space UV derivatives and the rasteriser's facing: the UV Jacobian's sign is the UV
+/// area's over the screen area's, and the screen area's sign (in vertex order) is what
+/// `front_facing` reports.
 #[must_use]
-pub fn winding_handedness(p: [Vec3; 3], uv: [Vec2; 3], n: Vec3) -> f32 {
-    let ng = (p[1] - p[0]).cross(p[2] - p[0]);
-    if -(n.dot(ng) * area2(&uv)) >= 0.0 {
+pub fn winding_handedness(uv: [Vec2; 3]) -> f32 {
+    if area2(&uv) <= 0.0 {
         1.0
     } else {
         -1.0
