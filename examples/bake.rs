@@ -601,7 +601,9 @@ fn bake_one(
             let t = Instant::now();
             progress("tangent-space bake", 0, 1);
             let map = match ctx {
-                Some(ctx) => qtangent::gpu::bake_tangent::bake_gpu(ctx, &levels, None, settings.format)?,
+                Some(ctx) => {
+                    qtangent::gpu::bake_tangent::bake_gpu(ctx, &levels, None, settings.format)?
+                }
                 None => qmap::tangent::bake_cpu(&levels, None, settings.format),
             };
             progress("tangent-space bake", 1, 1);

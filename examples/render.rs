@@ -21,9 +21,10 @@ use clap::Parser;
 use image::RgbaImage;
 use qtangent::gpu::render::{GpuScene, Renderer, View};
 use qtangent::gpu::GpuContext;
+use qtangent::qmap::bc::Bc7Quality;
+use qtangent::qmap::stored::StoredFormat;
 use qtangent::render::compare::{self, ImageDiff};
 use qtangent::render::scene::Scene;
-use qtangent::qmap::stored::StoredFormat;
 use qtangent::render::{FrameSource, MapOptions};
 use qtangent::Format;
 
@@ -45,6 +46,10 @@ struct Args {
     /// UV winding.
     #[arg(long)]
     keep_handedness: bool,
+    /// BC7 encoder effort for the maps baked here: ultrafast (default, about 1 s per 2048² map
+    /// on two cores), veryfast, fast, basic (what `bake` uses; about 16 s), slow.
+    #[arg(long, default_value = "ultrafast", value_parser = bc7_parser())]
+    bc7_quality: Bc7Quality,
     /// A folder of KTX2 maps written by `bake` (`<material>.ktx2`): used for the materials it
     /// has, instead of baking.
     #[arg(long, value_name = "DIR")]
@@ -100,9 +105,13 @@ fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
 }
 
 fn map_format_parser() -> impl clap::builder::TypedValueParser<Value = StoredFormat> {
-    clap::builder::PossibleValuesParser::new(StoredFormat::ALL.map(StoredFormat::name)).try_map(
-        |s| StoredFormat::from_name(&s).ok_or_else(|| format!("unknown map format {s}")),
-    )
+    clap::builder::PossibleValuesParser::new(StoredFormat::ALL.map(StoredFormat::name))
+        .try_map(|s| StoredFormat::from_name(&s).ok_or_else(|| format!("unknown map format {s}")))
+}
+
+fn bc7_parser() -> impl clap::builder::TypedValueParser<Value = Bc7Quality> {
+    clap::builder::PossibleValuesParser::new(Bc7Quality::ALL.map(Bc7Quality::name))
+        .try_map(|s| Bc7Quality::from_name(&s).ok_or_else(|| format!("unknown BC7 quality {s}")))
 }
 
 fn parse_size(s: &str) -> Result<(u32, u32), String> {
@@ -210,6 +219,7 @@ fn run(args: &Args) -> Result<(), String> {
         format: args.map_format,
         keep_handedness: args.keep_handedness,
         maps_dir: args.maps.clone(),
+        bc7: args.bc7_quality,
     };
     let gpu = renderer
         .upload_with(&ctx, &scene, &[args.format], &options, &mut |what| {
@@ -385,7 +395,10 @@ fn report_all(
         println!("(The authored map carries a tangent field the vertex frames do not have: there the modes differ by design.)");
     }
     let formats = |v: &[(String, Option<StoredFormat>)]| {
-        let mut names: Vec<&str> = v.iter().filter_map(|(_, f)| f.map(StoredFormat::name)).collect();
+        let mut names: Vec<&str> = v
+            .iter()
+            .filter_map(|(_, f)| f.map(StoredFormat::name))
+            .collect();
         names.sort_unstable();
         names.dedup();
         if names.is_empty() {

@@ -27,9 +27,9 @@
 // bound from the sampler's sub-texel precision and measures it.
 
 // How a filtered sample becomes a quaternion (src/qmap/stored.rs: StoredFormat::decode_code):
-// 0 the sample is q (rgba16f, snorm16, snorm8, rgba32f); 1 BC7 UNORM, q = 2c − 1; 2 BC5 SNORM of
-// a tangent-space map's (x, y), w = √(1 − x² − y²) (w ≥ 0 by the map's contract; filtered (x, y)
-// lies in the unit disc, so w is real and q unit).
+// 0 the sample is q (rgba16f, snorm16, snorm8, rgba32f); 1 BC7 UNORM, q = 2c − 1; 2 BC5 SNORM
+// of a tangent-space map's (x, y), w = √(1 − x² − y²) (w ≥ 0 by the map's contract; filtered
+// (x, y) of unit texels lies in the unit disc, so w is real and q unit).
 override MAP_DECODE: u32 = 0u;
 // Seam-robust sampling of four-component maps (qmap_robust); the sampling test turns it off to
 // show what the plain sampler does.
@@ -71,6 +71,7 @@ fn qmap_texel(q_tex: texture_2d<f32>, p: vec2<i32>, dims: vec2<i32>, level: i32,
 // bilinear weight, and blended by hand; elsewhere q is returned as it is. `repeat`: the map's
 // address mode (tangent-space maps tile; object-space maps clamp).
 fn qmap_robust(q_tex: texture_2d<f32>, uv: vec2<f32>, q: vec4<f32>, lod: f32, repeat: bool) -> vec4<f32> {
+    // BC5 maps rebuild w ≥ 0: they have no hemisphere to conflict over.
     if !QMAP_ROBUST || MAP_DECODE == 2u || dot(q, q) >= QMAP_CONFLICT_LEN2 {
         return q;
     }

@@ -15,7 +15,6 @@
 //! `--nocapture` prints the figures; encode speed is in the `maps` example's table (no timed
 //! tests).
 
-
 use glam::{Quat, Vec2, Vec3};
 use qtangent::qmap::bc::{
     bc5_unorm_block_to_snorm, check_size, decode_bc4_snorm_block, decode_bc4_unorm_block,
@@ -575,4 +574,3 @@ fn tiny_mips_are_padded_by_edge_repetition() {
         }
     }
 }
-

@@ -20,7 +20,9 @@ use qtangent::gpu::qmap as gq;
 use qtangent::gpu::GpuContext;
 use qtangent::mesh::Primitive;
 use qtangent::qmap::texel::winding_handedness;
-use qtangent::qmap::{self, BakeMesh, BakeSettings, MapFormat, MapLevel, MapStats, QuatMap, TexelKind};
+use qtangent::qmap::{
+    self, BakeMesh, BakeSettings, MapFormat, MapLevel, MapStats, QuatMap, TexelKind,
+};
 use rand::Rng;
 
 /// Compares the derived handedness with the plane on every covered texel of a CPU bake of
@@ -95,7 +97,10 @@ fn derived_handedness_equals_the_plane_on_flight_helmet() {
             continue;
         }
         let (c, mi) = check_derived(&material.name, &prims, 512);
-        eprintln!("{}: {c} covered texels, {mi} mirrored: all equal", material.name);
+        eprintln!(
+            "{}: {c} covered texels, {mi} mirrored: all equal",
+            material.name
+        );
         total += c;
         total_mirrored += mi;
     }
@@ -191,7 +196,10 @@ fn seam_robust_sampler_passes_the_checkerboard_where_the_plain_one_fails() {
         let points: Vec<(Vec2, f32)> = (0..4000)
             .map(|_| {
                 (
-                    Vec2::new(rng.random_range(1.5..n - 1.5), rng.random_range(1.5..n - 1.5)) / n,
+                    Vec2::new(
+                        rng.random_range(1.5..n - 1.5),
+                        rng.random_range(1.5..n - 1.5),
+                    ) / n,
                     0.0,
                 )
             })
@@ -209,8 +217,15 @@ fn seam_robust_sampler_passes_the_checkerboard_where_the_plain_one_fails() {
                 (1.0 - f.x) * f.y,
                 f.x * f.y,
             ];
-            let q = at(0.0, 0.0) * w[0] + at(1.0, 0.0) * w[1] + at(0.0, 1.0) * w[2] + at(1.0, 1.0) * w[3];
-            let parity = if (i.x + i.y) as i32 % 2 == 0 { 1.0 } else { -1.0 };
+            let q = at(0.0, 0.0) * w[0]
+                + at(1.0, 0.0) * w[1]
+                + at(0.0, 1.0) * w[2]
+                + at(1.0, 1.0) * w[3];
+            let parity = if (i.x + i.y) as i32 % 2 == 0 {
+                1.0
+            } else {
+                -1.0
+            };
             let signed = parity * (w[0] - w[1] - w[2] + w[3]);
             (Quat::from_vec4(q).normalize() * Vec3::Z, signed.abs())
         };
@@ -252,7 +267,10 @@ fn seam_robust_sampler_passes_the_checkerboard_where_the_plain_one_fails() {
             "the plain sampler was off by > 5° at only {plain_bad} of {} points: the test map is not hard enough",
             points.len()
         );
-        assert!(hand > points.len() / 2, "only {hand} points took the hand blend");
+        assert!(
+            hand > points.len() / 2,
+            "only {hand} points took the hand blend"
+        );
         eprintln!(
             "checkerboard: plain filter off by > 5° at {plain_bad} of {} points; robust: {hand} hand-blended, worst {worst:.2e}°",
             points.len()

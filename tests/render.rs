@@ -111,12 +111,17 @@ fn tangent_field(with_twist: bool) -> QuatMap {
         for y in 0..h {
             for x in 0..w {
                 let at = |dx: u32, dy: u32| {
-                    l.texels[((2 * y + dy).min(l.height - 1) * l.width + (2 * x + dx).min(l.width - 1)) as usize]
+                    l.texels[((2 * y + dy).min(l.height - 1) * l.width
+                        + (2 * x + dx).min(l.width - 1)) as usize]
                 };
                 texels.push(at(0, 0) + at(1, 0) + at(0, 1) + at(1, 1));
             }
         }
-        levels.push(NormalMap { width: w, height: h, texels });
+        levels.push(NormalMap {
+            width: w,
+            height: h,
+            texels,
+        });
     }
     let twist = |uv: Vec2| 1.05 * (std::f32::consts::TAU * uv.x).sin();
     tangent::bake_cpu(
@@ -393,12 +398,26 @@ fn check_sphere(format: StoredFormat, twist: bool, sources: &[FrameSource]) {
             &ctx,
             &st.scene,
             &Format::ALL,
-            &MapOptions::stored(format),
+            // The BC7 effort the CPU side (stored_level0) encodes with.
+            &MapOptions {
+                bc7: qtangent::gpu::maps::BC7_QUALITY,
+                ..MapOptions::stored(format)
+            },
             &mut |w| warnings.push(w.to_string()),
         )
         .expect("upload");
-    assert_eq!(gpu.tangent_map_formats[0].1, Some(format), "{:?}", gpu.warnings);
-    assert_eq!(gpu.object_map_formats[0].1, Some(object), "{:?}", gpu.warnings);
+    assert_eq!(
+        gpu.tangent_map_formats[0].1,
+        Some(format),
+        "{:?}",
+        gpu.warnings
+    );
+    assert_eq!(
+        gpu.object_map_formats[0].1,
+        Some(object),
+        "{:?}",
+        gpu.warnings
+    );
     let vp = st.view.camera.view_proj(1.0).as_dmat4();
     let inv = vp.inverse();
     let eye = st.view.camera.position().as_dvec3();
@@ -411,83 +430,88 @@ fn check_sphere(format: StoredFormat, twist: bool, sources: &[FrameSource]) {
         let [radiance, world] = renderer
             .render_debug(&ctx, &gpu, &st.view, source, Output::Shading, SIZE, SIZE)
             .expect("shading render");
-        common::for_seeds(&format!("sphere {} ({format} maps)", source.label()), 1, |seed, rng| {
-            let mut checked = 0;
-            let mut worst_frame = 0.0f32;
-            let mut worst_shade = 0.0f32;
-            for _ in 0..4000 {
-                let (x, y) = (rng.random_range(1..SIZE - 1), rng.random_range(1..SIZE - 1));
-                let (o, d) = pixel_ray(&inv, f64::from(x) + 0.5, f64::from(y) + 0.5);
-                let Some((tri, l)) = cast(&st.sphere, o, d) else {
-                    continue;
-                };
-                let (n_cpu, t_cpu, e_filter, h_cpu) = cpu_frame(&st, source, tri, l, e);
-                let k = (y * SIZE + x) as usize;
-                let g = normals[k];
-                assert!(
+        common::for_seeds(
+            &format!("sphere {} ({format} maps)", source.label()),
+            1,
+            |seed, rng| {
+                let mut checked = 0;
+                let mut worst_frame = 0.0f32;
+                let mut worst_shade = 0.0f32;
+                for _ in 0..4000 {
+                    let (x, y) = (rng.random_range(1..SIZE - 1), rng.random_range(1..SIZE - 1));
+                    let (o, d) = pixel_ray(&inv, f64::from(x) + 0.5, f64::from(y) + 0.5);
+                    let Some((tri, l)) = cast(&st.sphere, o, d) else {
+                        continue;
+                    };
+                    let (n_cpu, t_cpu, e_filter, h_cpu) = cpu_frame(&st, source, tri, l, e);
+                    let k = (y * SIZE + x) as usize;
+                    let g = normals[k];
+                    assert!(
                     g[0] != DEBUG_POISON,
                     "seed {seed:#x}: pixel ({x}, {y}) is on the sphere but the GPU wrote nothing"
                 );
-                // Stay away from the silhouette: there a neighbour may miss the sphere and the
-                // map's level of detail grows.
-                let wp = Vec3::new(world[k][0], world[k][1], world[k][2]);
-                let v = (eye.as_vec3() - wp).normalize();
-                if n_cpu.dot(v) < 0.5 {
-                    continue;
-                }
-                // S: the frame's change to the four neighbouring pixels' centres.
-                let mut s = 0.0f32;
-                for (dx, dy) in [(-1.0, 0.0), (1.0, 0.0), (0.0, -1.0), (0.0, 1.0)] {
-                    let (o2, d2) =
-                        pixel_ray(&inv, f64::from(x) + 0.5 + dx, f64::from(y) + 0.5 + dy);
-                    if let Some((t2, l2)) = cast(&st.sphere, o2, d2) {
-                        let (n2, tt2, _, _) = cpu_frame(&st, source, t2, l2, e);
-                        s = s.max(max_abs(n2, n_cpu)).max(max_abs(tt2, t_cpu));
+                    // Stay away from the silhouette: there a neighbour may miss the sphere and the
+                    // map's level of detail grows.
+                    let wp = Vec3::new(world[k][0], world[k][1], world[k][2]);
+                    let v = (eye.as_vec3() - wp).normalize();
+                    if n_cpu.dot(v) < 0.5 {
+                        continue;
                     }
-                }
-                let bound = 2.0 * SUBPIXEL * s + e_filter + 64.0 * U;
-                let n_gpu = Vec3::new(g[0], g[1], g[2]);
-                let t_gpu = Vec3::new(tangents[k][0], tangents[k][1], tangents[k][2]);
-                let err = max_abs(n_gpu, n_cpu).max(max_abs(t_gpu, t_cpu));
-                assert!(
+                    // S: the frame's change to the four neighbouring pixels' centres.
+                    let mut s = 0.0f32;
+                    for (dx, dy) in [(-1.0, 0.0), (1.0, 0.0), (0.0, -1.0), (0.0, 1.0)] {
+                        let (o2, d2) =
+                            pixel_ray(&inv, f64::from(x) + 0.5 + dx, f64::from(y) + 0.5 + dy);
+                        if let Some((t2, l2)) = cast(&st.sphere, o2, d2) {
+                            let (n2, tt2, _, _) = cpu_frame(&st, source, t2, l2, e);
+                            s = s.max(max_abs(n2, n_cpu)).max(max_abs(tt2, t_cpu));
+                        }
+                    }
+                    let bound = 2.0 * SUBPIXEL * s + e_filter + 64.0 * U;
+                    let n_gpu = Vec3::new(g[0], g[1], g[2]);
+                    let t_gpu = Vec3::new(tangents[k][0], tangents[k][1], tangents[k][2]);
+                    let err = max_abs(n_gpu, n_cpu).max(max_abs(t_gpu, t_cpu));
+                    assert!(
                     err <= bound,
                     "seed {seed:#x} {}: pixel ({x}, {y}) frame differs by {err:e} > bound {bound:e} \
                      (S = {s:e}, filter {e_filter:e}); GPU n {n_gpu} t {t_gpu}, CPU n {n_cpu} t {t_cpu}",
                     source.label()
                 );
-                worst_frame = worst_frame.max(err / bound);
-                // The handedness: derived from the UV winding (object-space maps have no plane
-                // here) or the vertex's, against the map's plane and the vertex frames.
-                if h_cpu != 0.0 {
-                    assert_eq!(
-                        g[3],
-                        h_cpu,
-                        "seed {seed:#x} {}: pixel ({x}, {y}) handedness",
-                        source.label()
-                    );
-                }
-                // 2: the BRDF on the GPU's own inputs.
-                let surface = Surface::with_material(wp, n_gpu, t_gpu, &material(), -1.0);
-                let want = shading::shade(&surface, &scene_u);
-                let got = Vec3::new(radiance[k][0], radiance[k][1], radiance[k][2]);
-                let tol = (2.0f32).powi(-12) * want.max_element().max(got.max_element()) + 64.0 * U;
-                let diff = max_abs(got, want);
-                assert!(
+                    worst_frame = worst_frame.max(err / bound);
+                    // The handedness: derived from the UV winding (object-space maps have no plane
+                    // here) or the vertex's, against the map's plane and the vertex frames.
+                    if h_cpu != 0.0 {
+                        assert_eq!(
+                            g[3],
+                            h_cpu,
+                            "seed {seed:#x} {}: pixel ({x}, {y}) handedness",
+                            source.label()
+                        );
+                    }
+                    // 2: the BRDF on the GPU's own inputs.
+                    let surface = Surface::with_material(wp, n_gpu, t_gpu, &material(), -1.0);
+                    let want = shading::shade(&surface, &scene_u);
+                    let got = Vec3::new(radiance[k][0], radiance[k][1], radiance[k][2]);
+                    let tol =
+                        (2.0f32).powi(-12) * want.max_element().max(got.max_element()) + 64.0 * U;
+                    let diff = max_abs(got, want);
+                    assert!(
                     diff <= tol,
                     "seed {seed:#x} {}: pixel ({x}, {y}) radiance {got} vs CPU {want}: {diff:e} > {tol:e}",
                     source.label()
                 );
-                worst_shade = worst_shade.max(diff / tol);
-                checked += 1;
-            }
-            assert!(checked > 1000, "only {checked} pixels checked");
-            eprintln!(
+                    worst_shade = worst_shade.max(diff / tol);
+                    checked += 1;
+                }
+                assert!(checked > 1000, "only {checked} pixels checked");
+                eprintln!(
                 "{}: {checked} pixels; worst frame error {:.2e} of its bound, worst radiance error {:.2e} of its bound",
                 source.label(),
                 worst_frame,
                 worst_shade
             );
-        });
+            },
+        );
     }
 }
 

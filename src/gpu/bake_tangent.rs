@@ -167,6 +167,9 @@ pub fn bake_gpu(
             handedness: vec![1; nm.texels.len()],
         };
     }
+    if twist.is_some() {
+        crate::qmap::tangent::align(&mut map.levels);
+    }
     let (w, h) = (map.levels[0].width, map.levels[0].height);
     let (pairs, conflicts) =
         crate::qmap::post::count_conflicts(w, h, &map.levels[0].quats, |_| true);

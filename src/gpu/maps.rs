@@ -15,7 +15,7 @@ use crate::qmap::{self, atlas, tangent, MapFormat, NormalMap, QuatMap};
 use crate::render::scene::{self, Scene, SceneMaterial};
 use crate::render::MapOptions;
 
-/// The BC7 effort the renderer and `bake` use by default.
+/// The BC7 effort `bake` uses by default (the renderer's is [`MapOptions::bc7`]).
 pub const BC7_QUALITY: Bc7Quality = Bc7Quality::Basic;
 
 /// The format a bake writes texels in before storing them as `stored`: the plain format
@@ -60,10 +60,10 @@ fn store(
     map: &QuatMap,
     space: MapSpace,
     format: StoredFormat,
-    keep_handedness: bool,
+    (keep_handedness, quality): (bool, Bc7Quality),
     what: &str,
 ) -> Result<EncodedMap, GpuError> {
-    EncodedMap::encode(map, space, format, keep_handedness, BC7_QUALITY)
+    EncodedMap::encode(map, space, format, keep_handedness, quality)
         .map_err(|e| GpuError::Input(format!("{what}: {e}")))
 }
 
@@ -115,7 +115,14 @@ pub fn tangent_map(
     if let Some(authored) = &material.tangent_map {
         let twist = tangent::has_twist(authored);
         let format = choose(options, MapSpace::Tangent, twist, &what, warn);
-        return store(authored, MapSpace::Tangent, format, false, &what).map(Some);
+        return store(
+            authored,
+            MapSpace::Tangent,
+            format,
+            (false, options.bc7),
+            &what,
+        )
+        .map(Some);
     }
     let Some(normal) = &material.normal else {
         return Ok(None);
@@ -123,7 +130,7 @@ pub fn tangent_map(
     let format = choose(options, MapSpace::Tangent, false, &what, warn);
     let levels = NormalMap::levels_from_rgba8(normal, material.uniforms.normal_scale);
     let map = super::bake_tangent::bake_gpu(ctx, &levels, None, bake_format(format))?;
-    store(&map, MapSpace::Tangent, format, false, &what).map(Some)
+    store(&map, MapSpace::Tangent, format, (false, options.bc7), &what).map(Some)
 }
 
 /// An object-space map of a scene mesh, and the UV layout it was baked in when the mesh's UVs
@@ -175,15 +182,20 @@ pub fn object_map(
     let format = choose(options, MapSpace::Object, false, &what, warn);
     match &sm.map {
         scene::MapSource::None => Ok(None),
-        scene::MapSource::Authored(m) => {
-            store(m, MapSpace::Object, format, options.keep_handedness, &what).map(|map| {
-                Some(ObjectMap {
-                    map,
-                    map_uvs: None,
-                    stats: m.stats,
-                })
+        scene::MapSource::Authored(m) => store(
+            m,
+            MapSpace::Object,
+            format,
+            (options.keep_handedness, options.bc7),
+            &what,
+        )
+        .map(|map| {
+            Some(ObjectMap {
+                map,
+                map_uvs: None,
+                stats: m.stats,
             })
-        }
+        }),
         scene::MapSource::Bake { size } => {
             let (mut bake, mut normal_map) = scene.bake_input(i);
             let overlap =
@@ -227,7 +239,14 @@ pub fn object_map(
             )?;
             let map = qmap::finish(&raster, settings.padding, &mut |_, _, _| {});
             let stats = map.stats;
-            store(&map, MapSpace::Object, format, options.keep_handedness, &what).map(|map| {
+            store(
+                &map,
+                MapSpace::Object,
+                format,
+                (options.keep_handedness, options.bc7),
+                &what,
+            )
+            .map(|map| {
                 Some(ObjectMap {
                     map,
                     map_uvs,

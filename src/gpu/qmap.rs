@@ -10,7 +10,7 @@ use glam::{Vec2, Vec3, Vec4};
 use wgpu::util::DeviceExt;
 
 use super::{shaders, GpuContext, GpuError};
-use crate::qmap::stored::{EncodedMap, StoredFormat};
+use crate::qmap::stored::{EncodedMap, MapSpace, StoredFormat};
 use crate::qmap::{MapFormat, QuatMap};
 use crate::TangentFrame;
 
@@ -80,8 +80,10 @@ pub struct GpuQuatMap {
     /// The map's plain storage format ([`MapFormat::Rgba16Float`] for a block-compressed map,
     /// whose format is `stored`).
     pub format: MapFormat,
-    /// How the texels are stored (what a shader's `MAP_DECODE` must be).
+    /// How the texels are stored (with `space`, what a shader's `MAP_DECODE` must be).
     pub stored: StoredFormat,
+    /// Object or tangent space.
+    pub space: MapSpace,
     /// Whether `handedness` holds the map's own plane (false: a 1×1 +1 stand-in; the handedness
     /// is derived or comes from the vertex).
     pub plane: bool,
@@ -224,6 +226,7 @@ pub fn upload(ctx: &GpuContext, map: &QuatMap) -> Result<GpuQuatMap, GpuError> {
             handedness,
             format,
             stored: StoredFormat::Plain(format),
+            space: MapSpace::Object,
             plane: true,
             width,
             height,
@@ -315,11 +318,21 @@ pub fn upload_encoded(
         Some(p) => (width, height, mip_level_count, p.concat()),
         None => (1, 1, 1, vec![127u8]),
     };
-    if plane && hand_bytes.len() != map.levels.iter().enumerate().map(|(k, _)| {
-        let (w, h) = map.level_size(k);
-        (w * h) as usize
-    }).sum::<usize>() {
-        return Err(GpuError::Input("the handedness plane does not match the map's levels".into()));
+    if plane
+        && hand_bytes.len()
+            != map
+                .levels
+                .iter()
+                .enumerate()
+                .map(|(k, _)| {
+                    let (w, h) = map.level_size(k);
+                    (w * h) as usize
+                })
+                .sum::<usize>()
+    {
+        return Err(GpuError::Input(
+            "the handedness plane does not match the map's levels".into(),
+        ));
     }
     ctx.scoped("uploading a quaternion map", || {
         let texture = |label: &'static str,
@@ -370,6 +383,7 @@ pub fn upload_encoded(
                 _ => MapFormat::Rgba16Float,
             },
             stored: map.format,
+            space: map.space,
             plane,
             width,
             height,

@@ -17,9 +17,9 @@ use super::skin::{self, SkinBatch};
 use super::{shaders, GpuContext, GpuError};
 use crate::encoding::Format;
 use crate::qmap::normal_map::mip_chain;
+use crate::qmap::stored::StoredFormat;
 use crate::qmap::{self, MapStats, QuatMap};
 use crate::render::scene::{MapSource, Scene};
-use crate::qmap::stored::StoredFormat;
 use crate::render::{Camera, FrameSource, Lighting, MapOptions, MaterialUniforms};
 
 /// The headless picture's format: 8-bit sRGB, so the PNG holds what a display would show.
@@ -820,7 +820,8 @@ impl Renderer {
             let t = costs.entry(FrameSource::QuatMapTangent).or_default();
             let stride = crate::mesh::vertex::stride(FALLBACK_FORMAT) as u64;
             t.vertex_bytes += n * stride;
-            t.frame_vertex_bytes += n * crate::mesh::vertex::attribute_bytes(FALLBACK_FORMAT) as u64;
+            t.frame_vertex_bytes +=
+                n * crate::mesh::vertex::attribute_bytes(FALLBACK_FORMAT) as u64;
             let tangent_map = material_tangent[sm.material];
             t.frame_texture_bytes += match tangent_map {
                 Some(k) => tangent_map_bytes[k],

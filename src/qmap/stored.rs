@@ -14,6 +14,11 @@
 //!
 //! Decoding a sample (what `shaders/qmap.wgsl` does): plain formats give the quaternion
 //! directly; BC7 gives `2c − 1`; BC5 gives (x, y) and w = √(1 − x² − y²). Then normalise.
+//! Tangent-space BC7 keeps all four channels although three would fit a map with w ≥ 0 (and
+//! BC7's opaque modes are about 1.5× as accurate, `tests/qmap_bc.rs`): BC7 is the format of
+//! maps with a twist, and a twist field that winds (the spun plate) has a seam where r turns
+//! into −r; with w rebuilt, filtering across it lands on a wrong rotation with nothing to tell,
+//! while with four channels the seam-robust sampler sees the conflict and repairs it.
 
 use glam::Vec4;
 
@@ -348,11 +353,8 @@ impl EncodedMap {
     pub fn to_plain(&self, format: MapFormat) -> Result<Self, BakeError> {
         let levels = (0..self.levels.len())
             .map(|k| {
-                self.decode_level(k).map(|qs| {
-                    qs.into_iter()
-                        .flat_map(|q| format.texel_bytes(q))
-                        .collect()
-                })
+                self.decode_level(k)
+                    .map(|qs| qs.into_iter().flat_map(|q| format.texel_bytes(q)).collect())
             })
             .collect::<Result<_, _>>()?;
         Ok(Self {
@@ -365,7 +367,12 @@ impl EncodedMap {
     /// Bytes of every level, the handedness plane included.
     #[must_use]
     pub fn texture_bytes(&self) -> u64 {
-        let planes = self.handedness.iter().flatten().map(Vec::len).sum::<usize>();
+        let planes = self
+            .handedness
+            .iter()
+            .flatten()
+            .map(Vec::len)
+            .sum::<usize>();
         (self.levels.iter().map(Vec::len).sum::<usize>() + planes) as u64
     }
 
@@ -400,7 +407,9 @@ impl EncodedMap {
                 (KEY_FORMAT.to_string(), text("handedness")),
                 (
                     KEY_DECODE.to_string(),
-                    text("handedness = sign(r) (+1 or -1; 0 for background), filtered like the map"),
+                    text(
+                        "handedness = sign(r) (+1 or -1; 0 for background), filtered like the map",
+                    ),
                 ),
             ],
         });
@@ -430,7 +439,11 @@ impl EncodedMap {
                 Some(s) => s,
                 None => return fail(format!("{KEY_SPACE} is '{s}', not object or tangent")),
             },
-            None => return fail(format!("no {KEY_SPACE} entry: not a qtangent quaternion map")),
+            None => {
+                return fail(format!(
+                    "no {KEY_SPACE} entry: not a qtangent quaternion map"
+                ))
+            }
         };
         if format == StoredFormat::Bc5 && space == MapSpace::Object {
             return fail("a bc5 map cannot be object-space".into());

@@ -12,10 +12,13 @@
 //!   `r·Z = m` and the decoded normal is normal mapping's `t·mx + b·my + n·mz`. Its z is 0.
 //! - **A twist** φ about the normal (a tangent field, e.g. brushed or spun metal) is applied
 //!   after the tilt: `r = arc(Z → m) ⊗ rot_z(φ)`. The normal is unchanged; the tangent turns.
-//! - **Hemisphere**: r is kept with w ≥ 0. For normal-map content w = cos(θ/2) for a tilt θ, so
+//! - **Hemisphere**: r is baked with w ≥ 0. For normal-map content w = cos(θ/2) for a tilt θ, so
 //!   w ≥ cos 45° ≈ 0.707 for every normal of the upper hemisphere, and neighbouring texels never
-//!   disagree: no hemisphere problem. A twist field that winds (the spun plate winds once about
-//!   its centre) still has a seam ray where r turns into −r; the seam-robust sampler handles it.
+//!   disagree: no hemisphere problem, and w can be rebuilt (BC5). A twist beyond ±90° brings w
+//!   near 0, where neighbours can disagree; a twisted map is hemisphere-aligned after the bake (the object-space maps'
+//!   flood fill, [`super::post::choose_hemispheres`]) and stored with four channels, and a
+//!   field that winds (the spun plate winds once about its centre) keeps one seam ray where r
+//!   turns into −r, which the seam-robust sampler repairs.
 //! - **Handedness** is not in the map: it comes from the vertex. The map's y axis is the
 //!   bitangent b = h·cross(n, t); in the right-handed basis [t, cross(n, t), n] the decoder
 //!   uses r' = (h·x, y, h·z, w) — the rotation conjugated by the reflection y → −y. So one
@@ -127,6 +130,10 @@ pub fn bake_cpu(levels: &[NormalMap], twist: Option<Twist<'_>>, format: MapForma
             }
         })
         .collect();
+    let mut out = out;
+    if twist.is_some() {
+        align(&mut out);
+    }
     let (w, h) = (out[0].width, out[0].height);
     let n = (w * h) as usize;
     let (neighbour_pairs, hemisphere_conflicts) =
@@ -146,6 +153,15 @@ pub fn bake_cpu(levels: &[NormalMap], twist: Option<Twist<'_>>, format: MapForma
             ..MapStats::default()
         },
         levels: out,
+    }
+}
+
+/// Aligns the hemispheres of every level (the flood fill of [`super::post::choose_hemispheres`]
+/// over all texels): what a twisted map needs before four-channel filtering.
+pub fn align(levels: &mut [MapLevel]) {
+    for l in levels {
+        let all = vec![true; l.quats.len()];
+        super::post::choose_hemispheres(l.width, l.height, &mut l.quats, &all);
     }
 }
 

@@ -19,6 +19,7 @@ pub mod shading;
 use glam::{Mat4, Vec3, Vec4};
 
 use crate::encoding::Format;
+use crate::qmap::bc::Bc7Quality;
 use crate::qmap::stored::StoredFormat;
 
 /// Where the tangent frame of a pixel comes from.
@@ -61,7 +62,7 @@ impl FrameSource {
 }
 
 /// How the renderer stores the quaternion maps it bakes (or loads).
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MapOptions {
     /// The stored format of both map kinds; `None`: the compressed default
     /// ([`StoredFormat::default_for`]: BC5 for tangent-space maps, BC7 for those with a twist and
@@ -73,6 +74,20 @@ pub struct MapOptions {
     /// A folder of baked maps (`<material>.ktx2`, as `bake` writes them) loaded instead of
     /// baking, for the materials it has.
     pub maps_dir: Option<std::path::PathBuf>,
+    /// BC7 encoder effort for maps the renderer bakes (default [`Bc7Quality::UltraFast`]: about
+    /// a second per 2048² map on two cores, where `Basic` takes 16; `bake` defaults to `Basic`).
+    pub bc7: Bc7Quality,
+}
+
+impl Default for MapOptions {
+    fn default() -> Self {
+        Self {
+            format: None,
+            keep_handedness: false,
+            maps_dir: None,
+            bc7: Bc7Quality::UltraFast,
+        }
+    }
 }
 
 impl MapOptions {
