@@ -246,7 +246,8 @@ struct Report {
     height: u32,
     /// (stage, time), in order.
     times: Vec<(&'static str, Duration)>,
-    files: Vec<PathBuf>,
+    /// (role, file): `ktx2` or `exr` (the map), `handedness_ktx2`, `preview`, `handedness`.
+    files: Vec<(&'static str, PathBuf)>,
 }
 
 fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
@@ -629,7 +630,7 @@ fn bake_one(
         let t = Instant::now();
         let path = args.out.join(format!("{}.exr", job.name));
         io::write_exr(&map, &path)?;
-        files.push(path);
+        files.push(("exr", path));
         write_previews(&map, space, job, args, &mut files)?;
         times.push(("write", t.elapsed()));
     } else {
@@ -647,11 +648,11 @@ fn bake_one(
         let (main, plane) = encoded.to_ktx2();
         let path = args.out.join(format!("{}.ktx2", job.name));
         qtangent::ktx2::write_file(&path, &main)?;
-        files.push(path);
+        files.push(("ktx2", path));
         if let Some(plane) = plane {
             let path = args.out.join(format!("{}.handedness.ktx2", job.name));
             qtangent::ktx2::write_file(&path, &plane)?;
-            files.push(path);
+            files.push(("handedness_ktx2", path));
         }
         write_previews(&map, space, job, args, &mut files)?;
         times.push(("write", t.elapsed()));
@@ -680,15 +681,15 @@ fn write_previews(
     space: MapSpace,
     job: &Job,
     args: &Args,
-    files: &mut Vec<PathBuf>,
+    files: &mut Vec<(&'static str, PathBuf)>,
 ) -> Result<(), Error> {
     let preview = args.out.join(format!("{}.preview.png", job.name));
     io::write_preview(&map.levels[0], PreviewAxis::Normal, &preview)?;
-    files.push(preview);
+    files.push(("preview", preview));
     if space == MapSpace::Object {
         let hand = args.out.join(format!("{}.handedness.png", job.name));
         io::write_handedness_png(&map.levels[0], &hand)?;
-        files.push(hand);
+        files.push(("handedness", hand));
     }
     Ok(())
 }
@@ -730,7 +731,7 @@ fn report_json(r: &Report) -> Value {
         "covered_pairs": s.covered_pairs,
         "covered_conflicts": s.covered_conflicts,
         "time_ms": r.times.iter().map(|(k, d)| (k.to_string(), json!(ms(*d)))).collect::<serde_json::Map<_, _>>(),
-        "files": r.files.iter().map(|f| f.display().to_string()).collect::<Vec<_>>(),
+        "files": r.files.iter().map(|(k, f)| (k.to_string(), json!(f.display().to_string()))).collect::<serde_json::Map<_, _>>(),
     })
 }
 
@@ -817,7 +818,7 @@ fn print_text(
             "  files   {}",
             r.files
                 .iter()
-                .map(|f| f.display().to_string())
+                .map(|(_, f)| f.display().to_string())
                 .collect::<Vec<_>>()
                 .join("  ")
         );

@@ -105,7 +105,19 @@ fn default_cpu_bake_writes_the_library_map() {
     let dir = tempdir();
     let out_dir = dir.path().join("maps");
     let out_str = out_dir.to_string_lossy().into_owned();
-    let report = bake_json(&["--cpu", "--size", "64", "-o", &out_str]);
+    let report = bake_json(&[
+        "--kind",
+        "object",
+        "--container",
+        "exr",
+        "--format",
+        "rgba16f",
+        "--cpu",
+        "--size",
+        "64",
+        "-o",
+        &out_str,
+    ]);
     assert_eq!(report["mode"], "cpu");
     assert_eq!(report["adapter"], Value::Null);
     let maps = report["maps"].as_array().expect("maps is an array");
@@ -118,7 +130,7 @@ fn default_cpu_bake_writes_the_library_map() {
     );
     assert_eq!(m["levels"], 7);
     assert!(m["covered"].as_u64().unwrap_or_default() > 0, "{m}");
-    for key in ["load", "raster", "finish", "write"] {
+    for key in ["load", "raster", "finish", "store", "write"] {
         assert!(m["time_ms"][key].as_f64().is_some(), "time_ms.{key}: {m}");
     }
     assert_eq!(
@@ -160,7 +172,17 @@ fn text_summary_names_the_stages_and_files() {
     let dir = tempdir();
     let out_str = dir.path().to_string_lossy().into_owned();
     let out = bake(&[
-        "--cpu", "--size", "16", "--format", "snorm8", "-o", &out_str,
+        "--kind",
+        "object",
+        "--container",
+        "exr",
+        "--cpu",
+        "--size",
+        "16",
+        "--format",
+        "snorm8",
+        "-o",
+        &out_str,
     ]);
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout);
@@ -276,6 +298,12 @@ fn one_map_per_material_with_uvs() {
     let out_dir = dir.path().join("out");
     let out = bake(&[
         &mesh_path.to_string_lossy(),
+        "--kind",
+        "object",
+        "--container",
+        "exr",
+        "--format",
+        "rgba16f",
         "--cpu",
         "--size",
         "32",
@@ -388,7 +416,7 @@ fn bad_format_is_rejected_with_the_valid_names() {
     let out = bake(&["--cpu", "--format", "bogus"]);
     assert!(!out.status.success());
     let err = stderr(&out);
-    for name in ["rgba16f", "snorm16", "snorm8", "rgba32f"] {
+    for name in ["rgba16f", "snorm16", "snorm8", "rgba32f", "bc5", "bc7"] {
         assert!(err.contains(name), "{err}");
     }
 }
@@ -402,6 +430,12 @@ fn normal_map_option_is_used() {
         .save(&png)
         .unwrap_or_else(|e| panic!("{e}"));
     let report = bake_json(&[
+        "--kind",
+        "object",
+        "--container",
+        "exr",
+        "--format",
+        "rgba16f",
         "--cpu",
         "--size",
         "16",
@@ -438,7 +472,18 @@ fn rotation_deg(p: Vec4, q: Vec4) -> f64 {
 fn gpu_bake_matches_cpu() {
     let dir = tempdir();
     let out_dir = dir.path().join("gpu");
-    let report = bake_json(&["--size", "64", "-o", &out_dir.to_string_lossy()]);
+    let report = bake_json(&[
+        "--kind",
+        "object",
+        "--container",
+        "exr",
+        "--format",
+        "rgba16f",
+        "--size",
+        "64",
+        "-o",
+        &out_dir.to_string_lossy(),
+    ]);
     assert_eq!(report["mode"], "gpu");
     assert!(report["adapter"].is_string(), "{report}");
     let m = &report["maps"][0];
@@ -457,4 +502,138 @@ fn gpu_bake_matches_cpu() {
         let deg = rotation_deg(*p, *q);
         assert!(deg <= tol, "texel {i}: {p} vs {q}: {deg}° > {tol}°");
     }
+}
+
+/// The default bake: a tangent-space map of the embedded default's swirl, BC5, in KTX2 — the
+/// exact bytes the library stores (the CPU bake and the BC5 encoder are deterministic).
+#[test]
+fn default_bake_is_a_tangent_space_bc5_ktx2() {
+    use qtangent::qmap::stored::{EncodedMap, MapSpace, StoredFormat};
+    let dir = tempdir();
+    let out_dir = dir.path().join("maps");
+    let report = bake_json(&["--cpu", "-o", &out_dir.to_string_lossy()]);
+    assert_eq!(report["settings"]["kind"], "tangent");
+    assert_eq!(report["settings"]["format"], "bc5");
+    assert_eq!(report["settings"]["container"], "ktx2");
+    assert_eq!(
+        listing(&out_dir),
+        ["default.ktx2", "default.preview.png"],
+        "no handedness plane for a tangent-space map"
+    );
+    let m = &report["maps"][0];
+    for key in ["load", "mips", "bake", "store", "write"] {
+        assert!(m["time_ms"][key].as_f64().is_some(), "time_ms.{key}: {m}");
+    }
+    let path = PathBuf::from(m["files"]["ktx2"].as_str().expect("ktx2 path"));
+    let tex = qtangent::ktx2::read_file(&path).unwrap_or_else(|e| panic!("{e}"));
+    let got = EncodedMap::from_ktx2("default.ktx2", &tex, None).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        (got.space, got.format),
+        (MapSpace::Tangent, StoredFormat::Bc5)
+    );
+    // The swirl is 256²: nine levels.
+    assert_eq!((got.width, got.height, got.levels.len()), (256, 256, 9));
+    let levels = NormalMap::levels_from_rgba8(&NormalMap::default_swirl().to_rgba8(), 1.0);
+    let map = qtangent::qmap::tangent::bake_cpu(&levels, None, MapFormat::Rgba32Float);
+    let want = EncodedMap::encode(
+        &map,
+        MapSpace::Tangent,
+        StoredFormat::Bc5,
+        false,
+        qtangent::gpu::maps::BC7_QUALITY,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(got.levels, want.levels);
+}
+
+/// Object space in KTX2 with the handedness plane kept: two KTX2 files, the plane R8 SNORM.
+#[test]
+fn object_space_ktx2_keeps_the_plane_when_asked() {
+    let dir = tempdir();
+    let out_dir = dir.path().join("maps");
+    let report = bake_json(&[
+        "--cpu",
+        "--kind",
+        "object",
+        "--format",
+        "snorm8",
+        "--keep-handedness",
+        "--size",
+        "32",
+        "-o",
+        &out_dir.to_string_lossy(),
+    ]);
+    let m = &report["maps"][0];
+    let plane = qtangent::ktx2::read_file(Path::new(
+        m["files"]["handedness_ktx2"].as_str().expect("plane path"),
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(plane.format, qtangent::ktx2::TexelFormat::R8Snorm);
+    assert_eq!(plane.levels.len(), 6);
+    assert_eq!(
+        listing(&out_dir),
+        [
+            "default.handedness.ktx2",
+            "default.handedness.png",
+            "default.ktx2",
+            "default.preview.png"
+        ]
+    );
+}
+
+/// Flags that cannot work together fail before any work, in one line naming the flag.
+#[test]
+fn impossible_flag_combinations_name_the_flag() {
+    let dir = tempdir();
+    let out_str = dir.path().join("out").to_string_lossy().into_owned();
+    expect_failure(
+        &[
+            "--cpu", "--kind", "object", "--format", "bc5", "-o", &out_str,
+        ],
+        "--format bc5",
+    );
+    expect_failure(
+        &[
+            "--cpu",
+            "--container",
+            "exr",
+            "--format",
+            "bc7",
+            "-o",
+            &out_str,
+        ],
+        "--container exr",
+    );
+    expect_failure(
+        &[
+            "--cpu",
+            "--kind",
+            "tangent",
+            "--keep-handedness",
+            "-o",
+            &out_str,
+        ],
+        "--keep-handedness",
+    );
+    expect_failure(
+        &["--cpu", "--kind", "object", "--size", "250", "-o", &out_str],
+        "multiple of 4",
+    );
+    // A normal map BC cannot take: 250² (the tangent-space map has the normal map's size).
+    let png = dir.path().join("odd.png");
+    image::RgbImage::from_pixel(250, 250, image::Rgb([128, 128, 255]))
+        .save(&png)
+        .unwrap_or_else(|e| panic!("{e}"));
+    expect_failure(
+        &[
+            "--cpu",
+            "--normal-map",
+            &png.to_string_lossy(),
+            "-o",
+            &out_str,
+        ],
+        "250×250",
+    );
+    // Nothing half-written is left behind.
+    assert!(listing(&dir.path().join("out")).is_empty());
 }

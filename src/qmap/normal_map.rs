@@ -141,6 +141,36 @@ impl NormalMap {
     }
 }
 
+/// An 8-bit normal texture as a shipping engine stores it, BC5: red and green (x, y as
+/// `2c − 1`) block-compressed as BC5 SNORM ([`super::bc`]) and decoded again, blue rebuilt as
+/// `z = √(1 − x² − y²)`, everything written back as 8-bit RGBA (alpha 255). What a renderer
+/// that samples a BC5 normal map sees at level 0, up to the 8-bit rounding of the result.
+///
+/// # Errors
+/// [`super::bc::BcError`] for a size BC cannot take (not a multiple of 4).
+pub fn bc5_round_trip(img: &image::RgbaImage) -> Result<image::RgbaImage, super::bc::BcError> {
+    let (w, h) = img.dimensions();
+    super::bc::check_size(w, h)?;
+    let xy: Vec<[f32; 2]> = img
+        .pixels()
+        .map(|p| {
+            [
+                f32::from(p[0]) / 255.0 * 2.0 - 1.0,
+                f32::from(p[1]) / 255.0 * 2.0 - 1.0,
+            ]
+        })
+        .collect();
+    let blocks = super::bc::encode_bc5_snorm(w, h, &xy)?;
+    let back = super::bc::decode_bc5_snorm(w, h, &blocks)?;
+    let level = |c: f32| ((c.clamp(-1.0, 1.0) + 1.0) * 0.5 * 255.0).round() as u8;
+    let mut out = image::RgbaImage::new(w, h);
+    for (p, [x, y]) in out.pixels_mut().zip(back) {
+        let z = (1.0 - x * x - y * y).max(0.0).sqrt();
+        *p = image::Rgba([level(x), level(y), level(z), 255]);
+    }
+    Ok(out)
+}
+
 /// The mip chain of an 8-bit image as the renderer uploads it: level k+1 is level k resized to
 /// half (rounded down, at least 1) with a triangle filter, down to 1×1; level 0 first.
 #[must_use]

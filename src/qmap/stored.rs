@@ -480,6 +480,85 @@ impl EncodedMap {
     }
 }
 
+/// Angle statistics of one axis over a set of texels, degrees.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct AngleStats {
+    /// Texels measured.
+    pub count: usize,
+    /// Mean angle.
+    pub mean: f64,
+    /// 99th percentile (nearest rank).
+    pub p99: f64,
+    /// Largest angle.
+    pub max: f64,
+}
+
+impl AngleStats {
+    /// The statistics of `angles` (degrees; empty gives zeros).
+    #[must_use]
+    pub fn of(mut angles: Vec<f64>) -> Self {
+        if angles.is_empty() {
+            return Self::default();
+        }
+        angles.sort_by(f64::total_cmp);
+        let n = angles.len();
+        let rank = ((0.99 * n as f64).ceil() as usize).clamp(1, n) - 1;
+        Self {
+            count: n,
+            mean: angles.iter().sum::<f64>() / n as f64,
+            p99: angles[rank],
+            max: angles[n - 1],
+        }
+    }
+}
+
+/// Angle in degrees between two vectors (atan2 of |a × b| and a · b: exact near 0), in f64.
+#[must_use]
+pub fn angle_deg(a: glam::Vec3, b: glam::Vec3) -> f64 {
+    let (a, b) = (a.as_dvec3(), b.as_dvec3());
+    a.cross(b).length().atan2(a.dot(b)).to_degrees()
+}
+
+impl EncodedMap {
+    /// Per-texel error of level 0 against `exact` (the same map's unquantised rotations, e.g. an
+    /// rgba32f bake), over the texels where `mask` is true: the angles between the decoded and
+    /// the exact normal (`q·Z`) and tangent (`q·X`). Judges lossy formats by what they turn the
+    /// frame into, not by component error.
+    ///
+    /// # Errors
+    /// As [`EncodedMap::decode_level`]; [`BakeError::Settings`] when `exact` or `mask` do not
+    /// have a texel each.
+    pub fn frame_errors(
+        &self,
+        exact: &[Vec4],
+        mask: &[bool],
+    ) -> Result<(AngleStats, AngleStats), BakeError> {
+        let decoded = self.decode_level(0)?;
+        if exact.len() != decoded.len() || mask.len() != decoded.len() {
+            return Err(BakeError::Settings(format!(
+                "{} exact texels and {} mask entries for a {}×{} map",
+                exact.len(),
+                mask.len(),
+                self.width,
+                self.height
+            )));
+        }
+        let (mut normals, mut tangents) = (Vec::new(), Vec::new());
+        for ((d, e), m) in decoded.iter().zip(exact).zip(mask) {
+            if !*m || *d == Vec4::ZERO || *e == Vec4::ZERO {
+                continue;
+            }
+            let (qd, qe) = (
+                glam::Quat::from_vec4(*d).normalize(),
+                glam::Quat::from_vec4(*e).normalize(),
+            );
+            normals.push(angle_deg(qd * glam::Vec3::Z, qe * glam::Vec3::Z));
+            tangents.push(angle_deg(qd * glam::Vec3::X, qe * glam::Vec3::X));
+        }
+        Ok((AngleStats::of(normals), AngleStats::of(tangents)))
+    }
+}
+
 /// A file stem from a material name, as `bake` names its files and the renderer looks them up:
 /// ASCII letters, digits, `-`, `_` and `.` kept, anything else `_`; no leading or trailing dot;
 /// at most 100 characters; `map` when nothing is left.

@@ -1,0 +1,630 @@
+//! `maps`: the table that decides between quaternion maps and the normal maps they replace.
+//!
+//! For FlightHelmet, the duck and the default scene, side by side: the reference (f32 vertex
+//! frames with the normal map as 8-bit RGBA), the reference with its normal map stored as BC5,
+//! and every map kind (object space, tangent space) in every stored format. Per column:
+//!
+//! - bytes per texel, and the frame's bytes on the GPU (vertex frame + frame textures, mips
+//!   included);
+//! - per-texel error of the decoded normal and tangent against an f32 bake (mean, p99, max, over
+//!   texels inside triangles);
+//! - rendered PSNR and maximum error against the reference at two sizes.
+//!
+//! Then the bake's time per stage, compression included, for FlightHelmet's materials at 2048²
+//! and 4096² (the normal maps resized to the map size for the latter).
+//!
+//! ```sh
+//! cargo run --release --example maps                  # everything (several minutes on 2 cores)
+//! cargo run --release --example maps -- --quick       # one size, no 4096² timing
+//! ```
+//!
+//! Benchmark output only: nothing here is asserted (the tests do that).
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use glam::Vec3;
+use image::RgbaImage;
+use qtangent::gpu::render::{GpuScene, Renderer, View};
+use qtangent::gpu::GpuContext;
+use qtangent::qmap::bc::Bc7Quality;
+use qtangent::qmap::normal_map::bc5_round_trip;
+use qtangent::qmap::stored::{angle_deg, AngleStats, EncodedMap, MapSpace, StoredFormat};
+use qtangent::qmap::{self, BakeMesh, MapFormat, NormalMap, TexelKind};
+use qtangent::render::compare::{self, ImageDiff};
+use qtangent::render::scene::{MapSource, Scene};
+use qtangent::render::{FrameSource, MapOptions};
+use qtangent::Format;
+
+#[derive(Parser)]
+#[command(
+    about = "Quaternion maps against the normal maps they replace: bytes, per-texel error, rendered PSNR, bake time"
+)]
+struct Args {
+    /// The shared assets folder (gltf/FlightHelmet, obj/duck.obj); default $QTANGENT_ASSETS or
+    /// ../shared/assets.
+    #[arg(long)]
+    assets: Option<PathBuf>,
+    /// Render sizes, WIDTHxHEIGHT, comma-separated.
+    #[arg(long, default_value = "960x540,1920x1080")]
+    sizes: String,
+    /// BC7 effort for the maps (the `bake` default is basic).
+    #[arg(long, default_value = "basic")]
+    bc7_quality: String,
+    /// One render size and no 4096² timing.
+    #[arg(long)]
+    quick: bool,
+}
+
+type Error = Box<dyn std::error::Error>;
+
+fn main() {
+    let args = Args::parse();
+    if let Err(e) = run(&args) {
+        eprintln!("maps: {e}");
+        std::process::exit(1);
+    }
+}
+
+fn parse_sizes(s: &str) -> Result<Vec<(u32, u32)>, Error> {
+    s.split(',')
+        .map(|p| {
+            let (w, h) = p
+                .trim()
+                .split_once('x')
+                .ok_or_else(|| format!("size {p:?} is not WIDTHxHEIGHT"))?;
+            Ok((w.parse()?, h.parse()?))
+        })
+        .collect()
+}
+
+/// One column of the table.
+#[derive(Clone, Copy, PartialEq)]
+enum Column {
+    /// Reference mode with the normal map as stored: 8-bit RGBA (`false`) or BC5 (`true`).
+    Reference { bc5: bool },
+    /// A quaternion map of a kind in a format.
+    Map(MapSpace, StoredFormat),
+}
+
+impl Column {
+    fn label(self) -> String {
+        match self {
+            Column::Reference { bc5: false } => "reference (normal map RGBA8)".into(),
+            Column::Reference { bc5: true } => "reference, normal map BC5".into(),
+            Column::Map(s, f) => format!("{} {}", s.name(), f.name()),
+        }
+    }
+}
+
+fn columns() -> Vec<Column> {
+    let mut c = vec![
+        Column::Reference { bc5: false },
+        Column::Reference { bc5: true },
+    ];
+    for space in [MapSpace::Tangent, MapSpace::Object] {
+        for f in StoredFormat::ALL {
+            if !(space == MapSpace::Object && f == StoredFormat::Bc5) {
+                c.push(Column::Map(space, f));
+            }
+        }
+    }
+    c
+}
+
+/// What a column measured on one asset.
+#[derive(Default, Clone)]
+struct Row {
+    bytes_per_texel: String,
+    frame_bytes: u64,
+    normal: Option<AngleStats>,
+    tangent: Option<AngleStats>,
+    renders: Vec<ImageDiff>,
+    note: String,
+}
+
+fn run(args: &Args) -> Result<(), Error> {
+    let assets = args
+        .assets
+        .clone()
+        .or_else(|| std::env::var_os("QTANGENT_ASSETS").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("../shared/assets"));
+    let mut sizes = parse_sizes(&args.sizes)?;
+    if args.quick {
+        sizes.truncate(1);
+    }
+    let bc7 = Bc7Quality::from_name(&args.bc7_quality)
+        .ok_or_else(|| format!("--bc7-quality {}: not a BC7 effort", args.bc7_quality))?;
+    let ctx = GpuContext::new()?;
+    let renderer = Renderer::new(&ctx)?;
+    println!(
+        "# Quaternion maps against normal maps ({})\n",
+        ctx.describe()
+    );
+    println!(
+        "BC7 effort: {}. Renders against the reference (f32 vertex frames, RGBA8 normal map).\n",
+        bc7.name()
+    );
+    let scenes: Vec<(String, Scene)> = vec![
+        (
+            "FlightHelmet".into(),
+            Scene::load(&assets.join("gltf/FlightHelmet/FlightHelmet.gltf"))?,
+        ),
+        ("duck".into(), Scene::load(&assets.join("obj/duck.obj"))?),
+        ("default scene".into(), Scene::default_scene()?),
+    ];
+    for (name, scene) in &scenes {
+        eprintln!("maps: {name}");
+        let rows = measure(&ctx, &renderer, scene, &sizes, bc7)?;
+        print_table(name, scene, &sizes, &rows);
+    }
+    timing(&ctx, &assets, args.quick, bc7)?;
+    Ok(())
+}
+
+/// Per-texel errors of every stored format of both kinds against the f32 bakes, per material /
+/// mesh, pooled over the scene: (column → (normal, tangent)).
+fn texel_errors(
+    ctx: &GpuContext,
+    scene: &Scene,
+    bc7: Bc7Quality,
+) -> Result<Vec<(Column, AngleStats, AngleStats, String)>, Error> {
+    let mut pooled: Vec<(Column, Vec<f64>, Vec<f64>)> = Vec::new();
+    let mut notes: Vec<(Column, String)> = Vec::new();
+    let mut push =
+        |c: Column, n: Vec<f64>, t: Vec<f64>| match pooled.iter_mut().find(|(k, _, _)| *k == c) {
+            Some((_, a, b)) => {
+                a.extend(n);
+                b.extend(t);
+            }
+            None => pooled.push((c, n, t)),
+        };
+    // Tangent space: per material with a normal map, the f32 bake of its mip chain, texels
+    // inside the triangles of its meshes (their UVs rasterised at the map's size).
+    for (mi, m) in scene.materials.iter().enumerate() {
+        let Some(normal) = &m.normal else { continue };
+        let levels = NormalMap::levels_from_rgba8(normal, m.uniforms.normal_scale);
+        let exact =
+            qtangent::gpu::bake_tangent::bake_gpu(ctx, &levels, None, MapFormat::Rgba32Float)?;
+        let mask = coverage(scene, mi, exact.width(), exact.height())?;
+        for f in StoredFormat::ALL {
+            let c = Column::Map(MapSpace::Tangent, f);
+            match EncodedMap::encode(&exact, MapSpace::Tangent, f, false, bc7) {
+                Ok(stored) => {
+                    let (n, t) = per_texel(&stored, &exact.levels[0].quats, &mask)?;
+                    push(c, n, t);
+                }
+                Err(e) => notes.push((c, e.to_string())),
+            }
+        }
+        // The normal map itself: RGBA8 is the source (0 by definition); BC5 against it.
+        if let Ok(bc5) = bc5_round_trip(normal) {
+            let mut errs = Vec::new();
+            for ((a, b), inside) in normal.pixels().zip(bc5.pixels()).zip(&mask) {
+                if *inside {
+                    let v = |p: &image::Rgba<u8>| {
+                        Vec3::new(
+                            f32::from(p[0]) / 127.5 - 1.0,
+                            f32::from(p[1]) / 127.5 - 1.0,
+                            f32::from(p[2]) / 127.5 - 1.0,
+                        )
+                    };
+                    errs.push(angle_deg(v(a), v(b)));
+                }
+            }
+            push(Column::Reference { bc5: true }, errs, Vec::new());
+        }
+    }
+    // Object space: per mesh with a map to bake, the f32 bake; texels inside triangles.
+    for (i, sm) in scene.meshes.iter().enumerate() {
+        let MapSource::Bake { size } = sm.map else {
+            continue;
+        };
+        let (bake, normal_map) = scene.bake_input(i);
+        let overlap = qmap::atlas::overlap_fraction(&bake)?;
+        let mut settings = Scene::bake_settings(size);
+        settings.format = MapFormat::Rgba32Float;
+        let bake = if overlap > qmap::atlas::OVERLAP_THRESHOLD {
+            // As the renderer: a layout of its own at twice the side.
+            settings.width = (size * 2).min(scene_max(size));
+            settings.height = settings.width;
+            let uvs = qmap::atlas::unique_layout(&bake, settings.width, 2 * settings.padding + 2);
+            let nm = normal_map.as_ref().map(|nm| {
+                qmap::atlas::resample_normal_map(
+                    &bake,
+                    &uvs,
+                    nm,
+                    settings.width,
+                    settings.padding as f32 + 2.0,
+                )
+            });
+            let mut b = bake.clone();
+            b.uvs = uvs;
+            (b, nm)
+        } else {
+            (bake, normal_map)
+        };
+        let raster = qtangent::gpu::bake::raster_gpu(
+            ctx,
+            &bake.0,
+            bake.1.as_ref(),
+            &settings,
+            &mut |_, _, _| {},
+        )?;
+        let exact = qmap::finish(&raster, settings.padding, &mut |_, _, _| {});
+        let mask: Vec<bool> = exact
+            .kind
+            .iter()
+            .map(|k| *k == TexelKind::Covered)
+            .collect();
+        for f in StoredFormat::ALL {
+            let c = Column::Map(MapSpace::Object, f);
+            if f == StoredFormat::Bc5 {
+                continue;
+            }
+            let stored = EncodedMap::encode(&exact, MapSpace::Object, f, false, bc7)?;
+            let (n, t) = per_texel(&stored, &exact.levels[0].quats, &mask)?;
+            push(c, n, t);
+        }
+    }
+    Ok(pooled
+        .into_iter()
+        .map(|(c, n, t)| {
+            let note = notes
+                .iter()
+                .find(|(k, _)| *k == c)
+                .map_or_else(String::new, |(_, s)| s.clone());
+            (c, AngleStats::of(n), AngleStats::of(t), note)
+        })
+        .collect())
+}
+
+fn scene_max(size: u32) -> u32 {
+    qtangent::render::scene::MAX_AUTO_BAKE_SIZE.max(size)
+}
+
+/// The per-texel angles (normal, tangent) of a stored map's level 0 against `exact`.
+fn per_texel(
+    stored: &EncodedMap,
+    exact: &[glam::Vec4],
+    mask: &[bool],
+) -> Result<(Vec<f64>, Vec<f64>), Error> {
+    let decoded = stored.decode_level(0)?;
+    let (mut n, mut t) = (Vec::new(), Vec::new());
+    for ((d, e), m) in decoded.iter().zip(exact).zip(mask) {
+        if !*m || *d == glam::Vec4::ZERO || *e == glam::Vec4::ZERO {
+            continue;
+        }
+        let (qd, qe) = (
+            glam::Quat::from_vec4(*d).normalize(),
+            glam::Quat::from_vec4(*e).normalize(),
+        );
+        n.push(angle_deg(qd * Vec3::Z, qe * Vec3::Z));
+        t.push(angle_deg(qd * Vec3::X, qe * Vec3::X));
+    }
+    Ok((n, t))
+}
+
+/// Texels of a `w × h` map inside the UV triangles of the meshes using material `mi` (UVs
+/// outside [0, 1] clipped).
+fn coverage(scene: &Scene, mi: usize, w: u32, h: u32) -> Result<Vec<bool>, Error> {
+    let prims: Vec<_> = scene
+        .meshes
+        .iter()
+        .filter(|m| m.material == mi)
+        .map(|m| &m.mesh)
+        .collect();
+    let mut mask = vec![false; (w * h) as usize];
+    if prims.is_empty() {
+        return Ok(mask);
+    }
+    let bake = BakeMesh::from_prepared("coverage", &prims);
+    let settings = qmap::BakeSettings {
+        width: w,
+        height: h,
+        padding: 0,
+        format: MapFormat::Rgba8Snorm,
+    };
+    let raster = qmap::raster_cpu(&bake, None, &settings, &mut |_, _, _| {})?;
+    for (m, k) in mask.iter_mut().zip(&raster.kind) {
+        *m = *k == TexelKind::Covered;
+    }
+    Ok(mask)
+}
+
+fn measure(
+    ctx: &GpuContext,
+    renderer: &Renderer,
+    scene: &Scene,
+    sizes: &[(u32, u32)],
+    bc7: Bc7Quality,
+) -> Result<Vec<(Column, Row)>, Error> {
+    let errors = texel_errors(ctx, scene, bc7)?;
+    let render_all = |gpu: &GpuScene, source: FrameSource| -> Result<Vec<RgbaImage>, Error> {
+        sizes
+            .iter()
+            .map(|&(w, h)| {
+                let view = View::fitted(scene, w as f32 / h as f32, 30.0, 20.0);
+                Ok(renderer.render_image(ctx, gpu, &view, source, w, h)?)
+            })
+            .collect()
+    };
+    // The reference, and the reference with BC5 normal maps.
+    let base = renderer.upload_with(
+        ctx,
+        scene,
+        &[Format::Snorm16x4],
+        &MapOptions::default(),
+        &mut |_| {},
+    )?;
+    let reference = render_all(&base, FrameSource::Reference)?;
+    let ref_cost = base.cost(FrameSource::Reference).unwrap_or_default();
+    let mut bc5_scene = scene.clone();
+    for m in &mut bc5_scene.materials {
+        if let Some(n) = &m.normal {
+            if let Ok(b) = bc5_round_trip(n) {
+                m.normal = Some(b);
+            }
+        }
+    }
+    // Normal-map bytes with mips, counted per mesh as the renderer's costs count them.
+    let normal_bytes = |bpt: f64| -> u64 {
+        scene
+            .meshes
+            .iter()
+            .filter_map(|m| scene.materials[m.material].normal.as_ref())
+            .map(|n| mip_bytes(n.width(), n.height(), bpt))
+            .sum()
+    };
+    let bc5_gpu = renderer.upload_with(
+        ctx,
+        &bc5_scene,
+        &[Format::Snorm16x4],
+        &MapOptions::default(),
+        &mut |_| {},
+    )?;
+    let bc5_images = render_all(&bc5_gpu, FrameSource::Reference)?;
+    let diffs = |imgs: &[RgbaImage]| -> Result<Vec<ImageDiff>, Error> {
+        reference
+            .iter()
+            .zip(imgs)
+            .map(|(a, b)| compare::diff(a, b, None).map_err(Error::from))
+            .collect()
+    };
+    let find = |c: Column| errors.iter().find(|(k, _, _, _)| *k == c);
+    let mut rows = Vec::new();
+    for c in columns() {
+        let mut row = Row::default();
+        if let Some((_, n, t, note)) = find(c) {
+            row.normal = Some(*n);
+            row.tangent = (t.count > 0).then_some(*t);
+            row.note.clone_from(note);
+        }
+        match c {
+            Column::Reference { bc5 } => {
+                row.bytes_per_texel = if bc5 { "1".into() } else { "4".into() };
+                row.frame_bytes =
+                    ref_cost.frame_vertex_bytes + normal_bytes(if bc5 { 1.0 } else { 4.0 });
+                row.renders = diffs(if bc5 { &bc5_images } else { &reference })?;
+                if !bc5 {
+                    row.normal = Some(AngleStats::default());
+                }
+            }
+            Column::Map(space, format) => {
+                row.bytes_per_texel = format!("{}", format.bytes_per_texel());
+                let options = MapOptions {
+                    bc7,
+                    ..MapOptions::stored(format)
+                };
+                let gpu = renderer.upload_with(
+                    ctx,
+                    scene,
+                    &[Format::Snorm16x4],
+                    &options,
+                    &mut |_| {},
+                )?;
+                for w in &gpu.warnings {
+                    if !row.note.contains(w.as_str()) {
+                        row.note.push_str(&format!(
+                            "{}{w}",
+                            if row.note.is_empty() { "" } else { "; " }
+                        ));
+                    }
+                }
+                let source = match space {
+                    MapSpace::Object => FrameSource::QuatMap,
+                    MapSpace::Tangent => FrameSource::QuatMapTangent,
+                };
+                let cost = gpu.cost(source).unwrap_or_default();
+                row.frame_bytes = cost.frame_vertex_bytes + cost.frame_texture_bytes;
+                row.renders = diffs(&render_all(&gpu, source)?)?;
+            }
+        }
+        rows.push((c, row));
+    }
+    Ok(rows)
+}
+
+/// Bytes of a `w × h` texture with all mips at `bpt` bytes per texel (BC: 1, blocks rounded).
+fn mip_bytes(w: u32, h: u32, bpt: f64) -> u64 {
+    let (mut w, mut h, mut total) = (w, h, 0u64);
+    loop {
+        total += if bpt < 2.0 {
+            u64::from(w.div_ceil(4) * h.div_ceil(4)) * 16
+        } else {
+            (f64::from(w * h) * bpt) as u64
+        };
+        if w == 1 && h == 1 {
+            break;
+        }
+        (w, h) = ((w / 2).max(1), (h / 2).max(1));
+    }
+    total
+}
+
+fn mib(b: u64) -> String {
+    format!("{:.2} MiB", b as f64 / (1024.0 * 1024.0))
+}
+
+fn stats(s: Option<AngleStats>) -> String {
+    s.map_or_else(
+        || "–".into(),
+        |s| format!("{:.3} / {:.2} / {:.1}", s.mean, s.p99, s.max),
+    )
+}
+
+fn print_table(name: &str, scene: &Scene, sizes: &[(u32, u32)], rows: &[(Column, Row)]) {
+    println!(
+        "## {name} ({} meshes, {} materials)\n",
+        scene.meshes.len(),
+        scene.materials.len()
+    );
+    let size_cols: Vec<String> = sizes
+        .iter()
+        .map(|(w, h)| format!("PSNR dB / max, {w}×{h}"))
+        .collect();
+    println!(
+        "| column | B/texel | frame bytes on GPU | normal error ° (mean / p99 / max) | tangent error ° | {} | note |",
+        size_cols.join(" | ")
+    );
+    println!(
+        "|---|---:|---:|---:|---:|{}---|",
+        "---:|".repeat(sizes.len())
+    );
+    for (c, r) in rows {
+        let renders: Vec<String> = r
+            .renders
+            .iter()
+            .map(|d| {
+                if d.psnr_db.is_infinite() {
+                    "= / 0".to_string()
+                } else {
+                    format!("{:.2} / {}", d.psnr_db, d.max_error)
+                }
+            })
+            .collect();
+        println!(
+            "| {} | {} | {} | {} | {} | {} | {} |",
+            c.label(),
+            r.bytes_per_texel,
+            mib(r.frame_bytes),
+            stats(r.normal),
+            stats(r.tangent),
+            renders.join(" | "),
+            r.note
+        );
+    }
+    println!();
+}
+
+/// Bake time per stage for FlightHelmet's materials, at 2048² and (unless `quick`) 4096².
+fn timing(
+    ctx: &GpuContext,
+    assets: &std::path::Path,
+    quick: bool,
+    bc7: Bc7Quality,
+) -> Result<(), Error> {
+    let scene = Scene::load(&assets.join("gltf/FlightHelmet/FlightHelmet.gltf"))?;
+    println!(
+        "## Bake time, FlightHelmet, all materials ({} cores)\n",
+        std::thread::available_parallelism().map_or(1, usize::from)
+    );
+    println!("Tangent-space maps come from the normal map alone (its mips, the rotation per texel, compression); object-space maps rasterise the mesh (on {}), then hemispheres, padding and mips (CPU), then compression.\n", ctx.info.name);
+    println!("| size | kind → format | stages (summed over materials) | total |");
+    println!("|---|---|---|---:|");
+    let sides: &[u32] = if quick { &[2048] } else { &[2048, 4096] };
+    for &side in sides {
+        // Tangent space → BC5.
+        let mut t = [Duration::ZERO; 3];
+        for m in &scene.materials {
+            let Some(normal) = &m.normal else { continue };
+            let img = if normal.width() == side {
+                normal.clone()
+            } else {
+                image::imageops::resize(normal, side, side, image::imageops::FilterType::Triangle)
+            };
+            let s = Instant::now();
+            let levels = NormalMap::levels_from_rgba8(&img, m.uniforms.normal_scale);
+            t[0] += s.elapsed();
+            let s = Instant::now();
+            let map =
+                qtangent::gpu::bake_tangent::bake_gpu(ctx, &levels, None, MapFormat::Rgba32Float)?;
+            t[1] += s.elapsed();
+            let s = Instant::now();
+            EncodedMap::encode(&map, MapSpace::Tangent, StoredFormat::Bc5, false, bc7)?;
+            t[2] += s.elapsed();
+        }
+        println!(
+            "| {side}² | tangent → bc5 | mips {:.2} s, rotations (GPU) {:.2} s, BC5 {:.2} s | {:.2} s |",
+            t[0].as_secs_f64(),
+            t[1].as_secs_f64(),
+            t[2].as_secs_f64(),
+            t.iter().sum::<Duration>().as_secs_f64()
+        );
+        // Object space → BC7, at this effort and at UltraFast.
+        let qualities = if bc7 == Bc7Quality::UltraFast {
+            vec![bc7]
+        } else {
+            vec![bc7, Bc7Quality::UltraFast]
+        };
+        for quality in qualities {
+            let mut o = [Duration::ZERO; 3];
+            for (i, sm) in scene.meshes.iter().enumerate() {
+                if !matches!(sm.map, MapSource::Bake { .. }) {
+                    continue;
+                }
+                let (bake, normal_map) = scene.bake_input(i);
+                let normal_map = normal_map.map(|nm| resize_normal_map(&nm, side));
+                let mut settings = Scene::bake_settings(side);
+                settings.format = MapFormat::Rgba32Float;
+                let s = Instant::now();
+                let raster = qtangent::gpu::bake::raster_gpu(
+                    ctx,
+                    &bake,
+                    normal_map.as_ref(),
+                    &settings,
+                    &mut |_, _, _| {},
+                )?;
+                o[0] += s.elapsed();
+                let s = Instant::now();
+                let map = qmap::finish(&raster, settings.padding, &mut |_, _, _| {});
+                o[1] += s.elapsed();
+                let s = Instant::now();
+                EncodedMap::encode(&map, MapSpace::Object, StoredFormat::Bc7, false, quality)?;
+                o[2] += s.elapsed();
+            }
+            println!(
+                "| {side}² | object → bc7 ({}) | raster (GPU) {:.2} s, finish {:.2} s, BC7 {:.2} s | {:.2} s |",
+                quality.name(),
+                o[0].as_secs_f64(),
+                o[1].as_secs_f64(),
+                o[2].as_secs_f64(),
+                o.iter().sum::<Duration>().as_secs_f64()
+            );
+        }
+    }
+    println!();
+    Ok(())
+}
+
+/// A normal map resampled to `side`² (bilinear, repeat), for timing at a size the asset lacks.
+fn resize_normal_map(nm: &NormalMap, side: u32) -> NormalMap {
+    if nm.width == side && nm.height == side {
+        return nm.clone();
+    }
+    let texels = (0..side * side)
+        .map(|i| {
+            let (x, y) = (i % side, i / side);
+            nm.sample(glam::Vec2::new(
+                (x as f32 + 0.5) / side as f32,
+                (y as f32 + 0.5) / side as f32,
+            ))
+        })
+        .collect();
+    NormalMap {
+        width: side,
+        height: side,
+        texels,
+    }
+}
