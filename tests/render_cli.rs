@@ -29,8 +29,10 @@ fn default_scene_writes_every_picture_and_the_tables() {
         "reference",
         "qtangent",
         "quatmap",
+        "quatmap-tangent",
         "diff-qtangent",
         "diff-quatmap",
+        "diff-quatmap-tangent",
         "sheet",
     ] {
         let p = dir.path().join(format!("scene-{suffix}.png"));
@@ -38,7 +40,14 @@ fn default_scene_writes_every_picture_and_the_tables() {
         assert!(img.width() > 0, "{} is empty", p.display());
     }
     let stdout = String::from_utf8_lossy(&out.stdout);
-    for needle in ["PSNR", "quatmap", "qtangent snorm16x4", "frame time"] {
+    for needle in [
+        "PSNR",
+        "quatmap",
+        "quatmap-tangent",
+        "qtangent snorm16x4",
+        "frame time",
+        "Maps stored as: object-space bc7; tangent-space bc5, bc7",
+    ] {
         assert!(
             stdout.contains(needle),
             "stdout lacks {needle:?}:\n{stdout}"
@@ -83,4 +92,105 @@ fn bad_input_is_one_line_and_status_one() {
     let out = render(&["--size", "0x5"]);
     assert!(!out.status.success());
     assert!(stderr(&out).contains("at least 1"), "{}", stderr(&out));
+}
+
+/// A tangent-space map in KTX2 for the default scene's copper material: identity rotations
+/// (a flat surface), BC5, 8×8 with mips.
+fn identity_map_ktx2() -> qtangent::ktx2::Ktx2Texture {
+    use qtangent::qmap::stored::{EncodedMap, MapSpace, StoredFormat};
+    let levels: Vec<qtangent::qmap::NormalMap> = [8u32, 4, 2, 1]
+        .iter()
+        .map(|&s| qtangent::qmap::NormalMap {
+            width: s,
+            height: s,
+            texels: vec![glam::Vec3::Z; (s * s) as usize],
+        })
+        .collect();
+    let map =
+        qtangent::qmap::tangent::bake_cpu(&levels, None, qtangent::qmap::MapFormat::Rgba32Float);
+    let stored = EncodedMap::encode(
+        &map,
+        MapSpace::Tangent,
+        StoredFormat::Bc5,
+        false,
+        qtangent::qmap::bc::Bc7Quality::UltraFast,
+    )
+    .expect("stores");
+    stored.to_ktx2().0
+}
+
+#[test]
+fn maps_load_from_ktx2_files() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let maps = dir.path().join("maps");
+    std::fs::create_dir(&maps).expect("maps folder");
+    qtangent::ktx2::write_file(&maps.join("copper.ktx2"), &identity_map_ktx2()).expect("writes");
+    let out_png = dir.path().join("flat.png");
+    let out = render(&[
+        "--mode",
+        "quatmap-tangent",
+        "--size",
+        "160x90",
+        "--maps",
+        maps.to_str().expect("utf-8"),
+        "-o",
+        out_png.to_str().expect("utf-8"),
+    ]);
+    let err = stderr(&out);
+    assert!(out.status.success(), "render failed: {err}");
+    assert!(
+        err.contains("material 'copper': tangent-space map loaded from")
+            && err.contains("copper.ktx2"),
+        "{err}"
+    );
+    assert!(out_png.exists());
+}
+
+#[test]
+fn bad_map_files_are_one_line_and_status_one() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let out_png = dir.path().join("x.png");
+    let o = out_png.to_str().expect("utf-8 path");
+    let good = qtangent::ktx2::write(&identity_map_ktx2()).expect("writes");
+    // Truncated.
+    let truncated = dir.path().join("truncated");
+    std::fs::create_dir(&truncated).expect("folder");
+    std::fs::write(truncated.join("copper.ktx2"), &good[..good.len() / 2]).expect("write");
+    // Another vkFormat: the handedness plane's R8 where a map should be.
+    let other = dir.path().join("other");
+    std::fs::create_dir(&other).expect("folder");
+    let plane = qtangent::ktx2::Ktx2Texture {
+        format: qtangent::ktx2::TexelFormat::R8Snorm,
+        width: 4,
+        height: 4,
+        levels: vec![vec![127; 16]],
+        key_values: vec![("qtangent.kind".into(), b"tangent\0".to_vec())],
+    };
+    qtangent::ktx2::write_file(&other.join("copper.ktx2"), &plane).expect("writes");
+    let not_a_folder = dir.path().join("file");
+    std::fs::write(&not_a_folder, b"").expect("write");
+    for (folder, want) in [
+        (&truncated, "truncated"),
+        (&other, "vkFormat 10"),
+        (&not_a_folder, "not a folder"),
+    ] {
+        let out = render(&[
+            "--maps",
+            folder.to_str().expect("utf-8"),
+            "--size",
+            "64x36",
+            "-o",
+            o,
+        ]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{folder:?}: {err}");
+        // The error is the last line, one line naming the problem.
+        let last = err.trim_end().lines().last().unwrap_or_default();
+        assert!(
+            last.starts_with("render: ") && last.contains(want),
+            "{folder:?}: the last line does not say {want:?}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+        assert!(!out_png.exists(), "{folder:?} wrote a picture");
+    }
 }

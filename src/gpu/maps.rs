@@ -104,11 +104,17 @@ pub fn tangent_map(
     ctx: &GpuContext,
     material: &SceneMaterial,
     options: &MapOptions,
+    progress: &mut dyn FnMut(&str),
     warn: &mut dyn FnMut(String),
 ) -> Result<Option<EncodedMap>, GpuError> {
     let what = format!("material '{}'", material.name);
     if let Some(dir) = &options.maps_dir {
         if let Some(m) = load_from_dir(dir, &material.name, MapSpace::Tangent)? {
+            progress(&format!(
+                "{what}: tangent-space map loaded from {}",
+                dir.join(format!("{}.ktx2", file_stem(&material.name)))
+                    .display()
+            ));
             return Ok(Some(m));
         }
     }
@@ -171,6 +177,11 @@ pub fn object_map(
             == 1;
         if sole {
             if let Some(map) = load_from_dir(dir, &material.name, MapSpace::Object)? {
+                progress(&format!(
+                    "{what}: object-space map loaded from {}",
+                    dir.join(format!("{}.ktx2", file_stem(&material.name)))
+                        .display()
+                ));
                 return Ok(Some(ObjectMap {
                     map,
                     map_uvs: None,

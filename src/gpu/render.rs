@@ -707,7 +707,8 @@ impl Renderer {
         let mut tangent_map_formats = Vec::new();
         let mut material_tangent = Vec::new();
         for m in &scene.materials {
-            let stored = super::maps::tangent_map(ctx, m, options, &mut |w| warnings.push(w))?;
+            let stored =
+                super::maps::tangent_map(ctx, m, options, progress, &mut |w| warnings.push(w))?;
             tangent_map_formats.push((m.name.clone(), stored.as_ref().map(|s| s.format)));
             material_tangent.push(match stored {
                 Some(stored) => {

@@ -3,8 +3,9 @@
 //!
 //! - `cargo xtask test`  — sets up a Vulkan adapter if needed, then runs every test (release).
 //! - `cargo xtask demo`  — sets up a Vulkan adapter if needed, then runs the demo, the `bake`
-//!   tool on its embedded default, the `render` tool on the default scene in all modes and the
-//!   `animate` tool on the Fox from the shared assets.
+//!   tool on its embedded default (a tangent-space BC5 map in KTX2), the `render` tool on the
+//!   default scene in all four modes (compressed maps), FlightHelmet baked to KTX2 and rendered
+//!   from those files, and the `animate` tool on the Fox — the last two from the shared assets.
 //! - `cargo xtask animate [ARGS]` — the Fox's walk/run blend skinned on the GPU
 //!   (`examples/animate.rs`).
 //! - `cargo xtask render [ARGS]` — the lit renderer (`examples/render.rs`).
@@ -24,9 +25,10 @@ use std::process::{Command, ExitCode, Stdio};
 const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|animate|bench|skin-bench|gpu-bundle|fuzz> [ARGS...]
   test        set up a Vulkan adapter if needed (lavapipe), then cargo test --release --workspace [ARGS]
   demo        set up a Vulkan adapter if needed, then run the demo (ARGS: frame count), bake
-              the embedded default quaternion map into qmaps/ and render the default scene in
-              all three modes into renders/ (pictures, heatmaps, PSNR, cost), then animate the
-              Fox (shared assets) into renders/fox-walkrun/ (frames, GIF, LBS/DQS sheet)
+              the embedded default tangent-space map (BC5, KTX2) into qmaps/, render the
+              default scene in all four modes into renders/ (pictures, heatmaps, PSNR, cost),
+              bake FlightHelmet (shared assets) into qmaps/FlightHelmet/ and render it from
+              those KTX2 files, then animate the Fox into renders/fox-walkrun/
   render      set up a Vulkan adapter if needed, then run the render tool (ARGS passed on)
   animate     set up a Vulkan adapter if needed, then run the animate tool (ARGS passed on)
   bake        set up a Vulkan adapter if needed, then run the bake tool (ARGS passed on)
@@ -67,6 +69,7 @@ fn main() -> ExitCode {
             )
             .and_then(|()| cargo(&root, &["run", "--release", "--example", "bake"]))
             .and_then(|()| cargo(&root, &["run", "--release", "--example", "render"]))
+            .and_then(|()| helmet_from_ktx2(&root))
             .and_then(|()| animate_fox(&root))
         }
         "bake" | "render" | "bench" | "animate" => {
@@ -112,12 +115,61 @@ fn main() -> ExitCode {
     }
 }
 
+/// The shared assets folder: `$QTANGENT_ASSETS`, else `../shared/assets`.
+fn assets_dir(root: &Path) -> PathBuf {
+    std::env::var_os("QTANGENT_ASSETS").map_or_else(|| root.join("../shared/assets"), PathBuf::from)
+}
+
+/// A demo step: FlightHelmet's tangent-space maps baked to KTX2 (BC5, the `bake` defaults) in
+/// `qmaps/FlightHelmet/`, then rendered in all modes with those files loaded (`--maps`), when
+/// the shared assets hold it; a note otherwise.
+fn helmet_from_ktx2(root: &Path) -> Result<(), String> {
+    let helmet = assets_dir(root).join("gltf/FlightHelmet/FlightHelmet.gltf");
+    if !helmet.is_file() {
+        eprintln!(
+            "xtask: {} not found (set QTANGENT_ASSETS to the shared assets folder); skipping FlightHelmet",
+            helmet.display()
+        );
+        return Ok(());
+    }
+    let helmet = helmet.to_string_lossy().into_owned();
+    let dir = "qmaps/FlightHelmet";
+    cargo(
+        root,
+        &[
+            "run",
+            "--release",
+            "--example",
+            "bake",
+            "--",
+            &helmet,
+            "-o",
+            dir,
+        ],
+    )?;
+    cargo(
+        root,
+        &[
+            "run",
+            "--release",
+            "--example",
+            "render",
+            "--",
+            &helmet,
+            "--maps",
+            dir,
+            "--size",
+            "960x540",
+            "-o",
+            "renders/flighthelmet.png",
+        ],
+    )
+}
+
 /// The demo's last step: the Fox's walk/run blend skinned on the GPU (`examples/animate.rs`),
 /// when the shared assets hold the Fox; a note otherwise (the Fox is not ours to embed).
 fn animate_fox(root: &Path) -> Result<(), String> {
-    let assets = std::env::var_os("QTANGENT_ASSETS")
-        .map_or_else(|| root.join("../shared/assets"), PathBuf::from);
-    let fox = assets.join("gltf/Fox.glb");
+    let fox = assets_dir(root).join("gltf/Fox.glb");
     if !fox.is_file() {
         eprintln!(
             "xtask: {} not found (set QTANGENT_ASSETS to the shared assets folder); skipping the animated Fox",
