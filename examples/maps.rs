@@ -425,7 +425,12 @@ fn measure(
                     &mut |_| {},
                 )?;
                 for w in &gpu.warnings {
-                    if !row.note.contains(w.as_str()) {
+                    // Only what concerns this column's kind of map.
+                    let other_kind = match space {
+                        MapSpace::Tangent => w.contains("object-space map"),
+                        MapSpace::Object => w.contains("material '"),
+                    };
+                    if !other_kind && !row.note.contains(w.as_str()) {
                         row.note.push_str(&format!(
                             "{}{w}",
                             if row.note.is_empty() { "" } else { "; " }

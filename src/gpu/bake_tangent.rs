@@ -1,5 +1,5 @@
 //! The GPU baker of tangent-space quaternion maps (`shaders/bake_tangent.wgsl`): one compute
-//! dispatch per level turns normal-map vectors (and twist angles) into packed rotations, the
+//! dispatch over every level turns normal-map vectors (and twist angles) into packed rotations, the
 //! same texels as [`crate::qmap::tangent::bake_cpu`] to f32 rounding. The output buffer is
 //! poisoned first, so a texel the kernel did not write never passes for a rotation.
 
@@ -23,25 +23,19 @@ struct Params {
     pad: [u32; 2],
 }
 
-/// Bakes one level on the GPU: the packed words of every texel, row-major.
-fn bake_level(
-    ctx: &GpuContext,
-    nm: &NormalMap,
-    twist: Option<Twist<'_>>,
-    format: MapFormat,
-) -> Result<Vec<[u32; 4]>, GpuError> {
-    let (w, h) = (nm.width, nm.height);
-    let count = nm.texels.len();
-    if count != (w as usize) * (h as usize) || count == 0 {
-        return Err(GpuError::Input(format!(
-            "a {w}×{h} normal map with {count} texels"
-        )));
-    }
-    let input: Vec<[f32; 4]> = nm
-        .texels
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
+/// The kernel's input for every texel of every level, concatenated level after level:
+/// (m.x, m.y, m.z, φ).
+fn inputs(levels: &[NormalMap], twist: Option<Twist<'_>>) -> Result<Vec<[f32; 4]>, GpuError> {
+    let mut input = Vec::new();
+    for (k, nm) in levels.iter().enumerate() {
+        let (w, h) = (nm.width, nm.height);
+        if nm.texels.len() != (w as usize) * (h as usize) || nm.texels.is_empty() {
+            return Err(GpuError::Input(format!(
+                "level {k}: a {w}×{h} normal map with {} texels",
+                nm.texels.len()
+            )));
+        }
+        input.extend(nm.texels.iter().enumerate().map(|(i, m)| {
             let phi = twist.map_or(0.0, |f| {
                 let (x, y) = (i as u32 % w, i as u32 / w);
                 f(glam::Vec2::new(
@@ -50,10 +44,20 @@ fn bake_level(
                 ))
             });
             [m.x, m.y, m.z, phi]
-        })
-        .collect();
-    let out_bytes = count as u64 * 16;
-    ctx.check_storage_size("the tangent-map bake input", out_bytes)?;
+        }));
+    }
+    Ok(input)
+}
+
+/// Runs the kernel once over `input` (every level at once) and reads the packed words back.
+fn run_kernel(
+    ctx: &GpuContext,
+    input: &[[f32; 4]],
+    format: MapFormat,
+) -> Result<Vec<[u32; 4]>, GpuError> {
+    let count = input.len();
+    let bytes = count as u64 * 16;
+    ctx.check_storage_size("the tangent-map bake (16 B a texel)", bytes)?;
     let [gx, gy] = ctx.dispatch_grid(count as u64, WORKGROUP, "the tangent-map bake")?;
     let params = Params {
         count: count as u32,
@@ -85,7 +89,7 @@ fn bake_level(
         });
         let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("bake_tangent input"),
-            contents: bytemuck::cast_slice(&input),
+            contents: bytemuck::cast_slice(input),
             usage: wgpu::BufferUsages::STORAGE,
         });
         let output = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
@@ -123,7 +127,7 @@ fn bake_level(
         ctx.queue.submit([encoder.finish()]);
         output
     })?;
-    let bytes = ctx.read_buffer(&output, out_bytes, "the baked tangent-space map")?;
+    let bytes = ctx.read_buffer(&output, bytes, "the baked tangent-space map")?;
     Ok(bytemuck::pod_collect_to_vec(&bytes))
 }
 
@@ -145,37 +149,22 @@ pub fn bake_gpu(
             "a tangent-space map needs at least one normal-map level".into(),
         ));
     }
-    // The CPU bake's bookkeeping (kind, statistics) with the GPU's texels in place.
-    let mut map = crate::qmap::tangent::bake_cpu(
-        &levels
-            .iter()
-            .map(|l| NormalMap {
-                width: l.width,
-                height: l.height,
-                texels: vec![glam::Vec3::Z; l.texels.len()],
-            })
-            .collect::<Vec<_>>(),
-        None,
-        format,
-    );
-    for (level, nm) in map.levels.iter_mut().zip(levels) {
-        let words = bake_level(ctx, nm, twist, format)?;
-        *level = MapLevel {
+    // One dispatch for every level: one pipeline, one upload, one readback.
+    let words = run_kernel(ctx, &inputs(levels, twist)?, format)?;
+    let mut at = 0;
+    let mut out = Vec::with_capacity(levels.len());
+    for nm in levels {
+        let n = nm.texels.len();
+        out.push(MapLevel {
             width: nm.width,
             height: nm.height,
-            quats: words.into_iter().map(|w| format.unpack(w)).collect(),
-            handedness: vec![1; nm.texels.len()],
-        };
+            quats: words[at..at + n]
+                .iter()
+                .map(|&w| format.unpack(w))
+                .collect(),
+            handedness: vec![1; n],
+        });
+        at += n;
     }
-    if twist.is_some() {
-        crate::qmap::tangent::align(&mut map.levels);
-    }
-    let (w, h) = (map.levels[0].width, map.levels[0].height);
-    let (pairs, conflicts) =
-        crate::qmap::post::count_conflicts(w, h, &map.levels[0].quats, |_| true);
-    map.stats.neighbour_pairs = pairs;
-    map.stats.hemisphere_conflicts = conflicts;
-    map.stats.covered_pairs = pairs;
-    map.stats.covered_conflicts = conflicts;
-    Ok(map)
+    Ok(crate::qmap::tangent::finish(out, twist.is_some(), format))
 }

@@ -23,7 +23,7 @@
 use glam::Vec4;
 
 use super::bc::{self, Bc7Quality};
-use super::{tangent, BakeError, MapFormat, QuatMap};
+use super::{tangent, BakeError, MapFormat, QuatMap, TexelKind};
 use crate::ktx2::{Ktx2Texture, TexelFormat};
 
 /// Which frame a map's rotations are relative to.
@@ -264,10 +264,23 @@ impl EncodedMap {
             StoredFormat::Bc7 => map
                 .levels
                 .iter()
-                .map(|l| {
-                    let values: Vec<[f32; 4]> = l.quats.iter().map(|q| q.to_array()).collect();
-                    let care: Option<Vec<bool>> = (space == MapSpace::Object)
-                        .then(|| l.quats.iter().map(|q| *q != Vec4::ZERO).collect());
+                .enumerate()
+                .map(|(k, l)| {
+                    let care: Option<Vec<bool>> = (space == MapSpace::Object).then(|| {
+                        if k == 0 && map.kind.len() == l.quats.len() {
+                            // Level 0: what filtering inside triangles reads (covered and
+                            // fringe texels); background and the padding rings, which exist for
+                            // the mips, are free to take the block's own values.
+                            map.kind
+                                .iter()
+                                .map(|t| matches!(t, TexelKind::Covered | TexelKind::Fringe))
+                                .collect()
+                        } else {
+                            l.quats.iter().map(|q| *q != Vec4::ZERO).collect()
+                        }
+                    });
+                    let quats = block_aligned(l.width, l.height, &l.quats, care.as_deref());
+                    let values: Vec<[f32; 4]> = quats.iter().map(|q| q.to_array()).collect();
                     bc::encode_bc7(l.width, l.height, &values, 4, care.as_deref(), quality)
                         .map_err(bc_err)
                 })
@@ -478,6 +491,46 @@ impl EncodedMap {
             handedness,
         })
     }
+}
+
+/// The texels with each 4×4 block's quaternions put in one hemisphere (q and −q are one
+/// rotation): every texel that disagrees (dot < 0) with the block's reference — the normalised
+/// sum of its cared-for texels, each first aligned with the first — is negated. The hemisphere
+/// rule aligns neighbours across the whole map, but where it cannot (island borders, seams)
+/// a block would hold q and −q side by side, which BC7's endpoints cannot fit (measured: texels
+/// off by up to 99° on FlightHelmet without this). Where a flip breaks a neighbour's agreement
+/// across a block edge, the seam-robust sampler repairs the filtering.
+fn block_aligned(width: u32, height: u32, quats: &[Vec4], care: Option<&[bool]>) -> Vec<Vec4> {
+    let (w, h) = (width as usize, height as usize);
+    let mut out = quats.to_vec();
+    for by in (0..h).step_by(4) {
+        for bx in (0..w).step_by(4) {
+            let texels: Vec<usize> = (by..(by + 4).min(h))
+                .flat_map(|y| (bx..(bx + 4).min(w)).map(move |x| y * w + x))
+                .filter(|&i| care.is_none_or(|c| c[i]) && quats[i] != Vec4::ZERO)
+                .collect();
+            let Some(&first) = texels.first() else {
+                continue;
+            };
+            let mut sum = Vec4::ZERO;
+            for &i in &texels {
+                let q = quats[i];
+                sum += if q.dot(quats[first]) < 0.0 { -q } else { q };
+            }
+            if sum == Vec4::ZERO {
+                continue;
+            }
+            for y in by..(by + 4).min(h) {
+                for x in bx..(bx + 4).min(w) {
+                    let i = y * w + x;
+                    if out[i].dot(sum) < 0.0 {
+                        out[i] = -out[i];
+                    }
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Angle statistics of one axis over a set of texels, degrees.

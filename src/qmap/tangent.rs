@@ -130,14 +130,23 @@ pub fn bake_cpu(levels: &[NormalMap], twist: Option<Twist<'_>>, format: MapForma
             }
         })
         .collect();
-    let mut out = out;
-    if twist.is_some() {
-        align(&mut out);
+    finish(out, twist.is_some(), format)
+}
+
+/// A tangent-space map from its baked levels: hemispheres aligned when it has a `twist` (see
+/// the module docs), every texel covered, the statistics of level 0. What both bakers end with.
+///
+/// # Panics
+/// If `levels` is empty.
+#[must_use]
+pub fn finish(mut levels: Vec<MapLevel>, twist: bool, format: MapFormat) -> QuatMap {
+    if twist {
+        align(&mut levels);
     }
-    let (w, h) = (out[0].width, out[0].height);
+    let (w, h) = (levels[0].width, levels[0].height);
     let n = (w * h) as usize;
     let (neighbour_pairs, hemisphere_conflicts) =
-        super::post::count_conflicts(w, h, &out[0].quats, |_| true);
+        super::post::count_conflicts(w, h, &levels[0].quats, |_| true);
     QuatMap {
         format,
         kind: vec![TexelKind::Covered; n],
@@ -152,7 +161,7 @@ pub fn bake_cpu(levels: &[NormalMap], twist: Option<Twist<'_>>, format: MapForma
             covered_conflicts: hemisphere_conflicts,
             ..MapStats::default()
         },
-        levels: out,
+        levels,
     }
 }
 
