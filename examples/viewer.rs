@@ -31,7 +31,9 @@ use qtangent::anim::locomotion::{
 use qtangent::gpu::render::{GpuScene, Output, Renderer, View, DEPTH_FORMAT, FALLBACK_FORMAT};
 use qtangent::gpu::skin::{SkinBatch, SkinPipeline};
 use qtangent::gpu::GpuContext;
+use qtangent::qmap::stored::StoredFormat;
 use qtangent::render::scene::{MapSource, Scene};
+use qtangent::render::MapOptions;
 use qtangent::render::{Camera, FrameSource, Lighting};
 use qtangent::skin::{bones_from_matrices, skin_matrices, Bone, Method, SkinVertices};
 use qtangent::{mesh, Format};
@@ -99,6 +101,19 @@ struct Args {
     /// Present without waiting for vertical sync, so the title shows the real frame time.
     #[arg(long)]
     no_vsync: bool,
+    /// Stored format of both kinds of quaternion map: rgba16f, snorm16, snorm8, rgba32f, bc5,
+    /// bc7 (default: the compressed one — bc5 tangent-space, bc7 object-space and twisted).
+    #[arg(long, value_parser = parse_map_format)]
+    map_format: Option<StoredFormat>,
+    /// A folder of KTX2 maps written by `bake` (`<material>.ktx2`), used instead of baking.
+    #[arg(long, value_name = "DIR")]
+    maps: Option<std::path::PathBuf>,
+}
+
+/// A [`StoredFormat`] from its name.
+fn parse_map_format(name: &str) -> Result<StoredFormat, String> {
+    StoredFormat::from_name(name)
+        .ok_or_else(|| format!("{name:?} is none of {}", StoredFormat::names()))
 }
 
 /// A [`Format`] from its name ([`Format::name`]).
@@ -454,11 +469,24 @@ impl Viewer {
         });
         let scene = &scene;
         let renderer = Renderer::new(&ctx).map_err(|e| e.to_string())?;
+        if let Some(dir) = &args.maps {
+            if !dir.is_dir() {
+                return Err(format!("--maps {}: not a folder", dir.display()));
+            }
+        }
+        let options = MapOptions {
+            format: args.map_format,
+            maps_dir: args.maps.clone(),
+            ..MapOptions::default()
+        };
         let mut gpu = renderer
-            .upload(&ctx, scene, &Format::ALL, &mut |what| {
+            .upload_with(&ctx, scene, &Format::ALL, &options, &mut |what| {
                 eprintln!("viewer: {what}");
             })
             .map_err(|e| format!("{}: {e}", scene.name))?;
+        for w in &gpu.warnings {
+            eprintln!("viewer: warning: {w}");
+        }
         for f in &gpu.fallbacks {
             eprintln!(
                 "note: {f} has no quaternion map; quatmap mode draws it with {} vertex frames",
