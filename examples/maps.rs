@@ -216,43 +216,20 @@ fn texel_errors(
             push(Column::Reference { bc5: true }, errs, Vec::new());
         }
     }
-    // Object space: per mesh with a map to bake, the f32 bake; texels inside triangles.
+    // Object space: per mesh with a map to bake, the f32 bake as the renderer makes it; texels
+    // inside triangles.
     for (i, sm) in scene.meshes.iter().enumerate() {
         let MapSource::Bake { size } = sm.map else {
             continue;
         };
-        let (bake, normal_map) = scene.bake_input(i);
-        let overlap = qmap::atlas::overlap_fraction(&bake)?;
-        let mut settings = Scene::bake_settings(size);
-        settings.format = MapFormat::Rgba32Float;
-        let bake = if overlap > qmap::atlas::OVERLAP_THRESHOLD {
-            // As the renderer: a layout of its own at twice the side.
-            settings.width = (size * 2).min(scene_max(size));
-            settings.height = settings.width;
-            let uvs = qmap::atlas::unique_layout(&bake, settings.width, 2 * settings.padding + 2);
-            let nm = normal_map.as_ref().map(|nm| {
-                qmap::atlas::resample_normal_map(
-                    &bake,
-                    &uvs,
-                    nm,
-                    settings.width,
-                    settings.padding as f32 + 2.0,
-                )
-            });
-            let mut b = bake.clone();
-            b.uvs = uvs;
-            (b, nm)
-        } else {
-            (bake, normal_map)
-        };
-        let raster = qtangent::gpu::bake::raster_gpu(
+        let (exact, _) = qtangent::gpu::maps::bake_object(
             ctx,
-            &bake.0,
-            bake.1.as_ref(),
-            &settings,
-            &mut |_, _, _| {},
+            scene,
+            i,
+            size,
+            MapFormat::Rgba32Float,
+            &mut |_| {},
         )?;
-        let exact = qmap::finish(&raster, settings.padding, &mut |_, _, _| {});
         let mask: Vec<bool> = exact
             .kind
             .iter()
@@ -278,10 +255,6 @@ fn texel_errors(
             (c, AngleStats::of(n), AngleStats::of(t), note)
         })
         .collect())
-}
-
-fn scene_max(size: u32) -> u32 {
-    qtangent::render::scene::MAX_AUTO_BAKE_SIZE.max(size)
 }
 
 /// The per-texel angles (normal, tangent) of a stored map's level 0 against `exact`.

@@ -18,7 +18,6 @@ mod common;
 use glam::{Quat, Vec2, Vec3, Vec4};
 use qtangent::gpu::qmap as gq;
 use qtangent::gpu::GpuContext;
-use qtangent::mesh::Primitive;
 use qtangent::qmap::texel::winding_handedness;
 use qtangent::qmap::{
     self, BakeMesh, BakeSettings, MapFormat, MapLevel, MapStats, QuatMap, TexelKind,
@@ -27,16 +26,14 @@ use rand::Rng;
 
 /// Compares the derived handedness with the plane on every covered texel of a CPU bake of
 /// `prims` (concatenated as `BakeMesh::from_prepared` does). Returns (covered, mirrored).
-fn check_derived(label: &str, prims: &[qtangent::mesh::Prepared], size: u32) -> (usize, usize) {
-    let refs: Vec<_> = prims.iter().collect();
-    let bake = BakeMesh::from_prepared(label, &refs);
+fn check_derived(label: &str, bake: &BakeMesh, size: u32) -> (usize, usize) {
     let settings = BakeSettings {
         width: size,
         height: size,
         padding: 0,
         format: MapFormat::Rgba32Float,
     };
-    let map = qmap::bake_cpu(&bake, None, &settings, &mut |_, _, _| {}).expect("bakes");
+    let map = qmap::bake_cpu(bake, None, &settings, &mut |_, _, _| {}).expect("bakes");
     let level = &map.levels[0];
     let (mut covered, mut mirrored, mut split, mut wrong) = (0, 0, 0, Vec::new());
     for (k, kind) in map.kind.iter().enumerate() {
@@ -84,23 +81,10 @@ fn derived_handedness_equals_the_plane_on_flight_helmet() {
     let Some(dir) = common::assets_dir() else {
         return;
     };
-    let path = dir.join("gltf/FlightHelmet/FlightHelmet.gltf");
-    let scene = qtangent::mesh::load(&path).expect("FlightHelmet loads");
     let (mut total, mut total_mirrored) = (0, 0);
-    for (m, material) in scene.materials.iter().enumerate() {
-        let prims: Vec<_> = scene
-            .primitives()
-            .filter(|(_, p)| p.material == Some(m))
-            .map(|(_, p)| p.prepare().expect("prepare"))
-            .collect();
-        if prims.is_empty() {
-            continue;
-        }
-        let (c, mi) = check_derived(&material.name, &prims, 512);
-        eprintln!(
-            "{}: {c} covered texels, {mi} mirrored: all equal",
-            material.name
-        );
+    for (name, bake, _) in common::flight_helmet_materials(&dir) {
+        let (c, mi) = check_derived(&name, &bake, 512);
+        eprintln!("{name}: {c} covered texels, {mi} mirrored: all equal");
         total += c;
         total_mirrored += mi;
     }
@@ -112,35 +96,14 @@ fn derived_handedness_equals_the_plane_on_flight_helmet() {
 fn derived_handedness_equals_the_plane_on_a_mirrored_quad_pair() {
     // Two quads side by side, the right one's UVs mirrored in u, each in its own half of the
     // UV square (so both are covered).
-    let p = |x: f32, y: f32| Vec3::new(x, y, 0.0);
-    let prim = Primitive {
-        label: "mirrored quad pair".into(),
-        positions: vec![
-            p(-1.0, -0.5),
-            p(0.0, -0.5),
-            p(0.0, 0.5),
-            p(-1.0, 0.5),
-            p(0.0, -0.5),
-            p(1.0, -0.5),
-            p(1.0, 0.5),
-            p(0.0, 0.5),
-        ],
-        normals: Some(vec![Vec3::Z; 8]),
-        uvs: Some(vec![
-            Vec2::new(0.0, 1.0),
-            Vec2::new(0.5, 1.0),
-            Vec2::new(0.5, 0.0),
-            Vec2::new(0.0, 0.0),
-            Vec2::new(1.0, 1.0),
-            Vec2::new(0.5, 1.0),
-            Vec2::new(0.5, 0.0),
-            Vec2::new(1.0, 0.0),
-        ]),
-        indices: vec![0, 1, 2, 0, 2, 3, 4, 5, 6, 4, 6, 7],
-        ..Default::default()
-    };
+    let v = Vec2::new;
+    let prim = common::quad_pair(
+        [v(0.0, 1.0), v(0.5, 1.0), v(0.5, 0.0), v(0.0, 0.0)],
+        [v(1.0, 1.0), v(0.5, 1.0), v(0.5, 0.0), v(1.0, 0.0)],
+    );
     let prepared = prim.prepare().expect("prepares");
-    let (covered, mirrored) = check_derived("mirrored quad pair", &[prepared], 64);
+    let bake = BakeMesh::from_prepared("mirrored quad pair", &[&prepared]);
+    let (covered, mirrored) = check_derived("mirrored quad pair", &bake, 64);
     // Half the texels each way.
     assert!(covered >= 64 * 60 && mirrored >= covered / 2 - 64 && mirrored <= covered / 2 + 64);
 }

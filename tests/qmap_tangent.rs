@@ -222,39 +222,14 @@ fn decoded_normal_is_normal_mapping_unmirrored_mirrored_and_tiled() {
     });
 }
 
-/// A flat quad pair in the z = 0 plane facing +Z: the left quad's UVs run left to right, the
-/// right quad's right to left (mirrored), each spanning 3 tiles.
+/// A flat quad pair: the left quad's UVs run left to right, the right quad's right to left
+/// (mirrored), each spanning 3 tiles.
 fn quad_pair() -> Primitive {
-    let p = |x: f32, y: f32| Vec3::new(x, y, 0.0);
-    let positions = vec![
-        p(-1.0, -0.5),
-        p(0.0, -0.5),
-        p(0.0, 0.5),
-        p(-1.0, 0.5),
-        p(0.0, -0.5),
-        p(1.0, -0.5),
-        p(1.0, 0.5),
-        p(0.0, 0.5),
-    ];
-    let uvs = vec![
-        Vec2::new(0.0, 3.0),
-        Vec2::new(3.0, 3.0),
-        Vec2::new(3.0, 0.0),
-        Vec2::new(0.0, 0.0),
-        // Mirrored in u.
-        Vec2::new(3.0, 3.0),
-        Vec2::new(0.0, 3.0),
-        Vec2::new(0.0, 0.0),
-        Vec2::new(3.0, 0.0),
-    ];
-    Primitive {
-        label: "quad pair".into(),
-        positions,
-        normals: Some(vec![Vec3::Z; 8]),
-        uvs: Some(uvs),
-        indices: vec![0, 1, 2, 0, 2, 3, 4, 5, 6, 4, 6, 7],
-        ..Default::default()
-    }
+    let v = Vec2::new;
+    common::quad_pair(
+        [v(0.0, 3.0), v(3.0, 3.0), v(3.0, 0.0), v(0.0, 0.0)],
+        [v(3.0, 3.0), v(0.0, 3.0), v(0.0, 0.0), v(3.0, 0.0)],
+    )
 }
 
 #[test]

@@ -67,6 +67,68 @@ fn store(
         .map_err(|e| GpuError::Input(format!("{what}: {e}")))
 }
 
+/// Bakes the object-space map of mesh `i` of `scene` at `size`² in `format` on the GPU, as the
+/// renderer draws it: where more than [`atlas::OVERLAP_THRESHOLD`] of its UV texels overlap, in
+/// a layout of its own ([`atlas::unique_layout`]) at twice the side (within
+/// [`scene::MAX_AUTO_BAKE_SIZE`]), its normal map resampled into it; returns the map and that
+/// layout's UVs (one per vertex) when it was repacked.
+///
+/// # Errors
+/// Bake errors.
+pub fn bake_object(
+    ctx: &GpuContext,
+    scene: &Scene,
+    i: usize,
+    size: u32,
+    format: MapFormat,
+    progress: &mut dyn FnMut(&str),
+) -> Result<(QuatMap, Option<Vec<Vec2>>), GpuError> {
+    let label = &scene.meshes[i].mesh.label;
+    let (mut bake, mut normal_map) = scene.bake_input(i);
+    let overlap = atlas::overlap_fraction(&bake).map_err(|e| GpuError::Input(e.to_string()))?;
+    let repack = overlap > atlas::OVERLAP_THRESHOLD;
+    // Repacked, the parts that shared texels share the square instead: twice the side keeps
+    // their texel density.
+    let size = if repack {
+        (size.saturating_mul(2)).min(scene::MAX_AUTO_BAKE_SIZE.max(size))
+    } else {
+        size
+    };
+    let mut settings = Scene::bake_settings(size);
+    settings.format = format;
+    let mut map_uvs = None;
+    if repack {
+        progress(&format!(
+            "{label}: {:.0}% of its UV texels overlap; its object-space map gets a layout of its own",
+            overlap * 100.0
+        ));
+        let uvs = atlas::unique_layout(&bake, size, 2 * settings.padding + 2);
+        if let Some(nm) = &normal_map {
+            normal_map = Some(atlas::resample_normal_map(
+                &bake,
+                &uvs,
+                nm,
+                size,
+                settings.padding as f32 + 2.0,
+            ));
+        }
+        bake.uvs.clone_from(&uvs);
+        map_uvs = Some(uvs);
+    }
+    progress(&format!("baking the {size}² object-space map of {label}"));
+    let raster = super::bake::raster_gpu(
+        ctx,
+        &bake,
+        normal_map.as_ref(),
+        &settings,
+        &mut |_, _, _| {},
+    )?;
+    Ok((
+        qmap::finish(&raster, settings.padding, &mut |_, _, _| {}),
+        map_uvs,
+    ))
+}
+
 /// The KTX2 file of material `name` in `dir` (`<stem>.ktx2`, its plane `<stem>.handedness.ktx2`),
 /// loaded when it exists and holds a map of `space`.
 ///
@@ -208,47 +270,7 @@ pub fn object_map(
             })
         }),
         scene::MapSource::Bake { size } => {
-            let (mut bake, mut normal_map) = scene.bake_input(i);
-            let overlap =
-                atlas::overlap_fraction(&bake).map_err(|e| GpuError::Input(e.to_string()))?;
-            let repack = overlap > atlas::OVERLAP_THRESHOLD;
-            // Repacked, the parts that shared texels share the square instead: twice the side
-            // keeps their texel density.
-            let size = if repack {
-                (size.saturating_mul(2)).min(scene::MAX_AUTO_BAKE_SIZE.max(*size))
-            } else {
-                *size
-            };
-            let mut settings = Scene::bake_settings(size);
-            settings.format = bake_format(format);
-            let mut map_uvs = None;
-            if repack {
-                progress(&format!(
-                    "{label}: {:.0}% of its UV texels overlap; its object-space map gets a layout of its own",
-                    overlap * 100.0
-                ));
-                let uvs = atlas::unique_layout(&bake, size, 2 * settings.padding + 2);
-                if let Some(nm) = &normal_map {
-                    normal_map = Some(atlas::resample_normal_map(
-                        &bake,
-                        &uvs,
-                        nm,
-                        size,
-                        settings.padding as f32 + 2.0,
-                    ));
-                }
-                bake.uvs.clone_from(&uvs);
-                map_uvs = Some(uvs);
-            }
-            progress(&format!("baking the {size}² object-space map of {label}"));
-            let raster = super::bake::raster_gpu(
-                ctx,
-                &bake,
-                normal_map.as_ref(),
-                &settings,
-                &mut |_, _, _| {},
-            )?;
-            let map = qmap::finish(&raster, settings.padding, &mut |_, _, _| {});
+            let (map, map_uvs) = bake_object(ctx, scene, i, *size, bake_format(format), progress)?;
             let stats = map.stats;
             store(
                 &map,

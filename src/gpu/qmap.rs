@@ -180,59 +180,16 @@ pub fn upload(ctx: &GpuContext, map: &QuatMap) -> Result<GpuQuatMap, GpuError> {
         });
     }
     check_filterable(ctx, map.format)?;
-    let mip_level_count = map.levels.len() as u32;
-    let format = map.format;
-    // Level-major bytes, as create_texture_with_data's MipMajor order reads them.
-    let quat_bytes: Vec<u8> = map
-        .levels
-        .iter()
-        .flat_map(|l| l.quats.iter().flat_map(move |&q| format.texel_bytes(q)))
-        .collect();
-    let hand_bytes: Vec<u8> = map
-        .levels
-        .iter()
-        .flat_map(|l| l.handedness.iter().map(|&s| (s.signum() * 127) as u8))
-        .collect();
-    ctx.scoped("uploading a quaternion map", || {
-        let texture = |label: &'static str, tf: wgpu::TextureFormat, bytes: &[u8]| {
-            ctx.device.create_texture_with_data(
-                &ctx.queue,
-                &wgpu::TextureDescriptor {
-                    label: Some(label),
-                    size: wgpu::Extent3d {
-                        width,
-                        height,
-                        depth_or_array_layers: 1,
-                    },
-                    mip_level_count,
-                    sample_count: 1,
-                    dimension: wgpu::TextureDimension::D2,
-                    format: tf,
-                    usage: wgpu::TextureUsages::TEXTURE_BINDING
-                        | wgpu::TextureUsages::COPY_DST
-                        | wgpu::TextureUsages::COPY_SRC,
-                    view_formats: &[],
-                },
-                wgpu::util::TextureDataOrder::MipMajor,
-                bytes,
-            )
-        };
-        let quats = texture("qmap quaternions", texture_format(format), &quat_bytes);
-        let handedness = texture("qmap handedness", HANDEDNESS_FORMAT, &hand_bytes);
-        GpuQuatMap {
-            quats_view: quats.create_view(&Default::default()),
-            handedness_view: handedness.create_view(&Default::default()),
-            quats,
-            handedness,
-            format,
-            stored: StoredFormat::Plain(format),
-            space: MapSpace::Object,
-            plane: true,
-            width,
-            height,
-            mip_level_count,
-        }
-    })
+    // The stored texel bytes of its own format and its plane: one upload path for every map.
+    let stored = EncodedMap::encode(
+        map,
+        MapSpace::Object,
+        StoredFormat::Plain(map.format),
+        true,
+        crate::qmap::bc::Bc7Quality::default(),
+    )
+    .map_err(|e| GpuError::Input(e.to_string()))?;
+    upload_encoded(ctx, &stored, &mut |_| {})
 }
 
 /// The wgpu format of a stored map's texels.

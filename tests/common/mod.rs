@@ -159,3 +159,27 @@ pub fn run_example(name: &str, args: &[&str]) -> std::process::Output {
 pub fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
+
+/// Two unit quads side by side in the z = 0 plane facing +Z (x from −1 to 0 and 0 to 1, y from
+/// −0.5 to 0.5), corners counter-clockwise from the bottom left, with the UVs given per quad
+/// (mirror one quad's to get mirrored frames).
+pub fn quad_pair(left: [glam::Vec2; 4], right: [glam::Vec2; 4]) -> qtangent::mesh::Primitive {
+    let p = |x: f32, y: f32| Vec3::new(x, y, 0.0);
+    qtangent::mesh::Primitive {
+        label: "quad pair".into(),
+        positions: vec![
+            p(-1.0, -0.5),
+            p(0.0, -0.5),
+            p(0.0, 0.5),
+            p(-1.0, 0.5),
+            p(0.0, -0.5),
+            p(1.0, -0.5),
+            p(1.0, 0.5),
+            p(0.0, 0.5),
+        ],
+        normals: Some(vec![Vec3::Z; 8]),
+        uvs: Some(left.into_iter().chain(right).collect()),
+        indices: vec![0, 1, 2, 0, 2, 3, 4, 5, 6, 4, 6, 7],
+        ..Default::default()
+    }
+}
