@@ -55,6 +55,9 @@ struct Args {
     /// One render size and no 4096² timing.
     #[arg(long)]
     quick: bool,
+    /// Only the bake-time table.
+    #[arg(long)]
+    timing_only: bool,
 }
 
 type Error = Box<dyn std::error::Error>;
@@ -155,6 +158,9 @@ fn run(args: &Args) -> Result<(), Error> {
         ("default scene".into(), Scene::default_scene()?),
     ];
     for (name, scene) in &scenes {
+        if args.timing_only {
+            break;
+        }
         eprintln!("maps: {name}");
         let rows = measure(&ctx, &renderer, scene, &sizes, bc7)?;
         print_table(name, scene, &sizes, &rows);
@@ -323,14 +329,18 @@ fn measure(
             })
             .collect()
     };
+    // Objects with an authored map (the default scene's spun plate) carry a tangent field only
+    // the maps draw: PSNR is measured with them hidden.
+    let hide = |gpu: &mut GpuScene| gpu.visible = gpu.authored.iter().map(|a| !a).collect();
     // The reference, and the reference with BC5 normal maps.
-    let base = renderer.upload_with(
+    let mut base = renderer.upload_with(
         ctx,
         scene,
         &[Format::Snorm16x4],
         &MapOptions::default(),
         &mut |_| {},
     )?;
+    hide(&mut base);
     let reference = render_all(&base, FrameSource::Reference)?;
     let ref_cost = base.cost(FrameSource::Reference).unwrap_or_default();
     let mut bc5_scene = scene.clone();
@@ -350,13 +360,14 @@ fn measure(
             .map(|n| mip_bytes(n.width(), n.height(), bpt))
             .sum()
     };
-    let bc5_gpu = renderer.upload_with(
+    let mut bc5_gpu = renderer.upload_with(
         ctx,
         &bc5_scene,
         &[Format::Snorm16x4],
         &MapOptions::default(),
         &mut |_| {},
     )?;
+    hide(&mut bc5_gpu);
     let bc5_images = render_all(&bc5_gpu, FrameSource::Reference)?;
     let diffs = |imgs: &[RgbaImage]| -> Result<Vec<ImageDiff>, Error> {
         reference
@@ -390,13 +401,14 @@ fn measure(
                     bc7,
                     ..MapOptions::stored(format)
                 };
-                let gpu = renderer.upload_with(
+                let mut gpu = renderer.upload_with(
                     ctx,
                     scene,
                     &[Format::Snorm16x4],
                     &options,
                     &mut |_| {},
                 )?;
+                hide(&mut gpu);
                 for w in &gpu.warnings {
                     // Only what concerns this column's kind of map.
                     let other_kind = match space {
@@ -458,6 +470,18 @@ fn print_table(name: &str, scene: &Scene, sizes: &[(u32, u32)], rows: &[(Column,
         scene.meshes.len(),
         scene.materials.len()
     );
+    let authored: Vec<&str> = scene
+        .meshes
+        .iter()
+        .filter(|m| matches!(m.map, MapSource::Authored(_)))
+        .map(|m| m.mesh.label.as_str())
+        .collect();
+    if !authored.is_empty() {
+        println!(
+            "PSNR without {} (an authored tangent field only the maps draw).\n",
+            authored.join(", ")
+        );
+    }
     let size_cols: Vec<String> = sizes
         .iter()
         .map(|(w, h)| format!("PSNR dB / max, {w}×{h}"))

@@ -149,8 +149,14 @@ pub fn bake_gpu(
             "a tangent-space map needs at least one normal-map level".into(),
         ));
     }
-    // One dispatch for every level: one pipeline, one upload, one readback.
-    let words = run_kernel(ctx, &inputs(levels, twist)?, format)?;
+    // As few dispatches as the device's storage binding limit allows (usually one for every
+    // level): one pipeline each, one upload, one readback.
+    let input = inputs(levels, twist)?;
+    let per_run = (ctx.device.limits().max_storage_buffer_binding_size / 16).max(1) as usize;
+    let mut words = Vec::with_capacity(input.len());
+    for chunk in input.chunks(per_run) {
+        words.extend(run_kernel(ctx, chunk, format)?);
+    }
     let mut at = 0;
     let mut out = Vec::with_capacity(levels.len());
     for nm in levels {
