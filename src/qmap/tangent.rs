@@ -107,21 +107,32 @@ pub fn bake_cpu(levels: &[NormalMap], twist: Option<Twist<'_>>, format: MapForma
         .iter()
         .map(|nm| {
             let (w, h) = (nm.width, nm.height);
-            let quats = nm
-                .texels
-                .iter()
-                .enumerate()
-                .map(|(i, &m)| {
-                    let phi = twist.map_or(0.0, |f| {
-                        let (x, y) = (i as u32 % w, i as u32 / w);
-                        f(Vec2::new(
-                            (x as f32 + 0.5) / w as f32,
-                            (y as f32 + 0.5) / h as f32,
-                        ))
+            let texel = |i: usize, m: Vec3| {
+                let phi = twist.map_or(0.0, |f| {
+                    let (x, y) = (i as u32 % w, i as u32 / w);
+                    f(Vec2::new(
+                        (x as f32 + 0.5) / w as f32,
+                        (y as f32 + 0.5) / h as f32,
+                    ))
+                });
+                format.quantize(texel_rotation(m, phi))
+            };
+            // Every core takes a band of rows: the texels are independent.
+            let mut quats = vec![Vec4::ZERO; nm.texels.len()];
+            let threads = std::thread::available_parallelism().map_or(1, usize::from);
+            let band = nm.texels.len().div_ceil(threads).max(1);
+            std::thread::scope(|scope| {
+                for (k, chunk) in quats.chunks_mut(band).enumerate() {
+                    let texel = &texel;
+                    let texels = &nm.texels;
+                    scope.spawn(move || {
+                        for (j, q) in chunk.iter_mut().enumerate() {
+                            let i = k * band + j;
+                            *q = texel(i, texels[i]);
+                        }
                     });
-                    format.quantize(texel_rotation(m, phi))
-                })
-                .collect();
+                }
+            });
             MapLevel {
                 width: w,
                 height: h,
