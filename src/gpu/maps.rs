@@ -197,7 +197,14 @@ pub fn tangent_map(
     };
     let format = choose(options, MapSpace::Tangent, false, &what, warn);
     let levels = NormalMap::levels_from_rgba8(normal, material.uniforms.normal_scale);
-    let map = super::bake_tangent::bake_gpu(ctx, &levels, None, bake_format(format))?;
+    // A per-texel formula with no raster: on a CPU adapter (lavapipe) the CPU bake on every core
+    // is several times faster than the dispatch and its copies (docs/MAPS.md); the two agree to
+    // one step of the format (tests/qmap_tangent.rs).
+    let map = if ctx.adapter.get_info().device_type == wgpu::DeviceType::Cpu {
+        tangent::bake_cpu(&levels, None, bake_format(format))
+    } else {
+        super::bake_tangent::bake_gpu(ctx, &levels, None, bake_format(format))?
+    };
     store(&map, MapSpace::Tangent, format, (false, options.bc7), &what).map(Some)
 }
 
