@@ -29,7 +29,7 @@ use image::RgbaImage;
 use qtangent::gpu::render::{GpuScene, Renderer, View};
 use qtangent::gpu::GpuContext;
 use qtangent::qmap::bc::Bc7Quality;
-use qtangent::qmap::normal_map::bc5_round_trip;
+use qtangent::qmap::normal_map::{bc5_round_trip, bc5_round_trip_chain};
 use qtangent::qmap::stored::{angle_deg, AngleStats, EncodedMap, MapSpace, StoredFormat};
 use qtangent::qmap::{self, BakeMesh, MapFormat, NormalMap, TexelKind};
 use qtangent::render::compare::{self, ImageDiff};
@@ -351,8 +351,10 @@ fn measure(
     let mut bc5_scene = scene.clone();
     for m in &mut bc5_scene.materials {
         if let Some(n) = &m.normal {
-            if let Ok(b) = bc5_round_trip(n) {
-                m.normal = Some(b);
+            // Every mip compressed, as an engine ships a BC5 normal map.
+            if let Ok(mut chain) = bc5_round_trip_chain(n) {
+                m.normal = Some(chain.remove(0));
+                m.normal_mips = Some(chain);
             }
         }
     }

@@ -35,10 +35,11 @@ override MAP_DECODE: u32 = 0u;
 // show what the plain sampler does.
 override QMAP_ROBUST: bool = true;
 // Below this |q|², the texels under the filter disagree (a hemisphere conflict: q and −q of
-// nearby rotations cancel). Aligned texels keep |q| ≥ cos(α/2) for rotations α apart: 0.92 for
-// neighbours 45° apart, 0.854² at a 90° hard edge blended half and half; a conflict of weight
-// w against 1 − w leaves |q| ≈ |1 − 2w|, so 0.81 catches every conflict whose minor side weighs
-// 5 % or more (a smaller one moves the result by less than 0.05 of the angle between them).
+// nearby rotations cancel). Aligned texels blended half and half keep |q| = cos(α/4) for
+// rotations α apart (unit quaternions α/2 apart): |q|² = 0.854 at a 90° hard edge, and aligned
+// neighbours up to about 103° apart stay above 0.81; a conflict of weight w against 1 − w
+// leaves |q| ≈ |1 − 2w|, so 0.81 catches every conflict whose minor side weighs 5 % or more (a
+// smaller one moves the result by less than 0.05 of the angle between them).
 const QMAP_CONFLICT_LEN2: f32 = 0.81;
 
 fn qmap_decode_sample(s: vec4<f32>) -> vec4<f32> {

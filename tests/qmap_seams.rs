@@ -5,7 +5,7 @@
 //!    `shaders/lit.wgsl`) equals the baked handedness plane on every covered texel of
 //!    FlightHelmet (every material) and of a mirrored quad pair — except on triangles whose
 //!    corners disagree (the file's tangents flip inside them, so the plane changes sign inside
-//!    one triangle and no per-triangle rule can follow it): FlightHelmet has two, 16 texels of
+//!    one triangle and no per-triangle rule can follow it): FlightHelmet has two, 45 texels of
 //!    132,287 in RubberWoodMat at 512², counted and bounded. (`tests/render.rs` checks the
 //!    GPU's derivation against the plane on the sphere, pixel by pixel.)
 //! 2. **Seam-robust sampling.** On a map whose texels alternate sign in a checkerboard (q, −q:
@@ -59,7 +59,7 @@ fn check_derived(label: &str, bake: &BakeMesh, size: u32) -> (usize, usize) {
             wrong.push((k % size as usize, k / size as usize, t, plane));
         }
     }
-    // Split triangles are a defect of the data, and rare: FlightHelmet has 2 (16 texels at 512²).
+    // Split triangles are a defect of the data, and rare: FlightHelmet has 2 (45 texels at 512²).
     assert!(
         split * 2000 <= covered,
         "{label}: {split} of {covered} covered texels lie on triangles whose corners disagree"

@@ -2,13 +2,16 @@
 //!
 //! 1. The GPU bake equals the CPU bake per texel, every plain format, with and without a twist.
 //! 2. Texel-exact decode: on random normal maps and random vertex frames, unmirrored and
-//!    mirrored, the frame a stored texel decodes to has the normal normal mapping gives,
+//!    mirrored (the texel the frame reads is chosen here: filtering and repeat addressing are the
+//!    GPU's, checked by `tests/render.rs` across the sphere's u seam), the frame a stored texel decodes to has the normal normal mapping gives,
 //!    `normalize(t·mx + b·my + n·mz)`, within the stored format's bound (plain formats: the
 //!    format's rotation bound; BC5 / BC7, lossy: each texel's own stored-vs-exact rotation
 //!    angle), and keeps the twist's tangent.
-//! 3. On the GPU, a flat quad pair — one half mirrored, UVs tiling 3× — drawn in
+//! 3. On the GPU, a flat quad pair — one half mirrored, UVs running over 3 tiles — drawn in
 //!    `quatmap-tangent` mode with a constant random normal map has, at every covered pixel, the
-//!    normal the reference mode draws with the same normal map, within the rgba16f bound.
+//!    normal and handedness the reference mode draws with the same normal map, within the
+//!    rgba16f bound (constant content: what it checks is the mirrored half, and that tiled UVs
+//!    draw; non-constant content under repeat addressing is the sphere test's).
 
 mod common;
 
@@ -127,16 +130,10 @@ fn check_texels(
         let q = common::rotation(rng);
         let (n, t) = (q * Vec3::Z, q * Vec3::X);
         let b = n.cross(t) * h;
-        // "Tiled": UVs far outside [0, 1] read the texel they wrap to.
-        for tile in [0.0f32, 2.0, -3.0] {
-            for _ in 0..400 {
+        for _ in 0..1200 {
+            {
                 let (x, y) = (rng.random_range(0..w), rng.random_range(0..h_px));
-                let uv = Vec2::new(
-                    (x as f32 + 0.5) / w as f32 + tile,
-                    (y as f32 + 0.5) / h_px as f32 - tile,
-                );
-                let wrap = |c: f32, n: u32| (c.rem_euclid(1.0) * n as f32).floor() as usize;
-                let k = wrap(uv.y, h_px) * w as usize + wrap(uv.x, w);
+                let k = (y * w + x) as usize;
                 let r = decoded[k];
                 let (n2, t2) = tangent::apply(n, t, h, r / r.length());
                 let bound_deg = bound_deg.unwrap_or_else(|| {
@@ -149,7 +146,7 @@ fn check_texels(
                 let e_n = angle_deg(n2, want);
                 assert!(
                     e_n <= bound_deg,
-                    "seed {seed:#x} {} h {h}: texel ({x}, {y}) tile {tile}: normal off by {e_n}° > {bound_deg}°",
+                    "seed {seed:#x} {} h {h}: texel ({x}, {y}): normal off by {e_n}° > {bound_deg}°",
                     stored.format
                 );
                 // The tangent: the arc's image of t, turned by the twist about the new normal.
@@ -292,7 +289,7 @@ fn quad_pair_mirrored_and_tiled_draws_the_reference_normal() {
                 .render_debug(&ctx, &gpu, &view, source, Output::Frame, S, S)
                 .expect("render")
         };
-        let [n_ref, t_ref] = render(FrameSource::Reference);
+        let [n_ref, _] = render(FrameSource::Reference);
         let [n_tan, t_tan] = render(FrameSource::QuatMapTangent);
         // rgba16f: the stored rotation is within 2·asin(2·2⁻¹²) of r; the Snorm16x4 vertex frame
         // adds its own bound (the reference uses f32 frames); 64 f32 roundings of slack.
@@ -314,13 +311,15 @@ fn quad_pair_mirrored_and_tiled_draws_the_reference_normal() {
                 "seed {seed:#x}: pixel {k}: normal {b} vs reference {a}: {e:e} rad > {bound:e}"
             );
             assert_eq!(n_ref[k][3], n_tan[k][3], "pixel {k}: handedness");
-            // The tangent too: the reference re-orthogonalises t against the mapped normal;
-            // the map turns it by the shortest arc. They agree exactly when m has no y
-            // component and otherwise differ by less than the tilt; only the normal is
-            // compared, the tangent is checked to be unit and perpendicular.
+            // The tangent: the reference re-orthogonalises t against the mapped normal, the map
+            // turns it by the shortest arc (they differ by less than the tilt, docs/MAPS.md), so
+            // only its frame invariants are checked: unit and perpendicular to the normal after
+            // the shader's normalisation and Gram–Schmidt (a few f32 roundings: 64·u).
             let tt = Vec4::from_array(t_tan[k]).truncate();
-            assert!((tt.length() - 1.0).abs() < 1e-5 && tt.dot(b).abs() < 1e-5);
-            let _ = t_ref[k];
+            assert!(
+                (tt.length() - 1.0).abs() <= 64.0 * U && tt.dot(b).abs() <= 64.0 * U,
+                "pixel {k}: tangent {tt} is not a unit vector perpendicular to {b}"
+            );
             covered += 1;
             if n_ref[k][3] < 0.0 {
                 mirrored_px += 1;

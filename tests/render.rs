@@ -83,6 +83,8 @@ struct Setup {
     tangent_map: Vec<Vec4>,
     /// The half step of a stored component (0 for BC: the CPU filters the decoded texels).
     half: f32,
+    /// The tangent-space map is BC5: the shader filters (x, y) and rebuilds w after filtering.
+    rebuild_w: bool,
     view: View,
 }
 
@@ -192,6 +194,7 @@ fn setup_stored(object: StoredFormat, tangent_format: StoredFormat, twist: bool)
         map: stored_level0(&map, MapSpace::Object, object),
         tangent_map: stored_level0(&tmap, MapSpace::Tangent, tangent_format),
         half: half(object).max(half(tangent_format)),
+        rebuild_w: tangent_format == StoredFormat::Bc5,
         sphere,
         view,
     }
@@ -316,7 +319,11 @@ fn cpu_frame(
             let n0 = ni.normalize();
             let t0 = shading::orthonormal_tangent(n0, ti);
             let h = if hi >= 0.0 { 1.0 } else { -1.0 };
-            let (r, _, ew) = sample_map(&st.tangent_map, None, (TAN_W, TAN_H), true, uv, e);
+            let (mut r, _, ew) = sample_map(&st.tangent_map, None, (TAN_W, TAN_H), true, uv, e);
+            if st.rebuild_w {
+                // As the shader (MAP_DECODE 2): (x, y) filtered, w rebuilt from them.
+                r = tangent::rebuild_w(r.x, r.y, 0.0);
+            }
             let len = r.length();
             let (n, t) = tangent::apply(n0, t0, h, r / len);
             let n = n.normalize();
@@ -387,9 +394,11 @@ fn check_sphere(format: StoredFormat, twist: bool, sources: &[FrameSource]) {
     };
     let mut st = setup_stored(object, format, twist);
     if format.is_compressed() {
-        // A BC5 decoder may round its interpolated palette to 8 bits (D3D's BC4/BC5 tolerance):
-        // half a step of 2/255 in [−1, 1] a component; BC7 decodes exactly.
-        st.half = 1.0 / 255.0;
+        // The GPU may round what it decodes and filters to the format's own steps (D3D lets a
+        // BC4/BC5 decoder round its palette; lavapipe filters 8-bit formats at 8 bits): half a
+        // BC5 SNORM step, 0.5/127 a component, which also covers BC7's unorm byte (half of
+        // 2/255 in [−1, 1]).
+        st.half = 0.5 / 127.0;
     }
     let renderer = Renderer::new(&ctx).expect("renderer");
     let mut warnings = Vec::new();

@@ -34,7 +34,7 @@ mod common;
 use image::RgbaImage;
 use qtangent::gpu::render::{Renderer, View};
 use qtangent::gpu::GpuContext;
-use qtangent::qmap::normal_map::bc5_round_trip;
+use qtangent::qmap::normal_map::bc5_round_trip_chain;
 use qtangent::qmap::stored::StoredFormat;
 use qtangent::qmap::MapFormat;
 use qtangent::render::compare;
@@ -289,7 +289,11 @@ fn flight_helmet_bc5_tangent_maps_match_bc5_normal_maps() {
     let mut bc5_scene = scene.clone();
     for m in &mut bc5_scene.materials {
         if let Some(n) = &m.normal {
-            m.normal = Some(bc5_round_trip(n).expect("FlightHelmet's normal maps are BC-sized"));
+            // Every mip compressed, as an engine ships a BC5 normal map.
+            let mut chain =
+                bc5_round_trip_chain(n).expect("FlightHelmet's normal maps are BC-sized");
+            m.normal = Some(chain.remove(0));
+            m.normal_mips = Some(chain);
         }
     }
     let bc5_gpu = renderer

@@ -28,9 +28,29 @@ pub fn bake_format(stored: StoredFormat) -> MapFormat {
     }
 }
 
-/// The format a map of `space` is stored in under `options`: the asked one, or the compressed
-/// default; BC5 asked of a map with a twist becomes BC7 (it cannot hold z), and `warn` says so.
+/// The format a map of `space` and `size` is stored in under `options`: the asked one, or the
+/// compressed default. Where that cannot hold the map the renderer still draws it, and `warn`
+/// says how: BC5 asked of an object-space map or of a twist becomes BC7 (it cannot hold z or
+/// w); a block format of a size BC cannot take (a side not a multiple of 4, e.g. a 250² normal
+/// map) becomes rgba16f.
 fn choose(
+    options: &MapOptions,
+    space: MapSpace,
+    (twist, size): (bool, (u32, u32)),
+    what: &str,
+    warn: &mut dyn FnMut(String),
+) -> StoredFormat {
+    let format = choose_kind(options, space, twist, what, warn);
+    if format.is_compressed() {
+        if let Err(e) = crate::qmap::bc::check_size(size.0, size.1) {
+            warn(format!("{what}: {e}; stored as rgba16f"));
+            return StoredFormat::Plain(MapFormat::Rgba16Float);
+        }
+    }
+    format
+}
+
+fn choose_kind(
     options: &MapOptions,
     space: MapSpace,
     twist: bool,
@@ -170,8 +190,17 @@ pub fn tangent_map(
     warn: &mut dyn FnMut(String),
 ) -> Result<Option<EncodedMap>, GpuError> {
     let what = format!("material '{}'", material.name);
+    let wanted = material.tangent_map.is_some() || material.normal.is_some();
     if let Some(dir) = &options.maps_dir {
-        if let Some(m) = load_from_dir(dir, &material.name, MapSpace::Tangent)? {
+        let found = load_from_dir(dir, &material.name, MapSpace::Tangent)?;
+        if found.is_none() && wanted {
+            warn(format!(
+                "{what}: no tangent-space map {}.ktx2 in {}; baked instead",
+                file_stem(&material.name),
+                dir.display()
+            ));
+        }
+        if let Some(m) = found {
             progress(&format!(
                 "{what}: tangent-space map loaded from {}",
                 dir.join(format!("{}.ktx2", file_stem(&material.name)))
@@ -182,7 +211,8 @@ pub fn tangent_map(
     }
     if let Some(authored) = &material.tangent_map {
         let twist = tangent::has_twist(authored);
-        let format = choose(options, MapSpace::Tangent, twist, &what, warn);
+        let size = (authored.width(), authored.height());
+        let format = choose(options, MapSpace::Tangent, (twist, size), &what, warn);
         return store(
             authored,
             MapSpace::Tangent,
@@ -195,7 +225,13 @@ pub fn tangent_map(
     let Some(normal) = &material.normal else {
         return Ok(None);
     };
-    let format = choose(options, MapSpace::Tangent, false, &what, warn);
+    let format = choose(
+        options,
+        MapSpace::Tangent,
+        (false, normal.dimensions()),
+        &what,
+        warn,
+    );
     let levels = NormalMap::levels_from_rgba8(normal, material.uniforms.normal_scale);
     // A per-texel formula with no raster: on a CPU adapter (lavapipe) the CPU bake on every core
     // is several times faster than the dispatch and its copies (docs/MAPS.md); the two agree to
@@ -259,14 +295,21 @@ pub fn object_map(
             }
         }
     }
-    let format = choose(options, MapSpace::Object, false, &what, warn);
     match &sm.map {
         scene::MapSource::None => Ok(None),
+        // Authored maps keep their handedness plane: made by hand, their handedness need not
+        // follow the UV winding.
         scene::MapSource::Authored(m) => store(
             m,
             MapSpace::Object,
-            format,
-            (options.keep_handedness, options.bc7),
+            choose(
+                options,
+                MapSpace::Object,
+                (false, (m.width(), m.height())),
+                &what,
+                warn,
+            ),
+            (true, options.bc7),
             &what,
         )
         .map(|map| {
@@ -277,6 +320,13 @@ pub fn object_map(
             })
         }),
         scene::MapSource::Bake { size } => {
+            let format = choose(
+                options,
+                MapSpace::Object,
+                (false, (*size, *size)),
+                &what,
+                warn,
+            );
             let (map, map_uvs) = bake_object(ctx, scene, i, *size, bake_format(format), progress)?;
             let stats = map.stats;
             store(

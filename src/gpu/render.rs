@@ -282,6 +282,17 @@ fn upload_texture(
     img: &RgbaImage,
     format: wgpu::TextureFormat,
 ) -> Result<wgpu::TextureView, GpuError> {
+    upload_levels(ctx, label, img, None, format)
+}
+
+/// An 8-bit texture with `mips` below level 0 (`None`: [`mip_chain`]).
+fn upload_levels(
+    ctx: &GpuContext,
+    label: &str,
+    img: &RgbaImage,
+    mips: Option<&[RgbaImage]>,
+    format: wgpu::TextureFormat,
+) -> Result<wgpu::TextureView, GpuError> {
     let (w, h) = img.dimensions();
     let limit = ctx.device.limits().max_texture_dimension_2d;
     if w > limit || h > limit {
@@ -292,7 +303,24 @@ fn upload_texture(
             limit,
         });
     }
-    let levels = mip_chain(img);
+    let levels = match mips {
+        Some(m) => std::iter::once(img.clone())
+            .chain(m.iter().cloned())
+            .collect(),
+        None => mip_chain(img),
+    };
+    let full = 32 - w.max(h).leading_zeros() as usize;
+    if levels.len() > full
+        || levels
+            .iter()
+            .enumerate()
+            .any(|(k, l)| l.dimensions() != ((w >> k).max(1), (h >> k).max(1)))
+    {
+        return Err(GpuError::Input(format!(
+            "{label}: its {} mip levels are not the chain of a {w}×{h} texture",
+            levels.len()
+        )));
+    }
     let bytes: Vec<u8> = levels
         .iter()
         .flat_map(|l| l.as_raw().iter().copied())
@@ -606,15 +634,27 @@ impl Renderer {
         let mut materials = Vec::new();
         let mut normal_texture_bytes = Vec::new();
         for m in &scene.materials {
-            let tex = |what: &str,
-                       img: &Option<RgbaImage>,
-                       format,
-                       fallback: &wgpu::TextureView| {
-                img.as_ref().map_or_else(
-                    || Ok(fallback.clone()),
-                    |i| upload_texture(ctx, &format!("material '{}' {what}", m.name), i, format),
-                )
-            };
+            let tex =
+                |what: &str, img: &Option<RgbaImage>, format, fallback: &wgpu::TextureView| {
+                    img.as_ref().map_or_else(
+                        || Ok(fallback.clone()),
+                        |i| {
+                            // Only the normal texture may come with its own stored mips.
+                            let mips = if what == "normal map" {
+                                m.normal_mips.as_deref()
+                            } else {
+                                None
+                            };
+                            upload_levels(
+                                ctx,
+                                &format!("material '{}' {what}", m.name),
+                                i,
+                                mips,
+                                format,
+                            )
+                        },
+                    )
+                };
             let [base, mr, normal] = [
                 (
                     "base colour",

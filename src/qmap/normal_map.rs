@@ -151,6 +151,25 @@ impl NormalMap {
 pub fn bc5_round_trip(img: &image::RgbaImage) -> Result<image::RgbaImage, super::bc::BcError> {
     let (w, h) = img.dimensions();
     super::bc::check_size(w, h)?;
+    bc5_level(img)
+}
+
+/// [`bc5_round_trip`] of every level of the renderer's mip chain ([`mip_chain`]): a BC5 normal
+/// map as an engine ships it, every mip compressed. Level 0 first.
+///
+/// # Errors
+/// [`super::bc::BcError`] for a level 0 BC cannot take (not a multiple of 4).
+pub fn bc5_round_trip_chain(
+    img: &image::RgbaImage,
+) -> Result<Vec<image::RgbaImage>, super::bc::BcError> {
+    let (w, h) = img.dimensions();
+    super::bc::check_size(w, h)?;
+    mip_chain(img).iter().map(bc5_level).collect()
+}
+
+/// One level through BC5 SNORM and back (any size: the encoder pads the last blocks).
+fn bc5_level(img: &image::RgbaImage) -> Result<image::RgbaImage, super::bc::BcError> {
+    let (w, h) = img.dimensions();
     let xy: Vec<[f32; 2]> = img
         .pixels()
         .map(|p| {

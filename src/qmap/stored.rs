@@ -461,6 +461,11 @@ impl EncodedMap {
         if format == StoredFormat::Bc5 && space == MapSpace::Object {
             return fail("a bc5 map cannot be object-space".into());
         }
+        if format.is_compressed() {
+            if let Err(e) = bc::check_size(main.width, main.height) {
+                return fail(e.to_string());
+            }
+        }
         let handedness = match plane {
             None => None,
             Some(p) => {

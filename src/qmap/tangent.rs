@@ -117,7 +117,7 @@ pub fn bake_cpu(levels: &[NormalMap], twist: Option<Twist<'_>>, format: MapForma
                 });
                 format.quantize(texel_rotation(m, phi))
             };
-            // Every core takes a band of rows: the texels are independent.
+            // Every core takes a band of texels: they are independent.
             let mut quats = vec![Vec4::ZERO; nm.texels.len()];
             let threads = std::thread::available_parallelism().map_or(1, usize::from);
             let band = nm.texels.len().div_ceil(threads).max(1);

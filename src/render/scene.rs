@@ -28,6 +28,10 @@ pub struct SceneMaterial {
     /// Tangent-space normal map, `(v + 1) / 2` per channel (linear), unscaled: the scale is
     /// [`MaterialUniforms::normal_scale`].
     pub normal: Option<RgbaImage>,
+    /// The normal texture's levels below level 0 as stored (`None`: made from `normal` by the
+    /// renderer's triangle filter). A BC5 normal map has every level compressed
+    /// ([`crate::qmap::normal_map::bc5_round_trip_chain`]).
+    pub normal_mips: Option<Vec<RgbaImage>>,
     /// An authored tangent-space quaternion map ([`crate::qmap::tangent`]) — a tangent field no
     /// normal map can say — used by the `quatmap-tangent` mode instead of one baked from
     /// `normal`.
@@ -44,6 +48,7 @@ impl SceneMaterial {
             base_color: None,
             metallic_roughness: None,
             normal: None,
+            normal_mips: None,
             tangent_map: None,
         }
     }
@@ -373,6 +378,7 @@ impl Scene {
                 base_color: texture(&m.name, &m.base_color_texture)?,
                 metallic_roughness: texture(&m.name, &m.metallic_roughness_texture)?,
                 normal: texture(&m.name, &m.normal_texture)?,
+                normal_mips: None,
                 tangent_map: None,
             });
         }
