@@ -280,6 +280,7 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
         }
     };
     let load_time = t.elapsed();
+    check_normal_map_sizes(&jobs, scene.as_ref(), args)?;
 
     std::fs::create_dir_all(&args.out).map_err(|e| qmap::BakeError::Write {
         path: args.out.clone(),
@@ -350,6 +351,36 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
         }
         _ => Ok(()),
     }
+}
+
+/// A tangent-space map has its normal map's size: with a block format, every normal map must
+/// be one BC can take, checked before anything is baked or written (so a failing run leaves no
+/// partial set of maps).
+fn check_normal_map_sizes(jobs: &[Job], scene: Option<&Scene>, args: &Args) -> Result<(), Error> {
+    if args.space() != MapSpace::Tangent || !args.stored().is_compressed() {
+        return Ok(());
+    }
+    for job in jobs {
+        let NormalSource::Image(src, _) = &job.normal else {
+            continue;
+        };
+        let mesh_file = scene.map_or_else(|| PathBuf::from(&job.label), |s| s.source.clone());
+        let img = src.decode().map_err(|e| qmap::BakeError::Image {
+            mesh: mesh_file.clone(),
+            image: src.describe(),
+            problem: e,
+        })?;
+        if let Err(e) = qtangent::qmap::bc::check_size(img.width(), img.height()) {
+            return Err(format!(
+                "{}: normal map {}: {e} (--format {})",
+                job.label,
+                src.describe(),
+                args.stored()
+            )
+            .into());
+        }
+    }
+    Ok(())
 }
 
 /// The embedded default: one procedural torus with the swirl (or `--normal-map`).

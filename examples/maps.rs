@@ -214,10 +214,13 @@ fn texel_errors(
             let mut errs = Vec::new();
             for ((a, b), inside) in normal.pixels().zip(bc5.pixels()).zip(&mask) {
                 if *inside {
+                    // As the renderer unpacks it: 2c − 1, x and y × the material's scale, the
+                    // direction measured (the tangent columns' normal likewise).
+                    let scale = m.uniforms.normal_scale;
                     let v = |p: &image::Rgba<u8>| {
                         Vec3::new(
-                            f32::from(p[0]) / 127.5 - 1.0,
-                            f32::from(p[1]) / 127.5 - 1.0,
+                            (f32::from(p[0]) / 127.5 - 1.0) * scale,
+                            (f32::from(p[1]) / 127.5 - 1.0) * scale,
                             f32::from(p[2]) / 127.5 - 1.0,
                         )
                     };
