@@ -290,7 +290,13 @@ fn gpu_derived_handedness_matches_plane_and_vertices_front_back_and_mirrored() {
                 ..MapOptions::stored(plain)
             };
             renderer
-                .upload_with(&ctx, &scene, &[qtangent::Format::Snorm16x4], &options, &mut |_| {})
+                .upload_with(
+                    &ctx,
+                    &scene,
+                    &[qtangent::Format::Snorm16x4],
+                    &options,
+                    &mut |_| {},
+                )
                 .expect("upload")
         };
         let (derived, plane) = (upload(false), upload(true));
