@@ -797,14 +797,19 @@ fn print_text(
         let texels = s.width as usize * s.height as usize;
         outln!(
             out,
-            "\n{}: {} ({}×{}, {} triangles{}, {} levels), normal map: {}",
+            "\n{}: {} ({}×{}, {}{}{} levels), normal map: {}",
             r.job_name,
             r.what,
             r.width,
             r.height,
-            s.triangles,
+            // Tangent-space maps rasterise nothing: every texel is the normal map's.
+            if args.space() == MapSpace::Object {
+                format!("{} triangles, ", s.triangles)
+            } else {
+                String::new()
+            },
             if s.degenerate_triangles > 0 {
-                format!(" + {} degenerate skipped", s.degenerate_triangles)
+                format!("{} degenerate skipped, ", s.degenerate_triangles)
             } else {
                 String::new()
             },
