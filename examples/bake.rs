@@ -676,7 +676,17 @@ fn bake_one(
         times.push(("store", t.elapsed()));
         let t = Instant::now();
         ui.stage(&job.name, "write KTX2", 0, 1);
-        let (main, plane) = encoded.to_ktx2();
+        let (mut main, mut plane) = encoded.to_ktx2();
+        if let Some(material) = &job.material {
+            let key = (
+                qtangent::qmap::stored::KEY_MATERIAL.to_string(),
+                [material.as_bytes(), &[0]].concat(),
+            );
+            main.key_values.push(key.clone());
+            if let Some(p) = &mut plane {
+                p.key_values.push(key);
+            }
+        }
         let path = args.out.join(format!("{}.ktx2", job.name));
         qtangent::ktx2::write_file(&path, &main)?;
         files.push(("ktx2", path));

@@ -349,6 +349,30 @@ fn one_map_per_material_with_uvs() {
         }
     }
     assert_eq!(listing(&out_dir).len(), 6);
+
+    // In KTX2 each map names its material: `Metal_1-2.ktx2` is found as material "Metal:1".
+    let ktx_dir = dir.path().join("ktx");
+    let out = bake(&[
+        &mesh_path.to_string_lossy(),
+        "--kind",
+        "object",
+        "--format",
+        "rgba16f",
+        "--cpu",
+        "--size",
+        "32",
+        "-o",
+        &ktx_dir.to_string_lossy(),
+    ]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    for (file, material) in [("Metal_1.ktx2", "Metal/1"), ("Metal_1-2.ktx2", "Metal:1")] {
+        let tex = qtangent::ktx2::read_file(&ktx_dir.join(file)).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            qtangent::ktx2::key_value_text(&tex, qtangent::qmap::stored::KEY_MATERIAL),
+            Some(material),
+            "{file}"
+        );
+    }
 }
 
 #[test]

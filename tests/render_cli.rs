@@ -125,6 +125,14 @@ fn maps_load_from_ktx2_files() {
     let maps = dir.path().join("maps");
     std::fs::create_dir(&maps).expect("maps folder");
     qtangent::ktx2::write_file(&maps.join("copper.ktx2"), &identity_map_ktx2()).expect("writes");
+    // A file whose name is not the material's is found by its `qtangent.material` key (how
+    // `bake` names a map whose stem another material took).
+    let mut ceramic = identity_map_ktx2();
+    ceramic.key_values.push((
+        qtangent::qmap::stored::KEY_MATERIAL.into(),
+        b"glazed ceramic\0".to_vec(),
+    ));
+    qtangent::ktx2::write_file(&maps.join("glazed_ceramic-2.ktx2"), &ceramic).expect("writes");
     let out_png = dir.path().join("flat.png");
     let out = render(&[
         "--mode",
@@ -141,6 +149,11 @@ fn maps_load_from_ktx2_files() {
     assert!(
         err.contains("material 'copper': tangent-space map loaded from")
             && err.contains("copper.ktx2"),
+        "{err}"
+    );
+    assert!(
+        err.contains("material 'glazed ceramic': tangent-space map loaded from")
+            && err.contains("glazed_ceramic-2.ktx2"),
         "{err}"
     );
     assert!(out_png.exists());

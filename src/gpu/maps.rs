@@ -10,7 +10,7 @@ use glam::Vec2;
 
 use super::{GpuContext, GpuError};
 use crate::qmap::bc::Bc7Quality;
-use crate::qmap::stored::{file_stem, EncodedMap, MapSpace, StoredFormat};
+use crate::qmap::stored::{file_stem, EncodedMap, MapSpace, StoredFormat, KEY_MATERIAL};
 use crate::qmap::{self, atlas, tangent, MapFormat, NormalMap, QuatMap};
 use crate::render::scene::{self, Scene, SceneMaterial};
 use crate::render::MapOptions;
@@ -149,8 +149,9 @@ pub fn bake_object(
     ))
 }
 
-/// The KTX2 file of material `name` in `dir` (`<stem>.ktx2`, its plane `<stem>.handedness.ktx2`),
-/// loaded when it exists and holds a map of `space`.
+/// The KTX2 file of material `name` in `dir` (`<stem>.ktx2`, or else the file whose
+/// `qtangent.material` is `name`; its plane `<stem>.handedness.ktx2`), loaded with its path when
+/// it exists and holds a map of `space`.
 ///
 /// # Errors
 /// [`GpuError::Input`] naming the file for one that exists but does not read.
@@ -158,22 +159,50 @@ pub fn load_from_dir(
     dir: &Path,
     name: &str,
     space: MapSpace,
-) -> Result<Option<EncodedMap>, GpuError> {
+) -> Result<Option<(EncodedMap, PathBuf)>, GpuError> {
+    let read = |p: &Path| crate::ktx2::read_file(p).map_err(|e| GpuError::Input(e.to_string()));
     let stem = file_stem(name);
-    let path: PathBuf = dir.join(format!("{stem}.ktx2"));
-    if !path.exists() {
-        return Ok(None);
+    let mut path: PathBuf = dir.join(format!("{stem}.ktx2"));
+    let mut main = None;
+    if path.exists() {
+        main = Some(read(&path)?);
+    } else {
+        // `bake` renames a stem two materials share (`Name-2`); its files say whose they are.
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let p = entry.path();
+            let file = p.file_name().map(|f| f.to_string_lossy().into_owned());
+            let Some(file) = file else { continue };
+            if !file.ends_with(".ktx2") || file.ends_with(".handedness.ktx2") {
+                continue;
+            }
+            // Other materials' files are not this lookup's to judge: unreadable ones are skipped.
+            if let Ok(tex) = crate::ktx2::read_file(&p) {
+                if crate::ktx2::key_value_text(&tex, KEY_MATERIAL) == Some(name) {
+                    path = p;
+                    main = Some(tex);
+                    break;
+                }
+            }
+        }
     }
-    let main = crate::ktx2::read_file(&path).map_err(|e| GpuError::Input(e.to_string()))?;
-    let plane_path = dir.join(format!("{stem}.handedness.ktx2"));
+    let Some(main) = main else {
+        return Ok(None);
+    };
+    let file = path
+        .file_name()
+        .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+    let plane_path = path.with_file_name(format!(
+        "{}.handedness.ktx2",
+        file.strip_suffix(".ktx2").unwrap_or(&file)
+    ));
     let plane = if plane_path.exists() {
-        Some(crate::ktx2::read_file(&plane_path).map_err(|e| GpuError::Input(e.to_string()))?)
+        Some(read(&plane_path)?)
     } else {
         None
     };
     let map = EncodedMap::from_ktx2(&path.display().to_string(), &main, plane.as_ref())
         .map_err(|e| GpuError::Input(e.to_string()))?;
-    Ok((map.space == space).then_some(map))
+    Ok((map.space == space).then_some((map, path)))
 }
 
 /// The tangent-space map of a material: loaded from [`MapOptions::maps_dir`], else its authored
@@ -200,11 +229,10 @@ pub fn tangent_map(
                 dir.display()
             ));
         }
-        if let Some(m) = found {
+        if let Some((m, path)) = found {
             progress(&format!(
                 "{what}: tangent-space map loaded from {}",
-                dir.join(format!("{}.ktx2", file_stem(&material.name)))
-                    .display()
+                path.display()
             ));
             return Ok(Some(m));
         }
@@ -281,11 +309,10 @@ pub fn object_map(
             .count()
             == 1;
         if sole {
-            if let Some(map) = load_from_dir(dir, &material.name, MapSpace::Object)? {
+            if let Some((map, path)) = load_from_dir(dir, &material.name, MapSpace::Object)? {
                 progress(&format!(
                     "{what}: object-space map loaded from {}",
-                    dir.join(format!("{}.ktx2", file_stem(&material.name)))
-                        .display()
+                    path.display()
                 ));
                 return Ok(Some(ObjectMap {
                     map,

@@ -208,6 +208,9 @@ pub const KEY_SPACE: &str = "qtangent.kind";
 pub const KEY_FORMAT: &str = "qtangent.format";
 /// KTX2 key of the decode recipe in words.
 pub const KEY_DECODE: &str = "qtangent.decode";
+/// KTX2 key of the material the map is of (written by `bake`; how `render --maps` finds a map
+/// whose file name had to differ from the material's).
+pub const KEY_MATERIAL: &str = "qtangent.material";
 
 fn text(s: &str) -> Vec<u8> {
     let mut v = s.as_bytes().to_vec();
