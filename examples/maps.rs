@@ -203,7 +203,7 @@ fn texel_errors(
             let c = Column::Map(MapSpace::Tangent, f);
             match EncodedMap::encode(&exact, MapSpace::Tangent, f, false, bc7) {
                 Ok(stored) => {
-                    let (n, t) = per_texel(&stored, &exact.levels[0].quats, &mask)?;
+                    let (n, t) = stored.frame_angles(&exact.levels[0].quats, &mask)?;
                     push(c, n, t);
                 }
                 Err(e) => notes.push((c, e.to_string())),
@@ -255,7 +255,7 @@ fn texel_errors(
                 continue;
             }
             let stored = EncodedMap::encode(&exact, MapSpace::Object, f, false, bc7)?;
-            let (n, t) = per_texel(&stored, &exact.levels[0].quats, &mask)?;
+            let (n, t) = stored.frame_angles(&exact.levels[0].quats, &mask)?;
             push(c, n, t);
         }
     }
@@ -269,28 +269,6 @@ fn texel_errors(
             (c, AngleStats::of(n), AngleStats::of(t), note)
         })
         .collect())
-}
-
-/// The per-texel angles (normal, tangent) of a stored map's level 0 against `exact`.
-fn per_texel(
-    stored: &EncodedMap,
-    exact: &[glam::Vec4],
-    mask: &[bool],
-) -> Result<(Vec<f64>, Vec<f64>), Error> {
-    let decoded = stored.decode_level(0)?;
-    let (mut n, mut t) = (Vec::new(), Vec::new());
-    for ((d, e), m) in decoded.iter().zip(exact).zip(mask) {
-        if !*m || *d == glam::Vec4::ZERO || *e == glam::Vec4::ZERO {
-            continue;
-        }
-        let (qd, qe) = (
-            glam::Quat::from_vec4(*d).normalize(),
-            glam::Quat::from_vec4(*e).normalize(),
-        );
-        n.push(angle_deg(qd * Vec3::Z, qe * Vec3::Z));
-        t.push(angle_deg(qd * Vec3::X, qe * Vec3::X));
-    }
-    Ok((n, t))
 }
 
 /// Texels of a `w × h` map inside the UV triangles of the meshes using material `mi` (UVs
@@ -613,7 +591,7 @@ fn timing(
                 o[2] += s.elapsed();
                 // Per-texel error at this size, against the f32 bake, inside triangles.
                 let mask: Vec<bool> = map.kind.iter().map(|k| *k == TexelKind::Covered).collect();
-                let (n, t) = per_texel(&stored, &map.levels[0].quats, &mask)?;
+                let (n, t) = stored.frame_angles(&map.levels[0].quats, &mask)?;
                 normals.extend(n);
                 tangents.extend(t);
             }

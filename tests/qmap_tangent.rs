@@ -131,44 +131,42 @@ fn check_texels(
         let (n, t) = (q * Vec3::Z, q * Vec3::X);
         let b = n.cross(t) * h;
         for _ in 0..1200 {
-            {
-                let (x, y) = (rng.random_range(0..w), rng.random_range(0..h_px));
-                let k = (y * w + x) as usize;
-                let r = decoded[k];
-                let (n2, t2) = tangent::apply(n, t, h, r / r.length());
-                let bound_deg = bound_deg.unwrap_or_else(|| {
-                    let a = glam::Quat::from_vec4(r).normalize();
-                    let b = glam::Quat::from_vec4(exact[k]).normalize();
-                    common::quat_angle(a, b).to_degrees() as f32 + SLACK_DEG
-                });
-                let m = nm.texels[k].normalize();
-                let want = t * m.x + b * m.y + n * m.z;
-                let e_n = angle_deg(n2, want);
-                assert!(
-                    e_n <= bound_deg,
-                    "seed {seed:#x} {} h {h}: texel ({x}, {y}): normal off by {e_n}° > {bound_deg}°",
-                    stored.format
-                );
-                // The tangent: the arc's image of t, turned by the twist about the new normal.
-                let phi = twist.map_or(0.0, |f| {
-                    f(Vec2::new(
-                        (x as f32 + 0.5) / w as f32,
-                        (y as f32 + 0.5) / h_px as f32,
-                    ))
-                });
-                let arc = glam::Quat::from_rotation_arc(Vec3::Z, m);
-                let tw = glam::Quat::from_rotation_z(phi);
-                // In the (t, b, n) basis, b = h·cross(n, t), as the normal map's own.
-                let tl = arc * tw * Vec3::X;
-                let t_want = t * tl.x + b * tl.y + n * tl.z;
-                let e_t = angle_deg(t2, t_want);
-                assert!(
-                    e_t <= bound_deg,
-                    "seed {seed:#x} {} h {h}: texel ({x}, {y}): tangent off by {e_t}° > {bound_deg}°",
-                    stored.format
-                );
-                worst = (worst.0.max(e_n), worst.1.max(e_t));
-            }
+            let (x, y) = (rng.random_range(0..w), rng.random_range(0..h_px));
+            let k = (y * w + x) as usize;
+            let r = decoded[k];
+            let (n2, t2) = tangent::apply(n, t, h, r / r.length());
+            let bound_deg = bound_deg.unwrap_or_else(|| {
+                let a = glam::Quat::from_vec4(r).normalize();
+                let b = glam::Quat::from_vec4(exact[k]).normalize();
+                common::quat_angle(a, b).to_degrees() as f32 + SLACK_DEG
+            });
+            let m = nm.texels[k].normalize();
+            let want = t * m.x + b * m.y + n * m.z;
+            let e_n = angle_deg(n2, want);
+            assert!(
+                e_n <= bound_deg,
+                "seed {seed:#x} {} h {h}: texel ({x}, {y}): normal off by {e_n}° > {bound_deg}°",
+                stored.format
+            );
+            // The tangent: the arc's image of t, turned by the twist about the new normal.
+            let phi = twist.map_or(0.0, |f| {
+                f(Vec2::new(
+                    (x as f32 + 0.5) / w as f32,
+                    (y as f32 + 0.5) / h_px as f32,
+                ))
+            });
+            let arc = glam::Quat::from_rotation_arc(Vec3::Z, m);
+            let tw = glam::Quat::from_rotation_z(phi);
+            // In the (t, b, n) basis, b = h·cross(n, t), as the normal map's own.
+            let tl = arc * tw * Vec3::X;
+            let t_want = t * tl.x + b * tl.y + n * tl.z;
+            let e_t = angle_deg(t2, t_want);
+            assert!(
+                e_t <= bound_deg,
+                "seed {seed:#x} {} h {h}: texel ({x}, {y}): tangent off by {e_t}° > {bound_deg}°",
+                stored.format
+            );
+            worst = (worst.0.max(e_n), worst.1.max(e_t));
         }
     }
     worst

@@ -582,18 +582,19 @@ pub fn angle_deg(a: glam::Vec3, b: glam::Vec3) -> f64 {
 
 impl EncodedMap {
     /// Per-texel error of level 0 against `exact` (the same map's unquantised rotations, e.g. an
-    /// rgba32f bake), over the texels where `mask` is true: the angles between the decoded and
-    /// the exact normal (`q·Z`) and tangent (`q·X`). Judges lossy formats by what they turn the
-    /// frame into, not by component error.
+    /// rgba32f bake), over the texels where `mask` is true (and neither side is background):
+    /// the angles, in degrees, between the decoded and the exact normal (`q·Z`) and tangent
+    /// (`q·X`). Judges lossy formats by what they turn the frame into, not by component error.
+    /// [`AngleStats::of`] summarises them; the `maps` table pools them over materials.
     ///
     /// # Errors
     /// As [`EncodedMap::decode_level`]; [`BakeError::Settings`] when `exact` or `mask` do not
     /// have a texel each.
-    pub fn frame_errors(
+    pub fn frame_angles(
         &self,
         exact: &[Vec4],
         mask: &[bool],
-    ) -> Result<(AngleStats, AngleStats), BakeError> {
+    ) -> Result<(Vec<f64>, Vec<f64>), BakeError> {
         let decoded = self.decode_level(0)?;
         if exact.len() != decoded.len() || mask.len() != decoded.len() {
             return Err(BakeError::Settings(format!(
@@ -616,7 +617,7 @@ impl EncodedMap {
             normals.push(angle_deg(qd * glam::Vec3::Z, qe * glam::Vec3::Z));
             tangents.push(angle_deg(qd * glam::Vec3::X, qe * glam::Vec3::X));
         }
-        Ok((AngleStats::of(normals), AngleStats::of(tangents)))
+        Ok((normals, tangents))
     }
 }
 
