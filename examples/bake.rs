@@ -50,6 +50,7 @@ use clap::Parser;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use qtangent::gpu::GpuContext;
 use qtangent::mesh::{self, ImageSource, MeshError, Prepared, Scene};
+use qtangent::qmap::anisotropy::{self, DirectionField};
 use qtangent::qmap::io::{self, PreviewAxis};
 use qtangent::qmap::stored::{file_stem, EncodedMap, MapSpace, StoredFormat};
 use qtangent::qmap::{self, BakeMesh, BakeSettings, NormalMap, QuatMap};
@@ -186,6 +187,9 @@ struct Job {
     /// The primitives, prepared.
     prims: Vec<Prim>,
     normal: NormalSource,
+    /// KHR_materials_anisotropy's texture and `anisotropyRotation` (radians): its direction
+    /// becomes the map's tangent (a twist of the tangent-space map).
+    anisotropy: Option<(ImageSource, f32)>,
 }
 
 /// A primitive to prepare: either from the scene (by index into `Scene::primitives()`) or the
@@ -397,6 +401,7 @@ fn default_job(args: &Args) -> (Option<Scene>, String, Vec<Job>) {
         material: None,
         prims: vec![Prim::Default(Box::new(torus))],
         normal,
+        anisotropy: None,
     };
     (None, "default torus".into(), vec![job])
 }
@@ -459,6 +464,21 @@ fn mesh_jobs(scene: &Scene, args: &Args, ui: &mut Ui) -> Result<Vec<Job>, Error>
                 None => NormalSource::None,
             }
         };
+        let anisotropy = match mat.and_then(|m| m.anisotropy.as_ref()) {
+            Some(a) => match &a.texture {
+                Some(t) if t.tex_coord != 0 => {
+                    ui.warn(format!(
+                        "{file}: {what}: its anisotropy texture reads TEXCOORD_{}, which is not \
+                         loaded; the map keeps the vertex tangent",
+                        t.tex_coord
+                    ));
+                    None
+                }
+                Some(t) => Some((t.image.clone(), a.rotation)),
+                None => None,
+            },
+            None => None,
+        };
         let base = mat.map_or(stem.as_str(), |m| m.name.as_str());
         let name = unique_name(&file_stem(base), &mut used_names);
         jobs.push(Job {
@@ -468,6 +488,7 @@ fn mesh_jobs(scene: &Scene, args: &Args, ui: &mut Ui) -> Result<Vec<Job>, Error>
             material: mat.map(|m| m.name.clone()),
             prims: prims.into_iter().map(Prim::Scene).collect(),
             normal,
+            anisotropy,
         });
     }
     if jobs.is_empty() {
@@ -587,7 +608,23 @@ fn bake_one(
             (Some(img.to_rgba8()), *scale)
         }
     };
-    if args.space() == MapSpace::Tangent && normal_image.is_none() {
+    // KHR_materials_anisotropy: the direction field (oriented, axial mips) the map's tangent
+    // follows.
+    let field = match &job.anisotropy {
+        Some((src, rotation)) => {
+            let img = src.decode().map_err(|e| qmap::BakeError::Image {
+                mesh: mesh_file.clone(),
+                image: src.describe(),
+                problem: e,
+            })?;
+            Some((
+                DirectionField::from_texture(&img.to_rgba8(), *rotation),
+                (img.width(), img.height()),
+            ))
+        }
+        None => None,
+    };
+    if args.space() == MapSpace::Tangent && normal_image.is_none() && field.is_none() {
         ui.warn(format!(
             "{}: no normal map; a tangent-space map would be the identity, so none is written",
             job.label
@@ -597,7 +634,17 @@ fn bake_one(
     let mut times = vec![("load", load)];
 
     let space = args.space();
-    let stored = args.stored();
+    let stored = match (args.format, field.is_some()) {
+        (Some(StoredFormat::Bc5), true) => {
+            ui.warn(format!(
+                "{}: bc5 cannot hold the anisotropy direction (a twist, z ≠ 0); stored as bc7",
+                job.label
+            ));
+            StoredFormat::Bc7
+        }
+        (Some(f), _) => f,
+        (None, twist) => StoredFormat::default_for(space, twist),
+    };
     let mut progress = |stage: &'static str, done: u64, total: u64| {
         ui.stage(&job.name, stage, done, total);
     };
@@ -615,6 +662,10 @@ fn bake_one(
                 )?,
                 None => qmap::raster_cpu(&bake_mesh, normal_map, settings, &mut progress)?,
             };
+            let mut raster = raster;
+            if let Some((field, _)) = &field {
+                anisotropy::turn_raster(&mut raster, field, None);
+            }
             let raster_time = t.elapsed();
             let t = Instant::now();
             let map = qmap::finish(&raster, settings.padding, &mut progress);
@@ -625,18 +676,25 @@ fn bake_one(
         MapSpace::Tangent => {
             // Every level of the normal map's mip chain (as a renderer uploads it) turned into
             // rotations: no raster, no UV layout.
-            let Some(image) = normal_image else {
-                return Ok(None);
+            // The anisotropy direction, where the material has one, is the twist.
+            let levels = match (normal_image, &field) {
+                (Some(image), _) => NormalMap::levels_from_rgba8(&image, normal_scale),
+                (None, Some((_, (w, h)))) => NormalMap::flat_levels(*w, *h),
+                (None, None) => return Ok(None),
             };
-            let levels = NormalMap::levels_from_rgba8(&image, normal_scale);
+            let twist = field.as_ref().map(|(f, _)| {
+                let sizes: Vec<(u32, u32)> = levels.iter().map(|l| (l.width, l.height)).collect();
+                f.twist_levels(&sizes)
+            });
+            let twist = twist.as_deref().map(qmap::tangent::TwistField::Texels);
             let mips_time = t.elapsed();
             let t = Instant::now();
             progress("tangent-space bake", 0, 1);
             let map = match ctx {
                 Some(ctx) => {
-                    qtangent::gpu::bake_tangent::bake_gpu(ctx, &levels, None, settings.format)?
+                    qtangent::gpu::bake_tangent::bake_gpu(ctx, &levels, twist, settings.format)?
                 }
-                None => qmap::tangent::bake_cpu(&levels, None, settings.format),
+                None => qmap::tangent::bake_cpu(&levels, twist, settings.format),
             };
             progress("tangent-space bake", 1, 1);
             times.push(("mips", mips_time));

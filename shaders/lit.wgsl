@@ -58,8 +58,12 @@ struct MaterialUniforms {
     anisotropy: f32,
     has_normal_map: f32,
     alpha_cutoff: f32,
+    // (cos θ, sin θ) of anisotropyRotation.
+    anisotropy_rotation: vec2<f32>,
+    has_anisotropy_texture: f32,
     _pad0: f32,
     _pad1: f32,
+    _pad2: f32,
 }
 
 @group(1) @binding(0) var<uniform> scene: SceneUniforms;
@@ -69,6 +73,8 @@ struct MaterialUniforms {
 @group(2) @binding(2) var metal_rough_tex: texture_2d<f32>;
 @group(2) @binding(3) var normal_tex: texture_2d<f32>;
 @group(2) @binding(4) var material_sampler: sampler;
+// KHR_materials_anisotropy: RG the direction (rg · 2 − 1 in tangent space), B the strength.
+@group(2) @binding(5) var anisotropy_tex: texture_2d<f32>;
 
 @group(3) @binding(0) var map_quats: texture_2d<f32>;
 @group(3) @binding(1) var map_handedness: texture_2d<f32>;
@@ -309,21 +315,61 @@ struct Shaded {
     radiance: vec3<f32>,
     alpha: f32,
     frame: Frame,
+    // The direction the anisotropic lobe is stretched along (unit, ⟂ n).
+    anisotropy_tangent: vec3<f32>,
+    anisotropy: f32,
+}
+
+// KHR_materials_anisotropy's direction in tangent space (x tangent, y bitangent): the texel's
+// normalize(rg · 2 − 1) — (1, 0) where it is (nearly) zero, which the spec leaves undefined —
+// turned by rotation = (cos θ, sin θ). src/qmap/anisotropy.rs: direction_of.
+fn anisotropy_direction(texel: vec3<f32>, rotation: vec2<f32>) -> vec2<f32> {
+    var d = texel.xy * 2.0 - vec2<f32>(1.0);
+    let len2 = dot(d, d);
+    if len2 < 1e-8 {
+        d = vec2<f32>(1.0, 0.0);
+    } else {
+        d = d * (1.0 / sqrt(len2));
+    }
+    return vec2<f32>(rotation.x * d.x - rotation.y * d.y, rotation.y * d.x + rotation.x * d.y);
+}
+
+// The world-space anisotropy direction from the shading frame f and a tangent-space direction d.
+// Back faces use the front face's bitangent (f.b was flipped with n): the Khronos sample viewer
+// negates t and b together there, the same groove. shading.rs: anisotropy_tangent.
+fn anisotropy_tangent(f: Frame, front: bool, d: vec2<f32>) -> vec3<f32> {
+    let b = select(-f.b, f.b, front);
+    return normalize(f.t * d.x + b * d.y);
 }
 
 fn shade_fragment(in: VertexOut, front: bool) -> Shaded {
     let f = shading_frame(in, front);
     let base = material.base_color * textureSample(base_color_tex, material_sampler, in.uv);
     let mr = textureSample(metal_rough_tex, material_sampler, in.uv);
+    let at = textureSample(anisotropy_tex, material_sampler, in.uv).rgb;
+    // The strength: anisotropyStrength (or the override) times the texture's B.
+    var strength = select(material.anisotropy, scene.anisotropy_override, scene.anisotropy_override >= 0.0);
+    // The direction: the rotation alone without a texture; with one, the texture turned by it —
+    // except in the quaternion-map sources, whose maps were baked with it (the map's tangent is
+    // the direction).
+    var d = material.anisotropy_rotation;
+    if material.has_anisotropy_texture > 0.5 {
+        strength *= at.b;
+        if FRAME_SOURCE == 0u {
+            d = anisotropy_direction(at, material.anisotropy_rotation);
+        } else {
+            d = vec2<f32>(1.0, 0.0);
+        }
+    }
     var s: Surface;
     s.position = in.world;
     s.normal = f.n;
-    s.tangent = f.t;
+    s.tangent = anisotropy_tangent(f, front, d);
     s.base_color = base.rgb;
     s.metallic = material.metallic * mr.b;
     s.roughness = material.roughness * mr.g;
-    s.anisotropy = select(material.anisotropy, scene.anisotropy_override, scene.anisotropy_override >= 0.0);
-    return Shaded(shade(s), base.a, f);
+    s.anisotropy = clamp(strength, 0.0, 1.0);
+    return Shaded(shade(s), base.a, f, s.tangent, s.anisotropy);
 }
 
 // The picture: tone-mapped radiance into an sRGB target.
@@ -336,7 +382,9 @@ fn fs_lit(in: VertexOut, @builtin(front_facing) front: bool) -> @location(0) vec
     return vec4<f32>(tonemap(s.radiance, scene.exposure), 1.0);
 }
 
-// Tests: the shading frame into two Rgba32Float targets: (n, handedness), (t, 1).
+// Tests: the shading frame into two Rgba32Float targets: (n, handedness), (t, strength) where t is
+// the anisotropy direction (the frame's tangent turned by the material's direction) and strength
+// the anisotropy strength.
 struct DebugFrame {
     @location(0) normal: vec4<f32>,
     @location(1) tangent: vec4<f32>,
@@ -345,7 +393,7 @@ struct DebugFrame {
 @fragment
 fn fs_debug_frame(in: VertexOut, @builtin(front_facing) front: bool) -> DebugFrame {
     let s = shade_fragment(in, front);
-    return DebugFrame(vec4<f32>(s.frame.n, s.frame.handedness), vec4<f32>(s.frame.t, 1.0));
+    return DebugFrame(vec4<f32>(s.frame.n, s.frame.handedness), vec4<f32>(s.anisotropy_tangent, s.anisotropy));
 }
 
 // Tests: linear radiance before tone mapping, and the world position it was shaded at.

@@ -69,7 +69,7 @@ fn gpu_bake_equals_cpu_bake_per_texel() {
         ];
         let twist_field = |uv: Vec2| 3.0 * (uv.x - 0.5) + 2.0 * (uv.y - 0.5);
         for twist in [false, true] {
-            let tw: Option<tangent::Twist<'_>> = twist.then_some(&twist_field);
+            let tw = twist.then_some(tangent::TwistField::Uv(&twist_field));
             for format in MapFormat::ALL {
                 let cpu = tangent::bake_cpu(&levels, tw, format);
                 let gpu = qtangent::gpu::bake_tangent::bake_gpu(&ctx, &levels, tw, format)
@@ -189,7 +189,7 @@ fn decoded_normal_is_normal_mapping_unmirrored_mirrored_and_tiled() {
         });
         let twist_field = |uv: Vec2| 2.0 * (std::f32::consts::TAU * uv.x).sin();
         for twist in [false, true] {
-            let tw: Option<tangent::Twist<'_>> = twist.then_some(&twist_field);
+            let tw = twist.then_some(tangent::TwistField::Uv(&twist_field));
             let map = tangent::bake_cpu(std::slice::from_ref(&nm), tw, MapFormat::Rgba32Float);
             for format in StoredFormat::ALL {
                 if format == StoredFormat::Bc5 && twist {

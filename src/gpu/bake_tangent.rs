@@ -7,7 +7,7 @@ use wgpu::util::DeviceExt;
 
 use super::bake::format_code;
 use super::{shaders, GpuContext, GpuError};
-use crate::qmap::tangent::Twist;
+use crate::qmap::tangent::TwistField;
 use crate::qmap::{MapFormat, MapLevel, NormalMap, QuatMap};
 
 const WORKGROUP: u32 = 64;
@@ -25,7 +25,7 @@ struct Params {
 
 /// The kernel's input for every texel of every level, concatenated level after level:
 /// (m.x, m.y, m.z, φ).
-fn inputs(levels: &[NormalMap], twist: Option<Twist<'_>>) -> Result<Vec<[f32; 4]>, GpuError> {
+fn inputs(levels: &[NormalMap], twist: Option<TwistField<'_>>) -> Result<Vec<[f32; 4]>, GpuError> {
     let mut input = Vec::new();
     for (k, nm) in levels.iter().enumerate() {
         let (w, h) = (nm.width, nm.height);
@@ -36,13 +36,7 @@ fn inputs(levels: &[NormalMap], twist: Option<Twist<'_>>) -> Result<Vec<[f32; 4]
             )));
         }
         input.extend(nm.texels.iter().enumerate().map(|(i, m)| {
-            let phi = twist.map_or(0.0, |f| {
-                let (x, y) = (i as u32 % w, i as u32 / w);
-                f(glam::Vec2::new(
-                    (x as f32 + 0.5) / w as f32,
-                    (y as f32 + 0.5) / h as f32,
-                ))
-            });
+            let phi = twist.map_or(0.0, |f| f.at(k, i, w, h));
             [m.x, m.y, m.z, phi]
         }));
     }
@@ -141,7 +135,7 @@ fn run_kernel(
 pub fn bake_gpu(
     ctx: &GpuContext,
     levels: &[NormalMap],
-    twist: Option<Twist<'_>>,
+    twist: Option<TwistField<'_>>,
     format: MapFormat,
 ) -> Result<QuatMap, GpuError> {
     if levels.is_empty() {

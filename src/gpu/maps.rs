@@ -11,7 +11,7 @@ use glam::Vec2;
 use super::{GpuContext, GpuError};
 use crate::qmap::bc::Bc7Quality;
 use crate::qmap::stored::{file_stem, EncodedMap, MapSpace, StoredFormat, KEY_MATERIAL};
-use crate::qmap::{self, atlas, tangent, MapFormat, NormalMap, QuatMap};
+use crate::qmap::{self, anisotropy, atlas, tangent, MapFormat, NormalMap, QuatMap};
 use crate::render::scene::{self, Scene, SceneMaterial};
 use crate::render::MapOptions;
 
@@ -117,6 +117,7 @@ pub fn bake_object(
     let mut settings = Scene::bake_settings(size);
     settings.format = format;
     let mut map_uvs = None;
+    let mut source_uvs = None;
     if repack {
         progress(&format!(
             "{label}: {:.0}% of its UV texels overlap; its object-space map gets a layout of its own",
@@ -132,17 +133,32 @@ pub fn bake_object(
                 settings.padding as f32 + 2.0,
             ));
         }
+        if scene.materials[scene.meshes[i].material]
+            .anisotropy
+            .is_some()
+        {
+            source_uvs = Some(atlas::source_uvs(
+                &bake,
+                &uvs,
+                size,
+                settings.padding as f32 + 2.0,
+            ));
+        }
         bake.uvs.clone_from(&uvs);
         map_uvs = Some(uvs);
     }
     progress(&format!("baking the {size}² object-space map of {label}"));
-    let raster = super::bake::raster_gpu(
+    let mut raster = super::bake::raster_gpu(
         ctx,
         &bake,
         normal_map.as_ref(),
         &settings,
         &mut |_, _, _| {},
     )?;
+    // KHR_materials_anisotropy: the map's tangent is the anisotropy direction.
+    if let Some(field) = scene.materials[scene.meshes[i].material].direction_field() {
+        anisotropy::turn_raster(&mut raster, &field, source_uvs.as_deref());
+    }
     Ok((
         qmap::finish(&raster, settings.padding, &mut |_, _, _| {}),
         map_uvs,
@@ -219,7 +235,8 @@ pub fn tangent_map(
     warn: &mut dyn FnMut(String),
 ) -> Result<Option<EncodedMap>, GpuError> {
     let what = format!("material '{}'", material.name);
-    let wanted = material.tangent_map.is_some() || material.normal.is_some();
+    let field = material.direction_field();
+    let wanted = material.tangent_map.is_some() || material.normal.is_some() || field.is_some();
     if let Some(dir) = &options.maps_dir {
         let found = load_from_dir(dir, &material.name, MapSpace::Tangent)?;
         if found.is_none() && wanted {
@@ -250,24 +267,32 @@ pub fn tangent_map(
         )
         .map(Some);
     }
-    let Some(normal) = &material.normal else {
-        return Ok(None);
+    // The normal map's levels, or flat ones the anisotropy texture's size; its direction is
+    // the twist (KHR_materials_anisotropy: the map's tangent is the anisotropy direction).
+    let levels = match (&material.normal, &material.anisotropy) {
+        (Some(normal), _) => NormalMap::levels_from_rgba8(normal, material.uniforms.normal_scale),
+        (None, Some(a)) => NormalMap::flat_levels(a.width(), a.height()),
+        (None, None) => return Ok(None),
     };
+    let twist = field.map(|f| {
+        let sizes: Vec<(u32, u32)> = levels.iter().map(|l| (l.width, l.height)).collect();
+        f.twist_levels(&sizes)
+    });
+    let twist = twist.as_deref().map(tangent::TwistField::Texels);
     let format = choose(
         options,
         MapSpace::Tangent,
-        (false, normal.dimensions()),
+        (twist.is_some(), (levels[0].width, levels[0].height)),
         &what,
         warn,
     );
-    let levels = NormalMap::levels_from_rgba8(normal, material.uniforms.normal_scale);
     // A per-texel formula with no raster: on a CPU adapter (lavapipe) the CPU bake on every core
     // is several times faster than the dispatch and its copies (docs/MAPS.md); the two agree to
     // one step of the format (tests/qmap_tangent.rs).
     let map = if ctx.adapter.get_info().device_type == wgpu::DeviceType::Cpu {
-        tangent::bake_cpu(&levels, None, bake_format(format))
+        tangent::bake_cpu(&levels, twist, bake_format(format))
     } else {
-        super::bake_tangent::bake_gpu(ctx, &levels, None, bake_format(format))?
+        super::bake_tangent::bake_gpu(ctx, &levels, twist, bake_format(format))?
     };
     store(&map, MapSpace::Tangent, format, (false, options.bc7), &what).map(Some)
 }

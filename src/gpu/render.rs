@@ -39,7 +39,9 @@ pub const DEBUG_POISON: f32 = -7.0e9;
 pub enum Output {
     /// The tone-mapped picture into one target of this format (sRGB formats encode).
     Color(wgpu::TextureFormat),
-    /// Two [`DEBUG_FORMAT`] targets: world (n, handedness) and (t, 1) of the shading frame.
+    /// Two [`DEBUG_FORMAT`] targets: world (n, handedness) of the shading frame, and (t,
+    /// strength) of the anisotropic lobe: its direction (the frame's tangent turned by the
+    /// material's KHR_materials_anisotropy direction) and strength.
     Frame,
     /// Two [`DEBUG_FORMAT`] targets: linear radiance (rgb, 1) and world position (xyz, 1).
     Shading,
@@ -52,7 +54,8 @@ pub struct View {
     pub camera: Camera,
     /// The lights.
     pub lighting: Lighting,
-    /// `Some(s)`: every material's anisotropy strength becomes `s`.
+    /// `Some(s)`: every material's `anisotropyStrength` becomes `s` (its texture's B still
+    /// scales it; 0 turns anisotropy off).
     pub anisotropy_override: Option<f32>,
     /// Linear background colour.
     pub background: Vec3,
@@ -375,6 +378,7 @@ impl Renderer {
                     texture_entry(2),
                     texture_entry(3),
                     sampler_entry(4),
+                    texture_entry(5),
                 ],
             );
             let map_layout = layout(
@@ -655,7 +659,7 @@ impl Renderer {
                         },
                     )
                 };
-            let [base, mr, normal] = [
+            let [base, mr, normal, aniso] = [
                 (
                     "base colour",
                     &m.base_color,
@@ -674,9 +678,15 @@ impl Renderer {
                     wgpu::TextureFormat::Rgba8Unorm,
                     &flat,
                 ),
+                (
+                    "anisotropy texture",
+                    &m.anisotropy,
+                    wgpu::TextureFormat::Rgba8Unorm,
+                    &white,
+                ),
             ]
             .map(|(what, img, format, fallback)| tex(what, img, format, fallback));
-            let (base, mr, normal) = (base?, mr?, normal?);
+            let (base, mr, normal, aniso) = (base?, mr?, normal?, aniso?);
             normal_texture_bytes.push(
                 m.normal
                     .as_ref()
@@ -686,6 +696,7 @@ impl Renderer {
             if m.normal.is_none() {
                 uniforms.has_normal_map = 0.0;
             }
+            uniforms.has_anisotropy_texture = f32::from(u8::from(m.anisotropy.is_some()));
             let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("material uniforms"),
                 contents: bytemuck::bytes_of(&uniforms),
@@ -714,6 +725,10 @@ impl Renderer {
                     wgpu::BindGroupEntry {
                         binding: 4,
                         resource: wgpu::BindingResource::Sampler(&self.material_sampler),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: 5,
+                        resource: wgpu::BindingResource::TextureView(&aniso),
                     },
                 ],
             }));

@@ -47,15 +47,15 @@ pub(super) fn load_slice(
         .map(|i| image_source(&i, base, &buffers))
         .collect::<Result<Vec<_>, _>>()
         .map_err(file_err)?;
+    let mut warnings = Vec::new();
     let materials = doc
         .materials()
-        .map(|m| material(&m, &images))
+        .map(|m| material(doc, &m, &images, &mut warnings))
         .collect::<Result<Vec<_>, _>>()
         .map_err(file_err)?;
 
     let parents = node_parents(doc).map_err(file_err)?;
     let world = node_world_matrices(doc, &parents).map_err(file_err)?;
-    let mut warnings = Vec::new();
     let nodes = read_nodes(doc, &parents, &mut warnings);
     let skins = doc
         .skins()
@@ -876,28 +876,131 @@ fn image_source(
     })
 }
 
-fn material(m: &gltf::Material<'_>, images: &[ImageSource]) -> Result<Material, ErrorKind> {
+/// The image a texture samples: its `KHR_texture_basisu` source where it has one (a KTX2
+/// image), else its own.
+fn texture_image(t: &gltf::Texture<'_>, images: &[ImageSource]) -> Result<ImageSource, String> {
+    let basisu = t
+        .extension_value("KHR_texture_basisu")
+        .and_then(|v| v.get("source"))
+        .and_then(gltf::json::Value::as_u64);
+    let index = match (basisu, t.source()) {
+        (Some(i), _) => usize::try_from(i).unwrap_or(usize::MAX),
+        (None, Some(image)) => image.index(),
+        (None, None) => return Err(format!("texture {} has no image", t.index())),
+    };
+    images.get(index).cloned().ok_or_else(|| {
+        format!(
+            "texture {} names image {index}, which does not exist",
+            t.index()
+        )
+    })
+}
+
+/// Reads a material's KHR_materials_anisotropy (raw JSON: the gltf crate has no type for it).
+/// Out-of-range or non-numeric values are errors naming the material; a texture transform is
+/// warned about and ignored.
+fn anisotropy(
+    doc: &gltf::Document,
+    ext: &gltf::json::Value,
+    name: &str,
+    images: &[ImageSource],
+    warnings: &mut Vec<String>,
+) -> Result<crate::mesh::Anisotropy, ErrorKind> {
+    let bad = |what: String| {
+        ErrorKind::InvalidGltf(format!(
+            "material '{name}': KHR_materials_anisotropy: {what}"
+        ))
+    };
+    let number = |key: &str, default: f32| -> Result<f32, ErrorKind> {
+        match ext.get(key) {
+            None => Ok(default),
+            Some(v) => v
+                .as_f64()
+                .map(|x| x as f32)
+                .filter(|x| x.is_finite())
+                .ok_or_else(|| bad(format!("{key} is {v}, not a finite number"))),
+        }
+    };
+    let strength = number("anisotropyStrength", 0.0)?;
+    if !(0.0..=1.0).contains(&strength) {
+        return Err(bad(format!(
+            "anisotropyStrength is {strength}, outside [0, 1]"
+        )));
+    }
+    let rotation = number("anisotropyRotation", 0.0)?;
+    let texture = match ext.get("anisotropyTexture") {
+        None => None,
+        Some(info) => {
+            let index = info
+                .get("index")
+                .and_then(gltf::json::Value::as_u64)
+                .ok_or_else(|| bad("anisotropyTexture has no index".into()))?;
+            let t = doc
+                .textures()
+                .nth(usize::try_from(index).unwrap_or(usize::MAX))
+                .ok_or_else(|| {
+                    bad(format!(
+                        "anisotropyTexture names texture {index}, which does not exist"
+                    ))
+                })?;
+            let tex_coord = match info.get("texCoord") {
+                None => 0,
+                Some(v) => v
+                    .as_u64()
+                    .and_then(|c| u32::try_from(c).ok())
+                    .ok_or_else(|| bad(format!("anisotropyTexture.texCoord is {v}")))?,
+            };
+            if info
+                .get("extensions")
+                .and_then(|e| e.get("KHR_texture_transform"))
+                .is_some()
+            {
+                warnings.push(format!(
+                    "material '{name}': the anisotropy texture's KHR_texture_transform is not supported; drawn untransformed"
+                ));
+            }
+            Some(TextureRef {
+                image: texture_image(&t, images).map_err(bad)?,
+                tex_coord,
+                scale: 1.0,
+            })
+        }
+    };
+    Ok(crate::mesh::Anisotropy {
+        strength,
+        rotation,
+        texture,
+    })
+}
+
+fn material(
+    doc: &gltf::Document,
+    m: &gltf::Material<'_>,
+    images: &[ImageSource],
+    warnings: &mut Vec<String>,
+) -> Result<Material, ErrorKind> {
     let pbr = m.pbr_metallic_roughness();
+    let name = m.name().map_or_else(
+        || {
+            m.index()
+                .map_or_else(|| "default material".into(), |i| format!("material {i}"))
+        },
+        str::to_owned,
+    );
     let texture =
         |t: gltf::Texture<'_>, tex_coord: u32, scale: f32| -> Result<TextureRef, ErrorKind> {
-            // Validation guarantees the index; a miss would be a gltf crate change.
-            let image = images.get(t.source().index()).cloned().ok_or_else(|| {
-                ErrorKind::Gltf(format!("image {} was not read", t.source().index()))
-            })?;
             Ok(TextureRef {
-                image,
+                image: texture_image(&t, images)
+                    .map_err(|e| ErrorKind::InvalidGltf(format!("material '{name}': {e}")))?,
                 tex_coord,
                 scale,
             })
         };
+    let anisotropy = m
+        .extension_value("KHR_materials_anisotropy")
+        .map(|ext| anisotropy(doc, ext, &name, images, warnings))
+        .transpose()?;
     Ok(Material {
-        name: m.name().map_or_else(
-            || {
-                m.index()
-                    .map_or_else(|| "default material".into(), |i| format!("material {i}"))
-            },
-            str::to_owned,
-        ),
         base_color: Vec4::from(pbr.base_color_factor()),
         base_color_texture: pbr
             .base_color_texture()
@@ -913,6 +1016,8 @@ fn material(m: &gltf::Material<'_>, images: &[ImageSource]) -> Result<Material, 
             .transpose()?,
         metallic: pbr.metallic_factor(),
         roughness: pbr.roughness_factor(),
+        anisotropy,
+        name,
     })
 }
 

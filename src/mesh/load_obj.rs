@@ -256,5 +256,6 @@ fn material(m: &tobj::Material, base: Option<&Path>) -> Material {
         roughness: m
             .shininess
             .map_or(1.0, |s| (2.0 / (s + 2.0)).sqrt().clamp(0.0, 1.0)),
+        anisotropy: None,
     }
 }

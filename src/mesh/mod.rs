@@ -193,6 +193,20 @@ pub struct Material {
     pub metallic: f32,
     /// Roughness factor.
     pub roughness: f32,
+    /// KHR_materials_anisotropy, when the material uses it.
+    pub anisotropy: Option<Anisotropy>,
+}
+
+/// A material's KHR_materials_anisotropy: the strength and direction of an anisotropic GGX
+/// lobe ([`crate::qmap::anisotropy`] has the direction's rules).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Anisotropy {
+    /// `anisotropyStrength` in [0, 1] (multiplies the texture's blue channel).
+    pub strength: f32,
+    /// `anisotropyRotation`, radians counter-clockwise from the tangent towards the bitangent.
+    pub rotation: f32,
+    /// `anisotropyTexture`: RG the direction (`rg · 2 − 1`, tangent space), B the strength.
+    pub texture: Option<TextureRef>,
 }
 
 impl Default for Material {
@@ -205,6 +219,7 @@ impl Default for Material {
             metallic_roughness_texture: None,
             metallic: 1.0,
             roughness: 1.0,
+            anisotropy: None,
         }
     }
 }

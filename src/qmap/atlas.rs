@@ -150,20 +150,13 @@ pub fn unique_layout(mesh: &BakeMesh, size: u32, gutter_texels: u32) -> Vec<Vec2
     }
 }
 
-/// The normal map moved into a new layout: texel (x, y) of the result holds the original map
-/// sampled (bilinear, [`NormalMap::sample`]) at the original UV of the surface point that the
-/// new layout puts at the texel's centre — or, for texels outside every triangle, at the nearest
-/// point of the nearest triangle within `reach` texels. Texels beyond that are flat (0, 0, 1).
+/// The original UV of every texel of a `size`² map in a new layout: the original UV of the
+/// surface point that the new layout puts at the texel's centre — or, for texels outside every
+/// triangle, of the nearest point of the nearest triangle within `reach` texels; `None` beyond.
 #[must_use]
-pub fn resample_normal_map(
-    mesh: &BakeMesh,
-    new_uvs: &[Vec2],
-    normal_map: &NormalMap,
-    size: u32,
-    reach: f32,
-) -> NormalMap {
+pub fn source_uvs(mesh: &BakeMesh, new_uvs: &[Vec2], size: u32, reach: f32) -> Vec<Option<Vec2>> {
     let s = size as f32;
-    let mut texels = vec![Vec3::Z; (size * size) as usize];
+    let mut uvs = vec![None; (size * size) as usize];
     let mut best = vec![f32::INFINITY; (size * size) as usize];
     for t in mesh.indices.chunks_exact(3) {
         let p = [0, 1, 2].map(|k| new_uvs[t[k] as usize] * s);
@@ -185,15 +178,31 @@ pub fn resample_normal_map(
                 let k = (y * size + x) as usize;
                 if d <= reach && d < best[k] {
                     best[k] = d;
-                    let uv = src[0] * l.x + src[1] * l.y + src[2] * l.z;
-                    texels[k] = normal_map.sample(uv);
+                    uvs[k] = Some(src[0] * l.x + src[1] * l.y + src[2] * l.z);
                 }
             }
         }
     }
+    uvs
+}
+
+/// The normal map moved into a new layout: texel (x, y) of the result holds the original map
+/// sampled (bilinear, [`NormalMap::sample`]) at the texel's [`source_uvs`]; texels beyond
+/// `reach` are flat (0, 0, 1).
+#[must_use]
+pub fn resample_normal_map(
+    mesh: &BakeMesh,
+    new_uvs: &[Vec2],
+    normal_map: &NormalMap,
+    size: u32,
+    reach: f32,
+) -> NormalMap {
     NormalMap {
         width: size,
         height: size,
-        texels,
+        texels: source_uvs(mesh, new_uvs, size, reach)
+            .into_iter()
+            .map(|uv| uv.map_or(Vec3::Z, |uv| normal_map.sample(uv)))
+            .collect(),
     }
 }

@@ -27,6 +27,7 @@
 //! - **Overlaps**: where several triangles cover a texel (mirrored or stacked UV islands) the
 //!   lowest-numbered triangle wins; the texels are counted in [`MapStats::overlapping`].
 
+pub mod anisotropy;
 pub mod atlas;
 pub mod bc;
 pub mod cpu;

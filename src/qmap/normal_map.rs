@@ -129,6 +129,27 @@ impl NormalMap {
         top * (1.0 - f.y) + bottom * f.y
     }
 
+    /// A flat normal map's full mip chain, `w × h` down to 1 × 1: every texel (0, 0, 1). The
+    /// levels of a tangent-space map that only twists (an anisotropy direction, a brushed
+    /// field).
+    #[must_use]
+    pub fn flat_levels(w: u32, h: u32) -> Vec<Self> {
+        let (mut w, mut h) = (w.max(1), h.max(1));
+        let mut levels = Vec::new();
+        loop {
+            levels.push(Self {
+                width: w,
+                height: h,
+                texels: vec![Vec3::Z; (w * h) as usize],
+            });
+            if w == 1 && h == 1 {
+                return levels;
+            }
+            w = (w / 2).max(1);
+            h = (h / 2).max(1);
+        }
+    }
+
     /// The normal maps of an 8-bit normal texture's mip chain ([`mip_chain`]), each unpacked
     /// with `scale` as [`NormalMap::from_image`] does: what a renderer samples at each level,
     /// so a tangent-space map baked from these levels filters like the normal map it replaces.

@@ -45,6 +45,34 @@ use super::{MapFormat, MapLevel, MapStats, QuatMap, TexelKind};
 /// normal map can say. Evaluated at every texel centre of every level.
 pub type Twist<'a> = &'a (dyn Fn(Vec2) -> f32 + Sync);
 
+/// Where a tangent-space map's twist comes from.
+#[derive(Clone, Copy)]
+pub enum TwistField<'a> {
+    /// A function of UV ([`Twist`]), evaluated at every texel centre of every level.
+    Uv(Twist<'a>),
+    /// Given per level and texel (row-major), as
+    /// [`super::anisotropy::DirectionField::twist_levels`] makes them from a
+    /// KHR_materials_anisotropy texture; a missing entry is 0.
+    Texels(&'a [Vec<f32>]),
+}
+
+impl TwistField<'_> {
+    /// φ at texel `i` of level `level`, a `w × h` level.
+    #[must_use]
+    pub fn at(&self, level: usize, i: usize, w: u32, h: u32) -> f32 {
+        match self {
+            Self::Uv(f) => {
+                let (x, y) = (i as u32 % w, i as u32 / w);
+                f(Vec2::new(
+                    (x as f32 + 0.5) / w as f32,
+                    (y as f32 + 0.5) / h as f32,
+                ))
+            }
+            Self::Texels(t) => t.get(level).and_then(|l| l.get(i)).copied().unwrap_or(0.0),
+        }
+    }
+}
+
 /// The tangent-space rotation of one texel: `arc(Z → normalize(m)) ⊗ rot_z(phi)`, normalised,
 /// with w ≥ 0. `m` is the normal-map vector as unpacked (need not be unit; (nearly) zero gives
 /// the identity tilt). Mirrors `texel_rotation` in `shaders/bake_tangent.wgsl`.
@@ -102,19 +130,14 @@ pub fn apply(n: Vec3, t: Vec3, h: f32, r: Vec4) -> (Vec3, Vec3) {
 /// # Panics
 /// If `levels` is empty.
 #[must_use]
-pub fn bake_cpu(levels: &[NormalMap], twist: Option<Twist<'_>>, format: MapFormat) -> QuatMap {
+pub fn bake_cpu(levels: &[NormalMap], twist: Option<TwistField<'_>>, format: MapFormat) -> QuatMap {
     let out: Vec<MapLevel> = levels
         .iter()
-        .map(|nm| {
+        .enumerate()
+        .map(|(level, nm)| {
             let (w, h) = (nm.width, nm.height);
             let texel = |i: usize, m: Vec3| {
-                let phi = twist.map_or(0.0, |f| {
-                    let (x, y) = (i as u32 % w, i as u32 / w);
-                    f(Vec2::new(
-                        (x as f32 + 0.5) / w as f32,
-                        (y as f32 + 0.5) / h as f32,
-                    ))
-                });
+                let phi = twist.map_or(0.0, |f| f.at(level, i, w, h));
                 format.quantize(texel_rotation(m, phi))
             };
             // Every core takes a band of texels: they are independent.

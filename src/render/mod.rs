@@ -260,7 +260,7 @@ impl Lighting {
     }
 }
 
-/// `MaterialUniforms` in `shaders/lit.wgsl` (48 bytes).
+/// `MaterialUniforms` in `shaders/lit.wgsl` (64 bytes).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct MaterialUniforms {
@@ -272,18 +272,38 @@ pub struct MaterialUniforms {
     pub roughness: f32,
     /// glTF `normalTexture.scale`: multiplies the normal map's x and y.
     pub normal_scale: f32,
-    /// Anisotropy strength in [0, 1] (KHR_materials_anisotropy): α along the tangent grows to
+    /// Anisotropy strength in [0, 1] (KHR_materials_anisotropy's `anisotropyStrength`, times
+    /// the texture's B where there is one): α along the anisotropy direction grows to
     /// `mix(α, 1, strength²)`.
     pub anisotropy: f32,
     /// 1 when the material has a normal map (0: the interpolated frame is used as is).
     pub has_normal_map: f32,
     /// Alpha-mask cutoff; fragments with alpha below it are discarded (0 for opaque/blend).
     pub alpha_cutoff: f32,
+    /// (cos θ, sin θ) of KHR_materials_anisotropy's `anisotropyRotation` θ: the anisotropy
+    /// direction turned from the tangent towards the bitangent.
+    pub anisotropy_rotation: [f32; 2],
+    /// 1 when the material has an anisotropy texture (RG direction, B strength).
+    pub has_anisotropy_texture: f32,
     /// Padding.
-    pub pad: [f32; 2],
+    pub pad: [f32; 3],
 }
 
-const _: () = assert!(std::mem::size_of::<MaterialUniforms>() == 48);
+const _: () = assert!(std::mem::size_of::<MaterialUniforms>() == 64);
+
+impl MaterialUniforms {
+    /// The uniforms' `anisotropyRotation` in radians.
+    #[must_use]
+    pub fn anisotropy_rotation_radians(&self) -> f32 {
+        self.anisotropy_rotation[1].atan2(self.anisotropy_rotation[0])
+    }
+
+    /// Sets `anisotropyRotation` (radians).
+    pub fn set_anisotropy_rotation(&mut self, radians: f32) {
+        let (s, c) = radians.sin_cos();
+        self.anisotropy_rotation = [c, s];
+    }
+}
 
 impl Default for MaterialUniforms {
     fn default() -> Self {
@@ -295,7 +315,9 @@ impl Default for MaterialUniforms {
             anisotropy: 0.0,
             has_normal_map: 0.0,
             alpha_cutoff: 0.0,
-            pad: [0.0; 2],
+            anisotropy_rotation: [1.0, 0.0],
+            has_anisotropy_texture: 0.0,
+            pad: [0.0; 3],
         }
     }
 }

@@ -10,6 +10,7 @@ use image::RgbaImage;
 
 use super::MaterialUniforms;
 use crate::mesh::{self, procedural, MeshError, Prepared, TextureRef};
+use crate::qmap::anisotropy::DirectionField;
 use crate::qmap::{
     self, texel, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap, Raster, TexelKind,
 };
@@ -36,6 +37,10 @@ pub struct SceneMaterial {
     /// normal map can say — used by the `quatmap-tangent` mode instead of one baked from
     /// `normal`.
     pub tangent_map: Option<Box<QuatMap>>,
+    /// KHR_materials_anisotropy's texture (RG direction, B strength; linear), its factors in
+    /// [`MaterialUniforms::anisotropy`] and [`MaterialUniforms::anisotropy_rotation`]. Both
+    /// kinds of quaternion map carry its direction ([`SceneMaterial::direction_field`]).
+    pub anisotropy: Option<RgbaImage>,
 }
 
 impl SceneMaterial {
@@ -50,7 +55,18 @@ impl SceneMaterial {
             normal: None,
             normal_mips: None,
             tangent_map: None,
+            anisotropy: None,
         }
+    }
+
+    /// The anisotropy direction the maps carry: the texture's, turned by the material's
+    /// rotation, oriented and with axial mips ([`DirectionField`]); `None` without a texture
+    /// (then the shader turns the tangent by the rotation itself).
+    #[must_use]
+    pub fn direction_field(&self) -> Option<DirectionField> {
+        self.anisotropy
+            .as_ref()
+            .map(|t| DirectionField::from_texture(t, self.uniforms.anisotropy_rotation_radians()))
     }
 
     /// The normal map as the bake reads it ([`NormalMap::from_image`] with the material's
@@ -350,10 +366,12 @@ impl Scene {
             };
         let mut materials = Vec::new();
         for m in &loaded.materials {
+            let aniso_texture = m.anisotropy.as_ref().and_then(|a| a.texture.clone());
             for (what, t) in [
                 ("base colour", &m.base_color_texture),
                 ("metallic-roughness", &m.metallic_roughness_texture),
                 ("normal", &m.normal_texture),
+                ("anisotropy", &aniso_texture),
             ] {
                 if t.as_ref().is_some_and(|t| t.tex_coord != 0) {
                     warnings.push(format!(
@@ -363,23 +381,27 @@ impl Scene {
                     ));
                 }
             }
+            let mut uniforms = MaterialUniforms {
+                base_color: m.base_color,
+                metallic: m.metallic,
+                roughness: m.roughness,
+                normal_scale: m.normal_texture.as_ref().map_or(1.0, |t| t.scale),
+                has_normal_map: f32::from(u8::from(
+                    m.normal_texture.as_ref().is_some_and(|t| t.tex_coord == 0),
+                )),
+                anisotropy: m.anisotropy.as_ref().map_or(0.0, |a| a.strength),
+                ..MaterialUniforms::default()
+            };
+            uniforms.set_anisotropy_rotation(m.anisotropy.as_ref().map_or(0.0, |a| a.rotation));
             materials.push(SceneMaterial {
                 name: m.name.clone(),
-                uniforms: MaterialUniforms {
-                    base_color: m.base_color,
-                    metallic: m.metallic,
-                    roughness: m.roughness,
-                    normal_scale: m.normal_texture.as_ref().map_or(1.0, |t| t.scale),
-                    has_normal_map: f32::from(u8::from(
-                        m.normal_texture.as_ref().is_some_and(|t| t.tex_coord == 0),
-                    )),
-                    ..MaterialUniforms::default()
-                },
+                uniforms,
                 base_color: texture(&m.name, &m.base_color_texture)?,
                 metallic_roughness: texture(&m.name, &m.metallic_roughness_texture)?,
                 normal: texture(&m.name, &m.normal_texture)?,
                 normal_mips: None,
                 tangent_map: None,
+                anisotropy: texture(&m.name, &aniso_texture)?,
             });
         }
         let default_material = materials.len();
@@ -695,18 +717,10 @@ pub fn spun_metal_twist(uv: Vec2) -> f32 {
 /// requirement and without the handedness plane.
 #[must_use]
 pub fn spun_metal_tangent_map(size: u32) -> QuatMap {
-    let mut levels = Vec::new();
-    let mut s = size.max(1);
-    loop {
-        levels.push(NormalMap {
-            width: s,
-            height: s,
-            texels: vec![Vec3::Z; (s * s) as usize],
-        });
-        if s == 1 {
-            break;
-        }
-        s /= 2;
-    }
-    qmap::tangent::bake_cpu(&levels, Some(&spun_metal_twist), MapFormat::Rgba32Float)
+    let levels = NormalMap::flat_levels(size, size);
+    qmap::tangent::bake_cpu(
+        &levels,
+        Some(qmap::tangent::TwistField::Uv(&spun_metal_twist)),
+        MapFormat::Rgba32Float,
+    )
 }
