@@ -11,8 +11,11 @@
 //! - [`scene`]: scenes to draw — the embedded default (procedural objects, baked and authored
 //!   quaternion maps) and any mesh file the loaders read.
 //! - [`compare`]: PSNR, maximum error and difference heatmaps between two renders.
+//! - [`disc`]: the swirl disc, a KHR_materials_anisotropy asset made in code, and its
+//!   supersampled ground truth.
 
 pub mod compare;
+pub mod disc;
 pub mod scene;
 pub mod shading;
 

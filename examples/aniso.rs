@@ -1,0 +1,226 @@
+//! `aniso`: the swirl-disc table — does a filtered anisotropy direction stay right under
+//! minification?
+//!
+//! The disc ([`qtangent::render::disc`]) is rendered straight down at sizes that read the
+//! 1024² anisotropy texture at mip levels 1–4, by:
+//!
+//! - the reference with the KHR_materials_anisotropy RG map filtered as engines filter it
+//!   (trilinear, box-filtered mips), written canonical (y ≥ 0) and oriented;
+//! - the tangent-space and the object-space quaternion maps (both baked from the canonical RG
+//!   map), compressed (the default, BC7) and rgba16f.
+//!
+//! Each is compared with a supersampled ground truth of the analytic field: the mean and p99
+//! axial error of the rendered anisotropy direction, and the PSNR of the picture (pixels fully
+//! on the plate). A sheet of pictures and direction-error heatmaps goes to `--out`.
+//!
+//! ```sh
+//! cargo run --release --example aniso                 # the README table (about a minute)
+//! cargo run --release --example aniso -- --quick      # 512² texture, two sizes
+//! ```
+//!
+//! Benchmark output only: `tests/render_aniso.rs` asserts the claim.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+use glam::Vec3;
+use image::RgbaImage;
+use qtangent::gpu::maps::BC7_QUALITY;
+use qtangent::gpu::render::{GpuScene, Output, Renderer, View};
+use qtangent::gpu::GpuContext;
+use qtangent::qmap::stored::StoredFormat;
+use qtangent::qmap::MapFormat;
+use qtangent::render::compare;
+use qtangent::render::disc::{self, RgLayout};
+use qtangent::render::{FrameSource, MapOptions};
+use qtangent::Format;
+
+#[derive(Parser)]
+#[command(about = "The swirl disc: anisotropy direction error and PSNR under minification")]
+struct Args {
+    /// Render sizes (square), comma-separated; each reads the texture at mip log2(texture/size).
+    #[arg(long, default_value = "512,256,128,64")]
+    sizes: String,
+    /// Side of the anisotropy texture.
+    #[arg(long, default_value_t = disc::TEXTURE_SIZE)]
+    texture: u32,
+    /// Folder for the sheet and heatmaps.
+    #[arg(long, default_value = "target/aniso")]
+    out: PathBuf,
+    /// 512² texture, sizes 128 and 32.
+    #[arg(long)]
+    quick: bool,
+}
+
+/// One column of the table: a label, which upload and which frame source.
+struct Config {
+    label: &'static str,
+    upload: usize,
+    source: FrameSource,
+}
+
+fn heat(truth: &disc::Truth, tangents: &[[f32; 4]]) -> RgbaImage {
+    RgbaImage::from_fn(truth.width, truth.height, |x, y| {
+        let i = (y * truth.width + x) as usize;
+        match truth.direction[i] {
+            Some((psi, s, _)) if s >= disc::MIN_JUDGED_STRENGTH => {
+                let t = tangents[i];
+                let e = if t.iter().all(|c| c.is_finite()) {
+                    disc::axial_error_deg(t[2].atan2(t[0]), psi)
+                } else {
+                    90.0
+                };
+                // 0° black to 20° and beyond white-hot.
+                let [r, g, b] = compare::heat_color((e / 20.0).min(1.0));
+                image::Rgba([r, g, b, 255])
+            }
+            _ => image::Rgba([40, 40, 40, 255]),
+        }
+    })
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args = Args::parse();
+    let (texture, sizes): (u32, Vec<u32>) = if args.quick {
+        (512, vec![128, 32])
+    } else {
+        (
+            args.texture,
+            args.sizes
+                .split(',')
+                .map(|s| s.trim().parse::<u32>())
+                .collect::<Result<_, _>>()
+                .map_err(|e| format!("--sizes: {e}"))?,
+        )
+    };
+    std::fs::create_dir_all(&args.out)?;
+    let ctx = GpuContext::new()?;
+    let renderer = Renderer::new(&ctx)?;
+    println!(
+        "# The swirl disc: anisotropy direction under minification ({})\n",
+        ctx.describe()
+    );
+    let canonical = disc::scene(texture, RgLayout::Canonical)?;
+    let oriented = disc::scene(texture, RgLayout::Oriented)?;
+    let quiet = &mut |_: &str| {};
+    let formats = [Format::Snorm16x4];
+    // BC7 at the effort `bake` ships with.
+    let compressed = MapOptions {
+        bc7: BC7_QUALITY,
+        ..MapOptions::default()
+    };
+    let uploads: Vec<GpuScene> = vec![
+        renderer.upload_with(&ctx, &canonical, &formats, &compressed, quiet)?,
+        renderer.upload_with(
+            &ctx,
+            &canonical,
+            &formats,
+            &MapOptions::stored(StoredFormat::Plain(MapFormat::Rgba16Float)),
+            quiet,
+        )?,
+        renderer.upload_with(&ctx, &oriented, &formats, &MapOptions::default(), quiet)?,
+    ];
+    for w in uploads.iter().flat_map(|u| &u.warnings) {
+        eprintln!("warning: {w}");
+    }
+    let configs = [
+        Config {
+            label: "RG map, canonical (reference)",
+            upload: 0,
+            source: FrameSource::Reference,
+        },
+        Config {
+            label: "RG map, oriented (reference)",
+            upload: 2,
+            source: FrameSource::Reference,
+        },
+        Config {
+            label: "tangent-space map, bc7",
+            upload: 0,
+            source: FrameSource::QuatMapTangent,
+        },
+        Config {
+            label: "tangent-space map, rgba16f",
+            upload: 1,
+            source: FrameSource::QuatMapTangent,
+        },
+        Config {
+            label: "object-space map, bc7",
+            upload: 0,
+            source: FrameSource::QuatMap,
+        },
+        Config {
+            label: "object-space map, rgba16f",
+            upload: 1,
+            source: FrameSource::QuatMap,
+        },
+    ];
+    let camera = disc::camera();
+    let lighting = disc::lighting();
+    let view = View {
+        camera,
+        lighting: lighting.clone(),
+        anisotropy_override: None,
+        background: Vec3::splat(0.02),
+    };
+    println!(
+        "Texture {texture}²; direction error over pixels whose true strength is ≥ {} (coherent: and whose rays agree, coherence ≥ {}); PSNR over pixels wholly on the plate.\n",
+        disc::MIN_JUDGED_STRENGTH,
+        disc::COHERENT
+    );
+    println!(
+        "| size | mip | frame source | direction mean | p99 | mean, coherent | p99, coherent | PSNR |"
+    );
+    println!("|---|---|---|---|---|---|---|---|");
+    for &size in &sizes {
+        let samples = disc::samples_for(size, texture);
+        let truth = disc::truth(
+            &canonical,
+            &camera,
+            &lighting,
+            size,
+            size,
+            samples,
+            view.background,
+        );
+        let mip = (texture as f32 / size as f32).log2();
+        let mut sheet = vec![truth.image.clone()];
+        let mut heats = Vec::new();
+        for c in &configs {
+            let gpu = &uploads[c.upload];
+            let image = renderer.render_image(&ctx, gpu, &view, c.source, size, size)?;
+            let [_, tangents] =
+                renderer.render_debug(&ctx, gpu, &view, c.source, Output::Frame, size, size)?;
+            let all = disc::direction_stats(&truth, &tangents, 0.0);
+            let coherent = disc::direction_stats(&truth, &tangents, disc::COHERENT);
+            let diff = compare::diff(&image, &truth.image, Some(&truth.inside))?;
+            println!(
+                "| {size}² | {mip:.0} | {} | {:.2}° | {:.2}° | {:.2}° | {:.2}° | {:.2} dB |",
+                c.label,
+                all.mean_deg,
+                all.p99_deg,
+                coherent.mean_deg,
+                coherent.p99_deg,
+                diff.psnr_db
+            );
+            if matches!(c.upload, 0) {
+                sheet.push(image);
+                heats.push(heat(&truth, &tangents));
+            }
+        }
+        let mut rows: Vec<RgbaImage> =
+            vec![compare::side_by_side(&sheet.iter().collect::<Vec<_>>(), 4)?];
+        let blank = RgbaImage::from_pixel(size, size, image::Rgba([0, 0, 0, 255]));
+        let mut heat_row = vec![&blank];
+        heat_row.extend(heats.iter());
+        rows.push(compare::side_by_side(&heat_row, 4)?);
+        let out = args.out.join(format!("disc_{size}.png"));
+        compare::stacked(&rows.iter().collect::<Vec<_>>(), 4)?.save(&out)?;
+        eprintln!("wrote {}", out.display());
+    }
+    println!(
+        "\nSheets (top: truth, RG canonical, tangent-space bc7, object-space bc7; bottom: direction error, black 0° to white 20°) in {}",
+        args.out.display()
+    );
+    Ok(())
+}

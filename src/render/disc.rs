@@ -1,0 +1,419 @@
+//! The swirl disc: a KHR_materials_anisotropy test asset made in code (after Khronos'
+//! AnisotropyDiscTest), and the supersampled ground truth its renders are judged against. CPU
+//! only: `examples/aniso.rs` renders it and prints the table, `tests/render_aniso.rs` checks it.
+//!
+//! # The disc
+//!
+//! A flat metal plate ([`super::scene::plate`]) whose anisotropy texture holds, in the tangent
+//! plane's (t, b) basis with p = (u − ½, −(v − ½)) (glTF UVs run down while b points up):
+//!
+//! - r < [`CIRCLES`]: grooves in **circles** about the centre;
+//! - r < [`SPIRAL`]: a **spiral**, the circle turned by 45°;
+//! - r < [`BAND`]: a **fading band** of radial grooves whose strength falls from 1 to 0;
+//! - beyond: isotropic.
+//!
+//! # The RG map as engines get it
+//!
+//! The direction is axial, so a tool may write d or −d. [`RgLayout::Canonical`] writes the one
+//! with y ≥ 0 (what a tool writing from an angle in [0°, 180°) gives); [`RgLayout::Oriented`]
+//! orients it first, as the quaternion bake does (a tool that goes to that trouble). Engines
+//! filter either as a vector: the canonical map flips sign along the x axis of every circle;
+//! the oriented one only where the field cannot be oriented. Neither's box-filtered mips are
+//! axial means.
+//!
+//! # The truth
+//!
+//! [`truth`] casts `samples²` rays through every pixel, evaluates the analytic field (never a
+//! texture, never filtered) and the CPU BRDF ([`super::shading`]) at each hit, and keeps the
+//! mean radiance (tone-mapped and sRGB-encoded like the GPU's target) and the strength-weighted
+//! axial mean of the world-space direction.
+
+use std::f32::consts::{FRAC_PI_4, PI};
+
+use glam::{Mat4, Vec2, Vec3, Vec4};
+use image::RgbaImage;
+
+use super::scene::{plate, MapSource, Scene, SceneError, SceneMaterial, SceneMesh, SceneObject};
+use super::{shading, Camera, Lighting, MaterialUniforms};
+use crate::mesh::MeshError;
+use crate::qmap::anisotropy::DirectionField;
+
+/// Radius (in UV) of the circles.
+pub const CIRCLES: f32 = 0.16;
+/// Outer radius of the spiral.
+pub const SPIRAL: f32 = 0.32;
+/// Outer radius of the fading band.
+pub const BAND: f32 = 0.46;
+/// Side of the plate, world units.
+pub const PLATE_SIZE: f32 = 2.0;
+/// Side of the anisotropy texture the table uses.
+pub const TEXTURE_SIZE: u32 = 1024;
+
+/// The analytic field at `uv`: the oriented unit direction in (t, b) and the strength.
+#[must_use]
+pub fn field(uv: Vec2) -> (Vec2, f32) {
+    let p = Vec2::new(uv.x - 0.5, 0.5 - uv.y);
+    let r = p.length();
+    let a = p.y.atan2(p.x);
+    let along = |angle: f32| Vec2::new(angle.cos(), angle.sin());
+    if r < CIRCLES {
+        (along(a + 0.5 * PI), 1.0)
+    } else if r < SPIRAL {
+        (along(a + 0.5 * PI + FRAC_PI_4), 1.0)
+    } else if r < BAND {
+        let t = (r - SPIRAL) / (BAND - SPIRAL);
+        (along(a), 0.5 + 0.5 * (PI * t).cos())
+    } else {
+        (Vec2::X, 0.0)
+    }
+}
+
+/// How an RG direction map stores the axial direction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RgLayout {
+    /// d with y ≥ 0 (x ≥ 0 on the axis): what a tool writing from an angle in [0°, 180°) gives.
+    Canonical,
+    /// Oriented so neighbours agree, by the quaternion bake's own orientation
+    /// ([`crate::qmap::anisotropy`]): the best an RG map can be, with seams only where the
+    /// field cannot be oriented.
+    Oriented,
+}
+
+impl RgLayout {
+    /// `canonical` or `oriented`.
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Canonical => "canonical",
+            Self::Oriented => "oriented",
+        }
+    }
+}
+
+/// The disc's KHR_materials_anisotropy texture, `size`²: RG = d · ½ + ½, B = strength, 8 bits,
+/// each texel the field at its centre; oriented as the quaternion bake orients it
+/// ([`DirectionField`]'s level 0) for [`RgLayout::Oriented`].
+#[must_use]
+pub fn texture(size: u32, layout: RgLayout) -> RgbaImage {
+    let q = |x: f32| (x.clamp(0.0, 1.0) * 255.0).round() as u8;
+    let oriented =
+        (layout == RgLayout::Oriented).then(|| DirectionField::from_fn(size, size, &field));
+    RgbaImage::from_fn(size, size, |x, y| {
+        let uv = Vec2::new(
+            (x as f32 + 0.5) / size as f32,
+            (y as f32 + 0.5) / size as f32,
+        );
+        let (mut d, s) = field(uv);
+        match &oriented {
+            Some(f) => {
+                let o = f.levels[0].dirs[(y * size + x) as usize];
+                if o.dot(d) < 0.0 {
+                    d = -d;
+                }
+            }
+            None => {
+                if d.y < 0.0 || (d.y == 0.0 && d.x < 0.0) {
+                    d = -d;
+                }
+            }
+        }
+        image::Rgba([q(d.x * 0.5 + 0.5), q(d.y * 0.5 + 0.5), q(s), 255])
+    })
+}
+
+/// The disc's material: polished aluminium, fully anisotropic where the texture says so.
+#[must_use]
+pub fn material(texture: RgbaImage) -> SceneMaterial {
+    SceneMaterial {
+        anisotropy: Some(texture),
+        ..SceneMaterial::plain(
+            "swirl disc",
+            MaterialUniforms {
+                base_color: Vec4::new(0.92, 0.92, 0.93, 1.0),
+                metallic: 1.0,
+                roughness: 0.3,
+                anisotropy: 1.0,
+                has_anisotropy_texture: 1.0,
+                ..MaterialUniforms::default()
+            },
+        )
+    }
+}
+
+/// The disc as a scene: one plate of side [`PLATE_SIZE`] at the origin facing +Y, its
+/// object-space map baked at the texture's size.
+///
+/// # Errors
+/// [`SceneError::Mesh`] if the plate fails to prepare (fixed data: it does not).
+pub fn scene(texture_size: u32, layout: RgLayout) -> Result<Scene, SceneError> {
+    let p = plate(PLATE_SIZE);
+    let prepared = p
+        .prepare()
+        .map_err(|kind| MeshError::at(std::path::Path::new("swirl disc"), &p.label, kind))?;
+    Ok(Scene {
+        name: "swirl disc".into(),
+        meshes: vec![SceneMesh {
+            mesh: prepared,
+            material: 0,
+            map: MapSource::Bake { size: texture_size },
+        }],
+        materials: vec![material(texture(texture_size, layout))],
+        objects: vec![SceneObject {
+            mesh: 0,
+            model: Mat4::IDENTITY,
+            skin: None,
+        }],
+        warnings: Vec::new(),
+    })
+}
+
+/// The camera of the table: straight down (pitch 89°) on the plate, which fills the image.
+#[must_use]
+pub fn camera() -> Camera {
+    let fov_y_deg = 40.0f32;
+    let half = 0.5 * PLATE_SIZE;
+    Camera {
+        target: Vec3::ZERO,
+        yaw_deg: 0.0,
+        pitch_deg: 89.0,
+        // The plate's half-side at the edge of the view.
+        distance: half / (0.5 * fov_y_deg.to_radians()).tan(),
+        fov_y_deg,
+        scene_radius: half * std::f32::consts::SQRT_2,
+    }
+}
+
+/// The table's lights: a point light low over one side and a grazing sun, so the grooves draw
+/// long highlights across the disc; a dim sky.
+#[must_use]
+pub fn lighting() -> Lighting {
+    Lighting {
+        lights: vec![
+            super::Light::Point {
+                position: Vec3::new(0.6, 1.2, 0.9),
+                color: Vec3::new(3.0, 2.9, 2.7),
+            },
+            super::Light::Directional {
+                towards_light: Vec3::new(-0.8, 0.45, -0.4).normalize(),
+                color: Vec3::new(1.2, 1.4, 1.8),
+            },
+        ],
+        sky: Vec3::new(0.05, 0.06, 0.08),
+        ground: Vec3::new(0.02, 0.02, 0.02),
+        exposure: 1.0,
+    }
+}
+
+/// The supersampled truth of a `width × height` render.
+#[derive(Debug, Clone)]
+pub struct Truth {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Mean radiance, tone-mapped and sRGB-encoded (background where no ray hit).
+    pub image: RgbaImage,
+    /// Pixels every ray of which hit the plate.
+    pub inside: Vec<bool>,
+    /// Per pixel the axial mean direction's angle in the XZ plane (radians, atan2(z, x)), the
+    /// mean strength and the coherence (the axial mean's length over the mean strength: 1 where
+    /// every ray saw one direction, less where the pixel straddles a change of direction);
+    /// `None` outside.
+    pub direction: Vec<Option<(f32, f32, f32)>>,
+}
+
+/// sRGB encoding of a linear value in [0, 1] to 8 bits (the render target's).
+fn srgb8(x: f32) -> u8 {
+    let s = if x <= 0.003_130_8 {
+        12.92 * x
+    } else {
+        1.055 * x.powf(1.0 / 2.4) - 0.055
+    };
+    (s.clamp(0.0, 1.0) * 255.0).round() as u8
+}
+
+/// The truth of the disc `scene` (as [`scene`] made it) seen by `camera` under `lighting`:
+/// `samples²` rays a pixel on a regular grid, the analytic [`field`] at each hit. `background`
+/// is the linear colour of pixels no ray hits.
+///
+/// # Panics
+/// If the scene has no mesh.
+#[must_use]
+#[allow(clippy::too_many_arguments)]
+pub fn truth(
+    scene: &Scene,
+    camera: &Camera,
+    lighting: &Lighting,
+    width: u32,
+    height: u32,
+    samples: u32,
+    background: Vec3,
+) -> Truth {
+    let frame = scene.meshes[0].mesh.frames[0];
+    let material = scene.materials[scene.meshes[0].material].uniforms;
+    let (n, t) = (frame.normal, frame.tangent);
+    let b = n.cross(t) * frame.handedness();
+    let aspect = width as f32 / height as f32;
+    let inverse = camera.view_proj(aspect).inverse();
+    let uniforms = lighting.uniforms(camera.position(), None);
+    let pixels = (width * height) as usize;
+    let mut radiance = vec![Vec3::ZERO; pixels];
+    let mut inside = vec![false; pixels];
+    let mut direction = vec![None; pixels];
+    let threads = std::thread::available_parallelism().map_or(1, usize::from);
+    let rows_per = (height as usize).div_ceil(threads).max(1);
+    let w = width as usize;
+    std::thread::scope(|scope| {
+        let chunks = radiance
+            .chunks_mut(rows_per * w)
+            .zip(inside.chunks_mut(rows_per * w))
+            .zip(direction.chunks_mut(rows_per * w));
+        for (k, ((rad, ins), dir)) in chunks.enumerate() {
+            scope.spawn(move || {
+                for (j, ((rad, ins), dir)) in rad.iter_mut().zip(ins).zip(dir).enumerate() {
+                    let i = k * rows_per * w + j;
+                    let (px, py) = ((i % w) as f32, (i / w) as f32);
+                    let (mut sum, mut hits, mut axial, mut strength) =
+                        (Vec3::ZERO, 0u32, Vec2::ZERO, 0.0f32);
+                    for sy in 0..samples {
+                        for sx in 0..samples {
+                            let fx = px + (sx as f32 + 0.5) / samples as f32;
+                            let fy = py + (sy as f32 + 0.5) / samples as f32;
+                            let ndc = Vec2::new(
+                                2.0 * fx / width as f32 - 1.0,
+                                1.0 - 2.0 * fy / height as f32,
+                            );
+                            let near = inverse.project_point3(ndc.extend(0.0));
+                            let far = inverse.project_point3(ndc.extend(1.0));
+                            let ray = far - near;
+                            if ray.y.abs() < 1e-9 {
+                                continue;
+                            }
+                            let s = -near.y / ray.y;
+                            let p = near + ray * s;
+                            let uv = Vec2::new(p.x / PLATE_SIZE + 0.5, p.z / PLATE_SIZE + 0.5);
+                            if s < 0.0 || uv.cmplt(Vec2::ZERO).any() || uv.cmpgt(Vec2::ONE).any() {
+                                continue;
+                            }
+                            let (d, st) = field(uv);
+                            let world = (t * d.x + b * d.y).normalize();
+                            let surface = shading::Surface {
+                                position: p,
+                                normal: n,
+                                tangent: world,
+                                base_color: material.base_color.truncate(),
+                                metallic: material.metallic,
+                                roughness: material.roughness,
+                                anisotropy: (material.anisotropy * st).clamp(0.0, 1.0),
+                            };
+                            sum += shading::shade(&surface, &uniforms);
+                            hits += 1;
+                            let psi = world.z.atan2(world.x);
+                            axial += Vec2::new((2.0 * psi).cos(), (2.0 * psi).sin()) * st;
+                            strength += st;
+                        }
+                    }
+                    let all = samples * samples;
+                    *rad = (sum + background * (all - hits) as f32) / all as f32;
+                    *ins = hits == all;
+                    if hits == all {
+                        let coherence = if strength > 0.0 {
+                            axial.length() / strength
+                        } else {
+                            0.0
+                        };
+                        *dir = Some((
+                            0.5 * axial.y.atan2(axial.x),
+                            strength / all as f32,
+                            coherence,
+                        ));
+                    }
+                }
+            });
+        }
+    });
+    let image = RgbaImage::from_fn(width, height, |x, y| {
+        let r = radiance[(y * width + x) as usize];
+        let c = shading::tonemap(r, lighting.exposure);
+        image::Rgba([srgb8(c.x), srgb8(c.y), srgb8(c.z), 255])
+    });
+    Truth {
+        width,
+        height,
+        image,
+        inside,
+        direction,
+    }
+}
+
+/// Rays a pixel side for a render of `width` pixels across a texture of `texture` texels: at
+/// least two a texel (so every texel under the pixel is seen), at least 6, at most 32.
+#[must_use]
+pub fn samples_for(width: u32, texture: u32) -> u32 {
+    (2 * texture.div_ceil(width.max(1))).clamp(6, 32)
+}
+
+/// The axial angle between two directions in the XZ plane given as angles, in degrees (0–90).
+#[must_use]
+pub fn axial_error_deg(a: f32, b: f32) -> f32 {
+    let d = 2.0 * (a - b);
+    0.5 * d.sin().atan2(d.cos()).abs().to_degrees()
+}
+
+/// How a render's anisotropy direction compares with the truth.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DirectionStats {
+    /// Pixels judged: inside, with a mean strength of at least [`MIN_JUDGED_STRENGTH`].
+    pub pixels: usize,
+    /// Mean axial error, degrees.
+    pub mean_deg: f32,
+    /// 99th percentile, degrees.
+    pub p99_deg: f32,
+}
+
+/// Pixels whose true mean strength is below this are not judged: their direction barely
+/// changes the highlight.
+pub const MIN_JUDGED_STRENGTH: f32 = 0.1;
+
+/// Coherence at or above which a pixel's true direction is one direction: the rays under the
+/// pixel agree to within about ±13° (the mean of cos 2δ over a uniform spread of ±13° is 0.95).
+pub const COHERENT: f32 = 0.95;
+
+/// The direction error of a render's debug frame (`tangents`: the second target of
+/// `Output::Frame`, (t, strength) per pixel) against `truth`, over the pixels inside with a
+/// true mean strength of at least [`MIN_JUDGED_STRENGTH`] and a coherence of at least
+/// `min_coherence` (0: all of them; [`COHERENT`]: those whose truth is one direction).
+#[must_use]
+pub fn direction_stats(truth: &Truth, tangents: &[[f32; 4]], min_coherence: f32) -> DirectionStats {
+    let mut errors: Vec<f32> = truth
+        .direction
+        .iter()
+        .zip(tangents)
+        .filter_map(|(d, t)| {
+            let (psi, strength, coherence) = (*d)?;
+            if strength < MIN_JUDGED_STRENGTH || coherence < min_coherence {
+                return None;
+            }
+            // A pixel the render left without a direction is as wrong as can be.
+            if !t.iter().all(|c| c.is_finite()) || t[0].hypot(t[2]) < 1e-6 {
+                return Some(90.0);
+            }
+            Some(axial_error_deg(t[2].atan2(t[0]), psi))
+        })
+        .collect();
+    errors.sort_by(f32::total_cmp);
+    let n = errors.len();
+    DirectionStats {
+        pixels: n,
+        mean_deg: if n == 0 {
+            0.0
+        } else {
+            errors.iter().sum::<f32>() / n as f32
+        },
+        p99_deg: if n == 0 {
+            0.0
+        } else {
+            errors[((n - 1) as f32 * 0.99).round() as usize]
+        },
+    }
+}
