@@ -7,7 +7,7 @@
 //!
 //! # The file
 //!
-//! 2D textures only (pixelDepth 0, layerCount 0, faceCount 1), one of the seven
+//! 2D textures only (pixelDepth 0, layerCount 0, faceCount 1), one of the eight
 //! [`TexelFormat`]s, no supercompression (scheme 0). Numbers are little-endian.
 //!
 //! - bytes 0–11: the identifier `«KTX 20»\r\n\x1A\n` ([`IDENTIFIER`]);
@@ -94,6 +94,8 @@ const FLOAT: u8 = 0x80;
 pub enum TexelFormat {
     /// `VK_FORMAT_R8_SNORM` (10): the optional handedness plane.
     R8Snorm,
+    /// `VK_FORMAT_R8G8B8A8_UNORM` (37): an 8-bit material texture (e.g. an anisotropy map).
+    Rgba8Unorm,
     /// `VK_FORMAT_R8G8B8A8_SNORM` (38).
     Rgba8Snorm,
     /// `VK_FORMAT_R16G16B16A16_SNORM` (92).
@@ -128,8 +130,9 @@ struct Spec {
 
 impl TexelFormat {
     /// Every format, in Vulkan number order.
-    pub const ALL: [TexelFormat; 7] = [
+    pub const ALL: [TexelFormat; 8] = [
         Self::R8Snorm,
+        Self::Rgba8Unorm,
         Self::Rgba8Snorm,
         Self::Rgba16Snorm,
         Self::Rgba16Float,
@@ -167,6 +170,7 @@ impl TexelFormat {
         // sampleLower, sampleUpper, samples.
         match self {
             F::R8Snorm => s(10, "r8snorm", 1, 1, 1, RGBSDA, S, -127, 127, &R8),
+            F::Rgba8Unorm => s(37, "rgba8unorm", 1, 4, 1, RGBSDA, 0, 0, 255, &RGBA8),
             F::Rgba8Snorm => s(38, "rgba8snorm", 1, 4, 1, RGBSDA, S, -127, 127, &RGBA8),
             F::Rgba16Snorm => s(92, "rgba16snorm", 1, 8, 2, RGBSDA, S, -32767, 32767, &RGBA16),
             F::Rgba16Float => s(97, "rgba16float", 1, 8, 2, RGBSDA, SF, F_M1, F_P1, &RGBA16),
@@ -224,7 +228,7 @@ impl TexelFormat {
     }
 
     /// Alignment of every level's first byte in the file, lcm(bytes per block, 4) as the
-    /// spec's mipPadding makes it: 4, 4, 8, 8, 16, 16, 16 in [`ALL`](Self::ALL)'s order.
+    /// spec's mipPadding makes it: 4, 4, 4, 8, 8, 16, 16, 16 in [`ALL`](Self::ALL)'s order.
     #[must_use]
     pub const fn mip_alignment(self) -> usize {
         let b = self.bytes_per_block() as usize;
