@@ -16,6 +16,7 @@
 //! ```sh
 //! cargo run --release --example aniso                 # the README table (about a minute)
 //! cargo run --release --example aniso -- --quick      # 512² texture, two sizes
+//! cargo run --release --example aniso -- --gltf DIR   # the disc as a glTF with a KTX2 texture
 //! ```
 //!
 //! Benchmark output only: `tests/render_aniso.rs` asserts the claim.
@@ -50,6 +51,16 @@ struct Args {
     /// 512² texture, sizes 128 and 32.
     #[arg(long)]
     quick: bool,
+    /// Only write the disc as a glTF 2.0 file using KHR_materials_anisotropy
+    /// (`swirl_disc.gltf`, `.bin` and its texture) into this folder, and exit.
+    #[arg(long, value_name = "DIR")]
+    gltf: Option<PathBuf>,
+    /// How `--gltf` stores the anisotropy texture: png, ktx2 (R8G8B8A8_UNORM) or bc7 (KTX2).
+    #[arg(long, default_value = "ktx2", value_parser = ["png", "ktx2", "bc7"])]
+    gltf_texture: String,
+    /// How `--gltf` writes the RG directions: canonical (y ≥ 0) or oriented.
+    #[arg(long, default_value = "oriented", value_parser = ["canonical", "oriented"])]
+    gltf_layout: String,
 }
 
 /// One column of the table: a label, which upload and which frame source.
@@ -93,6 +104,22 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 .map_err(|e| format!("--sizes: {e}"))?,
         )
     };
+    if let Some(dir) = &args.gltf {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let file = match args.gltf_texture.as_str() {
+            "png" => disc::TextureFile::Png,
+            "bc7" => disc::TextureFile::Ktx2Bc7,
+            _ => disc::TextureFile::Ktx2Rgba8,
+        };
+        let layout = if args.gltf_layout == "canonical" {
+            RgLayout::Canonical
+        } else {
+            RgLayout::Oriented
+        };
+        let path = disc::write_gltf(dir, texture, layout, file)?;
+        println!("wrote {}", path.display());
+        return Ok(());
+    }
     std::fs::create_dir_all(&args.out)?;
     let ctx = GpuContext::new()?;
     let renderer = Renderer::new(&ctx)?;

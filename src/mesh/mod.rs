@@ -17,6 +17,7 @@
 //! v down, as wgpu samples); the OBJ loader flips `v` on the way in.
 
 mod error;
+pub mod ktx2_image;
 mod load_gltf;
 mod load_obj;
 pub mod normals;
@@ -132,19 +133,24 @@ impl ImageSource {
         }
     }
 
-    /// Decodes the image (PNG or JPEG; the format is guessed from the bytes).
+    /// Decodes the image: PNG, JPEG or GIF (guessed from the bytes), or KTX2 (level 0:
+    /// uncompressed, BC1–BC7, Zstandard or ZLIB supercompressed; Basis Universal is refused —
+    /// [`ktx2_image`]).
     ///
     /// # Errors
     /// What failed (unreadable file, bad base64, undecodable or empty image), without the name
     /// (see [`ImageSource::describe`]).
     pub fn decode(&self) -> Result<image::DynamicImage, String> {
         use base64::Engine;
+        let decode = |bytes: &[u8]| {
+            if ktx2_image::is_ktx2(bytes) {
+                ktx2_image::decode(bytes)
+            } else {
+                image::load_from_memory(bytes).map_err(|e| e.to_string())
+            }
+        };
         let image = match self {
-            Self::File(path) => image::ImageReader::open(path)
-                .map_err(|e| e.to_string())?
-                .with_guessed_format()
-                .map_err(|e| e.to_string())?
-                .decode(),
+            Self::File(path) => decode(&std::fs::read(path).map_err(|e| e.to_string())?),
             Self::DataUri(uri) => {
                 let payload = uri
                     .split_once(";base64,")
@@ -153,11 +159,10 @@ impl ImageSource {
                 let bytes = base64::engine::general_purpose::STANDARD
                     .decode(payload.trim())
                     .map_err(|e| format!("bad base64: {e}"))?;
-                image::load_from_memory(&bytes)
+                decode(&bytes)
             }
-            Self::Embedded { bytes, .. } => image::load_from_memory(bytes),
-        }
-        .map_err(|e| e.to_string())?;
+            Self::Embedded { bytes, .. } => decode(bytes),
+        }?;
         if image.width() == 0 || image.height() == 0 {
             return Err("the image is empty".into());
         }

@@ -431,7 +431,7 @@ pub enum TextureFile {
 
 /// Writes the disc as a glTF 2.0 file using KHR_materials_anisotropy into `dir`:
 /// `swirl_disc.gltf`, `swirl_disc.bin` (positions, normals, UVs, indices; no tangents, so a
-/// loader makes them) and the anisotropy texture (`size`², [`RgLayout::Canonical`]) as `file`
+/// loader makes them) and the anisotropy texture (`size`², written as `layout` says) as `file`
 /// says. Returns the `.gltf` path.
 ///
 /// # Errors
@@ -439,6 +439,7 @@ pub enum TextureFile {
 pub fn write_gltf(
     dir: &std::path::Path,
     size: u32,
+    layout: RgLayout,
     file: TextureFile,
 ) -> Result<std::path::PathBuf, String> {
     use std::fmt::Write as _;
@@ -470,7 +471,7 @@ pub fn write_gltf(
         (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
         |(lo, hi), &q| (lo.min(q), hi.max(q)),
     );
-    let image = texture(size, RgLayout::Canonical);
+    let image = texture(size, layout);
     let (name, bytes) = match file {
         TextureFile::Png => {
             let mut png = Vec::new();
