@@ -661,3 +661,67 @@ fn impossible_flag_combinations_name_the_flag() {
     // Nothing half-written is left behind.
     assert!(listing(&dir.path().join("out")).is_empty());
 }
+
+/// A material with KHR_materials_anisotropy: `bake` turns its direction into the tangent-space
+/// map's twist, stored BC7 (BC5 cannot hold a twist: asked for, it warns and stores BC7), and
+/// every texel's decoded tangent runs along the texture's direction.
+#[test]
+fn anisotropy_texture_becomes_the_tangent_space_maps_twist() {
+    use qtangent::render::disc::{self, RgLayout, TextureFile};
+    let dir = tempdir();
+    let size = 64;
+    let gltf = disc::write_gltf(dir.path(), size, RgLayout::Canonical, TextureFile::Png)
+        .expect("writes the disc");
+    let out_dir = dir.path().join("maps");
+    let out_str = out_dir.to_string_lossy().into_owned();
+    let gltf_str = gltf.to_string_lossy().into_owned();
+    let report = bake_json(&[&gltf_str, "-o", &out_str]);
+    let m = &report["maps"][0];
+    let path = PathBuf::from(m["files"]["ktx2"].as_str().expect("ktx2 path"));
+    let tex = qtangent::ktx2::read_file(&path).expect("reads");
+    assert_eq!(tex.format, qtangent::ktx2::TexelFormat::Bc7Unorm);
+    let map = qtangent::qmap::stored::EncodedMap::from_ktx2("disc", &tex, None).expect("a map");
+    let quats = map.decode_level(0).expect("decodes");
+    let texture = disc::texture(size, RgLayout::Canonical);
+    let (mut sum, mut worst, mut n) = (0.0f32, 0.0f32, 0);
+    for (q, p) in quats.iter().zip(texture.pixels()) {
+        if p.0[2] < 255 {
+            continue; // judged where the disc is fully anisotropic
+        }
+        let d = glam::Vec2::new(f32::from(p.0[0]), f32::from(p.0[1])) / 127.5 - glam::Vec2::ONE;
+        let t = glam::Quat::from_vec4(q.normalize()) * glam::Vec3::X;
+        // The map's frame is [t, b, n] in tangent space (x tangent, y bitangent): its tangent's
+        // (x, y) is the direction, either sign.
+        let e = glam::Vec2::new(t.x, t.y)
+            .normalize()
+            .dot(d.normalize())
+            .abs()
+            .min(1.0)
+            .acos()
+            .to_degrees();
+        sum += e;
+        worst = worst.max(e);
+        n += 1;
+    }
+    // BC7 of q·½ + ½: 8-bit endpoints, so |Δq| ≈ 2/255 on a smooth block and the rotation 2|Δq|
+    // ≈ 0.9°; the 8-bit RG texture itself 0.32°. Blocks straddling the disc's direction edges
+    // (where the field turns 45° within a block) take BC7's interpolation error: the mean is
+    // judged, the worst printed.
+    let mean = sum / n as f32;
+    assert!(
+        mean < 1.5,
+        "mean tangent error {mean:.2}° (worst {worst:.1}°) over {n} texels"
+    );
+
+    let out = bake(&[&gltf_str, "--format", "bc5", "-o", &out_str]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bc5 cannot hold the anisotropy direction") && err.contains("stored as bc7"),
+        "{err}"
+    );
+}
