@@ -424,12 +424,17 @@ impl Scene {
                     ));
                     MapSource::None
                 } else {
-                    let normal = materials
-                        .get(material)
-                        .and_then(|m: &SceneMaterial| m.normal.as_ref())
-                        .map(|n| n.dimensions());
+                    // One map texel per texel of the finer of the normal map and the
+                    // anisotropy texture, whose directions the map also carries.
+                    let sized = materials.get(material).and_then(|m: &SceneMaterial| {
+                        [m.normal.as_ref(), m.anisotropy.as_ref()]
+                            .into_iter()
+                            .flatten()
+                            .map(RgbaImage::dimensions)
+                            .max_by_key(|&(w, h)| w.max(h))
+                    });
                     MapSource::Bake {
-                        size: bake_size_for(normal),
+                        size: bake_size_for(sized),
                     }
                 };
                 let index = meshes.len();

@@ -5,7 +5,10 @@
 //! - `cargo xtask demo`  — sets up a Vulkan adapter if needed, then runs the demo, the `bake`
 //!   tool on its embedded default (a tangent-space BC5 map in KTX2), the `render` tool on the
 //!   default scene in all four modes (compressed maps), FlightHelmet baked to KTX2 and rendered
-//!   from those files, and the `animate` tool on the Fox — the last two from the shared assets.
+//!   from those files, the swirl disc (KHR_materials_anisotropy with a KTX2 texture) written as
+//!   glTF, rendered, and its table (`examples/aniso.rs`), and the `animate` tool on the Fox —
+//!   FlightHelmet and the Fox from the shared assets.
+//! - `cargo xtask aniso [ARGS]` — the swirl-disc table (`examples/aniso.rs`).
 //! - `cargo xtask animate [ARGS]` — the Fox's walk/run blend skinned on the GPU
 //!   (`examples/animate.rs`).
 //! - `cargo xtask render [ARGS]` — the lit renderer (`examples/render.rs`).
@@ -22,16 +25,19 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
-const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|animate|bench|skin-bench|gpu-bundle|fuzz> [ARGS...]
+const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|animate|aniso|bench|skin-bench|gpu-bundle|fuzz> [ARGS...]
   test        set up a Vulkan adapter if needed (lavapipe), then cargo test --release --workspace [ARGS]
   demo        set up a Vulkan adapter if needed, then run the demo (ARGS: frame count), bake
               the embedded default tangent-space map (BC5, KTX2) into qmaps/, render the
               default scene in all four modes into renders/ (pictures, heatmaps, PSNR, cost),
               bake FlightHelmet (shared assets) into qmaps/FlightHelmet/ and render it from
-              those KTX2 files, then animate the Fox into renders/fox-walkrun/
+              those KTX2 files, write the swirl disc (KHR_materials_anisotropy, KTX2 texture)
+              into renders/swirl_disc/, render it, print its table (sheets in renders/aniso/),
+              then animate the Fox into renders/fox-walkrun/
   render      set up a Vulkan adapter if needed, then run the render tool (ARGS passed on)
   animate     set up a Vulkan adapter if needed, then run the animate tool (ARGS passed on)
   bake        set up a Vulkan adapter if needed, then run the bake tool (ARGS passed on)
+  aniso       set up a Vulkan adapter if needed, then print the swirl-disc table (ARGS passed on)
   bench       run the decode benchmark (ARGS passed on)
   skin-bench  run the skinning benchmark (ARGS passed on, e.g. --instances 1024,16384)
   gpu-bundle  build the benchmark into .gpu/ and fetch the Vulkan loader into .gl/
@@ -70,9 +76,10 @@ fn main() -> ExitCode {
             .and_then(|()| cargo(&root, &["run", "--release", "--example", "bake"]))
             .and_then(|()| cargo(&root, &["run", "--release", "--example", "render"]))
             .and_then(|()| helmet_from_ktx2(&root))
+            .and_then(|()| swirl_disc(&root))
             .and_then(|()| animate_fox(&root))
         }
-        "bake" | "render" | "bench" | "animate" => {
+        "bake" | "render" | "bench" | "animate" | "aniso" => {
             ensure_vulkan();
             cargo(
                 &root,
@@ -162,6 +169,57 @@ fn helmet_from_ktx2(root: &Path) -> Result<(), String> {
             "960x540",
             "-o",
             "renders/flighthelmet.png",
+        ],
+    )
+}
+
+/// The KHR_materials_anisotropy step of the demo: the swirl disc written as a glTF with a KTX2
+/// anisotropy texture into `renders/swirl_disc/`, rendered from that file in all four modes, then
+/// the swirl-disc table (direction error and PSNR under minification) with its sheets in
+/// `renders/aniso/`.
+fn swirl_disc(root: &Path) -> Result<(), String> {
+    let dir = "renders/swirl_disc";
+    cargo(
+        root,
+        &[
+            "run",
+            "--release",
+            "--example",
+            "aniso",
+            "--",
+            "--gltf",
+            dir,
+        ],
+    )?;
+    cargo(
+        root,
+        &[
+            "run",
+            "--release",
+            "--example",
+            "render",
+            "--",
+            "renders/swirl_disc/swirl_disc.gltf",
+            "--pitch",
+            "60",
+            "--yaw",
+            "20",
+            "--size",
+            "960x540",
+            "-o",
+            "renders/swirl_disc.png",
+        ],
+    )?;
+    cargo(
+        root,
+        &[
+            "run",
+            "--release",
+            "--example",
+            "aniso",
+            "--",
+            "--out",
+            "renders/aniso",
         ],
     )
 }
