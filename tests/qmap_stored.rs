@@ -34,7 +34,7 @@ fn tangent_map(rng: &mut impl Rng, size: u32, twist: bool) -> QuatMap {
     let f = |uv: Vec2| uv.x - 0.5;
     tangent::bake_cpu(
         &levels,
-        twist.then_some(&f as tangent::Twist<'_>),
+        twist.then_some(tangent::TwistField::Uv(&f)),
         MapFormat::Rgba32Float,
     )
 }

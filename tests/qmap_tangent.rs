@@ -189,8 +189,12 @@ fn decoded_normal_is_normal_mapping_unmirrored_mirrored_and_tiled() {
         });
         let twist_field = |uv: Vec2| 2.0 * (std::f32::consts::TAU * uv.x).sin();
         for twist in [false, true] {
-            let tw = twist.then_some(tangent::TwistField::Uv(&twist_field));
-            let map = tangent::bake_cpu(std::slice::from_ref(&nm), tw, MapFormat::Rgba32Float);
+            let tw: Option<tangent::Twist<'_>> = twist.then_some(&twist_field);
+            let map = tangent::bake_cpu(
+                std::slice::from_ref(&nm),
+                tw.map(tangent::TwistField::Uv),
+                MapFormat::Rgba32Float,
+            );
             for format in StoredFormat::ALL {
                 if format == StoredFormat::Bc5 && twist {
                     continue;

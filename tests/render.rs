@@ -128,7 +128,7 @@ fn tangent_field(with_twist: bool) -> QuatMap {
     let twist = |uv: Vec2| 1.05 * (std::f32::consts::TAU * uv.x).sin();
     tangent::bake_cpu(
         &levels,
-        with_twist.then_some(&twist as tangent::Twist<'_>),
+        with_twist.then_some(tangent::TwistField::Uv(&twist)),
         MapFormat::Rgba32Float,
     )
 }
