@@ -231,9 +231,9 @@ fn bad_ktx2_files_are_errors_not_panics() {
     bare.key_values.clear();
     let e = EncodedMap::from_ktx2("bare.ktx2", &bare, None).expect_err("no kind");
     assert!(e.to_string().contains(KEY_SPACE), "{e}");
-    // A file of a vkFormat nothing here reads (R8G8B8A8_UNORM, 37) patched into the header.
+    // A file of a vkFormat nothing here reads (B8G8R8A8_UNORM, 44) patched into the header.
     let mut patched = bytes.clone();
-    patched[12..16].copy_from_slice(&37u32.to_le_bytes());
-    let e = ktx2::read(&patched).expect_err("vkFormat 37");
-    assert!(e.to_string().contains("37"), "{e}");
+    patched[12..16].copy_from_slice(&44u32.to_le_bytes());
+    let e = ktx2::read(&patched).expect_err("vkFormat 44");
+    assert!(e.to_string().contains("44"), "{e}");
 }
