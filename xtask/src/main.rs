@@ -141,27 +141,11 @@ fn helmet_from_ktx2(root: &Path) -> Result<(), String> {
     }
     let helmet = helmet.to_string_lossy().into_owned();
     let dir = "qmaps/FlightHelmet";
-    cargo(
+    example(root, "bake", &[&helmet, "-o", dir])?;
+    example(
         root,
+        "render",
         &[
-            "run",
-            "--release",
-            "--example",
-            "bake",
-            "--",
-            &helmet,
-            "-o",
-            dir,
-        ],
-    )?;
-    cargo(
-        root,
-        &[
-            "run",
-            "--release",
-            "--example",
-            "render",
-            "--",
             &helmet,
             "--maps",
             dir,
@@ -173,32 +157,24 @@ fn helmet_from_ktx2(root: &Path) -> Result<(), String> {
     )
 }
 
+/// `cargo run --release --example NAME -- ARGS`.
+fn example(root: &Path, name: &str, args: &[&str]) -> Result<(), String> {
+    cargo(
+        root,
+        &[&["run", "--release", "--example", name, "--"], args].concat(),
+    )
+}
+
 /// The KHR_materials_anisotropy step of the demo: the swirl disc written as a glTF with a KTX2
 /// anisotropy texture into `renders/swirl_disc/`, rendered from that file in all four modes, then
 /// the swirl-disc table (direction error and PSNR under minification) with its sheets in
 /// `renders/aniso/`.
 fn swirl_disc(root: &Path) -> Result<(), String> {
-    let dir = "renders/swirl_disc";
-    cargo(
+    example(root, "aniso", &["--gltf", "renders/swirl_disc"])?;
+    example(
         root,
+        "render",
         &[
-            "run",
-            "--release",
-            "--example",
-            "aniso",
-            "--",
-            "--gltf",
-            dir,
-        ],
-    )?;
-    cargo(
-        root,
-        &[
-            "run",
-            "--release",
-            "--example",
-            "render",
-            "--",
             "renders/swirl_disc/swirl_disc.gltf",
             "--pitch",
             "60",
@@ -210,18 +186,7 @@ fn swirl_disc(root: &Path) -> Result<(), String> {
             "renders/swirl_disc.png",
         ],
     )?;
-    cargo(
-        root,
-        &[
-            "run",
-            "--release",
-            "--example",
-            "aniso",
-            "--",
-            "--out",
-            "renders/aniso",
-        ],
-    )
+    example(root, "aniso", &["--out", "renders/aniso"])
 }
 
 /// The demo's last step: the Fox's walk/run blend skinned on the GPU (`examples/animate.rs`),
