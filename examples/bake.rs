@@ -244,6 +244,10 @@ struct Report {
     material: Option<String>,
     primitives: Vec<String>,
     normal_map: Option<String>,
+    /// The anisotropy texture whose direction the map carries.
+    anisotropy: Option<String>,
+    /// How the map is stored (per map: a twist makes a tangent-space map BC7).
+    format: StoredFormat,
     map_stats: qmap::MapStats,
     levels: usize,
     width: u32,
@@ -365,8 +369,10 @@ fn check_normal_map_sizes(jobs: &[Job], scene: Option<&Scene>, args: &Args) -> R
         return Ok(());
     }
     for job in jobs {
-        let NormalSource::Image(src, _) = &job.normal else {
-            continue;
+        // A tangent-space map has the normal map's size, or the anisotropy texture's without one.
+        let src = match (&job.normal, &job.anisotropy) {
+            (NormalSource::Image(src, _), _) | (NormalSource::None, Some((src, _))) => src,
+            _ => continue,
         };
         let mesh_file = scene.map_or_else(|| PathBuf::from(&job.label), |s| s.source.clone());
         let img = src.decode().map_err(|e| qmap::BakeError::Image {
@@ -375,8 +381,13 @@ fn check_normal_map_sizes(jobs: &[Job], scene: Option<&Scene>, args: &Args) -> R
             problem: e,
         })?;
         if let Err(e) = qtangent::qmap::bc::check_size(img.width(), img.height()) {
+            let what = if matches!(job.normal, NormalSource::Image(..)) {
+                "normal map"
+            } else {
+                "anisotropy texture"
+            };
             return Err(format!(
-                "{}: normal map {}: {e} (--format {})",
+                "{}: {what} {}: {e} (--format {})",
                 job.label,
                 src.describe(),
                 args.stored()
@@ -765,6 +776,8 @@ fn bake_one(
         material: job.material.clone(),
         primitives: prepared.iter().map(|p| p.label.clone()).collect(),
         normal_map: normal_name,
+        anisotropy: job.anisotropy.as_ref().map(|(src, _)| src.describe()),
+        format: stored,
         map_stats: map.stats,
         levels: map.levels.len(),
         width: map.width(),
@@ -810,6 +823,8 @@ fn report_json(r: &Report) -> Value {
         "material": r.material,
         "primitives": r.primitives,
         "normal_map": r.normal_map,
+        "anisotropy_texture": r.anisotropy,
+        "format": r.format.name(),
         "width": r.width,
         "height": r.height,
         "levels": r.levels,
@@ -856,7 +871,17 @@ fn print_text(
         reports.len(),
         args.space().name(),
         if reports.len() == 1 { "" } else { "s" },
-        args.stored(),
+        {
+            // Per map: a material's anisotropy makes its tangent-space map BC7.
+            let mut names: Vec<&str> = reports.iter().map(|r| r.format.name()).collect();
+            names.sort_unstable();
+            names.dedup();
+            if names.is_empty() {
+                args.stored().name().to_string()
+            } else {
+                names.join(", ")
+            }
+        },
         args.container,
         ms(load),
     );
@@ -886,6 +911,13 @@ fn print_text(
                 .as_deref()
                 .unwrap_or("none (interpolated vertex frames)")
         );
+        if let Some(a) = &r.anisotropy {
+            outln!(
+                out,
+                "  aniso   direction from {a} (KHR_materials_anisotropy), stored {}",
+                r.format
+            );
+        }
         outln!(
             out,
             "  texels  covered {} ({:.1}%), fringe {}, padded {}, overlapping {}, mirrored {}, \

@@ -677,6 +677,13 @@ fn anisotropy_texture_becomes_the_tangent_space_maps_twist() {
     let gltf_str = gltf.to_string_lossy().into_owned();
     let report = bake_json(&[&gltf_str, "-o", &out_str]);
     let m = &report["maps"][0];
+    assert_eq!(m["format"], "bc7", "{m}");
+    assert!(
+        m["anisotropy_texture"]
+            .as_str()
+            .is_some_and(|t| t.ends_with("swirl_disc_anisotropy.png")),
+        "{m}"
+    );
     let path = PathBuf::from(m["files"]["ktx2"].as_str().expect("ktx2 path"));
     let tex = qtangent::ktx2::read_file(&path).expect("reads");
     assert_eq!(tex.format, qtangent::ktx2::TexelFormat::Bc7Unorm);
