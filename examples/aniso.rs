@@ -7,7 +7,8 @@
 //! - the reference with the KHR_materials_anisotropy RG map filtered as engines filter it
 //!   (trilinear, box-filtered mips), written canonical (y ≥ 0) and oriented;
 //! - the tangent-space and the object-space quaternion maps (both baked from the canonical RG
-//!   map), compressed (the default, BC7) and rgba16f.
+//!   map), compressed (the defaults: BC5 of (z, w) in tangent space, BC7 in object space) and
+//!   rgba16f.
 //!
 //! Each is compared with a supersampled ground truth of the analytic field: the mean and p99
 //! axial error of the rendered anisotropy direction, and the PSNR of the picture (pixels fully
@@ -65,7 +66,7 @@ struct Args {
 
 /// One column of the table: a label, which upload and which frame source.
 struct Config {
-    label: &'static str,
+    label: String,
     upload: usize,
     source: FrameSource,
 }
@@ -150,37 +151,50 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for w in uploads.iter().flat_map(|u| &u.warnings) {
         eprintln!("warning: {w}");
     }
+    // The compressed maps' formats as the renderer chose them (a twist alone: BC5 of (z, w);
+    // object space: BC7).
+    let stored = |formats: &[(String, Option<StoredFormat>)]| {
+        formats
+            .first()
+            .and_then(|f| f.1)
+            .map_or_else(|| "none".to_string(), |f| f.name().to_string())
+    };
+    let (tangent_c, object_c) = (
+        stored(&uploads[0].tangent_map_formats),
+        stored(&uploads[0].object_map_formats),
+    );
+    let config = |label: String, upload, source| Config {
+        label,
+        upload,
+        source,
+    };
     let configs = [
-        Config {
-            label: "RG map, canonical (reference)",
-            upload: 0,
-            source: FrameSource::Reference,
-        },
-        Config {
-            label: "RG map, oriented (reference)",
-            upload: 2,
-            source: FrameSource::Reference,
-        },
-        Config {
-            label: "tangent-space map, bc7",
-            upload: 0,
-            source: FrameSource::QuatMapTangent,
-        },
-        Config {
-            label: "tangent-space map, rgba16f",
-            upload: 1,
-            source: FrameSource::QuatMapTangent,
-        },
-        Config {
-            label: "object-space map, bc7",
-            upload: 0,
-            source: FrameSource::QuatMap,
-        },
-        Config {
-            label: "object-space map, rgba16f",
-            upload: 1,
-            source: FrameSource::QuatMap,
-        },
+        config(
+            "RG map, canonical (reference)".into(),
+            0,
+            FrameSource::Reference,
+        ),
+        config(
+            "RG map, oriented (reference)".into(),
+            2,
+            FrameSource::Reference,
+        ),
+        config(
+            format!("tangent-space map, {tangent_c}"),
+            0,
+            FrameSource::QuatMapTangent,
+        ),
+        config(
+            "tangent-space map, rgba16f".into(),
+            1,
+            FrameSource::QuatMapTangent,
+        ),
+        config(
+            format!("object-space map, {object_c}"),
+            0,
+            FrameSource::QuatMap,
+        ),
+        config("object-space map, rgba16f".into(), 1, FrameSource::QuatMap),
     ];
     let camera = disc::camera();
     let lighting = disc::lighting();
@@ -246,7 +260,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         eprintln!("wrote {}", out.display());
     }
     println!(
-        "\nSheets (top: truth, RG canonical, tangent-space bc7, object-space bc7; bottom: direction error, black 0° to white 20°) in {}",
+        "\nSheets (top: truth, RG canonical, tangent-space {tangent_c}, object-space {object_c}; bottom: direction error, black 0° to white 20°) in {}",
         args.out.display()
     );
     Ok(())

@@ -645,16 +645,20 @@ fn bake_one(
     let mut times = vec![("load", load)];
 
     let space = args.space();
-    let stored = match (args.format, field.is_some()) {
+    // A tangent-space map with a twist (the anisotropy direction) and a tilt (a normal map)
+    // needs four channels; BC5 holds either alone ((z, w) for a twist, EncodedMap::twist_only).
+    let four = space == MapSpace::Tangent && field.is_some() && normal_image.is_some();
+    let stored = match (args.format, four) {
         (Some(StoredFormat::Bc5), true) => {
             ui.warn(format!(
-                "{}: bc5 cannot hold the anisotropy direction (a twist, z ≠ 0); stored as bc7",
+                "{}: bc5 cannot hold the anisotropy direction (a twist) with the normal map (a \
+                 tilt); stored as bc7",
                 job.label
             ));
             StoredFormat::Bc7
         }
         (Some(f), _) => f,
-        (None, twist) => StoredFormat::default_for(space, twist),
+        (None, four) => StoredFormat::default_for(space, four),
     };
     let mut progress = |stage: &'static str, done: u64, total: u64| {
         ui.stage(&job.name, stage, done, total);
@@ -693,9 +697,10 @@ fn bake_one(
                 (None, Some((_, (w, h)))) => NormalMap::flat_levels(*w, *h),
                 (None, None) => return Ok(None),
             };
+            // Axial: stored doubled (EncodedMap::axial_twist).
             let twist = field.as_ref().map(|(f, _)| {
                 let sizes: Vec<(u32, u32)> = levels.iter().map(|l| (l.width, l.height)).collect();
-                f.twist_levels(&sizes)
+                f.axial_twist_levels(&sizes)
             });
             let twist = twist.as_deref().map(qmap::tangent::TwistField::Texels);
             let mips_time = t.elapsed();
@@ -726,6 +731,13 @@ fn bake_one(
     ui.stage(&job.name, "store", 0, 1);
     let mut files = Vec::new();
     if args.container == "exr" {
+        if space == MapSpace::Tangent && field.is_some() {
+            ui.warn(format!(
+                "{}: the EXR holds the anisotropy twist doubled (axial: halve it to decode, which \
+                 KTX2 records as qtangent.twist = axial); EXR carries no such flag",
+                job.label
+            ));
+        }
         times.push(("store", t.elapsed()));
         let t = Instant::now();
         let path = args.out.join(format!("{}.exr", job.name));
@@ -734,7 +746,7 @@ fn bake_one(
         write_previews(&map, space, job, args, &mut files)?;
         times.push(("write", t.elapsed()));
     } else {
-        let encoded = EncodedMap::encode(
+        let mut encoded = EncodedMap::encode(
             &map,
             space,
             stored,
@@ -742,6 +754,7 @@ fn bake_one(
             qtangent::gpu::maps::BC7_QUALITY,
         )
         .map_err(|e| format!("{}: {e}", job.label))?;
+        encoded.axial_twist = space == MapSpace::Tangent && field.is_some();
         times.push(("store", t.elapsed()));
         let t = Instant::now();
         ui.stage(&job.name, "write KTX2", 0, 1);

@@ -23,6 +23,9 @@ override FRAME_SOURCE: u32 = 0u;
 // Object-space maps: 0 handedness from the map's plane; 1 derived from the UV winding
 // (derived_handedness).
 override MAP_HANDEDNESS: u32 = 0u;
+// Tangent-space maps: true when the map's twist is stored doubled (axial: an anisotropy
+// direction, d ≡ −d); qmap_halve_twist recovers the rotation.
+override MAP_AXIAL: bool = false;
 
 const PI: f32 = 3.141592653589793;
 // Smallest perceptual roughness used (α⁴ stays representable in the GGX denominator).
@@ -183,7 +186,10 @@ fn shading_frame(in: VertexOut, front: bool) -> Frame {
         }
     } else if FRAME_SOURCE == 2u {
         // The vertex frame turned by the tangent-space map's rotation, at the mesh's UVs.
-        let r = qmap_quat(map_quats, map_sampler, in.uv, true);
+        var r = qmap_quat(map_quats, map_sampler, in.uv, true);
+        if MAP_AXIAL {
+            r = qmap_halve_twist(r);
+        }
         let n0 = normalize(in.normal);
         let t0 = orthonormal_tangent(n0, in.tangent.xyz);
         h = select(-1.0, 1.0, in.tangent.w >= 0.0);

@@ -30,17 +30,17 @@ pub fn bake_format(stored: StoredFormat) -> MapFormat {
 
 /// The format a map of `space` and `size` is stored in under `options`: the asked one, or the
 /// compressed default. Where that cannot hold the map the renderer still draws it, and `warn`
-/// says how: BC5 asked of an object-space map or of a twist becomes BC7 (it cannot hold z or
-/// w); a block format of a size BC cannot take (a side not a multiple of 4, e.g. a 250² normal
+/// says how: BC5 asked of an object-space map or of a tilt with a twist becomes BC7 (it holds
+/// two numbers a texel); a block format of a size BC cannot take (a side not a multiple of 4, e.g. a 250² normal
 /// map) becomes rgba16f.
 fn choose(
     options: &MapOptions,
     space: MapSpace,
-    (twist, size): (bool, (u32, u32)),
+    (four_channels, size): (bool, (u32, u32)),
     what: &str,
     warn: &mut dyn FnMut(String),
 ) -> StoredFormat {
-    let format = choose_kind(options, space, twist, what, warn);
+    let format = choose_kind(options, space, four_channels, what, warn);
     if format.is_compressed() {
         if let Err(e) = crate::qmap::bc::check_size(size.0, size.1) {
             warn(format!("{what}: {e}; stored as rgba16f"));
@@ -53,16 +53,16 @@ fn choose(
 fn choose_kind(
     options: &MapOptions,
     space: MapSpace,
-    twist: bool,
+    four_channels: bool,
     what: &str,
     warn: &mut dyn FnMut(String),
 ) -> StoredFormat {
     match options.format {
-        Some(StoredFormat::Bc5) if space == MapSpace::Object || twist => {
+        Some(StoredFormat::Bc5) if space == MapSpace::Object || four_channels => {
             warn(format!(
                 "{what}: bc5 cannot hold {}; stored as bc7",
-                if twist {
-                    "a twist (z ≠ 0)"
+                if four_channels {
+                    "a tilt and a twist (x, y, z ≠ 0)"
                 } else {
                     "an object-space map"
                 }
@@ -70,7 +70,7 @@ fn choose_kind(
             StoredFormat::Bc7
         }
         Some(f) => f,
-        None => StoredFormat::default_for(space, twist),
+        None => StoredFormat::default_for(space, four_channels),
     }
 }
 
@@ -255,9 +255,9 @@ pub fn tangent_map(
         }
     }
     if let Some(authored) = &material.tangent_map {
-        let twist = tangent::has_twist(authored);
+        let four = tangent::has_twist(authored) && tangent::has_tilt(authored);
         let size = (authored.width(), authored.height());
-        let format = choose(options, MapSpace::Tangent, (twist, size), &what, warn);
+        let format = choose(options, MapSpace::Tangent, (four, size), &what, warn);
         return store(
             authored,
             MapSpace::Tangent,
@@ -274,15 +274,21 @@ pub fn tangent_map(
         (None, Some(a)) => NormalMap::flat_levels(a.width(), a.height()),
         (None, None) => return Ok(None),
     };
+    // Axial: the twist is stored doubled (EncodedMap::axial_twist), so d and −d are q and −q.
     let twist = field.map(|f| {
         let sizes: Vec<(u32, u32)> = levels.iter().map(|l| (l.width, l.height)).collect();
-        f.twist_levels(&sizes)
+        f.axial_twist_levels(&sizes)
     });
+    let axial = twist.is_some();
     let twist = twist.as_deref().map(tangent::TwistField::Texels);
+    // Four channels for a normal map's tilt and a twist together; BC5 holds either alone.
     let format = choose(
         options,
         MapSpace::Tangent,
-        (twist.is_some(), (levels[0].width, levels[0].height)),
+        (
+            twist.is_some() && material.normal.is_some(),
+            (levels[0].width, levels[0].height),
+        ),
         &what,
         warn,
     );
@@ -294,7 +300,10 @@ pub fn tangent_map(
     } else {
         super::bake_tangent::bake_gpu(ctx, &levels, twist, bake_format(format))?
     };
-    store(&map, MapSpace::Tangent, format, (false, options.bc7), &what).map(Some)
+    store(&map, MapSpace::Tangent, format, (false, options.bc7), &what).map(|mut m| {
+        m.axial_twist = axial;
+        Some(m)
+    })
 }
 
 /// An object-space map of a scene mesh, and the UV layout it was baked in when the mesh's UVs

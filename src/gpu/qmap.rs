@@ -84,6 +84,11 @@ pub struct GpuQuatMap {
     pub stored: StoredFormat,
     /// Object or tangent space.
     pub space: MapSpace,
+    /// A tangent-space map whose twist is stored doubled
+    /// ([`crate::qmap::stored::EncodedMap::axial_twist`]): shaders halve it.
+    pub axial_twist: bool,
+    /// A BC5 map of (z, w), a twist alone ([`crate::qmap::stored::EncodedMap::twist_only`]).
+    pub twist_only: bool,
     /// Whether `handedness` holds the map's own plane (false: a 1×1 +1 stand-in; the handedness
     /// is derived or comes from the vertex).
     pub plane: bool,
@@ -341,6 +346,8 @@ pub fn upload_encoded(
             },
             stored: map.format,
             space: map.space,
+            axial_twist: map.axial_twist,
+            twist_only: map.twist_only,
             plane,
             width,
             height,

@@ -175,13 +175,20 @@ pub struct MapShading {
     pub decode: u32,
     /// Object-space handedness from the UV winding (no plane).
     pub derived_handedness: bool,
+    /// A tangent-space map with a doubled (axial) twist (`MAP_AXIAL`).
+    pub axial_twist: bool,
 }
 
 impl MapShading {
     fn of(map: &GpuQuatMap) -> Self {
         Self {
-            decode: map.stored.decode_code(),
+            decode: if map.twist_only {
+                3
+            } else {
+                map.stored.decode_code()
+            },
             derived_handedness: !map.plane,
+            axial_twist: map.axial_twist,
         }
     }
 }
@@ -528,6 +535,7 @@ impl Renderer {
                 "MAP_HANDEDNESS",
                 if shading.derived_handedness { 1.0 } else { 0.0 },
             ),
+            ("MAP_AXIAL", if shading.axial_twist { 1.0 } else { 0.0 }),
         ];
         let label = format!("lit {} {output:?}", source.label());
         let pipeline = ctx.scoped(&format!("creating the {label} pipeline"), || {

@@ -231,6 +231,19 @@ impl DirectionField {
     pub fn twist_levels(&self, sizes: &[(u32, u32)]) -> Vec<Vec<f32>> {
         sizes.iter().map(|&(w, h)| self.twist_level(w, h)).collect()
     }
+
+    /// [`DirectionField::twist_levels`] doubled: the twist of an **axial** tangent-space map
+    /// (`crate::qmap::stored::EncodedMap::axial_twist`), 2φ, the same for d and −d — so the
+    /// orientation does not matter to it, and a field that turns once round a point (circles)
+    /// gives rotations that turn twice, back to where they started: no seam.
+    #[must_use]
+    pub fn axial_twist_levels(&self, sizes: &[(u32, u32)]) -> Vec<Vec<f32>> {
+        let mut levels = self.twist_levels(sizes);
+        for phi in levels.iter_mut().flatten() {
+            *phi *= 2.0;
+        }
+        levels
+    }
 }
 
 impl DirectionLevel {

@@ -99,12 +99,12 @@ impl StoredFormat {
     }
 
     /// The compressed format a map of `space` is stored in by default: BC5 for tangent-space
-    /// maps ([`StoredFormat::Bc7`] when they have a twist, see [`StoredFormat::default_for`]),
-    /// BC7 for object-space maps.
+    /// maps — of (x, y) for a tilt, of (z, w) for a twist alone — and [`StoredFormat::Bc7`] for
+    /// those that need `four_channels` (a tilt and a twist) and for object-space maps.
     #[must_use]
-    pub fn default_for(space: MapSpace, twist: bool) -> Self {
+    pub fn default_for(space: MapSpace, four_channels: bool) -> Self {
         match space {
-            MapSpace::Tangent if !twist => StoredFormat::Bc5,
+            MapSpace::Tangent if !four_channels => StoredFormat::Bc5,
             _ => StoredFormat::Bc7,
         }
     }
@@ -200,6 +200,19 @@ pub struct EncodedMap {
     /// The handedness plane (R8 SNORM: ±127, background 0) per level, when kept; `None` when
     /// derived from the UV winding (object space) or taken from the vertex (tangent space).
     pub handedness: Option<Vec<Vec<u8>>>,
+    /// A tangent-space map whose twist about the normal is stored **doubled**, `arc ⊗ rot_z(2φ)`:
+    /// an axial direction field (KHR_materials_anisotropy: d ≡ −d), for which φ and φ + π are the
+    /// same groove, so the stored rotations of d and −d are q and −q — the hemisphere rule's
+    /// case — and a field that turns once round a point has no seam at all. Decoders halve the
+    /// twist ([`tangent::halve_twist`]); the twist's quantisation error is halved with it. KTX2
+    /// key [`KEY_TWIST`] = `axial`.
+    pub axial_twist: bool,
+    /// A BC5 tangent-space map of a twist alone (x = y = 0 everywhere: an anisotropy direction
+    /// or a brushed field without a normal map) holding (z, w) instead of (x, y): the normal is
+    /// exact, and each of the twist's two numbers gets BC5's own endpoints (BC7's four channels
+    /// share them, tilting the normal by ~0.7° on the swirl disc). KTX2 key [`KEY_CHANNELS`] =
+    /// `zw`.
+    pub twist_only: bool,
 }
 
 /// KTX2 key of the map space.
@@ -211,6 +224,14 @@ pub const KEY_DECODE: &str = "qtangent.decode";
 /// KTX2 key of the material the map is of (written by `bake`; how `render --maps` finds a map
 /// whose file name had to differ from the material's).
 pub const KEY_MATERIAL: &str = "qtangent.material";
+/// KTX2 key naming the quaternion components a two-channel (BC5) map holds: `zw` for a twist
+/// alone ([`EncodedMap::twist_only`]); absent, (x, y).
+pub const KEY_CHANNELS: &str = "qtangent.channels";
+/// KTX2 key saying a tangent-space map's twist is stored doubled ([`EncodedMap::axial_twist`]):
+/// `axial`.
+pub const KEY_TWIST: &str = "qtangent.twist";
+/// What [`KEY_TWIST`]'s value says.
+const TWIST_AXIAL: &str = "axial";
 
 fn text(s: &str) -> Vec<u8> {
     let mut v = s.as_bytes().to_vec();
@@ -222,11 +243,13 @@ impl EncodedMap {
     /// Stores `map` (of `space`) in `format`. Plain formats re-quantise each texel
     /// ([`MapFormat::texel_bytes`]); BC7 encodes `q·½+½`, with background texels (q = 0) of
     /// object-space maps as don't-care so they never spoil a block; BC5 encodes (x, y) of a
-    /// tangent-space map without a twist. `keep_handedness` keeps the object-space plane.
+    /// tangent-space map without a twist, or (z, w) of one with a twist and no tilt
+    /// ([`EncodedMap::twist_only`]). `keep_handedness` keeps the object-space plane.
     ///
     /// # Errors
     /// [`BakeError::Settings`] for a format that cannot hold the map (BC5 of an object-space map
-    /// or of a tangent-space map with a twist) or a size BC cannot take (not a multiple of 4).
+    /// or of a tangent-space map with a twist and a tilt) or a size BC cannot take (not a
+    /// multiple of 4).
     pub fn encode(
         map: &QuatMap,
         space: MapSpace,
@@ -239,6 +262,7 @@ impl EncodedMap {
             bc::check_size(width, height).map_err(|e| BakeError::Settings(e.to_string()))?;
         }
         let bc_err = |e: bc::BcError| BakeError::Settings(e.to_string());
+        let mut twist_only = false;
         let levels: Vec<Vec<u8>> = match format {
             StoredFormat::Plain(f) => map
                 .levels
@@ -251,16 +275,26 @@ impl EncodedMap {
                         "--format bc5 holds two channels, (x, y) of a tangent-space rotation; an object-space map needs all four: use --format bc7".into(),
                     ));
                 }
-                if tangent::has_twist(map) {
+                twist_only = tangent::has_twist(map);
+                if twist_only && tangent::has_tilt(map) {
                     return Err(BakeError::Settings(
-                        "--format bc5 holds (x, y) only, but this tangent-space map has a twist (z ≠ 0): use --format bc7".into(),
+                        "--format bc5 holds two numbers a texel, but this tangent-space map has a tilt (x, y ≠ 0) and a twist (z ≠ 0): use --format bc7".into(),
                     ));
                 }
                 map.levels
                     .iter()
                     .map(|l| {
-                        let xy: Vec<[f32; 2]> = l.quats.iter().map(|q| [q.x, q.y]).collect();
-                        bc::encode_bc5_snorm(l.width, l.height, &xy).map_err(bc_err)
+                        let pairs: Vec<[f32; 2]> = if twist_only {
+                            // Each block in one hemisphere, as for BC7: (z, w) and (−z, −w)
+                            // side by side would stretch the endpoints over both.
+                            block_aligned(l.width, l.height, &l.quats, None)
+                                .iter()
+                                .map(|q| [q.z, q.w])
+                                .collect()
+                        } else {
+                            l.quats.iter().map(|q| [q.x, q.y]).collect()
+                        };
+                        bc::encode_bc5_snorm(l.width, l.height, &pairs).map_err(bc_err)
                     })
                     .collect::<Result<_, _>>()?
             }
@@ -307,7 +341,20 @@ impl EncodedMap {
             height,
             levels,
             handedness,
+            axial_twist: false,
+            twist_only,
         })
+    }
+
+    /// The shader's `MAP_DECODE` for this map: [`StoredFormat::decode_code`], or 3 for a BC5 map
+    /// of (z, w) ([`EncodedMap::twist_only`]).
+    #[must_use]
+    pub fn decode_code(&self) -> u32 {
+        if self.twist_only {
+            3
+        } else {
+            self.format.decode_code()
+        }
     }
 
     /// Size of level `k`.
@@ -348,6 +395,11 @@ impl EncodedMap {
                     })
                     .collect()
             }
+            StoredFormat::Bc5 if self.twist_only => bc::decode_bc5_snorm(w, h, bytes)
+                .map_err(bc_err)?
+                .into_iter()
+                .map(|[z, w]| Vec4::new(0.0, 0.0, z, w))
+                .collect(),
             StoredFormat::Bc5 => bc::decode_bc5_snorm(w, h, bytes)
                 .map_err(bc_err)?
                 .into_iter()
@@ -397,14 +449,28 @@ impl EncodedMap {
     #[must_use]
     pub fn to_ktx2(&self) -> (Ktx2Texture, Option<Ktx2Texture>) {
         let kv = |extra: &str| {
-            vec![
+            let mut kv = vec![
                 (KEY_SPACE.to_string(), text(self.space.name())),
                 (KEY_FORMAT.to_string(), text(extra)),
                 (
                     KEY_DECODE.to_string(),
                     text(self.format.decode_text(self.space)),
                 ),
-            ]
+            ];
+            let mut decode = if self.twist_only {
+                "q = (0, 0, r, g) from the snorm sample (a twist alone); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h".to_string()
+            } else {
+                self.format.decode_text(self.space).to_string()
+            };
+            if self.twist_only {
+                kv.push((KEY_CHANNELS.to_string(), text("zw")));
+            }
+            if self.axial_twist {
+                kv.push((KEY_TWIST.to_string(), text(TWIST_AXIAL)));
+                decode.push_str("; the twist about z is stored doubled (axial): t = normalize(0, 0, q.z, q.w), q = (q * conj(t)) * normalize(t + (0, 0, 0, 1)) before use");
+            }
+            kv[2].1 = text(&decode);
+            kv
         };
         let main = Ktx2Texture {
             format: self.format.texel_format(),
@@ -490,6 +556,25 @@ impl EncodedMap {
                 Some(p.levels.clone())
             }
         };
+        let axial_twist = match crate::ktx2::key_value_text(main, KEY_TWIST) {
+            None => false,
+            Some(TWIST_AXIAL) if space == MapSpace::Tangent => true,
+            Some(s) => {
+                return fail(format!(
+                    "{KEY_TWIST} is '{s}' for a {} map; only '{TWIST_AXIAL}' of a tangent-space map is known",
+                    space.name()
+                ))
+            }
+        };
+        let twist_only = match crate::ktx2::key_value_text(main, KEY_CHANNELS) {
+            None => false,
+            Some("zw") if format == StoredFormat::Bc5 => true,
+            Some(s) => {
+                return fail(format!(
+                    "{KEY_CHANNELS} is '{s}' for a {format} map; only 'zw' of a bc5 map is known"
+                ))
+            }
+        };
         Ok(Self {
             space,
             format,
@@ -497,6 +582,8 @@ impl EncodedMap {
             height: main.height,
             levels: main.levels.clone(),
             handedness,
+            axial_twist,
+            twist_only,
         })
     }
 }
@@ -584,7 +671,8 @@ impl EncodedMap {
     /// Per-texel error of level 0 against `exact` (the same map's unquantised rotations, e.g. an
     /// rgba32f bake), over the texels where `mask` is true (and neither side is background):
     /// the angles, in degrees, between the decoded and the exact normal (`q·Z`) and tangent
-    /// (`q·X`). Judges lossy formats by what they turn the frame into, not by component error.
+    /// (`q·X`; for an [`EncodedMap::axial_twist`] map, twists halved and the tangent compared as
+    /// an axis). Judges lossy formats by what they turn the frame into, not by component error.
     /// [`AngleStats::of`] summarises them; the `maps` table pools them over materials.
     ///
     /// # Errors
@@ -610,12 +698,23 @@ impl EncodedMap {
             if !*m || *d == Vec4::ZERO || *e == Vec4::ZERO {
                 continue;
             }
+            let (d, e) = if self.axial_twist {
+                (&tangent::halve_twist(*d), &tangent::halve_twist(*e))
+            } else {
+                (d, e)
+            };
             let (qd, qe) = (
                 glam::Quat::from_vec4(*d).normalize(),
                 glam::Quat::from_vec4(*e).normalize(),
             );
             normals.push(angle_deg(qd * glam::Vec3::Z, qe * glam::Vec3::Z));
-            tangents.push(angle_deg(qd * glam::Vec3::X, qe * glam::Vec3::X));
+            let t = angle_deg(qd * glam::Vec3::X, qe * glam::Vec3::X);
+            // An axial map's tangent is a groove: t and −t are the same.
+            tangents.push(if self.axial_twist {
+                t.min(180.0 - t)
+            } else {
+                t
+            });
         }
         Ok((normals, tangents))
     }

@@ -208,6 +208,44 @@ pub fn align(levels: &mut [MapLevel]) {
     }
 }
 
+/// The rotation of an **axial** tangent-space map's texel (one whose twist is stored doubled,
+/// [`crate::qmap::stored::EncodedMap::axial_twist`]): `r = swing ⊗ rot_z(2φ)` becomes
+/// `swing ⊗ rot_z(φ)`. The twist about z is split off (swing–twist: for a swing with zero z,
+/// r's (z, w) is the twist's times the swing's w > 0), halved (`normalize(t + 1)`) and put back.
+/// r and −r give φ and φ + π: the same groove, so the hemisphere rule needs nothing more; a
+/// twist of exactly 2π (t = −1) halves to the identity, which is φ = π axially. `r` need not be
+/// unit. Mirrors `qmap_halve_twist` in `shaders/qmap.wgsl`.
+#[must_use]
+pub fn halve_twist(r: Vec4) -> Vec4 {
+    let tl2 = r.z * r.z + r.w * r.w;
+    if tl2 < 1e-24 {
+        return r;
+    }
+    let t = Vec4::new(0.0, 0.0, r.z, r.w) * (1.0 / tl2.sqrt());
+    let swing = quat_mul(r, Vec4::new(0.0, 0.0, -t.z, t.w));
+    let h = t + Vec4::W;
+    let hl2 = h.dot(h);
+    let half = if hl2 < 1e-24 {
+        Vec4::W
+    } else {
+        h * (1.0 / hl2.sqrt())
+    };
+    quat_mul(swing, half)
+}
+
+/// Whether a tangent-space map has tilt content (x or y ≠ 0 somewhere: a normal map's): a map
+/// with a twist *and* a tilt needs four channels; one with either alone fits two (BC5 of (x, y)
+/// with w rebuilt, or of (z, w) with x = y = 0).
+#[must_use]
+pub fn has_tilt(map: &QuatMap) -> bool {
+    // As has_twist: one step of snorm8 is far above f32 noise; a pure twist has x = y = 0 exactly.
+    map.levels.iter().any(|l| {
+        l.quats
+            .iter()
+            .any(|q| q.x.abs().max(q.y.abs()) > 0.5 / 127.0)
+    })
+}
+
 /// Whether a tangent-space map has twist content (z ≠ 0 somewhere): such a map cannot be stored
 /// as (x, y) alone (BC5).
 #[must_use]
