@@ -663,10 +663,12 @@ fn impossible_flag_combinations_name_the_flag() {
 }
 
 /// A material with KHR_materials_anisotropy: `bake` turns its direction into the tangent-space
-/// map's twist, stored BC7 (BC5 cannot hold a twist: asked for, it warns and stores BC7), and
-/// every texel's decoded tangent runs along the texture's direction.
+/// map's twist, stored doubled (axial) and, without a normal map, as BC5 of (z, w); every texel's
+/// decoded tangent runs along the texture's direction. With a normal map too the map needs four
+/// channels: BC7 by default, and `--format bc5` warns and stores BC7.
 #[test]
 fn anisotropy_texture_becomes_the_tangent_space_maps_twist() {
+    use qtangent::qmap::tangent;
     use qtangent::render::disc::{self, RgLayout, TextureFile};
     let dir = tempdir();
     let size = 64;
@@ -677,7 +679,7 @@ fn anisotropy_texture_becomes_the_tangent_space_maps_twist() {
     let gltf_str = gltf.to_string_lossy().into_owned();
     let report = bake_json(&[&gltf_str, "-o", &out_str]);
     let m = &report["maps"][0];
-    assert_eq!(m["format"], "bc7", "{m}");
+    assert_eq!(m["format"], "bc5", "{m}");
     assert!(
         m["anisotropy_texture"]
             .as_str()
@@ -686,17 +688,29 @@ fn anisotropy_texture_becomes_the_tangent_space_maps_twist() {
     );
     let path = PathBuf::from(m["files"]["ktx2"].as_str().expect("ktx2 path"));
     let tex = qtangent::ktx2::read_file(&path).expect("reads");
-    assert_eq!(tex.format, qtangent::ktx2::TexelFormat::Bc7Unorm);
+    assert_eq!(tex.format, qtangent::ktx2::TexelFormat::Bc5Snorm);
+    assert_eq!(
+        qtangent::ktx2::key_value_text(&tex, "qtangent.channels"),
+        Some("zw")
+    );
+    assert_eq!(
+        qtangent::ktx2::key_value_text(&tex, "qtangent.twist"),
+        Some("axial")
+    );
     let map = qtangent::qmap::stored::EncodedMap::from_ktx2("disc", &tex, None).expect("a map");
+    assert!(map.twist_only && map.axial_twist);
     let quats = map.decode_level(0).expect("decodes");
     let texture = disc::texture(size, RgLayout::Canonical);
     let (mut sum, mut worst, mut n) = (0.0f32, 0.0f32, 0);
     for (q, p) in quats.iter().zip(texture.pixels()) {
+        // (0, 0, z, w): the normal is exactly +Z.
+        assert_eq!((q.x, q.y), (0.0, 0.0));
         if p.0[2] < 255 {
             continue; // judged where the disc is fully anisotropic
         }
         let d = glam::Vec2::new(f32::from(p.0[0]), f32::from(p.0[1])) / 127.5 - glam::Vec2::ONE;
-        let t = glam::Quat::from_vec4(q.normalize()) * glam::Vec3::X;
+        let r = tangent::halve_twist(*q);
+        let t = glam::Quat::from_vec4(r.normalize()) * glam::Vec3::X;
         // The map's frame is [t, b, n] in tangent space (x tangent, y bitangent): its tangent's
         // (x, y) is the direction, either sign.
         let e = glam::Vec2::new(t.x, t.y)
@@ -710,17 +724,37 @@ fn anisotropy_texture_becomes_the_tangent_space_maps_twist() {
         worst = worst.max(e);
         n += 1;
     }
-    // BC7 of q·½ + ½: 8-bit endpoints, so |Δq| ≈ 2/255 on a smooth block and the rotation 2|Δq|
-    // ≈ 0.9°; the 8-bit RG texture itself 0.32°. Blocks straddling the disc's direction edges
-    // (where the field turns 45° within a block) take BC7's interpolation error: the mean is
-    // judged, the worst printed.
+    // BC5: each channel's endpoints are 8-bit snorm (1/127 apart) and its 8 interpolated values
+    // 1/7 of the block's range apart; on a smooth block (z, w) moves by ~1/254, the doubled
+    // twist by as much in radians and the twist by half: 0.11°; the 8-bit RG texture adds
+    // 0.32°. Blocks that straddle the disc's changes of direction (45° within a block) take
+    // BC5's interpolation error: the mean is judged, the worst printed.
     let mean = sum / n as f32;
     assert!(
-        mean < 1.5,
+        mean < 1.0,
         "mean tangent error {mean:.2}° (worst {worst:.1}°) over {n} texels"
     );
 
-    let out = bake(&[&gltf_str, "--format", "bc5", "-o", &out_str]);
+    // With a normal map as well (a tilt and a twist): four channels.
+    let normal = dir.path().join("bumps.png");
+    qtangent::qmap::NormalMap::from_height(size, 2.0, |u, v| {
+        (std::f32::consts::TAU * u).sin() * (std::f32::consts::TAU * v).cos()
+    })
+    .to_rgba8()
+    .save(&normal)
+    .expect("writes the normal map");
+    let normal_str = normal.to_string_lossy().into_owned();
+    let report = bake_json(&[&gltf_str, "--normal-map", &normal_str, "-o", &out_str]);
+    assert_eq!(report["maps"][0]["format"], "bc7", "{report}");
+    let out = bake(&[
+        &gltf_str,
+        "--normal-map",
+        &normal_str,
+        "--format",
+        "bc5",
+        "-o",
+        &out_str,
+    ]);
     assert!(
         out.status.success(),
         "{}",
