@@ -30,11 +30,17 @@
 //!    oriented (half-turn singularities) fall where the field is weak or incoherent. A coarser
 //!    level takes the sign closest to the mean of its oriented children, so levels agree too.
 //!
-//! Oriented, the field becomes a twist φ = atan2(d.y, d.x) about the normal
-//! ([`super::tangent::texel_rotation`]): the tangent-space map's rotation or, turned into each
-//! texel's frame, the object-space map's tangent. The quaternion of a twist winds half as fast
-//! as the direction, so a field that turns once round a point (circles, spirals) turns q into
-//! −q: one seam ray, which the hemisphere alignment and the seam-robust sampler handle.
+//! The field becomes a twist φ = atan2(d.y, d.x) about the normal
+//! ([`super::tangent::texel_rotation`]):
+//!
+//! - in the **tangent-space map** doubled, 2φ ([`DirectionField::axial_twist_levels`]): d and −d
+//!   give q and −q, so the orientation does not matter to it and the hemisphere rule is all it
+//!   needs; the decoder halves the twist ([`super::tangent::halve_twist`]);
+//! - in the **object-space map** as it is, turned into each texel's frame ([`turn_raster`]): the
+//!   frame's rotation cannot be halved, so there the orientation is what keeps neighbours
+//!   together. The quaternion of a twist winds half as fast as the direction, so a field that
+//!   turns once round a point (circles, spirals) turns q into −q: one seam ray, which the
+//!   hemisphere alignment and the seam-robust sampler handle.
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
