@@ -10,21 +10,33 @@ use glam::{DVec3, Mat3, Quat, Vec3, Vec4};
 use crate::quat::quat_to_mat3;
 
 /// Why a frame could not be built.
-#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum FrameError {
     /// A component is NaN or infinite.
-    #[error("the {0} has a NaN or infinite component")]
     NonFinite(&'static str),
     /// A vector is (nearly) zero, so it has no direction.
-    #[error("the {0} has zero length")]
     ZeroLength(&'static str),
     /// The tangent is (nearly) parallel to the normal, so no tangent direction is left.
-    #[error("the tangent is parallel to the normal")]
     TangentParallelToNormal,
     /// The bitangent lies (nearly) in the normal–tangent plane, so it gives no handedness.
-    #[error("the bitangent lies in the normal-tangent plane, so the handedness is undefined")]
     NoHandedness,
 }
+
+// Written by hand, not derived with thiserror: the core builds on glam, half and bytemuck alone.
+impl std::fmt::Display for FrameError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NonFinite(what) => write!(f, "the {what} has a NaN or infinite component"),
+            Self::ZeroLength(what) => write!(f, "the {what} has zero length"),
+            Self::TangentParallelToNormal => f.write_str("the tangent is parallel to the normal"),
+            Self::NoHandedness => f.write_str(
+                "the bitangent lies in the normal-tangent plane, so the handedness is undefined",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for FrameError {}
 
 /// Smallest accepted largest-component magnitude of an input vector: inputs are unit-ish
 /// directions, and one this short has lost its direction to f32 rounding of whatever made it.

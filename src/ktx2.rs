@@ -318,58 +318,110 @@ impl Ktx2Texture {
 /// What can go wrong writing or reading a KTX 2.0 file. Every message is one line.
 #[derive(Debug, thiserror::Error)]
 pub enum Ktx2Error {
+    /// A texture with no texels.
     #[error("texture size {width}×{height}: width and height must be at least 1")]
-    ZeroSize { width: u32, height: u32 },
+    ZeroSize {
+        /// Width asked for.
+        width: u32,
+        /// Height asked for.
+        height: u32,
+    },
+    /// More mip levels than the size allows, or none.
     #[error("{count} levels for a {width}×{height} texture, which takes 1 to {max}")]
     LevelCount {
+        /// Levels given.
         count: u64,
+        /// Levels the size allows.
         max: u32,
+        /// Width.
         width: u32,
+        /// Height.
         height: u32,
     },
+    /// A level's byte count does not match its size and format.
     #[error("level {level} is {len} bytes, a {width}×{height} {format} level needs {expected}")]
     LevelSize {
+        /// The level.
         level: usize,
+        /// Bytes given.
         len: u64,
+        /// Bytes needed.
         expected: u64,
+        /// The level's width.
         width: u32,
+        /// The level's height.
         height: u32,
+        /// The texel format.
         format: TexelFormat,
     },
+    /// A key/value entry that KTX 2.0 does not allow.
     #[error("key/value entry {key:?}: {problem}")]
-    Key { key: String, problem: &'static str },
+    Key {
+        /// The key.
+        key: String,
+        /// What is wrong with it.
+        problem: &'static str,
+    },
+    /// Beyond what 32-bit offsets can address.
     #[error("too large for KTX 2.0's 32-bit offsets: {0}")]
     TooLarge(String),
+    /// The identifier is missing.
     #[error("not a KTX 2.0 file: the first 12 bytes are not the KTX 2.0 identifier")]
     NotKtx2,
+    /// A part of the file runs past its end.
     #[error("truncated: {what} ends at byte {end} but the file has {len}")]
-    Truncated { what: String, end: u64, len: usize },
+    Truncated {
+        /// The part.
+        what: String,
+        /// Where it would end.
+        end: u64,
+        /// The file's length.
+        len: usize,
+    },
+    /// A vkFormat qtangent does not read.
     #[error("vkFormat {vk_format} ({}) is not a format qtangent reads", vk_format_name(.vk_format))]
-    UnsupportedFormat { vk_format: u32 },
+    UnsupportedFormat {
+        /// The file's vkFormat.
+        vk_format: u32,
+    },
+    /// A supercompression scheme qtangent does not read.
     #[error(
         "supercompression scheme {scheme} ({}) is not supported: qtangent reads scheme 0 (none) \
          only",
         scheme_name(.scheme)
     )]
-    Supercompressed { scheme: u32 },
+    Supercompressed {
+        /// The scheme's number.
+        scheme: u32,
+    },
+    /// A 3D, array or cube texture.
     #[error(
         "{0}: qtangent reads 2D textures only (pixelHeight > 0, pixelDepth 0, layerCount 0, \
          faceCount 1)"
     )]
     NotTwoD(String),
+    /// The file contradicts the spec.
     #[error("malformed: {0}")]
     Malformed(String),
+    /// The `ktx2` crate's reader refused the file.
     #[error("the ktx2 crate rejects the file: {0}")]
     Parse(::ktx2::ParseError),
+    /// Reading or writing the file failed.
     #[error("cannot {action} {}: {error}", path.display())]
     Io {
+        /// The file.
         path: PathBuf,
+        /// "read" or "write".
         action: &'static str,
+        /// The OS error.
         error: std::io::Error,
     },
+    /// Another error, in a named file.
     #[error("{}: {error}", path.display())]
     InFile {
+        /// The file.
         path: PathBuf,
+        /// The error.
         error: Box<Ktx2Error>,
     },
 }

@@ -42,16 +42,26 @@
 //! # Ok::<(), qtangent::FrameError>(())
 //! ```
 
+#![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
+
+#[cfg(feature = "pipeline")]
 pub mod anim;
 pub mod encoding;
 pub mod frame;
+#[cfg(feature = "gpu")]
 pub mod gpu;
+#[cfg(feature = "ktx2")]
 pub mod ktx2;
 pub mod measure;
+#[cfg(feature = "pipeline")]
 pub mod mesh;
+#[cfg(feature = "pipeline")]
 pub mod qmap;
 pub mod quat;
+#[cfg(feature = "pipeline")]
 pub mod render;
+#[cfg(feature = "pipeline")]
 pub mod skin;
 
 pub use encoding::Format;

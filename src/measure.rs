@@ -3,13 +3,18 @@
 
 use std::fmt::Write as _;
 
-use glam::{Quat, Vec3};
+#[cfg(feature = "random")]
+use glam::Quat;
+use glam::Vec3;
+#[cfg(feature = "random")]
 use rand::{Rng, SeedableRng};
+#[cfg(feature = "random")]
 use rand_pcg::Pcg64Mcg;
 
 use crate::encoding::Format;
 use crate::frame::TangentFrame;
 
+#[cfg(feature = "random")]
 /// A uniformly distributed random rotation (Shoemake, "Uniform random rotations", Graphics
 /// Gems III, 1992).
 pub fn random_rotation(rng: &mut impl Rng) -> Quat {
@@ -25,6 +30,7 @@ pub fn random_rotation(rng: &mut impl Rng) -> Quat {
     .normalize()
 }
 
+#[cfg(feature = "random")]
 /// `count` frames with uniformly random orientation and random handedness, from `seed`.
 #[must_use]
 pub fn random_frames(seed: u64, count: usize) -> Vec<TangentFrame> {
@@ -38,6 +44,7 @@ pub fn random_frames(seed: u64, count: usize) -> Vec<TangentFrame> {
         .collect()
 }
 
+#[cfg(feature = "random")]
 fn frame_from_rotation(q: Quat, handedness: f32) -> TangentFrame {
     let (t, n) = (q * Vec3::X, q * Vec3::Z);
     TangentFrame {
@@ -201,6 +208,7 @@ pub const TABLE_SEED: u64 = 0x9e37_79b9_7f4a_7c15;
 /// Frames in each of the table's two stress sets.
 pub const STRESS_FRAMES: usize = 10_000;
 
+#[cfg(feature = "random")]
 /// `count` frames whose quaternion has |w| < 1e-4 — half turns (give or take 2e-4 rad) about
 /// random axes — with random handedness: where a sign-of-w format spends its bias and the seed's
 /// format rebuilds w worst.
@@ -217,6 +225,7 @@ pub fn near_zero_w_frames(seed: u64, count: usize) -> Vec<TangentFrame> {
         .collect()
 }
 
+#[cfg(feature = "random")]
 /// `count` frames whose quaternion has two components of nearly equal magnitude near 1/√2 and
 /// two small ones: where smallest-three formats store a component at the edge of their range.
 #[must_use]
@@ -243,6 +252,7 @@ pub fn near_tie_frames(seed: u64, count: usize) -> Vec<TangentFrame> {
         .collect()
 }
 
+#[cfg(feature = "random")]
 /// The frames the encodings table is measured on: `count` seeded random frames, the 48
 /// axis-aligned frames, and the two stress sets ([`near_zero_w_frames`], [`near_tie_frames`],
 /// [`STRESS_FRAMES`] each).

@@ -6,7 +6,7 @@
 use wgpu::util::DeviceExt;
 
 use super::bake::format_code;
-use super::{shaders, GpuContext, GpuError};
+use super::{shaders, GpuContext, GpuError, StageNeeds};
 use crate::qmap::tangent::TwistField;
 use crate::qmap::{MapFormat, MapLevel, NormalMap, QuatMap};
 
@@ -125,6 +125,16 @@ fn run_kernel(
     Ok(bytemuck::pod_collect_to_vec(&bytes))
 }
 
+/// What the tangent-space bake needs of a device: compute shaders; one uniform and two storage
+/// buffers in one bind group (`shaders/bake_tangent.wgsl`).
+pub const NEEDS: StageNeeds = StageNeeds {
+    compute: true,
+    storage_buffers_per_shader_stage: 2,
+    uniform_buffers_per_shader_stage: 1,
+    bind_groups: 1,
+    ..StageNeeds::none("tangent-space map bake")
+};
+
 /// Bakes a tangent-space map on the GPU from a normal map's mip chain and an optional twist
 /// field: the same map as [`crate::qmap::tangent::bake_cpu`] (texels equal to one step of
 /// `format` where f32 rounding lands a value on the other side of a rounding boundary).
@@ -138,6 +148,7 @@ pub fn bake_gpu(
     twist: Option<TwistField<'_>>,
     format: MapFormat,
 ) -> Result<QuatMap, GpuError> {
+    ctx.check(&NEEDS)?;
     if levels.is_empty() {
         return Err(GpuError::Input(
             "a tangent-space map needs at least one normal-map level".into(),

@@ -1,5 +1,7 @@
-//! The wgpu device: headless ([`GpuContext::new`]), or able to present to a window's surface
-//! ([`GpuContext::for_surface`], the `viewer` example).
+//! The wgpu device: yours ([`GpuContext::from_device`], for an engine that already has one),
+//! headless ([`GpuContext::new`], the tools and tests), or able to present to a window's surface
+//! ([`GpuContext::for_surface`], the `viewer` example). The library never prints; the tools
+//! print [`GpuContext::describe`] themselves.
 
 use std::sync::{Arc, Mutex};
 
@@ -71,6 +73,38 @@ pub enum GpuError {
     /// The caller passed data the stage cannot use (sizes that do not match, an empty batch).
     #[error("{0}")]
     Input(String),
+    /// The device lacks a feature a stage needs ([`StageNeeds`]).
+    #[error("{stage} needs the device feature {feature}, which this device was not created with{adapter_note}")]
+    MissingFeature {
+        /// The stage.
+        stage: &'static str,
+        /// The feature's name (`wgpu::Features`).
+        feature: String,
+        /// Whether the adapter could have granted it.
+        adapter_note: &'static str,
+    },
+    /// The device's limit is below what a stage needs ([`StageNeeds`]).
+    #[error("{stage} needs {limit_name} ≥ {needed} but this device allows {has}")]
+    MissingLimit {
+        /// The stage.
+        stage: &'static str,
+        /// The `wgpu::Limits` field.
+        limit_name: &'static str,
+        /// What the stage needs.
+        needed: u32,
+        /// What the device allows.
+        has: u32,
+    },
+    /// The adapter lacks a capability a stage needs (compute shaders on a downlevel backend).
+    #[error("{stage} needs {capability}, which adapter {adapter} does not support")]
+    MissingCapability {
+        /// The stage.
+        stage: &'static str,
+        /// The capability (`wgpu::DownlevelFlags` name).
+        capability: &'static str,
+        /// The adapter's name.
+        adapter: String,
+    },
     /// Reading a buffer back failed.
     #[error("reading back {what} failed: {message}")]
     Readback {
@@ -81,7 +115,10 @@ pub enum GpuError {
     },
 }
 
-/// Adapter, device and queue.
+/// Adapter, device and queue: what every GPU stage takes.
+///
+/// Made by [`GpuContext::from_device`] from a device you own, or by [`GpuContext::new`] /
+/// [`GpuContext::for_surface`], which pick an adapter and request a device themselves.
 pub struct GpuContext {
     /// The adapter chosen.
     pub adapter: wgpu::Adapter,
@@ -91,7 +128,53 @@ pub struct GpuContext {
     pub queue: wgpu::Queue,
     /// The adapter's description.
     pub info: wgpu::AdapterInfo,
-    uncaptured: Arc<Mutex<Vec<String>>>,
+    /// Errors collected by the uncaptured-error handler that [`GpuContext::new`] installs;
+    /// `None` for a device handed in, whose handler stays the owner's.
+    uncaptured: Option<Arc<Mutex<Vec<String>>>>,
+}
+
+/// What one GPU stage needs of a device beyond what every device has. Each stage checks its
+/// needs ([`GpuContext::check`]) before it builds anything, so a device handed in through
+/// [`GpuContext::from_device`] that lacks one gets an error naming it instead of a wgpu
+/// validation panic.
+#[derive(Debug, Clone, Copy)]
+pub struct StageNeeds {
+    /// The stage, for messages ("batch decode").
+    pub stage: &'static str,
+    /// Device features it cannot run without.
+    pub features: wgpu::Features,
+    /// Whether it runs compute shaders.
+    pub compute: bool,
+    /// Storage buffers bound in one shader stage.
+    pub storage_buffers_per_shader_stage: u32,
+    /// Sampled textures bound in one shader stage.
+    pub sampled_textures_per_shader_stage: u32,
+    /// Uniform buffers bound in one shader stage.
+    pub uniform_buffers_per_shader_stage: u32,
+    /// Bind groups.
+    pub bind_groups: u32,
+    /// Vertex buffers.
+    pub vertex_buffers: u32,
+    /// Colour attachments.
+    pub color_attachments: u32,
+}
+
+impl StageNeeds {
+    /// Nothing beyond a device's guaranteed minimum, for `stage`; fill in what it uses.
+    #[must_use]
+    pub const fn none(stage: &'static str) -> Self {
+        Self {
+            stage,
+            features: wgpu::Features::empty(),
+            compute: false,
+            storage_buffers_per_shader_stage: 0,
+            sampled_textures_per_shader_stage: 0,
+            uniform_buffers_per_shader_stage: 0,
+            bind_groups: 0,
+            vertex_buffers: 0,
+            color_attachments: 0,
+        }
+    }
 }
 
 fn rank(info: &wgpu::AdapterInfo) -> u32 {
@@ -159,6 +242,107 @@ fn choose_adapter(
 }
 
 impl GpuContext {
+    /// Wraps a device the caller already has (an engine's own), so every qtangent stage can
+    /// run on it. Prints nothing and leaves the device's uncaptured-error handler alone.
+    ///
+    /// qtangent asks for nothing here: each stage checks what it needs ([`StageNeeds`]) when
+    /// it is built and returns [`GpuError::MissingFeature`], [`GpuError::MissingLimit`] or
+    /// [`GpuError::MissingCapability`] naming what the device lacks. Optional features
+    /// ([`REQUESTED_FEATURES`]: timestamps, BC sampling, 16-bit-norm and f32 filtering) are
+    /// used when the device was created with them.
+    ///
+    /// # Errors
+    /// [`GpuError::Input`] when `device` has been destroyed or lost.
+    pub fn from_device(
+        adapter: wgpu::Adapter,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+    ) -> Result<Self, GpuError> {
+        let info = adapter.get_info();
+        if device.poll(wgpu::PollType::Poll).is_err() {
+            return Err(GpuError::Input(format!(
+                "the device of adapter {} is lost",
+                info.name
+            )));
+        }
+        Ok(Self {
+            adapter,
+            device,
+            queue,
+            info,
+            uncaptured: None,
+        })
+    }
+
+    /// Checks that this device can run a stage with `needs`.
+    ///
+    /// # Errors
+    /// [`GpuError::MissingFeature`], [`GpuError::MissingLimit`] or
+    /// [`GpuError::MissingCapability`], naming the first thing missing.
+    pub fn check(&self, needs: &StageNeeds) -> Result<(), GpuError> {
+        let missing = needs.features - self.device.features();
+        if let Some((name, first)) = missing.iter_names().next() {
+            let adapter_note = if self.adapter.features().contains(first) {
+                " (the adapter supports it: request it when creating the device)"
+            } else {
+                " (nor does the adapter support it)"
+            };
+            return Err(GpuError::MissingFeature {
+                stage: needs.stage,
+                feature: name.to_string(),
+                adapter_note,
+            });
+        }
+        let flags = self.adapter.get_downlevel_capabilities().flags;
+        if needs.compute && !flags.contains(wgpu::DownlevelFlags::COMPUTE_SHADERS) {
+            return Err(GpuError::MissingCapability {
+                stage: needs.stage,
+                capability: "COMPUTE_SHADERS",
+                adapter: self.info.name.clone(),
+            });
+        }
+        let l = self.device.limits();
+        let limits = [
+            (
+                "max_storage_buffers_per_shader_stage",
+                needs.storage_buffers_per_shader_stage,
+                l.max_storage_buffers_per_shader_stage,
+            ),
+            (
+                "max_sampled_textures_per_shader_stage",
+                needs.sampled_textures_per_shader_stage,
+                l.max_sampled_textures_per_shader_stage,
+            ),
+            (
+                "max_uniform_buffers_per_shader_stage",
+                needs.uniform_buffers_per_shader_stage,
+                l.max_uniform_buffers_per_shader_stage,
+            ),
+            ("max_bind_groups", needs.bind_groups, l.max_bind_groups),
+            (
+                "max_vertex_buffers",
+                needs.vertex_buffers,
+                l.max_vertex_buffers,
+            ),
+            (
+                "max_color_attachments",
+                needs.color_attachments,
+                l.max_color_attachments,
+            ),
+        ];
+        for (limit_name, needed, has) in limits {
+            if needed > has {
+                return Err(GpuError::MissingLimit {
+                    stage: needs.stage,
+                    limit_name,
+                    needed,
+                    has,
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Creates a headless context, blocking. See [`GpuContext::new_async`].
     ///
     /// # Errors
@@ -173,8 +357,8 @@ impl GpuContext {
     /// Honours `WGPU_BACKEND` (e.g. `vulkan`, `gl`; without it Vulkan/Metal/DX12 are tried
     /// first, GL only when they find nothing) and `WGPU_ADAPTER_NAME` (a case-insensitive
     /// substring of the adapter name). Otherwise picks a discrete GPU, then integrated, virtual,
-    /// then CPU (lavapipe, llvmpipe), preferring Vulkan/Metal/DX12 over GL. Prints the chosen
-    /// adapter to stderr. Requests [`REQUESTED_FEATURES`] where available and the adapter's own
+    /// then CPU (lavapipe, llvmpipe), preferring Vulkan/Metal/DX12 over GL. Prints nothing
+    /// ([`GpuContext::describe`] says which adapter was chosen). Requests [`REQUESTED_FEATURES`] where available and the adapter's own
     /// limits. wgpu errors outside [`GpuContext::scoped`] are collected instead of aborting and
     /// reported by the next `scoped` call.
     ///
@@ -203,8 +387,8 @@ impl GpuContext {
     /// windowed viewer's.
     ///
     /// Picks among the adapters of `instance` that support `surface` as
-    /// [`GpuContext::new_async`] does (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, discrete GPUs first),
-    /// prints the chosen one to stderr, and requests the device with the same features, limits
+    /// [`GpuContext::new_async`] does (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, discrete GPUs first)
+    /// and requests the device with the same features, limits
     /// and error handling.
     ///
     /// # Errors
@@ -244,14 +428,10 @@ impl GpuContext {
         Self::with_adapter(adapter).await
     }
 
-    /// Prints `adapter`, requests its device ([`REQUESTED_FEATURES`] where available, the
-    /// adapter's own limits) and installs the sink for uncaptured errors.
+    /// Requests `adapter`'s device ([`REQUESTED_FEATURES`] where available, the adapter's own
+    /// limits) and installs the sink for uncaptured errors.
     async fn with_adapter(adapter: wgpu::Adapter) -> Result<Self, GpuError> {
         let info = adapter.get_info();
-        eprintln!(
-            "qtangent: GPU adapter {} ({:?}, {:?}, driver {} {})",
-            info.name, info.backend, info.device_type, info.driver, info.driver_info
-        );
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("qtangent"),
@@ -276,7 +456,7 @@ impl GpuContext {
             device,
             queue,
             info,
-            uncaptured,
+            uncaptured: Some(uncaptured),
         })
     }
 
@@ -310,7 +490,7 @@ impl GpuContext {
         let v = pollster::block_on(validation.pop());
         let o = pollster::block_on(oom.pop());
         let mut messages: Vec<String> = v.into_iter().chain(o).map(|e| e.to_string()).collect();
-        if let Ok(mut earlier) = self.uncaptured.lock() {
+        if let Some(Ok(mut earlier)) = self.uncaptured.as_ref().map(|u| u.lock()) {
             messages.append(&mut earlier);
         }
         if messages.is_empty() {

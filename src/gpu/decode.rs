@@ -2,7 +2,7 @@
 
 use wgpu::util::DeviceExt;
 
-use super::context::{GpuContext, GpuError};
+use super::context::{GpuContext, GpuError, StageNeeds};
 use super::shaders;
 use crate::encoding::Format;
 use crate::frame::TangentFrame;
@@ -84,12 +84,24 @@ pub struct DecodeBatch {
     pipeline: wgpu::ComputePipeline,
 }
 
+/// What the batch decode needs of a device: compute shaders; one uniform and two storage
+/// buffers in one bind group (`shaders/decode.wgsl`).
+pub const NEEDS: StageNeeds = StageNeeds {
+    compute: true,
+    storage_buffers_per_shader_stage: 2,
+    uniform_buffers_per_shader_stage: 1,
+    bind_groups: 1,
+    ..StageNeeds::none("batch decode")
+};
+
 impl DecodePipeline {
     /// Compiles `decode.wgsl` and builds a pipeline per format.
     ///
     /// # Errors
-    /// [`GpuError::Wgpu`] if the shader or a pipeline fails validation.
+    /// [`GpuError::MissingLimit`] / [`GpuError::MissingCapability`] for a device short of
+    /// [`NEEDS`]; [`GpuError::Wgpu`] if the shader or a pipeline fails validation.
     pub fn new(ctx: &GpuContext) -> Result<Self, GpuError> {
+        ctx.check(&NEEDS)?;
         ctx.scoped("compiling shaders/decode.wgsl", || {
             let device = &ctx.device;
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {

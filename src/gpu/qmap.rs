@@ -9,7 +9,7 @@
 use glam::{Vec2, Vec3, Vec4};
 use wgpu::util::DeviceExt;
 
-use super::{shaders, GpuContext, GpuError};
+use super::{shaders, GpuContext, GpuError, StageNeeds};
 use crate::qmap::stored::{EncodedMap, MapSpace, StoredFormat};
 use crate::qmap::{MapFormat, QuatMap};
 use crate::TangentFrame;
@@ -402,6 +402,17 @@ const WORKGROUP: u32 = 64;
 /// Samples `map` at each `(uv, lod)` through `qmap_frame_level` in a compute shader and reads
 /// the results back, one [`SampledFrame`] per point, in order.
 ///
+/// What sampling a map in a compute pass needs of a device: compute shaders; two sampled
+/// textures and two storage buffers in one bind group (`shaders/qmap.wgsl`). A map format's own
+/// feature is checked by [`check_filterable`].
+pub const SAMPLE_NEEDS: StageNeeds = StageNeeds {
+    compute: true,
+    storage_buffers_per_shader_stage: 2,
+    sampled_textures_per_shader_stage: 2,
+    bind_groups: 1,
+    ..StageNeeds::none("quaternion-map sampling")
+};
+
 /// The sampler: clamp-to-edge in u and v; `filter` for magnification, minification and between
 /// mip levels (`Linear`: bilinear within a level, trilinear across; `Nearest`: the texel whose
 /// area holds the point, at the nearest level). The lod is clamped to the map's levels. The
@@ -432,6 +443,7 @@ pub fn sample_frames_with(
     filter: wgpu::FilterMode,
     robust: bool,
 ) -> Result<Vec<SampledFrame>, GpuError> {
+    ctx.check(&SAMPLE_NEEDS)?;
     if points.is_empty() {
         return Err(GpuError::Input(
             "sampling a quaternion map needs at least one point".into(),
