@@ -14,5 +14,5 @@ pub mod skin;
 pub mod skin_matrix;
 pub mod timing;
 
-pub use context::{GpuContext, GpuError, StageNeeds, REQUESTED_FEATURES};
+pub use context::{quiet_mesa_runtime_dir, GpuContext, GpuError, StageNeeds, REQUESTED_FEATURES};
 pub use decode::{DecodeBatch, DecodePipeline, GpuFrame};

@@ -1,7 +1,10 @@
 //! `cargo xtask <command>`: the project's two commands and their helpers. std only, so it builds
 //! in seconds.
 //!
-//! - `cargo xtask test`  — sets up a Vulkan adapter if needed, then runs every test (release).
+//! - `cargo xtask test`  — sets up a Vulkan adapter if needed, checks formatting, builds and
+//!   unit-tests the crate without default features (no wgpu), runs clippy (warnings denied,
+//!   `missing_docs` included) and `cargo doc` (warnings denied), then runs every test (release),
+//!   printing how long each step took.
 //! - `cargo xtask demo`  — sets up a Vulkan adapter if needed, then runs the demo, the `bake`
 //!   tool on its embedded default (a tangent-space BC5 map in KTX2), the `render` tool on the
 //!   default scene in all four modes (compressed maps), FlightHelmet baked to KTX2 and rendered
@@ -26,7 +29,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
 const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|animate|aniso|bench|skin-bench|gpu-bundle|fuzz> [ARGS...]
-  test        set up a Vulkan adapter if needed (lavapipe), then cargo test --release --workspace [ARGS]
+  test        set up a Vulkan adapter if needed (lavapipe); check formatting; build and unit-test
+              the crate with --no-default-features; clippy --all-targets -D warnings; cargo doc
+              with warnings denied; then cargo test --release --workspace [ARGS]
   demo        set up a Vulkan adapter if needed, then run the demo (ARGS: frame count), bake
               the embedded default tangent-space map (BC5, KTX2) into qmaps/, render the
               default scene in all four modes into renders/ (pictures, heatmaps, PSNR, cost),
@@ -44,6 +49,7 @@ const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|animate|aniso|ben
   fuzz        fuzz the glTF and OBJ loaders for SECONDS each (default 60; installs cargo-fuzz)";
 
 fn main() -> ExitCode {
+    quiet_mesa();
     let mut args = std::env::args().skip(1);
     let Some(cmd) = args.next() else {
         eprintln!("{USAGE}");
@@ -54,14 +60,7 @@ fn main() -> ExitCode {
     let result = match cmd.as_str() {
         "test" => {
             ensure_vulkan();
-            cargo(&root, &["fmt", "--all", "--", "--check"])
-                .map_err(|e| format!("{e}: run `cargo fmt --all`"))
-                .and_then(|()| {
-                    cargo(
-                        &root,
-                        &[&["test", "--release", "--workspace"], &strs(&rest)[..]].concat(),
-                    )
-                })
+            test(&root, &rest)
         }
         "demo" => {
             ensure_vulkan();
@@ -120,6 +119,104 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// The project's test command, step by step, each timed: formatting, the crate without default
+/// features (no wgpu: the quaternion core alone), clippy with warnings denied (which makes the
+/// crate's `missing_docs` lint an error), the docs with warnings denied, then every test in
+/// release on the adapter `ensure_vulkan` set up.
+fn test(root: &Path, rest: &[String]) -> Result<(), String> {
+    let step = |name: &str, f: &dyn Fn() -> Result<(), String>| -> Result<(), String> {
+        let t = std::time::Instant::now();
+        eprintln!("xtask: test step: {name}");
+        let r = f();
+        eprintln!(
+            "xtask: test step: {name}: {} in {:.1} s",
+            if r.is_ok() { "ok" } else { "FAILED" },
+            t.elapsed().as_secs_f64()
+        );
+        r
+    };
+    let all = std::time::Instant::now();
+    step("format", &|| {
+        cargo(root, &["fmt", "--all", "--", "--check"])
+            .map_err(|e| format!("{e}: run `cargo fmt --all`"))
+    })?;
+    step("no default features", &|| {
+        cargo(
+            root,
+            &["build", "--package", "qtangent", "--no-default-features"],
+        )?;
+        cargo(
+            root,
+            &[
+                "test",
+                "--package",
+                "qtangent",
+                "--no-default-features",
+                "--lib",
+            ],
+        )
+    })?;
+    step("clippy", &|| {
+        cargo(
+            root,
+            &[
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ],
+        )
+    })?;
+    step("docs", &|| {
+        cargo_env(
+            root,
+            &["doc", "--no-deps", "--package", "qtangent"],
+            &[("RUSTDOCFLAGS", "-D warnings")],
+        )
+    })?;
+    step("tests", &|| {
+        cargo(
+            root,
+            &[&["test", "--release", "--workspace"], &strs(rest)[..]].concat(),
+        )
+    })?;
+    eprintln!(
+        "xtask: test: every step passed in {:.1} s",
+        all.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Mesa's Vulkan drivers print "XDG_RUNTIME_DIR is invalid or not set" on every run when the
+/// variable is unset (as on CI and in containers). Points it at a private folder (mode 0700,
+/// as the XDG spec asks) for every command xtask runs, so their output is only theirs. Called
+/// first thing, before any thread exists.
+fn quiet_mesa() {
+    if std::env::var_os("XDG_RUNTIME_DIR").is_some() {
+        return;
+    }
+    let uid = Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_default();
+    let dir = std::env::temp_dir().join(format!("qtangent-runtime-{uid}"));
+    if std::fs::create_dir_all(&dir).is_err() {
+        return;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).is_err() {
+            return;
+        }
+    }
+    // Called at the top of main, before xtask starts any thread (set_var is not thread-safe).
+    std::env::set_var("XDG_RUNTIME_DIR", &dir);
 }
 
 /// The shared assets folder: `$QTANGENT_ASSETS`, else `../shared/assets`.
@@ -217,9 +314,14 @@ fn project_root() -> PathBuf {
 }
 
 fn cargo(root: &Path, args: &[&str]) -> Result<(), String> {
+    cargo_env(root, args, &[])
+}
+
+fn cargo_env(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let status = Command::new(&cargo)
         .args(args)
+        .envs(env.iter().copied())
         .current_dir(root)
         .status()
         .map_err(|e| format!("could not run {cargo}: {e}"))?;

@@ -1,6 +1,6 @@
 //! Property tests of `qtangent::quat` with seeded random inputs; glam is the oracle.
 
-mod common;
+use crate::common;
 
 use common::{for_seeds, quat_angle, rotation, unit_vec3, U};
 use glam::{Mat3, Quat, Vec3};

@@ -3,7 +3,7 @@
 //! every format within its bound, the Fox and the duck get generated normals, laikago's missing
 //! MTL is a warning.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

@@ -13,11 +13,10 @@
 //!    rgba16f bound (constant content: what it checks is the mirrored half, and that tiled UVs
 //!    draw; non-constant content under repeat addressing is the sphere test's).
 
-mod common;
+use crate::common;
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use qtangent::gpu::render::{Output, Renderer, View, DEBUG_POISON};
-use qtangent::gpu::GpuContext;
 use qtangent::mesh::Primitive;
 use qtangent::qmap::stored::{EncodedMap, MapSpace, StoredFormat};
 use qtangent::qmap::{tangent, MapFormat, NormalMap};
@@ -31,9 +30,7 @@ const U: f32 = common::U;
 /// f32 slack of decode, apply and angle, degrees.
 const SLACK_DEG: f32 = 1e-3;
 
-fn context() -> GpuContext {
-    GpuContext::new().unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"))
-}
+use crate::common::context;
 
 /// A random normal map of `w × h` (unnormalised vectors as unpacked, z > 0: tilts up to ~70°).
 fn random_normal_map(rng: &mut impl Rng, w: u32, h: u32) -> NormalMap {

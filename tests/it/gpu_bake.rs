@@ -19,7 +19,7 @@
 //!   rounding of the distance computation, 16 ulps of the map size, plus the 24-bit depth
 //!   buffer's resolution (2⁻²⁴ · 4 texels).
 
-mod common;
+use crate::common;
 
 use glam::{DVec2, Vec2};
 use qtangent::gpu::bake::raster_gpu;
@@ -29,9 +29,7 @@ use qtangent::qmap::texel::{self, FRINGE_RADIUS, MIN_AREA2};
 use qtangent::qmap::{self, BakeMesh, BakeSettings, MapFormat, NormalMap, Raster, TexelKind};
 use qtangent::TangentFrame;
 
-fn context() -> GpuContext {
-    GpuContext::new().unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"))
-}
+use crate::common::context;
 
 fn no_progress() -> impl FnMut(&'static str, u64, u64) {
     |_, _, _| {}

@@ -3,7 +3,7 @@
 //! independent `ktx2` crate), and the bad input a user can give: a format that cannot hold the
 //! map, a size BC cannot take, truncated files, files of another vkFormat or of no kind.
 
-mod common;
+use crate::common;
 
 use glam::{Vec2, Vec3};
 use qtangent::ktx2::{self, Ktx2Texture, TexelFormat};

@@ -6,7 +6,7 @@
 //! The example binary is built by plain `cargo test` (or `cargo build --release --example
 //! bake`) next to this test's binary.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -6,7 +6,7 @@
 //! Every expected value is worked by hand in the comment next to it; tolerances are a few ulps of
 //! the magnitudes involved, derived where they are used.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -1,7 +1,7 @@
 //! Tangent frames: orthonormalisation keeps the normal, degenerate input is an error, and the
 //! frame → quaternion → frame round trip holds to f32 rounding.
 
-mod common;
+use crate::common;
 
 use common::{for_seeds, rotation, unit_vec3, U};
 use glam::{Vec3, Vec4};

@@ -6,7 +6,7 @@
 //! These tests need a GPU adapter; Mesa's software Vulkan (lavapipe) is enough. Without one they
 //! fail with a message saying how to install it.
 
-mod common;
+use crate::common;
 
 use glam::{Mat4, Quat, Vec3};
 use qtangent::gpu::skin::{SkinBatch, SkinPipeline};
@@ -18,9 +18,7 @@ use qtangent::skin::{
 use qtangent::QTangent;
 use rand::Rng;
 
-fn context() -> GpuContext {
-    GpuContext::new().unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"))
-}
+use crate::common::context;
 
 // Position tolerance, relative to the size of the terms the kernel sums: max over influences of
 // s·|p| + |t|. Each term sᵢR(qᵢ)p + tᵢ costs ~19ε in the matrix entries (see tests/gpu_decode.rs,

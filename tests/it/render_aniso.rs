@@ -15,12 +15,9 @@
 //!
 //! Needs a GPU adapter (lavapipe is enough); without one it fails saying how to install it.
 
-mod common;
-
 use glam::{Vec2, Vec3, Vec4};
 use image::RgbaImage;
 use qtangent::gpu::render::{Output, Renderer, View};
-use qtangent::gpu::GpuContext;
 use qtangent::mesh::{self, Prepared};
 use qtangent::qmap::stored::StoredFormat;
 use qtangent::qmap::MapFormat;
@@ -30,9 +27,7 @@ use qtangent::render::shading::{self, Surface};
 use qtangent::render::{FrameSource, MapOptions, MaterialUniforms};
 use qtangent::Format;
 
-fn context() -> GpuContext {
-    GpuContext::new().unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"))
-}
+use crate::common::context;
 
 const SOURCES: [FrameSource; 4] = [
     FrameSource::Reference,

@@ -2,7 +2,7 @@
 //! material's normal map, and the duck, baked by the CPU reference (the GPU's agreement with it
 //! is tests/gpu_bake.rs).
 
-mod common;
+use crate::common;
 
 use glam::{Quat, Vec3};
 use qtangent::qmap::{self, BakeMesh, BakeSettings, QuatMap, TexelKind};

@@ -2,7 +2,7 @@
 //! the independent `ktx2` crate (its reader and its DFD generator); the reader against every
 //! truncation, patched headers and random byte flips, which must give errors, never panics.
 
-mod common;
+use crate::common;
 
 use ::ktx2::dfd::{Basic, Block};
 use ::ktx2::{ColorModel, Format, Reader};

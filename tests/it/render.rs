@@ -27,7 +27,7 @@
 //!
 //! Needs a GPU adapter (lavapipe is enough); without one it fails saying how to install it.
 
-mod common;
+use crate::common;
 
 use glam::{DMat4, DVec3, DVec4, Mat4, Vec2, Vec3, Vec4};
 use qtangent::gpu::render::{Output, Renderer, View, DEBUG_POISON};
@@ -48,18 +48,13 @@ const MAP_H: u32 = 64;
 const U: f32 = f32::EPSILON / 2.0;
 /// Vulkan's minimum sub-pixel precision: vertices snap to 2⁻⁴ px.
 const SUBPIXEL: f32 = 1.0 / 16.0;
-/// Vulkan's minimum sub-texel precision (bits) for the filter weights; llvmpipe has 8.
+/// The step of the filter weights on this adapter (the quirk table: Vulkan's minimum is 2⁻⁴,
+/// llvmpipe's 2⁻⁸).
 fn subtexel_step(ctx: &GpuContext) -> f32 {
-    if ctx.info.name.to_lowercase().contains("llvmpipe") {
-        1.0 / 256.0
-    } else {
-        1.0 / 16.0
-    }
+    common::quirks::subtexel_step(ctx)
 }
 
-fn context() -> GpuContext {
-    GpuContext::new().unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"))
-}
+use crate::common::context;
 
 fn material() -> MaterialUniforms {
     MaterialUniforms {

@@ -2,7 +2,7 @@
 //! the LBS/DQS sheet and prints the foot-slide table; bad input is one line on stderr, exit
 //! status 1 and nothing written. Needs a GPU adapter (lavapipe is enough) and the shared Fox.
 
-mod common;
+use crate::common;
 
 use std::process::Output;
 

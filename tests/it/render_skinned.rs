@@ -6,7 +6,7 @@
 //! with a second UV set), and the identity model the skinned draw uses.
 //! Needs a GPU adapter (lavapipe is enough); the duck needs the shared assets.
 
-mod common;
+use crate::common;
 
 use qtangent::gpu::render::{Output, Renderer, View, DEBUG_POISON};
 use qtangent::gpu::skin::SkinPipeline;

@@ -1,5 +1,21 @@
-//! Shared test helpers: seeded random cases whose seed is printed on failure.
+//! Shared test helpers: the one GPU context, the adapter-quirk table, seeded random cases whose
+//! seed is printed on failure, the shared assets, failure pictures and the tools.
 #![allow(dead_code)]
+
+pub mod quirks;
+
+/// The one GPU context every test shares (made on first use with [`GpuContext::new`], the
+/// tools' adapter choice). Panics with the adapter error, which says how to install lavapipe:
+/// GPU tests never skip.
+pub fn context() -> &'static qtangent::gpu::GpuContext {
+    static CONTEXT: std::sync::OnceLock<qtangent::gpu::GpuContext> = std::sync::OnceLock::new();
+    CONTEXT.get_or_init(|| {
+        let ctx = qtangent::gpu::GpuContext::new()
+            .unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"));
+        eprintln!("tests: GPU adapter {}", ctx.describe());
+        ctx
+    })
+}
 
 use glam::{Quat, Vec3};
 use rand::{Rng, SeedableRng};
@@ -126,24 +142,48 @@ pub fn write_failure_images(
     )
 }
 
-/// The built example `name` next to the test binary (plain `cargo test` builds examples; or
-/// `cargo build --release --example NAME`).
+/// The built example `name`, as cargo reports it: `cargo build --example NAME
+/// --message-format=json` (release when this test binary is optimised, like the test command's
+/// `--release`) names the executable in its `compiler-artifact` message, so no `target/` path
+/// is guessed (`CARGO_TARGET_DIR`, `--target` and profiles all work). Cargo has built the
+/// examples already for `cargo test`, so this is a freshness check; each name is asked once.
 pub fn example_exe(name: &str) -> std::path::PathBuf {
-    let exe = std::env::current_exe().unwrap_or_default();
-    let path = exe
-        .parent()
-        .and_then(std::path::Path::parent)
-        .map(|d| {
-            d.join("examples")
-                .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
-        })
-        .unwrap_or_default();
+    static FOUND: std::sync::Mutex<Vec<(String, std::path::PathBuf)>> =
+        std::sync::Mutex::new(Vec::new());
+    let mut found = FOUND
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some((_, path)) = found.iter().find(|(n, _)| n == name) {
+        return path.clone();
+    }
+    let mut cmd = std::process::Command::new(env!("CARGO"));
+    cmd.current_dir(env!("CARGO_MANIFEST_DIR")).args([
+        "build",
+        "--quiet",
+        "--package",
+        "qtangent",
+        "--example",
+        name,
+        "--message-format=json",
+    ]);
+    if !cfg!(debug_assertions) {
+        cmd.arg("--release");
+    }
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run cargo to build the {name} example: {e}"));
     assert!(
-        path.is_file(),
-        "the {name} example is not built at {} (plain `cargo test` builds it; or `cargo build \
-         --release --example {name}`)",
-        path.display()
+        out.status.success(),
+        "cargo could not build the {name} example: {}",
+        String::from_utf8_lossy(&out.stderr)
     );
+    let path = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == name)
+        .find_map(|m| m["executable"].as_str().map(std::path::PathBuf::from))
+        .unwrap_or_else(|| panic!("cargo built the {name} example but named no executable"));
+    found.push((name.to_string(), path.clone()));
     path
 }
 

@@ -29,7 +29,7 @@
 //! `*-expected.png`, `*-difference.png`). Needs a GPU adapter (lavapipe is enough) and the
 //! shared assets (`QTANGENT_ASSETS`; required under CI).
 
-mod common;
+use crate::common;
 
 use image::RgbaImage;
 use qtangent::gpu::render::{Renderer, View};
@@ -50,9 +50,7 @@ const MIN_PSNR_DB: f64 = 40.0;
 /// The tangent-space map's bound (see the module docs).
 const MIN_TANGENT_PSNR_DB: f64 = 50.0;
 
-fn context() -> GpuContext {
-    GpuContext::new().unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"))
-}
+use crate::common::context;
 
 const MODES: [FrameSource; 4] = [
     FrameSource::Reference,

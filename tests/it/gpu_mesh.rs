@@ -5,7 +5,7 @@
 //! Needs a GPU adapter (lavapipe is enough); without one the tests fail with a message saying
 //! how to install it.
 
-mod common;
+use crate::common;
 
 use glam::{Mat4, Quat, Vec3};
 use qtangent::gpu::mesh::{read_vertex_frames, MeshUniforms};
@@ -13,9 +13,7 @@ use qtangent::gpu::GpuContext;
 use qtangent::mesh::{self, procedural, Prepared};
 use qtangent::Format;
 
-fn context() -> GpuContext {
-    GpuContext::new().unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"))
-}
+use crate::common::context;
 
 // A model matrix with a rotation, a non-uniform scale and a mirror (det < 0), so the normal
 // matrix, the tangent transform and the handedness flip are all exercised. Its singular values

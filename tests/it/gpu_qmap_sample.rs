@@ -66,25 +66,13 @@ use qtangent::qmap::{
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
-fn context() -> GpuContext {
-    GpuContext::new().unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"))
-}
+use crate::common::context;
 
 const SEED: u64 = 0x5eed_0000_0a4a_9000;
 
-/// Sub-texel bits of the filter weights of adapters known to do better than Vulkan's minimum,
-/// by a lower-case substring of the adapter name: data, not ifs. lavapipe / llvmpipe reports
-/// `subTexelPrecisionBits` = 8.
-const KNOWN_SUBTEXEL_BITS: &[(&str, u32)] = &[("llvmpipe", 8)];
-/// Vulkan's required minimum `subTexelPrecisionBits`, for every other adapter.
-const MIN_SUBTEXEL_BITS: u32 = 4;
-
+/// Sub-texel bits of the filter weights on this adapter (the quirk table in `common::quirks`).
 fn subtexel_bits(ctx: &GpuContext) -> u32 {
-    let name = ctx.info.name.to_lowercase();
-    KNOWN_SUBTEXEL_BITS
-        .iter()
-        .find(|(n, _)| name.contains(n))
-        .map_or(MIN_SUBTEXEL_BITS, |&(_, b)| b)
+    crate::common::quirks::of(ctx).subtexel_bits
 }
 
 /// f32 decode of a unit quaternion on the GPU, as an angle (see the module docs).

@@ -4,18 +4,16 @@
 //!
 //! These tests need a GPU adapter; Mesa's software Vulkan (lavapipe) is enough.
 
-mod common;
+use crate::common;
 
 use glam::{DVec3, Vec3};
 use qtangent::gpu::skin_matrix::{self, MatrixSkinPipeline, MatrixVertex};
-use qtangent::gpu::{GpuContext, GpuError};
+use qtangent::gpu::GpuError;
 use qtangent::skin::{reference_lbs, Bone, Influences, SkinVertices};
 use qtangent::QTangent;
 use rand::Rng;
 
-fn context() -> GpuContext {
-    GpuContext::new().unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"))
-}
+use crate::common::context;
 
 /// f32 unit roundoff.
 const U: f64 = f32::EPSILON as f64 / 2.0;

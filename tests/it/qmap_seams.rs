@@ -13,11 +13,10 @@
 //!    returns near-zero quaternions and wrong frames between texels, while `qmap_robust` returns
 //!    the CPU's aligned blend within the filter bound.
 
-mod common;
+use crate::common;
 
 use glam::{Quat, Vec2, Vec3, Vec4};
 use qtangent::gpu::qmap as gq;
-use qtangent::gpu::GpuContext;
 use qtangent::qmap::texel::winding_handedness;
 use qtangent::qmap::{
     self, BakeMesh, BakeSettings, MapFormat, MapLevel, MapStats, QuatMap, TexelKind,
@@ -108,9 +107,7 @@ fn derived_handedness_equals_the_plane_on_a_mirrored_quad_pair() {
     assert!(covered >= 64 * 60 && mirrored >= covered / 2 - 64 && mirrored <= covered / 2 + 64);
 }
 
-fn context() -> GpuContext {
-    GpuContext::new().unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"))
-}
+use crate::common::context;
 
 /// A 32 × 32 rgba32f map of a smooth rotation field, every other texel negated (checkerboard):
 /// each texel is the right rotation, every neighbour pair a hemisphere conflict.

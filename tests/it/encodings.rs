@@ -1,6 +1,6 @@
 //! Encoding bounds (the numbers), known bits, and stream packing.
 
-mod common;
+use crate::common;
 
 use glam::{Quat, Vec3};
 use half::f16;

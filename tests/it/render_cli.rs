@@ -2,7 +2,7 @@
 //! and prints the tables; bad input is one line on stderr, exit status 1 and no picture.
 //! Needs a GPU adapter for the successful run (lavapipe is enough).
 
-mod common;
+use crate::common;
 
 use std::process::Output;
 

@@ -5,7 +5,7 @@
 //! Most tests run on a procedural biped whose numbers are known by construction (each foot
 //! slides back at exactly `2a / (d·T)` while down). The Fox tests need `$QTANGENT_ASSETS`.
 
-mod common;
+use crate::common;
 
 use glam::{Quat, Vec3, Vec4};
 use qtangent::anim::locomotion::{

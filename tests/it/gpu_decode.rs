@@ -4,15 +4,11 @@
 //! These tests need a GPU adapter; Mesa's software Vulkan (lavapipe) is enough. Without one they
 //! fail — under CI and elsewhere — with a message saying how to install it.
 
-mod common;
-
-use qtangent::gpu::{DecodePipeline, GpuContext, GpuError};
+use qtangent::gpu::{DecodePipeline, GpuError};
 use qtangent::measure::{max_abs_diff, max_component_diff, table_frames, FrameErrors};
 use qtangent::{Format, QTangent};
 
-fn context() -> GpuContext {
-    GpuContext::new().unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"))
-}
+use crate::common::context;
 
 // How far the GPU decode may differ from the CPU decode, per vector component.
 //

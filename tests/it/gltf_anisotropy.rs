@@ -9,7 +9,7 @@
 //!   and Basis Universal (refused with a message that says so and what to do).
 //! - `qmap::anisotropy`: the direction field's rules (orientation, axial mips, the twist).
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 

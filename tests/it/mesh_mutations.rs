@@ -2,7 +2,7 @@
 //! never a panic. The stable-toolchain companion of the cargo-fuzz targets in `xtask/fuzz`
 //! (which run far longer); the seed of a failing case is printed.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 
@@ -72,6 +72,25 @@ fn mutate_bytes(out: &mut Vec<u8>, rng: &mut impl Rng) {
     }
 }
 
+/// The unmutated base file loads and prepares: without this, a loader that refused everything
+/// would pass every mutation test.
+fn assert_base_loads(name: &str, bytes: &[u8], obj: bool) {
+    let path = Path::new(name);
+    let scene = if obj {
+        mesh::load_obj_slice(path, bytes, None)
+    } else {
+        mesh::load_gltf_slice(path, bytes, None)
+    }
+    .unwrap_or_else(|e| panic!("the base file {name} must load: {e}"));
+    let prepared = scene
+        .prepare()
+        .unwrap_or_else(|e| panic!("the base file {name} must prepare: {e}"));
+    assert!(
+        !prepared.is_empty(),
+        "the base file {name} has no primitives"
+    );
+}
+
 fn run(name: &str, bytes: &[u8], obj: bool) {
     let path = Path::new(name);
     let scene = if obj {
@@ -95,7 +114,7 @@ fn mutated_gltf_json_never_panics() {
     };
     let text =
         std::fs::read_to_string(dir.join("gltf/SimpleSkin.gltf")).unwrap_or_else(|e| panic!("{e}"));
-    run("SimpleSkin.gltf", text.as_bytes(), false);
+    assert_base_loads("SimpleSkin.gltf", text.as_bytes(), false);
     common::for_seeds("mutated SimpleSkin.gltf", 20_000, |_, rng| {
         run("mutated.gltf", &mutate_text(&text, rng), false);
     });
@@ -107,6 +126,7 @@ fn mutated_glb_never_panics() {
         return;
     };
     let glb = std::fs::read(dir.join("gltf/Fox.glb")).unwrap_or_else(|e| panic!("{e}"));
+    assert_base_loads("Fox.glb", &glb, false);
     // The JSON chunk starts at byte 20; damage it as text, or the whole file as bytes.
     let json_len = u32::from_le_bytes([glb[12], glb[13], glb[14], glb[15]]) as usize;
     let json = String::from_utf8_lossy(&glb[20..20 + json_len]).into_owned();
@@ -140,6 +160,7 @@ fn mutated_obj_never_panics() {
     };
     let text = std::fs::read_to_string(dir.join("obj/torus_textured.obj"))
         .unwrap_or_else(|e| panic!("{e}"));
+    assert_base_loads("torus_textured.obj", text.as_bytes(), true);
     common::for_seeds("mutated torus_textured.obj", 1000, |_, rng| {
         run("mutated.obj", &mutate_text(&text, rng), true);
     });

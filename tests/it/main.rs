@@ -1,0 +1,42 @@
+//! qtangent's integration tests: one binary, a module per area, sharing one GPU context, one
+//! adapter-quirk table and the asset helpers (`common`).
+//!
+//! GPU tests need an adapter; Mesa's software Vulkan (lavapipe) is enough, and `cargo xtask
+//! test` installs it. Without one they fail with a message saying how to get it (never skip).
+
+mod common;
+
+mod anim;
+mod animate_cli;
+mod assets;
+mod assets_qmap;
+mod bake_cli;
+mod encodings;
+mod frame;
+mod gltf_anisotropy;
+mod gpu_bake;
+mod gpu_decode;
+mod gpu_mesh;
+mod gpu_qmap_sample;
+mod gpu_skin;
+mod gpu_skin_matrix;
+mod ktx2;
+mod ktx2_image;
+mod locomotion;
+mod mesh;
+mod mesh_errors;
+mod mesh_mutations;
+mod qmap;
+mod qmap_bc;
+mod qmap_io;
+mod qmap_padding;
+mod qmap_seams;
+mod qmap_stored;
+mod qmap_tangent;
+mod quat;
+mod render;
+mod render_aniso;
+mod render_assets;
+mod render_cli;
+mod render_skinned;
+mod shaders;
