@@ -65,4 +65,9 @@ pub mod render;
 pub mod skin;
 
 pub use encoding::Format;
+
+// The README's snippets compile and run as doc tests.
+#[cfg(all(doctest, feature = "gpu", feature = "gltf"))]
+#[doc = include_str!("../README.md")]
+struct ReadmeSnippets;
 pub use frame::{FrameError, QTangent, TangentFrame};
