@@ -10,7 +10,7 @@ use std::ops::Range;
 use wgpu::util::DeviceExt;
 
 use super::{shaders, GpuContext, GpuError};
-use crate::skin::{Bone, Influences, Method, SkinVertices, SkinnedVertex, OUTPUT_WORDS};
+use crate::skin::{Bone, Influences, SkinMethod, SkinVertices, SkinnedVertex, OUTPUT_WORDS};
 
 /// `@workgroup_size` of `skin` in `shaders/skin.wgsl` and of `skin_matrix` in
 /// `shaders/skin_matrix.wgsl` (both dispatched by [`BatchCore`]).
@@ -98,7 +98,7 @@ pub struct InstanceRange {
 /// A batch uploaded and bound: set bones, dispatch, draw or read back, any number of times.
 pub struct SkinBatch {
     /// The method the batch dispatches with (see [`SkinBatch::set_method`]).
-    pub method: Method,
+    pub method: SkinMethod,
     /// Influences per vertex the meshes were packed with.
     pub influences: Influences,
     core: BatchCore,
@@ -360,10 +360,10 @@ impl BatchCore {
     }
 }
 
-const fn method_index(method: Method) -> usize {
+const fn method_index(method: SkinMethod) -> usize {
     match method {
-        Method::Linear => 0,
-        Method::DualQuaternion => 1,
+        SkinMethod::Linear => 0,
+        SkinMethod::DualQuaternion => 1,
     }
 }
 
@@ -385,7 +385,7 @@ impl SkinPipeline {
                 bind_group_layouts: &[Some(&layout)],
                 immediate_size: 0,
             });
-            let pipeline = |method: Method, influences: Influences| {
+            let pipeline = |method: SkinMethod, influences: Influences| {
                 let constants = [
                     ("METHOD", method_index(method) as f64),
                     ("INFLUENCES", influences.count() as f64),
@@ -402,7 +402,7 @@ impl SkinPipeline {
                     cache: None,
                 })
             };
-            let pipelines = Method::ALL.map(|m| {
+            let pipelines = SkinMethod::ALL.map(|m| {
                 [
                     pipeline(m, Influences::Four),
                     pipeline(m, Influences::Eight),
@@ -430,7 +430,7 @@ impl SkinPipeline {
         ctx: &GpuContext,
         meshes: &[&SkinVertices],
         instances: &[usize],
-        method: Method,
+        method: SkinMethod,
     ) -> Result<SkinBatch, GpuError> {
         let influences = batch_influences(meshes, instances)?;
         let mut words = Vec::new();
@@ -495,7 +495,7 @@ impl SkinBatch {
     }
 
     /// Switches the method the next dispatches use (the buffers stay).
-    pub fn set_method(&mut self, method: Method) {
+    pub fn set_method(&mut self, method: SkinMethod) {
         self.method = method;
     }
 
