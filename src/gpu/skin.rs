@@ -10,7 +10,8 @@ use std::ops::Range;
 use wgpu::util::DeviceExt;
 
 use super::{shaders, GpuContext, GpuError};
-use crate::skin::{Bone, Influences, SkinMethod, SkinVertices, SkinnedVertex, OUTPUT_WORDS};
+use crate::anim::Transform;
+use crate::skin::{Bone, Influences, Rig, SkinMethod, SkinVertices, SkinnedVertex, OUTPUT_WORDS};
 
 /// `@workgroup_size` of `skin` in `shaders/skin.wgsl` and of `skin_matrix` in
 /// `shaders/skin_matrix.wgsl` (both dispatched by [`BatchCore`]).
@@ -576,5 +577,75 @@ impl SkinBatch {
             "skinned vertices",
         )?;
         Ok(bytemuck::pod_collect_to_vec(&bytes))
+    }
+}
+
+/// A [`Rig`] on the GPU: one [`SkinBatch`] with an instance per rig mesh (instance `i` is
+/// `rig.meshes()[i]`), posed from animation poses ([`RigBatch::pose`]). Owns the rig and the
+/// scratch buffers, so posing allocates nothing once warm.
+pub struct RigBatch {
+    rig: Rig,
+    batch: SkinBatch,
+    world: Vec<glam::Mat4>,
+    bones: Vec<Bone>,
+}
+
+impl RigBatch {
+    /// Uploads every mesh of `rig` to one batch skinned with `method`.
+    ///
+    /// # Errors
+    /// [`GpuError::Input`] for a rig with no mesh, then as [`SkinPipeline::batch`].
+    pub fn new(
+        ctx: &GpuContext,
+        pipeline: &SkinPipeline,
+        rig: Rig,
+        method: SkinMethod,
+    ) -> Result<Self, GpuError> {
+        if rig.is_empty() {
+            return Err(GpuError::Input("the rig has no skinned mesh".into()));
+        }
+        let meshes: Vec<&SkinVertices> = rig.meshes().iter().map(|m| &m.vertices).collect();
+        let instances: Vec<usize> = (0..meshes.len()).collect();
+        let batch = pipeline.batch(ctx, &meshes, &instances, method)?;
+        Ok(Self {
+            rig,
+            batch,
+            world: Vec::new(),
+            bones: Vec::new(),
+        })
+    }
+
+    /// The rig.
+    #[must_use]
+    pub fn rig(&self) -> &Rig {
+        &self.rig
+    }
+
+    /// The batch (draw its output; instance `i` is the rig's mesh `i`).
+    #[must_use]
+    pub fn batch(&self) -> &SkinBatch {
+        &self.batch
+    }
+
+    /// The batch, to change its method ([`SkinBatch::set_method`]).
+    pub fn batch_mut(&mut self) -> &mut SkinBatch {
+        &mut self.batch
+    }
+
+    /// Uploads the bones of the pose `local` placed by `placement` ([`Rig::bones`]); the next
+    /// [`SkinBatch::run`] or [`SkinBatch::encode`] skins with them.
+    ///
+    /// # Errors
+    /// [`GpuError::Input`] with what [`Rig::bones`] or [`SkinBatch::set_bones`] rejects.
+    pub fn pose(
+        &mut self,
+        ctx: &GpuContext,
+        local: &[Transform],
+        placement: glam::Mat4,
+    ) -> Result<(), GpuError> {
+        self.rig
+            .bones_into(local, placement, &mut self.world, &mut self.bones)
+            .map_err(|e| GpuError::Input(e.to_string()))?;
+        self.batch.set_bones(ctx, &self.bones)
     }
 }

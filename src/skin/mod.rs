@@ -34,6 +34,10 @@ use crate::encoding::{
 };
 use crate::frame::QTangent;
 
+pub mod rig;
+
+pub use rig::{Rig, RigMesh};
+
 /// Bones in one palette at most: joint indices are stored as one byte.
 pub const MAX_JOINTS: usize = 256;
 
