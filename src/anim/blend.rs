@@ -35,7 +35,7 @@
 //! by the stride, `AO_i ← AO_i · TA_i(T_i)`, as a root-motion clip's would. With a
 //! translation-only target `AO · blend(TA)` equals `TW`: the placement advances at
 //! `(1 − b)·r_w·root_w' + b·r_r·root_r'`. The poses are the clips' in-place local transforms,
-//! blended with [`blend_poses`] against the rest pose.
+//! blended with [`blend_poses`](super::blend_poses) against the rest pose.
 //!
 //! **Event feet.** The footfall order must be the same in both clips. [`Locomotion::new`] uses
 //! the longest prefix of the listed feet whose cyclic footfall order agrees; list them in order
@@ -43,9 +43,9 @@
 //! have one cyclic order). A quadruped's four-foot order can change between gaits: the Fox
 //! walks in diagonal couplets (left fore with right hind at 7 % and 12 % of the cycle, right
 //! fore with left hind at 57 % and 74 %) and runs in a rotary gallop (right hind 2 %, right
-//! fore 37 %, left fore 47 %, left hind 93 %). So [`Locomotion::fox`] lists the hind feet
-//! first and gets them as the events: a left/right pair always keeps its order, and the hind
-//! legs propel both gaits. Two three-foot sets do keep their order (right hind, right fore and
+//! fore 37 %, left fore 47 %, left hind 93 %). So the examples' Fox (`examples/common/fox.rs`)
+//! lists the hind feet first and gets them as the events: a left/right pair always keeps its
+//! order, and the hind legs propel both gaits. Two three-foot sets do keep their order (right hind, right fore and
 //! either left foot), but their segments differ so much between the clips (e.g. right fore →
 //! left hind: 17 % of the walk, 56 % of the run) that the per-segment rates swing several-fold
 //! and the feet slide more (with [`Locomotion::with_event_feet`]: events 77–83 units/s mean,
@@ -74,8 +74,8 @@
 //! popping), but (1) solve the blend for the speed asked for ([`Locomotion::blend_for_speed`]:
 //! the unified speed, cadence × blended stride, is not linear in `b`), and (2) lock the feet: a
 //! foot that touches down is pinned where it landed and its leg bent by two-bone IK to keep it
-//! there until it rises above [`FOOT_RELEASE_FRACTION`] of its height range, then the pin
-//! fades into the animation over [`FOOT_RELEASE_SECONDS`]. On the Fox's Walk/Run ramp it slides
+//! there until it rises above [`FOOT_RELEASE_FRACTION`](super::FOOT_RELEASE_FRACTION) of its height range, then the pin
+//! fades into the animation over [`FOOT_RELEASE_SECONDS`](super::FOOT_RELEASE_SECONDS). On the Fox's Walk/Run ramp it slides
 //! 2.1 units/s mean over the four feet (598 max, single frames at touch-down) against 57.2 /
 //! 469 for the naive blend, at the asked speed (tested within 1.4 units/s); under contact rules
 //! it does not lock by (10 % and 30 % of the height range) 0.3 and 28 against 45.5 and 80.
@@ -155,7 +155,7 @@ pub enum BlendMethod {
     /// unified speed is not), then **foot locking**: a foot that touches down (the
     /// [`ContactRule`] on the blended pose) is pinned where it landed, and its leg is bent by
     /// two-bone IK (hip and knee; the ankle keeps its orientation) to keep it there until it
-    /// lifts; then the pin fades into the animation over [`FOOT_RELEASE_SECONDS`]. The seed
+    /// lifts; then the pin fades into the animation over [`FOOT_RELEASE_SECONDS`](super::FOOT_RELEASE_SECONDS). The seed
     /// keeps the two clips in phase; the pins remove what a blend of two different gaits
     /// leaves sliding.
     Locked,
