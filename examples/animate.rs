@@ -1,5 +1,5 @@
 //! `animate`: the Fox speeding up from a walk to a run and back, blended without foot sliding
-//! (seed 000, [`qtangent::anim::locomotion`]), skinned on the GPU every frame with quaternion
+//! (seed 000, [`qtangent::anim::blend`]), skinned on the GPU every frame with quaternion
 //! bones (`shaders/skin.wgsl`) and lit with the skinned qtangent frames — headless, to PNG
 //! frames and an animated GIF, plus a sheet comparing linear-blend and dual-quaternion skinning.
 //!
@@ -15,15 +15,18 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use glam::Vec3;
 use image::RgbaImage;
-use qtangent::anim::locomotion::{slide_summary, LocoFrame, Locomotion, Method as Blend};
+use qtangent::anim::{slide_summary, speed_ramp, BlendMethod, LocoFrame};
 use qtangent::gpu::render::{Renderer, View};
-use qtangent::gpu::skin::{SkinBatch, SkinPipeline};
+use qtangent::gpu::skin::{RigBatch, SkinPipeline};
 use qtangent::gpu::GpuContext;
 use qtangent::render::compare;
 use qtangent::render::scene::{MapSource, Scene};
 use qtangent::render::{Camera, FrameSource, Lighting};
-use qtangent::skin::{bones_from_matrices, skin_matrices, Bone, Method, SkinVertices};
+use qtangent::skin::{Rig, SkinMethod};
 use qtangent::{mesh, Format};
+
+#[path = "common/fox.rs"]
+mod fox;
 
 #[derive(Parser, Debug)]
 #[command(about = "Render the Fox blending from walk to run and back, skinned on the GPU")]
@@ -32,12 +35,12 @@ struct Args {
     /// $QTANGENT_ASSETS/gltf/Fox.glb, else ../shared/assets/gltf/Fox.glb).
     file: Option<PathBuf>,
     /// Skinning method of the sequence: dqs | lbs.
-    #[arg(long, default_value = "dqs", value_parser = ["dqs", "lbs"])]
-    method: String,
+    #[arg(long, default_value = "dqs")]
+    method: SkinMethod,
     /// Locomotion blend: locked (ours: the seed's steps 1–3 at the asked speed, planted feet
     /// pinned by leg IK) | events | unified (seed 000: step 4, steps 1–3) | naive (no seed).
-    #[arg(long, default_value = "locked", value_parser = ["locked", "events", "unified", "naive"])]
-    blend: String,
+    #[arg(long, default_value = "locked")]
+    blend: BlendMethod,
     /// Length of the walk → run → walk schedule, seconds.
     #[arg(long, default_value_t = 8.0)]
     seconds: f32,
@@ -101,22 +104,10 @@ fn save(img: &RgbaImage, path: &Path) -> Result<(), String> {
 
 /// Skins the batch for one simulated frame: bones of every skinned object from the frame's
 /// pose, uploaded, dispatched, waited for.
-fn pose_batch(
-    ctx: &GpuContext,
-    batch: &SkinBatch,
-    loco: &Locomotion,
-    skins: &[&mesh::Skin],
-    frame: &LocoFrame,
-    bones: &mut Vec<Bone>,
-) -> Result<(), String> {
-    let world = loco.skeleton().world_matrices(&frame.local);
-    bones.clear();
-    for skin in skins {
-        let m = skin_matrices(skin, &world, frame.placement).map_err(|e| e.to_string())?;
-        bones.extend(bones_from_matrices(&m).map_err(|e| format!("skin '{}': {e}", skin.name))?);
-    }
-    batch.set_bones(ctx, bones).map_err(|e| e.to_string())?;
-    batch.run(ctx).map_err(|e| e.to_string())
+fn pose_batch(ctx: &GpuContext, rig: &mut RigBatch, frame: &LocoFrame) -> Result<(), String> {
+    rig.pose(ctx, &frame.local, frame.placement)
+        .map_err(|e| e.to_string())?;
+    rig.batch().run(ctx).map_err(|e| e.to_string())
 }
 
 #[allow(clippy::too_many_lines)]
@@ -133,7 +124,7 @@ fn run(args: &Args) -> Result<(), String> {
     }
     let path = args.file.clone().unwrap_or_else(default_fox);
     let loaded = mesh::load(&path).map_err(|e| e.to_string())?;
-    let loco = Locomotion::fox(&loaded).map_err(|e| format!("{}: {e}", path.display()))?;
+    let loco = fox::locomotion(&loaded).map_err(|e| format!("{}: {e}", path.display()))?;
     let [walk, run_gait] = loco.gaits();
     println!(
         "{}: walk {:.1} u/s ({:.2} s cycle), run {:.1} u/s ({:.2} s cycle)",
@@ -158,17 +149,12 @@ fn run(args: &Args) -> Result<(), String> {
         .map(|p| p.y)
         .fold(f32::INFINITY, f32::min);
     let (v_walk, v_run) = (walk.speed(), run_gait.speed());
-    let speeds = qtangent::anim::locomotion::speed_ramp(v_walk, v_run, args.seconds, args.fps);
+    let speeds = speed_ramp(v_walk, v_run, args.seconds, args.fps);
     if speeds.is_empty() {
         return Err("--seconds × --fps gives no frames".into());
     }
     let dt = 1.0 / args.fps;
-    let blend = match args.blend.as_str() {
-        "naive" => Blend::Naive,
-        "unified" => Blend::Unified,
-        "events" => Blend::Events,
-        _ => Blend::Locked,
-    };
+    let blend = args.blend;
     let frames = loco.simulate(blend, &speeds, dt);
     let travelled = frames
         .last()
@@ -186,38 +172,27 @@ fn run(args: &Args) -> Result<(), String> {
         .map_err(|e| e.to_string())?;
 
     // One skinning batch for every skinned object.
-    let mut skinned = Vec::new();
-    for (k, o) in scene.objects.iter().enumerate() {
-        let Some(s) = o.skin else { continue };
-        let skin = loaded
-            .skins
-            .get(s)
-            .ok_or_else(|| format!("object {k} names skin {s}, which the file does not have"))?;
-        let p = &scene.meshes[o.mesh].mesh;
-        let v = SkinVertices::from_prepared(p, skin.joints.len())
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-        skinned.push((k, skin, v));
+    let objects = scene.objects.iter().enumerate();
+    let rig = Rig::new(
+        &loaded,
+        objects.filter_map(|(k, o)| o.skin.map(|s| (k, &scene.meshes[o.mesh].mesh, s))),
+    )
+    .map_err(|e| e.to_string())?;
+    for w in &rig.warnings {
+        eprintln!("animate: warning: {w}");
     }
-    if skinned.is_empty() {
+    if rig.is_empty() {
         return Err(format!("{}: no skinned mesh to animate", path.display()));
     }
-    let meshes: Vec<&SkinVertices> = skinned.iter().map(|(_, _, v)| v).collect();
-    let instances: Vec<usize> = (0..meshes.len()).collect();
-    let skins: Vec<&mesh::Skin> = skinned.iter().map(|(_, s, _)| *s).collect();
     let pipeline = SkinPipeline::new(&ctx).map_err(|e| e.to_string())?;
-    let method = if args.method == "lbs" {
-        Method::Linear
-    } else {
-        Method::DualQuaternion
-    };
-    let mut batch = pipeline
-        .batch(&ctx, &meshes, &instances, method)
-        .map_err(|e| e.to_string())?;
-    for (i, (object, _, _)) in skinned.iter().enumerate() {
+    let method = args.method;
+    let mut rig = RigBatch::new(&ctx, &pipeline, rig, method).map_err(|e| e.to_string())?;
+    for (i, object) in rig.rig().objects().enumerate() {
         gpu_scene
-            .set_skinned(*object, &batch, i)
+            .set_skinned(object, rig.batch(), i)
             .map_err(|e| e.to_string())?;
     }
+    let batch = rig.batch();
     println!(
         "skinning {} vertices ({} influences, {} B a vertex) with {} bones a frame",
         batch.vertex_count(),
@@ -248,13 +223,12 @@ fn run(args: &Args) -> Result<(), String> {
     };
 
     std::fs::create_dir_all(&args.output).map_err(|e| format!("{}: {e}", args.output.display()))?;
-    let mut bones = Vec::new();
     let (mut skin_time, mut render_time) = (Duration::ZERO, Duration::ZERO);
     let mut gif_frames = Vec::new();
     let source = FrameSource::QTangent(Format::Snorm16x4);
     for (n, frame) in frames.iter().enumerate() {
         let t = Instant::now();
-        pose_batch(&ctx, &batch, &loco, &skins, frame, &mut bones)?;
+        pose_batch(&ctx, &mut rig, frame)?;
         skin_time += t.elapsed();
         let t = Instant::now();
         let img = renderer
@@ -304,11 +278,11 @@ fn run(args: &Args) -> Result<(), String> {
         .map(|f| ((frames.len() as f32 * f) as usize).min(frames.len() - 1))
         .collect();
     let mut rows = Vec::new();
-    for m in Method::ALL {
-        batch.set_method(m);
+    for m in SkinMethod::ALL {
+        rig.batch_mut().set_method(m);
         let mut row = Vec::new();
         for &n in &picks {
-            pose_batch(&ctx, &batch, &loco, &skins, &frames[n], &mut bones)?;
+            pose_batch(&ctx, &mut rig, &frames[n])?;
             row.push(
                 renderer
                     .render_image(&ctx, &gpu_scene, &view_at(&frames[n]), source, w / 2, h / 2)
@@ -338,7 +312,7 @@ fn run(args: &Args) -> Result<(), String> {
     // Foot sliding of the three blends over the same schedule.
     println!("foot slide while in contact (units/s; walk speed {v_walk:.1}):");
     println!("  {:<8} {:>8} {:>8}", "blend", "mean", "max");
-    for b in Blend::ALL {
+    for b in BlendMethod::ALL {
         let f = loco.simulate(b, &speeds, dt);
         let (mean, max) = slide_summary(&loco.foot_slide(&f, dt));
         println!("  {:<8} {mean:>8.2} {max:>8.2}", b.name());

@@ -26,7 +26,7 @@ use qtangent::gpu::skin::SkinPipeline;
 use qtangent::gpu::skin_matrix::MatrixSkinPipeline;
 use qtangent::gpu::timing::{copy_bandwidth, median_dispatch_seconds};
 use qtangent::gpu::GpuContext;
-use qtangent::skin::{Bone, Influences, Method, SkinVertices};
+use qtangent::skin::{Bone, Influences, SkinMethod, SkinVertices};
 use qtangent::{QTangent, TangentFrame};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -233,7 +233,7 @@ fn bench_size(
         let bpv = batch.bytes_per_vertex();
         rows.push(row("matrix LBS", MATRIX_LAYOUT, (bpv - 40, 40), s));
     }
-    let mut batch = pipelines.0.batch(ctx, &refs, &which, Method::Linear)?;
+    let mut batch = pipelines.0.batch(ctx, &refs, &which, SkinMethod::Linear)?;
     if batch.influences != expected {
         return Err(format!(
             "the quaternion batch packed {:?}, not {expected:?}",
@@ -242,13 +242,13 @@ fn bench_size(
         .into());
     }
     batch.set_bones(ctx, &bones)?;
-    for method in Method::ALL {
+    for method in SkinMethod::ALL {
         batch.set_method(method);
         batch.poison(ctx);
         let s = median_dispatch_seconds(ctx, args.runs, &|e, ts| batch.encode(e, ts))?;
         let name = match method {
-            Method::Linear => "quaternion LBS",
-            Method::DualQuaternion => "quaternion DQS",
+            SkinMethod::Linear => "quaternion LBS",
+            SkinMethod::DualQuaternion => "quaternion DQS",
         };
         check_finite(name, batch.read(ctx)?.iter().map(|v| v.position))?;
         let bpv = batch.bytes_per_vertex();

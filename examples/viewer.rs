@@ -4,7 +4,7 @@
 //! into the window's surface instead of an offscreen image.
 //!
 //! A file with skinned objects and the Fox's `Walk` and `Run` clips plays live: the walk/run
-//! blend ([`Method::Locked`](Blend::Locked)) at a speed the arrows set, skinned on the GPU
+//! blend ([`BlendMethod::Locked`]) at a speed the arrows set, skinned on the GPU
 //! every frame as `animate` does, on a checkered ground, the camera following the animal.
 //!
 //! ```sh
@@ -25,17 +25,15 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use glam::{Mat4, Vec3};
-use qtangent::anim::locomotion::{
-    speed_ramp, Locomotion, LocomotionError, Method as Blend, Player,
-};
+use qtangent::anim::{speed_ramp, BlendMethod, Locomotion, LocomotionError, Player};
 use qtangent::gpu::render::{GpuScene, Output, Renderer, View, DEPTH_FORMAT, FALLBACK_FORMAT};
-use qtangent::gpu::skin::{SkinBatch, SkinPipeline};
+use qtangent::gpu::skin::{RigBatch, SkinPipeline};
 use qtangent::gpu::GpuContext;
 use qtangent::qmap::stored::StoredFormat;
 use qtangent::render::scene::{MapSource, Scene};
 use qtangent::render::MapOptions;
 use qtangent::render::{Camera, FrameSource, Lighting};
-use qtangent::skin::{bones_from_matrices, skin_matrices, Bone, Method, SkinVertices};
+use qtangent::skin::{Rig, SkinMethod};
 use qtangent::{mesh, Format};
 use winit::application::ApplicationHandler;
 use winit::dpi::{LogicalSize, PhysicalPosition};
@@ -43,6 +41,9 @@ use winit::event::{ElementState, KeyEvent, MouseButton, MouseScrollDelta, Window
 use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{Key, KeyCode, NamedKey, PhysicalKey};
 use winit::window::{Window, WindowId};
+
+#[path = "common/fox.rs"]
+mod fox;
 
 const KEY_HELP: &str = "keys: left-drag orbit, wheel zoom, 1 reference, 2 qtangent, \
      3 object-space quaternion map, 4 tangent-space quaternion map, M next mode, \
@@ -586,9 +587,9 @@ impl Viewer {
             (Command::Speed(steps), Some(a)) => a.step_speed(steps),
             (Command::Ramp, Some(a)) => a.toggle_ramp(),
             (Command::SkinMethod, Some(a)) => {
-                let next = match a.batch.method {
-                    Method::Linear => Method::DualQuaternion,
-                    Method::DualQuaternion => Method::Linear,
+                let next = match a.batch.method() {
+                    SkinMethod::Linear => SkinMethod::DualQuaternion,
+                    SkinMethod::DualQuaternion => SkinMethod::Linear,
                 };
                 a.batch.set_method(next);
             }
@@ -867,13 +868,13 @@ fn depth_view(ctx: &GpuContext, width: u32, height: u32) -> wgpu::TextureView {
         .create_view(&Default::default())
 }
 
-/// A skinned file's walk/run blend, made before the window opens: the locomotion and, for each
-/// skinned object, its skin and vertices.
+/// A skinned file's walk/run blend, made before the window opens: the locomotion and the
+/// skinning rig of its skinned objects.
 struct Skinned {
-    /// Leaked: the [`Player`] borrows it for the rest of the program.
-    loco: &'static Locomotion,
-    /// (object, its skin, its vertices) for every skinned object.
-    objects: Vec<(usize, mesh::Skin, SkinVertices)>,
+    loco: Locomotion,
+    /// Every skinned object's vertices and skin ([`qtangent::skin::RigMesh::object`] indexes
+    /// the scene's objects).
+    rig: Rig,
     /// The animal's bind-pose bounding sphere and the height of its feet.
     bounds: (Vec3, f32),
     floor: f32,
@@ -884,32 +885,29 @@ impl Skinned {
     /// clips and feet in it. Errors name the file.
     fn prepare(path: &Path, scene: &Scene) -> Result<Self, String> {
         let loaded = mesh::load(path).map_err(|e| e.to_string())?;
-        let loco = Locomotion::fox(&loaded).map_err(|e| match e {
+        let loco = fox::locomotion(&loaded).map_err(|e| match e {
             LocomotionError::MissingClip { .. } | LocomotionError::MissingNode { .. } => {
                 e.to_string()
             }
             _ => format!("{}: {e}", path.display()),
         })?;
-        let mut objects = Vec::new();
-        for (k, o) in scene.objects.iter().enumerate() {
-            let Some(s) = o.skin else { continue };
-            let skin = loaded.skins.get(s).ok_or_else(|| {
-                let file = path.display();
-                format!("{file}: object {k} names skin {s}, which the file does not have")
-            })?;
-            let p = &scene.meshes[o.mesh].mesh;
-            let v = SkinVertices::from_prepared(p, skin.joints.len())
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-            objects.push((k, skin.clone(), v));
+        let objects = scene.objects.iter().enumerate();
+        let rig = Rig::new(
+            &loaded,
+            objects.filter_map(|(k, o)| o.skin.map(|s| (k, &scene.meshes[o.mesh].mesh, s))),
+        )
+        .map_err(|e| e.to_string())?;
+        for w in &rig.warnings {
+            eprintln!("viewer: warning: {w}");
         }
-        let floor = objects
-            .iter()
-            .flat_map(|&(k, ..)| &scene.meshes[scene.objects[k].mesh].mesh.positions)
+        let floor = rig
+            .objects()
+            .flat_map(|k| &scene.meshes[scene.objects[k].mesh].mesh.positions)
             .map(|p| p.y)
             .fold(f32::INFINITY, f32::min);
         Ok(Self {
-            loco: Box::leak(Box::new(loco)),
-            objects,
+            loco,
+            rig,
             bounds: scene.bounds(),
             floor,
         })
@@ -941,14 +939,13 @@ impl Skinned {
     /// Uploads the vertices to one skinning batch (dual-quaternion) and draws every skinned
     /// object of `gpu` from it.
     fn start(self, ctx: &GpuContext, gpu: &mut GpuScene) -> Result<Animation, String> {
-        let meshes: Vec<&SkinVertices> = self.objects.iter().map(|(_, _, v)| v).collect();
-        let instances: Vec<usize> = (0..meshes.len()).collect();
+        let (reach, period) = self.ground_size();
         let batch = SkinPipeline::new(ctx)
-            .and_then(|p| p.batch(ctx, &meshes, &instances, Method::DualQuaternion))
+            .and_then(|p| RigBatch::new(ctx, &p, self.rig, SkinMethod::DualQuaternion))
             .map_err(|e| e.to_string())?;
-        let objects: Vec<usize> = self.objects.iter().map(|&(k, ..)| k).collect();
+        let objects: Vec<usize> = batch.rig().objects().collect();
         for (i, &o) in objects.iter().enumerate() {
-            if let Err(e) = gpu.set_skinned(o, &batch, i) {
+            if let Err(e) = gpu.set_skinned(o, batch.batch(), i) {
                 for &o in &objects {
                     gpu.clear_skinned(o);
                 }
@@ -956,15 +953,10 @@ impl Skinned {
             }
         }
         let [walk, run] = self.loco.gaits().each_ref().map(|g| g.speed());
-        let (reach, period) = self.ground_size();
         Ok(Animation {
-            player: self.loco.player(Blend::Locked),
-            loco: self.loco,
-            skins: self.objects.into_iter().map(|(_, s, _)| s).collect(),
+            player: self.loco.into_player(BlendMethod::Locked),
             objects,
             batch,
-            world: Vec::new(),
-            bones: Vec::new(),
             speeds: [walk, run],
             speed: walk,
             ramp: None,
@@ -981,15 +973,11 @@ impl Skinned {
 /// The walk/run blend playing: a [`Player`] advanced by the real frame time at the desired
 /// speed, posing the skinning batch every frame.
 struct Animation {
-    player: Player<'static>,
-    loco: &'static Locomotion,
-    /// Skin and object of each batch instance.
-    skins: Vec<mesh::Skin>,
+    player: Player,
+    /// The object of each batch instance.
     objects: Vec<usize>,
-    batch: SkinBatch,
-    /// Scratch: the skeleton's world matrices and the bones of every instance.
-    world: Vec<Mat4>,
-    bones: Vec<Bone>,
+    /// The skinned objects on the GPU, posed every frame.
+    batch: RigBatch,
     /// Walk and run speeds, units per second.
     speeds: [f32; 2],
     /// Desired speed.
@@ -1030,18 +1018,8 @@ impl Animation {
         let p = frame.placement.w_axis.truncate() / self.period;
         let shift = Vec3::new(p.x.round(), 0.0, p.z.round()) * self.period;
         let placement = Mat4::from_translation(-shift) * frame.placement;
-        self.loco
-            .skeleton()
-            .world_matrices_into(&frame.local, &mut self.world);
-        self.bones.clear();
-        for skin in &self.skins {
-            let m = skin_matrices(skin, &self.world, placement).map_err(|e| e.to_string())?;
-            let bones =
-                bones_from_matrices(&m).map_err(|e| format!("skin '{}': {e}", skin.name))?;
-            self.bones.extend(bones);
-        }
         self.batch
-            .set_bones(ctx, &self.bones)
+            .pose(ctx, &frame.local, placement)
             .map_err(|e| e.to_string())?;
         Ok(placement.transform_point3(self.center))
     }
@@ -1079,7 +1057,7 @@ impl Animation {
             self.measured,
             self.speed,
             if self.ramp.is_some() { " ramp" } else { "" },
-            self.batch.method.name().to_uppercase()
+            self.batch.method().name().to_uppercase()
         )
     }
 }

@@ -16,10 +16,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Parser;
-use qtangent::anim::locomotion::{
-    slide_summary, speed_ramp, Locomotion, Method, RootMotion, RUN, WALK,
-};
+use qtangent::anim::{slide_summary, speed_ramp, BlendMethod, ClipKind, RootMotion};
 use qtangent::mesh;
+
+#[path = "common/fox.rs"]
+mod fox;
 
 #[derive(Parser, Debug)]
 #[command(about = "Blend the Fox's Walk and Run clips (seed 000) and measure foot slide")]
@@ -68,7 +69,7 @@ fn run(args: &Args) -> Result<(), String> {
     }
     let path = args.fox.clone().unwrap_or_else(default_fox);
     let scene = mesh::load(&path).map_err(|e| e.to_string())?;
-    let loco = Locomotion::fox(&scene).map_err(|e| {
+    let loco = fox::locomotion(&scene).map_err(|e| {
         // Missing clips and bones name the file already; analysis errors name the clip.
         let (msg, file) = (e.to_string(), path.display().to_string());
         if msg.contains(&file) {
@@ -81,7 +82,8 @@ fn run(args: &Args) -> Result<(), String> {
     let loco = if args.events.is_empty() {
         loco
     } else {
-        let names: Vec<&str> = loco.gaits()[WALK]
+        let names: Vec<&str> = loco
+            .gait(ClipKind::Walk)
             .feet
             .iter()
             .map(|f| f.name.as_str())
@@ -148,7 +150,7 @@ fn run(args: &Args) -> Result<(), String> {
         .map(|&i| walk.feet[i].name.as_str())
         .collect();
     println!("\nevent feet: {}", names.join(", "));
-    for (c, g) in [(WALK, walk), (RUN, run)] {
+    for (c, g) in [(ClipKind::Walk, walk), (ClipKind::Run, run)] {
         let ev: Vec<String> = loco
             .events(c)
             .iter()
@@ -179,13 +181,13 @@ fn run(args: &Args) -> Result<(), String> {
         }
         println!(" {:>16}", "all feet");
         let mut rows = Vec::new();
-        for method in Method::ALL {
+        for method in BlendMethod::ALL {
             let frames = loco.simulate(method, &speeds, dt);
             rows.push((method.name(), loco.foot_slide(&frames, dt)));
         }
         // Baselines: each clip alone at its own speed (the clips' own slide).
         for (name, v) in [("walk", walk.speed()), ("run", run.speed())] {
-            let frames = loco.simulate(Method::Unified, &vec![v; speeds.len()], dt);
+            let frames = loco.simulate(BlendMethod::Unified, &vec![v; speeds.len()], dt);
             rows.push((name, loco.foot_slide(&frames, dt)));
         }
         for (name, slides) in &rows {

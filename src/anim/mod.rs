@@ -1,16 +1,28 @@
 //! Skeletal animation on the CPU (no wgpu): node transforms, glTF animation clips (STEP, LINEAR,
 //! CUBICSPLINE on translation, rotation and scale), the local → model hierarchy, order-independent
-//! pose blending, and the walk/run locomotion blend of seed 000 ([`locomotion`]).
+//! pose blending, and the walk/run locomotion blend of seed 000 ([`blend`]: [`Locomotion`],
+//! played by a [`Player`]), with its parts in their own modules: the gait analysis of one clip
+//! ([`gait`]), two-bone leg IK for locked feet and the foot-slide measure ([`slide`]).
 //!
 //! The GPU side is [`crate::skin`] (bones as quaternion + translation + uniform scale) and
 //! [`crate::gpu::skin`] (the compute kernel).
 
+pub mod blend;
 pub mod clip;
-pub mod locomotion;
+pub mod error;
+pub mod gait;
+mod ik;
+pub mod player;
 pub mod pose;
+pub mod slide;
 
+pub use blend::{BlendMethod, ClipKind, Locomotion, RootMotion};
 pub use clip::{Channel, Clip, Interpolation, Property};
+pub use error::LocomotionError;
+pub use gait::{Contact, FootGait, Footfall, Gait, GaitSettings};
+pub use player::{LocoFrame, Player, FOOT_RELEASE_FRACTION, FOOT_RELEASE_SECONDS};
 pub use pose::{blend_poses, Skeleton};
+pub use slide::{foot_slide, slide_summary, speed_ramp, ContactRule, FootSlide};
 
 use glam::{Mat4, Quat, Vec3};
 
@@ -54,5 +66,42 @@ impl Transform {
 impl Default for Transform {
     fn default() -> Self {
         Self::IDENTITY
+    }
+}
+
+/// A name that does not parse as one of an enum's values (the `FromStr` error of
+/// [`BlendMethod`], [`RootMotion`] and [`crate::skin::SkinMethod`]); its message lists the
+/// valid names.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} `{name}` (expected one of: {})", valid.join(", "))]
+pub struct UnknownName {
+    /// What was being parsed, e.g. `blend method`.
+    pub what: &'static str,
+    /// The name given.
+    pub name: String,
+    /// The names that parse.
+    pub valid: Vec<&'static str>,
+}
+
+impl UnknownName {
+    /// The value among `all` whose `name` equals `s` (ASCII case-insensitive), else this
+    /// error listing every name.
+    ///
+    /// # Errors
+    /// [`UnknownName`] when no value matches.
+    pub fn find<T: Copy>(
+        what: &'static str,
+        s: &str,
+        all: &[T],
+        name: impl Fn(T) -> &'static str,
+    ) -> Result<T, Self> {
+        all.iter()
+            .copied()
+            .find(|&v| name(v).eq_ignore_ascii_case(s))
+            .ok_or_else(|| Self {
+                what,
+                name: s.to_owned(),
+                valid: all.iter().map(|&v| name(v)).collect(),
+            })
     }
 }

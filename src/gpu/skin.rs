@@ -10,7 +10,8 @@ use std::ops::Range;
 use wgpu::util::DeviceExt;
 
 use super::{shaders, GpuContext, GpuError};
-use crate::skin::{Bone, Influences, Method, SkinVertices, SkinnedVertex, OUTPUT_WORDS};
+use crate::anim::Transform;
+use crate::skin::{Bone, Influences, Rig, SkinMethod, SkinVertices, SkinnedVertex, OUTPUT_WORDS};
 
 /// `@workgroup_size` of `skin` in `shaders/skin.wgsl` and of `skin_matrix` in
 /// `shaders/skin_matrix.wgsl` (both dispatched by [`BatchCore`]).
@@ -98,7 +99,7 @@ pub struct InstanceRange {
 /// A batch uploaded and bound: set bones, dispatch, draw or read back, any number of times.
 pub struct SkinBatch {
     /// The method the batch dispatches with (see [`SkinBatch::set_method`]).
-    pub method: Method,
+    pub method: SkinMethod,
     /// Influences per vertex the meshes were packed with.
     pub influences: Influences,
     core: BatchCore,
@@ -360,10 +361,10 @@ impl BatchCore {
     }
 }
 
-const fn method_index(method: Method) -> usize {
+const fn method_index(method: SkinMethod) -> usize {
     match method {
-        Method::Linear => 0,
-        Method::DualQuaternion => 1,
+        SkinMethod::Linear => 0,
+        SkinMethod::DualQuaternion => 1,
     }
 }
 
@@ -385,7 +386,7 @@ impl SkinPipeline {
                 bind_group_layouts: &[Some(&layout)],
                 immediate_size: 0,
             });
-            let pipeline = |method: Method, influences: Influences| {
+            let pipeline = |method: SkinMethod, influences: Influences| {
                 let constants = [
                     ("METHOD", method_index(method) as f64),
                     ("INFLUENCES", influences.count() as f64),
@@ -402,7 +403,7 @@ impl SkinPipeline {
                     cache: None,
                 })
             };
-            let pipelines = Method::ALL.map(|m| {
+            let pipelines = SkinMethod::ALL.map(|m| {
                 [
                     pipeline(m, Influences::Four),
                     pipeline(m, Influences::Eight),
@@ -430,7 +431,7 @@ impl SkinPipeline {
         ctx: &GpuContext,
         meshes: &[&SkinVertices],
         instances: &[usize],
-        method: Method,
+        method: SkinMethod,
     ) -> Result<SkinBatch, GpuError> {
         let influences = batch_influences(meshes, instances)?;
         let mut words = Vec::new();
@@ -495,7 +496,7 @@ impl SkinBatch {
     }
 
     /// Switches the method the next dispatches use (the buffers stay).
-    pub fn set_method(&mut self, method: Method) {
+    pub fn set_method(&mut self, method: SkinMethod) {
         self.method = method;
     }
 
@@ -576,5 +577,103 @@ impl SkinBatch {
             "skinned vertices",
         )?;
         Ok(bytemuck::pod_collect_to_vec(&bytes))
+    }
+}
+
+/// A [`Rig`] on the GPU: one [`SkinBatch`] with an instance per rig mesh (instance `i` is
+/// `rig.meshes()[i]`), posed from animation poses ([`RigBatch::pose`]). Owns the rig and the
+/// scratch buffers, so posing allocates nothing once warm.
+pub struct RigBatch {
+    rig: Rig,
+    batch: SkinBatch,
+    world: Vec<glam::Mat4>,
+    bones: Vec<Bone>,
+}
+
+impl RigBatch {
+    /// Uploads every mesh of `rig` to one batch skinned with `method`.
+    ///
+    /// # Errors
+    /// [`GpuError::Input`] for a rig with no mesh, then as [`SkinPipeline::batch`].
+    pub fn new(
+        ctx: &GpuContext,
+        pipeline: &SkinPipeline,
+        rig: Rig,
+        method: SkinMethod,
+    ) -> Result<Self, GpuError> {
+        if rig.is_empty() {
+            return Err(GpuError::Input("the rig has no skinned mesh".into()));
+        }
+        let meshes: Vec<&SkinVertices> = rig.meshes().iter().map(|m| &m.vertices).collect();
+        let instances: Vec<usize> = (0..meshes.len()).collect();
+        let batch = pipeline.batch(ctx, &meshes, &instances, method)?;
+        Ok(Self {
+            rig,
+            batch,
+            world: Vec::new(),
+            bones: Vec::new(),
+        })
+    }
+
+    /// The rig.
+    #[must_use]
+    pub fn rig(&self) -> &Rig {
+        &self.rig
+    }
+
+    /// The batch (draw its output; instance `i` is the rig's mesh `i`).
+    #[must_use]
+    pub fn batch(&self) -> &SkinBatch {
+        &self.batch
+    }
+
+    /// The batch, to change its method ([`SkinBatch::set_method`]).
+    pub fn batch_mut(&mut self) -> &mut SkinBatch {
+        &mut self.batch
+    }
+
+    /// The skinning method ([`SkinBatch::method`]).
+    #[must_use]
+    pub fn method(&self) -> SkinMethod {
+        self.batch.method
+    }
+
+    /// Switches the skinning method ([`SkinBatch::set_method`]).
+    pub fn set_method(&mut self, method: SkinMethod) {
+        self.batch.set_method(method);
+    }
+
+    /// Records the dispatch ([`SkinBatch::encode`]).
+    pub fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        timestamps: Option<(&wgpu::QuerySet, u32)>,
+    ) {
+        self.batch.encode(encoder, timestamps);
+    }
+
+    /// Dispatches once and waits ([`SkinBatch::run`]).
+    ///
+    /// # Errors
+    /// As [`SkinBatch::run`].
+    pub fn run(&self, ctx: &GpuContext) -> Result<(), GpuError> {
+        self.batch.run(ctx)
+    }
+
+    /// Uploads the bones of the pose `local` placed by `placement` ([`Rig::bones`]); the next
+    /// [`SkinBatch::run`] or [`SkinBatch::encode`] skins with them.
+    ///
+    /// # Errors
+    /// [`GpuError::Input`] with what [`Rig::bones`] or [`SkinBatch::set_bones`] rejects.
+    pub fn pose(
+        &mut self,
+        ctx: &GpuContext,
+        local: &[Transform],
+        placement: glam::Mat4,
+    ) -> Result<(), GpuError> {
+        self.rig
+            .bones_into(local, placement, &mut self.world, &mut self.bones)
+            .map_err(|e| GpuError::Input(e.to_string()))?;
+        self.batch.set_bones(ctx, &self.bones)
     }
 }

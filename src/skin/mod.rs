@@ -6,7 +6,7 @@
 //! `placement · joint_world · inverse_bind`; [`Bone::from_mat4`] decomposes them and rejects
 //! shear or non-uniform scale, which neither method below can represent.
 //!
-//! Two methods ([`Method`]), both weights renormalised (`wᵢ / Σw`):
+//! Two methods ([`SkinMethod`]), both weights renormalised (`wᵢ / Σw`):
 //!
 //! - **Linear blend (LBS)**: `A = Σ wᵢ sᵢ R(qᵢ)`, `p' = A·p + Σ wᵢ tᵢ`. The frame is rotated by
 //!   the rotation of `A`: its polar factor, the rotation nearest to `A` (Frobenius norm). Where
@@ -34,6 +34,10 @@ use crate::encoding::{
 };
 use crate::frame::QTangent;
 
+pub mod rig;
+
+pub use rig::{Rig, RigMesh};
+
 /// Bones in one palette at most: joint indices are stored as one byte.
 pub const MAX_JOINTS: usize = 256;
 
@@ -50,24 +54,39 @@ pub const OUTPUT_WORDS: usize = 5;
 
 /// Linear-blend or dual-quaternion skinning, chosen per batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Method {
+pub enum SkinMethod {
     /// Linear blend of matrices built from the quaternion bones; frames by the polar rotation.
     Linear,
     /// Dual-quaternion blend; frames by the blended real part.
     DualQuaternion,
 }
 
-impl Method {
+impl SkinMethod {
     /// Both, in the order tables print them.
-    pub const ALL: [Method; 2] = [Method::Linear, Method::DualQuaternion];
+    pub const ALL: [SkinMethod; 2] = [SkinMethod::Linear, SkinMethod::DualQuaternion];
 
     /// `lbs` or `dqs`.
     #[must_use]
     pub const fn name(self) -> &'static str {
         match self {
-            Method::Linear => "lbs",
-            Method::DualQuaternion => "dqs",
+            SkinMethod::Linear => "lbs",
+            SkinMethod::DualQuaternion => "dqs",
         }
+    }
+}
+
+impl std::fmt::Display for SkinMethod {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for SkinMethod {
+    type Err = crate::anim::UnknownName;
+
+    /// Parses a [`SkinMethod::name`], `lbs` or `dqs` (ASCII case-insensitive).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::anim::UnknownName::find("skinning method", s, &Self::ALL, Self::name)
     }
 }
 
@@ -708,15 +727,15 @@ pub fn reference_dqs(
 /// The reference for either method.
 #[must_use]
 pub fn reference(
-    method: Method,
+    method: SkinMethod,
     bones: &[Bone],
     inf: &PackedInfluences,
     p: Vec3,
     q: QTangent,
 ) -> Option<Reference> {
     match method {
-        Method::Linear => reference_lbs(bones, inf, p, q),
-        Method::DualQuaternion => reference_dqs(bones, inf, p, q),
+        SkinMethod::Linear => reference_lbs(bones, inf, p, q),
+        SkinMethod::DualQuaternion => reference_dqs(bones, inf, p, q),
     }
 }
 

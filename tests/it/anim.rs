@@ -1267,3 +1267,37 @@ fn matrix_nodes_that_trs_cannot_reproduce_get_warnings() {
     assert_eq!(local.rotation, Quat::IDENTITY);
     assert!(scene.nodes.iter().all(|n| n.local.rotation.is_finite()));
 }
+
+/// The skinning rig of the Fox: one skinned mesh, and its bones for a pose are the skin
+/// matrices `placement · world · inverse_bind` of that pose as quaternion bones.
+#[test]
+fn fox_rig_bones_are_the_skin_matrices() {
+    use qtangent::skin::{bones_from_matrices, skin_matrices, Rig, SkinMethod};
+    let Some(dir) = common::assets_dir() else {
+        return;
+    };
+    let scene = mesh::load(dir.join("gltf/Fox.glb")).unwrap_or_else(|e| panic!("{e}"));
+    let rig = Rig::from_scene(&scene).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(rig.meshes().len(), 1, "the Fox has one skinned primitive");
+    assert_eq!(rig.objects().collect::<Vec<_>>(), [0]);
+    let skin = &scene.skins[rig.meshes()[0].skin];
+    assert_eq!(rig.bone_count(), skin.joints.len());
+    assert!(rig.warnings.is_empty(), "{:?}", rig.warnings);
+    let skeleton = rig.skeleton();
+    let walk = scene.animations.iter().find(|c| c.name == "Walk").unwrap();
+    let mut local = skeleton.rest.clone();
+    walk.sample(0.3, &mut local);
+    let placement = Mat4::from_translation(Vec3::new(5.0, 0.0, -2.0));
+    let got = rig
+        .bones(&local, placement)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let matrices = skin_matrices(skin, &skeleton.world_matrices(&local), placement).unwrap();
+    assert_eq!(got, bones_from_matrices(&matrices).unwrap());
+    // Too short a pose is an error, not a panic.
+    let e = rig.bones(&local[..1], placement).unwrap_err();
+    assert!(e.to_string().contains("local transforms"), "{e}");
+    // The skinning methods parse by name.
+    assert_eq!("dqs".parse::<SkinMethod>(), Ok(SkinMethod::DualQuaternion));
+    let e = "slerp".parse::<SkinMethod>().unwrap_err().to_string();
+    assert!(e.contains("lbs, dqs"), "{e}");
+}

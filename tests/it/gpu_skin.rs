@@ -12,7 +12,7 @@ use glam::{Mat4, Quat, Vec3};
 use qtangent::gpu::skin::{SkinBatch, SkinPipeline};
 use qtangent::gpu::GpuContext;
 use qtangent::skin::{
-    frame_angle_deg, reference, Bone, Influences, Method, SkinVertices, SkinnedVertex,
+    frame_angle_deg, reference, Bone, Influences, SkinMethod, SkinVertices, SkinnedVertex,
     OUTPUT_BOUND_DEG,
 };
 use qtangent::QTangent;
@@ -190,7 +190,7 @@ fn random_poses_and_weights_match_the_f64_reference_with_4_and_8_influences() {
         for (max_influences, layout) in [(4, Influences::Four), (8, Influences::Eight)] {
             let mesh = random_mesh(rng, "random mesh", 4000, 40, max_influences);
             let bones = random_pose(rng, 40);
-            for method in Method::ALL {
+            for method in SkinMethod::ALL {
                 let batch = pipeline
                     .batch(&ctx, &[&mesh], &[0], method)
                     .unwrap_or_else(|e| panic!("{e}"));
@@ -249,7 +249,7 @@ fn every_vertex_with_eight_influences() {
             "every vertex keeps its 8 influences"
         );
         let bones = random_pose(rng, 24);
-        for method in Method::ALL {
+        for method in SkinMethod::ALL {
             let batch = pipeline
                 .batch(&ctx, &[&mesh], &[0], method)
                 .unwrap_or_else(|e| panic!("{e}"));
@@ -278,7 +278,7 @@ fn a_batch_of_1024_instances_of_two_meshes_in_one_dispatch() {
             .iter()
             .flat_map(|&m| random_pose(rng, if m == 0 { 16 } else { 30 }))
             .collect();
-        for method in Method::ALL {
+        for method in SkinMethod::ALL {
             let batch = pipeline
                 .batch(&ctx, &[&a, &b], &instances, method)
                 .unwrap_or_else(|e| panic!("{e}"));
@@ -309,7 +309,7 @@ fn one_influence_makes_lbs_and_dqs_the_same_rigid_transform() {
     common::for_seeds("one influence", 3, |seed, rng| {
         let mesh = random_mesh(rng, "rigid", 3000, 12, 1);
         let bones = random_pose(rng, 12);
-        let outputs: Vec<Vec<SkinnedVertex>> = Method::ALL
+        let outputs: Vec<Vec<SkinnedVertex>> = SkinMethod::ALL
             .iter()
             .map(|&m| {
                 let batch = pipeline
@@ -327,7 +327,7 @@ fn one_influence_makes_lbs_and_dqs_the_same_rigid_transform() {
             let q = mesh.qtangent(v);
             let frame = r * q.rotation.as_dquat().normalize();
             let size = f64::from(b.scale()) * p.length() + b.translation().as_dvec3().length();
-            for (m, out) in Method::ALL.iter().zip(&outputs) {
+            for (m, out) in SkinMethod::ALL.iter().zip(&outputs) {
                 let got = glam::DVec3::from_array(out[v].position.map(f64::from));
                 assert!(
                     (got - expected).length() <= POSITION_TOL * size,
@@ -379,7 +379,7 @@ fn dual_quaternions_keep_the_volume_of_a_twisted_cylinder_where_lbs_collapses() 
     ];
     let bones = qtangent::skin::bones_from_matrices(&matrices).unwrap_or_else(|e| panic!("{e}"));
     let mut volumes = Vec::new();
-    for method in Method::ALL {
+    for method in SkinMethod::ALL {
         let batch = pipeline
             .batch(&ctx, &[&mesh], &[0], method)
             .unwrap_or_else(|e| panic!("{e}"));
@@ -401,10 +401,10 @@ fn dual_quaternions_keep_the_volume_of_a_twisted_cylinder_where_lbs_collapses() 
             let r = f64::from(p.x.hypot(p.z));
             let c = f64::from(theta.cos());
             let expected = match method {
-                Method::Linear => {
+                SkinMethod::Linear => {
                     f64::from(radius) * ((1.0 - f).powi(2) + f * f + 2.0 * f * (1.0 - f) * c).sqrt()
                 }
-                Method::DualQuaternion => f64::from(radius),
+                SkinMethod::DualQuaternion => f64::from(radius),
             };
             // f32 rounding of positions of size ~4 (see POSITION_TOL).
             assert!(
@@ -466,7 +466,7 @@ fn bad_bones_and_batches_are_errors() {
     let mut rng = rand_pcg::Pcg64Mcg::new(7);
     let mesh = random_mesh(&mut rng, "mesh 'm' primitive 0", 10, 4, 4);
     let batch = pipeline
-        .batch(&ctx, &[&mesh], &[0, 0], Method::Linear)
+        .batch(&ctx, &[&mesh], &[0, 0], SkinMethod::Linear)
         .unwrap_or_else(|e| panic!("{e}"));
     let e = batch
         .set_bones(&ctx, &[Bone::IDENTITY; 3])
@@ -481,9 +481,11 @@ fn bad_bones_and_batches_are_errors() {
     mirrored[2].translation_scale[3] = -1.0;
     let e = batch.set_bones(&ctx, &mirrored).unwrap_err().to_string();
     assert!(e.contains("bone 2") && e.contains("scale"), "{e}");
-    assert!(pipeline.batch(&ctx, &[&mesh], &[], Method::Linear).is_err());
+    assert!(pipeline
+        .batch(&ctx, &[&mesh], &[], SkinMethod::Linear)
+        .is_err());
     let e = pipeline
-        .batch(&ctx, &[&mesh], &[1], Method::Linear)
+        .batch(&ctx, &[&mesh], &[1], SkinMethod::Linear)
         .err()
         .map(|e| e.to_string())
         .unwrap_or_default();
@@ -568,7 +570,7 @@ fn the_fox_skinned_in_its_clips_matches_the_reference() {
         }
         poses.push(("random pose".into(), local));
     });
-    for method in Method::ALL {
+    for method in SkinMethod::ALL {
         let batch = pipeline
             .batch(&ctx, &[&mesh], &[0], method)
             .unwrap_or_else(|e| panic!("{e}"));
@@ -587,7 +589,7 @@ fn the_fox_skinned_in_its_clips_matches_the_reference() {
                 w.position_rel,
                 w.frame_deg
             );
-            if method == Method::Linear {
+            if method == SkinMethod::Linear {
                 // How far LBS's rotated frame is from "n by the cofactor, t by the matrix" (the
                 // README quotes these): printed, not asserted — a property of the pose.
                 let (mut n_max, mut t_max, mut sum) = (0.0f64, 0.0f64, 0.0f64);

@@ -1,4 +1,4 @@
-//! The walk/run blend of seed 000 (`qtangent::anim::locomotion`): the blend parameter and the
+//! The walk/run blend of seed 000 (`qtangent::anim::blend`): the blend parameter and the
 //! unified rates against the article's formulas, b = 0 reproducing the walk, a placement
 //! without pops, event synchronisation, errors, and foot slide of the three methods.
 //!
@@ -8,12 +8,26 @@
 use crate::common;
 
 use glam::{Quat, Vec3, Vec4};
-use qtangent::anim::locomotion::{
-    slide_summary, speed_ramp, FootSlide, Gait, GaitSettings, LocoFrame, Locomotion,
-    LocomotionError, Method, RootMotion, RUN, WALK,
+use qtangent::anim::{
+    slide_summary, speed_ramp, BlendMethod, Channel, Clip, ClipKind, FootSlide, Gait, GaitSettings,
+    Interpolation, LocoFrame, Locomotion, LocomotionError, Property, RootMotion, Skeleton,
+    Transform,
 };
-use qtangent::anim::{Channel, Clip, Interpolation, Property, Skeleton, Transform};
 use qtangent::mesh;
+
+/// Index of the walk in per-clip arrays (`Locomotion::gaits`, `LocoFrame::clip_times`).
+const WALK: usize = ClipKind::Walk.index();
+/// Index of the run in per-clip arrays.
+const RUN: usize = ClipKind::Run.index();
+
+/// Footfall names of the Fox (`Fox.glb` from the glTF sample models): hind feet first, then
+/// the front feet.
+const FOX_FEET: [&str; 4] = [
+    "b_LeftFoot02_018",
+    "b_RightFoot02_022",
+    "b_LeftHand_011",
+    "b_RightHand_08",
+];
 
 /// f32 machine epsilon.
 const EPS: f32 = f32::EPSILON;
@@ -181,7 +195,7 @@ fn warp_clip(clip: &Clip, name: &str, points: &[(f32, f32)]) -> Clip {
 fn warped_pair(loco: &Locomotion, scale: f32, fraction: f32) -> Locomotion {
     let walk = &loco.clips()[WALK];
     let t = walk.duration;
-    let ev = loco.events(WALK);
+    let ev = loco.events(ClipKind::Walk);
     assert!(ev.len() >= 2, "need two events, have {ev:?}");
     let (mut e0, mut e1) = (ev[0], ev[1]);
     if e1 < e0 {
@@ -207,7 +221,8 @@ fn fox() -> Option<(mesh::Scene, Locomotion)> {
     let dir = common::assets_dir()?;
     let path = dir.join("gltf/Fox.glb");
     let scene = mesh::load(&path).unwrap_or_else(|e| panic!("{e}"));
-    let loco = Locomotion::fox(&scene).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let loco = Locomotion::from_scene(&scene, "Walk", "Run", &FOX_FEET)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     Some((scene, loco))
 }
 
@@ -313,7 +328,7 @@ fn unified_rates_loop_together() {
         let frames = 90;
         let dt = cycle / frames as f32;
         let v = gw.speed() + b * (gr.speed() - gw.speed());
-        let out = loco.simulate(Method::Unified, &vec![v; frames + 1], dt);
+        let out = loco.simulate(BlendMethod::Unified, &vec![v; frames + 1], dt);
         for c in [WALK, RUN] {
             let (t0, t1) = (out[0].clip_times[c], out[frames].clip_times[c]);
             let d = (t1 - t0).abs();
@@ -352,7 +367,7 @@ fn check_b0_is_walk(loco: &Locomotion, what: &str) {
     let frames = 3 * per_cycle;
     for root in RootMotion::ALL {
         let loco = loco.clone().with_root_motion(root);
-        let out = loco.simulate(Method::Unified, &vec![gw.speed(); frames + 1], dt);
+        let out = loco.simulate(BlendMethod::Unified, &vec![gw.speed(); frames + 1], dt);
         let t0 = f64::from(out[0].clip_times[WALK]);
         for (n, f) in out.iter().enumerate() {
             assert_eq!(f.blend, 0.0, "{what}: frame {n} blend");
@@ -391,13 +406,13 @@ fn b0_unified_reproduces_the_walk() {
 }
 
 /// Largest clip-time rate either clip can get at blend `b` under `method`.
-fn max_rates(loco: &Locomotion, method: Method, b: f32) -> [f32; 2] {
+fn max_rates(loco: &Locomotion, method: BlendMethod, b: f32) -> [f32; 2] {
     match method {
-        Method::Naive => [1.0, 1.0],
-        Method::Unified | Method::Locked => loco.unified_rates(b),
-        Method::Events => {
+        BlendMethod::Naive => [1.0, 1.0],
+        BlendMethod::Unified | BlendMethod::Locked => loco.unified_rates(b),
+        BlendMethod::Events => {
             let mut m = [0.0f32; 2];
-            for k in 0..loco.events(WALK).len() {
+            for k in 0..loco.events(ClipKind::Walk).len() {
                 let r = loco.segment_rates(k, b);
                 m = [m[0].max(r[0]), m[1].max(r[1])];
             }
@@ -414,8 +429,8 @@ fn check_placement_continuous(loco: &Locomotion, what: &str) {
     for root in RootMotion::ALL {
         let loco = loco.clone().with_root_motion(root);
         // Fastest the root track of each clip moves, per clip second.
-        let vmax = [WALK, RUN].map(|c| {
-            let g = &loco.gaits()[c];
+        let vmax = ClipKind::ALL.map(|c| {
+            let g = loco.gait(c);
             let n = g.root.len() - 1;
             (0..n)
                 .map(|k| {
@@ -424,7 +439,7 @@ fn check_placement_continuous(loco: &Locomotion, what: &str) {
                 })
                 .fold(0.0f32, f32::max)
         });
-        for method in Method::ALL {
+        for method in BlendMethod::ALL {
             let out = loco.simulate(method, &speeds, dt);
             for n in 1..out.len() {
                 let step = (out[n].placement.w_axis - out[n - 1].placement.w_axis).length();
@@ -472,7 +487,7 @@ fn segment_of(events: &[f32], duration: f32, t: f32) -> usize {
 
 fn check_events(loco: &Locomotion, what: &str) {
     let [gw, gr] = loco.gaits();
-    let (ew, er) = (loco.events(WALK), loco.events(RUN));
+    let (ew, er) = (loco.events(ClipKind::Walk), loco.events(ClipKind::Run));
     assert_eq!(ew.len(), er.len(), "{what}: events per clip");
     assert!(!ew.is_empty(), "{what}: no events");
     for &f in loco.event_feet() {
@@ -487,7 +502,7 @@ fn check_events(loco: &Locomotion, what: &str) {
     // landing within float rounding of an event may see either side: 1e-4 s).
     let dt = 1.0 / 60.0;
     let speeds = speed_ramp(gw.speed(), gr.speed(), 8.0, 60.0);
-    let out = loco.simulate(Method::Events, &speeds, dt);
+    let out = loco.simulate(BlendMethod::Events, &speeds, dt);
     for (n, f) in out.iter().enumerate() {
         let [tw, tr] = f.clip_times;
         let near = |t: f32, ev: &[f32], d: f32| {
@@ -534,7 +549,7 @@ fn slide_table(loco: &Locomotion, what: &str) -> [f32; 4] {
         loco.root_motion().name()
     );
     let mut means = [0.0; 4];
-    for (m, method) in Method::ALL.into_iter().enumerate() {
+    for (m, method) in BlendMethod::ALL.into_iter().enumerate() {
         let slides: Vec<FootSlide> = loco.foot_slide(&loco.simulate(method, &speeds, dt), dt);
         let cells: Vec<String> = slides
             .iter()
@@ -564,7 +579,7 @@ fn slide_table(loco: &Locomotion, what: &str) -> [f32; 4] {
     }
     for (name, v) in [("walk", gw.speed()), ("run", gr.speed())] {
         let slides = loco.foot_slide(
-            &loco.simulate(Method::Unified, &vec![v; speeds.len()], dt),
+            &loco.simulate(BlendMethod::Unified, &vec![v; speeds.len()], dt),
             dt,
         );
         let (mean, max) = slide_summary(&slides);
@@ -576,7 +591,7 @@ fn slide_table(loco: &Locomotion, what: &str) -> [f32; 4] {
 /// Largest distance between the feet of the walk at `t_w` and the run at `t_r` over the
 /// frames of `method` on the ramp (the poses being blended), and the largest foot speed of
 /// either clip (units per clip second).
-fn pose_mismatch(loco: &Locomotion, method: Method) -> (f32, f32) {
+fn pose_mismatch(loco: &Locomotion, method: BlendMethod) -> (f32, f32) {
     let [gw, gr] = loco.gaits();
     let dt = 1.0 / 60.0;
     let speeds = speed_ramp(gw.speed(), gr.speed(), 8.0, 60.0);
@@ -619,8 +634,8 @@ fn pose_mismatch(loco: &Locomotion, method: Method) -> (f32, f32) {
 /// allows (the touch-down is found by linear interpolation between 240 Hz samples; allow one
 /// sample step of the fastest foot in either clip), far closer than under Unified.
 fn check_events_keep_poses_in_step(loco: &Locomotion, what: &str) {
-    let (events, fastest) = pose_mismatch(loco, Method::Events);
-    let (unified, _) = pose_mismatch(loco, Method::Unified);
+    let (events, fastest) = pose_mismatch(loco, BlendMethod::Events);
+    let (unified, _) = pose_mismatch(loco, BlendMethod::Unified);
     let bound = fastest / 240.0;
     println!(
         "  {what}: feet apart under events {events:.4}, unified {unified:.4} (bound {bound:.4})"
@@ -699,10 +714,10 @@ fn seed_blends_slide_less_than_naive() {
         let speeds = speed_ramp(gw.speed(), gr.speed(), 8.0, fps);
         for fraction in [0.1, 0.3] {
             let rule = loco.contact_rule_at(fraction);
-            let mean = |m: Method| {
+            let mean = |m: BlendMethod| {
                 slide_summary(&loco.foot_slide_with(&loco.simulate(m, &speeds, dt), dt, &rule)).0
             };
-            let (naive, locked) = (mean(Method::Naive), mean(Method::Locked));
+            let (naive, locked) = (mean(BlendMethod::Naive), mean(BlendMethod::Locked));
             println!(
                 "Fox {} with contact within {fraction} of the range: naive {naive:.1}, locked {locked:.1}",
                 root.name()
@@ -808,12 +823,7 @@ fn errors_name_what_is_wrong() {
         let e = Locomotion::from_scene(&scene, "Walk", "Run", &["b_Paw"]).unwrap_err();
         assert!(e.to_string().contains("b_Paw"), "{e}");
         // Survey is not a locomotion cycle: its feet barely move back while down.
-        let e = Locomotion::from_scene(
-            &scene,
-            "Survey",
-            "Run",
-            &qtangent::anim::locomotion::FOX_FEET,
-        );
+        let e = Locomotion::from_scene(&scene, "Survey", "Run", &FOX_FEET);
         println!("Survey as the walk: {e:?}");
     }
 }
@@ -842,7 +852,7 @@ fn frames_are_well_formed() {
     let loco = biped();
     let [gw, gr] = loco.gaits();
     let speeds = speed_ramp(gw.speed(), gr.speed(), 4.0, 60.0);
-    for method in Method::ALL {
+    for method in BlendMethod::ALL {
         for f in loco.simulate(method, &speeds, 1.0 / 60.0) {
             assert!((0.0..=1.0).contains(&f.blend));
             assert!(f.placement.is_finite() && f.speed.is_finite());
@@ -865,7 +875,7 @@ fn event_feet_can_be_chosen() {
         .with_event_feet(&[1])
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(one.event_feet(), &[1]);
-    assert_eq!(one.events(WALK).len(), 1);
+    assert_eq!(one.events(ClipKind::Walk).len(), 1);
     let e = loco.with_event_feet(&[5]).unwrap_err();
     assert!(
         matches!(e, LocomotionError::EventFeetDisagree { .. }),
@@ -894,7 +904,7 @@ fn locked_moves_at_the_asked_speed() {
             (cycle * fps).round() as usize,
             (4.0 * cycle * fps).round() as usize,
         );
-        let out = fox.simulate(Method::Locked, &vec![v; frames + 1], dt);
+        let out = fox.simulate(BlendMethod::Locked, &vec![v; frames + 1], dt);
         let moved = (out[frames].placement.w_axis - out[settle].placement.w_axis).length();
         let seconds = (frames - settle) as f32 * dt;
         let net = moved / seconds;
@@ -905,6 +915,59 @@ fn locked_moves_at_the_asked_speed() {
         assert!(
             (net - v).abs() <= tol,
             "asked {v}, moved at {net} (tolerance {tol})"
+        );
+    }
+}
+
+#[test]
+fn names_parse_and_clip_kinds_index() {
+    for m in BlendMethod::ALL {
+        assert_eq!(m.name().parse::<BlendMethod>(), Ok(m));
+        assert_eq!(m.to_string(), m.name());
+    }
+    assert_eq!("LOCKED".parse::<BlendMethod>(), Ok(BlendMethod::Locked));
+    let e = "fast".parse::<BlendMethod>().unwrap_err().to_string();
+    assert!(
+        e.contains("`fast`") && e.contains("naive, unified, events, locked"),
+        "{e}"
+    );
+    for r in RootMotion::ALL {
+        assert_eq!(r.name().parse::<RootMotion>(), Ok(r));
+    }
+    assert!("none".parse::<RootMotion>().is_err());
+    assert_eq!(ClipKind::ALL.map(ClipKind::index), [0, 1]);
+    assert_eq!(ClipKind::ALL.map(ClipKind::name), ["walk", "run"]);
+}
+
+#[test]
+fn owned_player_matches_borrowed() {
+    let loco = biped();
+    let dt = 1.0 / 60.0;
+    let speeds = speed_ramp(
+        loco.gait(ClipKind::Walk).speed(),
+        loco.gait(ClipKind::Run).speed(),
+        2.0,
+        60.0,
+    );
+    for method in BlendMethod::ALL {
+        let mut borrowed = loco.player(method);
+        let mut owned = loco.clone().into_player(method);
+        assert_eq!(owned.method(), method);
+        for (n, &v) in speeds.iter().enumerate() {
+            let step = if n == 0 { 0.0 } else { dt };
+            borrowed.advance(v, step);
+            owned.advance(v, step);
+            assert_eq!(
+                borrowed.frame(),
+                owned.frame(),
+                "{} frame {n}",
+                method.name()
+            );
+        }
+        assert_eq!(owned.locomotion().feet(), loco.feet());
+        assert_eq!(
+            loco.root(ClipKind::Run, 0.1),
+            owned.locomotion().root(ClipKind::Run, 0.1)
         );
     }
 }

@@ -13,7 +13,7 @@ use qtangent::gpu::skin::SkinPipeline;
 use qtangent::gpu::GpuContext;
 use qtangent::render::scene::Scene;
 use qtangent::render::FrameSource;
-use qtangent::skin::{Bone, Method, SkinVertices, OUTPUT_BOUND_DEG};
+use qtangent::skin::{Bone, SkinMethod, SkinVertices, OUTPUT_BOUND_DEG};
 use qtangent::{Format, QTangent};
 
 const W: u32 = 320;
@@ -87,7 +87,7 @@ fn check_scene(ctx: &GpuContext, name: &str, scene: &Scene, expect_map_uv: bool)
         .collect();
     let pipeline = SkinPipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
     let batch = pipeline
-        .batch(ctx, &refs, &instances, Method::DualQuaternion)
+        .batch(ctx, &refs, &instances, SkinMethod::DualQuaternion)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     batch
         .set_bones(ctx, &bones)

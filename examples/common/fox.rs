@@ -1,0 +1,26 @@
+//! The Fox (`Fox.glb` from the glTF sample models) as the examples blend it: its clip names and
+//! foot bones. Included by the examples that play it (`#[path = "common/fox.rs"] mod fox;`).
+
+use qtangent::anim::{Locomotion, LocomotionError};
+use qtangent::mesh::Scene;
+
+/// The Fox's walk clip.
+pub const WALK: &str = "Walk";
+
+/// The Fox's run clip.
+pub const RUN: &str = "Run";
+
+/// Footfall names of the Fox: hind feet first (a left/right pair always keeps its footfall
+/// order between the walk and the gallop, and the hind legs propel both gaits), then the
+/// front feet.
+pub const FEET: [&str; 4] = [
+    "b_LeftFoot02_018",
+    "b_RightFoot02_022",
+    "b_LeftHand_011",
+    "b_RightHand_08",
+];
+
+/// The Fox's walk/run blend: clips [`WALK`] and [`RUN`], feet [`FEET`].
+pub fn locomotion(scene: &Scene) -> Result<Locomotion, LocomotionError> {
+    Locomotion::from_scene(scene, WALK, RUN, &FEET)
+}
