@@ -5,7 +5,7 @@
 //! use qtangent::qmap::{self, BakeJob, BakeSettings};
 //!
 //! let scene = qtangent::mesh::load("helmet.gltf")?;
-//! let planned = BakeJob::from_scene(&scene, None)?;
+//! let planned = BakeJob::from_scene(&scene, None);
 //! for w in &planned.warnings {
 //!     eprintln!("warning: {w}");
 //! }
@@ -165,17 +165,27 @@ pub struct SceneJobs {
     pub warnings: Vec<String>,
 }
 
+impl SceneJobs {
+    /// The error for a scene that asks for no map: [`BakeError::Mesh`],
+    /// `FILE: no primitive has UVs (TEXCOORD_0); nothing to bake`; `None` when there are jobs.
+    #[must_use]
+    pub fn nothing_to_bake(&self, scene: &Scene) -> Option<BakeError> {
+        self.jobs.is_empty().then(|| BakeError::Mesh {
+            label: scene.source.display().to_string(),
+            problem: "no primitive has UVs (TEXCOORD_0); nothing to bake".into(),
+        })
+    }
+}
+
 impl BakeJob {
     /// One job per material that has primitives with UVs, in order of first use; primitives
     /// with no material make one job named after the file. The normal map is `normal_map` when
     /// given (for every job, scale 1), else the material's normal texture with its scale, else
     /// none. Primitives without UVs are skipped, and textures reading a UV set other than 0
-    /// ignored, with a warning each.
-    ///
-    /// # Errors
-    /// [`BakeError::Mesh`] (`FILE: no primitive has UVs (TEXCOORD_0); nothing to bake`) when no
-    /// job is left.
-    pub fn from_scene(scene: &Scene, normal_map: Option<&Path>) -> Result<SceneJobs, BakeError> {
+    /// ignored, with a warning each. No job at all (no primitive has UVs) is not an error here:
+    /// [`SceneJobs::nothing_to_bake`] says so.
+    #[must_use]
+    pub fn from_scene(scene: &Scene, normal_map: Option<&Path>) -> SceneJobs {
         let file = scene.source.display().to_string();
         let stem = scene
             .source
@@ -268,13 +278,7 @@ impl BakeJob {
                 anisotropy,
             });
         }
-        if jobs.is_empty() {
-            return Err(BakeError::Mesh {
-                label: file,
-                problem: "no primitive has UVs (TEXCOORD_0); nothing to bake".into(),
-            });
-        }
-        Ok(SceneJobs { jobs, warnings })
+        SceneJobs { jobs, warnings }
     }
 
     /// Prepares the job's primitives ([`crate::mesh::Primitive::prepare`]: normals, MikkTSpace
