@@ -54,7 +54,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use qtangent::gpu::GpuContext;
 use qtangent::mesh::{self, ImageSource, Scene};
 use qtangent::qmap::anisotropy;
-use qtangent::qmap::job::{self, OutputFile};
+use qtangent::qmap::job::{self, OutputFile, TangentLevels};
 use qtangent::qmap::stored::{EncodedMap, MapSpace, StoredFormat};
 use qtangent::qmap::{self, BakeJob, BakeSettings, Container, NormalMap, NormalSource, QuatMap};
 use serde_json::{json, Value};
@@ -471,19 +471,18 @@ fn bake_one(
             // Every level of the normal map's mip chain (as a renderer uploads it) turned into
             // rotations: no raster, no UV layout. The anisotropy direction, where the material
             // has one, is the twist (axial: stored doubled, EncodedMap::axial_twist).
-            let Some((levels, twist)) = job::tangent_levels(normal_image.as_ref(), field.as_ref())
-            else {
+            let Some(input) = TangentLevels::new(normal_image.as_ref(), field.as_ref()) else {
                 return Ok(None);
             };
-            let twist = twist.as_deref().map(qmap::tangent::TwistField::Texels);
+            let (levels, twist) = (&input.levels, input.twist_field());
             let mips_time = t.elapsed();
             let t = Instant::now();
             progress("tangent-space bake", 0, 1);
             let map = match ctx {
                 Some(ctx) => {
-                    qtangent::gpu::bake_tangent::bake_gpu(ctx, &levels, twist, settings.format)?
+                    qtangent::gpu::bake_tangent::bake_gpu(ctx, levels, twist, settings.format)?
                 }
-                None => qmap::tangent::bake_cpu(&levels, twist, settings.format),
+                None => qmap::tangent::bake_cpu(levels, twist, settings.format),
             };
             progress("tangent-space bake", 1, 1);
             times.push(("mips", mips_time));

@@ -376,28 +376,47 @@ impl BakeJob {
     }
 }
 
-/// The levels a tangent-space map is baked from ([`super::tangent::bake_cpu`]), with the
-/// twist of each texel: every level of the normal map's mip chain (`normal`: 8-bit RGBA as a
-/// renderer uploads it, and its scale), or flat levels of the anisotropy texture's size when
-/// there is no normal map; the anisotropy direction, where there is one, stored doubled
-/// ([`DirectionField::axial_twist_levels`]; pass it on as
-/// [`super::tangent::TwistField::Texels`]). `None` when there is neither: the map would be the
-/// identity.
-#[must_use]
-pub fn tangent_levels(
-    normal: Option<&(RgbaImage, f32)>,
-    field: Option<&(DirectionField, (u32, u32))>,
-) -> Option<(Vec<NormalMap>, Option<Vec<Vec<f32>>>)> {
-    let levels = match (normal, field) {
-        (Some((image, scale)), _) => NormalMap::levels_from_rgba8(image, *scale),
-        (None, Some((_, (w, h)))) => NormalMap::flat_levels(*w, *h),
-        (None, None) => return None,
-    };
-    let twist = field.map(|(f, _)| {
-        let sizes: Vec<(u32, u32)> = levels.iter().map(|l| (l.width, l.height)).collect();
-        f.axial_twist_levels(&sizes)
-    });
-    Some((levels, twist))
+/// What a tangent-space map is baked from ([`super::tangent::bake_cpu`]): normal-map levels
+/// and, where there is an anisotropy direction, the twist of every texel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TangentLevels {
+    /// Every level of the normal map's mip chain, or flat levels of the anisotropy texture's
+    /// size when there is no normal map.
+    pub levels: Vec<NormalMap>,
+    /// Per level, per texel: the anisotropy direction's twist, stored doubled (axial,
+    /// [`DirectionField::axial_twist_levels`]).
+    pub twist: Option<Vec<Vec<f32>>>,
+}
+
+impl TangentLevels {
+    /// The levels of a normal map (`normal`: 8-bit RGBA as a renderer uploads it, and its
+    /// scale; [`NormalMap::levels_from_rgba8`]) or, without one, flat levels of the anisotropy
+    /// texture's size, with the twist of its direction field. `None` when there is neither:
+    /// the map would be the identity.
+    #[must_use]
+    pub fn new(
+        normal: Option<&(RgbaImage, f32)>,
+        field: Option<&(DirectionField, (u32, u32))>,
+    ) -> Option<Self> {
+        let levels = match (normal, field) {
+            (Some((image, scale)), _) => NormalMap::levels_from_rgba8(image, *scale),
+            (None, Some((_, (w, h)))) => NormalMap::flat_levels(*w, *h),
+            (None, None) => return None,
+        };
+        let twist = field.map(|(f, _)| {
+            let sizes: Vec<(u32, u32)> = levels.iter().map(|l| (l.width, l.height)).collect();
+            f.axial_twist_levels(&sizes)
+        });
+        Some(Self { levels, twist })
+    }
+
+    /// The twist as the bakers take it.
+    #[must_use]
+    pub fn twist_field(&self) -> Option<super::tangent::TwistField<'_>> {
+        self.twist
+            .as_deref()
+            .map(super::tangent::TwistField::Texels)
+    }
 }
 
 /// `base`, or `base-2`, `base-3`, … if taken (compared case-insensitively, for file systems
