@@ -46,14 +46,17 @@ use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use std::str::FromStr;
+
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use qtangent::gpu::GpuContext;
-use qtangent::mesh::{self, ImageSource, MeshError, Prepared, Scene};
-use qtangent::qmap::anisotropy::{self, DirectionField};
-use qtangent::qmap::io::{self, PreviewAxis};
-use qtangent::qmap::stored::{file_stem, EncodedMap, MapSpace, StoredFormat};
-use qtangent::qmap::{self, BakeMesh, BakeSettings, NormalMap, QuatMap};
+use qtangent::mesh::{self, ImageSource, Scene};
+use qtangent::qmap::anisotropy;
+use qtangent::qmap::job::{self, OutputFile, TangentLevels};
+use qtangent::qmap::stored::{EncodedMap, MapSpace, StoredFormat};
+use qtangent::qmap::{self, BakeJob, BakeSettings, Container, NormalMap, NormalSource, QuatMap};
 use serde_json::{json, Value};
 
 /// `writeln!` into a String (which cannot fail).
@@ -84,15 +87,15 @@ struct Args {
     #[arg(long, default_value_t = 4)]
     padding: u32,
     /// Map kind: tangent (rotation of the vertex frame) or object (the whole frame).
-    #[arg(long, default_value = "tangent", value_parser = ["tangent", "object"])]
-    kind: String,
+    #[arg(long, default_value = "tangent", value_parser = names::<MapSpace>(["tangent", "object"]))]
+    kind: MapSpace,
     /// Storage format: rgba16f, snorm16, snorm8, rgba32f, bc5, bc7 (default: bc5 for tangent,
     /// bc7 for object).
-    #[arg(long, value_parser = format_parser())]
+    #[arg(long, value_parser = names::<StoredFormat>(StoredFormat::ALL.map(StoredFormat::name)))]
     format: Option<StoredFormat>,
     /// File container: ktx2 (every format) or exr (rgba16f, snorm16, snorm8, rgba32f).
-    #[arg(long, default_value = "ktx2", value_parser = ["ktx2", "exr"])]
-    container: String,
+    #[arg(long, default_value = "ktx2", value_parser = names::<Container>(Container::ALL.map(Container::name)))]
+    container: Container,
     /// Object space: keep the handedness plane (NAME.handedness.ktx2) for renderers that cannot
     /// derive it from the UV winding, or for maps whose handedness does not follow the UVs.
     #[arg(long)]
@@ -108,33 +111,31 @@ struct Args {
     json: bool,
 }
 
-fn format_parser() -> impl clap::builder::TypedValueParser<Value = StoredFormat> {
-    use clap::builder::TypedValueParser as _;
-    clap::builder::PossibleValuesParser::new(StoredFormat::ALL.map(StoredFormat::name)).try_map(
-        |name: String| {
-            StoredFormat::from_name(&name).ok_or_else(|| format!("unknown map format '{name}'"))
-        },
-    )
+/// A clap parser for a named enum: the names listed (clap's message names them all), parsed by
+/// the type's `FromStr`.
+fn names<T>(names: impl IntoIterator<Item = &'static str>) -> impl TypedValueParser<Value = T>
+where
+    T: FromStr + Clone + Send + Sync + 'static,
+    T::Err: std::fmt::Display,
+{
+    PossibleValuesParser::new(names)
+        .try_map(|name: String| name.parse::<T>().map_err(|e| e.to_string()))
 }
 
 impl Args {
-    fn space(&self) -> MapSpace {
-        MapSpace::from_name(&self.kind).unwrap_or(MapSpace::Tangent)
-    }
-
     /// The stored format: `--format`, or the kind's compressed default.
     fn stored(&self) -> StoredFormat {
         self.format
-            .unwrap_or_else(|| StoredFormat::default_for(self.space(), false))
+            .unwrap_or_else(|| StoredFormat::default_for(self.kind, false))
     }
 
     /// Checks the flags against each other before any work.
     fn check(&self) -> Result<(), String> {
-        let (space, stored) = (self.space(), self.stored());
+        let (space, stored) = (self.kind, self.stored());
         if space == MapSpace::Object && stored == StoredFormat::Bc5 {
             return Err("--format bc5 holds two channels, (x, y) of a tangent-space rotation; an object-space map needs all four: use --format bc7 (or --kind tangent)".into());
         }
-        if self.container == "exr" && stored.is_compressed() {
+        if self.container == Container::Exr && stored.is_compressed() {
             return Err(format!(
                 "--container exr holds float maps; --format {stored} is block-compressed: use --container ktx2"
             ));
@@ -161,42 +162,6 @@ fn main() {
         eprintln!("bake: {e}");
         std::process::exit(1);
     }
-}
-
-/// Where a map's normal map comes from.
-#[derive(Clone)]
-enum NormalSource {
-    /// None: the map holds the interpolated vertex frames.
-    None,
-    /// The embedded default's procedural swirl.
-    Swirl,
-    /// `--normal-map` or a material's texture, with its scale.
-    Image(ImageSource, f32),
-}
-
-/// One map to bake.
-struct Job {
-    /// Output file stem (sanitised, unique).
-    name: String,
-    /// What the map is of, for messages: `file: material 'X'`.
-    label: String,
-    /// The same without the file, for the summary.
-    what: String,
-    /// The material's name, if any.
-    material: Option<String>,
-    /// The primitives, prepared.
-    prims: Vec<Prim>,
-    normal: NormalSource,
-    /// KHR_materials_anisotropy's texture and `anisotropyRotation` (radians): its direction
-    /// becomes the map's tangent (a twist of the tangent-space map).
-    anisotropy: Option<(ImageSource, f32)>,
-}
-
-/// A primitive to prepare: either from the scene (by index into `Scene::primitives()`) or the
-/// procedural default.
-enum Prim {
-    Scene(usize),
-    Default(Box<mesh::Primitive>),
 }
 
 /// Stderr output that keeps out of the progress bar's way.
@@ -254,8 +219,8 @@ struct Report {
     height: u32,
     /// (stage, time), in order.
     times: Vec<(&'static str, Duration)>,
-    /// (role, file): `ktx2` or `exr` (the map), `handedness_ktx2`, `preview`, `handedness`.
-    files: Vec<(&'static str, PathBuf)>,
+    /// The files written, with their roles.
+    files: Vec<OutputFile>,
 }
 
 fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
@@ -283,24 +248,40 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
             for w in &scene.warnings {
                 ui.warn(format!("{}: {w}", scene.source.display()));
             }
-            let jobs = mesh_jobs(&scene, args, ui)?;
-            (Some(scene), path.display().to_string(), jobs)
+            let planned = BakeJob::from_scene(&scene, args.normal_map.as_deref());
+            for w in &planned.warnings {
+                ui.warn(w.clone());
+            }
+            if let Some(e) = planned.nothing_to_bake(&scene) {
+                return Err(e.into());
+            }
+            (scene, path.display().to_string(), planned.jobs)
         }
     };
     let load_time = t.elapsed();
-    check_normal_map_sizes(&jobs, scene.as_ref(), args)?;
+    // A tangent-space map has its normal map's size: with a block format, every normal map
+    // must be one BC can take, checked before anything is baked or written (so a failing run
+    // leaves no partial set of maps).
+    if args.kind == MapSpace::Tangent && args.stored().is_compressed() {
+        for job in &jobs {
+            job.check_block_size(&scene.source).map_err(|e| match e {
+                qmap::BakeError::Mesh { .. } => format!("{e} (--format {})", args.stored()),
+                e => e.to_string(),
+            })?;
+        }
+    }
 
     std::fs::create_dir_all(&args.out).map_err(|e| qmap::BakeError::Write {
         path: args.out.clone(),
         problem: format!("cannot create the folder: {e}"),
     })?;
 
-    let mut normal_maps: Vec<(ImageSource, f32, NormalMap)> = Vec::new();
+    let mut normal_maps: Vec<(NormalSource, NormalMap)> = Vec::new();
     let mut reports = Vec::new();
     for (k, job) in jobs.iter().enumerate() {
         if let Some(r) = bake_one(
             job,
-            scene.as_ref(),
+            &scene,
             args,
             &settings,
             ctx.as_ref(),
@@ -310,11 +291,7 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
             reports.push(r);
         }
         // Keep a decoded normal map only while a later map still uses it.
-        normal_maps.retain(|(src, scale, _)| {
-            jobs[k + 1..]
-                .iter()
-                .any(|j| matches!(&j.normal, NormalSource::Image(s, c) if s == src && c == scale))
-        });
+        normal_maps.retain(|(src, _)| jobs[k + 1..].iter().any(|j| &j.normal == src));
     }
     ui.bar.finish_and_clear();
 
@@ -328,11 +305,11 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
             "load_ms": ms(load_time),
             "out_dir": args.out.display().to_string(),
             "settings": {
-                "kind": args.space().name(),
+                "kind": args.kind.name(),
                 "size": args.size,
                 "padding": args.padding,
                 "format": args.stored().name(),
-                "container": args.container,
+                "container": args.container.name(),
                 "max_error_deg": match args.stored() {
                     StoredFormat::Plain(f) => Some(f.max_error_deg()),
                     _ => None,
@@ -361,210 +338,55 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
     }
 }
 
-/// A tangent-space map has its normal map's size: with a block format, every normal map must
-/// be one BC can take, checked before anything is baked or written (so a failing run leaves no
-/// partial set of maps).
-fn check_normal_map_sizes(jobs: &[Job], scene: Option<&Scene>, args: &Args) -> Result<(), Error> {
-    if args.space() != MapSpace::Tangent || !args.stored().is_compressed() {
-        return Ok(());
-    }
-    for job in jobs {
-        // A tangent-space map has the normal map's size, or the anisotropy texture's without one.
-        let src = match (&job.normal, &job.anisotropy) {
-            (NormalSource::Image(src, _), _) | (NormalSource::None, Some((src, _))) => src,
-            _ => continue,
-        };
-        let mesh_file = scene.map_or_else(|| PathBuf::from(&job.label), |s| s.source.clone());
-        let img = src.decode().map_err(|e| qmap::BakeError::Image {
-            mesh: mesh_file.clone(),
-            image: src.describe(),
-            problem: e,
-        })?;
-        if let Err(e) = qtangent::qmap::bc::check_size(img.width(), img.height()) {
-            let what = if matches!(job.normal, NormalSource::Image(..)) {
-                "normal map"
-            } else {
-                "anisotropy texture"
-            };
-            return Err(format!(
-                "{}: {what} {}: {e} (--format {})",
-                job.label,
-                src.describe(),
-                args.stored()
-            )
-            .into());
-        }
-    }
-    Ok(())
-}
-
-/// The embedded default: one procedural torus with the swirl (or `--normal-map`).
-fn default_job(args: &Args) -> (Option<Scene>, String, Vec<Job>) {
+/// The embedded default: one procedural torus with the swirl (or `--normal-map`), as a scene of
+/// one primitive.
+fn default_job(args: &Args) -> (Scene, String, Vec<BakeJob>) {
     let torus = mesh::procedural::torus(1.0, 0.4, 96, 48);
+    let scene = Scene {
+        source: PathBuf::from("default torus"),
+        meshes: vec![mesh::Mesh {
+            name: "torus".into(),
+            primitives: vec![torus],
+            instances: Vec::new(),
+        }],
+        ..Scene::default()
+    };
     let normal = match &args.normal_map {
-        Some(p) => NormalSource::Image(ImageSource::File(p.clone()), 1.0),
+        Some(p) => NormalSource::Image {
+            image: ImageSource::File(p.clone()),
+            scale: 1.0,
+        },
         None => NormalSource::Swirl,
     };
-    let job = Job {
+    let job = BakeJob {
         name: "default".into(),
         label: "default torus".into(),
         what: "procedural torus".into(),
         material: None,
-        prims: vec![Prim::Default(Box::new(torus))],
+        material_name: None,
+        primitives: vec![0],
         normal,
         anisotropy: None,
     };
-    (None, "default torus".into(), vec![job])
-}
-
-/// One job per material that has primitives with UVs, in order of first use; primitives with
-/// no material make one job named after the file.
-fn mesh_jobs(scene: &Scene, args: &Args, ui: &mut Ui) -> Result<Vec<Job>, Error> {
-    let file = scene.source.display().to_string();
-    let stem = scene
-        .source
-        .file_stem()
-        .map_or_else(|| "mesh".to_string(), |s| s.to_string_lossy().into_owned());
-    // (material, primitives with UVs, primitives seen)
-    let mut groups: Vec<(Option<usize>, Vec<usize>, usize)> = Vec::new();
-    for (i, (_, p)) in scene.primitives().enumerate() {
-        let g = match groups.iter().position(|g| g.0 == p.material) {
-            Some(g) => g,
-            None => {
-                groups.push((p.material, Vec::new(), 0));
-                groups.len() - 1
-            }
-        };
-        groups[g].2 += 1;
-        if p.uvs.is_none() {
-            ui.warn(format!(
-                "{file}: {} has no UVs (TEXCOORD_0); skipped",
-                p.label
-            ));
-        } else {
-            groups[g].1.push(i);
-        }
-    }
-    let mut used_names: Vec<String> = Vec::new();
-    let mut jobs = Vec::new();
-    for (material, prims, seen) in groups {
-        let mat = material.and_then(|m| scene.materials.get(m));
-        let what = match mat {
-            Some(m) => format!("material '{}'", m.name),
-            None => "primitives without a material".to_string(),
-        };
-        if prims.is_empty() {
-            ui.warn(format!(
-                "{file}: {what}: none of its {seen} primitives has UVs; no map"
-            ));
-            continue;
-        }
-        let normal = if let Some(p) = &args.normal_map {
-            NormalSource::Image(ImageSource::File(p.clone()), 1.0)
-        } else {
-            match mat.and_then(|m| m.normal_texture.as_ref()) {
-                Some(t) if t.tex_coord != 0 => {
-                    ui.warn(format!(
-                        "{file}: {what}: its normal texture reads TEXCOORD_{}, which is not \
-                         loaded; baking the vertex frames without it",
-                        t.tex_coord
-                    ));
-                    NormalSource::None
-                }
-                Some(t) => NormalSource::Image(t.image.clone(), t.scale),
-                None => NormalSource::None,
-            }
-        };
-        let anisotropy = match mat.and_then(|m| m.anisotropy.as_ref()) {
-            Some(a) => match &a.texture {
-                Some(t) if t.tex_coord != 0 => {
-                    ui.warn(format!(
-                        "{file}: {what}: its anisotropy texture reads TEXCOORD_{}, which is not \
-                         loaded; the map keeps the vertex tangent",
-                        t.tex_coord
-                    ));
-                    None
-                }
-                Some(t) => Some((t.image.clone(), a.rotation)),
-                None => None,
-            },
-            None => None,
-        };
-        let base = mat.map_or(stem.as_str(), |m| m.name.as_str());
-        let name = unique_name(&file_stem(base), &mut used_names);
-        jobs.push(Job {
-            name,
-            label: format!("{file}: {what}"),
-            what,
-            material: mat.map(|m| m.name.clone()),
-            prims: prims.into_iter().map(Prim::Scene).collect(),
-            normal,
-            anisotropy,
-        });
-    }
-    if jobs.is_empty() {
-        return Err(format!("{file}: no primitive has UVs (TEXCOORD_0); nothing to bake").into());
-    }
-    Ok(jobs)
-}
-
-/// `base`, or `base-2`, `base-3`, … if taken (compared case-insensitively, for file systems
-/// that fold case).
-fn unique_name(base: &str, used: &mut Vec<String>) -> String {
-    let mut name = base.to_string();
-    let mut k = 2;
-    while used.contains(&name.to_lowercase()) {
-        name = format!("{base}-{k}");
-        k += 1;
-    }
-    used.push(name.to_lowercase());
-    name
+    (scene, "default torus".into(), vec![job])
 }
 
 fn bake_one(
-    job: &Job,
-    scene: Option<&Scene>,
+    job: &BakeJob,
+    scene: &Scene,
     args: &Args,
     settings: &BakeSettings,
     ctx: Option<&GpuContext>,
-    normal_maps: &mut Vec<(ImageSource, f32, NormalMap)>,
+    normal_maps: &mut Vec<(NormalSource, NormalMap)>,
     ui: &mut Ui,
 ) -> Result<Option<Report>, Error> {
     // Load: prepare the primitives (normals, MikkTSpace tangents, seam splits), decode the
     // normal map.
     let t = Instant::now();
     ui.stage(&job.name, "prepare", 0, 1);
-    let mut prepared: Vec<Prepared> = Vec::with_capacity(job.prims.len());
-    for prim in &job.prims {
-        prepared.push(match prim {
-            Prim::Scene(i) => {
-                let scene = scene.ok_or("internal: a scene primitive without a scene")?;
-                let (_, p) = scene
-                    .primitives()
-                    .nth(*i)
-                    .ok_or("internal: primitive index out of range")?;
-                p.prepare()
-                    .map_err(|kind| MeshError::at(&scene.source, &p.label, kind))?
-            }
-            Prim::Default(p) => p
-                .prepare()
-                .map_err(|kind| format!("{}: {kind}", job.label))?,
-        });
-    }
-    let refs: Vec<&Prepared> = prepared.iter().collect();
-    let bake_mesh = BakeMesh::from_prepared(job.label.clone(), &refs);
-    let outside = bake_mesh
-        .indices
-        .chunks_exact(3)
-        .filter(|t| {
-            t.iter().any(|&v| {
-                bake_mesh
-                    .uvs
-                    .get(v as usize)
-                    .is_some_and(|uv| !(0.0..=1.0).contains(&uv.x) || !(0.0..=1.0).contains(&uv.y))
-            })
-        })
-        .count();
+    let prepared = job.prepare(scene)?;
+    let bake_mesh = job.bake_mesh_of(&prepared);
+    let outside = bake_mesh.triangles_outside_unit_square();
     if outside > 0 {
         ui.warn(format!(
             "{}: {outside} of {} triangles reach outside the [0, 1]² UV square; only the part \
@@ -573,69 +395,36 @@ fn bake_one(
             bake_mesh.triangle_count()
         ));
     }
-    let mesh_file = scene.map_or_else(|| PathBuf::from(&job.label), |s| s.source.clone());
-    let swirl;
-    let (normal_map, normal_name): (Option<&NormalMap>, Option<String>) = match &job.normal {
-        NormalSource::None => (None, None),
-        NormalSource::Swirl => {
-            swirl = NormalMap::default_swirl();
-            (Some(&swirl), Some("procedural swirl (256²)".to_string()))
-        }
-        NormalSource::Image(src, scale) => {
-            let name = match src {
-                ImageSource::File(p) => p.display().to_string(),
-                ImageSource::DataUri(_) => "data: URI image".to_string(),
-                ImageSource::Embedded { mime, .. } => format!("embedded {mime} image"),
-            };
-            let name = if *scale == 1.0 {
-                name
-            } else {
-                format!("{name} (scale {scale})")
-            };
-            let i = match normal_maps
-                .iter()
-                .position(|(s, k, _)| s == src && k == scale)
-            {
+    let mesh_file = &scene.source;
+    let space = args.kind;
+    // The object kind rasterises with the decoded normal map (kept while later maps use it).
+    let normal_map: Option<&NormalMap> = match (&job.normal, space) {
+        (NormalSource::None, _) | (_, MapSpace::Tangent) => None,
+        (src, MapSpace::Object) => {
+            let i = match normal_maps.iter().position(|(s, _)| s == src) {
                 Some(i) => i,
                 None => {
-                    let m = NormalMap::load(src, *scale, &mesh_file)?;
-                    normal_maps.push((src.clone(), *scale, m));
+                    let m = src.load(mesh_file)?.ok_or("internal: no normal map")?;
+                    normal_maps.push((src.clone(), m));
                     normal_maps.len() - 1
                 }
             };
-            (Some(&normal_maps[i].2), Some(name))
+            Some(&normal_maps[i].1)
         }
     };
     // The tangent kind reads the normal map as the renderer uploads it: 8-bit RGBA and its mips.
-    let (normal_image, normal_scale) = match (&job.normal, args.space()) {
-        (_, MapSpace::Object) | (NormalSource::None, _) => (None, 1.0),
-        (NormalSource::Swirl, _) => (Some(NormalMap::default_swirl().to_rgba8()), 1.0),
-        (NormalSource::Image(src, scale), _) => {
-            let img = src.decode().map_err(|e| qmap::BakeError::Image {
-                mesh: mesh_file.clone(),
-                image: src.describe(),
-                problem: e,
-            })?;
-            (Some(img.to_rgba8()), *scale)
-        }
+    let normal_image = match space {
+        MapSpace::Object => None,
+        MapSpace::Tangent => job.normal.decode_rgba8(mesh_file)?,
     };
     // KHR_materials_anisotropy: the direction field (oriented, axial mips) the map's tangent
     // follows.
-    let field = match &job.anisotropy {
-        Some((src, rotation)) => {
-            let img = src.decode().map_err(|e| qmap::BakeError::Image {
-                mesh: mesh_file.clone(),
-                image: src.describe(),
-                problem: e,
-            })?;
-            Some((
-                DirectionField::from_texture(&img.to_rgba8(), *rotation),
-                (img.width(), img.height()),
-            ))
-        }
-        None => None,
-    };
-    if args.space() == MapSpace::Tangent && normal_image.is_none() && field.is_none() {
+    let field = job
+        .anisotropy
+        .as_ref()
+        .map(|a| a.direction_field(mesh_file))
+        .transpose()?;
+    if space == MapSpace::Tangent && normal_image.is_none() && field.is_none() {
         ui.warn(format!(
             "{}: no normal map; a tangent-space map would be the identity, so none is written",
             job.label
@@ -644,22 +433,13 @@ fn bake_one(
     let load = t.elapsed();
     let mut times = vec![("load", load)];
 
-    let space = args.space();
     // A tangent-space map with a twist (the anisotropy direction) and a tilt (a normal map)
     // needs four channels; BC5 holds either alone ((z, w) for a twist, EncodedMap::twist_only).
-    let four = space == MapSpace::Tangent && field.is_some() && normal_image.is_some();
-    let stored = match (args.format, four) {
-        (Some(StoredFormat::Bc5), true) => {
-            ui.warn(format!(
-                "{}: bc5 cannot hold the anisotropy direction (a twist) with the normal map (a \
-                 tilt); stored as bc7",
-                job.label
-            ));
-            StoredFormat::Bc7
-        }
-        (Some(f), _) => f,
-        (None, four) => StoredFormat::default_for(space, four),
-    };
+    let (stored, warning) =
+        job.stored_format(space, args.format, normal_image.is_some(), field.is_some());
+    if let Some(w) = warning {
+        ui.warn(w);
+    }
     let mut progress = |stage: &'static str, done: u64, total: u64| {
         ui.stage(&job.name, stage, done, total);
     };
@@ -667,7 +447,7 @@ fn bake_one(
     let map: QuatMap = match space {
         MapSpace::Object => {
             // Raster (GPU or CPU), then finish: hemispheres, padding, mips, statistics (CPU).
-            let raster = match ctx {
+            let mut raster = match ctx {
                 Some(ctx) => qtangent::gpu::bake::raster_gpu(
                     ctx,
                     &bake_mesh,
@@ -677,7 +457,6 @@ fn bake_one(
                 )?,
                 None => qmap::raster_cpu(&bake_mesh, normal_map, settings, &mut progress)?,
             };
-            let mut raster = raster;
             if let Some((field, _)) = &field {
                 anisotropy::turn_raster(&mut raster, field, None);
             }
@@ -690,27 +469,20 @@ fn bake_one(
         }
         MapSpace::Tangent => {
             // Every level of the normal map's mip chain (as a renderer uploads it) turned into
-            // rotations: no raster, no UV layout.
-            // The anisotropy direction, where the material has one, is the twist.
-            let levels = match (normal_image, &field) {
-                (Some(image), _) => NormalMap::levels_from_rgba8(&image, normal_scale),
-                (None, Some((_, (w, h)))) => NormalMap::flat_levels(*w, *h),
-                (None, None) => return Ok(None),
+            // rotations: no raster, no UV layout. The anisotropy direction, where the material
+            // has one, is the twist (axial: stored doubled, EncodedMap::axial_twist).
+            let Some(input) = TangentLevels::new(normal_image.as_ref(), field.as_ref()) else {
+                return Ok(None);
             };
-            // Axial: stored doubled (EncodedMap::axial_twist).
-            let twist = field.as_ref().map(|(f, _)| {
-                let sizes: Vec<(u32, u32)> = levels.iter().map(|l| (l.width, l.height)).collect();
-                f.axial_twist_levels(&sizes)
-            });
-            let twist = twist.as_deref().map(qmap::tangent::TwistField::Texels);
+            let (levels, twist) = (&input.levels, input.twist_field());
             let mips_time = t.elapsed();
             let t = Instant::now();
             progress("tangent-space bake", 0, 1);
             let map = match ctx {
                 Some(ctx) => {
-                    qtangent::gpu::bake_tangent::bake_gpu(ctx, &levels, twist, settings.format)?
+                    qtangent::gpu::bake_tangent::bake_gpu(ctx, levels, twist, settings.format)?
                 }
-                None => qmap::tangent::bake_cpu(&levels, twist, settings.format),
+                None => qmap::tangent::bake_cpu(levels, twist, settings.format),
             };
             progress("tangent-space bake", 1, 1);
             times.push(("mips", mips_time));
@@ -730,55 +502,39 @@ fn bake_one(
     let t = Instant::now();
     ui.stage(&job.name, "store", 0, 1);
     let mut files = Vec::new();
-    if args.container == "exr" {
-        if space == MapSpace::Tangent && field.is_some() {
-            ui.warn(format!(
-                "{}: the EXR holds the anisotropy twist doubled (axial: halve it to decode, which \
-                 KTX2 records as qtangent.twist = axial); EXR carries no such flag",
-                job.label
-            ));
-        }
-        times.push(("store", t.elapsed()));
-        let t = Instant::now();
-        let path = args.out.join(format!("{}.exr", job.name));
-        io::write_exr(&map, &path)?;
-        files.push(("exr", path));
-        write_previews(&map, space, job, args, &mut files)?;
-        times.push(("write", t.elapsed()));
-    } else {
-        let mut encoded = EncodedMap::encode(
-            &map,
-            space,
-            stored,
-            args.keep_handedness,
-            qtangent::gpu::maps::BC7_QUALITY,
-        )
-        .map_err(|e| format!("{}: {e}", job.label))?;
-        encoded.axial_twist = space == MapSpace::Tangent && field.is_some();
-        times.push(("store", t.elapsed()));
-        let t = Instant::now();
-        ui.stage(&job.name, "write KTX2", 0, 1);
-        let (mut main, mut plane) = encoded.to_ktx2();
-        if let Some(material) = &job.material {
-            let key = (
-                qtangent::qmap::stored::KEY_MATERIAL.to_string(),
-                [material.as_bytes(), &[0]].concat(),
-            );
-            main.key_values.push(key.clone());
-            if let Some(p) = &mut plane {
-                p.key_values.push(key);
+    match args.container {
+        Container::Exr => {
+            if space == MapSpace::Tangent && field.is_some() {
+                ui.warn(format!(
+                    "{}: the EXR holds the anisotropy twist doubled (axial: halve it to decode, \
+                     which KTX2 records as qtangent.twist = axial); EXR carries no such flag",
+                    job.label
+                ));
             }
+            times.push(("store", t.elapsed()));
+            let t = Instant::now();
+            files.extend(job::write_exr(&args.out, &job.name, &map)?);
+            files.extend(job::write_previews(&args.out, &job.name, &map, space)?);
+            times.push(("write", t.elapsed()));
         }
-        let path = args.out.join(format!("{}.ktx2", job.name));
-        qtangent::ktx2::write_file(&path, &main)?;
-        files.push(("ktx2", path));
-        if let Some(plane) = plane {
-            let path = args.out.join(format!("{}.handedness.ktx2", job.name));
-            qtangent::ktx2::write_file(&path, &plane)?;
-            files.push(("handedness_ktx2", path));
+        Container::Ktx2 => {
+            let mut encoded = EncodedMap::encode(
+                &map,
+                space,
+                stored,
+                args.keep_handedness,
+                qtangent::gpu::maps::BC7_QUALITY,
+            )
+            .map_err(|e| format!("{}: {e}", job.label))?;
+            encoded.axial_twist = space == MapSpace::Tangent && field.is_some();
+            times.push(("store", t.elapsed()));
+            let t = Instant::now();
+            ui.stage(&job.name, "write KTX2", 0, 1);
+            let material = job.material_name.as_deref();
+            files.extend(job::write_ktx2(&args.out, &job.name, &encoded, material)?);
+            files.extend(job::write_previews(&args.out, &job.name, &map, space)?);
+            times.push(("write", t.elapsed()));
         }
-        write_previews(&map, space, job, args, &mut files)?;
-        times.push(("write", t.elapsed()));
     }
     ui.stage(&job.name, "written", 1, 1);
 
@@ -786,10 +542,10 @@ fn bake_one(
         job_name: job.name.clone(),
         label: job.label.clone(),
         what: job.what.clone(),
-        material: job.material.clone(),
+        material: job.material_name.clone(),
         primitives: prepared.iter().map(|p| p.label.clone()).collect(),
-        normal_map: normal_name,
-        anisotropy: job.anisotropy.as_ref().map(|(src, _)| src.describe()),
+        normal_map: job.normal.describe(),
+        anisotropy: job.anisotropy.as_ref().map(|a| a.image.describe()),
         format: stored,
         map_stats: map.stats,
         levels: map.levels.len(),
@@ -798,25 +554,6 @@ fn bake_one(
         times,
         files,
     }))
-}
-
-/// The PNG previews: the decoded normal, and for object-space maps the handedness plane.
-fn write_previews(
-    map: &QuatMap,
-    space: MapSpace,
-    job: &Job,
-    args: &Args,
-    files: &mut Vec<(&'static str, PathBuf)>,
-) -> Result<(), Error> {
-    let preview = args.out.join(format!("{}.preview.png", job.name));
-    io::write_preview(&map.levels[0], PreviewAxis::Normal, &preview)?;
-    files.push(("preview", preview));
-    if space == MapSpace::Object {
-        let hand = args.out.join(format!("{}.handedness.png", job.name));
-        io::write_handedness_png(&map.levels[0], &hand)?;
-        files.push(("handedness", hand));
-    }
-    Ok(())
 }
 
 fn ms(d: Duration) -> f64 {
@@ -858,7 +595,7 @@ fn report_json(r: &Report) -> Value {
         "covered_pairs": s.covered_pairs,
         "covered_conflicts": s.covered_conflicts,
         "time_ms": r.times.iter().map(|(k, d)| (k.to_string(), json!(ms(*d)))).collect::<serde_json::Map<_, _>>(),
-        "files": r.files.iter().map(|(k, f)| (k.to_string(), json!(f.display().to_string()))).collect::<serde_json::Map<_, _>>(),
+        "files": r.files.iter().map(|f| (f.role.to_string(), json!(f.path.display().to_string()))).collect::<serde_json::Map<_, _>>(),
     })
 }
 
@@ -874,7 +611,7 @@ fn print_text(
         Some(a) => format!("GPU raster on {a}"),
         None => "CPU raster".to_string(),
     };
-    let size = match args.space() {
+    let size = match args.kind {
         MapSpace::Object => format!("{n}×{n} ", n = args.size),
         MapSpace::Tangent => String::new(),
     };
@@ -882,7 +619,7 @@ fn print_text(
         out,
         "{source}: {} {}-space map{} of {size}{} in {}, {mode}; loaded in {:.1} ms",
         reports.len(),
-        args.space().name(),
+        args.kind.name(),
         if reports.len() == 1 { "" } else { "s" },
         {
             // Per map: a material's anisotropy makes its tangent-space map BC7.
@@ -909,7 +646,7 @@ fn print_text(
             r.width,
             r.height,
             // Tangent-space maps rasterise nothing: every texel is the normal map's.
-            if args.space() == MapSpace::Object {
+            if args.kind == MapSpace::Object {
                 format!("{} triangles, ", s.triangles)
             } else {
                 String::new()
@@ -967,7 +704,7 @@ fn print_text(
             "  files   {}",
             r.files
                 .iter()
-                .map(|(_, f)| f.display().to_string())
+                .map(|f| f.path.display().to_string())
                 .collect::<Vec<_>>()
                 .join("  ")
         );

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use qtangent::gpu::{bake::raster_gpu, GpuContext};
-use qtangent::qmap::{self, BakeMesh, BakeSettings, NormalMap};
+use qtangent::qmap::{self, BakeJob, BakeSettings};
 
 #[derive(Parser)]
 #[command(about = "Bake every material's quaternion map on the GPU and the CPU; print the times")]
@@ -53,19 +53,8 @@ fn run() -> Result<(), String> {
         mesh_path.display(),
         args.size
     );
-    let mut groups: Vec<(Option<usize>, Vec<qtangent::mesh::Prepared>)> = Vec::new();
-    for (mesh, prim) in scene.primitives() {
-        if prim.uvs.is_none() {
-            continue;
-        }
-        let p = prim
-            .prepare()
-            .map_err(|e| format!("{}: mesh '{}': {e}", mesh_path.display(), mesh.name))?;
-        match groups.iter_mut().find(|(m, _)| *m == p.material) {
-            Some((_, v)) => v.push(p),
-            None => groups.push((p.material, vec![p])),
-        }
-    }
+    // One job per material with UVs (primitives without are skipped, as the warnings say).
+    let jobs = BakeJob::from_scene(&scene, None).jobs;
     let settings = BakeSettings {
         width: args.size,
         height: args.size,
@@ -75,17 +64,13 @@ fn run() -> Result<(), String> {
     println!("| material | triangles | covered | normal map | GPU raster ms | CPU raster ms | CPU/GPU | finish ms |");
     println!("|---|---:|---:|---|---:|---:|---:|---:|");
     let (mut gpu_total, mut cpu_total) = (0.0, 0.0);
-    for (material, prims) in &groups {
-        let mat = material.map(|m| &scene.materials[m]);
-        let name = mat.map_or("(none)".to_string(), |m| m.name.clone());
-        let refs: Vec<_> = prims.iter().collect();
-        let mesh = BakeMesh::from_prepared(name.clone(), &refs);
-        let normal_map = match mat.and_then(|m| m.normal_texture.as_ref()) {
-            Some(t) => {
-                Some(NormalMap::load(&t.image, t.scale, &mesh_path).map_err(|e| e.to_string())?)
-            }
-            None => None,
-        };
+    for job in &jobs {
+        let name = job
+            .material_name
+            .clone()
+            .unwrap_or_else(|| "(none)".to_string());
+        let mesh = job.bake_mesh(&scene).map_err(|e| e.to_string())?;
+        let normal_map = job.normal.load(&mesh_path).map_err(|e| e.to_string())?;
         let nm = normal_map.as_ref();
         let mut quiet = |_: &'static str, _: u64, _: u64| {};
         raster_gpu(&ctx, &mesh, nm, &settings, &mut quiet).map_err(|e| e.to_string())?;

@@ -140,8 +140,10 @@ fn run(args: &Args) -> Result<(), Error> {
     if args.quick {
         sizes.truncate(1);
     }
-    let bc7 = Bc7Quality::from_name(&args.bc7_quality)
-        .ok_or_else(|| format!("--bc7-quality {}: not a BC7 effort", args.bc7_quality))?;
+    let bc7: Bc7Quality = args
+        .bc7_quality
+        .parse()
+        .map_err(|e| format!("--bc7-quality {}: {e}", args.bc7_quality))?;
     let ctx = GpuContext::new()?;
     let renderer = Renderer::new(&ctx)?;
     println!(

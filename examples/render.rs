@@ -96,22 +96,18 @@ struct Args {
 }
 
 fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
-    clap::builder::PossibleValuesParser::new(Format::ALL.map(Format::name)).try_map(|s| {
-        Format::ALL
-            .into_iter()
-            .find(|f| f.name() == s)
-            .ok_or_else(|| format!("unknown format {s}"))
-    })
+    clap::builder::PossibleValuesParser::new(Format::ALL.map(Format::name))
+        .try_map(|s| s.parse::<Format>().map_err(|e| e.to_string()))
 }
 
 fn map_format_parser() -> impl clap::builder::TypedValueParser<Value = StoredFormat> {
     clap::builder::PossibleValuesParser::new(StoredFormat::ALL.map(StoredFormat::name))
-        .try_map(|s| StoredFormat::from_name(&s).ok_or_else(|| format!("unknown map format {s}")))
+        .try_map(|s| s.parse::<StoredFormat>().map_err(|e| e.to_string()))
 }
 
 fn bc7_parser() -> impl clap::builder::TypedValueParser<Value = Bc7Quality> {
     clap::builder::PossibleValuesParser::new(Bc7Quality::ALL.map(Bc7Quality::name))
-        .try_map(|s| Bc7Quality::from_name(&s).ok_or_else(|| format!("unknown BC7 quality {s}")))
+        .try_map(|s| s.parse::<Bc7Quality>().map_err(|e| e.to_string()))
 }
 
 fn parse_size(s: &str) -> Result<(u32, u32), String> {

@@ -27,6 +27,43 @@ use half::f16;
 
 use crate::frame::QTangent;
 
+/// A name that [`std::str::FromStr`] does not know, for every named enum of the crate
+/// ([`Format`], [`crate::qmap::MapFormat`], [`crate::qmap::stored::StoredFormat`], …). Its
+/// message names what was parsed, the name, and the valid names:
+/// `unknown format 'f16' (valid: f32x4, f16x4, …)`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown {what} '{name}' (valid: {})", valid.join(", "))]
+pub struct ParseNameError {
+    /// What was being parsed: `format`, `map format`, `map kind`, ….
+    pub what: &'static str,
+    /// The name given.
+    pub name: String,
+    /// Every valid name, in the type's order.
+    pub valid: Vec<&'static str>,
+}
+
+impl ParseNameError {
+    /// The value among `all` whose `name` is `name` (exactly), or the error listing the valid
+    /// names. The [`std::str::FromStr`] implementations of the crate's named enums use it.
+    ///
+    /// # Errors
+    /// [`ParseNameError`] when no value has that name.
+    pub fn find<T: Copy, const N: usize>(
+        what: &'static str,
+        name: &str,
+        all: [T; N],
+        name_of: impl Fn(T) -> &'static str,
+    ) -> Result<T, Self> {
+        all.into_iter()
+            .find(|&v| name_of(v) == name)
+            .ok_or_else(|| Self {
+                what,
+                name: name.to_string(),
+                valid: all.into_iter().map(name_of).collect(),
+            })
+    }
+}
+
 /// A tangent-frame storage format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Format {
@@ -83,6 +120,12 @@ impl Format {
             Format::Smallest3x6 => "smallest3-6B",
             Format::Smallest3x4 => "smallest3-4B",
         }
+    }
+
+    /// The format with this [`Format::name`] (as `name.parse::<Format>()` does).
+    #[must_use]
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.name() == name)
     }
 
     /// The documented maximum angular error (degrees) of a decoded normal, tangent or bitangent
@@ -706,5 +749,21 @@ pub fn decode_smallest3x4(bits: u32) -> QTangent {
     QTangent {
         rotation: Quat::from_vec4(s3_rebuild((bits >> 29) & 3, codes, S3X4_LEVELS)),
         reflected: bits >> 31 == 1,
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Parses a [`Format::name`] (`f32x4`, `f16x4`, `snorm16x4`, `f16x3-seed`, `smallest3-6B`,
+/// `smallest3-4B`).
+impl std::str::FromStr for Format {
+    type Err = ParseNameError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        ParseNameError::find("format", s, Self::ALL, Self::name)
     }
 }

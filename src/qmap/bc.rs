@@ -491,3 +491,18 @@ fn for_each_band<T: Send>(out: &mut [T], row_len: usize, work: impl Fn(usize, &m
         });
     }
 }
+
+impl std::fmt::Display for Bc7Quality {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Parses a [`Bc7Quality::name`] (`ultrafast`, `veryfast`, `fast`, `basic`, `slow`).
+impl std::str::FromStr for Bc7Quality {
+    type Err = crate::encoding::ParseNameError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::encoding::ParseNameError::find("BC7 quality", s, Self::ALL, Self::name)
+    }
+}

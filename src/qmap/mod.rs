@@ -32,6 +32,7 @@ pub mod atlas;
 pub mod bc;
 pub mod cpu;
 pub mod io;
+pub mod job;
 pub mod normal_map;
 pub mod post;
 pub mod stored;
@@ -43,6 +44,7 @@ use std::path::PathBuf;
 use glam::{Vec2, Vec4};
 
 pub use cpu::raster_cpu;
+pub use job::{BakeJob, Container, NormalSource, SceneJobs};
 pub use normal_map::NormalMap;
 pub use post::finish;
 pub use texel::BakeTriangle;
@@ -186,6 +188,15 @@ impl std::fmt::Display for MapFormat {
     }
 }
 
+/// Parses a [`MapFormat::name`] (`rgba16f`, `snorm16`, `snorm8`, `rgba32f`).
+impl std::str::FromStr for MapFormat {
+    type Err = crate::encoding::ParseNameError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::encoding::ParseNameError::find("map format", s, Self::ALL, Self::name)
+    }
+}
+
 /// What a texel of level 0 is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[repr(u8)]
@@ -308,6 +319,20 @@ impl BakeMesh {
     #[must_use]
     pub fn triangle_count(&self) -> usize {
         self.indices.len() / 3
+    }
+
+    /// Number of triangles with a vertex outside the [0, 1]² UV square (only the part inside
+    /// is baked).
+    #[must_use]
+    pub fn triangles_outside_unit_square(&self) -> usize {
+        let outside = |uv: &Vec2| !(0.0..=1.0).contains(&uv.x) || !(0.0..=1.0).contains(&uv.y);
+        self.indices
+            .chunks_exact(3)
+            .filter(|t| {
+                t.iter()
+                    .any(|&v| self.uvs.get(v as usize).is_some_and(outside))
+            })
+            .count()
     }
 
     /// Checks what the bakers rely on: whole triangles, indices in range, finite UVs, matching
@@ -539,6 +564,9 @@ pub enum BakeError {
     /// A size the settings ask for is out of range.
     #[error("{0}")]
     Settings(String),
+    /// A KTX2 file could not be encoded or written (the error names the file).
+    #[error(transparent)]
+    Ktx2(#[from] crate::ktx2::Ktx2Error),
     /// Writing an output file failed.
     #[error("writing {}: {problem}", path.display())]
     Write {

@@ -36,6 +36,9 @@ pub enum MapSpace {
 }
 
 impl MapSpace {
+    /// Both spaces.
+    pub const ALL: [MapSpace; 2] = [MapSpace::Object, MapSpace::Tangent];
+
     /// `object` or `tangent` (the `bake --kind` names).
     #[must_use]
     pub fn name(self) -> &'static str {
@@ -48,9 +51,7 @@ impl MapSpace {
     /// The space with this [`MapSpace::name`].
     #[must_use]
     pub fn from_name(name: &str) -> Option<Self> {
-        [MapSpace::Object, MapSpace::Tangent]
-            .into_iter()
-            .find(|s| s.name() == name)
+        Self::ALL.into_iter().find(|s| s.name() == name)
     }
 }
 
@@ -181,6 +182,30 @@ impl StoredFormat {
 impl std::fmt::Display for StoredFormat {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// Parses a [`StoredFormat::name`] (`rgba16f`, `snorm16`, `snorm8`, `rgba32f`, `bc5`, `bc7`).
+impl std::str::FromStr for StoredFormat {
+    type Err = crate::encoding::ParseNameError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::encoding::ParseNameError::find("map format", s, Self::ALL, Self::name)
+    }
+}
+
+impl std::fmt::Display for MapSpace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Parses a [`MapSpace::name`] (`object`, `tangent`: the `bake --kind` names).
+impl std::str::FromStr for MapSpace {
+    type Err = crate::encoding::ParseNameError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::encoding::ParseNameError::find("map kind", s, Self::ALL, Self::name)
     }
 }
 

@@ -82,34 +82,33 @@ pub fn assets_dir() -> Option<std::path::PathBuf> {
     None
 }
 
-/// FlightHelmet from the assets folder: every material's primitives as one bake mesh, with the
-/// material's normal map decoded. Panics (naming what) if anything fails to load.
+/// FlightHelmet from the assets folder: every material's primitives as one bake mesh
+/// ([`qtangent::qmap::BakeJob::from_scene`]), with the material's normal map decoded. Panics
+/// (naming what) if anything fails to load.
 pub fn flight_helmet_materials(
     dir: &std::path::Path,
 ) -> Vec<(String, qtangent::qmap::BakeMesh, qtangent::qmap::NormalMap)> {
     let path = dir.join("gltf/FlightHelmet/FlightHelmet.gltf");
     let scene = qtangent::mesh::load(&path).expect("FlightHelmet loads");
-    let mut out = Vec::new();
-    for (m, material) in scene.materials.iter().enumerate() {
-        let prims: Vec<_> = scene
-            .primitives()
-            .filter(|(_, p)| p.material == Some(m))
-            .map(|(_, p)| p.prepare().expect("prepare"))
-            .collect();
-        if prims.is_empty() {
-            continue;
-        }
-        let refs: Vec<_> = prims.iter().collect();
-        let mesh = qtangent::qmap::BakeMesh::from_prepared(material.name.clone(), &refs);
-        let tex = material
-            .normal_texture
-            .as_ref()
-            .expect("every FlightHelmet material has a normal map");
-        let nm = qtangent::qmap::NormalMap::load(&tex.image, tex.scale, &path)
-            .expect("normal map decodes");
-        out.push((material.name.clone(), mesh, nm));
-    }
-    out
+    let planned = qtangent::qmap::BakeJob::from_scene(&scene, None);
+    assert!(planned.warnings.is_empty(), "{:?}", planned.warnings);
+    planned
+        .jobs
+        .iter()
+        .map(|job| {
+            let name = job
+                .material_name
+                .clone()
+                .expect("every FlightHelmet primitive has a material");
+            let mesh = job.bake_mesh(&scene).expect("prepare");
+            let nm = job
+                .normal
+                .load(&path)
+                .expect("normal map decodes")
+                .expect("every FlightHelmet material has a normal map");
+            (name, mesh, nm)
+        })
+        .collect()
 }
 
 /// Where tests write pictures for a person to look at: `target/test-output/`.

@@ -1,0 +1,166 @@
+//! Accessor checks: types, counts and byte ranges, before the `gltf` crate's readers run.
+
+use gltf::accessor::{DataType, Dimensions};
+
+use crate::mesh::ErrorKind;
+
+/// What an attribute's accessor may be.
+pub(super) struct Expect {
+    pub(super) dims: Dimensions,
+    pub(super) types: &'static [DataType],
+    pub(super) describe: &'static str,
+}
+
+pub(super) const POSITION: Expect = Expect {
+    dims: Dimensions::Vec3,
+    types: &[DataType::F32],
+    describe: "VEC3 float",
+};
+pub(super) const NORMAL: Expect = POSITION;
+pub(super) const TANGENT: Expect = Expect {
+    dims: Dimensions::Vec4,
+    types: &[DataType::F32],
+    describe: "VEC4 float",
+};
+pub(super) const TEXCOORD: Expect = Expect {
+    dims: Dimensions::Vec2,
+    types: &[DataType::F32, DataType::U8, DataType::U16],
+    describe: "VEC2 float, unsigned byte or unsigned short",
+};
+pub(super) const JOINTS: Expect = Expect {
+    dims: Dimensions::Vec4,
+    types: &[DataType::U8, DataType::U16],
+    describe: "VEC4 unsigned byte or unsigned short",
+};
+pub(super) const WEIGHTS: Expect = Expect {
+    dims: Dimensions::Vec4,
+    types: &[DataType::F32, DataType::U8, DataType::U16],
+    describe: "VEC4 float, unsigned byte or unsigned short",
+};
+pub(super) const INDICES: Expect = Expect {
+    dims: Dimensions::Scalar,
+    types: &[DataType::U8, DataType::U16, DataType::U32],
+    describe: "SCALAR unsigned byte, short or int",
+};
+pub(super) const MAT4: Expect = Expect {
+    dims: Dimensions::Mat4,
+    types: &[DataType::F32],
+    describe: "MAT4 float",
+};
+
+/// Checks an accessor's type and that every byte it (and its sparse part) reads is inside its
+/// buffer view and buffer, so the gltf crate's readers neither panic nor return `None`.
+pub(super) fn check_accessor(
+    acc: &gltf::Accessor<'_>,
+    attribute: &str,
+    expect: &Expect,
+    buffers: &[gltf::buffer::Data],
+) -> Result<(), ErrorKind> {
+    let oob = |detail: String| ErrorKind::AccessorOutOfBounds {
+        attribute: attribute.to_owned(),
+        accessor: acc.index(),
+        detail,
+    };
+    if acc.dimensions() != expect.dims || !expect.types.contains(&acc.data_type()) {
+        return Err(ErrorKind::AccessorType {
+            attribute: attribute.to_owned(),
+            accessor: acc.index(),
+            found: format!("{:?} {:?}", acc.dimensions(), acc.data_type()),
+            expected: expect.describe,
+        });
+    }
+    if acc.count() == 0 {
+        return Err(oob("count is 0".into()));
+    }
+    let elem = acc.size();
+    let Some(view) = acc.view() else {
+        if acc.sparse().is_none() {
+            return Err(oob(
+                "it has no buffer view (all-zero accessors are not supported)".into(),
+            ));
+        }
+        return check_sparse(acc, elem, buffers, &oob);
+    };
+    check_range(&view, acc.offset(), acc.count(), elem, buffers).map_err(oob)?;
+    check_sparse(acc, elem, buffers, &oob)
+}
+
+pub(super) fn check_sparse(
+    acc: &gltf::Accessor<'_>,
+    elem: usize,
+    buffers: &[gltf::buffer::Data],
+    oob: &dyn Fn(String) -> ErrorKind,
+) -> Result<(), ErrorKind> {
+    let Some(sparse) = acc.sparse() else {
+        return Ok(());
+    };
+    if sparse.count() == 0 {
+        return Err(oob("sparse count is 0".into()));
+    }
+    let indices = sparse.indices();
+    check_range(
+        &indices.view(),
+        indices.offset(),
+        sparse.count(),
+        indices.index_type().size(),
+        buffers,
+    )
+    .map_err(|d| oob(format!("sparse indices: {d}")))?;
+    let values = sparse.values();
+    check_range(
+        &values.view(),
+        values.offset(),
+        sparse.count(),
+        elem,
+        buffers,
+    )
+    .map_err(|d| oob(format!("sparse values: {d}")))
+}
+
+/// `count` elements of `elem` bytes at `offset` into `view` (with its stride) must fit the view,
+/// and the view must fit its buffer.
+pub(super) fn check_range(
+    view: &gltf::buffer::View<'_>,
+    offset: usize,
+    count: usize,
+    elem: usize,
+    buffers: &[gltf::buffer::Data],
+) -> Result<(), String> {
+    let stride = view.stride().unwrap_or(elem);
+    if stride < elem {
+        return Err(format!(
+            "buffer view {} stride {stride} is less than the element size {elem}",
+            view.index()
+        ));
+    }
+    let end = stride
+        .checked_mul(count - 1)
+        .and_then(|x| x.checked_add(elem))
+        .and_then(|x| x.checked_add(offset))
+        .ok_or_else(|| "byte range overflows".to_owned())?;
+    if end > view.length() {
+        return Err(format!(
+            "{count} elements from byte {offset} need {end} bytes, buffer view {} has {}",
+            view.index(),
+            view.length()
+        ));
+    }
+    let buffer = view.buffer().index();
+    let have = buffers.get(buffer).map_or(0, |b| b.len());
+    let view_end = view
+        .offset()
+        .checked_add(view.length())
+        .ok_or("byte range overflows")?;
+    if view_end > have {
+        return Err(format!(
+            "buffer view {} ends at byte {view_end}, buffer {buffer} has {have}",
+            view.index()
+        ));
+    }
+    Ok(())
+}
+
+/// Most accessor elements one file may make the loader read (summed over every primitive, as
+/// primitives may share accessors): 2²⁷, about 1.5 GB of f32 triples. A small file can name a
+/// huge sparse accessor or reuse one large accessor in many primitives; this keeps it bounded.
+pub(super) const MAX_ELEMENTS: usize = 1 << 27;

@@ -1,0 +1,568 @@
+//! Bake jobs: the quaternion maps a loaded [`Scene`] asks for, one per material, and what each
+//! needs — its primitives, its normal map, its anisotropy texture, its output name.
+//!
+//! ```no_run
+//! use qtangent::qmap::{self, BakeJob, BakeSettings};
+//!
+//! let scene = qtangent::mesh::load("helmet.gltf")?;
+//! let planned = BakeJob::from_scene(&scene, None);
+//! for w in &planned.warnings {
+//!     eprintln!("warning: {w}");
+//! }
+//! for job in &planned.jobs {
+//!     let mesh = job.bake_mesh(&scene)?;
+//!     let normal_map = job.normal.load(&scene.source)?;
+//!     let mut quiet = |_: &'static str, _: u64, _: u64| {};
+//!     let map = qmap::bake_cpu(&mesh, normal_map.as_ref(), &BakeSettings::default(), &mut quiet)?;
+//!     println!("{}: {} texels covered", job.name, map.stats.covered);
+//! }
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! Nothing here prints: what is wrong but not fatal comes back as warnings, one line each.
+
+use std::path::{Path, PathBuf};
+
+use image::RgbaImage;
+
+use super::anisotropy::DirectionField;
+use super::stored::{file_stem, MapSpace, StoredFormat};
+use super::{BakeError, BakeMesh, NormalMap};
+use crate::mesh::{ErrorKind, ImageSource, MeshError, Prepared, Scene};
+
+/// Where a map's normal map comes from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NormalSource {
+    /// None: the map holds the interpolated vertex frames.
+    None,
+    /// The procedural swirl ([`NormalMap::default_swirl`]).
+    Swirl,
+    /// An image (a material's normal texture, or one given for every map), with its
+    /// `normalTexture.scale`.
+    Image {
+        /// The image.
+        image: ImageSource,
+        /// The normal scale (1 for an image given by hand).
+        scale: f32,
+    },
+}
+
+impl NormalSource {
+    /// A name for reports: `procedural swirl (256²)`, or the image's
+    /// [`ImageSource::describe`] with ` (scale S)` when the scale is not 1; `None` for no
+    /// normal map.
+    #[must_use]
+    pub fn describe(&self) -> Option<String> {
+        match self {
+            NormalSource::None => None,
+            NormalSource::Swirl => Some("procedural swirl (256²)".to_string()),
+            NormalSource::Image { image, scale } => {
+                let name = image.describe();
+                Some(if *scale == 1.0 {
+                    name
+                } else {
+                    format!("{name} (scale {scale})")
+                })
+            }
+        }
+    }
+
+    /// Decodes the normal map for the object-space raster ([`NormalMap::load`]); `None` for
+    /// [`NormalSource::None`]. `mesh_file` names the mesh in errors.
+    ///
+    /// # Errors
+    /// [`BakeError::Image`] when the image cannot be read or decoded.
+    pub fn load(&self, mesh_file: &Path) -> Result<Option<NormalMap>, BakeError> {
+        match self {
+            NormalSource::None => Ok(None),
+            NormalSource::Swirl => Ok(Some(NormalMap::default_swirl())),
+            NormalSource::Image { image, scale } => {
+                NormalMap::load(image, *scale, mesh_file).map(Some)
+            }
+        }
+    }
+
+    /// The normal map as a renderer uploads it — 8-bit RGBA — with its scale, for the
+    /// tangent-space bake ([`NormalMap::levels_from_rgba8`]); `None` for
+    /// [`NormalSource::None`].
+    ///
+    /// # Errors
+    /// [`BakeError::Image`] when the image cannot be read or decoded.
+    pub fn decode_rgba8(&self, mesh_file: &Path) -> Result<Option<(RgbaImage, f32)>, BakeError> {
+        match self {
+            NormalSource::None => Ok(None),
+            NormalSource::Swirl => Ok(Some((NormalMap::default_swirl().to_rgba8(), 1.0))),
+            NormalSource::Image { image, scale } => {
+                Ok(Some((decode_image(image, mesh_file)?.to_rgba8(), *scale)))
+            }
+        }
+    }
+}
+
+/// A material's KHR_materials_anisotropy texture, whose direction becomes the map's tangent.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AnisotropySource {
+    /// The anisotropy texture (RG the direction).
+    pub image: ImageSource,
+    /// `anisotropyRotation`, radians.
+    pub rotation: f32,
+}
+
+impl AnisotropySource {
+    /// Decodes the texture into its direction field, with the texture's size.
+    ///
+    /// # Errors
+    /// [`BakeError::Image`] when the image cannot be read or decoded.
+    pub fn direction_field(
+        &self,
+        mesh_file: &Path,
+    ) -> Result<(DirectionField, (u32, u32)), BakeError> {
+        let img = decode_image(&self.image, mesh_file)?;
+        Ok((
+            DirectionField::from_texture(&img.to_rgba8(), self.rotation),
+            (img.width(), img.height()),
+        ))
+    }
+}
+
+fn decode_image(image: &ImageSource, mesh_file: &Path) -> Result<image::DynamicImage, BakeError> {
+    image.decode().map_err(|problem| BakeError::Image {
+        mesh: mesh_file.to_path_buf(),
+        image: image.describe(),
+        problem,
+    })
+}
+
+/// One map to bake: a material's primitives (or those without a material) and its textures.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BakeJob {
+    /// Output file stem: the material's name made safe for file names ([`file_stem`]), unique
+    /// among the scene's jobs (compared case-insensitively; `-2`, `-3`, … appended).
+    pub name: String,
+    /// What the map is of, for messages: `FILE: material 'X'`.
+    pub label: String,
+    /// The same without the file: `material 'X'` or `primitives without a material`.
+    pub what: String,
+    /// Index into [`Scene::materials`], if the primitives have a material.
+    pub material: Option<usize>,
+    /// The material's name, if any.
+    pub material_name: Option<String>,
+    /// Indices into [`Scene::primitives`] (file order), every one with UVs.
+    pub primitives: Vec<usize>,
+    /// The normal map.
+    pub normal: NormalSource,
+    /// The anisotropy texture, where the material has one.
+    pub anisotropy: Option<AnisotropySource>,
+}
+
+/// The jobs a scene asks for, and what was wrong but not fatal.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SceneJobs {
+    /// One job per material with UVs, in order of first use.
+    pub jobs: Vec<BakeJob>,
+    /// One line each: primitives without UVs (skipped), materials none of whose primitives has
+    /// UVs, textures that read a UV set other than 0 (ignored).
+    pub warnings: Vec<String>,
+}
+
+impl SceneJobs {
+    /// The error for a scene that asks for no map: [`BakeError::Mesh`],
+    /// `FILE: no primitive has UVs (TEXCOORD_0); nothing to bake`; `None` when there are jobs.
+    #[must_use]
+    pub fn nothing_to_bake(&self, scene: &Scene) -> Option<BakeError> {
+        self.jobs.is_empty().then(|| BakeError::Mesh {
+            label: scene.source.display().to_string(),
+            problem: "no primitive has UVs (TEXCOORD_0); nothing to bake".into(),
+        })
+    }
+}
+
+impl BakeJob {
+    /// One job per material that has primitives with UVs, in order of first use; primitives
+    /// with no material make one job named after the file. The normal map is `normal_map` when
+    /// given (for every job, scale 1), else the material's normal texture with its scale, else
+    /// none. Primitives without UVs are skipped, and textures reading a UV set other than 0
+    /// ignored, with a warning each. No job at all (no primitive has UVs) is not an error here:
+    /// [`SceneJobs::nothing_to_bake`] says so.
+    #[must_use]
+    pub fn from_scene(scene: &Scene, normal_map: Option<&Path>) -> SceneJobs {
+        let file = scene.source.display().to_string();
+        let stem = scene
+            .source
+            .file_stem()
+            .map_or_else(|| "mesh".to_string(), |s| s.to_string_lossy().into_owned());
+        let mut warnings = Vec::new();
+        // (material, primitives with UVs, primitives seen)
+        let mut groups: Vec<(Option<usize>, Vec<usize>, usize)> = Vec::new();
+        for (i, (_, p)) in scene.primitives().enumerate() {
+            let g = match groups.iter().position(|g| g.0 == p.material) {
+                Some(g) => g,
+                None => {
+                    groups.push((p.material, Vec::new(), 0));
+                    groups.len() - 1
+                }
+            };
+            groups[g].2 += 1;
+            if p.uvs.is_none() {
+                warnings.push(format!(
+                    "{file}: {} has no UVs (TEXCOORD_0); skipped",
+                    p.label
+                ));
+            } else {
+                groups[g].1.push(i);
+            }
+        }
+        let mut used_names: Vec<String> = Vec::new();
+        let mut jobs = Vec::new();
+        for (material, primitives, seen) in groups {
+            let mat = material.and_then(|m| scene.materials.get(m));
+            let what = match mat {
+                Some(m) => format!("material '{}'", m.name),
+                None => "primitives without a material".to_string(),
+            };
+            if primitives.is_empty() {
+                warnings.push(format!(
+                    "{file}: {what}: none of its {seen} primitives has UVs; no map"
+                ));
+                continue;
+            }
+            let normal = if let Some(p) = normal_map {
+                NormalSource::Image {
+                    image: ImageSource::File(p.to_path_buf()),
+                    scale: 1.0,
+                }
+            } else {
+                match mat.and_then(|m| m.normal_texture.as_ref()) {
+                    Some(t) if t.tex_coord != 0 => {
+                        warnings.push(format!(
+                            "{file}: {what}: its normal texture reads TEXCOORD_{}, which is not \
+                             loaded; baking the vertex frames without it",
+                            t.tex_coord
+                        ));
+                        NormalSource::None
+                    }
+                    Some(t) => NormalSource::Image {
+                        image: t.image.clone(),
+                        scale: t.scale,
+                    },
+                    None => NormalSource::None,
+                }
+            };
+            let anisotropy = match mat.and_then(|m| m.anisotropy.as_ref()) {
+                Some(a) => match &a.texture {
+                    Some(t) if t.tex_coord != 0 => {
+                        warnings.push(format!(
+                            "{file}: {what}: its anisotropy texture reads TEXCOORD_{}, which is \
+                             not loaded; the map keeps the vertex tangent",
+                            t.tex_coord
+                        ));
+                        None
+                    }
+                    Some(t) => Some(AnisotropySource {
+                        image: t.image.clone(),
+                        rotation: a.rotation,
+                    }),
+                    None => None,
+                },
+                None => None,
+            };
+            let base = mat.map_or(stem.as_str(), |m| m.name.as_str());
+            jobs.push(BakeJob {
+                name: unique_name(&file_stem(base), &mut used_names),
+                label: format!("{file}: {what}"),
+                what,
+                material: mat.and(material),
+                material_name: mat.map(|m| m.name.clone()),
+                primitives,
+                normal,
+                anisotropy,
+            });
+        }
+        SceneJobs { jobs, warnings }
+    }
+
+    /// Prepares the job's primitives ([`crate::mesh::Primitive::prepare`]: normals, MikkTSpace
+    /// tangents, seam splits), in order.
+    ///
+    /// # Errors
+    /// The first primitive that fails (or an index past the scene's primitives), named with
+    /// the file.
+    pub fn prepare(&self, scene: &Scene) -> Result<Vec<Prepared>, MeshError> {
+        self.primitives
+            .iter()
+            .map(|&i| {
+                let (_, p) = scene.primitives().nth(i).ok_or_else(|| {
+                    let problem = format!("primitive {i} is not in this scene");
+                    MeshError::at(&scene.source, &self.label, ErrorKind::Gltf(problem))
+                })?;
+                p.prepare()
+                    .map_err(|kind| MeshError::at(&scene.source, &p.label, kind))
+            })
+            .collect()
+    }
+
+    /// The bake mesh of already prepared primitives ([`BakeMesh::from_prepared`]), labelled
+    /// with [`BakeJob::label`].
+    #[must_use]
+    pub fn bake_mesh_of(&self, prepared: &[Prepared]) -> BakeMesh {
+        let refs: Vec<&Prepared> = prepared.iter().collect();
+        BakeMesh::from_prepared(self.label.clone(), &refs)
+    }
+
+    /// Prepares the primitives ([`BakeJob::prepare`]) and concatenates them into one bake mesh
+    /// ([`BakeJob::bake_mesh_of`]).
+    ///
+    /// # Errors
+    /// As [`BakeJob::prepare`].
+    pub fn bake_mesh(&self, scene: &Scene) -> Result<BakeMesh, MeshError> {
+        Ok(self.bake_mesh_of(&self.prepare(scene)?))
+    }
+
+    /// The texture whose size a tangent-space map takes, with what it is (`normal map` or
+    /// `anisotropy texture`): the normal map's image, else the anisotropy texture; `None`
+    /// when the job has neither (or only the procedural swirl).
+    #[must_use]
+    pub fn size_texture(&self) -> Option<(&'static str, &ImageSource)> {
+        match (&self.normal, &self.anisotropy) {
+            (NormalSource::Image { image, .. }, _) => Some(("normal map", image)),
+            (NormalSource::None, Some(a)) => Some(("anisotropy texture", &a.image)),
+            _ => None,
+        }
+    }
+
+    /// Checks that a block-compressed tangent-space map of this job can be stored: the texture
+    /// it takes its size from ([`BakeJob::size_texture`]) must have sides BC can take
+    /// ([`super::bc::check_size`]). Decodes that texture.
+    ///
+    /// # Errors
+    /// [`BakeError::Image`] when the texture cannot be decoded; [`BakeError::Mesh`]
+    /// (`LABEL: normal map IMAGE: PROBLEM`) when BC cannot take its size.
+    pub fn check_block_size(&self, mesh_file: &Path) -> Result<(), BakeError> {
+        let Some((what, image)) = self.size_texture() else {
+            return Ok(());
+        };
+        let img = decode_image(image, mesh_file)?;
+        super::bc::check_size(img.width(), img.height()).map_err(|e| BakeError::Mesh {
+            label: self.label.clone(),
+            problem: format!("{what} {}: {e}", image.describe()),
+        })
+    }
+
+    /// The format this job's map is stored in, given the format asked for (`None`: the
+    /// compressed default, [`StoredFormat::default_for`]) and whether the map has a tilt (a
+    /// normal map) and a twist (an anisotropy direction). A tangent-space map with both needs
+    /// four channels: BC5 asked for becomes BC7, with the warning returned.
+    #[must_use]
+    pub fn stored_format(
+        &self,
+        space: MapSpace,
+        requested: Option<StoredFormat>,
+        tilt: bool,
+        twist: bool,
+    ) -> (StoredFormat, Option<String>) {
+        let four = space == MapSpace::Tangent && tilt && twist;
+        match (requested, four) {
+            (Some(StoredFormat::Bc5), true) => (
+                StoredFormat::Bc7,
+                Some(format!(
+                    "{}: bc5 cannot hold the anisotropy direction (a twist) with the normal map \
+                     (a tilt); stored as bc7",
+                    self.label
+                )),
+            ),
+            (Some(f), _) => (f, None),
+            (None, four) => (StoredFormat::default_for(space, four), None),
+        }
+    }
+}
+
+/// What a tangent-space map is baked from ([`super::tangent::bake_cpu`]): normal-map levels
+/// and, where there is an anisotropy direction, the twist of every texel.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TangentLevels {
+    /// Every level of the normal map's mip chain, or flat levels of the anisotropy texture's
+    /// size when there is no normal map.
+    pub levels: Vec<NormalMap>,
+    /// Per level, per texel: the anisotropy direction's twist, stored doubled (axial,
+    /// [`DirectionField::axial_twist_levels`]).
+    pub twist: Option<Vec<Vec<f32>>>,
+}
+
+impl TangentLevels {
+    /// The levels of a normal map (`normal`: 8-bit RGBA as a renderer uploads it, and its
+    /// scale; [`NormalMap::levels_from_rgba8`]) or, without one, flat levels of the anisotropy
+    /// texture's size, with the twist of its direction field. `None` when there is neither:
+    /// the map would be the identity.
+    #[must_use]
+    pub fn new(
+        normal: Option<&(RgbaImage, f32)>,
+        field: Option<&(DirectionField, (u32, u32))>,
+    ) -> Option<Self> {
+        let levels = match (normal, field) {
+            (Some((image, scale)), _) => NormalMap::levels_from_rgba8(image, *scale),
+            (None, Some((_, (w, h)))) => NormalMap::flat_levels(*w, *h),
+            (None, None) => return None,
+        };
+        let twist = field.map(|(f, _)| {
+            let sizes: Vec<(u32, u32)> = levels.iter().map(|l| (l.width, l.height)).collect();
+            f.axial_twist_levels(&sizes)
+        });
+        Some(Self { levels, twist })
+    }
+
+    /// The twist as the bakers take it.
+    #[must_use]
+    pub fn twist_field(&self) -> Option<super::tangent::TwistField<'_>> {
+        self.twist
+            .as_deref()
+            .map(super::tangent::TwistField::Texels)
+    }
+}
+
+/// `base`, or `base-2`, `base-3`, … if taken (compared case-insensitively, for file systems
+/// that fold case).
+fn unique_name(base: &str, used: &mut Vec<String>) -> String {
+    let mut name = base.to_string();
+    let mut k = 2;
+    while used.contains(&name.to_lowercase()) {
+        name = format!("{base}-{k}");
+        k += 1;
+    }
+    used.push(name.to_lowercase());
+    name
+}
+
+/// The path of an output file: `dir/NAME.SUFFIX`.
+fn out_path(dir: &Path, name: &str, suffix: &str) -> PathBuf {
+    dir.join(format!("{name}.{suffix}"))
+}
+
+/// A file a bake wrote, with its role.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutputFile {
+    /// `ktx2` or `exr` (the map), `handedness_ktx2` (the handedness plane), `preview` (the
+    /// decoded normal as PNG), `handedness` (the handedness plane as PNG).
+    pub role: &'static str,
+    /// Where it is.
+    pub path: PathBuf,
+}
+
+/// Writes an encoded map as `dir/NAME.ktx2` and, when it keeps the handedness plane,
+/// `dir/NAME.handedness.ktx2`; a material name is recorded under
+/// [`super::stored::KEY_MATERIAL`] in both. Each file is written under a temporary name and
+/// renamed ([`crate::ktx2::write_file`]).
+///
+/// # Errors
+/// [`BakeError::Ktx2`] when a file cannot be encoded or written.
+pub fn write_ktx2(
+    dir: &Path,
+    name: &str,
+    encoded: &super::stored::EncodedMap,
+    material: Option<&str>,
+) -> Result<Vec<OutputFile>, BakeError> {
+    let (mut main, mut plane) = encoded.to_ktx2();
+    if let Some(material) = material {
+        let key = (
+            super::stored::KEY_MATERIAL.to_string(),
+            [material.as_bytes(), &[0]].concat(),
+        );
+        main.key_values.push(key.clone());
+        if let Some(p) = &mut plane {
+            p.key_values.push(key);
+        }
+    }
+    let mut files = Vec::new();
+    let path = out_path(dir, name, "ktx2");
+    crate::ktx2::write_file(&path, &main)?;
+    files.push(OutputFile { role: "ktx2", path });
+    if let Some(plane) = plane {
+        let path = out_path(dir, name, "handedness.ktx2");
+        crate::ktx2::write_file(&path, &plane)?;
+        files.push(OutputFile {
+            role: "handedness_ktx2",
+            path,
+        });
+    }
+    Ok(files)
+}
+
+/// Writes a map as `dir/NAME.exr` ([`super::io::write_exr`]: float formats, every level).
+///
+/// # Errors
+/// [`BakeError::Write`].
+pub fn write_exr(
+    dir: &Path,
+    name: &str,
+    map: &super::QuatMap,
+) -> Result<Vec<OutputFile>, BakeError> {
+    let path = out_path(dir, name, "exr");
+    super::io::write_exr(map, &path)?;
+    Ok(vec![OutputFile { role: "exr", path }])
+}
+
+/// Writes the PNG previews of level 0: `dir/NAME.preview.png` (the decoded normal, `n·½ + ½`)
+/// and, for object-space maps, `dir/NAME.handedness.png` (255 = +1, 0 = −1, 128 = background).
+///
+/// # Errors
+/// [`BakeError::Write`].
+pub fn write_previews(
+    dir: &Path,
+    name: &str,
+    map: &super::QuatMap,
+    space: MapSpace,
+) -> Result<Vec<OutputFile>, BakeError> {
+    let mut files = Vec::new();
+    let path = out_path(dir, name, "preview.png");
+    super::io::write_preview(&map.levels[0], super::io::PreviewAxis::Normal, &path)?;
+    files.push(OutputFile {
+        role: "preview",
+        path,
+    });
+    if space == MapSpace::Object {
+        let path = out_path(dir, name, "handedness.png");
+        super::io::write_handedness_png(&map.levels[0], &path)?;
+        files.push(OutputFile {
+            role: "handedness",
+            path,
+        });
+    }
+    Ok(files)
+}
+
+/// The file a map is written to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Container {
+    /// KTX 2.0: every format, every mip level, the qtangent key/values. The default.
+    #[default]
+    Ktx2,
+    /// OpenEXR: float formats only ([`super::io::write_exr`]).
+    Exr,
+}
+
+impl Container {
+    /// Both containers, default first.
+    pub const ALL: [Container; 2] = [Container::Ktx2, Container::Exr];
+
+    /// `ktx2` or `exr` (the `bake --container` names, and the file extensions).
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Container::Ktx2 => "ktx2",
+            Container::Exr => "exr",
+        }
+    }
+}
+
+impl std::fmt::Display for Container {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Container {
+    type Err = crate::encoding::ParseNameError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::encoding::ParseNameError::find("container", s, Self::ALL, Self::name)
+    }
+}
