@@ -77,6 +77,7 @@ pub const TEXT_KEYS: [&str; 4] = [
 const HEADER_LEN: usize = 80;
 const LEVEL_ENTRY_LEN: usize = 24;
 /// Offset of the first sample in the DFD (dfdTotalSize, block header, 16 fixed bytes).
+#[cfg(feature = "ktx2")]
 const DFD_SAMPLES: usize = 28;
 const SAMPLE_LEN: usize = 16;
 const MODEL_RGBSDA: u8 = 1;
@@ -85,6 +86,7 @@ const MODEL_BC7: u8 = 134;
 const PRIMARIES_BT709: u8 = 1;
 const TRANSFER_LINEAR: u8 = 1;
 /// Sample qualifier bits, in the byte that also holds the 4-bit channelType.
+#[cfg(feature = "ktx2")]
 const LINEAR: u8 = 0x10;
 const SIGNED: u8 = 0x40;
 const FLOAT: u8 = 0x80;
@@ -404,6 +406,7 @@ pub enum Ktx2Error {
     #[error("malformed: {0}")]
     Malformed(String),
     /// The `ktx2` crate's reader refused the file.
+    #[cfg(feature = "ktx2")]
     #[error("the ktx2 crate rejects the file: {0}")]
     Parse(::ktx2::ParseError),
     /// Reading or writing the file failed.
@@ -440,6 +443,7 @@ impl Ktx2Error {
 }
 
 /// `return Err(Ktx2Error::Malformed(format!(…)))`.
+#[cfg_attr(not(feature = "ktx2"), allow(unused_macros))]
 macro_rules! malformed {
     ($($arg:tt)*) => {
         return Err(Ktx2Error::Malformed(format!($($arg)*)))
@@ -447,6 +451,9 @@ macro_rules! malformed {
 }
 
 fn vk_format_name(v: &u32) -> String {
+    #[cfg(not(feature = "ktx2"))]
+    return format!("vkFormat {v}");
+    #[cfg(feature = "ktx2")]
     match ::ktx2::Format::new(*v).map(|f| format!("{f:?}")) {
         None => "VK_FORMAT_UNDEFINED".into(),
         Some(name) if name.starts_with("Format(") => "unknown to the ktx2 crate".into(),
@@ -469,6 +476,7 @@ fn put_u64(out: &mut Vec<u8>, v: u64) {
     out.extend(v.to_le_bytes());
 }
 
+#[cfg(feature = "ktx2")]
 fn le_u64(b: &[u8], at: usize) -> Option<u64> {
     Some(u64::from_le_bytes(
         b.get(at..at.checked_add(8)?)?.try_into().ok()?,
@@ -657,6 +665,7 @@ pub fn write_file(path: &Path, tex: &Ktx2Texture) -> Result<(), Ktx2Error> {
     Ok(())
 }
 
+#[cfg(feature = "ktx2")]
 /// Checks the DFD fields the spec says must match the format (all but primaries, transfer,
 /// flags and the samples' LINEAR bit) against the DFD [`write()`] makes for `format`.
 fn check_dfd(format: TexelFormat, found: &[u8]) -> Result<(), Ktx2Error> {
@@ -683,6 +692,7 @@ fn check_dfd(format: TexelFormat, found: &[u8]) -> Result<(), Ktx2Error> {
     Ok(())
 }
 
+#[cfg(feature = "ktx2")]
 /// Reads a KTX 2.0 file that holds a 2D [`TexelFormat`] texture without supercompression.
 ///
 /// Checks, in file order, the identifier and header (format, scheme, texture type, typeSize,
@@ -824,6 +834,7 @@ pub fn read(bytes: &[u8]) -> Result<Ktx2Texture, Ktx2Error> {
     })
 }
 
+#[cfg(feature = "ktx2")]
 /// Reads the KTX 2.0 file at `path` (see [`read()`]).
 ///
 /// # Errors

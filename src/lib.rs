@@ -51,7 +51,7 @@ pub mod encoding;
 pub mod frame;
 #[cfg(feature = "gpu")]
 pub mod gpu;
-#[cfg(feature = "ktx2")]
+#[cfg(feature = "pipeline")]
 pub mod ktx2;
 pub mod measure;
 #[cfg(feature = "pipeline")]

@@ -64,6 +64,14 @@ pub enum ErrorKind {
     /// Not `.gltf`, `.glb` or `.obj`.
     #[error("unknown mesh format (expected .gltf, .glb or .obj)")]
     UnknownExtension,
+    /// A format this build of qtangent was compiled without (its cargo feature is off).
+    #[error("{format} support is not compiled in (enable qtangent's `{feature}` cargo feature)")]
+    FeatureOff {
+        /// The format.
+        format: &'static str,
+        /// The cargo feature that adds it.
+        feature: &'static str,
+    },
     /// The file ends early or its binary container is broken.
     #[error("truncated or malformed file: {0}")]
     Truncated(String),

@@ -17,8 +17,11 @@
 //! v down, as wgpu samples); the OBJ loader flips `v` on the way in.
 
 mod error;
+#[cfg(feature = "ktx2")]
 pub mod ktx2_image;
+#[cfg(feature = "gltf")]
 mod load_gltf;
+#[cfg(feature = "obj")]
 mod load_obj;
 pub mod normals;
 pub mod procedural;
@@ -143,11 +146,15 @@ impl ImageSource {
     pub fn decode(&self) -> Result<image::DynamicImage, String> {
         use base64::Engine;
         let decode = |bytes: &[u8]| {
+            #[cfg(feature = "ktx2")]
             if ktx2_image::is_ktx2(bytes) {
-                ktx2_image::decode(bytes)
-            } else {
-                image::load_from_memory(bytes).map_err(|e| e.to_string())
+                return ktx2_image::decode(bytes);
             }
+            #[cfg(not(feature = "ktx2"))]
+            if bytes.starts_with(b"\xABKTX 20\xBB") {
+                return Err("a KTX2 image: enable qtangent's `ktx2` cargo feature".to_string());
+            }
+            image::load_from_memory(bytes).map_err(|e| e.to_string())
         };
         let image = match self {
             Self::File(path) => decode(&std::fs::read(path).map_err(|e| e.to_string())?),
@@ -386,8 +393,8 @@ pub fn load(path: impl AsRef<Path>) -> Result<Scene, MeshError> {
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
     let loader = match ext.as_deref() {
-        Some("gltf" | "glb") => load_gltf::load_slice,
-        Some("obj") => load_obj::load_slice,
+        Some("gltf" | "glb") => load_gltf_slice,
+        Some("obj") => load_obj_slice,
         _ => return Err(MeshError::file(path, ErrorKind::UnknownExtension)),
     };
     let bytes = std::fs::read(path).map_err(|source| {
@@ -410,7 +417,19 @@ pub fn load(path: impl AsRef<Path>) -> Result<Scene, MeshError> {
 /// # Errors
 /// As [`load`].
 pub fn load_gltf_slice(name: &Path, bytes: &[u8], base: Option<&Path>) -> Result<Scene, MeshError> {
-    load_gltf::load_slice(name, bytes, base)
+    #[cfg(feature = "gltf")]
+    return load_gltf::load_slice(name, bytes, base);
+    #[cfg(not(feature = "gltf"))]
+    {
+        let _ = (bytes, base);
+        Err(MeshError::file(
+            name,
+            ErrorKind::FeatureOff {
+                format: "glTF",
+                feature: "gltf",
+            },
+        ))
+    }
 }
 
 /// Loads OBJ from memory; `mtllib` files are resolved against `base` (none: materials are
@@ -419,7 +438,19 @@ pub fn load_gltf_slice(name: &Path, bytes: &[u8], base: Option<&Path>) -> Result
 /// # Errors
 /// As [`load`].
 pub fn load_obj_slice(name: &Path, bytes: &[u8], base: Option<&Path>) -> Result<Scene, MeshError> {
-    load_obj::load_slice(name, bytes, base)
+    #[cfg(feature = "obj")]
+    return load_obj::load_slice(name, bytes, base);
+    #[cfg(not(feature = "obj"))]
+    {
+        let _ = (bytes, base);
+        Err(MeshError::file(
+            name,
+            ErrorKind::FeatureOff {
+                format: "OBJ",
+                feature: "obj",
+            },
+        ))
+    }
 }
 
 impl Scene {

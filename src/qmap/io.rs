@@ -26,9 +26,13 @@
 //! Writers never leave a partial file: they write a hidden temporary file next to the target
 //! and rename it into place, removing it on failure.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+#[cfg(feature = "exr")]
+use std::path::PathBuf;
 
+#[cfg(feature = "exr")]
 use exr::math::{RoundingMode, Vec2};
+#[cfg(feature = "exr")]
 use exr::prelude::{
     f16, AnyChannel, AnyChannels, AttributeValue, Blocks, Compression, Encoding, FlatSamples,
     Image, Layer, LayerAttributes, Levels, LineOrder, ReadChannels, ReadLayers, SmallVec, Text,
@@ -37,7 +41,9 @@ use exr::prelude::{
 use glam::{Vec3, Vec4};
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 
-use super::{BakeError, MapFormat, MapLevel, QuatMap};
+use super::{BakeError, MapLevel};
+#[cfg(feature = "exr")]
+use super::{MapFormat, QuatMap};
 
 /// Name of the EXR layer attribute (text) that holds [`MapFormat::name`].
 pub const FORMAT_ATTRIBUTE: &str = "qtangentMapFormat";
@@ -74,6 +80,7 @@ fn write_atomically(
     Ok(())
 }
 
+#[cfg(feature = "exr")]
 /// Writes `map` as OpenEXR (see the module docs for the layout): all levels, R, G, B, A = the
 /// quaternion's x, y, z, w (f16 for [`MapFormat::Rgba16Float`], f32 for the other formats, so
 /// the stored values are exact) and `handedness` (f16 ±1, 0 = background). ZIP compression,
@@ -152,6 +159,7 @@ pub fn write_exr(map: &QuatMap, path: &Path) -> Result<(), BakeError> {
     })
 }
 
+#[cfg(feature = "exr")]
 /// A quaternion map read back from a file [`write_exr`] wrote.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExrMap {
@@ -161,6 +169,7 @@ pub struct ExrMap {
     pub levels: Vec<MapLevel>,
 }
 
+#[cfg(feature = "exr")]
 /// Reading a quaternion-map EXR failed.
 #[derive(Debug, thiserror::Error)]
 #[error("reading {}: {problem}", path.display())]
@@ -171,6 +180,7 @@ pub struct ReadExrError {
     pub problem: String,
 }
 
+#[cfg(feature = "exr")]
 /// Reads a file written by [`write_exr`]: every level's quaternions and handedness, exactly as
 /// stored, and the format. Strict: any other layout is an error.
 ///

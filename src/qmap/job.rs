@@ -486,6 +486,7 @@ pub fn write_ktx2(
     Ok(files)
 }
 
+#[cfg(feature = "exr")]
 /// Writes a map as `dir/NAME.exr` ([`super::io::write_exr`]: float formats, every level).
 ///
 /// # Errors

@@ -523,6 +523,7 @@ impl EncodedMap {
         (main, plane)
     }
 
+    #[cfg(feature = "ktx2")]
     /// A map from its KTX2 texture (and handedness plane). `what` names the file in errors.
     ///
     /// # Errors
