@@ -156,6 +156,18 @@ fn test(root: &Path, rest: &[String]) -> Result<(), String> {
                 "--no-default-features",
                 "--lib",
             ],
+        )?;
+        // The CPU asset pipeline with every file format but no GPU: builds without wgpu.
+        cargo(
+            root,
+            &[
+                "check",
+                "--package",
+                "qtangent",
+                "--no-default-features",
+                "--features",
+                "gltf,obj,exr,ktx2,jpeg",
+            ],
         )
     })?;
     step("clippy", &|| {
