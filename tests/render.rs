@@ -35,7 +35,7 @@ use qtangent::gpu::GpuContext;
 use qtangent::mesh::{procedural, Prepared};
 use qtangent::qmap::stored::{EncodedMap, MapSpace, StoredFormat};
 use qtangent::qmap::{self, tangent, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap};
-use qtangent::render::scene::{MapSource, Scene, SceneMaterial, SceneMesh, SceneObject};
+use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
 use qtangent::render::shading::{self, Surface};
 use qtangent::render::{Camera, FrameSource, Lighting, MapOptions, MaterialUniforms};
 use qtangent::Format;
@@ -73,7 +73,7 @@ fn material() -> MaterialUniforms {
 }
 
 struct Setup {
-    scene: Scene,
+    scene: RenderScene,
     sphere: Prepared,
     /// The object-space map's level 0 as the GPU holds it (decoded from its stored form).
     map: Vec<Vec4>,
@@ -164,7 +164,7 @@ fn setup_stored(object: StoredFormat, tangent_format: StoredFormat, twist: bool)
         StoredFormat::Plain(f) => f.half_step(),
         _ => 0.0,
     };
-    let scene = Scene {
+    let scene = RenderScene {
         name: "analytic sphere".into(),
         meshes: vec![SceneMesh {
             mesh: sphere.clone(),
@@ -181,6 +181,7 @@ fn setup_stored(object: StoredFormat, tangent_format: StoredFormat, twist: bool)
             skin: None,
         }],
         warnings: Vec::new(),
+        source: None,
     };
     let view = View {
         camera: Camera::fit(Vec3::ZERO, 1.0, 1.0, 25.0, 20.0),

@@ -1,4 +1,4 @@
-//! The lit renderer (`shaders/lit.wgsl`): uploads a [`Scene`] (vertex streams for every frame
+//! The lit renderer (`shaders/lit.wgsl`): uploads a [`RenderScene`] (vertex streams for every frame
 //! source, material textures, quaternion maps baked on the GPU) and draws it with the shading
 //! frame from the [`FrameSource`] asked for, into an offscreen image or any colour view (the
 //! `viewer` example's window). Tests read back the shading frame or the linear radiance
@@ -19,7 +19,7 @@ use crate::encoding::Format;
 use crate::qmap::normal_map::mip_chain;
 use crate::qmap::stored::StoredFormat;
 use crate::qmap::{self, MapStats, QuatMap};
-use crate::render::scene::{MapSource, Scene};
+use crate::render::scene::{MapSource, RenderScene};
 use crate::render::{Camera, FrameSource, Lighting, MapOptions, MaterialUniforms};
 
 /// The headless picture's format: 8-bit sRGB, so the PNG holds what a display would show.
@@ -65,7 +65,7 @@ impl View {
     /// The demo's view of `scene`: camera fitted at `yaw` / `pitch` for `aspect`, studio
     /// lighting with the sun 40° left of the camera and 50° up.
     #[must_use]
-    pub fn fitted(scene: &Scene, aspect: f32, yaw_deg: f32, pitch_deg: f32) -> Self {
+    pub fn fitted(scene: &RenderScene, aspect: f32, yaw_deg: f32, pitch_deg: f32) -> Self {
         let (center, radius) = scene.bounds();
         Self {
             camera: Camera::fit(center, radius, aspect, yaw_deg, pitch_deg),
@@ -599,7 +599,7 @@ impl Renderer {
     pub fn upload(
         &self,
         ctx: &GpuContext,
-        scene: &Scene,
+        scene: &RenderScene,
         formats: &[Format],
         progress: &mut dyn FnMut(&str),
     ) -> Result<GpuScene, GpuError> {
@@ -617,7 +617,7 @@ impl Renderer {
     pub fn upload_with(
         &self,
         ctx: &GpuContext,
-        scene: &Scene,
+        scene: &RenderScene,
         formats: &[Format],
         options: &MapOptions,
         progress: &mut dyn FnMut(&str),
