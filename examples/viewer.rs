@@ -730,6 +730,10 @@ impl Viewer {
         };
         let source = self.source();
         let aspect = self.aspect();
+        let prepared = self
+            .renderer
+            .prepare_view(&self.ctx, &self.gpu, &self.view, aspect)
+            .map_err(|e| format!("preparing the view of {}: {e}", self.scene_name))?;
         let mut drawn = Ok(());
         self.ctx
             .scoped("drawing a frame", || {
@@ -762,8 +766,7 @@ impl Viewer {
                     drawn = self.renderer.draw(
                         &self.ctx,
                         &self.gpu,
-                        &self.view,
-                        aspect,
+                        &prepared,
                         source,
                         Output::Color(self.view_format),
                         &mut pass,
