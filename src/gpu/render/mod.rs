@@ -114,8 +114,8 @@ struct GpuMesh {
 struct GpuObject {
     mesh: usize,
     model: glam::Mat4,
-    /// GPU-skinned vertices drawn instead of the mesh's own: a [`super::skin::output_layout`] buffer
-    /// and the byte offset of this object's first vertex.
+    /// GPU-skinned vertices drawn instead of the mesh's own: a [`super::skin::output_layout`]
+    /// buffer and the byte offset of this object's first vertex.
     skinned: Option<(wgpu::Buffer, u64)>,
 }
 

@@ -130,9 +130,9 @@ impl Renderer {
     }
 
     /// [`Renderer::upload`] with the maps stored (or loaded) as `options` says: both kinds of
-    /// quaternion map through [`crate::gpu::maps`], each mesh's object-space map and each material's
-    /// tangent-space map, uploaded as stored ([`upload_encoded`]). What was approximated is in
-    /// [`GpuScene::warnings`].
+    /// quaternion map through [`crate::gpu::maps`], each mesh's object-space map and each
+    /// material's tangent-space map, uploaded as stored ([`upload_encoded`]). What was
+    /// approximated is in [`GpuScene::warnings`].
     ///
     /// # Errors
     /// As [`Renderer::upload`], and maps that cannot be stored as asked or fail to load.
