@@ -20,7 +20,7 @@ use qtangent::gpu::render::{Renderer, View};
 use qtangent::gpu::skin::{RigBatch, SkinPipeline};
 use qtangent::gpu::GpuContext;
 use qtangent::render::compare;
-use qtangent::render::scene::{MapSource, Scene};
+use qtangent::render::scene::{MapSource, RenderScene};
 use qtangent::render::{Camera, FrameSource, Lighting};
 use qtangent::skin::{Rig, SkinMethod};
 use qtangent::{mesh, Format};
@@ -137,7 +137,7 @@ fn run(args: &Args) -> Result<(), String> {
 
     // The render scene: the file's meshes (no quaternion maps: skinned frames come from the
     // vertices) and a checkered ground to show the feet against.
-    let mut scene = Scene::load(&path).map_err(|e| e.to_string())?;
+    let mut scene = RenderScene::load(&path).map_err(|e| e.to_string())?;
     for m in &mut scene.meshes {
         m.map = MapSource::None;
     }

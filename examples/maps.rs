@@ -33,7 +33,7 @@ use qtangent::qmap::normal_map::{bc5_round_trip, bc5_round_trip_chain};
 use qtangent::qmap::stored::{angle_deg, AngleStats, EncodedMap, MapSpace, StoredFormat};
 use qtangent::qmap::{self, BakeMesh, MapFormat, NormalMap, TexelKind};
 use qtangent::render::compare::{self, ImageDiff};
-use qtangent::render::scene::{MapSource, Scene};
+use qtangent::render::scene::{MapSource, RenderScene};
 use qtangent::render::{FrameSource, MapOptions};
 use qtangent::Format;
 
@@ -154,13 +154,16 @@ fn run(args: &Args) -> Result<(), Error> {
         "BC7 effort: {}. Renders against the reference (f32 vertex frames, RGBA8 normal map).\n",
         bc7.name()
     );
-    let scenes: Vec<(String, Scene)> = vec![
+    let scenes: Vec<(String, RenderScene)> = vec![
         (
             "FlightHelmet".into(),
-            Scene::load(&assets.join("gltf/FlightHelmet/FlightHelmet.gltf"))?,
+            RenderScene::load(&assets.join("gltf/FlightHelmet/FlightHelmet.gltf"))?,
         ),
-        ("duck".into(), Scene::load(&assets.join("obj/duck.obj"))?),
-        ("default scene".into(), Scene::default_scene()?),
+        (
+            "duck".into(),
+            RenderScene::load(&assets.join("obj/duck.obj"))?,
+        ),
+        ("default scene".into(), RenderScene::default_scene()?),
     ];
     for (name, scene) in &scenes {
         if args.timing_only {
@@ -180,7 +183,7 @@ fn run(args: &Args) -> Result<(), Error> {
 /// mesh, pooled over the scene: (column → (normal, tangent)).
 fn texel_errors(
     ctx: &GpuContext,
-    scene: &Scene,
+    scene: &RenderScene,
     bc7: Bc7Quality,
 ) -> Result<Vec<(Column, AngleStats, AngleStats, String)>, Error> {
     let mut pooled: Vec<(Column, Vec<f64>, Vec<f64>)> = Vec::new();
@@ -275,7 +278,7 @@ fn texel_errors(
 
 /// Texels of a `w × h` map inside the UV triangles of the meshes using material `mi` (UVs
 /// outside [0, 1] clipped).
-fn coverage(scene: &Scene, mi: usize, w: u32, h: u32) -> Result<Vec<bool>, Error> {
+fn coverage(scene: &RenderScene, mi: usize, w: u32, h: u32) -> Result<Vec<bool>, Error> {
     let prims: Vec<_> = scene
         .meshes
         .iter()
@@ -303,7 +306,7 @@ fn coverage(scene: &Scene, mi: usize, w: u32, h: u32) -> Result<Vec<bool>, Error
 fn measure(
     ctx: &GpuContext,
     renderer: &Renderer,
-    scene: &Scene,
+    scene: &RenderScene,
     sizes: &[(u32, u32)],
     bc7: Bc7Quality,
 ) -> Result<Vec<(Column, Row)>, Error> {
@@ -454,7 +457,7 @@ fn stats(s: Option<AngleStats>) -> String {
     )
 }
 
-fn print_table(name: &str, scene: &Scene, sizes: &[(u32, u32)], rows: &[(Column, Row)]) {
+fn print_table(name: &str, scene: &RenderScene, sizes: &[(u32, u32)], rows: &[(Column, Row)]) {
     println!(
         "## {name} ({} meshes, {} materials)\n",
         scene.meshes.len(),
@@ -517,7 +520,7 @@ fn timing(
     quick: bool,
     bc7: Bc7Quality,
 ) -> Result<(), Error> {
-    let scene = Scene::load(&assets.join("gltf/FlightHelmet/FlightHelmet.gltf"))?;
+    let scene = RenderScene::load(&assets.join("gltf/FlightHelmet/FlightHelmet.gltf"))?;
     println!(
         "## Bake time, FlightHelmet, all materials ({} cores)\n",
         std::thread::available_parallelism().map_or(1, usize::from)
@@ -573,7 +576,7 @@ fn timing(
                 }
                 let (bake, normal_map) = scene.bake_input(i);
                 let normal_map = normal_map.map(|nm| resize_normal_map(&nm, side));
-                let mut settings = Scene::bake_settings(side);
+                let mut settings = RenderScene::bake_settings(side);
                 settings.format = MapFormat::Rgba32Float;
                 let s = Instant::now();
                 let raster = qtangent::gpu::bake::raster_gpu(

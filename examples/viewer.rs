@@ -30,7 +30,7 @@ use qtangent::gpu::render::{GpuScene, Output, Renderer, View, DEPTH_FORMAT, FALL
 use qtangent::gpu::skin::{RigBatch, SkinPipeline};
 use qtangent::gpu::GpuContext;
 use qtangent::qmap::stored::StoredFormat;
-use qtangent::render::scene::{MapSource, Scene};
+use qtangent::render::scene::{MapSource, RenderScene};
 use qtangent::render::MapOptions;
 use qtangent::render::{Camera, FrameSource, Lighting};
 use qtangent::skin::{Rig, SkinMethod};
@@ -138,7 +138,7 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Args) -> Result<(), String> {
-    let scene = Scene::from_arg(&args.scene).map_err(|e| e.to_string())?;
+    let scene = RenderScene::from_arg(&args.scene).map_err(|e| e.to_string())?;
     let skinned = if scene.objects.iter().any(|o| o.skin.is_some()) {
         match Skinned::prepare(Path::new(&args.scene), &scene) {
             Ok(s) => Some(s),
@@ -267,7 +267,7 @@ impl Command {
 struct App {
     args: Args,
     /// The scene and its animation until they are uploaded (then only the GPU copy is kept).
-    scene: Option<(Scene, Option<Skinned>)>,
+    scene: Option<(RenderScene, Option<Skinned>)>,
     viewer: Option<Viewer>,
     /// Why the viewer stopped, reported once the event loop has returned.
     failure: Option<String>,
@@ -409,7 +409,7 @@ impl Viewer {
     fn new(
         event_loop: &ActiveEventLoop,
         args: &Args,
-        mut scene: Scene,
+        mut scene: RenderScene,
         skinned: Option<Skinned>,
     ) -> Result<Self, String> {
         let attributes = Window::default_attributes()
@@ -731,6 +731,10 @@ impl Viewer {
         };
         let source = self.source();
         let aspect = self.aspect();
+        let prepared = self
+            .renderer
+            .prepare_view(&self.ctx, &self.gpu, &self.view, aspect)
+            .map_err(|e| format!("preparing the view of {}: {e}", self.scene_name))?;
         let mut drawn = Ok(());
         self.ctx
             .scoped("drawing a frame", || {
@@ -763,8 +767,7 @@ impl Viewer {
                     drawn = self.renderer.draw(
                         &self.ctx,
                         &self.gpu,
-                        &self.view,
-                        aspect,
+                        &prepared,
                         source,
                         Output::Color(self.view_format),
                         &mut pass,
@@ -883,7 +886,7 @@ struct Skinned {
 impl Skinned {
     /// Loads `path` again for its skins, nodes and clips, and finds the Fox's `Walk` and `Run`
     /// clips and feet in it. Errors name the file.
-    fn prepare(path: &Path, scene: &Scene) -> Result<Self, String> {
+    fn prepare(path: &Path, scene: &RenderScene) -> Result<Self, String> {
         let loaded = mesh::load(path).map_err(|e| e.to_string())?;
         let loco = fox::locomotion(&loaded).map_err(|e| match e {
             LocomotionError::MissingClip { .. } | LocomotionError::MissingNode { .. } => {
@@ -922,7 +925,7 @@ impl Skinned {
     /// Gives `scene` a checkered ground under the animal and no quaternion maps for meshes
     /// drawn only skinned: skinned frames come from the vertices, so baking those is wasted.
     /// On an error `scene` is as it was.
-    fn dress(&self, scene: &mut Scene) -> Result<(), String> {
+    fn dress(&self, scene: &mut RenderScene) -> Result<(), String> {
         let (half, period) = self.ground_size();
         for (i, m) in scene.meshes.iter_mut().enumerate() {
             let mut users = scene.objects.iter().filter(|o| o.mesh == i);

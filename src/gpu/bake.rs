@@ -90,12 +90,15 @@ fn padded_row(width: u32, texel_bytes: u32) -> u32 {
 /// Rasterises `mesh` into a quaternion map on the GPU: the same [`Raster`] as
 /// [`crate::qmap::raster_cpu`], to be finished by [`crate::qmap::finish`].
 ///
+/// Stages: [`check_inputs`], [`upload_inputs`] (buffers, normal map, bind group),
+/// [`pipelines`] (cover and fringe), [`Targets::new`], [`record_passes`],
+/// [`copy_to_readback`], then [`unpack_raster`] of what was read back.
+///
 /// # Errors
 /// [`GpuError::TextureTooLarge`] when the map or the normal map exceeds the adapter's texture
 /// limit, [`GpuError::TooLarge`] for buffers beyond its limits, [`GpuError::Input`] for a mesh
 /// that fails [`BakeMesh::validate`] or settings that fail [`crate::qmap::check_settings`],
 /// other [`GpuError`]s from wgpu.
-#[allow(clippy::too_many_lines)]
 pub fn raster_gpu(
     ctx: &GpuContext,
     mesh: &BakeMesh,
@@ -103,8 +106,52 @@ pub fn raster_gpu(
     settings: &BakeSettings,
     progress: Progress<'_>,
 ) -> Result<Raster, GpuError> {
+    let checked = check_inputs(ctx, mesh, normal_map, settings)?;
+    progress("upload", 0, 1);
+    let device = &ctx.device;
+    let readbacks = ctx.scoped("baking the quaternion map", || {
+        let (layout, bind_group) = upload_inputs(ctx, mesh, normal_map, settings, &checked);
+        let (cover, fringe) = pipelines(device, &layout, settings.format);
+        let targets = Targets::new(device, settings.width, settings.height);
+        let mut encoder = device.create_command_encoder(&Default::default());
+        record_passes(
+            &mut encoder,
+            &targets,
+            &bind_group,
+            [&cover, &fringe],
+            checked.tri_count,
+        );
+        let buffers = copy_to_readback(device, &mut encoder, &targets, &checked);
+        ctx.queue.submit([encoder.finish()]);
+        buffers
+    })?;
+    progress("raster (GPU)", 0, 1);
+    let refs: Vec<&wgpu::Buffer> = readbacks.iter().collect();
+    let bytes = ctx.map_read(&refs, "the bake targets")?;
+    progress("readback", 0, 1);
+    let r = unpack_raster(mesh, settings, &checked, &bytes)?;
+    progress("readback", 1, 1);
+    Ok(r)
+}
+
+/// What [`check_inputs`] found: the triangle count, the vertices as the shader reads them, and
+/// the padded rows and sizes of the three readback buffers (quaternions, info, coverage).
+struct Checked {
+    tri_count: u32,
+    vertices: Vec<BakeVertex>,
+    rows: [u32; 3],
+    buffer_sizes: [u64; 3],
+}
+
+/// Checks the bake against the adapter's limits and the settings and mesh against their rules
+/// (the adapter's texture limit first, so a size beyond it is named as such).
+fn check_inputs(
+    ctx: &GpuContext,
+    mesh: &BakeMesh,
+    normal_map: Option<&NormalMap>,
+    settings: &BakeSettings,
+) -> Result<Checked, GpuError> {
     let (w, h) = (settings.width, settings.height);
-    // The adapter's limit first, so a size beyond it is named as such.
     check_texture_size(ctx, "the quaternion map", w, h)?;
     crate::qmap::check_settings(settings).map_err(|e| GpuError::Input(e.to_string()))?;
     mesh.validate()
@@ -140,229 +187,270 @@ pub fn raster_gpu(
             limit_name: "max_buffer_size",
         });
     }
-    progress("upload", 0, 1);
+    Ok(Checked {
+        tri_count,
+        vertices,
+        rows,
+        buffer_sizes,
+    })
+}
+
+/// The shader's inputs on the GPU — uniforms, vertices, indices, the normal map (1×1 flat
+/// without one) — and the bind group layout and bind group that hold them.
+fn upload_inputs(
+    ctx: &GpuContext,
+    mesh: &BakeMesh,
+    normal_map: Option<&NormalMap>,
+    settings: &BakeSettings,
+    checked: &Checked,
+) -> (wgpu::BindGroupLayout, wgpu::BindGroup) {
     let device = &ctx.device;
-    let readbacks = ctx.scoped("baking the quaternion map", || {
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("bake.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(shaders::BAKE.into()),
-        });
-        let uniforms = BakeUniforms {
-            size: [w as f32, h as f32],
-            tri_count,
-            has_normal_map: u32::from(normal_map.is_some()),
-            min_area2: MIN_AREA2,
-            fringe_radius: FRINGE_RADIUS,
-            pad: [0.0; 2],
-        };
-        let uniform_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("bake uniforms"),
-            contents: bytemuck::bytes_of(&uniforms),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
-        let vertex_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("bake vertices"),
-            contents: vertex_bytes,
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("bake indices"),
-            contents: bytemuck::cast_slice(&mesh.indices),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let (nm_w, nm_h, nm_texels) = match normal_map {
-            Some(m) => (
-                m.width,
-                m.height,
-                m.texels
-                    .iter()
-                    .flat_map(|v| [v.x, v.y, v.z, 0.0])
-                    .collect::<Vec<f32>>(),
-            ),
-            None => (1, 1, vec![0.0, 0.0, 1.0, 0.0]),
-        };
-        let nm_texture = device.create_texture_with_data(
-            &ctx.queue,
-            &wgpu::TextureDescriptor {
-                label: Some("bake normal map"),
-                size: wgpu::Extent3d {
-                    width: nm_w,
-                    height: nm_h,
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format: wgpu::TextureFormat::Rgba32Float,
-                usage: wgpu::TextureUsages::TEXTURE_BINDING,
-                view_formats: &[],
+    let (w, h) = (settings.width, settings.height);
+    let uniforms = BakeUniforms {
+        size: [w as f32, h as f32],
+        tri_count: checked.tri_count,
+        has_normal_map: u32::from(normal_map.is_some()),
+        min_area2: MIN_AREA2,
+        fringe_radius: FRINGE_RADIUS,
+        pad: [0.0; 2],
+    };
+    let uniform_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("bake uniforms"),
+        contents: bytemuck::bytes_of(&uniforms),
+        usage: wgpu::BufferUsages::UNIFORM,
+    });
+    let vertex_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("bake vertices"),
+        contents: bytemuck::cast_slice(&checked.vertices),
+        usage: wgpu::BufferUsages::STORAGE,
+    });
+    let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some("bake indices"),
+        contents: bytemuck::cast_slice(&mesh.indices),
+        usage: wgpu::BufferUsages::STORAGE,
+    });
+    let (nm_w, nm_h, nm_texels) = match normal_map {
+        Some(m) => (
+            m.width,
+            m.height,
+            m.texels
+                .iter()
+                .flat_map(|v| [v.x, v.y, v.z, 0.0])
+                .collect::<Vec<f32>>(),
+        ),
+        None => (1, 1, vec![0.0, 0.0, 1.0, 0.0]),
+    };
+    let nm_texture = device.create_texture_with_data(
+        &ctx.queue,
+        &wgpu::TextureDescriptor {
+            label: Some("bake normal map"),
+            size: wgpu::Extent3d {
+                width: nm_w,
+                height: nm_h,
+                depth_or_array_layers: 1,
             },
-            wgpu::util::TextureDataOrder::LayerMajor,
-            bytemuck::cast_slice(&nm_texels),
-        );
-        let storage = |binding| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only: true },
-                has_dynamic_offset: false,
-                min_binding_size: None,
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: wgpu::TextureFormat::Rgba32Float,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING,
+            view_formats: &[],
+        },
+        wgpu::util::TextureDataOrder::LayerMajor,
+        bytemuck::cast_slice(&nm_texels),
+    );
+    let storage = |binding| wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Storage { read_only: true },
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    };
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("bake"),
+        entries: &[
+            wgpu::BindGroupLayoutEntry {
+                binding: 0,
+                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
+                ty: wgpu::BindingType::Buffer {
+                    ty: wgpu::BufferBindingType::Uniform,
+                    has_dynamic_offset: false,
+                    min_binding_size: None,
+                },
+                count: None,
             },
-            count: None,
-        };
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("bake"),
-            entries: &[
-                wgpu::BindGroupLayoutEntry {
-                    binding: 0,
-                    visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                    ty: wgpu::BindingType::Buffer {
-                        ty: wgpu::BufferBindingType::Uniform,
-                        has_dynamic_offset: false,
-                        min_binding_size: None,
+            storage(1),
+            storage(2),
+            wgpu::BindGroupLayoutEntry {
+                binding: 3,
+                visibility: wgpu::ShaderStages::FRAGMENT,
+                ty: wgpu::BindingType::Texture {
+                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
+                    view_dimension: wgpu::TextureViewDimension::D2,
+                    multisampled: false,
+                },
+                count: None,
+            },
+        ],
+    });
+    let nm_view = nm_texture.create_view(&Default::default());
+    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("bake"),
+        layout: &layout,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: 0,
+                resource: uniform_buffer.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 1,
+                resource: vertex_buffer.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 2,
+                resource: index_buffer.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: 3,
+                resource: wgpu::BindingResource::TextureView(&nm_view),
+            },
+        ],
+    });
+    (layout, bind_group)
+}
+
+/// The cover pipeline (stencil 1 where a triangle covers a texel centre, coverage counted) and
+/// the fringe pipeline (only where the stencil is 0, nearest fringe by depth), for maps of
+/// `format`.
+fn pipelines(
+    device: &wgpu::Device,
+    layout: &wgpu::BindGroupLayout,
+    format: MapFormat,
+) -> (wgpu::RenderPipeline, wgpu::RenderPipeline) {
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some("bake.wgsl"),
+        source: wgpu::ShaderSource::Wgsl(shaders::BAKE.into()),
+    });
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("bake"),
+        bind_group_layouts: &[Some(layout)],
+        immediate_size: 0,
+    });
+    let constants = [("FORMAT", format_code(format))];
+    let targets = |count_write: bool| {
+        [
+            Some(wgpu::ColorTargetState {
+                format: QUAT_FORMAT,
+                blend: None,
+                write_mask: wgpu::ColorWrites::ALL,
+            }),
+            Some(wgpu::ColorTargetState {
+                format: INFO_FORMAT,
+                blend: None,
+                write_mask: wgpu::ColorWrites::ALL,
+            }),
+            Some(wgpu::ColorTargetState {
+                format: COUNT_FORMAT,
+                blend: Some(wgpu::BlendState {
+                    color: wgpu::BlendComponent {
+                        src_factor: wgpu::BlendFactor::One,
+                        dst_factor: wgpu::BlendFactor::One,
+                        operation: wgpu::BlendOperation::Add,
                     },
-                    count: None,
-                },
-                storage(1),
-                storage(2),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 3,
-                    visibility: wgpu::ShaderStages::FRAGMENT,
-                    ty: wgpu::BindingType::Texture {
-                        sample_type: wgpu::TextureSampleType::Float { filterable: false },
-                        view_dimension: wgpu::TextureViewDimension::D2,
-                        multisampled: false,
-                    },
-                    count: None,
-                },
-            ],
-        });
-        let nm_view = nm_texture.create_view(&Default::default());
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("bake"),
-            layout: &layout,
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: uniform_buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: vertex_buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: index_buffer.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: wgpu::BindingResource::TextureView(&nm_view),
-                },
-            ],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("bake"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
-        let constants = [("FORMAT", format_code(settings.format))];
-        let targets = |count_write: bool| {
-            [
-                Some(wgpu::ColorTargetState {
-                    format: QUAT_FORMAT,
-                    blend: None,
-                    write_mask: wgpu::ColorWrites::ALL,
+                    alpha: wgpu::BlendComponent::REPLACE,
                 }),
-                Some(wgpu::ColorTargetState {
-                    format: INFO_FORMAT,
-                    blend: None,
-                    write_mask: wgpu::ColorWrites::ALL,
-                }),
-                Some(wgpu::ColorTargetState {
-                    format: COUNT_FORMAT,
-                    blend: Some(wgpu::BlendState {
-                        color: wgpu::BlendComponent {
-                            src_factor: wgpu::BlendFactor::One,
-                            dst_factor: wgpu::BlendFactor::One,
-                            operation: wgpu::BlendOperation::Add,
-                        },
-                        alpha: wgpu::BlendComponent::REPLACE,
-                    }),
-                    write_mask: if count_write {
-                        wgpu::ColorWrites::RED
-                    } else {
-                        wgpu::ColorWrites::empty()
-                    },
-                }),
-            ]
-        };
-        let cover_targets = targets(true);
-        let fringe_targets = targets(false);
-        let stencil_face = |compare, pass_op| wgpu::StencilFaceState {
-            compare,
-            fail_op: wgpu::StencilOperation::Keep,
-            depth_fail_op: wgpu::StencilOperation::Keep,
-            pass_op,
-        };
-        let pipeline =
-            |vs: &str, fs: &str, targets: &[Option<wgpu::ColorTargetState>], cover: bool| {
-                let face = if cover {
-                    stencil_face(
-                        wgpu::CompareFunction::Always,
-                        wgpu::StencilOperation::Replace,
-                    )
+                write_mask: if count_write {
+                    wgpu::ColorWrites::RED
                 } else {
-                    stencil_face(wgpu::CompareFunction::Equal, wgpu::StencilOperation::Keep)
-                };
-                device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
-                    label: Some(vs),
-                    layout: Some(&pipeline_layout),
-                    vertex: wgpu::VertexState {
-                        module: &module,
-                        entry_point: Some(vs),
-                        compilation_options: wgpu::PipelineCompilationOptions {
-                            constants: &constants,
-                            ..Default::default()
-                        },
-                        buffers: &[],
-                    },
-                    fragment: Some(wgpu::FragmentState {
-                        module: &module,
-                        entry_point: Some(fs),
-                        compilation_options: wgpu::PipelineCompilationOptions {
-                            constants: &constants,
-                            ..Default::default()
-                        },
-                        targets,
-                    }),
-                    primitive: wgpu::PrimitiveState {
-                        topology: wgpu::PrimitiveTopology::TriangleList,
-                        cull_mode: None,
-                        ..Default::default()
-                    },
-                    depth_stencil: Some(wgpu::DepthStencilState {
-                        format: DEPTH_FORMAT,
-                        depth_write_enabled: Some(!cover),
-                        depth_compare: Some(if cover {
-                            wgpu::CompareFunction::Always
-                        } else {
-                            wgpu::CompareFunction::Less
-                        }),
-                        stencil: wgpu::StencilState {
-                            front: face,
-                            back: face,
-                            read_mask: 0xff,
-                            write_mask: 0xff,
-                        },
-                        bias: wgpu::DepthBiasState::default(),
-                    }),
-                    multisample: wgpu::MultisampleState::default(),
-                    multiview_mask: None,
-                    cache: None,
-                })
-            };
-        let cover = pipeline("vs_cover", "fs_cover", &cover_targets, true);
-        let fringe = pipeline("vs_fringe", "fs_fringe", &fringe_targets, false);
+                    wgpu::ColorWrites::empty()
+                },
+            }),
+        ]
+    };
+    let cover_targets = targets(true);
+    let fringe_targets = targets(false);
+    let stencil_face = |compare, pass_op| wgpu::StencilFaceState {
+        compare,
+        fail_op: wgpu::StencilOperation::Keep,
+        depth_fail_op: wgpu::StencilOperation::Keep,
+        pass_op,
+    };
+    let pipeline = |vs: &str, fs: &str, targets: &[Option<wgpu::ColorTargetState>], cover: bool| {
+        let face = if cover {
+            stencil_face(
+                wgpu::CompareFunction::Always,
+                wgpu::StencilOperation::Replace,
+            )
+        } else {
+            stencil_face(wgpu::CompareFunction::Equal, wgpu::StencilOperation::Keep)
+        };
+        device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+            label: Some(vs),
+            layout: Some(&pipeline_layout),
+            vertex: wgpu::VertexState {
+                module: &module,
+                entry_point: Some(vs),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &constants,
+                    ..Default::default()
+                },
+                buffers: &[],
+            },
+            fragment: Some(wgpu::FragmentState {
+                module: &module,
+                entry_point: Some(fs),
+                compilation_options: wgpu::PipelineCompilationOptions {
+                    constants: &constants,
+                    ..Default::default()
+                },
+                targets,
+            }),
+            primitive: wgpu::PrimitiveState {
+                topology: wgpu::PrimitiveTopology::TriangleList,
+                cull_mode: None,
+                ..Default::default()
+            },
+            depth_stencil: Some(wgpu::DepthStencilState {
+                format: DEPTH_FORMAT,
+                depth_write_enabled: Some(!cover),
+                depth_compare: Some(if cover {
+                    wgpu::CompareFunction::Always
+                } else {
+                    wgpu::CompareFunction::Less
+                }),
+                stencil: wgpu::StencilState {
+                    front: face,
+                    back: face,
+                    read_mask: 0xff,
+                    write_mask: 0xff,
+                },
+                bias: wgpu::DepthBiasState::default(),
+            }),
+            multisample: wgpu::MultisampleState::default(),
+            multiview_mask: None,
+            cache: None,
+        })
+    };
+    (
+        pipeline("vs_cover", "fs_cover", &cover_targets, true),
+        pipeline("vs_fringe", "fs_fringe", &fringe_targets, false),
+    )
+}
+
+/// The bake's render targets: quaternions, info and coverage (copied out), and the
+/// depth-stencil.
+struct Targets {
+    size: wgpu::Extent3d,
+    textures: [wgpu::Texture; 3],
+    depth: wgpu::Texture,
+}
+
+impl Targets {
+    /// Targets of `w × h`.
+    fn new(device: &wgpu::Device, w: u32, h: u32) -> Self {
         let size = wgpu::Extent3d {
             width: w,
             height: h,
@@ -391,121 +479,157 @@ pub fn raster_gpu(
             DEPTH_FORMAT,
             wgpu::TextureUsages::RENDER_ATTACHMENT,
         );
-        let views = textures
-            .each_ref()
-            .map(|t| t.create_view(&Default::default()));
-        let depth_view = depth.create_view(&Default::default());
-        let poison = f64::from(POISON);
-        let clears = [
-            wgpu::Color {
-                r: poison,
-                g: poison,
-                b: poison,
-                a: poison,
-            },
-            wgpu::Color {
-                r: f64::from(u32::MAX),
-                g: 0.0,
-                b: 0.0,
-                a: 0.0,
-            },
-            wgpu::Color::TRANSPARENT,
-        ];
-        let mut encoder = device.create_command_encoder(&Default::default());
-        for first in [true, false] {
-            let attachments: Vec<_> = views
-                .iter()
-                .zip(clears)
-                .map(|(view, clear)| {
-                    Some(wgpu::RenderPassColorAttachment {
-                        view,
-                        depth_slice: None,
-                        resolve_target: None,
-                        ops: wgpu::Operations {
-                            load: if first {
-                                wgpu::LoadOp::Clear(clear)
-                            } else {
-                                wgpu::LoadOp::Load
-                            },
-                            store: wgpu::StoreOp::Store,
-                        },
-                    })
-                })
-                .collect();
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some(if first { "bake cover" } else { "bake fringe" }),
-                color_attachments: &attachments,
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: &depth_view,
-                    depth_ops: Some(wgpu::Operations {
-                        load: if first {
-                            wgpu::LoadOp::Clear(1.0)
-                        } else {
-                            wgpu::LoadOp::Load
-                        },
-                        store: wgpu::StoreOp::Store,
-                    }),
-                    stencil_ops: Some(wgpu::Operations {
-                        load: if first {
-                            wgpu::LoadOp::Clear(0)
-                        } else {
-                            wgpu::LoadOp::Load
-                        },
-                        store: wgpu::StoreOp::Store,
-                    }),
-                }),
-                ..Default::default()
-            });
-            pass.set_bind_group(0, &bind_group, &[]);
-            if first {
-                pass.set_pipeline(&cover);
-                pass.set_stencil_reference(1);
-                pass.draw(0..3 * tri_count, 0..1);
-            } else {
-                pass.set_pipeline(&fringe);
-                pass.set_stencil_reference(0);
-                pass.draw(0..6 * tri_count, 0..1);
-            }
+        Self {
+            size,
+            textures,
+            depth,
         }
-        let buffers: Vec<wgpu::Buffer> = buffer_sizes
+    }
+}
+
+/// Records the two passes: the cover pass clears the targets (quaternions to [`POISON`], info
+/// to no triangle and no flags, coverage to 0) and draws every triangle; the fringe pass loads
+/// them and draws each triangle's fringe quads.
+fn record_passes(
+    encoder: &mut wgpu::CommandEncoder,
+    targets: &Targets,
+    bind_group: &wgpu::BindGroup,
+    [cover, fringe]: [&wgpu::RenderPipeline; 2],
+    tri_count: u32,
+) {
+    let views = targets
+        .textures
+        .each_ref()
+        .map(|t| t.create_view(&Default::default()));
+    let depth_view = targets.depth.create_view(&Default::default());
+    let poison = f64::from(POISON);
+    let clears = [
+        wgpu::Color {
+            r: poison,
+            g: poison,
+            b: poison,
+            a: poison,
+        },
+        wgpu::Color {
+            r: f64::from(u32::MAX),
+            g: 0.0,
+            b: 0.0,
+            a: 0.0,
+        },
+        wgpu::Color::TRANSPARENT,
+    ];
+    for first in [true, false] {
+        let attachments: Vec<_> = views
             .iter()
-            .map(|&s| {
-                device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("bake readback"),
-                    size: s,
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
+            .zip(clears)
+            .map(|(view, clear)| {
+                Some(wgpu::RenderPassColorAttachment {
+                    view,
+                    depth_slice: None,
+                    resolve_target: None,
+                    ops: wgpu::Operations {
+                        load: if first {
+                            wgpu::LoadOp::Clear(clear)
+                        } else {
+                            wgpu::LoadOp::Load
+                        },
+                        store: wgpu::StoreOp::Store,
+                    },
                 })
             })
             .collect();
-        for ((texture, buffer), row) in textures.iter().zip(&buffers).zip(rows) {
-            encoder.copy_texture_to_buffer(
-                texture.as_image_copy(),
-                wgpu::TexelCopyBufferInfo {
-                    buffer,
-                    layout: wgpu::TexelCopyBufferLayout {
-                        offset: 0,
-                        bytes_per_row: Some(row),
-                        rows_per_image: Some(h),
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some(if first { "bake cover" } else { "bake fringe" }),
+            color_attachments: &attachments,
+            depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                view: &depth_view,
+                depth_ops: Some(wgpu::Operations {
+                    load: if first {
+                        wgpu::LoadOp::Clear(1.0)
+                    } else {
+                        wgpu::LoadOp::Load
                     },
-                },
-                size,
-            );
+                    store: wgpu::StoreOp::Store,
+                }),
+                stencil_ops: Some(wgpu::Operations {
+                    load: if first {
+                        wgpu::LoadOp::Clear(0)
+                    } else {
+                        wgpu::LoadOp::Load
+                    },
+                    store: wgpu::StoreOp::Store,
+                }),
+            }),
+            ..Default::default()
+        });
+        pass.set_bind_group(0, bind_group, &[]);
+        if first {
+            pass.set_pipeline(cover);
+            pass.set_stencil_reference(1);
+            pass.draw(0..3 * tri_count, 0..1);
+        } else {
+            pass.set_pipeline(fringe);
+            pass.set_stencil_reference(0);
+            pass.draw(0..6 * tri_count, 0..1);
         }
-        ctx.queue.submit([encoder.finish()]);
-        buffers
-    })?;
-    progress("raster (GPU)", 0, 1);
-    let refs: Vec<&wgpu::Buffer> = readbacks.iter().collect();
-    let bytes = ctx.map_read(&refs, "the bake targets")?;
-    progress("readback", 0, 1);
+    }
+}
+
+/// Records copies of the three colour targets into new mappable buffers (rows padded to
+/// [`padded_row`]) and returns the buffers.
+fn copy_to_readback(
+    device: &wgpu::Device,
+    encoder: &mut wgpu::CommandEncoder,
+    targets: &Targets,
+    checked: &Checked,
+) -> Vec<wgpu::Buffer> {
+    let buffers: Vec<wgpu::Buffer> = checked
+        .buffer_sizes
+        .iter()
+        .map(|&s| {
+            device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("bake readback"),
+                size: s,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })
+        .collect();
+    for ((texture, buffer), row) in targets.textures.iter().zip(&buffers).zip(checked.rows) {
+        encoder.copy_texture_to_buffer(
+            texture.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(row),
+                    rows_per_image: Some(targets.size.height),
+                },
+            },
+            targets.size,
+        );
+    }
+    buffers
+}
+
+/// The [`Raster`] from the read-back targets: coverage counts, and for texels the passes marked
+/// covered or fringe, their quaternion, triangle and handedness.
+///
+/// # Errors
+/// [`GpuError::Readback`] for a texel marked written that still holds [`POISON`].
+fn unpack_raster(
+    mesh: &BakeMesh,
+    settings: &BakeSettings,
+    checked: &Checked,
+    bytes: &[Vec<u8>],
+) -> Result<Raster, GpuError> {
+    let (w, h) = (settings.width, settings.height);
     // Whole buffers as words (rows are padded to 256 bytes, a multiple of every texel size).
     let quat_words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[0]);
     let info_words: Vec<u32> = bytemuck::pod_collect_to_vec(&bytes[1]);
     let counts: Vec<u16> = bytemuck::pod_collect_to_vec(&bytes[2]);
-    drop(bytes);
     let mut r = Raster::empty(w, h, settings.format);
-    let (w_us, rows) = (w as usize, rows.map(|r| r as usize));
+    let (w_us, rows) = (w as usize, checked.rows.map(|r| r as usize));
     for y in 0..h as usize {
         let q_row = &quat_words[y * rows[0] / 4..][..w_us * 4];
         let i_row = &info_words[y * rows[1] / 4..][..w_us * 2];
@@ -542,6 +666,5 @@ pub fn raster_gpu(
         .filter(|&i| crate::qmap::texel::area2(&mesh.triangle(i, w, h).p).abs() <= MIN_AREA2)
         .count();
     r.triangles = mesh.triangle_count() - r.degenerate_triangles;
-    progress("readback", 1, 1);
     Ok(r)
 }

@@ -12,7 +12,7 @@ use super::{GpuContext, GpuError};
 use crate::qmap::bc::Bc7Quality;
 use crate::qmap::stored::{file_stem, EncodedMap, MapSpace, StoredFormat, KEY_MATERIAL};
 use crate::qmap::{self, anisotropy, atlas, tangent, MapFormat, NormalMap, QuatMap};
-use crate::render::scene::{self, Scene, SceneMaterial};
+use crate::render::scene::{self, RenderScene, SceneMaterial};
 use crate::render::MapOptions;
 
 /// The BC7 effort `bake` uses by default (the renderer's is [`MapOptions::bc7`]).
@@ -97,7 +97,7 @@ fn store(
 /// Bake errors.
 pub fn bake_object(
     ctx: &GpuContext,
-    scene: &Scene,
+    scene: &RenderScene,
     i: usize,
     size: u32,
     format: MapFormat,
@@ -114,7 +114,7 @@ pub fn bake_object(
     } else {
         size
     };
-    let mut settings = Scene::bake_settings(size);
+    let mut settings = RenderScene::bake_settings(size);
     settings.format = format;
     let mut map_uvs = None;
     let mut source_uvs = None;
@@ -326,7 +326,7 @@ pub struct ObjectMap {
 /// Bake, encode and load errors.
 pub fn object_map(
     ctx: &GpuContext,
-    scene: &Scene,
+    scene: &RenderScene,
     i: usize,
     options: &MapOptions,
     progress: &mut dyn FnMut(&str),

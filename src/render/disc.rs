@@ -33,7 +33,9 @@ use std::f32::consts::{FRAC_PI_4, PI};
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use image::RgbaImage;
 
-use super::scene::{plate, MapSource, Scene, SceneError, SceneMaterial, SceneMesh, SceneObject};
+use super::scene::{
+    plate, MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject,
+};
 use super::{shading, Camera, Lighting, MaterialUniforms};
 use crate::mesh::MeshError;
 use crate::qmap::anisotropy::DirectionField;
@@ -145,12 +147,12 @@ pub fn material(texture: RgbaImage) -> SceneMaterial {
 ///
 /// # Errors
 /// [`SceneError::Mesh`] if the plate fails to prepare (fixed data: it does not).
-pub fn scene(texture_size: u32, layout: RgLayout) -> Result<Scene, SceneError> {
+pub fn scene(texture_size: u32, layout: RgLayout) -> Result<RenderScene, SceneError> {
     let p = plate(PLATE_SIZE);
     let prepared = p
         .prepare()
         .map_err(|kind| MeshError::at(std::path::Path::new("swirl disc"), &p.label, kind))?;
-    Ok(Scene {
+    Ok(RenderScene {
         name: "swirl disc".into(),
         meshes: vec![SceneMesh {
             mesh: prepared,
@@ -164,6 +166,7 @@ pub fn scene(texture_size: u32, layout: RgLayout) -> Result<Scene, SceneError> {
             skin: None,
         }],
         warnings: Vec::new(),
+        source: None,
     })
 }
 
@@ -241,7 +244,7 @@ fn srgb8(x: f32) -> u8 {
 #[must_use]
 #[allow(clippy::too_many_arguments)]
 pub fn truth(
-    scene: &Scene,
+    scene: &RenderScene,
     camera: &Camera,
     lighting: &Lighting,
     width: u32,

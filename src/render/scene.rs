@@ -102,7 +102,7 @@ pub enum MapSource {
 pub struct SceneMesh {
     /// The prepared primitive.
     pub mesh: Prepared,
-    /// Index into [`Scene::materials`].
+    /// Index into [`RenderScene::materials`].
     pub material: usize,
     /// Its quaternion map.
     pub map: MapSource,
@@ -111,7 +111,7 @@ pub struct SceneMesh {
 /// A mesh placed in the world.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SceneObject {
-    /// Index into [`Scene::meshes`].
+    /// Index into [`RenderScene::meshes`].
     pub mesh: usize,
     /// Object to world.
     pub model: Mat4,
@@ -123,7 +123,7 @@ pub struct SceneObject {
 
 /// What a render draws.
 #[derive(Debug, Clone)]
-pub struct Scene {
+pub struct RenderScene {
     /// Name for messages and tables.
     pub name: String,
     /// Meshes.
@@ -134,6 +134,11 @@ pub struct Scene {
     pub objects: Vec<SceneObject>,
     /// Things the loader skipped or approximated.
     pub warnings: Vec<String>,
+    /// The loaded file that [`SceneObject::skin`] indexes ([`crate::mesh::Scene::skins`],
+    /// its nodes and animations), kept by [`RenderScene::load`] so an app that skins or animates
+    /// the scene need not load the file again; `None` for scenes made in code
+    /// ([`RenderScene::default_scene`], [`crate::render::disc::scene`]).
+    pub source: Option<mesh::Scene>,
 }
 
 /// A scene could not be built.
@@ -164,11 +169,11 @@ pub enum SceneError {
     },
 }
 
-/// Side of one checker square of [`Scene::add_ground`]'s texture, in texels (8 × 8 squares
+/// Side of one checker square of [`RenderScene::add_ground`]'s texture, in texels (8 × 8 squares
 /// in a 128² texture).
 const CHECKER_TEXELS: u32 = 16;
 
-impl Scene {
+impl RenderScene {
     /// Adds a checkered ground for animated scenes: a square of half-size `half` at height `y`
     /// (normal +Y, tangent +X), its texture repeating every `period` units (two squares a
     /// period), in a plain rough material of its own. Returns the new object's index.
@@ -268,7 +273,7 @@ fn has_uv_area(p: &Prepared) -> bool {
     })
 }
 
-impl Scene {
+impl RenderScene {
     /// Centre and radius of a sphere holding every object's transformed vertices: the centre of
     /// their bounding box and the largest distance from it.
     #[must_use]
@@ -324,8 +329,8 @@ impl Scene {
         }
     }
 
-    /// What the tools' SCENE argument names: `default` is [`Scene::default_scene`], anything
-    /// else a file for [`Scene::load`].
+    /// What the tools' SCENE argument names: `default` is [`RenderScene::default_scene`], anything
+    /// else a file for [`RenderScene::load`].
     ///
     /// # Errors
     /// As those two.
@@ -340,6 +345,7 @@ impl Scene {
     /// Loads a glTF or OBJ file: every primitive of every mesh instance, with its material's
     /// textures decoded. Skinned meshes are drawn in their bind pose (skinning is not applied).
     /// Primitives without UVs get no quaternion map ([`MapSource::None`]).
+    /// The loaded file is kept in [`RenderScene::source`].
     ///
     /// # Errors
     /// [`SceneError::Mesh`] for files the loaders reject or primitives that fail to prepare,
@@ -502,7 +508,15 @@ impl Scene {
             materials,
             objects,
             warnings,
+            source: Some(loaded),
         })
+    }
+
+    /// The loaded file this scene was made from ([`RenderScene::source`]): what
+    /// [`SceneObject::skin`] indexes; `None` for scenes made in code.
+    #[must_use]
+    pub fn loaded(&self) -> Option<&mesh::Scene> {
+        self.source.as_ref()
     }
 
     /// The embedded default scene: a copper torus with a swirl-and-bumps normal map, a glazed
@@ -623,6 +637,7 @@ impl Scene {
             materials,
             objects,
             warnings: Vec::new(),
+            source: None,
         })
     }
 }

@@ -18,7 +18,7 @@ use qtangent::mesh;
 use qtangent::qmap::anisotropy::{self, DirectionField};
 use qtangent::qmap::{MapFormat, Raster, TexelKind};
 use qtangent::render::disc::{self, RgLayout, TextureFile};
-use qtangent::render::scene::Scene;
+use qtangent::render::scene::RenderScene;
 
 const SIZE: u32 = 32;
 
@@ -58,7 +58,7 @@ fn the_extension_reaches_the_material() {
         .expect("KHR_materials_anisotropy is read");
     assert_eq!((a.strength, a.rotation), (0.6, 0.75));
     assert!(a.texture.is_some());
-    let scene = Scene::load(&path).expect("scene loads");
+    let scene = RenderScene::load(&path).expect("scene loads");
     let m = &scene.materials[0];
     assert_eq!(m.uniforms.anisotropy, 0.6);
     assert!((m.uniforms.anisotropy_rotation_radians() - 0.75).abs() < 1e-6);
@@ -100,7 +100,7 @@ fn bad_extension_values_are_one_line_errors_naming_the_material() {
     ] {
         let (_dir, path) = written(TextureFile::Png);
         edit_json(&path, from, to);
-        let e = Scene::load(&path).expect_err(to).to_string();
+        let e = RenderScene::load(&path).expect_err(to).to_string();
         assert!(!e.contains('\n'), "{e}");
         for part in [
             path.display().to_string().as_str(),
@@ -121,7 +121,7 @@ fn another_uv_set_and_a_texture_transform_are_warnings() {
         r#""anisotropyTexture":{"index":0}"#,
         r#""anisotropyTexture":{"index":0,"texCoord":1,"extensions":{"KHR_texture_transform":{"scale":[2,2]}}}"#,
     );
-    let scene = Scene::load(&path).expect("loads");
+    let scene = RenderScene::load(&path).expect("loads");
     let w = scene.warnings.join("\n");
     assert!(w.contains("KHR_texture_transform is not supported"), "{w}");
     assert!(w.contains("anisotropy texture reads UV set 1"), "{w}");
@@ -131,7 +131,7 @@ fn another_uv_set_and_a_texture_transform_are_warnings() {
 #[test]
 fn uncompressed_ktx2_texture_decodes_exactly() {
     let (_dir, path) = written(TextureFile::Ktx2Rgba8);
-    let scene = Scene::load(&path).expect("loads");
+    let scene = RenderScene::load(&path).expect("loads");
     assert_eq!(
         scene.materials[0].anisotropy.as_ref().expect("decoded"),
         &disc::texture(SIZE, RgLayout::Canonical)
@@ -141,7 +141,7 @@ fn uncompressed_ktx2_texture_decodes_exactly() {
 #[test]
 fn bc7_ktx2_texture_decodes_as_bc7_decodes() {
     let (_dir, path) = written(TextureFile::Ktx2Bc7);
-    let scene = Scene::load(&path).expect("loads");
+    let scene = RenderScene::load(&path).expect("loads");
     let got = scene.materials[0].anisotropy.as_ref().expect("decoded");
     // The same blocks read by the map reader (`qtangent::ktx2`, over the `ktx2` crate) and
     // decoded by `block_compression`'s BC7 decoder: BC7's interpolation is integer by the spec,
@@ -176,7 +176,7 @@ fn supercompress(ktx2: &Path) {
 fn zstd_supercompressed_ktx2_texture_decodes_exactly() {
     let (_dir, path) = written(TextureFile::Ktx2Rgba8);
     supercompress(&ktx2_path(&path));
-    let scene = Scene::load(&path).expect("loads");
+    let scene = RenderScene::load(&path).expect("loads");
     assert_eq!(
         scene.materials[0].anisotropy.as_ref().expect("decoded"),
         &disc::texture(SIZE, RgLayout::Canonical)
@@ -184,7 +184,7 @@ fn zstd_supercompressed_ktx2_texture_decodes_exactly() {
 }
 
 fn load_error(path: &Path) -> String {
-    let e = Scene::load(path).expect_err("must fail").to_string();
+    let e = RenderScene::load(path).expect_err("must fail").to_string();
     assert!(!e.contains('\n'), "{e}");
     assert!(e.contains("material 'swirl disc'"), "{e}");
     assert!(e.contains("swirl_disc_anisotropy.ktx2"), "{e}");

@@ -247,7 +247,7 @@ fn gpu_derived_handedness_matches_plane_and_vertices_front_back_and_mirrored() {
     use glam::Mat4;
     use qtangent::gpu::render::{Output, Renderer, View, DEBUG_POISON};
     use qtangent::qmap::stored::StoredFormat;
-    use qtangent::render::scene::{MapSource, Scene, SceneMaterial, SceneMesh, SceneObject};
+    use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
     use qtangent::render::{Camera, FrameSource, Lighting, MapOptions, MaterialUniforms};
     let ctx = context();
     let renderer = Renderer::new(&ctx).expect("renderer");
@@ -266,7 +266,7 @@ fn gpu_derived_handedness_matches_plane_and_vertices_front_back_and_mirrored() {
         (Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0)), 0.0),
         (Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0)), 180.0),
     ] {
-        let scene = Scene {
+        let scene = RenderScene {
             name: "quad pair".into(),
             meshes: vec![SceneMesh {
                 mesh: mesh.clone(),
@@ -280,6 +280,7 @@ fn gpu_derived_handedness_matches_plane_and_vertices_front_back_and_mirrored() {
                 skin: None,
             }],
             warnings: Vec::new(),
+            source: None,
         };
         let upload = |keep_handedness| {
             let options = MapOptions {

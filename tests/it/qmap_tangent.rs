@@ -20,7 +20,7 @@ use qtangent::gpu::render::{Output, Renderer, View, DEBUG_POISON};
 use qtangent::mesh::Primitive;
 use qtangent::qmap::stored::{EncodedMap, MapSpace, StoredFormat};
 use qtangent::qmap::{tangent, MapFormat, NormalMap};
-use qtangent::render::scene::{MapSource, Scene, SceneMaterial, SceneMesh, SceneObject};
+use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
 use qtangent::render::{Camera, FrameSource, Lighting, MapOptions, MaterialUniforms};
 use qtangent::Format;
 use rand::Rng;
@@ -243,7 +243,7 @@ fn quad_pair_mirrored_and_tiled_draws_the_reference_normal() {
         let mesh = quad_pair().prepare().expect("quad pair prepares");
         let mirrored = mesh.frames.iter().filter(|f| f.handedness() < 0.0).count();
         assert_eq!(mirrored, 4, "the right quad's frames are mirrored");
-        let scene = Scene {
+        let scene = RenderScene {
             name: "quad pair".into(),
             meshes: vec![SceneMesh {
                 mesh,
@@ -266,6 +266,7 @@ fn quad_pair_mirrored_and_tiled_draws_the_reference_normal() {
                 skin: None,
             }],
             warnings: Vec::new(),
+            source: None,
         };
         let gpu = renderer
             .upload_with(

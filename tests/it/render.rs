@@ -29,13 +29,15 @@
 
 use crate::common;
 
-use glam::{DMat4, DVec3, DVec4, Mat4, Vec2, Vec3, Vec4};
-use qtangent::gpu::render::{Output, Renderer, View, DEBUG_POISON};
+use glam::{DMat4, DVec3, DVec4, Mat4, Quat, Vec2, Vec3, Vec4};
+use qtangent::gpu::render::{
+    GpuScene, Output, PreparedView, Renderer, View, DEBUG_FORMAT, DEBUG_POISON, DEPTH_FORMAT,
+};
 use qtangent::gpu::GpuContext;
 use qtangent::mesh::{procedural, Prepared};
 use qtangent::qmap::stored::{EncodedMap, MapSpace, StoredFormat};
 use qtangent::qmap::{self, tangent, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap};
-use qtangent::render::scene::{MapSource, Scene, SceneMaterial, SceneMesh, SceneObject};
+use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
 use qtangent::render::shading::{self, Surface};
 use qtangent::render::{Camera, FrameSource, Lighting, MapOptions, MaterialUniforms};
 use qtangent::Format;
@@ -68,7 +70,7 @@ fn material() -> MaterialUniforms {
 }
 
 struct Setup {
-    scene: Scene,
+    scene: RenderScene,
     sphere: Prepared,
     /// The object-space map's level 0 as the GPU holds it (decoded from its stored form).
     map: Vec<Vec4>,
@@ -159,7 +161,7 @@ fn setup_stored(object: StoredFormat, tangent_format: StoredFormat, twist: bool)
         StoredFormat::Plain(f) => f.half_step(),
         _ => 0.0,
     };
-    let scene = Scene {
+    let scene = RenderScene {
         name: "analytic sphere".into(),
         meshes: vec![SceneMesh {
             mesh: sphere.clone(),
@@ -176,6 +178,7 @@ fn setup_stored(object: StoredFormat, tangent_format: StoredFormat, twist: bool)
             skin: None,
         }],
         warnings: Vec::new(),
+        source: None,
     };
     let view = View {
         camera: Camera::fit(Vec3::ZERO, 1.0, 1.0, 25.0, 20.0),
@@ -557,6 +560,233 @@ fn every_pixel_of_the_sphere_is_written_and_nothing_else() {
         mismatches <= 40,
         "{mismatches} pixels disagree with the CPU ray cast on coverage"
     );
+}
+
+/// Fresh `SIZE`² targets for [`Output::Shading`]: two [`DEBUG_FORMAT`] colour targets and a
+/// [`DEPTH_FORMAT`] depth target.
+fn shading_targets(ctx: &GpuContext) -> ([wgpu::Texture; 2], wgpu::Texture) {
+    let make = |label: &str, format| {
+        ctx.device.create_texture(&wgpu::TextureDescriptor {
+            label: Some(label),
+            size: wgpu::Extent3d {
+                width: SIZE,
+                height: SIZE,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        })
+    };
+    (
+        [
+            make("view radiance", DEBUG_FORMAT),
+            make("view position", DEBUG_FORMAT),
+        ],
+        make("view depth", DEPTH_FORMAT),
+    )
+}
+
+/// Records into `encoder` one pass that clears `targets` to [`DEBUG_POISON`] and draws `view`
+/// of `gpu` with [`Output::Shading`]; returns what the draw returned.
+fn record_shading(
+    ctx: &GpuContext,
+    renderer: &Renderer,
+    gpu: &GpuScene,
+    view: &PreparedView,
+    source: FrameSource,
+    encoder: &mut wgpu::CommandEncoder,
+    targets: &([wgpu::Texture; 2], wgpu::Texture),
+) -> Result<(), qtangent::gpu::GpuError> {
+    let p = f64::from(DEBUG_POISON);
+    let views: Vec<wgpu::TextureView> = targets
+        .0
+        .iter()
+        .map(|t| t.create_view(&Default::default()))
+        .collect();
+    let depth = targets.1.create_view(&Default::default());
+    let attachments: Vec<Option<wgpu::RenderPassColorAttachment>> = views
+        .iter()
+        .map(|v| {
+            Some(wgpu::RenderPassColorAttachment {
+                view: v,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(wgpu::Color {
+                        r: p,
+                        g: p,
+                        b: p,
+                        a: p,
+                    }),
+                    store: wgpu::StoreOp::Store,
+                },
+            })
+        })
+        .collect();
+    let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some("one view"),
+        color_attachments: &attachments,
+        depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+            view: &depth,
+            depth_ops: Some(wgpu::Operations {
+                load: wgpu::LoadOp::Clear(1.0),
+                store: wgpu::StoreOp::Store,
+            }),
+            stencil_ops: None,
+        }),
+        ..Default::default()
+    });
+    renderer.draw(ctx, gpu, view, source, Output::Shading, &mut pass)
+}
+
+/// Split screen: two views of one scene (two spheres, so every object's uniform slot is read)
+/// recorded into ONE command encoder — the first view's pass, then the second's — and sent in
+/// ONE submission, each into its own targets, read back and compared with the same view
+/// rendered alone ([`Renderer::render_debug`], its own submission).
+///
+/// Tolerance: none, bit for bit. Both renders run the same pipeline on the same vertex data
+/// and textures into targets of the same size, with uniforms computed by the same code from
+/// the same view; Vulkan's invariance rules (repeatability: the same inputs and state give the
+/// same fragments and values) make the results identical. A renderer that writes a view's
+/// uniforms while recording (the old `draw`, `queue.write_buffer` per draw) draws both views
+/// with the last camera: the first view's targets would then hold the second view, which the
+/// test also shows differs from the first in most covered pixels.
+#[test]
+fn two_views_in_one_submission_each_match_the_view_alone() {
+    let ctx = context();
+    let mut st = setup();
+    st.scene.objects = vec![
+        SceneObject {
+            mesh: 0,
+            model: Mat4::from_scale_rotation_translation(
+                Vec3::splat(0.6),
+                Quat::from_rotation_y(0.7),
+                Vec3::new(-0.9, 0.0, 0.0),
+            ),
+            skin: None,
+        },
+        SceneObject {
+            mesh: 0,
+            model: Mat4::from_translation(Vec3::new(0.8, 0.1, -0.3)),
+            skin: None,
+        },
+    ];
+    let renderer = Renderer::new(&ctx).expect("renderer");
+    let gpu = renderer
+        .upload(&ctx, &st.scene, &[Format::Snorm16x4], &mut |_| {})
+        .expect("upload");
+    // Square targets: aspect 1, as render_debug uses for SIZE × SIZE.
+    let views = [
+        View::fitted(&st.scene, 1.0, 30.0, 15.0),
+        View::fitted(&st.scene, 1.0, -75.0, 40.0),
+    ];
+    for source in [FrameSource::Reference, FrameSource::QuatMap] {
+        let alone: Vec<[Vec<[f32; 4]>; 2]> = views
+            .iter()
+            .map(|v| {
+                renderer
+                    .render_debug(&ctx, &gpu, v, source, Output::Shading, SIZE, SIZE)
+                    .expect("render alone")
+            })
+            .collect();
+        // The views differ: the world positions of most covered pixels are not the same.
+        let covered = |p: &[f32; 4]| p[0] != DEBUG_POISON;
+        let both = alone[0][1]
+            .iter()
+            .zip(&alone[1][1])
+            .filter(|(a, b)| covered(a) && covered(b))
+            .count();
+        let same = alone[0][1]
+            .iter()
+            .zip(&alone[1][1])
+            .filter(|(a, b)| covered(a) && a == b)
+            .count();
+        let seen = alone[0][1].iter().filter(|p| covered(p)).count();
+        assert!(
+            seen > (SIZE * SIZE / 8) as usize && same * 100 < seen,
+            "{}: the two views are not different enough to test anything ({seen} pixels \
+             covered, {both} by both, {same} identical)",
+            source.label()
+        );
+        let prepared: Vec<PreparedView> = views
+            .iter()
+            .map(|v| renderer.prepare_view(&ctx, &gpu, v, 1.0).expect("prepare"))
+            .collect();
+        let targets = [shading_targets(&ctx), shading_targets(&ctx)];
+        let mut encoder = ctx.device.create_command_encoder(&Default::default());
+        for (p, t) in prepared.iter().zip(&targets) {
+            record_shading(&ctx, &renderer, &gpu, p, source, &mut encoder, t).expect("draw");
+        }
+        ctx.queue.submit([encoder.finish()]);
+        for (k, (t, want)) in targets.iter().zip(&alone).enumerate() {
+            for (i, what) in ["radiance", "world position"].into_iter().enumerate() {
+                let bytes = ctx.read_texture(&t.0[i], what).expect("readback");
+                let got: Vec<[f32; 4]> = bytemuck::pod_collect_to_vec(&bytes);
+                let differ: Vec<usize> = (0..got.len())
+                    .filter(|&j| got[j].map(f32::to_bits) != want[i][j].map(f32::to_bits))
+                    .collect();
+                assert!(
+                    differ.is_empty(),
+                    "{}: view {k} drawn beside the other differs from it alone in {what} at \
+                     {} pixels (first at {:?}: {:?} vs {:?})",
+                    source.label(),
+                    differ.len(),
+                    differ.first().map(|&j| (j as u32 % SIZE, j as u32 / SIZE)),
+                    differ.first().map(|&j| got[j]),
+                    differ.first().map(|&j| want[i][j]),
+                );
+            }
+        }
+    }
+}
+
+/// A prepared view belongs to the scene it was prepared for: drawing another scene with it is
+/// refused (its object slots would not match that scene's objects).
+#[test]
+fn a_view_prepared_for_one_scene_is_refused_for_another() {
+    let ctx = context();
+    let st = setup();
+    let renderer = Renderer::new(&ctx).expect("renderer");
+    let upload = || {
+        renderer
+            .upload(&ctx, &st.scene, &[Format::Snorm16x4], &mut |_| {})
+            .expect("upload")
+    };
+    let (first, second) = (upload(), upload());
+    let prepared = renderer
+        .prepare_view(&ctx, &first, &st.view, 1.0)
+        .expect("prepare");
+    let targets = shading_targets(&ctx);
+    let mut encoder = ctx.device.create_command_encoder(&Default::default());
+    let source = FrameSource::Reference;
+    let e = record_shading(
+        &ctx,
+        &renderer,
+        &second,
+        &prepared,
+        source,
+        &mut encoder,
+        &targets,
+    )
+    .expect_err("a view of another scene must be refused")
+    .to_string();
+    assert!(e.contains("another scene"), "{e}");
+    record_shading(
+        &ctx,
+        &renderer,
+        &first,
+        &prepared,
+        source,
+        &mut encoder,
+        &targets,
+    )
+    .expect("its own scene draws");
+    ctx.queue.submit([encoder.finish()]);
+    ctx.wait().expect("the submission completes");
 }
 
 #[test]

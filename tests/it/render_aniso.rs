@@ -22,7 +22,9 @@ use qtangent::mesh::{self, Prepared};
 use qtangent::qmap::stored::StoredFormat;
 use qtangent::qmap::MapFormat;
 use qtangent::render::disc::{self, RgLayout};
-use qtangent::render::scene::{plate, MapSource, Scene, SceneMaterial, SceneMesh, SceneObject};
+use qtangent::render::scene::{
+    plate, MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject,
+};
 use qtangent::render::shading::{self, Surface};
 use qtangent::render::{FrameSource, MapOptions, MaterialUniforms};
 use qtangent::Format;
@@ -73,7 +75,7 @@ struct Panel {
     strength: f32,
 }
 
-fn panel_scene(p: &Panel) -> Scene {
+fn panel_scene(p: &Panel) -> RenderScene {
     let (mesh, _, _) = tilted_plate(p.tilt_deg);
     let mut uniforms = MaterialUniforms {
         base_color: Vec4::new(0.9, 0.9, 0.92, 1.0),
@@ -83,7 +85,7 @@ fn panel_scene(p: &Panel) -> Scene {
         ..MaterialUniforms::default()
     };
     uniforms.set_anisotropy_rotation(p.rotation_deg.to_radians());
-    Scene {
+    RenderScene {
         name: p.name.into(),
         meshes: vec![SceneMesh {
             mesh,
@@ -100,6 +102,7 @@ fn panel_scene(p: &Panel) -> Scene {
             skin: None,
         }],
         warnings: Vec::new(),
+        source: None,
     }
 }
 
@@ -269,7 +272,7 @@ fn swirl_disc_quaternion_maps_at_most_halve_the_rg_maps_direction_error() {
     let texture = 256;
     let canonical = disc::scene(texture, RgLayout::Canonical).expect("disc");
     let oriented = disc::scene(texture, RgLayout::Oriented).expect("disc");
-    let upload = |scene: &Scene| {
+    let upload = |scene: &RenderScene| {
         renderer
             .upload_with(
                 &ctx,

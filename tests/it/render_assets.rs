@@ -38,7 +38,7 @@ use qtangent::qmap::normal_map::bc5_round_trip_chain;
 use qtangent::qmap::stored::StoredFormat;
 use qtangent::qmap::MapFormat;
 use qtangent::render::compare;
-use qtangent::render::scene::Scene;
+use qtangent::render::scene::RenderScene;
 use qtangent::render::{FrameSource, MapOptions};
 use qtangent::Format;
 
@@ -66,7 +66,7 @@ fn plain_maps() -> MapOptions {
 /// Renders `scene` in the four modes at `w × h` from the default camera, maps rgba16f.
 fn render_modes(
     ctx: &GpuContext,
-    scene: &Scene,
+    scene: &RenderScene,
     w: u32,
     h: u32,
 ) -> (Vec<RgbaImage>, qtangent::gpu::render::GpuScene, View) {
@@ -75,7 +75,7 @@ fn render_modes(
 
 fn render_modes_with(
     ctx: &GpuContext,
-    scene: &Scene,
+    scene: &RenderScene,
     w: u32,
     h: u32,
     options: &MapOptions,
@@ -134,7 +134,7 @@ fn flight_helmet_looks_the_same_in_every_mode() {
         return;
     };
     let ctx = context();
-    let scene = Scene::load(&path).expect("FlightHelmet loads");
+    let scene = RenderScene::load(&path).expect("FlightHelmet loads");
     let (images, _, _) = render_modes(&ctx, &scene, W, H);
     assert!(
         background_fraction(&images[0]) < 0.95,
@@ -149,7 +149,7 @@ fn the_duck_looks_the_same_in_every_mode() {
         return;
     };
     let ctx = context();
-    let scene = Scene::load(&path).expect("duck loads");
+    let scene = RenderScene::load(&path).expect("duck loads");
     let (images, _, _) = render_modes(&ctx, &scene, W, H);
     assert_equivalent("duck", &images);
 }
@@ -181,7 +181,7 @@ fn every_gltf_asset_renders_in_every_mode() {
         "expected the shared glTF assets, found {files:?}"
     );
     for path in files {
-        let scene = Scene::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        let scene = RenderScene::load(&path).unwrap_or_else(|e| panic!("{e}"));
         let (images, _, _) = render_modes(&ctx, &scene, 320, 180);
         for (img, s) in images.iter().zip(MODES) {
             let bg = background_fraction(img);
@@ -205,7 +205,7 @@ fn every_gltf_asset_renders_in_every_mode() {
 #[test]
 fn default_scene_agrees_except_where_only_a_map_can_draw() {
     let ctx = context();
-    let scene = Scene::default_scene().expect("the default scene builds");
+    let scene = RenderScene::default_scene().expect("the default scene builds");
     let renderer = Renderer::new(&ctx).expect("renderer");
     let mut gpu = renderer
         .upload_with(
@@ -263,7 +263,7 @@ fn flight_helmet_bc5_tangent_maps_match_bc5_normal_maps() {
         return;
     };
     let ctx = context();
-    let scene = Scene::load(&path).expect("FlightHelmet loads");
+    let scene = RenderScene::load(&path).expect("FlightHelmet loads");
     let renderer = Renderer::new(&ctx).expect("renderer");
     let view = View::fitted(&scene, W as f32 / H as f32, 30.0, 20.0);
     let options = MapOptions::stored(StoredFormat::Bc5);

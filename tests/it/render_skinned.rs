@@ -11,7 +11,7 @@ use crate::common;
 use qtangent::gpu::render::{Output, Renderer, View, DEBUG_POISON};
 use qtangent::gpu::skin::SkinPipeline;
 use qtangent::gpu::GpuContext;
-use qtangent::render::scene::Scene;
+use qtangent::render::scene::RenderScene;
 use qtangent::render::FrameSource;
 use qtangent::skin::{Bone, SkinMethod, SkinVertices, OUTPUT_BOUND_DEG};
 use qtangent::{Format, QTangent};
@@ -47,7 +47,7 @@ fn angle_deg(a: [f32; 4], b: [f32; 4]) -> f64 {
     a.cross(b).length().atan2(a.dot(b)).to_degrees()
 }
 
-fn check_scene(ctx: &GpuContext, name: &str, scene: &Scene, expect_map_uv: bool) {
+fn check_scene(ctx: &GpuContext, name: &str, scene: &RenderScene, expect_map_uv: bool) {
     let renderer = Renderer::new(ctx).unwrap_or_else(|e| panic!("{e}"));
     let mut gpu = renderer
         .upload(ctx, scene, &[Format::Snorm16x4], &mut |_| {})
@@ -164,7 +164,7 @@ fn check_scene(ctx: &GpuContext, name: &str, scene: &Scene, expect_map_uv: bool)
 #[test]
 fn the_default_scene_skinned_rigidly_matches_its_plain_draw() {
     let ctx = common_context();
-    let scene = Scene::default_scene().unwrap_or_else(|e| panic!("{e}"));
+    let scene = RenderScene::default_scene().unwrap_or_else(|e| panic!("{e}"));
     check_scene(&ctx, "default scene", &scene, false);
 }
 
@@ -174,7 +174,7 @@ fn the_duck_skinned_rigidly_matches_its_plain_draw() {
         return;
     };
     let ctx = common_context();
-    let scene = Scene::load(&dir.join("obj/duck.obj")).unwrap_or_else(|e| panic!("{e}"));
+    let scene = RenderScene::load(&dir.join("obj/duck.obj")).unwrap_or_else(|e| panic!("{e}"));
     check_scene(&ctx, "duck", &scene, true);
 }
 

@@ -1,0 +1,73 @@
+//! What a mode costs: bytes on the GPU ([`ModeCost`], counted at upload) and frame time
+//! ([`Renderer::time_frames`]).
+
+use super::super::{GpuContext, GpuError};
+use super::{GpuScene, Output, Renderer, View, IMAGE_FORMAT};
+use crate::render::FrameSource;
+
+/// Bytes a mode needs on the GPU for a scene: what `render --mode all` reports.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ModeCost {
+    /// Vertex buffer bytes (positions, UVs and whatever carries the frame).
+    pub vertex_bytes: u64,
+    /// Of those, the bytes that carry the frame (0 for the quaternion map).
+    pub frame_vertex_bytes: u64,
+    /// Texture bytes that carry the frame, mips included: normal maps for the vertex-frame
+    /// modes, quaternion + handedness textures for the map.
+    pub frame_texture_bytes: u64,
+}
+
+impl Renderer {
+    /// Average wall time of `frames` renders of `width × height` (submit and wait, no
+    /// readback), after one warm-up render: what `render --mode all` reports per mode.
+    ///
+    /// # Errors
+    /// As [`Renderer::render_image`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn time_frames(
+        &self,
+        ctx: &GpuContext,
+        scene: &GpuScene,
+        view: &View,
+        source: FrameSource,
+        width: u32,
+        height: u32,
+        frames: u32,
+    ) -> Result<std::time::Duration, GpuError> {
+        let output = Output::Color(IMAGE_FORMAT);
+        self.render_targets(ctx, scene, view, source, output, width, height)?;
+        ctx.wait()?;
+        let start = std::time::Instant::now();
+        for _ in 0..frames.max(1) {
+            self.render_targets(ctx, scene, view, source, output, width, height)?;
+            ctx.wait()?;
+        }
+        Ok(start.elapsed() / frames.max(1))
+    }
+}
+
+impl GpuScene {
+    /// The cost of `source` (qtangent formats the scene was not uploaded with have none).
+    #[must_use]
+    pub fn cost(&self, source: FrameSource) -> Option<ModeCost> {
+        self.costs
+            .iter()
+            .find(|(s, _)| *s == source)
+            .map(|(_, c)| *c)
+    }
+
+    /// Total vertices.
+    #[must_use]
+    pub fn vertex_count(&self) -> u64 {
+        self.meshes.iter().map(|m| m.vertex_count).sum()
+    }
+
+    /// Total triangles drawn per frame.
+    #[must_use]
+    pub fn triangles_drawn(&self) -> u64 {
+        self.objects
+            .iter()
+            .map(|o| u64::from(self.meshes[o.mesh].index_count / 3))
+            .sum()
+    }
+}

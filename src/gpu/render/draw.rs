@@ -1,0 +1,408 @@
+//! Drawing: a view prepared into buffers of its own ([`PreparedView`]), the draw that reads it,
+//! and headless targets read back as an image or as debug data.
+
+use image::RgbaImage;
+use wgpu::util::DeviceExt;
+
+use super::super::mesh::MeshUniforms;
+use super::super::{GpuContext, GpuError};
+use super::{
+    GpuScene, MapShading, Output, Renderer, View, DEBUG_FORMAT, DEBUG_POISON, DEPTH_FORMAT,
+    FALLBACK_FORMAT, IMAGE_FORMAT,
+};
+use crate::encoding::Format;
+use crate::render::FrameSource;
+
+/// One view of one [`GpuScene`] ready to draw ([`Renderer::prepare_view`]): its scene uniforms
+/// (camera position, lights) and every object's matrices for its camera, in buffers no other
+/// view shares.
+///
+/// Contract: [`Renderer::draw`] only reads it, so several prepared views of one scene can be
+/// drawn in one command encoder and one submission, each with its own camera (split screen,
+/// mirrors, shadow views). It is tied to the scene it was prepared for (drawing another scene
+/// with it is an error) and to the camera and aspect it was prepared with: when the camera,
+/// lights or target size change, prepare a new one. It holds its buffers alive by itself; drop
+/// it whenever (commands already recorded keep what they use).
+#[derive(Debug)]
+pub struct PreparedView {
+    /// [`GpuScene::id`] of the scene it was prepared for.
+    scene_id: u64,
+    /// Objects of that scene: slot `objects` holds the skinned objects' identity model.
+    objects: usize,
+    /// Bytes between two objects' uniform slots (the device's offset alignment).
+    stride: u32,
+    scene_group: wgpu::BindGroup,
+    object_group: wgpu::BindGroup,
+}
+
+impl Renderer {
+    /// Prepares `view` of `scene` at `aspect` (width / height) for [`Renderer::draw`]: the
+    /// scene uniforms (camera position, lights, anisotropy override) and every object's
+    /// matrices are written into new buffers owned by the returned [`PreparedView`].
+    ///
+    /// Nothing is written to a buffer that an earlier draw reads, so views prepared one after
+    /// another and drawn in one submission each keep their own camera. Objects' skinned state
+    /// ([`GpuScene::set_skinned`]) and visibility ([`GpuScene::visible`]) are read at draw time.
+    ///
+    /// # Errors
+    /// [`GpuError::Input`] when the scene has so many objects that their uniform slots do not fit
+    /// a dynamic offset (u32) or the device's largest buffer; wgpu errors.
+    pub fn prepare_view(
+        &self,
+        ctx: &GpuContext,
+        scene: &GpuScene,
+        view: &View,
+        aspect: f32,
+    ) -> Result<PreparedView, GpuError> {
+        let device = &ctx.device;
+        let limits = device.limits();
+        let size = std::mem::size_of::<MeshUniforms>() as u64;
+        let align = u64::from(limits.min_uniform_buffer_offset_alignment).max(1);
+        let stride = size.div_ceil(align) * align;
+        // One slot per object, and the last for skinned objects (already in world space).
+        let slots = scene.objects.len() as u64 + 1;
+        let bytes = slots * stride;
+        let last_offset = (slots - 1) * stride;
+        if u32::try_from(last_offset).is_err() || bytes > limits.max_buffer_size {
+            return Err(GpuError::Input(format!(
+                "{} objects need {bytes} bytes of uniforms a view; the device takes {} and \
+                 dynamic offsets up to {}",
+                scene.objects.len(),
+                limits.max_buffer_size,
+                u32::MAX
+            )));
+        }
+        let view_proj = view.camera.view_proj(aspect);
+        let mut data = vec![0u8; bytes as usize];
+        let models = scene
+            .objects
+            .iter()
+            .map(|o| o.model)
+            .chain(std::iter::once(glam::Mat4::IDENTITY));
+        for (slot, model) in data.chunks_exact_mut(stride as usize).zip(models) {
+            let u = MeshUniforms::new(model, view_proj);
+            slot[..size as usize].copy_from_slice(bytemuck::bytes_of(&u));
+        }
+        let scene_uniforms = view
+            .lighting
+            .uniforms(view.camera.position(), view.anisotropy_override);
+        ctx.scoped("preparing a view", || {
+            let objects = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("lit view objects"),
+                contents: &data,
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+            let object_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("lit view objects"),
+                layout: &self.object_layout,
+                entries: &[wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                        buffer: &objects,
+                        offset: 0,
+                        size: wgpu::BufferSize::new(size),
+                    }),
+                }],
+            });
+            let uniforms = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some("lit view scene"),
+                contents: bytemuck::bytes_of(&scene_uniforms),
+                usage: wgpu::BufferUsages::UNIFORM,
+            });
+            let scene_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("lit view scene"),
+                layout: &self.scene_layout,
+                entries: &[wgpu::BindGroupEntry {
+                    binding: 0,
+                    resource: uniforms.as_entire_binding(),
+                }],
+            });
+            PreparedView {
+                scene_id: scene.id,
+                objects: scene.objects.len(),
+                stride: stride as u32,
+                scene_group,
+                object_group,
+            }
+        })
+    }
+
+    /// Records the draw of `scene` as `view` (from [`Renderer::prepare_view`] of this scene)
+    /// into `pass`, targets already begun: every visible object with the pipeline of `source`
+    /// and `output` (meshes without a map use [`FALLBACK_FORMAT`] in quaternion-map mode).
+    ///
+    /// It writes nothing: it only records commands that read `view`'s buffers, so any number of
+    /// draws — of different views, into one pass or several, in one encoder — can go in one
+    /// submission and each shows its own view. The pass must have one colour target of
+    /// `output`'s format ([`Output::Color`]) or two [`DEBUG_FORMAT`] targets, and a
+    /// [`DEPTH_FORMAT`] depth target.
+    ///
+    /// # Errors
+    /// [`GpuError::Input`] when `view` was prepared for another scene, or `source` is a qtangent
+    /// format the scene was not uploaded with; pipeline creation errors.
+    pub fn draw(
+        &self,
+        ctx: &GpuContext,
+        scene: &GpuScene,
+        view: &PreparedView,
+        source: FrameSource,
+        output: Output,
+        pass: &mut wgpu::RenderPass<'_>,
+    ) -> Result<(), GpuError> {
+        if view.scene_id != scene.id || view.objects != scene.objects.len() {
+            return Err(GpuError::Input(
+                "the view was prepared for another scene (prepare_view it with this one)".into(),
+            ));
+        }
+        let offset = |slot: usize| [slot as u32 * view.stride];
+        pass.set_bind_group(1, &view.scene_group, &[]);
+        for (k, o) in scene.objects.iter().enumerate() {
+            if !scene.visible.get(k).copied().unwrap_or(true) {
+                continue;
+            }
+            let mesh = &scene.meshes[o.mesh];
+            if let Some((skinned, start)) = &o.skinned {
+                // Skinned vertices are in world space already (the skin matrices place them):
+                // the last slot's identity model.
+                let pipeline = self.pipeline(
+                    ctx,
+                    FrameSource::QTangent(Format::Snorm16x4),
+                    output,
+                    mesh.map_uv,
+                    true,
+                    MapShading::default(),
+                )?;
+                pass.set_pipeline(&pipeline);
+                pass.set_bind_group(0, &view.object_group, &offset(view.objects));
+                pass.set_bind_group(2, &scene.materials[mesh.material], &[]);
+                pass.set_bind_group(3, &scene.dummy_map, &[]);
+                pass.set_vertex_buffer(0, skinned.slice(*start..));
+                pass.set_vertex_buffer(1, mesh.position_uv.slice(..));
+                pass.set_index_buffer(mesh.index.slice(..), wgpu::IndexFormat::Uint32);
+                pass.draw_indexed(0..mesh.index_count, 0, 0..1);
+                continue;
+            }
+            let fallback = || {
+                mesh.qtangent
+                    .get(&FALLBACK_FORMAT)
+                    .ok_or_else(|| GpuError::Input("the fallback vertex stream is missing".into()))
+            };
+            let mut shading = MapShading::default();
+            let (src, vb, map) = match (source, &mesh.map) {
+                (FrameSource::Reference, _) => (source, &mesh.reference, &scene.dummy_map),
+                (FrameSource::QuatMapTangent, _) => match mesh.tangent_map {
+                    Some(k) => {
+                        let (gpu, bg) = &scene.tangent_maps[k];
+                        shading = MapShading::of(gpu);
+                        (source, fallback()?, bg)
+                    }
+                    None => (
+                        FrameSource::QTangent(FALLBACK_FORMAT),
+                        fallback()?,
+                        &scene.dummy_map,
+                    ),
+                },
+                (FrameSource::QTangent(f), _) => {
+                    let vb = mesh.qtangent.get(&f).ok_or_else(|| {
+                        GpuError::Input(format!(
+                            "the scene was uploaded without {} vertex streams",
+                            f.name()
+                        ))
+                    })?;
+                    (source, vb, &scene.dummy_map)
+                }
+                (FrameSource::QuatMap, Some((gpu, bg))) => {
+                    shading = MapShading::of(gpu);
+                    (source, &mesh.position_uv, bg)
+                }
+                (FrameSource::QuatMap, None) => (
+                    FrameSource::QTangent(FALLBACK_FORMAT),
+                    fallback()?,
+                    &scene.dummy_map,
+                ),
+            };
+            let pipeline = self.pipeline(ctx, src, output, mesh.map_uv, false, shading)?;
+            pass.set_pipeline(&pipeline);
+            pass.set_bind_group(0, &view.object_group, &offset(k));
+            pass.set_bind_group(2, &scene.materials[mesh.material], &[]);
+            pass.set_bind_group(3, map, &[]);
+            pass.set_vertex_buffer(0, vb.slice(..));
+            pass.set_index_buffer(mesh.index.slice(..), wgpu::IndexFormat::Uint32);
+            pass.draw_indexed(0..mesh.index_count, 0, 0..1);
+        }
+        Ok(())
+    }
+
+    /// Renders into fresh targets of `width × height` and returns them (not yet read back),
+    /// with the depth texture. Colour targets are cleared to the view's background
+    /// ([`Output::Color`]) or to [`DEBUG_POISON`].
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn render_targets(
+        &self,
+        ctx: &GpuContext,
+        scene: &GpuScene,
+        view: &View,
+        source: FrameSource,
+        output: Output,
+        width: u32,
+        height: u32,
+    ) -> Result<Vec<wgpu::Texture>, GpuError> {
+        let limit = ctx.device.limits().max_texture_dimension_2d;
+        if width == 0 || height == 0 || width > limit || height > limit {
+            return Err(GpuError::TextureTooLarge {
+                what: "the render target".into(),
+                width,
+                height,
+                limit,
+            });
+        }
+        let size = wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        };
+        let make = |label: &str, format| {
+            ctx.device.create_texture(&wgpu::TextureDescriptor {
+                label: Some(label),
+                size,
+                mip_level_count: 1,
+                sample_count: 1,
+                dimension: wgpu::TextureDimension::D2,
+                format,
+                usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+                view_formats: &[],
+            })
+        };
+        let (formats, clear) = match output {
+            Output::Color(f) => {
+                let b = view.background;
+                (
+                    vec![f],
+                    wgpu::Color {
+                        r: f64::from(b.x),
+                        g: f64::from(b.y),
+                        b: f64::from(b.z),
+                        a: 1.0,
+                    },
+                )
+            }
+            Output::Frame | Output::Shading => {
+                let p = f64::from(DEBUG_POISON);
+                (
+                    vec![DEBUG_FORMAT; 2],
+                    wgpu::Color {
+                        r: p,
+                        g: p,
+                        b: p,
+                        a: p,
+                    },
+                )
+            }
+        };
+        let prepared = &self.prepare_view(ctx, scene, view, width as f32 / height as f32)?;
+        let mut result = Ok(());
+        let targets = ctx.scoped("rendering the scene", || {
+            let targets: Vec<wgpu::Texture> =
+                formats.iter().map(|&f| make("lit target", f)).collect();
+            let depth = make("lit depth", DEPTH_FORMAT);
+            let views: Vec<wgpu::TextureView> = targets
+                .iter()
+                .map(|t| t.create_view(&Default::default()))
+                .collect();
+            let depth_view = depth.create_view(&Default::default());
+            let mut encoder = ctx.device.create_command_encoder(&Default::default());
+            {
+                let attachments: Vec<Option<wgpu::RenderPassColorAttachment>> = views
+                    .iter()
+                    .map(|v| {
+                        Some(wgpu::RenderPassColorAttachment {
+                            view: v,
+                            depth_slice: None,
+                            resolve_target: None,
+                            ops: wgpu::Operations {
+                                load: wgpu::LoadOp::Clear(clear),
+                                store: wgpu::StoreOp::Store,
+                            },
+                        })
+                    })
+                    .collect();
+                let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+                    label: Some("lit"),
+                    color_attachments: &attachments,
+                    depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+                        view: &depth_view,
+                        depth_ops: Some(wgpu::Operations {
+                            load: wgpu::LoadOp::Clear(1.0),
+                            store: wgpu::StoreOp::Store,
+                        }),
+                        stencil_ops: None,
+                    }),
+                    ..Default::default()
+                });
+                result = self.draw(ctx, scene, prepared, source, output, &mut pass);
+            }
+            ctx.queue.submit([encoder.finish()]);
+            targets
+        })?;
+        result?;
+        Ok(targets)
+    }
+
+    /// Renders the picture headlessly and reads it back as an sRGB-encoded 8-bit image.
+    ///
+    /// # Errors
+    /// [`GpuError::TextureTooLarge`] for a size of 0 or beyond the device's limit; wgpu and
+    /// readback errors.
+    pub fn render_image(
+        &self,
+        ctx: &GpuContext,
+        scene: &GpuScene,
+        view: &View,
+        source: FrameSource,
+        width: u32,
+        height: u32,
+    ) -> Result<RgbaImage, GpuError> {
+        let targets = self.render_targets(
+            ctx,
+            scene,
+            view,
+            source,
+            Output::Color(IMAGE_FORMAT),
+            width,
+            height,
+        )?;
+        let bytes = ctx.read_texture(&targets[0], "the rendered image")?;
+        RgbaImage::from_raw(width, height, bytes)
+            .ok_or_else(|| GpuError::Input("the rendered image has the wrong size".into()))
+    }
+
+    /// Renders a debug output ([`Output::Frame`] or [`Output::Shading`]) and reads back its
+    /// two targets, row-major, one `[f32; 4]` per pixel; pixels no triangle covered hold
+    /// [`DEBUG_POISON`].
+    ///
+    /// # Errors
+    /// [`GpuError::Input`] for [`Output::Color`]; as [`Renderer::render_image`].
+    #[allow(clippy::too_many_arguments)]
+    pub fn render_debug(
+        &self,
+        ctx: &GpuContext,
+        scene: &GpuScene,
+        view: &View,
+        source: FrameSource,
+        output: Output,
+        width: u32,
+        height: u32,
+    ) -> Result<[Vec<[f32; 4]>; 2], GpuError> {
+        if matches!(output, Output::Color(_)) {
+            return Err(GpuError::Input(
+                "render_debug takes Frame or Shading".into(),
+            ));
+        }
+        let targets = self.render_targets(ctx, scene, view, source, output, width, height)?;
+        let read = |i: usize| -> Result<Vec<[f32; 4]>, GpuError> {
+            let bytes = ctx.read_texture(&targets[i], "a debug target")?;
+            Ok(bytemuck::pod_collect_to_vec::<u8, [f32; 4]>(&bytes))
+        };
+        Ok([read(0)?, read(1)?])
+    }
+}

@@ -1,0 +1,220 @@
+//! The lit renderer (`shaders/lit.wgsl`): uploads a [`RenderScene`] (vertex streams for every
+//! frame source, material textures, quaternion maps baked on the GPU) and draws it with the
+//! shading frame from the [`FrameSource`] asked for, into an offscreen image or any colour view
+//! (the `viewer` example's window). Tests read back the shading frame or the linear radiance
+//! instead of the picture ([`Output`]).
+//!
+//! One concern a file:
+//! - `pipeline`: the shader, bind group layouts, samplers and the pipelines (built on first use);
+//! - `upload`: [`Renderer::upload`] of a scene's vertex streams, textures and quaternion maps;
+//! - `draw`: [`Renderer::prepare_view`], [`Renderer::draw`] and the headless targets
+//!   ([`Renderer::render_image`], [`Renderer::render_debug`]);
+//! - `cost`: what each mode costs in bytes ([`ModeCost`]) and time ([`Renderer::time_frames`]).
+//!
+//! Drawing is two steps: [`Renderer::prepare_view`] writes a view's uniforms (camera, lights,
+//! every object's matrices) into buffers of its own, a [`PreparedView`]; [`Renderer::draw`]
+//! only records commands that read them. Any number of views of one scene can therefore be
+//! recorded into one command encoder and submitted together (split screen, several cameras):
+//! each draw sees its own view.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+use glam::Vec3;
+
+use super::qmap::GpuQuatMap;
+use super::skin::SkinBatch;
+use super::GpuError;
+use crate::encoding::Format;
+use crate::qmap::stored::StoredFormat;
+use crate::qmap::MapStats;
+use crate::render::scene::RenderScene;
+use crate::render::{Camera, FrameSource, Lighting};
+
+mod cost;
+mod draw;
+mod pipeline;
+mod upload;
+
+pub use cost::ModeCost;
+pub use draw::PreparedView;
+use pipeline::PipelineKey;
+pub use pipeline::{MapShading, MAP_UV_STRIDE, POSITION_UV_STRIDE, REFERENCE_STRIDE};
+
+/// The headless picture's format: 8-bit sRGB, so the PNG holds what a display would show.
+pub const IMAGE_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+/// Depth buffer format.
+pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+/// Format of the debug targets.
+pub const DEBUG_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
+/// The qtangent format a mesh without a quaternion map falls back to in quaternion-map mode.
+pub const FALLBACK_FORMAT: Format = Format::Snorm16x4;
+/// Value the debug targets are cleared to: no component of a unit vector or of a world position
+/// on screen is −7·10⁹, so a pixel nothing wrote is recognisable.
+pub const DEBUG_POISON: f32 = -7.0e9;
+
+/// What the fragment stage writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Output {
+    /// The tone-mapped picture into one target of this format (sRGB formats encode).
+    Color(wgpu::TextureFormat),
+    /// Two [`DEBUG_FORMAT`] targets: world (n, handedness) of the shading frame, and (t,
+    /// strength) of the anisotropic lobe: its direction (the frame's tangent turned by the
+    /// material's KHR_materials_anisotropy direction) and strength.
+    Frame,
+    /// Two [`DEBUG_FORMAT`] targets: linear radiance (rgb, 1) and world position (xyz, 1).
+    Shading,
+}
+
+/// How a scene is seen: camera, lights, the anisotropy switch and the background.
+#[derive(Debug, Clone, PartialEq)]
+pub struct View {
+    /// The camera.
+    pub camera: Camera,
+    /// The lights.
+    pub lighting: Lighting,
+    /// `Some(s)`: every material's `anisotropyStrength` becomes `s` (its texture's B still
+    /// scales it; 0 turns anisotropy off).
+    pub anisotropy_override: Option<f32>,
+    /// Linear background colour.
+    pub background: Vec3,
+}
+
+impl View {
+    /// The demo's view of `scene`: camera fitted at `yaw` / `pitch` for `aspect`, studio
+    /// lighting with the sun 40° left of the camera and 50° up.
+    #[must_use]
+    pub fn fitted(scene: &RenderScene, aspect: f32, yaw_deg: f32, pitch_deg: f32) -> Self {
+        let (center, radius) = scene.bounds();
+        Self {
+            camera: Camera::fit(center, radius, aspect, yaw_deg, pitch_deg),
+            lighting: Lighting::studio(center, radius, yaw_deg - 40.0, 50.0),
+            anisotropy_override: None,
+            background: Vec3::new(0.018, 0.02, 0.024),
+        }
+    }
+}
+
+struct GpuMesh {
+    reference: wgpu::Buffer,
+    /// Position + UV (+ the map's UV when `map_uv`).
+    position_uv: wgpu::Buffer,
+    map_uv: bool,
+    qtangent: HashMap<Format, wgpu::Buffer>,
+    index: wgpu::Buffer,
+    index_count: u32,
+    vertex_count: u64,
+    material: usize,
+    map: Option<(GpuQuatMap, wgpu::BindGroup)>,
+    /// Index into [`GpuScene::tangent_maps`] (its material's map), if the material has one.
+    tangent_map: Option<usize>,
+}
+
+struct GpuObject {
+    mesh: usize,
+    model: glam::Mat4,
+    /// GPU-skinned vertices drawn instead of the mesh's own: a [`super::skin::output_layout`]
+    /// buffer and the byte offset of this object's first vertex.
+    skinned: Option<(wgpu::Buffer, u64)>,
+}
+
+/// A scene on the GPU, ready to draw with any frame source ([`Renderer::prepare_view`], then
+/// [`Renderer::draw`]).
+pub struct GpuScene {
+    meshes: Vec<GpuMesh>,
+    materials: Vec<wgpu::BindGroup>,
+    objects: Vec<GpuObject>,
+    /// Unique among the scenes of this process: what a [`PreparedView`] was prepared for.
+    id: u64,
+    dummy_map: wgpu::BindGroup,
+    /// Statistics of each mesh's quaternion map (`None`: no map).
+    pub map_stats: Vec<(String, Option<MapStats>)>,
+    /// Per mode, what the scene costs.
+    pub costs: Vec<(FrameSource, ModeCost)>,
+    /// Meshes drawn with [`FALLBACK_FORMAT`] vertex frames in quaternion-map mode.
+    pub fallbacks: Vec<String>,
+    /// Tangent-space maps, one per material that has a normal map or an authored tangent map.
+    tangent_maps: Vec<(GpuQuatMap, wgpu::BindGroup)>,
+    /// Per material: the stored format of its tangent-space map, if any.
+    pub tangent_map_formats: Vec<(String, Option<StoredFormat>)>,
+    /// Per mesh: the stored format of its object-space map, if any.
+    pub object_map_formats: Vec<(String, Option<StoredFormat>)>,
+    /// What the upload approximated or fell back on (BC decoded at upload, formats that could
+    /// not hold a map, maps not found in the maps folder).
+    pub warnings: Vec<String>,
+    /// Per object: whether it is drawn (all true after upload).
+    pub visible: Vec<bool>,
+    /// Per object: whether its mesh's map is authored
+    /// ([`crate::render::scene::MapSource::Authored`]): frames only a quaternion map has, so the
+    /// other modes differ there by design.
+    pub authored: Vec<bool>,
+}
+
+/// A fresh [`GpuScene::id`].
+fn next_scene_id() -> u64 {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Pipelines and layouts of the lit shader; pipelines are built on first use.
+pub struct Renderer {
+    module: wgpu::ShaderModule,
+    layout: wgpu::PipelineLayout,
+    object_layout: wgpu::BindGroupLayout,
+    scene_layout: wgpu::BindGroupLayout,
+    material_layout: wgpu::BindGroupLayout,
+    map_layout: wgpu::BindGroupLayout,
+    material_sampler: wgpu::Sampler,
+    map_sampler: wgpu::Sampler,
+    pipelines: Mutex<HashMap<PipelineKey, wgpu::RenderPipeline>>,
+}
+
+impl GpuScene {
+    /// Draws object `object` from now on with the vertices instance `instance` of `batch`
+    /// skins, in every mode (skinned frames are Snorm16x4 qtangents lit with the normal map;
+    /// quaternion maps hold bind-pose frames and are not used). The batch's instance must be
+    /// the object's mesh: the same vertices in the same order.
+    ///
+    /// # Errors
+    /// [`GpuError::Input`] for an object or instance out of range, or a vertex count that
+    /// differs from the mesh's.
+    pub fn set_skinned(
+        &mut self,
+        object: usize,
+        batch: &SkinBatch,
+        instance: usize,
+    ) -> Result<(), GpuError> {
+        let range = batch.instances().get(instance).ok_or_else(|| {
+            GpuError::Input(format!(
+                "skinning instance {instance} does not exist (the batch has {})",
+                batch.instances().len()
+            ))
+        })?;
+        let count = self.objects.len();
+        let o = self.objects.get_mut(object).ok_or_else(|| {
+            GpuError::Input(format!(
+                "object {object} does not exist (the scene has {count})"
+            ))
+        })?;
+        let vertices = self.meshes[o.mesh].vertex_count;
+        if u64::from(range.output.end - range.output.start) != vertices {
+            return Err(GpuError::Input(format!(
+                "object {object} has {vertices} vertices; skinning instance {instance} has {}",
+                range.output.end - range.output.start
+            )));
+        }
+        o.skinned = Some((
+            batch.output().clone(),
+            u64::from(range.output.start) * crate::skin::OUTPUT_WORDS as u64 * 4,
+        ));
+        Ok(())
+    }
+
+    /// Draws object `object` with its own (unskinned) vertices again.
+    pub fn clear_skinned(&mut self, object: usize) {
+        if let Some(o) = self.objects.get_mut(object) {
+            o.skinned = None;
+        }
+    }
+}

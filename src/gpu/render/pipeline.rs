@@ -1,0 +1,347 @@
+//! The lit shader's module, bind group layouts, samplers and pipelines (one per frame source,
+//! output, vertex layout and map decode, built on first use).
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use super::super::mesh::{vertex_entry_point, vertex_layout, MeshUniforms};
+use super::super::qmap::GpuQuatMap;
+use super::super::skin;
+use super::super::{shaders, GpuContext, GpuError};
+use super::{Output, Renderer, DEBUG_FORMAT, DEPTH_FORMAT, FALLBACK_FORMAT};
+use crate::encoding::Format;
+use crate::render::FrameSource;
+
+/// What a pipeline is specialised for: frame source, output, second UV set, skinned input and
+/// the map's decode (`MAP_DECODE`, `MAP_HANDEDNESS`).
+pub(super) type PipelineKey = (FrameSource, Output, bool, bool, MapShading);
+
+/// How a drawn quaternion map is decoded: the overrides of `shaders/qmap.wgsl` and
+/// `shaders/lit.wgsl` that depend on the map.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct MapShading {
+    /// [`crate::qmap::stored::StoredFormat::decode_code`].
+    pub decode: u32,
+    /// Object-space handedness from the UV winding (no plane).
+    pub derived_handedness: bool,
+    /// A tangent-space map with a doubled (axial) twist (`MAP_AXIAL`).
+    pub axial_twist: bool,
+}
+
+impl MapShading {
+    /// The decode of `map`.
+    pub(super) fn of(map: &GpuQuatMap) -> Self {
+        Self {
+            decode: if map.twist_only {
+                3
+            } else {
+                map.stored.decode_code()
+            },
+            derived_handedness: !map.plane,
+            axial_twist: map.axial_twist,
+        }
+    }
+}
+
+fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+/// A uniform block read at a dynamic offset: one [`MeshUniforms`] slot of a
+/// [`super::PreparedView`]'s object buffer per draw.
+fn dynamic_uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Buffer {
+            ty: wgpu::BufferBindingType::Uniform,
+            has_dynamic_offset: true,
+            min_binding_size: wgpu::BufferSize::new(std::mem::size_of::<MeshUniforms>() as u64),
+        },
+        count: None,
+    }
+}
+
+fn texture_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: true },
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    }
+}
+
+fn sampler_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: wgpu::ShaderStages::FRAGMENT,
+        ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+        count: None,
+    }
+}
+
+const REFERENCE_ATTRIBUTES: [wgpu::VertexAttribute; 4] = wgpu::vertex_attr_array![
+    0 => Float32x3, 1 => Float32x2, 2 => Float32x3, 3 => Float32x4
+];
+const POSITION_UV_ATTRIBUTES: [wgpu::VertexAttribute; 2] =
+    wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x2];
+const SKINNED_UV_ATTRIBUTES: [wgpu::VertexAttribute; 1] = [wgpu::VertexAttribute {
+    format: wgpu::VertexFormat::Float32x2,
+    offset: 12,
+    shader_location: 1,
+}];
+const MAP_UV_ATTRIBUTES: [wgpu::VertexAttribute; 3] =
+    wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x2, 2 => Float32x2];
+
+/// Bytes per vertex of the reference stream: position, UV, f32 normal, f32 tangent + w.
+pub const REFERENCE_STRIDE: u64 = 48;
+/// Bytes per vertex of the quaternion-map stream: position and UV.
+pub const POSITION_UV_STRIDE: u64 = 20;
+/// Bytes per vertex of the quaternion-map stream of a mesh whose map has its own layout
+/// ([`crate::qmap::atlas`]): position, UV and the map's UV.
+pub const MAP_UV_STRIDE: u64 = 28;
+
+impl Renderer {
+    /// Compiles `shaders/lit.wgsl` and makes the layouts and samplers.
+    ///
+    /// # Errors
+    /// [`GpuError::Wgpu`] if the shader or a layout is rejected.
+    pub fn new(ctx: &GpuContext) -> Result<Self, GpuError> {
+        let device = &ctx.device;
+        ctx.scoped("creating the lit renderer", || {
+            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label: Some("lit.wgsl"),
+                source: wgpu::ShaderSource::Wgsl(shaders::LIT.into()),
+            });
+            let layout = |label, entries: &[wgpu::BindGroupLayoutEntry]| {
+                device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some(label),
+                    entries,
+                })
+            };
+            let object_layout = layout("lit object", &[dynamic_uniform_entry(0)]);
+            let scene_layout = layout("lit scene", &[uniform_entry(0)]);
+            let material_layout = layout(
+                "lit material",
+                &[
+                    uniform_entry(0),
+                    texture_entry(1),
+                    texture_entry(2),
+                    texture_entry(3),
+                    sampler_entry(4),
+                    texture_entry(5),
+                ],
+            );
+            let map_layout = layout(
+                "lit quaternion map",
+                &[texture_entry(0), texture_entry(1), sampler_entry(2)],
+            );
+            let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                label: Some("lit"),
+                bind_group_layouts: &[
+                    Some(&object_layout),
+                    Some(&scene_layout),
+                    Some(&material_layout),
+                    Some(&map_layout),
+                ],
+                immediate_size: 0,
+            });
+            // glTF's default sampler: repeat, trilinear.
+            let material_sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+                label: Some("lit material"),
+                address_mode_u: wgpu::AddressMode::Repeat,
+                address_mode_v: wgpu::AddressMode::Repeat,
+                mag_filter: wgpu::FilterMode::Linear,
+                min_filter: wgpu::FilterMode::Linear,
+                mipmap_filter: wgpu::MipmapFilterMode::Linear,
+                ..Default::default()
+            });
+            // The map's padding covers the texels a bilinear footprint reaches past an island;
+            // clamping keeps the far edge out.
+            let map_sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+                label: Some("lit quaternion map"),
+                address_mode_u: wgpu::AddressMode::ClampToEdge,
+                address_mode_v: wgpu::AddressMode::ClampToEdge,
+                mag_filter: wgpu::FilterMode::Linear,
+                min_filter: wgpu::FilterMode::Linear,
+                mipmap_filter: wgpu::MipmapFilterMode::Linear,
+                ..Default::default()
+            });
+            Self {
+                module,
+                layout: pipeline_layout,
+                object_layout,
+                scene_layout,
+                material_layout,
+                map_layout,
+                material_sampler,
+                map_sampler,
+                pipelines: Mutex::new(HashMap::new()),
+            }
+        })
+    }
+
+    /// The pipeline for `source` and `output`; `map_uv` selects the quaternion-map vertex layout
+    /// with a second UV set. `skinned`: positions and Snorm16x4 qtangents from a skinning
+    /// batch's output ([`skin::output_layout`]) with UVs from the position + UV stream (whose
+    /// stride `map_uv` gives); `source` must then be `QTangent(Snorm16x4)`.
+    pub(super) fn pipeline(
+        &self,
+        ctx: &GpuContext,
+        source: FrameSource,
+        output: Output,
+        map_uv: bool,
+        skinned: bool,
+        shading: MapShading,
+    ) -> Result<wgpu::RenderPipeline, GpuError> {
+        let key = (
+            source,
+            output,
+            map_uv && (source == FrameSource::QuatMap || skinned),
+            skinned,
+            shading,
+        );
+        if let Some(p) = self
+            .pipelines
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&key).cloned())
+        {
+            return Ok(p);
+        }
+        let reference_layout = wgpu::VertexBufferLayout {
+            array_stride: REFERENCE_STRIDE,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &REFERENCE_ATTRIBUTES,
+        };
+        let position_uv_layout = wgpu::VertexBufferLayout {
+            array_stride: POSITION_UV_STRIDE,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &POSITION_UV_ATTRIBUTES,
+        };
+        let map_uv_layout = wgpu::VertexBufferLayout {
+            array_stride: MAP_UV_STRIDE,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &MAP_UV_ATTRIBUTES,
+        };
+        // UVs at offset 12 of the position + UV stream, beside a skinned stream.
+        let skinned_uv_layout = wgpu::VertexBufferLayout {
+            array_stride: if key.2 {
+                MAP_UV_STRIDE
+            } else {
+                POSITION_UV_STRIDE
+            },
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &SKINNED_UV_ATTRIBUTES,
+        };
+        let skinned_buffers = [Some(skin::output_layout()), Some(skinned_uv_layout)];
+        let (entry, buffer, frame_source) = match source {
+            FrameSource::QTangent(Format::Snorm16x4) if skinned => {
+                ("vs_quat", skin::output_layout(), 0.0)
+            }
+            _ if skinned => {
+                return Err(GpuError::Input(format!(
+                    "skinned meshes are drawn with {} frames, not {}",
+                    Format::Snorm16x4.name(),
+                    source.label()
+                )))
+            }
+            FrameSource::Reference => ("vs_reference", reference_layout, 0.0),
+            FrameSource::QTangent(f) => (vertex_entry_point(f), vertex_layout(f), 0.0),
+            FrameSource::QuatMap if key.2 => ("vs_position_uv2", map_uv_layout, 1.0),
+            FrameSource::QuatMap => ("vs_position_uv", position_uv_layout, 1.0),
+            FrameSource::QuatMapTangent => (
+                vertex_entry_point(FALLBACK_FORMAT),
+                vertex_layout(FALLBACK_FORMAT),
+                2.0,
+            ),
+        };
+        let (fs_entry, formats): (&str, Vec<wgpu::TextureFormat>) = match output {
+            Output::Color(f) => ("fs_lit", vec![f]),
+            Output::Frame => ("fs_debug_frame", vec![DEBUG_FORMAT; 2]),
+            Output::Shading => ("fs_debug_shading", vec![DEBUG_FORMAT; 2]),
+        };
+        let targets: Vec<Option<wgpu::ColorTargetState>> = formats
+            .into_iter()
+            .map(|format| {
+                Some(wgpu::ColorTargetState {
+                    format,
+                    blend: None,
+                    write_mask: wgpu::ColorWrites::ALL,
+                })
+            })
+            .collect();
+        let plain_buffer = Some(buffer);
+        let constants = [
+            ("FRAME_SOURCE", frame_source),
+            ("MAP_DECODE", f64::from(shading.decode)),
+            (
+                "MAP_HANDEDNESS",
+                if shading.derived_handedness { 1.0 } else { 0.0 },
+            ),
+            ("MAP_AXIAL", if shading.axial_twist { 1.0 } else { 0.0 }),
+        ];
+        let label = format!("lit {} {output:?}", source.label());
+        let pipeline = ctx.scoped(&format!("creating the {label} pipeline"), || {
+            ctx.device
+                .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+                    label: Some(&label),
+                    layout: Some(&self.layout),
+                    vertex: wgpu::VertexState {
+                        module: &self.module,
+                        entry_point: Some(entry),
+                        compilation_options: Default::default(),
+                        buffers: if skinned {
+                            &skinned_buffers
+                        } else {
+                            std::slice::from_ref(&plain_buffer)
+                        },
+                    },
+                    fragment: Some(wgpu::FragmentState {
+                        module: &self.module,
+                        entry_point: Some(fs_entry),
+                        compilation_options: wgpu::PipelineCompilationOptions {
+                            constants: &constants,
+                            ..Default::default()
+                        },
+                        targets: &targets,
+                    }),
+                    primitive: wgpu::PrimitiveState {
+                        topology: wgpu::PrimitiveTopology::TriangleList,
+                        front_face: wgpu::FrontFace::Ccw,
+                        // Double-sided: glTF's doubleSided is common and the back faces shade
+                        // with the flipped normal.
+                        cull_mode: None,
+                        ..Default::default()
+                    },
+                    depth_stencil: Some(wgpu::DepthStencilState {
+                        format: DEPTH_FORMAT,
+                        depth_write_enabled: Some(true),
+                        depth_compare: Some(wgpu::CompareFunction::Less),
+                        stencil: wgpu::StencilState::default(),
+                        bias: wgpu::DepthBiasState::default(),
+                    }),
+                    multisample: wgpu::MultisampleState::default(),
+                    multiview_mask: None,
+                    cache: None,
+                })
+        })?;
+        if let Ok(mut m) = self.pipelines.lock() {
+            m.insert(key, pipeline.clone());
+        }
+        Ok(pipeline)
+    }
+}
