@@ -75,6 +75,7 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
 }
 
 fn main() -> ExitCode {
+    qtangent::gpu::quiet_mesa_runtime_dir();
     let args = Args::parse();
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,

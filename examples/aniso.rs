@@ -92,6 +92,7 @@ fn heat(truth: &disc::Truth, tangents: &[[f32; 4]]) -> RgbaImage {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
+    qtangent::gpu::quiet_mesa_runtime_dir();
     let args = Args::parse();
     let (texture, sizes): (u32, Vec<u32>) = if args.quick {
         (512, vec![128, 32])

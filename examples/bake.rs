@@ -154,6 +154,7 @@ impl Args {
 }
 
 fn main() {
+    qtangent::gpu::quiet_mesa_runtime_dir();
     let args = Args::parse();
     let mut ui = Ui::new(!args.json && std::io::stderr().is_terminal());
     let result = run(&args, &mut ui);
@@ -237,7 +238,9 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
     let ctx = if args.cpu {
         None
     } else {
-        Some(GpuContext::new()?)
+        let ctx = GpuContext::new()?;
+        eprintln!("adapter: {}", ctx.describe());
+        Some(ctx)
     };
 
     let t = Instant::now();

@@ -123,6 +123,7 @@ fn run() -> Result<(), String> {
 }
 
 fn main() {
+    qtangent::gpu::quiet_mesa_runtime_dir();
     if let Err(e) = run() {
         eprintln!("bake_bench: {e}");
         std::process::exit(1);

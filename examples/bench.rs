@@ -15,6 +15,7 @@ use qtangent::measure::random_frames;
 use qtangent::{Format, QTangent, TangentFrame};
 
 fn main() {
+    qtangent::gpu::quiet_mesa_runtime_dir();
     if let Err(e) = run() {
         eprintln!("bench: {e}");
         std::process::exit(1);

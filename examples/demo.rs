@@ -11,6 +11,7 @@ use qtangent::measure::{self, max_component_diff, FrameErrors};
 use qtangent::{Format, QTangent};
 
 fn main() {
+    qtangent::gpu::quiet_mesa_runtime_dir();
     if let Err(e) = run() {
         eprintln!("demo: {e}");
         std::process::exit(1);

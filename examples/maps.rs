@@ -66,6 +66,7 @@ struct Args {
 type Error = Box<dyn std::error::Error>;
 
 fn main() {
+    qtangent::gpu::quiet_mesa_runtime_dir();
     let args = Args::parse();
     if let Err(e) = run(&args) {
         eprintln!("maps: {e}");

@@ -56,6 +56,7 @@ struct Args {
 }
 
 fn main() {
+    qtangent::gpu::quiet_mesa_runtime_dir();
     if let Err(e) = run() {
         eprintln!("skin_bench: {e}");
         std::process::exit(1);

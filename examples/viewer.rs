@@ -127,6 +127,7 @@ fn parse_format(name: &str) -> Result<Format, String> {
 }
 
 fn main() -> ExitCode {
+    qtangent::gpu::quiet_mesa_runtime_dir();
     let args = Args::parse();
     match run(args) {
         Ok(()) => ExitCode::SUCCESS,

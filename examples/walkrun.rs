@@ -40,6 +40,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
+    qtangent::gpu::quiet_mesa_runtime_dir();
     let args = Args::parse();
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,

@@ -11,7 +11,19 @@
 use glam::Vec4;
 use wgpu::util::DeviceExt;
 
-use super::{shaders, GpuContext, GpuError};
+use super::{shaders, GpuContext, GpuError, StageNeeds};
+
+/// What the object-space bake needs of a device (`shaders/bake.wgsl`, a raster pass): storage
+/// buffers in the vertex stage; one uniform buffer, two storage buffers and one sampled texture
+/// (the normal map) in one group.
+pub const NEEDS: StageNeeds = StageNeeds {
+    vertex_storage: true,
+    storage_buffers_per_shader_stage: 2,
+    uniform_buffers_per_shader_stage: 1,
+    sampled_textures_per_shader_stage: 1,
+    bind_groups: 1,
+    ..StageNeeds::none("object-space map bake")
+};
 use crate::qmap::texel::{FRINGE_RADIUS, MIN_AREA2};
 use crate::qmap::{BakeMesh, BakeSettings, MapFormat, NormalMap, Progress, Raster, TexelKind};
 
@@ -106,6 +118,7 @@ pub fn raster_gpu(
     settings: &BakeSettings,
     progress: Progress<'_>,
 ) -> Result<Raster, GpuError> {
+    ctx.check(&NEEDS)?;
     let checked = check_inputs(ctx, mesh, normal_map, settings)?;
     progress("upload", 0, 1);
     let device = &ctx.device;

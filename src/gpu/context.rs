@@ -145,6 +145,8 @@ pub struct StageNeeds {
     pub features: wgpu::Features,
     /// Whether it runs compute shaders.
     pub compute: bool,
+    /// Whether its vertex stage reads storage buffers.
+    pub vertex_storage: bool,
     /// Storage buffers bound in one shader stage.
     pub storage_buffers_per_shader_stage: u32,
     /// Sampled textures bound in one shader stage.
@@ -167,6 +169,7 @@ impl StageNeeds {
             stage,
             features: wgpu::Features::empty(),
             compute: false,
+            vertex_storage: false,
             storage_buffers_per_shader_stage: 0,
             sampled_textures_per_shader_stage: 0,
             uniform_buffers_per_shader_stage: 0,
@@ -298,6 +301,13 @@ impl GpuContext {
             return Err(GpuError::MissingCapability {
                 stage: needs.stage,
                 capability: "COMPUTE_SHADERS",
+                adapter: self.info.name.clone(),
+            });
+        }
+        if needs.vertex_storage && !flags.contains(wgpu::DownlevelFlags::VERTEX_STORAGE) {
+            return Err(GpuError::MissingCapability {
+                stage: needs.stage,
+                capability: "VERTEX_STORAGE",
                 adapter: self.info.name.clone(),
             });
         }

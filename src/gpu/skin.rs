@@ -9,7 +9,17 @@ use std::ops::Range;
 
 use wgpu::util::DeviceExt;
 
-use super::{shaders, GpuContext, GpuError};
+use super::{shaders, GpuContext, GpuError, StageNeeds};
+
+/// What GPU skinning needs of a device (`shaders/skin.wgsl`, `shaders/skin_matrix.wgsl`):
+/// compute shaders; one uniform and four storage buffers in one bind group.
+pub const NEEDS: StageNeeds = StageNeeds {
+    compute: true,
+    storage_buffers_per_shader_stage: 4,
+    uniform_buffers_per_shader_stage: 1,
+    bind_groups: 1,
+    ..StageNeeds::none("GPU skinning")
+};
 use crate::anim::Transform;
 use crate::skin::{Bone, Influences, Rig, SkinMethod, SkinVertices, SkinnedVertex, OUTPUT_WORDS};
 
@@ -374,6 +384,7 @@ impl SkinPipeline {
     /// # Errors
     /// [`GpuError::Wgpu`] if the shader or a pipeline fails validation.
     pub fn new(ctx: &GpuContext) -> Result<Self, GpuError> {
+        ctx.check(&NEEDS)?;
         ctx.scoped("compiling shaders/skin.wgsl", || {
             let device = &ctx.device;
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {

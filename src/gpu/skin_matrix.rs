@@ -176,6 +176,7 @@ impl MatrixSkinPipeline {
     /// # Errors
     /// [`GpuError::Wgpu`] if the shader or a pipeline fails validation.
     pub fn new(ctx: &GpuContext) -> Result<Self, GpuError> {
+        ctx.check(&super::skin::NEEDS)?;
         ctx.scoped("compiling shaders/skin_matrix.wgsl", || {
             let device = &ctx.device;
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {

@@ -205,7 +205,7 @@ fn gpu_raster_matches_cpu_on_procedural_meshes() {
     let swirl = NormalMap::default_swirl();
     for format in MapFormat::ALL {
         check(
-            &ctx,
+            ctx,
             "torus + swirl",
             &torus,
             Some(&swirl),
@@ -219,7 +219,7 @@ fn gpu_raster_matches_cpu_on_procedural_meshes() {
     }
     let sphere = prepared(&procedural::uv_sphere(32, 16), "uv sphere");
     check(
-        &ctx,
+        ctx,
         "uv sphere",
         &sphere,
         None,
@@ -231,7 +231,7 @@ fn gpu_raster_matches_cpu_on_procedural_meshes() {
     );
     let quads = prepared(&procedural::mirrored_quad_pair(), "mirrored quads");
     check(
-        &ctx,
+        ctx,
         "mirrored quad pair",
         &quads,
         Some(&swirl),
@@ -300,7 +300,7 @@ fn gpu_raster_matches_cpu_on_overlaps_slivers_and_degenerate_triangles() {
         Vec2::new(0.5 / 64.0, 63.5 / 64.0),
     ]);
     check(
-        &ctx,
+        ctx,
         "hand-made",
         &mesh,
         None,
@@ -326,7 +326,7 @@ fn gpu_raster_matches_cpu_on_the_duck() {
     let refs: Vec<_> = prims.iter().collect();
     let mesh = BakeMesh::from_prepared("duck", &refs);
     check(
-        &ctx,
+        ctx,
         "duck",
         &mesh,
         None,
@@ -348,7 +348,7 @@ fn map_size_beyond_the_texture_limit_is_a_clear_error() {
         height: 16,
         ..BakeSettings::default()
     };
-    let e = raster_gpu(&ctx, &mesh, None, &settings, &mut no_progress()).expect_err("too large");
+    let e = raster_gpu(ctx, &mesh, None, &settings, &mut no_progress()).expect_err("too large");
     assert!(matches!(e, GpuError::TextureTooLarge { .. }), "{e}");
     let text = e.to_string();
     assert!(
@@ -365,7 +365,7 @@ fn gpu_raster_matches_cpu_on_flight_helmet_with_its_normal_maps() {
     let ctx = context();
     for (name, mesh, nm) in common::flight_helmet_materials(&dir) {
         check(
-            &ctx,
+            ctx,
             &name,
             &mesh,
             Some(&nm),

@@ -30,7 +30,7 @@ const GPU_CPU_TOL_B: f32 = 58.0 * EPS;
 #[test]
 fn gpu_decode_matches_cpu_and_source_for_every_format() {
     let ctx = context();
-    let pipeline = DecodePipeline::new(&ctx).unwrap_or_else(|e| panic!("{e}"));
+    let pipeline = DecodePipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
     // 1,000,000 seeded random frames, the 48 axis-aligned ones and the two stress sets (see
     // measure::table_frames; seeds there).
     let frames = table_frames(1_000_000);
@@ -38,7 +38,7 @@ fn gpu_decode_matches_cpu_and_source_for_every_format() {
     for format in Format::ALL {
         let packed = format.pack(&qt);
         let gpu = pipeline
-            .decode(&ctx, format, &packed, frames.len())
+            .decode(ctx, format, &packed, frames.len())
             .unwrap_or_else(|e| panic!("{}: {e}", format.name()));
         assert_eq!(
             gpu.len(),
@@ -95,16 +95,16 @@ fn gpu_decode_matches_cpu_and_source_for_every_format() {
 #[test]
 fn unwritten_output_is_poison_and_fails_comparison() {
     let ctx = context();
-    let pipeline = DecodePipeline::new(&ctx).unwrap_or_else(|e| panic!("{e}"));
+    let pipeline = DecodePipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
     let qt: Vec<QTangent> = table_frames(1000).iter().map(|f| f.to_qtangent()).collect();
     let packed = Format::F16x4.pack(&qt);
     let batch = pipeline
-        .prepare(&ctx, Format::F16x4, &packed, qt.len())
+        .prepare(ctx, Format::F16x4, &packed, qt.len())
         .unwrap_or_else(|e| panic!("{e}"));
-    batch.poison(&ctx);
+    batch.poison(ctx);
     // Read without running the shader: every value must be the poison, and the comparison the
     // decode test uses must reject it.
-    let unwritten = batch.read(&ctx).unwrap_or_else(|e| panic!("{e}"));
+    let unwritten = batch.read(ctx).unwrap_or_else(|e| panic!("{e}"));
     assert!(unwritten
         .iter()
         .all(|f| f.normal[0].is_nan() && f.bitangent[2].is_nan()));
@@ -115,8 +115,8 @@ fn unwritten_output_is_poison_and_fails_comparison() {
         "a poisoned frame passed the comparison: {d}"
     );
     // And after running, none is left.
-    batch.run(&ctx).unwrap_or_else(|e| panic!("{e}"));
-    let written = batch.read(&ctx).unwrap_or_else(|e| panic!("{e}"));
+    batch.run(ctx).unwrap_or_else(|e| panic!("{e}"));
+    let written = batch.read(ctx).unwrap_or_else(|e| panic!("{e}"));
     assert!(written
         .iter()
         .all(|f| !f.normal[0].is_nan() && f.handedness.abs() == 1.0));
@@ -125,16 +125,16 @@ fn unwritten_output_is_poison_and_fails_comparison() {
 #[test]
 fn bad_batches_are_errors_not_panics() {
     let ctx = context();
-    let pipeline = DecodePipeline::new(&ctx).unwrap_or_else(|e| panic!("{e}"));
+    let pipeline = DecodePipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
     let packed = Format::F32x4.pack(&[QTangent {
         rotation: glam::Quat::IDENTITY,
         reflected: false,
     }]);
     assert!(matches!(
-        pipeline.decode(&ctx, Format::F32x4, &packed, 0),
+        pipeline.decode(ctx, Format::F32x4, &packed, 0),
         Err(GpuError::Input(_))
     ));
-    let short = pipeline.decode(&ctx, Format::F32x4, &packed, 2);
+    let short = pipeline.decode(ctx, Format::F32x4, &packed, 2);
     assert!(
         matches!(&short, Err(GpuError::Input(m)) if m.contains("32 bytes")),
         "{short:?}"
@@ -163,5 +163,5 @@ fn wgpu_validation_errors_are_returned() {
         Ok(_) => panic!("a broken shader compiled without error"),
     }
     // The device is still usable afterwards.
-    DecodePipeline::new(&ctx).unwrap_or_else(|e| panic!("{e}"));
+    DecodePipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
 }

@@ -93,7 +93,7 @@ fn vertex_stage_decode_matches_cpu_on_procedural_meshes() {
         let p = prim
             .prepare()
             .unwrap_or_else(|e| panic!("{}: {e}", prim.label));
-        check(&ctx, &p);
+        check(ctx, &p);
     }
 }
 
@@ -106,7 +106,7 @@ fn vertex_stage_decode_matches_cpu_on_loaded_meshes() {
     for file in ["gltf/Fox.glb", "obj/duck.obj"] {
         let scene = mesh::load(dir.join(file)).unwrap_or_else(|e| panic!("{e}"));
         for p in scene.prepare().unwrap_or_else(|e| panic!("{e}")) {
-            check(&ctx, &p);
+            check(ctx, &p);
         }
     }
 }
@@ -119,13 +119,13 @@ fn mirroring_model_flips_handedness_and_unwritten_vertices_fail() {
         .unwrap_or_else(|e| panic!("{e}"));
     let stream = p.vertex_stream(Format::Snorm16x4);
     let plain = read_vertex_frames(
-        &ctx,
+        ctx,
         &stream,
         &MeshUniforms::new(Mat4::IDENTITY, Mat4::IDENTITY),
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let mirrored = read_vertex_frames(
-        &ctx,
+        ctx,
         &stream,
         &MeshUniforms::new(Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0)), Mat4::IDENTITY),
     )

@@ -497,11 +497,11 @@ const N: usize = 20_000;
 #[test]
 fn filtered_frames_stay_within_the_derived_bound_of_the_cpu_filter() {
     let ctx = context();
-    let e = (-f64::from(subtexel_bits(&ctx))).exp2();
+    let e = (-f64::from(subtexel_bits(ctx))).exp2();
     println!(
         "{}: sub-texel precision assumed {} bits",
         ctx.describe(),
-        subtexel_bits(&ctx)
+        subtexel_bits(ctx)
     );
     let swirl = NormalMap::default_swirl();
     let lod_sets: [(&str, LodFn); 3] = [
@@ -522,13 +522,13 @@ fn filtered_frames_stay_within_the_derived_bound_of_the_cpu_filter() {
                 // The case is there for its mirrored island.
                 assert!(map.stats.mirrored > 0, "{}: no mirrored texels", mesh.label);
             }
-            let Some(gpu_map) = upload_or_skip(&ctx, &map) else {
+            let Some(gpu_map) = upload_or_skip(ctx, &map) else {
                 continue;
             };
             for (k, (name, lods)) in lod_sets.iter().enumerate() {
                 let seed = SEED + (m * 100 + k) as u64;
                 let points = points_inside(&mesh, N, lods, seed);
-                let gpu = gq::sample_frames(&ctx, &gpu_map, &points, wgpu::FilterMode::Linear)
+                let gpu = gq::sample_frames(ctx, &gpu_map, &points, wgpu::FilterMode::Linear)
                     .unwrap_or_else(|e| panic!("{}: {e}", mesh.label));
                 assert_eq!(gpu.len(), points.len());
                 let samples = evaluate(&map, &points, &gpu, e);
@@ -545,7 +545,7 @@ fn a_half_texel_error_in_the_reference_fails_the_bound() {
     // texel centres at integers instead of at i + ½. Same GPU samples, shifted CPU reference:
     // most samples must fall outside.
     let ctx = context();
-    let e = (-f64::from(subtexel_bits(&ctx))).exp2();
+    let e = (-f64::from(subtexel_bits(ctx))).exp2();
     let swirl = NormalMap::default_swirl();
     let mesh = from_primitive(&procedural::torus(1.0, 0.35, 96, 48));
     let s = BakeSettings {
@@ -557,8 +557,8 @@ fn a_half_texel_error_in_the_reference_fails_the_bound() {
     let map = bake(&mesh, Some(&swirl), &s);
     let seed = SEED + 8;
     let points = points_inside(&mesh, N, &|_| 0.0, seed);
-    let gpu_map = gq::upload(&ctx, &map).unwrap_or_else(|e| panic!("{e}"));
-    let gpu = gq::sample_frames(&ctx, &gpu_map, &points, wgpu::FilterMode::Linear)
+    let gpu_map = gq::upload(ctx, &map).unwrap_or_else(|e| panic!("{e}"));
+    let gpu = gq::sample_frames(ctx, &gpu_map, &points, wgpu::FilterMode::Linear)
         .unwrap_or_else(|e| panic!("{e}"));
     let right = evaluate(&map, &points, &gpu, e);
     let shifted = evaluate_at(&map, &points, &gpu, e, 0.0);
@@ -597,7 +597,7 @@ fn without_hemisphere_alignment_filtering_fails_badly() {
     // rotation, so every texel still decodes right on its own) and the filtered frames between
     // texels go wrong by tens of degrees — far outside the bound the aligned map meets.
     let ctx = context();
-    let e = (-f64::from(subtexel_bits(&ctx))).exp2();
+    let e = (-f64::from(subtexel_bits(ctx))).exp2();
     let swirl = NormalMap::default_swirl();
     let mesh = from_primitive(&procedural::torus(1.0, 0.35, 96, 48));
     let s = BakeSettings {
@@ -610,8 +610,8 @@ fn without_hemisphere_alignment_filtering_fails_badly() {
     let broken = unaligned(&map);
     let seed = SEED + 7;
     let points = points_inside(&mesh, N, &|_| 0.0, seed);
-    let gpu_map = gq::upload(&ctx, &broken).unwrap_or_else(|e| panic!("{e}"));
-    let gpu = gq::sample_frames(&ctx, &gpu_map, &points, wgpu::FilterMode::Linear)
+    let gpu_map = gq::upload(ctx, &broken).unwrap_or_else(|e| panic!("{e}"));
+    let gpu = gq::sample_frames(ctx, &gpu_map, &points, wgpu::FilterMode::Linear)
         .unwrap_or_else(|e| panic!("{e}"));
     // Judged against the aligned map's reference (the frames the surface has):
     let against_truth = evaluate(&map, &points, &gpu, e);
@@ -664,7 +664,7 @@ fn nearest_sampling_at_texel_centres_returns_every_stored_texel_of_every_level()
             format,
         };
         let map = bake(&mesh, Some(&swirl), &s);
-        let Some(gpu_map) = upload_or_skip(&ctx, &map) else {
+        let Some(gpu_map) = upload_or_skip(ctx, &map) else {
             continue;
         };
         assert_eq!(gpu_map.mip_level_count as usize, map.levels.len());
@@ -684,7 +684,7 @@ fn nearest_sampling_at_texel_centres_returns_every_stored_texel_of_every_level()
                 }
             }
         }
-        let gpu = gq::sample_frames(&ctx, &gpu_map, &points, wgpu::FilterMode::Nearest)
+        let gpu = gq::sample_frames(ctx, &gpu_map, &points, wgpu::FilterMode::Nearest)
             .unwrap_or_else(|e| panic!("{format}: {e}"));
         let tol = match format {
             MapFormat::Rgba16Float | MapFormat::Rgba32Float => 0.0,
@@ -732,7 +732,7 @@ fn bad_maps_and_batches_are_errors_not_panics() {
     };
     // Wider than the device allows: named with the limit.
     let limit = ctx.device.limits().max_texture_dimension_2d;
-    let wide = gq::upload(&ctx, &map(vec![level(limit + 1, 1)], MapFormat::Rgba8Snorm));
+    let wide = gq::upload(ctx, &map(vec![level(limit + 1, 1)], MapFormat::Rgba8Snorm));
     match &wide {
         Err(e @ GpuError::TextureTooLarge { limit: l, .. }) => {
             assert_eq!(*l, limit);
@@ -742,7 +742,7 @@ fn bad_maps_and_batches_are_errors_not_panics() {
     }
     // A level of the wrong size.
     let bad = gq::upload(
-        &ctx,
+        ctx,
         &map(vec![level(8, 8), level(4, 3)], MapFormat::Rgba16Float),
     );
     assert!(
@@ -752,24 +752,24 @@ fn bad_maps_and_batches_are_errors_not_panics() {
     );
     // No points.
     let good = gq::upload(
-        &ctx,
+        ctx,
         &map(vec![level(2, 2), level(1, 1)], MapFormat::Rgba16Float),
     )
     .unwrap_or_else(|e| panic!("{e}"));
     assert!(matches!(
-        gq::sample_frames(&ctx, &good, &[], wgpu::FilterMode::Linear),
+        gq::sample_frames(ctx, &good, &[], wgpu::FilterMode::Linear),
         Err(GpuError::Input(_))
     ));
     // A format the device cannot filter is a clear error naming the feature.
     for format in [MapFormat::Rgba16Snorm, MapFormat::Rgba32Float] {
         let need = gq::required_features(format);
-        let r = gq::check_filterable(&ctx, format);
+        let r = gq::check_filterable(ctx, format);
         if ctx.device.features().contains(need) {
             assert!(r.is_ok());
         } else {
             let msg = r.expect_err("missing feature accepted").to_string();
             assert!(msg.contains(&format!("{need:?}")), "{msg}");
-            let up = gq::upload(&ctx, &map(vec![level(1, 1)], format));
+            let up = gq::upload(ctx, &map(vec![level(1, 1)], format));
             assert!(matches!(up, Err(GpuError::Input(_))));
         }
     }

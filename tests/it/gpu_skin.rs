@@ -185,17 +185,17 @@ fn check(
 #[test]
 fn random_poses_and_weights_match_the_f64_reference_with_4_and_8_influences() {
     let ctx = context();
-    let pipeline = SkinPipeline::new(&ctx).unwrap_or_else(|e| panic!("{e}"));
+    let pipeline = SkinPipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
     common::for_seeds("random skinning", 4, |seed, rng| {
         for (max_influences, layout) in [(4, Influences::Four), (8, Influences::Eight)] {
             let mesh = random_mesh(rng, "random mesh", 4000, 40, max_influences);
             let bones = random_pose(rng, 40);
             for method in SkinMethod::ALL {
                 let batch = pipeline
-                    .batch(&ctx, &[&mesh], &[0], method)
+                    .batch(ctx, &[&mesh], &[0], method)
                     .unwrap_or_else(|e| panic!("{e}"));
                 assert_eq!(batch.influences, layout);
-                let got = run(&ctx, &batch, &bones);
+                let got = run(ctx, &batch, &bones);
                 let w = check(
                     &format!("seed {seed:#x}, {max_influences} influences"),
                     &batch,
@@ -217,7 +217,7 @@ fn random_poses_and_weights_match_the_f64_reference_with_4_and_8_influences() {
 #[test]
 fn every_vertex_with_eight_influences() {
     let ctx = context();
-    let pipeline = SkinPipeline::new(&ctx).unwrap_or_else(|e| panic!("{e}"));
+    let pipeline = SkinPipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
     common::for_seeds("eight influences", 2, |seed, rng| {
         // 8 distinct joints on every vertex: JOINTS_0 and JOINTS_1 both full.
         let n = 2000;
@@ -251,10 +251,10 @@ fn every_vertex_with_eight_influences() {
         let bones = random_pose(rng, 24);
         for method in SkinMethod::ALL {
             let batch = pipeline
-                .batch(&ctx, &[&mesh], &[0], method)
+                .batch(ctx, &[&mesh], &[0], method)
                 .unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(batch.influences, Influences::Eight);
-            let got = run(&ctx, &batch, &bones);
+            let got = run(ctx, &batch, &bones);
             check(
                 &format!("seed {seed:#x}, 8 influences"),
                 &batch,
@@ -269,7 +269,7 @@ fn every_vertex_with_eight_influences() {
 #[test]
 fn a_batch_of_1024_instances_of_two_meshes_in_one_dispatch() {
     let ctx = context();
-    let pipeline = SkinPipeline::new(&ctx).unwrap_or_else(|e| panic!("{e}"));
+    let pipeline = SkinPipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
     common::for_seeds("1024 instances", 1, |seed, rng| {
         let a = random_mesh(rng, "mesh a", 300, 16, 4);
         let b = random_mesh(rng, "mesh b", 173, 30, 8);
@@ -280,10 +280,10 @@ fn a_batch_of_1024_instances_of_two_meshes_in_one_dispatch() {
             .collect();
         for method in SkinMethod::ALL {
             let batch = pipeline
-                .batch(&ctx, &[&a, &b], &instances, method)
+                .batch(ctx, &[&a, &b], &instances, method)
                 .unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(batch.instances().len(), 1024);
-            let got = run(&ctx, &batch, &palettes);
+            let got = run(ctx, &batch, &palettes);
             let w = check(
                 &format!("seed {seed:#x}, 1024 instances"),
                 &batch,
@@ -305,7 +305,7 @@ fn a_batch_of_1024_instances_of_two_meshes_in_one_dispatch() {
 #[test]
 fn one_influence_makes_lbs_and_dqs_the_same_rigid_transform() {
     let ctx = context();
-    let pipeline = SkinPipeline::new(&ctx).unwrap_or_else(|e| panic!("{e}"));
+    let pipeline = SkinPipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
     common::for_seeds("one influence", 3, |seed, rng| {
         let mesh = random_mesh(rng, "rigid", 3000, 12, 1);
         let bones = random_pose(rng, 12);
@@ -313,9 +313,9 @@ fn one_influence_makes_lbs_and_dqs_the_same_rigid_transform() {
             .iter()
             .map(|&m| {
                 let batch = pipeline
-                    .batch(&ctx, &[&mesh], &[0], m)
+                    .batch(ctx, &[&mesh], &[0], m)
                     .unwrap_or_else(|e| panic!("{e}"));
-                run(&ctx, &batch, &bones)
+                run(ctx, &batch, &bones)
             })
             .collect();
         for v in 0..mesh.len() {
@@ -365,7 +365,7 @@ fn one_influence_makes_lbs_and_dqs_the_same_rigid_transform() {
 #[test]
 fn dual_quaternions_keep_the_volume_of_a_twisted_cylinder_where_lbs_collapses() {
     let ctx = context();
-    let pipeline = SkinPipeline::new(&ctx).unwrap_or_else(|e| panic!("{e}"));
+    let pipeline = SkinPipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
     let (radius, length, segments, rings) = (1.0f32, 4.0f32, 48u32, 32u32);
     let prim = qtangent::mesh::procedural::skinned_cylinder(radius, length, segments, rings, 2);
     let prepared = prim.prepare().unwrap_or_else(|e| panic!("{e}"));
@@ -381,9 +381,9 @@ fn dual_quaternions_keep_the_volume_of_a_twisted_cylinder_where_lbs_collapses() 
     let mut volumes = Vec::new();
     for method in SkinMethod::ALL {
         let batch = pipeline
-            .batch(&ctx, &[&mesh], &[0], method)
+            .batch(ctx, &[&mesh], &[0], method)
             .unwrap_or_else(|e| panic!("{e}"));
-        let got = run(&ctx, &batch, &bones);
+        let got = run(ctx, &batch, &bones);
         check("candy wrapper", &batch, &[&mesh], &bones, &got);
         let (mut volume, mut expected_volume, mut rest_volume, mut slack) =
             (0.0f64, 0.0f64, 0.0f64, 0.0f64);
@@ -462,30 +462,30 @@ fn dual_quaternions_keep_the_volume_of_a_twisted_cylinder_where_lbs_collapses() 
 #[test]
 fn bad_bones_and_batches_are_errors() {
     let ctx = context();
-    let pipeline = SkinPipeline::new(&ctx).unwrap_or_else(|e| panic!("{e}"));
+    let pipeline = SkinPipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
     let mut rng = rand_pcg::Pcg64Mcg::new(7);
     let mesh = random_mesh(&mut rng, "mesh 'm' primitive 0", 10, 4, 4);
     let batch = pipeline
-        .batch(&ctx, &[&mesh], &[0, 0], SkinMethod::Linear)
+        .batch(ctx, &[&mesh], &[0, 0], SkinMethod::Linear)
         .unwrap_or_else(|e| panic!("{e}"));
     let e = batch
-        .set_bones(&ctx, &[Bone::IDENTITY; 3])
+        .set_bones(ctx, &[Bone::IDENTITY; 3])
         .unwrap_err()
         .to_string();
     assert!(e.contains("8 bones") && e.contains("3 were given"), "{e}");
     let mut bad = [Bone::IDENTITY; 8];
     bad[5].translation_scale[1] = f32::NAN;
-    let e = batch.set_bones(&ctx, &bad).unwrap_err().to_string();
+    let e = batch.set_bones(ctx, &bad).unwrap_err().to_string();
     assert!(e.contains("bone 5"), "{e}");
     let mut mirrored = [Bone::IDENTITY; 8];
     mirrored[2].translation_scale[3] = -1.0;
-    let e = batch.set_bones(&ctx, &mirrored).unwrap_err().to_string();
+    let e = batch.set_bones(ctx, &mirrored).unwrap_err().to_string();
     assert!(e.contains("bone 2") && e.contains("scale"), "{e}");
     assert!(pipeline
-        .batch(&ctx, &[&mesh], &[], SkinMethod::Linear)
+        .batch(ctx, &[&mesh], &[], SkinMethod::Linear)
         .is_err());
     let e = pipeline
-        .batch(&ctx, &[&mesh], &[1], SkinMethod::Linear)
+        .batch(ctx, &[&mesh], &[1], SkinMethod::Linear)
         .err()
         .map(|e| e.to_string())
         .unwrap_or_default();
@@ -552,7 +552,7 @@ fn the_fox_skinned_in_its_clips_matches_the_reference() {
     let mesh =
         SkinVertices::from_prepared(&prepared, skin.joints.len()).unwrap_or_else(|e| panic!("{e}"));
     let ctx = context();
-    let pipeline = SkinPipeline::new(&ctx).unwrap_or_else(|e| panic!("{e}"));
+    let pipeline = SkinPipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
     let mut poses: Vec<(String, Vec<qtangent::anim::Transform>)> =
         vec![("bind pose".into(), skeleton.rest.clone())];
     for clip in &scene.animations {
@@ -572,7 +572,7 @@ fn the_fox_skinned_in_its_clips_matches_the_reference() {
     });
     for method in SkinMethod::ALL {
         let batch = pipeline
-            .batch(&ctx, &[&mesh], &[0], method)
+            .batch(ctx, &[&mesh], &[0], method)
             .unwrap_or_else(|e| panic!("{e}"));
         for (what, local) in &poses {
             let world = skeleton.world_matrices(local);
@@ -581,7 +581,7 @@ fn the_fox_skinned_in_its_clips_matches_the_reference() {
                 .unwrap_or_else(|e| panic!("{what}: {e}"));
             let bones = qtangent::skin::bones_from_matrices(&matrices)
                 .unwrap_or_else(|e| panic!("{what}: {e}"));
-            let got = run(&ctx, &batch, &bones);
+            let got = run(ctx, &batch, &bones);
             let w = check(&format!("Fox, {what}"), &batch, &[&mesh], &bones, &got);
             eprintln!(
                 "Fox {what} {}: worst {:.2e} / {:.5}°",

@@ -121,7 +121,7 @@ fn random_mesh(
 #[test]
 fn matrix_skinning_matches_the_f64_evaluation() {
     let ctx = context();
-    let pipeline = MatrixSkinPipeline::new(&ctx).unwrap_or_else(|e| panic!("{e}"));
+    let pipeline = MatrixSkinPipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
     common::for_seeds("matrix skinning", 6, |seed, rng| {
         let max_influences = if seed % 2 == 0 { 4 } else { 8 };
         let meshes: Vec<SkinVertices> = (0..3)
@@ -134,7 +134,7 @@ fn matrix_skinning_matches_the_f64_evaluation() {
         let refs: Vec<&SkinVertices> = meshes.iter().collect();
         let instances: Vec<usize> = (0..7).map(|_| rng.random_range(0..meshes.len())).collect();
         let batch = pipeline
-            .batch(&ctx, &refs, &instances)
+            .batch(ctx, &refs, &instances)
             .unwrap_or_else(|e| panic!("{e}"));
         let influences = Influences::for_count(max_influences);
         assert_eq!(batch.influences, influences);
@@ -144,11 +144,11 @@ fn matrix_skinning_matches_the_f64_evaluation() {
         );
         let bones = random_bones(rng, batch.bone_count() as usize);
         batch
-            .set_bones(&ctx, &bones)
+            .set_bones(ctx, &bones)
             .unwrap_or_else(|e| panic!("{e}"));
-        batch.poison(&ctx);
-        batch.run(&ctx).unwrap_or_else(|e| panic!("{e}"));
-        let out = batch.read(&ctx).unwrap_or_else(|e| panic!("{e}"));
+        batch.poison(ctx);
+        batch.run(ctx).unwrap_or_else(|e| panic!("{e}"));
+        let out = batch.read(ctx).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(out.len(), batch.vertex_count() as usize);
 
         let k = influences.count();
@@ -254,38 +254,38 @@ fn matrix_skinning_matches_the_f64_evaluation() {
 #[test]
 fn matrix_batch_rejects_bad_input() {
     let ctx = context();
-    let pipeline = MatrixSkinPipeline::new(&ctx).unwrap_or_else(|e| panic!("{e}"));
+    let pipeline = MatrixSkinPipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
     let mut rng = <rand_pcg::Pcg64Mcg as rand::SeedableRng>::seed_from_u64(common::BASE_SEED);
     let mesh = random_mesh(&mut rng, "mesh", 10, 8, 4);
     assert!(matches!(
-        pipeline.batch(&ctx, &[&mesh], &[]),
+        pipeline.batch(ctx, &[&mesh], &[]),
         Err(GpuError::Input(_))
     ));
     assert!(matches!(
-        pipeline.batch(&ctx, &[&mesh], &[0, 1]),
+        pipeline.batch(ctx, &[&mesh], &[0, 1]),
         Err(GpuError::Input(m)) if m.contains("instance 1")
     ));
     let batch = pipeline
-        .batch(&ctx, &[&mesh], &[0, 0])
+        .batch(ctx, &[&mesh], &[0, 0])
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(batch.bone_count(), 16);
     assert!(matches!(
-        batch.set_bones(&ctx, &[Bone::IDENTITY; 15]),
+        batch.set_bones(ctx, &[Bone::IDENTITY; 15]),
         Err(GpuError::Input(_))
     ));
     let mut bad = vec![glam::Mat4::IDENTITY; 16];
     bad[3].w_axis.x = f32::NAN;
     assert!(matches!(
-        batch.set_matrices(&ctx, &bad),
+        batch.set_matrices(ctx, &bad),
         Err(GpuError::Input(m)) if m.contains("matrix 3")
     ));
     // Identity bones: the rest pose, exactly.
     batch
-        .set_bones(&ctx, &[Bone::IDENTITY; 16])
+        .set_bones(ctx, &[Bone::IDENTITY; 16])
         .unwrap_or_else(|e| panic!("{e}"));
-    batch.poison(&ctx);
-    batch.run(&ctx).unwrap_or_else(|e| panic!("{e}"));
-    let out = batch.read(&ctx).unwrap_or_else(|e| panic!("{e}"));
+    batch.poison(ctx);
+    batch.run(ctx).unwrap_or_else(|e| panic!("{e}"));
+    let out = batch.read(ctx).unwrap_or_else(|e| panic!("{e}"));
     for (i, o) in out.iter().enumerate() {
         let v = i % mesh.len();
         // The bound above for the identity palette: γ₈ · |pᵢ| ≤ 8 u · 2 = 8 ulp of 1.0.

@@ -15,6 +15,7 @@ mod encodings;
 mod frame;
 mod gltf_anisotropy;
 mod gpu_bake;
+mod gpu_context;
 mod gpu_decode;
 mod gpu_mesh;
 mod gpu_qmap_sample;

@@ -149,7 +149,7 @@ fn checkerboard() -> (QuatMap, Vec<Vec4>) {
 fn seam_robust_sampler_passes_the_checkerboard_where_the_plain_one_fails() {
     let ctx = context();
     let (map, smooth) = checkerboard();
-    let gpu_map = gq::upload(&ctx, &map).unwrap_or_else(|e| panic!("{e}"));
+    let gpu_map = gq::upload(ctx, &map).unwrap_or_else(|e| panic!("{e}"));
     let n = 32.0f32;
     common::for_seeds("checkerboard", 1, |seed, rng| {
         // Points between texel centres, away from the clamped border.
@@ -190,7 +190,7 @@ fn seam_robust_sampler_passes_the_checkerboard_where_the_plain_one_fails() {
             (Quat::from_vec4(q).normalize() * Vec3::Z, signed.abs())
         };
         let run = |robust| {
-            gq::sample_frames_with(&ctx, &gpu_map, &points, wgpu::FilterMode::Linear, robust)
+            gq::sample_frames_with(ctx, &gpu_map, &points, wgpu::FilterMode::Linear, robust)
                 .unwrap_or_else(|e| panic!("sampling: {e}"))
         };
         let (plain, robust) = (run(false), run(true));
@@ -250,7 +250,7 @@ fn gpu_derived_handedness_matches_plane_and_vertices_front_back_and_mirrored() {
     use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
     use qtangent::render::{Camera, FrameSource, Lighting, MapOptions, MaterialUniforms};
     let ctx = context();
-    let renderer = Renderer::new(&ctx).expect("renderer");
+    let renderer = Renderer::new(ctx).expect("renderer");
     // The halves' UV islands 6 texels apart at 64², so the plane's filter never mixes them.
     let v = Vec2::new;
     let mesh = common::quad_pair(
@@ -289,7 +289,7 @@ fn gpu_derived_handedness_matches_plane_and_vertices_front_back_and_mirrored() {
             };
             renderer
                 .upload_with(
-                    &ctx,
+                    ctx,
                     &scene,
                     &[qtangent::Format::Snorm16x4],
                     &options,
@@ -307,7 +307,7 @@ fn gpu_derived_handedness_matches_plane_and_vertices_front_back_and_mirrored() {
         const S: u32 = 96;
         let frame = |gpu: &qtangent::gpu::render::GpuScene, source| {
             renderer
-                .render_debug(&ctx, gpu, &view, source, Output::Frame, S, S)
+                .render_debug(ctx, gpu, &view, source, Output::Frame, S, S)
                 .expect("render")[0]
                 .clone()
         };

@@ -69,7 +69,7 @@ fn gpu_bake_equals_cpu_bake_per_texel() {
             let tw = twist.then_some(tangent::TwistField::Uv(&twist_field));
             for format in MapFormat::ALL {
                 let cpu = tangent::bake_cpu(&levels, tw, format);
-                let gpu = qtangent::gpu::bake_tangent::bake_gpu(&ctx, &levels, tw, format)
+                let gpu = qtangent::gpu::bake_tangent::bake_gpu(ctx, &levels, tw, format)
                     .unwrap_or_else(|e| panic!("seed {seed:#x}: GPU bake: {e}"));
                 // Both run the same f32 operations; the GPU may fuse or reorder (a few ulps) and
                 // round the result to the other side of a step: one step (two half steps) per
@@ -231,7 +231,7 @@ fn quad_pair() -> Primitive {
 #[test]
 fn quad_pair_mirrored_and_tiled_draws_the_reference_normal() {
     let ctx = context();
-    let renderer = Renderer::new(&ctx).expect("renderer");
+    let renderer = Renderer::new(ctx).expect("renderer");
     common::for_seeds("tangent quad pair", 3, |seed, rng| {
         // A constant normal map: filtering is exact, so the two modes differ only by storage.
         let m = [
@@ -270,7 +270,7 @@ fn quad_pair_mirrored_and_tiled_draws_the_reference_normal() {
         };
         let gpu = renderer
             .upload_with(
-                &ctx,
+                ctx,
                 &scene,
                 &[Format::Snorm16x4],
                 &MapOptions::stored(StoredFormat::Plain(MapFormat::Rgba16Float)),
@@ -286,7 +286,7 @@ fn quad_pair_mirrored_and_tiled_draws_the_reference_normal() {
         const S: u32 = 96;
         let render = |source| {
             renderer
-                .render_debug(&ctx, &gpu, &view, source, Output::Frame, S, S)
+                .render_debug(ctx, &gpu, &view, source, Output::Frame, S, S)
                 .expect("render")
         };
         let [n_ref, _] = render(FrameSource::Reference);

@@ -398,11 +398,11 @@ fn check_sphere(format: StoredFormat, twist: bool, sources: &[FrameSource]) {
         // 2/255 in [−1, 1]).
         st.half = 0.5 / 127.0;
     }
-    let renderer = Renderer::new(&ctx).expect("renderer");
+    let renderer = Renderer::new(ctx).expect("renderer");
     let mut warnings = Vec::new();
     let gpu = renderer
         .upload_with(
-            &ctx,
+            ctx,
             &st.scene,
             &Format::ALL,
             // The BC7 effort the CPU side (stored_level0) encodes with.
@@ -429,13 +429,13 @@ fn check_sphere(format: StoredFormat, twist: bool, sources: &[FrameSource]) {
     let inv = vp.inverse();
     let eye = st.view.camera.position().as_dvec3();
     let scene_u = st.view.lighting.uniforms(st.view.camera.position(), None);
-    let e = subtexel_step(&ctx);
+    let e = subtexel_step(ctx);
     for &source in sources {
         let [normals, tangents] = renderer
-            .render_debug(&ctx, &gpu, &st.view, source, Output::Frame, SIZE, SIZE)
+            .render_debug(ctx, &gpu, &st.view, source, Output::Frame, SIZE, SIZE)
             .expect("frame render");
         let [radiance, world] = renderer
-            .render_debug(&ctx, &gpu, &st.view, source, Output::Shading, SIZE, SIZE)
+            .render_debug(ctx, &gpu, &st.view, source, Output::Shading, SIZE, SIZE)
             .expect("shading render");
         common::for_seeds(
             &format!("sphere {} ({format} maps)", source.label()),
@@ -526,14 +526,14 @@ fn check_sphere(format: StoredFormat, twist: bool, sources: &[FrameSource]) {
 fn every_pixel_of_the_sphere_is_written_and_nothing_else() {
     let ctx = context();
     let st = setup();
-    let renderer = Renderer::new(&ctx).expect("renderer");
+    let renderer = Renderer::new(ctx).expect("renderer");
     let gpu = renderer
-        .upload(&ctx, &st.scene, &[Format::Snorm16x4], &mut |_| {})
+        .upload(ctx, &st.scene, &[Format::Snorm16x4], &mut |_| {})
         .expect("upload");
     let inv = st.view.camera.view_proj(1.0).as_dmat4().inverse();
     let [normals, _] = renderer
         .render_debug(
-            &ctx,
+            ctx,
             &gpu,
             &st.view,
             FrameSource::QuatMap,
@@ -675,9 +675,9 @@ fn two_views_in_one_submission_each_match_the_view_alone() {
             skin: None,
         },
     ];
-    let renderer = Renderer::new(&ctx).expect("renderer");
+    let renderer = Renderer::new(ctx).expect("renderer");
     let gpu = renderer
-        .upload(&ctx, &st.scene, &[Format::Snorm16x4], &mut |_| {})
+        .upload(ctx, &st.scene, &[Format::Snorm16x4], &mut |_| {})
         .expect("upload");
     // Square targets: aspect 1, as render_debug uses for SIZE × SIZE.
     let views = [
@@ -689,7 +689,7 @@ fn two_views_in_one_submission_each_match_the_view_alone() {
             .iter()
             .map(|v| {
                 renderer
-                    .render_debug(&ctx, &gpu, v, source, Output::Shading, SIZE, SIZE)
+                    .render_debug(ctx, &gpu, v, source, Output::Shading, SIZE, SIZE)
                     .expect("render alone")
             })
             .collect();
@@ -714,12 +714,12 @@ fn two_views_in_one_submission_each_match_the_view_alone() {
         );
         let prepared: Vec<PreparedView> = views
             .iter()
-            .map(|v| renderer.prepare_view(&ctx, &gpu, v, 1.0).expect("prepare"))
+            .map(|v| renderer.prepare_view(ctx, &gpu, v, 1.0).expect("prepare"))
             .collect();
-        let targets = [shading_targets(&ctx), shading_targets(&ctx)];
+        let targets = [shading_targets(ctx), shading_targets(ctx)];
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         for (p, t) in prepared.iter().zip(&targets) {
-            record_shading(&ctx, &renderer, &gpu, p, source, &mut encoder, t).expect("draw");
+            record_shading(ctx, &renderer, &gpu, p, source, &mut encoder, t).expect("draw");
         }
         ctx.queue.submit([encoder.finish()]);
         for (k, (t, want)) in targets.iter().zip(&alone).enumerate() {
@@ -750,21 +750,21 @@ fn two_views_in_one_submission_each_match_the_view_alone() {
 fn a_view_prepared_for_one_scene_is_refused_for_another() {
     let ctx = context();
     let st = setup();
-    let renderer = Renderer::new(&ctx).expect("renderer");
+    let renderer = Renderer::new(ctx).expect("renderer");
     let upload = || {
         renderer
-            .upload(&ctx, &st.scene, &[Format::Snorm16x4], &mut |_| {})
+            .upload(ctx, &st.scene, &[Format::Snorm16x4], &mut |_| {})
             .expect("upload")
     };
     let (first, second) = (upload(), upload());
     let prepared = renderer
-        .prepare_view(&ctx, &first, &st.view, 1.0)
+        .prepare_view(ctx, &first, &st.view, 1.0)
         .expect("prepare");
-    let targets = shading_targets(&ctx);
+    let targets = shading_targets(ctx);
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     let source = FrameSource::Reference;
     let e = record_shading(
-        &ctx,
+        ctx,
         &renderer,
         &second,
         &prepared,
@@ -776,7 +776,7 @@ fn a_view_prepared_for_one_scene_is_refused_for_another() {
     .to_string();
     assert!(e.contains("another scene"), "{e}");
     record_shading(
-        &ctx,
+        ctx,
         &renderer,
         &first,
         &prepared,

@@ -114,7 +114,7 @@ fn axial_deg(a: Vec3, b: Vec3) -> f32 {
 #[test]
 fn rotation_undone_three_ways_gives_one_highlight_direction_in_every_frame_source() {
     let ctx = context();
-    let renderer = Renderer::new(&ctx).expect("renderer");
+    let renderer = Renderer::new(ctx).expect("renderer");
     // Texture B = 204 (0.8) on textured panels, material strength 0.8 everywhere.
     let panels = [
         Panel {
@@ -183,7 +183,7 @@ fn rotation_undone_three_ways_gives_one_highlight_direction_in_every_frame_sourc
         let scene = panel_scene(p);
         let gpu = renderer
             .upload_with(
-                &ctx,
+                ctx,
                 &scene,
                 &[Format::Snorm16x4],
                 &MapOptions::stored(StoredFormat::Plain(MapFormat::Rgba16Float)),
@@ -192,10 +192,10 @@ fn rotation_undone_three_ways_gives_one_highlight_direction_in_every_frame_sourc
             .unwrap_or_else(|e| panic!("{}: upload: {e}", p.name));
         for source in SOURCES {
             let [frame, tangent] = renderer
-                .render_debug(&ctx, &gpu, &view, source, Output::Frame, size, size)
+                .render_debug(ctx, &gpu, &view, source, Output::Frame, size, size)
                 .unwrap_or_else(|e| panic!("{}: {source:?}: {e}", p.name));
             let [radiance, world] = renderer
-                .render_debug(&ctx, &gpu, &view, source, Output::Shading, size, size)
+                .render_debug(ctx, &gpu, &view, source, Output::Shading, size, size)
                 .unwrap_or_else(|e| panic!("{}: {source:?}: {e}", p.name));
             let mut worst = 0.0f32;
             let mut covered = 0;
@@ -268,14 +268,14 @@ fn rotation_undone_three_ways_gives_one_highlight_direction_in_every_frame_sourc
 #[test]
 fn swirl_disc_quaternion_maps_at_most_halve_the_rg_maps_direction_error() {
     let ctx = context();
-    let renderer = Renderer::new(&ctx).expect("renderer");
+    let renderer = Renderer::new(ctx).expect("renderer");
     let texture = 256;
     let canonical = disc::scene(texture, RgLayout::Canonical).expect("disc");
     let oriented = disc::scene(texture, RgLayout::Oriented).expect("disc");
     let upload = |scene: &RenderScene| {
         renderer
             .upload_with(
-                &ctx,
+                ctx,
                 scene,
                 &[Format::Snorm16x4],
                 &MapOptions::stored(StoredFormat::Plain(MapFormat::Rgba16Float)),
@@ -304,7 +304,7 @@ fn swirl_disc_quaternion_maps_at_most_halve_the_rg_maps_direction_error() {
         );
         let stats = |gpu, source| {
             let [_, t] = renderer
-                .render_debug(&ctx, gpu, &view, source, Output::Frame, size, size)
+                .render_debug(ctx, gpu, &view, source, Output::Frame, size, size)
                 .expect("render");
             disc::direction_stats(&truth, &t, disc::COHERENT)
         };

@@ -135,7 +135,7 @@ fn flight_helmet_looks_the_same_in_every_mode() {
     };
     let ctx = context();
     let scene = RenderScene::load(&path).expect("FlightHelmet loads");
-    let (images, _, _) = render_modes(&ctx, &scene, W, H);
+    let (images, _, _) = render_modes(ctx, &scene, W, H);
     assert!(
         background_fraction(&images[0]) < 0.95,
         "the helmet covers almost nothing"
@@ -150,7 +150,7 @@ fn the_duck_looks_the_same_in_every_mode() {
     };
     let ctx = context();
     let scene = RenderScene::load(&path).expect("duck loads");
-    let (images, _, _) = render_modes(&ctx, &scene, W, H);
+    let (images, _, _) = render_modes(ctx, &scene, W, H);
     assert_equivalent("duck", &images);
 }
 
@@ -182,7 +182,7 @@ fn every_gltf_asset_renders_in_every_mode() {
     );
     for path in files {
         let scene = RenderScene::load(&path).unwrap_or_else(|e| panic!("{e}"));
-        let (images, _, _) = render_modes(&ctx, &scene, 320, 180);
+        let (images, _, _) = render_modes(ctx, &scene, 320, 180);
         for (img, s) in images.iter().zip(MODES) {
             let bg = background_fraction(img);
             eprintln!(
@@ -206,10 +206,10 @@ fn every_gltf_asset_renders_in_every_mode() {
 fn default_scene_agrees_except_where_only_a_map_can_draw() {
     let ctx = context();
     let scene = RenderScene::default_scene().expect("the default scene builds");
-    let renderer = Renderer::new(&ctx).expect("renderer");
+    let renderer = Renderer::new(ctx).expect("renderer");
     let mut gpu = renderer
         .upload_with(
-            &ctx,
+            ctx,
             &scene,
             &[Format::Snorm16x4],
             &plain_maps(),
@@ -223,7 +223,7 @@ fn default_scene_agrees_except_where_only_a_map_can_draw() {
             .iter()
             .map(|&s| {
                 renderer
-                    .render_image(&ctx, gpu, &view, s, w, h)
+                    .render_image(ctx, gpu, &view, s, w, h)
                     .expect("render")
             })
             .collect()
@@ -264,11 +264,11 @@ fn flight_helmet_bc5_tangent_maps_match_bc5_normal_maps() {
     };
     let ctx = context();
     let scene = RenderScene::load(&path).expect("FlightHelmet loads");
-    let renderer = Renderer::new(&ctx).expect("renderer");
+    let renderer = Renderer::new(ctx).expect("renderer");
     let view = View::fitted(&scene, W as f32 / H as f32, 30.0, 20.0);
     let options = MapOptions::stored(StoredFormat::Bc5);
     let gpu = renderer
-        .upload_with(&ctx, &scene, &[Format::Snorm16x4], &options, &mut |_| {})
+        .upload_with(ctx, &scene, &[Format::Snorm16x4], &options, &mut |_| {})
         .expect("upload");
     assert!(
         gpu.tangent_map_formats
@@ -279,7 +279,7 @@ fn flight_helmet_bc5_tangent_maps_match_bc5_normal_maps() {
     );
     let render = |gpu: &qtangent::gpu::render::GpuScene, s| {
         renderer
-            .render_image(&ctx, gpu, &view, s, W, H)
+            .render_image(ctx, gpu, &view, s, W, H)
             .expect("render")
     };
     let reference = render(&gpu, FrameSource::Reference);
@@ -295,13 +295,7 @@ fn flight_helmet_bc5_tangent_maps_match_bc5_normal_maps() {
         }
     }
     let bc5_gpu = renderer
-        .upload_with(
-            &ctx,
-            &bc5_scene,
-            &[Format::Snorm16x4],
-            &options,
-            &mut |_| {},
-        )
+        .upload_with(ctx, &bc5_scene, &[Format::Snorm16x4], &options, &mut |_| {})
         .expect("upload");
     let bc5_reference = render(&bc5_gpu, FrameSource::Reference);
     let d_map = compare::diff(&tangent, &reference, None).expect("same size");

@@ -7,7 +7,19 @@ use std::sync::Mutex;
 use super::super::mesh::{vertex_entry_point, vertex_layout, MeshUniforms};
 use super::super::qmap::GpuQuatMap;
 use super::super::skin;
-use super::super::{shaders, GpuContext, GpuError};
+use super::super::{shaders, GpuContext, GpuError, StageNeeds};
+
+/// What the lit renderer needs of a device (`shaders/lit.wgsl`): four bind groups (object,
+/// scene, material, map), six sampled textures and two uniform buffers in the fragment stage,
+/// two vertex buffers, and two colour targets for the debug outputs.
+pub const NEEDS: StageNeeds = StageNeeds {
+    sampled_textures_per_shader_stage: 6,
+    uniform_buffers_per_shader_stage: 2,
+    bind_groups: 4,
+    vertex_buffers: 2,
+    color_attachments: 2,
+    ..StageNeeds::none("lit renderer")
+};
 use super::{Output, Renderer, DEBUG_FORMAT, DEPTH_FORMAT, FALLBACK_FORMAT};
 use crate::encoding::Format;
 use crate::render::FrameSource;
@@ -120,6 +132,7 @@ impl Renderer {
     /// # Errors
     /// [`GpuError::Wgpu`] if the shader or a layout is rejected.
     pub fn new(ctx: &GpuContext) -> Result<Self, GpuError> {
+        ctx.check(&NEEDS)?;
         let device = &ctx.device;
         ctx.scoped("creating the lit renderer", || {
             let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
