@@ -102,9 +102,9 @@ fn padded_row(width: u32, texel_bytes: u32) -> u32 {
 /// Rasterises `mesh` into a quaternion map on the GPU: the same [`Raster`] as
 /// [`crate::qmap::raster_cpu`], to be finished by [`crate::qmap::finish`].
 ///
-/// Stages: [`check_inputs`], [`upload_inputs`] (buffers, normal map, bind group),
-/// [`pipelines`] (cover and fringe), [`Targets::new`], [`record_passes`],
-/// [`copy_to_readback`], then [`unpack_raster`] of what was read back.
+/// Stages (private functions of this file): `check_inputs`, `upload_inputs` (buffers, normal
+/// map, bind group), `pipelines` (cover and fringe), `Targets::new`, `record_passes`,
+/// `copy_to_readback`, then `unpack_raster` of what was read back.
 ///
 /// # Errors
 /// [`GpuError::TextureTooLarge`] when the map or the normal map exceeds the adapter's texture
