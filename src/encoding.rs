@@ -4,7 +4,7 @@
 //! largest angle, in degrees, between a decoded normal, tangent or bitangent and the
 //! (orthonormalised) source vector; they are measured on 1,000,000 random frames plus the
 //! axis-aligned mirrored frames by `cargo run --release --example encodings`, and asserted by
-//! `tests/encodings.rs`. Decoders return the quaternion as the GPU sees it (possibly not unit);
+//! `tests/it/encodings.rs`. Decoders return the quaternion as the GPU sees it (possibly not unit);
 //! [`QTangent::to_frame`] normalises it, as `tangent_frame` in `shaders/qtangent.wgsl` does.
 //!
 //! | format | bytes | max error | handedness |
@@ -31,8 +31,7 @@ use crate::frame::QTangent;
 /// ([`Format`], [`crate::qmap::MapFormat`], [`crate::qmap::stored::StoredFormat`], …). Its
 /// message names what was parsed, the name, and the valid names:
 /// `unknown format 'f16' (valid: f32x4, f16x4, …)`.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown {what} '{name}' (valid: {})", valid.join(", "))]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseNameError {
     /// What was being parsed: `format`, `map format`, `map kind`, ….
     pub what: &'static str,
@@ -41,6 +40,20 @@ pub struct ParseNameError {
     /// Every valid name, in the type's order.
     pub valid: Vec<&'static str>,
 }
+
+// Written by hand, not derived with thiserror: the core builds on glam, half and bytemuck alone.
+impl std::fmt::Display for ParseNameError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (what, name) = (self.what, &self.name);
+        write!(
+            f,
+            "unknown {what} '{name}' (valid: {})",
+            self.valid.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for ParseNameError {}
 
 impl ParseNameError {
     /// The value among `all` whose `name` is `name` (exactly), or the error listing the valid
@@ -590,7 +603,7 @@ pub fn decode_f16x3(h: [f16; 3]) -> QTangent {
 
 /// Quantisation step of a smallest-three component with `levels` codes over [−1/√2, 1/√2]:
 /// `√2 / (levels − 1)` in f32. The shader holds the same values as literals (`S3_STEP_15` for
-/// 32768 levels, `S3_STEP_812` for 812); `tests/shaders.rs` checks they are bit-identical.
+/// 32768 levels, `S3_STEP_812` for 812); `tests/it/shaders.rs` checks they are bit-identical.
 #[must_use]
 pub fn smallest3_step(levels: u32) -> f32 {
     SQRT_2 / (levels - 1) as f32
@@ -765,5 +778,51 @@ impl std::str::FromStr for Format {
 
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         ParseNameError::find("format", s, Self::ALL, Self::name)
+    }
+}
+
+/// Unit tests that run in the core build (`--no-default-features`): every format round-trips
+/// the 48 axis-aligned frames (24 rotations × both handednesses) within its documented bound
+/// and keeps the handedness; names parse back.
+#[cfg(test)]
+mod tests {
+    use super::Format;
+    use crate::measure::{angle_deg, axis_aligned_frames};
+
+    #[test]
+    fn every_format_round_trips_axis_aligned_frames_within_its_bound() {
+        let frames = axis_aligned_frames();
+        assert_eq!(frames.len(), 48);
+        for format in Format::ALL {
+            for (i, f) in frames.iter().enumerate() {
+                let mut bytes = Vec::new();
+                format.encode_into(&f.to_qtangent(), &mut bytes);
+                assert_eq!(bytes.len(), format.bytes(), "{format}: frame {i}: bytes");
+                let back = format.decode(&bytes).to_frame();
+                assert_eq!(back.handedness(), f.handedness(), "{format}: frame {i}");
+                for (a, b) in [
+                    (f.normal, back.normal),
+                    (f.tangent, back.tangent),
+                    (f.bitangent, back.bitangent),
+                ] {
+                    let e = angle_deg(a, b);
+                    assert!(
+                        e <= format.max_error_deg(),
+                        "{format}: frame {i}: {e}° > {}°",
+                        format.max_error_deg()
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn names_parse_back_and_unknown_names_list_the_valid_ones() {
+        for format in Format::ALL {
+            assert_eq!(format.name().parse::<Format>(), Ok(format));
+        }
+        let e = "f15x4".parse::<Format>().unwrap_err().to_string();
+        assert!(e.starts_with("unknown format 'f15x4' (valid: "), "{e}");
+        assert!(e.contains("snorm16x4"), "{e}");
     }
 }

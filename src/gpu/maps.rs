@@ -294,7 +294,7 @@ pub fn tangent_map(
     );
     // A per-texel formula with no raster: on a CPU adapter (lavapipe) the CPU bake on every core
     // is several times faster than the dispatch and its copies (docs/MAPS.md); the two agree to
-    // one step of the format (tests/qmap_tangent.rs).
+    // one step of the format (tests/it/qmap_tangent.rs).
     let map = if ctx.adapter.get_info().device_type == wgpu::DeviceType::Cpu {
         tangent::bake_cpu(&levels, twist, bake_format(format))
     } else {

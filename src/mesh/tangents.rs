@@ -26,7 +26,7 @@
 //! UVs are stored with glTF's top-left origin. MikkTSpace is given `(u, 1 − v)`, so its tangent is
 //! `dP/du` and its bitangent `dP/d(1 − v)`: "up" in the image, the direction a normal map's green
 //! channel points (glTF and OpenGL normal maps). Unmirrored UVs then have handedness +1, matching
-//! the tangents glTF exporters write (FlightHelmet's supplied tangents; tests/assets.rs checks).
+//! the tangents glTF exporters write (FlightHelmet's supplied tangents; tests/it/assets.rs checks).
 
 use std::collections::HashMap;
 

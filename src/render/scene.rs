@@ -526,7 +526,7 @@ impl RenderScene {
     ///
     /// # Errors
     /// [`SceneError::Mesh`] if a procedural mesh fails to prepare (fixed data: it does not;
-    /// `tests/render_assets.rs` builds the scene).
+    /// `tests/it/render_assets.rs` builds the scene).
     pub fn default_scene() -> Result<Self, SceneError> {
         let file = Path::new("default scene");
         let prepare = |p: mesh::Primitive| {
@@ -681,7 +681,7 @@ pub fn plate(size: f32) -> mesh::Primitive {
 /// The tangent field winds once around the centre, so its quaternions cannot be continuous
 /// there (q turns into −q going round); the hemisphere rule leaves one seam ray where
 /// neighbours are opposite, and filtering across it still gives ±q — the same rotation —
-/// except on a sliver a fraction of a texel wide (`tests/render.rs` checks the map).
+/// except on a sliver a fraction of a texel wide (`tests/it/render.rs` checks the map).
 ///
 /// # Panics
 /// If `plate` has no vertices.

@@ -546,7 +546,7 @@ fn inspect_exits_non_zero_with_one_line() {
 }
 
 /// Inputs that panicked inside the gltf crate (1.4.1) before the loader checked for them; found
-/// by tests/mesh_mutations.rs.
+/// by tests/it/mesh_mutations.rs.
 #[test]
 fn gltf_crate_panics_are_errors() {
     let dir = tempdir();
