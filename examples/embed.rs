@@ -245,7 +245,8 @@ fn map_draw(ctx: &GpuContext, out: &str) -> Result<(), Box<dyn Error>> {
     compare::side_by_side(&[&mapped, &reference], 8)?.save(out)?;
     println!(
         "quaternion-map draw in the application's pass: {WIDTH}×{HEIGHT}, {:.1} dB PSNR against \
-         reference frames + normal maps; {out} (map | reference)",
+         reference frames + normal maps (the plate differs by design: its spun-metal tangent field \
+         exists only in the map); {out} (map | reference)",
         d.psnr_db
     );
     Ok(())

@@ -111,19 +111,16 @@ struct Args {
     maps: Option<std::path::PathBuf>,
 }
 
-/// A [`StoredFormat`] from its name.
+/// A [`StoredFormat`] from its name (its `FromStr`, whose error lists the valid names).
 fn parse_map_format(name: &str) -> Result<StoredFormat, String> {
-    StoredFormat::from_name(name)
-        .ok_or_else(|| format!("{name:?} is none of {}", StoredFormat::names()))
+    name.parse()
+        .map_err(|e: qtangent::encoding::ParseNameError| e.to_string())
 }
 
-/// A [`Format`] from its name ([`Format::name`]).
+/// A [`Format`] from its name (its `FromStr`, whose error lists the valid names).
 fn parse_format(name: &str) -> Result<Format, String> {
-    let names: Vec<&str> = Format::ALL.iter().map(|f| f.name()).collect();
-    match names.iter().position(|&n| n == name) {
-        Some(i) => Ok(Format::ALL[i]),
-        None => Err(format!("{name:?} is none of {}", names.join(", "))),
-    }
+    name.parse()
+        .map_err(|e: qtangent::encoding::ParseNameError| e.to_string())
 }
 
 fn main() -> ExitCode {
