@@ -32,7 +32,8 @@ const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|animate|aniso|ben
   test        set up a Vulkan adapter if needed (lavapipe); check formatting; build and unit-test
               the crate with --no-default-features; clippy --all-targets -D warnings; cargo doc
               with warnings denied; then cargo test --release --workspace [ARGS]
-  demo        set up a Vulkan adapter if needed, then run the demo (ARGS: frame count), bake
+  demo        set up a Vulkan adapter if needed, then run the demo (ARGS: frame count), the
+              embed example (qtangent on an application's own device), bake
               the embedded default tangent-space map (BC5, KTX2) into qmaps/, render the
               default scene in all four modes into renders/ (pictures, heatmaps, PSNR, cost),
               bake FlightHelmet (shared assets) into qmaps/FlightHelmet/ and render it from
@@ -72,6 +73,7 @@ fn main() -> ExitCode {
                 ]
                 .concat(),
             )
+            .and_then(|()| example(&root, "embed", &[]))
             .and_then(|()| cargo(&root, &["run", "--release", "--example", "bake"]))
             .and_then(|()| cargo(&root, &["run", "--release", "--example", "render"]))
             .and_then(|()| helmet_from_ktx2(&root))
