@@ -257,5 +257,6 @@ fn material(m: &tobj::Material, base: Option<&Path>) -> Material {
             .shininess
             .map_or(1.0, |s| (2.0 / (s + 2.0)).sqrt().clamp(0.0, 1.0)),
         anisotropy: None,
+        uv_transform: None,
     }
 }

@@ -188,6 +188,28 @@ pub struct TextureRef {
     pub scale: f32,
 }
 
+/// glTF's KHR_texture_transform: `uv' = T(offset) · R(rotation) · S(scale) · uv`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TextureTransform {
+    /// `offset`.
+    pub offset: Vec2,
+    /// `rotation`, radians (counter-clockwise in UV space as the extension defines it).
+    pub rotation: f32,
+    /// `scale`.
+    pub scale: Vec2,
+}
+
+impl TextureTransform {
+    /// The transformed UV (the extension's matrix, applied in f32).
+    #[must_use]
+    pub fn apply(&self, uv: Vec2) -> Vec2 {
+        let (s, c) = self.rotation.sin_cos();
+        let p = uv * self.scale;
+        // KHR_texture_transform: rotation matrix [[c, s], [-s, c]] (column-major [c, -s, s, c]).
+        Vec2::new(c * p.x + s * p.y, -s * p.x + c * p.y) + self.offset
+    }
+}
+
 /// The parts of a material later stages need.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Material {
@@ -207,6 +229,10 @@ pub struct Material {
     pub roughness: f32,
     /// KHR_materials_anisotropy, when the material uses it.
     pub anisotropy: Option<Anisotropy>,
+    /// The KHR_texture_transform every texture of the material that qtangent reads shares. The
+    /// loader has applied it to the UVs of every primitive that uses the material, so nothing
+    /// downstream applies it again (a writer carrying the material over drops it).
+    pub uv_transform: Option<TextureTransform>,
 }
 
 /// A material's KHR_materials_anisotropy: the strength and direction of an anisotropic GGX
@@ -232,6 +258,7 @@ impl Default for Material {
             metallic: 1.0,
             roughness: 1.0,
             anisotropy: None,
+            uv_transform: None,
         }
     }
 }
@@ -264,6 +291,14 @@ pub struct Primitive {
     pub indices: Vec<u32>,
     /// Index into [`Scene::materials`].
     pub material: Option<usize>,
+    /// Supplied qtangents, one per vertex: the `_QTANGENT` attribute of a file qtangent wrote
+    /// (the `pack` tool), decoded. [`Primitive::prepare`] uses them as the frames,
+    /// as they are (no normals or tangents are generated).
+    pub qtangents: Option<Vec<crate::frame::QTangent>>,
+    /// The primitive's index in its glTF mesh (`meshes[m].primitives[i]`); `None` for OBJ
+    /// groups and primitives made in code. Loaders may skip primitives (lines, points), so this
+    /// is not always the position in [`Mesh::primitives`].
+    pub source_index: Option<usize>,
 }
 
 impl Primitive {

@@ -185,5 +185,6 @@ pub(super) fn material(
         roughness: pbr.roughness_factor(),
         anisotropy,
         name,
+        uv_transform: None,
     })
 }

@@ -116,6 +116,8 @@ pub(super) fn read_primitive(
         weights,
         indices,
         material: prim.material().index(),
+        qtangents: None,
+        source_index: Some(prim.index()),
     })
 }
 
