@@ -3,8 +3,8 @@
 //!
 //! - `cargo xtask test`  — sets up a Vulkan adapter if needed, checks formatting, builds and
 //!   unit-tests the crate without default features (no wgpu), runs clippy (warnings denied,
-//!   `missing_docs` included) and `cargo doc` (warnings denied), then runs every test (release),
-//!   printing how long each step took.
+//!   `missing_docs` included) and `cargo doc` (warnings denied), installs the pinned glTF
+//!   judges (`npm.rs`), then runs every test (release), printing how long each step took.
 //! - `cargo xtask demo`  — sets up a Vulkan adapter if needed, then runs the demo, the `bake`
 //!   tool on its embedded default (a tangent-space BC5 map in KTX2), the `render` tool on the
 //!   default scene in all four modes (compressed maps), FlightHelmet baked to KTX2 and rendered
@@ -23,15 +23,23 @@
 //!   `.gpu/` and `.gl/` for a machine with a GPU but no toolchain (see docs/PERFORMANCE.md).
 //! - `cargo xtask fuzz [SECONDS]` — fuzzes the glTF and OBJ loaders (`xtask/fuzz/`) with
 //!   cargo-fuzz, SECONDS each (default 60), after writing seed corpora.
+//! - `cargo xtask npm` — installs the pinned glTF judges (glTF-Validator, gltfpack) into
+//!   `target/npm` (`npm.rs`; `cargo xtask test` does this before the tests).
+//! - `cargo xtask gltfpack-table` — gltfpack and `pack` on FlightHelmet and the Fox, measured
+//!   by `examples/frame_diff.rs` (`gltfpack_table.rs`, docs/GLTFPACK.md).
+
+mod gltfpack_table;
+mod npm;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
-const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|animate|aniso|bench|skin-bench|gpu-bundle|fuzz> [ARGS...]
+const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|animate|aniso|bench|skin-bench|gpu-bundle|fuzz|npm|gltfpack-table> [ARGS...]
   test        set up a Vulkan adapter if needed (lavapipe); check formatting; build and unit-test
               the crate with --no-default-features; clippy --all-targets -D warnings; cargo doc
-              with warnings denied; then cargo test --release --workspace [ARGS]
+              with warnings denied; install the pinned glTF judges (npm, when node is
+              present; required under CI); then cargo test --release --workspace [ARGS]
   demo        set up a Vulkan adapter if needed, then run the demo (ARGS: frame count), the
               embed example (qtangent on an application's own device), bake
               the embedded default tangent-space map (BC5, KTX2) into qmaps/, render the
@@ -47,7 +55,10 @@ const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|animate|aniso|ben
   bench       run the decode benchmark (ARGS passed on)
   skin-bench  run the skinning benchmark (ARGS passed on, e.g. --instances 1024,16384)
   gpu-bundle  build the benchmark into .gpu/ and fetch the Vulkan loader into .gl/
-  fuzz        fuzz the glTF and OBJ loaders for SECONDS each (default 60; installs cargo-fuzz)";
+  fuzz        fuzz the glTF and OBJ loaders for SECONDS each (default 60; installs cargo-fuzz)
+  npm         install the pinned glTF validator and gltfpack (xtask/npm/) into target/npm
+  gltfpack-table  run gltfpack and pack on FlightHelmet and the Fox (shared assets) and print
+              the frame-error table of docs/GLTFPACK.md";
 
 fn main() -> ExitCode {
     quiet_mesa();
@@ -103,6 +114,14 @@ fn main() -> ExitCode {
             )
         }
         "gpu-bundle" => gpu_bundle(&root),
+        "npm" => npm::ensure(&root).and_then(|dir| match dir {
+            Some(dir) => {
+                println!("xtask: the glTF judges are in {}", dir.display());
+                Ok(())
+            }
+            None => Err("the glTF judges are not installed (see the note above)".into()),
+        }),
+        "gltfpack-table" => gltfpack_table::run(&root, &assets_dir(&root)),
         "fuzz" => match rest.first().map(|s| s.parse::<u64>()) {
             None => fuzz(&root, 60),
             Some(Ok(seconds)) => fuzz(&root, seconds),
@@ -192,10 +211,22 @@ fn test(root: &Path, rest: &[String]) -> Result<(), String> {
             &[("RUSTDOCFLAGS", "-D warnings")],
         )
     })?;
+    // The glTF validator and gltfpack for the tests (npm, pinned); their folder goes to the
+    // tests as `QTANGENT_NPM`.
+    let judges = std::cell::RefCell::new(None);
+    step("npm judges", &|| {
+        *judges.borrow_mut() = npm::ensure(root)?;
+        Ok(())
+    })?;
+    let judges = judges
+        .into_inner()
+        .map(|d| d.to_string_lossy().into_owned());
+    let env: Vec<(&str, &str)> = judges.iter().map(|d| (npm::ENV, d.as_str())).collect();
     step("tests", &|| {
-        cargo(
+        cargo_env(
             root,
             &[&["test", "--release", "--workspace"], &strs(rest)[..]].concat(),
+            &env,
         )
     })?;
     eprintln!(
