@@ -2,7 +2,11 @@
 //! seed is printed on failure, the shared assets, failure pictures and the tools.
 #![allow(dead_code)]
 
+pub mod gltf_write;
+pub mod judges;
 pub mod quirks;
+
+pub use judges::validate_gltf;
 
 /// The one GPU context every test shares (made on first use with [`GpuContext::new`], the
 /// tools' adapter choice). Panics with the adapter error, which says how to install lavapipe:

@@ -1,0 +1,203 @@
+//! Khronos' glTF-Validator as a judge (`common::validate_gltf`, through `xtask/npm/validate.mjs`):
+//! first that the helper can fail — files with known errors report them with the expected code,
+//! a minimal valid file reports none — then that every file the `pack` tool writes validates
+//! without errors, for every format and map kind, from glTF and from OBJ input.
+//!
+//! Outside CI, without node or the npm packages (`cargo xtask test` installs them), each test
+//! prints a note and passes; under CI that is a failure.
+
+use std::path::{Path, PathBuf};
+
+use qtangent::mesh::procedural;
+use qtangent::Format;
+
+use crate::common::gltf_write::{bumpy_normal_map, GltfFile, GltfPrimitive};
+use crate::common::{self, validate_gltf};
+
+fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap_or_else(|e| panic!("cannot make a temporary folder: {e}"))
+}
+
+/// A unit cube with normals, tangents (MikkTSpace's, so w = ±1 and unit vectors), UVs and a
+/// material with a 16² normal map: every part of a file `pack` reads.
+fn textured_cube() -> GltfFile {
+    let prepared = procedural::cube()
+        .prepare()
+        .unwrap_or_else(|e| panic!("the cube prepares: {e}"));
+    let mut file = GltfFile::single(GltfPrimitive {
+        material: Some(0),
+        ..GltfPrimitive::from_prepared(&prepared)
+    });
+    file.normal_maps.push(bumpy_normal_map(16));
+    file
+}
+
+#[test]
+fn a_minimal_valid_gltf_has_no_errors() {
+    let dir = tempdir();
+    let path = textured_cube().write(dir.path(), "cube");
+    let Some(report) = validate_gltf(&path) else {
+        return;
+    };
+    println!("{}", report.describe());
+    report.assert_no_errors();
+    // Nothing hidden behind the counts: the messages are all there.
+    let listed = report.messages.len() as u64;
+    assert_eq!(
+        listed,
+        report.errors + report.warnings + report.infos + report.hints,
+        "{}",
+        report.describe()
+    );
+}
+
+/// The validator catches what it should, and the helper passes it on: each file breaks one
+/// rule and must report at least one error with that rule's code.
+#[test]
+fn files_with_known_errors_report_them() {
+    let dir = tempdir();
+    let cube = textured_cube();
+    // An index past the end of the vertices (24).
+    let mut past_the_end = cube.clone();
+    past_the_end.meshes[0][0].indices[4] = 99;
+    type Edit = fn(&mut serde_json::Value);
+    let cases: [(&str, &GltfFile, &str, Edit); 3] = [
+        // POSITION (accessor 0) claims more vertices than its buffer view holds.
+        ("oob", &cube, "ACCESSOR_TOO_LONG", |doc| {
+            doc["accessors"][0]["count"] = serde_json::json!(1000);
+        }),
+        ("index", &past_the_end, "ACCESSOR_INDEX_OOB", |_| {}),
+        // The buffer says it is longer than its file.
+        ("short", &cube, "BUFFER_BYTE_LENGTH_MISMATCH", |doc| {
+            let n = doc["buffers"][0]["byteLength"].as_u64().unwrap_or(0);
+            doc["buffers"][0]["byteLength"] = serde_json::json!(n + 64);
+        }),
+    ];
+    for (name, file, code, edit) in cases {
+        let path = file.write_with(dir.path(), name, edit);
+        let Some(report) = validate_gltf(&path) else {
+            return;
+        };
+        println!("{}", report.describe());
+        assert!(
+            report.errors >= 1,
+            "{name}: no error\n{}",
+            report.describe()
+        );
+        let hits = report.with_code(code);
+        assert!(
+            hits.iter().any(|m| m.severity == 0),
+            "{name}: no error with code {code}\n{}",
+            report.describe()
+        );
+    }
+}
+
+/// External resources are read next to the file: a missing normal map is an error (a helper
+/// that did not resolve them would report nothing).
+#[test]
+fn a_missing_external_image_is_an_error() {
+    let dir = tempdir();
+    let path = textured_cube().write(dir.path(), "noimage");
+    let png = dir.path().join("noimage-normal-0.png");
+    std::fs::remove_file(&png).unwrap_or_else(|e| panic!("{}: {e}", png.display()));
+    let Some(report) = validate_gltf(&path) else {
+        return;
+    };
+    println!("{}", report.describe());
+    assert!(
+        report
+            .messages
+            .iter()
+            .any(|m| m.severity == 0 && m.pointer.starts_with("/images/0")),
+        "the missing image is not an error\n{}",
+        report.describe()
+    );
+}
+
+/// The same cube as an OBJ with an MTL naming its normal map (`map_Bump`): 8 positions, the
+/// face UVs, one normal per face.
+fn textured_cube_obj(dir: &Path) -> PathBuf {
+    let mut obj = String::from("mtllib cube.mtl\nusemtl bumpy\n");
+    let prim = procedural::cube();
+    for p in &prim.positions {
+        obj.push_str(&format!("v {} {} {}\n", p.x, p.y, p.z));
+    }
+    for uv in prim.uvs.iter().flatten() {
+        // OBJ's v runs up; the loader flips it back to glTF's.
+        obj.push_str(&format!("vt {} {}\n", uv.x, 1.0 - uv.y));
+    }
+    for n in prim.normals.iter().flatten() {
+        obj.push_str(&format!("vn {} {} {}\n", n.x, n.y, n.z));
+    }
+    for t in prim.indices.chunks_exact(3) {
+        let v = |i: u32| format!("{0}/{0}/{0}", i + 1);
+        obj.push_str(&format!("f {} {} {}\n", v(t[0]), v(t[1]), v(t[2])));
+    }
+    let path = dir.join("cube.obj");
+    std::fs::write(&path, obj).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mtl = "newmtl bumpy\nKd 0.8 0.8 0.8\nmap_Bump cube-normal.png\n";
+    std::fs::write(dir.join("cube.mtl"), mtl).unwrap_or_else(|e| panic!("cube.mtl: {e}"));
+    let png = dir.join("cube-normal.png");
+    bumpy_normal_map(16)
+        .save(&png)
+        .unwrap_or_else(|e| panic!("{}: {e}", png.display()));
+    path
+}
+
+/// `pack` on the textured cube (glTF and OBJ) for every format and map kind: each GLB it writes
+/// validates with zero errors. Every message is printed when one does not.
+#[test]
+fn pack_output_validates_for_every_format_and_map_kind() {
+    let dir = tempdir();
+    let gltf = textured_cube().write(dir.path(), "cube");
+    let obj = textured_cube_obj(dir.path());
+    // The inputs themselves are valid glTF (an OBJ has no validator).
+    let Some(input) = validate_gltf(&gltf) else {
+        return;
+    };
+    input.assert_no_errors();
+    let mut failures = Vec::new();
+    for source in [&gltf, &obj] {
+        for maps in ["none", "tangent", "object"] {
+            for format in Format::ALL {
+                let stem = source.file_stem().and_then(|s| s.to_str()).unwrap_or("in");
+                let out = dir.path().join(format!(
+                    "{stem}-{}-{}-{maps}.glb",
+                    source.extension().and_then(|e| e.to_str()).unwrap_or(""),
+                    format.name()
+                ));
+                let args = [
+                    source.to_str().unwrap_or_default(),
+                    "-o",
+                    out.to_str().unwrap_or_default(),
+                    "--format",
+                    format.name(),
+                    "--maps",
+                    maps,
+                ];
+                let run = common::run_example("pack", &args);
+                assert!(
+                    run.status.success(),
+                    "pack {} failed ({}): {}",
+                    args.join(" "),
+                    run.status,
+                    common::stderr(&run)
+                );
+                let Some(report) = validate_gltf(&out) else {
+                    return;
+                };
+                println!("pack {}: {}", args.join(" "), report.describe());
+                if report.errors > 0 {
+                    failures.push(report.describe());
+                }
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} packed files have validator errors:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
