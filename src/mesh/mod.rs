@@ -16,6 +16,7 @@
 //! Texture coordinates are kept in glTF's convention everywhere (origin at the image's top-left,
 //! v down, as wgpu samples); the OBJ loader flips `v` on the way in.
 
+pub mod compare;
 mod error;
 #[cfg(feature = "ktx2")]
 pub mod ktx2_image;

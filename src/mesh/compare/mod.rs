@@ -1,0 +1,458 @@
+//! Comparing the tangent frames of two files of one asset: a **source** and a **candidate** that
+//! a tool rewrote (gltfpack, qtangent's `pack`). CPU only.
+//!
+//! Such tools reorder vertices, merge and split meshes, quantise positions and UVs and move the
+//! dequantisation into node transforms (or, for skinned meshes, into the inverse bind matrices).
+//! So vertices are compared where they are drawn:
+//!
+//! 1. [`WorldVertices::from_scene`] prepares every primitive ([`Scene::prepare`]: supplied or
+//!    generated frames, mirror-seam splits) and places every vertex of every instance in world
+//!    space. A rigid instance uses its node's world matrix; a **skinned** one ignores its node
+//!    (glTF 2.0 §3.7.3.3) and is put in its bind pose, `p' = Σ wᵢ · joint_worldᵢ ·
+//!    inverse_bindᵢ · p` with the weights renormalised, which is where gltfpack's dequantisation
+//!    of skinned positions lives. Tangents and bitangents go through the linear part `L` of the
+//!    matrix, normals through `L⁻ᵀ`, each renormalised.
+//! 2. [`compare`] matches every candidate vertex to the nearest source vertex whose position and
+//!    UV both lie within a [`Tolerance`] (from the quantisation: [`Tolerance::for_quantisation`]),
+//!    and measures the angle between the matched frames' normals, tangents and bitangents, how
+//!    many kept their handedness, and which vertices found no partner on either side.
+//!
+//! Source vertices that coincide exactly in position and UV (mirror-seam splits, hard edges)
+//! cannot be told apart by where they are; a candidate vertex is matched to the one of them whose
+//! frame is nearest its own (the smallest of the largest n, t, b angle).
+
+#[cfg(feature = "gltf")]
+mod attribute_bytes;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use glam::{Mat3, Mat4, Vec2, Vec3};
+
+#[cfg(feature = "gltf")]
+pub use attribute_bytes::{frame_attribute_bytes, FrameAttributeBytes};
+
+use super::{MeshError, Prepared, Scene};
+use crate::frame::TangentFrame;
+use crate::measure::{angle_deg, FrameErrors};
+
+/// What can stop a comparison.
+#[derive(Debug, thiserror::Error)]
+pub enum CompareError {
+    /// A file did not load or prepare.
+    #[error(transparent)]
+    Mesh(#[from] MeshError),
+    /// A vertex cannot be placed in world space.
+    #[error("{}: {label}: vertex {vertex}: {problem}", file.display())]
+    Vertex {
+        /// The scene's file.
+        file: PathBuf,
+        /// The primitive (`mesh 'Name' primitive 0`).
+        label: String,
+        /// The prepared vertex.
+        vertex: usize,
+        /// What is wrong: a joint outside the skin, weights summing to zero, a singular matrix.
+        problem: String,
+    },
+}
+
+/// Every drawn vertex of a scene in world space (rigid instances by their node, skinned ones in
+/// the bind pose), with its UV and its prepared frame turned into world space.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct WorldVertices {
+    /// World-space positions.
+    pub positions: Vec<Vec3>,
+    /// UV set 0 (zeros where a primitive has none, as [`Prepared::uvs`]).
+    pub uvs: Vec<Vec2>,
+    /// World-space frames: each vector unit length, not re-orthonormalised (a non-uniform scale
+    /// tilts them alike in both files).
+    pub frames: Vec<TangentFrame>,
+}
+
+impl WorldVertices {
+    /// Loads nothing: prepares `scene` and places its vertices (see the module docs). Meshes
+    /// that no node uses are not drawn and not included.
+    ///
+    /// # Errors
+    /// A primitive that does not prepare; a skinned vertex whose joint is outside its skin,
+    /// whose weights sum to zero or whose bind-pose matrix is singular.
+    pub fn from_scene(scene: &Scene) -> Result<Self, CompareError> {
+        let prepared = scene.prepare()?;
+        Self::from_prepared(scene, &prepared)
+    }
+
+    /// As [`WorldVertices::from_scene`], with the primitives already prepared (`prepared[i]` is
+    /// the `i`-th of [`Scene::primitives`], as [`Scene::prepare`] returns them).
+    ///
+    /// # Errors
+    /// As [`WorldVertices::from_scene`], but for preparing.
+    pub fn from_prepared(scene: &Scene, prepared: &[Prepared]) -> Result<Self, CompareError> {
+        let mut out = Self::default();
+        let mut next = prepared.iter();
+        for mesh in &scene.meshes {
+            let prims: Vec<&Prepared> = next.by_ref().take(mesh.primitives.len()).collect();
+            for instance in &mesh.instances {
+                for p in &prims {
+                    match instance.skin.and_then(|s| scene.skins.get(s)) {
+                        Some(skin) => out.push_skinned(scene, p, skin)?,
+                        None => out.push_rigid(scene, p, instance.world)?,
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn push_rigid(&mut self, scene: &Scene, p: &Prepared, world: Mat4) -> Result<(), CompareError> {
+        let linear = Placement::new(world).ok_or_else(|| CompareError::Vertex {
+            file: scene.source.clone(),
+            label: p.label.clone(),
+            vertex: 0,
+            problem: format!("the node's world matrix is singular: {world}"),
+        })?;
+        for v in 0..p.positions.len() {
+            self.push(&linear, p, v);
+        }
+        Ok(())
+    }
+
+    fn push_skinned(
+        &mut self,
+        scene: &Scene,
+        p: &Prepared,
+        skin: &super::Skin,
+    ) -> Result<(), CompareError> {
+        let err = |vertex: usize, problem: String| CompareError::Vertex {
+            file: scene.source.clone(),
+            label: p.label.clone(),
+            vertex,
+            problem,
+        };
+        if p.joints.is_empty() || p.weights.is_empty() {
+            return Err(err(
+                0,
+                format!(
+                    "the node uses skin '{}' but the primitive has no JOINTS_0/WEIGHTS_0",
+                    skin.name
+                ),
+            ));
+        }
+        // Each joint's bind matrix: joint_world · inverse_bind (the skin matrix in the rest pose).
+        let bind: Vec<Mat4> = skin
+            .joint_world
+            .iter()
+            .zip(&skin.inverse_bind)
+            .map(|(w, ib)| *w * *ib)
+            .collect();
+        for v in 0..p.positions.len() {
+            let mut sum = Mat4::ZERO;
+            let mut total = 0.0f32;
+            for (joints, weights) in p.joints.iter().zip(&p.weights) {
+                for (&j, &w) in joints[v].iter().zip(&weights[v]) {
+                    if w == 0.0 {
+                        continue;
+                    }
+                    let m = bind.get(usize::from(j)).ok_or_else(|| {
+                        err(
+                            v,
+                            format!(
+                                "joint {j} is outside skin '{}' ({} joints)",
+                                skin.name,
+                                bind.len()
+                            ),
+                        )
+                    })?;
+                    sum += *m * w;
+                    total += w;
+                }
+            }
+            if total <= 0.0 {
+                return Err(err(v, "its skin weights sum to zero".into()));
+            }
+            let m = sum * total.recip();
+            let placement = Placement::new(m)
+                .ok_or_else(|| err(v, format!("its bind-pose matrix is singular: {m}")))?;
+            self.push(&placement, p, v);
+        }
+        Ok(())
+    }
+
+    fn push(&mut self, placement: &Placement, p: &Prepared, v: usize) {
+        let f = &p.frames[v];
+        self.positions
+            .push(placement.matrix.transform_point3(p.positions[v]));
+        self.uvs.push(p.uvs[v]);
+        self.frames.push(TangentFrame {
+            normal: (placement.normal * f.normal).normalize(),
+            tangent: (placement.linear * f.tangent).normalize(),
+            bitangent: (placement.linear * f.bitangent).normalize(),
+        });
+    }
+
+    /// Number of vertices.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.positions.len()
+    }
+
+    /// True when the scene draws no vertex.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.positions.is_empty()
+    }
+}
+
+/// A world matrix, its linear part and the normals' matrix `L⁻ᵀ`.
+struct Placement {
+    matrix: Mat4,
+    linear: Mat3,
+    normal: Mat3,
+}
+
+impl Placement {
+    /// `None` when the linear part is singular (no normal direction survives).
+    fn new(matrix: Mat4) -> Option<Self> {
+        let linear = Mat3::from_mat4(matrix);
+        let det = linear.determinant();
+        (det.is_finite() && det != 0.0).then(|| Self {
+            matrix,
+            linear,
+            normal: linear.inverse().transpose(),
+        })
+    }
+}
+
+/// How far a candidate vertex may lie from its source vertex: the world-space distance of the
+/// positions and the distance of the UVs (both Euclidean).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Tolerance {
+    /// Largest position distance (world units).
+    pub position: f32,
+    /// Largest UV distance.
+    pub uv: f32,
+}
+
+impl Tolerance {
+    /// Bit-for-bit equal positions and UVs (a file against itself).
+    pub const EXACT: Self = Self {
+        position: 0.0,
+        uv: 0.0,
+    };
+
+    /// For a candidate whose positions were quantised to `position_bits` and its UVs to
+    /// `uv_bits` (gltfpack's `-vp` and `-vt`; defaults 14 and 12), derived from `source`:
+    ///
+    /// - A coordinate quantised over a range of length `E` to `b` bits lands on a grid of step
+    ///   `s = E / (2ᵇ − 1)` and moves by at most `s/2` (round to nearest); over 3 axes a position
+    ///   moves at most `√3/2 · s`, a UV over 2 axes at most `√2/2 · s`.
+    /// - gltfpack may quantise a mesh in its own space, rotated against the world, so `E` for
+    ///   positions is the length of the diagonal of the source's world bounding box: no
+    ///   rotation of the point set has a bounding box side longer than that. Each mesh's own
+    ///   range is inside it, so its step can only be smaller. For UVs (never rotated by
+    ///   gltfpack), `E` is the longest side of the UV bounding box over the whole scene
+    ///   (gltfpack's ranges are per material, inside it).
+    /// - Dequantising in f32 (the file's scale and offset, the loader's node matrices, the
+    ///   world transform here) rounds a few times more, each within `ε/2` of the largest
+    ///   coordinate `M`; 8 such roundings allow `4ε·M`, doubled for the source's own transforms:
+    ///   `8ε·M` is added to each tolerance.
+    #[must_use]
+    pub fn for_quantisation(source: &WorldVertices, position_bits: u32, uv_bits: u32) -> Self {
+        let grid = |bits: u32| f64::from(2u32.saturating_pow(bits.clamp(1, 31)) - 1);
+        let (pmin, pmax) = bounds(&source.positions);
+        let (umin, umax) = bounds2(&source.uvs);
+        let p_step = f64::from((pmax - pmin).length()) / grid(position_bits);
+        let u_step = f64::from((umax - umin).max_element()) / grid(uv_bits);
+        let rounding = Self::for_float(source);
+        Self {
+            position: (3f64.sqrt() / 2.0 * p_step) as f32 + rounding.position,
+            uv: (2f64.sqrt() / 2.0 * u_step) as f32 + rounding.uv,
+        }
+    }
+
+    /// For a candidate that stores positions and UVs as f32, as qtangent's `pack` does: only
+    /// the rounding term of [`Tolerance::for_quantisation`], `8ε·M` (`M` the largest coordinate
+    /// of the source's positions, or of its UVs), for the transforms both files go through.
+    #[must_use]
+    pub fn for_float(source: &WorldVertices) -> Self {
+        let (pmin, pmax) = bounds(&source.positions);
+        let (umin, umax) = bounds2(&source.uvs);
+        let rounding = |big: f32| 8.0 * f32::EPSILON * big;
+        Self {
+            position: rounding(pmin.abs().max(pmax.abs()).max_element()),
+            uv: rounding(umin.abs().max(umax.abs()).max_element()),
+        }
+    }
+}
+
+/// The bounding box of `v` (zero for none).
+fn bounds(v: &[Vec3]) -> (Vec3, Vec3) {
+    let first = v.first().copied().unwrap_or(Vec3::ZERO);
+    v.iter()
+        .fold((first, first), |(lo, hi), &p| (lo.min(p), hi.max(p)))
+}
+
+/// The bounding box of `v` (zero for none).
+fn bounds2(v: &[Vec2]) -> (Vec2, Vec2) {
+    let first = v.first().copied().unwrap_or(Vec2::ZERO);
+    v.iter()
+        .fold((first, first), |(lo, hi), &p| (lo.min(p), hi.max(p)))
+}
+
+/// The result of [`compare`].
+#[derive(Debug, Clone, Default)]
+pub struct FrameDiff {
+    /// Angles (degrees) between the matched frames' normals, tangents and bitangents, and the
+    /// handedness changes, over the matched candidate vertices (`errors.frames` of them).
+    pub errors: FrameErrors,
+    /// Vertices in the source.
+    pub source_vertices: usize,
+    /// Vertices in the candidate.
+    pub candidate_vertices: usize,
+    /// Candidate vertices with no source vertex within the tolerance.
+    pub unmatched: usize,
+    /// Source vertices with no candidate vertex within the tolerance (dropped by the tool; a
+    /// merged duplicate still has its twin's partner and is not counted).
+    pub uncovered: usize,
+    /// For each candidate vertex, the source vertex it was matched to.
+    pub matches: Vec<Option<u32>>,
+}
+
+impl FrameDiff {
+    /// The share of matched vertices whose handedness survived (1 when none were matched).
+    #[must_use]
+    pub fn handedness_kept(&self) -> f64 {
+        if self.errors.frames == 0 {
+            1.0
+        } else {
+            1.0 - self.errors.handedness_errors as f64 / self.errors.frames as f64
+        }
+    }
+}
+
+/// Matches `candidate`'s vertices to `source`'s within `tolerance` and measures the frames (see
+/// the module docs).
+#[must_use]
+pub fn compare(
+    source: &WorldVertices,
+    candidate: &WorldVertices,
+    tolerance: Tolerance,
+) -> FrameDiff {
+    let grid = Grid::new(source, tolerance);
+    let mut diff = FrameDiff {
+        source_vertices: source.len(),
+        candidate_vertices: candidate.len(),
+        ..FrameDiff::default()
+    };
+    for c in 0..candidate.len() {
+        let (p, uv, frame) = (
+            candidate.positions[c],
+            candidate.uvs[c],
+            &candidate.frames[c],
+        );
+        let near = grid.near(source, p, uv);
+        // The nearest by position and UV, each measured in units of its tolerance.
+        let key = |s: u32| {
+            let s = s as usize;
+            let dp = (source.positions[s] - p).length() / tolerance.position.max(f32::MIN_POSITIVE);
+            let du = (source.uvs[s] - uv).length() / tolerance.uv.max(f32::MIN_POSITIVE);
+            dp * dp + du * du
+        };
+        let best = near
+            .iter()
+            .copied()
+            .min_by(|&a, &b| key(a).total_cmp(&key(b)));
+        let Some(best) = best else {
+            diff.unmatched += 1;
+            diff.matches.push(None);
+            continue;
+        };
+        // Among source vertices exactly where the nearest is, the one with the nearest frame.
+        let (bp, buv) = (source.positions[best as usize], source.uvs[best as usize]);
+        let chosen = near
+            .iter()
+            .copied()
+            .filter(|&s| source.positions[s as usize] == bp && source.uvs[s as usize] == buv)
+            .min_by(|&a, &b| {
+                let worst = |s: u32| frame_angle_deg(&source.frames[s as usize], frame);
+                worst(a).total_cmp(&worst(b))
+            })
+            .unwrap_or(best);
+        diff.errors.add(&source.frames[chosen as usize], frame);
+        diff.matches.push(Some(chosen));
+    }
+    let back = Grid::new(candidate, tolerance);
+    diff.uncovered = (0..source.len())
+        .filter(|&s| {
+            back.near(candidate, source.positions[s], source.uvs[s])
+                .is_empty()
+        })
+        .count();
+    diff
+}
+
+/// The largest of the angles (degrees) between two frames' normals, tangents and bitangents.
+fn frame_angle_deg(a: &TangentFrame, b: &TangentFrame) -> f64 {
+    angle_deg(a.normal, b.normal)
+        .max(angle_deg(a.tangent, b.tangent))
+        .max(angle_deg(a.bitangent, b.bitangent))
+}
+
+/// A uniform grid over one side's positions, cells at least as wide as the position tolerance,
+/// so every vertex within the tolerance of a point is in the point's cell or a neighbour.
+struct Grid {
+    cell: f32,
+    tolerance: Tolerance,
+    cells: HashMap<[i32; 3], Vec<u32>>,
+}
+
+impl Grid {
+    fn new(side: &WorldVertices, tolerance: Tolerance) -> Self {
+        let (lo, hi) = bounds(&side.positions);
+        // Wide enough for the tolerance, and for exact matching about a million cells across
+        // the bounding box at most, so crowded cells stay rare.
+        let cell = tolerance
+            .position
+            .max((hi - lo).max_element() / 1024.0)
+            .max(f32::MIN_POSITIVE);
+        let mut cells: HashMap<[i32; 3], Vec<u32>> = HashMap::new();
+        for (i, &p) in side.positions.iter().enumerate() {
+            cells.entry(Self::key(p, cell)).or_default().push(i as u32);
+        }
+        Self {
+            cell,
+            tolerance,
+            cells,
+        }
+    }
+
+    fn key(p: Vec3, cell: f32) -> [i32; 3] {
+        // `as` saturates, so far-away points share the edge cells instead of wrapping.
+        (p / cell).floor().to_array().map(|x| x as i32)
+    }
+
+    /// The vertices of `side` within the tolerance of `p` and `uv`.
+    fn near(&self, side: &WorldVertices, p: Vec3, uv: Vec2) -> Vec<u32> {
+        let [x, y, z] = Self::key(p, self.cell);
+        let mut out = Vec::new();
+        for dx in -1..=1 {
+            for dy in -1..=1 {
+                for dz in -1..=1 {
+                    let k = [
+                        x.saturating_add(dx),
+                        y.saturating_add(dy),
+                        z.saturating_add(dz),
+                    ];
+                    let Some(list) = self.cells.get(&k) else {
+                        continue;
+                    };
+                    out.extend(list.iter().copied().filter(|&i| {
+                        let i = i as usize;
+                        (side.positions[i] - p).length() <= self.tolerance.position
+                            && (side.uvs[i] - uv).length() <= self.tolerance.uv
+                    }));
+                }
+            }
+        }
+        out
+    }
+}
