@@ -317,6 +317,7 @@ impl Primitive {
             ("TANGENT", self.tangents.as_ref().map(Vec::len)),
             ("TEXCOORD_0", self.uvs.as_ref().map(Vec::len)),
             ("smoothing ids", self.smoothing_ids.as_ref().map(Vec::len)),
+            ("_QTANGENT", self.qtangents.as_ref().map(Vec::len)),
         ];
         for (attribute, count) in counts {
             if let Some(count) = count.filter(|&c| c != n) {
@@ -357,6 +358,17 @@ impl Primitive {
             // Below this no direction survives normalisation in f32 (see frame::MIN_MAGNITUDE).
             if let Some(vertex) = normals.iter().position(|v| v.abs().max_element() < 1e-12) {
                 return Err(ErrorKind::ZeroLengthNormal { vertex });
+            }
+        }
+        if let Some(q) = &self.qtangents {
+            for (vertex, q) in q.iter().enumerate() {
+                if let Some(&value) = q.rotation.to_array().iter().find(|x| !x.is_finite()) {
+                    return Err(ErrorKind::NonFinite {
+                        attribute: "_QTANGENT".into(),
+                        vertex,
+                        value,
+                    });
+                }
             }
         }
         if let Some(tangents) = &self.tangents {

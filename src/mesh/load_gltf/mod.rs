@@ -13,6 +13,7 @@ mod animation;
 mod materials;
 mod nodes;
 mod primitive;
+mod qtangent;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -105,6 +105,7 @@ pub(super) fn read_primitive(
         Mode::TriangleFan => fan_to_list(&list),
         _ => list,
     };
+    let qtangents = super::qtangent::read_qtangents(prim, buffers, positions.len())?;
     Ok(Primitive {
         label,
         positions,
@@ -116,7 +117,7 @@ pub(super) fn read_primitive(
         weights,
         indices,
         material: prim.material().index(),
-        qtangents: None,
+        qtangents,
         source_index: Some(prim.index()),
     })
 }
