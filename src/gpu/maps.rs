@@ -236,6 +236,10 @@ pub fn tangent_map(
 ) -> Result<Option<EncodedMap>, GpuError> {
     let what = format!("material '{}'", material.name);
     let field = material.direction_field();
+    if let Some(packed) = &material.packed_tangent_map {
+        progress(&format!("{what}: tangent-space map from the file"));
+        return Ok(Some((**packed).clone()));
+    }
     let wanted = material.tangent_map.is_some() || material.normal.is_some() || field.is_some();
     if let Some(dir) = &options.maps_dir {
         let found = load_from_dir(dir, &material.name, MapSpace::Tangent)?;
@@ -358,6 +362,11 @@ pub fn object_map(
     }
     match &sm.map {
         scene::MapSource::None => Ok(None),
+        scene::MapSource::Packed { map, uvs } => Ok(Some(ObjectMap {
+            map: (**map).clone(),
+            map_uvs: uvs.clone(),
+            stats: qmap::MapStats::default(),
+        })),
         // Authored maps keep their handedness plane: made by hand, their handedness need not
         // follow the UV winding.
         scene::MapSource::Authored(m) => store(

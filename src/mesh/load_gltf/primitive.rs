@@ -12,6 +12,8 @@ use crate::mesh::{ErrorKind, Primitive};
 pub(super) fn read_primitive(
     prim: &gltf::Primitive<'_>,
     buffers: &[gltf::buffer::Data],
+    doc: &gltf::Document,
+    images: &[crate::mesh::ImageSource],
     label: String,
     budget: &mut usize,
 ) -> Result<Primitive, ErrorKind> {
@@ -106,6 +108,7 @@ pub(super) fn read_primitive(
         _ => list,
     };
     let qtangents = super::qtangent::read_qtangents(prim, buffers, positions.len())?;
+    let object_map = super::qtangent::object_map(prim, doc, images, buffers, positions.len())?;
     Ok(Primitive {
         label,
         positions,
@@ -117,6 +120,7 @@ pub(super) fn read_primitive(
         weights,
         indices,
         material: prim.material().index(),
+        object_map,
         qtangents,
         source_index: Some(prim.index()),
     })
