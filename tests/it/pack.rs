@@ -405,3 +405,41 @@ fn skins_nodes_and_animations_are_carried_over() {
         }
     }
 }
+
+#[test]
+fn the_pack_tool_reports_and_refuses_bad_input() {
+    let dir = tempdir();
+    let source = torus_source(dir.path());
+    let out = dir.path().join("out.glb");
+    let (src, dst) = (source.to_string_lossy(), out.to_string_lossy());
+    let ok = common::run_example("pack", &[&src, "-o", &dst, "--format", "smallest3x4"]);
+    let text = String::from_utf8_lossy(&ok.stdout);
+    assert!(ok.status.success(), "pack failed: {}", common::stderr(&ok));
+    assert!(
+        text.contains("smallest3-4B (4 bytes a vertex"),
+        "report: {text}"
+    );
+    assert!(text.contains("read back"), "report: {text}");
+    assert!(out.is_file(), "no output");
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &[&src, "-o", "x.glb", "--format", "f16"],
+            "unknown format 'f16'",
+        ),
+        (
+            &[&src, "-o", "x.glb", "--maps", "both"],
+            "unknown map kind 'both'",
+        ),
+        (&["no-such-mesh.gltf", "-o", "y.glb"], "no-such-mesh.gltf"),
+    ];
+    for (args, says) in cases {
+        let bad = common::run_example("pack", args);
+        let err = common::stderr(&bad);
+        assert!(!bad.status.success(), "{args:?}: exited 0");
+        assert!(
+            err.contains(says),
+            "{args:?}: stderr does not say '{says}': {err}"
+        );
+        assert!(!Path::new("y.glb").exists(), "a failed run left y.glb");
+    }
+}
