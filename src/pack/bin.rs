@@ -118,9 +118,14 @@ impl Bin {
             }
             (json!(lo.to_vec()), json!(hi.to_vec()))
         });
+        let data: Vec<u8> = values
+            .iter()
+            .flatten()
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
         self.accessor(
             &Elements {
-                data: bytemuck::cast_slice(values),
+                data: &data,
                 element: 4 * N,
                 component_type: component::FLOAT,
                 kind,
