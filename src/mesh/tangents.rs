@@ -292,15 +292,7 @@ impl Primitive {
                 })
             })
             .collect();
-        let mirrored_triangles = indices
-            .chunks_exact(3)
-            .filter(|t| {
-                t.iter()
-                    .filter(|&&v| frames[v as usize].handedness() < 0.0)
-                    .count()
-                    >= 2
-            })
-            .count();
+        let mirrored_triangles = mirrored(&indices, &frames);
         let pick = |i: &u32| *i as usize;
         let stats = PrimitiveStats {
             vertices_in: n_in,
@@ -350,16 +342,7 @@ impl Primitive {
     fn prepare_supplied_qtangents(&self, q: &[crate::frame::QTangent]) -> Prepared {
         let frames: Vec<TangentFrame> = q.iter().map(crate::frame::QTangent::to_frame).collect();
         let n = frames.len();
-        let mirrored_triangles = self
-            .indices
-            .chunks_exact(3)
-            .filter(|t| {
-                t.iter()
-                    .filter(|&&v| frames[v as usize].handedness() < 0.0)
-                    .count()
-                    >= 2
-            })
-            .count();
+        let mirrored_triangles = mirrored(&self.indices, &frames);
         Prepared {
             label: self.label.clone(),
             positions: self.positions.clone(),
@@ -385,6 +368,19 @@ impl Primitive {
             },
         }
     }
+}
+
+/// Triangles whose frames have handedness −1, by majority of their corners.
+fn mirrored(indices: &[u32], frames: &[TangentFrame]) -> usize {
+    indices
+        .chunks_exact(3)
+        .filter(|t| {
+            t.iter()
+                .filter(|&&v| frames[v as usize].handedness() < 0.0)
+                .count()
+                >= 2
+        })
+        .count()
 }
 
 /// `v` normalised without overflow for huge components (validated: finite, not zero).
