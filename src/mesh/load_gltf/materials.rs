@@ -50,6 +50,12 @@ pub(super) fn texture_image(
         .extension_value("KHR_texture_basisu")
         .and_then(|v| v.get("source"))
         .and_then(gltf::json::Value::as_u64);
+    // A quaternion map of a packed file names its KTX2 image the same way.
+    let basisu = basisu.or_else(|| {
+        t.extension_value(crate::pack::extension::NAME)
+            .and_then(|v| v.get("source"))
+            .and_then(gltf::json::Value::as_u64)
+    });
     let index = match (basisu, t.source()) {
         (Some(i), _) => usize::try_from(i).unwrap_or(usize::MAX),
         (None, Some(image)) => image.index(),
@@ -186,5 +192,6 @@ pub(super) fn material(
         anisotropy,
         name,
         uv_transform: None,
+        tangent_map: super::qtangent::tangent_map(doc, m, images)?,
     })
 }

@@ -13,6 +13,7 @@ mod animation;
 mod materials;
 mod nodes;
 mod primitive;
+mod qtangent;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -92,7 +93,7 @@ pub(super) fn load_slice(
         let mut primitives = Vec::new();
         for prim in mesh.primitives() {
             let label = format!("mesh '{mesh_name}' primitive {}", prim.index());
-            let p = read_primitive(&prim, &buffers, label.clone(), &mut budget)
+            let p = read_primitive(&prim, &buffers, doc, &images, label.clone(), &mut budget)
                 .and_then(|p| p.validate().map(|()| p))
                 .map_err(|kind| MeshError::at(name, &label, kind))?;
             primitives.push(p);

@@ -12,6 +12,8 @@ use crate::mesh::{ErrorKind, Primitive};
 pub(super) fn read_primitive(
     prim: &gltf::Primitive<'_>,
     buffers: &[gltf::buffer::Data],
+    doc: &gltf::Document,
+    images: &[crate::mesh::ImageSource],
     label: String,
     budget: &mut usize,
 ) -> Result<Primitive, ErrorKind> {
@@ -105,6 +107,8 @@ pub(super) fn read_primitive(
         Mode::TriangleFan => fan_to_list(&list),
         _ => list,
     };
+    let qtangents = super::qtangent::read_qtangents(prim, buffers, positions.len())?;
+    let object_map = super::qtangent::object_map(prim, doc, images, buffers, positions.len())?;
     Ok(Primitive {
         label,
         positions,
@@ -116,7 +120,8 @@ pub(super) fn read_primitive(
         weights,
         indices,
         material: prim.material().index(),
-        qtangents: None,
+        object_map,
+        qtangents,
         source_index: Some(prim.index()),
     })
 }
