@@ -2,7 +2,7 @@
 //! `pack`'s, against the file it was made from.
 //!
 //! `cargo run --release --example frame_diff -- SOURCE CANDIDATE [--position-bits N]
-//! [--uv-bits N | --float | --exact] [--row LABEL [--header]]`
+//! [--uv-bits N | --float | --exact] [--worst N] [--row LABEL [--header]]`
 //!
 //! Both files are loaded and prepared; every candidate vertex is matched in world space (skinned
 //! meshes in their bind pose) to the nearest source vertex with the same UV, within a tolerance
@@ -12,7 +12,8 @@
 //! source's frame are measured (`qtangent::mesh::compare`). The candidate's frame bytes per
 //! vertex and its size are read from the file. `--row LABEL` prints one markdown table row
 //! instead of the text report (`--header` the table's header before it), as `cargo xtask
-//! gltfpack-table` collects them. Errors exit with status 1 and one line.
+//! gltfpack-table` collects them; `--worst N` lists the N vertices with the largest error.
+//! Errors exit with status 1 and one line.
 
 use std::path::PathBuf;
 
@@ -44,6 +45,9 @@ struct Args {
     /// Print one markdown table row labelled LABEL instead of the report.
     #[arg(long, value_name = "LABEL")]
     row: Option<String>,
+    /// Also list the N matched vertices with the largest error (text report only).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    worst: usize,
     /// With --row: print the table's header first.
     #[arg(long, requires = "row")]
     header: bool,
@@ -76,7 +80,27 @@ fn run(args: &Args) -> Result<(), CompareError> {
             }
             println!("{}", row(label, &diff, bytes.as_ref()));
         }
-        None => report(args, tolerance, &diff, bytes.as_ref()),
+        None => {
+            report(args, tolerance, &diff, bytes.as_ref());
+            for w in diff.worst(&source, &candidate, args.worst) {
+                let (s, c) = (&source.frames[w.source], &candidate.frames[w.candidate]);
+                println!(
+                    "worst     candidate {} at {} uv {}: n {:.3}° t {:.3}° b {:.3}°\n          source n {} t {} b {}\n          candidate n {} t {} b {}",
+                    w.candidate,
+                    candidate.positions[w.candidate],
+                    candidate.uvs[w.candidate],
+                    w.angles[0],
+                    w.angles[1],
+                    w.angles[2],
+                    s.normal,
+                    s.tangent,
+                    s.bitangent,
+                    c.normal,
+                    c.tangent,
+                    c.bitangent
+                );
+            }
+        }
     }
     Ok(())
 }

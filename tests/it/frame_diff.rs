@@ -540,3 +540,38 @@ fn the_frame_diff_tool_reports_and_fails_cleanly() {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(err.contains("missing.glb"), "{err}");
 }
+
+/// Near-twins — two source vertices at one position whose UVs differ by less than a
+/// quantisation step but whose tangents differ by 50° (FlightHelmet has such pairs) — are told
+/// apart by their frames: each quantised copy matches its own twin, even the one whose UV
+/// rounded nearer the other.
+#[test]
+fn near_twins_are_told_apart_by_their_frames() {
+    let torus = prepared(&procedural::torus(1.0, 0.4, 24, 12));
+    let mut source = WorldVertices {
+        positions: torus.positions.clone(),
+        uvs: torus.uvs.clone(),
+        frames: torus.frames.clone(),
+    };
+    let t = Tolerance::for_quantisation(&source, 14, 12);
+    // Vertex 7's twin: the same position, the UV 0.4 of a tolerance away, the tangent turned.
+    let f = source.frames[7];
+    let turn = Quat::from_axis_angle(f.normal, 50f32.to_radians());
+    let twin = qtangent::TangentFrame {
+        normal: f.normal,
+        tangent: turn * f.tangent,
+        bitangent: turn * f.bitangent,
+    };
+    source.positions.push(source.positions[7]);
+    source.uvs.push(source.uvs[7] + Vec2::X * (0.4 * t.uv));
+    source.frames.push(twin);
+    let twin_index = source.len() as u32 - 1;
+    // The copy of vertex 7 lands nearer the twin's UV, the twin's copy nearer vertex 7's.
+    let mut candidate = source.clone();
+    candidate.uvs[7] = source.uvs[7] + Vec2::X * (0.3 * t.uv);
+    candidate.uvs[twin_index as usize] = source.uvs[7] + Vec2::X * (0.1 * t.uv);
+    let d = compare::compare(&source, &candidate, t);
+    assert_eq!(d.matches[7], Some(7));
+    assert_eq!(d.matches[twin_index as usize], Some(twin_index));
+    assert_eq!(d.errors.max(), 0.0);
+}

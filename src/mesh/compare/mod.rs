@@ -17,9 +17,13 @@
 //!    and measures the angle between the matched frames' normals, tangents and bitangents, how
 //!    many kept their handedness, and which vertices found no partner on either side.
 //!
-//! Source vertices that coincide exactly in position and UV (mirror-seam splits, hard edges)
-//! cannot be told apart by where they are; a candidate vertex is matched to the one of them whose
-//! frame is nearest its own (the smallest of the largest n, t, b angle).
+//! Source vertices within the tolerance of a candidate vertex cannot be told apart by where they
+//! are: mirror-seam splits and hard edges coincide exactly, and files carry near-twins whose UVs
+//! differ by less than a quantisation step but whose tangents differ by tens of degrees
+//! (FlightHelmet has such pairs). The candidate vertex is matched to the one of them whose frame
+//! is nearest its own (the smallest of the largest n, t, b angle), then to the nearest in
+//! position and UV. Of the readings the file allows, that is the one kindest to the tool: the
+//! errors measured are lower bounds where vertices are ambiguous, exact elsewhere.
 
 #[cfg(feature = "gltf")]
 mod attribute_bytes;
@@ -329,8 +333,55 @@ impl FrameDiff {
     }
 }
 
-/// Matches `candidate`'s vertices to `source`'s within `tolerance` and measures the frames (see
-/// the module docs).
+/// One matched vertex and its angles, for reports ([`FrameDiff::worst`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct VertexDiff {
+    /// The candidate's vertex.
+    pub candidate: usize,
+    /// The source vertex it was matched to.
+    pub source: usize,
+    /// Angles (degrees) between the normals, tangents and bitangents.
+    pub angles: [f64; 3],
+}
+
+impl FrameDiff {
+    /// The `n` matched vertices with the largest angle (of n, t and b), largest first, for
+    /// finding out where an error comes from. `source` and `candidate` are the vertices this
+    /// diff was made from.
+    #[must_use]
+    pub fn worst(
+        &self,
+        source: &WorldVertices,
+        candidate: &WorldVertices,
+        n: usize,
+    ) -> Vec<VertexDiff> {
+        let mut all: Vec<VertexDiff> = self
+            .matches
+            .iter()
+            .enumerate()
+            .filter_map(|(c, m)| {
+                let s = (*m)? as usize;
+                let (a, b) = (&source.frames[s], &candidate.frames[c]);
+                Some(VertexDiff {
+                    candidate: c,
+                    source: s,
+                    angles: [
+                        angle_deg(a.normal, b.normal),
+                        angle_deg(a.tangent, b.tangent),
+                        angle_deg(a.bitangent, b.bitangent),
+                    ],
+                })
+            })
+            .collect();
+        let worst = |d: &VertexDiff| d.angles.into_iter().fold(0.0, f64::max);
+        all.sort_by(|a, b| worst(b).total_cmp(&worst(a)));
+        all.truncate(n);
+        all
+    }
+}
+
+/// Matches `candidate`'s vertices to `source`'s within `tolerance` (the nearest frame among
+/// those within it, see the module docs) and measures the frames.
 #[must_use]
 pub fn compare(
     source: &WorldVertices,
@@ -349,34 +400,24 @@ pub fn compare(
             candidate.uvs[c],
             &candidate.frames[c],
         );
-        let near = grid.near(source, p, uv);
-        // The nearest by position and UV, each measured in units of its tolerance.
+        // Every source vertex within the tolerance is where this one could have come from: the
+        // nearest frame decides, then the nearest position and UV (in units of the tolerance).
         let key = |s: u32| {
             let s = s as usize;
             let dp = (source.positions[s] - p).length() / tolerance.position.max(f32::MIN_POSITIVE);
             let du = (source.uvs[s] - uv).length() / tolerance.uv.max(f32::MIN_POSITIVE);
-            dp * dp + du * du
+            (frame_angle_deg(&source.frames[s], frame), dp * dp + du * du)
         };
-        let best = near
-            .iter()
-            .copied()
-            .min_by(|&a, &b| key(a).total_cmp(&key(b)));
-        let Some(best) = best else {
+        let chosen = grid
+            .near(source, p, uv)
+            .into_iter()
+            .map(|s| (s, key(s)))
+            .min_by(|(_, a), (_, b)| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+        let Some((chosen, _)) = chosen else {
             diff.unmatched += 1;
             diff.matches.push(None);
             continue;
         };
-        // Among source vertices exactly where the nearest is, the one with the nearest frame.
-        let (bp, buv) = (source.positions[best as usize], source.uvs[best as usize]);
-        let chosen = near
-            .iter()
-            .copied()
-            .filter(|&s| source.positions[s as usize] == bp && source.uvs[s as usize] == buv)
-            .min_by(|&a, &b| {
-                let worst = |s: u32| frame_angle_deg(&source.frames[s as usize], frame);
-                worst(a).total_cmp(&worst(b))
-            })
-            .unwrap_or(best);
         diff.errors.add(&source.frames[chosen as usize], frame);
         diff.matches.push(Some(chosen));
     }
