@@ -304,6 +304,11 @@ fn a_shuffled_quantised_perturbed_copy_gives_the_errors_put_in() {
                 ),
             ),
         ];
+        let deviation = checks
+            .iter()
+            .map(|(_, stat, (mean, max))| (stat.mean() - mean).abs().max((stat.max - max).abs()))
+            .fold(0.0, f64::max);
+        println!("seed {seed:#x}: largest deviation from the expected {deviation:.3e}° (allowed {ROUNDING_DEG:.3e}°)");
         for (name, stat, (mean, max)) in checks {
             assert!(
                 (stat.mean() - mean).abs() <= ROUNDING_DEG
@@ -574,4 +579,50 @@ fn near_twins_are_told_apart_by_their_frames() {
     assert_eq!(d.matches[7], Some(7));
     assert_eq!(d.matches[twin_index as usize], Some(twin_index));
     assert_eq!(d.errors.max(), 0.0);
+}
+
+/// `pack`'s output against its source, as `cargo xtask gltfpack-table` measures it: every vertex
+/// matched with f32 tolerance (`--float`), every frame within its format's bound
+/// (`Format::max_error_deg`, derived in docs/FORMATS.md), handedness kept, and the frame bytes
+/// read from the GLB are the `_QTANGENT` element padded to 4.
+#[test]
+fn pack_output_matches_its_source_within_the_format_bound() {
+    let dir = tempdir();
+    let source = two_primitive_file().write(dir.path(), "packme");
+    let s = world(&source);
+    for format in qtangent::Format::ALL {
+        let out = dir.path().join(format!("packed-{}.glb", format.name()));
+        let args = [
+            source.to_str().unwrap_or_default(),
+            "-o",
+            out.to_str().unwrap_or_default(),
+            "--format",
+            format.name(),
+        ];
+        let run = common::run_example("pack", &args);
+        assert!(
+            run.status.success(),
+            "pack {args:?}: {}",
+            common::stderr(&run)
+        );
+        let c = world(&out);
+        let d = compare::compare(&s, &c, Tolerance::for_float(&s));
+        println!(
+            "{}: max {:.5}° (bound {}°), unmatched {}, uncovered {}",
+            format.name(),
+            d.errors.max(),
+            format.max_error_deg(),
+            d.unmatched,
+            d.uncovered
+        );
+        assert_eq!((d.unmatched, d.uncovered), (0, 0), "{}", format.name());
+        assert!(
+            d.errors.max() <= format.max_error_deg(),
+            "{}",
+            format.name()
+        );
+        assert_eq!(d.errors.handedness_errors, 0, "{}", format.name());
+        let b = frame_attribute_bytes(&out).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(b.per_vertex(), format.bytes().next_multiple_of(4) as f64);
+    }
 }

@@ -201,3 +201,58 @@ fn pack_output_validates_for_every_format_and_map_kind() {
         failures.join("\n")
     );
 }
+
+/// `pack` on the shared assets: FlightHelmet (six materials with normal maps, external PNGs) and
+/// the Fox (skinned, animated, no normals), in the smallest and the default format, without
+/// maps and with tangent-space maps: zero validator errors.
+#[test]
+fn pack_output_of_the_assets_validates() {
+    let Some(assets) = common::assets_dir() else {
+        return;
+    };
+    let dir = tempdir();
+    let mut failures = Vec::new();
+    for rel in ["gltf/FlightHelmet/FlightHelmet.gltf", "gltf/Fox.glb"] {
+        let source = assets.join(rel);
+        for (format, maps) in [
+            (Format::Smallest3x4, "none"),
+            (Format::Snorm16x4, "none"),
+            (Format::Snorm16x4, "tangent"),
+        ] {
+            let stem = source.file_stem().and_then(|s| s.to_str()).unwrap_or("in");
+            let out = dir
+                .path()
+                .join(format!("{stem}-{}-{maps}.glb", format.name()));
+            let args = [
+                source.to_str().unwrap_or_default(),
+                "-o",
+                out.to_str().unwrap_or_default(),
+                "--format",
+                format.name(),
+                "--maps",
+                maps,
+            ];
+            let run = common::run_example("pack", &args);
+            assert!(
+                run.status.success(),
+                "pack {} failed ({}): {}",
+                args.join(" "),
+                run.status,
+                common::stderr(&run)
+            );
+            let Some(report) = validate_gltf(&out) else {
+                return;
+            };
+            println!("pack {}: {}", args.join(" "), report.describe());
+            if report.errors > 0 {
+                failures.push(report.describe());
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} packed assets have validator errors:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
