@@ -106,7 +106,7 @@ fn run(args: &Args) -> Result<(), CompareError> {
 }
 
 /// The markdown table's header and alignment row.
-const HEADER: &str = "| file | size (MB) | without images (kB) | frame B/vertex | frame attributes | n mean / max (°) | t mean / max (°) | b mean / max (°) | handedness kept | unmatched / uncovered |\n|---|---:|---:|---:|---|---:|---:|---:|---:|---:|";
+const HEADER: &str = "| file | size (MB) | without images (kB) | vertices | frame B/vertex | frame attributes | n mean / max (°) | t mean / max (°) | b mean / max (°) | handedness kept | unmatched / uncovered |\n|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|";
 
 fn row(label: &str, d: &FrameDiff, bytes: Option<&FrameAttributeBytes>) -> String {
     let pair = |s: &qtangent::measure::ErrorStat| format!("{:.3} / {:.3}", s.mean(), s.max);
@@ -125,7 +125,8 @@ fn row(label: &str, d: &FrameDiff, bytes: Option<&FrameAttributeBytes>) -> Strin
         },
     );
     format!(
-        "| {label} | {size} | {data} | {per_vertex} | {layouts} | {} | {} | {} | {:.3}% | {} / {} |",
+        "| {label} | {size} | {data} | {} | {per_vertex} | {layouts} | {} | {} | {} | {:.3}% | {} / {} |",
+        d.candidate_vertices,
         pair(&d.errors.normal),
         pair(&d.errors.tangent),
         pair(&d.errors.bitangent),

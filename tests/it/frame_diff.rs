@@ -43,13 +43,10 @@ const ROUNDING_DEG: f64 = 16.0 * f32::EPSILON as f64 * 180.0 / std::f64::consts:
 fn two_primitive_file() -> GltfFile {
     let torus = prepared(&procedural::torus(1.0, 0.4, 24, 12));
     let quads = prepared(&procedural::mirrored_quad_pair());
-    let mut file = GltfFile {
+    GltfFile {
         meshes: vec![vec![
             GltfPrimitive::from_prepared(&torus),
-            GltfPrimitive {
-                material: Some(0),
-                ..GltfPrimitive::from_prepared(&quads)
-            },
+            GltfPrimitive::from_prepared(&quads).with_material(0),
         ]],
         nodes: vec![GltfNode {
             mesh: Some(0),
@@ -59,9 +56,8 @@ fn two_primitive_file() -> GltfFile {
             ..GltfNode::default()
         }],
         ..GltfFile::default()
-    };
-    file.normal_maps.push(bumpy_normal_map(8));
-    file
+    }
+    .with_normal_map(bumpy_normal_map(8))
 }
 
 /// A file against itself: every vertex matched to itself (the mirror-seam twins by their
@@ -591,20 +587,7 @@ fn pack_output_matches_its_source_within_the_format_bound() {
     let source = two_primitive_file().write(dir.path(), "packme");
     let s = world(&source);
     for format in qtangent::Format::ALL {
-        let out = dir.path().join(format!("packed-{}.glb", format.name()));
-        let args = [
-            source.to_str().unwrap_or_default(),
-            "-o",
-            out.to_str().unwrap_or_default(),
-            "--format",
-            format.name(),
-        ];
-        let run = common::run_example("pack", &args);
-        assert!(
-            run.status.success(),
-            "pack {args:?}: {}",
-            common::stderr(&run)
-        );
+        let out = common::pack(&source, dir.path(), format, "none");
         let c = world(&out);
         let d = compare::compare(&s, &c, Tolerance::for_float(&s));
         println!(

@@ -12,6 +12,7 @@ use qtangent::mesh::procedural;
 use qtangent::Format;
 
 use crate::common::gltf_write::{bumpy_normal_map, GltfFile, GltfPrimitive};
+use crate::common::judges::Report;
 use crate::common::{self, validate_gltf};
 
 fn tempdir() -> tempfile::TempDir {
@@ -24,12 +25,8 @@ fn textured_cube() -> GltfFile {
     let prepared = procedural::cube()
         .prepare()
         .unwrap_or_else(|e| panic!("the cube prepares: {e}"));
-    let mut file = GltfFile::single(GltfPrimitive {
-        material: Some(0),
-        ..GltfPrimitive::from_prepared(&prepared)
-    });
-    file.normal_maps.push(bumpy_normal_map(16));
-    file
+    GltfFile::single(GltfPrimitive::from_prepared(&prepared).with_material(0))
+        .with_normal_map(bumpy_normal_map(16))
 }
 
 #[test]
@@ -145,6 +142,35 @@ fn textured_cube_obj(dir: &Path) -> PathBuf {
     path
 }
 
+/// Packs `source` into `dir` ([`common::pack`]) and validates the GLB, printing the report;
+/// `None` without the validator (outside CI).
+fn pack_and_validate(source: &Path, dir: &Path, format: Format, maps: &str) -> Option<Report> {
+    let out = common::pack(source, dir, format, maps);
+    let report = validate_gltf(&out)?;
+    println!(
+        "pack {} {} {maps}: {}",
+        source.display(),
+        format.name(),
+        report.describe()
+    );
+    Some(report)
+}
+
+/// Panics listing every message of every report with errors.
+fn assert_no_errors_in(reports: &[Report]) {
+    let failures: Vec<String> = reports
+        .iter()
+        .filter(|r| r.errors > 0)
+        .map(Report::describe)
+        .collect();
+    assert!(
+        failures.is_empty(),
+        "{} packed files have validator errors:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
 /// `pack` on the textured cube (glTF and OBJ) for every format and map kind: each GLB it writes
 /// validates with zero errors. Every message is printed when one does not.
 #[test]
@@ -157,49 +183,18 @@ fn pack_output_validates_for_every_format_and_map_kind() {
         return;
     };
     input.assert_no_errors();
-    let mut failures = Vec::new();
+    let mut reports = Vec::new();
     for source in [&gltf, &obj] {
         for maps in ["none", "tangent", "object"] {
             for format in Format::ALL {
-                let stem = source.file_stem().and_then(|s| s.to_str()).unwrap_or("in");
-                let out = dir.path().join(format!(
-                    "{stem}-{}-{}-{maps}.glb",
-                    source.extension().and_then(|e| e.to_str()).unwrap_or(""),
-                    format.name()
-                ));
-                let args = [
-                    source.to_str().unwrap_or_default(),
-                    "-o",
-                    out.to_str().unwrap_or_default(),
-                    "--format",
-                    format.name(),
-                    "--maps",
-                    maps,
-                ];
-                let run = common::run_example("pack", &args);
-                assert!(
-                    run.status.success(),
-                    "pack {} failed ({}): {}",
-                    args.join(" "),
-                    run.status,
-                    common::stderr(&run)
-                );
-                let Some(report) = validate_gltf(&out) else {
+                let Some(report) = pack_and_validate(source, dir.path(), format, maps) else {
                     return;
                 };
-                println!("pack {}: {}", args.join(" "), report.describe());
-                if report.errors > 0 {
-                    failures.push(report.describe());
-                }
+                reports.push(report);
             }
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} packed files have validator errors:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_errors_in(&reports);
 }
 
 /// `pack` on the shared assets: FlightHelmet (six materials with normal maps, external PNGs) and
@@ -211,48 +206,19 @@ fn pack_output_of_the_assets_validates() {
         return;
     };
     let dir = tempdir();
-    let mut failures = Vec::new();
+    let mut reports = Vec::new();
     for rel in ["gltf/FlightHelmet/FlightHelmet.gltf", "gltf/Fox.glb"] {
-        let source = assets.join(rel);
         for (format, maps) in [
             (Format::Smallest3x4, "none"),
             (Format::Snorm16x4, "none"),
             (Format::Snorm16x4, "tangent"),
         ] {
-            let stem = source.file_stem().and_then(|s| s.to_str()).unwrap_or("in");
-            let out = dir
-                .path()
-                .join(format!("{stem}-{}-{maps}.glb", format.name()));
-            let args = [
-                source.to_str().unwrap_or_default(),
-                "-o",
-                out.to_str().unwrap_or_default(),
-                "--format",
-                format.name(),
-                "--maps",
-                maps,
-            ];
-            let run = common::run_example("pack", &args);
-            assert!(
-                run.status.success(),
-                "pack {} failed ({}): {}",
-                args.join(" "),
-                run.status,
-                common::stderr(&run)
-            );
-            let Some(report) = validate_gltf(&out) else {
+            let Some(report) = pack_and_validate(&assets.join(rel), dir.path(), format, maps)
+            else {
                 return;
             };
-            println!("pack {}: {}", args.join(" "), report.describe());
-            if report.errors > 0 {
-                failures.push(report.describe());
-            }
+            reports.push(report);
         }
     }
-    assert!(
-        failures.is_empty(),
-        "{} packed assets have validator errors:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    assert_no_errors_in(&reports);
 }

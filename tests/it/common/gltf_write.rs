@@ -58,6 +58,16 @@ impl GltfPrimitive {
     }
 }
 
+impl GltfPrimitive {
+    /// The same primitive using material `index`.
+    pub fn with_material(self, index: usize) -> Self {
+        Self {
+            material: Some(index),
+            ..self
+        }
+    }
+}
+
 /// A node: a TRS transform, a mesh and a skin, children.
 #[derive(Debug, Clone)]
 pub struct GltfNode {
@@ -121,6 +131,12 @@ impl GltfFile {
             }],
             ..Self::default()
         }
+    }
+
+    /// The same file with one more material, whose normal map is `map`.
+    pub fn with_normal_map(mut self, map: image::RgbaImage) -> Self {
+        self.normal_maps.push(map);
+        self
     }
 
     /// Writes `NAME.gltf`, `NAME.bin` and the normal maps into `dir`; returns the glTF's path.

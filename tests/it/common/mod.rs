@@ -198,6 +198,38 @@ pub fn run_example(name: &str, args: &[&str]) -> std::process::Output {
         .unwrap_or_else(|e| panic!("cannot run {name}: {e}"))
 }
 
+/// Runs the `pack` tool on `source` with `--format` and `--maps`, writing
+/// `STEM-EXT-FORMAT-MAPS.glb` into `dir`; panics with its output unless it succeeds. Returns
+/// the GLB's path.
+pub fn pack(
+    source: &std::path::Path,
+    dir: &std::path::Path,
+    format: qtangent::Format,
+    maps: &str,
+) -> std::path::PathBuf {
+    let name = |s: Option<&std::ffi::OsStr>| s.and_then(|s| s.to_str()).unwrap_or("").to_owned();
+    let (stem, ext) = (name(source.file_stem()), name(source.extension()));
+    let out = dir.join(format!("{stem}-{ext}-{}-{maps}.glb", format.name()));
+    let args = [
+        source.to_str().unwrap_or_default(),
+        "-o",
+        out.to_str().unwrap_or_default(),
+        "--format",
+        format.name(),
+        "--maps",
+        maps,
+    ];
+    let run = run_example("pack", &args);
+    assert!(
+        run.status.success(),
+        "pack {} failed ({}): {}",
+        args.join(" "),
+        run.status,
+        stderr(&run)
+    );
+    out
+}
+
 /// A process's stderr as text.
 pub fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
