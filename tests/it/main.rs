@@ -14,6 +14,7 @@ mod bake_cli;
 mod encodings;
 mod frame;
 mod gltf_anisotropy;
+mod gltf_inputs;
 mod gpu_bake;
 mod gpu_context;
 mod gpu_decode;

@@ -5,7 +5,7 @@ use std::path::Path;
 use glam::{Vec3, Vec4};
 use gltf::accessor::{DataType, Dimensions};
 
-use super::accessor::{check_accessor, Expect, MAX_ELEMENTS, POSITION};
+use super::accessor::{check_accessor, Expect, MAX_ELEMENTS};
 use crate::anim::{Channel, Clip, Interpolation, Property};
 use crate::mesh::{ErrorKind, MeshError};
 
@@ -14,7 +14,11 @@ pub(super) const TIMES: Expect = Expect {
     types: &[DataType::F32],
     describe: "SCALAR float",
 };
-pub(super) const VEC3_OUTPUT: Expect = POSITION;
+pub(super) const VEC3_OUTPUT: Expect = Expect {
+    dims: Dimensions::Vec3,
+    types: &[DataType::F32],
+    describe: "VEC3 float",
+};
 pub(super) const ROTATION_OUTPUT: Expect = Expect {
     dims: Dimensions::Vec4,
     types: &[

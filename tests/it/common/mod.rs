@@ -2,6 +2,7 @@
 //! seed is printed on failure, the shared assets, failure pictures and the tools.
 #![allow(dead_code)]
 
+pub mod gltf_build;
 pub mod quirks;
 
 /// The one GPU context every test shares (made on first use with [`GpuContext::new`], the
