@@ -66,7 +66,7 @@ pub(super) fn load_slice(
     // dropped here (with a warning, or an error when nothing else is left).
     let (faces_only, skipped) = screen(bytes).map_err(|kind| MeshError::file(name, kind))?;
     let (models, materials) = tobj::load_obj_buf(&mut Cursor::new(faces_only), &options, loader)
-        .map_err(|e| MeshError::file(name, ErrorKind::InvalidObj(e.to_string())))?;
+        .map_err(|e| MeshError::file(name, ErrorKind::InvalidObj(tobj_error(&e))))?;
     let mut warnings = mtl_warnings.into_inner();
     let materials: Vec<Material> = materials
         .unwrap_or_default()
@@ -241,6 +241,19 @@ fn check_face<'a>(words: impl Iterator<Item = &'a str>, defined: [i64; 3]) -> Re
         return Err("a face with no corners".into());
     }
     Ok(())
+}
+
+/// tobj's errors that [`screen`] cannot place on a line (tobj finds them when a group ends),
+/// said in words.
+fn tobj_error(e: &tobj::LoadError) -> String {
+    match e {
+        tobj::LoadError::FaceColorOutOfBounds => {
+            "some vertices have a colour and others not (tobj needs a colour on every vertex or none)"
+                .into()
+        }
+        tobj::LoadError::InvalidPolygon => "a face has too few corners".into(),
+        other => other.to_string(),
+    }
 }
 
 /// Builds one vertex per distinct (position, uv, normal) index triple.
