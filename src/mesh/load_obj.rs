@@ -219,16 +219,18 @@ fn check_face<'a>(words: impl Iterator<Item = &'a str>, defined: [i64; 3]) -> Re
         corners += 1;
         let parts: Vec<&str> = corner.split('/').collect();
         if parts.len() > 3 {
-            return Err(format!("face corner '{corner}' has more than three indices"));
+            return Err(format!(
+                "face corner '{corner}' has more than three indices"
+            ));
         }
         for (k, part) in parts.iter().enumerate() {
             if part.is_empty() {
                 continue; // `1//3`: no texture coordinate
             }
             let what = ["vertex", "texture coordinate", "normal"][k];
-            let i: i64 = part
-                .parse()
-                .map_err(|_| format!("face corner '{corner}': {what} index '{part}' is not an integer"))?;
+            let i: i64 = part.parse().map_err(|_| {
+                format!("face corner '{corner}': {what} index '{part}' is not an integer")
+            })?;
             let n = defined[k];
             if i == 0 || i > n || i < -n {
                 return Err(format!(

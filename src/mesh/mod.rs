@@ -64,7 +64,8 @@ pub struct Scene {
 pub struct Mesh {
     /// The mesh's name in the file, or `mesh N`.
     pub name: String,
-    /// Primitives (glTF) or objects/groups (OBJ).
+    /// Primitives (glTF) or objects/groups (OBJ). Empty when the loader skipped every one
+    /// (points and lines); [`Primitive::source_index`] maps the rest to the file.
     pub primitives: Vec<Primitive>,
     /// Where the scene places this mesh: one entry per node that uses it. Empty for a mesh that
     /// no node uses; OBJ meshes get one identity instance.
@@ -430,14 +431,30 @@ fn check_finite<const N: usize>(
 
 /// Loads a `.gltf`, `.glb` or `.obj` file (chosen by extension, case-insensitive).
 ///
+/// What loads: glTF 2.0 with any KHR_mesh_quantization attribute type (read as `f32`, the
+/// dequantising node transforms kept in [`Instance::world`]), sparse accessors and accessors
+/// with no data (zeros), KHR_texture_transform (applied to the UVs when every texture of the
+/// material on UV set 0 shares it, and kept as [`Material::uv_transform`]), an empty scene,
+/// `_`-prefixed attributes, and any required extension that is not a mesh compression (with a
+/// warning). Repaired, with a warning in [`Scene::warnings`]: zero-length or non-finite normals
+/// (regenerated for those vertices, angle-weighted), non-finite tangents (those vertices get
+/// the fallback frame). Skipped, with a warning: points and lines (glTF modes, OBJ `p`/`l`),
+/// primitives without POSITION or without a whole triangle, the last one or two indices of a
+/// list that is not whole triangles, animation channels without a target node. A mesh whose
+/// primitives were all skipped stays in [`Scene::meshes`] with none, so mesh indices match the
+/// file.
+///
 /// # Errors
-/// A [`MeshError`] naming the file, the mesh/primitive where there is one, and the problem:
-/// unreadable or truncated file, invalid JSON, missing or short buffer, accessor out of bounds,
-/// index out of range, NaN/infinite values, zero-length normals, mismatched attribute counts,
-/// unsupported primitive mode, no triangles, unknown extension; in animations (named as
-/// `animation 'Walk' channel 3`): a target node that does not exist, key times that are not
-/// finite, negative or not strictly increasing, a value count that does not match the key count,
-/// NaN/infinite values, zero-length rotations.
+/// A [`MeshError`] naming the file, the mesh/primitive or material where there is one, and the
+/// problem: unreadable or truncated file, invalid JSON, missing or short buffer, accessor out of
+/// bounds or of a type the attribute does not allow, index out of range, NaN/infinite
+/// positions, UVs or weights, mismatched attribute counts, a required mesh compression
+/// (KHR_draco_mesh_compression, EXT_meshopt_compression: named, with what to do), no triangles
+/// at all (every primitive skipped, or no meshes), OBJ text tobj cannot parse (with its line
+/// number), unknown file extension; in animations (named as `animation 'Walk' channel 3`): a
+/// target node that does not exist, key times that are not finite, negative or not strictly
+/// increasing, a value count that does not match the key count, NaN/infinite values,
+/// zero-length rotations.
 pub fn load(path: impl AsRef<Path>) -> Result<Scene, MeshError> {
     let path = path.as_ref();
     let ext = path

@@ -266,8 +266,12 @@ fn quantised_attributes_dequantise_through_the_node_transform() {
         }
         let elems: Vec<Vec<u8>> = base.iter().map(|q| quant.encode(q)).collect();
         let view = b.strided_view(&elems, stride);
-        let lo: Vec<i64> = (0..3).map(|c| qp.q.iter().map(|q| q[c]).min().unwrap_or(0)).collect();
-        let hi: Vec<i64> = (0..3).map(|c| qp.q.iter().map(|q| q[c]).max().unwrap_or(0)).collect();
+        let lo: Vec<i64> = (0..3)
+            .map(|c| qp.q.iter().map(|q| q[c]).min().unwrap_or(0))
+            .collect();
+        let hi: Vec<i64> = (0..3)
+            .map(|c| qp.q.iter().map(|q| q[c]).max().unwrap_or(0))
+            .collect();
         let mut acc = json!({"bufferView": view, "componentType": quant.component,
                              "count": 9, "type": "VEC3", "min": lo, "max": hi});
         if quant.normalized {
@@ -349,7 +353,10 @@ fn accessors_without_a_buffer_view_read_as_zeros() {
     let dir = tempdir();
     let mut b = GltfBuild::default();
     let iv = b.view(bytemuck::cast_slice(&[1u16, 2]), None);
-    let vv = b.view(bytemuck::cast_slice(&[1.0f32, 0.0, 0.0, 0.0, 1.0, 0.0]), None);
+    let vv = b.view(
+        bytemuck::cast_slice(&[1.0f32, 0.0, 0.0, 0.0, 1.0, 0.0]),
+        None,
+    );
     let position = b.push(
         "accessors",
         json!({"componentType": 5126, "count": 3, "type": "VEC3",
@@ -375,11 +382,7 @@ fn accessors_without_a_buffer_view_read_as_zeros() {
 /// One triangle (float positions, accessor 0) with `mode` and indices `0 1 2` (accessor 1).
 fn one_primitive(b: &mut GltfBuild, mode: u32) -> Value {
     if b.doc["accessors"].as_array().is_none_or(Vec::is_empty) {
-        b.floats(
-            &[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0],
-            "VEC3",
-            true,
-        );
+        b.floats(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0], "VEC3", true);
         b.indices(&[0, 1, 2]);
     }
     json!({"attributes": {"POSITION": 0}, "indices": 1, "mode": mode})
@@ -390,7 +393,11 @@ fn points_and_lines_beside_triangles_are_skipped() {
     let dir = tempdir();
     let mut b = GltfBuild::default();
     // Mesh 'Mixed': LINES, TRIANGLES, POINTS; mesh 'Wire': a LINE_STRIP only.
-    let prims = json!([one_primitive(&mut b, 1), one_primitive(&mut b, 4), one_primitive(&mut b, 0)]);
+    let prims = json!([
+        one_primitive(&mut b, 1),
+        one_primitive(&mut b, 4),
+        one_primitive(&mut b, 0)
+    ]);
     b.mesh("Mixed", prims, json!({}));
     let wire = json!([one_primitive(&mut b, 3)]);
     b.mesh("Wire", wire, json!({}));
@@ -411,7 +418,8 @@ fn points_and_lines_beside_triangles_are_skipped() {
     assert_eq!(scene.meshes[0].primitives[0].source_index, Some(1));
     assert!(scene.meshes[1].primitives.is_empty());
     // The stages after loading take a mesh with no primitives.
-    let render = qtangent::render::scene::RenderScene::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let render =
+        qtangent::render::scene::RenderScene::load(&path).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(render.meshes.len(), 1);
     let jobs = qtangent::qmap::BakeJob::from_scene(&scene, None);
     assert!(jobs.jobs.is_empty(), "no UVs, nothing to bake");
@@ -463,7 +471,10 @@ fn angle_weighted(positions: &[Vec3], indices: &[u32], group: &[u32]) -> Vec3 {
 /// apart.
 fn area_weighted(positions: &[Vec3], indices: &[u32], group: &[u32]) -> Vec3 {
     let mut sum = glam::DVec3::ZERO;
-    for tri in indices.chunks_exact(3).filter(|t| t.iter().any(|i| group.contains(i))) {
+    for tri in indices
+        .chunks_exact(3)
+        .filter(|t| t.iter().any(|i| group.contains(i)))
+    {
         let p = [0, 1, 2].map(|k| positions[tri[k] as usize].as_dvec3());
         sum += (p[1] - p[0]).cross(p[2] - p[0]);
     }
@@ -634,7 +645,9 @@ fn compressed_files_are_refused_by_name() {
         "{msg}"
     );
     // Only used, with fallback data in the accessors: it loads.
-    b.doc.as_object_mut().map(|o| o.remove("extensionsRequired"));
+    b.doc
+        .as_object_mut()
+        .map(|o| o.remove("extensionsRequired"));
     b.doc["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = json!(0);
     load(&b.write_gltf(dir.path(), "draco_fallback"));
 
@@ -644,7 +657,11 @@ fn compressed_files_are_refused_by_name() {
     b.doc["extensionsRequired"] = json!(["EXT_meshopt_compression"]);
     b.doc["bufferViews"][0]["extensions"] = json!({"EXT_meshopt_compression":
         {"buffer": 0, "byteLength": 36, "byteStride": 12, "count": 3, "mode": "ATTRIBUTES"}});
-    b.mesh("Meshopt", json!([{"attributes": {"POSITION": 0}}]), json!({}));
+    b.mesh(
+        "Meshopt",
+        json!([{"attributes": {"POSITION": 0}}]),
+        json!({}),
+    );
     let msg = load_err(&b.write_glb(dir.path(), "meshopt"));
     assert!(
         msg.contains("EXT_meshopt_compression is required: qtangent does not decode"),
@@ -815,7 +832,10 @@ fn texture_transform_is_applied_to_the_uvs() {
     };
     assert_eq!(scene.materials[0].uv_transform, Some(want));
     assert_eq!(
-        scene.materials[0].normal_texture.as_ref().map(|t| t.tex_coord),
+        scene.materials[0]
+            .normal_texture
+            .as_ref()
+            .map(|t| t.tex_coord),
         Some(0),
         "texCoord override honoured"
     );

@@ -58,7 +58,9 @@ pub(super) fn texture_image(
         (Some(i), _) => usize::try_from(i).unwrap_or(usize::MAX),
         (None, Some(image)) => image.index(),
         (None, None) => {
-            match extension_source("EXT_texture_webp").or_else(|| extension_source("MSFT_texture_dds")) {
+            match extension_source("EXT_texture_webp")
+                .or_else(|| extension_source("MSFT_texture_dds"))
+            {
                 Some(i) => usize::try_from(i).unwrap_or(usize::MAX),
                 None => return Ok(None),
             }
@@ -179,7 +181,14 @@ fn anisotropy(
                 .get("extensions")
                 .and_then(|e| e.get(KHR_TEXTURE_TRANSFORM));
             let read = read_texture(
-                &t, tex_coord, 1.0, ext, "anisotropy", name, images, warnings,
+                &t,
+                tex_coord,
+                1.0,
+                ext,
+                "anisotropy",
+                name,
+                images,
+                warnings,
             )
             .map_err(|e| match e {
                 ErrorKind::InvalidGltf(m) => bad(m),

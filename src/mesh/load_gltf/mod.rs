@@ -105,7 +105,7 @@ pub(super) fn load_slice(
                 match read_primitive(&prim, &buffers, label.clone(), &mut budget, &mut warnings)
                     .map_err(at)?
                 {
-                    Outcome::Triangles(p) => p,
+                    Outcome::Triangles(p) => *p,
                     Outcome::Skipped(what) => {
                         skipped.push((label, what));
                         continue;

@@ -15,7 +15,7 @@ use crate::mesh::{ErrorKind, Primitive};
 /// What became of one glTF primitive.
 pub(super) enum Outcome {
     /// An indexed triangle list, read (not yet repaired or validated).
-    Triangles(Primitive),
+    Triangles(Box<Primitive>),
     /// Nothing to draw here: the reason, short (`LINES`, `no POSITION`, `no triangles`).
     Skipped(String),
 }
@@ -167,7 +167,7 @@ pub(super) fn read_primitive(
         ));
         indices.truncate(indices.len() - extra);
     }
-    Ok(Outcome::Triangles(Primitive {
+    Ok(Outcome::Triangles(Box::new(Primitive {
         label,
         positions,
         normals,
@@ -180,7 +180,7 @@ pub(super) fn read_primitive(
         material: prim.material().index(),
         qtangents: None,
         source_index: Some(prim.index()),
-    }))
+    })))
 }
 
 /// glTF 2.0 §3.7.2.1: strip triangle i is (v_i, v_{i+1+i%2}, v_{i+2-i%2}), keeping one winding.

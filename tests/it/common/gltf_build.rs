@@ -44,7 +44,8 @@ impl GltfBuild {
         while self.bin.len() % 4 != 0 {
             self.bin.push(0);
         }
-        let mut view = json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()});
+        let mut view =
+            json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()});
         if let Some(s) = stride {
             view["byteStride"] = json!(s);
         }
