@@ -3,7 +3,8 @@
 //! OBJ errors with line numbers, an empty scene, `_`-prefixed attributes, KHR_texture_transform.
 //! Every file is written by the test.
 
-use std::path::{Path, PathBuf};
+use crate::common::write_text as obj;
+use std::path::Path;
 
 use glam::{Vec2, Vec3, Vec4};
 use qtangent::mesh::{self, ErrorKind, Scene, TextureTransform};
@@ -37,8 +38,13 @@ fn load_err(path: &Path) -> String {
     }
 }
 
-fn has_warning(scene: &Scene, needle: &str) -> bool {
-    scene.warnings.iter().any(|w| w.contains(needle))
+/// Panics (listing the warnings) unless one of the scene's warnings contains `needle`.
+fn assert_warning(scene: &Scene, needle: &str) {
+    assert!(
+        scene.warnings.iter().any(|w| w.contains(needle)),
+        "no warning contains {needle:?}: {:?}",
+        scene.warnings
+    );
 }
 
 /// A 3×3 grid on the saddle z = 0.5 + 0.2·x·y, x ∈ [−1.3, 2.1], y ∈ [0.4, 1.9]: positions,
@@ -219,31 +225,35 @@ fn quantised_attributes_dequantise_through_the_node_transform() {
     let mut b = GltfBuild::default();
     b.doc["extensionsUsed"] = json!(["KHR_mesh_quantization"]);
     b.doc["extensionsRequired"] = json!(["KHR_mesh_quantization"]);
-    let flat = |v: &[Vec3]| v.iter().flat_map(|p| p.to_array()).collect::<Vec<f32>>();
-    // Normals and tangents: int8 normalised, 4 bytes an element (VEC3 padded to 4).
-    let nq = quantise_unit(&flat(&patch.normals), I8N);
-    let elems: Vec<Vec<u8>> = nq.chunks(3).map(|c| I8N.encode(c)).collect();
-    let nview = b.strided_view(&elems, 4);
-    let normals = b.push(
-        "accessors",
-        json!({"bufferView": nview, "componentType": 5120, "normalized": true,
-               "count": 9, "type": "VEC3"}),
+    // Normals and tangents int8 normalised, UVs uint16 normalised; every element padded to 4
+    // bytes (a VEC3 of bytes is 3).
+    let mut unit = |data: Vec<f32>, quant: Quant, ty: &str, dims: usize| {
+        let q = quantise_unit(&data, quant);
+        let elems: Vec<Vec<u8>> = q.chunks(dims).map(|c| quant.encode(c)).collect();
+        let view = b.strided_view(&elems, (dims * quant.bytes).next_multiple_of(4));
+        b.push(
+            "accessors",
+            json!({"bufferView": view, "componentType": quant.component, "normalized": true,
+                   "count": elems.len(), "type": ty}),
+        )
+    };
+    let normals = unit(
+        patch.normals.iter().flat_map(|v| v.to_array()).collect(),
+        I8N,
+        "VEC3",
+        3,
     );
-    let t4: Vec<f32> = patch.tangents.iter().flat_map(|t| t.to_array()).collect();
-    let tq = quantise_unit(&t4, I8N);
-    let tview = b.view(&I8N.encode(&tq), None);
-    let tangents = b.push(
-        "accessors",
-        json!({"bufferView": tview, "componentType": 5120, "normalized": true,
-               "count": 9, "type": "VEC4"}),
+    let tangents = unit(
+        patch.tangents.iter().flat_map(|v| v.to_array()).collect(),
+        I8N,
+        "VEC4",
+        4,
     );
-    let uv2: Vec<f32> = patch.uvs.iter().flat_map(|t| t.to_array()).collect();
-    let uq = quantise_unit(&uv2, U16N);
-    let uview = b.view(&U16N.encode(&uq), None);
-    let uvs = b.push(
-        "accessors",
-        json!({"bufferView": uview, "componentType": 5123, "normalized": true,
-               "count": 9, "type": "VEC2"}),
+    let uvs = unit(
+        patch.uvs.iter().flat_map(|v| v.to_array()).collect(),
+        U16N,
+        "VEC2",
+        2,
     );
     let indices = b.indices(&patch.indices);
 
@@ -514,21 +524,13 @@ fn zero_and_non_finite_normals_are_regenerated() {
     );
     let path = b.write_gltf(dir.path(), "zero");
     let scene = load(&path);
-    assert!(
-        has_warning(
-            &scene,
-            "mesh 'Saddle' primitive 0: 2 zero-length or non-finite NORMAL value(s) regenerated"
-        ),
-        "{:?}",
-        scene.warnings
+    assert_warning(
+        &scene,
+        "mesh 'Saddle' primitive 0: 2 zero-length or non-finite NORMAL value(s) regenerated",
     );
-    assert!(
-        has_warning(
-            &scene,
-            "mesh 'Saddle' primitive 0: 1 non-finite TANGENT value(s) ignored"
-        ),
-        "{:?}",
-        scene.warnings
+    assert_warning(
+        &scene,
+        "mesh 'Saddle' primitive 0: 1 non-finite TANGENT value(s) ignored",
     );
     let p = &scene.meshes[0].primitives[0];
     let got = p.normals.as_ref().expect("normals");
@@ -575,12 +577,6 @@ fn zero_and_non_finite_normals_are_regenerated() {
     );
 }
 
-fn obj(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap_or_else(|e| panic!("{e}"));
-    path
-}
-
 /// OBJ: a zero normal is regenerated from every face around its position (the OBJ smoothing
 /// ids), including a face where that position has another normal.
 #[test]
@@ -591,14 +587,7 @@ fn obj_zero_normal_is_regenerated_over_its_position() {
                 f 1//1 2//1 3//2\nf 1//1 3//2 4//1\nf 2//1 5//1 3//1\n";
     let path = obj(dir.path(), "spider.obj", text);
     let scene = load(&path);
-    assert!(
-        has_warning(
-            &scene,
-            "mesh 'unnamed_object' primitive 0: 1 zero-length or non-finite NORMAL value(s) regenerated"
-        ),
-        "{:?}",
-        scene.warnings
-    );
+    assert_warning(&scene, "mesh 'unnamed_object' primitive 0: 1 zero-length or non-finite NORMAL value(s) regenerated");
     let p = &scene.meshes[0].primitives[0];
     let ids = p.smoothing_ids.as_ref().expect("OBJ has smoothing ids");
     // The repaired vertex: position 3 (id 2) with normal 2.
@@ -853,12 +842,8 @@ fn texture_transform_is_applied_to_the_uvs() {
         Vec2::new(0.1, 0.2),
         "untransformed"
     );
-    assert!(
-        has_warning(
-            &scene,
-            "material 'Mixed': its textures on UV set 0 have different KHR_texture_transforms"
-        ),
-        "{:?}",
-        scene.warnings
+    assert_warning(
+        &scene,
+        "material 'Mixed': its textures on UV set 0 have different KHR_texture_transforms",
     );
 }

@@ -1,6 +1,7 @@
 //! Bad input: every case is an `Err` whose message names the file, the mesh/primitive where
 //! there is one, and the problem — never a panic. The glTF files are written by the tests.
 
+use crate::common::write_text as obj;
 use std::path::{Path, PathBuf};
 
 use qtangent::mesh::{self, ErrorKind, MeshError};
@@ -397,12 +398,6 @@ fn node_transforms_and_cycles() {
         .err()
         .unwrap_or_else(|| panic!("a node cycle loaded"));
     assert!(e.to_string().contains("cycle.gltf"), "{e}");
-}
-
-fn obj(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap_or_else(|e| panic!("{e}"));
-    path
 }
 
 #[test]

@@ -11,18 +11,21 @@ pub(super) struct Expect {
     pub(super) describe: &'static str,
 }
 
+/// Float, or byte or short of either sign.
+pub(super) const FLOAT_BYTE_SHORT: &[DataType] = &[
+    DataType::F32,
+    DataType::I8,
+    DataType::U8,
+    DataType::I16,
+    DataType::U16,
+];
+
 // KHR_mesh_quantization's table: POSITION and TEXCOORD_n take float or any (un)signed byte or
 // short, normalised or not; NORMAL and TANGENT float or normalised byte or short (a normal that
 // is not normalised is read as its integer value and renormalised like any other).
 pub(super) const POSITION: Expect = Expect {
     dims: Dimensions::Vec3,
-    types: &[
-        DataType::F32,
-        DataType::I8,
-        DataType::U8,
-        DataType::I16,
-        DataType::U16,
-    ],
+    types: FLOAT_BYTE_SHORT,
     describe: "VEC3 float, byte or short",
 };
 pub(super) const NORMAL: Expect = Expect {
@@ -37,13 +40,7 @@ pub(super) const TANGENT: Expect = Expect {
 };
 pub(super) const TEXCOORD: Expect = Expect {
     dims: Dimensions::Vec2,
-    types: &[
-        DataType::F32,
-        DataType::I8,
-        DataType::U8,
-        DataType::I16,
-        DataType::U16,
-    ],
+    types: FLOAT_BYTE_SHORT,
     describe: "VEC2 float, byte or short",
 };
 pub(super) const JOINTS: Expect = Expect {

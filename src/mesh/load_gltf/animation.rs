@@ -5,7 +5,7 @@ use std::path::Path;
 use glam::{Vec3, Vec4};
 use gltf::accessor::{DataType, Dimensions};
 
-use super::accessor::{check_accessor, Expect, MAX_ELEMENTS};
+use super::accessor::{check_accessor, Expect, FLOAT_BYTE_SHORT, MAX_ELEMENTS};
 use crate::anim::{Channel, Clip, Interpolation, Property};
 use crate::mesh::{ErrorKind, MeshError};
 
@@ -21,13 +21,7 @@ pub(super) const VEC3_OUTPUT: Expect = Expect {
 };
 pub(super) const ROTATION_OUTPUT: Expect = Expect {
     dims: Dimensions::Vec4,
-    types: &[
-        DataType::F32,
-        DataType::I8,
-        DataType::U8,
-        DataType::I16,
-        DataType::U16,
-    ],
+    types: FLOAT_BYTE_SHORT,
     describe: "VEC4 float or normalized byte or short",
 };
 

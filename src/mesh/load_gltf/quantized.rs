@@ -24,45 +24,23 @@ impl Component for f32 {
     }
 }
 
-impl Component for i8 {
-    fn to_f32(self, normalized: bool) -> f32 {
-        if normalized {
-            (f32::from(self) / 127.0).max(-1.0)
-        } else {
-            f32::from(self)
+/// An integer component: normalised, `c / max`, clamped at −1 for the signed types (the most
+/// negative value, −128 or −32768, maps to −1 like −127 and −32767).
+macro_rules! integer_component {
+    ($($t:ty => $max:expr),*) => {$(
+        impl Component for $t {
+            fn to_f32(self, normalized: bool) -> f32 {
+                if normalized {
+                    (f32::from(self) / $max).max(-1.0)
+                } else {
+                    f32::from(self)
+                }
+            }
         }
-    }
+    )*};
 }
 
-impl Component for u8 {
-    fn to_f32(self, normalized: bool) -> f32 {
-        if normalized {
-            f32::from(self) / 255.0
-        } else {
-            f32::from(self)
-        }
-    }
-}
-
-impl Component for i16 {
-    fn to_f32(self, normalized: bool) -> f32 {
-        if normalized {
-            (f32::from(self) / 32767.0).max(-1.0)
-        } else {
-            f32::from(self)
-        }
-    }
-}
-
-impl Component for u16 {
-    fn to_f32(self, normalized: bool) -> f32 {
-        if normalized {
-            f32::from(self) / 65535.0
-        } else {
-            f32::from(self)
-        }
-    }
-}
+integer_component!(i8 => 127.0, u8 => 255.0, i16 => 32767.0, u16 => 65535.0);
 
 /// Whether the accessor stores nothing: no buffer view and no sparse part (all zeros).
 pub(super) fn is_all_zeros(acc: &gltf::Accessor<'_>) -> bool {

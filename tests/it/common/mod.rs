@@ -112,6 +112,13 @@ pub fn flight_helmet_materials(
         .collect()
 }
 
+/// Writes `text` to `dir/name` (an OBJ, say); returns the path.
+pub fn write_text(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap_or_else(|e| panic!("{e}"));
+    path
+}
+
 /// Where tests write pictures for a person to look at: `target/test-output/`.
 pub fn test_output_dir() -> std::path::PathBuf {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/test-output");
