@@ -776,8 +776,19 @@ impl std::fmt::Display for Format {
 impl std::str::FromStr for Format {
     type Err = ParseNameError;
 
+    /// Accepts [`Format::name`], and `smallest3x4`, `smallest3x6` and `f16x3` for the names
+    /// with a dash (the `pack` tool's spelling).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        ParseNameError::find("format", s, Self::ALL, Self::name)
+        let alias = match s {
+            "smallest3x4" => Some(Format::Smallest3x4),
+            "smallest3x6" => Some(Format::Smallest3x6),
+            "f16x3" => Some(Format::F16x3),
+            _ => None,
+        };
+        alias.map_or_else(
+            || ParseNameError::find("format", s, Self::ALL, Self::name),
+            Ok,
+        )
     }
 }
 

@@ -56,6 +56,8 @@ pub mod ktx2;
 pub mod measure;
 #[cfg(feature = "pipeline")]
 pub mod mesh;
+#[cfg(feature = "gltf")]
+pub mod pack;
 #[cfg(feature = "pipeline")]
 pub mod qmap;
 pub mod quat;

@@ -236,6 +236,10 @@ pub fn tangent_map(
 ) -> Result<Option<EncodedMap>, GpuError> {
     let what = format!("material '{}'", material.name);
     let field = material.direction_field();
+    if let Some(packed) = &material.packed_tangent_map {
+        progress(&format!("{what}: tangent-space map from the file"));
+        return Ok(Some((**packed).clone()));
+    }
     let wanted = material.tangent_map.is_some() || material.normal.is_some() || field.is_some();
     if let Some(dir) = &options.maps_dir {
         let found = load_from_dir(dir, &material.name, MapSpace::Tangent)?;
@@ -358,6 +362,11 @@ pub fn object_map(
     }
     match &sm.map {
         scene::MapSource::None => Ok(None),
+        scene::MapSource::Packed { map, uvs } => Ok(Some(ObjectMap {
+            map: (**map).clone(),
+            map_uvs: uvs.clone(),
+            stats: qmap::MapStats::default(),
+        })),
         // Authored maps keep their handedness plane: made by hand, their handedness need not
         // follow the UV winding.
         scene::MapSource::Authored(m) => store(
@@ -406,4 +415,45 @@ pub fn object_map(
             })
         }
     }
+}
+
+/// The maps `pack` embeds ([`crate::pack`]) for a scene loaded from a file
+/// ([`RenderScene::load`]): per material a tangent-space map, or per mesh an object-space map,
+/// as the renderer would make them under `options` — so a packed file draws exactly as its
+/// source does. `progress` hears each stage; `warn` what was approximated.
+///
+/// # Errors
+/// As [`tangent_map`] and [`object_map`].
+pub fn for_pack(
+    ctx: &GpuContext,
+    scene: &RenderScene,
+    kind: crate::pack::MapKind,
+    options: &MapOptions,
+    progress: &mut dyn FnMut(&str),
+    warn: &mut dyn FnMut(String),
+) -> Result<crate::pack::PackMaps, GpuError> {
+    use crate::pack::{MapKind, ObjectMapOut, PackMaps};
+    let mut maps = PackMaps::default();
+    // RenderScene::load appends a default material after the file's; it has nothing to bake.
+    let file_materials = scene.loaded().map_or(0, |s| s.materials.len());
+    match kind {
+        MapKind::None => {}
+        MapKind::Tangent => {
+            for m in scene.materials.iter().take(file_materials) {
+                maps.tangent
+                    .push(tangent_map(ctx, m, options, progress, warn)?);
+            }
+        }
+        MapKind::Object => {
+            for i in 0..scene.meshes.len() {
+                maps.object.push(
+                    object_map(ctx, scene, i, options, progress, warn)?.map(|o| ObjectMapOut {
+                        map: o.map,
+                        uvs: o.map_uvs,
+                    }),
+                );
+            }
+        }
+    }
+    Ok(maps)
 }

@@ -347,5 +347,6 @@ fn material(m: &tobj::Material, base: Option<&Path>) -> Material {
             .map_or(1.0, |s| (2.0 / (s + 2.0)).sqrt().clamp(0.0, 1.0)),
         anisotropy: None,
         uv_transform: None,
+        tangent_map: None,
     }
 }

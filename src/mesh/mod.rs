@@ -147,7 +147,6 @@ impl ImageSource {
     /// What failed (unreadable file, bad base64, undecodable or empty image), without the name
     /// (see [`ImageSource::describe`]).
     pub fn decode(&self) -> Result<image::DynamicImage, String> {
-        use base64::Engine;
         let decode = |bytes: &[u8]| {
             #[cfg(feature = "ktx2")]
             if ktx2_image::is_ktx2(bytes) {
@@ -160,23 +159,34 @@ impl ImageSource {
             image::load_from_memory(bytes).map_err(|e| e.to_string())
         };
         let image = match self {
-            Self::File(path) => decode(&std::fs::read(path).map_err(|e| e.to_string())?),
-            Self::DataUri(uri) => {
-                let payload = uri
-                    .split_once(";base64,")
-                    .map(|(_, p)| p)
-                    .ok_or_else(|| "not a base64 data URI".to_string())?;
-                let bytes = base64::engine::general_purpose::STANDARD
-                    .decode(payload.trim())
-                    .map_err(|e| format!("bad base64: {e}"))?;
-                decode(&bytes)
-            }
             Self::Embedded { bytes, .. } => decode(bytes),
+            _ => decode(&self.bytes()?),
         }?;
         if image.width() == 0 || image.height() == 0 {
             return Err("the image is empty".into());
         }
         Ok(image)
+    }
+
+    /// The encoded bytes (a file read, a data URI decoded, embedded bytes copied).
+    ///
+    /// # Errors
+    /// An unreadable file or bad base64, without the name (see [`ImageSource::describe`]).
+    pub fn bytes(&self) -> Result<Vec<u8>, String> {
+        use base64::Engine;
+        match self {
+            Self::File(path) => std::fs::read(path).map_err(|e| e.to_string()),
+            Self::DataUri(uri) => {
+                let payload = uri
+                    .split_once(";base64,")
+                    .map(|(_, p)| p)
+                    .ok_or_else(|| "not a base64 data URI".to_string())?;
+                base64::engine::general_purpose::STANDARD
+                    .decode(payload.trim())
+                    .map_err(|e| format!("bad base64: {e}"))
+            }
+            Self::Embedded { bytes, .. } => Ok(bytes.to_vec()),
+        }
     }
 }
 
@@ -251,6 +261,9 @@ pub struct Material {
     /// loader has applied it to the UVs of every primitive that uses the material, so nothing
     /// downstream applies it again (a writer carrying the material over drops it).
     pub uv_transform: Option<TextureTransform>,
+    /// The tangent-space quaternion map a packed file embeds for this material
+    /// (`QTANGENT_frames.tangentMap`): a KTX2 image qtangent wrote.
+    pub tangent_map: Option<ImageSource>,
 }
 
 /// A material's KHR_materials_anisotropy: the strength and direction of an anisotropic GGX
@@ -277,6 +290,7 @@ impl Default for Material {
             roughness: 1.0,
             anisotropy: None,
             uv_transform: None,
+            tangent_map: None,
         }
     }
 }
@@ -317,6 +331,21 @@ pub struct Primitive {
     /// groups and primitives made in code. Loaders may skip primitives (lines, points), so this
     /// is not always the position in [`Mesh::primitives`].
     pub source_index: Option<usize>,
+    /// The object-space quaternion map a packed file embeds for this primitive
+    /// (`QTANGENT_frames.objectMap`).
+    pub object_map: Option<PackedMap>,
+}
+
+/// A quaternion map embedded in a packed file (`QTANGENT_frames`, docs/GLTF.md): a KTX2 image
+/// qtangent wrote ([`crate::qmap::stored::EncodedMap::from_ktx2`] reads it).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PackedMap {
+    /// The KTX2 image.
+    pub image: ImageSource,
+    /// The UV set the map is read with (`texCoord`): 0 for the primitive's own UVs.
+    pub tex_coord: u32,
+    /// That set's UVs, one per vertex, when it is not set 0 (a repacked atlas).
+    pub uvs: Option<Vec<Vec2>>,
 }
 
 impl Primitive {
@@ -335,6 +364,7 @@ impl Primitive {
             ("TANGENT", self.tangents.as_ref().map(Vec::len)),
             ("TEXCOORD_0", self.uvs.as_ref().map(Vec::len)),
             ("smoothing ids", self.smoothing_ids.as_ref().map(Vec::len)),
+            ("_QTANGENT", self.qtangents.as_ref().map(Vec::len)),
         ];
         for (attribute, count) in counts {
             if let Some(count) = count.filter(|&c| c != n) {
@@ -375,6 +405,17 @@ impl Primitive {
             // Below this no direction survives normalisation in f32 (see frame::MIN_MAGNITUDE).
             if let Some(vertex) = normals.iter().position(|v| v.abs().max_element() < 1e-12) {
                 return Err(ErrorKind::ZeroLengthNormal { vertex });
+            }
+        }
+        if let Some(q) = &self.qtangents {
+            for (vertex, q) in q.iter().enumerate() {
+                if let Some(&value) = q.rotation.to_array().iter().find(|x| !x.is_finite()) {
+                    return Err(ErrorKind::NonFinite {
+                        attribute: "_QTANGENT".into(),
+                        vertex,
+                        value,
+                    });
+                }
             }
         }
         if let Some(tangents) = &self.tangents {

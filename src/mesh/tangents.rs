@@ -171,6 +171,9 @@ impl Primitive {
     /// The invariants of [`Primitive`] broken (see [`Primitive::validate`]).
     pub fn prepare(&self) -> Result<Prepared, ErrorKind> {
         self.validate()?;
+        if let Some(q) = &self.qtangents {
+            return Ok(self.prepare_supplied_qtangents(q));
+        }
         let n_in = self.positions.len();
         let (normals, normal_source, normal_fallbacks) = match &self.normals {
             Some(n) => (n.iter().map(|&v| unit(v)).collect(), Source::Supplied, 0),
@@ -289,15 +292,7 @@ impl Primitive {
                 })
             })
             .collect();
-        let mirrored_triangles = indices
-            .chunks_exact(3)
-            .filter(|t| {
-                t.iter()
-                    .filter(|&&v| frames[v as usize].handedness() < 0.0)
-                    .count()
-                    >= 2
-            })
-            .count();
+        let mirrored_triangles = mirrored(&indices, &frames);
         let pick = |i: &u32| *i as usize;
         let stats = PrimitiveStats {
             vertices_in: n_in,
@@ -339,6 +334,53 @@ impl Primitive {
             stats,
         })
     }
+}
+
+impl Primitive {
+    /// Frames from supplied qtangents (a file qtangent wrote): one per vertex as decoded, no
+    /// normals or tangents generated, no splits (the writer split already).
+    fn prepare_supplied_qtangents(&self, q: &[crate::frame::QTangent]) -> Prepared {
+        let frames: Vec<TangentFrame> = q.iter().map(crate::frame::QTangent::to_frame).collect();
+        let n = frames.len();
+        let mirrored_triangles = mirrored(&self.indices, &frames);
+        Prepared {
+            label: self.label.clone(),
+            positions: self.positions.clone(),
+            uvs: self.uvs.clone().unwrap_or_else(|| vec![Vec2::ZERO; n]),
+            frames,
+            indices: self.indices.clone(),
+            source_vertex: (0..n as u32).collect(),
+            joints: self.joints.clone(),
+            weights: self.weights.clone(),
+            material: self.material,
+            stats: PrimitiveStats {
+                vertices_in: n,
+                vertices: n,
+                triangles: self.triangle_count(),
+                normals: Source::Supplied,
+                tangents: Source::Supplied,
+                normal_fallbacks: 0,
+                degenerate_uv_triangles: 0,
+                mirrored_triangles,
+                split_vertices: 0,
+                mirror_split_vertices: 0,
+                fallback_frames: 0,
+            },
+        }
+    }
+}
+
+/// Triangles whose frames have handedness −1, by majority of their corners.
+fn mirrored(indices: &[u32], frames: &[TangentFrame]) -> usize {
+    indices
+        .chunks_exact(3)
+        .filter(|t| {
+            t.iter()
+                .filter(|&&v| frames[v as usize].handedness() < 0.0)
+                .count()
+                >= 2
+        })
+        .count()
 }
 
 /// `v` normalised without overflow for huge components (validated: finite, not zero).

@@ -11,6 +11,7 @@ use image::RgbaImage;
 use super::MaterialUniforms;
 use crate::mesh::{self, procedural, MeshError, Prepared, TextureRef};
 use crate::qmap::anisotropy::DirectionField;
+use crate::qmap::stored::{EncodedMap, MapSpace};
 use crate::qmap::{
     self, texel, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap, Raster, TexelKind,
 };
@@ -41,6 +42,9 @@ pub struct SceneMaterial {
     /// [`MaterialUniforms::anisotropy`] and [`MaterialUniforms::anisotropy_rotation`]. Both
     /// kinds of quaternion map carry its direction ([`SceneMaterial::direction_field`]).
     pub anisotropy: Option<RgbaImage>,
+    /// The tangent-space map a packed file embeds ([`crate::mesh::Material::tangent_map`]),
+    /// used as stored: not baked again.
+    pub packed_tangent_map: Option<Box<EncodedMap>>,
 }
 
 impl SceneMaterial {
@@ -56,6 +60,7 @@ impl SceneMaterial {
             normal_mips: None,
             tangent_map: None,
             anisotropy: None,
+            packed_tangent_map: None,
         }
     }
 
@@ -92,6 +97,15 @@ pub enum MapSource {
     },
     /// Made in code: frames no normal map can express (a tangent field).
     Authored(Box<QuatMap>),
+    /// Embedded in the file the mesh came from (a packed file's
+    /// [`crate::mesh::Primitive::object_map`]), with its own UVs (one per prepared vertex) when
+    /// they are not the mesh's; used as stored.
+    Packed {
+        /// The stored map.
+        map: Box<EncodedMap>,
+        /// The map's UVs when it reads another set than the mesh's own.
+        uvs: Option<Vec<Vec2>>,
+    },
     /// No map: the mesh has no usable UVs. In quaternion-map mode it is drawn with qtangent
     /// vertex frames instead (and the render says so).
     None,
@@ -408,6 +422,11 @@ impl RenderScene {
                 normal_mips: None,
                 tangent_map: None,
                 anisotropy: texture(&m.name, &aniso_texture)?,
+                packed_tangent_map: m
+                    .tangent_map
+                    .as_ref()
+                    .map(|image| packed_map(path, &m.name, image, MapSpace::Tangent))
+                    .transpose()?,
             });
         }
         let default_material = materials.len();
@@ -423,7 +442,18 @@ impl RenderScene {
                     used_default = true;
                     default_material
                 });
-                let map = if p.uvs.is_none() || !has_uv_area(&prepared) {
+                let map = if let Some(packed) = &p.object_map {
+                    MapSource::Packed {
+                        map: packed_map(path, &m.name, &packed.image, MapSpace::Object)?,
+                        uvs: packed.uvs.as_ref().map(|uvs| {
+                            prepared
+                                .source_vertex
+                                .iter()
+                                .map(|&v| uvs[v as usize])
+                                .collect()
+                        }),
+                    }
+                } else if p.uvs.is_none() || !has_uv_area(&prepared) {
                     warnings.push(format!(
                         "{}: no UVs, so no quaternion map: quatmap mode draws it with qtangent vertex frames",
                         p.label
@@ -639,6 +669,43 @@ impl RenderScene {
             warnings: Vec::new(),
             source: None,
         })
+    }
+}
+
+/// A map embedded in a packed file: its KTX2 image read.
+fn packed_map(
+    file: &Path,
+    owner: &str,
+    image: &mesh::ImageSource,
+    space: crate::qmap::stored::MapSpace,
+) -> Result<Box<EncodedMap>, SceneError> {
+    let fail = |problem: String| SceneError::Image {
+        file: file.to_path_buf(),
+        material: owner.to_owned(),
+        image: image.describe(),
+        problem,
+    };
+    let bytes = image.bytes().map_err(&fail)?;
+    #[cfg(feature = "ktx2")]
+    {
+        let tex = crate::ktx2::read(&bytes).map_err(|e| fail(e.to_string()))?;
+        let map = EncodedMap::from_ktx2(&image.describe(), &tex, None)
+            .map_err(|e| fail(e.to_string()))?;
+        if map.space != space {
+            return Err(fail(format!(
+                "a {} quaternion map where a {} one belongs",
+                map.space.name(),
+                space.name()
+            )));
+        }
+        Ok(Box::new(map))
+    }
+    #[cfg(not(feature = "ktx2"))]
+    {
+        let _ = (bytes, space);
+        Err(fail(
+            "a quaternion map (KTX2): enable qtangent's `ktx2` cargo feature".into(),
+        ))
     }
 }
 

@@ -28,6 +28,7 @@ mod locomotion;
 mod mesh;
 mod mesh_errors;
 mod mesh_mutations;
+mod pack;
 mod qmap;
 mod qmap_bc;
 mod qmap_io;

@@ -251,6 +251,35 @@ fn helmet_from_ktx2(root: &Path) -> Result<(), String> {
         return Ok(());
     }
     let helmet = helmet.to_string_lossy().into_owned();
+    // Shipped form: 4-byte qtangents and BC5 tangent-space maps in one validator-clean GLB,
+    // drawn back from that file alone.
+    let packed = "packed/FlightHelmet.glb";
+    example(
+        root,
+        "pack",
+        &[
+            &helmet,
+            "-o",
+            packed,
+            "--format",
+            "smallest3x4",
+            "--maps",
+            "tangent",
+        ],
+    )?;
+    example(
+        root,
+        "render",
+        &[
+            packed,
+            "--mode",
+            "quatmap-tangent",
+            "--size",
+            "960x540",
+            "-o",
+            "renders/flighthelmet-packed.png",
+        ],
+    )?;
     let dir = "qmaps/FlightHelmet";
     example(root, "bake", &[&helmet, "-o", dir])?;
     example(

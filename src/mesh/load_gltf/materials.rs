@@ -54,7 +54,10 @@ pub(super) fn texture_image(
             .and_then(|v| v.get("source"))
             .and_then(gltf::json::Value::as_u64)
     };
-    let index = match (extension_source("KHR_texture_basisu"), t.source()) {
+    // A quaternion map of a packed file names its KTX2 image the way KHR_texture_basisu does.
+    let basisu = extension_source("KHR_texture_basisu")
+        .or_else(|| extension_source(crate::pack::extension::NAME));
+    let index = match (basisu, t.source()) {
         (Some(i), _) => usize::try_from(i).unwrap_or(usize::MAX),
         (None, Some(image)) => image.index(),
         (None, None) => {
@@ -287,5 +290,6 @@ pub(super) fn material(
         anisotropy,
         name,
         uv_transform,
+        tangent_map: super::qtangent::tangent_map(doc, m, images)?,
     })
 }

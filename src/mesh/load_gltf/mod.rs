@@ -18,6 +18,7 @@ mod materials;
 mod nodes;
 mod patch;
 mod primitive;
+mod qtangent;
 mod quantized;
 mod texture_transform;
 
@@ -101,16 +102,23 @@ pub(super) fn load_slice(
         for prim in mesh.primitives() {
             let label = format!("mesh '{mesh_name}' primitive {}", prim.index());
             let at = |kind| MeshError::at(name, &label, kind);
-            let mut p =
-                match read_primitive(&prim, &buffers, label.clone(), &mut budget, &mut warnings)
-                    .map_err(at)?
-                {
-                    Outcome::Triangles(p) => *p,
-                    Outcome::Skipped(what) => {
-                        skipped.push((label, what));
-                        continue;
-                    }
-                };
+            let mut p = match read_primitive(
+                &prim,
+                &buffers,
+                doc,
+                &images,
+                label.clone(),
+                &mut budget,
+                &mut warnings,
+            )
+            .map_err(at)?
+            {
+                Outcome::Triangles(p) => *p,
+                Outcome::Skipped(what) => {
+                    skipped.push((label, what));
+                    continue;
+                }
+            };
             let transform = p
                 .material
                 .and_then(|m| materials.get(m))

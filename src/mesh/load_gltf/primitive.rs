@@ -40,6 +40,8 @@ pub(super) fn mode_name(mode: Mode) -> &'static str {
 pub(super) fn read_primitive(
     prim: &gltf::Primitive<'_>,
     buffers: &[gltf::buffer::Data],
+    doc: &gltf::Document,
+    images: &[crate::mesh::ImageSource],
     label: String,
     budget: &mut usize,
     warnings: &mut Vec<String>,
@@ -167,6 +169,8 @@ pub(super) fn read_primitive(
         ));
         indices.truncate(indices.len() - extra);
     }
+    let qtangents = super::qtangent::read_qtangents(prim, buffers, positions.len())?;
+    let object_map = super::qtangent::object_map(prim, doc, images, buffers, positions.len())?;
     Ok(Outcome::Triangles(Box::new(Primitive {
         label,
         positions,
@@ -178,7 +182,8 @@ pub(super) fn read_primitive(
         weights,
         indices,
         material: prim.material().index(),
-        qtangents: None,
+        object_map,
+        qtangents,
         source_index: Some(prim.index()),
     })))
 }

@@ -1,0 +1,173 @@
+//! Pack a mesh for shipping: a GLB whose primitives carry position, UVs and the qtangent
+//! (`_QTANGENT`) in place of NORMAL and TANGENT, optionally with quaternion maps as KTX2
+//! images, everything else (materials, nodes, skins, animations) carried over.
+//!
+//! `cargo run --release --example pack -- MESH -o OUT.glb [--format snorm16x4|smallest3x4|…]
+//! [--maps tangent|object|none] [--keep-normals]`
+//!
+//! The file is read back once written: the frames decoded from it are measured against the
+//! frames packed (they must be within the format's bound), and the sizes are reported. Maps
+//! are made as the renderer makes them (`render --mode quatmap|quatmap-tangent`), so a packed
+//! file draws as its source does. Library: [`qtangent::pack`], [`qtangent::gpu::maps::for_pack`];
+//! the extension: docs/GLTF.md.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::Parser;
+use qtangent::measure::FrameErrors;
+use qtangent::mesh::{self, Prepared, Scene};
+use qtangent::pack::{self, MapKind, PackMaps, PackOptions};
+use qtangent::render::scene::RenderScene;
+use qtangent::render::MapOptions;
+use qtangent::Format;
+
+#[derive(Parser)]
+#[command(about = "Write a GLB with qtangent vertex frames (and quaternion maps)")]
+struct Args {
+    /// A .gltf, .glb or .obj file.
+    mesh: PathBuf,
+    /// The GLB to write.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// The `_QTANGENT` format: f32x4, f16x4, snorm16x4, f16x3, smallest3x6, smallest3x4 (the
+    /// table names smallest3-6B, smallest3-4B and f16x3-seed are accepted too).
+    #[arg(long, default_value = "snorm16x4", value_parser = parse_format)]
+    format: Format,
+    /// Quaternion maps to embed: none, tangent (per material) or object (per primitive).
+    #[arg(long, default_value = "none", value_parser = parse_maps)]
+    maps: MapKind,
+    /// Keep f32 NORMAL and TANGENT as well, for viewers that do not know the extension.
+    #[arg(long)]
+    keep_normals: bool,
+}
+
+fn parse_format(s: &str) -> Result<Format, String> {
+    s.parse()
+        .map_err(|e: qtangent::encoding::ParseNameError| e.to_string())
+}
+
+fn parse_maps(s: &str) -> Result<MapKind, String> {
+    s.parse()
+        .map_err(|e: qtangent::encoding::ParseNameError| e.to_string())
+}
+
+fn main() -> ExitCode {
+    qtangent::gpu::quiet_mesa_runtime_dir();
+    let args = Args::parse();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("pack: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &Args) -> Result<(), String> {
+    let (scene, prepared, maps) = load(args)?;
+    for w in &scene.warnings {
+        eprintln!("pack: warning: {}: {w}", scene.source.display());
+    }
+    let options = PackOptions {
+        format: args.format,
+        keep_normals: args.keep_normals,
+    };
+    let packed = pack::pack(&scene, &prepared, &maps, &options).map_err(|e| e.to_string())?;
+    for w in &packed.report.warnings {
+        eprintln!("pack: warning: {}: {w}", scene.source.display());
+    }
+    write_atomically(&args.output, &packed.glb)?;
+    // Read it back: the frames the file holds, against the frames packed.
+    let back = mesh::load(&args.output).map_err(|e| format!("reading the output back: {e}"))?;
+    let back = back.prepare().map_err(|e| e.to_string())?;
+    let mut errors = FrameErrors::default();
+    for (p, b) in prepared.iter().zip(&back) {
+        if p.frames.len() != b.frames.len() {
+            return Err(format!(
+                "{}: {} vertices written, {} read back",
+                p.label,
+                p.frames.len(),
+                b.frames.len()
+            ));
+        }
+        for (f, g) in p.frames.iter().zip(&b.frames) {
+            errors.add(f, g);
+        }
+    }
+    let r = &packed.report;
+    println!(
+        "pack: {} → {}: {} bytes; {} primitives, {} vertices ({} in the source)",
+        args.mesh.display(),
+        args.output.display(),
+        packed.glb.len(),
+        r.primitives,
+        r.vertices,
+        r.vertices_in
+    );
+    println!(
+        "pack: frames: {} ({} bytes a vertex, against {} for f32 NORMAL + TANGENT); read back: normal {:.4}° mean / {:.4}° max, tangent {:.4}° / {:.4}°, bitangent {:.4}° / {:.4}° (bound {}°)",
+        args.format.name(),
+        r.frame_bytes_per_vertex,
+        mesh::F32_NORMAL_TANGENT_BYTES,
+        errors.normal.mean(),
+        errors.normal.max,
+        errors.tangent.mean(),
+        errors.tangent.max,
+        errors.bitangent.mean(),
+        errors.bitangent.max,
+        args.format.max_error_deg()
+    );
+    for (what, bytes) in &r.maps {
+        println!("pack: map: {what}: {bytes} bytes (KTX2)");
+    }
+    if errors.max() > args.format.max_error_deg() {
+        return Err(format!(
+            "the frames read back are {:.4}° off, beyond {}'s bound of {}°",
+            errors.max(),
+            args.format.name(),
+            args.format.max_error_deg()
+        ));
+    }
+    Ok(())
+}
+
+/// The scene, its prepared primitives and the maps to embed (made on the GPU when asked for).
+fn load(args: &Args) -> Result<(Scene, Vec<Prepared>, PackMaps), String> {
+    if args.maps == MapKind::None {
+        let scene = mesh::load(&args.mesh).map_err(|e| e.to_string())?;
+        let prepared = scene.prepare().map_err(|e| e.to_string())?;
+        return Ok((scene, prepared, PackMaps::default()));
+    }
+    let render = RenderScene::load(&args.mesh).map_err(|e| e.to_string())?;
+    let ctx = qtangent::gpu::GpuContext::new().map_err(|e| e.to_string())?;
+    eprintln!("pack: {}", ctx.describe());
+    let maps = qtangent::gpu::maps::for_pack(
+        &ctx,
+        &render,
+        args.maps,
+        &MapOptions::default(),
+        &mut |stage| eprintln!("pack: {stage}"),
+        &mut |w| eprintln!("pack: warning: {w}"),
+    )
+    .map_err(|e| e.to_string())?;
+    let prepared = render.meshes.iter().map(|m| m.mesh.clone()).collect();
+    let scene = render
+        .source
+        .ok_or("the render scene kept no loaded file")?;
+    Ok((scene, prepared, maps))
+}
+
+/// Writes `bytes` to a temporary file beside `path`, then renames it: never a half-written file.
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    if let Some(dir) = dir {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    }
+    let tmp = path.with_extension(format!("glb.tmp{}", std::process::id()));
+    std::fs::write(&tmp, bytes).map_err(|e| format!("{}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        format!("{}: {e}", path.display())
+    })
+}

@@ -1,0 +1,445 @@
+//! `pack`: a GLB carrying qtangents (and quaternion maps) that qtangent reads back and draws as
+//! it draws the source.
+//!
+//! - **Frames within the format's bound**: every vertex's frame decoded from the written
+//!   `_QTANGENT` against the frame packed, for every format: at most [`Format::max_error_deg`]
+//!   (the bound each encoder's docs derive and `tests/it/encodings.rs` checks on a million
+//!   frames). FlightHelmet at 4 bytes: the target, ≤ 0.2°.
+//! - **The picture equals the source's**: the packed file and its source drawn in the same mode
+//!   must agree to ≥ 60 dB (the figure: an RMS difference of 0.26 levels of 255, i.e. a
+//!   few single-level rounding flips at most). Each mode is one whose inputs pack keeps exactly:
+//!   qtangent mode in the packed format (the renderer re-encodes the decoded frame: each
+//!   quantising encoder picks the code closest to its input, which for a decoded value is its
+//!   own code or, after the frame's normalisation, a neighbour — measured: identical pictures
+//!   for smallest3-4B and f16x4, 87.6 dB for snorm16x4, one level on 0.03% of the pixels),
+//!   quatmap-tangent with snorm16x4 (its vertex frame is snorm16x4: 89.2 dB), quatmap (the map
+//!   is the renderer's own bake, stored once and read back as stored: identical).
+//! - **Carried over**: nodes, skins and animations of the Fox and SimpleSkin read back equal.
+//!
+//! The textured test mesh is written by the test (a torus with the swirl normal map).
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine;
+use image::RgbaImage;
+use qtangent::gpu::render::{Renderer, View};
+use qtangent::measure::FrameErrors;
+use qtangent::mesh::{self, procedural, Primitive};
+use qtangent::pack::{self, MapKind, PackOptions};
+use qtangent::qmap::NormalMap;
+use qtangent::render::compare;
+use qtangent::render::scene::RenderScene;
+use qtangent::render::{FrameSource, MapOptions};
+use qtangent::Format;
+use serde_json::json;
+
+use crate::common::{self, context};
+
+/// The round-trip bound (see the module docs).
+const MIN_ROUND_TRIP_PSNR_DB: f64 = 60.0;
+/// The target for 4-byte frames on FlightHelmet.
+const FOUR_BYTE_TARGET_DEG: f64 = 0.2;
+
+fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap_or_else(|e| panic!("cannot make a temporary folder: {e}"))
+}
+
+fn png_data_uri(img: &RgbaImage) -> String {
+    let mut bytes = Vec::new();
+    img.write_to(
+        &mut std::io::Cursor::new(&mut bytes),
+        image::ImageFormat::Png,
+    )
+    .unwrap_or_else(|e| panic!("PNG: {e}"));
+    format!(
+        "data:image/png;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    )
+}
+
+/// A glTF of `prim` (POSITION, NORMAL, TEXCOORD_0, indices; f32 and u32) with a material whose
+/// normal texture is `normal` (embedded as a PNG data URI), placed by a node with a rotation.
+fn write_textured_gltf(dir: &Path, name: &str, prim: &Primitive, normal: &RgbaImage) -> PathBuf {
+    let normals = prim.normals.as_ref().expect("the test mesh has normals");
+    let uvs = prim.uvs.as_ref().expect("the test mesh has UVs");
+    let mut bin: Vec<u8> = Vec::new();
+    let mut views = Vec::new();
+    let mut accessors = Vec::new();
+    let lo = prim
+        .positions
+        .iter()
+        .fold(glam::Vec3::INFINITY, |a, &p| a.min(p));
+    let hi = prim
+        .positions
+        .iter()
+        .fold(glam::Vec3::NEG_INFINITY, |a, &p| a.max(p));
+    let parts: [(Vec<u8>, usize, &str, u32); 4] = [
+        (
+            bytemuck::cast_slice(&prim.positions).to_vec(),
+            prim.positions.len(),
+            "VEC3",
+            5126,
+        ),
+        (
+            bytemuck::cast_slice(normals).to_vec(),
+            normals.len(),
+            "VEC3",
+            5126,
+        ),
+        (bytemuck::cast_slice(uvs).to_vec(), uvs.len(), "VEC2", 5126),
+        (
+            bytemuck::cast_slice(&prim.indices).to_vec(),
+            prim.indices.len(),
+            "SCALAR",
+            5125,
+        ),
+    ];
+    for (i, (bytes, count, ty, component)) in parts.into_iter().enumerate() {
+        views.push(json!({"buffer": 0, "byteOffset": bin.len(), "byteLength": bytes.len()}));
+        let mut acc =
+            json!({"bufferView": i, "componentType": component, "count": count, "type": ty});
+        if i == 0 {
+            acc["min"] = json!(lo.to_array());
+            acc["max"] = json!(hi.to_array());
+        }
+        accessors.push(acc);
+        bin.extend_from_slice(&bytes);
+    }
+    let doc = json!({
+        "asset": {"version": "2.0"},
+        "buffers": [{"uri": format!("data:application/octet-stream;base64,{}", base64::engine::general_purpose::STANDARD.encode(&bin)), "byteLength": bin.len()}],
+        "bufferViews": views,
+        "accessors": accessors,
+        "images": [{"uri": png_data_uri(normal)}],
+        "textures": [{"source": 0}],
+        "materials": [{
+            "name": "swirl",
+            "pbrMetallicRoughness": {"baseColorFactor": [0.9, 0.6, 0.5, 1.0], "metallicFactor": 1.0, "roughnessFactor": 0.3},
+            "normalTexture": {"index": 0}
+        }],
+        "meshes": [{"name": "Torus", "primitives": [{
+            "attributes": {"POSITION": 0, "NORMAL": 1, "TEXCOORD_0": 2},
+            "indices": 3,
+            "material": 0
+        }]}],
+        "nodes": [{"mesh": 0, "rotation": [0.5, 0.0, 0.0, 0.8660254]}],
+        "scenes": [{"nodes": [0]}],
+        "scene": 0
+    });
+    let path = dir.join(format!("{name}.gltf"));
+    std::fs::write(&path, doc.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    path
+}
+
+/// The test's textured source: a torus with the swirl normal map.
+fn torus_source(dir: &Path) -> PathBuf {
+    let torus = procedural::torus(0.75, 0.3, 48, 24);
+    write_textured_gltf(dir, "torus", &torus, &NormalMap::default_swirl().to_rgba8())
+}
+
+/// Packs `source` with maps made as the renderer makes them under `options`.
+fn pack_file(
+    source: &Path,
+    out: &Path,
+    format: Format,
+    maps: MapKind,
+    options: &MapOptions,
+) -> pack::PackReport {
+    let ctx = context();
+    let scene = RenderScene::load(source).unwrap_or_else(|e| panic!("{e}"));
+    let maps = qtangent::gpu::maps::for_pack(ctx, &scene, maps, options, &mut |_| {}, &mut |_| {})
+        .unwrap_or_else(|e| panic!("maps: {e}"));
+    let prepared: Vec<_> = scene.meshes.iter().map(|m| m.mesh.clone()).collect();
+    let loaded = scene
+        .source
+        .as_ref()
+        .expect("a loaded scene keeps its file");
+    let packed = pack::pack(
+        loaded,
+        &prepared,
+        &maps,
+        &PackOptions {
+            format,
+            keep_normals: false,
+        },
+    )
+    .unwrap_or_else(|e| panic!("pack: {e}"));
+    std::fs::write(out, &packed.glb).unwrap_or_else(|e| panic!("{e}"));
+    packed.report
+}
+
+/// `scene` drawn in `mode` at 320 × 240 from the default view, maps stored as `options` says.
+fn draw(scene: &RenderScene, mode: FrameSource, options: &MapOptions) -> RgbaImage {
+    let ctx = context();
+    let renderer = Renderer::new(ctx).expect("renderer");
+    let formats: Vec<Format> = match mode {
+        FrameSource::QTangent(f) => vec![f],
+        _ => vec![],
+    };
+    let gpu = renderer
+        .upload_with(ctx, scene, &formats, options, &mut |_| {})
+        .unwrap_or_else(|e| panic!("{}: upload: {e}", scene.name));
+    let view = View::fitted(scene, 320.0 / 240.0, 30.0, 20.0);
+    renderer
+        .render_image(ctx, &gpu, &view, mode, 320, 240)
+        .unwrap_or_else(|e| panic!("{}: render: {e}", scene.name))
+}
+
+/// Packs `source` and draws both in `mode`; they must agree to the round-trip bound.
+fn assert_round_trip(source: &Path, format: Format, maps: MapKind, mode: FrameSource) {
+    let dir = tempdir();
+    let out = dir.path().join("packed.glb");
+    let options = MapOptions::default();
+    let report = pack_file(source, &out, format, maps, &options);
+    let name = format!(
+        "pack-{}-{}-{}",
+        source
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or("source"),
+        maps.name(),
+        mode.label().replace(' ', "-")
+    );
+    if maps != MapKind::None {
+        assert!(!report.maps.is_empty(), "{name}: no map was embedded");
+    }
+    let a = RenderScene::load(source).unwrap_or_else(|e| panic!("{e}"));
+    let b = RenderScene::load(&out).unwrap_or_else(|e| panic!("{name}: reading back: {e}"));
+    if maps != MapKind::None {
+        let embedded = b.materials.iter().any(|m| m.packed_tangent_map.is_some())
+            || b.meshes
+                .iter()
+                .any(|m| matches!(m.map, qtangent::render::scene::MapSource::Packed { .. }));
+        assert!(
+            embedded,
+            "{name}: the packed file's maps were not read back"
+        );
+    }
+    let expected = draw(&a, mode, &options);
+    let actual = draw(&b, mode, &options);
+    let d = compare::diff(&actual, &expected, None).expect("same size");
+    eprintln!("{name}: packed vs source: {d}");
+    if d.psnr_db < MIN_ROUND_TRIP_PSNR_DB {
+        let where_ = common::write_failure_images(&name, &actual, &expected);
+        panic!("{name}: the packed file draws differently: {d} (bound {MIN_ROUND_TRIP_PSNR_DB} dB); {where_}");
+    }
+}
+
+#[test]
+fn packed_qtangents_draw_as_the_source() {
+    let dir = tempdir();
+    let source = torus_source(dir.path());
+    for format in [Format::Snorm16x4, Format::Smallest3x4, Format::F16x4] {
+        assert_round_trip(
+            &source,
+            format,
+            MapKind::None,
+            FrameSource::QTangent(format),
+        );
+    }
+}
+
+#[test]
+fn packed_tangent_maps_draw_as_the_source() {
+    let dir = tempdir();
+    let source = torus_source(dir.path());
+    assert_round_trip(
+        &source,
+        Format::Snorm16x4,
+        MapKind::Tangent,
+        FrameSource::QuatMapTangent,
+    );
+}
+
+#[test]
+fn packed_object_maps_draw_as_the_source() {
+    let dir = tempdir();
+    let source = torus_source(dir.path());
+    assert_round_trip(
+        &source,
+        Format::Smallest3x4,
+        MapKind::Object,
+        FrameSource::QuatMap,
+    );
+}
+
+#[test]
+fn the_duck_packed_with_object_maps_draws_as_the_source() {
+    let Some(assets) = common::assets_dir() else {
+        return;
+    };
+    // The duck's UVs overlap, so its map is baked in a repacked layout: TEXCOORD_1.
+    assert_round_trip(
+        &assets.join("obj/duck.obj"),
+        Format::Snorm16x4,
+        MapKind::Object,
+        FrameSource::QuatMap,
+    );
+}
+
+/// Every frame read back from a packed file against the frames packed.
+fn read_back_errors(source: &Path, format: Format) -> FrameErrors {
+    let dir = tempdir();
+    let out = dir.path().join("packed.glb");
+    let scene = mesh::load(source).unwrap_or_else(|e| panic!("{e}"));
+    let prepared = scene.prepare().unwrap_or_else(|e| panic!("{e}"));
+    let packed = pack::pack(
+        &scene,
+        &prepared,
+        &pack::PackMaps::default(),
+        &PackOptions {
+            format,
+            keep_normals: true,
+        },
+    )
+    .unwrap_or_else(|e| panic!("pack: {e}"));
+    assert_eq!(
+        packed.report.frame_bytes_per_vertex,
+        format.bytes().next_multiple_of(4),
+        "{}: frame bytes",
+        format.name()
+    );
+    std::fs::write(&out, &packed.glb).unwrap_or_else(|e| panic!("{e}"));
+    let back = mesh::load(&out).unwrap_or_else(|e| panic!("{}: reading back: {e}", format.name()));
+    assert!(
+        back.primitives().all(|(_, p)| p.qtangents.is_some()),
+        "{}: a primitive came back without _QTANGENT",
+        format.name()
+    );
+    let back = back.prepare().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(back.len(), prepared.len(), "primitive count");
+    let mut errors = FrameErrors::default();
+    for (p, b) in prepared.iter().zip(&back) {
+        assert_eq!(p.frames.len(), b.frames.len(), "{}: vertex count", p.label);
+        assert_eq!(p.indices, b.indices, "{}: indices", p.label);
+        assert_eq!(
+            p.positions, b.positions,
+            "{}: positions (f32, exact)",
+            p.label
+        );
+        for (f, g) in p.frames.iter().zip(&b.frames) {
+            errors.add(f, g);
+        }
+    }
+    errors
+}
+
+#[test]
+fn every_format_reads_back_within_its_bound() {
+    let dir = tempdir();
+    let source = torus_source(dir.path());
+    for format in Format::ALL {
+        let e = read_back_errors(&source, format);
+        eprintln!(
+            "{}: read back max {:.4}° (bound {}°), handedness errors {}",
+            format.name(),
+            e.max(),
+            format.max_error_deg(),
+            e.handedness_errors
+        );
+        assert!(
+            e.max() <= format.max_error_deg(),
+            "{}: {:.4}° beyond the bound {}°",
+            format.name(),
+            e.max(),
+            format.max_error_deg()
+        );
+        assert_eq!(e.handedness_errors, 0, "{}: handedness lost", format.name());
+    }
+}
+
+#[test]
+fn flight_helmet_at_four_bytes_is_within_the_target() {
+    let Some(assets) = common::assets_dir() else {
+        return;
+    };
+    let e = read_back_errors(
+        &assets.join("gltf/FlightHelmet/FlightHelmet.gltf"),
+        Format::Smallest3x4,
+    );
+    eprintln!(
+        "FlightHelmet smallest3-4B: normal {:.4}°/{:.4}°, tangent {:.4}°/{:.4}°, bitangent {:.4}°/{:.4}° (mean/max)",
+        e.normal.mean(),
+        e.normal.max,
+        e.tangent.mean(),
+        e.tangent.max,
+        e.bitangent.mean(),
+        e.bitangent.max
+    );
+    assert!(
+        e.max() <= FOUR_BYTE_TARGET_DEG,
+        "4-byte frames {:.4}° off, beyond the target {FOUR_BYTE_TARGET_DEG}°",
+        e.max()
+    );
+    assert_eq!(e.handedness_errors, 0, "handedness lost");
+}
+
+#[test]
+fn skins_nodes_and_animations_are_carried_over() {
+    let Some(assets) = common::assets_dir() else {
+        return;
+    };
+    for rel in ["gltf/Fox.glb", "gltf/SimpleSkin.gltf"] {
+        let source = assets.join(rel);
+        let scene = mesh::load(&source).unwrap_or_else(|e| panic!("{e}"));
+        let prepared = scene.prepare().unwrap_or_else(|e| panic!("{e}"));
+        let packed = pack::pack(
+            &scene,
+            &prepared,
+            &pack::PackMaps::default(),
+            &PackOptions::default(),
+        )
+        .unwrap_or_else(|e| panic!("{rel}: pack: {e}"));
+        let back = mesh::load_gltf_slice(Path::new("packed.glb"), &packed.glb, None)
+            .unwrap_or_else(|e| panic!("{rel}: reading back: {e}"));
+        assert_eq!(back.nodes, scene.nodes, "{rel}: nodes");
+        assert_eq!(back.skins, scene.skins, "{rel}: skins");
+        assert_eq!(back.animations, scene.animations, "{rel}: animations");
+        let inst =
+            |s: &mesh::Scene| -> Vec<_> { s.meshes.iter().map(|m| m.instances.clone()).collect() };
+        assert_eq!(inst(&back), inst(&scene), "{rel}: instances");
+        let back = back.prepare().unwrap_or_else(|e| panic!("{e}"));
+        for (p, b) in prepared.iter().zip(&back) {
+            assert_eq!(p.joints, b.joints, "{rel}: joints");
+            assert_eq!(p.weights, b.weights, "{rel}: weights (f32 written, exact)");
+        }
+    }
+}
+
+#[test]
+fn the_pack_tool_reports_and_refuses_bad_input() {
+    let dir = tempdir();
+    let source = torus_source(dir.path());
+    let out = dir.path().join("out.glb");
+    let (src, dst) = (source.to_string_lossy(), out.to_string_lossy());
+    let ok = common::run_example("pack", &[&src, "-o", &dst, "--format", "smallest3x4"]);
+    let text = String::from_utf8_lossy(&ok.stdout);
+    assert!(ok.status.success(), "pack failed: {}", common::stderr(&ok));
+    assert!(
+        text.contains("smallest3-4B (4 bytes a vertex"),
+        "report: {text}"
+    );
+    assert!(text.contains("read back"), "report: {text}");
+    assert!(out.is_file(), "no output");
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &[&src, "-o", "x.glb", "--format", "f16"],
+            "unknown format 'f16'",
+        ),
+        (
+            &[&src, "-o", "x.glb", "--maps", "both"],
+            "unknown map kind 'both'",
+        ),
+        (&["no-such-mesh.gltf", "-o", "y.glb"], "no-such-mesh.gltf"),
+    ];
+    for (args, says) in cases {
+        let bad = common::run_example("pack", args);
+        let err = common::stderr(&bad);
+        assert!(!bad.status.success(), "{args:?}: exited 0");
+        assert!(
+            err.contains(says),
+            "{args:?}: stderr does not say '{says}': {err}"
+        );
+        assert!(!Path::new("y.glb").exists(), "a failed run left y.glb");
+    }
+}
