@@ -165,9 +165,19 @@ pub enum ErrorKind {
         /// Position count.
         positions: usize,
     },
-    /// Points or lines.
-    #[error("primitive mode {0} is not supported (only triangles, strips and fans)")]
-    UnsupportedMode(String),
+    /// The file needs an extension qtangent cannot read its geometry without (a mesh
+    /// compression: Draco, meshopt). The message names it and says what to do.
+    #[error("{extension} is required: {advice}")]
+    UnsupportedCompression {
+        /// The extension's name, as the file's `extensionsRequired` lists it.
+        extension: String,
+        /// What qtangent does not do and how to get a file it reads.
+        advice: &'static str,
+    },
+    /// Nothing in the file is a triangle: every primitive was skipped (points, lines, no
+    /// positions) or there are no meshes. The text says what was skipped.
+    #[error("no triangles at all: {0}")]
+    NoTrianglesAtAll(String),
     /// No POSITION attribute, or zero positions.
     #[error("no positions")]
     NoPositions,
@@ -184,7 +194,7 @@ pub enum ErrorKind {
     #[error("too large: {0}")]
     TooLarge(String),
     /// The file holds no meshes at all.
-    #[error("no meshes in the file")]
+    #[error("no triangles at all: no meshes in the file")]
     NoMeshes,
     /// An animation sampler's key times are not strictly increasing (equal times included).
     #[error("key {key} time {time} is not after key {} time {previous} (key times must strictly increase)", key - 1)]

@@ -12,7 +12,8 @@ use std::path::Path;
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
 use super::{
-    ErrorKind, ImageSource, Instance, Material, Mesh, MeshError, Primitive, Scene, TextureRef,
+    repair, ErrorKind, ImageSource, Instance, Material, Mesh, MeshError, Primitive, Scene,
+    TextureRef,
 };
 
 pub(super) fn load_slice(
@@ -65,7 +66,7 @@ pub(super) fn load_slice(
     // dropped here (with a warning, or an error when nothing else is left).
     let (faces_only, skipped) = screen(bytes).map_err(|kind| MeshError::file(name, kind))?;
     let (models, materials) = tobj::load_obj_buf(&mut Cursor::new(faces_only), &options, loader)
-        .map_err(|e| MeshError::file(name, ErrorKind::InvalidObj(e.to_string())))?;
+        .map_err(|e| MeshError::file(name, ErrorKind::InvalidObj(tobj_error(&e))))?;
     let mut warnings = mtl_warnings.into_inner();
     let materials: Vec<Material> = materials
         .unwrap_or_default()
@@ -88,6 +89,7 @@ pub(super) fn load_slice(
         let mut primitive = read_model(&model.mesh, label.clone())
             .map_err(|kind| MeshError::at(name, &label, kind))?;
         primitive.material = model.mesh.material_id.filter(|&m| m < materials.len());
+        warnings.extend(repair::repair(&mut primitive).warnings(&label));
         primitive
             .validate()
             .map_err(|kind| MeshError::at(name, &label, kind))?;
@@ -102,8 +104,8 @@ pub(super) fn load_slice(
         });
     }
     if meshes.is_empty() && skipped > 0 {
-        let what = format!("points and lines ({skipped} elements, and no faces)");
-        return Err(MeshError::file(name, ErrorKind::UnsupportedMode(what)));
+        let what = format!("{skipped} point and line elements skipped, and no faces");
+        return Err(MeshError::file(name, ErrorKind::NoTrianglesAtAll(what)));
     }
     if meshes.is_empty() {
         return Err(MeshError::file(name, ErrorKind::NoMeshes));
@@ -123,50 +125,137 @@ pub(super) fn load_slice(
 }
 
 /// Drops point and line elements (tobj would triangulate `l` polylines; they are not surfaces)
-/// and checks every face index against the elements defined before it, so tobj never sees one
-/// out of range (a negative one past the start overflows inside tobj 4.0.5). Returns the faces-
-/// only text and the number of elements dropped.
+/// and checks every line by the rules tobj 4.0.5 parses it with, so a file tobj would refuse is
+/// refused here with its line number (tobj's own errors carry none): the numbers of `v`, `vt`
+/// and `vn`, the shape of face corners, and every face index against the elements defined
+/// before it (a negative one past the start overflows inside tobj). Returns the faces-only text
+/// and the number of elements dropped.
 fn screen(bytes: &[u8]) -> Result<(Vec<u8>, usize), ErrorKind> {
     let mut skipped = 0usize;
     let mut defined = [0i64; 3]; // v, vt, vn seen so far
     let mut out = Vec::with_capacity(bytes.len());
     for (number, line) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
-        let mut words = line
-            .split(|b| b.is_ascii_whitespace())
-            .filter(|w| !w.is_empty());
+        let at = |problem: String| ErrorKind::InvalidObj(format!("line {}: {problem}", number + 1));
+        // tobj reads lines as UTF-8 text.
+        let text = std::str::from_utf8(line).map_err(|_| at("not UTF-8 text".into()))?;
+        let mut words = text.split_whitespace();
         match words.next() {
-            Some(b"l" | b"p") => {
+            Some("l" | "p") => {
                 skipped += 1;
                 continue;
             }
-            Some(b"v") => defined[0] += 1,
-            Some(b"vt") => defined[1] += 1,
-            Some(b"vn") => defined[2] += 1,
-            Some(b"f") => {
-                for corner in words {
-                    for (k, part) in corner.split(|&b| b == b'/').enumerate().take(3) {
-                        let Some(i) = std::str::from_utf8(part)
-                            .ok()
-                            .and_then(|p| p.parse::<i64>().ok())
-                        else {
-                            continue; // empty (`1//3`) or not a number: tobj's to judge
-                        };
-                        let n = defined[k];
-                        if i == 0 || i > n || i < -n {
-                            let what = ["vertex", "texture coordinate", "normal"][k];
-                            return Err(ErrorKind::InvalidObj(format!(
-                                "line {}: a face refers to {what} {i}, but {n} are defined before it",
-                                number + 1
-                            )));
-                        }
-                    }
-                }
+            Some("v") => {
+                check_vertex(words).map_err(at)?;
+                defined[0] += 1;
+            }
+            Some("vt") => {
+                check_floats(words, 2, "texture coordinate (vt)").map_err(at)?;
+                defined[1] += 1;
+            }
+            Some("vn") => {
+                check_floats(words, 3, "normal (vn)").map_err(at)?;
+                defined[2] += 1;
+            }
+            Some("f") => check_face(words, defined).map_err(at)?,
+            Some("usemtl") if words.next().is_none() => {
+                return Err(at("usemtl names no material".into()));
             }
             _ => {}
         }
         out.extend_from_slice(line);
     }
     Ok((out, skipped))
+}
+
+/// tobj's rule for `v`: three numbers, then nothing, a non-zero weight w, or three colour values.
+fn check_vertex<'a>(mut words: impl Iterator<Item = &'a str>) -> Result<(), String> {
+    let mut take = |k: usize| -> Result<(), String> {
+        match words.next() {
+            Some(w) if w.parse::<f32>().is_ok() => Ok(()),
+            Some(w) => Err(format!("position (v) coordinate {k} '{w}' is not a number")),
+            None => Err(format!("position (v) has {k} of its 3 coordinates")),
+        }
+    };
+    (0..3).try_for_each(&mut take)?;
+    let rest: Vec<&str> = words.collect();
+    match rest.as_slice() {
+        [] | [_, _, _] => Ok(()),
+        [w] => match w.parse::<f32>() {
+            Ok(0.0) => Err("position (v) has weight w = 0".into()),
+            Ok(_) => Ok(()),
+            Err(_) => Err(format!("position (v) weight '{w}' is not a number")),
+        },
+        _ => Err(format!(
+            "position (v) has {} values (3, 4 with a weight, or 6 with a colour)",
+            rest.len() + 3
+        )),
+    }
+}
+
+/// tobj's rule for `vt` and `vn`: the first `n` words are numbers (more are ignored).
+fn check_floats<'a>(
+    words: impl Iterator<Item = &'a str>,
+    n: usize,
+    what: &str,
+) -> Result<(), String> {
+    let mut found = 0;
+    for w in words.take(n) {
+        if w.parse::<f32>().is_err() {
+            return Err(format!("{what} value '{w}' is not a number"));
+        }
+        found += 1;
+    }
+    if found < n {
+        return Err(format!("{what} has {found} of its {n} values"));
+    }
+    Ok(())
+}
+
+/// tobj's rule for `f`: at least one corner, each `v`, `v/vt`, `v//vn` or `v/vt/vn` with
+/// integer indices; and every index names an element defined before the face.
+fn check_face<'a>(words: impl Iterator<Item = &'a str>, defined: [i64; 3]) -> Result<(), String> {
+    let mut corners = 0;
+    for corner in words {
+        corners += 1;
+        let parts: Vec<&str> = corner.split('/').collect();
+        if parts.len() > 3 {
+            return Err(format!(
+                "face corner '{corner}' has more than three indices"
+            ));
+        }
+        for (k, part) in parts.iter().enumerate() {
+            if part.is_empty() {
+                continue; // `1//3`: no texture coordinate
+            }
+            let what = ["vertex", "texture coordinate", "normal"][k];
+            let i: i64 = part.parse().map_err(|_| {
+                format!("face corner '{corner}': {what} index '{part}' is not an integer")
+            })?;
+            let n = defined[k];
+            if i == 0 || i > n || i < -n {
+                return Err(format!(
+                    "a face refers to {what} {i}, but {n} are defined before it"
+                ));
+            }
+        }
+    }
+    if corners == 0 {
+        return Err("a face with no corners".into());
+    }
+    Ok(())
+}
+
+/// tobj's errors that [`screen`] cannot place on a line (tobj finds them when a group ends),
+/// said in words.
+fn tobj_error(e: &tobj::LoadError) -> String {
+    match e {
+        tobj::LoadError::FaceColorOutOfBounds => {
+            "some vertices have a colour and others not (tobj needs a colour on every vertex or none)"
+                .into()
+        }
+        tobj::LoadError::InvalidPolygon => "a face has too few corners".into(),
+        other => other.to_string(),
+    }
 }
 
 /// Builds one vertex per distinct (position, uv, normal) index triple.

@@ -26,6 +26,8 @@ mod load_gltf;
 mod load_obj;
 pub mod normals;
 pub mod procedural;
+#[cfg(any(feature = "gltf", feature = "obj"))]
+mod repair;
 pub mod tangents;
 pub mod vertex;
 
@@ -63,7 +65,8 @@ pub struct Scene {
 pub struct Mesh {
     /// The mesh's name in the file, or `mesh N`.
     pub name: String,
-    /// Primitives (glTF) or objects/groups (OBJ).
+    /// Primitives (glTF) or objects/groups (OBJ). Empty when the loader skipped every one
+    /// (points and lines); [`Primitive::source_index`] maps the rest to the file.
     pub primitives: Vec<Primitive>,
     /// Where the scene places this mesh: one entry per node that uses it. Empty for a mesh that
     /// no node uses; OBJ meshes get one identity instance.
@@ -200,6 +203,14 @@ pub struct TextureRef {
 }
 
 /// glTF's KHR_texture_transform: `uv' = T(offset) · R(rotation) · S(scale) · uv`.
+///
+/// The rotation is the one the extension's worked example, its sample model
+/// (TextureTransformTest) and the implementations it lists use: after scaling,
+/// `u' = cos·u + sin·v`, `v' = −sin·u + cos·v` — counter-clockwise in UV space with v pointing
+/// down, so the image turns clockwise. The GLSL listing in the extension's text has the
+/// transposed matrix, a known erratum (KhronosGroup/glTF issue 1563): with it the example
+/// (`offset [0, 1]`, `rotation π/2`, `scale [0.5, 0.5]`: "only the lower left quadrant of the
+/// source image, rotated clockwise 90°") would sample outside the image.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TextureTransform {
     /// `offset`.
@@ -211,12 +222,19 @@ pub struct TextureTransform {
 }
 
 impl TextureTransform {
+    /// No transform: offset 0, rotation 0, scale 1 (the extension's defaults).
+    pub const IDENTITY: Self = Self {
+        offset: Vec2::ZERO,
+        rotation: 0.0,
+        scale: Vec2::ONE,
+    };
+
     /// The transformed UV (the extension's matrix, applied in f32).
     #[must_use]
     pub fn apply(&self, uv: Vec2) -> Vec2 {
         let (s, c) = self.rotation.sin_cos();
         let p = uv * self.scale;
-        // KHR_texture_transform: rotation matrix [[c, s], [-s, c]] (column-major [c, -s, s, c]).
+        // Column-major [c, −s, s, c]: see the type's docs for why not the GLSL listing's.
         Vec2::new(c * p.x + s * p.y, -s * p.x + c * p.y) + self.offset
     }
 }
@@ -455,14 +473,30 @@ fn check_finite<const N: usize>(
 
 /// Loads a `.gltf`, `.glb` or `.obj` file (chosen by extension, case-insensitive).
 ///
+/// What loads: glTF 2.0 with any KHR_mesh_quantization attribute type (read as `f32`, the
+/// dequantising node transforms kept in [`Instance::world`]), sparse accessors and accessors
+/// with no data (zeros), KHR_texture_transform (applied to the UVs when every texture of the
+/// material on UV set 0 shares it, and kept as [`Material::uv_transform`]), an empty scene,
+/// `_`-prefixed attributes, and any required extension that is not a mesh compression (with a
+/// warning). Repaired, with a warning in [`Scene::warnings`]: zero-length or non-finite normals
+/// (regenerated for those vertices, angle-weighted), non-finite tangents (those vertices get
+/// the fallback frame). Skipped, with a warning: points and lines (glTF modes, OBJ `p`/`l`),
+/// primitives without POSITION or without a whole triangle, the last one or two indices of a
+/// list that is not whole triangles, animation channels without a target node. A mesh whose
+/// primitives were all skipped stays in [`Scene::meshes`] with none, so mesh indices match the
+/// file.
+///
 /// # Errors
-/// A [`MeshError`] naming the file, the mesh/primitive where there is one, and the problem:
-/// unreadable or truncated file, invalid JSON, missing or short buffer, accessor out of bounds,
-/// index out of range, NaN/infinite values, zero-length normals, mismatched attribute counts,
-/// unsupported primitive mode, no triangles, unknown extension; in animations (named as
-/// `animation 'Walk' channel 3`): a target node that does not exist, key times that are not
-/// finite, negative or not strictly increasing, a value count that does not match the key count,
-/// NaN/infinite values, zero-length rotations.
+/// A [`MeshError`] naming the file, the mesh/primitive or material where there is one, and the
+/// problem: unreadable or truncated file, invalid JSON, missing or short buffer, accessor out of
+/// bounds or of a type the attribute does not allow, index out of range, NaN/infinite
+/// positions, UVs or weights, mismatched attribute counts, a required mesh compression
+/// (KHR_draco_mesh_compression, EXT_meshopt_compression: named, with what to do), no triangles
+/// at all (every primitive skipped, or no meshes), OBJ text tobj cannot parse (with its line
+/// number), unknown file extension; in animations (named as `animation 'Walk' channel 3`): a
+/// target node that does not exist, key times that are not finite, negative or not strictly
+/// increasing, a value count that does not match the key count, NaN/infinite values,
+/// zero-length rotations.
 pub fn load(path: impl AsRef<Path>) -> Result<Scene, MeshError> {
     let path = path.as_ref();
     let ext = path
@@ -559,4 +593,52 @@ pub const F32_NORMAL_TANGENT_BYTES: usize = 28;
 #[must_use]
 pub fn bytes_saved(format: Format) -> i64 {
     F32_NORMAL_TANGENT_BYTES as i64 - format.bytes() as i64
+}
+
+#[cfg(test)]
+mod tests {
+    use glam::Vec2;
+
+    use super::TextureTransform;
+
+    /// The extension's first example, worked by hand: offset (0, 1), rotation π/2, scale 0.5
+    /// uses "only the lower left quadrant of the source image, rotated clockwise 90°". A UV
+    /// scales to (u/2, v/2); (cos·u + sin·v, −sin·u + cos·v) at π/2 is (v/2, −u/2); the offset
+    /// makes it (v/2, 1 − u/2). So the corners (0,0), (1,0), (1,1), (0,1) go to (0,1), (0,0.5),
+    /// (0.5,0.5), (0.5,1): u' and v' in [0, 0.5] × [0.5, 1], the lower-left quadrant with v
+    /// down, and the image's top edge (v = 0) lands on its left (u' = 0), a clockwise turn.
+    #[test]
+    fn matches_the_extension_examples() {
+        let t = TextureTransform {
+            offset: Vec2::new(0.0, 1.0),
+            rotation: std::f32::consts::FRAC_PI_2,
+            scale: Vec2::splat(0.5),
+        };
+        for (uv, want) in [
+            ((0.0, 0.0), (0.0, 1.0)),
+            ((1.0, 0.0), (0.0, 0.5)),
+            ((1.0, 1.0), (0.5, 0.5)),
+            ((0.0, 1.0), (0.5, 1.0)),
+            ((0.5, 0.5), (0.25, 0.75)),
+        ] {
+            let got = t.apply(Vec2::new(uv.0, uv.1));
+            // cos(π/2) in f32 is −4.4e-8 rather than 0; times a scaled UV ≤ 0.5, plus the
+            // U-relative rounding of each product and sum, stays below 1e-7.
+            assert!(
+                (got - Vec2::new(want.0, want.1)).abs().max_element() < 1e-7,
+                "{uv:?} → {got}, want {want:?}"
+            );
+        }
+        // The second example: offset (0, 1), scale (1, −1) puts the origin bottom-left.
+        let flip = TextureTransform {
+            offset: Vec2::new(0.0, 1.0),
+            rotation: 0.0,
+            scale: Vec2::new(1.0, -1.0),
+        };
+        assert_eq!(flip.apply(Vec2::new(0.25, 0.125)), Vec2::new(0.25, 0.875));
+        assert_eq!(
+            TextureTransform::IDENTITY.apply(Vec2::new(0.3, 0.7)),
+            Vec2::new(0.3, 0.7)
+        );
+    }
 }

@@ -15,6 +15,7 @@ mod encodings;
 mod frame;
 mod frame_diff;
 mod gltf_anisotropy;
+mod gltf_inputs;
 mod gltf_validator;
 mod gpu_bake;
 mod gpu_context;

@@ -11,21 +11,37 @@ pub(super) struct Expect {
     pub(super) describe: &'static str,
 }
 
+/// Float, or byte or short of either sign.
+pub(super) const FLOAT_BYTE_SHORT: &[DataType] = &[
+    DataType::F32,
+    DataType::I8,
+    DataType::U8,
+    DataType::I16,
+    DataType::U16,
+];
+
+// KHR_mesh_quantization's table: POSITION and TEXCOORD_n take float or any (un)signed byte or
+// short, normalised or not; NORMAL and TANGENT float or normalised byte or short (a normal that
+// is not normalised is read as its integer value and renormalised like any other).
 pub(super) const POSITION: Expect = Expect {
     dims: Dimensions::Vec3,
-    types: &[DataType::F32],
-    describe: "VEC3 float",
+    types: FLOAT_BYTE_SHORT,
+    describe: "VEC3 float, byte or short",
 };
-pub(super) const NORMAL: Expect = POSITION;
+pub(super) const NORMAL: Expect = Expect {
+    dims: Dimensions::Vec3,
+    types: &[DataType::F32, DataType::I8, DataType::I16],
+    describe: "VEC3 float, byte or short",
+};
 pub(super) const TANGENT: Expect = Expect {
     dims: Dimensions::Vec4,
-    types: &[DataType::F32],
-    describe: "VEC4 float",
+    types: &[DataType::F32, DataType::I8, DataType::I16],
+    describe: "VEC4 float, byte or short",
 };
 pub(super) const TEXCOORD: Expect = Expect {
     dims: Dimensions::Vec2,
-    types: &[DataType::F32, DataType::U8, DataType::U16],
-    describe: "VEC2 float, unsigned byte or unsigned short",
+    types: FLOAT_BYTE_SHORT,
+    describe: "VEC2 float, byte or short",
 };
 pub(super) const JOINTS: Expect = Expect {
     dims: Dimensions::Vec4,
@@ -48,6 +64,41 @@ pub(super) const MAT4: Expect = Expect {
     describe: "MAT4 float",
 };
 
+/// Checks a vertex attribute's or index accessor's type and byte ranges as [`check_accessor`]
+/// does, except that an accessor with neither a buffer view nor a sparse part is accepted: glTF
+/// 2.0 §3.6.2.4 makes it all zeros (the readers in [`super::quantized`] and
+/// [`super::primitive`] give zeros for it).
+pub(super) fn check_attribute(
+    acc: &gltf::Accessor<'_>,
+    attribute: &str,
+    expect: &Expect,
+    buffers: &[gltf::buffer::Data],
+) -> Result<(), ErrorKind> {
+    if super::quantized::is_all_zeros(acc) {
+        return check_type(acc, attribute, expect);
+    }
+    check_accessor(acc, attribute, expect, buffers)
+}
+
+fn check_type(acc: &gltf::Accessor<'_>, attribute: &str, expect: &Expect) -> Result<(), ErrorKind> {
+    if acc.dimensions() != expect.dims || !expect.types.contains(&acc.data_type()) {
+        return Err(ErrorKind::AccessorType {
+            attribute: attribute.to_owned(),
+            accessor: acc.index(),
+            found: format!("{:?} {:?}", acc.dimensions(), acc.data_type()),
+            expected: expect.describe,
+        });
+    }
+    if acc.count() == 0 {
+        return Err(ErrorKind::AccessorOutOfBounds {
+            attribute: attribute.to_owned(),
+            accessor: acc.index(),
+            detail: "count is 0".into(),
+        });
+    }
+    Ok(())
+}
+
 /// Checks an accessor's type and that every byte it (and its sparse part) reads is inside its
 /// buffer view and buffer, so the gltf crate's readers neither panic nor return `None`.
 pub(super) fn check_accessor(
@@ -61,17 +112,7 @@ pub(super) fn check_accessor(
         accessor: acc.index(),
         detail,
     };
-    if acc.dimensions() != expect.dims || !expect.types.contains(&acc.data_type()) {
-        return Err(ErrorKind::AccessorType {
-            attribute: attribute.to_owned(),
-            accessor: acc.index(),
-            found: format!("{:?} {:?}", acc.dimensions(), acc.data_type()),
-            expected: expect.describe,
-        });
-    }
-    if acc.count() == 0 {
-        return Err(oob("count is 0".into()));
-    }
+    check_type(acc, attribute, expect)?;
     let elem = acc.size();
     let Some(view) = acc.view() else {
         if acc.sparse().is_none() {

@@ -5,7 +5,7 @@ use std::path::Path;
 use glam::{Vec3, Vec4};
 use gltf::accessor::{DataType, Dimensions};
 
-use super::accessor::{check_accessor, Expect, MAX_ELEMENTS, POSITION};
+use super::accessor::{check_accessor, Expect, FLOAT_BYTE_SHORT, MAX_ELEMENTS};
 use crate::anim::{Channel, Clip, Interpolation, Property};
 use crate::mesh::{ErrorKind, MeshError};
 
@@ -14,16 +14,14 @@ pub(super) const TIMES: Expect = Expect {
     types: &[DataType::F32],
     describe: "SCALAR float",
 };
-pub(super) const VEC3_OUTPUT: Expect = POSITION;
+pub(super) const VEC3_OUTPUT: Expect = Expect {
+    dims: Dimensions::Vec3,
+    types: &[DataType::F32],
+    describe: "VEC3 float",
+};
 pub(super) const ROTATION_OUTPUT: Expect = Expect {
     dims: Dimensions::Vec4,
-    types: &[
-        DataType::F32,
-        DataType::I8,
-        DataType::U8,
-        DataType::I16,
-        DataType::U16,
-    ],
+    types: FLOAT_BYTE_SHORT,
     describe: "VEC4 float or normalized byte or short",
 };
 

@@ -1,19 +1,26 @@
 //! glTF 2.0 (`.gltf` with external or data-URI buffers, and `.glb`) through the `gltf` crate.
 //!
-//! The crate parses and validates the JSON; this module checks what it does not before reading
-//! (accessor types and byte ranges, so its readers never see an out-of-bounds or mistyped
-//! accessor: [`accessor`]), converts strips and fans to lists ([`primitive`]), walks the node
-//! tree for world transforms and skins ([`nodes`]), reads materials and their textures
-//! ([`materials`]), and reads animations (checking their key times and values, so sampling never
-//! sees a NaN or an out-of-order key: [`animation`]). This file holds the entry point, the
-//! document checks and buffer loading.
+//! The JSON is fixed up where gltf-json requires what glTF makes optional ([`patch`]), the
+//! required extensions are checked by qtangent's own rules ([`extensions`]), and the crate
+//! validates the rest; this module checks what it does not before reading (accessor types and
+//! byte ranges, so its readers never see an out-of-bounds or mistyped accessor: [`accessor`]),
+//! reads vertex attributes of any KHR_mesh_quantization type ([`quantized`]), converts strips
+//! and fans to lists and skips points and lines ([`primitive`]), walks the node tree for world
+//! transforms and skins ([`nodes`]), reads materials and their textures ([`materials`]) with
+//! their KHR_texture_transform ([`texture_transform`]), and reads animations (checking their
+//! key times and values, so sampling never sees a NaN or an out-of-order key: [`animation`]).
+//! This file holds the entry point, the document checks and buffer loading.
 
 mod accessor;
 mod animation;
+mod extensions;
 mod materials;
 mod nodes;
+mod patch;
 mod primitive;
 mod qtangent;
+mod quantized;
+mod texture_transform;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -24,8 +31,8 @@ use self::accessor::MAX_ELEMENTS;
 use self::animation::{check_animation_indices, read_animation};
 use self::materials::{image_source, material};
 use self::nodes::{node_parents, node_world_matrices, read_nodes, read_skin};
-use self::primitive::read_primitive;
-use crate::mesh::{ErrorKind, Instance, Mesh, MeshError, Scene};
+use self::primitive::{read_primitive, Outcome};
+use crate::mesh::{repair, ErrorKind, Instance, Mesh, MeshError, Scene};
 
 pub(super) fn load_slice(
     name: &Path,
@@ -42,8 +49,9 @@ pub(super) fn load_slice(
             ))));
         }
     }
-    let gltf =
-        gltf::Gltf::from_slice_without_validation(bytes).map_err(|e| file_err(gltf_error(e)))?;
+    let mut warnings = Vec::new();
+    let gltf = patch::parse(bytes, &mut warnings).map_err(file_err)?;
+    extensions::check_required(gltf.document.as_json(), &mut warnings).map_err(file_err)?;
     check_animation_indices(gltf.document.as_json())
         .map_err(|(label, kind)| MeshError::at(name, &label, kind))?;
     validate(&gltf.document).map_err(file_err)?;
@@ -55,7 +63,6 @@ pub(super) fn load_slice(
         .map(|i| image_source(&i, base, &buffers))
         .collect::<Result<Vec<_>, _>>()
         .map_err(file_err)?;
-    let mut warnings = Vec::new();
     let materials = doc
         .materials()
         .map(|m| material(doc, &m, &images, &mut warnings))
@@ -86,6 +93,7 @@ pub(super) fn load_slice(
     }
     let mut meshes = Vec::new();
     let mut budget = MAX_ELEMENTS;
+    let mut skipped: Vec<(String, String)> = Vec::new();
     for mesh in doc.meshes() {
         let mesh_name = mesh
             .name()
@@ -93,9 +101,33 @@ pub(super) fn load_slice(
         let mut primitives = Vec::new();
         for prim in mesh.primitives() {
             let label = format!("mesh '{mesh_name}' primitive {}", prim.index());
-            let p = read_primitive(&prim, &buffers, doc, &images, label.clone(), &mut budget)
-                .and_then(|p| p.validate().map(|()| p))
-                .map_err(|kind| MeshError::at(name, &label, kind))?;
+            let at = |kind| MeshError::at(name, &label, kind);
+            let mut p = match read_primitive(
+                &prim,
+                &buffers,
+                doc,
+                &images,
+                label.clone(),
+                &mut budget,
+                &mut warnings,
+            )
+            .map_err(at)?
+            {
+                Outcome::Triangles(p) => *p,
+                Outcome::Skipped(what) => {
+                    skipped.push((label, what));
+                    continue;
+                }
+            };
+            let transform = p
+                .material
+                .and_then(|m| materials.get(m))
+                .and_then(|m| m.uv_transform);
+            if let (Some(t), Some(uvs)) = (transform, &mut p.uvs) {
+                uvs.iter_mut().for_each(|uv| *uv = t.apply(*uv));
+            }
+            warnings.extend(repair::repair(&mut p).warnings(&label));
+            p.validate().map_err(at)?;
             primitives.push(p);
         }
         let instances = instances_of.remove(&mesh.index()).unwrap_or_default();
@@ -108,6 +140,21 @@ pub(super) fn load_slice(
     if meshes.is_empty() {
         return Err(file_err(ErrorKind::NoMeshes));
     }
+    if meshes.iter().all(|m| m.primitives.is_empty()) {
+        let mut kinds: Vec<&str> = Vec::new();
+        for (_, what) in &skipped {
+            let kind = what.split(" (").next().unwrap_or(what);
+            if !kinds.contains(&kind) {
+                kinds.push(kind);
+            }
+        }
+        return Err(file_err(ErrorKind::NoTrianglesAtAll(format!(
+            "{} primitive(s) skipped ({})",
+            skipped.len(),
+            kinds.join(", ")
+        ))));
+    }
+    warnings.extend(skipped_warnings(&skipped));
     let mut skipped = Vec::new();
     let animations = doc
         .animations()
@@ -136,6 +183,31 @@ pub(super) fn load_slice(
     })
 }
 
+/// Warnings for skipped primitives: one each for up to three, else one line naming the first
+/// three and counting the rest. `(label, what)` pairs, `what` a mode name (`LINES`) or a short
+/// reason (`no POSITION`).
+fn skipped_warnings(skipped: &[(String, String)]) -> Vec<String> {
+    const WHY: &str = "only triangles are drawn";
+    if skipped.len() <= 3 {
+        return skipped
+            .iter()
+            .map(|(label, what)| format!("{label}: {what} skipped ({WHY})"))
+            .collect();
+    }
+    let first: Vec<String> = skipped[..3]
+        .iter()
+        .map(|(label, what)| format!("{label} ({what})"))
+        .collect();
+    vec![format!(
+        "{} primitives skipped ({WHY}): {}, and {} more",
+        skipped.len(),
+        first.join(", "),
+        skipped.len() - 3
+    )]
+}
+
+/// The gltf crate's error as an [`ErrorKind`] (serde's JSON errors: truncated at the end, else
+/// invalid JSON).
 fn gltf_error(e: gltf::Error) -> ErrorKind {
     match e {
         gltf::Error::Io(error) => ErrorKind::Io {
@@ -159,8 +231,9 @@ fn gltf_error(e: gltf::Error) -> ErrorKind {
 }
 
 /// The gltf crate's validation (every index in range, required fields present, which its API
-/// relies on), except that a POSITION accessor without `min`/`max` is accepted: the spec wants
-/// them, but many exporters leave them out and nothing here needs them.
+/// relies on), except for what glTF allows and gltf-json does not (listed in the filter below),
+/// and that a POSITION accessor without `min`/`max` is accepted: the spec wants them, but many
+/// exporters leave them out and nothing here needs them.
 fn validate(doc: &gltf::Document) -> Result<(), ErrorKind> {
     use gltf::json::validation::{Error, Validate};
     let root = doc.as_json();
@@ -196,8 +269,15 @@ fn validate(doc: &gltf::Document) -> Result<(), ErrorKind> {
     let mut errors = Vec::new();
     root.validate(root, gltf::json::Path::new, &mut |path, error| {
         let path = path().as_str().to_owned();
-        let bounds = path.ends_with(".min") || path.ends_with(".max");
-        if !(bounds && error == Error::Missing) {
+        let missing = error == Error::Missing;
+        // POSITION's bounds (see above); an accessor without a buffer view (all zeros, glTF
+        // 2.0 §3.6.2.4); a primitive without POSITION (skipped with a warning: the spec makes
+        // it optional); the required extensions, which `extensions::check_required` judged.
+        let bounds = missing && (path.ends_with(".min") || path.ends_with(".max"));
+        let zeros = missing && path.starts_with("accessors[") && path.ends_with(".bufferView");
+        let no_position = missing && path.contains(".attributes") && path.ends_with("POSITION\"]");
+        let required = path.starts_with("extensionsRequired");
+        if !(bounds || zeros || no_position || required) {
             errors.push(format!("{path}: {error}"));
         }
     });

@@ -1,14 +1,42 @@
-//! Primitives: attributes and indices read through checked accessors; strips and fans to lists.
+//! Primitives: attributes and indices read through checked accessors (any KHR_mesh_quantization
+//! component type, [`super::quantized`]); strips and fans to lists; points, lines and primitives
+//! with nothing to draw skipped.
 
 use glam::{Vec2, Vec3, Vec4};
 use gltf::mesh::{Mode, Semantic};
 
 use super::accessor::{
-    check_accessor, Expect, INDICES, JOINTS, MAX_ELEMENTS, NORMAL, POSITION, TANGENT, TEXCOORD,
+    check_attribute, Expect, INDICES, JOINTS, MAX_ELEMENTS, NORMAL, POSITION, TANGENT, TEXCOORD,
     WEIGHTS,
 };
+use super::quantized::{is_all_zeros, read_f32};
 use crate::mesh::{ErrorKind, Primitive};
 
+/// What became of one glTF primitive.
+pub(super) enum Outcome {
+    /// An indexed triangle list, read (not yet repaired or validated).
+    Triangles(Box<Primitive>),
+    /// Nothing to draw here: the reason, short (`LINES`, `no POSITION`, `no triangles`).
+    Skipped(String),
+}
+
+/// glTF's name for a primitive mode, as messages use it.
+pub(super) fn mode_name(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Points => "POINTS",
+        Mode::Lines => "LINES",
+        Mode::LineLoop => "LINE_LOOP",
+        Mode::LineStrip => "LINE_STRIP",
+        Mode::Triangles => "TRIANGLES",
+        Mode::TriangleStrip => "TRIANGLE_STRIP",
+        Mode::TriangleFan => "TRIANGLE_FAN",
+    }
+}
+
+/// Reads one primitive. Points and lines, a primitive without POSITION and one whose indices
+/// make no triangle are skipped (all valid glTF; the glTF-Validator only warns); a triangle
+/// list whose index count is not a multiple of three loses the last one or two indices, with a
+/// warning.
 pub(super) fn read_primitive(
     prim: &gltf::Primitive<'_>,
     buffers: &[gltf::buffer::Data],
@@ -16,7 +44,8 @@ pub(super) fn read_primitive(
     images: &[crate::mesh::ImageSource],
     label: String,
     budget: &mut usize,
-) -> Result<Primitive, ErrorKind> {
+    warnings: &mut Vec<String>,
+) -> Result<Outcome, ErrorKind> {
     let elements = prim
         .attributes()
         .map(|(_, a)| a.count())
@@ -32,16 +61,16 @@ pub(super) fn read_primitive(
         mode,
         Mode::Points | Mode::Lines | Mode::LineLoop | Mode::LineStrip
     ) {
-        return Err(ErrorKind::UnsupportedMode(format!("{mode:?}")));
+        return Ok(Outcome::Skipped(mode_name(mode).into()));
     }
     let checked = |semantic: Semantic, name: &str, expect: &Expect| -> Result<bool, ErrorKind> {
         match prim.get(&semantic) {
-            Some(acc) => check_accessor(&acc, name, expect, buffers).map(|()| true),
+            Some(acc) => check_attribute(&acc, name, expect, buffers).map(|()| true),
             None => Ok(false),
         }
     };
     if !checked(Semantic::Positions, "POSITION", &POSITION)? {
-        return Err(ErrorKind::NoPositions);
+        return Ok(Outcome::Skipped("no POSITION".into()));
     }
     checked(Semantic::Normals, "NORMAL", &NORMAL)?;
     checked(Semantic::Tangents, "TANGENT", &TANGENT)?;
@@ -63,25 +92,38 @@ pub(super) fn read_primitive(
         weight_sets += 1;
     }
     if let Some(acc) = prim.indices() {
-        check_accessor(&acc, "indices", &INDICES, buffers)?;
+        check_attribute(&acc, "indices", &INDICES, buffers)?;
     }
 
     let reader = prim.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
-    // The checks above make every read below Some; a None would be a gltf crate change.
+    // The checks above make every read below succeed; a failure would be a gltf crate change.
     let missing = |what: &str| ErrorKind::Gltf(format!("the gltf crate could not read {what}"));
-    let positions: Vec<Vec3> = reader
-        .read_positions()
-        .ok_or_else(|| missing("POSITION"))?
-        .map(Vec3::from)
-        .collect();
-    // Absent attributes read as None; present ones were checked above, so they read fully.
-    let normals = reader.read_normals().map(|r| r.map(Vec3::from).collect());
-    let tangents = reader.read_tangents().map(|r| r.map(Vec4::from).collect());
-    let uvs = reader
-        .read_tex_coords(0)
-        .map(|r| r.into_f32().map(Vec2::from).collect());
+    let attribute = |semantic: Semantic| prim.get(&semantic);
+    let positions: Vec<Vec3> = match attribute(Semantic::Positions) {
+        Some(acc) => read_f32::<3>(&acc, buffers, "POSITION")?
+            .into_iter()
+            .map(Vec3::from)
+            .collect(),
+        None => return Err(missing("POSITION")),
+    };
+    let normals = attribute(Semantic::Normals)
+        .map(|acc| read_f32::<3>(&acc, buffers, "NORMAL"))
+        .transpose()?
+        .map(|v| v.into_iter().map(Vec3::from).collect());
+    let tangents = attribute(Semantic::Tangents)
+        .map(|acc| read_f32::<4>(&acc, buffers, "TANGENT"))
+        .transpose()?
+        .map(|v| v.into_iter().map(Vec4::from).collect());
+    let uvs = attribute(Semantic::TexCoords(0))
+        .map(|acc| read_f32::<2>(&acc, buffers, "TEXCOORD_0"))
+        .transpose()?
+        .map(|v| v.into_iter().map(Vec2::from).collect());
     let joints = (0..joint_sets)
         .map(|s| {
+            let acc = attribute(Semantic::Joints(s)).ok_or_else(|| missing("JOINTS"))?;
+            if is_all_zeros(&acc) {
+                return Ok(vec![[0; 4]; acc.count()]);
+            }
             Ok(reader
                 .read_joints(s)
                 .ok_or_else(|| missing("JOINTS"))?
@@ -91,25 +133,45 @@ pub(super) fn read_primitive(
         .collect::<Result<Vec<_>, ErrorKind>>()?;
     let weights = (0..weight_sets)
         .map(|s| {
-            Ok(reader
-                .read_weights(s)
-                .ok_or_else(|| missing("WEIGHTS"))?
-                .into_f32()
-                .collect())
+            let acc = attribute(Semantic::Weights(s)).ok_or_else(|| missing("WEIGHTS"))?;
+            read_f32::<4>(&acc, buffers, &format!("WEIGHTS_{s}"))
         })
         .collect::<Result<Vec<_>, ErrorKind>>()?;
-    let list: Vec<u32> = match reader.read_indices() {
-        Some(read) => read.into_u32().collect(),
+    let list: Vec<u32> = match prim.indices() {
+        Some(acc) if is_all_zeros(&acc) => vec![0; acc.count()],
+        Some(_) => reader
+            .read_indices()
+            .ok_or_else(|| missing("indices"))?
+            .into_u32()
+            .collect(),
         None => (0..u32::try_from(positions.len()).unwrap_or(u32::MAX)).collect(),
     };
-    let indices = match mode {
+    let mut indices = match mode {
         Mode::TriangleStrip => strip_to_list(&list),
         Mode::TriangleFan => fan_to_list(&list),
         _ => list,
     };
+    if indices.len() < 3 {
+        let (count, what) = match prim.indices() {
+            Some(a) => (a.count(), "indices"),
+            None => (positions.len(), "vertices"),
+        };
+        return Ok(Outcome::Skipped(format!(
+            "no triangles ({count} {what} in {})",
+            mode_name(mode)
+        )));
+    }
+    let extra = indices.len() % 3;
+    if extra != 0 {
+        warnings.push(format!(
+            "{label}: {} indices do not make whole triangles; the last {extra} ignored",
+            indices.len()
+        ));
+        indices.truncate(indices.len() - extra);
+    }
     let qtangents = super::qtangent::read_qtangents(prim, buffers, positions.len())?;
     let object_map = super::qtangent::object_map(prim, doc, images, buffers, positions.len())?;
-    Ok(Primitive {
+    Ok(Outcome::Triangles(Box::new(Primitive {
         label,
         positions,
         normals,
@@ -123,7 +185,7 @@ pub(super) fn read_primitive(
         object_map,
         qtangents,
         source_index: Some(prim.index()),
-    })
+    })))
 }
 
 /// glTF 2.0 §3.7.2.1: strip triangle i is (v_i, v_{i+1+i%2}, v_{i+2-i%2}), keeping one winding.

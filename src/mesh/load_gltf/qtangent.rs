@@ -127,7 +127,9 @@ fn map_image(
         .ok()
         .and_then(|i| doc.textures().nth(i))
         .ok_or_else(|| bad(format!("texture {index} does not exist")))?;
-    super::materials::texture_image(&texture, images).map_err(bad)
+    super::materials::texture_image(&texture, images)
+        .map_err(bad)?
+        .ok_or_else(|| bad(format!("texture {index} has no image")))
 }
 
 /// A material's `QTANGENT_frames.tangentMap`.

@@ -2,6 +2,7 @@
 //! seed is printed on failure, the shared assets, failure pictures and the tools.
 #![allow(dead_code)]
 
+pub mod gltf_build;
 pub mod gltf_write;
 pub mod judges;
 pub mod quirks;
@@ -113,6 +114,13 @@ pub fn flight_helmet_materials(
             (name, mesh, nm)
         })
         .collect()
+}
+
+/// Writes `text` to `dir/name` (an OBJ, say); returns the path.
+pub fn write_text(dir: &std::path::Path, name: &str, text: &str) -> std::path::PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap_or_else(|e| panic!("{e}"));
+    path
 }
 
 /// Where tests write pictures for a person to look at: `target/test-output/`.

@@ -1,0 +1,65 @@
+//! Which extensions a file may require.
+//!
+//! gltf-json refuses every required extension outside its own short list; the loader decides
+//! instead. The ones qtangent reads ([`READ`]) load silently. A mesh compression
+//! ([`COMPRESSION`]) is refused with a one-line message naming it: its accessors hold no
+//! readable data. Any other required extension loads with a warning naming it, since qtangent
+//! reads the geometry without it (the glTF-Validator, too, only warns about extensions it does
+//! not know). Extensions that are only in `extensionsUsed` are never a reason to refuse: a
+//! compression there comes with uncompressed fallback data, which is what is read.
+
+use crate::mesh::ErrorKind;
+
+/// Extensions the loader reads.
+pub(super) const READ: &[&str] = &[
+    "KHR_mesh_quantization",
+    "KHR_texture_transform",
+    "KHR_materials_anisotropy",
+    "KHR_texture_basisu",
+];
+
+const DRACO_ADVICE: &str = "qtangent does not decode Draco-compressed meshes; re-export the \
+     file without Draco compression (for example, import it into Blender and export glTF with \
+     compression off)";
+
+// Checked with gltfpack 1.3: given an EXT_meshopt_compression file, it decodes it and writes no
+// compression unless told to (-c); -noq also turns the quantised attributes back into floats.
+const MESHOPT_ADVICE: &str = "qtangent does not decode meshopt-compressed buffers; decompress \
+     the file first, e.g. `gltfpack -i in.glb -o out.glb -noq` (gltfpack reads \
+     EXT_meshopt_compression and compresses only with -c)";
+
+/// Mesh compressions, with what the refusal says to do.
+pub(super) const COMPRESSION: &[(&str, &str)] = &[
+    ("KHR_draco_mesh_compression", DRACO_ADVICE),
+    ("EXT_meshopt_compression", MESHOPT_ADVICE),
+    ("KHR_meshopt_compression", MESHOPT_ADVICE),
+];
+
+/// Checks the file's `extensionsRequired` (see the module docs).
+///
+/// # Errors
+/// [`ErrorKind::UnsupportedCompression`] for the first mesh compression the file requires.
+pub(super) fn check_required(
+    root: &gltf::json::Root,
+    warnings: &mut Vec<String>,
+) -> Result<(), ErrorKind> {
+    let mut unknown = Vec::new();
+    for ext in &root.extensions_required {
+        if let Some((_, advice)) = COMPRESSION.iter().find(|(name, _)| name == ext) {
+            return Err(ErrorKind::UnsupportedCompression {
+                extension: ext.clone(),
+                advice,
+            });
+        }
+        if !READ.contains(&ext.as_str()) && !unknown.contains(ext) {
+            unknown.push(ext.clone());
+        }
+    }
+    if !unknown.is_empty() {
+        warnings.push(format!(
+            "the file requires {}, which qtangent does not implement; loaded without",
+            unknown.join(", ")
+        ));
+    }
+    Ok(())
+}
