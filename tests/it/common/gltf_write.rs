@@ -1,4 +1,4 @@
-//! A small glTF writer for tests: meshes with any of POSITION, NORMAL, TANGENT, TEXCOORD_0,
+//! A typed glTF writer for tests, over [`GltfBuild`]: meshes with any of POSITION, NORMAL, TANGENT, TEXCOORD_0,
 //! JOINTS_0 and WEIGHTS_0, nodes with TRS transforms, skins, and materials with a normal map
 //! written as a PNG next to the file. Written to be valid (the validator test checks it is):
 //! POSITION `min`/`max`, 4-byte aligned views with their targets.
@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use serde_json::{json, Value};
+
+use super::gltf_build::GltfBuild;
 
 /// One primitive's attributes (f32, JOINTS_0 as u16) and u32 indices.
 #[derive(Debug, Clone, Default)]
@@ -146,7 +148,7 @@ impl GltfFile {
 
     /// As [`GltfFile::write`], letting `edit` change the JSON first (to break it on purpose).
     pub fn write_with(&self, dir: &Path, name: &str, edit: impl FnOnce(&mut Value)) -> PathBuf {
-        let mut blob = Blob::default();
+        let mut blob = GltfBuild::default();
         const FLOAT: u32 = 5126;
         const ARRAY: Option<u32> = Some(34962);
         let mut meshes = Vec::new();
@@ -154,35 +156,73 @@ impl GltfFile {
             let mut out = Vec::new();
             for p in prims {
                 let n = p.positions.len();
-                let pos = blob.add(bytemuck::cast_slice(&p.positions), n, "VEC3", FLOAT, ARRAY);
+                let pos = add(
+                    &mut blob,
+                    bytemuck::cast_slice(&p.positions),
+                    n,
+                    "VEC3",
+                    FLOAT,
+                    ARRAY,
+                );
                 let (lo, hi) = p.positions.iter().fold(
                     (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
                     |(lo, hi), &v| (lo.min(v), hi.max(v)),
                 );
-                blob.accessors[pos]["min"] = json!(lo.to_array());
-                blob.accessors[pos]["max"] = json!(hi.to_array());
+                blob.doc["accessors"][pos]["min"] = json!(lo.to_array());
+                blob.doc["accessors"][pos]["max"] = json!(hi.to_array());
                 let mut attributes = json!({"POSITION": pos});
                 if let Some(v) = &p.normals {
-                    attributes["NORMAL"] =
-                        json!(blob.add(bytemuck::cast_slice(v), n, "VEC3", FLOAT, ARRAY));
+                    attributes["NORMAL"] = json!(add(
+                        &mut blob,
+                        bytemuck::cast_slice(v),
+                        n,
+                        "VEC3",
+                        FLOAT,
+                        ARRAY
+                    ));
                 }
                 if let Some(v) = &p.tangents {
-                    attributes["TANGENT"] =
-                        json!(blob.add(bytemuck::cast_slice(v), n, "VEC4", FLOAT, ARRAY));
+                    attributes["TANGENT"] = json!(add(
+                        &mut blob,
+                        bytemuck::cast_slice(v),
+                        n,
+                        "VEC4",
+                        FLOAT,
+                        ARRAY
+                    ));
                 }
                 if let Some(v) = &p.uvs {
-                    attributes["TEXCOORD_0"] =
-                        json!(blob.add(bytemuck::cast_slice(v), n, "VEC2", FLOAT, ARRAY));
+                    attributes["TEXCOORD_0"] = json!(add(
+                        &mut blob,
+                        bytemuck::cast_slice(v),
+                        n,
+                        "VEC2",
+                        FLOAT,
+                        ARRAY
+                    ));
                 }
                 if let Some(v) = &p.joints {
-                    attributes["JOINTS_0"] =
-                        json!(blob.add(bytemuck::cast_slice(v), n, "VEC4", 5123, ARRAY));
+                    attributes["JOINTS_0"] = json!(add(
+                        &mut blob,
+                        bytemuck::cast_slice(v),
+                        n,
+                        "VEC4",
+                        5123,
+                        ARRAY
+                    ));
                 }
                 if let Some(v) = &p.weights {
-                    attributes["WEIGHTS_0"] =
-                        json!(blob.add(bytemuck::cast_slice(v), n, "VEC4", FLOAT, ARRAY));
+                    attributes["WEIGHTS_0"] = json!(add(
+                        &mut blob,
+                        bytemuck::cast_slice(v),
+                        n,
+                        "VEC4",
+                        FLOAT,
+                        ARRAY
+                    ));
                 }
-                let indices = blob.add(
+                let indices = add(
+                    &mut blob,
                     bytemuck::cast_slice(&p.indices),
                     p.indices.len(),
                     "SCALAR",
@@ -202,7 +242,14 @@ impl GltfFile {
             .iter()
             .map(|s| {
                 let m: Vec<[f32; 16]> = s.inverse_bind.iter().map(Mat4::to_cols_array).collect();
-                let ibm = blob.add(bytemuck::cast_slice(&m), m.len(), "MAT4", FLOAT, None);
+                let ibm = add(
+                    &mut blob,
+                    bytemuck::cast_slice(&m),
+                    m.len(),
+                    "MAT4",
+                    FLOAT,
+                    None,
+                );
                 json!({"joints": s.joints, "inverseBindMatrices": ibm})
             })
             .collect();
@@ -230,16 +277,11 @@ impl GltfFile {
         let roots: Vec<usize> = (0..self.nodes.len())
             .filter(|&i| !self.nodes.iter().any(|n| n.children.contains(&i)))
             .collect();
-        let mut doc = json!({
-            "asset": {"version": "2.0", "generator": "qtangent tests"},
-            "scene": 0,
-            "scenes": [{"nodes": roots}],
-            "nodes": nodes,
-            "meshes": meshes,
-            "accessors": blob.accessors,
-            "bufferViews": blob.views,
-            "buffers": [{"uri": format!("{name}.bin"), "byteLength": blob.bin.len()}],
-        });
+        let doc = &mut blob.doc;
+        doc["asset"] = json!({"version": "2.0", "generator": "qtangent tests"});
+        doc["scenes"] = json!([{"nodes": roots}]);
+        doc["nodes"] = json!(nodes);
+        doc["meshes"] = json!(meshes);
         if !self.skins.is_empty() {
             doc["skins"] = json!(skins);
         }
@@ -261,48 +303,34 @@ impl GltfFile {
                     .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
             }
         }
+        // GltfBuild adds the buffer on writing; the edit sees the whole file.
+        let path = blob.write_gltf(dir, name);
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+        let mut doc: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
         edit(&mut doc);
-        let path = dir.join(format!("{name}.gltf"));
         std::fs::write(&path, doc.to_string())
             .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
-        let bin_path = dir.join(format!("{name}.bin"));
-        std::fs::write(&bin_path, blob.bin)
-            .unwrap_or_else(|e| panic!("cannot write {}: {e}", bin_path.display()));
         path
     }
 }
 
-/// The binary buffer being built, with its views and accessors.
-#[derive(Default)]
-struct Blob {
-    bin: Vec<u8>,
-    views: Vec<Value>,
-    accessors: Vec<Value>,
-}
-
-impl Blob {
-    /// Appends `bytes` (padded to 4) as a view and an accessor; returns the accessor's index.
-    fn add(
-        &mut self,
-        bytes: &[u8],
-        count: usize,
-        kind: &str,
-        component: u32,
-        target: Option<u32>,
-    ) -> usize {
-        let mut view =
-            json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()});
-        if let Some(t) = target {
-            view["target"] = json!(t);
-        }
-        self.views.push(view);
-        self.accessors.push(json!({
-            "bufferView": self.views.len() - 1, "componentType": component, "count": count, "type": kind
-        }));
-        self.bin.extend_from_slice(bytes);
-        self.bin.resize(self.bin.len().next_multiple_of(4), 0);
-        self.accessors.len() - 1
+/// Appends `bytes` as a view with `target` and an accessor over it; returns the accessor.
+fn add(
+    blob: &mut GltfBuild,
+    bytes: &[u8],
+    count: usize,
+    kind: &str,
+    component: u32,
+    target: Option<u32>,
+) -> usize {
+    let view = blob.view(bytes, None);
+    if let Some(t) = target {
+        blob.doc["bufferViews"][view]["target"] = json!(t);
     }
+    blob.push(
+        "accessors",
+        json!({"bufferView": view, "componentType": component, "count": count, "type": kind}),
+    )
 }
 
 /// A tangent-space normal map of `size`² texels: bumps in a grid, RGB = (n + 1)/2, the way glTF
