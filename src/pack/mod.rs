@@ -367,15 +367,55 @@ impl Writer<'_> {
                     obj.remove("weights");
                 }
             }
-            if out_prims.is_empty() {
-                return Err(format!(
-                    "mesh '{}' has no triangle primitive left to write",
-                    mesh.name
-                ));
-            }
             self.out["meshes"][m]["primitives"] = Value::Array(out_prims);
         }
+        self.drop_empty_meshes();
         Ok(())
+    }
+
+    /// Meshes left without primitives (glTF needs at least one) leave the file, and the nodes
+    /// that placed them lose their `mesh` (and `skin` and `weights`, which need one).
+    fn drop_empty_meshes(&mut self) {
+        let Some(meshes) = self.out["meshes"].as_array().cloned() else {
+            return;
+        };
+        let empty = |m: &Value| m["primitives"].as_array().is_none_or(Vec::is_empty);
+        if !meshes.iter().any(empty) {
+            return;
+        }
+        let mut new_index = Vec::with_capacity(meshes.len());
+        let mut kept = Vec::new();
+        for m in meshes {
+            if empty(&m) {
+                new_index.push(None);
+                self.report.warnings.push(format!(
+                    "mesh '{}' has no triangle primitive left; removed with its node references",
+                    m["name"].as_str().unwrap_or("unnamed")
+                ));
+            } else {
+                new_index.push(Some(kept.len()));
+                kept.push(m);
+            }
+        }
+        self.out["meshes"] = Value::Array(kept);
+        for node in self.out["nodes"].as_array_mut().into_iter().flatten() {
+            let Some(old) = as_usize(&node["mesh"]) else {
+                continue;
+            };
+            let obj = node
+                .as_object_mut()
+                .expect("a node with a mesh is an object");
+            match new_index.get(old).copied().flatten() {
+                Some(k) => {
+                    obj.insert("mesh".into(), json!(k));
+                }
+                None => {
+                    for key in ["mesh", "skin", "weights"] {
+                        obj.remove(key);
+                    }
+                }
+            }
+        }
     }
 
     fn primitive(
