@@ -18,6 +18,8 @@ const ASSETS: &[(&str, &str)] = &[
 /// One candidate: its label, the tool and its arguments, and how `frame_diff` matches it.
 struct Run {
     label: &'static str,
+    /// The output's name after the asset's: `Fox-<file>.glb`.
+    file: &'static str,
     tool: Tool,
     args: &'static [&'static str],
     /// `frame_diff`'s matching flags: gltfpack's quantisation bits, or `--float` for pack's f32.
@@ -32,6 +34,7 @@ enum Tool {
 const RUNS: &[Run] = &[
     Run {
         label: "gltfpack",
+        file: "gltfpack",
         tool: Tool::Gltfpack,
         args: &[],
         // gltfpack's defaults: -vp 14, -vt 12.
@@ -39,18 +42,21 @@ const RUNS: &[Run] = &[
     },
     Run {
         label: "gltfpack -vn 16",
+        file: "gltfpack-vn16",
         tool: Tool::Gltfpack,
         args: &["-vn", "16"],
         matching: &["--position-bits", "14", "--uv-bits", "12"],
     },
     Run {
         label: "pack --format smallest3x4 --maps none",
+        file: "pack-smallest3x4",
         tool: Tool::Pack,
         args: &["--format", "smallest3x4", "--maps", "none"],
         matching: &["--float"],
     },
     Run {
         label: "pack --format snorm16x4 --maps none",
+        file: "pack-snorm16x4",
         tool: Tool::Pack,
         args: &["--format", "snorm16x4", "--maps", "none"],
         matching: &["--float"],
@@ -92,7 +98,7 @@ pub fn run(root: &Path, assets: &Path) -> Result<(), String> {
         }
         table.push(frame_diff(root, &diff)?);
         for run in RUNS {
-            let file = out.join(format!("{name}-{}.glb", run.label.replace([' ', '-'], "_")));
+            let file = out.join(format!("{name}-{}.glb", run.file));
             let file = file.to_string_lossy().into_owned();
             match run.tool {
                 Tool::Gltfpack => {
