@@ -114,13 +114,7 @@ fn main() -> ExitCode {
             )
         }
         "gpu-bundle" => gpu_bundle(&root),
-        "npm" => npm::ensure(&root).and_then(|dir| match dir {
-            Some(dir) => {
-                println!("xtask: the glTF judges are in {}", dir.display());
-                Ok(())
-            }
-            None => Err("the glTF judges are not installed (see the note above)".into()),
-        }),
+        "npm" => npm::install(&root),
         "gltfpack-table" => gltfpack_table::run(&root, &assets_dir(&root)),
         "fuzz" => match rest.first().map(|s| s.parse::<u64>()) {
             None => fuzz(&root, 60),

@@ -33,7 +33,7 @@ fn under_ci() -> bool {
 /// or npm is missing, or the install failed, outside CI (a note is printed); `Err` for the same
 /// under CI.
 pub fn ensure(root: &Path) -> Result<Option<PathBuf>, String> {
-    match install(root) {
+    match install_into(root) {
         Ok(dir) => Ok(Some(dir)),
         Err(e) if under_ci() => Err(format!("npm judges: {e}")),
         Err(e) => {
@@ -46,7 +46,15 @@ pub fn ensure(root: &Path) -> Result<Option<PathBuf>, String> {
     }
 }
 
-fn install(root: &Path) -> Result<PathBuf, String> {
+/// `cargo xtask npm`: [`ensure`], failing (outside CI too) when the judges could not be
+/// installed.
+pub fn install(root: &Path) -> Result<(), String> {
+    let dir = ensure(root)?.ok_or("the glTF judges are not installed (see the note above)")?;
+    println!("xtask: the glTF judges are in {}", dir.display());
+    Ok(())
+}
+
+fn install_into(root: &Path) -> Result<PathBuf, String> {
     let spec = root.join("xtask/npm");
     let dir = install_dir(root);
     let node = node_major()?;
