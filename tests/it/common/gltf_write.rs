@@ -171,55 +171,17 @@ impl GltfFile {
                 blob.doc["accessors"][pos]["min"] = json!(lo.to_array());
                 blob.doc["accessors"][pos]["max"] = json!(hi.to_array());
                 let mut attributes = json!({"POSITION": pos});
-                if let Some(v) = &p.normals {
-                    attributes["NORMAL"] = json!(add(
-                        &mut blob,
-                        bytemuck::cast_slice(v),
-                        n,
-                        "VEC3",
-                        FLOAT,
-                        ARRAY
-                    ));
-                }
-                if let Some(v) = &p.tangents {
-                    attributes["TANGENT"] = json!(add(
-                        &mut blob,
-                        bytemuck::cast_slice(v),
-                        n,
-                        "VEC4",
-                        FLOAT,
-                        ARRAY
-                    ));
-                }
-                if let Some(v) = &p.uvs {
-                    attributes["TEXCOORD_0"] = json!(add(
-                        &mut blob,
-                        bytemuck::cast_slice(v),
-                        n,
-                        "VEC2",
-                        FLOAT,
-                        ARRAY
-                    ));
-                }
-                if let Some(v) = &p.joints {
-                    attributes["JOINTS_0"] = json!(add(
-                        &mut blob,
-                        bytemuck::cast_slice(v),
-                        n,
-                        "VEC4",
-                        5123,
-                        ARRAY
-                    ));
-                }
-                if let Some(v) = &p.weights {
-                    attributes["WEIGHTS_0"] = json!(add(
-                        &mut blob,
-                        bytemuck::cast_slice(v),
-                        n,
-                        "VEC4",
-                        FLOAT,
-                        ARRAY
-                    ));
+                let optional: [(&str, Option<&[u8]>, &str, u32); 5] = [
+                    ("NORMAL", raw(&p.normals), "VEC3", FLOAT),
+                    ("TANGENT", raw(&p.tangents), "VEC4", FLOAT),
+                    ("TEXCOORD_0", raw(&p.uvs), "VEC2", FLOAT),
+                    ("JOINTS_0", raw(&p.joints), "VEC4", 5123),
+                    ("WEIGHTS_0", raw(&p.weights), "VEC4", FLOAT),
+                ];
+                for (name, bytes, kind, component) in optional {
+                    if let Some(bytes) = bytes {
+                        attributes[name] = json!(add(&mut blob, bytes, n, kind, component, ARRAY));
+                    }
                 }
                 let indices = add(
                     &mut blob,
@@ -312,6 +274,11 @@ impl GltfFile {
             .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
         path
     }
+}
+
+/// An optional attribute's bytes.
+fn raw<T: bytemuck::Pod>(v: &Option<Vec<T>>) -> Option<&[u8]> {
+    v.as_deref().map(bytemuck::cast_slice)
 }
 
 /// Appends `bytes` as a view with `target` and an accessor over it; returns the accessor.
