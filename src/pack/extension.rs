@@ -62,18 +62,3 @@ pub fn layout(format: Format) -> Layout {
         stride: format.bytes().next_multiple_of(4),
     }
 }
-
-/// The name a packed file uses for `format` (its [`Format::name`]).
-#[must_use]
-pub fn format_name(format: Format) -> &'static str {
-    format.name()
-}
-
-/// The format a packed file names, accepting [`Format::name`] and its aliases (as
-/// `str::parse::<Format>` does).
-///
-/// # Errors
-/// The parse error, listing the valid names.
-pub fn parse_format(name: &str) -> Result<Format, crate::encoding::ParseNameError> {
-    name.parse()
-}

@@ -210,7 +210,7 @@ pub fn pack(
     w.images().map_err(&fail)?;
     w.skins_and_animations().map_err(&fail)?;
     w.meshes(scene, prepared, maps, options).map_err(&fail)?;
-    w.materials(scene, maps);
+    w.materials(scene, maps).map_err(&fail)?;
     w.finish().map_err(&fail)
 }
 
@@ -399,12 +399,12 @@ impl Writer<'_> {
         }
         self.out["meshes"] = Value::Array(kept);
         for node in self.out["nodes"].as_array_mut().into_iter().flatten() {
-            let Some(old) = as_usize(&node["mesh"]) else {
+            let Some(obj) = node.as_object_mut() else {
                 continue;
             };
-            let obj = node
-                .as_object_mut()
-                .expect("a node with a mesh is an object");
+            let Some(old) = obj.get("mesh").and_then(as_usize) else {
+                continue;
+            };
             match new_index.get(old).copied().flatten() {
                 Some(k) => {
                     obj.insert("mesh".into(), json!(k));
@@ -538,7 +538,7 @@ impl Writer<'_> {
             );
             attrs.insert(name.clone(), json!(index));
         }
-        let mut ext = json!({ "format": extension::format_name(options.format) });
+        let mut ext = json!({ "format": options.format.name() });
         if let Some(o) = object {
             let tex_coord = match &o.uvs {
                 Some(uvs) => {
@@ -552,7 +552,8 @@ impl Writer<'_> {
                 }
                 None => 0,
             };
-            let texture = self.map_texture(&o.map, &format!("{} object-space map", p.label), false);
+            let texture =
+                self.map_texture(&o.map, &format!("{} object-space map", p.label), false)?;
             ext["objectMap"] = json!({ "index": texture, "texCoord": tex_coord });
         }
         let indices = self.bin.indices(&p.indices);
@@ -571,11 +572,9 @@ impl Writer<'_> {
 
     /// Embeds a map as a KTX2 image with a texture whose source only the extension names;
     /// returns the texture's index.
-    fn map_texture(&mut self, map: &EncodedMap, what: &str, repeat: bool) -> usize {
+    fn map_texture(&mut self, map: &EncodedMap, what: &str, repeat: bool) -> Result<usize, String> {
         let (main, _) = map.to_ktx2();
-        // The writer's only failure is a texture too large for KTX2's 32-bit sizes, which a
-        // map that fitted a GPU texture is not.
-        let bytes = crate::ktx2::write(&main).unwrap_or_default();
+        let bytes = crate::ktx2::write(&main).map_err(|e| format!("{what}: {e}"))?;
         self.report.map_bytes += bytes.len();
         self.report.maps.push((what.to_string(), bytes.len()));
         let view = self.bin.view(&bytes);
@@ -600,7 +599,7 @@ impl Writer<'_> {
                 "wrapT": wrap,
             }),
         );
-        push(
+        Ok(push(
             &mut self.out,
             "textures",
             json!({
@@ -608,12 +607,12 @@ impl Writer<'_> {
                 "name": what,
                 "extensions": { extension::NAME: { "source": image } },
             }),
-        )
+        ))
     }
 
     /// Tangent-space maps on their materials; KHR_texture_transform dropped where the loader
     /// applied it to the UVs.
-    fn materials(&mut self, scene: &Scene, maps: &PackMaps) {
+    fn materials(&mut self, scene: &Scene, maps: &PackMaps) -> Result<(), String> {
         for (j, m) in scene.materials.iter().enumerate() {
             if m.uv_transform.is_some() {
                 strip_transforms(&mut self.out["materials"][j]);
@@ -623,7 +622,7 @@ impl Writer<'_> {
                     map,
                     &format!("material '{}' tangent-space map", m.name),
                     true,
-                );
+                )?;
                 let material = &mut self.out["materials"][j];
                 if !material["extensions"].is_object() {
                     material["extensions"] = json!({});
@@ -632,6 +631,7 @@ impl Writer<'_> {
                     json!({ "tangentMap": { "index": texture } });
             }
         }
+        Ok(())
     }
 
     fn finish(mut self) -> Result<Packed, String> {
@@ -688,12 +688,16 @@ impl Writer<'_> {
 
 /// Appends `v` to the array `root[key]` (made when missing); returns its index.
 fn push(root: &mut Value, key: &str, v: Value) -> usize {
-    if !root[key].is_array() {
-        root[key] = json!([]);
+    match root[key].as_array_mut() {
+        Some(list) => {
+            list.push(v);
+            list.len() - 1
+        }
+        None => {
+            root[key] = json!([v]);
+            0
+        }
     }
-    let list = root[key].as_array_mut().expect("made an array above");
-    list.push(v);
-    list.len() - 1
 }
 
 /// Removes KHR_texture_transform from every texture reference of a material that reads UV set

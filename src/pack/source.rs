@@ -4,11 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
-use base64::Engine;
 use serde_json::Value;
 
 use super::bin::{component_bytes, type_components};
 use super::PackError;
+use crate::mesh::ImageSource;
 
 /// A glTF document as JSON with its buffers.
 pub struct Source {
@@ -199,20 +199,18 @@ pub fn sniff_mime(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
-/// A `data:` URI's bytes, or a file's next to the document.
+/// A `data:` URI's bytes, or a file's next to the document (percent-decoded), read as the
+/// loader reads images ([`ImageSource::bytes`]).
 fn read_uri(uri: &str, base: &Path) -> Result<Vec<u8>, String> {
-    if let Some(rest) = uri.strip_prefix("data:") {
-        let payload = rest
-            .split_once(";base64,")
-            .map(|(_, p)| p)
-            .ok_or("a data: URI that is not base64")?;
-        return base64::engine::general_purpose::STANDARD
-            .decode(payload.trim())
-            .map_err(|e| format!("bad base64: {e}"));
-    }
-    let decoded = urlencoding::decode(uri).map_err(|e| format!("URI '{uri}': {e}"))?;
-    let path = base.join(&*decoded);
-    std::fs::read(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+    let source = if uri.starts_with("data:") {
+        ImageSource::DataUri(uri.into())
+    } else {
+        let decoded = urlencoding::decode(uri).map_err(|e| format!("URI '{uri}': {e}"))?;
+        ImageSource::File(base.join(&*decoded))
+    };
+    source
+        .bytes()
+        .map_err(|e| format!("{}: {e}", source.describe()))
 }
 
 /// A JSON number as an index or size.

@@ -43,7 +43,7 @@ pub(super) fn read_qtangents(
         .map(|f| {
             f.as_str()
                 .ok_or_else(|| bad(format!("{}.format is not a string", extension::NAME)))
-                .and_then(|s| extension::parse_format(s).map_err(|e| bad(e.to_string())))
+                .and_then(|s| s.parse::<Format>().map_err(|e| bad(e.to_string())))
         })
         .transpose()?;
     let format = match named {
