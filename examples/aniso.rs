@@ -30,7 +30,6 @@ use image::RgbaImage;
 use qtangent::gpu::maps::BC7_QUALITY;
 use qtangent::gpu::render::{GpuScene, Output, Renderer, View};
 use qtangent::gpu::GpuContext;
-use qtangent::qmap::stored::StoredFormat;
 use qtangent::qmap::MapFormat;
 use qtangent::render::compare;
 use qtangent::render::disc::{self, RgLayout};
@@ -144,7 +143,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             &ctx,
             &canonical,
             &formats,
-            &MapOptions::stored(StoredFormat::Plain(MapFormat::Rgba16Float)),
+            &MapOptions::stored(MapFormat::Rgba16Float),
             quiet,
         )?,
         renderer.upload_with(&ctx, &oriented, &formats, &MapOptions::default(), quiet)?,
@@ -154,7 +153,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     // The compressed maps' formats as the renderer chose them (a twist alone: BC5 of (z, w);
     // object space: BC7).
-    let stored = |formats: &[(String, Option<StoredFormat>)]| {
+    let stored = |formats: &[(String, Option<MapFormat>)]| {
         formats
             .first()
             .and_then(|f| f.1)

@@ -55,8 +55,9 @@ use qtangent::gpu::GpuContext;
 use qtangent::mesh::{self, ImageSource, Scene};
 use qtangent::qmap::anisotropy;
 use qtangent::qmap::job::{self, OutputFile, TangentLevels};
-use qtangent::qmap::stored::{EncodedMap, MapSpace, StoredFormat};
+use qtangent::qmap::stored::EncodedMap;
 use qtangent::qmap::{self, BakeJob, BakeSettings, Container, NormalMap, NormalSource, QuatMap};
+use qtangent::qmap::{MapFormat, MapSpace};
 use serde_json::{json, Value};
 
 /// `writeln!` into a String (which cannot fail).
@@ -91,8 +92,8 @@ struct Args {
     kind: MapSpace,
     /// Storage format: rgba16f, snorm16, snorm8, rgba32f, bc5, bc7 (default: bc5 for tangent,
     /// bc7 for object).
-    #[arg(long, value_parser = names::<StoredFormat>(StoredFormat::ALL.map(StoredFormat::name)))]
-    format: Option<StoredFormat>,
+    #[arg(long, value_parser = names::<MapFormat>(MapFormat::ALL.map(MapFormat::name)))]
+    format: Option<MapFormat>,
     /// File container: ktx2 (every format) or exr (rgba16f, snorm16, snorm8, rgba32f).
     #[arg(long, default_value = "ktx2", value_parser = names::<Container>(Container::ALL.map(Container::name)))]
     container: Container,
@@ -124,15 +125,15 @@ where
 
 impl Args {
     /// The stored format: `--format`, or the kind's compressed default.
-    fn stored(&self) -> StoredFormat {
+    fn stored(&self) -> MapFormat {
         self.format
-            .unwrap_or_else(|| StoredFormat::default_for(self.kind, false))
+            .unwrap_or_else(|| MapFormat::default_for(self.kind, false))
     }
 
     /// Checks the flags against each other before any work.
     fn check(&self) -> Result<(), String> {
         let (space, stored) = (self.kind, self.stored());
-        if space == MapSpace::Object && stored == StoredFormat::Bc5 {
+        if space == MapSpace::Object && stored == MapFormat::Bc5 {
             return Err("--format bc5 holds two channels, (x, y) of a tangent-space rotation; an object-space map needs all four: use --format bc7 (or --kind tangent)".into());
         }
         if self.container == Container::Exr && stored.is_compressed() {
@@ -213,7 +214,7 @@ struct Report {
     /// The anisotropy texture whose direction the map carries.
     anisotropy: Option<String>,
     /// How the map is stored (per map: a twist makes a tangent-space map BC7).
-    format: StoredFormat,
+    format: MapFormat,
     map_stats: qmap::MapStats,
     levels: usize,
     width: u32,
@@ -230,7 +231,7 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
         width: args.size,
         height: args.size,
         padding: args.padding,
-        format: qtangent::gpu::maps::bake_format(args.stored()),
+        format: args.stored().raster(),
     };
     qmap::check_settings(&settings)?;
 
@@ -313,10 +314,7 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
                 "padding": args.padding,
                 "format": args.stored().name(),
                 "container": args.container.name(),
-                "max_error_deg": match args.stored() {
-                    StoredFormat::Plain(f) => Some(f.max_error_deg()),
-                    _ => None,
-                },
+                "max_error_deg": args.stored().max_error_deg(),
             },
             "warnings": &ui.warnings,
             "maps": reports.iter().map(report_json).collect::<Vec<_>>(),

@@ -81,7 +81,7 @@ fn meshes(ctx: &GpuContext) -> Result<(), Box<dyn std::error::Error>> {
     use qtangent::mesh::procedural;
 
     println!("\nMeshes through the vertex stage (world n and t read back, compared with the CPU):");
-    println!("| mesh                          | vertices (file → split) | mirrored triangles | worst GPU-CPU diff, all formats | worst error (not f16x3-seed) |");
+    println!("| mesh                          | vertices (file → split) | mirrored triangles | worst GPU-CPU diff, all formats | worst error (not f16x3) |");
     println!("|-------------------------------|-------------------------|--------------------|---------------------------------|------------------------------|");
     let model =
         glam::Mat4::from_rotation_y(0.5) * glam::Mat4::from_scale(glam::Vec3::new(1.0, 2.0, 1.0));

@@ -30,7 +30,8 @@ use qtangent::gpu::render::{GpuScene, Renderer, View};
 use qtangent::gpu::GpuContext;
 use qtangent::qmap::bc::Bc7Quality;
 use qtangent::qmap::normal_map::{bc5_round_trip, bc5_round_trip_chain};
-use qtangent::qmap::stored::{angle_deg, AngleStats, EncodedMap, MapSpace, StoredFormat};
+use qtangent::qmap::stored::{angle_deg, AngleStats, EncodedMap};
+use qtangent::qmap::MapSpace;
 use qtangent::qmap::{self, BakeMesh, MapFormat, NormalMap, TexelKind};
 use qtangent::render::compare::{self, ImageDiff};
 use qtangent::render::scene::{MapSource, RenderScene};
@@ -92,7 +93,7 @@ enum Column {
     /// Reference mode with the normal map as stored: 8-bit RGBA (`false`) or BC5 (`true`).
     Reference { bc5: bool },
     /// A quaternion map of a kind in a format.
-    Map(MapSpace, StoredFormat),
+    Map(MapSpace, MapFormat),
 }
 
 impl Column {
@@ -111,8 +112,8 @@ fn columns() -> Vec<Column> {
         Column::Reference { bc5: true },
     ];
     for space in [MapSpace::Tangent, MapSpace::Object] {
-        for f in StoredFormat::ALL {
-            if !(space == MapSpace::Object && f == StoredFormat::Bc5) {
+        for f in MapFormat::ALL {
+            if !(space == MapSpace::Object && f == MapFormat::Bc5) {
                 c.push(Column::Map(space, f));
             }
         }
@@ -205,7 +206,7 @@ fn texel_errors(
         let exact =
             qtangent::gpu::bake_tangent::bake_gpu(ctx, &levels, None, MapFormat::Rgba32Float)?;
         let mask = coverage(scene, mi, exact.width(), exact.height())?;
-        for f in StoredFormat::ALL {
+        for f in MapFormat::ALL {
             let c = Column::Map(MapSpace::Tangent, f);
             match EncodedMap::encode(&exact, MapSpace::Tangent, f, false, bc7) {
                 Ok(stored) => {
@@ -255,9 +256,9 @@ fn texel_errors(
             .iter()
             .map(|k| *k == TexelKind::Covered)
             .collect();
-        for f in StoredFormat::ALL {
+        for f in MapFormat::ALL {
             let c = Column::Map(MapSpace::Object, f);
-            if f == StoredFormat::Bc5 {
+            if f == MapFormat::Bc5 {
                 continue;
             }
             let stored = EncodedMap::encode(&exact, MapSpace::Object, f, false, bc7)?;
@@ -551,7 +552,7 @@ fn timing(
             let map = qtangent::qmap::tangent::bake_cpu(&levels, None, MapFormat::Rgba32Float);
             t[2] += s.elapsed();
             let s = Instant::now();
-            EncodedMap::encode(&map, MapSpace::Tangent, StoredFormat::Bc5, false, bc7)?;
+            EncodedMap::encode(&map, MapSpace::Tangent, MapFormat::Bc5, false, bc7)?;
             t[3] += s.elapsed();
         }
         println!(
@@ -593,7 +594,7 @@ fn timing(
                 o[1] += s.elapsed();
                 let s = Instant::now();
                 let stored =
-                    EncodedMap::encode(&map, MapSpace::Object, StoredFormat::Bc7, false, quality)?;
+                    EncodedMap::encode(&map, MapSpace::Object, MapFormat::Bc7, false, quality)?;
                 o[2] += s.elapsed();
                 // Per-texel error at this size, against the f32 bake, inside triangles.
                 let mask: Vec<bool> = map.kind.iter().map(|k| *k == TexelKind::Covered).collect();

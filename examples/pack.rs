@@ -31,7 +31,7 @@ struct Args {
     #[arg(short, long)]
     output: PathBuf,
     /// The `_QTANGENT` format: f32x4, f16x4, snorm16x4, f16x3, smallest3x6, smallest3x4 (the
-    /// table names smallest3-6B, smallest3-4B and f16x3-seed are accepted too).
+    /// earlier names smallest3-6B, smallest3-4B and f16x3-seed are accepted too).
     #[arg(long, default_value = "snorm16x4", value_parser = parse_format)]
     format: Format,
     /// Quaternion maps to embed: none, tangent (per material) or object (per primitive).
@@ -44,12 +44,12 @@ struct Args {
 
 fn parse_format(s: &str) -> Result<Format, String> {
     s.parse()
-        .map_err(|e: qtangent::encoding::ParseNameError| e.to_string())
+        .map_err(|e: qtangent::ParseNameError| e.to_string())
 }
 
 fn parse_maps(s: &str) -> Result<MapKind, String> {
     s.parse()
-        .map_err(|e: qtangent::encoding::ParseNameError| e.to_string())
+        .map_err(|e: qtangent::ParseNameError| e.to_string())
 }
 
 fn main() -> ExitCode {

@@ -22,7 +22,7 @@ use image::RgbaImage;
 use qtangent::gpu::render::{GpuScene, Renderer, View};
 use qtangent::gpu::GpuContext;
 use qtangent::qmap::bc::Bc7Quality;
-use qtangent::qmap::stored::StoredFormat;
+use qtangent::qmap::MapFormat;
 use qtangent::render::compare::{self, ImageDiff};
 use qtangent::render::scene::RenderScene;
 use qtangent::render::{FrameSource, MapOptions};
@@ -41,7 +41,7 @@ struct Args {
     /// bc7 (default: the compressed one — bc5 for tangent-space maps, bc7 for those with a twist
     /// and for object-space maps; bc5 asked of those is stored as bc7, with a note).
     #[arg(long, value_parser = map_format_parser())]
-    map_format: Option<StoredFormat>,
+    map_format: Option<MapFormat>,
     /// Keep the object-space maps' handedness plane instead of deriving the handedness from the
     /// UV winding.
     #[arg(long)]
@@ -100,9 +100,9 @@ fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
         .try_map(|s| s.parse::<Format>().map_err(|e| e.to_string()))
 }
 
-fn map_format_parser() -> impl clap::builder::TypedValueParser<Value = StoredFormat> {
-    clap::builder::PossibleValuesParser::new(StoredFormat::ALL.map(StoredFormat::name))
-        .try_map(|s| s.parse::<StoredFormat>().map_err(|e| e.to_string()))
+fn map_format_parser() -> impl clap::builder::TypedValueParser<Value = MapFormat> {
+    clap::builder::PossibleValuesParser::new(MapFormat::ALL.map(MapFormat::name))
+        .try_map(|s| s.parse::<MapFormat>().map_err(|e| e.to_string()))
 }
 
 fn bc7_parser() -> impl clap::builder::TypedValueParser<Value = Bc7Quality> {
@@ -391,10 +391,10 @@ fn report_all(
     if has_authored {
         println!("(The authored map carries a tangent field the vertex frames do not have: there the modes differ by design.)");
     }
-    let formats = |v: &[(String, Option<StoredFormat>)]| {
+    let formats = |v: &[(String, Option<MapFormat>)]| {
         let mut names: Vec<&str> = v
             .iter()
-            .filter_map(|(_, f)| f.map(StoredFormat::name))
+            .filter_map(|(_, f)| f.map(MapFormat::name))
             .collect();
         names.sort_unstable();
         names.dedup();

@@ -29,7 +29,7 @@ use qtangent::anim::{speed_ramp, BlendMethod, Locomotion, LocomotionError, Playe
 use qtangent::gpu::render::{GpuScene, Output, Renderer, View, DEPTH_FORMAT, FALLBACK_FORMAT};
 use qtangent::gpu::skin::{RigBatch, SkinPipeline};
 use qtangent::gpu::GpuContext;
-use qtangent::qmap::stored::StoredFormat;
+use qtangent::qmap::MapFormat;
 use qtangent::render::scene::{MapSource, RenderScene};
 use qtangent::render::MapOptions;
 use qtangent::render::{Camera, FrameSource, Lighting};
@@ -105,22 +105,22 @@ struct Args {
     /// Stored format of both kinds of quaternion map: rgba16f, snorm16, snorm8, rgba32f, bc5,
     /// bc7 (default: the compressed one — bc5 tangent-space, bc7 object-space and twisted).
     #[arg(long, value_parser = parse_map_format)]
-    map_format: Option<StoredFormat>,
+    map_format: Option<MapFormat>,
     /// A folder of KTX2 maps written by `bake` (`<material>.ktx2`), used instead of baking.
     #[arg(long, value_name = "DIR")]
     maps: Option<std::path::PathBuf>,
 }
 
-/// A [`StoredFormat`] from its name (its `FromStr`, whose error lists the valid names).
-fn parse_map_format(name: &str) -> Result<StoredFormat, String> {
+/// A [`MapFormat`] from its name (its `FromStr`, whose error lists the valid names).
+fn parse_map_format(name: &str) -> Result<MapFormat, String> {
     name.parse()
-        .map_err(|e: qtangent::encoding::ParseNameError| e.to_string())
+        .map_err(|e: qtangent::ParseNameError| e.to_string())
 }
 
 /// A [`Format`] from its name (its `FromStr`, whose error lists the valid names).
 fn parse_format(name: &str) -> Result<Format, String> {
     name.parse()
-        .map_err(|e: qtangent::encoding::ParseNameError| e.to_string())
+        .map_err(|e: qtangent::ParseNameError| e.to_string())
 }
 
 fn main() -> ExitCode {
@@ -597,7 +597,11 @@ impl Viewer {
             Command::Mode(m) => self.mode = m,
             Command::NextMode => self.mode = self.mode.next(),
             Command::NextFormat => {
-                let next = (self.format.index() + 1) % Format::ALL.len();
+                let at = Format::ALL
+                    .iter()
+                    .position(|&f| f == self.format)
+                    .unwrap_or(0);
+                let next = (at + 1) % Format::ALL.len();
                 self.format = Format::ALL[next];
                 self.mode = Mode::QTangent;
             }

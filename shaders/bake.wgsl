@@ -15,8 +15,8 @@
 // to f32 rounding. Frames are interpolated as vectors and orthonormalised, the normal map's
 // perturbation is applied as a rotation, and the quaternion is packed in the map's format.
 
-// 0 rgba16f, 1 snorm16, 2 snorm8, 3 rgba32f (MapFormat).
-override FORMAT: u32 = 0u;
+// The map format texels are packed in (src/qmap/format.rs: MapFormat; codes generated).
+override MAP_FORMAT: u32 = MAP_FORMAT_RGBA16F;
 
 struct BakeUniforms {
     // Map size in texels.
@@ -43,9 +43,8 @@ struct BakeVertex {
 // Unpacked normal-map vectors (2c − 1, xy × scale), filtered by hand.
 @group(0) @binding(3) var normal_map: texture_2d<f32>;
 
-const FLAG_COVERED: u32 = 1u;
-const FLAG_FRINGE: u32 = 2u;
-const FLAG_MIRRORED: u32 = 4u;
+// FLAG_COVERED, FLAG_FRINGE and FLAG_MIRRORED are in the generated header (src/gpu/wgsl.rs:
+// BAKE_FLAGS), shared with the readback in src/gpu/bake.rs.
 
 struct BakeTri {
     p0: vec2<f32>,
@@ -233,14 +232,14 @@ fn texel_quat(t: u32, l: vec3<f32>, uv: vec2<f32>) -> TexelQuat {
 
 // The four words MapFormat::pack writes.
 fn pack_quat(q: vec4<f32>) -> vec4<u32> {
-    switch FORMAT {
-        case 1u: {
+    switch MAP_FORMAT {
+        case MAP_FORMAT_SNORM16: {
             return vec4<u32>(pack2x16snorm(q.xy), pack2x16snorm(q.zw), 0u, 0u);
         }
-        case 2u: {
+        case MAP_FORMAT_SNORM8: {
             return vec4<u32>(pack4x8snorm(q), 0u, 0u, 0u);
         }
-        case 3u: {
+        case MAP_FORMAT_RGBA32F: {
             return bitcast<vec4<u32>>(q);
         }
         default: {

@@ -5,24 +5,25 @@
 // FrameSource), chosen per pipeline:
 //  (a) reference: f32 normal + tangent vertex attributes (vs_reference), interpolated, and the
 //      normal map;
-//  (b) qtangent: the quaternion vertex attribute decoded by mesh.wgsl's vs_quat / vs_f16x3 /
-//      vs_smallest3x6 / vs_smallest3x4, interpolated, and the normal map;
+//  (b) qtangent: the quaternion vertex attribute decoded by mesh.wgsl's vs_vec4f / vs_vec2u /
+//      vs_u32, interpolated, and the normal map;
 //  (c) quaternion map: position and UV only (vs_position_uv; vs_position_uv2 adds the map's
 //      own UV set where the mesh's UVs overlap); the frame is sampled per pixel (qmap_frame),
 //      the normal map already baked into it.
-//  (d) tangent-space quaternion map: the qtangent vertex frame (vs_quat, Snorm16x4), interpolated,
+//  (d) tangent-space quaternion map: the qtangent vertex frame (vs_vec4f, Snorm16x4), interpolated,
 //      turned per pixel by the map's rotation (qmap_apply_tangent) sampled at the mesh's own UVs
 //      with repeat addressing; no normal map is read (it is baked into the map).
-// (a) and (b) run the same fragment code (FRAME_SOURCE = 0); (c) sets FRAME_SOURCE = 1, (d) 2.
+// (a) and (b) run the same fragment code (FRAME_SOURCE_VERTEX); (c) is FRAME_SOURCE_OBJECT_MAP,
+// (d) FRAME_SOURCE_TANGENT_MAP (codes generated from src/render/mod.rs: PixelFrame).
 //
 // The BRDF is mirrored in f32 by src/render/shading.rs, which the tests compare with.
 
-// 0: interpolated vertex frame + normal map; 1: object-space quaternion map; 2: vertex frame ⊗
+// Interpolated vertex frame + normal map, object-space quaternion map, or vertex frame ⊗
 // tangent-space quaternion map.
-override FRAME_SOURCE: u32 = 0u;
-// Object-space maps: 0 handedness from the map's plane; 1 derived from the UV winding
+override FRAME_SOURCE: u32 = FRAME_SOURCE_VERTEX;
+// Object-space maps: false, handedness from the map's plane; true, derived from the UV winding
 // (derived_handedness).
-override MAP_HANDEDNESS: u32 = 0u;
+override MAP_DERIVED_HANDEDNESS: bool = false;
 // Tangent-space maps: true when the map's twist is stored doubled (axial: an anisotropy
 // direction, d ≡ −d); qmap_halve_twist recovers the rotation.
 override MAP_AXIAL: bool = false;
@@ -173,18 +174,19 @@ fn shading_frame(in: VertexOut, front: bool) -> Frame {
     var n: vec3<f32>;
     var t: vec3<f32>;
     var h: f32;
-    if FRAME_SOURCE == 1u {
+    if FRAME_SOURCE == FRAME_SOURCE_OBJECT_MAP {
         // Object-space frame from the map, moved to world space like mesh_vertex does.
         let f = qmap_frame(map_quats, map_handedness, map_sampler, in.map_uv);
         n = normalize((mesh.normal_matrix * vec4<f32>(f.n, 0.0)).xyz);
         t = orthonormal_tangent(n, normalize((mesh.model * vec4<f32>(f.t, 0.0)).xyz));
         h = f.handedness * mesh.model_handedness;
-        // Derivatives in uniform control flow (FRAME_SOURCE and MAP_HANDEDNESS are overrides).
+        // Derivatives in uniform control flow (FRAME_SOURCE and MAP_DERIVED_HANDEDNESS are
+        // overrides).
         let derived = derived_handedness(in.map_uv, front);
-        if MAP_HANDEDNESS == 1u {
+        if MAP_DERIVED_HANDEDNESS {
             h = derived;
         }
-    } else if FRAME_SOURCE == 2u {
+    } else if FRAME_SOURCE == FRAME_SOURCE_TANGENT_MAP {
         // The vertex frame turned by the tangent-space map's rotation, at the mesh's UVs.
         var r = qmap_quat(map_quats, map_sampler, in.uv, true);
         if MAP_AXIAL {
@@ -361,7 +363,7 @@ fn shade_fragment(in: VertexOut, front: bool) -> Shaded {
     var d = material.anisotropy_rotation;
     if material.has_anisotropy_texture > 0.5 {
         strength *= at.b;
-        if FRAME_SOURCE == 0u {
+        if FRAME_SOURCE == FRAME_SOURCE_VERTEX {
             d = anisotropy_direction(at, material.anisotropy_rotation);
         } else {
             d = vec2<f32>(1.0, 0.0);

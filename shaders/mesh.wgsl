@@ -1,15 +1,18 @@
-// mesh.wgsl — the vertex stage for qtangent meshes (appended to qtangent.wgsl).
+// mesh.wgsl — the vertex stage for qtangent meshes (after the generated header and
+// qtangent.wgsl).
 //
 // Vertex buffer (src/mesh/vertex.rs): position Float32x3 @ location 0, UV Float32x2 @ 1, the
-// qtangent @ 2 in one of the formats below. The vertex function decodes the quaternion into a
-// tangent frame, moves it to world space and passes world n and t (t.w = handedness) to the
-// fragment stage: the quaternion itself never leaves this stage.
+// qtangent @ 2 in the format QTANGENT_FORMAT names, through the entry point of the type its vertex
+// fetch gives (src/gpu/mesh.rs: vertex_entry_point). The vertex function decodes the quaternion
+// into a tangent frame, moves it to world space and passes world n and t (t.w = handedness) to
+// the fragment stage: the quaternion itself never leaves this stage.
 //
 // Readback mode (tests): with the override GRID_WIDTH > 0 every vertex becomes a point at pixel
 // (vertex_index % GRID_WIDTH, vertex_index / GRID_WIDTH) of a GRID_WIDTH × GRID_HEIGHT target
 // with clip w = 1, and fs_frame writes its world n and t there. The decode and the transform are
 // the same code either way; with GRID_WIDTH = 0 (the default) the branch folds away.
 
+override QTANGENT_FORMAT: u32 = FORMAT_SNORM16X4;
 override GRID_WIDTH: u32 = 0u;
 override GRID_HEIGHT: u32 = 1u;
 
@@ -73,49 +76,39 @@ fn mesh_vertex(index: u32, position: vec3<f32>, uv: vec2<f32>, f: Frame) -> Vert
     return out;
 }
 
-// Float32x4, Float16x4 and Snorm16x4 all arrive as vec4<f32> (the fixed-function fetch does the
-// unpacking, giving the same values as unpack2x16float / unpack2x16snorm); w carries the sign.
+// f32x4, f16x4 and snorm16x4 arrive as vec4<f32> (Float32x4, Float16x4, Snorm16x4: the
+// fixed-function fetch does the unpacking, giving the same values as unpack2x16float /
+// unpack2x16snorm); w carries the sign.
 @vertex
-fn vs_quat(
+fn vs_vec4f(
     @builtin(vertex_index) index: u32,
     @location(0) position: vec3<f32>,
     @location(1) uv: vec2<f32>,
     @location(2) q: vec4<f32>,
 ) -> VertexOut {
-    return mesh_vertex(index, position, uv, tangent_frame(q));
+    return mesh_vertex(index, position, uv, qtangent_frame_vec4f(QTANGENT_FORMAT, q));
 }
 
-// F16x3 (the seed's format), Uint32x2: 6 bytes and 2 of padding.
+// The 6-byte formats as Uint32x2: 6 bytes and 2 of padding.
 @vertex
-fn vs_f16x3(
+fn vs_vec2u(
     @builtin(vertex_index) index: u32,
     @location(0) position: vec3<f32>,
     @location(1) uv: vec2<f32>,
     @location(2) q: vec2<u32>,
 ) -> VertexOut {
-    return mesh_vertex(index, position, uv, frame_f16x3(q.x, q.y));
+    return mesh_vertex(index, position, uv, qtangent_frame_vec2u(QTANGENT_FORMAT, q));
 }
 
-// Smallest-three in 6 bytes, Uint32x2: 6 bytes and 2 of padding.
+// The 4-byte format as Uint32.
 @vertex
-fn vs_smallest3x6(
-    @builtin(vertex_index) index: u32,
-    @location(0) position: vec3<f32>,
-    @location(1) uv: vec2<f32>,
-    @location(2) q: vec2<u32>,
-) -> VertexOut {
-    return mesh_vertex(index, position, uv, frame_smallest3x6(q.x, q.y));
-}
-
-// Smallest-three in 4 bytes, Uint32.
-@vertex
-fn vs_smallest3x4(
+fn vs_u32(
     @builtin(vertex_index) index: u32,
     @location(0) position: vec3<f32>,
     @location(1) uv: vec2<f32>,
     @location(2) q: u32,
 ) -> VertexOut {
-    return mesh_vertex(index, position, uv, frame_smallest3x4(q));
+    return mesh_vertex(index, position, uv, qtangent_frame_u32(QTANGENT_FORMAT, q));
 }
 
 struct FrameTargets {

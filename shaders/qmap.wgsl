@@ -23,16 +23,17 @@
 //    (tests/qmap_padding.rs).
 //  - Handedness: the filtered plane is a weighted vote of ±1 (background 0); its sign is the
 //    handedness, >= 0 counting as +1. Only the bitangent depends on it.
-// Accuracy against a CPU filter of the same texel values: tests/gpu_qmap_sample.rs derives the
+// Accuracy against a CPU filter of the same texel values: tests/it/gpu_qmap_sample.rs derives the
 // bound from the sampler's sub-texel precision and measures it.
 
-// How a filtered sample becomes a quaternion (src/qmap/stored.rs: StoredFormat::decode_code):
-// 0 the sample is q (rgba16f, snorm16, snorm8, rgba32f); 1 BC7 UNORM, q = 2c − 1; 2 BC5 SNORM
-// of a tangent-space map's (x, y), w = √(1 − x² − y²) (w ≥ 0 by the map's contract; filtered
-// (x, y) of unit texels lies in the unit disc, so w is real and q unit); 3 BC5 SNORM of a twist
-// alone, q = (0, 0, r, g) (src/qmap/stored.rs: EncodedMap::twist_only; four-channel filtering
-// rules, so seam-robust sampling applies).
-override MAP_DECODE: u32 = 0u;
+// How a filtered sample becomes a quaternion (src/qmap/format.rs: MapDecode; the codes are
+// generated): MAP_DECODE_DIRECT the sample is q (rgba16f, snorm16, snorm8, rgba32f);
+// MAP_DECODE_UNORM BC7 UNORM, q = 2c − 1; MAP_DECODE_BC5_XY BC5 SNORM of a tangent-space map's
+// (x, y), w = √(1 − x² − y²) (w ≥ 0 by the map's contract; filtered (x, y) of unit texels lies in
+// the unit disc, so w is real and q unit); MAP_DECODE_BC5_ZW BC5 SNORM of a twist alone,
+// q = (0, 0, r, g) (src/qmap/stored.rs: EncodedMap::twist_only; four-channel filtering rules, so
+// seam-robust sampling applies).
+override MAP_DECODE: u32 = MAP_DECODE_DIRECT;
 // Seam-robust sampling of four-component maps (qmap_robust); the sampling test turns it off to
 // show what the plain sampler does.
 override QMAP_ROBUST: bool = true;
@@ -46,13 +47,13 @@ const QMAP_CONFLICT_LEN2: f32 = 0.81;
 
 fn qmap_decode_sample(s: vec4<f32>) -> vec4<f32> {
     switch MAP_DECODE {
-        case 1u: {
+        case MAP_DECODE_UNORM: {
             return s * 2.0 - vec4<f32>(1.0);
         }
-        case 2u: {
+        case MAP_DECODE_BC5_XY: {
             return vec4<f32>(s.xy, 0.0, sqrt(max(0.0, 1.0 - dot(s.xy, s.xy))));
         }
-        case 3u: {
+        case MAP_DECODE_BC5_ZW: {
             return vec4<f32>(0.0, 0.0, s.xy);
         }
         default: {
@@ -78,7 +79,7 @@ fn qmap_texel(q_tex: texture_2d<f32>, p: vec2<i32>, dims: vec2<i32>, level: i32,
 // address mode (tangent-space maps tile; object-space maps clamp).
 fn qmap_robust(q_tex: texture_2d<f32>, uv: vec2<f32>, q: vec4<f32>, lod: f32, repeat: bool) -> vec4<f32> {
     // BC5 maps rebuild w ≥ 0: they have no hemisphere to conflict over.
-    if !QMAP_ROBUST || MAP_DECODE == 2u || dot(q, q) >= QMAP_CONFLICT_LEN2 {
+    if !QMAP_ROBUST || MAP_DECODE == MAP_DECODE_BC5_XY || dot(q, q) >= QMAP_CONFLICT_LEN2 {
         return q;
     }
     let levels = i32(textureNumLevels(q_tex));

@@ -1,12 +1,14 @@
 // qtangent.wgsl — quaternion tangent-frame decoding, shared by every qtangent GPU stage.
 //
-// A stage's module is this file followed by the stage's own file (see src/gpu/shaders.rs).
-// Every function here mirrors a CPU function in src/ in the same f32 operations and order, so the
-// GPU and CPU results agree to a few ulps (tests/gpu_decode.rs derives the bound).
+// A stage's module is a header qtangent generates from its tables (the format codes, the
+// smallest-three constants, the per-format dispatch qtangent_frame_* and qtangent_record_frame),
+// this file, then the stage's own files (src/gpu/wgsl.rs). Every function here mirrors a CPU
+// function in src/ in the same f32 operations and order, so the GPU and CPU results agree to a few
+// ulps (tests/it/gpu_decode.rs derives the bound).
 // Packed data is read from u32 words (unpack2x16float, unpack2x16snorm, bit operations), so no
 // adapter needs SHADER_F16.
 
-// Quaternion → 3×3 matrix, the seed's MatrixFromQuaternion (src/quat.rs: quat_to_mat3).
+// Quaternion → 3×3 matrix, MatrixFromQuaternion of "Quaternions: How" (src/quat.rs: quat_to_mat3).
 // No unit-length assumption: a non-unit q gives |q|² times the rotation. q and -q give the same
 // matrix. Columns: x = m00 m10 m20, y = m01 m11 m21, z = m02 m12 m22.
 fn quat_to_mat3(q: vec4<f32>) -> mat3x3<f32> {
@@ -54,8 +56,10 @@ fn tangent_frame(q: vec4<f32>) -> Frame {
     return frame_from_quat(q, select(1.0, -1.0, q.w < 0.0));
 }
 
-// ---- Unpacking, one function per format (src/encoding.rs has the encoders and CPU decoders). ----
-// Each returns the quaternion (not necessarily unit) in xyzw and the handedness via Frame.
+// ---- One function per format (src/format/ has the encoders and CPU decoders). ----
+// f32x4, f16x4 and snorm16x4 arrive as vec4<f32> (the vertex fetch or unpack_* below does the
+// unpacking) and go to tangent_frame; the packed formats have a frame function of their own,
+// named in their row of the format table.
 
 // F32x4: four f32 words.
 fn unpack_f32x4(w0: u32, w1: u32, w2: u32, w3: u32) -> vec4<f32> {
@@ -72,22 +76,19 @@ fn unpack_snorm16x4(w0: u32, w1: u32) -> vec4<f32> {
     return vec4<f32>(unpack2x16snorm(w0), unpack2x16snorm(w1));
 }
 
-// F16x3 (the seed's format): x, y, z as f16 in the low 48 bits of (lo, hi), w rebuilt as
-// sqrt(max(0, 1 - x² - y² - z²)). Handedness in bit 14 of x (the top exponent bit, always 0 for
-// |x| < 2), cleared before unpacking.
-fn frame_f16x3(lo: u32, hi: u32) -> Frame {
-    let xy = unpack2x16float(lo & ~0x4000u);
-    let z = unpack2x16float(hi).x;
+// F16x3 (the format of "Quaternion Tricks", trick #3): x, y, z as f16 in the low 48 bits of
+// q = (lo, hi), w rebuilt as sqrt(max(0, 1 - x² - y² - z²)). Handedness in bit 14 of x (the top
+// exponent bit, always 0 for |x| < 2), cleared before unpacking.
+fn frame_f16x3(q: vec2<u32>) -> Frame {
+    let xy = unpack2x16float(q.x & ~0x4000u);
+    let z = unpack2x16float(q.y).x;
     let w = sqrt(max(0.0, 1.0 - (xy.x * xy.x + xy.y * xy.y + z * z)));
-    return frame_from_quat(vec4<f32>(xy, z, w), select(1.0, -1.0, (lo & 0x4000u) != 0u));
+    return frame_from_quat(vec4<f32>(xy, z, w), select(1.0, -1.0, (q.x & 0x4000u) != 0u));
 }
 
-// Smallest-three steps, √2 / (levels - 1) as f32 (the same values as smallest3_step in
-// src/encoding.rs; tests/shaders.rs checks they are bit-identical).
-const S3_STEP_15: f32 = 4.315968908e-5; // 32768 levels (15 bits)
-const S3_STEP_812: f32 = 1.743789762e-3; // 812 levels
-const S3_LEVELS_4B: u32 = 812u;
-const S3_HALF_RANGE: f32 = 7.071067691e-1; // 1/√2 as f32
+// The smallest-three steps (S3_STEP_15 for 32768 levels, S3_STEP_812 for 812), S3_LEVELS_4B and
+// S3_HALF_RANGE (1/√2 as f32) are in the generated header: the very f32 values the CPU decoder
+// uses (src/format/smallest3.rs).
 
 // Rebuilds the quaternion from the dropped (largest, positive) component's index and the three
 // smaller components a, b, c in index order.
@@ -102,13 +103,15 @@ fn s3_rebuild(index: u32, a: f32, b: f32, c: f32) -> vec4<f32> {
 }
 
 // Smallest-three, 6 bytes: bits 0–14, 15–29, 30–44 the components, 45–46 the index, 47 the
-// handedness, in the low 48 bits of (lo, hi).
-fn frame_smallest3x6(lo: u32, hi: u32) -> Frame {
+// handedness, in the low 48 bits of q = (lo, hi).
+fn frame_smallest3x6(q: vec2<u32>) -> Frame {
+    let lo = q.x;
+    let hi = q.y;
     let a = f32(lo & 0x7fffu) * S3_STEP_15 - S3_HALF_RANGE;
     let b = f32((lo >> 15u) & 0x7fffu) * S3_STEP_15 - S3_HALF_RANGE;
     let c = f32((lo >> 30u) | ((hi & 0x1fffu) << 2u)) * S3_STEP_15 - S3_HALF_RANGE;
-    let q = s3_rebuild((hi >> 13u) & 3u, a, b, c);
-    return frame_from_quat(q, select(1.0, -1.0, ((hi >> 15u) & 1u) == 1u));
+    let r = s3_rebuild((hi >> 13u) & 3u, a, b, c);
+    return frame_from_quat(r, select(1.0, -1.0, ((hi >> 15u) & 1u) == 1u));
 }
 
 // Smallest-three, 4 bytes: bits 0–28 the mixed-radix number c0 + 812·(c1 + 812·c2), 29–30 the

@@ -1,7 +1,7 @@
 // skin.wgsl — batch skinning with quaternion bones: one dispatch skins every instance of a batch
 // (many meshes and/or many copies of one mesh, each with its own bone palette).
 //
-// Appended to qtangent.wgsl (quat_to_mat3, unpack_snorm16x4) and skin_batch.wgsl (params,
+// After the generated header, qtangent.wgsl (quat_to_mat3, unpack_snorm16x4) and skin_batch.wgsl (params,
 // instance table, binary search). CPU side: src/skin/mod.rs (bones,
 // packed layout, the f64 reference this kernel is tested against), src/gpu/skin.rs (buffers).
 //
@@ -12,8 +12,9 @@
 // Bones: unit quaternion + translation + uniform scale, converted here (matrix for LBS, dual
 // quaternion for DQS) per influence.
 
-// 0: linear blend (LBS), 1: dual quaternion (DQS). Chosen per batch (one pipeline each).
-override METHOD: u32 = 0u;
+// SKIN_METHOD_LBS, linear blend, or SKIN_METHOD_DQS, dual quaternion (codes generated from
+// src/skin/mod.rs: SkinMethod). Chosen per batch (one pipeline each).
+override SKIN_METHOD: u32 = SKIN_METHOD_LBS;
 // 4 or 8 influences per vertex.
 override INFLUENCES: u32 = 4u;
 
@@ -23,9 +24,8 @@ const POLAR_MAX_STEPS: u32 = 12u;
 // A step smaller than this (radians) ends the refinement: 1e-6 rad = 0.00006°, near f32
 // resolution of the cross products and far below the 0.01° the tests allow.
 const POLAR_DONE: f32 = 1e-6;
-// The packed w bias (src/encoding.rs: SNORM16_W_BIAS): one snorm16 step, so w never rounds to 0
-// and the handedness survives.
-const W_BIAS: f32 = 3.051850948e-5; // 1 / 32767
+// The packed w bias is SNORM16_W_BIAS of the generated header (src/format/sign_w.rs): one
+// snorm16 step, so w never rounds to 0 and the handedness survives.
 
 struct Bone {
     rotation: vec4<f32>,
@@ -93,14 +93,14 @@ fn polar_rotation(a: mat3x3<f32>, start: vec4<f32>) -> vec4<f32> {
 }
 
 // Packs the skinned frame r·q with q's handedness (the sign of its w) as snorm16x4, w kept at
-// least W_BIAS away from 0 (src/encoding.rs: signed_w, with round-to-nearest instead of the
-// CPU's rounding search).
+// least SNORM16_W_BIAS away from 0 (src/format/sign_w.rs: signed_w, with round-to-nearest instead
+// of the CPU's rounding search).
 fn pack_frame(r: vec4<f32>, q_in: vec4<f32>) -> vec2<u32> {
     let q = quat_mul(r, normalize(q_in));
     var v = select(q, -q, q.w < 0.0);
-    if (v.w < W_BIAS) {
-        let s = sqrt(1.0 - W_BIAS * W_BIAS) / max(length(v.xyz), 1.175494351e-38);
-        v = vec4<f32>(v.xyz * s, W_BIAS);
+    if (v.w < SNORM16_W_BIAS) {
+        let s = sqrt(1.0 - SNORM16_W_BIAS * SNORM16_W_BIAS) / max(length(v.xyz), 1.175494351e-38);
+        v = vec4<f32>(v.xyz * s, SNORM16_W_BIAS);
     }
     if (q_in.w < 0.0) {
         v = -v;
@@ -138,7 +138,7 @@ fn skin(@builtin(global_invocation_id) id: vec3<u32>) {
 
     var out_p: vec3<f32>;
     var rotation: vec4<f32>;
-    if (METHOD == 0u) {
+    if (SKIN_METHOD == SKIN_METHOD_LBS) {
         // LBS: A = Σ w s R(q), t = Σ w t; the frame turns by A's polar rotation, warm-started
         // from the blended quaternion (antipodes put on the first influence's side).
         var a = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));

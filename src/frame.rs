@@ -65,7 +65,7 @@ pub struct TangentFrame {
 }
 
 /// A tangent frame as a rotation and a reflection flag: what every format in
-/// [`crate::encoding`] stores.
+/// [`crate::Format`] stores.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct QTangent {
     /// Unit quaternion rotating tangent space (x = t, y = cross(n, t), z = n) into object space.

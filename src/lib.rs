@@ -5,7 +5,8 @@
 //!
 //! - [`quat`]: quaternion operations from the seed articles, made robust (CPU, glam types).
 //! - [`frame`]: tangent frames, orthonormalisation, frame ↔ quaternion + reflection.
-//! - [`encoding`]: six storage formats, each an encode/decode pair with its error bound.
+//! - [`Format`]: six vertex formats, one table row each: an encode/decode pair with its error
+//!   bound, its name, its GPU fetch and WGSL decode, its glTF accessor.
 //! - [`measure`]: seeded test frames and the encodings error table.
 //! - [`mesh`]: glTF/OBJ loading, generated normals, MikkTSpace tangents, mirror-seam splitting,
 //!   interleaved qtangent vertex streams.
@@ -47,7 +48,7 @@
 
 #[cfg(feature = "pipeline")]
 pub mod anim;
-pub mod encoding;
+mod format;
 pub mod frame;
 #[cfg(feature = "gpu")]
 pub mod gpu;
@@ -56,6 +57,7 @@ pub mod ktx2;
 pub mod measure;
 #[cfg(feature = "pipeline")]
 pub mod mesh;
+mod names;
 #[cfg(feature = "gltf")]
 pub mod pack;
 #[cfg(feature = "pipeline")]
@@ -63,10 +65,15 @@ pub mod qmap;
 pub mod quat;
 #[cfg(feature = "pipeline")]
 pub mod render;
+mod report;
 #[cfg(feature = "pipeline")]
 pub mod skin;
+#[cfg(all(test, feature = "random"))]
+mod testing;
 
-pub use encoding::Format;
+pub use format::Format;
+pub use names::ParseNameError;
+pub use report::{Listener, Progress, Warning, WarningKind};
 
 // The README's snippets compile and run as doc tests.
 #[cfg(all(doctest, feature = "gpu", feature = "gltf"))]

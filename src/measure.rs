@@ -11,8 +11,8 @@ use rand::{Rng, SeedableRng};
 #[cfg(feature = "random")]
 use rand_pcg::Pcg64Mcg;
 
-use crate::encoding::Format;
 use crate::frame::TangentFrame;
+use crate::Format;
 
 #[cfg(feature = "random")]
 /// A uniformly distributed random rotation (Shoemake, "Uniform random rotations", Graphics

@@ -90,7 +90,7 @@ use glam::Vec3;
 
 use super::{
     foot_slide, Clip, ContactRule, FootSlide, Footfall, Gait, GaitSettings, LocoFrame,
-    LocomotionError, Player, Skeleton, UnknownName,
+    LocomotionError, Player, Skeleton,
 };
 use crate::mesh::Scene;
 
@@ -106,34 +106,7 @@ pub enum RootMotion {
     Contacts,
 }
 
-impl RootMotion {
-    /// Both, in order.
-    pub const ALL: [Self; 2] = [Self::Uniform, Self::Contacts];
-
-    /// Lower-case name.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Uniform => "uniform",
-            Self::Contacts => "contacts",
-        }
-    }
-}
-
-impl std::fmt::Display for RootMotion {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for RootMotion {
-    type Err = UnknownName;
-
-    /// Parses a [`RootMotion::name`] (ASCII case-insensitive).
-    fn from_str(s: &str) -> Result<Self, UnknownName> {
-        UnknownName::find("root motion", s, &Self::ALL, |m| m.name())
-    }
-}
+crate::names::named!(RootMotion, "root motion", { Uniform => "uniform", Contacts => "contacts" });
 
 /// How the two clips are combined (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -161,36 +134,12 @@ pub enum BlendMethod {
     Locked,
 }
 
-impl BlendMethod {
-    /// All methods, in order.
-    pub const ALL: [Self; 4] = [Self::Naive, Self::Unified, Self::Events, Self::Locked];
-
-    /// Lower-case name.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Naive => "naive",
-            Self::Unified => "unified",
-            Self::Events => "events",
-            Self::Locked => "locked",
-        }
-    }
-}
-
-impl std::fmt::Display for BlendMethod {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for BlendMethod {
-    type Err = UnknownName;
-
-    /// Parses a [`BlendMethod::name`] (ASCII case-insensitive).
-    fn from_str(s: &str) -> Result<Self, UnknownName> {
-        UnknownName::find("blend method", s, &Self::ALL, |m| m.name())
-    }
-}
+crate::names::named!(BlendMethod, "blend method", {
+    Naive => "naive",
+    Unified => "unified",
+    Events => "events",
+    Locked => "locked",
+});
 
 /// Index of the walk in per-clip arrays.
 pub(super) const WALK: usize = 0;
@@ -206,26 +155,15 @@ pub enum ClipKind {
     Run,
 }
 
-impl ClipKind {
-    /// Both, in the order of per-clip arrays (`[walk, run]`, e.g. [`Locomotion::gaits`] and
-    /// [`LocoFrame::clip_times`]).
-    pub const ALL: [Self; 2] = [Self::Walk, Self::Run];
+crate::names::named!(ClipKind, "clip", { Walk => "walk", Run => "run" });
 
+impl ClipKind {
     /// Position in per-clip arrays: 0 for the walk, 1 for the run.
     #[must_use]
     pub const fn index(self) -> usize {
         match self {
             Self::Walk => WALK,
             Self::Run => RUN,
-        }
-    }
-
-    /// Lower-case name.
-    #[must_use]
-    pub const fn name(self) -> &'static str {
-        match self {
-            Self::Walk => "walk",
-            Self::Run => "run",
         }
     }
 }

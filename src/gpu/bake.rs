@@ -11,7 +11,8 @@
 use glam::Vec4;
 use wgpu::util::DeviceExt;
 
-use super::{shaders, GpuContext, GpuError, StageNeeds};
+use super::wgsl::Stage;
+use super::{GpuContext, GpuError, StageNeeds};
 
 /// What the object-space bake needs of a device (`shaders/bake.wgsl`, a raster pass): storage
 /// buffers in the vertex stage; one uniform buffer, two storage buffers and one sampled texture
@@ -50,9 +51,16 @@ struct BakeVertex {
     bitangent: [f32; 4],
 }
 
+/// The texel flags the shader writes; the WGSL constants are generated from [`BAKE_FLAGS`].
 const FLAG_COVERED: u32 = 1;
 const FLAG_FRINGE: u32 = 2;
 const FLAG_MIRRORED: u32 = 4;
+/// The flags by their WGSL names.
+pub(crate) const BAKE_FLAGS: [(&str, u32); 3] = [
+    ("FLAG_COVERED", FLAG_COVERED),
+    ("FLAG_FRINGE", FLAG_FRINGE),
+    ("FLAG_MIRRORED", FLAG_MIRRORED),
+];
 const QUAT_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Uint;
 const INFO_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rg32Uint;
 const COUNT_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R16Float;
@@ -60,14 +68,9 @@ const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth24PlusStenci
 /// Cleared into the quaternion target: no packing of a unit quaternion in any format.
 const POISON: u32 = 0x7fc0_dead;
 
-/// The `FORMAT` override of `shaders/bake.wgsl`.
+/// The `MAP_FORMAT` override of `shaders/bake.wgsl`: the code of the raster format.
 pub(crate) fn format_code(format: MapFormat) -> f64 {
-    match format {
-        MapFormat::Rgba16Float => 0.0,
-        MapFormat::Rgba16Snorm => 1.0,
-        MapFormat::Rgba8Snorm => 2.0,
-        MapFormat::Rgba32Float => 3.0,
-    }
+    f64::from(format.raster().code())
 }
 
 /// Fails with [`GpuError::TextureTooLarge`] when a `width × height` texture exceeds the
@@ -343,16 +346,13 @@ fn pipelines(
     layout: &wgpu::BindGroupLayout,
     format: MapFormat,
 ) -> (wgpu::RenderPipeline, wgpu::RenderPipeline) {
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-        label: Some("bake.wgsl"),
-        source: wgpu::ShaderSource::Wgsl(shaders::BAKE.into()),
-    });
+    let module = Stage::Bake.module(device);
     let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some("bake"),
         bind_group_layouts: &[Some(layout)],
         immediate_size: 0,
     });
-    let constants = [("FORMAT", format_code(format))];
+    let constants = [("MAP_FORMAT", format_code(format))];
     let targets = |count_write: bool| {
         [
             Some(wgpu::ColorTargetState {

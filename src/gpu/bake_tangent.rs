@@ -6,7 +6,8 @@
 use wgpu::util::DeviceExt;
 
 use super::bake::format_code;
-use super::{shaders, GpuContext, GpuError, StageNeeds};
+use super::wgsl::Stage;
+use super::{GpuContext, GpuError, StageNeeds};
 use crate::qmap::tangent::TwistField;
 use crate::qmap::{MapFormat, MapLevel, NormalMap, QuatMap};
 
@@ -60,11 +61,8 @@ fn run_kernel(
     };
     let output = ctx.scoped("baking a tangent-space quaternion map", || {
         let device = &ctx.device;
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("bake_tangent.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(shaders::BAKE_TANGENT.into()),
-        });
-        let constants = [("FORMAT", format_code(format))];
+        let module = Stage::BakeTangent.module(device);
+        let constants = [("MAP_FORMAT", format_code(format))];
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
             label: Some("bake_tangent"),
             layout: None,

@@ -3,9 +3,9 @@
 use wgpu::util::DeviceExt;
 
 use super::context::{GpuContext, GpuError, StageNeeds};
-use super::shaders;
-use crate::encoding::Format;
+use super::wgsl::Stage;
 use crate::frame::TangentFrame;
+use crate::Format;
 use glam::Vec3;
 
 /// One decoded frame as the shader writes it: three `vec4<f32>`, 48 bytes, no `vec3` in the
@@ -50,25 +50,14 @@ struct Params {
     pad: [u32; 2],
 }
 
-/// `@workgroup_size` of every entry point in `shaders/decode.wgsl`.
+/// `@workgroup_size` of `decode` in `shaders/decode.wgsl`.
 const WORKGROUP: u32 = 64;
 
-fn entry_point(format: Format) -> &'static str {
-    match format {
-        Format::F32x4 => "decode_f32x4",
-        Format::F16x4 => "decode_f16x4",
-        Format::Snorm16x4 => "decode_snorm16x4",
-        Format::F16x3 => "decode_f16x3",
-        Format::Smallest3x6 => "decode_smallest3x6",
-        Format::Smallest3x4 => "decode_smallest3x4",
-    }
-}
-
-/// The compiled decode stage: one compute pipeline per format.
+/// The compiled decode stage: one compute pipeline per format (the `QTANGENT_FORMAT` override).
 pub struct DecodePipeline {
     layout: wgpu::BindGroupLayout,
-    /// Indexed by [`Format::index`].
-    pipelines: [wgpu::ComputePipeline; 6],
+    /// In [`Format::ALL`] order.
+    pipelines: [wgpu::ComputePipeline; Format::ALL.len()],
 }
 
 /// A batch uploaded and bound, ready to dispatch any number of times (the benchmark reuses it).
@@ -104,10 +93,7 @@ impl DecodePipeline {
         ctx.check(&NEEDS)?;
         ctx.scoped("compiling shaders/decode.wgsl", || {
             let device = &ctx.device;
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("decode.wgsl"),
-                source: wgpu::ShaderSource::Wgsl(shaders::DECODE.into()),
-            });
+            let module = Stage::Decode.module(device);
             let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
                 binding,
                 visibility: wgpu::ShaderStages::COMPUTE,
@@ -141,12 +127,16 @@ impl DecodePipeline {
                 immediate_size: 0,
             });
             let pipelines = Format::ALL.map(|format| {
+                let constants = [("QTANGENT_FORMAT", f64::from(format.code()))];
                 device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(entry_point(format)),
+                    label: Some(format.name()),
                     layout: Some(&pipeline_layout),
                     module: &module,
-                    entry_point: Some(entry_point(format)),
-                    compilation_options: Default::default(),
+                    entry_point: Some("decode"),
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        constants: &constants,
+                        ..Default::default()
+                    },
                     cache: None,
                 })
             });
@@ -188,7 +178,7 @@ impl DecodePipeline {
             row_stride: x * WORKGROUP,
             pad: [0; 2],
         };
-        let pipeline = self.pipelines[format.index()].clone();
+        let pipeline = self.pipelines[format.code() as usize].clone();
         ctx.scoped("uploading a decode batch", || {
             let device = &ctx.device;
             let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {

@@ -10,23 +10,13 @@ use glam::Vec2;
 
 use super::{GpuContext, GpuError};
 use crate::qmap::bc::Bc7Quality;
-use crate::qmap::stored::{file_stem, EncodedMap, MapSpace, StoredFormat, KEY_MATERIAL};
-use crate::qmap::{self, anisotropy, atlas, tangent, MapFormat, NormalMap, QuatMap};
+use crate::qmap::stored::{file_stem, EncodedMap, KEY_MATERIAL};
+use crate::qmap::{self, anisotropy, atlas, tangent, MapFormat, MapSpace, NormalMap, QuatMap};
 use crate::render::scene::{self, RenderScene, SceneMaterial};
 use crate::render::MapOptions;
 
 /// The BC7 effort `bake` uses by default (the renderer's is [`MapOptions::bc7`]).
 pub const BC7_QUALITY: Bc7Quality = Bc7Quality::Basic;
-
-/// The format a bake writes texels in before storing them as `stored`: the plain format
-/// itself, or f32 for the block formats (their encoder's input).
-#[must_use]
-pub fn bake_format(stored: StoredFormat) -> MapFormat {
-    match stored {
-        StoredFormat::Plain(f) => f,
-        _ => MapFormat::Rgba32Float,
-    }
-}
 
 /// The format a map of `space` and `size` is stored in under `options`: the asked one, or the
 /// compressed default. Where that cannot hold the map the renderer still draws it, and `warn`
@@ -39,12 +29,12 @@ fn choose(
     (four_channels, size): (bool, (u32, u32)),
     what: &str,
     warn: &mut dyn FnMut(String),
-) -> StoredFormat {
+) -> MapFormat {
     let format = choose_kind(options, space, four_channels, what, warn);
     if format.is_compressed() {
         if let Err(e) = crate::qmap::bc::check_size(size.0, size.1) {
             warn(format!("{what}: {e}; stored as rgba16f"));
-            return StoredFormat::Plain(MapFormat::Rgba16Float);
+            return MapFormat::Rgba16Float;
         }
     }
     format
@@ -56,9 +46,9 @@ fn choose_kind(
     four_channels: bool,
     what: &str,
     warn: &mut dyn FnMut(String),
-) -> StoredFormat {
+) -> MapFormat {
     match options.format {
-        Some(StoredFormat::Bc5) if space == MapSpace::Object || four_channels => {
+        Some(MapFormat::Bc5) if space == MapSpace::Object || four_channels => {
             warn(format!(
                 "{what}: bc5 cannot hold {}; stored as bc7",
                 if four_channels {
@@ -67,10 +57,10 @@ fn choose_kind(
                     "an object-space map"
                 }
             ));
-            StoredFormat::Bc7
+            MapFormat::Bc7
         }
         Some(f) => f,
-        None => StoredFormat::default_for(space, four_channels),
+        None => MapFormat::default_for(space, four_channels),
     }
 }
 
@@ -79,7 +69,7 @@ fn choose_kind(
 fn store(
     map: &QuatMap,
     space: MapSpace,
-    format: StoredFormat,
+    format: MapFormat,
     (keep_handedness, quality): (bool, Bc7Quality),
     what: &str,
 ) -> Result<EncodedMap, GpuError> {
@@ -300,9 +290,9 @@ pub fn tangent_map(
     // is several times faster than the dispatch and its copies (docs/MAPS.md); the two agree to
     // one step of the format (tests/it/qmap_tangent.rs).
     let map = if ctx.adapter.get_info().device_type == wgpu::DeviceType::Cpu {
-        tangent::bake_cpu(&levels, twist, bake_format(format))
+        tangent::bake_cpu(&levels, twist, format.raster())
     } else {
-        super::bake_tangent::bake_gpu(ctx, &levels, twist, bake_format(format))?
+        super::bake_tangent::bake_gpu(ctx, &levels, twist, format.raster())?
     };
     store(&map, MapSpace::Tangent, format, (false, options.bc7), &what).map(|mut m| {
         m.axial_twist = axial;
@@ -397,7 +387,7 @@ pub fn object_map(
                 &what,
                 warn,
             );
-            let (map, map_uvs) = bake_object(ctx, scene, i, *size, bake_format(format), progress)?;
+            let (map, map_uvs) = bake_object(ctx, scene, i, *size, format.raster(), progress)?;
             let stats = map.stats;
             store(
                 &map,

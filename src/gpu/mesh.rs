@@ -6,19 +6,21 @@
 use glam::{Mat3, Mat4, Vec3};
 use wgpu::util::DeviceExt;
 
-use super::{shaders, GpuContext, GpuError};
-use crate::encoding::Format;
+use super::wgsl::{self, Stage};
+use super::{GpuContext, GpuError};
+use crate::format::Fetch;
 use crate::mesh::vertex::{self, VertexStream};
+use crate::Format;
 
 /// The wgpu vertex format that carries a qtangent format.
 #[must_use]
-pub fn qtangent_vertex_format(format: Format) -> wgpu::VertexFormat {
-    match format {
-        Format::F32x4 => wgpu::VertexFormat::Float32x4,
-        Format::F16x4 => wgpu::VertexFormat::Float16x4,
-        Format::Snorm16x4 => wgpu::VertexFormat::Snorm16x4,
-        Format::F16x3 | Format::Smallest3x6 => wgpu::VertexFormat::Uint32x2,
-        Format::Smallest3x4 => wgpu::VertexFormat::Uint32,
+pub(crate) const fn qtangent_vertex_format(format: Format) -> wgpu::VertexFormat {
+    match format.info().fetch {
+        Fetch::Float32x4 => wgpu::VertexFormat::Float32x4,
+        Fetch::Float16x4 => wgpu::VertexFormat::Float16x4,
+        Fetch::Snorm16x4 => wgpu::VertexFormat::Snorm16x4,
+        Fetch::Uint32x2 => wgpu::VertexFormat::Uint32x2,
+        Fetch::Uint32 => wgpu::VertexFormat::Uint32,
     }
 }
 
@@ -42,35 +44,43 @@ const fn attributes(q: wgpu::VertexFormat) -> [wgpu::VertexAttribute; 3] {
     ]
 }
 
-const ATTRIBUTES: [[wgpu::VertexAttribute; 3]; 6] = [
-    attributes(wgpu::VertexFormat::Float32x4),
-    attributes(wgpu::VertexFormat::Float16x4),
-    attributes(wgpu::VertexFormat::Snorm16x4),
-    attributes(wgpu::VertexFormat::Uint32x2),
-    attributes(wgpu::VertexFormat::Uint32x2),
-    attributes(wgpu::VertexFormat::Uint32),
-];
+const ATTRIBUTES: [[wgpu::VertexAttribute; 3]; Format::ALL.len()] = {
+    let mut out = [attributes(wgpu::VertexFormat::Uint32); Format::ALL.len()];
+    let mut i = 0;
+    while i < out.len() {
+        out[i] = attributes(qtangent_vertex_format(Format::ALL[i]));
+        i += 1;
+    }
+    out
+};
 
 /// The vertex-buffer layout of an interleaved stream in `format`: position `Float32x3` at
-/// location 0, UV `Float32x2` at 1, the qtangent at 2 ([`qtangent_vertex_format`]).
+/// location 0, UV `Float32x2` at 1, the qtangent at 2 (the format's vertex fetch).
 #[must_use]
 pub fn vertex_layout(format: Format) -> wgpu::VertexBufferLayout<'static> {
     wgpu::VertexBufferLayout {
         array_stride: vertex::stride(format) as u64,
         step_mode: wgpu::VertexStepMode::Vertex,
-        attributes: &ATTRIBUTES[format.index()],
+        attributes: &ATTRIBUTES[format.code() as usize],
     }
 }
 
-/// The vertex entry point in `shaders/mesh.wgsl` that decodes `format`.
+/// The vertex entry point of `shaders/mesh.wgsl` ([`super::Wgsl::Mesh`]) that takes `format`'s
+/// attribute (`vs_vec4f`, `vs_vec2u` or `vs_u32`); set the `QTANGENT_FORMAT` override to the
+/// format's code (the generated `FORMAT_*` constant, [`format_constant`]).
 #[must_use]
 pub fn vertex_entry_point(format: Format) -> &'static str {
-    match format {
-        Format::F32x4 | Format::F16x4 | Format::Snorm16x4 => "vs_quat",
-        Format::F16x3 => "vs_f16x3",
-        Format::Smallest3x6 => "vs_smallest3x6",
-        Format::Smallest3x4 => "vs_smallest3x4",
+    match wgsl::fetch_type(format.info().fetch).1 {
+        "vec4f" => "vs_vec4f",
+        "vec2u" => "vs_vec2u",
+        _ => "vs_u32",
     }
+}
+
+/// The pipeline constant selecting `format` in qtangent's WGSL: `("QTANGENT_FORMAT", code)`.
+#[must_use]
+pub fn format_constant(format: Format) -> (&'static str, f64) {
+    ("QTANGENT_FORMAT", f64::from(format.code()))
 }
 
 /// `MeshUniforms` in `shaders/mesh.wgsl`, field for field (208 bytes).
@@ -173,10 +183,7 @@ pub fn read_vertex_frames(
     let bytes_per_row = READBACK_WIDTH * 16;
     let buffer_size = u64::from(bytes_per_row) * u64::from(height);
     let (readbacks, _) = ctx.scoped("rendering the vertex-frame readback", || {
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("mesh.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(shaders::MESH.into()),
-        });
+        let module = Stage::Mesh.module(device);
         let uniform_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
             label: Some("mesh uniforms"),
             contents: bytemuck::bytes_of(uniforms),
@@ -214,6 +221,7 @@ pub fn read_vertex_frames(
             immediate_size: 0,
         });
         let constants = [
+            format_constant(stream.format),
             ("GRID_WIDTH", f64::from(READBACK_WIDTH)),
             ("GRID_HEIGHT", f64::from(height)),
         ];

@@ -9,10 +9,12 @@ pub mod maps;
 pub mod mesh;
 pub mod qmap;
 pub mod render;
-pub mod shaders;
 pub mod skin;
 pub mod skin_matrix;
 pub mod timing;
+mod wgsl;
 
 pub use context::{quiet_mesa_runtime_dir, GpuContext, GpuError, StageNeeds, REQUESTED_FEATURES};
 pub use decode::{DecodeBatch, DecodePipeline, GpuFrame};
+pub use mesh::vertex_entry_point;
+pub use wgsl::Wgsl;

@@ -9,9 +9,10 @@
 use glam::{Vec2, Vec3, Vec4};
 use wgpu::util::DeviceExt;
 
-use super::{shaders, GpuContext, GpuError, StageNeeds};
-use crate::qmap::stored::{EncodedMap, MapSpace, StoredFormat};
-use crate::qmap::{MapFormat, QuatMap};
+use super::wgsl::Stage;
+use super::{GpuContext, GpuError, StageNeeds};
+use crate::qmap::stored::EncodedMap;
+use crate::qmap::{MapDecode, MapFormat, MapSpace, QuatMap};
 use crate::TangentFrame;
 
 /// The texture format of the handedness plane: one signed normalised byte, filterable on every
@@ -26,6 +27,8 @@ pub fn texture_format(format: MapFormat) -> wgpu::TextureFormat {
         MapFormat::Rgba16Snorm => wgpu::TextureFormat::Rgba16Snorm,
         MapFormat::Rgba8Snorm => wgpu::TextureFormat::Rgba8Snorm,
         MapFormat::Rgba32Float => wgpu::TextureFormat::Rgba32Float,
+        MapFormat::Bc5 => wgpu::TextureFormat::Bc5RgSnorm,
+        MapFormat::Bc7 => wgpu::TextureFormat::Bc7RgbaUnorm,
     }
 }
 
@@ -39,6 +42,7 @@ pub fn required_features(format: MapFormat) -> wgpu::Features {
         MapFormat::Rgba16Float | MapFormat::Rgba8Snorm => wgpu::Features::empty(),
         MapFormat::Rgba16Snorm => wgpu::Features::TEXTURE_FORMAT_16BIT_NORM,
         MapFormat::Rgba32Float => wgpu::Features::FLOAT32_FILTERABLE,
+        MapFormat::Bc5 | MapFormat::Bc7 => wgpu::Features::TEXTURE_COMPRESSION_BC,
     }
 }
 
@@ -77,11 +81,11 @@ pub struct GpuQuatMap {
     pub quats_view: wgpu::TextureView,
     /// A view of every level of `handedness`.
     pub handedness_view: wgpu::TextureView,
-    /// The map's plain storage format ([`MapFormat::Rgba16Float`] for a block-compressed map,
-    /// whose format is `stored`).
+    /// How the texels are stored (rgba16f for a block-compressed map decoded at upload on a
+    /// device without BC sampling).
     pub format: MapFormat,
-    /// How the texels are stored (with `space`, what a shader's `MAP_DECODE` must be).
-    pub stored: StoredFormat,
+    /// How a shader decodes a sample ([`EncodedMap::decode`]).
+    pub decode: MapDecode,
     /// Object or tangent space.
     pub space: MapSpace,
     /// A tangent-space map whose twist is stored doubled
@@ -189,22 +193,12 @@ pub fn upload(ctx: &GpuContext, map: &QuatMap) -> Result<GpuQuatMap, GpuError> {
     let stored = EncodedMap::encode(
         map,
         MapSpace::Object,
-        StoredFormat::Plain(map.format),
+        map.format,
         true,
         crate::qmap::bc::Bc7Quality::default(),
     )
     .map_err(|e| GpuError::Input(e.to_string()))?;
     upload_encoded(ctx, &stored, &mut |_| {})
-}
-
-/// The wgpu format of a stored map's texels.
-#[must_use]
-pub fn stored_texture_format(format: StoredFormat) -> wgpu::TextureFormat {
-    match format {
-        StoredFormat::Plain(f) => texture_format(f),
-        StoredFormat::Bc5 => wgpu::TextureFormat::Bc5RgSnorm,
-        StoredFormat::Bc7 => wgpu::TextureFormat::Bc7RgbaUnorm,
-    }
 }
 
 /// Uploads a stored map ([`EncodedMap`]): its texel bytes as they are, every level, and its
@@ -249,8 +243,8 @@ pub fn upload_encoded(
     } else {
         map
     };
-    if let StoredFormat::Plain(f) = map.format {
-        check_filterable(ctx, f)?;
+    if !map.format.is_compressed() {
+        check_filterable(ctx, map.format)?;
     }
     let max_levels = 32 - width.max(height).leading_zeros();
     if map.levels.is_empty() || map.levels.len() > max_levels as usize {
@@ -259,7 +253,7 @@ pub fn upload_encoded(
             map.levels.len()
         )));
     }
-    let tf = stored_texture_format(map.format);
+    let tf = texture_format(map.format);
     for (k, l) in map.levels.iter().enumerate() {
         let (w, h) = map.level_size(k);
         let (bw, bh) = tf.block_dimensions();
@@ -340,11 +334,8 @@ pub fn upload_encoded(
             handedness_view: handedness.create_view(&Default::default()),
             quats,
             handedness,
-            format: match map.format {
-                StoredFormat::Plain(f) => f,
-                _ => MapFormat::Rgba16Float,
-            },
-            stored: map.format,
+            format: map.format,
+            decode: map.decode(),
             space: map.space,
             axial_twist: map.axial_twist,
             twist_only: map.twist_only,
@@ -450,7 +441,7 @@ pub fn sample_frames_with(
         ));
     }
     let filtering = filter == wgpu::FilterMode::Linear;
-    if filtering && !map.stored.is_compressed() {
+    if filtering && !map.format.is_compressed() {
         check_filterable(ctx, map.format)?;
     }
     let count = points.len() as u64;
@@ -469,10 +460,7 @@ pub fn sample_frames_with(
         .collect();
     let output = ctx.scoped("sampling a quaternion map", || {
         let device = &ctx.device;
-        let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-            label: Some("qmap.wgsl"),
-            source: wgpu::ShaderSource::Wgsl(shaders::QMAP.into()),
-        });
+        let module = Stage::Qmap.module(device);
         let texture = |binding| wgpu::BindGroupLayoutEntry {
             binding,
             visibility: wgpu::ShaderStages::COMPUTE,
@@ -520,7 +508,7 @@ pub fn sample_frames_with(
             immediate_size: 0,
         });
         let constants = [
-            ("MAP_DECODE", f64::from(map.stored.decode_code())),
+            ("MAP_DECODE", f64::from(map.decode.code())),
             ("QMAP_ROBUST", if robust { 1.0 } else { 0.0 }),
         ];
         let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {

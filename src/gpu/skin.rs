@@ -9,7 +9,8 @@ use std::ops::Range;
 
 use wgpu::util::DeviceExt;
 
-use super::{shaders, GpuContext, GpuError, StageNeeds};
+use super::wgsl::Stage;
+use super::{GpuContext, GpuError, StageNeeds};
 
 /// What GPU skinning needs of a device (`shaders/skin.wgsl`, `shaders/skin_matrix.wgsl`):
 /// compute shaders; one uniform and four storage buffers in one bind group.
@@ -371,13 +372,6 @@ impl BatchCore {
     }
 }
 
-const fn method_index(method: SkinMethod) -> usize {
-    match method {
-        SkinMethod::Linear => 0,
-        SkinMethod::DualQuaternion => 1,
-    }
-}
-
 impl SkinPipeline {
     /// Compiles `skin.wgsl` with every method and influence count.
     ///
@@ -387,10 +381,7 @@ impl SkinPipeline {
         ctx.check(&NEEDS)?;
         ctx.scoped("compiling shaders/skin.wgsl", || {
             let device = &ctx.device;
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("skin.wgsl"),
-                source: wgpu::ShaderSource::Wgsl(shaders::SKIN.into()),
-            });
+            let module = Stage::Skin.module(device);
             let layout = batch_layout(device, "skin");
             let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some("skin"),
@@ -399,7 +390,7 @@ impl SkinPipeline {
             });
             let pipeline = |method: SkinMethod, influences: Influences| {
                 let constants = [
-                    ("METHOD", method_index(method) as f64),
+                    ("SKIN_METHOD", f64::from(method.code())),
                     ("INFLUENCES", influences.count() as f64),
                 ];
                 device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
@@ -559,7 +550,7 @@ impl SkinBatch {
         self.core.encode(
             encoder,
             "skin",
-            &self.pipelines[method_index(self.method)],
+            &self.pipelines[self.method.code() as usize],
             timestamps,
         );
     }

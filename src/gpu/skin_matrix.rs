@@ -18,7 +18,8 @@
 use glam::{DMat4, DVec3, Mat4, Vec3, Vec4};
 
 use super::skin::{batch_influences, batch_layout, BatchCore, BatchDesc, InstanceRange};
-use super::{shaders, GpuContext, GpuError};
+use super::wgsl::Stage;
+use super::{GpuContext, GpuError};
 use crate::skin::{Bone, Influences, SkinVertices, MAX_INFLUENCES};
 
 /// Words (u32) of an output vertex: position, normal (3 × f32 each) and tangent (4 × f32).
@@ -179,10 +180,7 @@ impl MatrixSkinPipeline {
         ctx.check(&super::skin::NEEDS)?;
         ctx.scoped("compiling shaders/skin_matrix.wgsl", || {
             let device = &ctx.device;
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("skin_matrix.wgsl"),
-                source: wgpu::ShaderSource::Wgsl(shaders::SKIN_MATRIX.into()),
-            });
+            let module = Stage::SkinMatrix.module(device);
             let layout = batch_layout(device, "skin_matrix");
             let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some("skin_matrix"),

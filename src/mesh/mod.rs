@@ -38,7 +38,7 @@ use glam::{Mat4, Vec2, Vec3, Vec4};
 pub use error::{ErrorKind, MeshError};
 pub use tangents::{Prepared, PrimitiveStats, Source};
 
-use crate::encoding::Format;
+use crate::Format;
 
 /// Everything read from one mesh file.
 #[derive(Debug, Clone, Default)]

@@ -11,8 +11,8 @@
 //! bytes in an interleaved stream (2 bytes of zero padding). Their 6 bytes pay off in a packed
 //! storage stream ([`Format::pack`]), not here.
 
-use crate::encoding::Format;
 use crate::frame::QTangent;
+use crate::Format;
 
 use super::Prepared;
 

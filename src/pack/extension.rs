@@ -2,7 +2,7 @@
 //! quaternion maps (docs/GLTF.md has the JSON schema and the decoding rules). Shared by the
 //! writer ([`crate::pack`]) and the loader, which reads packed files back.
 
-use crate::encoding::Format;
+use crate::Format;
 
 /// The extension's name, in `extensionsUsed` and in the `extensions` objects of primitives,
 /// materials and textures.
@@ -18,20 +18,17 @@ pub mod component {
     /// `UNSIGNED_BYTE`.
     pub const UNSIGNED_BYTE: u32 = 5121;
     /// `SHORT`.
-    pub const SHORT: u32 = 5122;
+    pub const SHORT: u32 = crate::format::GLTF_SHORT;
     /// `UNSIGNED_SHORT`.
     pub const UNSIGNED_SHORT: u32 = 5123;
     /// `UNSIGNED_INT`.
     pub const UNSIGNED_INT: u32 = 5125;
     /// `FLOAT`.
-    pub const FLOAT: u32 = 5126;
+    pub const FLOAT: u32 = crate::format::GLTF_FLOAT;
 }
 
-/// How a format's bytes sit in a glTF accessor. glTF has no half floats and no signed 32-bit
-/// integers, and application-specific attributes may not use unsigned component types, so
-/// every format but `f32x4` is stored as `SHORT` components: its exact bytes (the encoder's
-/// little-endian output, [`Format::encode_into`]), read back as bit patterns. `snorm16x4`
-/// alone is also a meaningful normalised accessor (the quaternion itself).
+/// How a format's bytes sit in a glTF accessor (the format table's row: see
+/// [`Format`]'s docs for why every format but `f32x4` is `SHORT`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Layout {
     /// The accessor's `componentType`.
@@ -48,17 +45,11 @@ pub struct Layout {
 /// The accessor layout of `format`'s `_QTANGENT`.
 #[must_use]
 pub fn layout(format: Format) -> Layout {
-    let (component_type, kind, normalized) = match format {
-        Format::F32x4 => (component::FLOAT, "VEC4", false),
-        Format::Snorm16x4 => (component::SHORT, "VEC4", true),
-        Format::F16x4 => (component::SHORT, "VEC4", false),
-        Format::F16x3 | Format::Smallest3x6 => (component::SHORT, "VEC3", false),
-        Format::Smallest3x4 => (component::SHORT, "VEC2", false),
-    };
+    let g = format.info().gltf;
     Layout {
-        component_type,
-        kind,
-        normalized,
+        component_type: g.component_type,
+        kind: ["SCALAR", "VEC2", "VEC3", "VEC4"][g.components - 1],
+        normalized: g.normalized,
         stride: format.bytes().next_multiple_of(4),
     }
 }

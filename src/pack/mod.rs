@@ -33,9 +33,9 @@ use serde_json::{json, Map, Value};
 
 use self::bin::{Bin, Elements, ARRAY_BUFFER};
 use self::source::{as_usize, Source};
-use crate::encoding::Format;
 use crate::mesh::{Prepared, Primitive, Scene};
 use crate::qmap::stored::EncodedMap;
+use crate::Format;
 
 /// What [`pack`] writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -70,28 +70,7 @@ pub enum MapKind {
     Object,
 }
 
-impl MapKind {
-    /// Every kind, in `--maps` order.
-    pub const ALL: [MapKind; 3] = [MapKind::None, MapKind::Tangent, MapKind::Object];
-
-    /// `none`, `tangent` or `object`.
-    #[must_use]
-    pub const fn name(self) -> &'static str {
-        match self {
-            MapKind::None => "none",
-            MapKind::Tangent => "tangent",
-            MapKind::Object => "object",
-        }
-    }
-}
-
-impl std::str::FromStr for MapKind {
-    type Err = crate::encoding::ParseNameError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        crate::encoding::ParseNameError::find("map kind", s, Self::ALL, Self::name)
-    }
-}
+crate::names::named!(MapKind, "map kind", { None => "none", Tangent => "tangent", Object => "object" });
 
 /// An object-space map for one primitive, and the UVs it was baked in when they are not the
 /// primitive's own (a repacked atlas: written as the next free TEXCOORD set).

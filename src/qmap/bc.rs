@@ -144,34 +144,15 @@ pub enum Bc7Quality {
     Slow,
 }
 
+crate::names::named!(Bc7Quality, "BC7 quality", {
+    UltraFast => "ultrafast",
+    VeryFast => "veryfast",
+    Fast => "fast",
+    Basic => "basic",
+    Slow => "slow",
+});
+
 impl Bc7Quality {
-    /// All qualities, fastest first.
-    pub const ALL: [Bc7Quality; 5] = [
-        Bc7Quality::UltraFast,
-        Bc7Quality::VeryFast,
-        Bc7Quality::Fast,
-        Bc7Quality::Basic,
-        Bc7Quality::Slow,
-    ];
-
-    /// The name a tool takes: `ultrafast`, `veryfast`, `fast`, `basic`, `slow`.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Bc7Quality::UltraFast => "ultrafast",
-            Bc7Quality::VeryFast => "veryfast",
-            Bc7Quality::Fast => "fast",
-            Bc7Quality::Basic => "basic",
-            Bc7Quality::Slow => "slow",
-        }
-    }
-
-    /// The quality with this [`Bc7Quality::name`].
-    #[must_use]
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|q| q.name() == name)
-    }
-
     fn settings(self, alpha: bool) -> BC7Settings {
         match (self, alpha) {
             (Bc7Quality::UltraFast, true) => BC7Settings::alpha_ultrafast(),
@@ -489,20 +470,5 @@ fn for_each_band<T: Send>(out: &mut [T], row_len: usize, work: impl Fn(usize, &m
                 s.spawn(run);
             }
         });
-    }
-}
-
-impl std::fmt::Display for Bc7Quality {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// Parses a [`Bc7Quality::name`] (`ultrafast`, `veryfast`, `fast`, `basic`, `slow`).
-impl std::str::FromStr for Bc7Quality {
-    type Err = crate::encoding::ParseNameError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        crate::encoding::ParseNameError::find("BC7 quality", s, Self::ALL, Self::name)
     }
 }

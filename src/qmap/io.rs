@@ -203,7 +203,11 @@ pub fn read_exr(path: &Path) -> Result<ExrMap, ReadExrError> {
         .map_err(|e| fail(e.to_string()))?;
     let layer = &image.layer_data;
     let format = match layer.attributes.other.get(&Text::from(FORMAT_ATTRIBUTE)) {
-        Some(AttributeValue::Text(t)) => MapFormat::from_name(&t.to_string())
+        Some(AttributeValue::Text(t)) => t
+            .to_string()
+            .parse::<MapFormat>()
+            .ok()
+            .filter(|f| !f.is_compressed())
             .ok_or_else(|| fail(format!("unknown map format '{t}'")))?,
         _ => return Err(fail(format!("no {FORMAT_ATTRIBUTE} attribute"))),
     };

@@ -26,8 +26,9 @@ use std::path::{Path, PathBuf};
 use image::RgbaImage;
 
 use super::anisotropy::DirectionField;
-use super::stored::{file_stem, MapSpace, StoredFormat};
+use super::stored::file_stem;
 use super::{BakeError, BakeMesh, NormalMap};
+use super::{MapFormat, MapSpace};
 use crate::mesh::{ErrorKind, ImageSource, MeshError, Prepared, Scene};
 
 /// Where a map's normal map comes from.
@@ -349,21 +350,21 @@ impl BakeJob {
     }
 
     /// The format this job's map is stored in, given the format asked for (`None`: the
-    /// compressed default, [`StoredFormat::default_for`]) and whether the map has a tilt (a
+    /// compressed default, [`MapFormat::default_for`]) and whether the map has a tilt (a
     /// normal map) and a twist (an anisotropy direction). A tangent-space map with both needs
     /// four channels: BC5 asked for becomes BC7, with the warning returned.
     #[must_use]
     pub fn stored_format(
         &self,
         space: MapSpace,
-        requested: Option<StoredFormat>,
+        requested: Option<MapFormat>,
         tilt: bool,
         twist: bool,
-    ) -> (StoredFormat, Option<String>) {
+    ) -> (MapFormat, Option<String>) {
         let four = space == MapSpace::Tangent && tilt && twist;
         match (requested, four) {
-            (Some(StoredFormat::Bc5), true) => (
-                StoredFormat::Bc7,
+            (Some(MapFormat::Bc5), true) => (
+                MapFormat::Bc7,
                 Some(format!(
                     "{}: bc5 cannot hold the anisotropy direction (a twist) with the normal map \
                      (a tilt); stored as bc7",
@@ -371,7 +372,7 @@ impl BakeJob {
                 )),
             ),
             (Some(f), _) => (f, None),
-            (None, four) => (StoredFormat::default_for(space, four), None),
+            (None, four) => (MapFormat::default_for(space, four), None),
         }
     }
 }
@@ -540,30 +541,4 @@ pub enum Container {
     Exr,
 }
 
-impl Container {
-    /// Both containers, default first.
-    pub const ALL: [Container; 2] = [Container::Ktx2, Container::Exr];
-
-    /// `ktx2` or `exr` (the `bake --container` names, and the file extensions).
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Container::Ktx2 => "ktx2",
-            Container::Exr => "exr",
-        }
-    }
-}
-
-impl std::fmt::Display for Container {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for Container {
-    type Err = crate::encoding::ParseNameError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        crate::encoding::ParseNameError::find("container", s, Self::ALL, Self::name)
-    }
-}
+crate::names::named!(Container, "container", { Ktx2 => "ktx2", Exr => "exr" });

@@ -31,6 +31,7 @@ pub mod anisotropy;
 pub mod atlas;
 pub mod bc;
 pub mod cpu;
+mod format;
 pub mod io;
 pub mod job;
 pub mod normal_map;
@@ -44,6 +45,7 @@ use std::path::PathBuf;
 use glam::{Vec2, Vec4};
 
 pub use cpu::raster_cpu;
+pub use format::{MapDecode, MapFormat, MapSpace};
 pub use job::{BakeJob, Container, NormalSource, SceneJobs};
 pub use normal_map::NormalMap;
 pub use post::finish;
@@ -51,151 +53,6 @@ pub use texel::BakeTriangle;
 
 use crate::mesh::Prepared;
 use crate::TangentFrame;
-
-/// The storage format of a quaternion map's RGBA.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum MapFormat {
-    /// Four half floats, 8 B/texel: filterable on every adapter. The default.
-    Rgba16Float,
-    /// Four 16-bit signed normalised values, 8 B/texel: 16× finer than f16 near ±1, but
-    /// filtering it needs wgpu's `TEXTURE_FORMAT_16BIT_NORM`.
-    Rgba16Snorm,
-    /// Four 8-bit signed normalised values, 4 B/texel: half the memory, about 1° of error.
-    Rgba8Snorm,
-    /// Four f32, 16 B/texel: a reference; filtering it needs `FLOAT32_FILTERABLE`.
-    Rgba32Float,
-}
-
-impl MapFormat {
-    /// All formats, default first.
-    pub const ALL: [MapFormat; 4] = [
-        MapFormat::Rgba16Float,
-        MapFormat::Rgba16Snorm,
-        MapFormat::Rgba8Snorm,
-        MapFormat::Rgba32Float,
-    ];
-
-    /// The name the `bake` tool takes: `rgba16f`, `snorm16`, `snorm8`, `rgba32f`.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            MapFormat::Rgba16Float => "rgba16f",
-            MapFormat::Rgba16Snorm => "snorm16",
-            MapFormat::Rgba8Snorm => "snorm8",
-            MapFormat::Rgba32Float => "rgba32f",
-        }
-    }
-
-    /// The format with this [`MapFormat::name`].
-    #[must_use]
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|f| f.name() == name)
-    }
-
-    /// Bytes per texel of the RGBA.
-    #[must_use]
-    pub fn bytes_per_texel(self) -> usize {
-        match self {
-            MapFormat::Rgba16Float | MapFormat::Rgba16Snorm => 8,
-            MapFormat::Rgba8Snorm => 4,
-            MapFormat::Rgba32Float => 16,
-        }
-    }
-
-    /// The largest error of one stored component of a unit quaternion: half a step. f16: half
-    /// an ulp in [½, 1), 2⁻¹²; f32: 2⁻²⁵. snorm: the packing computes `floor(0.5 + v·m)` in
-    /// f32 (as WGSL does), whose two roundings near m add up to 2⁻⁸ of a step for m = 32767
-    /// (ulp 2⁻⁹ at 2¹⁵) and 2⁻¹⁶ for m = 127: (½ + 2⁻⁸)/32767 and (½ + 2⁻¹⁶)/127.
-    #[must_use]
-    pub fn half_step(self) -> f32 {
-        match self {
-            MapFormat::Rgba16Float => 2f32.powi(-12),
-            MapFormat::Rgba16Snorm => (0.5 + 2f32.powi(-8)) / 32767.0,
-            MapFormat::Rgba8Snorm => (0.5 + 2f32.powi(-16)) / 127.0,
-            MapFormat::Rgba32Float => 2f32.powi(-25),
-        }
-    }
-
-    /// Bound on the rotation error of one stored texel, degrees: each of the four components is
-    /// off by at most e = [`MapFormat::half_step`], so the quaternion by at most 2e; after
-    /// normalisation it is at most asin(2e) away as a 4-vector, a rotation of 2·asin(2e), and
-    /// no rotated vector (n, t, b) moves further. f16 0.056°, snorm16 0.0035°, snorm8 0.90°.
-    #[must_use]
-    pub fn max_error_deg(self) -> f32 {
-        (2.0 * (2.0 * f64::from(self.half_step())).asin()).to_degrees() as f32
-    }
-
-    /// The four 32-bit words the GPU baker writes for `q` (WGSL's `pack2x16float`,
-    /// `pack2x16snorm`, `pack4x8snorm` or `bitcast`; unused words 0).
-    #[must_use]
-    pub fn pack(self, q: Vec4) -> [u32; 4] {
-        let snorm = |v: f32, m: f32| (v.clamp(-1.0, 1.0) * m + 0.5).floor() as i32;
-        match self {
-            MapFormat::Rgba16Float => {
-                let h = |v: f32| u32::from(half::f16::from_f32(v).to_bits());
-                [h(q.x) | h(q.y) << 16, h(q.z) | h(q.w) << 16, 0, 0]
-            }
-            MapFormat::Rgba16Snorm => {
-                let s = |v: f32| (snorm(v, 32767.0) as u32) & 0xffff;
-                [s(q.x) | s(q.y) << 16, s(q.z) | s(q.w) << 16, 0, 0]
-            }
-            MapFormat::Rgba8Snorm => {
-                let s = |v: f32| (snorm(v, 127.0) as u32) & 0xff;
-                [s(q.x) | s(q.y) << 8 | s(q.z) << 16 | s(q.w) << 24, 0, 0, 0]
-            }
-            MapFormat::Rgba32Float => q.to_array().map(f32::to_bits),
-        }
-    }
-
-    /// The quaternion four packed words stand for (the inverse of [`MapFormat::pack`] up to the
-    /// quantisation; snorm −32768 / −128 decode as −1, as GPUs do).
-    #[must_use]
-    pub fn unpack(self, w: [u32; 4]) -> Vec4 {
-        let h = |bits: u32| half::f16::from_bits(bits as u16).to_f32();
-        let s16 = |bits: u32| (f32::from(bits as u16 as i16) / 32767.0).max(-1.0);
-        let s8 = |bits: u32| (f32::from(bits as u8 as i8) / 127.0).max(-1.0);
-        match self {
-            MapFormat::Rgba16Float => Vec4::new(h(w[0]), h(w[0] >> 16), h(w[1]), h(w[1] >> 16)),
-            MapFormat::Rgba16Snorm => {
-                Vec4::new(s16(w[0]), s16(w[0] >> 16), s16(w[1]), s16(w[1] >> 16))
-            }
-            MapFormat::Rgba8Snorm => {
-                Vec4::new(s8(w[0]), s8(w[0] >> 8), s8(w[0] >> 16), s8(w[0] >> 24))
-            }
-            MapFormat::Rgba32Float => Vec4::from_array(w.map(f32::from_bits)),
-        }
-    }
-
-    /// `q` as stored: `unpack(pack(q))`.
-    #[must_use]
-    pub fn quantize(self, q: Vec4) -> Vec4 {
-        self.unpack(self.pack(q))
-    }
-
-    /// The RGBA bytes of one texel as a texture of this format holds them (little-endian).
-    #[must_use]
-    pub fn texel_bytes(self, q: Vec4) -> Vec<u8> {
-        let w = self.pack(q);
-        let mut out: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
-        out.truncate(self.bytes_per_texel());
-        out
-    }
-}
-
-impl std::fmt::Display for MapFormat {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// Parses a [`MapFormat::name`] (`rgba16f`, `snorm16`, `snorm8`, `rgba32f`).
-impl std::str::FromStr for MapFormat {
-    type Err = crate::encoding::ParseNameError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        crate::encoding::ParseNameError::find("map format", s, Self::ALL, Self::name)
-    }
-}
 
 /// What a texel of level 0 is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

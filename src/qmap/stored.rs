@@ -1,16 +1,9 @@
-//! Quaternion maps as stored and shipped: the texel bytes of every level in a [`StoredFormat`]
-//! (plain or block-compressed), the map's [`MapSpace`], and the optional handedness plane —
+//! Quaternion maps as stored and shipped: the texel bytes of every level in a [`MapFormat`]
+//! (uncompressed or block-compressed), the map's [`MapSpace`], and the optional handedness plane —
 //! what a KTX2 file holds ([`EncodedMap::to_ktx2`] / [`EncodedMap::from_ktx2`]) and what the
 //! renderer uploads. CPU only.
 //!
-//! | format   | bytes/texel | object space                  | tangent space                        |
-//! |----------|-------------|-------------------------------|--------------------------------------|
-//! | rgba32f  | 16          | q                             | r                                    |
-//! | rgba16f  | 8           | q                             | r                                    |
-//! | snorm16  | 8           | q                             | r                                    |
-//! | snorm8   | 4           | q                             | r                                    |
-//! | bc7      | 1           | q·½+½ (RGBA), background free | r·½+½ (RGBA)                         |
-//! | bc5      | 1           | —                             | (x, y) snorm, w rebuilt; no twist    |
+//! The formats are in [`MapFormat`]'s table.
 //!
 //! Decoding a sample (what `shaders/qmap.wgsl` does): plain formats give the quaternion
 //! directly; BC7 gives `2c − 1`; BC5 gives (x, y) and w = √(1 − x² − y²). Then normalise.
@@ -23,191 +16,8 @@
 use glam::Vec4;
 
 use super::bc::{self, Bc7Quality};
-use super::{tangent, BakeError, MapFormat, QuatMap, TexelKind};
+use super::{tangent, BakeError, MapDecode, MapFormat, MapSpace, QuatMap, TexelKind};
 use crate::ktx2::{Ktx2Texture, TexelFormat};
-
-/// Which frame a map's rotations are relative to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum MapSpace {
-    /// The whole frame in object space (needs unique UVs; hemisphere-aligned).
-    Object,
-    /// The rotation of the interpolated vertex frame ([`super::tangent`]).
-    Tangent,
-}
-
-impl MapSpace {
-    /// Both spaces.
-    pub const ALL: [MapSpace; 2] = [MapSpace::Object, MapSpace::Tangent];
-
-    /// `object` or `tangent` (the `bake --kind` names).
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            MapSpace::Object => "object",
-            MapSpace::Tangent => "tangent",
-        }
-    }
-
-    /// The space with this [`MapSpace::name`].
-    #[must_use]
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|s| s.name() == name)
-    }
-}
-
-/// How a map's texels are stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum StoredFormat {
-    /// One of the uncompressed formats.
-    Plain(MapFormat),
-    /// BC5 SNORM of (x, y): tangent-space maps without a twist. 1 B/texel.
-    Bc5,
-    /// BC7 UNORM of the quaternion as `q·½ + ½`. 1 B/texel.
-    Bc7,
-}
-
-impl StoredFormat {
-    /// Every format, in the order the tools list them.
-    pub const ALL: [StoredFormat; 6] = [
-        StoredFormat::Plain(MapFormat::Rgba16Float),
-        StoredFormat::Plain(MapFormat::Rgba16Snorm),
-        StoredFormat::Plain(MapFormat::Rgba8Snorm),
-        StoredFormat::Plain(MapFormat::Rgba32Float),
-        StoredFormat::Bc5,
-        StoredFormat::Bc7,
-    ];
-
-    /// `rgba16f`, `snorm16`, `snorm8`, `rgba32f`, `bc5`, `bc7`.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            StoredFormat::Plain(f) => f.name(),
-            StoredFormat::Bc5 => "bc5",
-            StoredFormat::Bc7 => "bc7",
-        }
-    }
-
-    /// The format with this [`StoredFormat::name`].
-    #[must_use]
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|f| f.name() == name)
-    }
-
-    /// The comma-separated list of names, for messages.
-    #[must_use]
-    pub fn names() -> String {
-        Self::ALL.map(StoredFormat::name).join(", ")
-    }
-
-    /// The compressed format a map of `space` is stored in by default: BC5 for tangent-space
-    /// maps — of (x, y) for a tilt, of (z, w) for a twist alone — and [`StoredFormat::Bc7`] for
-    /// those that need `four_channels` (a tilt and a twist) and for object-space maps.
-    #[must_use]
-    pub fn default_for(space: MapSpace, four_channels: bool) -> Self {
-        match space {
-            MapSpace::Tangent if !four_channels => StoredFormat::Bc5,
-            _ => StoredFormat::Bc7,
-        }
-    }
-
-    /// Whether the format is block-compressed.
-    #[must_use]
-    pub fn is_compressed(self) -> bool {
-        !matches!(self, StoredFormat::Plain(_))
-    }
-
-    /// Bytes per texel (1 for the block formats: 16 B per 4×4 block).
-    #[must_use]
-    pub fn bytes_per_texel(self) -> f64 {
-        match self {
-            StoredFormat::Plain(f) => f.bytes_per_texel() as f64,
-            StoredFormat::Bc5 | StoredFormat::Bc7 => 1.0,
-        }
-    }
-
-    /// The KTX2 texel format.
-    #[must_use]
-    pub fn texel_format(self) -> TexelFormat {
-        match self {
-            StoredFormat::Plain(MapFormat::Rgba16Float) => TexelFormat::Rgba16Float,
-            StoredFormat::Plain(MapFormat::Rgba16Snorm) => TexelFormat::Rgba16Snorm,
-            StoredFormat::Plain(MapFormat::Rgba8Snorm) => TexelFormat::Rgba8Snorm,
-            StoredFormat::Plain(MapFormat::Rgba32Float) => TexelFormat::Rgba32Float,
-            StoredFormat::Bc5 => TexelFormat::Bc5Snorm,
-            StoredFormat::Bc7 => TexelFormat::Bc7Unorm,
-        }
-    }
-
-    /// The format of a KTX2 texel format (the handedness plane's R8 is none).
-    #[must_use]
-    pub fn from_texel_format(t: TexelFormat) -> Option<Self> {
-        Self::ALL.into_iter().find(|f| f.texel_format() == t)
-    }
-
-    /// How a shader turns a filtered sample into a quaternion: 0 directly, 1 as `2c − 1`
-    /// (BC7 UNORM), 2 as (x, y, 0, √(1 − x² − y²)) (BC5). The `MAP_DECODE` override of
-    /// `shaders/qmap.wgsl`.
-    #[must_use]
-    pub fn decode_code(self) -> u32 {
-        match self {
-            StoredFormat::Plain(_) => 0,
-            StoredFormat::Bc7 => 1,
-            StoredFormat::Bc5 => 2,
-        }
-    }
-
-    /// How to decode it, in words: the KTX2 file's `qtangent.decode` entry.
-    #[must_use]
-    pub fn decode_text(self, space: MapSpace) -> &'static str {
-        match (self, space) {
-            (StoredFormat::Bc5, _) => {
-                "q = (r, g, 0, sqrt(max(0, 1 - r*r - g*g))) from the snorm sample; frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
-            }
-            (StoredFormat::Bc7, MapSpace::Tangent) => {
-                "q = normalize(2 * rgba - 1); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
-            }
-            (StoredFormat::Bc7, MapSpace::Object) => {
-                "q = normalize(2 * rgba - 1), object space: normal = column 2, tangent = column 0 of the rotation; handedness from the .handedness.ktx2 plane if present, else the sign of the UV winding against the surface"
-            }
-            (StoredFormat::Plain(_), MapSpace::Tangent) => {
-                "q = normalize(rgba); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
-            }
-            (StoredFormat::Plain(_), MapSpace::Object) => {
-                "q = normalize(rgba), object space: normal = column 2, tangent = column 0 of the rotation; handedness from the .handedness.ktx2 plane if present, else the sign of the UV winding against the surface"
-            }
-        }
-    }
-}
-
-impl std::fmt::Display for StoredFormat {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// Parses a [`StoredFormat::name`] (`rgba16f`, `snorm16`, `snorm8`, `rgba32f`, `bc5`, `bc7`).
-impl std::str::FromStr for StoredFormat {
-    type Err = crate::encoding::ParseNameError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        crate::encoding::ParseNameError::find("map format", s, Self::ALL, Self::name)
-    }
-}
-
-impl std::fmt::Display for MapSpace {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// Parses a [`MapSpace::name`] (`object`, `tangent`: the `bake --kind` names).
-impl std::str::FromStr for MapSpace {
-    type Err = crate::encoding::ParseNameError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        crate::encoding::ParseNameError::find("map kind", s, Self::ALL, Self::name)
-    }
-}
 
 /// A quaternion map as stored: level 0 first, each level's texel bytes (block rows for BC).
 #[derive(Debug, Clone, PartialEq)]
@@ -215,7 +25,7 @@ pub struct EncodedMap {
     /// Object or tangent space.
     pub space: MapSpace,
     /// Storage format.
-    pub format: StoredFormat,
+    pub format: MapFormat,
     /// Width of level 0.
     pub width: u32,
     /// Height of level 0.
@@ -258,6 +68,27 @@ pub const KEY_TWIST: &str = "qtangent.twist";
 /// What [`KEY_TWIST`]'s value says.
 const TWIST_AXIAL: &str = "axial";
 
+/// How to decode it, in words: the KTX2 file's `qtangent.decode` entry.
+fn decode_text(format: MapFormat, space: MapSpace) -> &'static str {
+    match (format, space) {
+        (MapFormat::Bc5, _) => {
+            "q = (r, g, 0, sqrt(max(0, 1 - r*r - g*g))) from the snorm sample; frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
+        }
+        (MapFormat::Bc7, MapSpace::Tangent) => {
+            "q = normalize(2 * rgba - 1); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
+        }
+        (MapFormat::Bc7, MapSpace::Object) => {
+            "q = normalize(2 * rgba - 1), object space: normal = column 2, tangent = column 0 of the rotation; handedness from the .handedness.ktx2 plane if present, else the sign of the UV winding against the surface"
+        }
+        (_, MapSpace::Tangent) => {
+            "q = normalize(rgba); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
+        }
+        (_, MapSpace::Object) => {
+            "q = normalize(rgba), object space: normal = column 2, tangent = column 0 of the rotation; handedness from the .handedness.ktx2 plane if present, else the sign of the UV winding against the surface"
+        }
+    }
+}
+
 fn text(s: &str) -> Vec<u8> {
     let mut v = s.as_bytes().to_vec();
     v.push(0);
@@ -278,7 +109,7 @@ impl EncodedMap {
     pub fn encode(
         map: &QuatMap,
         space: MapSpace,
-        format: StoredFormat,
+        format: MapFormat,
         keep_handedness: bool,
         quality: Bc7Quality,
     ) -> Result<Self, BakeError> {
@@ -289,12 +120,7 @@ impl EncodedMap {
         let bc_err = |e: bc::BcError| BakeError::Settings(e.to_string());
         let mut twist_only = false;
         let levels: Vec<Vec<u8>> = match format {
-            StoredFormat::Plain(f) => map
-                .levels
-                .iter()
-                .map(|l| l.quats.iter().flat_map(|&q| f.texel_bytes(q)).collect())
-                .collect(),
-            StoredFormat::Bc5 => {
+            MapFormat::Bc5 => {
                 if space == MapSpace::Object {
                     return Err(BakeError::Settings(
                         "--format bc5 holds two channels, (x, y) of a tangent-space rotation; an object-space map needs all four: use --format bc7".into(),
@@ -323,7 +149,7 @@ impl EncodedMap {
                     })
                     .collect::<Result<_, _>>()?
             }
-            StoredFormat::Bc7 => map
+            MapFormat::Bc7 => map
                 .levels
                 .iter()
                 .enumerate()
@@ -347,6 +173,11 @@ impl EncodedMap {
                         .map_err(bc_err)
                 })
                 .collect::<Result<_, _>>()?,
+            f => map
+                .levels
+                .iter()
+                .map(|l| l.quats.iter().flat_map(|&q| f.texel_bytes(q)).collect())
+                .collect(),
         };
         let handedness = (space == MapSpace::Object && keep_handedness).then(|| {
             map.levels
@@ -371,14 +202,14 @@ impl EncodedMap {
         })
     }
 
-    /// The shader's `MAP_DECODE` for this map: [`StoredFormat::decode_code`], or 3 for a BC5 map
-    /// of (z, w) ([`EncodedMap::twist_only`]).
+    /// How a shader decodes this map's samples (its `MAP_DECODE`): the format's, or
+    /// [`MapDecode::Bc5Zw`] for a BC5 map of (z, w) ([`EncodedMap::twist_only`]).
     #[must_use]
-    pub fn decode_code(&self) -> u32 {
+    pub fn decode(&self) -> MapDecode {
         if self.twist_only {
-            3
+            MapDecode::Bc5Zw
         } else {
-            self.format.decode_code()
+            self.format.info().decode
         }
     }
 
@@ -400,8 +231,23 @@ impl EncodedMap {
         })?;
         let bc_err = |e: bc::BcError| BakeError::Settings(e.to_string());
         Ok(match self.format {
-            StoredFormat::Plain(f) => {
-                let n = f.bytes_per_texel();
+            MapFormat::Bc5 if self.twist_only => bc::decode_bc5_snorm(w, h, bytes)
+                .map_err(bc_err)?
+                .into_iter()
+                .map(|[z, w]| Vec4::new(0.0, 0.0, z, w))
+                .collect(),
+            MapFormat::Bc5 => bc::decode_bc5_snorm(w, h, bytes)
+                .map_err(bc_err)?
+                .into_iter()
+                .map(|[x, y]| tangent::rebuild_w(x, y, 0.0))
+                .collect(),
+            MapFormat::Bc7 => bc::decode_bc7(w, h, bytes)
+                .map_err(bc_err)?
+                .into_iter()
+                .map(Vec4::from_array)
+                .collect(),
+            f => {
+                let n = f.raster_bytes();
                 if bytes.len() != n * (w * h) as usize {
                     return Err(BakeError::Settings(format!(
                         "level {k} has {} bytes; a {w}×{h} {f} level needs {}",
@@ -420,21 +266,6 @@ impl EncodedMap {
                     })
                     .collect()
             }
-            StoredFormat::Bc5 if self.twist_only => bc::decode_bc5_snorm(w, h, bytes)
-                .map_err(bc_err)?
-                .into_iter()
-                .map(|[z, w]| Vec4::new(0.0, 0.0, z, w))
-                .collect(),
-            StoredFormat::Bc5 => bc::decode_bc5_snorm(w, h, bytes)
-                .map_err(bc_err)?
-                .into_iter()
-                .map(|[x, y]| tangent::rebuild_w(x, y, 0.0))
-                .collect(),
-            StoredFormat::Bc7 => bc::decode_bc7(w, h, bytes)
-                .map_err(bc_err)?
-                .into_iter()
-                .map(Vec4::from_array)
-                .collect(),
         })
     }
 
@@ -451,7 +282,7 @@ impl EncodedMap {
             })
             .collect::<Result<_, _>>()?;
         Ok(Self {
-            format: StoredFormat::Plain(format),
+            format: format.raster(),
             levels,
             ..self.clone()
         })
@@ -479,13 +310,13 @@ impl EncodedMap {
                 (KEY_FORMAT.to_string(), text(extra)),
                 (
                     KEY_DECODE.to_string(),
-                    text(self.format.decode_text(self.space)),
+                    text(decode_text(self.format, self.space)),
                 ),
             ];
             let mut decode = if self.twist_only {
                 "q = (0, 0, r, g) from the snorm sample (a twist alone); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h".to_string()
             } else {
-                self.format.decode_text(self.space).to_string()
+                decode_text(self.format, self.space).to_string()
             };
             if self.twist_only {
                 kv.push((KEY_CHANNELS.to_string(), text("zw")));
@@ -535,17 +366,17 @@ impl EncodedMap {
         plane: Option<&Ktx2Texture>,
     ) -> Result<Self, BakeError> {
         let fail = |problem: String| Err(BakeError::Settings(format!("{what}: {problem}")));
-        let Some(format) = StoredFormat::from_texel_format(main.format) else {
+        let Some(format) = MapFormat::from_texel_format(main.format) else {
             return fail(format!(
                 "vkFormat {} is not a quaternion-map format ({})",
                 main.format.vk_format(),
-                StoredFormat::names()
+                MapFormat::ALL.map(MapFormat::name).join(", ")
             ));
         };
         let space = match crate::ktx2::key_value_text(main, KEY_SPACE) {
-            Some(s) => match MapSpace::from_name(s) {
-                Some(s) => s,
-                None => return fail(format!("{KEY_SPACE} is '{s}', not object or tangent")),
+            Some(s) => match s.parse::<MapSpace>() {
+                Ok(s) => s,
+                Err(_) => return fail(format!("{KEY_SPACE} is '{s}', not object or tangent")),
             },
             None => {
                 return fail(format!(
@@ -553,7 +384,7 @@ impl EncodedMap {
                 ))
             }
         };
-        if format == StoredFormat::Bc5 && space == MapSpace::Object {
+        if format == MapFormat::Bc5 && space == MapSpace::Object {
             return fail("a bc5 map cannot be object-space".into());
         }
         if format.is_compressed() {
@@ -594,7 +425,7 @@ impl EncodedMap {
         };
         let twist_only = match crate::ktx2::key_value_text(main, KEY_CHANNELS) {
             None => false,
-            Some("zw") if format == StoredFormat::Bc5 => true,
+            Some("zw") if format == MapFormat::Bc5 => true,
             Some(s) => {
                 return fail(format!(
                     "{KEY_CHANNELS} is '{s}' for a {format} map; only 'zw' of a bc5 map is known"

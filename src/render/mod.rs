@@ -21,9 +21,9 @@ pub mod shading;
 
 use glam::{Mat4, Vec3, Vec4};
 
-use crate::encoding::Format;
 use crate::qmap::bc::Bc7Quality;
-use crate::qmap::stored::StoredFormat;
+use crate::qmap::MapFormat;
+use crate::Format;
 
 /// Where the tangent frame of a pixel comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -42,7 +42,43 @@ pub enum FrameSource {
     QuatMapTangent,
 }
 
+/// Where the lighting shader takes a pixel's frame from: the `FRAME_SOURCE` override of
+/// `shaders/lit.wgsl` (the WGSL codes are generated from this enum).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub(crate) enum PixelFrame {
+    /// The interpolated vertex frame and the normal map ([`FrameSource::Reference`] and
+    /// [`FrameSource::QTangent`]).
+    Vertex,
+    /// An object-space quaternion map.
+    ObjectMap,
+    /// The vertex frame turned by a tangent-space quaternion map.
+    TangentMap,
+}
+
+crate::names::named!(PixelFrame, "pixel frame", {
+    Vertex => "vertex",
+    ObjectMap => "object_map",
+    TangentMap => "tangent_map",
+});
+
+impl PixelFrame {
+    /// The WGSL code: the position in [`PixelFrame::ALL`].
+    pub(crate) const fn code(self) -> u32 {
+        self as u32
+    }
+}
+
 impl FrameSource {
+    /// Where the lighting shader takes the pixel's frame from.
+    pub(crate) fn pixel_frame(self) -> PixelFrame {
+        match self {
+            Self::Reference | Self::QTangent(_) => PixelFrame::Vertex,
+            Self::QuatMap => PixelFrame::ObjectMap,
+            Self::QuatMapTangent => PixelFrame::TangentMap,
+        }
+    }
+
     /// `reference`, `qtangent`, `quatmap` or `quatmap-tangent` (the `--mode` names).
     #[must_use]
     pub fn mode_name(self) -> &'static str {
@@ -68,9 +104,9 @@ impl FrameSource {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MapOptions {
     /// The stored format of both map kinds; `None`: the compressed default
-    /// ([`StoredFormat::default_for`]: BC5 for tangent-space maps, BC7 for those with a twist and
+    /// ([`MapFormat::default_for`]: BC5 for tangent-space maps, BC7 for those with a twist and
     /// for object-space maps).
-    pub format: Option<StoredFormat>,
+    pub format: Option<MapFormat>,
     /// Keep the object-space handedness plane instead of deriving the handedness from the UV
     /// winding (needed for hand-authored maps whose handedness does not follow the UVs).
     pub keep_handedness: bool,
@@ -96,7 +132,7 @@ impl Default for MapOptions {
 impl MapOptions {
     /// Maps stored as `format`, handedness derived, nothing loaded.
     #[must_use]
-    pub fn stored(format: StoredFormat) -> Self {
+    pub fn stored(format: MapFormat) -> Self {
         Self {
             format: Some(format),
             ..Self::default()

@@ -11,7 +11,8 @@ use image::RgbaImage;
 use super::MaterialUniforms;
 use crate::mesh::{self, procedural, MeshError, Prepared, TextureRef};
 use crate::qmap::anisotropy::DirectionField;
-use crate::qmap::stored::{EncodedMap, MapSpace};
+use crate::qmap::stored::EncodedMap;
+use crate::qmap::MapSpace;
 use crate::qmap::{
     self, texel, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap, Raster, TexelKind,
 };
@@ -677,7 +678,7 @@ fn packed_map(
     file: &Path,
     owner: &str,
     image: &mesh::ImageSource,
-    space: crate::qmap::stored::MapSpace,
+    space: MapSpace,
 ) -> Result<Box<EncodedMap>, SceneError> {
     let fail = |problem: String| SceneError::Image {
         file: file.to_path_buf(),

@@ -29,7 +29,7 @@
 
 use glam::{DMat3, DQuat, DVec3, Mat4, Quat, Vec3, Vec4};
 
-use crate::encoding::{
+use crate::format::{
     decode_snorm16x4, encode_snorm16x4_nearest, SNORM16_NEAREST_BOUND_DEG, SNORM16_W_BIAS,
 };
 use crate::frame::QTangent;
@@ -54,6 +54,7 @@ pub const OUTPUT_WORDS: usize = 5;
 
 /// Linear-blend or dual-quaternion skinning, chosen per batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u32)]
 pub enum SkinMethod {
     /// Linear blend of matrices built from the quaternion bones; frames by the polar rotation.
     Linear,
@@ -61,32 +62,14 @@ pub enum SkinMethod {
     DualQuaternion,
 }
 
+crate::names::named!(SkinMethod, "skinning method", { Linear => "lbs", DualQuaternion => "dqs" });
+
 impl SkinMethod {
-    /// Both, in the order tables print them.
-    pub const ALL: [SkinMethod; 2] = [SkinMethod::Linear, SkinMethod::DualQuaternion];
-
-    /// `lbs` or `dqs`.
+    /// The WGSL code (the `SKIN_METHOD` override of `shaders/skin.wgsl`): the position in
+    /// [`SkinMethod::ALL`].
     #[must_use]
-    pub const fn name(self) -> &'static str {
-        match self {
-            SkinMethod::Linear => "lbs",
-            SkinMethod::DualQuaternion => "dqs",
-        }
-    }
-}
-
-impl std::fmt::Display for SkinMethod {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl std::str::FromStr for SkinMethod {
-    type Err = crate::anim::UnknownName;
-
-    /// Parses a [`SkinMethod::name`], `lbs` or `dqs` (ASCII case-insensitive).
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        crate::anim::UnknownName::find("skinning method", s, &Self::ALL, Self::name)
+    pub(crate) const fn code(self) -> u32 {
+        self as u32
     }
 }
 
@@ -416,7 +399,7 @@ pub struct SkinVertices {
     /// Rest positions.
     pub positions: Vec<Vec3>,
     /// Rest frames, Snorm16x4 codes (the handedness in the sign of w), rounded to the nearest
-    /// step ([`crate::encoding::encode_snorm16x4_nearest`]: 0.0070° at most, and fast).
+    /// step ([`crate::format::encode_snorm16x4_nearest`]: 0.0070° at most, and fast).
     pub qtangents: Vec<[i16; 4]>,
     /// Influences per vertex.
     pub influences: Vec<PackedInfluences>,
@@ -772,10 +755,10 @@ pub fn frame_angle_deg(a: DQuat, b: DQuat) -> f64 {
 }
 
 /// How far the kernel's packed output frame may be from the exact `r · q` (degrees): it rounds
-/// to the nearest snorm16 step as [`crate::encoding::encode_snorm16x4_nearest`] does, so its
+/// to the nearest snorm16 step as [`crate::format::encode_snorm16x4_nearest`] does, so its
 /// bound, 4/32767 rad = 0.0070° (the CPU encoder's rounding search does better,
 /// [`crate::Format::max_error_deg`]; a kernel cannot afford it).
 pub const OUTPUT_BOUND_DEG: f64 = SNORM16_NEAREST_BOUND_DEG;
 
-/// The bias the kernel applies to w before packing (as [`crate::encoding::encode_snorm16x4`]).
+/// The bias the kernel applies to w before packing (as snorm16x4 encoder).
 pub const OUTPUT_W_BIAS: f32 = SNORM16_W_BIAS;

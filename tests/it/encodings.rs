@@ -1,14 +1,12 @@
-//! Encoding bounds (the numbers), known bits, and stream packing.
-
-use crate::common;
+//! Encoding bounds (the required numbers), known bits (the byte contract of `Format::encode_into`
+//! and `Format::decode`), and stream packing.
 
 use glam::{Quat, Vec3};
-use half::f16;
-use qtangent::encoding::*;
 use qtangent::measure::{axis_aligned_frames, measure, table, table_frames};
+use qtangent::Format;
 use qtangent::{QTangent, TangentFrame};
 
-/// The bounds on the maximum decoded-vector error (degrees). These are requirements,
+/// The required bounds on the maximum decoded-vector error (degrees). These are requirements,
 /// not measurements: they are written here, not taken from `Format::max_error_deg`.
 fn required_max_deg(format: Format) -> f64 {
     match format {
@@ -17,8 +15,8 @@ fn required_max_deg(format: Format) -> f64 {
         Format::F16x4 => 0.05,
         Format::Smallest3x6 => 0.007,
         Format::Smallest3x4 => 0.25,
-        // The seed's format: its w rebuilt near 0 loses up to sqrt(2·√3·2⁻¹²) = 0.0291 of
-        // w, a rotation of 2·0.0291 rad = 3.33° (see encode_f16x3).
+        // "Quaternion Tricks"' format: its w rebuilt near 0 loses up to sqrt(2·√3·2⁻¹²) =
+        // 0.0291 of w, a rotation of 2·0.0291 rad = 3.33° (src/format/f16x3.rs).
         Format::F16x3 => 3.34,
     }
 }
@@ -58,15 +56,15 @@ fn every_format_meets_its_bound_on_a_million_frames() {
         );
         assert_eq!(e.frames, frames.len() as u64);
     }
-    // The seed's format really does lose degrees near w = 0 (what the robust 6 B fixes).
-    let seed = rows
+    // The article's format really does lose degrees near w = 0 (what the robust 6 B fixes).
+    let f16x3 = rows
         .iter()
         .find(|(f, _)| *f == Format::F16x3)
         .map(|(_, e)| e.max())
         .unwrap_or(0.0);
     assert!(
-        seed > 1.0,
-        "f16x3 max error {seed}° — expected the seed's degrees-large loss near w = 0"
+        f16x3 > 1.0,
+        "f16x3 max error {f16x3}° — expected the degrees-large loss near w = 0"
     );
     println!("{printed}");
 }
@@ -104,41 +102,53 @@ fn frame(n: Vec3, t: Vec3, h: f32) -> QTangent {
         .to_qtangent()
 }
 
+/// The bytes `format` writes for `q`.
+fn bytes(format: Format, q: &QTangent) -> Vec<u8> {
+    let mut out = Vec::new();
+    format.encode_into(q, &mut out);
+    out
+}
+
+/// Little-endian i16 / u16 components of a byte string.
+fn shorts(b: &[u8]) -> Vec<i16> {
+    b.chunks_exact(2)
+        .map(|c| i16::from_le_bytes([c[0], c[1]]))
+        .collect()
+}
+
+fn halves(b: &[u8]) -> Vec<u16> {
+    b.chunks_exact(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .collect()
+}
+
 #[test]
 fn known_bits() {
+    let snorm = |q: &QTangent| shorts(&bytes(Format::Snorm16x4, q));
     // Identity frame (n = z, t = x): q = (0, 0, 0, 1).
-    assert_eq!(
-        encode_snorm16x4(&frame(Vec3::Z, Vec3::X, 1.0)),
-        [0, 0, 0, 32767]
-    );
-    assert_eq!(
-        encode_snorm16x4(&frame(Vec3::Z, Vec3::X, -1.0)),
-        [0, 0, 0, -32767]
-    );
+    assert_eq!(snorm(&frame(Vec3::Z, Vec3::X, 1.0)), [0, 0, 0, 32767]);
+    assert_eq!(snorm(&frame(Vec3::Z, Vec3::X, -1.0)), [0, 0, 0, -32767]);
     // n = -z, t = x: a half turn about x, q = (1, 0, 0, 0): w = 0 is pushed to one step, 1/32767,
     // and the mirrored frame negates it: the sign survives.
+    assert_eq!(snorm(&frame(Vec3::NEG_Z, Vec3::X, 1.0)), [32767, 0, 0, 1]);
     assert_eq!(
-        encode_snorm16x4(&frame(Vec3::NEG_Z, Vec3::X, 1.0)),
-        [32767, 0, 0, 1]
-    );
-    assert_eq!(
-        encode_snorm16x4(&frame(Vec3::NEG_Z, Vec3::X, -1.0)),
+        snorm(&frame(Vec3::NEG_Z, Vec3::X, -1.0)),
         [-32767, 0, 0, -1]
     );
     // f16: 1.0 = 0x3c00, 2⁻¹⁴ = 0x0400 (smallest normal), sign bit 0x8000.
-    let bits = |h: [f16; 4]| h.map(f16::to_bits);
+    let f16x4 = |q: &QTangent| halves(&bytes(Format::F16x4, q));
     assert_eq!(
-        bits(encode_f16x4(&frame(Vec3::NEG_Z, Vec3::X, 1.0))),
+        f16x4(&frame(Vec3::NEG_Z, Vec3::X, 1.0)),
         [0x3c00, 0, 0, 0x0400]
     );
-    let m = bits(encode_f16x4(&frame(Vec3::NEG_Z, Vec3::X, -1.0)));
+    let m = f16x4(&frame(Vec3::NEG_Z, Vec3::X, -1.0));
     assert_eq!((m[0], m[3]), (0xbc00, 0x8400));
     assert_eq!(m[1] & 0x7fff, 0);
     assert_eq!(m[2] & 0x7fff, 0);
     // Smallest three, 6 B: index 3 (w dropped), codes 16384 (just above the range's middle),
     // reflected: decodes to ≈ identity, mirrored. 16384·√2/32767 − 1/√2 = √2/65534 ≈ 2.16e-5.
     let packed: u64 = 16384 | 16384 << 15 | 16384 << 30 | 3 << 45 | 1 << 47;
-    let q = decode_smallest3x6(packed);
+    let q = Format::Smallest3x6.decode(&packed.to_le_bytes()[..6]);
     assert!(q.reflected);
     let expect = std::f32::consts::SQRT_2 / 65534.0;
     // u·step − 1/√2 cancels two f32 values near 0.707: the product's rounding, half an ulp of
@@ -150,36 +160,34 @@ fn known_bits() {
     // Smallest three, 4 B: index 0 (x dropped), codes 811 (the top of the range: 811·√2/811 −
     // 1/√2 = 1/√2) for the first two and 0 (−1/√2) for the third, packed as 811 + 812·811; then
     // x = sqrt(1 − 3/2) clamps to 0.
-    let q = decode_smallest3x4(811 + 812 * 811);
+    let q = Format::Smallest3x4.decode(&(811u32 + 812 * 811).to_le_bytes());
     assert!(!q.reflected);
     assert_eq!(q.rotation.x, 0.0);
     // Two f32 roundings of magnitude ~0.707 (step·811 and the subtraction): 1 ulp of 0.707.
     assert!((q.rotation.y - std::f32::consts::FRAC_1_SQRT_2).abs() <= 6e-8);
     assert!((q.rotation.w + std::f32::consts::FRAC_1_SQRT_2).abs() <= 6e-8);
     // The reflection is bit 31, whatever the rest holds.
-    let r = encode_smallest3x4(&QTangent {
-        rotation: Quat::from_xyzw(0.5, 0.5, 0.5, 0.5),
-        reflected: true,
-    });
-    assert_eq!(r >> 31, 1);
-    assert!(decode_smallest3x4(r).reflected);
-    // The seed's format keeps handedness in bit 14 of x (0x4000), free for |x| < 2: identity
-    // mirrored is x = y = z = 0 with that bit set.
-    let seed = encode_f16x3(&frame(Vec3::Z, Vec3::X, -1.0));
-    assert_eq!(seed.map(f16::to_bits), [0x4000, 0, 0]);
-    let back = decode_f16x3(seed);
+    let r = bytes(
+        Format::Smallest3x4,
+        &QTangent {
+            rotation: Quat::from_xyzw(0.5, 0.5, 0.5, 0.5),
+            reflected: true,
+        },
+    );
+    assert_eq!(r[3] >> 7, 1);
+    assert!(Format::Smallest3x4.decode(&r).reflected);
+    // f16x3 keeps handedness in bit 14 of x (0x4000), free for |x| < 2: identity mirrored is
+    // x = y = z = 0 with that bit set.
+    let f16x3 = bytes(Format::F16x3, &frame(Vec3::Z, Vec3::X, -1.0));
+    assert_eq!(halves(&f16x3), [0x4000, 0, 0]);
+    let back = Format::F16x3.decode(&f16x3);
     assert!(back.reflected);
     assert_eq!(back.rotation, Quat::IDENTITY);
     // x = -1 (0xbc00) mirrored: 0xfc00 — the bit does not disturb the value.
-    let x = encode_f16x3(&frame(Vec3::NEG_Z, Vec3::X, -1.0))[0].to_bits();
+    let x = halves(&bytes(Format::F16x3, &frame(Vec3::NEG_Z, Vec3::X, -1.0)))[0];
     assert_eq!(x & 0xbfff, 0x3c00 | (x & 0x8000));
-    assert_eq!(
-        decode_f16x3([f16::from_bits(x), f16::ZERO, f16::ZERO])
-            .rotation
-            .x
-            .abs(),
-        1.0
-    );
+    let lone_x = [x.to_le_bytes(), [0, 0], [0, 0]].concat();
+    assert_eq!(Format::F16x3.decode(&lone_x).rotation.x.abs(), 1.0);
 }
 
 #[test]
@@ -219,59 +227,15 @@ fn f16_encoders_never_write_subnormals() {
     let frames = qtangent::measure::random_frames(11, 200_000);
     for f in &frames {
         let q = f.to_qtangent();
-        for h in encode_f16x4(&q).into_iter().chain(encode_f16x3(&q)) {
+        let f16x4 = halves(&bytes(Format::F16x4, &q));
+        // f16x3's x carries the handedness in bit 14, an exponent bit: cleared before judging.
+        let mut f16x3 = halves(&bytes(Format::F16x3, &q));
+        f16x3[0] &= !0x4000;
+        for h in f16x4.into_iter().chain(f16x3) {
             assert!(
-                h.to_bits() & 0x7c00 != 0 || h.to_bits() & 0x03ff == 0,
-                "{f:?} encodes a subnormal {h:?}"
+                h & 0x7c00 != 0 || h & 0x03ff == 0,
+                "{f:?} encodes a subnormal {h:#06x}"
             );
         }
     }
-}
-
-/// The round-to-nearest snorm16 encoder (what the skinning kernel writes): within its derived
-/// bound on seeded random frames, the 48 axis-aligned frames and the table's stress sets, with
-/// the handedness kept, and the same codes as the search where no rounding choice exists.
-#[test]
-fn snorm16_nearest_stays_within_its_bound() {
-    assert_eq!(
-        encode_snorm16x4_nearest(&frame(Vec3::Z, Vec3::X, 1.0)),
-        [0, 0, 0, 32767]
-    );
-    // w = 0 is pushed to one step, on the reflection's side.
-    assert_eq!(
-        encode_snorm16x4_nearest(&frame(Vec3::NEG_Z, Vec3::X, -1.0)),
-        [-32767, 0, 0, -1]
-    );
-    let mut worst = 0.0f64;
-    let mut check = |q: &QTangent, what: &str| {
-        let back = decode_snorm16x4(encode_snorm16x4_nearest(q));
-        let angle =
-            common::quat_angle(q.rotation.normalize(), back.rotation.normalize()).to_degrees();
-        assert!(
-            angle <= SNORM16_NEAREST_BOUND_DEG,
-            "{what}: {q:?} decodes {angle}° away (bound {SNORM16_NEAREST_BOUND_DEG}°)"
-        );
-        assert_eq!(
-            back.reflected, q.reflected,
-            "{what}: {q:?} lost its handedness"
-        );
-        worst = worst.max(angle);
-    };
-    for f in table_frames(200_000) {
-        check(&f.to_qtangent(), "table frame");
-    }
-    for f in axis_aligned_frames() {
-        check(&f.to_qtangent(), "axis-aligned frame");
-    }
-    common::for_seeds("snorm16 nearest", 4, |_, rng| {
-        use rand::Rng;
-        for _ in 0..50_000 {
-            let q = QTangent {
-                rotation: common::rotation(rng),
-                reflected: rng.random_bool(0.5),
-            };
-            check(&q, "random frame");
-        }
-    });
-    eprintln!("snorm16 nearest: worst {worst:.5}° (bound {SNORM16_NEAREST_BOUND_DEG:.5}°)");
 }

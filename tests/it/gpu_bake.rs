@@ -203,7 +203,7 @@ fn gpu_raster_matches_cpu_on_procedural_meshes() {
     let ctx = context();
     let torus = prepared(&procedural::torus(1.0, 0.4, 64, 32), "torus");
     let swirl = NormalMap::default_swirl();
-    for format in MapFormat::ALL {
+    for format in MapFormat::UNCOMPRESSED {
         check(
             ctx,
             "torus + swirl",

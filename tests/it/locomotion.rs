@@ -928,7 +928,7 @@ fn names_parse_and_clip_kinds_index() {
     assert_eq!("LOCKED".parse::<BlendMethod>(), Ok(BlendMethod::Locked));
     let e = "fast".parse::<BlendMethod>().unwrap_err().to_string();
     assert!(
-        e.contains("`fast`") && e.contains("naive, unified, events, locked"),
+        e.contains("'fast'") && e.contains("naive, unified, events, locked"),
         "{e}"
     );
     for r in RootMotion::ALL {

@@ -44,4 +44,3 @@ mod render_aniso;
 mod render_assets;
 mod render_cli;
 mod render_skinned;
-mod shaders;

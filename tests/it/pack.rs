@@ -11,7 +11,7 @@
 //!   qtangent mode in the packed format (the renderer re-encodes the decoded frame: each
 //!   quantising encoder picks the code closest to its input, which for a decoded value is its
 //!   own code or, after the frame's normalisation, a neighbour — measured: identical pictures
-//!   for smallest3-4B and f16x4, 87.6 dB for snorm16x4, one level on 0.03% of the pixels),
+//!   for smallest3x4 and f16x4, 87.6 dB for snorm16x4, one level on 0.03% of the pixels),
 //!   quatmap-tangent with snorm16x4 (its vertex frame is snorm16x4: 89.2 dB), quatmap (the map
 //!   is the renderer's own bake, stored once and read back as stored: identical).
 //! - **Carried over**: nodes, skins and animations of the Fox and SimpleSkin read back equal.
@@ -358,7 +358,7 @@ fn flight_helmet_at_four_bytes_is_within_the_target() {
         Format::Smallest3x4,
     );
     eprintln!(
-        "FlightHelmet smallest3-4B: normal {:.4}°/{:.4}°, tangent {:.4}°/{:.4}°, bitangent {:.4}°/{:.4}° (mean/max)",
+        "FlightHelmet smallest3x4: normal {:.4}°/{:.4}°, tangent {:.4}°/{:.4}°, bitangent {:.4}°/{:.4}° (mean/max)",
         e.normal.mean(),
         e.normal.max,
         e.tangent.mean(),
@@ -416,7 +416,7 @@ fn the_pack_tool_reports_and_refuses_bad_input() {
     let text = String::from_utf8_lossy(&ok.stdout);
     assert!(ok.status.success(), "pack failed: {}", common::stderr(&ok));
     assert!(
-        text.contains("smallest3-4B (4 bytes a vertex"),
+        text.contains("smallest3x4 (4 bytes a vertex"),
         "report: {text}"
     );
     assert!(text.contains("read back"), "report: {text}");

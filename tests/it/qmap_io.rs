@@ -25,7 +25,7 @@ fn torus_map(format: MapFormat, width: u32, height: u32) -> QuatMap {
 #[test]
 fn exr_round_trips_exactly() {
     let dir = tempfile::tempdir().expect("temp dir");
-    for format in MapFormat::ALL {
+    for format in MapFormat::UNCOMPRESSED {
         let map = torus_map(format, 40, 24);
         assert!(map.levels.len() > 3);
         let path = dir.path().join(format!("{format}.exr"));

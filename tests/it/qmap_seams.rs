@@ -246,7 +246,7 @@ fn seam_robust_sampler_passes_the_checkerboard_where_the_plain_one_fails() {
 fn gpu_derived_handedness_matches_plane_and_vertices_front_back_and_mirrored() {
     use glam::Mat4;
     use qtangent::gpu::render::{Output, Renderer, View, DEBUG_POISON};
-    use qtangent::qmap::stored::StoredFormat;
+    use qtangent::qmap::MapFormat;
     use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
     use qtangent::render::{Camera, FrameSource, Lighting, MapOptions, MaterialUniforms};
     let ctx = context();
@@ -259,7 +259,7 @@ fn gpu_derived_handedness_matches_plane_and_vertices_front_back_and_mirrored() {
     )
     .prepare()
     .expect("prepares");
-    let plain = StoredFormat::Plain(MapFormat::Rgba16Float);
+    let plain = MapFormat::Rgba16Float;
     for (model, yaw) in [
         (Mat4::IDENTITY, 0.0),
         (Mat4::IDENTITY, 180.0),

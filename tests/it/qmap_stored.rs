@@ -7,9 +7,8 @@ use crate::common;
 
 use glam::{Vec2, Vec3};
 use qtangent::ktx2::{self, Ktx2Texture, TexelFormat};
-use qtangent::qmap::stored::{
-    EncodedMap, MapSpace, StoredFormat, KEY_DECODE, KEY_FORMAT, KEY_SPACE,
-};
+use qtangent::qmap::stored::{EncodedMap, KEY_DECODE, KEY_FORMAT, KEY_SPACE};
+use qtangent::qmap::MapSpace;
 use qtangent::qmap::{self, tangent, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap};
 use rand::Rng;
 
@@ -63,7 +62,7 @@ fn every_format_and_level_round_trips_through_ktx2() {
             (MapSpace::Object, object_map(64)),
         ];
         for (space, map) in &maps {
-            for format in StoredFormat::ALL {
+            for format in MapFormat::ALL {
                 for keep in [false, true] {
                     let stored = match EncodedMap::encode(
                         map,
@@ -75,7 +74,7 @@ fn every_format_and_level_round_trips_through_ktx2() {
                         Ok(s) => s,
                         Err(e) => {
                             // Only BC5 of an object-space map or of a twist refuses.
-                            assert_eq!(format, StoredFormat::Bc5, "seed {seed:#x}: {e}");
+                            assert_eq!(format, MapFormat::Bc5, "seed {seed:#x}: {e}");
                             continue;
                         }
                     };
@@ -135,7 +134,7 @@ fn formats_that_cannot_hold_the_map_name_the_flag() {
     let e = EncodedMap::encode(
         &twisted,
         MapSpace::Tangent,
-        StoredFormat::Bc5,
+        MapFormat::Bc5,
         false,
         qtangent::gpu::maps::BC7_QUALITY,
     )
@@ -148,7 +147,7 @@ fn formats_that_cannot_hold_the_map_name_the_flag() {
     let e = EncodedMap::encode(
         &object,
         MapSpace::Object,
-        StoredFormat::Bc5,
+        MapFormat::Bc5,
         false,
         qtangent::gpu::maps::BC7_QUALITY,
     )
@@ -167,7 +166,7 @@ fn sizes_bc_cannot_take_are_clear_errors() {
         texels: vec![Vec3::Z; 250 * 250],
     };
     let map = tangent::bake_cpu(&[nm], None, MapFormat::Rgba32Float);
-    for format in [StoredFormat::Bc5, StoredFormat::Bc7] {
+    for format in [MapFormat::Bc5, MapFormat::Bc7] {
         let e = EncodedMap::encode(
             &map,
             MapSpace::Tangent,
@@ -185,7 +184,7 @@ fn sizes_bc_cannot_take_are_clear_errors() {
     EncodedMap::encode(
         &map,
         MapSpace::Tangent,
-        StoredFormat::Plain(MapFormat::Rgba8Snorm),
+        MapFormat::Rgba8Snorm,
         false,
         qtangent::gpu::maps::BC7_QUALITY,
     )
@@ -199,7 +198,7 @@ fn bad_ktx2_files_are_errors_not_panics() {
     let stored = EncodedMap::encode(
         &map,
         MapSpace::Tangent,
-        StoredFormat::Bc5,
+        MapFormat::Bc5,
         false,
         qtangent::gpu::maps::BC7_QUALITY,
     )

@@ -18,7 +18,8 @@ use crate::common;
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use qtangent::gpu::render::{Output, Renderer, View, DEBUG_POISON};
 use qtangent::mesh::Primitive;
-use qtangent::qmap::stored::{EncodedMap, MapSpace, StoredFormat};
+use qtangent::qmap::stored::EncodedMap;
+use qtangent::qmap::MapSpace;
 use qtangent::qmap::{tangent, MapFormat, NormalMap};
 use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
 use qtangent::render::{Camera, FrameSource, Lighting, MapOptions, MaterialUniforms};
@@ -67,7 +68,7 @@ fn gpu_bake_equals_cpu_bake_per_texel() {
         let twist_field = |uv: Vec2| 3.0 * (uv.x - 0.5) + 2.0 * (uv.y - 0.5);
         for twist in [false, true] {
             let tw = twist.then_some(tangent::TwistField::Uv(&twist_field));
-            for format in MapFormat::ALL {
+            for format in MapFormat::UNCOMPRESSED {
                 let cpu = tangent::bake_cpu(&levels, tw, format);
                 let gpu = qtangent::gpu::bake_tangent::bake_gpu(ctx, &levels, tw, format)
                     .unwrap_or_else(|e| panic!("seed {seed:#x}: GPU bake: {e}"));
@@ -192,8 +193,8 @@ fn decoded_normal_is_normal_mapping_unmirrored_mirrored_and_tiled() {
                 tw.map(tangent::TwistField::Uv),
                 MapFormat::Rgba32Float,
             );
-            for format in StoredFormat::ALL {
-                if format == StoredFormat::Bc5 && twist {
+            for format in MapFormat::ALL {
+                if format == MapFormat::Bc5 && twist {
                     continue;
                 }
                 let stored = EncodedMap::encode(
@@ -206,10 +207,7 @@ fn decoded_normal_is_normal_mapping_unmirrored_mirrored_and_tiled() {
                 .expect("stores");
                 // Plain formats: the stored rotation is within the format's bound of r, and no
                 // rotated vector moves further; f32 slack. Block formats: per texel (above).
-                let bound = match format {
-                    StoredFormat::Plain(f) => Some(f.max_error_deg() + SLACK_DEG),
-                    StoredFormat::Bc5 | StoredFormat::Bc7 => None,
-                };
+                let bound = format.max_error_deg().map(|e| e + SLACK_DEG);
                 let exact = &map.levels[0].quats;
                 let (e_n, e_t) = check_texels(&stored, exact, &nm, tw, bound, rng, seed);
                 eprintln!("{format} twist {twist}: worst normal {e_n:.4}°, tangent {e_t:.4}° (bound {bound:?}°)");
@@ -273,7 +271,7 @@ fn quad_pair_mirrored_and_tiled_draws_the_reference_normal() {
                 ctx,
                 &scene,
                 &[Format::Snorm16x4],
-                &MapOptions::stored(StoredFormat::Plain(MapFormat::Rgba16Float)),
+                &MapOptions::stored(MapFormat::Rgba16Float),
                 &mut |_| {},
             )
             .expect("upload");
@@ -293,7 +291,9 @@ fn quad_pair_mirrored_and_tiled_draws_the_reference_normal() {
         let [n_tan, t_tan] = render(FrameSource::QuatMapTangent);
         // rgba16f: the stored rotation is within 2·asin(2·2⁻¹²) of r; the Snorm16x4 vertex frame
         // adds its own bound (the reference uses f32 frames); 64 f32 roundings of slack.
-        let bound = (MapFormat::Rgba16Float.max_error_deg()
+        let bound = (MapFormat::Rgba16Float
+            .max_error_deg()
+            .expect("uncompressed")
             + Format::Snorm16x4.max_error_deg() as f32)
             .to_radians()
             + 64.0 * U;

@@ -35,7 +35,8 @@ use qtangent::gpu::render::{
 };
 use qtangent::gpu::GpuContext;
 use qtangent::mesh::{procedural, Prepared};
-use qtangent::qmap::stored::{EncodedMap, MapSpace, StoredFormat};
+use qtangent::qmap::stored::EncodedMap;
+use qtangent::qmap::MapSpace;
 use qtangent::qmap::{self, tangent, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap};
 use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
 use qtangent::render::shading::{self, Surface};
@@ -131,20 +132,20 @@ fn tangent_field(with_twist: bool) -> QuatMap {
 }
 
 /// Level 0 of `map` stored as `format` (in `space`), decoded as the GPU samples it.
-fn stored_level0(map: &QuatMap, space: MapSpace, format: StoredFormat) -> Vec<Vec4> {
+fn stored_level0(map: &QuatMap, space: MapSpace, format: MapFormat) -> Vec<Vec4> {
     let e = EncodedMap::encode(map, space, format, false, qtangent::gpu::maps::BC7_QUALITY)
         .unwrap_or_else(|e| panic!("storing the {} map as {format}: {e}", space.name()));
     e.decode_level(0).expect("level 0 decodes")
 }
 
 fn setup() -> Setup {
-    let plain = StoredFormat::Plain(MapFormat::Rgba16Float);
+    let plain = MapFormat::Rgba16Float;
     setup_stored(plain, plain, true)
 }
 
 /// The sphere with its object-space map stored as `object` and its tangent-space map (with or
 /// without a twist) as `tangent_format`.
-fn setup_stored(object: StoredFormat, tangent_format: StoredFormat, twist: bool) -> Setup {
+fn setup_stored(object: MapFormat, tangent_format: MapFormat, twist: bool) -> Setup {
     let sphere = procedural::uv_sphere(48, 24)
         .prepare()
         .expect("sphere prepares");
@@ -157,9 +158,12 @@ fn setup_stored(object: StoredFormat, tangent_format: StoredFormat, twist: bool)
     };
     let map = qmap::bake_cpu(&bake, None, &settings, &mut |_, _, _| {}).expect("sphere bakes");
     let tmap = tangent_field(twist);
-    let half = |f: StoredFormat| match f {
-        StoredFormat::Plain(f) => f.half_step(),
-        _ => 0.0,
+    let half = |f: MapFormat| {
+        if f.is_compressed() {
+            0.0
+        } else {
+            f.half_step()
+        }
     };
     let scene = RenderScene {
         name: "analytic sphere".into(),
@@ -192,7 +196,7 @@ fn setup_stored(object: StoredFormat, tangent_format: StoredFormat, twist: bool)
         map: stored_level0(&map, MapSpace::Object, object),
         tangent_map: stored_level0(&tmap, MapSpace::Tangent, tangent_format),
         half: half(object).max(half(tangent_format)),
-        rebuild_w: tangent_format == StoredFormat::Bc5,
+        rebuild_w: tangent_format == MapFormat::Bc5,
         sphere,
         view,
     }
@@ -367,7 +371,7 @@ fn sphere_frames_and_shading_match_the_cpu_in_every_mode() {
         FrameSource::QuatMapTangent,
     ];
     sources.extend(Format::ALL.map(FrameSource::QTangent));
-    check_sphere(StoredFormat::Plain(MapFormat::Rgba16Float), true, &sources);
+    check_sphere(MapFormat::Rgba16Float, true, &sources);
 }
 
 /// Block-compressed maps: the CPU filters the texels the BC decoder gives (BC7 decodes to bytes
@@ -377,16 +381,16 @@ fn sphere_frames_and_shading_match_the_cpu_in_every_mode() {
 #[test]
 fn sphere_frames_match_the_cpu_with_block_compressed_maps() {
     let sources = [FrameSource::QuatMap, FrameSource::QuatMapTangent];
-    check_sphere(StoredFormat::Bc7, true, &sources);
-    check_sphere(StoredFormat::Bc5, false, &sources);
+    check_sphere(MapFormat::Bc7, true, &sources);
+    check_sphere(MapFormat::Bc5, false, &sources);
 }
 
 /// The sphere with both maps stored as `format` (BC5: the object-space map as BC7) and a
 /// tangent field with or without its `twist`, every source in `sources` against the CPU.
-fn check_sphere(format: StoredFormat, twist: bool, sources: &[FrameSource]) {
+fn check_sphere(format: MapFormat, twist: bool, sources: &[FrameSource]) {
     let ctx = context();
-    let object = if format == StoredFormat::Bc5 {
-        StoredFormat::Bc7
+    let object = if format == MapFormat::Bc5 {
+        MapFormat::Bc7
     } else {
         format
     };
@@ -824,7 +828,12 @@ fn the_spun_metal_map_is_aligned_except_along_one_ray() {
             // Plate frame: tangent +X (u), normal +Y, so UV direction (a, b) is (a, 0, b)·h.
             let radial = Vec3::new(c.x, 0.0, c.y).normalize();
             // f16 storage: angle error ≤ MapFormat::max_error_deg; sin of it bounds the dot.
-            let tol = MapFormat::Rgba16Float.max_error_deg().to_radians().sin() + 8.0 * U;
+            let tol = MapFormat::Rgba16Float
+                .max_error_deg()
+                .expect("uncompressed")
+                .to_radians()
+                .sin()
+                + 8.0 * U;
             assert!(
                 t.dot(radial).abs() <= tol,
                 "texel ({x}, {y}): tangent {t} is not perpendicular to the radius {radial}"

@@ -19,7 +19,6 @@ use glam::{Vec2, Vec3, Vec4};
 use image::RgbaImage;
 use qtangent::gpu::render::{Output, Renderer, View};
 use qtangent::mesh::{self, Prepared};
-use qtangent::qmap::stored::StoredFormat;
 use qtangent::qmap::MapFormat;
 use qtangent::render::disc::{self, RgLayout};
 use qtangent::render::scene::{
@@ -186,7 +185,7 @@ fn rotation_undone_three_ways_gives_one_highlight_direction_in_every_frame_sourc
                 ctx,
                 &scene,
                 &[Format::Snorm16x4],
-                &MapOptions::stored(StoredFormat::Plain(MapFormat::Rgba16Float)),
+                &MapOptions::stored(MapFormat::Rgba16Float),
                 &mut |_| {},
             )
             .unwrap_or_else(|e| panic!("{}: upload: {e}", p.name));
@@ -278,7 +277,7 @@ fn swirl_disc_quaternion_maps_at_most_halve_the_rg_maps_direction_error() {
                 ctx,
                 scene,
                 &[Format::Snorm16x4],
-                &MapOptions::stored(StoredFormat::Plain(MapFormat::Rgba16Float)),
+                &MapOptions::stored(MapFormat::Rgba16Float),
                 &mut |_| {},
             )
             .expect("upload")

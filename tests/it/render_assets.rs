@@ -35,7 +35,6 @@ use image::RgbaImage;
 use qtangent::gpu::render::{Renderer, View};
 use qtangent::gpu::GpuContext;
 use qtangent::qmap::normal_map::bc5_round_trip_chain;
-use qtangent::qmap::stored::StoredFormat;
 use qtangent::qmap::MapFormat;
 use qtangent::render::compare;
 use qtangent::render::scene::RenderScene;
@@ -60,7 +59,7 @@ const MODES: [FrameSource; 4] = [
 ];
 
 fn plain_maps() -> MapOptions {
-    MapOptions::stored(StoredFormat::Plain(MapFormat::Rgba16Float))
+    MapOptions::stored(MapFormat::Rgba16Float)
 }
 
 /// Renders `scene` in the four modes at `w × h` from the default camera, maps rgba16f.
@@ -266,14 +265,14 @@ fn flight_helmet_bc5_tangent_maps_match_bc5_normal_maps() {
     let scene = RenderScene::load(&path).expect("FlightHelmet loads");
     let renderer = Renderer::new(ctx).expect("renderer");
     let view = View::fitted(&scene, W as f32 / H as f32, 30.0, 20.0);
-    let options = MapOptions::stored(StoredFormat::Bc5);
+    let options = MapOptions::stored(MapFormat::Bc5);
     let gpu = renderer
         .upload_with(ctx, &scene, &[Format::Snorm16x4], &options, &mut |_| {})
         .expect("upload");
     assert!(
         gpu.tangent_map_formats
             .iter()
-            .all(|(_, f)| *f == Some(StoredFormat::Bc5)),
+            .all(|(_, f)| *f == Some(MapFormat::Bc5)),
         "{:?}",
         gpu.tangent_map_formats
     );

@@ -98,7 +98,8 @@ fn bad_input_is_one_line_and_status_one() {
 /// A tangent-space map in KTX2 for the default scene's copper material: identity rotations
 /// (a flat surface), BC5, 8×8 with mips.
 fn identity_map_ktx2() -> qtangent::ktx2::Ktx2Texture {
-    use qtangent::qmap::stored::{EncodedMap, MapSpace, StoredFormat};
+    use qtangent::qmap::stored::EncodedMap;
+    use qtangent::qmap::{MapFormat, MapSpace};
     let levels: Vec<qtangent::qmap::NormalMap> = [8u32, 4, 2, 1]
         .iter()
         .map(|&s| qtangent::qmap::NormalMap {
@@ -112,7 +113,7 @@ fn identity_map_ktx2() -> qtangent::ktx2::Ktx2Texture {
     let stored = EncodedMap::encode(
         &map,
         MapSpace::Tangent,
-        StoredFormat::Bc5,
+        MapFormat::Bc5,
         false,
         qtangent::qmap::bc::Bc7Quality::UltraFast,
     )

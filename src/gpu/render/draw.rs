@@ -10,8 +10,8 @@ use super::{
     GpuScene, MapShading, Output, Renderer, View, DEBUG_FORMAT, DEBUG_POISON, DEPTH_FORMAT,
     FALLBACK_FORMAT, IMAGE_FORMAT,
 };
-use crate::encoding::Format;
 use crate::render::FrameSource;
+use crate::Format;
 
 /// One view of one [`GpuScene`] ready to draw ([`Renderer::prepare_view`]): its scene uniforms
 /// (camera position, lights) and every object's matrices for its camera, in buffers no other

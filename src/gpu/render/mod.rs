@@ -26,11 +26,11 @@ use glam::Vec3;
 use super::qmap::GpuQuatMap;
 use super::skin::SkinBatch;
 use super::GpuError;
-use crate::encoding::Format;
-use crate::qmap::stored::StoredFormat;
+use crate::qmap::MapFormat;
 use crate::qmap::MapStats;
 use crate::render::scene::RenderScene;
 use crate::render::{Camera, FrameSource, Lighting};
+use crate::Format;
 
 mod cost;
 mod draw;
@@ -137,9 +137,9 @@ pub struct GpuScene {
     /// Tangent-space maps, one per material that has a normal map or an authored tangent map.
     tangent_maps: Vec<(GpuQuatMap, wgpu::BindGroup)>,
     /// Per material: the stored format of its tangent-space map, if any.
-    pub tangent_map_formats: Vec<(String, Option<StoredFormat>)>,
+    pub tangent_map_formats: Vec<(String, Option<MapFormat>)>,
     /// Per mesh: the stored format of its object-space map, if any.
-    pub object_map_formats: Vec<(String, Option<StoredFormat>)>,
+    pub object_map_formats: Vec<(String, Option<MapFormat>)>,
     /// What the upload approximated or fell back on (BC decoded at upload, formats that could
     /// not hold a map, maps not found in the maps folder).
     pub warnings: Vec<String>,

@@ -4,10 +4,11 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use super::super::mesh::{vertex_entry_point, vertex_layout, MeshUniforms};
+use super::super::mesh::{format_constant, vertex_entry_point, vertex_layout, MeshUniforms};
 use super::super::qmap::GpuQuatMap;
 use super::super::skin;
-use super::super::{shaders, GpuContext, GpuError, StageNeeds};
+use super::super::wgsl::Stage;
+use super::super::{GpuContext, GpuError, StageNeeds};
 
 /// What the lit renderer needs of a device (`shaders/lit.wgsl`): four bind groups (object,
 /// scene, material, map), six sampled textures and two uniform buffers in the fragment stage,
@@ -21,8 +22,8 @@ pub const NEEDS: StageNeeds = StageNeeds {
     ..StageNeeds::none("lit renderer")
 };
 use super::{Output, Renderer, DEBUG_FORMAT, DEPTH_FORMAT, FALLBACK_FORMAT};
-use crate::encoding::Format;
 use crate::render::FrameSource;
+use crate::Format;
 
 /// What a pipeline is specialised for: frame source, output, second UV set, skinned input and
 /// the map's decode (`MAP_DECODE`, `MAP_HANDEDNESS`).
@@ -32,8 +33,8 @@ pub(super) type PipelineKey = (FrameSource, Output, bool, bool, MapShading);
 /// `shaders/lit.wgsl` that depend on the map.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MapShading {
-    /// [`crate::qmap::stored::StoredFormat::decode_code`].
-    pub decode: u32,
+    /// [`crate::qmap::stored::EncodedMap::decode`].
+    pub decode: crate::qmap::MapDecode,
     /// Object-space handedness from the UV winding (no plane).
     pub derived_handedness: bool,
     /// A tangent-space map with a doubled (axial) twist (`MAP_AXIAL`).
@@ -44,11 +45,7 @@ impl MapShading {
     /// The decode of `map`.
     pub(super) fn of(map: &GpuQuatMap) -> Self {
         Self {
-            decode: if map.twist_only {
-                3
-            } else {
-                map.stored.decode_code()
-            },
+            decode: map.decode,
             derived_handedness: !map.plane,
             axial_twist: map.axial_twist,
         }
@@ -135,10 +132,7 @@ impl Renderer {
         ctx.check(&NEEDS)?;
         let device = &ctx.device;
         ctx.scoped("creating the lit renderer", || {
-            let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some("lit.wgsl"),
-                source: wgpu::ShaderSource::Wgsl(shaders::LIT.into()),
-            });
+            let module = Stage::Lit.module(device);
             let layout = |label, entries: &[wgpu::BindGroupLayoutEntry]| {
                 device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
                     label: Some(label),
@@ -261,10 +255,12 @@ impl Renderer {
             attributes: &SKINNED_UV_ATTRIBUTES,
         };
         let skinned_buffers = [Some(skin::output_layout()), Some(skinned_uv_layout)];
-        let (entry, buffer, frame_source) = match source {
-            FrameSource::QTangent(Format::Snorm16x4) if skinned => {
-                ("vs_quat", skin::output_layout(), 0.0)
-            }
+        let (entry, buffer, vertex_format) = match source {
+            FrameSource::QTangent(Format::Snorm16x4) if skinned => (
+                vertex_entry_point(Format::Snorm16x4),
+                skin::output_layout(),
+                Format::Snorm16x4,
+            ),
             _ if skinned => {
                 return Err(GpuError::Input(format!(
                     "skinned meshes are drawn with {} frames, not {}",
@@ -272,14 +268,14 @@ impl Renderer {
                     source.label()
                 )))
             }
-            FrameSource::Reference => ("vs_reference", reference_layout, 0.0),
-            FrameSource::QTangent(f) => (vertex_entry_point(f), vertex_layout(f), 0.0),
-            FrameSource::QuatMap if key.2 => ("vs_position_uv2", map_uv_layout, 1.0),
-            FrameSource::QuatMap => ("vs_position_uv", position_uv_layout, 1.0),
+            FrameSource::Reference => ("vs_reference", reference_layout, FALLBACK_FORMAT),
+            FrameSource::QTangent(f) => (vertex_entry_point(f), vertex_layout(f), f),
+            FrameSource::QuatMap if key.2 => ("vs_position_uv2", map_uv_layout, FALLBACK_FORMAT),
+            FrameSource::QuatMap => ("vs_position_uv", position_uv_layout, FALLBACK_FORMAT),
             FrameSource::QuatMapTangent => (
                 vertex_entry_point(FALLBACK_FORMAT),
                 vertex_layout(FALLBACK_FORMAT),
-                2.0,
+                FALLBACK_FORMAT,
             ),
         };
         let (fs_entry, formats): (&str, Vec<wgpu::TextureFormat>) = match output {
@@ -299,13 +295,14 @@ impl Renderer {
             .collect();
         let plain_buffer = Some(buffer);
         let constants = [
-            ("FRAME_SOURCE", frame_source),
-            ("MAP_DECODE", f64::from(shading.decode)),
+            format_constant(vertex_format),
+            ("FRAME_SOURCE", f64::from(source.pixel_frame().code())),
+            ("MAP_DECODE", f64::from(shading.decode.code())),
             (
-                "MAP_HANDEDNESS",
-                if shading.derived_handedness { 1.0 } else { 0.0 },
+                "MAP_DERIVED_HANDEDNESS",
+                f64::from(u8::from(shading.derived_handedness)),
             ),
-            ("MAP_AXIAL", if shading.axial_twist { 1.0 } else { 0.0 }),
+            ("MAP_AXIAL", f64::from(u8::from(shading.axial_twist))),
         ];
         let label = format!("lit {} {output:?}", source.label());
         let pipeline = ctx.scoped(&format!("creating the {label} pipeline"), || {
@@ -316,7 +313,10 @@ impl Renderer {
                     vertex: wgpu::VertexState {
                         module: &self.module,
                         entry_point: Some(entry),
-                        compilation_options: Default::default(),
+                        compilation_options: wgpu::PipelineCompilationOptions {
+                            constants: &constants,
+                            ..Default::default()
+                        },
                         buffers: if skinned {
                             &skinned_buffers
                         } else {

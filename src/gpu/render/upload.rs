@@ -12,11 +12,11 @@ use super::{
     next_scene_id, GpuMesh, GpuObject, GpuScene, ModeCost, Renderer, FALLBACK_FORMAT,
     POSITION_UV_STRIDE, REFERENCE_STRIDE,
 };
-use crate::encoding::Format;
 use crate::qmap::normal_map::mip_chain;
 use crate::qmap::{self, MapStats, QuatMap};
 use crate::render::scene::{MapSource, RenderScene};
 use crate::render::{FrameSource, MapOptions, MaterialUniforms};
+use crate::Format;
 
 /// Pushes `w` unless it is there already (a warning every map upload repeats).
 fn warn_once(warnings: &mut Vec<String>, w: &str) {
@@ -337,7 +337,7 @@ impl Renderer {
         let mut costs: Vec<(FrameSource, ModeCost)> = costs.into_iter().collect();
         costs.sort_by_key(|(s, _)| match s {
             FrameSource::Reference => 0,
-            FrameSource::QTangent(f) => 1 + f.index(),
+            FrameSource::QTangent(f) => 1 + f.code() as usize,
             FrameSource::QuatMap => 100,
             FrameSource::QuatMapTangent => 101,
         });

@@ -7,10 +7,10 @@ use glam::Vec2;
 use gltf::mesh::Semantic;
 
 use super::accessor::{check_accessor, check_range, TEXCOORD};
-use crate::encoding::Format;
 use crate::frame::QTangent;
 use crate::mesh::{ErrorKind, ImageSource, PackedMap};
 use crate::pack::extension::{self, component, layout};
+use crate::Format;
 
 /// The decoded `_QTANGENT` of `prim`, `None` when it has none.
 pub(super) fn read_qtangents(
