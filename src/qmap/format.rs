@@ -164,7 +164,8 @@ impl MapFormat {
     }
 
     /// The largest error of one stored component of a unit quaternion in the raster format:
-    /// half a step ([`MapFormat::info`]).
+    /// half a step (f16: 2⁻¹²; f32: 2⁻²⁵; snorm: (½ + 2⁻⁸)/32767 and (½ + 2⁻¹⁶)/127, the
+    /// packing's two f32 roundings included).
     #[must_use]
     pub fn half_step(self) -> f32 {
         self.raster().info().half_step.unwrap_or(f32::EPSILON)

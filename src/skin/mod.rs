@@ -399,7 +399,7 @@ pub struct SkinVertices {
     /// Rest positions.
     pub positions: Vec<Vec3>,
     /// Rest frames, Snorm16x4 codes (the handedness in the sign of w), rounded to the nearest
-    /// step ([`crate::format::encode_snorm16x4_nearest`]: 0.0070° at most, and fast).
+    /// step (0.0070° at most, and fast; the kernel writes its output the same way).
     pub qtangents: Vec<[i16; 4]>,
     /// Influences per vertex.
     pub influences: Vec<PackedInfluences>,
@@ -755,7 +755,7 @@ pub fn frame_angle_deg(a: DQuat, b: DQuat) -> f64 {
 }
 
 /// How far the kernel's packed output frame may be from the exact `r · q` (degrees): it rounds
-/// to the nearest snorm16 step as [`crate::format::encode_snorm16x4_nearest`] does, so its
+/// to the nearest snorm16 step (as the CPU reference packs its frames), so its
 /// bound, 4/32767 rad = 0.0070° (the CPU encoder's rounding search does better,
 /// [`crate::Format::max_error_deg`]; a kernel cannot afford it).
 pub const OUTPUT_BOUND_DEG: f64 = SNORM16_NEAREST_BOUND_DEG;
