@@ -68,12 +68,37 @@ impl fmt::Display for Warning {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum WarningKind {
-    // One section per domain; each variant's Display is one line (what, and how many).
+    // One section per domain; each variant's Display (below, in the same order) is one line:
+    // what, and how many.
+
+    // ---- Loading meshes (glTF, OBJ) ----
+
+    // ---- Animation ----
+
+    // ---- Quaternion maps (bake jobs, storing) ----
+
+    // ---- Rendering ----
+
+    // ---- Skinning ----
+
+    // ---- Packing glTF ----
 }
 
 impl fmt::Display for WarningKind {
     fn fmt(&self, _f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {}
+        match *self {
+            // ---- Loading meshes (glTF, OBJ) ----
+
+            // ---- Animation ----
+
+            // ---- Quaternion maps (bake jobs, storing) ----
+
+            // ---- Rendering ----
+
+            // ---- Skinning ----
+
+            // ---- Packing glTF ----
+        }
     }
 }
 
