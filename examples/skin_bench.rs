@@ -122,11 +122,10 @@ fn variant(template: &SkinVertices, rng: &mut impl Rng, label: String) -> SkinVe
             Vec3::new(p.x * radius, p.y, p.z * radius) + jitter
         })
         .collect();
-    SkinVertices {
-        label,
-        positions,
-        ..template.clone()
-    }
+    let mut v = template.clone();
+    v.label = label;
+    v.positions = positions;
+    v
 }
 
 /// One instance's pose: a random placement (any rotation, within 50 units of the origin)

@@ -5,7 +5,9 @@
 //!
 //! The CPU side (bones, the packed layout, the f64 reference) is [`crate::skin`].
 
+use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::Mutex;
 
 use wgpu::util::DeviceExt;
 
@@ -23,6 +25,7 @@ pub const NEEDS: StageNeeds = StageNeeds {
 };
 use crate::anim::Transform;
 use crate::skin::{Bone, Influences, Rig, SkinMethod, SkinVertices, SkinnedVertex, OUTPUT_WORDS};
+use crate::Format;
 
 /// `@workgroup_size` of `skin` in `shaders/skin.wgsl` and of `skin_matrix` in
 /// `shaders/skin_matrix.wgsl` (both dispatched by [`BatchCore`]).
@@ -89,11 +92,21 @@ pub fn uv_layout() -> wgpu::VertexBufferLayout<'static> {
     }
 }
 
-/// The compiled kernel: a pipeline per method and influence count.
+/// The compiled kernel: a pipeline per method, influence count and input format, made on first
+/// use and kept.
 pub struct SkinPipeline {
     layout: wgpu::BindGroupLayout,
-    /// `[method][influences]`: Linear, DualQuaternion × Four, Eight.
-    pipelines: [[wgpu::ComputePipeline; 2]; 2],
+    pipeline_layout: wgpu::PipelineLayout,
+    module: wgpu::ShaderModule,
+    pipelines: Mutex<HashMap<PipelineKey, wgpu::ComputePipeline>>,
+}
+
+/// What a skinning pipeline is specialised for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct PipelineKey {
+    method: SkinMethod,
+    influences: Influences,
+    format: Format,
 }
 
 /// Where one instance of a batch reads and writes.
@@ -113,7 +126,10 @@ pub struct SkinBatch {
     pub method: SkinMethod,
     /// Influences per vertex the meshes were packed with.
     pub influences: Influences,
+    /// The format of the input qtangents (every mesh's).
+    pub format: Format,
     core: BatchCore,
+    /// One pipeline per method, in [`SkinMethod::ALL`] order.
     pipelines: [wgpu::ComputePipeline; 2],
 }
 
@@ -373,10 +389,11 @@ impl BatchCore {
 }
 
 impl SkinPipeline {
-    /// Compiles `skin.wgsl` with every method and influence count.
+    /// Compiles `skin.wgsl`; its pipelines are made as batches need them.
     ///
     /// # Errors
-    /// [`GpuError::Wgpu`] if the shader or a pipeline fails validation.
+    /// [`GpuError::MissingLimit`] / [`GpuError::MissingCapability`] for a device short of
+    /// [`NEEDS`]; [`GpuError::Wgpu`] if the shader fails validation.
     pub fn new(ctx: &GpuContext) -> Result<Self, GpuError> {
         ctx.check(&NEEDS)?;
         ctx.scoped("compiling shaders/skin.wgsl", || {
@@ -388,15 +405,46 @@ impl SkinPipeline {
                 bind_group_layouts: &[Some(&layout)],
                 immediate_size: 0,
             });
-            let pipeline = |method: SkinMethod, influences: Influences| {
-                let constants = [
-                    ("SKIN_METHOD", f64::from(method.code())),
-                    ("INFLUENCES", influences.count() as f64),
-                ];
-                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(method.name()),
-                    layout: Some(&pipeline_layout),
-                    module: &module,
+            Self {
+                layout,
+                pipeline_layout,
+                module,
+                pipelines: Mutex::new(HashMap::new()),
+            }
+        })
+    }
+
+    /// The pipeline for `key`, compiled on first use.
+    fn pipeline(
+        &self,
+        ctx: &GpuContext,
+        key: PipelineKey,
+    ) -> Result<wgpu::ComputePipeline, GpuError> {
+        if let Some(p) = self
+            .pipelines
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&key).cloned())
+        {
+            return Ok(p);
+        }
+        let constants = [
+            ("QTANGENT_FORMAT", f64::from(key.format.code())),
+            ("SKIN_METHOD", f64::from(key.method.code())),
+            ("INFLUENCES", key.influences.count() as f64),
+        ];
+        let label = format!(
+            "skin {} {} {}",
+            key.method,
+            key.influences.count(),
+            key.format
+        );
+        let pipeline = ctx.scoped(&format!("creating the {label} pipeline"), || {
+            ctx.device
+                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(&label),
+                    layout: Some(&self.pipeline_layout),
+                    module: &self.module,
                     entry_point: Some("skin"),
                     compilation_options: wgpu::PipelineCompilationOptions {
                         constants: &constants,
@@ -404,30 +452,23 @@ impl SkinPipeline {
                     },
                     cache: None,
                 })
-            };
-            let pipelines = SkinMethod::ALL.map(|m| {
-                [
-                    pipeline(m, Influences::Four),
-                    pipeline(m, Influences::Eight),
-                ]
-            });
-            Self { layout, pipelines }
-        })
-    }
-
-    fn pipeline_pair(&self, influences: Influences) -> [wgpu::ComputePipeline; 2] {
-        let k = usize::from(influences == Influences::Eight);
-        [self.pipelines[0][k].clone(), self.pipelines[1][k].clone()]
+        })?;
+        if let Ok(mut m) = self.pipelines.lock() {
+            m.insert(key, pipeline.clone());
+        }
+        Ok(pipeline)
     }
 
     /// Uploads `meshes` once each and lays out one instance per entry of `instances` (an index
     /// into `meshes`), each with a palette of its mesh's `joint_count` bones. The influence
-    /// count is the smallest that holds every mesh's vertices. Bones start as the identity
+    /// count is the smallest that holds every mesh's vertices; every mesh must upload its
+    /// frames in the same format ([`SkinVertices::with_format`]). Bones start as the identity
     /// (the bind pose); set them with [`SkinBatch::set_bones`].
     ///
     /// # Errors
     /// [`GpuError::Input`] for an empty batch, an instance naming no mesh, a mesh with no
-    /// vertices; [`GpuError::TooLarge`] beyond the device's buffer or dispatch limits.
+    /// vertices, meshes in different formats; [`GpuError::TooLarge`] beyond the device's buffer
+    /// or dispatch limits.
     pub fn batch(
         &self,
         ctx: &GpuContext,
@@ -436,6 +477,14 @@ impl SkinPipeline {
         method: SkinMethod,
     ) -> Result<SkinBatch, GpuError> {
         let influences = batch_influences(meshes, instances)?;
+        let format = meshes.first().map_or(Format::Snorm16x4, |m| m.format());
+        if let Some(m) = meshes.iter().find(|m| m.format() != format) {
+            return Err(GpuError::Input(format!(
+                "{}: its frames are {}, the batch's {format}; a batch reads one format",
+                m.label,
+                m.format()
+            )));
+        }
         let mut words = Vec::new();
         for m in meshes {
             m.pack_into(influences, &mut words)
@@ -444,16 +493,26 @@ impl SkinPipeline {
         let desc = BatchDesc {
             label: "skin",
             words: &words,
-            words_per_vertex: influences.words(),
+            words_per_vertex: influences.words(format),
             output_vertex_bytes: OUTPUT_WORDS as u64 * 4,
             identity_bone: bytemuck::bytes_of(&Bone::IDENTITY),
         };
         let core = BatchCore::new(ctx, &self.layout, meshes, instances, &desc)?;
+        let key = |method| PipelineKey {
+            method,
+            influences,
+            format,
+        };
+        let pipelines = [
+            self.pipeline(ctx, key(SkinMethod::ALL[0]))?,
+            self.pipeline(ctx, key(SkinMethod::ALL[1]))?,
+        ];
         Ok(SkinBatch {
             method,
             influences,
+            format,
             core,
-            pipelines: self.pipeline_pair(influences),
+            pipelines,
         })
     }
 }
@@ -494,7 +553,7 @@ impl SkinBatch {
     /// output (20); bone reads are shared by a palette's vertices and not counted.
     #[must_use]
     pub fn bytes_per_vertex(&self) -> u64 {
-        (self.influences.words() + OUTPUT_WORDS) as u64 * 4
+        (self.influences.words(self.format) + OUTPUT_WORDS) as u64 * 4
     }
 
     /// Switches the method the next dispatches use (the buffers stay).
