@@ -25,6 +25,9 @@ use qtangent::render::{Camera, FrameSource, Lighting};
 use qtangent::skin::{Rig, SkinMethod};
 use qtangent::{mesh, Format};
 
+#[path = "common/console.rs"]
+mod console;
+
 #[path = "common/fox.rs"]
 mod fox;
 
@@ -75,7 +78,7 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
 }
 
 fn main() -> ExitCode {
-    qtangent::gpu::quiet_mesa_runtime_dir();
+    console::quiet_mesa();
     let args = Args::parse();
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
@@ -169,7 +172,13 @@ fn run(args: &Args) -> Result<(), String> {
     println!("adapter: {}", ctx.describe());
     let renderer = Renderer::new(&ctx).map_err(|e| e.to_string())?;
     let mut gpu_scene = renderer
-        .upload(&ctx, &scene, &[Format::Snorm16x4], &mut |_| {})
+        .upload(
+            &ctx,
+            &scene,
+            &[Format::Snorm16x4],
+            &qtangent::qmap::MapOptions::default(),
+            &mut (),
+        )
         .map_err(|e| e.to_string())?;
 
     // One skinning batch for every skinned object.

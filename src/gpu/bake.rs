@@ -25,8 +25,13 @@ pub const NEEDS: StageNeeds = StageNeeds {
     bind_groups: 1,
     ..StageNeeds::none("object-space map bake")
 };
+use crate::qmap::tangent::TwistField;
 use crate::qmap::texel::{FRINGE_RADIUS, MIN_AREA2};
-use crate::qmap::{BakeMesh, BakeSettings, MapFormat, NormalMap, Progress, Raster, TexelKind};
+use crate::qmap::{
+    BakeError, BakeMesh, BakeSettings, CpuRaster, MapFormat, NormalMap, QuatMap, Raster,
+    RasterBackend, TexelKind,
+};
+use crate::report::Listener;
 
 /// `BakeUniforms` in `shaders/bake.wgsl`.
 #[repr(C)]
@@ -73,6 +78,37 @@ pub(crate) fn format_code(format: MapFormat) -> f64 {
     f64::from(format.raster().code())
 }
 
+impl RasterBackend for GpuContext {
+    fn describe(&self) -> String {
+        format!("GPU ({})", GpuContext::describe(self))
+    }
+
+    fn raster(
+        &self,
+        mesh: &BakeMesh,
+        normal_map: Option<&NormalMap>,
+        settings: &BakeSettings,
+        listener: &mut dyn Listener,
+    ) -> Result<Raster, BakeError> {
+        raster_gpu(self, mesh, normal_map, settings, listener).map_err(GpuError::into_bake)
+    }
+
+    /// On a CPU adapter (lavapipe), the CPU bake on every core: a per-texel formula with no
+    /// raster, several times faster there than the dispatch and its copies (docs/MAPS.md); the
+    /// two agree to one step of the format.
+    fn bake_tangent(
+        &self,
+        levels: &[NormalMap],
+        twist: Option<TwistField<'_>>,
+        format: MapFormat,
+    ) -> Result<QuatMap, BakeError> {
+        if self.adapter.get_info().device_type == wgpu::DeviceType::Cpu {
+            return CpuRaster.bake_tangent(levels, twist, format);
+        }
+        super::bake_tangent::bake_gpu(self, levels, twist, format).map_err(GpuError::into_bake)
+    }
+}
+
 /// Fails with [`GpuError::TextureTooLarge`] when a `width × height` texture exceeds the
 /// device's `max_texture_dimension_2d`.
 ///
@@ -111,7 +147,7 @@ fn padded_row(width: u32, texel_bytes: u32) -> u32 {
 ///
 /// # Errors
 /// [`GpuError::TextureTooLarge`] when the map or the normal map exceeds the adapter's texture
-/// limit, [`GpuError::TooLarge`] for buffers beyond its limits, [`GpuError::Input`] for a mesh
+/// limit, [`GpuError::TooLarge`] for buffers beyond its limits, [`GpuError::Bake`] for a mesh
 /// that fails [`BakeMesh::validate`] or settings that fail [`crate::qmap::check_settings`],
 /// other [`GpuError`]s from wgpu.
 pub fn raster_gpu(
@@ -119,11 +155,11 @@ pub fn raster_gpu(
     mesh: &BakeMesh,
     normal_map: Option<&NormalMap>,
     settings: &BakeSettings,
-    progress: Progress<'_>,
+    listener: &mut dyn Listener,
 ) -> Result<Raster, GpuError> {
     ctx.check(&NEEDS)?;
     let checked = check_inputs(ctx, mesh, normal_map, settings)?;
-    progress("upload", 0, 1);
+    listener.stage("upload", 0, 1);
     let device = &ctx.device;
     let readbacks = ctx.scoped("baking the quaternion map", || {
         let (layout, bind_group) = upload_inputs(ctx, mesh, normal_map, settings, &checked);
@@ -141,12 +177,12 @@ pub fn raster_gpu(
         ctx.queue.submit([encoder.finish()]);
         buffers
     })?;
-    progress("raster (GPU)", 0, 1);
+    listener.stage("raster (GPU)", 0, 1);
     let refs: Vec<&wgpu::Buffer> = readbacks.iter().collect();
     let bytes = ctx.map_read(&refs, "the bake targets")?;
-    progress("readback", 0, 1);
+    listener.stage("readback", 0, 1);
     let r = unpack_raster(mesh, settings, &checked, &bytes)?;
-    progress("readback", 1, 1);
+    listener.stage("readback", 1, 1);
     Ok(r)
 }
 
@@ -169,14 +205,15 @@ fn check_inputs(
 ) -> Result<Checked, GpuError> {
     let (w, h) = (settings.width, settings.height);
     check_texture_size(ctx, "the quaternion map", w, h)?;
-    crate::qmap::check_settings(settings).map_err(|e| GpuError::Input(e.to_string()))?;
-    mesh.validate()
-        .map_err(|e| GpuError::Input(e.to_string()))?;
+    crate::qmap::check_settings(settings)?;
+    mesh.validate()?;
     if let Some(m) = normal_map {
         check_texture_size(ctx, "the normal map", m.width, m.height)?;
     }
-    let tri_count = u32::try_from(mesh.triangle_count())
-        .map_err(|_| GpuError::Input("too many triangles".into()))?;
+    let tri_count = u32::try_from(mesh.triangle_count()).map_err(|_| GpuError::Invalid {
+        what: format!("{} triangles", mesh.triangle_count()),
+        reason: "more than u32 indices hold",
+    })?;
     let vertices: Vec<BakeVertex> = mesh
         .uvs
         .iter()

@@ -31,10 +31,11 @@ fn inputs(levels: &[NormalMap], twist: Option<TwistField<'_>>) -> Result<Vec<[f3
     for (k, nm) in levels.iter().enumerate() {
         let (w, h) = (nm.width, nm.height);
         if nm.texels.len() != (w as usize) * (h as usize) || nm.texels.is_empty() {
-            return Err(GpuError::Input(format!(
-                "level {k}: a {w}×{h} normal map with {} texels",
-                nm.texels.len()
-            )));
+            return Err(GpuError::Count {
+                what: format!("texels of normal-map level {k} ({w}×{h})"),
+                found: nm.texels.len() as u64,
+                expected: u64::from(w) * u64::from(h),
+            });
         }
         input.extend(nm.texels.iter().enumerate().map(|(i, m)| {
             let phi = twist.map_or(0.0, |f| f.at(k, i, w, h));
@@ -138,7 +139,8 @@ pub const NEEDS: StageNeeds = StageNeeds {
 /// `format` where f32 rounding lands a value on the other side of a rounding boundary).
 ///
 /// # Errors
-/// [`GpuError::Input`] for no levels or a level whose texel count is not its size;
+/// [`GpuError::Empty`] for no levels, [`GpuError::Count`] for a level whose texel count is not
+/// its size;
 /// [`GpuError::TooLarge`] beyond the device's buffer limits; wgpu and readback errors.
 pub fn bake_gpu(
     ctx: &GpuContext,
@@ -148,9 +150,9 @@ pub fn bake_gpu(
 ) -> Result<QuatMap, GpuError> {
     ctx.check(&NEEDS)?;
     if levels.is_empty() {
-        return Err(GpuError::Input(
-            "a tangent-space map needs at least one normal-map level".into(),
-        ));
+        return Err(GpuError::Empty {
+            what: "the normal-map levels of a tangent-space map",
+        });
     }
     // As few dispatches as the device's storage binding limit allows (usually one for every
     // level): one pipeline each, one upload, one readback.

@@ -158,11 +158,17 @@ impl DecodePipeline {
     ) -> Result<DecodeBatch, GpuError> {
         let needed = count * format.bytes();
         if count == 0 || packed.len() * 4 < needed {
-            return Err(GpuError::Input(format!(
-                "decode batch of {count} {} frames needs {needed} bytes (and at least one frame); the stream has {}",
-                format.name(),
-                packed.len() * 4
-            )));
+            return Err(if count == 0 {
+                GpuError::Empty {
+                    what: "the decode batch",
+                }
+            } else {
+                GpuError::Count {
+                    what: format!("bytes of a stream of {count} {format} frames"),
+                    found: packed.len() as u64 * 4,
+                    expected: needed as u64,
+                }
+            });
         }
         let output_bytes = count as u64 * std::mem::size_of::<GpuFrame>() as u64;
         let input_bytes = packed.len() as u64 * 4;

@@ -13,6 +13,7 @@ use super::wgsl::Stage;
 use super::{GpuContext, GpuError, StageNeeds};
 use crate::qmap::stored::EncodedMap;
 use crate::qmap::{MapDecode, MapFormat, MapSpace, QuatMap};
+use crate::report::{Listener, Warning, WarningKind};
 use crate::TangentFrame;
 
 /// The texture format of the handedness plane: one signed normalised byte, filterable on every
@@ -58,17 +59,15 @@ pub fn check_filterable(ctx: &GpuContext, format: MapFormat) -> Result<(), GpuEr
         return Ok(());
     }
     let adapter_has = ctx.adapter.features().contains(missing);
-    Err(GpuError::Input(format!(
-        "a {format} quaternion map ({:?}) needs {missing:?} to be filtered; the device on {} was \
-         created without it ({})",
-        texture_format(format),
-        ctx.info.name,
-        if adapter_has {
-            "the adapter has it: request it when creating the device"
+    Err(GpuError::MissingFeature {
+        stage: "filtering this quaternion-map format",
+        feature: format!("{missing:?} (for {format})"),
+        adapter_note: if adapter_has {
+            " (the adapter has it: request it when creating the device)"
         } else {
-            "the adapter does not offer it: use rgba16f or snorm8"
-        }
-    )))
+            " (the adapter does not offer it: rgba16f and snorm8 filter everywhere)"
+        },
+    })
 }
 
 /// A quaternion map on the GPU: two textures with the map's mip chain, and views of all levels.
@@ -130,20 +129,24 @@ impl GpuQuatMap {
 /// `max(1, width >> k) × max(1, height >> k)` (wgpu's mip sizes), planes of that many texels.
 fn check_levels(map: &QuatMap) -> Result<(), GpuError> {
     let Some(first) = map.levels.first() else {
-        return Err(GpuError::Input("the quaternion map has no levels".into()));
+        return Err(GpuError::Empty {
+            what: "the quaternion map's levels",
+        });
     };
     let (w, h) = (first.width, first.height);
     if w == 0 || h == 0 {
-        return Err(GpuError::Input(format!(
-            "the quaternion map is {w}×{h} texels"
-        )));
+        return Err(GpuError::Invalid {
+            what: format!("a {w}×{h} quaternion map"),
+            reason: "a side of 0 texels",
+        });
     }
     let max_levels = 32 - w.max(h).leading_zeros();
     if map.levels.len() > max_levels as usize {
-        return Err(GpuError::Input(format!(
-            "the {w}×{h} quaternion map has {} levels; a full mip chain has {max_levels}",
-            map.levels.len()
-        )));
+        return Err(GpuError::Count {
+            what: format!("levels of a {w}×{h} quaternion map (at most)"),
+            found: map.levels.len() as u64,
+            expected: u64::from(max_levels),
+        });
     }
     for (k, level) in map.levels.iter().enumerate() {
         let want = ((w >> k).max(1), (h >> k).max(1));
@@ -152,17 +155,17 @@ fn check_levels(map: &QuatMap) -> Result<(), GpuError> {
             || level.quats.len() != texels
             || level.handedness.len() != texels
         {
-            return Err(GpuError::Input(format!(
-                "level {k} of the {w}×{h} quaternion map is {}×{} with {} quaternions and {} \
-                 handedness values; expected {}×{} and {} of each",
-                level.width,
-                level.height,
-                level.quats.len(),
-                level.handedness.len(),
-                want.0,
-                want.1,
-                want.0 as usize * want.1 as usize
-            )));
+            return Err(GpuError::Invalid {
+                what: format!(
+                    "level {k} of a {w}×{h} quaternion map ({}×{}, {} quaternions, {} \
+                     handedness values)",
+                    level.width,
+                    level.height,
+                    level.quats.len(),
+                    level.handedness.len()
+                ),
+                reason: "not the size of that level, or not a value a texel",
+            });
         }
     }
     Ok(())
@@ -196,24 +199,23 @@ pub fn upload(ctx: &GpuContext, map: &QuatMap) -> Result<GpuQuatMap, GpuError> {
         map.format,
         true,
         crate::qmap::bc::Bc7Quality::default(),
-    )
-    .map_err(|e| GpuError::Input(e.to_string()))?;
-    upload_encoded(ctx, &stored, &mut |_| {})
+    )?;
+    upload_encoded(ctx, &stored, &mut ())
 }
 
 /// Uploads a stored map ([`EncodedMap`]): its texel bytes as they are, every level, and its
 /// handedness plane (or a 1×1 +1 stand-in when it has none). Block-compressed maps are sampled
 /// directly where the device has `TEXTURE_COMPRESSION_BC`; elsewhere they are decoded here to
-/// rgba16f and `warn` is told once per call.
+/// rgba16f and `listener` warned.
 ///
 /// # Errors
-/// [`GpuError::TextureTooLarge`] beyond `max_texture_dimension_2d`; [`GpuError::Input`] for a
-/// map whose levels do not match its size or a plain format the device cannot filter;
-/// [`GpuError::Wgpu`].
+/// [`GpuError::TextureTooLarge`] beyond `max_texture_dimension_2d`; [`GpuError::Count`] for a
+/// map whose levels do not match its size, [`GpuError::MissingFeature`] for a plain format the
+/// device cannot filter; [`GpuError::Wgpu`].
 pub fn upload_encoded(
     ctx: &GpuContext,
     map: &EncodedMap,
-    warn: &mut dyn FnMut(&str),
+    listener: &mut dyn Listener,
 ) -> Result<GpuQuatMap, GpuError> {
     let (width, height) = (map.width, map.height);
     let limit = ctx.device.limits().max_texture_dimension_2d;
@@ -232,13 +234,11 @@ pub fn upload_encoded(
             .features()
             .contains(wgpu::Features::TEXTURE_COMPRESSION_BC)
     {
-        warn(&format!(
-            "{} does not sample BC textures (TEXTURE_COMPRESSION_BC); {} maps are decoded to rgba16f at upload",
-            ctx.info.name, map.format
+        listener.warning(Warning::new(
+            &ctx.info.name,
+            WarningKind::BcDecodedAtUpload { format: map.format },
         ));
-        decoded = map
-            .to_plain(MapFormat::Rgba16Float)
-            .map_err(|e| GpuError::Input(e.to_string()))?;
+        decoded = map.to_plain(MapFormat::Rgba16Float)?;
         &decoded
     } else {
         map
@@ -248,10 +248,11 @@ pub fn upload_encoded(
     }
     let max_levels = 32 - width.max(height).leading_zeros();
     if map.levels.is_empty() || map.levels.len() > max_levels as usize {
-        return Err(GpuError::Input(format!(
-            "the {width}×{height} quaternion map has {} levels (1 to {max_levels})",
-            map.levels.len()
-        )));
+        return Err(GpuError::Count {
+            what: format!("levels of a {width}×{height} quaternion map (1 to)"),
+            found: map.levels.len() as u64,
+            expected: u64::from(max_levels),
+        });
     }
     let tf = texture_format(map.format);
     for (k, l) in map.levels.iter().enumerate() {
@@ -260,11 +261,14 @@ pub fn upload_encoded(
         let want = (w.div_ceil(bw) * h.div_ceil(bh)) as usize
             * tf.block_copy_size(None).unwrap_or(0) as usize;
         if l.len() != want {
-            return Err(GpuError::Input(format!(
-                "level {k} of the {width}×{height} {} map has {} bytes; it needs {want}",
-                map.format,
-                l.len()
-            )));
+            return Err(GpuError::Count {
+                what: format!(
+                    "bytes of level {k} of a {width}×{height} {} map",
+                    map.format
+                ),
+                found: l.len() as u64,
+                expected: want as u64,
+            });
         }
     }
     let mip_level_count = map.levels.len() as u32;
@@ -286,9 +290,19 @@ pub fn upload_encoded(
                 })
                 .sum::<usize>()
     {
-        return Err(GpuError::Input(
-            "the handedness plane does not match the map's levels".into(),
-        ));
+        return Err(GpuError::Count {
+            what: "bytes of the handedness plane".into(),
+            found: hand_bytes.len() as u64,
+            expected: map
+                .levels
+                .iter()
+                .enumerate()
+                .map(|(k, _)| {
+                    let (w, h) = map.level_size(k);
+                    u64::from(w) * u64::from(h)
+                })
+                .sum(),
+        });
     }
     ctx.scoped("uploading a quaternion map", || {
         let texture = |label: &'static str,
@@ -436,9 +450,9 @@ pub fn sample_frames_with(
 ) -> Result<Vec<SampledFrame>, GpuError> {
     ctx.check(&SAMPLE_NEEDS)?;
     if points.is_empty() {
-        return Err(GpuError::Input(
-            "sampling a quaternion map needs at least one point".into(),
-        ));
+        return Err(GpuError::Empty {
+            what: "the points to sample",
+        });
     }
     let filtering = filter == wgpu::FilterMode::Linear;
     if filtering && !map.format.is_compressed() {

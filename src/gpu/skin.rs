@@ -167,15 +167,15 @@ pub(crate) fn batch_influences(
     instances: &[usize],
 ) -> Result<Influences, GpuError> {
     if instances.is_empty() {
-        return Err(GpuError::Input(
-            "a skinning batch needs at least one instance".into(),
-        ));
+        return Err(GpuError::Empty {
+            what: "the skinning batch's instances",
+        });
     }
     if let Some(m) = meshes.iter().find(|m| m.is_empty() || m.joint_count == 0) {
-        return Err(GpuError::Input(format!(
-            "{}: a skinned mesh needs vertices and joints",
-            m.label
-        )));
+        return Err(GpuError::Invalid {
+            what: m.label.clone(),
+            reason: "a skinned mesh needs vertices and joints",
+        });
     }
     Ok(Influences::for_count(
         meshes.iter().map(|m| m.max_influences()).max().unwrap_or(1),
@@ -228,21 +228,20 @@ impl BatchCore {
             first += m.len() as u64;
         }
         if desc.words.len() as u64 != first * desc.words_per_vertex as u64 {
-            return Err(GpuError::Input(format!(
-                "{label}: {} packed words for {first} vertices of {} words",
-                desc.words.len(),
-                desc.words_per_vertex
-            )));
+            return Err(GpuError::Count {
+                what: format!("{label}: packed words for {first} vertices"),
+                found: desc.words.len() as u64,
+                expected: first * desc.words_per_vertex as u64,
+            });
         }
         let mut gpu_instances = Vec::with_capacity(instances.len());
         let mut ranges = Vec::with_capacity(instances.len());
         let (mut out, mut bone) = (0u64, 0u64);
-        for (i, &mesh) in instances.iter().enumerate() {
-            let m = meshes.get(mesh).ok_or_else(|| {
-                GpuError::Input(format!(
-                    "instance {i} names mesh {mesh}; the batch has {} meshes",
-                    meshes.len()
-                ))
+        for &mesh in instances {
+            let m = meshes.get(mesh).ok_or_else(|| GpuError::OutOfRange {
+                what: "skinning batch mesh",
+                index: mesh,
+                len: meshes.len(),
             })?;
             let (n, b) = (m.len() as u64, m.joint_count as u64);
             if out + n > u64::from(u32::MAX)
@@ -354,10 +353,11 @@ impl BatchCore {
         if n == self.bone_count as usize {
             Ok(())
         } else {
-            Err(GpuError::Input(format!(
-                "the batch has {} bones in its palettes; {n} were given",
-                self.bone_count
-            )))
+            Err(GpuError::Count {
+                what: "bones given for the batch's palettes".into(),
+                found: n as u64,
+                expected: u64::from(self.bone_count),
+            })
         }
     }
 
@@ -479,16 +479,18 @@ impl SkinPipeline {
         let influences = batch_influences(meshes, instances)?;
         let format = meshes.first().map_or(Format::Snorm16x4, |m| m.format());
         if let Some(m) = meshes.iter().find(|m| m.format() != format) {
-            return Err(GpuError::Input(format!(
-                "{}: its frames are {}, the batch's {format}; a batch reads one format",
-                m.label,
-                m.format()
-            )));
+            return Err(GpuError::Invalid {
+                what: format!(
+                    "{}: frames in {}, the batch's first mesh's {format}",
+                    m.label,
+                    m.format()
+                ),
+                reason: "a batch reads one format",
+            });
         }
         let mut words = Vec::new();
         for m in meshes {
-            m.pack_into(influences, &mut words)
-                .map_err(|e| GpuError::Input(e.to_string()))?;
+            m.pack_into(influences, &mut words)?;
         }
         let desc = BatchDesc {
             label: "skin",
@@ -579,9 +581,10 @@ impl SkinBatch {
                 && q.length_squared() > 1e-12
                 && b.scale() > 0.0;
             if !ok {
-                return Err(GpuError::Input(format!(
-                    "bone {i} is not finite, its rotation is zero or its scale is not positive: {b:?}"
-                )));
+                return Err(GpuError::Invalid {
+                    what: format!("bone {i} ({b:?})"),
+                    reason: "not finite, a zero rotation or a scale that is not positive",
+                });
             }
             unit.push(Bone {
                 rotation: q.normalize().to_array(),
@@ -663,7 +666,9 @@ impl RigBatch {
         method: SkinMethod,
     ) -> Result<Self, GpuError> {
         if rig.is_empty() {
-            return Err(GpuError::Input("the rig has no skinned mesh".into()));
+            return Err(GpuError::Empty {
+                what: "the rig's skinned meshes",
+            });
         }
         let meshes: Vec<&SkinVertices> = rig.meshes().iter().map(|m| &m.vertices).collect();
         let instances: Vec<usize> = (0..meshes.len()).collect();
@@ -733,8 +738,7 @@ impl RigBatch {
         placement: glam::Mat4,
     ) -> Result<(), GpuError> {
         self.rig
-            .bones_into(local, placement, &mut self.world, &mut self.bones)
-            .map_err(|e| GpuError::Input(e.to_string()))?;
+            .bones_into(local, placement, &mut self.world, &mut self.bones)?;
         self.batch.set_bones(ctx, &self.bones)
     }
 }

@@ -296,10 +296,10 @@ impl MatrixSkinBatch {
     pub fn set_matrices(&self, ctx: &GpuContext, matrices: &[Mat4]) -> Result<(), GpuError> {
         self.core.check_bone_count(matrices.len())?;
         if let Some(i) = matrices.iter().position(|m| !m.is_finite()) {
-            return Err(GpuError::Input(format!(
-                "skin matrix {i} is not finite: {:?}",
-                matrices[i]
-            )));
+            return Err(GpuError::Invalid {
+                what: format!("skin matrix {i}"),
+                reason: "not finite",
+            });
         }
         ctx.queue
             .write_buffer(&self.core.palette, 0, bytemuck::cast_slice(matrices));

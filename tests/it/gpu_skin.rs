@@ -519,7 +519,7 @@ fn bad_bones_and_batches_are_errors() {
         .set_bones(ctx, &[Bone::IDENTITY; 3])
         .unwrap_err()
         .to_string();
-    assert!(e.contains("8 bones") && e.contains("3 were given"), "{e}");
+    assert!(e.contains("bones") && e.contains("3, where 8"), "{e}");
     let mut bad = [Bone::IDENTITY; 8];
     bad[5].translation_scale[1] = f32::NAN;
     let e = batch.set_bones(ctx, &bad).unwrap_err().to_string();
