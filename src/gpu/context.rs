@@ -84,10 +84,10 @@ pub enum GpuError {
         expected: u64,
     },
     /// An index past the end of what it indexes.
-    #[error("{what} {index} does not exist ({len} in all)")]
+    #[error("{what}: index {index}, but there are {len}")]
     OutOfRange {
-        /// What is indexed.
-        what: &'static str,
+        /// What is indexed, and by what.
+        what: String,
         /// The index.
         index: usize,
         /// How many there are.

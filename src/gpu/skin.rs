@@ -237,9 +237,9 @@ impl BatchCore {
         let mut gpu_instances = Vec::with_capacity(instances.len());
         let mut ranges = Vec::with_capacity(instances.len());
         let (mut out, mut bone) = (0u64, 0u64);
-        for &mesh in instances {
+        for (i, &mesh) in instances.iter().enumerate() {
             let m = meshes.get(mesh).ok_or_else(|| GpuError::OutOfRange {
-                what: "skinning batch mesh",
+                what: format!("the mesh of skinning instance {i}"),
                 index: mesh,
                 len: meshes.len(),
             })?;

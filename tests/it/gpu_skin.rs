@@ -536,7 +536,10 @@ fn bad_bones_and_batches_are_errors() {
         .err()
         .map(|e| e.to_string())
         .unwrap_or_default();
-    assert!(e.contains("instance 0 names mesh 1"), "{e}");
+    assert!(
+        e.contains("instance 0") && e.contains("index 1, but there are 1"),
+        "{e}"
+    );
     // Influences that name a joint outside the skin, and weights that are all zero.
     let p = [Vec3::ZERO];
     let f = [QTangent {

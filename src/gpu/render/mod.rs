@@ -244,13 +244,13 @@ impl GpuScene {
             .instances()
             .get(instance)
             .ok_or(GpuError::OutOfRange {
-                what: "skinning instance",
+                what: "skinning instance".into(),
                 index: instance,
                 len: batch.instances().len(),
             })?;
         let count = self.objects.len();
         let o = self.objects.get_mut(object).ok_or(GpuError::OutOfRange {
-            what: "object",
+            what: "object".into(),
             index: object,
             len: count,
         })?;

@@ -376,7 +376,7 @@ impl SceneUpload<'_> {
         let p = &sm.mesh;
         if sm.material >= self.scene.materials.len() {
             return Err(GpuError::OutOfRange {
-                what: "material",
+                what: "material".into(),
                 index: sm.material,
                 len: self.scene.materials.len(),
             });
@@ -544,7 +544,7 @@ fn objects(scene: &RenderScene, meshes: usize) -> Result<Vec<GpuObject>, GpuErro
         .map(|o| {
             if o.mesh >= meshes {
                 return Err(GpuError::OutOfRange {
-                    what: "mesh",
+                    what: "mesh".into(),
                     index: o.mesh,
                     len: meshes,
                 });
