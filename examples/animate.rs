@@ -303,15 +303,23 @@ fn run(args: &Args) -> Result<(), String> {
     }
     let mut diffs = Vec::new();
     for (a, b) in rows[0].iter().zip(&rows[1]) {
-        let d = compare::diff(a, b, None)?;
+        let d = compare::diff(a, b, None).map_err(|e| e.to_string())?;
         println!(
             "  LBS vs DQS: PSNR {:.1} dB, max error {}",
             d.psnr_db, d.max_error
         );
-        diffs.push(compare::heatmap(a, b)?);
+        diffs.push(compare::heatmap(a, b).map_err(|e| e.to_string())?);
     }
     let line = |imgs: &[RgbaImage]| compare::side_by_side(&imgs.iter().collect::<Vec<_>>(), 4);
-    let sheet = compare::stacked(&[&line(&rows[0])?, &line(&rows[1])?, &line(&diffs)?], 4)?;
+    let sheet = compare::stacked(
+        &[
+            &line(&rows[0]).map_err(|e| e.to_string())?,
+            &line(&rows[1]).map_err(|e| e.to_string())?,
+            &line(&diffs).map_err(|e| e.to_string())?,
+        ],
+        4,
+    )
+    .map_err(|e| e.to_string())?;
     let sheet_path = args.output.join("lbs-vs-dqs.png");
     save(&sheet, &sheet_path)?;
     println!(

@@ -345,12 +345,12 @@ fn report_all(
         None
     };
     for (k, (&s, img)) in sources.iter().zip(images).enumerate().skip(1) {
-        let d = compare::diff(reference, img, None)?;
+        let d = compare::diff(reference, img, None).map_err(|e| e.to_string())?;
         let d_without = match &without {
-            Some(v) => Some(compare::diff(&v[0], &v[k], None)?),
+            Some(v) => Some(compare::diff(&v[0], &v[k], None).map_err(|e| e.to_string())?),
             None => None,
         };
-        let heat = compare::heatmap(reference, img)?;
+        let heat = compare::heatmap(reference, img).map_err(|e| e.to_string())?;
         save(
             &heat,
             &with_suffix(output, &format!("diff-{}", s.mode_name())),
@@ -376,7 +376,14 @@ fn report_all(
     let mut bottom_imgs = vec![blank];
     bottom_imgs.extend(heatmaps.iter().map(half));
     let row = |v: &[RgbaImage]| compare::side_by_side(&v.iter().collect::<Vec<_>>(), 8);
-    let sheet = compare::stacked(&[&row(&top)?, &row(&bottom_imgs)?], 8)?;
+    let sheet = compare::stacked(
+        &[
+            &row(&top).map_err(|e| e.to_string())?,
+            &row(&bottom_imgs).map_err(|e| e.to_string())?,
+        ],
+        8,
+    )
+    .map_err(|e| e.to_string())?;
     save(&sheet, &with_suffix(output, "sheet"))?;
 
     println!(

@@ -5,6 +5,7 @@ pub mod bake;
 pub mod bake_tangent;
 mod context;
 pub mod decode;
+mod kit;
 pub mod mesh;
 pub mod qmap;
 pub mod render;

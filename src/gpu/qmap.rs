@@ -7,8 +7,8 @@
 //! (±1 as ±127, background 0), both with the map's full mip chain.
 
 use glam::{Vec2, Vec3, Vec4};
-use wgpu::util::DeviceExt;
 
+use super::kit::{self, Access};
 use super::wgsl::Stage;
 use super::{GpuContext, GpuError, StageNeeds};
 use crate::qmap::stored::EncodedMap;
@@ -246,101 +246,31 @@ pub fn upload_encoded(
     if !map.format.is_compressed() {
         check_filterable(ctx, map.format)?;
     }
-    let max_levels = 32 - width.max(height).leading_zeros();
-    if map.levels.is_empty() || map.levels.len() > max_levels as usize {
-        return Err(GpuError::Count {
-            what: format!("levels of a {width}×{height} quaternion map (1 to)"),
-            found: map.levels.len() as u64,
-            expected: u64::from(max_levels),
-        });
-    }
-    let tf = texture_format(map.format);
-    for (k, l) in map.levels.iter().enumerate() {
-        let (w, h) = map.level_size(k);
-        let (bw, bh) = tf.block_dimensions();
-        let want = (w.div_ceil(bw) * h.div_ceil(bh)) as usize
-            * tf.block_copy_size(None).unwrap_or(0) as usize;
-        if l.len() != want {
-            return Err(GpuError::Count {
-                what: format!(
-                    "bytes of level {k} of a {width}×{height} {} map",
-                    map.format
-                ),
-                found: l.len() as u64,
-                expected: want as u64,
-            });
-        }
-    }
+    check_stored_levels(map)?;
     let mip_level_count = map.levels.len() as u32;
-    let quat_bytes: Vec<u8> = map.levels.concat();
     let plane = map.handedness.is_some();
-    let (hw, hh, hlevels, hand_bytes) = match &map.handedness {
-        Some(p) => (width, height, mip_level_count, p.concat()),
-        None => (1, 1, 1, vec![127u8]),
+    let (hand_size, hand_bytes) = match &map.handedness {
+        Some(p) => ((width, height, mip_level_count), p.concat()),
+        None => ((1, 1, 1), vec![127u8]),
     };
-    if plane
-        && hand_bytes.len()
-            != map
-                .levels
-                .iter()
-                .enumerate()
-                .map(|(k, _)| {
-                    let (w, h) = map.level_size(k);
-                    (w * h) as usize
-                })
-                .sum::<usize>()
-    {
-        return Err(GpuError::Count {
-            what: "bytes of the handedness plane".into(),
-            found: hand_bytes.len() as u64,
-            expected: map
-                .levels
-                .iter()
-                .enumerate()
-                .map(|(k, _)| {
-                    let (w, h) = map.level_size(k);
-                    u64::from(w) * u64::from(h)
-                })
-                .sum(),
-        });
-    }
     ctx.scoped("uploading a quaternion map", || {
-        let texture = |label: &'static str,
-                       tf: wgpu::TextureFormat,
-                       (w, h, levels): (u32, u32, u32),
-                       bytes: &[u8]| {
-            ctx.device.create_texture_with_data(
-                &ctx.queue,
-                &wgpu::TextureDescriptor {
-                    label: Some(label),
-                    size: wgpu::Extent3d {
-                        width: w,
-                        height: h,
-                        depth_or_array_layers: 1,
-                    },
-                    mip_level_count: levels,
-                    sample_count: 1,
-                    dimension: wgpu::TextureDimension::D2,
-                    format: tf,
-                    usage: wgpu::TextureUsages::TEXTURE_BINDING
-                        | wgpu::TextureUsages::COPY_DST
-                        | wgpu::TextureUsages::COPY_SRC,
-                    view_formats: &[],
-                },
-                wgpu::util::TextureDataOrder::MipMajor,
-                bytes,
-            )
-        };
-        let quats = texture(
+        let (device, queue) = (&ctx.device, &ctx.queue);
+        let tf = texture_format(map.format);
+        let size = (width, height, mip_level_count);
+        let quats = kit::texture(
+            device,
+            queue,
             "qmap quaternions",
             tf,
-            (width, height, mip_level_count),
-            &quat_bytes,
+            size,
+            &map.levels.concat(),
         );
-        let handedness = texture(
+        let handedness = kit::texture(
+            device,
+            queue,
             "qmap handedness",
             HANDEDNESS_FORMAT,
-            (hw, hh, hlevels),
+            hand_size,
             &hand_bytes,
         );
         GpuQuatMap {
@@ -358,6 +288,71 @@ pub fn upload_encoded(
             height,
             mip_level_count,
         }
+    })
+}
+
+/// Checks what [`upload_encoded`] relies on: 1 to a full chain of levels, each of the bytes its
+/// size takes in the map's format, and a handedness plane (when kept) of one byte a texel.
+fn check_stored_levels(map: &EncodedMap) -> Result<(), GpuError> {
+    let (width, height) = (map.width, map.height);
+    let max_levels = 32 - width.max(height).leading_zeros();
+    if map.levels.is_empty() || map.levels.len() > max_levels as usize {
+        return Err(GpuError::Count {
+            what: format!("levels of a {width}×{height} quaternion map (1 to)"),
+            found: map.levels.len() as u64,
+            expected: u64::from(max_levels),
+        });
+    }
+    let tf = texture_format(map.format);
+    let (bw, bh) = tf.block_dimensions();
+    let block = u64::from(tf.block_copy_size(None).unwrap_or(0));
+    let mut texels = 0;
+    for (k, l) in map.levels.iter().enumerate() {
+        let (w, h) = map.level_size(k);
+        texels += u64::from(w) * u64::from(h);
+        let want = u64::from(w.div_ceil(bw) * h.div_ceil(bh)) * block;
+        if l.len() as u64 != want {
+            return Err(GpuError::Count {
+                what: format!(
+                    "bytes of level {k} of a {width}×{height} {} map",
+                    map.format
+                ),
+                found: l.len() as u64,
+                expected: want,
+            });
+        }
+    }
+    let plane: u64 = map
+        .handedness
+        .iter()
+        .flatten()
+        .map(|p| p.len() as u64)
+        .sum();
+    if map.handedness.is_some() && plane != texels {
+        return Err(GpuError::Count {
+            what: "bytes of the handedness plane".into(),
+            found: plane,
+            expected: texels,
+        });
+    }
+    Ok(())
+}
+
+/// The clamped sampler of the sampling stage: `filter` within a level and between levels.
+fn sampler(device: &wgpu::Device, filter: wgpu::FilterMode) -> wgpu::Sampler {
+    device.create_sampler(&wgpu::SamplerDescriptor {
+        label: Some("qmap"),
+        address_mode_u: wgpu::AddressMode::ClampToEdge,
+        address_mode_v: wgpu::AddressMode::ClampToEdge,
+        address_mode_w: wgpu::AddressMode::ClampToEdge,
+        mag_filter: filter,
+        min_filter: filter,
+        mipmap_filter: if filter == wgpu::FilterMode::Linear {
+            wgpu::MipmapFilterMode::Linear
+        } else {
+            wgpu::MipmapFilterMode::Nearest
+        },
+        ..Default::default()
     })
 }
 
@@ -474,126 +469,54 @@ pub fn sample_frames_with(
         .collect();
     let output = ctx.scoped("sampling a quaternion map", || {
         let device = &ctx.device;
-        let module = Stage::Qmap.module(device);
-        let texture = |binding| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Texture {
-                sample_type: wgpu::TextureSampleType::Float {
-                    filterable: filtering,
-                },
-                view_dimension: wgpu::TextureViewDimension::D2,
-                multisampled: false,
-            },
-            count: None,
-        };
-        let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("qmap sample"),
-            entries: &[
-                texture(0),
-                texture(1),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 2,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Sampler(if filtering {
-                        wgpu::SamplerBindingType::Filtering
-                    } else {
-                        wgpu::SamplerBindingType::NonFiltering
-                    }),
-                    count: None,
-                },
-                storage(3, true),
-                storage(4, false),
+        let compute = wgpu::ShaderStages::COMPUTE;
+        let (layout, pipeline_layout) = kit::layouts(
+            device,
+            "qmap sample",
+            &[
+                kit::texture_entry(0, compute, filtering),
+                kit::texture_entry(1, compute, filtering),
+                kit::sampler_entry(2, compute, filtering),
+                kit::storage_entry(3, compute, Access::Read),
+                kit::storage_entry(4, compute, Access::ReadWrite),
             ],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("qmap sample"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
+        );
         let constants = [
             ("MAP_DECODE", f64::from(map.decode.code())),
-            ("QMAP_ROBUST", if robust { 1.0 } else { 0.0 }),
+            ("QMAP_ROBUST", f64::from(u8::from(robust))),
         ];
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("qmap_sample"),
-            layout: Some(&pipeline_layout),
-            module: &module,
-            entry_point: Some("qmap_sample"),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants: &constants,
-                ..Default::default()
-            },
-            cache: None,
-        });
-        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
-            label: Some("qmap"),
-            address_mode_u: wgpu::AddressMode::ClampToEdge,
-            address_mode_v: wgpu::AddressMode::ClampToEdge,
-            address_mode_w: wgpu::AddressMode::ClampToEdge,
-            mag_filter: filter,
-            min_filter: filter,
-            mipmap_filter: if filtering {
-                wgpu::MipmapFilterMode::Linear
-            } else {
-                wgpu::MipmapFilterMode::Nearest
-            },
-            ..Default::default()
-        });
-        let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("qmap sample points"),
-            contents: bytemuck::cast_slice(&packed),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let output = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("qmap sampled frames"),
-            size: output_bytes,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        // Poison: all-ones words are NaN, which fails every comparison.
-        ctx.queue
-            .write_buffer(&output, 0, &vec![0xffu8; output_bytes as usize]);
-        let [q_entry, h_entry, s_entry] = map.entries(&sampler);
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("qmap sample"),
-            layout: &layout,
-            entries: &[
-                q_entry,
-                h_entry,
-                s_entry,
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: input.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 4,
-                    resource: output.as_entire_binding(),
-                },
+        let module = Stage::Qmap.module(device);
+        let pipeline =
+            kit::compute_pipeline(device, &pipeline_layout, &module, "qmap_sample", &constants);
+        let sampler = sampler(device, filter);
+        let input = kit::buffer(
+            device,
+            "qmap sample points",
+            bytemuck::cast_slice(&packed),
+            wgpu::BufferUsages::STORAGE,
+        );
+        let output = kit::poisoned_output(device, &ctx.queue, "qmap sampled frames", output_bytes);
+        let bind_group = kit::bind_group(
+            device,
+            "qmap sample",
+            &layout,
+            &[
+                wgpu::BindingResource::TextureView(&map.quats_view),
+                wgpu::BindingResource::TextureView(&map.handedness_view),
+                wgpu::BindingResource::Sampler(&sampler),
+                input.as_entire_binding(),
+                output.as_entire_binding(),
             ],
-        });
+        );
         let mut encoder = device.create_command_encoder(&Default::default());
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("qmap sample"),
-                timestamp_writes: None,
-            });
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &bind_group, &[]);
-            pass.dispatch_workgroups(gx, gy, 1);
-        }
+        super::context::record_dispatch(
+            &mut encoder,
+            "qmap sample",
+            &pipeline,
+            &bind_group,
+            [gx, gy],
+            None,
+        );
         ctx.queue.submit([encoder.finish()]);
         output
     })?;

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use super::super::kit;
 use super::super::mesh::{format_constant, vertex_entry_point, vertex_layout, MeshUniforms};
 use super::super::qmap::GpuQuatMap;
 use super::super::skin;
@@ -84,19 +85,6 @@ impl MapShading {
     }
 }
 
-fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
 /// A uniform block read at a dynamic offset: one [`MeshUniforms`] slot of a
 /// [`super::PreparedView`]'s object buffer per draw.
 fn dynamic_uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
@@ -112,26 +100,19 @@ fn dynamic_uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
-fn texture_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::FRAGMENT,
-        ty: wgpu::BindingType::Texture {
-            sample_type: wgpu::TextureSampleType::Float { filterable: true },
-            view_dimension: wgpu::TextureViewDimension::D2,
-            multisampled: false,
-        },
-        count: None,
-    }
+/// A uniform block seen by both stages.
+fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    kit::uniform_entry(binding, wgpu::ShaderStages::VERTEX_FRAGMENT)
 }
 
+/// A filterable texture of the fragment stage.
+fn texture_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    kit::texture_entry(binding, wgpu::ShaderStages::FRAGMENT, true)
+}
+
+/// A filtering sampler of the fragment stage.
 fn sampler_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::FRAGMENT,
-        ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-        count: None,
-    }
+    kit::sampler_entry(binding, wgpu::ShaderStages::FRAGMENT, true)
 }
 
 const REFERENCE_ATTRIBUTES: [wgpu::VertexAttribute; 4] = wgpu::vertex_attr_array![

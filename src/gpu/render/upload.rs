@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use image::RgbaImage;
 use wgpu::util::DeviceExt;
 
+use super::super::kit;
 use super::super::qmap::{upload as upload_map, upload_encoded, GpuQuatMap};
 use super::super::{GpuContext, GpuError};
 use super::pipeline::{POSITION_UV_STRIDE, REFERENCE_STRIDE};
@@ -17,7 +18,7 @@ use crate::mesh::Prepared;
 use crate::qmap::normal_map::mip_chain;
 use crate::qmap::{self, Baker, MapOptions, MapStats, QuatMap};
 use crate::render::maps::{MapKinds, SceneMap, SceneMaps};
-use crate::render::scene::{MapSource, RenderScene, SceneMesh};
+use crate::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh};
 use crate::render::{FrameSource, MaterialUniforms};
 use crate::report::{Listener, Warning};
 use crate::Format;
@@ -204,7 +205,10 @@ impl Renderer {
         ctx: &GpuContext,
         scene: &RenderScene,
     ) -> Result<(Vec<wgpu::BindGroup>, Vec<u64>), GpuError> {
-        let device = &ctx.device;
+        let (srgb, unorm) = (
+            wgpu::TextureFormat::Rgba8UnormSrgb,
+            wgpu::TextureFormat::Rgba8Unorm,
+        );
         let solid = |label: &str, rgba: [u8; 4], format| {
             upload_texture(
                 ctx,
@@ -213,112 +217,75 @@ impl Renderer {
                 format,
             )
         };
-        let white_srgb = solid("white", [255; 4], wgpu::TextureFormat::Rgba8UnormSrgb)?;
-        let white = solid("white", [255; 4], wgpu::TextureFormat::Rgba8Unorm)?;
-        let flat = solid(
-            "flat normal",
-            [128, 128, 255, 255],
-            wgpu::TextureFormat::Rgba8Unorm,
-        )?;
+        let stand_ins = [
+            solid("white", [255; 4], srgb)?,
+            solid("white", [255; 4], unorm)?,
+            solid("flat normal", [128, 128, 255, 255], unorm)?,
+            solid("white", [255; 4], unorm)?,
+        ];
         let mut materials = Vec::new();
         let mut normal_texture_bytes = Vec::new();
         for m in &scene.materials {
-            let tex =
-                |what: &str, img: &Option<RgbaImage>, format, fallback: &wgpu::TextureView| {
-                    img.as_ref().map_or_else(
-                        || Ok(fallback.clone()),
-                        |i| {
-                            // Only the normal texture may come with its own stored mips.
-                            let mips = if what == "normal map" {
-                                m.normal_mips.as_deref()
-                            } else {
-                                None
-                            };
-                            upload_levels(
-                                ctx,
-                                &format!("material '{}' {what}", m.name),
-                                i,
-                                mips,
-                                format,
-                            )
-                        },
-                    )
-                };
-            let [base, mr, normal, aniso] = [
-                (
-                    "base colour",
-                    &m.base_color,
-                    wgpu::TextureFormat::Rgba8UnormSrgb,
-                    &white_srgb,
-                ),
-                (
-                    "metallic-roughness",
-                    &m.metallic_roughness,
-                    wgpu::TextureFormat::Rgba8Unorm,
-                    &white,
-                ),
-                (
-                    "normal map",
-                    &m.normal,
-                    wgpu::TextureFormat::Rgba8Unorm,
-                    &flat,
-                ),
-                (
-                    "anisotropy texture",
-                    &m.anisotropy,
-                    wgpu::TextureFormat::Rgba8Unorm,
-                    &white,
-                ),
-            ]
-            .map(|(what, img, format, fallback)| tex(what, img, format, fallback));
-            let (base, mr, normal, aniso) = (base?, mr?, normal?, aniso?);
+            let textures = [
+                ("base colour", &m.base_color, srgb, None),
+                ("metallic-roughness", &m.metallic_roughness, unorm, None),
+                // Only the normal texture may come with its own stored mips.
+                ("normal map", &m.normal, unorm, m.normal_mips.as_deref()),
+                ("anisotropy texture", &m.anisotropy, unorm, None),
+            ];
+            let mut views = Vec::with_capacity(4);
+            for ((what, image, format, mips), stand_in) in textures.into_iter().zip(&stand_ins) {
+                views.push(match image {
+                    Some(i) => {
+                        let label = format!("material '{}' {what}", m.name);
+                        upload_levels(ctx, &label, i, mips, format)?
+                    }
+                    None => stand_in.clone(),
+                });
+            }
             normal_texture_bytes.push(
                 m.normal
                     .as_ref()
                     .map_or(0, |n| texture_bytes_with_mips(n.width(), n.height(), 4)),
             );
-            let mut uniforms: MaterialUniforms = m.uniforms;
-            if m.normal.is_none() {
-                uniforms.has_normal_map = 0.0;
-            }
-            uniforms.has_anisotropy_texture = f32::from(u8::from(m.anisotropy.is_some()));
-            let buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("material uniforms"),
-                contents: bytemuck::bytes_of(&uniforms),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
-            materials.push(device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("lit material"),
-                layout: &self.material_layout,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: buffer.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: wgpu::BindingResource::TextureView(&base),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: wgpu::BindingResource::TextureView(&mr),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 3,
-                        resource: wgpu::BindingResource::TextureView(&normal),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 4,
-                        resource: wgpu::BindingResource::Sampler(&self.material_sampler),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 5,
-                        resource: wgpu::BindingResource::TextureView(&aniso),
-                    },
-                ],
-            }));
+            materials.push(self.material_group(ctx, m, &views));
         }
         Ok((materials, normal_texture_bytes))
+    }
+
+    /// The bind group of material `m` with its texture `views` (base colour,
+    /// metallic-roughness, normal map, anisotropy).
+    fn material_group(
+        &self,
+        ctx: &GpuContext,
+        m: &SceneMaterial,
+        views: &[wgpu::TextureView],
+    ) -> wgpu::BindGroup {
+        let mut uniforms: MaterialUniforms = m.uniforms;
+        if m.normal.is_none() {
+            uniforms.has_normal_map = 0.0;
+        }
+        uniforms.has_anisotropy_texture = f32::from(u8::from(m.anisotropy.is_some()));
+        let buffer = kit::buffer(
+            &ctx.device,
+            "material uniforms",
+            bytemuck::bytes_of(&uniforms),
+            wgpu::BufferUsages::UNIFORM,
+        );
+        let view = wgpu::BindingResource::TextureView;
+        kit::bind_group(
+            &ctx.device,
+            "lit material",
+            &self.material_layout,
+            &[
+                buffer.as_entire_binding(),
+                view(&views[0]),
+                view(&views[1]),
+                view(&views[2]),
+                wgpu::BindingResource::Sampler(&self.material_sampler),
+                view(&views[3]),
+            ],
+        )
     }
 }
 
