@@ -164,8 +164,7 @@ fn run(args: &Args) -> Result<(), String> {
         .last()
         .map_or(0.0, |f| f.placement.w_axis.truncate().length());
     let half = travelled + 16.0 * radius;
-    scene
-        .add_ground(half, floor, 2.0 * radius)
+    qtangent::lab::content::add_ground(&mut scene, half, floor, 2.0 * radius)
         .map_err(|e| e.to_string())?;
 
     let ctx = GpuContext::new().map_err(|e| e.to_string())?;

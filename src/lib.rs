@@ -54,6 +54,8 @@ pub mod frame;
 pub mod gpu;
 #[cfg(feature = "pipeline")]
 pub mod ktx2;
+#[cfg(feature = "lab")]
+pub mod lab;
 pub mod measure;
 #[cfg(feature = "pipeline")]
 pub mod mesh;
@@ -65,6 +67,7 @@ pub mod qmap;
 pub mod quat;
 #[cfg(feature = "pipeline")]
 pub mod render;
+#[cfg(feature = "pipeline")]
 mod report;
 #[cfg(feature = "pipeline")]
 pub mod skin;

@@ -205,7 +205,7 @@ fn every_gltf_asset_renders_in_every_mode() {
 #[test]
 fn default_scene_agrees_except_where_only_a_map_can_draw() {
     let ctx = context();
-    let scene = RenderScene::default_scene().expect("the default scene builds");
+    let scene = qtangent::lab::content::default_scene().expect("the default scene builds");
     let renderer = Renderer::new(ctx).expect("renderer");
     let mut gpu = renderer
         .upload(ctx, &scene, &[Format::Snorm16x4], &plain_maps(), &mut ())
