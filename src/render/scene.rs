@@ -279,67 +279,11 @@ impl RenderScene {
     pub fn load(path: &Path) -> Result<Self, SceneError> {
         let loaded = mesh::load(path)?;
         let mut warnings = loaded.warnings.clone();
-        let texture =
-            |material: &str, t: &Option<TextureRef>| -> Result<Option<RgbaImage>, SceneError> {
-                let Some(t) = t else { return Ok(None) };
-                if t.tex_coord != 0 {
-                    return Ok(None);
-                }
-                t.image
-                    .decode()
-                    .map(|i| Some(i.to_rgba8()))
-                    .map_err(|problem| SceneError::Image {
-                        file: path.to_path_buf(),
-                        material: material.to_owned(),
-                        image: t.image.describe(),
-                        problem,
-                    })
-            };
-        let mut materials = Vec::new();
-        for m in &loaded.materials {
-            let aniso_texture = m.anisotropy.as_ref().and_then(|a| a.texture.clone());
-            for (what, t) in [
-                ("base colour", &m.base_color_texture),
-                ("metallic-roughness", &m.metallic_roughness_texture),
-                ("normal", &m.normal_texture),
-                ("anisotropy", &aniso_texture),
-            ] {
-                if t.as_ref().is_some_and(|t| t.tex_coord != 0) {
-                    warnings.push(format!(
-                        "material '{}': the {what} texture reads UV set {}; only set 0 is loaded, so it is not drawn",
-                        m.name,
-                        t.as_ref().map_or(0, |t| t.tex_coord)
-                    ));
-                }
-            }
-            let mut uniforms = MaterialUniforms {
-                base_color: m.base_color,
-                metallic: m.metallic,
-                roughness: m.roughness,
-                normal_scale: m.normal_texture.as_ref().map_or(1.0, |t| t.scale),
-                has_normal_map: f32::from(u8::from(
-                    m.normal_texture.as_ref().is_some_and(|t| t.tex_coord == 0),
-                )),
-                anisotropy: m.anisotropy.as_ref().map_or(0.0, |a| a.strength),
-                ..MaterialUniforms::default()
-            };
-            uniforms.set_anisotropy_rotation(m.anisotropy.as_ref().map_or(0.0, |a| a.rotation));
-            materials.push(SceneMaterial {
-                name: m.name.clone(),
-                uniforms,
-                base_color: texture(&m.name, &m.base_color_texture)?,
-                metallic_roughness: texture(&m.name, &m.metallic_roughness_texture)?,
-                normal: texture(&m.name, &m.normal_texture)?,
-                normal_mips: None,
-                tangent_map: None,
-                anisotropy: texture(&m.name, &aniso_texture)?,
-                packed_tangent_map: m
-                    .tangent_map
-                    .as_ref()
-                    .map(|image| packed_map(path, &m.name, image, MapSpace::Tangent))
-                    .transpose()?,
-            });
-        }
+        let mut materials = loaded
+            .materials
+            .iter()
+            .map(|m| scene_material(path, m, &mut warnings))
+            .collect::<Result<Vec<_>, _>>()?;
         let default_material = materials.len();
         let mut used_default = false;
         let mut meshes = Vec::new();
@@ -353,71 +297,19 @@ impl RenderScene {
                     used_default = true;
                     default_material
                 });
-                let map = if let Some(packed) = &p.object_map {
-                    MapSource::Packed {
-                        map: packed_map(path, &m.name, &packed.image, MapSpace::Object)?,
-                        uvs: packed.uvs.as_ref().map(|uvs| {
-                            prepared
-                                .source_vertex
-                                .iter()
-                                .map(|&v| uvs[v as usize])
-                                .collect()
-                        }),
-                    }
-                } else if p.uvs.is_none() || !has_uv_area(&prepared) {
+                let map = map_source(path, m, p, &prepared, materials.get(material))?;
+                if map == MapSource::None {
                     warnings.push(format!(
                         "{}: no UVs, so no quaternion map: quatmap mode draws it with qtangent vertex frames",
                         p.label
                     ));
-                    MapSource::None
-                } else {
-                    // One map texel per texel of the finer of the normal map and the
-                    // anisotropy texture, whose directions the map also carries.
-                    let sized = materials.get(material).and_then(|m: &SceneMaterial| {
-                        [m.normal.as_ref(), m.anisotropy.as_ref()]
-                            .into_iter()
-                            .flatten()
-                            .map(RgbaImage::dimensions)
-                            .max_by_key(|&(w, h)| w.max(h))
-                    });
-                    MapSource::Bake {
-                        size: bake_size_for(sized),
-                    }
-                };
-                let index = meshes.len();
+                }
+                objects.extend(instances(m, &p.label, meshes.len(), &mut warnings));
                 meshes.push(SceneMesh {
                     mesh: prepared,
                     material,
                     map,
                 });
-                if m.instances.is_empty() {
-                    objects.push(SceneObject {
-                        mesh: index,
-                        model: Mat4::IDENTITY,
-                        skin: None,
-                    });
-                }
-                for inst in &m.instances {
-                    // glTF: a skinned mesh ignores its node's transform; without skinning, its
-                    // bind-pose vertices are drawn as they are.
-                    let model = if inst.skin.is_some() {
-                        Mat4::IDENTITY
-                    } else {
-                        inst.world
-                    };
-                    if Mat3::from_mat4(model).determinant().abs() < 1e-20 || !model.is_finite() {
-                        warnings.push(format!(
-                            "{}: node {} has a singular or non-finite transform; instance skipped",
-                            p.label, inst.node
-                        ));
-                        continue;
-                    }
-                    objects.push(SceneObject {
-                        mesh: index,
-                        model,
-                        skin: inst.skin,
-                    });
-                }
             }
         }
         if used_default {
@@ -437,7 +329,7 @@ impl RenderScene {
                 problem: "no mesh instance to draw".into(),
             });
         }
-        if loaded.skins.iter().any(|_| true) {
+        if !loaded.skins.is_empty() {
             warnings.push("skinned meshes are drawn in their bind pose".into());
         }
         Ok(Self {
@@ -459,6 +351,147 @@ impl RenderScene {
     pub fn loaded(&self) -> Option<&mesh::Scene> {
         self.source.as_ref()
     }
+}
+
+/// A loaded material with its UV-set-0 textures decoded; textures reading another set are left
+/// out with a warning.
+fn scene_material(
+    path: &Path,
+    m: &mesh::Material,
+    warnings: &mut Vec<String>,
+) -> Result<SceneMaterial, SceneError> {
+    let texture = |t: &Option<TextureRef>| -> Result<Option<RgbaImage>, SceneError> {
+        let Some(t) = t.as_ref().filter(|t| t.tex_coord == 0) else {
+            return Ok(None);
+        };
+        t.image
+            .decode()
+            .map(|i| Some(i.to_rgba8()))
+            .map_err(|problem| SceneError::Image {
+                file: path.to_path_buf(),
+                material: m.name.clone(),
+                image: t.image.describe(),
+                problem,
+            })
+    };
+    let aniso_texture = m.anisotropy.as_ref().and_then(|a| a.texture.clone());
+    for (what, t) in [
+        ("base colour", &m.base_color_texture),
+        ("metallic-roughness", &m.metallic_roughness_texture),
+        ("normal", &m.normal_texture),
+        ("anisotropy", &aniso_texture),
+    ] {
+        if let Some(t) = t.as_ref().filter(|t| t.tex_coord != 0) {
+            warnings.push(format!(
+                "material '{}': the {what} texture reads UV set {}; only set 0 is loaded, so it is not drawn",
+                m.name, t.tex_coord
+            ));
+        }
+    }
+    let mut uniforms = MaterialUniforms {
+        base_color: m.base_color,
+        metallic: m.metallic,
+        roughness: m.roughness,
+        normal_scale: m.normal_texture.as_ref().map_or(1.0, |t| t.scale),
+        has_normal_map: f32::from(u8::from(
+            m.normal_texture.as_ref().is_some_and(|t| t.tex_coord == 0),
+        )),
+        anisotropy: m.anisotropy.as_ref().map_or(0.0, |a| a.strength),
+        ..MaterialUniforms::default()
+    };
+    uniforms.set_anisotropy_rotation(m.anisotropy.as_ref().map_or(0.0, |a| a.rotation));
+    Ok(SceneMaterial {
+        name: m.name.clone(),
+        uniforms,
+        base_color: texture(&m.base_color_texture)?,
+        metallic_roughness: texture(&m.metallic_roughness_texture)?,
+        normal: texture(&m.normal_texture)?,
+        normal_mips: None,
+        tangent_map: None,
+        anisotropy: texture(&aniso_texture)?,
+        packed_tangent_map: m
+            .tangent_map
+            .as_ref()
+            .map(|image| packed_map(path, &m.name, image, MapSpace::Tangent))
+            .transpose()?,
+    })
+}
+
+/// Where a loaded primitive's quaternion map comes from: the file's own object map, none
+/// without UV area, else a bake one texel per texel of the finer of the material's normal map
+/// and anisotropy texture (whose directions the map also carries).
+fn map_source(
+    path: &Path,
+    m: &mesh::Mesh,
+    p: &mesh::Primitive,
+    prepared: &Prepared,
+    material: Option<&SceneMaterial>,
+) -> Result<MapSource, SceneError> {
+    if let Some(packed) = &p.object_map {
+        return Ok(MapSource::Packed {
+            map: packed_map(path, &m.name, &packed.image, MapSpace::Object)?,
+            uvs: packed.uvs.as_ref().map(|uvs| {
+                prepared
+                    .source_vertex
+                    .iter()
+                    .map(|&v| uvs[v as usize])
+                    .collect()
+            }),
+        });
+    }
+    if p.uvs.is_none() || !has_uv_area(prepared) {
+        return Ok(MapSource::None);
+    }
+    let sized = material.and_then(|m| {
+        [m.normal.as_ref(), m.anisotropy.as_ref()]
+            .into_iter()
+            .flatten()
+            .map(RgbaImage::dimensions)
+            .max_by_key(|&(w, h)| w.max(h))
+    });
+    Ok(MapSource::Bake {
+        size: bake_size_for(sized),
+    })
+}
+
+/// The objects drawing scene mesh `index` (primitive `label` of `m`): one per instance (an
+/// identity one for a mesh no node places), skipping singular transforms with a warning.
+fn instances(
+    m: &mesh::Mesh,
+    label: &str,
+    index: usize,
+    warnings: &mut Vec<String>,
+) -> Vec<SceneObject> {
+    if m.instances.is_empty() {
+        return vec![SceneObject {
+            mesh: index,
+            model: Mat4::IDENTITY,
+            skin: None,
+        }];
+    }
+    let mut objects = Vec::new();
+    for inst in &m.instances {
+        // glTF: a skinned mesh ignores its node's transform; without skinning, its bind-pose
+        // vertices are drawn as they are.
+        let model = if inst.skin.is_some() {
+            Mat4::IDENTITY
+        } else {
+            inst.world
+        };
+        if Mat3::from_mat4(model).determinant().abs() < 1e-20 || !model.is_finite() {
+            warnings.push(format!(
+                "{label}: node {} has a singular or non-finite transform; instance skipped",
+                inst.node
+            ));
+            continue;
+        }
+        objects.push(SceneObject {
+            mesh: index,
+            model,
+            skin: inst.skin,
+        });
+    }
+    objects
 }
 
 /// A map embedded in a packed file: its KTX2 image read.
