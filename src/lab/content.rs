@@ -43,61 +43,7 @@ pub fn default_scene() -> Result<RenderScene, SceneError> {
         p.prepare()
             .map_err(|kind| SceneError::Mesh(MeshError::at(file, &p.label, kind)))
     };
-    let swirl = NormalMap::default_swirl().to_rgba8();
-    let hammered = NormalMap::from_height(256, 3.0, |u, v| {
-        // Overlapping dimples: a cosine bump on a jittered grid, periodic in u and v.
-        let (gu, gv) = (16.0f32, 8.0f32);
-        let (cu, cv) = ((u * gu).fract() - 0.5, (v * gv).fract() - 0.5);
-        let r = (cu * cu + cv * cv).sqrt() * 2.0;
-        let dimple = if r < 1.0 {
-            -(1.0 + (PI * r).cos()) * 0.5
-        } else {
-            0.0
-        };
-        dimple + 0.15 * (TAU * (3.0 * u + v)).sin()
-    })
-    .to_rgba8();
-    let materials = vec![
-        SceneMaterial {
-            normal: Some(swirl),
-            ..SceneMaterial::plain(
-                "copper",
-                MaterialUniforms {
-                    base_color: Vec4::new(0.95, 0.64, 0.54, 1.0),
-                    metallic: 1.0,
-                    roughness: 0.32,
-                    has_normal_map: 1.0,
-                    ..MaterialUniforms::default()
-                },
-            )
-        },
-        SceneMaterial {
-            normal: Some(hammered),
-            ..SceneMaterial::plain(
-                "glazed ceramic",
-                MaterialUniforms {
-                    base_color: Vec4::new(0.10, 0.32, 0.62, 1.0),
-                    metallic: 0.0,
-                    roughness: 0.22,
-                    has_normal_map: 1.0,
-                    ..MaterialUniforms::default()
-                },
-            )
-        },
-        SceneMaterial {
-            tangent_map: Some(Box::new(spun_metal_tangent_map(512))),
-            ..SceneMaterial::plain(
-                "spun aluminium",
-                MaterialUniforms {
-                    base_color: Vec4::new(0.91, 0.92, 0.92, 1.0),
-                    metallic: 1.0,
-                    roughness: 0.28,
-                    anisotropy: 0.85,
-                    ..MaterialUniforms::default()
-                },
-            )
-        },
-    ];
+    let materials = default_materials();
     let plate = prepare(plate(2.6))?;
     let meshes = vec![
         SceneMesh {
@@ -149,6 +95,66 @@ pub fn default_scene() -> Result<RenderScene, SceneError> {
         warnings: Vec::new(),
         source: None,
     })
+}
+
+/// The default scene's materials: copper with a swirl-and-bumps normal map, glazed ceramic with
+/// a hammered one, and spun aluminium with its authored tangent map.
+fn default_materials() -> Vec<SceneMaterial> {
+    let swirl = NormalMap::default_swirl().to_rgba8();
+    let hammered = NormalMap::from_height(256, 3.0, |u, v| {
+        // Overlapping dimples: a cosine bump on a jittered grid, periodic in u and v.
+        let (gu, gv) = (16.0f32, 8.0f32);
+        let (cu, cv) = ((u * gu).fract() - 0.5, (v * gv).fract() - 0.5);
+        let r = (cu * cu + cv * cv).sqrt() * 2.0;
+        let dimple = if r < 1.0 {
+            -(1.0 + (PI * r).cos()) * 0.5
+        } else {
+            0.0
+        };
+        dimple + 0.15 * (TAU * (3.0 * u + v)).sin()
+    })
+    .to_rgba8();
+    vec![
+        SceneMaterial {
+            normal: Some(swirl),
+            ..SceneMaterial::plain(
+                "copper",
+                MaterialUniforms {
+                    base_color: Vec4::new(0.95, 0.64, 0.54, 1.0),
+                    metallic: 1.0,
+                    roughness: 0.32,
+                    has_normal_map: 1.0,
+                    ..MaterialUniforms::default()
+                },
+            )
+        },
+        SceneMaterial {
+            normal: Some(hammered),
+            ..SceneMaterial::plain(
+                "glazed ceramic",
+                MaterialUniforms {
+                    base_color: Vec4::new(0.10, 0.32, 0.62, 1.0),
+                    metallic: 0.0,
+                    roughness: 0.22,
+                    has_normal_map: 1.0,
+                    ..MaterialUniforms::default()
+                },
+            )
+        },
+        SceneMaterial {
+            tangent_map: Some(Box::new(spun_metal_tangent_map(512))),
+            ..SceneMaterial::plain(
+                "spun aluminium",
+                MaterialUniforms {
+                    base_color: Vec4::new(0.91, 0.92, 0.92, 1.0),
+                    metallic: 1.0,
+                    roughness: 0.28,
+                    anisotropy: 0.85,
+                    ..MaterialUniforms::default()
+                },
+            )
+        },
+    ]
 }
 
 /// The spun-metal map: every texel's frame is the plate's own frame turned about its normal so

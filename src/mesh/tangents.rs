@@ -192,78 +192,146 @@ impl Primitive {
                 .filter(|t| degenerate_uv([0, 1, 2].map(|k| uvs[t[k] as usize])))
                 .count()
         });
-
-        // One frame per corner (3 per triangle), and whether it is a fallback.
-        let (corner_frames, corner_fallback, tangent_source): (
-            Vec<TangentFrame>,
-            Vec<bool>,
-            Source,
-        ) = // glTF 2.0 §3.7.2.1: without normals, supplied tangents must be ignored.
-            match (self.tangents.as_ref().filter(|_| self.normals.is_some()), &self.uvs) {
-            (Some(tangents), _) => {
-                let per_vertex: Vec<(TangentFrame, bool)> = (0..n_in)
-                    .map(
-                        |v| match TangentFrame::from_normal_tangent(normals[v], tangents[v]) {
-                            Ok(f) => (f, false),
-                            Err(_) => (
-                                frame_from_normal(normals[v], sign_or_one(tangents[v].w)),
-                                true,
-                            ),
-                        },
-                    )
-                    .collect();
-                let (f, b) = self.indices.iter().map(|&v| per_vertex[v as usize]).unzip();
-                (f, b, Source::Supplied)
-            }
-            (None, Some(uvs)) => {
-                let mut mikk = Mikk {
-                    positions: &self.positions,
-                    normals: &normals,
-                    uvs,
-                    indices: &self.indices,
-                    out: vec![None; self.indices.len()],
-                };
-                // The error type has no variants: generation cannot fail.
-                let _ = bevy_mikktspace::generate_tangents(&mut mikk);
-                let (f, b) = self
-                    .indices
-                    .iter()
-                    .zip(&mikk.out)
-                    .map(|(&v, ts)| {
-                        let n = normals[v as usize];
-                        ts.and_then(|ts| {
-                            TangentFrame::from_normal_tangent(n, Vec4::from(ts.tangent_encoded()))
-                                .ok()
-                        })
-                        .map_or_else(|| (frame_from_normal(n, 1.0), true), |f| (f, false))
-                    })
-                    .unzip();
-                (f, b, Source::Generated)
-            }
-            (None, None) => {
-                let f = self
-                    .indices
-                    .iter()
-                    .map(|&v| frame_from_normal(normals[v as usize], 1.0))
-                    .collect();
-                (f, vec![true; self.indices.len()], Source::FromNormal)
-            }
+        let (corners, tangent_source) = self.corner_frames(&normals);
+        let split = Split::new(&self.indices, n_in, &corners, &normals);
+        let Split {
+            source_vertex,
+            frames,
+            fallback,
+            indices,
+            split,
+            mirror_split,
+        } = split;
+        let stats = PrimitiveStats {
+            vertices_in: n_in,
+            vertices: frames.len(),
+            triangles: self.triangle_count(),
+            normals: normal_source,
+            tangents: tangent_source,
+            normal_fallbacks,
+            degenerate_uv_triangles,
+            mirrored_triangles: mirrored(&indices, &frames),
+            split_vertices: split,
+            mirror_split_vertices: mirror_split,
+            fallback_frames: fallback.iter().filter(|&&b| b).count(),
         };
+        let gather = |values: &[_]| source_vertex.iter().map(|&v| values[v as usize]).collect();
+        Ok(Prepared {
+            label: self.label.clone(),
+            positions: gather(&self.positions),
+            uvs: self.uvs.as_ref().map_or_else(
+                || vec![Vec2::ZERO; frames.len()],
+                |uv| source_vertex.iter().map(|&v| uv[v as usize]).collect(),
+            ),
+            joints: self
+                .joints
+                .iter()
+                .map(|j| source_vertex.iter().map(|&v| j[v as usize]).collect())
+                .collect(),
+            weights: self
+                .weights
+                .iter()
+                .map(|w| source_vertex.iter().map(|&v| w[v as usize]).collect())
+                .collect(),
+            frames,
+            indices,
+            source_vertex,
+            material: self.material,
+            stats,
+        })
+    }
 
-        // Split: corners of one vertex with different frames get vertices of their own.
+    /// One frame per corner (3 per triangle) with whether it is a fallback, and where the
+    /// tangents came from: supplied, MikkTSpace from the UVs, or from the normal alone.
+    fn corner_frames(&self, normals: &[Vec3]) -> (Vec<(TangentFrame, bool)>, Source) {
+        // glTF 2.0 §3.7.2.1: without normals, supplied tangents must be ignored.
+        match (
+            self.tangents.as_ref().filter(|_| self.normals.is_some()),
+            &self.uvs,
+        ) {
+            (Some(tangents), _) => {
+                let per_vertex: Vec<(TangentFrame, bool)> = normals
+                    .iter()
+                    .zip(tangents)
+                    .map(|(&n, &t)| match TangentFrame::from_normal_tangent(n, t) {
+                        Ok(f) => (f, false),
+                        Err(_) => (frame_from_normal(n, sign_or_one(t.w)), true),
+                    })
+                    .collect();
+                let corners = self.indices.iter().map(|&v| per_vertex[v as usize]);
+                (corners.collect(), Source::Supplied)
+            }
+            (None, Some(uvs)) => (self.mikktspace(normals, uvs), Source::Generated),
+            (None, None) => {
+                let corners = self
+                    .indices
+                    .iter()
+                    .map(|&v| (frame_from_normal(normals[v as usize], 1.0), true));
+                (corners.collect(), Source::FromNormal)
+            }
+        }
+    }
+
+    /// MikkTSpace corner frames; a corner it leaves without a usable tangent falls back to its
+    /// normal.
+    fn mikktspace(&self, normals: &[Vec3], uvs: &[Vec2]) -> Vec<(TangentFrame, bool)> {
+        let mut mikk = Mikk {
+            positions: &self.positions,
+            normals,
+            uvs,
+            indices: &self.indices,
+            out: vec![None; self.indices.len()],
+        };
+        // The error type has no variants: generation cannot fail.
+        let _ = bevy_mikktspace::generate_tangents(&mut mikk);
+        self.indices
+            .iter()
+            .zip(&mikk.out)
+            .map(|(&v, ts)| {
+                let n = normals[v as usize];
+                ts.and_then(|ts| {
+                    TangentFrame::from_normal_tangent(n, Vec4::from(ts.tangent_encoded())).ok()
+                })
+                .map_or_else(|| (frame_from_normal(n, 1.0), true), |f| (f, false))
+            })
+            .collect()
+    }
+}
+
+/// The vertices after splitting: corners of one vertex with different frames get vertices of
+/// their own.
+struct Split {
+    /// The file's vertex each vertex came from.
+    source_vertex: Vec<u32>,
+    frames: Vec<TangentFrame>,
+    /// Whether each vertex's frame is a fallback.
+    fallback: Vec<bool>,
+    indices: Vec<u32>,
+    /// Vertices added.
+    split: usize,
+    /// Of those, vertices added because the handedness differs.
+    mirror_split: usize,
+}
+
+impl Split {
+    fn new(
+        triangles: &[u32],
+        n_in: usize,
+        corners: &[(TangentFrame, bool)],
+        normals: &[Vec3],
+    ) -> Self {
         let mut source_vertex: Vec<u32> = (0..n_in as u32).collect();
         let mut frames: Vec<Option<TangentFrame>> = vec![None; n_in];
         let mut fallback = vec![false; n_in];
         let mut extra: HashMap<(u32, [u32; 9]), u32> = HashMap::new();
         let (mut split, mut mirror_split) = (0, 0);
-        let mut indices = Vec::with_capacity(self.indices.len());
-        for (c, &v) in self.indices.iter().enumerate() {
-            let f = corner_frames[c];
+        let mut indices = Vec::with_capacity(triangles.len());
+        for (&v, &(f, corner_fallback)) in triangles.iter().zip(corners) {
             let vi = v as usize;
             let out = match frames[vi] {
                 None => {
                     frames[vi] = Some(f);
-                    fallback[vi] = corner_fallback[c];
+                    fallback[vi] = corner_fallback;
                     v
                 }
                 Some(g) if g == f => v,
@@ -273,7 +341,7 @@ impl Primitive {
                         mirror_split += 1;
                     }
                     frames.push(Some(f));
-                    fallback.push(corner_fallback[c]);
+                    fallback.push(corner_fallback);
                     source_vertex.push(v);
                     (frames.len() - 1) as u32
                 }),
@@ -292,47 +360,14 @@ impl Primitive {
                 })
             })
             .collect();
-        let mirrored_triangles = mirrored(&indices, &frames);
-        let pick = |i: &u32| *i as usize;
-        let stats = PrimitiveStats {
-            vertices_in: n_in,
-            vertices: frames.len(),
-            triangles: self.triangle_count(),
-            normals: normal_source,
-            tangents: tangent_source,
-            normal_fallbacks,
-            degenerate_uv_triangles,
-            mirrored_triangles,
-            split_vertices: split,
-            mirror_split_vertices: mirror_split,
-            fallback_frames: fallback.iter().filter(|&&b| b).count(),
-        };
-        Ok(Prepared {
-            label: self.label.clone(),
-            positions: source_vertex
-                .iter()
-                .map(|v| self.positions[pick(v)])
-                .collect(),
-            uvs: self.uvs.as_ref().map_or_else(
-                || vec![Vec2::ZERO; frames.len()],
-                |uv| source_vertex.iter().map(|v| uv[pick(v)]).collect(),
-            ),
-            joints: self
-                .joints
-                .iter()
-                .map(|j| source_vertex.iter().map(|v| j[pick(v)]).collect())
-                .collect(),
-            weights: self
-                .weights
-                .iter()
-                .map(|w| source_vertex.iter().map(|v| w[pick(v)]).collect())
-                .collect(),
-            frames,
-            indices,
+        Self {
             source_vertex,
-            material: self.material,
-            stats,
-        })
+            frames,
+            fallback,
+            indices,
+            split,
+            mirror_split,
+        }
     }
 }
 
