@@ -34,7 +34,7 @@ pub struct LocoFrame {
     pub clip_times: [f32; 2],
 }
 
-/// A rigid transform (rotation then translation), the seed's "target bone" and "animation
+/// A rigid transform (rotation then translation), the "target bone" and "animation
 /// origin" matrices without scale.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Rigid {
