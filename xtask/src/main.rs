@@ -258,6 +258,12 @@ fn quiet_mesa() {
     std::env::set_var("XDG_RUNTIME_DIR", &dir);
 }
 
+/// What to do when a real asset is missing: where they come from and how to name their folder.
+const ASSETS_HINT: &str = "the real assets (FlightHelmet, the Fox, SimpleSkin from \
+    github.com/KhronosGroup/glTF-Sample-Assets; OBJ files from pybullet_data) are not in the \
+    repository: README.md \"Real assets\" says which files to get; set QTANGENT_ASSETS to the \
+    folder holding their gltf/ and obj/";
+
 /// The shared assets folder: `$QTANGENT_ASSETS`, else `../shared/assets`.
 fn assets_dir(root: &Path) -> PathBuf {
     std::env::var_os("QTANGENT_ASSETS").map_or_else(|| root.join("../shared/assets"), PathBuf::from)
@@ -270,7 +276,7 @@ fn helmet_from_ktx2(root: &Path) -> Result<(), String> {
     let helmet = assets_dir(root).join("gltf/FlightHelmet/FlightHelmet.gltf");
     if !helmet.is_file() {
         eprintln!(
-            "xtask: {} not found (set QTANGENT_ASSETS to the shared assets folder); skipping FlightHelmet",
+            "xtask: {} not found; skipping FlightHelmet ({ASSETS_HINT})",
             helmet.display()
         );
         return Ok(());
@@ -360,7 +366,7 @@ fn animate_fox(root: &Path) -> Result<(), String> {
     let fox = assets_dir(root).join("gltf/Fox.glb");
     if !fox.is_file() {
         eprintln!(
-            "xtask: {} not found (set QTANGENT_ASSETS to the shared assets folder); skipping the animated Fox",
+            "xtask: {} not found; skipping the animated Fox ({ASSETS_HINT})",
             fox.display()
         );
         return Ok(());
