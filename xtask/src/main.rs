@@ -29,7 +29,9 @@
 //!   by `examples/frame_diff.rs` (`gltfpack_table.rs`, docs/GLTFPACK.md).
 
 mod gltfpack_table;
+mod not_run;
 mod npm;
+mod sizes;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -136,10 +138,11 @@ fn main() -> ExitCode {
     }
 }
 
-/// The project's test command, step by step, each timed: formatting, the crate without default
-/// features (no wgpu: the quaternion core alone), clippy with warnings denied (which makes the
-/// crate's `missing_docs` lint an error), the docs with warnings denied, then every test in
-/// release on the adapter `ensure_vulkan` set up.
+/// The project's test command, step by step, each timed: formatting, file sizes, the crate
+/// without default features (no wgpu: the quaternion core alone), clippy with warnings denied
+/// (which makes the crate's `missing_docs` and `too_many_lines` lints errors), the docs with
+/// warnings denied, then every test in release on the adapter `ensure_vulkan` set up, ending
+/// with one line counting the tests that did not run and why (`not_run.rs`).
 fn test(root: &Path, rest: &[String]) -> Result<(), String> {
     let step = |name: &str, f: &dyn Fn() -> Result<(), String>| -> Result<(), String> {
         let t = std::time::Instant::now();
@@ -157,6 +160,7 @@ fn test(root: &Path, rest: &[String]) -> Result<(), String> {
         cargo(root, &["fmt", "--all", "--", "--check"])
             .map_err(|e| format!("{e}: run `cargo fmt --all`"))
     })?;
+    step("file sizes", &|| sizes::check(root))?;
     step("no default features", &|| {
         cargo(
             root,
@@ -215,19 +219,25 @@ fn test(root: &Path, rest: &[String]) -> Result<(), String> {
     let judges = judges
         .into_inner()
         .map(|d| d.to_string_lossy().into_owned());
-    let env: Vec<(&str, &str)> = judges.iter().map(|d| (npm::ENV, d.as_str())).collect();
-    step("tests", &|| {
+    let record = not_run::Record::new()?;
+    let record_path = record.path();
+    let mut env: Vec<(&str, &str)> = judges.iter().map(|d| (npm::ENV, d.as_str())).collect();
+    env.push((not_run::ENV, &record_path));
+    let tests = step("tests", &|| {
         cargo_env(
             root,
             &[&["test", "--release", "--workspace"], &strs(rest)[..]].concat(),
             &env,
         )
-    })?;
-    eprintln!(
-        "xtask: test: every step passed in {:.1} s",
-        all.elapsed().as_secs_f64()
-    );
-    Ok(())
+    });
+    if tests.is_ok() {
+        eprintln!(
+            "xtask: test: every step passed in {:.1} s",
+            all.elapsed().as_secs_f64()
+        );
+    }
+    eprintln!("{}", record.summary());
+    tests
 }
 
 /// Mesa's Vulkan drivers print "XDG_RUNTIME_DIR is invalid or not set" on every run when the
