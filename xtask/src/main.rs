@@ -1,10 +1,12 @@
 //! `cargo xtask <command>`: the project's two commands and their helpers. std only, so it builds
 //! in seconds.
 //!
-//! - `cargo xtask test`  — sets up a Vulkan adapter if needed, checks formatting, builds and
-//!   unit-tests the crate without default features (no wgpu), runs clippy (warnings denied,
-//!   `missing_docs` included) and `cargo doc` (warnings denied), installs the pinned glTF
-//!   judges (`npm.rs`), then runs every test (release), printing how long each step took.
+//! - `cargo xtask test`  — sets up a Vulkan adapter if needed, checks formatting and file sizes
+//!   (`sizes.rs`), builds and unit-tests the crate without default features (no wgpu), runs
+//!   clippy (warnings denied, `missing_docs` and `too_many_lines` included) and `cargo doc`
+//!   (warnings denied), installs the pinned glTF judges (`npm.rs`), then runs every test
+//!   (release), printing how long each step took, and ends with one line counting the tests
+//!   that did not run and why (`not_run.rs`).
 //! - `cargo xtask demo`  — sets up a Vulkan adapter if needed, then runs the demo, the `bake`
 //!   tool on its embedded default (a tangent-space BC5 map in KTX2), the `render` tool on the
 //!   default scene in all four modes (compressed maps), FlightHelmet baked to KTX2 and rendered
@@ -38,10 +40,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
 const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|animate|aniso|bench|skin-bench|gpu-bundle|fuzz|npm|gltfpack-table> [ARGS...]
-  test        set up a Vulkan adapter if needed (lavapipe); check formatting; build and unit-test
-              the crate with --no-default-features; clippy --all-targets -D warnings; cargo doc
-              with warnings denied; install the pinned glTF judges (npm, when node is
-              present; required under CI); then cargo test --release --workspace [ARGS]
+  test        set up a Vulkan adapter if needed (lavapipe); check formatting and that no src/
+              file is over 800 lines; build and unit-test the crate with --no-default-features;
+              clippy --all-targets -D warnings; cargo doc with warnings denied; install the
+              pinned glTF judges (npm, when node is present; required under CI); then cargo
+              test --release --workspace [ARGS], and count the tests that did not run
   demo        set up a Vulkan adapter if needed, then run the demo (ARGS: frame count), the
               embed example (qtangent on an application's own device), bake
               the embedded default tangent-space map (BC5, KTX2) into qmaps/, render the
