@@ -23,13 +23,16 @@ use std::time::Instant;
 use clap::Parser;
 use glam::{Quat, Vec3};
 use qtangent::gpu::skin::SkinPipeline;
-use qtangent::gpu::skin_matrix::MatrixSkinPipeline;
-use qtangent::gpu::timing::{copy_bandwidth, median_dispatch_seconds};
 use qtangent::gpu::GpuContext;
+use qtangent::lab::skin_matrix::MatrixSkinPipeline;
+use qtangent::lab::timing::{copy_bandwidth, median_dispatch_seconds};
 use qtangent::skin::{Bone, Influences, SkinMethod, SkinVertices};
 use qtangent::{QTangent, TangentFrame};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
+
+#[path = "common/console.rs"]
+mod console;
 
 #[derive(Parser)]
 #[command(about = "Quaternion (LBS, DQS) against matrix-palette skinning; prints a table")]
@@ -56,7 +59,7 @@ struct Args {
 }
 
 fn main() {
-    qtangent::gpu::quiet_mesa_runtime_dir();
+    console::quiet_mesa();
     if let Err(e) = run() {
         eprintln!("skin_bench: {e}");
         std::process::exit(1);
@@ -122,11 +125,10 @@ fn variant(template: &SkinVertices, rng: &mut impl Rng, label: String) -> SkinVe
             Vec3::new(p.x * radius, p.y, p.z * radius) + jitter
         })
         .collect();
-    SkinVertices {
-        label,
-        positions,
-        ..template.clone()
-    }
+    let mut v = template.clone();
+    v.label = label;
+    v.positions = positions;
+    v
 }
 
 /// One instance's pose: a random placement (any rotation, within 50 units of the origin)
@@ -263,7 +265,7 @@ fn bench_size(
 fn fits(ctx: &GpuContext, vertices: u64, influences: usize) -> bool {
     let l = ctx.device.limits();
     let largest = vertices
-        * qtangent::gpu::skin_matrix::input_words(Influences::for_count(influences)) as u64
+        * qtangent::lab::skin_matrix::input_words(Influences::for_count(influences)) as u64
         * 4;
     largest <= l.max_storage_buffer_binding_size.min(l.max_buffer_size)
 }

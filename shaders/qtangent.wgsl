@@ -50,16 +50,33 @@ fn frame_from_quat(q: vec4<f32>, h: f32) -> Frame {
     return Frame(n, t, cross(n, t) * h, h);
 }
 
-// The QTangent convention: handedness is the sign of w (encoders keep |w| ≥ a bias matched to the
-// storage format, so w is never ±0).
+// A frame as stored: a rotation (any length; normalised by frame_from_quat) and the handedness
+// (±1). The Rust QTangent.
+struct QTangent {
+    q: vec4<f32>,
+    h: f32,
+}
+
+// The frame of a QTangent.
+fn frame_of(t: QTangent) -> Frame {
+    return frame_from_quat(t.q, t.h);
+}
+
+// The QTangent convention of f32x4, f16x4 and snorm16x4: handedness is the sign of w (encoders
+// keep |w| ≥ a bias matched to the storage format, so w is never ±0).
+fn qtangent_sign_w(q: vec4<f32>) -> QTangent {
+    return QTangent(q, select(1.0, -1.0, q.w < 0.0));
+}
+
+// The frame of a sign-of-w quaternion (f32x4, f16x4, snorm16x4 as fetched).
 fn tangent_frame(q: vec4<f32>) -> Frame {
-    return frame_from_quat(q, select(1.0, -1.0, q.w < 0.0));
+    return frame_of(qtangent_sign_w(q));
 }
 
 // ---- One function per format (src/format/ has the encoders and CPU decoders). ----
 // f32x4, f16x4 and snorm16x4 arrive as vec4<f32> (the vertex fetch or unpack_* below does the
-// unpacking) and go to tangent_frame; the packed formats have a frame function of their own,
-// named in their row of the format table.
+// unpacking) and go to qtangent_sign_w; the packed formats have a function of their own, named
+// in their row of the format table (a QTangent), and a frame_* wrapper.
 
 // F32x4: four f32 words.
 fn unpack_f32x4(w0: u32, w1: u32, w2: u32, w3: u32) -> vec4<f32> {
@@ -79,11 +96,15 @@ fn unpack_snorm16x4(w0: u32, w1: u32) -> vec4<f32> {
 // F16x3 (the format of "Quaternion Tricks", trick #3): x, y, z as f16 in the low 48 bits of
 // q = (lo, hi), w rebuilt as sqrt(max(0, 1 - x² - y² - z²)). Handedness in bit 14 of x (the top
 // exponent bit, always 0 for |x| < 2), cleared before unpacking.
-fn frame_f16x3(q: vec2<u32>) -> Frame {
+fn qtangent_f16x3(q: vec2<u32>) -> QTangent {
     let xy = unpack2x16float(q.x & ~0x4000u);
     let z = unpack2x16float(q.y).x;
     let w = sqrt(max(0.0, 1.0 - (xy.x * xy.x + xy.y * xy.y + z * z)));
-    return frame_from_quat(vec4<f32>(xy, z, w), select(1.0, -1.0, (q.x & 0x4000u) != 0u));
+    return QTangent(vec4<f32>(xy, z, w), select(1.0, -1.0, (q.x & 0x4000u) != 0u));
+}
+
+fn frame_f16x3(q: vec2<u32>) -> Frame {
+    return frame_of(qtangent_f16x3(q));
 }
 
 // The smallest-three steps (S3_STEP_15 for 32768 levels, S3_STEP_812 for 812), S3_LEVELS_4B and
@@ -104,23 +125,31 @@ fn s3_rebuild(index: u32, a: f32, b: f32, c: f32) -> vec4<f32> {
 
 // Smallest-three, 6 bytes: bits 0–14, 15–29, 30–44 the components, 45–46 the index, 47 the
 // handedness, in the low 48 bits of q = (lo, hi).
-fn frame_smallest3x6(q: vec2<u32>) -> Frame {
+fn qtangent_smallest3x6(q: vec2<u32>) -> QTangent {
     let lo = q.x;
     let hi = q.y;
     let a = f32(lo & 0x7fffu) * S3_STEP_15 - S3_HALF_RANGE;
     let b = f32((lo >> 15u) & 0x7fffu) * S3_STEP_15 - S3_HALF_RANGE;
     let c = f32((lo >> 30u) | ((hi & 0x1fffu) << 2u)) * S3_STEP_15 - S3_HALF_RANGE;
     let r = s3_rebuild((hi >> 13u) & 3u, a, b, c);
-    return frame_from_quat(r, select(1.0, -1.0, ((hi >> 15u) & 1u) == 1u));
+    return QTangent(r, select(1.0, -1.0, ((hi >> 15u) & 1u) == 1u));
+}
+
+fn frame_smallest3x6(q: vec2<u32>) -> Frame {
+    return frame_of(qtangent_smallest3x6(q));
 }
 
 // Smallest-three, 4 bytes: bits 0–28 the mixed-radix number c0 + 812·(c1 + 812·c2), 29–30 the
 // index, 31 the handedness.
-fn frame_smallest3x4(v: u32) -> Frame {
+fn qtangent_smallest3x4(v: u32) -> QTangent {
     let packed = v & 0x1fffffffu;
     let a = f32(packed % S3_LEVELS_4B) * S3_STEP_812 - S3_HALF_RANGE;
     let b = f32((packed / S3_LEVELS_4B) % S3_LEVELS_4B) * S3_STEP_812 - S3_HALF_RANGE;
     let c = f32(packed / (S3_LEVELS_4B * S3_LEVELS_4B)) * S3_STEP_812 - S3_HALF_RANGE;
     let q = s3_rebuild((v >> 29u) & 3u, a, b, c);
-    return frame_from_quat(q, select(1.0, -1.0, (v >> 31u) == 1u));
+    return QTangent(q, select(1.0, -1.0, (v >> 31u) == 1u));
+}
+
+fn frame_smallest3x4(v: u32) -> Frame {
+    return frame_of(qtangent_smallest3x4(v));
 }

@@ -1,13 +1,14 @@
 // skin.wgsl — batch skinning with quaternion bones: one dispatch skins every instance of a batch
 // (many meshes and/or many copies of one mesh, each with its own bone palette).
 //
-// After the generated header, qtangent.wgsl (quat_to_mat3, unpack_snorm16x4) and skin_batch.wgsl (params,
-// instance table, binary search). CPU side: src/skin/mod.rs (bones,
+// After the generated header, qtangent.wgsl (quat_to_mat3, the per-format decode) and
+// skin_batch.wgsl (params, instance table, binary search). CPU side: src/skin/mod.rs (bones,
 // packed layout, the f64 reference this kernel is tested against), src/gpu/skin.rs (buffers).
 //
-// Input vertex (u32 words): x y z (f32 bits), q.xy q.zw (snorm16 pairs, handedness in the sign
-// of w), then INFLUENCES/4 words of joint indices (u8 each) and INFLUENCES/4 words of weights
-// (unorm8 each). 28 bytes with 4 influences, 36 with 8.
+// Input vertex (u32 words): x y z (f32 bits), the qtangent in QTANGENT_FORMAT (its bytes, padded
+// to whole words: 1, 2 or 4 words), then INFLUENCES/4 words of joint indices (u8 each) and
+// INFLUENCES/4 words of weights (unorm8 each). With snorm16x4: 28 bytes with 4 influences, 36
+// with 8.
 // Output vertex: x y z (f32 bits), q.xy q.zw (snorm16): 20 bytes, a vertex buffer as it stands.
 // Bones: unit quaternion + translation + uniform scale, converted here (matrix for LBS, dual
 // quaternion for DQS) per influence.
@@ -17,6 +18,8 @@
 override SKIN_METHOD: u32 = SKIN_METHOD_LBS;
 // 4 or 8 influences per vertex.
 override INFLUENCES: u32 = 4u;
+// The format of the input qtangents (codes generated from the format table).
+override QTANGENT_FORMAT: u32 = FORMAT_SNORM16X4;
 
 // Most refinement steps of the LBS polar rotation (see polar_rotation): Newton from the blended
 // quaternion usually converges in two or three.
@@ -92,26 +95,41 @@ fn polar_rotation(a: mat3x3<f32>, start: vec4<f32>) -> vec4<f32> {
     return q;
 }
 
-// Packs the skinned frame r·q with q's handedness (the sign of its w) as snorm16x4, w kept at
-// least SNORM16_W_BIAS away from 0 (src/format/sign_w.rs: signed_w, with round-to-nearest instead
-// of the CPU's rounding search).
-fn pack_frame(r: vec4<f32>, q_in: vec4<f32>) -> vec2<u32> {
-    let q = quat_mul(r, normalize(q_in));
+// Packs the skinned frame r·q with the input's handedness as snorm16x4, w kept at least
+// SNORM16_W_BIAS away from 0 (src/format/sign_w.rs: signed_w, with round-to-nearest instead of
+// the CPU's rounding search).
+fn pack_frame(r: vec4<f32>, q_in: QTangent) -> vec2<u32> {
+    let q = quat_mul(r, normalize(q_in.q));
     var v = select(q, -q, q.w < 0.0);
     if (v.w < SNORM16_W_BIAS) {
         let s = sqrt(1.0 - SNORM16_W_BIAS * SNORM16_W_BIAS) / max(length(v.xyz), 1.175494351e-38);
         v = vec4<f32>(v.xyz * s, SNORM16_W_BIAS);
     }
-    if (q_in.w < 0.0) {
+    if (q_in.h < 0.0) {
         v = -v;
     }
     return vec2<u32>(pack2x16snorm(v.xy), pack2x16snorm(v.zw));
 }
 
+// Words of the input qtangent: its bytes rounded up to whole words.
+fn record_words() -> u32 {
+    return (qtangent_format_bytes(QTANGENT_FORMAT) + 3u) / 4u;
+}
+
+// The input qtangent of the vertex at word `base`.
+fn input_qtangent(base: u32) -> QTangent {
+    var w = vec4<u32>(0u);
+    for (var k = 0u; k < record_words(); k++) {
+        w[k] = vertices[base + 3u + k];
+    }
+    return qtangent_record_qtangent(QTANGENT_FORMAT, w);
+}
+
 // Joint index and weight of influence k of the vertex at word `base`.
 fn influence(base: u32, k: u32) -> vec2<u32> {
-    let joints = vertices[base + 5u + k / 4u];
-    let weights = vertices[base + 5u + INFLUENCES / 4u + k / 4u];
+    let first = base + 3u + record_words();
+    let joints = vertices[first + k / 4u];
+    let weights = vertices[first + INFLUENCES / 4u + k / 4u];
     let shift = (k % 4u) * 8u;
     return vec2<u32>((joints >> shift) & 0xffu, (weights >> shift) & 0xffu);
 }
@@ -123,10 +141,10 @@ fn skin(@builtin(global_invocation_id) id: vec3<u32>) {
         return;
     }
     let inst = find_instance(g);
-    let base = input_vertex(inst, g) * (5u + INFLUENCES / 2u);
+    let base = input_vertex(inst, g) * (3u + record_words() + INFLUENCES / 2u);
     let p = vec3<f32>(bitcast<f32>(vertices[base]), bitcast<f32>(vertices[base + 1u]),
         bitcast<f32>(vertices[base + 2u]));
-    let q_in = unpack_snorm16x4(vertices[base + 3u], vertices[base + 4u]);
+    let q_in = input_qtangent(base);
     let last = max(inst.bone_count, 1u) - 1u;
 
     var total = 0.0;

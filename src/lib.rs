@@ -54,6 +54,8 @@ pub mod frame;
 pub mod gpu;
 #[cfg(feature = "pipeline")]
 pub mod ktx2;
+#[cfg(feature = "lab")]
+pub mod lab;
 pub mod measure;
 #[cfg(feature = "pipeline")]
 pub mod mesh;
@@ -65,6 +67,7 @@ pub mod qmap;
 pub mod quat;
 #[cfg(feature = "pipeline")]
 pub mod render;
+#[cfg(feature = "pipeline")]
 mod report;
 #[cfg(feature = "pipeline")]
 pub mod skin;
@@ -73,6 +76,7 @@ mod testing;
 
 pub use format::Format;
 pub use names::ParseNameError;
+#[cfg(feature = "pipeline")]
 pub use report::{Listener, Progress, Warning, WarningKind};
 
 // The README's snippets compile and run as doc tests.

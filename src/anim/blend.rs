@@ -384,6 +384,11 @@ impl Locomotion {
         self.root_velocity_of(clip.index(), t)
     }
 
+    /// Both clips' durations in seconds, by per-clip array index.
+    pub(super) fn durations(&self) -> [f64; 2] {
+        self.gaits.each_ref().map(|g| f64::from(g.duration))
+    }
+
     /// [`Locomotion::root`] by per-clip array index.
     pub(super) fn root_of(&self, c: usize, t: f64) -> Vec3 {
         let g = &self.gaits[c];

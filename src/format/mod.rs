@@ -33,9 +33,7 @@ use crate::frame::QTangent;
 // The skinning reference packs snorm16 frames by rounding to nearest, as the kernel does; the
 // WGSL header carries the smallest-three constants and the snorm16 w bias.
 #[cfg(feature = "pipeline")]
-pub(crate) use sign_w::{
-    decode_snorm16x4, encode_snorm16x4_nearest, SNORM16_NEAREST_BOUND_DEG, SNORM16_W_BIAS,
-};
+pub(crate) use sign_w::{decode_snorm16x4, SNORM16_NEAREST_BOUND_DEG, SNORM16_W_BIAS};
 #[cfg(feature = "gpu")]
 pub(crate) use smallest3::{smallest3_step, S3X4_LEVELS, S3X6_LEVELS};
 
@@ -128,9 +126,10 @@ pub(crate) struct Info {
     /// How the GPU fetches it.
     #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
     pub fetch: Fetch,
-    /// The WGSL function (in `shaders/qtangent.wgsl`) taking the fetched attribute to a `Frame`.
+    /// The WGSL function (in `shaders/qtangent.wgsl`) taking the fetched attribute to a
+    /// `QTangent` (rotation and handedness).
     #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
-    pub wgsl_frame: &'static str,
+    pub wgsl_qtangent: &'static str,
     /// Its `_QTANGENT` accessor.
     #[cfg_attr(not(feature = "gltf"), allow(dead_code))]
     pub gltf: GltfLayout,
@@ -169,7 +168,7 @@ impl Format {
                 bytes: 16,
                 max_error_deg: 0.01,
                 fetch: Fetch::Float32x4,
-                wgsl_frame: "tangent_frame",
+                wgsl_qtangent: "qtangent_sign_w",
                 gltf: gltf(GLTF_FLOAT, 4, false),
                 encode: sign_w::write_f32x4,
                 decode: sign_w::read_f32x4,
@@ -180,7 +179,7 @@ impl Format {
                 bytes: 8,
                 max_error_deg: 0.05,
                 fetch: Fetch::Float16x4,
-                wgsl_frame: "tangent_frame",
+                wgsl_qtangent: "qtangent_sign_w",
                 gltf: gltf(GLTF_SHORT, 4, false),
                 encode: sign_w::write_f16x4,
                 decode: sign_w::read_f16x4,
@@ -191,7 +190,7 @@ impl Format {
                 bytes: 8,
                 max_error_deg: 0.004,
                 fetch: Fetch::Snorm16x4,
-                wgsl_frame: "tangent_frame",
+                wgsl_qtangent: "qtangent_sign_w",
                 gltf: gltf(GLTF_SHORT, 4, true),
                 encode: sign_w::write_snorm16x4,
                 decode: sign_w::read_snorm16x4,
@@ -202,7 +201,7 @@ impl Format {
                 bytes: 6,
                 max_error_deg: 3.34,
                 fetch: Fetch::Uint32x2,
-                wgsl_frame: "frame_f16x3",
+                wgsl_qtangent: "qtangent_f16x3",
                 gltf: gltf(GLTF_SHORT, 3, false),
                 encode: f16x3::write,
                 decode: f16x3::read,
@@ -213,7 +212,7 @@ impl Format {
                 bytes: 6,
                 max_error_deg: 0.007,
                 fetch: Fetch::Uint32x2,
-                wgsl_frame: "frame_smallest3x6",
+                wgsl_qtangent: "qtangent_smallest3x6",
                 gltf: gltf(GLTF_SHORT, 3, false),
                 encode: smallest3::write_6,
                 decode: smallest3::read_6,
@@ -224,7 +223,7 @@ impl Format {
                 bytes: 4,
                 max_error_deg: 0.25,
                 fetch: Fetch::Uint32,
-                wgsl_frame: "frame_smallest3x4",
+                wgsl_qtangent: "qtangent_smallest3x4",
                 gltf: gltf(GLTF_SHORT, 2, false),
                 encode: smallest3::write_4,
                 decode: smallest3::read_4,

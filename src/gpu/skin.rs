@@ -5,10 +5,11 @@
 //!
 //! The CPU side (bones, the packed layout, the f64 reference) is [`crate::skin`].
 
+use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::Mutex;
 
-use wgpu::util::DeviceExt;
-
+use super::kit::{self, Access};
 use super::wgsl::Stage;
 use super::{GpuContext, GpuError, StageNeeds};
 
@@ -23,6 +24,7 @@ pub const NEEDS: StageNeeds = StageNeeds {
 };
 use crate::anim::Transform;
 use crate::skin::{Bone, Influences, Rig, SkinMethod, SkinVertices, SkinnedVertex, OUTPUT_WORDS};
+use crate::Format;
 
 /// `@workgroup_size` of `skin` in `shaders/skin.wgsl` and of `skin_matrix` in
 /// `shaders/skin_matrix.wgsl` (both dispatched by [`BatchCore`]).
@@ -89,11 +91,21 @@ pub fn uv_layout() -> wgpu::VertexBufferLayout<'static> {
     }
 }
 
-/// The compiled kernel: a pipeline per method and influence count.
+/// The compiled kernel: a pipeline per method, influence count and input format, made on first
+/// use and kept.
 pub struct SkinPipeline {
     layout: wgpu::BindGroupLayout,
-    /// `[method][influences]`: Linear, DualQuaternion × Four, Eight.
-    pipelines: [[wgpu::ComputePipeline; 2]; 2],
+    pipeline_layout: wgpu::PipelineLayout,
+    module: wgpu::ShaderModule,
+    pipelines: Mutex<HashMap<PipelineKey, wgpu::ComputePipeline>>,
+}
+
+/// What a skinning pipeline is specialised for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+struct PipelineKey {
+    method: SkinMethod,
+    influences: Influences,
+    format: Format,
 }
 
 /// Where one instance of a batch reads and writes.
@@ -113,35 +125,32 @@ pub struct SkinBatch {
     pub method: SkinMethod,
     /// Influences per vertex the meshes were packed with.
     pub influences: Influences,
+    /// The format of the input qtangents (every mesh's).
+    pub format: Format,
     core: BatchCore,
+    /// One pipeline per method, in [`SkinMethod::ALL`] order.
     pipelines: [wgpu::ComputePipeline; 2],
 }
 
 /// The bind group layout of both skinning kernels (this one and [`super::skin_matrix`]):
 /// 0 params (uniform), 1 packed vertices, 2 instance table, 3 palette (read-only storage),
 /// 4 output (read-write storage).
-pub(crate) fn batch_layout(device: &wgpu::Device, label: &str) -> wgpu::BindGroupLayout {
-    let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    };
-    let read = wgpu::BufferBindingType::Storage { read_only: true };
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some(label),
-        entries: &[
-            entry(0, wgpu::BufferBindingType::Uniform),
-            entry(1, read),
-            entry(2, read),
-            entry(3, read),
-            entry(4, wgpu::BufferBindingType::Storage { read_only: false }),
+pub(crate) fn batch_layout(
+    device: &wgpu::Device,
+    label: &str,
+) -> (wgpu::BindGroupLayout, wgpu::PipelineLayout) {
+    let compute = wgpu::ShaderStages::COMPUTE;
+    kit::layouts(
+        device,
+        label,
+        &[
+            kit::uniform_entry(0, compute),
+            kit::storage_entry(1, compute, Access::Read),
+            kit::storage_entry(2, compute, Access::Read),
+            kit::storage_entry(3, compute, Access::Read),
+            kit::storage_entry(4, compute, Access::ReadWrite),
         ],
-    })
+    )
 }
 
 /// The influence count that holds every mesh's vertices, after checking the batch is not
@@ -151,15 +160,15 @@ pub(crate) fn batch_influences(
     instances: &[usize],
 ) -> Result<Influences, GpuError> {
     if instances.is_empty() {
-        return Err(GpuError::Input(
-            "a skinning batch needs at least one instance".into(),
-        ));
+        return Err(GpuError::Empty {
+            what: "the skinning batch's instances",
+        });
     }
     if let Some(m) = meshes.iter().find(|m| m.is_empty() || m.joint_count == 0) {
-        return Err(GpuError::Input(format!(
-            "{}: a skinned mesh needs vertices and joints",
-            m.label
-        )));
+        return Err(GpuError::Invalid {
+            what: m.label.clone(),
+            reason: "a skinned mesh needs vertices and joints",
+        });
     }
     Ok(Influences::for_count(
         meshes.iter().map(|m| m.max_influences()).max().unwrap_or(1),
@@ -193,6 +202,81 @@ pub(crate) struct BatchCore {
     bind_group: wgpu::BindGroup,
 }
 
+/// Where each instance of a batch reads and writes, as the kernel's table and as ranges.
+struct InstanceTable {
+    gpu: Vec<GpuInstance>,
+    ranges: Vec<InstanceRange>,
+    /// Output vertices of every instance.
+    vertices: u64,
+    /// Palette entries of every instance.
+    bones: u64,
+}
+
+impl InstanceTable {
+    /// One entry per element of `instances` (an index into `meshes`, whose packed vertices
+    /// `desc.words` holds in order), each with a palette of its mesh's `joint_count` entries.
+    fn new(
+        meshes: &[&SkinVertices],
+        instances: &[usize],
+        desc: &BatchDesc<'_>,
+    ) -> Result<Self, GpuError> {
+        let mut vertex_base = Vec::with_capacity(meshes.len());
+        let mut first = 0u64;
+        for m in meshes {
+            vertex_base.push(first);
+            first += m.len() as u64;
+        }
+        if desc.words.len() as u64 != first * desc.words_per_vertex as u64 {
+            return Err(GpuError::Count {
+                what: format!("{}: packed words for {first} vertices", desc.label),
+                found: desc.words.len() as u64,
+                expected: first * desc.words_per_vertex as u64,
+            });
+        }
+        let mut table = Self {
+            gpu: Vec::with_capacity(instances.len()),
+            ranges: Vec::with_capacity(instances.len()),
+            vertices: 0,
+            bones: 0,
+        };
+        for (i, &mesh) in instances.iter().enumerate() {
+            let m = meshes.get(mesh).ok_or_else(|| GpuError::OutOfRange {
+                what: format!("the mesh of skinning instance {i}"),
+                index: mesh,
+                len: meshes.len(),
+            })?;
+            let (out, bone) = (table.vertices, table.bones);
+            let (n, b) = (m.len() as u64, m.joint_count as u64);
+            let needed = (out + n).max(bone + b).max(first);
+            if needed > u64::from(u32::MAX) {
+                return Err(GpuError::TooLarge {
+                    what: format!(
+                        "a skinning batch of {} instances (vertices and bones, counted)",
+                        instances.len()
+                    ),
+                    needed,
+                    limit: u64::from(u32::MAX),
+                    limit_name: "u32 vertex and bone indices",
+                });
+            }
+            table.gpu.push(GpuInstance {
+                output_base: out as u32,
+                vertex_base: vertex_base[mesh] as u32,
+                bone_base: bone as u32,
+                bone_count: b as u32,
+            });
+            table.ranges.push(InstanceRange {
+                mesh,
+                output: out as u32..(out + n) as u32,
+                bones: bone as u32..(bone + b) as u32,
+            });
+            table.vertices += n;
+            table.bones += b;
+        }
+        Ok(table)
+    }
+}
+
 impl BatchCore {
     /// Lays out one instance per entry of `instances` (an index into `meshes`, whose packed
     /// vertices `desc.words` holds in order), each with a palette of its mesh's `joint_count`
@@ -205,58 +289,8 @@ impl BatchCore {
         desc: &BatchDesc<'_>,
     ) -> Result<Self, GpuError> {
         let label = desc.label;
-        let mut vertex_base = Vec::with_capacity(meshes.len());
-        let mut first = 0u64;
-        for m in meshes {
-            vertex_base.push(first);
-            first += m.len() as u64;
-        }
-        if desc.words.len() as u64 != first * desc.words_per_vertex as u64 {
-            return Err(GpuError::Input(format!(
-                "{label}: {} packed words for {first} vertices of {} words",
-                desc.words.len(),
-                desc.words_per_vertex
-            )));
-        }
-        let mut gpu_instances = Vec::with_capacity(instances.len());
-        let mut ranges = Vec::with_capacity(instances.len());
-        let (mut out, mut bone) = (0u64, 0u64);
-        for (i, &mesh) in instances.iter().enumerate() {
-            let m = meshes.get(mesh).ok_or_else(|| {
-                GpuError::Input(format!(
-                    "instance {i} names mesh {mesh}; the batch has {} meshes",
-                    meshes.len()
-                ))
-            })?;
-            let (n, b) = (m.len() as u64, m.joint_count as u64);
-            if out + n > u64::from(u32::MAX)
-                || bone + b > u64::from(u32::MAX)
-                || first > u64::from(u32::MAX)
-            {
-                return Err(GpuError::TooLarge {
-                    what: format!(
-                        "a skinning batch of {} instances (vertices and bones, counted)",
-                        instances.len()
-                    ),
-                    needed: (out + n).max(bone + b).max(first),
-                    limit: u64::from(u32::MAX),
-                    limit_name: "u32 vertex and bone indices",
-                });
-            }
-            gpu_instances.push(GpuInstance {
-                output_base: out as u32,
-                vertex_base: vertex_base[mesh] as u32,
-                bone_base: bone as u32,
-                bone_count: b as u32,
-            });
-            ranges.push(InstanceRange {
-                mesh,
-                output: out as u32..(out + n) as u32,
-                bones: bone as u32..(bone + b) as u32,
-            });
-            out += n;
-            bone += b;
-        }
+        let table = InstanceTable::new(meshes, instances, desc)?;
+        let (out, bone) = (table.vertices, table.bones);
         let input_bytes = desc.words.len() as u64 * 4;
         let output_bytes = out * desc.output_vertex_bytes;
         let palette_bytes = bone * desc.identity_bone.len() as u64;
@@ -265,7 +299,7 @@ impl BatchCore {
         ctx.check_storage_size(&format!("the {label} palettes"), palette_bytes)?;
         ctx.check_storage_size(
             "the instance table (16 B an instance)",
-            gpu_instances.len() as u64 * 16,
+            table.gpu.len() as u64 * 16,
         )?;
         let groups = ctx.dispatch_grid(
             out,
@@ -274,18 +308,14 @@ impl BatchCore {
         )?;
         let params = Params {
             vertex_count: out as u32,
-            instance_count: gpu_instances.len() as u32,
+            instance_count: table.gpu.len() as u32,
             row_stride: groups[0] * WORKGROUP,
             pad: 0,
         };
         ctx.scoped(&format!("uploading a {label} batch"), || {
             let device = &ctx.device;
             let init = |what: &str, contents: &[u8], usage| {
-                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some(&format!("{label} {what}")),
-                    contents,
-                    usage,
-                })
+                kit::buffer(device, &format!("{label} {what}"), contents, usage)
             };
             let storage = wgpu::BufferUsages::STORAGE;
             let uniform = init(
@@ -294,7 +324,7 @@ impl BatchCore {
                 wgpu::BufferUsages::UNIFORM,
             );
             let input = init("vertices", bytemuck::cast_slice(desc.words), storage);
-            let table = init("instances", bytemuck::cast_slice(&gpu_instances), storage);
+            let instances = init("instances", bytemuck::cast_slice(&table.gpu), storage);
             let identity = desc.identity_bone.repeat(bone as usize);
             let palette = init("palette", &identity, storage | wgpu::BufferUsages::COPY_DST);
             let output = device.create_buffer(&wgpu::BufferDescriptor {
@@ -306,22 +336,11 @@ impl BatchCore {
                     | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
-            let resources = [&uniform, &input, &table, &palette, &output];
-            let entries: Vec<wgpu::BindGroupEntry<'_>> = resources
-                .iter()
-                .enumerate()
-                .map(|(k, b)| wgpu::BindGroupEntry {
-                    binding: k as u32,
-                    resource: b.as_entire_binding(),
-                })
-                .collect();
-            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some(label),
-                layout,
-                entries: &entries,
-            });
+            let resources = [&uniform, &input, &instances, &palette, &output];
+            let resources = resources.map(wgpu::Buffer::as_entire_binding);
+            let bind_group = kit::bind_group(device, label, layout, &resources);
             BatchCore {
-                instances: ranges,
+                instances: table.ranges,
                 vertex_count: out as u32,
                 bone_count: bone as u32,
                 input_bytes,
@@ -338,10 +357,11 @@ impl BatchCore {
         if n == self.bone_count as usize {
             Ok(())
         } else {
-            Err(GpuError::Input(format!(
-                "the batch has {} bones in its palettes; {n} were given",
-                self.bone_count
-            )))
+            Err(GpuError::Count {
+                what: "bones given for the batch's palettes".into(),
+                found: n as u64,
+                expected: u64::from(self.bone_count),
+            })
         }
     }
 
@@ -373,61 +393,76 @@ impl BatchCore {
 }
 
 impl SkinPipeline {
-    /// Compiles `skin.wgsl` with every method and influence count.
+    /// Compiles `skin.wgsl`; its pipelines are made as batches need them.
     ///
     /// # Errors
-    /// [`GpuError::Wgpu`] if the shader or a pipeline fails validation.
+    /// [`GpuError::MissingLimit`] / [`GpuError::MissingCapability`] for a device short of
+    /// [`NEEDS`]; [`GpuError::Wgpu`] if the shader fails validation.
     pub fn new(ctx: &GpuContext) -> Result<Self, GpuError> {
         ctx.check(&NEEDS)?;
         ctx.scoped("compiling shaders/skin.wgsl", || {
             let device = &ctx.device;
             let module = Stage::Skin.module(device);
-            let layout = batch_layout(device, "skin");
-            let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("skin"),
-                bind_group_layouts: &[Some(&layout)],
-                immediate_size: 0,
-            });
-            let pipeline = |method: SkinMethod, influences: Influences| {
-                let constants = [
-                    ("SKIN_METHOD", f64::from(method.code())),
-                    ("INFLUENCES", influences.count() as f64),
-                ];
-                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(method.name()),
-                    layout: Some(&pipeline_layout),
-                    module: &module,
-                    entry_point: Some("skin"),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &constants,
-                        ..Default::default()
-                    },
-                    cache: None,
-                })
-            };
-            let pipelines = SkinMethod::ALL.map(|m| {
-                [
-                    pipeline(m, Influences::Four),
-                    pipeline(m, Influences::Eight),
-                ]
-            });
-            Self { layout, pipelines }
+            let (layout, pipeline_layout) = batch_layout(device, "skin");
+            Self {
+                layout,
+                pipeline_layout,
+                module,
+                pipelines: Mutex::new(HashMap::new()),
+            }
         })
     }
 
-    fn pipeline_pair(&self, influences: Influences) -> [wgpu::ComputePipeline; 2] {
-        let k = usize::from(influences == Influences::Eight);
-        [self.pipelines[0][k].clone(), self.pipelines[1][k].clone()]
+    /// The pipeline for `key`, compiled on first use.
+    fn pipeline(
+        &self,
+        ctx: &GpuContext,
+        key: PipelineKey,
+    ) -> Result<wgpu::ComputePipeline, GpuError> {
+        if let Some(p) = self
+            .pipelines
+            .lock()
+            .ok()
+            .and_then(|m| m.get(&key).cloned())
+        {
+            return Ok(p);
+        }
+        let constants = [
+            ("QTANGENT_FORMAT", f64::from(key.format.code())),
+            ("SKIN_METHOD", f64::from(key.method.code())),
+            ("INFLUENCES", key.influences.count() as f64),
+        ];
+        let label = format!(
+            "skin {} {} {}",
+            key.method,
+            key.influences.count(),
+            key.format
+        );
+        let pipeline = ctx.scoped(&format!("creating the {label} pipeline"), || {
+            kit::compute_pipeline(
+                &ctx.device,
+                &self.pipeline_layout,
+                &self.module,
+                "skin",
+                &constants,
+            )
+        })?;
+        if let Ok(mut m) = self.pipelines.lock() {
+            m.insert(key, pipeline.clone());
+        }
+        Ok(pipeline)
     }
 
     /// Uploads `meshes` once each and lays out one instance per entry of `instances` (an index
     /// into `meshes`), each with a palette of its mesh's `joint_count` bones. The influence
-    /// count is the smallest that holds every mesh's vertices. Bones start as the identity
+    /// count is the smallest that holds every mesh's vertices; every mesh must upload its
+    /// frames in the same format ([`SkinVertices::with_format`]). Bones start as the identity
     /// (the bind pose); set them with [`SkinBatch::set_bones`].
     ///
     /// # Errors
     /// [`GpuError::Input`] for an empty batch, an instance naming no mesh, a mesh with no
-    /// vertices; [`GpuError::TooLarge`] beyond the device's buffer or dispatch limits.
+    /// vertices, meshes in different formats; [`GpuError::TooLarge`] beyond the device's buffer
+    /// or dispatch limits.
     pub fn batch(
         &self,
         ctx: &GpuContext,
@@ -436,24 +471,44 @@ impl SkinPipeline {
         method: SkinMethod,
     ) -> Result<SkinBatch, GpuError> {
         let influences = batch_influences(meshes, instances)?;
+        let format = meshes.first().map_or(Format::Snorm16x4, |m| m.format());
+        if let Some(m) = meshes.iter().find(|m| m.format() != format) {
+            return Err(GpuError::Invalid {
+                what: format!(
+                    "{}: frames in {}, the batch's first mesh's {format}",
+                    m.label,
+                    m.format()
+                ),
+                reason: "a batch reads one format",
+            });
+        }
         let mut words = Vec::new();
         for m in meshes {
-            m.pack_into(influences, &mut words)
-                .map_err(|e| GpuError::Input(e.to_string()))?;
+            m.pack_into(influences, &mut words)?;
         }
         let desc = BatchDesc {
             label: "skin",
             words: &words,
-            words_per_vertex: influences.words(),
+            words_per_vertex: influences.words(format),
             output_vertex_bytes: OUTPUT_WORDS as u64 * 4,
             identity_bone: bytemuck::bytes_of(&Bone::IDENTITY),
         };
         let core = BatchCore::new(ctx, &self.layout, meshes, instances, &desc)?;
+        let key = |method| PipelineKey {
+            method,
+            influences,
+            format,
+        };
+        let pipelines = [
+            self.pipeline(ctx, key(SkinMethod::ALL[0]))?,
+            self.pipeline(ctx, key(SkinMethod::ALL[1]))?,
+        ];
         Ok(SkinBatch {
             method,
             influences,
+            format,
             core,
-            pipelines: self.pipeline_pair(influences),
+            pipelines,
         })
     }
 }
@@ -494,7 +549,7 @@ impl SkinBatch {
     /// output (20); bone reads are shared by a palette's vertices and not counted.
     #[must_use]
     pub fn bytes_per_vertex(&self) -> u64 {
-        (self.influences.words() + OUTPUT_WORDS) as u64 * 4
+        (self.influences.words(self.format) + OUTPUT_WORDS) as u64 * 4
     }
 
     /// Switches the method the next dispatches use (the buffers stay).
@@ -520,9 +575,10 @@ impl SkinBatch {
                 && q.length_squared() > 1e-12
                 && b.scale() > 0.0;
             if !ok {
-                return Err(GpuError::Input(format!(
-                    "bone {i} is not finite, its rotation is zero or its scale is not positive: {b:?}"
-                )));
+                return Err(GpuError::Invalid {
+                    what: format!("bone {i} ({b:?})"),
+                    reason: "not finite, a zero rotation or a scale that is not positive",
+                });
             }
             unit.push(Bone {
                 rotation: q.normalize().to_array(),
@@ -604,7 +660,9 @@ impl RigBatch {
         method: SkinMethod,
     ) -> Result<Self, GpuError> {
         if rig.is_empty() {
-            return Err(GpuError::Input("the rig has no skinned mesh".into()));
+            return Err(GpuError::Empty {
+                what: "the rig's skinned meshes",
+            });
         }
         let meshes: Vec<&SkinVertices> = rig.meshes().iter().map(|m| &m.vertices).collect();
         let instances: Vec<usize> = (0..meshes.len()).collect();
@@ -674,8 +732,7 @@ impl RigBatch {
         placement: glam::Mat4,
     ) -> Result<(), GpuError> {
         self.rig
-            .bones_into(local, placement, &mut self.world, &mut self.bones)
-            .map_err(|e| GpuError::Input(e.to_string()))?;
+            .bones_into(local, placement, &mut self.world, &mut self.bones)?;
         self.batch.set_bones(ctx, &self.bones)
     }
 }

@@ -174,7 +174,7 @@ impl Stage {
                 "MAP_DERIVED_HANDEDNESS",
                 "MAP_AXIAL",
             ],
-            Stage::Skin => &["SKIN_METHOD", "INFLUENCES"],
+            Stage::Skin => &["QTANGENT_FORMAT", "SKIN_METHOD", "INFLUENCES"],
             Stage::SkinMatrix => &["INFLUENCES"],
         }
     }
@@ -263,9 +263,9 @@ pub(crate) fn fetch_type(fetch: Fetch) -> (&'static str, &'static str) {
 /// the vertex fetch of `fetch` would give.
 fn from_words(fetch: Fetch) -> &'static str {
     match fetch {
-        Fetch::Float32x4 => "bitcast<vec4<f32>>(w)",
-        Fetch::Float16x4 => "vec4<f32>(unpack2x16float(w.x), unpack2x16float(w.y))",
-        Fetch::Snorm16x4 => "vec4<f32>(unpack2x16snorm(w.x), unpack2x16snorm(w.y))",
+        Fetch::Float32x4 => "unpack_f32x4(w.x, w.y, w.z, w.w)",
+        Fetch::Float16x4 => "unpack_f16x4(w.x, w.y)",
+        Fetch::Snorm16x4 => "unpack_snorm16x4(w.x, w.y)",
         Fetch::Uint32x2 => "w.xy",
         Fetch::Uint32 => "w.x",
     }
@@ -331,46 +331,48 @@ fn header() -> String {
     s
 }
 
-/// The per-format dispatch: a frame from a fetched attribute (one function per WGSL fetch type)
-/// and from a record's raw words, and each format's record size.
+/// The per-format dispatch, from the format table: a `QTangent` (rotation and handedness) and a
+/// `Frame` from a fetched attribute (one pair of functions per WGSL fetch type) and from a
+/// record's raw words, and each format's record size. Another format than the function's fetch
+/// type takes gives a zero rotation: a NaN frame.
 fn dispatch(s: &mut String) {
-    let fetches = [Fetch::Float32x4, Fetch::Uint32x2, Fetch::Uint32];
-    for fetch in fetches {
-        let (ty, suffix) = fetch_type(fetch);
-        let _ = writeln!(
-            s,
-            "// A frame from a vertex attribute fetched as {ty}; a NaN frame for another format.\n\
-             fn qtangent_frame_{suffix}(format: u32, q: {ty}) -> Frame {{\n    switch format {{"
-        );
-        for f in Format::ALL {
+    for (ty, suffix) in [
+        ("vec4<f32>", "vec4f"),
+        ("vec2<u32>", "vec2u"),
+        ("u32", "u32"),
+    ] {
+        let cases = Format::ALL.iter().filter_map(|f| {
             let info = f.info();
-            if fetch_type(info.fetch).1 == suffix {
-                let _ = writeln!(
-                    s,
-                    "        case {}: {{ return {}(q); }}",
-                    ident("FORMAT", f.name()),
-                    info.wgsl_frame
-                );
-            }
-        }
-        s.push_str("        default: { return frame_from_quat(vec4<f32>(0.0), 1.0); }\n    }\n}\n");
-    }
-    s.push_str(
-        "// A frame from a record's raw little-endian words (storage buffers).\n\
-         fn qtangent_record_frame(format: u32, w: vec4<u32>) -> Frame {\n    switch format {\n",
-    );
-    for f in Format::ALL {
-        let info = f.info();
+            (fetch_type(info.fetch).1 == suffix).then(|| (*f, format!("{}(q)", info.wgsl_qtangent)))
+        });
+        switch_fn(
+            s,
+            &format!("qtangent_qtangent_{suffix}"),
+            &format!("q: {ty}"),
+            cases,
+        );
         let _ = writeln!(
             s,
-            "        case {}: {{ return qtangent_frame_{}(format, {}); }}",
-            ident("FORMAT", f.name()),
-            fetch_type(info.fetch).1,
-            from_words(info.fetch)
+            "fn qtangent_frame_{suffix}(format: u32, q: {ty}) -> Frame {{\n    \
+             return frame_of(qtangent_qtangent_{suffix}(format, q));\n}}"
         );
     }
-    s.push_str("        default: { return frame_from_quat(vec4<f32>(0.0), 1.0); }\n    }\n}\n");
-    s.push_str("// Bytes of one record of each format.\nfn qtangent_format_bytes(format: u32) -> u32 {\n    switch format {\n");
+    let cases = Format::ALL.iter().map(|f| {
+        let fetch = f.info().fetch;
+        let call = format!(
+            "qtangent_qtangent_{}(format, {})",
+            fetch_type(fetch).1,
+            from_words(fetch)
+        );
+        (*f, call)
+    });
+    switch_fn(s, "qtangent_record_qtangent", "w: vec4<u32>", cases);
+    s.push_str(
+        "fn qtangent_record_frame(format: u32, w: vec4<u32>) -> Frame {\n    \
+         return frame_of(qtangent_record_qtangent(format, w));\n}\n\
+         // Bytes of one record of each format.\n\
+         fn qtangent_format_bytes(format: u32) -> u32 {\n    switch format {\n",
+    );
     for f in Format::ALL {
         let _ = writeln!(
             s,
@@ -380,6 +382,23 @@ fn dispatch(s: &mut String) {
         );
     }
     s.push_str("        default: { return 4u; }\n    }\n}\n");
+}
+
+/// `fn NAME(format: u32, ARG) -> QTangent` switching on the format code over `cases`
+/// (format, expression), a zero rotation by default.
+fn switch_fn(s: &mut String, name: &str, arg: &str, cases: impl Iterator<Item = (Format, String)>) {
+    let _ = writeln!(
+        s,
+        "fn {name}(format: u32, {arg}) -> QTangent {{\n    switch format {{"
+    );
+    for (f, expr) in cases {
+        let _ = writeln!(
+            s,
+            "        case {}: {{ return {expr}; }}",
+            ident("FORMAT", f.name())
+        );
+    }
+    s.push_str("        default: { return QTangent(vec4<f32>(0.0), 1.0); }\n    }\n}\n");
 }
 
 #[cfg(test)]

@@ -29,10 +29,9 @@
 
 use glam::{DMat3, DQuat, DVec3, Mat4, Quat, Vec3, Vec4};
 
-use crate::format::{
-    decode_snorm16x4, encode_snorm16x4_nearest, SNORM16_NEAREST_BOUND_DEG, SNORM16_W_BIAS,
-};
+use crate::format::{decode_snorm16x4, SNORM16_NEAREST_BOUND_DEG, SNORM16_W_BIAS};
 use crate::frame::QTangent;
+use crate::Format;
 
 pub mod rig;
 
@@ -44,9 +43,8 @@ pub const MAX_JOINTS: usize = 256;
 /// Influences per vertex at most (glTF `JOINTS_0/1`, `WEIGHTS_0/1`).
 pub const MAX_INFLUENCES: usize = 8;
 
-/// Words (u32) of the packed vertex before the influences: position (3 × f32) and the
-/// qtangent (Snorm16x4, 2 words).
-pub const BASE_WORDS: usize = 5;
+/// Words (u32) of the packed vertex before the qtangent: the position (3 × f32).
+const POSITION_WORDS: usize = 3;
 
 /// Words of a skinned output vertex: position (3 × f32) and the qtangent (Snorm16x4): 20 bytes,
 /// drawn directly as a vertex buffer.
@@ -93,10 +91,11 @@ impl Influences {
         }
     }
 
-    /// Words of one packed input vertex.
+    /// Words of one packed input vertex whose qtangent is in `format`: the position, the
+    /// qtangent's bytes rounded up to whole words, and the joints and weights.
     #[must_use]
-    pub const fn words(self) -> usize {
-        BASE_WORDS + self.count() / 2
+    pub const fn words(self, format: Format) -> usize {
+        POSITION_WORDS + format.bytes().div_ceil(4) + self.count() / 2
     }
 
     /// The smallest that holds `n` influences.
@@ -288,6 +287,20 @@ pub fn skin_matrices(
         .collect()
 }
 
+/// Why a vertex's influences cannot be packed.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+pub(crate) enum InfluenceError {
+    /// A weight below zero, NaN or infinite.
+    #[error("weight {weight} for joint {joint} is negative or not finite")]
+    Weight { joint: u16, weight: f32 },
+    /// A joint index the skin (or the packed layout's byte) does not have.
+    #[error("joint index {joint} is out of range (the skin has {joint_count} joints; the packed layout takes at most {MAX_JOINTS})")]
+    Joint { joint: u16, joint_count: usize },
+    /// Every weight is zero.
+    #[error("every weight is zero")]
+    AllZero,
+}
+
 /// One vertex's influences after packing: joint indices and weights in 1/255 units (summing to
 /// 255 exactly), largest first, zero-weight slots last.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -312,27 +325,27 @@ impl PackedInfluences {
     /// moves a weight).
     ///
     /// # Errors
-    /// A message for negative or non-finite weights, joints ≥ [`MAX_JOINTS`] or ≥ `joint_count`,
-    /// and a vertex whose weights are all zero.
-    pub fn quantise(
+    /// [`InfluenceError`] for negative or non-finite weights, joints ≥ [`MAX_JOINTS`] or ≥
+    /// `joint_count`, and a vertex whose weights are all zero.
+    pub(crate) fn quantise(
         influences: &[(u16, f32)],
         joint_count: usize,
-    ) -> Result<(Self, usize), String> {
+    ) -> Result<(Self, usize), InfluenceError> {
         let mut merged: Vec<(u16, f32)> = Vec::with_capacity(influences.len());
         for &(j, w) in influences {
             if !w.is_finite() || w < 0.0 {
-                return Err(format!(
-                    "weight {w} for joint {j} is negative or not finite"
-                ));
+                return Err(InfluenceError::Weight {
+                    joint: j,
+                    weight: w,
+                });
             }
             if w == 0.0 {
                 continue;
             }
             if usize::from(j) >= joint_count.min(MAX_JOINTS) {
-                return Err(if usize::from(j) >= joint_count {
-                    format!("joint index {j} is out of range (the skin has {joint_count} joints)")
-                } else {
-                    format!("joint index {j} does not fit the packed layout (at most {MAX_JOINTS} joints)")
+                return Err(InfluenceError::Joint {
+                    joint: j,
+                    joint_count,
                 });
             }
             match merged.iter_mut().find(|(mj, _)| *mj == j) {
@@ -345,7 +358,7 @@ impl PackedInfluences {
         merged.truncate(MAX_INFLUENCES);
         let total: f64 = merged.iter().map(|(_, w)| f64::from(*w)).sum();
         if total <= 0.0 {
-            return Err("every weight is zero".into());
+            return Err(InfluenceError::AllZero);
         }
         // Largest remainder: floor everything, then hand the missing steps to the largest
         // fractional parts.
@@ -390,17 +403,22 @@ impl PackedInfluences {
     }
 }
 
-/// A skinned mesh's vertices in the packed layout: rest position, qtangent (Snorm16x4) and up to
-/// eight influences per vertex. What [`crate::gpu::skin`] uploads.
+/// A skinned mesh's vertices in the packed layout: rest position, qtangent (in any [`Format`];
+/// [`Format::Snorm16x4`] unless [`SkinVertices::with_format`] says otherwise) and up to eight
+/// influences per vertex. What [`crate::gpu::skin`] uploads; the kernel reads every format and
+/// writes snorm16x4.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SkinVertices {
     /// `mesh 'Fox' primitive 0`, for messages.
     pub label: String,
     /// Rest positions.
     pub positions: Vec<Vec3>,
-    /// Rest frames, Snorm16x4 codes (the handedness in the sign of w), rounded to the nearest
-    /// step (0.0070° at most, and fast; the kernel writes its output the same way).
-    pub qtangents: Vec<[i16; 4]>,
+    /// The format the rest frames are uploaded in.
+    format: Format,
+    /// The rest frames as given.
+    frames: Vec<QTangent>,
+    /// The rest frames encoded in `format`, `format.bytes()` each: what the kernel reads.
+    encoded: Vec<u8>,
     /// Influences per vertex.
     pub influences: Vec<PackedInfluences>,
     /// Joints in the palette the influences index.
@@ -476,7 +494,9 @@ impl SkinVertices {
         Ok(SkinVertices {
             label: label.to_owned(),
             positions: positions.to_vec(),
-            qtangents: frames.iter().map(encode_snorm16x4_nearest).collect(),
+            format: Format::Snorm16x4,
+            frames: frames.to_vec(),
+            encoded: encode(Format::Snorm16x4, frames),
             influences,
             joint_count,
             dropped_influences,
@@ -522,15 +542,35 @@ impl SkinVertices {
             .unwrap_or(0)
     }
 
+    /// The same vertices with their rest frames uploaded in `format` (encoded from the frames
+    /// as given, not from another format's codes).
+    #[must_use]
+    pub fn with_format(mut self, format: Format) -> Self {
+        self.encoded = encode(format, &self.frames);
+        self.format = format;
+        self
+    }
+
+    /// The format the rest frames are uploaded in.
+    #[must_use]
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
     /// The rest frame of vertex `v`, as the kernel decodes it.
+    ///
+    /// # Panics
+    /// If `v >= len()`.
     #[must_use]
     pub fn qtangent(&self, v: usize) -> QTangent {
-        decode_snorm16x4(self.qtangents[v])
+        let n = self.format.bytes();
+        self.format.decode(&self.encoded[v * n..(v + 1) * n])
     }
 
     /// Appends the packed words (`shaders/skin.wgsl`'s input layout) to `out`:
-    /// `[x, y, z (f32 bits), q.xy, q.zw (snorm16 pairs), joints (4 × u8 a word), weights (4 ×
-    /// unorm8 a word)]`, 28 bytes a vertex with [`Influences::Four`], 36 with `Eight`.
+    /// `[x, y, z (f32 bits), the qtangent's bytes padded to whole words, joints (4 × u8 a
+    /// word), weights (4 × unorm8 a word)]`: [`Influences::words`] words a vertex (28 bytes
+    /// with snorm16x4 and four influences).
     ///
     /// # Errors
     /// [`SkinError::Input`] when a vertex has more influences than `influences` holds.
@@ -545,18 +585,19 @@ impl SkinVertices {
                 ),
             });
         }
-        out.reserve(self.len() * influences.words());
+        out.reserve(self.len() * influences.words(self.format));
         let word = |b: &[u8]| u32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        let n = self.format.bytes();
         for ((p, q), inf) in self
             .positions
             .iter()
-            .zip(&self.qtangents)
+            .zip(self.encoded.chunks_exact(n))
             .zip(&self.influences)
         {
             out.extend(p.to_array().map(f32::to_bits));
-            let half = |a: i16, b: i16| u32::from(a as u16) | (u32::from(b as u16) << 16);
-            out.push(half(q[0], q[1]));
-            out.push(half(q[2], q[3]));
+            let mut padded = [0u8; 16];
+            padded[..n].copy_from_slice(q);
+            out.extend(padded[..n.div_ceil(4) * 4].chunks_exact(4).map(word));
             for c in inf.joints[..k].chunks(4) {
                 out.push(word(c));
             }
@@ -584,6 +625,15 @@ impl SkinnedVertex {
     pub fn frame(&self) -> QTangent {
         decode_snorm16x4(self.qtangent)
     }
+}
+
+/// Every frame encoded in `format`, one after the other.
+fn encode(format: Format, frames: &[QTangent]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(frames.len() * format.bytes());
+    for q in frames {
+        format.encode_into(q, &mut out);
+    }
+    out
 }
 
 /// Skinning of one vertex in f64: the reference.
