@@ -11,6 +11,7 @@ mod animate_cli;
 mod assets;
 mod assets_qmap;
 mod bake_cli;
+mod docs;
 mod encodings;
 mod frame;
 mod frame_diff;
