@@ -508,16 +508,14 @@ pub fn sample_frames_with(
                 output.as_entire_binding(),
             ],
         );
-        let mut encoder = device.create_command_encoder(&Default::default());
-        super::context::record_dispatch(
-            &mut encoder,
+        kit::submit_dispatch(
+            device,
+            &ctx.queue,
             "qmap sample",
             &pipeline,
             &bind_group,
             [gx, gy],
-            None,
         );
-        ctx.queue.submit([encoder.finish()]);
         output
     })?;
     ctx.wait()?;
