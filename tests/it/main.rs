@@ -25,7 +25,6 @@ mod gpu_qmap_sample;
 mod gpu_skin;
 mod gpu_skin_matrix;
 mod ktx2;
-mod ktx2_image;
 mod locomotion;
 mod mesh;
 mod mesh_errors;
