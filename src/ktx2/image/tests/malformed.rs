@@ -148,9 +148,12 @@ fn supercompressed_sizes_are_checked() {
             "{e:?}"
         );
     }
+}
 
-    // A level claiming more than its bytes can expand to: 16384² RGBA32F (4 GiB) from 9 bytes of
-    // Zstandard data is refused before any buffer is made (9 · 32768 bytes at most).
+#[test]
+fn a_level_claiming_more_than_its_bytes_can_expand_to_is_refused() {
+    // 16384² RGBA32F (4 GiB) from 9 bytes of Zstandard data is refused before any buffer is
+    // made (9 · 32768 bytes at most).
     let mut file = Ktx2::new(Format::R32G32B32A32_SFLOAT, 1, 1, vec![0; 16]).zstd();
     (file.width, file.height) = (16384, 16384);
     file.levels[0] = (
@@ -247,7 +250,8 @@ fn other_textures_and_formats_are_refused_naming_them() {
         f(&mut file);
         error_of(&file.bytes())
     };
-    let shapes: [(&dyn Fn(&mut Ktx2), &str); 4] = [
+    type Edit<'a> = &'a dyn Fn(&mut Ktx2);
+    let shapes: [(Edit, &str); 4] = [
         (&|f| f.depth = 2, "a 3D texture (pixelDepth 2)"),
         (&|f| f.faces = 6, "a cube map (faceCount 6)"),
         (&|f| f.faces = 2, "faceCount 2"),
