@@ -19,7 +19,7 @@ use std::borrow::Cow;
 use ::ktx2::{Header, LevelIndex, Reader};
 
 use super::supercompression::{self, ZLIB, ZSTD};
-use super::{Ktx2Error, Section, HEADER_LEN, IDENTIFIER, LEVEL_ENTRY_LEN};
+use super::{check_level_len, Ktx2Error, Section, HEADER_LEN, IDENTIFIER, LEVEL_ENTRY_LEN};
 
 /// The header of `bytes`.
 ///
@@ -171,17 +171,7 @@ impl<'a> Container<'a> {
         } else {
             entry.uncompressed_byte_length
         };
-        if len != expected {
-            let (width, height) = size;
-            return Err(Ktx2Error::LevelSize {
-                level: p,
-                len,
-                expected,
-                width,
-                height,
-                vk_format,
-            });
-        }
+        check_level_len(p, len, expected, size, vk_format)?;
         if scheme != 0 {
             supercompression::check_ratio(p, scheme, entry.byte_length, expected)?;
         }

@@ -152,6 +152,28 @@ fn level_size(width: u32, height: u32, p: usize) -> (u32, u32) {
     ((width >> p).max(1), (height >> p).max(1))
 }
 
+/// Checks that level `p`, a `size` level of vkFormat `vk_format`, is `expected` bytes: `len`.
+fn check_level_len(
+    p: usize,
+    len: u64,
+    expected: u64,
+    size: (u32, u32),
+    vk_format: u32,
+) -> Result<(), Ktx2Error> {
+    if len == expected {
+        return Ok(());
+    }
+    let (width, height) = size;
+    Err(Ktx2Error::LevelSize {
+        level: p,
+        len,
+        expected,
+        width,
+        height,
+        vk_format,
+    })
+}
+
 fn put_u32(out: &mut Vec<u8>, v: u32) {
     out.extend(v.to_le_bytes());
 }

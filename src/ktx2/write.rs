@@ -4,7 +4,7 @@ use std::borrow::Cow;
 use std::path::Path;
 
 use super::{
-    full_mip_count, level_size, put_u32, Ktx2Error, Ktx2Texture, TexelFormat, HEADER_LEN,
+    check_level_len, full_mip_count, level_size, put_u32, Ktx2Error, Ktx2Texture, HEADER_LEN,
     IDENTIFIER, LEVEL_ENTRY_LEN,
 };
 
@@ -84,28 +84,6 @@ fn key_value_data(entries: &[(String, Vec<u8>)]) -> Result<Vec<u8>, Ktx2Error> {
     Ok(out)
 }
 
-/// Checks that level `p` of a `width` × `height` texture of `format` is `len` bytes.
-fn check_level_len(
-    format: TexelFormat,
-    size: (u32, u32),
-    p: usize,
-    len: u64,
-) -> Result<(), Ktx2Error> {
-    let (width, height) = level_size(size.0, size.1, p);
-    let expected = format.level_bytes(width, height) as u64;
-    if len != expected {
-        return Err(Ktx2Error::LevelSize {
-            level: p,
-            len,
-            expected,
-            width,
-            height,
-            vk_format: format.vk_format(),
-        });
-    }
-    Ok(())
-}
-
 /// Checks the texture's size, level count and level lengths.
 fn check(tex: &Ktx2Texture) -> Result<(), Ktx2Error> {
     let (width, height) = (tex.width, tex.height);
@@ -123,7 +101,15 @@ fn check(tex: &Ktx2Texture) -> Result<(), Ktx2Error> {
         });
     }
     for (p, level) in tex.levels.iter().enumerate() {
-        check_level_len(tex.format, (width, height), p, level.len() as u64)?;
+        let size = level_size(width, height, p);
+        let expected = tex.format.level_bytes(size.0, size.1) as u64;
+        check_level_len(
+            p,
+            level.len() as u64,
+            expected,
+            size,
+            tex.format.vk_format(),
+        )?;
     }
     Ok(())
 }
