@@ -24,7 +24,7 @@ use super::{check_level_len, Ktx2Error, Section, HEADER_LEN, IDENTIFIER, LEVEL_E
 /// The header of `bytes`.
 ///
 /// # Errors
-/// [`Ktx2Error::NotKtx2`] when the bytes there are differ from the identifier,
+/// [`Ktx2Error::NotKtx2`] when the bytes it has differ from the identifier,
 /// [`Truncated`](Ktx2Error::Truncated) when the header is cut, [`Parse`](Ktx2Error::Parse) for
 /// a pixelWidth or faceCount of 0.
 pub(super) fn header(bytes: &[u8]) -> Result<Header, Ktx2Error> {

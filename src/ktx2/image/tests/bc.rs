@@ -6,7 +6,7 @@ use ::ktx2::Format;
 use block_compression::{BC7Settings, CompressionVariant};
 use image::DynamicImage;
 
-use super::{decoded, encode, ramp, snorm8_to_unorm, Ktx2};
+use super::{decoded, decoded_as, encode, ramp, snorm8_to_unorm, Ktx2};
 
 // ---------------------------------------------------------------------------------------------
 // Hand-built blocks against the specs' formulas.
@@ -85,11 +85,10 @@ fn bc1_hand_built_blocks_decode_to_the_spec_palette() {
         (Format::BC1_RGBA_UNORM_BLOCK, false),
         (Format::BC1_RGBA_SRGB_BLOCK, false),
     ] {
-        let img = decoded(&Ktx2::new(format, 7, 3, data.clone()));
-        let DynamicImage::ImageRgba8(rgba) = img else {
-            panic!("{format:?}: not RGBA8")
-        };
-        assert_eq!((rgba.width(), rgba.height()), (7, 3));
+        let rgba = decoded_as(
+            &Ktx2::new(format, 7, 3, data.clone()),
+            DynamicImage::as_rgba8,
+        );
         for (x, y, px) in rgba.enumerate_pixels() {
             let (c0, c1) = blocks[x as usize / 4];
             let index = indices[(y % 4 * 4 + x % 4) as usize];
@@ -177,10 +176,7 @@ fn bc4_and_bc5_hand_built_blocks_decode_to_the_spec_palette() {
         } else {
             Format::BC4_UNORM_BLOCK
         };
-        let img = decoded(&Ktx2::new(format, 8, 4, data));
-        let DynamicImage::ImageRgba8(rgba) = img else {
-            panic!("{format:?}: not RGBA8")
-        };
+        let rgba = decoded_as(&Ktx2::new(format, 8, 4, data), DynamicImage::as_rgba8);
         for (x, y, px) in rgba.enumerate_pixels() {
             let i = usize::from(indices[(y * 4 + x % 4) as usize]);
             let r = want(pairs[x as usize / 4], i);
@@ -243,11 +239,10 @@ fn bc6h_hand_built_block_decodes_to_floats() {
         (Format::BC6H_SFLOAT_BLOCK, true),
     ] {
         // 3 × 2: one block, cropped.
-        let img = decoded(&Ktx2::new(format, 3, 2, block.clone()));
-        let DynamicImage::ImageRgba32F(rgba) = img else {
-            panic!("{format:?}: not RGBA32F")
-        };
-        assert_eq!((rgba.width(), rgba.height()), (3, 2));
+        let rgba = decoded_as(
+            &Ktx2::new(format, 3, 2, block.clone()),
+            DynamicImage::as_rgba32f,
+        );
         let want = [rw, gw, bw].map(|e| half::f16::from_bits(bc6h_mode11_half(e, signed)).to_f32());
         assert_eq!(want[2], 0.0);
         for px in rgba.pixels() {
@@ -320,11 +315,7 @@ fn bc1_bc2_bc3_bc5_bc7_from_an_independent_encoder_match_the_source() {
         let src = ramp(w, h);
         for &(variant, format, tolerance) in &cases {
             let blocks = encode(variant, &src, w, h);
-            let img = decoded(&Ktx2::new(format, w, h, blocks));
-            let DynamicImage::ImageRgba8(rgba) = img else {
-                panic!("{format:?}: not RGBA8")
-            };
-            assert_eq!((rgba.width(), rgba.height()), (w, h));
+            let rgba = decoded_as(&Ktx2::new(format, w, h, blocks), DynamicImage::as_rgba8);
             // What the format does not store reads as the GPU fills it: BC1 (its 4-colour
             // blocks here) A = 255; BC5 B = 0, A = 255.
             let expected: Vec<u8> = match format {

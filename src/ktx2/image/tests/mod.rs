@@ -194,6 +194,23 @@ fn decoded(file: &Ktx2) -> DynamicImage {
     write_and_decode(file).unwrap_or_else(|e| panic!("decode failed: {e}"))
 }
 
+/// Decodes a valid file that must decode to a `file.width` × `file.height` (1 for a 1D file)
+/// image of the type `pick` takes (`DynamicImage::as_rgba8`, `as_rgba16`, `as_rgba32f`).
+fn decoded_as<T: Clone>(file: &Ktx2, pick: impl Fn(&DynamicImage) -> Option<&T>) -> T {
+    let img = decoded(file);
+    let size = (file.width, file.height.max(1));
+    assert_eq!(
+        (img.width(), img.height()),
+        size,
+        "vkFormat {}",
+        file.vk_format
+    );
+    let Some(picked) = pick(&img) else {
+        panic!("vkFormat {}: decoded as {:?}", file.vk_format, img.color())
+    };
+    picked.clone()
+}
+
 /// The error for `bytes`, checked to be one line.
 fn error_of(bytes: &[u8]) -> Ktx2Error {
     match decode(bytes) {
@@ -242,11 +259,10 @@ fn rgba8_round_trips_exactly() {
     // 5 × 3: not a multiple of anything, rows tightly packed.
     let src = random_bytes(5 * 3 * 4, 1);
     for format in [Format::R8G8B8A8_UNORM, Format::R8G8B8A8_SRGB] {
-        let img = decoded(&Ktx2::new(format, 5, 3, src.clone()));
-        let DynamicImage::ImageRgba8(rgba) = img else {
-            panic!("{format:?}: not RGBA8")
-        };
-        assert_eq!((rgba.width(), rgba.height()), (5, 3));
+        let rgba = decoded_as(
+            &Ktx2::new(format, 5, 3, src.clone()),
+            DynamicImage::as_rgba8,
+        );
         // sRGB bytes are returned as stored, not linearised.
         assert_eq!(rgba.as_raw(), &src, "{format:?}");
     }
@@ -285,10 +301,10 @@ fn r8_rg8_rgb8_expand_to_rgba8() {
     ];
     for (format, channels) in cases {
         let src = random_bytes(texels * channels, 4);
-        let img = decoded(&Ktx2::new(format, w, h, src.clone()));
-        let DynamicImage::ImageRgba8(rgba) = img else {
-            panic!("{format:?}: not RGBA8")
-        };
+        let rgba = decoded_as(
+            &Ktx2::new(format, w, h, src.clone()),
+            DynamicImage::as_rgba8,
+        );
         for (px, s) in rgba.pixels().zip(src.chunks_exact(channels)) {
             let mut want = [0, 0, 0, 255];
             want[..channels].copy_from_slice(s);
@@ -341,10 +357,10 @@ fn snorm16_maps_with_the_normal_map_convention() {
     });
     assert_eq!(want[..4], [0, 0, 32768, 65535]);
     let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let img = decoded(&Ktx2::new(Format::R16G16B16A16_SNORM, 2, 1, bytes));
-    let DynamicImage::ImageRgba16(rgba) = img else {
-        panic!("not RGBA16")
-    };
+    let rgba = decoded_as(
+        &Ktx2::new(Format::R16G16B16A16_SNORM, 2, 1, bytes),
+        DynamicImage::as_rgba16,
+    );
     assert_eq!(rgba.as_raw(), &want.to_vec());
 }
 
@@ -461,10 +477,10 @@ fn every_supported_format_decodes_and_a_short_level_is_named() {
 #[test]
 fn unorm16_round_trips_to_rgba16() {
     let src = random_bytes(3 * 2 * 8, 5);
-    let img = decoded(&Ktx2::new(Format::R16G16B16A16_UNORM, 3, 2, src.clone()));
-    let DynamicImage::ImageRgba16(rgba) = img else {
-        panic!("not RGBA16")
-    };
+    let rgba = decoded_as(
+        &Ktx2::new(Format::R16G16B16A16_UNORM, 3, 2, src.clone()),
+        DynamicImage::as_rgba16,
+    );
     let want: Vec<u16> = src
         .chunks_exact(2)
         .map(|b| u16::from_le_bytes([b[0], b[1]]))
@@ -490,15 +506,10 @@ fn float_formats_decode_to_rgba32f() {
         .iter()
         .flat_map(|&v| half::f16::from_f32(v).to_le_bytes())
         .collect();
-    let img = decoded(&Ktx2::new(
-        Format::R16G16B16A16_SFLOAT,
-        2,
-        1,
-        halves.clone(),
-    ));
-    let DynamicImage::ImageRgba32F(rgba) = img else {
-        panic!("not RGBA32F")
-    };
+    let rgba = decoded_as(
+        &Ktx2::new(Format::R16G16B16A16_SFLOAT, 2, 1, halves.clone()),
+        DynamicImage::as_rgba32f,
+    );
     assert_eq!(
         rgba.as_raw()
             .iter()
@@ -517,15 +528,10 @@ fn float_formats_decode_to_rgba32f() {
         .iter()
         .flat_map(|v| v.to_le_bytes())
         .collect();
-    let img = decoded(&Ktx2::new(
-        Format::R32G32B32A32_SFLOAT,
-        1,
-        2,
-        floats.clone(),
-    ));
-    let DynamicImage::ImageRgba32F(rgba) = img else {
-        panic!("not RGBA32F")
-    };
+    let rgba = decoded_as(
+        &Ktx2::new(Format::R32G32B32A32_SFLOAT, 1, 2, floats.clone()),
+        DynamicImage::as_rgba32f,
+    );
     let want: Vec<f32> = floats
         .chunks_exact(4)
         .map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
