@@ -543,18 +543,32 @@ fn every_prefix_is_a_truncation_error() {
     });
 }
 
-/// A valid file with one field patched: the reader names the problem.
-#[test]
-fn patched_files_are_refused() {
-    let rng = &mut seeded();
-    let tex = random_texture(rng, TexelFormat::Rgba8Snorm, 8, 4, 4);
+/// An 8×4 rgba8snorm texture with 4 levels, its file, and what [`read`] makes of the file with
+/// the u32 at byte `at` set to `v`.
+fn patchable() -> (
+    Ktx2Texture,
+    Vec<u8>,
+    impl Fn(usize, u32) -> Result<Ktx2Texture, Ktx2Error>,
+) {
+    let tex = random_texture(&mut seeded(), TexelFormat::Rgba8Snorm, 8, 4, 4);
     let good = written(&tex);
-    let patched = |at: usize, v: u32| {
+    let file = good.clone();
+    let patched = move |at: usize, v: u32| {
         let mut b = good.clone();
         set32(&mut b, at, v);
         read(&b)
     };
-    let message = |r: Result<Ktx2Texture, Ktx2Error>| r.unwrap_err().to_string();
+    (tex, file, patched)
+}
+
+fn message(r: Result<Ktx2Texture, Ktx2Error>) -> String {
+    r.unwrap_err().to_string()
+}
+
+/// A valid file with one header field patched: the reader names the problem.
+#[test]
+fn patched_headers_are_refused() {
+    let (_, _, patched) = patchable();
 
     assert_eq!(
         message(patched(12, 44)),
@@ -621,10 +635,21 @@ fn patched_files_are_refused() {
         Err(Ktx2Error::NotKtx2)
     ));
     assert!(matches!(read(&[0x89; 100]), Err(Ktx2Error::NotKtx2)));
+}
 
+/// A valid file with its level count or a level index entry patched.
+#[test]
+fn patched_levels_are_refused() {
+    let (tex, good, patched) = patchable();
     // levelCount 0 means "level 0 only, generate the rest": allowed but for block formats.
     assert_eq!(patched(40, 0).unwrap().levels, tex.levels[..1]);
-    let bc7 = written(&random_texture(rng, TexelFormat::Bc7Unorm, 8, 8, 2));
+    let bc7 = written(&random_texture(
+        &mut seeded(),
+        TexelFormat::Bc7Unorm,
+        8,
+        8,
+        2,
+    ));
     let mut b = bc7.clone();
     set32(&mut b, 40, 0);
     assert!(matches!(
@@ -657,10 +682,21 @@ fn patched_files_are_refused() {
         patched(72, 8),
         Err(Ktx2Error::Malformed(Malformed::SgdLength(8)))
     ));
+}
 
+/// A file with its DFD or a key/value entry patched.
+#[test]
+fn patched_dfds_and_key_values_are_refused() {
+    let (_, good, _) = patchable();
     // The DFD must be the format's: an rgba16snorm file relabelled rgba16float (same sizes)
     // fails on the sample qualifiers (SIGNED, not SIGNED | FLOAT).
-    let snorm = written(&random_texture(rng, TexelFormat::Rgba16Snorm, 4, 4, 3));
+    let snorm = written(&random_texture(
+        &mut seeded(),
+        TexelFormat::Rgba16Snorm,
+        4,
+        4,
+        3,
+    ));
     let mut b = snorm.clone();
     set32(&mut b, 12, 97);
     let e = read(&b).unwrap_err().to_string();
