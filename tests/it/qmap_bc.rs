@@ -175,6 +175,16 @@ fn bc4_f32(half: &[u8; 8], snorm: bool) -> [f32; 16] {
     texels
 }
 
+/// Per texel of channel `c` of a BC5 SNORM `block`: its snorm decode, and the content the
+/// endpoint flip promises — the unorm decode of the block flipped back, (u·255 − 128)/127.
+fn flip_pairs(block: &[u8; 16], c: usize) -> [(f32, f32); 16] {
+    let mut unorm = *block;
+    bc5_unorm_block_to_snorm(&mut unorm);
+    let u = bc4_f32(&halves(&unorm)[c], false);
+    let s = bc4_f32(&halves(block)[c], true);
+    std::array::from_fn(|t| (s[t], (u[t] * 255.0 - 128.0) / 127.0))
+}
+
 /// Rotation errors of a BC7 round trip of `q` (4 channels) on the texels where `care` holds.
 fn bc7_errors(q: &[Quat], care: Option<&[bool]>, quality: Bc7Quality) -> Vec<f32> {
     let values: Vec<[f32; 4]> = q.iter().map(|q| q.to_array()).collect();
@@ -222,18 +232,12 @@ fn bc5_flip_decodes_to_the_spec_palette() {
     }
     // snorm = (unorm·255 − 128)/127 for every entry but the 6-value mode's fixed 0 (unorm),
     // which snorm reads as −1 where the content reading would give −128/127.
-    let mut unorm = block;
-    bc5_unorm_block_to_snorm(&mut unorm);
     for c in 0..2 {
-        let u = bc4_f32(&halves(&unorm)[c], false);
-        let s = bc4_f32(&halves(&block)[c], true);
-        for t in 0..16 {
-            let content = (u[t] * 255.0 - 128.0) / 127.0;
+        for (t, (s, content)) in flip_pairs(&block, c).into_iter().enumerate() {
             let expected = if c == 1 && t % 8 == 6 { -1.0 } else { content };
             assert!(
-                (s[t] - expected).abs() < 1e-6,
-                "channel {c} texel {t}: {} vs {expected}",
-                s[t]
+                (s - expected).abs() < 1e-6,
+                "channel {c} texel {t}: {s} vs {expected}"
             );
         }
     }
@@ -304,17 +308,12 @@ fn bc5_normal_fields() {
                 .map(|t| (b / (N / 4) * 4 + t / 4) * N + b % (N / 4) * 4 + t % 4)
                 .collect();
             let block: [u8; 16] = block.try_into().expect("chunks of 16");
-            let mut unorm = block;
-            bc5_unorm_block_to_snorm(&mut unorm);
             for c in 0..2 {
                 // The snorm decode of the flipped block is the content read through unorm.
-                let u = bc4_f32(&halves(&unorm)[c], false);
-                let s = bc4_f32(&halves(&block)[c], true);
-                for t in 0..16 {
-                    // 1e-6: f32 rounding of values ≤ 1 (ulp 1.2e-7) through ·255, −128, /127.
-                    let content = (u[t] * 255.0 - 128.0) / 127.0;
+                // 1e-6: f32 rounding of values ≤ 1 (ulp 1.2e-7) through ·255, −128, /127.
+                for (t, (s, content)) in flip_pairs(&block, c).into_iter().enumerate() {
                     assert!(
-                        (s[t] - content).abs() < 1e-6,
+                        (s - content).abs() < 1e-6,
                         "seed {seed:#x} block {b} texel {t}"
                     );
                 }

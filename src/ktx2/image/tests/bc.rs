@@ -284,32 +284,14 @@ fn bc1_bc2_bc3_bc5_bc7_from_an_independent_encoder_match_the_source() {
     //   rounding + 1: alpha 2.6 + 1.5 → 4; R, G 1.7 + 1.5 → 3.
     // - BC7 (the 4-bit-index modes a smooth block takes, 7-bit endpoints + p-bit): ±Δ/30
     //   (0.8, alpha 1.2) + endpoint quantisation ±1 + 1 → 3.
+    let slow = CompressionVariant::BC7(BC7Settings::alpha_slow());
+    #[rustfmt::skip]
     let cases: [(CompressionVariant, Format, [u8; 4]); 5] = [
-        (
-            CompressionVariant::BC1,
-            Format::BC1_RGBA_UNORM_BLOCK,
-            [9, 7, 7, 0],
-        ),
-        (
-            CompressionVariant::BC2,
-            Format::BC2_UNORM_BLOCK,
-            [9, 7, 7, 16],
-        ),
-        (
-            CompressionVariant::BC3,
-            Format::BC3_UNORM_BLOCK,
-            [9, 7, 7, 4],
-        ),
-        (
-            CompressionVariant::BC5,
-            Format::BC5_UNORM_BLOCK,
-            [3, 3, 0, 0],
-        ),
-        (
-            CompressionVariant::BC7(BC7Settings::alpha_slow()),
-            Format::BC7_UNORM_BLOCK,
-            [3, 3, 3, 3],
-        ),
+        (CompressionVariant::BC1, Format::BC1_RGBA_UNORM_BLOCK, [9, 7, 7, 0]),
+        (CompressionVariant::BC2, Format::BC2_UNORM_BLOCK, [9, 7, 7, 16]),
+        (CompressionVariant::BC3, Format::BC3_UNORM_BLOCK, [9, 7, 7, 4]),
+        (CompressionVariant::BC5, Format::BC5_UNORM_BLOCK, [3, 3, 0, 0]),
+        (slow, Format::BC7_UNORM_BLOCK, [3, 3, 3, 3]),
     ];
     for (w, h) in [(12u32, 8u32), (10, 6)] {
         let src = ramp(w, h);
