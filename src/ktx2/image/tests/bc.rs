@@ -21,17 +21,21 @@ fn rgb565(c: u16) -> [u8; 3] {
     ]
 }
 
-/// A BC1 block: endpoints c0, c1 and the 2-bit index of each of the 16 texels (row by row, texel
-/// 0 in the lowest bits).
-fn bc1_block(c0: u16, c1: u16, indices: [u8; 16]) -> [u8; 8] {
-    let bits = indices
+/// The 16 texel indices, `bits` each, row by row, texel 0 in the lowest bits (little-endian).
+fn packed_indices(indices: [u8; 16], bits: usize) -> [u8; 8] {
+    let packed = indices
         .iter()
         .enumerate()
-        .fold(0u32, |acc, (i, &x)| acc | (u32::from(x) << (2 * i)));
+        .fold(0u64, |acc, (i, &x)| acc | (u64::from(x) << (bits * i)));
+    packed.to_le_bytes()
+}
+
+/// A BC1 block: endpoints c0, c1 and the 2-bit index of each of the 16 texels.
+fn bc1_block(c0: u16, c1: u16, indices: [u8; 16]) -> [u8; 8] {
     let mut b = [0u8; 8];
     b[..2].copy_from_slice(&c0.to_le_bytes());
     b[2..4].copy_from_slice(&c1.to_le_bytes());
-    b[4..].copy_from_slice(&bits.to_le_bytes());
+    b[4..].copy_from_slice(&packed_indices(indices, 2)[..4]);
     b
 }
 
@@ -100,14 +104,10 @@ fn bc1_hand_built_blocks_decode_to_the_spec_palette() {
 
 /// A BC4 block: endpoints r0, r1 (bytes) and the 3-bit index of each texel.
 fn bc4_block(r0: u8, r1: u8, indices: [u8; 16]) -> [u8; 8] {
-    let bits = indices
-        .iter()
-        .enumerate()
-        .fold(0u64, |acc, (i, &x)| acc | (u64::from(x) << (3 * i)));
     let mut b = [0u8; 8];
     b[0] = r0;
     b[1] = r1;
-    b[2..].copy_from_slice(&bits.to_le_bytes()[..6]);
+    b[2..].copy_from_slice(&packed_indices(indices, 3)[..6]);
     b
 }
 
