@@ -373,7 +373,7 @@ impl EncodedMap {
                 MapFormat::ALL.map(MapFormat::name).join(", ")
             ));
         };
-        let space = match crate::ktx2::key_value_text(main, KEY_SPACE) {
+        let space = match main.key_value_text(KEY_SPACE) {
             Some(s) => match s.parse::<MapSpace>() {
                 Ok(s) => s,
                 Err(_) => return fail(format!("{KEY_SPACE} is '{s}', not object or tangent")),
@@ -413,7 +413,7 @@ impl EncodedMap {
                 Some(p.levels.clone())
             }
         };
-        let axial_twist = match crate::ktx2::key_value_text(main, KEY_TWIST) {
+        let axial_twist = match main.key_value_text(KEY_TWIST) {
             None => false,
             Some(TWIST_AXIAL) if space == MapSpace::Tangent => true,
             Some(s) => {
@@ -423,7 +423,7 @@ impl EncodedMap {
                 ))
             }
         };
-        let twist_only = match crate::ktx2::key_value_text(main, KEY_CHANNELS) {
+        let twist_only = match main.key_value_text(KEY_CHANNELS) {
             None => false,
             Some("zw") if format == MapFormat::Bc5 => true,
             Some(s) => {

@@ -26,7 +26,6 @@ mod gpu_qmap_sample;
 mod gpu_skin;
 mod gpu_skin_matrix;
 mod ktx2;
-mod ktx2_image;
 mod locomotion;
 mod mesh;
 mod mesh_errors;
