@@ -504,8 +504,9 @@ impl SkinPipeline {
     /// (the bind pose); set them with [`SkinBatch::set_bones`].
     ///
     /// # Errors
-    /// [`GpuError::Input`] for an empty batch, an instance naming no mesh, a mesh with no
-    /// vertices, meshes in different formats; [`GpuError::TooLarge`] beyond the device's buffer
+    /// [`GpuError::Empty`] for an empty batch or a mesh with no vertices,
+    /// [`GpuError::OutOfRange`] for an instance naming no mesh, [`GpuError::Invalid`] for meshes
+    /// in different formats; [`GpuError::TooLarge`] beyond the device's buffer
     /// or dispatch limits.
     pub fn batch(
         &self,
@@ -583,7 +584,8 @@ impl SkinBatch {
     /// hand-built [`Bone`] need not be).
     ///
     /// # Errors
-    /// [`GpuError::Input`] when the count is not [`SkinBatch::bone_count`], or a bone is not
+    /// [`GpuError::Count`] when the count is not [`SkinBuffers::bone_count`], [`GpuError::Invalid`]
+    /// when a bone is not
     /// finite, has a (near) zero rotation or a scale ≤ 0 (a mirroring scale would flip positions
     /// but not the frames' handedness).
     pub fn set_bones(&self, ctx: &GpuContext, bones: &[Bone]) -> Result<(), GpuError> {
@@ -659,7 +661,7 @@ impl RigBatch {
     /// Uploads every mesh of `rig` to one batch skinned with `method`.
     ///
     /// # Errors
-    /// [`GpuError::Input`] for a rig with no mesh, then as [`SkinPipeline::batch`].
+    /// [`GpuError::Empty`] for a rig with no mesh, then as [`SkinPipeline::batch`].
     pub fn new(
         ctx: &GpuContext,
         pipeline: &SkinPipeline,
@@ -731,7 +733,7 @@ impl RigBatch {
     /// [`SkinBatch::run`] or [`SkinBatch::encode`] skins with them.
     ///
     /// # Errors
-    /// [`GpuError::Input`] with what [`Rig::bones`] or [`SkinBatch::set_bones`] rejects.
+    /// [`GpuError::Skin`] with what [`Rig::bones`] or [`SkinBatch::set_bones`] rejects.
     pub fn pose(
         &mut self,
         ctx: &GpuContext,

@@ -438,7 +438,7 @@ impl SkinVertices {
     ///
     /// # Errors
     /// [`SkinError::Input`] naming `label` (and the vertex) for mismatched lengths, no weight
-    /// sets, bad weights or joints (see [`PackedInfluences::quantise`]), non-finite positions.
+    /// sets, bad weights or joints (weights are quantised to bytes summing to 255), non-finite positions.
     pub fn new(
         label: &str,
         positions: &[Vec3],
