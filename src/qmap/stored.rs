@@ -16,7 +16,7 @@
 use glam::Vec4;
 
 use super::bc::{self, Bc7Quality};
-use super::{tangent, BakeError, MapDecode, MapFormat, MapSpace, QuatMap, TexelKind};
+use super::{tangent, BakeError, MapDecode, MapFormat, MapSpace, QuatMap, TexelKind, Unfit};
 use crate::ktx2::{Ktx2Texture, TexelFormat};
 
 /// A quaternion map as stored: level 0 first, each level's texel bytes (block rows for BC).
@@ -103,8 +103,9 @@ impl EncodedMap {
     /// ([`EncodedMap::twist_only`]). `keep_handedness` keeps the object-space plane.
     ///
     /// # Errors
-    /// [`BakeError::Settings`] for a format that cannot hold the map (BC5 of an object-space map
-    /// or of a tangent-space map with a twist and a tilt) or a size BC cannot take (not a
+    /// [`BakeError::Unfit`] for a format that cannot hold the map (BC5 of an object-space map
+    /// or of a tangent-space map with a twist and a tilt); [`BakeError::Settings`] for a size BC
+    /// cannot take (not a
     /// multiple of 4).
     pub fn encode(
         map: &QuatMap,
@@ -122,15 +123,17 @@ impl EncodedMap {
         let levels: Vec<Vec<u8>> = match format {
             MapFormat::Bc5 => {
                 if space == MapSpace::Object {
-                    return Err(BakeError::Settings(
-                        "--format bc5 holds two channels, (x, y) of a tangent-space rotation; an object-space map needs all four: use --format bc7".into(),
-                    ));
+                    return Err(BakeError::Unfit {
+                        format,
+                        unfit: Unfit::ObjectSpace,
+                    });
                 }
                 twist_only = tangent::has_twist(map);
                 if twist_only && tangent::has_tilt(map) {
-                    return Err(BakeError::Settings(
-                        "--format bc5 holds two numbers a texel, but this tangent-space map has a tilt (x, y ≠ 0) and a twist (z ≠ 0): use --format bc7".into(),
-                    ));
+                    return Err(BakeError::Unfit {
+                        format,
+                        unfit: Unfit::TiltAndTwist,
+                    });
                 }
                 map.levels
                     .iter()
