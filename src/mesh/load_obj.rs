@@ -15,6 +15,7 @@ use super::{
     repair, ErrorKind, ImageSource, Instance, Material, Mesh, MeshError, Primitive, Scene,
     TextureRef,
 };
+use crate::{Warning, WarningKind};
 
 pub(super) fn load_slice(
     name: &Path,
@@ -28,40 +29,7 @@ pub(super) fn load_slice(
         ignore_lines: true,
     };
     let mtl_warnings = std::cell::RefCell::new(Vec::new());
-    let loader = |mtl: &Path| -> tobj::MTLLoadResult {
-        let Some(base) = base else {
-            mtl_warnings.borrow_mut().push(format!(
-                "material library '{}' not loaded: the OBJ came from memory",
-                mtl.display()
-            ));
-            return Err(tobj::LoadError::OpenFileFailed);
-        };
-        let path = base.join(mtl);
-        // Only regular files: `mtllib /dev/zero` would otherwise be read forever.
-        let read = if path.is_file() {
-            std::fs::read(&path)
-        } else {
-            Err(std::io::Error::new(
-                std::io::ErrorKind::NotFound,
-                "missing or not a regular file",
-            ))
-        };
-        match read {
-            Ok(data) => tobj::load_mtl_buf(&mut Cursor::new(data)).inspect_err(|e| {
-                mtl_warnings.borrow_mut().push(format!(
-                    "material library '{}' is invalid ({e}); materials skipped",
-                    path.display()
-                ));
-            }),
-            Err(e) => {
-                mtl_warnings.borrow_mut().push(format!(
-                    "material library '{}' cannot be read ({e}); materials skipped",
-                    path.display()
-                ));
-                Err(tobj::LoadError::OpenFileFailed)
-            }
-        }
-    };
+    let loader = |mtl: &Path| material_library(mtl, base, &mut mtl_warnings.borrow_mut());
     // tobj would triangulate `l` polylines; points and lines are not surfaces, so they are
     // dropped here (with a warning, or an error when nothing else is left).
     let (faces_only, skipped) = screen(bytes).map_err(|kind| MeshError::file(name, kind))?;
@@ -73,7 +41,86 @@ pub(super) fn load_slice(
         .iter()
         .map(|m| material(m, base))
         .collect();
+    let meshes = read_models(name, &models, materials.len(), &mut warnings)?;
+    if meshes.is_empty() && skipped > 0 {
+        let what = format!("{skipped} point and line elements skipped, and no faces");
+        return Err(MeshError::file(name, ErrorKind::NoTrianglesAtAll(what)));
+    }
+    if meshes.is_empty() {
+        return Err(MeshError::file(name, ErrorKind::NoMeshes));
+    }
+    if skipped > 0 {
+        warnings.push(Warning::new(
+            "",
+            WarningKind::PointsAndLinesSkipped { count: skipped },
+        ));
+    }
+    Ok(Scene {
+        source: name.to_path_buf(),
+        meshes,
+        materials,
+        warnings,
+        ..Scene::default()
+    })
+}
 
+/// Reads an `mtllib` for tobj: a regular file beside the OBJ (`mtllib /dev/zero` would
+/// otherwise be read forever). One that cannot be read or parsed is skipped with a warning.
+fn material_library(
+    mtl: &Path,
+    base: Option<&Path>,
+    warnings: &mut Vec<Warning>,
+) -> tobj::MTLLoadResult {
+    let Some(base) = base else {
+        warnings.push(Warning::new(
+            "",
+            WarningKind::MaterialLibraryFromMemory {
+                library: mtl.display().to_string(),
+            },
+        ));
+        return Err(tobj::LoadError::OpenFileFailed);
+    };
+    let path = base.join(mtl);
+    let library = path.display().to_string();
+    let read = if path.is_file() {
+        std::fs::read(&path)
+    } else {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "missing or not a regular file",
+        ))
+    };
+    match read {
+        Ok(data) => tobj::load_mtl_buf(&mut Cursor::new(data)).inspect_err(|e| {
+            warnings.push(Warning::new(
+                "",
+                WarningKind::MaterialLibraryInvalid {
+                    library,
+                    error: e.to_string(),
+                },
+            ));
+        }),
+        Err(e) => {
+            warnings.push(Warning::new(
+                "",
+                WarningKind::MaterialLibraryUnreadable {
+                    library,
+                    error: e.to_string(),
+                },
+            ));
+            Err(tobj::LoadError::OpenFileFailed)
+        }
+    }
+}
+
+/// One mesh of one primitive per OBJ object or group with faces (repaired and validated), each
+/// with one identity instance; objects without faces are skipped with a warning.
+fn read_models(
+    name: &Path,
+    models: &[tobj::Model],
+    materials: usize,
+    warnings: &mut Vec<Warning>,
+) -> Result<Vec<Mesh>, MeshError> {
     let mut meshes = Vec::new();
     for (index, model) in models.iter().enumerate() {
         let mesh_name = if model.name.is_empty() {
@@ -83,16 +130,14 @@ pub(super) fn load_slice(
         };
         let label = format!("mesh '{mesh_name}' primitive 0");
         if model.mesh.indices.is_empty() {
-            warnings.push(format!("{label}: no faces (points or lines only), skipped"));
+            warnings.push(Warning::new(label, WarningKind::ObjectWithoutFaces));
             continue;
         }
-        let mut primitive = read_model(&model.mesh, label.clone())
-            .map_err(|kind| MeshError::at(name, &label, kind))?;
-        primitive.material = model.mesh.material_id.filter(|&m| m < materials.len());
+        let at = |kind| MeshError::at(name, &label, kind);
+        let mut primitive = read_model(&model.mesh, label.clone()).map_err(at)?;
+        primitive.material = model.mesh.material_id.filter(|&m| m < materials);
         warnings.extend(repair::repair(&mut primitive).warnings(&label));
-        primitive
-            .validate()
-            .map_err(|kind| MeshError::at(name, &label, kind))?;
+        primitive.validate().map_err(at)?;
         meshes.push(Mesh {
             name: mesh_name,
             primitives: vec![primitive],
@@ -103,25 +148,7 @@ pub(super) fn load_slice(
             }],
         });
     }
-    if meshes.is_empty() && skipped > 0 {
-        let what = format!("{skipped} point and line elements skipped, and no faces");
-        return Err(MeshError::file(name, ErrorKind::NoTrianglesAtAll(what)));
-    }
-    if meshes.is_empty() {
-        return Err(MeshError::file(name, ErrorKind::NoMeshes));
-    }
-    if skipped > 0 {
-        warnings.push(format!(
-            "{skipped} point and line elements skipped (only faces are loaded)"
-        ));
-    }
-    Ok(Scene {
-        source: name.to_path_buf(),
-        meshes,
-        materials,
-        warnings,
-        ..Scene::default()
-    })
+    Ok(meshes)
 }
 
 /// Drops point and line elements (tobj would triangulate `l` polylines; they are not surfaces)

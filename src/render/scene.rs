@@ -368,7 +368,7 @@ impl RenderScene {
     /// with nothing to draw.
     pub fn load(path: &Path) -> Result<Self, SceneError> {
         let loaded = mesh::load(path)?;
-        let mut warnings = loaded.warnings.clone();
+        let mut warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
         let texture =
             |material: &str, t: &Option<TextureRef>| -> Result<Option<RgbaImage>, SceneError> {
                 let Some(t) = t else { return Ok(None) };
@@ -382,7 +382,7 @@ impl RenderScene {
                         file: path.to_path_buf(),
                         material: material.to_owned(),
                         image: t.image.describe(),
-                        problem,
+                        problem: problem.to_string(),
                     })
             };
         let mut materials = Vec::new();
@@ -686,7 +686,7 @@ fn packed_map(
         image: image.describe(),
         problem,
     };
-    let bytes = image.bytes().map_err(&fail)?;
+    let bytes = image.bytes().map_err(|e| fail(e.to_string()))?;
     #[cfg(feature = "ktx2")]
     {
         let tex = crate::ktx2::read(&bytes).map_err(|e| fail(e.to_string()))?;
