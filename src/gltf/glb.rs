@@ -143,7 +143,7 @@ mod tests {
         assert!(matches!(split(b"glTF\x02"), Err(ReadError::GlbHeader { .. })));
         assert!(matches!(split(&header(4)), Err(ReadError::GlbLengthBelowHeader { length: 4 })));
         assert!(matches!(split(&header(1000)), Err(ReadError::GlbLengthPastEnd { .. })));
-        let mut chunk = header(28);
+        let mut chunk = header(24);
         chunk.extend_from_slice(&100u32.to_le_bytes());
         chunk.extend_from_slice(b"JSON{}  ");
         assert!(matches!(split(&chunk), Err(ReadError::GlbChunk { chunk: 0, .. })));

@@ -13,6 +13,7 @@ use std::path::Path;
 use glam::{Mat4, Quat, Vec3, Vec4};
 use qtangent::anim::{blend_poses, Clip, Interpolation, Property, Skeleton, Transform};
 use qtangent::mesh::{self, MeshError, Scene};
+use qtangent::WarningKind;
 use serde_json::{json, Value};
 
 /// f32 machine epsilon (one ulp of 1.0).
@@ -539,7 +540,11 @@ fn weights_channels_are_skipped_with_one_warning() {
     assert_eq!(clip.channels[0].interpolation, Interpolation::Linear);
     assert_eq!(clip.duration, 1.0);
     assert_eq!(scene.warnings.len(), 1, "{:?}", scene.warnings);
-    let w = &scene.warnings[0];
+    assert!(matches!(
+        scene.warnings[0].kind(),
+        WarningKind::MorphWeightChannelsSkipped { count: 2, .. }
+    ));
+    let w = scene.warnings[0].to_string();
     assert!(
         w.contains("weights")
             && w.contains("animation 'animation 0' channel 0")
@@ -1166,7 +1171,7 @@ fn malformed_counts_and_targets_are_errors() {
             d["accessors"][3]["count"] = json!(1);
         }),
         WALK1,
-        &["input accessor 3 is Vec3 F32, expected SCALAR float"],
+        &["input accessor 3 is VEC3 FLOAT, expected SCALAR float"],
     );
     expect_error(
         &walk_file(&[0.0, 1.0], &XYZ2, "rotation", "LINEAR", |d| {
@@ -1174,7 +1179,7 @@ fn malformed_counts_and_targets_are_errors() {
             d["accessors"][4]["count"] = json!(2);
         }),
         WALK1,
-        &["output accessor 4 is Vec3 F32, expected VEC4"],
+        &["output accessor 4 is VEC3 FLOAT, expected VEC4"],
     );
     expect_error(
         &walk_file(&[0.0, 1.0], &XYZ2, "translation", "LINEAR", |d| {
@@ -1257,8 +1262,11 @@ fn matrix_nodes_that_trs_cannot_reproduce_get_warnings() {
     );
     let scene = load_ok(&doc);
     assert_eq!(scene.warnings.len(), 2, "{:?}", scene.warnings);
-    assert!(scene.warnings[0].starts_with("node 0:") && scene.warnings[0].contains("shear"));
-    assert!(scene.warnings[1].starts_with("node 1:") && scene.warnings[1].contains("zero-length"));
+    let (w0, w1) = (&scene.warnings[0], &scene.warnings[1]);
+    assert_eq!((w0.place(), w0.kind()), ("node 0", &WarningKind::MatrixNotTrs));
+    assert_eq!((w1.place(), w1.kind()), ("node 1", &WarningKind::MatrixWithZeroAxis));
+    assert!(w0.to_string().starts_with("node 0:") && w0.to_string().contains("shear"));
+    assert!(w1.to_string().starts_with("node 1:") && w1.to_string().contains("zero-length"));
     // The collapsed node keeps what is known: translation (5, 0, 0), scale (0, 1, 1), and an
     // identity rotation — finite, so its pose reproduces the matrix exactly here.
     let local = scene.nodes[1].local;

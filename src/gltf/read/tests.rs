@@ -111,7 +111,7 @@ fn ranges_are_checked() {
              "sparse": {"count": 1, "indices": {"bufferView": 0, "componentType": 5126},
                         "values": {"bufferView": 0}}},
             {"bufferView": 0, "componentType": 5126, "count": 1, "type": "SCALAR",
-             "sparse": {"count": 4, "indices": {"bufferView": 0, "componentType": 5125},
+             "sparse": {"count": 4, "indices": {"bufferView": 0, "componentType": 5121},
                         "values": {"bufferView": 0, "byteOffset": 4}}},
         ]),
         &bin,
