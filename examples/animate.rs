@@ -25,6 +25,9 @@ use qtangent::render::{Camera, FrameSource, Lighting};
 use qtangent::skin::{Rig, SkinMethod};
 use qtangent::{mesh, Format};
 
+#[path = "common/console.rs"]
+mod console;
+
 #[path = "common/fox.rs"]
 mod fox;
 
@@ -75,7 +78,7 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
 }
 
 fn main() -> ExitCode {
-    qtangent::gpu::quiet_mesa_runtime_dir();
+    console::quiet_mesa();
     let args = Args::parse();
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
@@ -169,7 +172,13 @@ fn run(args: &Args) -> Result<(), String> {
     println!("adapter: {}", ctx.describe());
     let renderer = Renderer::new(&ctx).map_err(|e| e.to_string())?;
     let mut gpu_scene = renderer
-        .upload(&ctx, &scene, &[Format::Snorm16x4], &mut |_| {})
+        .upload(
+            &ctx,
+            &scene,
+            &[Format::Snorm16x4],
+            &qtangent::qmap::MapOptions::default(),
+            &mut (),
+        )
         .map_err(|e| e.to_string())?;
 
     // One skinning batch for every skinned object.
@@ -294,15 +303,23 @@ fn run(args: &Args) -> Result<(), String> {
     }
     let mut diffs = Vec::new();
     for (a, b) in rows[0].iter().zip(&rows[1]) {
-        let d = compare::diff(a, b, None)?;
+        let d = compare::diff(a, b, None).map_err(|e| e.to_string())?;
         println!(
             "  LBS vs DQS: PSNR {:.1} dB, max error {}",
             d.psnr_db, d.max_error
         );
-        diffs.push(compare::heatmap(a, b)?);
+        diffs.push(compare::heatmap(a, b).map_err(|e| e.to_string())?);
     }
     let line = |imgs: &[RgbaImage]| compare::side_by_side(&imgs.iter().collect::<Vec<_>>(), 4);
-    let sheet = compare::stacked(&[&line(&rows[0])?, &line(&rows[1])?, &line(&diffs)?], 4)?;
+    let sheet = compare::stacked(
+        &[
+            &line(&rows[0]).map_err(|e| e.to_string())?,
+            &line(&rows[1]).map_err(|e| e.to_string())?,
+            &line(&diffs).map_err(|e| e.to_string())?,
+        ],
+        4,
+    )
+    .map_err(|e| e.to_string())?;
     let sheet_path = args.output.join("lbs-vs-dqs.png");
     save(&sheet, &sheet_path)?;
     println!(

@@ -27,14 +27,17 @@ use std::path::PathBuf;
 use clap::Parser;
 use glam::Vec3;
 use image::RgbaImage;
-use qtangent::gpu::maps::BC7_QUALITY;
-use qtangent::gpu::render::{GpuScene, Output, Renderer, View};
+use qtangent::gpu::render::{GpuScene, MapReport, Output, Renderer, View};
 use qtangent::gpu::GpuContext;
 use qtangent::qmap::MapFormat;
+use qtangent::qmap::MapOptions;
 use qtangent::render::compare;
 use qtangent::render::disc::{self, RgLayout};
-use qtangent::render::{FrameSource, MapOptions};
+use qtangent::render::FrameSource;
 use qtangent::Format;
+
+#[path = "common/console.rs"]
+mod console;
 
 #[derive(Parser)]
 #[command(about = "The swirl disc: anisotropy direction error and PSNR under minification")]
@@ -91,7 +94,7 @@ fn heat(truth: &disc::Truth, tangents: &[[f32; 4]]) -> RgbaImage {
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    qtangent::gpu::quiet_mesa_runtime_dir();
+    console::quiet_mesa();
     let args = Args::parse();
     let (texture, sizes): (u32, Vec<u32>) = if args.quick {
         (512, vec![128, 32])
@@ -130,39 +133,30 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let canonical = disc::scene(texture, RgLayout::Canonical)?;
     let oriented = disc::scene(texture, RgLayout::Oriented)?;
-    let quiet = &mut |_: &str| {};
     let formats = [Format::Snorm16x4];
-    // BC7 at the effort `bake` ships with.
-    let compressed = MapOptions {
-        bc7: BC7_QUALITY,
-        ..MapOptions::default()
-    };
+    // The compressed maps at the default effort, what `bake` and `pack` ship.
+    let compressed = MapOptions::default();
+    let console = &mut console::Console::new("aniso");
     let uploads: Vec<GpuScene> = vec![
-        renderer.upload_with(&ctx, &canonical, &formats, &compressed, quiet)?,
-        renderer.upload_with(
+        renderer.upload(&ctx, &canonical, &formats, &compressed, console)?,
+        renderer.upload(
             &ctx,
             &canonical,
             &formats,
             &MapOptions::stored(MapFormat::Rgba16Float),
-            quiet,
+            console,
         )?,
-        renderer.upload_with(&ctx, &oriented, &formats, &MapOptions::default(), quiet)?,
+        renderer.upload(&ctx, &oriented, &formats, &MapOptions::default(), console)?,
     ];
-    for w in uploads.iter().flat_map(|u| &u.warnings) {
-        eprintln!("warning: {w}");
-    }
     // The compressed maps' formats as the renderer chose them (a twist alone: BC5 of (z, w);
     // object space: BC7).
-    let stored = |formats: &[(String, Option<MapFormat>)]| {
-        formats
-            .first()
-            .and_then(|f| f.1)
+    let stored = |maps: &[MapReport]| {
+        maps.first()
+            .and_then(|m| m.format)
             .map_or_else(|| "none".to_string(), |f| f.name().to_string())
     };
-    let (tangent_c, object_c) = (
-        stored(&uploads[0].tangent_map_formats),
-        stored(&uploads[0].object_map_formats),
-    );
+    let report = uploads[0].report();
+    let (tangent_c, object_c) = (stored(&report.tangent_maps), stored(&report.object_maps));
     let config = |label: String, upload, source| Config {
         label,
         upload,
@@ -230,8 +224,16 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         for c in &configs {
             let gpu = &uploads[c.upload];
             let image = renderer.render_image(&ctx, gpu, &view, c.source, size, size)?;
-            let [_, tangents] =
-                renderer.render_debug(&ctx, gpu, &view, c.source, Output::Frame, size, size)?;
+            let [_, tangents] = renderer.render_debug(
+                &ctx,
+                gpu,
+                &qtangent::gpu::render::Shot {
+                    view: &view,
+                    source: c.source,
+                    size: glam::UVec2::new(size, size),
+                },
+                Output::Frame,
+            )?;
             let all = disc::direction_stats(&truth, &tangents, 0.0);
             let coherent = disc::direction_stats(&truth, &tangents, disc::COHERENT);
             let diff = compare::diff(&image, &truth.image, Some(&truth.inside))?;

@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! cargo run --release --example bake -- [MESH] --kind tangent|object --format <name>
-//!     [--container ktx2|exr] [-o DIR] [--normal-map PNG] [--size 2048] [--padding 4]
+//!     [--container ktx2|exr] [-o DIR] [--normal-map PNG] [--size 2048] [--padding 16]
 //!     [--keep-handedness] [--cpu] [--json]
 //! ```
 //!
@@ -53,12 +53,15 @@ use clap::Parser;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use qtangent::gpu::GpuContext;
 use qtangent::mesh::{self, ImageSource, Scene};
-use qtangent::qmap::anisotropy;
-use qtangent::qmap::job::{self, OutputFile, TangentLevels};
-use qtangent::qmap::stored::EncodedMap;
-use qtangent::qmap::{self, BakeJob, BakeSettings, Container, NormalMap, NormalSource, QuatMap};
-use qtangent::qmap::{MapFormat, MapSpace};
+use qtangent::qmap::job::{self, OutputFile};
+use qtangent::qmap::{
+    self, BakeJob, BakeSettings, Baked, Baker, Container, CpuRaster, MapFormat, MapOptions,
+    MapSpace, NormalSource, ObjectInput, RasterBackend, Repack, TangentInput,
+};
 use serde_json::{json, Value};
+
+#[path = "common/console.rs"]
+mod console;
 
 /// `writeln!` into a String (which cannot fail).
 macro_rules! outln {
@@ -84,8 +87,9 @@ struct Args {
     /// Map width and height in texels (1 to 16384, and within the GPU's texture limit).
     #[arg(long, default_value_t = 2048)]
     size: u32,
-    /// Rings of padding grown around the UV islands beyond the one-texel fringe.
-    #[arg(long, default_value_t = 4)]
+    /// Rings of padding grown around the UV islands beyond the one-texel fringe (object space;
+    /// the default keeps a 4-texel margin at mip 2).
+    #[arg(long, default_value_t = MapOptions::default().padding)]
     padding: u32,
     /// Map kind: tangent (rotation of the vertex frame) or object (the whole frame).
     #[arg(long, default_value = "tangent", value_parser = names::<MapSpace>(["tangent", "object"]))]
@@ -155,7 +159,7 @@ impl Args {
 }
 
 fn main() {
-    qtangent::gpu::quiet_mesa_runtime_dir();
+    console::quiet_mesa();
     let args = Args::parse();
     let mut ui = Ui::new(!args.json && std::io::stderr().is_terminal());
     let result = run(&args, &mut ui);
@@ -227,21 +231,30 @@ struct Report {
 
 fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
     args.check()?;
-    let settings = BakeSettings {
+    let options = MapOptions {
+        format: args.format,
+        keep_handedness: args.keep_handedness,
+        padding: args.padding,
+        ..MapOptions::default()
+    };
+    qmap::check_settings(&BakeSettings {
         width: args.size,
         height: args.size,
         padding: args.padding,
         format: args.stored().raster(),
-    };
-    qmap::check_settings(&settings)?;
+    })?;
 
     // The GPU first: without one, nothing else is worth doing.
     let ctx = if args.cpu {
         None
     } else {
-        let ctx = GpuContext::new()?;
+        let ctx = GpuContext::new().map_err(|e| console::advise(&e))?;
         eprintln!("adapter: {}", ctx.describe());
         Some(ctx)
+    };
+    let backend: &dyn RasterBackend = match &ctx {
+        Some(ctx) => ctx,
+        None => &CpuRaster,
     };
 
     let t = Instant::now();
@@ -280,22 +293,12 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
         problem: format!("cannot create the folder: {e}"),
     })?;
 
-    let mut normal_maps: Vec<(NormalSource, NormalMap)> = Vec::new();
+    let baker = Baker::new(backend, &options);
     let mut reports = Vec::new();
-    for (k, job) in jobs.iter().enumerate() {
-        if let Some(r) = bake_one(
-            job,
-            &scene,
-            args,
-            &settings,
-            ctx.as_ref(),
-            &mut normal_maps,
-            ui,
-        )? {
+    for job in &jobs {
+        if let Some(r) = bake_one(job, &scene, args, &baker, ui)? {
             reports.push(r);
         }
-        // Keep a decoded normal map only while a later map still uses it.
-        normal_maps.retain(|(src, _)| jobs[k + 1..].iter().any(|j| &j.normal == src));
     }
     ui.bar.finish_and_clear();
 
@@ -376,13 +379,12 @@ fn bake_one(
     job: &BakeJob,
     scene: &Scene,
     args: &Args,
-    settings: &BakeSettings,
-    ctx: Option<&GpuContext>,
-    normal_maps: &mut Vec<(NormalSource, NormalMap)>,
+    baker: &Baker<'_>,
     ui: &mut Ui,
 ) -> Result<Option<Report>, Error> {
     // Load: prepare the primitives (normals, MikkTSpace tangents, seam splits), decode the
-    // normal map.
+    // normal map (as the renderer uploads it, for the tangent kind) and the anisotropy
+    // direction.
     let t = Instant::now();
     ui.stage(&job.name, "prepare", 0, 1);
     let prepared = job.prepare(scene)?;
@@ -397,148 +399,65 @@ fn bake_one(
         ));
     }
     let mesh_file = &scene.source;
-    let space = args.kind;
-    // The object kind rasterises with the decoded normal map (kept while later maps use it).
-    let normal_map: Option<&NormalMap> = match (&job.normal, space) {
-        (NormalSource::None, _) | (_, MapSpace::Tangent) => None,
-        (src, MapSpace::Object) => {
-            let i = match normal_maps.iter().position(|(s, _)| s == src) {
-                Some(i) => i,
-                None => {
-                    let m = src.load(mesh_file)?.ok_or("internal: no normal map")?;
-                    normal_maps.push((src.clone(), m));
-                    normal_maps.len() - 1
-                }
-            };
-            Some(&normal_maps[i].1)
-        }
-    };
-    // The tangent kind reads the normal map as the renderer uploads it: 8-bit RGBA and its mips.
-    let normal_image = match space {
-        MapSpace::Object => None,
-        MapSpace::Tangent => job.normal.decode_rgba8(mesh_file)?,
-    };
-    // KHR_materials_anisotropy: the direction field (oriented, axial mips) the map's tangent
-    // follows.
     let field = job
         .anisotropy
         .as_ref()
         .map(|a| a.direction_field(mesh_file))
         .transpose()?;
-    if space == MapSpace::Tangent && normal_image.is_none() && field.is_none() {
-        ui.warn(format!(
-            "{}: no normal map; a tangent-space map would be the identity, so none is written",
-            job.label
-        ));
-    }
-    let load = t.elapsed();
-    let mut times = vec![("load", load)];
-
-    // A tangent-space map with a twist (the anisotropy direction) and a tilt (a normal map)
-    // needs four channels; BC5 holds either alone ((z, w) for a twist, EncodedMap::twist_only).
-    let (stored, warning) =
-        job.stored_format(space, args.format, normal_image.is_some(), field.is_some());
-    if let Some(w) = warning {
-        ui.warn(w);
-    }
-    let mut progress = |stage: &'static str, done: u64, total: u64| {
-        ui.stage(&job.name, stage, done, total);
-    };
-    let t = Instant::now();
-    let map: QuatMap = match space {
+    let direction = field.as_ref().map(|(f, _)| f);
+    let mut listener = JobListener { ui, job: &job.name };
+    let baked = match args.kind {
         MapSpace::Object => {
-            // Raster (GPU or CPU), then finish: hemispheres, padding, mips, statistics (CPU).
-            let mut raster = match ctx {
-                Some(ctx) => qtangent::gpu::bake::raster_gpu(
-                    ctx,
-                    &bake_mesh,
-                    normal_map,
-                    settings,
-                    &mut progress,
-                )?,
-                None => qmap::raster_cpu(&bake_mesh, normal_map, settings, &mut progress)?,
+            let normal_map = job.normal.load(mesh_file)?;
+            let input = ObjectInput {
+                mesh: bake_mesh,
+                normal_map: normal_map.as_ref(),
+                direction,
+                size: args.size,
+                repack: Repack::Never,
             };
-            if let Some((field, _)) = &field {
-                anisotropy::turn_raster(&mut raster, field, None);
-            }
-            let raster_time = t.elapsed();
-            let t = Instant::now();
-            let map = qmap::finish(&raster, settings.padding, &mut progress);
-            times.push(("raster", raster_time));
-            times.push(("finish", t.elapsed()));
-            map
+            let load = t.elapsed();
+            let mut baked = baker.object(input, &mut listener)?;
+            baked.times.insert(0, ("load", load));
+            baked
         }
         MapSpace::Tangent => {
-            // Every level of the normal map's mip chain (as a renderer uploads it) turned into
-            // rotations: no raster, no UV layout. The anisotropy direction, where the material
-            // has one, is the twist (axial: stored doubled, EncodedMap::axial_twist).
-            let Some(input) = TangentLevels::new(normal_image.as_ref(), field.as_ref()) else {
+            let normal = job.normal.decode_rgba8(mesh_file)?;
+            let input = TangentInput {
+                what: &job.label,
+                normal_map: normal.as_ref().map(|(image, _)| image),
+                normal_scale: normal.as_ref().map_or(1.0, |(_, scale)| *scale),
+                direction,
+                authored: None,
+            };
+            let load = t.elapsed();
+            let Some(mut baked) = baker.tangent(&input, &mut listener)? else {
+                listener.ui.warn(format!(
+                    "{}: no normal map; a tangent-space map would be the identity, so none is \
+                     written",
+                    job.label
+                ));
                 return Ok(None);
             };
-            let (levels, twist) = (&input.levels, input.twist_field());
-            let mips_time = t.elapsed();
-            let t = Instant::now();
-            progress("tangent-space bake", 0, 1);
-            let map = match ctx {
-                Some(ctx) => {
-                    qtangent::gpu::bake_tangent::bake_gpu(ctx, levels, twist, settings.format)?
-                }
-                None => qmap::tangent::bake_cpu(levels, twist, settings.format),
-            };
-            progress("tangent-space bake", 1, 1);
-            times.push(("mips", mips_time));
-            times.push(("bake", t.elapsed()));
-            map
+            baked.times.insert(0, ("load", load));
+            baked
         }
     };
-    if space == MapSpace::Object && map.stats.covered == 0 {
+    let ui = listener.ui;
+    let space = args.kind;
+    if space == MapSpace::Object && baked.map.stats.covered == 0 {
         ui.warn(format!(
             "{}: no texel centre is inside a triangle (UVs degenerate, outside [0, 1]², or \
              triangles smaller than a texel)",
             job.label
         ));
     }
-
-    // Store (block compression included) and write.
     let t = Instant::now();
-    ui.stage(&job.name, "store", 0, 1);
-    let mut files = Vec::new();
-    match args.container {
-        Container::Exr => {
-            if space == MapSpace::Tangent && field.is_some() {
-                ui.warn(format!(
-                    "{}: the EXR holds the anisotropy twist doubled (axial: halve it to decode, \
-                     which KTX2 records as qtangent.twist = axial); EXR carries no such flag",
-                    job.label
-                ));
-            }
-            times.push(("store", t.elapsed()));
-            let t = Instant::now();
-            files.extend(job::write_exr(&args.out, &job.name, &map)?);
-            files.extend(job::write_previews(&args.out, &job.name, &map, space)?);
-            times.push(("write", t.elapsed()));
-        }
-        Container::Ktx2 => {
-            let mut encoded = EncodedMap::encode(
-                &map,
-                space,
-                stored,
-                args.keep_handedness,
-                qtangent::gpu::maps::BC7_QUALITY,
-            )
-            .map_err(|e| format!("{}: {e}", job.label))?;
-            encoded.axial_twist = space == MapSpace::Tangent && field.is_some();
-            times.push(("store", t.elapsed()));
-            let t = Instant::now();
-            ui.stage(&job.name, "write KTX2", 0, 1);
-            let material = job.material_name.as_deref();
-            files.extend(job::write_ktx2(&args.out, &job.name, &encoded, material)?);
-            files.extend(job::write_previews(&args.out, &job.name, &map, space)?);
-            times.push(("write", t.elapsed()));
-        }
-    }
+    let files = write(job, args, &baked, field.is_some(), ui)?;
+    let mut times = baked.times;
+    times.push(("write", t.elapsed()));
     ui.stage(&job.name, "written", 1, 1);
-
+    let map = &baked.map;
     Ok(Some(Report {
         job_name: job.name.clone(),
         label: job.label.clone(),
@@ -547,7 +466,7 @@ fn bake_one(
         primitives: prepared.iter().map(|p| p.label.clone()).collect(),
         normal_map: job.normal.describe(),
         anisotropy: job.anisotropy.as_ref().map(|a| a.image.describe()),
-        format: stored,
+        format: baked.stored.format,
         map_stats: map.stats,
         levels: map.levels.len(),
         width: map.width(),
@@ -555,6 +474,60 @@ fn bake_one(
         times,
         files,
     }))
+}
+
+/// Writes a baked map in the container asked for, with its previews.
+fn write(
+    job: &BakeJob,
+    args: &Args,
+    baked: &Baked,
+    twisted: bool,
+    ui: &mut Ui,
+) -> Result<Vec<OutputFile>, Error> {
+    let space = args.kind;
+    let mut files = Vec::new();
+    ui.stage(&job.name, "write", 0, 1);
+    match args.container {
+        Container::Exr => {
+            if space == MapSpace::Tangent && twisted {
+                ui.warn(format!(
+                    "{}: the EXR holds the anisotropy twist doubled (axial: halve it to decode, \
+                     which KTX2 records as qtangent.twist = axial); EXR carries no such flag",
+                    job.label
+                ));
+            }
+            files.extend(job::write_exr(&args.out, &job.name, &baked.map)?);
+        }
+        Container::Ktx2 => {
+            let material = job.material_name.as_deref();
+            files.extend(job::write_ktx2(
+                &args.out,
+                &job.name,
+                &baked.stored,
+                material,
+            )?);
+        }
+    }
+    files.extend(job::write_previews(
+        &args.out, &job.name, &baked.map, space,
+    )?);
+    Ok(files)
+}
+
+/// The progress bar and warnings of one job, as the library reports them.
+struct JobListener<'a> {
+    ui: &'a mut Ui,
+    job: &'a str,
+}
+
+impl qtangent::Listener for JobListener<'_> {
+    fn progress(&mut self, p: qtangent::Progress<'_>) {
+        self.ui.stage(self.job, p.stage, p.done, p.total);
+    }
+
+    fn warning(&mut self, w: qtangent::Warning) {
+        self.ui.warn(w.to_string());
+    }
 }
 
 fn ms(d: Duration) -> f64 {

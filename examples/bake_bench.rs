@@ -18,6 +18,9 @@ use clap::Parser;
 use qtangent::gpu::{bake::raster_gpu, GpuContext};
 use qtangent::qmap::{self, BakeJob, BakeSettings};
 
+#[path = "common/console.rs"]
+mod console;
+
 #[derive(Parser)]
 #[command(about = "Bake every material's quaternion map on the GPU and the CPU; print the times")]
 struct Args {
@@ -72,28 +75,26 @@ fn run() -> Result<(), String> {
         let mesh = job.bake_mesh(&scene).map_err(|e| e.to_string())?;
         let normal_map = job.normal.load(&mesh_path).map_err(|e| e.to_string())?;
         let nm = normal_map.as_ref();
-        let mut quiet = |_: &'static str, _: u64, _: u64| {};
-        raster_gpu(&ctx, &mesh, nm, &settings, &mut quiet).map_err(|e| e.to_string())?;
+        raster_gpu(&ctx, &mesh, nm, &settings, &mut ()).map_err(|e| e.to_string())?;
         let mut times = Vec::new();
         let mut raster = None;
         for _ in 0..args.runs.max(1) {
             let t = Instant::now();
-            raster = Some(
-                raster_gpu(&ctx, &mesh, nm, &settings, &mut quiet).map_err(|e| e.to_string())?,
-            );
+            raster =
+                Some(raster_gpu(&ctx, &mesh, nm, &settings, &mut ()).map_err(|e| e.to_string())?);
             times.push(t.elapsed());
         }
         times.sort();
         let gpu = times[times.len() / 2];
         let raster = raster.expect("at least one run");
         let t = Instant::now();
-        let map = qmap::finish(&raster, settings.padding, &mut quiet);
+        let map = qmap::finish(&raster, settings.padding, &mut ());
         let finish = t.elapsed();
         let cpu = if args.no_cpu {
             None
         } else {
             let t = Instant::now();
-            qmap::raster_cpu(&mesh, nm, &settings, &mut quiet).map_err(|e| e.to_string())?;
+            qmap::raster_cpu(&mesh, nm, &settings, &mut ()).map_err(|e| e.to_string())?;
             Some(t.elapsed())
         };
         gpu_total += ms(gpu);
@@ -123,7 +124,7 @@ fn run() -> Result<(), String> {
 }
 
 fn main() {
-    qtangent::gpu::quiet_mesa_runtime_dir();
+    console::quiet_mesa();
     if let Err(e) = run() {
         eprintln!("bake_bench: {e}");
         std::process::exit(1);

@@ -14,8 +14,11 @@ use qtangent::gpu::{DecodePipeline, GpuContext};
 use qtangent::measure::random_frames;
 use qtangent::{Format, QTangent, TangentFrame};
 
+#[path = "common/console.rs"]
+mod console;
+
 fn main() {
-    qtangent::gpu::quiet_mesa_runtime_dir();
+    console::quiet_mesa();
     if let Err(e) = run() {
         eprintln!("bench: {e}");
         std::process::exit(1);

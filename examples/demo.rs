@@ -10,8 +10,11 @@ use qtangent::gpu::{DecodePipeline, GpuContext};
 use qtangent::measure::{self, max_component_diff, FrameErrors};
 use qtangent::{Format, QTangent};
 
+#[path = "common/console.rs"]
+mod console;
+
 fn main() {
-    qtangent::gpu::quiet_mesa_runtime_dir();
+    console::quiet_mesa();
     if let Err(e) = run() {
         eprintln!("demo: {e}");
         std::process::exit(1);

@@ -25,6 +25,9 @@ use qtangent::render::{compare, FrameSource};
 use qtangent::skin::{self, Bone, SkinMethod, SkinVertices};
 use qtangent::{Format, QTangent};
 
+#[path = "common/console.rs"]
+mod console;
+
 /// The picture's size.
 const WIDTH: u32 = 480;
 const HEIGHT: u32 = 320;
@@ -32,7 +35,7 @@ const HEIGHT: u32 = 320;
 const COLOR: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 
 fn main() -> Result<(), Box<dyn Error>> {
-    qtangent::gpu::quiet_mesa_runtime_dir();
+    console::quiet_mesa();
     let out = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "renders/embed.png".into());
@@ -173,7 +176,13 @@ fn skin_batch(ctx: &GpuContext) -> Result<(), Box<dyn Error>> {
 fn map_draw(ctx: &GpuContext, out: &str) -> Result<(), Box<dyn Error>> {
     let scene = RenderScene::default_scene()?;
     let renderer = Renderer::new(ctx)?;
-    let gpu_scene = renderer.upload(ctx, &scene, &[Format::Snorm16x4], &mut |_| {})?;
+    let gpu_scene = renderer.upload(
+        ctx,
+        &scene,
+        &[Format::Snorm16x4],
+        &qtangent::qmap::MapOptions::default(),
+        &mut (),
+    )?;
     let view = View::fitted(&scene, WIDTH as f32 / HEIGHT as f32, 30.0, 25.0);
     let draw = |source: FrameSource| -> Result<image::RgbaImage, Box<dyn Error>> {
         let target = |format, label| {

@@ -31,12 +31,16 @@ use qtangent::gpu::GpuContext;
 use qtangent::qmap::bc::Bc7Quality;
 use qtangent::qmap::normal_map::{bc5_round_trip, bc5_round_trip_chain};
 use qtangent::qmap::stored::{angle_deg, AngleStats, EncodedMap};
+use qtangent::qmap::MapOptions;
 use qtangent::qmap::MapSpace;
 use qtangent::qmap::{self, BakeMesh, MapFormat, NormalMap, TexelKind};
 use qtangent::render::compare::{self, ImageDiff};
 use qtangent::render::scene::{MapSource, RenderScene};
-use qtangent::render::{FrameSource, MapOptions};
+use qtangent::render::FrameSource;
 use qtangent::Format;
+
+#[path = "common/console.rs"]
+mod console;
 
 #[derive(Parser)]
 #[command(
@@ -67,7 +71,7 @@ struct Args {
 type Error = Box<dyn std::error::Error>;
 
 fn main() {
-    qtangent::gpu::quiet_mesa_runtime_dir();
+    console::quiet_mesa();
     let args = Args::parse();
     if let Err(e) = run(&args) {
         eprintln!("maps: {e}");
@@ -243,14 +247,9 @@ fn texel_errors(
         let MapSource::Bake { size } = sm.map else {
             continue;
         };
-        let (exact, _) = qtangent::gpu::maps::bake_object(
-            ctx,
-            scene,
-            i,
-            size,
-            MapFormat::Rgba32Float,
-            &mut |_| {},
-        )?;
+        let f32_options = MapOptions::stored(MapFormat::Rgba32Float);
+        let baker = qtangent::qmap::Baker::new(ctx, &f32_options);
+        let exact = qtangent::render::maps::bake_object(scene, i, size, &baker, &mut ())?.map;
         let mask: Vec<bool> = exact
             .kind
             .iter()
@@ -298,7 +297,7 @@ fn coverage(scene: &RenderScene, mi: usize, w: u32, h: u32) -> Result<Vec<bool>,
         padding: 0,
         format: MapFormat::Rgba8Snorm,
     };
-    let raster = qmap::raster_cpu(&bake, None, &settings, &mut |_, _, _| {})?;
+    let raster = qmap::raster_cpu(&bake, None, &settings, &mut ())?;
     for (m, k) in mask.iter_mut().zip(&raster.kind) {
         *m = *k == TexelKind::Covered;
     }
@@ -324,14 +323,18 @@ fn measure(
     };
     // Objects with an authored map (the default scene's spun plate) carry a tangent field only
     // the maps draw: PSNR is measured with them hidden.
-    let hide = |gpu: &mut GpuScene| gpu.visible = gpu.authored.iter().map(|a| !a).collect();
+    let hide = |gpu: &mut GpuScene| {
+        for k in gpu.report().authored_objects.clone() {
+            gpu.hide(k);
+        }
+    };
     // The reference, and the reference with BC5 normal maps.
-    let mut base = renderer.upload_with(
+    let mut base = renderer.upload(
         ctx,
         scene,
         &[Format::Snorm16x4],
         &MapOptions::default(),
-        &mut |_| {},
+        &mut (),
     )?;
     hide(&mut base);
     let reference = render_all(&base, FrameSource::Reference)?;
@@ -355,12 +358,12 @@ fn measure(
             .map(|n| mip_bytes(n.width(), n.height(), bpt))
             .sum()
     };
-    let mut bc5_gpu = renderer.upload_with(
+    let mut bc5_gpu = renderer.upload(
         ctx,
         &bc5_scene,
         &[Format::Snorm16x4],
         &MapOptions::default(),
-        &mut |_| {},
+        &mut (),
     )?;
     hide(&mut bc5_gpu);
     let bc5_images = render_all(&bc5_gpu, FrameSource::Reference)?;
@@ -396,20 +399,15 @@ fn measure(
                     bc7,
                     ..MapOptions::stored(format)
                 };
-                let mut gpu = renderer.upload_with(
-                    ctx,
-                    scene,
-                    &[Format::Snorm16x4],
-                    &options,
-                    &mut |_| {},
-                )?;
+                let mut warnings: Vec<qtangent::Warning> = Vec::new();
+                let mut gpu =
+                    renderer.upload(ctx, scene, &[Format::Snorm16x4], &options, &mut warnings)?;
                 hide(&mut gpu);
-                for w in &gpu.warnings {
-                    // Only what concerns this column's kind of map.
-                    let other_kind = match space {
-                        MapSpace::Tangent => w.contains("object-space map"),
-                        MapSpace::Object => w.contains("material '"),
-                    };
+                for w in warnings.iter().map(ToString::to_string) {
+                    // Only what concerns this column's kind of map: tangent-space maps are a
+                    // material's, object-space maps a mesh's.
+                    let of_material = w.starts_with("material '");
+                    let other_kind = of_material != (space == MapSpace::Tangent);
                     if !other_kind && !row.note.contains(w.as_str()) {
                         row.note.push_str(&format!(
                             "{}{w}",
@@ -586,11 +584,11 @@ fn timing(
                     &bake,
                     normal_map.as_ref(),
                     &settings,
-                    &mut |_, _, _| {},
+                    &mut (),
                 )?;
                 o[0] += s.elapsed();
                 let s = Instant::now();
-                let map = qmap::finish(&raster, settings.padding, &mut |_, _, _| {});
+                let map = qmap::finish(&raster, settings.padding, &mut ());
                 o[1] += s.elapsed();
                 let s = Instant::now();
                 let stored =

@@ -17,9 +17,13 @@ use std::process::ExitCode;
 use clap::Parser;
 use qtangent::measure::FrameErrors;
 use qtangent::mesh::{self, Prepared, Scene};
-use qtangent::pack::{self, MapKind, PackMaps, PackOptions};
+use qtangent::pack::{self, MapKind, ObjectMapOut, PackMaps, PackOptions};
+
+#[path = "common/console.rs"]
+mod console;
+use qtangent::qmap::MapOptions;
+use qtangent::render::maps::{MapKinds, SceneMaps};
 use qtangent::render::scene::RenderScene;
-use qtangent::render::MapOptions;
 use qtangent::Format;
 
 #[derive(Parser)]
@@ -53,7 +57,7 @@ fn parse_maps(s: &str) -> Result<MapKind, String> {
 }
 
 fn main() -> ExitCode {
-    qtangent::gpu::quiet_mesa_runtime_dir();
+    console::quiet_mesa();
     let args = Args::parse();
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
@@ -142,15 +146,34 @@ fn load(args: &Args) -> Result<(Scene, Vec<Prepared>, PackMaps), String> {
     let render = RenderScene::load(&args.mesh).map_err(|e| e.to_string())?;
     let ctx = qtangent::gpu::GpuContext::new().map_err(|e| e.to_string())?;
     eprintln!("pack: {}", ctx.describe());
-    let maps = qtangent::gpu::maps::for_pack(
-        &ctx,
-        &render,
-        args.maps,
-        &MapOptions::default(),
-        &mut |stage| eprintln!("pack: {stage}"),
-        &mut |w| eprintln!("pack: warning: {w}"),
-    )
-    .map_err(|e| e.to_string())?;
+    let kinds = match args.maps {
+        MapKind::Object => MapKinds::Object,
+        _ => MapKinds::Tangent,
+    };
+    let options = MapOptions::default();
+    let baker = qtangent::qmap::Baker::new(&ctx, &options);
+    let console = &mut console::Console::with_progress("pack");
+    let made = SceneMaps::new(&render, &baker, kinds, console).map_err(|e| e.to_string())?;
+    // RenderScene::load appends a default material after the file's; it has nothing to bake.
+    let file_materials = render.loaded().map_or(0, |s| s.materials.len());
+    let maps = PackMaps {
+        tangent: made
+            .tangent
+            .into_iter()
+            .take(file_materials)
+            .map(|m| m.map(|m| m.map))
+            .collect(),
+        object: made
+            .object
+            .into_iter()
+            .map(|o| {
+                o.map(|o| ObjectMapOut {
+                    map: o.map,
+                    uvs: o.map_uvs,
+                })
+            })
+            .collect(),
+    };
     let prepared = render.meshes.iter().map(|m| m.mesh.clone()).collect();
     let scene = render
         .source

@@ -19,14 +19,18 @@ use std::time::Instant;
 use clap::builder::TypedValueParser as _;
 use clap::Parser;
 use image::RgbaImage;
-use qtangent::gpu::render::{GpuScene, Renderer, View};
+use qtangent::gpu::render::{GpuScene, MapReport, Renderer, View};
 use qtangent::gpu::GpuContext;
 use qtangent::qmap::bc::Bc7Quality;
 use qtangent::qmap::MapFormat;
+use qtangent::qmap::MapOptions;
 use qtangent::render::compare::{self, ImageDiff};
 use qtangent::render::scene::RenderScene;
-use qtangent::render::{FrameSource, MapOptions};
+use qtangent::render::FrameSource;
 use qtangent::Format;
+
+#[path = "common/console.rs"]
+mod console;
 
 #[derive(Parser, Debug)]
 #[command(about = "Render a scene lit with reference, qtangent or quaternion-map tangent frames")]
@@ -46,9 +50,9 @@ struct Args {
     /// UV winding.
     #[arg(long)]
     keep_handedness: bool,
-    /// BC7 encoder effort for the maps baked here: ultrafast (default, about 1 s per 2048² map
-    /// on two cores), veryfast, fast, basic (what `bake` uses; about 16 s), slow.
-    #[arg(long, default_value = "ultrafast", value_parser = bc7_parser())]
+    /// BC7 encoder effort for the maps baked here: ultrafast (about 1 s per 2048² map on two
+    /// cores), veryfast, fast, basic (the default of every tool, what ships; about 16 s), slow.
+    #[arg(long, default_value_t = MapOptions::default().bc7, value_parser = bc7_parser())]
     bc7_quality: Bc7Quality,
     /// A folder of KTX2 maps written by `bake` (`<material>.ktx2`): used for the materials it
     /// has, instead of baking.
@@ -127,7 +131,7 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
 }
 
 fn main() -> ExitCode {
-    qtangent::gpu::quiet_mesa_runtime_dir();
+    console::quiet_mesa();
     let args = Args::parse();
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
@@ -217,18 +221,27 @@ fn run(args: &Args) -> Result<(), String> {
         keep_handedness: args.keep_handedness,
         maps_dir: args.maps.clone(),
         bc7: args.bc7_quality,
+        ..MapOptions::default()
     };
     let gpu = renderer
-        .upload_with(&ctx, &scene, &[args.format], &options, &mut |what| {
-            eprintln!("render: {what}")
-        })
+        .upload(
+            &ctx,
+            &scene,
+            &[args.format],
+            &options,
+            &mut console::Console::with_progress("render"),
+        )
         .map_err(|e| format!("{}: {e}", scene.name))?;
-    for w in &gpu.warnings {
-        eprintln!("render: warning: {w}");
-    }
-    for f in &gpu.fallbacks {
+    print_map_origins(gpu.report());
+    for m in gpu
+        .report()
+        .object_maps
+        .iter()
+        .filter(|m| m.format.is_none())
+    {
         eprintln!(
-            "note: {f} has no quaternion map; quatmap mode draws it with {} vertex frames",
+            "note: {} has no quaternion map; quatmap mode draws it with {} vertex frames",
+            m.name,
             qtangent::gpu::render::FALLBACK_FORMAT.name()
         );
     }
@@ -311,10 +324,13 @@ fn report_all(
     let reference = &images[0];
     let mut heatmaps = Vec::new();
     let mut diffs: Vec<(FrameSource, ImageDiff, Option<ImageDiff>)> = Vec::new();
-    let has_authored = gpu.authored.iter().any(|&a| a);
+    let authored = gpu.report().authored_objects.clone();
+    let has_authored = !authored.is_empty();
     // With the authored-map objects hidden, the modes must agree: render those pictures too.
     let without: Option<Vec<RgbaImage>> = if has_authored {
-        gpu.visible = gpu.authored.iter().map(|a| !a).collect();
+        for &k in &authored {
+            gpu.hide(k);
+        }
         let mut v = Vec::new();
         for &s in sources {
             v.push(
@@ -323,18 +339,18 @@ fn report_all(
                     .map_err(|e| e.to_string())?,
             );
         }
-        gpu.visible = vec![true; gpu.authored.len()];
+        gpu.show_all();
         Some(v)
     } else {
         None
     };
     for (k, (&s, img)) in sources.iter().zip(images).enumerate().skip(1) {
-        let d = compare::diff(reference, img, None)?;
+        let d = compare::diff(reference, img, None).map_err(|e| e.to_string())?;
         let d_without = match &without {
-            Some(v) => Some(compare::diff(&v[0], &v[k], None)?),
+            Some(v) => Some(compare::diff(&v[0], &v[k], None).map_err(|e| e.to_string())?),
             None => None,
         };
-        let heat = compare::heatmap(reference, img)?;
+        let heat = compare::heatmap(reference, img).map_err(|e| e.to_string())?;
         save(
             &heat,
             &with_suffix(output, &format!("diff-{}", s.mode_name())),
@@ -360,7 +376,14 @@ fn report_all(
     let mut bottom_imgs = vec![blank];
     bottom_imgs.extend(heatmaps.iter().map(half));
     let row = |v: &[RgbaImage]| compare::side_by_side(&v.iter().collect::<Vec<_>>(), 8);
-    let sheet = compare::stacked(&[&row(&top)?, &row(&bottom_imgs)?], 8)?;
+    let sheet = compare::stacked(
+        &[
+            &row(&top).map_err(|e| e.to_string())?,
+            &row(&bottom_imgs).map_err(|e| e.to_string())?,
+        ],
+        8,
+    )
+    .map_err(|e| e.to_string())?;
     save(&sheet, &with_suffix(output, "sheet"))?;
 
     println!(
@@ -391,10 +414,10 @@ fn report_all(
     if has_authored {
         println!("(The authored map carries a tangent field the vertex frames do not have: there the modes differ by design.)");
     }
-    let formats = |v: &[(String, Option<MapFormat>)]| {
+    let formats = |v: &[MapReport]| {
         let mut names: Vec<&str> = v
             .iter()
-            .filter_map(|(_, f)| f.map(MapFormat::name))
+            .filter_map(|m| m.format.map(MapFormat::name))
             .collect();
         names.sort_unstable();
         names.dedup();
@@ -406,8 +429,8 @@ fn report_all(
     };
     println!(
         "\nMaps stored as: object-space {}; tangent-space {}.",
-        formats(&gpu.object_map_formats),
-        formats(&gpu.tangent_map_formats)
+        formats(&gpu.report().object_maps),
+        formats(&gpu.report().tangent_maps)
     );
     println!("\nCost on the GPU ({} vertices):", gpu.vertex_count());
     println!("| mode | vertex buffers | of which frame | frame textures (mips incl.) | frame time ({}×{}) |", width, height);
@@ -418,7 +441,16 @@ fn report_all(
             "–".to_string()
         } else {
             let d = renderer
-                .time_frames(ctx, gpu, view, s, width, height, args.frames)
+                .time_frames(
+                    ctx,
+                    gpu,
+                    &qtangent::gpu::render::Shot {
+                        view,
+                        source: s,
+                        size: glam::UVec2::new(width, height),
+                    },
+                    args.frames,
+                )
                 .map_err(|e| e.to_string())?;
             format!("{:.1} ms", d.as_secs_f64() * 1e3)
         };
@@ -437,4 +469,23 @@ fn report_all(
         );
     }
     Ok(())
+}
+
+/// Names the maps loaded from the maps folder.
+fn print_map_origins(report: &qtangent::gpu::render::UploadReport) {
+    let kinds = [
+        ("tangent", &report.tangent_maps),
+        ("object", &report.object_maps),
+    ];
+    for (kind, maps) in kinds {
+        for m in maps.iter() {
+            if let Some(qtangent::render::maps::MapOrigin::Loaded(path)) = &m.origin {
+                let name = &m.name;
+                eprintln!(
+                    "render: {name}: {kind}-space map loaded from {}",
+                    path.display()
+                );
+            }
+        }
+    }
 }

@@ -31,6 +31,9 @@ use qtangent::{QTangent, TangentFrame};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
+#[path = "common/console.rs"]
+mod console;
+
 #[derive(Parser)]
 #[command(about = "Quaternion (LBS, DQS) against matrix-palette skinning; prints a table")]
 struct Args {
@@ -56,7 +59,7 @@ struct Args {
 }
 
 fn main() {
-    qtangent::gpu::quiet_mesa_runtime_dir();
+    console::quiet_mesa();
     if let Err(e) = run() {
         eprintln!("skin_bench: {e}");
         std::process::exit(1);

@@ -30,8 +30,8 @@ use qtangent::gpu::render::{GpuScene, Output, Renderer, View, DEPTH_FORMAT, FALL
 use qtangent::gpu::skin::{RigBatch, SkinPipeline};
 use qtangent::gpu::GpuContext;
 use qtangent::qmap::MapFormat;
+use qtangent::qmap::MapOptions;
 use qtangent::render::scene::{MapSource, RenderScene};
-use qtangent::render::MapOptions;
 use qtangent::render::{Camera, FrameSource, Lighting};
 use qtangent::skin::{Rig, SkinMethod};
 use qtangent::{mesh, Format};
@@ -42,6 +42,8 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{Key, KeyCode, NamedKey, PhysicalKey};
 use winit::window::{Window, WindowId};
 
+#[path = "common/console.rs"]
+mod console;
 #[path = "common/fox.rs"]
 mod fox;
 
@@ -124,7 +126,7 @@ fn parse_format(name: &str) -> Result<Format, String> {
 }
 
 fn main() -> ExitCode {
-    qtangent::gpu::quiet_mesa_runtime_dir();
+    console::quiet_mesa();
     let args = Args::parse();
     match run(args) {
         Ok(()) => ExitCode::SUCCESS,
@@ -479,16 +481,24 @@ impl Viewer {
             ..MapOptions::default()
         };
         let mut gpu = renderer
-            .upload_with(&ctx, scene, &Format::ALL, &options, &mut |what| {
-                eprintln!("viewer: {what}");
-            })
+            .upload(
+                &ctx,
+                scene,
+                &Format::ALL,
+                &options,
+                &mut console::Console::with_progress("viewer"),
+            )
             .map_err(|e| format!("{}: {e}", scene.name))?;
-        for w in &gpu.warnings {
-            eprintln!("viewer: warning: {w}");
-        }
-        for f in &gpu.fallbacks {
+        print_map_origins(gpu.report());
+        for m in gpu
+            .report()
+            .object_maps
+            .iter()
+            .filter(|m| m.format.is_none())
+        {
             eprintln!(
-                "note: {f} has no quaternion map; quatmap mode draws it with {} vertex frames",
+                "note: {} has no quaternion map; quatmap mode draws it with {} vertex frames",
+                m.name,
                 FALLBACK_FORMAT.name()
             );
         }
@@ -1064,5 +1074,24 @@ impl Animation {
             if self.ramp.is_some() { " ramp" } else { "" },
             self.batch.method().name().to_uppercase()
         )
+    }
+}
+
+/// Names the maps loaded from the maps folder.
+fn print_map_origins(report: &qtangent::gpu::render::UploadReport) {
+    let kinds = [
+        ("tangent", &report.tangent_maps),
+        ("object", &report.object_maps),
+    ];
+    for (kind, maps) in kinds {
+        for m in maps.iter() {
+            if let Some(qtangent::render::maps::MapOrigin::Loaded(path)) = &m.origin {
+                let name = &m.name;
+                eprintln!(
+                    "viewer: {name}: {kind}-space map loaded from {}",
+                    path.display()
+                );
+            }
+        }
     }
 }

@@ -19,6 +19,9 @@ use clap::Parser;
 use qtangent::anim::{slide_summary, speed_ramp, BlendMethod, ClipKind, RootMotion};
 use qtangent::mesh;
 
+#[path = "common/console.rs"]
+mod console;
+
 #[path = "common/fox.rs"]
 mod fox;
 
@@ -40,7 +43,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    qtangent::gpu::quiet_mesa_runtime_dir();
+    console::quiet_mesa();
     let args = Args::parse();
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,

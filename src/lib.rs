@@ -77,6 +77,7 @@ mod testing;
 
 pub use format::Format;
 pub use names::ParseNameError;
+#[cfg(feature = "pipeline")]
 pub use report::{Listener, Progress, Warning, WarningKind};
 
 // The README's snippets compile and run as doc tests.

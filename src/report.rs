@@ -10,12 +10,10 @@
 
 use std::fmt;
 
-/// How far a long operation is: `done` of `total` units of `stage` (`raster`, `pad`, `mips`, …)
-/// of `task` (what the work is for: a map, a mesh).
+/// How far a long operation is: `done` of `total` units of `stage` (`raster`, `pad`, `mips`,
+/// …). The operation is whatever the listener was handed to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Progress<'a> {
-    /// What the work is for (a map's name, a scene's).
-    pub task: &'a str,
     /// The stage under way.
     pub stage: &'a str,
     /// Units done.
@@ -173,9 +171,44 @@ pub enum WarningKind {
     // ---- Animation ----
 
     // ---- Quaternion maps (bake jobs, storing) ----
+    /// More than a small share of an object-space map's UV texels overlap, so the map was
+    /// baked in a UV layout of its own (drawn with a second UV set).
+    MapRepacked {
+        /// The share of texels that overlap, percent.
+        overlap_percent: u32,
+    },
+    /// BC5 holds two numbers a texel: asked of an object-space map, or of a tangent-space map
+    /// with a tilt and a twist, the map is stored as BC7.
+    Bc5CannotHold {
+        /// An object-space map (else a tilt with a twist).
+        object_space: bool,
+    },
+    /// A block format was asked of a map whose sides are not multiples of 4; stored as
+    /// rgba16f.
+    NotBlockSized {
+        /// The format asked for.
+        format: crate::qmap::MapFormat,
+        /// Width of level 0.
+        width: u32,
+        /// Height of level 0.
+        height: u32,
+    },
+
+    /// A folder of maps was given, but it has no map for this material; baked instead.
+    MapNotInFolder {
+        /// The file looked for.
+        file: String,
+        /// The folder.
+        folder: std::path::PathBuf,
+    },
 
     // ---- Rendering ----
-
+    /// The device does not sample BC textures (`TEXTURE_COMPRESSION_BC`): block-compressed maps
+    /// are decoded to rgba16f when uploaded.
+    BcDecodedAtUpload {
+        /// The map's format.
+        format: crate::qmap::MapFormat,
+    },
     // ---- Skinning ----
 
     // ---- Packing glTF ----
@@ -285,9 +318,40 @@ impl fmt::Display for WarningKind {
             // ---- Animation ----
 
             // ---- Quaternion maps (bake jobs, storing) ----
+            Self::MapRepacked { overlap_percent } => write!(
+                f,
+                "{overlap_percent}% of its UV texels overlap; its object-space map has a UV layout \
+                 of its own"
+            ),
+            Self::Bc5CannotHold { object_space } => write!(
+                f,
+                "bc5 holds two numbers a texel, not {}; stored as bc7",
+                if object_space {
+                    "an object-space map"
+                } else {
+                    "a tilt and a twist (x, y, z ≠ 0)"
+                }
+            ),
+            Self::NotBlockSized {
+                format,
+                width,
+                height,
+            } => write!(
+                f,
+                "{format} needs sides that are multiples of 4, not {width}×{height}; stored as \
+                 rgba16f"
+            ),
+            Self::MapNotInFolder {
+                ref file,
+                ref folder,
+            } => write!(f, "no map {file} in {}; baked instead", folder.display()),
 
             // ---- Rendering ----
-
+            Self::BcDecodedAtUpload { format } => write!(
+                f,
+                "does not sample BC textures (TEXTURE_COMPRESSION_BC); {format} maps are decoded \
+                 to rgba16f at upload"
+            ),
             // ---- Skinning ----
 
             // ---- Packing glTF ----
@@ -322,6 +386,13 @@ pub trait Listener {
 
     /// Something was wrong but not fatal.
     fn warning(&mut self, warning: Warning);
+}
+
+impl dyn Listener + '_ {
+    /// Reports that `stage` reached `done` of `total`.
+    pub(crate) fn stage(&mut self, stage: &str, done: u64, total: u64) {
+        self.progress(Progress { stage, done, total });
+    }
 }
 
 impl Listener for Vec<Warning> {

@@ -9,8 +9,8 @@
 //! background, never as a stale quaternion.
 
 use glam::Vec4;
-use wgpu::util::DeviceExt;
 
+use super::kit::{self, Access};
 use super::wgsl::Stage;
 use super::{GpuContext, GpuError, StageNeeds};
 
@@ -25,8 +25,13 @@ pub const NEEDS: StageNeeds = StageNeeds {
     bind_groups: 1,
     ..StageNeeds::none("object-space map bake")
 };
+use crate::qmap::tangent::TwistField;
 use crate::qmap::texel::{FRINGE_RADIUS, MIN_AREA2};
-use crate::qmap::{BakeMesh, BakeSettings, MapFormat, NormalMap, Progress, Raster, TexelKind};
+use crate::qmap::{
+    BakeError, BakeMesh, BakeSettings, CpuRaster, MapFormat, NormalMap, QuatMap, Raster,
+    RasterBackend, TexelKind,
+};
+use crate::report::Listener;
 
 /// `BakeUniforms` in `shaders/bake.wgsl`.
 #[repr(C)]
@@ -73,6 +78,37 @@ pub(crate) fn format_code(format: MapFormat) -> f64 {
     f64::from(format.raster().code())
 }
 
+impl RasterBackend for GpuContext {
+    fn describe(&self) -> String {
+        format!("GPU ({})", GpuContext::describe(self))
+    }
+
+    fn raster(
+        &self,
+        mesh: &BakeMesh,
+        normal_map: Option<&NormalMap>,
+        settings: &BakeSettings,
+        listener: &mut dyn Listener,
+    ) -> Result<Raster, BakeError> {
+        raster_gpu(self, mesh, normal_map, settings, listener).map_err(GpuError::into_bake)
+    }
+
+    /// On a CPU adapter (lavapipe), the CPU bake on every core: a per-texel formula with no
+    /// raster, several times faster there than the dispatch and its copies (docs/MAPS.md); the
+    /// two agree to one step of the format.
+    fn bake_tangent(
+        &self,
+        levels: &[NormalMap],
+        twist: Option<TwistField<'_>>,
+        format: MapFormat,
+    ) -> Result<QuatMap, BakeError> {
+        if self.adapter.get_info().device_type == wgpu::DeviceType::Cpu {
+            return CpuRaster.bake_tangent(levels, twist, format);
+        }
+        super::bake_tangent::bake_gpu(self, levels, twist, format).map_err(GpuError::into_bake)
+    }
+}
+
 /// Fails with [`GpuError::TextureTooLarge`] when a `width × height` texture exceeds the
 /// device's `max_texture_dimension_2d`.
 ///
@@ -111,7 +147,7 @@ fn padded_row(width: u32, texel_bytes: u32) -> u32 {
 ///
 /// # Errors
 /// [`GpuError::TextureTooLarge`] when the map or the normal map exceeds the adapter's texture
-/// limit, [`GpuError::TooLarge`] for buffers beyond its limits, [`GpuError::Input`] for a mesh
+/// limit, [`GpuError::TooLarge`] for buffers beyond its limits, [`GpuError::Bake`] for a mesh
 /// that fails [`BakeMesh::validate`] or settings that fail [`crate::qmap::check_settings`],
 /// other [`GpuError`]s from wgpu.
 pub fn raster_gpu(
@@ -119,11 +155,11 @@ pub fn raster_gpu(
     mesh: &BakeMesh,
     normal_map: Option<&NormalMap>,
     settings: &BakeSettings,
-    progress: Progress<'_>,
+    listener: &mut dyn Listener,
 ) -> Result<Raster, GpuError> {
     ctx.check(&NEEDS)?;
     let checked = check_inputs(ctx, mesh, normal_map, settings)?;
-    progress("upload", 0, 1);
+    listener.stage("upload", 0, 1);
     let device = &ctx.device;
     let readbacks = ctx.scoped("baking the quaternion map", || {
         let (layout, bind_group) = upload_inputs(ctx, mesh, normal_map, settings, &checked);
@@ -141,12 +177,12 @@ pub fn raster_gpu(
         ctx.queue.submit([encoder.finish()]);
         buffers
     })?;
-    progress("raster (GPU)", 0, 1);
+    listener.stage("raster (GPU)", 0, 1);
     let refs: Vec<&wgpu::Buffer> = readbacks.iter().collect();
     let bytes = ctx.map_read(&refs, "the bake targets")?;
-    progress("readback", 0, 1);
+    listener.stage("readback", 0, 1);
     let r = unpack_raster(mesh, settings, &checked, &bytes)?;
-    progress("readback", 1, 1);
+    listener.stage("readback", 1, 1);
     Ok(r)
 }
 
@@ -169,14 +205,15 @@ fn check_inputs(
 ) -> Result<Checked, GpuError> {
     let (w, h) = (settings.width, settings.height);
     check_texture_size(ctx, "the quaternion map", w, h)?;
-    crate::qmap::check_settings(settings).map_err(|e| GpuError::Input(e.to_string()))?;
-    mesh.validate()
-        .map_err(|e| GpuError::Input(e.to_string()))?;
+    crate::qmap::check_settings(settings)?;
+    mesh.validate()?;
     if let Some(m) = normal_map {
         check_texture_size(ctx, "the normal map", m.width, m.height)?;
     }
-    let tri_count = u32::try_from(mesh.triangle_count())
-        .map_err(|_| GpuError::Input("too many triangles".into()))?;
+    let tri_count = u32::try_from(mesh.triangle_count()).map_err(|_| GpuError::Invalid {
+        what: format!("{} triangles", mesh.triangle_count()),
+        reason: "more than u32 indices hold",
+    })?;
     let vertices: Vec<BakeVertex> = mesh
         .uvs
         .iter()
@@ -230,21 +267,17 @@ fn upload_inputs(
         fringe_radius: FRINGE_RADIUS,
         pad: [0.0; 2],
     };
-    let uniform_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("bake uniforms"),
-        contents: bytemuck::bytes_of(&uniforms),
-        usage: wgpu::BufferUsages::UNIFORM,
-    });
-    let vertex_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("bake vertices"),
-        contents: bytemuck::cast_slice(&checked.vertices),
-        usage: wgpu::BufferUsages::STORAGE,
-    });
-    let index_buffer = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-        label: Some("bake indices"),
-        contents: bytemuck::cast_slice(&mesh.indices),
-        usage: wgpu::BufferUsages::STORAGE,
-    });
+    let storage = wgpu::BufferUsages::STORAGE;
+    let uniform_buffer = kit::buffer(
+        device,
+        "bake uniforms",
+        bytemuck::bytes_of(&uniforms),
+        wgpu::BufferUsages::UNIFORM,
+    );
+    let vertices = bytemuck::cast_slice(&checked.vertices);
+    let vertex_buffer = kit::buffer(device, "bake vertices", vertices, storage);
+    let indices = bytemuck::cast_slice(&mesh.indices);
+    let index_buffer = kit::buffer(device, "bake indices", indices, storage);
     let (nm_w, nm_h, nm_texels) = match normal_map {
         Some(m) => (
             m.width,
@@ -256,86 +289,106 @@ fn upload_inputs(
         ),
         None => (1, 1, vec![0.0, 0.0, 1.0, 0.0]),
     };
-    let nm_texture = device.create_texture_with_data(
+    let nm_texture = kit::texture(
+        device,
         &ctx.queue,
-        &wgpu::TextureDescriptor {
-            label: Some("bake normal map"),
-            size: wgpu::Extent3d {
-                width: nm_w,
-                height: nm_h,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: wgpu::TextureFormat::Rgba32Float,
-            usage: wgpu::TextureUsages::TEXTURE_BINDING,
-            view_formats: &[],
-        },
-        wgpu::util::TextureDataOrder::LayerMajor,
+        "bake normal map",
+        wgpu::TextureFormat::Rgba32Float,
+        (nm_w, nm_h, 1),
         bytemuck::cast_slice(&nm_texels),
     );
-    let storage = |binding| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Storage { read_only: true },
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    };
-    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some("bake"),
-        entries: &[
-            wgpu::BindGroupLayoutEntry {
-                binding: 0,
-                visibility: wgpu::ShaderStages::VERTEX_FRAGMENT,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Uniform,
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            },
-            storage(1),
-            storage(2),
-            wgpu::BindGroupLayoutEntry {
-                binding: 3,
-                visibility: wgpu::ShaderStages::FRAGMENT,
-                ty: wgpu::BindingType::Texture {
-                    sample_type: wgpu::TextureSampleType::Float { filterable: false },
-                    view_dimension: wgpu::TextureViewDimension::D2,
-                    multisampled: false,
-                },
-                count: None,
-            },
+    let both = wgpu::ShaderStages::VERTEX_FRAGMENT;
+    let (layout, _) = kit::layouts(
+        device,
+        "bake",
+        &[
+            kit::uniform_entry(0, both),
+            kit::storage_entry(1, both, Access::Read),
+            kit::storage_entry(2, both, Access::Read),
+            kit::texture_entry(3, wgpu::ShaderStages::FRAGMENT, false),
         ],
-    });
+    );
     let nm_view = nm_texture.create_view(&Default::default());
-    let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some("bake"),
-        layout: &layout,
-        entries: &[
-            wgpu::BindGroupEntry {
-                binding: 0,
-                resource: uniform_buffer.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 1,
-                resource: vertex_buffer.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 2,
-                resource: index_buffer.as_entire_binding(),
-            },
-            wgpu::BindGroupEntry {
-                binding: 3,
-                resource: wgpu::BindingResource::TextureView(&nm_view),
-            },
+    let bind_group = kit::bind_group(
+        device,
+        "bake",
+        &layout,
+        &[
+            uniform_buffer.as_entire_binding(),
+            vertex_buffer.as_entire_binding(),
+            index_buffer.as_entire_binding(),
+            wgpu::BindingResource::TextureView(&nm_view),
         ],
-    });
+    );
     (layout, bind_group)
+}
+
+/// The bake's three colour targets: quaternions and info written, coverage counted by additive
+/// blending where `count` (the cover pass) and left alone otherwise.
+fn color_targets(count: bool) -> [Option<wgpu::ColorTargetState>; 3] {
+    let target = |format| wgpu::ColorTargetState {
+        format,
+        blend: None,
+        write_mask: wgpu::ColorWrites::ALL,
+    };
+    let add = wgpu::BlendComponent {
+        src_factor: wgpu::BlendFactor::One,
+        dst_factor: wgpu::BlendFactor::One,
+        operation: wgpu::BlendOperation::Add,
+    };
+    let coverage = wgpu::ColorTargetState {
+        blend: Some(wgpu::BlendState {
+            color: add,
+            alpha: wgpu::BlendComponent::REPLACE,
+        }),
+        write_mask: if count {
+            wgpu::ColorWrites::RED
+        } else {
+            wgpu::ColorWrites::empty()
+        },
+        ..target(COUNT_FORMAT)
+    };
+    [
+        Some(target(QUAT_FORMAT)),
+        Some(target(INFO_FORMAT)),
+        Some(coverage),
+    ]
+}
+
+/// The depth-stencil state of a pass: the cover pass marks the stencil where a triangle covers a
+/// texel centre and ignores depth; the fringe pass runs only where the stencil is 0 and keeps
+/// the nearest fringe by depth.
+fn depth_stencil(cover: bool) -> wgpu::DepthStencilState {
+    let face = wgpu::StencilFaceState {
+        compare: if cover {
+            wgpu::CompareFunction::Always
+        } else {
+            wgpu::CompareFunction::Equal
+        },
+        fail_op: wgpu::StencilOperation::Keep,
+        depth_fail_op: wgpu::StencilOperation::Keep,
+        pass_op: if cover {
+            wgpu::StencilOperation::Replace
+        } else {
+            wgpu::StencilOperation::Keep
+        },
+    };
+    wgpu::DepthStencilState {
+        format: DEPTH_FORMAT,
+        depth_write_enabled: Some(!cover),
+        depth_compare: Some(if cover {
+            wgpu::CompareFunction::Always
+        } else {
+            wgpu::CompareFunction::Less
+        }),
+        stencil: wgpu::StencilState {
+            front: face,
+            back: face,
+            read_mask: 0xff,
+            write_mask: 0xff,
+        },
+        bias: wgpu::DepthBiasState::default(),
+    }
 }
 
 /// The cover pipeline (stencil 1 where a triangle covers a texel centre, coverage counted) and
@@ -353,103 +406,40 @@ fn pipelines(
         immediate_size: 0,
     });
     let constants = [("MAP_FORMAT", format_code(format))];
-    let targets = |count_write: bool| {
-        [
-            Some(wgpu::ColorTargetState {
-                format: QUAT_FORMAT,
-                blend: None,
-                write_mask: wgpu::ColorWrites::ALL,
-            }),
-            Some(wgpu::ColorTargetState {
-                format: INFO_FORMAT,
-                blend: None,
-                write_mask: wgpu::ColorWrites::ALL,
-            }),
-            Some(wgpu::ColorTargetState {
-                format: COUNT_FORMAT,
-                blend: Some(wgpu::BlendState {
-                    color: wgpu::BlendComponent {
-                        src_factor: wgpu::BlendFactor::One,
-                        dst_factor: wgpu::BlendFactor::One,
-                        operation: wgpu::BlendOperation::Add,
-                    },
-                    alpha: wgpu::BlendComponent::REPLACE,
-                }),
-                write_mask: if count_write {
-                    wgpu::ColorWrites::RED
-                } else {
-                    wgpu::ColorWrites::empty()
-                },
-            }),
-        ]
+    let options = wgpu::PipelineCompilationOptions {
+        constants: &constants,
+        ..Default::default()
     };
-    let cover_targets = targets(true);
-    let fringe_targets = targets(false);
-    let stencil_face = |compare, pass_op| wgpu::StencilFaceState {
-        compare,
-        fail_op: wgpu::StencilOperation::Keep,
-        depth_fail_op: wgpu::StencilOperation::Keep,
-        pass_op,
-    };
-    let pipeline = |vs: &str, fs: &str, targets: &[Option<wgpu::ColorTargetState>], cover: bool| {
-        let face = if cover {
-            stencil_face(
-                wgpu::CompareFunction::Always,
-                wgpu::StencilOperation::Replace,
-            )
-        } else {
-            stencil_face(wgpu::CompareFunction::Equal, wgpu::StencilOperation::Keep)
-        };
+    let pipeline = |vs: &str, fs: &str, cover: bool| {
         device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
             label: Some(vs),
             layout: Some(&pipeline_layout),
             vertex: wgpu::VertexState {
                 module: &module,
                 entry_point: Some(vs),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &constants,
-                    ..Default::default()
-                },
+                compilation_options: options.clone(),
                 buffers: &[],
             },
             fragment: Some(wgpu::FragmentState {
                 module: &module,
                 entry_point: Some(fs),
-                compilation_options: wgpu::PipelineCompilationOptions {
-                    constants: &constants,
-                    ..Default::default()
-                },
-                targets,
+                compilation_options: options.clone(),
+                targets: &color_targets(cover),
             }),
             primitive: wgpu::PrimitiveState {
                 topology: wgpu::PrimitiveTopology::TriangleList,
                 cull_mode: None,
                 ..Default::default()
             },
-            depth_stencil: Some(wgpu::DepthStencilState {
-                format: DEPTH_FORMAT,
-                depth_write_enabled: Some(!cover),
-                depth_compare: Some(if cover {
-                    wgpu::CompareFunction::Always
-                } else {
-                    wgpu::CompareFunction::Less
-                }),
-                stencil: wgpu::StencilState {
-                    front: face,
-                    back: face,
-                    read_mask: 0xff,
-                    write_mask: 0xff,
-                },
-                bias: wgpu::DepthBiasState::default(),
-            }),
+            depth_stencil: Some(depth_stencil(cover)),
             multisample: wgpu::MultisampleState::default(),
             multiview_mask: None,
             cache: None,
         })
     };
     (
-        pipeline("vs_cover", "fs_cover", &cover_targets, true),
-        pipeline("vs_fringe", "fs_fringe", &fringe_targets, false),
+        pipeline("vs_cover", "fs_cover", true),
+        pipeline("vs_fringe", "fs_fringe", false),
     )
 }
 

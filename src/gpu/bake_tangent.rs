@@ -1,19 +1,17 @@
 //! The GPU baker of tangent-space quaternion maps (`shaders/bake_tangent.wgsl`): one compute
 //! dispatch over every level turns normal-map vectors (and twist angles) into packed rotations, the
 //! same texels as [`crate::qmap::tangent::bake_cpu`] to f32 rounding. The output buffer is
-//! poisoned first, so a texel the kernel did not write never passes for a rotation.
-
-use wgpu::util::DeviceExt;
+//! poisoned first (all-ones words: no packing of a unit quaternion in any format), so a texel the
+//! kernel did not write never passes for a rotation.
 
 use super::bake::format_code;
+use super::kit::{self, Access};
 use super::wgsl::Stage;
 use super::{GpuContext, GpuError, StageNeeds};
 use crate::qmap::tangent::TwistField;
 use crate::qmap::{MapFormat, MapLevel, NormalMap, QuatMap};
 
 const WORKGROUP: u32 = 64;
-/// Written over the output before the dispatch: no packing of a unit quaternion in any format.
-const POISON: u32 = 0x7fc0_dead;
 
 /// `TangentParams` in the WGSL.
 #[repr(C)]
@@ -31,10 +29,11 @@ fn inputs(levels: &[NormalMap], twist: Option<TwistField<'_>>) -> Result<Vec<[f3
     for (k, nm) in levels.iter().enumerate() {
         let (w, h) = (nm.width, nm.height);
         if nm.texels.len() != (w as usize) * (h as usize) || nm.texels.is_empty() {
-            return Err(GpuError::Input(format!(
-                "level {k}: a {w}×{h} normal map with {} texels",
-                nm.texels.len()
-            )));
+            return Err(GpuError::Count {
+                what: format!("texels of normal-map level {k} ({w}×{h})"),
+                found: nm.texels.len() as u64,
+                expected: u64::from(w) * u64::from(h),
+            });
         }
         input.extend(nm.texels.iter().enumerate().map(|(i, m)| {
             let phi = twist.map_or(0.0, |f| f.at(k, i, w, h));
@@ -61,52 +60,48 @@ fn run_kernel(
     };
     let output = ctx.scoped("baking a tangent-space quaternion map", || {
         let device = &ctx.device;
+        let compute = wgpu::ShaderStages::COMPUTE;
+        let (layout, pipeline_layout) = kit::layouts(
+            device,
+            "bake_tangent",
+            &[
+                kit::uniform_entry(0, compute),
+                kit::storage_entry(1, compute, Access::Read),
+                kit::storage_entry(2, compute, Access::ReadWrite),
+            ],
+        );
         let module = Stage::BakeTangent.module(device);
         let constants = [("MAP_FORMAT", format_code(format))];
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("bake_tangent"),
-            layout: None,
-            module: &module,
-            entry_point: Some("bake_tangent"),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants: &constants,
-                ..Default::default()
-            },
-            cache: None,
-        });
-        let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("bake_tangent params"),
-            contents: bytemuck::bytes_of(&params),
-            usage: wgpu::BufferUsages::UNIFORM,
-        });
-        let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("bake_tangent input"),
-            contents: bytemuck::cast_slice(input),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let output = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("bake_tangent output"),
-            contents: bytemuck::cast_slice(&vec![POISON; count * 4]),
-            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-        });
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("bake_tangent"),
-            layout: &pipeline.get_bind_group_layout(0),
-            entries: &[
-                wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: uniform.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 1,
-                    resource: input.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 2,
-                    resource: output.as_entire_binding(),
-                },
+        let pipeline = kit::compute_pipeline(
+            device,
+            &pipeline_layout,
+            &module,
+            "bake_tangent",
+            &constants,
+        );
+        let uniform = kit::buffer(
+            device,
+            "bake_tangent params",
+            bytemuck::bytes_of(&params),
+            wgpu::BufferUsages::UNIFORM,
+        );
+        let input = kit::buffer(
+            device,
+            "bake_tangent input",
+            bytemuck::cast_slice(input),
+            wgpu::BufferUsages::STORAGE,
+        );
+        let output = kit::poisoned_output(device, &ctx.queue, "bake_tangent output", bytes);
+        let bind_group = kit::bind_group(
+            device,
+            "bake_tangent",
+            &layout,
+            &[
+                uniform.as_entire_binding(),
+                input.as_entire_binding(),
+                output.as_entire_binding(),
             ],
-        });
+        );
         let mut encoder = device.create_command_encoder(&Default::default());
         super::context::record_dispatch(
             &mut encoder,
@@ -138,7 +133,8 @@ pub const NEEDS: StageNeeds = StageNeeds {
 /// `format` where f32 rounding lands a value on the other side of a rounding boundary).
 ///
 /// # Errors
-/// [`GpuError::Input`] for no levels or a level whose texel count is not its size;
+/// [`GpuError::Empty`] for no levels, [`GpuError::Count`] for a level whose texel count is not
+/// its size;
 /// [`GpuError::TooLarge`] beyond the device's buffer limits; wgpu and readback errors.
 pub fn bake_gpu(
     ctx: &GpuContext,
@@ -148,9 +144,9 @@ pub fn bake_gpu(
 ) -> Result<QuatMap, GpuError> {
     ctx.check(&NEEDS)?;
     if levels.is_empty() {
-        return Err(GpuError::Input(
-            "a tangent-space map needs at least one normal-map level".into(),
-        ));
+        return Err(GpuError::Empty {
+            what: "the normal-map levels of a tangent-space map",
+        });
     }
     // As few dispatches as the device's storage binding limit allows (usually one for every
     // level): one pipeline each, one upload, one readback.

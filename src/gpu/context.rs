@@ -15,15 +15,12 @@ pub const REQUESTED_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
     .union(wgpu::Features::FLOAT32_FILTERABLE)
     .union(wgpu::Features::TEXTURE_COMPRESSION_BC);
 
-const LAVAPIPE_HINT: &str = "to run on a machine without a GPU, install Mesa's software Vulkan \
-     (lavapipe): `apt-get install -y mesa-vulkan-drivers libvulkan1` on Debian/Ubuntu \
-     (`cargo xtask test` does this when it can), then check with `vulkaninfo --summary` (package vulkan-tools)";
-
 /// What went wrong on the GPU side.
 #[derive(Debug, thiserror::Error)]
 pub enum GpuError {
-    /// No adapter matched: the message lists what was seen and how to get lavapipe.
-    #[error("no usable GPU adapter ({wanted}); adapters seen: {seen}; {hint}", hint = LAVAPIPE_HINT)]
+    /// No adapter matched: the message lists what was asked for and what was seen. (Without a
+    /// GPU, Mesa's software Vulkan, lavapipe, is an adapter.)
+    #[error("no usable GPU adapter ({wanted}); adapters seen: {seen}")]
     NoAdapter {
         /// What was asked for (backends, WGPU_ADAPTER_NAME).
         wanted: String,
@@ -70,9 +67,49 @@ pub enum GpuError {
         /// The device's limit.
         limit: u32,
     },
-    /// The caller passed data the stage cannot use (sizes that do not match, an empty batch).
-    #[error("{0}")]
-    Input(String),
+    /// Something a stage needs at least one of is empty (a batch, a map's levels, points).
+    #[error("{what} is empty")]
+    Empty {
+        /// What is empty.
+        what: &'static str,
+    },
+    /// A count or size that does not match what it must match.
+    #[error("{what}: {found}, where {expected} were expected")]
+    Count {
+        /// What was counted (and in what unit).
+        what: String,
+        /// What was given.
+        found: u64,
+        /// What it must be.
+        expected: u64,
+    },
+    /// An index past the end of what it indexes.
+    #[error("{what}: index {index}, but there are {len}")]
+    OutOfRange {
+        /// What is indexed, and by what.
+        what: String,
+        /// The index.
+        index: usize,
+        /// How many there are.
+        len: usize,
+    },
+    /// A value the stage cannot use, and why.
+    #[error("{what}: {reason}")]
+    Invalid {
+        /// The value.
+        what: String,
+        /// Why it cannot be used.
+        reason: &'static str,
+    },
+    /// The device was lost or destroyed.
+    #[error("the device of adapter {adapter} is lost")]
+    DeviceLost {
+        /// The adapter's name.
+        adapter: String,
+    },
+    /// Skinning data the kernel cannot take.
+    #[error(transparent)]
+    Skin(#[from] crate::skin::SkinError),
     /// The device lacks a feature a stage needs ([`StageNeeds`]).
     #[error("{stage} needs the device feature {feature}, which this device was not created with{adapter_note}")]
     MissingFeature {
@@ -105,6 +142,9 @@ pub enum GpuError {
         /// The adapter's name.
         adapter: String,
     },
+    /// A quaternion map could not be made, stored or loaded.
+    #[error(transparent)]
+    Bake(#[from] crate::qmap::BakeError),
     /// Reading a buffer back failed.
     #[error("reading back {what} failed: {message}")]
     Readback {
@@ -113,6 +153,17 @@ pub enum GpuError {
         /// The reason.
         message: String,
     },
+}
+
+impl GpuError {
+    /// A bake's error: a map the caller's data could not make stays what it was; the rest is
+    /// the backend's.
+    pub(crate) fn into_bake(self) -> crate::qmap::BakeError {
+        match self {
+            GpuError::Bake(e) => e,
+            other => crate::qmap::BakeError::Backend(Box::new(other)),
+        }
+    }
 }
 
 /// Adapter, device and queue: what every GPU stage takes.
@@ -255,7 +306,7 @@ impl GpuContext {
     /// used when the device was created with them.
     ///
     /// # Errors
-    /// [`GpuError::Input`] when `device` has been destroyed or lost.
+    /// [`GpuError::DeviceLost`] when `device` has been destroyed or lost.
     pub fn from_device(
         adapter: wgpu::Adapter,
         device: wgpu::Device,
@@ -263,10 +314,9 @@ impl GpuContext {
     ) -> Result<Self, GpuError> {
         let info = adapter.get_info();
         if device.poll(wgpu::PollType::Poll).is_err() {
-            return Err(GpuError::Input(format!(
-                "the device of adapter {} is lost",
-                info.name
-            )));
+            return Err(GpuError::DeviceLost {
+                adapter: info.name.clone(),
+            });
         }
         Ok(Self {
             adapter,
@@ -520,18 +570,16 @@ impl GpuContext {
     /// handles it.
     ///
     /// # Errors
-    /// [`GpuError::Input`] for a format without a fixed texel size;
+    /// [`GpuError::Invalid`] for a format without a fixed texel size;
     /// [`GpuError::Readback`] / [`GpuError::Wgpu`].
     pub fn read_texture(&self, texture: &wgpu::Texture, what: &str) -> Result<Vec<u8>, GpuError> {
         let (width, height) = (texture.width(), texture.height());
         let texel = texture
             .format()
             .block_copy_size(Some(wgpu::TextureAspect::All))
-            .ok_or_else(|| {
-                GpuError::Input(format!(
-                    "{what}: cannot read back a {:?} texture",
-                    texture.format()
-                ))
+            .ok_or_else(|| GpuError::Invalid {
+                what: format!("{what} ({:?})", texture.format()),
+                reason: "a texture without a fixed texel size cannot be read back",
             })?;
         let row = width * texel;
         let padded =
@@ -739,37 +787,4 @@ pub(crate) fn record_dispatch(
     pass.set_pipeline(pipeline);
     pass.set_bind_group(0, bind_group, &[]);
     pass.dispatch_workgroups(groups[0], groups[1], 1);
-}
-
-/// Points `XDG_RUNTIME_DIR` at a private folder (mode 0700, under the temporary directory) when
-/// it is unset, so Mesa's Vulkan drivers do not print "XDG_RUNTIME_DIR is invalid or not set"
-/// on every run (CI machines and containers leave it unset). Does nothing when it is set, or
-/// when the folder cannot be made.
-///
-/// For a tool's `main`, called first, before any thread starts: changing the environment
-/// while another thread reads it is undefined behaviour on some platforms. qtangent's stages
-/// never call it; an application embedding them keeps its own environment.
-pub fn quiet_mesa_runtime_dir() {
-    if std::env::var_os("XDG_RUNTIME_DIR").is_some() {
-        return;
-    }
-    #[cfg(unix)]
-    let user = {
-        use std::os::unix::fs::MetadataExt;
-        std::fs::metadata("/proc/self").map_or(0, |m| m.uid())
-    };
-    #[cfg(not(unix))]
-    let user = 0;
-    let dir = std::env::temp_dir().join(format!("qtangent-runtime-{user}"));
-    if std::fs::create_dir_all(&dir).is_err() {
-        return;
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        if std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).is_err() {
-            return;
-        }
-    }
-    std::env::set_var("XDG_RUNTIME_DIR", &dir);
 }

@@ -1,8 +1,8 @@
 //! The batch-decode stage (`shaders/decode.wgsl`): packed frames in, (n, t, b) out.
 
-use wgpu::util::DeviceExt;
-
 use super::context::{GpuContext, GpuError, StageNeeds};
+use super::kit::{self, Access};
+use super::mesh::format_constant;
 use super::wgsl::Stage;
 use crate::frame::TangentFrame;
 use crate::Format;
@@ -94,51 +94,19 @@ impl DecodePipeline {
         ctx.scoped("compiling shaders/decode.wgsl", || {
             let device = &ctx.device;
             let module = Stage::Decode.module(device);
-            let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
-                binding,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: wgpu::BufferBindingType::Storage { read_only },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
-                count: None,
-            };
-            let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some("decode"),
-                entries: &[
-                    wgpu::BindGroupLayoutEntry {
-                        binding: 0,
-                        visibility: wgpu::ShaderStages::COMPUTE,
-                        ty: wgpu::BindingType::Buffer {
-                            ty: wgpu::BufferBindingType::Uniform,
-                            has_dynamic_offset: false,
-                            min_binding_size: None,
-                        },
-                        count: None,
-                    },
-                    storage(1, true),
-                    storage(2, false),
+            let compute = wgpu::ShaderStages::COMPUTE;
+            let (layout, pipeline_layout) = kit::layouts(
+                device,
+                "decode",
+                &[
+                    kit::uniform_entry(0, compute),
+                    kit::storage_entry(1, compute, Access::Read),
+                    kit::storage_entry(2, compute, Access::ReadWrite),
                 ],
-            });
-            let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("decode"),
-                bind_group_layouts: &[Some(&layout)],
-                immediate_size: 0,
-            });
+            );
             let pipelines = Format::ALL.map(|format| {
-                let constants = [("QTANGENT_FORMAT", f64::from(format.code()))];
-                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(format.name()),
-                    layout: Some(&pipeline_layout),
-                    module: &module,
-                    entry_point: Some("decode"),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &constants,
-                        ..Default::default()
-                    },
-                    cache: None,
-                })
+                let constants = [format_constant(format)];
+                kit::compute_pipeline(device, &pipeline_layout, &module, "decode", &constants)
             });
             Self { layout, pipelines }
         })
@@ -147,7 +115,8 @@ impl DecodePipeline {
     /// Uploads `count` frames packed by [`Format::pack`] and binds them with an output buffer.
     ///
     /// # Errors
-    /// [`GpuError::Input`] for an empty batch or a stream shorter than `count` frames;
+    /// [`GpuError::Empty`] for an empty batch, [`GpuError::Count`] for a stream shorter than
+    /// `count` frames;
     /// [`GpuError::TooLarge`] beyond the device's buffer or dispatch limits; [`GpuError::Wgpu`].
     pub fn prepare(
         &self,
@@ -158,11 +127,17 @@ impl DecodePipeline {
     ) -> Result<DecodeBatch, GpuError> {
         let needed = count * format.bytes();
         if count == 0 || packed.len() * 4 < needed {
-            return Err(GpuError::Input(format!(
-                "decode batch of {count} {} frames needs {needed} bytes (and at least one frame); the stream has {}",
-                format.name(),
-                packed.len() * 4
-            )));
+            return Err(if count == 0 {
+                GpuError::Empty {
+                    what: "the decode batch",
+                }
+            } else {
+                GpuError::Count {
+                    what: format!("bytes of a stream of {count} {format} frames"),
+                    found: packed.len() as u64 * 4,
+                    expected: needed as u64,
+                }
+            });
         }
         let output_bytes = count as u64 * std::mem::size_of::<GpuFrame>() as u64;
         let input_bytes = packed.len() as u64 * 4;
@@ -181,42 +156,29 @@ impl DecodePipeline {
         let pipeline = self.pipelines[format.code() as usize].clone();
         ctx.scoped("uploading a decode batch", || {
             let device = &ctx.device;
-            let uniform = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("decode params"),
-                contents: bytemuck::bytes_of(&params),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
-            let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("decode input"),
-                contents: bytemuck::cast_slice(packed),
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
-            });
-            let output = device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("decode output"),
-                size: output_bytes,
-                usage: wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::COPY_SRC
-                    | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("decode"),
-                layout: &self.layout,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: 0,
-                        resource: uniform.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 1,
-                        resource: input.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: 2,
-                        resource: output.as_entire_binding(),
-                    },
+            let uniform = kit::buffer(
+                device,
+                "decode params",
+                bytemuck::bytes_of(&params),
+                wgpu::BufferUsages::UNIFORM,
+            );
+            let input = kit::buffer(
+                device,
+                "decode input",
+                bytemuck::cast_slice(packed),
+                wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC,
+            );
+            let output = kit::poisoned_output(device, &ctx.queue, "decode output", output_bytes);
+            let bind_group = kit::bind_group(
+                device,
+                "decode",
+                &self.layout,
+                &[
+                    uniform.as_entire_binding(),
+                    input.as_entire_binding(),
+                    output.as_entire_binding(),
                 ],
-            });
+            );
             DecodeBatch {
                 format,
                 count: count as u32,

@@ -149,20 +149,20 @@ pub struct VertexFrames {
 ///
 /// # Errors
 /// [`GpuError::TooLarge`] when the grid exceeds the device's texture size;
-/// [`GpuError::Input`] for an empty stream; [`GpuError::Wgpu`] / [`GpuError::Readback`].
+/// [`GpuError::Empty`] for an empty stream; [`GpuError::Wgpu`] / [`GpuError::Readback`].
 pub fn read_vertex_frames(
     ctx: &GpuContext,
     stream: &VertexStream,
     uniforms: &MeshUniforms,
 ) -> Result<VertexFrames, GpuError> {
-    let count = u32::try_from(stream.vertex_count).map_err(|_| {
-        GpuError::Input(format!(
-            "{} vertices do not fit a u32 draw",
-            stream.vertex_count
-        ))
+    let count = u32::try_from(stream.vertex_count).map_err(|_| GpuError::Invalid {
+        what: format!("{} vertices", stream.vertex_count),
+        reason: "more than a u32 draw holds",
     })?;
     if count == 0 {
-        return Err(GpuError::Input("no vertices to read back".into()));
+        return Err(GpuError::Empty {
+            what: "the vertex stream to read back",
+        });
     }
     let height = count.div_ceil(READBACK_WIDTH);
     let max = ctx.device.limits().max_texture_dimension_2d;

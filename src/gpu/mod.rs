@@ -5,7 +5,7 @@ pub mod bake;
 pub mod bake_tangent;
 mod context;
 pub mod decode;
-pub mod maps;
+mod kit;
 pub mod mesh;
 pub mod qmap;
 pub mod render;
@@ -14,7 +14,7 @@ pub mod skin_matrix;
 pub mod timing;
 mod wgsl;
 
-pub use context::{quiet_mesa_runtime_dir, GpuContext, GpuError, StageNeeds, REQUESTED_FEATURES};
+pub use context::{GpuContext, GpuError, StageNeeds, REQUESTED_FEATURES};
 pub use decode::{DecodeBatch, DecodePipeline, GpuFrame};
 pub use mesh::vertex_entry_point;
 pub use wgsl::Wgsl;

@@ -7,12 +7,13 @@
 //! (±1 as ±127, background 0), both with the map's full mip chain.
 
 use glam::{Vec2, Vec3, Vec4};
-use wgpu::util::DeviceExt;
 
+use super::kit::{self, Access};
 use super::wgsl::Stage;
 use super::{GpuContext, GpuError, StageNeeds};
 use crate::qmap::stored::EncodedMap;
 use crate::qmap::{MapDecode, MapFormat, MapSpace, QuatMap};
+use crate::report::{Listener, Warning, WarningKind};
 use crate::TangentFrame;
 
 /// The texture format of the handedness plane: one signed normalised byte, filterable on every
@@ -58,17 +59,15 @@ pub fn check_filterable(ctx: &GpuContext, format: MapFormat) -> Result<(), GpuEr
         return Ok(());
     }
     let adapter_has = ctx.adapter.features().contains(missing);
-    Err(GpuError::Input(format!(
-        "a {format} quaternion map ({:?}) needs {missing:?} to be filtered; the device on {} was \
-         created without it ({})",
-        texture_format(format),
-        ctx.info.name,
-        if adapter_has {
-            "the adapter has it: request it when creating the device"
+    Err(GpuError::MissingFeature {
+        stage: "filtering this quaternion-map format",
+        feature: format!("{missing:?} (for {format})"),
+        adapter_note: if adapter_has {
+            " (the adapter has it: request it when creating the device)"
         } else {
-            "the adapter does not offer it: use rgba16f or snorm8"
-        }
-    )))
+            " (the adapter does not offer it: rgba16f and snorm8 filter everywhere)"
+        },
+    })
 }
 
 /// A quaternion map on the GPU: two textures with the map's mip chain, and views of all levels.
@@ -130,20 +129,24 @@ impl GpuQuatMap {
 /// `max(1, width >> k) × max(1, height >> k)` (wgpu's mip sizes), planes of that many texels.
 fn check_levels(map: &QuatMap) -> Result<(), GpuError> {
     let Some(first) = map.levels.first() else {
-        return Err(GpuError::Input("the quaternion map has no levels".into()));
+        return Err(GpuError::Empty {
+            what: "the quaternion map's levels",
+        });
     };
     let (w, h) = (first.width, first.height);
     if w == 0 || h == 0 {
-        return Err(GpuError::Input(format!(
-            "the quaternion map is {w}×{h} texels"
-        )));
+        return Err(GpuError::Invalid {
+            what: format!("a {w}×{h} quaternion map"),
+            reason: "a side of 0 texels",
+        });
     }
     let max_levels = 32 - w.max(h).leading_zeros();
     if map.levels.len() > max_levels as usize {
-        return Err(GpuError::Input(format!(
-            "the {w}×{h} quaternion map has {} levels; a full mip chain has {max_levels}",
-            map.levels.len()
-        )));
+        return Err(GpuError::Count {
+            what: format!("levels of a {w}×{h} quaternion map (at most)"),
+            found: map.levels.len() as u64,
+            expected: u64::from(max_levels),
+        });
     }
     for (k, level) in map.levels.iter().enumerate() {
         let want = ((w >> k).max(1), (h >> k).max(1));
@@ -152,17 +155,17 @@ fn check_levels(map: &QuatMap) -> Result<(), GpuError> {
             || level.quats.len() != texels
             || level.handedness.len() != texels
         {
-            return Err(GpuError::Input(format!(
-                "level {k} of the {w}×{h} quaternion map is {}×{} with {} quaternions and {} \
-                 handedness values; expected {}×{} and {} of each",
-                level.width,
-                level.height,
-                level.quats.len(),
-                level.handedness.len(),
-                want.0,
-                want.1,
-                want.0 as usize * want.1 as usize
-            )));
+            return Err(GpuError::Invalid {
+                what: format!(
+                    "level {k} of a {w}×{h} quaternion map ({}×{}, {} quaternions, {} \
+                     handedness values)",
+                    level.width,
+                    level.height,
+                    level.quats.len(),
+                    level.handedness.len()
+                ),
+                reason: "not the size of that level, or not a value a texel",
+            });
         }
     }
     Ok(())
@@ -196,24 +199,23 @@ pub fn upload(ctx: &GpuContext, map: &QuatMap) -> Result<GpuQuatMap, GpuError> {
         map.format,
         true,
         crate::qmap::bc::Bc7Quality::default(),
-    )
-    .map_err(|e| GpuError::Input(e.to_string()))?;
-    upload_encoded(ctx, &stored, &mut |_| {})
+    )?;
+    upload_encoded(ctx, &stored, &mut ())
 }
 
 /// Uploads a stored map ([`EncodedMap`]): its texel bytes as they are, every level, and its
 /// handedness plane (or a 1×1 +1 stand-in when it has none). Block-compressed maps are sampled
 /// directly where the device has `TEXTURE_COMPRESSION_BC`; elsewhere they are decoded here to
-/// rgba16f and `warn` is told once per call.
+/// rgba16f and `listener` warned.
 ///
 /// # Errors
-/// [`GpuError::TextureTooLarge`] beyond `max_texture_dimension_2d`; [`GpuError::Input`] for a
-/// map whose levels do not match its size or a plain format the device cannot filter;
-/// [`GpuError::Wgpu`].
+/// [`GpuError::TextureTooLarge`] beyond `max_texture_dimension_2d`; [`GpuError::Count`] for a
+/// map whose levels do not match its size, [`GpuError::MissingFeature`] for a plain format the
+/// device cannot filter; [`GpuError::Wgpu`].
 pub fn upload_encoded(
     ctx: &GpuContext,
     map: &EncodedMap,
-    warn: &mut dyn FnMut(&str),
+    listener: &mut dyn Listener,
 ) -> Result<GpuQuatMap, GpuError> {
     let (width, height) = (map.width, map.height);
     let limit = ctx.device.limits().max_texture_dimension_2d;
@@ -232,13 +234,11 @@ pub fn upload_encoded(
             .features()
             .contains(wgpu::Features::TEXTURE_COMPRESSION_BC)
     {
-        warn(&format!(
-            "{} does not sample BC textures (TEXTURE_COMPRESSION_BC); {} maps are decoded to rgba16f at upload",
-            ctx.info.name, map.format
+        listener.warning(Warning::new(
+            &ctx.info.name,
+            WarningKind::BcDecodedAtUpload { format: map.format },
         ));
-        decoded = map
-            .to_plain(MapFormat::Rgba16Float)
-            .map_err(|e| GpuError::Input(e.to_string()))?;
+        decoded = map.to_plain(MapFormat::Rgba16Float)?;
         &decoded
     } else {
         map
@@ -246,87 +246,31 @@ pub fn upload_encoded(
     if !map.format.is_compressed() {
         check_filterable(ctx, map.format)?;
     }
-    let max_levels = 32 - width.max(height).leading_zeros();
-    if map.levels.is_empty() || map.levels.len() > max_levels as usize {
-        return Err(GpuError::Input(format!(
-            "the {width}×{height} quaternion map has {} levels (1 to {max_levels})",
-            map.levels.len()
-        )));
-    }
-    let tf = texture_format(map.format);
-    for (k, l) in map.levels.iter().enumerate() {
-        let (w, h) = map.level_size(k);
-        let (bw, bh) = tf.block_dimensions();
-        let want = (w.div_ceil(bw) * h.div_ceil(bh)) as usize
-            * tf.block_copy_size(None).unwrap_or(0) as usize;
-        if l.len() != want {
-            return Err(GpuError::Input(format!(
-                "level {k} of the {width}×{height} {} map has {} bytes; it needs {want}",
-                map.format,
-                l.len()
-            )));
-        }
-    }
+    check_stored_levels(map)?;
     let mip_level_count = map.levels.len() as u32;
-    let quat_bytes: Vec<u8> = map.levels.concat();
     let plane = map.handedness.is_some();
-    let (hw, hh, hlevels, hand_bytes) = match &map.handedness {
-        Some(p) => (width, height, mip_level_count, p.concat()),
-        None => (1, 1, 1, vec![127u8]),
+    let (hand_size, hand_bytes) = match &map.handedness {
+        Some(p) => ((width, height, mip_level_count), p.concat()),
+        None => ((1, 1, 1), vec![127u8]),
     };
-    if plane
-        && hand_bytes.len()
-            != map
-                .levels
-                .iter()
-                .enumerate()
-                .map(|(k, _)| {
-                    let (w, h) = map.level_size(k);
-                    (w * h) as usize
-                })
-                .sum::<usize>()
-    {
-        return Err(GpuError::Input(
-            "the handedness plane does not match the map's levels".into(),
-        ));
-    }
     ctx.scoped("uploading a quaternion map", || {
-        let texture = |label: &'static str,
-                       tf: wgpu::TextureFormat,
-                       (w, h, levels): (u32, u32, u32),
-                       bytes: &[u8]| {
-            ctx.device.create_texture_with_data(
-                &ctx.queue,
-                &wgpu::TextureDescriptor {
-                    label: Some(label),
-                    size: wgpu::Extent3d {
-                        width: w,
-                        height: h,
-                        depth_or_array_layers: 1,
-                    },
-                    mip_level_count: levels,
-                    sample_count: 1,
-                    dimension: wgpu::TextureDimension::D2,
-                    format: tf,
-                    usage: wgpu::TextureUsages::TEXTURE_BINDING
-                        | wgpu::TextureUsages::COPY_DST
-                        | wgpu::TextureUsages::COPY_SRC,
-                    view_formats: &[],
-                },
-                wgpu::util::TextureDataOrder::MipMajor,
-                bytes,
-            )
-        };
-        let quats = texture(
+        let (device, queue) = (&ctx.device, &ctx.queue);
+        let tf = texture_format(map.format);
+        let size = (width, height, mip_level_count);
+        let quats = kit::texture(
+            device,
+            queue,
             "qmap quaternions",
             tf,
-            (width, height, mip_level_count),
-            &quat_bytes,
+            size,
+            &map.levels.concat(),
         );
-        let handedness = texture(
+        let handedness = kit::texture(
+            device,
+            queue,
             "qmap handedness",
             HANDEDNESS_FORMAT,
-            (hw, hh, hlevels),
+            hand_size,
             &hand_bytes,
         );
         GpuQuatMap {
@@ -344,6 +288,71 @@ pub fn upload_encoded(
             height,
             mip_level_count,
         }
+    })
+}
+
+/// Checks what [`upload_encoded`] relies on: 1 to a full chain of levels, each of the bytes its
+/// size takes in the map's format, and a handedness plane (when kept) of one byte a texel.
+fn check_stored_levels(map: &EncodedMap) -> Result<(), GpuError> {
+    let (width, height) = (map.width, map.height);
+    let max_levels = 32 - width.max(height).leading_zeros();
+    if map.levels.is_empty() || map.levels.len() > max_levels as usize {
+        return Err(GpuError::Count {
+            what: format!("levels of a {width}×{height} quaternion map (1 to)"),
+            found: map.levels.len() as u64,
+            expected: u64::from(max_levels),
+        });
+    }
+    let tf = texture_format(map.format);
+    let (bw, bh) = tf.block_dimensions();
+    let block = u64::from(tf.block_copy_size(None).unwrap_or(0));
+    let mut texels = 0;
+    for (k, l) in map.levels.iter().enumerate() {
+        let (w, h) = map.level_size(k);
+        texels += u64::from(w) * u64::from(h);
+        let want = u64::from(w.div_ceil(bw) * h.div_ceil(bh)) * block;
+        if l.len() as u64 != want {
+            return Err(GpuError::Count {
+                what: format!(
+                    "bytes of level {k} of a {width}×{height} {} map",
+                    map.format
+                ),
+                found: l.len() as u64,
+                expected: want,
+            });
+        }
+    }
+    let plane: u64 = map
+        .handedness
+        .iter()
+        .flatten()
+        .map(|p| p.len() as u64)
+        .sum();
+    if map.handedness.is_some() && plane != texels {
+        return Err(GpuError::Count {
+            what: "bytes of the handedness plane".into(),
+            found: plane,
+            expected: texels,
+        });
+    }
+    Ok(())
+}
+
+/// The clamped sampler of the sampling stage: `filter` within a level and between levels.
+fn sampler(device: &wgpu::Device, filter: wgpu::FilterMode) -> wgpu::Sampler {
+    device.create_sampler(&wgpu::SamplerDescriptor {
+        label: Some("qmap"),
+        address_mode_u: wgpu::AddressMode::ClampToEdge,
+        address_mode_v: wgpu::AddressMode::ClampToEdge,
+        address_mode_w: wgpu::AddressMode::ClampToEdge,
+        mag_filter: filter,
+        min_filter: filter,
+        mipmap_filter: if filter == wgpu::FilterMode::Linear {
+            wgpu::MipmapFilterMode::Linear
+        } else {
+            wgpu::MipmapFilterMode::Nearest
+        },
+        ..Default::default()
     })
 }
 
@@ -436,9 +445,9 @@ pub fn sample_frames_with(
 ) -> Result<Vec<SampledFrame>, GpuError> {
     ctx.check(&SAMPLE_NEEDS)?;
     if points.is_empty() {
-        return Err(GpuError::Input(
-            "sampling a quaternion map needs at least one point".into(),
-        ));
+        return Err(GpuError::Empty {
+            what: "the points to sample",
+        });
     }
     let filtering = filter == wgpu::FilterMode::Linear;
     if filtering && !map.format.is_compressed() {
@@ -460,126 +469,54 @@ pub fn sample_frames_with(
         .collect();
     let output = ctx.scoped("sampling a quaternion map", || {
         let device = &ctx.device;
-        let module = Stage::Qmap.module(device);
-        let texture = |binding| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Texture {
-                sample_type: wgpu::TextureSampleType::Float {
-                    filterable: filtering,
-                },
-                view_dimension: wgpu::TextureViewDimension::D2,
-                multisampled: false,
-            },
-            count: None,
-        };
-        let storage = |binding, read_only| wgpu::BindGroupLayoutEntry {
-            binding,
-            visibility: wgpu::ShaderStages::COMPUTE,
-            ty: wgpu::BindingType::Buffer {
-                ty: wgpu::BufferBindingType::Storage { read_only },
-                has_dynamic_offset: false,
-                min_binding_size: None,
-            },
-            count: None,
-        };
-        let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-            label: Some("qmap sample"),
-            entries: &[
-                texture(0),
-                texture(1),
-                wgpu::BindGroupLayoutEntry {
-                    binding: 2,
-                    visibility: wgpu::ShaderStages::COMPUTE,
-                    ty: wgpu::BindingType::Sampler(if filtering {
-                        wgpu::SamplerBindingType::Filtering
-                    } else {
-                        wgpu::SamplerBindingType::NonFiltering
-                    }),
-                    count: None,
-                },
-                storage(3, true),
-                storage(4, false),
+        let compute = wgpu::ShaderStages::COMPUTE;
+        let (layout, pipeline_layout) = kit::layouts(
+            device,
+            "qmap sample",
+            &[
+                kit::texture_entry(0, compute, filtering),
+                kit::texture_entry(1, compute, filtering),
+                kit::sampler_entry(2, compute, filtering),
+                kit::storage_entry(3, compute, Access::Read),
+                kit::storage_entry(4, compute, Access::ReadWrite),
             ],
-        });
-        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-            label: Some("qmap sample"),
-            bind_group_layouts: &[Some(&layout)],
-            immediate_size: 0,
-        });
+        );
         let constants = [
             ("MAP_DECODE", f64::from(map.decode.code())),
-            ("QMAP_ROBUST", if robust { 1.0 } else { 0.0 }),
+            ("QMAP_ROBUST", f64::from(u8::from(robust))),
         ];
-        let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("qmap_sample"),
-            layout: Some(&pipeline_layout),
-            module: &module,
-            entry_point: Some("qmap_sample"),
-            compilation_options: wgpu::PipelineCompilationOptions {
-                constants: &constants,
-                ..Default::default()
-            },
-            cache: None,
-        });
-        let sampler = device.create_sampler(&wgpu::SamplerDescriptor {
-            label: Some("qmap"),
-            address_mode_u: wgpu::AddressMode::ClampToEdge,
-            address_mode_v: wgpu::AddressMode::ClampToEdge,
-            address_mode_w: wgpu::AddressMode::ClampToEdge,
-            mag_filter: filter,
-            min_filter: filter,
-            mipmap_filter: if filtering {
-                wgpu::MipmapFilterMode::Linear
-            } else {
-                wgpu::MipmapFilterMode::Nearest
-            },
-            ..Default::default()
-        });
-        let input = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some("qmap sample points"),
-            contents: bytemuck::cast_slice(&packed),
-            usage: wgpu::BufferUsages::STORAGE,
-        });
-        let output = device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("qmap sampled frames"),
-            size: output_bytes,
-            usage: wgpu::BufferUsages::STORAGE
-                | wgpu::BufferUsages::COPY_SRC
-                | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
-        // Poison: all-ones words are NaN, which fails every comparison.
-        ctx.queue
-            .write_buffer(&output, 0, &vec![0xffu8; output_bytes as usize]);
-        let [q_entry, h_entry, s_entry] = map.entries(&sampler);
-        let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("qmap sample"),
-            layout: &layout,
-            entries: &[
-                q_entry,
-                h_entry,
-                s_entry,
-                wgpu::BindGroupEntry {
-                    binding: 3,
-                    resource: input.as_entire_binding(),
-                },
-                wgpu::BindGroupEntry {
-                    binding: 4,
-                    resource: output.as_entire_binding(),
-                },
+        let module = Stage::Qmap.module(device);
+        let pipeline =
+            kit::compute_pipeline(device, &pipeline_layout, &module, "qmap_sample", &constants);
+        let sampler = sampler(device, filter);
+        let input = kit::buffer(
+            device,
+            "qmap sample points",
+            bytemuck::cast_slice(&packed),
+            wgpu::BufferUsages::STORAGE,
+        );
+        let output = kit::poisoned_output(device, &ctx.queue, "qmap sampled frames", output_bytes);
+        let bind_group = kit::bind_group(
+            device,
+            "qmap sample",
+            &layout,
+            &[
+                wgpu::BindingResource::TextureView(&map.quats_view),
+                wgpu::BindingResource::TextureView(&map.handedness_view),
+                wgpu::BindingResource::Sampler(&sampler),
+                input.as_entire_binding(),
+                output.as_entire_binding(),
             ],
-        });
+        );
         let mut encoder = device.create_command_encoder(&Default::default());
-        {
-            let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                label: Some("qmap sample"),
-                timestamp_writes: None,
-            });
-            pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &bind_group, &[]);
-            pass.dispatch_workgroups(gx, gy, 1);
-        }
+        super::context::record_dispatch(
+            &mut encoder,
+            "qmap sample",
+            &pipeline,
+            &bind_group,
+            [gx, gy],
+            None,
+        );
         ctx.queue.submit([encoder.finish()]);
         output
     })?;

@@ -9,8 +9,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::Mutex;
 
-use wgpu::util::DeviceExt;
-
+use super::kit::{self, Access};
 use super::wgsl::Stage;
 use super::{GpuContext, GpuError, StageNeeds};
 
@@ -136,28 +135,22 @@ pub struct SkinBatch {
 /// The bind group layout of both skinning kernels (this one and [`super::skin_matrix`]):
 /// 0 params (uniform), 1 packed vertices, 2 instance table, 3 palette (read-only storage),
 /// 4 output (read-write storage).
-pub(crate) fn batch_layout(device: &wgpu::Device, label: &str) -> wgpu::BindGroupLayout {
-    let entry = |binding, ty| wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::COMPUTE,
-        ty: wgpu::BindingType::Buffer {
-            ty,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    };
-    let read = wgpu::BufferBindingType::Storage { read_only: true };
-    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-        label: Some(label),
-        entries: &[
-            entry(0, wgpu::BufferBindingType::Uniform),
-            entry(1, read),
-            entry(2, read),
-            entry(3, read),
-            entry(4, wgpu::BufferBindingType::Storage { read_only: false }),
+pub(crate) fn batch_layout(
+    device: &wgpu::Device,
+    label: &str,
+) -> (wgpu::BindGroupLayout, wgpu::PipelineLayout) {
+    let compute = wgpu::ShaderStages::COMPUTE;
+    kit::layouts(
+        device,
+        label,
+        &[
+            kit::uniform_entry(0, compute),
+            kit::storage_entry(1, compute, Access::Read),
+            kit::storage_entry(2, compute, Access::Read),
+            kit::storage_entry(3, compute, Access::Read),
+            kit::storage_entry(4, compute, Access::ReadWrite),
         ],
-    })
+    )
 }
 
 /// The influence count that holds every mesh's vertices, after checking the batch is not
@@ -167,15 +160,15 @@ pub(crate) fn batch_influences(
     instances: &[usize],
 ) -> Result<Influences, GpuError> {
     if instances.is_empty() {
-        return Err(GpuError::Input(
-            "a skinning batch needs at least one instance".into(),
-        ));
+        return Err(GpuError::Empty {
+            what: "the skinning batch's instances",
+        });
     }
     if let Some(m) = meshes.iter().find(|m| m.is_empty() || m.joint_count == 0) {
-        return Err(GpuError::Input(format!(
-            "{}: a skinned mesh needs vertices and joints",
-            m.label
-        )));
+        return Err(GpuError::Invalid {
+            what: m.label.clone(),
+            reason: "a skinned mesh needs vertices and joints",
+        });
     }
     Ok(Influences::for_count(
         meshes.iter().map(|m| m.max_influences()).max().unwrap_or(1),
@@ -209,6 +202,81 @@ pub(crate) struct BatchCore {
     bind_group: wgpu::BindGroup,
 }
 
+/// Where each instance of a batch reads and writes, as the kernel's table and as ranges.
+struct InstanceTable {
+    gpu: Vec<GpuInstance>,
+    ranges: Vec<InstanceRange>,
+    /// Output vertices of every instance.
+    vertices: u64,
+    /// Palette entries of every instance.
+    bones: u64,
+}
+
+impl InstanceTable {
+    /// One entry per element of `instances` (an index into `meshes`, whose packed vertices
+    /// `desc.words` holds in order), each with a palette of its mesh's `joint_count` entries.
+    fn new(
+        meshes: &[&SkinVertices],
+        instances: &[usize],
+        desc: &BatchDesc<'_>,
+    ) -> Result<Self, GpuError> {
+        let mut vertex_base = Vec::with_capacity(meshes.len());
+        let mut first = 0u64;
+        for m in meshes {
+            vertex_base.push(first);
+            first += m.len() as u64;
+        }
+        if desc.words.len() as u64 != first * desc.words_per_vertex as u64 {
+            return Err(GpuError::Count {
+                what: format!("{}: packed words for {first} vertices", desc.label),
+                found: desc.words.len() as u64,
+                expected: first * desc.words_per_vertex as u64,
+            });
+        }
+        let mut table = Self {
+            gpu: Vec::with_capacity(instances.len()),
+            ranges: Vec::with_capacity(instances.len()),
+            vertices: 0,
+            bones: 0,
+        };
+        for (i, &mesh) in instances.iter().enumerate() {
+            let m = meshes.get(mesh).ok_or_else(|| GpuError::OutOfRange {
+                what: format!("the mesh of skinning instance {i}"),
+                index: mesh,
+                len: meshes.len(),
+            })?;
+            let (out, bone) = (table.vertices, table.bones);
+            let (n, b) = (m.len() as u64, m.joint_count as u64);
+            let needed = (out + n).max(bone + b).max(first);
+            if needed > u64::from(u32::MAX) {
+                return Err(GpuError::TooLarge {
+                    what: format!(
+                        "a skinning batch of {} instances (vertices and bones, counted)",
+                        instances.len()
+                    ),
+                    needed,
+                    limit: u64::from(u32::MAX),
+                    limit_name: "u32 vertex and bone indices",
+                });
+            }
+            table.gpu.push(GpuInstance {
+                output_base: out as u32,
+                vertex_base: vertex_base[mesh] as u32,
+                bone_base: bone as u32,
+                bone_count: b as u32,
+            });
+            table.ranges.push(InstanceRange {
+                mesh,
+                output: out as u32..(out + n) as u32,
+                bones: bone as u32..(bone + b) as u32,
+            });
+            table.vertices += n;
+            table.bones += b;
+        }
+        Ok(table)
+    }
+}
+
 impl BatchCore {
     /// Lays out one instance per entry of `instances` (an index into `meshes`, whose packed
     /// vertices `desc.words` holds in order), each with a palette of its mesh's `joint_count`
@@ -221,58 +289,8 @@ impl BatchCore {
         desc: &BatchDesc<'_>,
     ) -> Result<Self, GpuError> {
         let label = desc.label;
-        let mut vertex_base = Vec::with_capacity(meshes.len());
-        let mut first = 0u64;
-        for m in meshes {
-            vertex_base.push(first);
-            first += m.len() as u64;
-        }
-        if desc.words.len() as u64 != first * desc.words_per_vertex as u64 {
-            return Err(GpuError::Input(format!(
-                "{label}: {} packed words for {first} vertices of {} words",
-                desc.words.len(),
-                desc.words_per_vertex
-            )));
-        }
-        let mut gpu_instances = Vec::with_capacity(instances.len());
-        let mut ranges = Vec::with_capacity(instances.len());
-        let (mut out, mut bone) = (0u64, 0u64);
-        for (i, &mesh) in instances.iter().enumerate() {
-            let m = meshes.get(mesh).ok_or_else(|| {
-                GpuError::Input(format!(
-                    "instance {i} names mesh {mesh}; the batch has {} meshes",
-                    meshes.len()
-                ))
-            })?;
-            let (n, b) = (m.len() as u64, m.joint_count as u64);
-            if out + n > u64::from(u32::MAX)
-                || bone + b > u64::from(u32::MAX)
-                || first > u64::from(u32::MAX)
-            {
-                return Err(GpuError::TooLarge {
-                    what: format!(
-                        "a skinning batch of {} instances (vertices and bones, counted)",
-                        instances.len()
-                    ),
-                    needed: (out + n).max(bone + b).max(first),
-                    limit: u64::from(u32::MAX),
-                    limit_name: "u32 vertex and bone indices",
-                });
-            }
-            gpu_instances.push(GpuInstance {
-                output_base: out as u32,
-                vertex_base: vertex_base[mesh] as u32,
-                bone_base: bone as u32,
-                bone_count: b as u32,
-            });
-            ranges.push(InstanceRange {
-                mesh,
-                output: out as u32..(out + n) as u32,
-                bones: bone as u32..(bone + b) as u32,
-            });
-            out += n;
-            bone += b;
-        }
+        let table = InstanceTable::new(meshes, instances, desc)?;
+        let (out, bone) = (table.vertices, table.bones);
         let input_bytes = desc.words.len() as u64 * 4;
         let output_bytes = out * desc.output_vertex_bytes;
         let palette_bytes = bone * desc.identity_bone.len() as u64;
@@ -281,7 +299,7 @@ impl BatchCore {
         ctx.check_storage_size(&format!("the {label} palettes"), palette_bytes)?;
         ctx.check_storage_size(
             "the instance table (16 B an instance)",
-            gpu_instances.len() as u64 * 16,
+            table.gpu.len() as u64 * 16,
         )?;
         let groups = ctx.dispatch_grid(
             out,
@@ -290,18 +308,14 @@ impl BatchCore {
         )?;
         let params = Params {
             vertex_count: out as u32,
-            instance_count: gpu_instances.len() as u32,
+            instance_count: table.gpu.len() as u32,
             row_stride: groups[0] * WORKGROUP,
             pad: 0,
         };
         ctx.scoped(&format!("uploading a {label} batch"), || {
             let device = &ctx.device;
             let init = |what: &str, contents: &[u8], usage| {
-                device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some(&format!("{label} {what}")),
-                    contents,
-                    usage,
-                })
+                kit::buffer(device, &format!("{label} {what}"), contents, usage)
             };
             let storage = wgpu::BufferUsages::STORAGE;
             let uniform = init(
@@ -310,7 +324,7 @@ impl BatchCore {
                 wgpu::BufferUsages::UNIFORM,
             );
             let input = init("vertices", bytemuck::cast_slice(desc.words), storage);
-            let table = init("instances", bytemuck::cast_slice(&gpu_instances), storage);
+            let instances = init("instances", bytemuck::cast_slice(&table.gpu), storage);
             let identity = desc.identity_bone.repeat(bone as usize);
             let palette = init("palette", &identity, storage | wgpu::BufferUsages::COPY_DST);
             let output = device.create_buffer(&wgpu::BufferDescriptor {
@@ -322,22 +336,11 @@ impl BatchCore {
                     | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             });
-            let resources = [&uniform, &input, &table, &palette, &output];
-            let entries: Vec<wgpu::BindGroupEntry<'_>> = resources
-                .iter()
-                .enumerate()
-                .map(|(k, b)| wgpu::BindGroupEntry {
-                    binding: k as u32,
-                    resource: b.as_entire_binding(),
-                })
-                .collect();
-            let bind_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some(label),
-                layout,
-                entries: &entries,
-            });
+            let resources = [&uniform, &input, &instances, &palette, &output];
+            let resources = resources.map(wgpu::Buffer::as_entire_binding);
+            let bind_group = kit::bind_group(device, label, layout, &resources);
             BatchCore {
-                instances: ranges,
+                instances: table.ranges,
                 vertex_count: out as u32,
                 bone_count: bone as u32,
                 input_bytes,
@@ -354,10 +357,11 @@ impl BatchCore {
         if n == self.bone_count as usize {
             Ok(())
         } else {
-            Err(GpuError::Input(format!(
-                "the batch has {} bones in its palettes; {n} were given",
-                self.bone_count
-            )))
+            Err(GpuError::Count {
+                what: "bones given for the batch's palettes".into(),
+                found: n as u64,
+                expected: u64::from(self.bone_count),
+            })
         }
     }
 
@@ -399,12 +403,7 @@ impl SkinPipeline {
         ctx.scoped("compiling shaders/skin.wgsl", || {
             let device = &ctx.device;
             let module = Stage::Skin.module(device);
-            let layout = batch_layout(device, "skin");
-            let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("skin"),
-                bind_group_layouts: &[Some(&layout)],
-                immediate_size: 0,
-            });
+            let (layout, pipeline_layout) = batch_layout(device, "skin");
             Self {
                 layout,
                 pipeline_layout,
@@ -440,18 +439,13 @@ impl SkinPipeline {
             key.format
         );
         let pipeline = ctx.scoped(&format!("creating the {label} pipeline"), || {
-            ctx.device
-                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some(&label),
-                    layout: Some(&self.pipeline_layout),
-                    module: &self.module,
-                    entry_point: Some("skin"),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &constants,
-                        ..Default::default()
-                    },
-                    cache: None,
-                })
+            kit::compute_pipeline(
+                &ctx.device,
+                &self.pipeline_layout,
+                &self.module,
+                "skin",
+                &constants,
+            )
         })?;
         if let Ok(mut m) = self.pipelines.lock() {
             m.insert(key, pipeline.clone());
@@ -479,16 +473,18 @@ impl SkinPipeline {
         let influences = batch_influences(meshes, instances)?;
         let format = meshes.first().map_or(Format::Snorm16x4, |m| m.format());
         if let Some(m) = meshes.iter().find(|m| m.format() != format) {
-            return Err(GpuError::Input(format!(
-                "{}: its frames are {}, the batch's {format}; a batch reads one format",
-                m.label,
-                m.format()
-            )));
+            return Err(GpuError::Invalid {
+                what: format!(
+                    "{}: frames in {}, the batch's first mesh's {format}",
+                    m.label,
+                    m.format()
+                ),
+                reason: "a batch reads one format",
+            });
         }
         let mut words = Vec::new();
         for m in meshes {
-            m.pack_into(influences, &mut words)
-                .map_err(|e| GpuError::Input(e.to_string()))?;
+            m.pack_into(influences, &mut words)?;
         }
         let desc = BatchDesc {
             label: "skin",
@@ -579,9 +575,10 @@ impl SkinBatch {
                 && q.length_squared() > 1e-12
                 && b.scale() > 0.0;
             if !ok {
-                return Err(GpuError::Input(format!(
-                    "bone {i} is not finite, its rotation is zero or its scale is not positive: {b:?}"
-                )));
+                return Err(GpuError::Invalid {
+                    what: format!("bone {i} ({b:?})"),
+                    reason: "not finite, a zero rotation or a scale that is not positive",
+                });
             }
             unit.push(Bone {
                 rotation: q.normalize().to_array(),
@@ -663,7 +660,9 @@ impl RigBatch {
         method: SkinMethod,
     ) -> Result<Self, GpuError> {
         if rig.is_empty() {
-            return Err(GpuError::Input("the rig has no skinned mesh".into()));
+            return Err(GpuError::Empty {
+                what: "the rig's skinned meshes",
+            });
         }
         let meshes: Vec<&SkinVertices> = rig.meshes().iter().map(|m| &m.vertices).collect();
         let instances: Vec<usize> = (0..meshes.len()).collect();
@@ -733,8 +732,7 @@ impl RigBatch {
         placement: glam::Mat4,
     ) -> Result<(), GpuError> {
         self.rig
-            .bones_into(local, placement, &mut self.world, &mut self.bones)
-            .map_err(|e| GpuError::Input(e.to_string()))?;
+            .bones_into(local, placement, &mut self.world, &mut self.bones)?;
         self.batch.set_bones(ctx, &self.bones)
     }
 }

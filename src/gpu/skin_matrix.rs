@@ -181,25 +181,11 @@ impl MatrixSkinPipeline {
         ctx.scoped("compiling shaders/skin_matrix.wgsl", || {
             let device = &ctx.device;
             let module = Stage::SkinMatrix.module(device);
-            let layout = batch_layout(device, "skin_matrix");
-            let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("skin_matrix"),
-                bind_group_layouts: &[Some(&layout)],
-                immediate_size: 0,
-            });
+            let (layout, pipeline_layout) = batch_layout(device, "skin_matrix");
             let pipelines = [Influences::Four, Influences::Eight].map(|influences| {
                 let constants = [("INFLUENCES", influences.count() as f64)];
-                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                    label: Some("skin_matrix"),
-                    layout: Some(&pipeline_layout),
-                    module: &module,
-                    entry_point: Some("skin_matrix"),
-                    compilation_options: wgpu::PipelineCompilationOptions {
-                        constants: &constants,
-                        ..Default::default()
-                    },
-                    cache: None,
-                })
+                let entry = "skin_matrix";
+                super::kit::compute_pipeline(device, &pipeline_layout, &module, entry, &constants)
             });
             Self { layout, pipelines }
         })
@@ -296,10 +282,10 @@ impl MatrixSkinBatch {
     pub fn set_matrices(&self, ctx: &GpuContext, matrices: &[Mat4]) -> Result<(), GpuError> {
         self.core.check_bone_count(matrices.len())?;
         if let Some(i) = matrices.iter().position(|m| !m.is_finite()) {
-            return Err(GpuError::Input(format!(
-                "skin matrix {i} is not finite: {:?}",
-                matrices[i]
-            )));
+            return Err(GpuError::Invalid {
+                what: format!("skin matrix {i}"),
+                reason: "not finite",
+            });
         }
         ctx.queue
             .write_buffer(&self.core.palette, 0, bytemuck::cast_slice(matrices));

@@ -35,7 +35,7 @@ pub fn overlap_fraction(mesh: &BakeMesh) -> Result<f64, BakeError> {
         padding: 0,
         format: MapFormat::Rgba16Float,
     };
-    let r = super::raster_cpu(mesh, None, &settings, &mut |_, _, _| {})?;
+    let r = super::raster_cpu(mesh, None, &settings, &mut ())?;
     let covered = r.coverage.iter().filter(|&&c| c > 0).count();
     let multiple = r.coverage.iter().filter(|&&c| c > 1).count();
     Ok(multiple as f64 / covered.max(1) as f64)

@@ -11,7 +11,8 @@ use glam::{Vec2, Vec3};
 
 use super::normal_map::NormalMap;
 use super::texel::{self, BakeTriangle, FRINGE_RADIUS, MIN_AREA2};
-use super::{check_settings, BakeError, BakeMesh, BakeSettings, Progress, Raster, TexelKind};
+use super::{check_settings, BakeError, BakeMesh, BakeSettings, Raster, TexelKind};
+use crate::report::Listener;
 
 /// Sub-texel bits of the snapped grid.
 pub const SUBTEXEL_BITS: u32 = 8;
@@ -71,7 +72,7 @@ pub fn raster_cpu(
     mesh: &BakeMesh,
     normal_map: Option<&NormalMap>,
     settings: &BakeSettings,
-    progress: Progress<'_>,
+    listener: &mut dyn Listener,
 ) -> Result<Raster, BakeError> {
     check_settings(settings)?;
     mesh.validate()?;
@@ -92,7 +93,7 @@ pub fn raster_cpu(
         };
         for i in 0..tris {
             if i % tick == 0 {
-                progress(stage, i as u64, tris as u64);
+                listener.stage(stage, i as u64, tris as u64);
             }
             let tri: BakeTriangle = mesh.triangle(i, w, h);
             if texel::area2(&tri.p).abs() <= MIN_AREA2 {
@@ -140,7 +141,7 @@ pub fn raster_cpu(
                 }
             }
         }
-        progress(stage, tris as u64, tris as u64);
+        listener.stage(stage, tris as u64, tris as u64);
     }
     r.triangles = tris - r.degenerate_triangles;
     Ok(r)

@@ -27,8 +27,8 @@ use image::RgbaImage;
 
 use super::anisotropy::DirectionField;
 use super::stored::file_stem;
+use super::MapSpace;
 use super::{BakeError, BakeMesh, NormalMap};
-use super::{MapFormat, MapSpace};
 use crate::mesh::{ErrorKind, ImageSource, MeshError, Prepared, Scene};
 
 /// Where a map's normal map comes from.
@@ -347,76 +347,6 @@ impl BakeJob {
             label: self.label.clone(),
             problem: format!("{what} {}: {e}", image.describe()),
         })
-    }
-
-    /// The format this job's map is stored in, given the format asked for (`None`: the
-    /// compressed default, [`MapFormat::default_for`]) and whether the map has a tilt (a
-    /// normal map) and a twist (an anisotropy direction). A tangent-space map with both needs
-    /// four channels: BC5 asked for becomes BC7, with the warning returned.
-    #[must_use]
-    pub fn stored_format(
-        &self,
-        space: MapSpace,
-        requested: Option<MapFormat>,
-        tilt: bool,
-        twist: bool,
-    ) -> (MapFormat, Option<String>) {
-        let four = space == MapSpace::Tangent && tilt && twist;
-        match (requested, four) {
-            (Some(MapFormat::Bc5), true) => (
-                MapFormat::Bc7,
-                Some(format!(
-                    "{}: bc5 cannot hold the anisotropy direction (a twist) with the normal map \
-                     (a tilt); stored as bc7",
-                    self.label
-                )),
-            ),
-            (Some(f), _) => (f, None),
-            (None, four) => (MapFormat::default_for(space, four), None),
-        }
-    }
-}
-
-/// What a tangent-space map is baked from ([`super::tangent::bake_cpu`]): normal-map levels
-/// and, where there is an anisotropy direction, the twist of every texel.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TangentLevels {
-    /// Every level of the normal map's mip chain, or flat levels of the anisotropy texture's
-    /// size when there is no normal map.
-    pub levels: Vec<NormalMap>,
-    /// Per level, per texel: the anisotropy direction's twist, stored doubled (axial,
-    /// [`DirectionField::axial_twist_levels`]).
-    pub twist: Option<Vec<Vec<f32>>>,
-}
-
-impl TangentLevels {
-    /// The levels of a normal map (`normal`: 8-bit RGBA as a renderer uploads it, and its
-    /// scale; [`NormalMap::levels_from_rgba8`]) or, without one, flat levels of the anisotropy
-    /// texture's size, with the twist of its direction field. `None` when there is neither:
-    /// the map would be the identity.
-    #[must_use]
-    pub fn new(
-        normal: Option<&(RgbaImage, f32)>,
-        field: Option<&(DirectionField, (u32, u32))>,
-    ) -> Option<Self> {
-        let levels = match (normal, field) {
-            (Some((image, scale)), _) => NormalMap::levels_from_rgba8(image, *scale),
-            (None, Some((_, (w, h)))) => NormalMap::flat_levels(*w, *h),
-            (None, None) => return None,
-        };
-        let twist = field.map(|(f, _)| {
-            let sizes: Vec<(u32, u32)> = levels.iter().map(|l| (l.width, l.height)).collect();
-            f.axial_twist_levels(&sizes)
-        });
-        Some(Self { levels, twist })
-    }
-
-    /// The twist as the bakers take it.
-    #[must_use]
-    pub fn twist_field(&self) -> Option<super::tangent::TwistField<'_>> {
-        self.twist
-            .as_deref()
-            .map(super::tangent::TwistField::Texels)
     }
 }
 

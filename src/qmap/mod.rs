@@ -29,6 +29,7 @@
 
 pub mod anisotropy;
 pub mod atlas;
+mod bake;
 pub mod bc;
 pub mod cpu;
 mod format;
@@ -44,6 +45,9 @@ use std::path::PathBuf;
 
 use glam::{Vec2, Vec4};
 
+pub use bake::{
+    Baked, Baker, CpuRaster, MapOptions, ObjectInput, RasterBackend, Repack, TangentInput,
+};
 pub use cpu::raster_cpu;
 pub use format::{MapDecode, MapFormat, MapSpace};
 pub use job::{BakeJob, Container, NormalSource, SceneJobs};
@@ -52,6 +56,7 @@ pub use post::finish;
 pub use texel::BakeTriangle;
 
 use crate::mesh::Prepared;
+use crate::report::Listener;
 use crate::TangentFrame;
 
 /// What a texel of level 0 is.
@@ -424,6 +429,9 @@ pub enum BakeError {
     /// A KTX2 file could not be encoded or written (the error names the file).
     #[error(transparent)]
     Ktx2(#[from] crate::ktx2::Ktx2Error),
+    /// The raster backend (the GPU) failed.
+    #[error(transparent)]
+    Backend(Box<dyn std::error::Error + Send + Sync>),
     /// Writing an output file failed.
     #[error("writing {}: {problem}", path.display())]
     Write {
@@ -433,9 +441,6 @@ pub enum BakeError {
         problem: String,
     },
 }
-
-/// Progress of a long stage: `(stage, done, total)`.
-pub type Progress<'a> = &'a mut dyn FnMut(&'static str, u64, u64);
 
 /// Checks the map size: at least 1×1 and at most 16384 on a side. The bakers keep about 45
 /// bytes per texel on the host (raster, finished levels, statistics), 12 GB at 16384²; the GPU
@@ -462,8 +467,8 @@ pub fn bake_cpu(
     mesh: &BakeMesh,
     normal_map: Option<&NormalMap>,
     settings: &BakeSettings,
-    progress: Progress<'_>,
+    listener: &mut dyn Listener,
 ) -> Result<QuatMap, BakeError> {
-    let raster = raster_cpu(mesh, normal_map, settings, progress)?;
-    Ok(finish(&raster, settings.padding, progress))
+    let raster = raster_cpu(mesh, normal_map, settings, listener)?;
+    Ok(finish(&raster, settings.padding, listener))
 }

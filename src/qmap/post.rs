@@ -5,7 +5,8 @@ use std::collections::VecDeque;
 
 use glam::Vec4;
 
-use super::{MapLevel, MapStats, Progress, QuatMap, Raster, TexelKind};
+use super::{MapLevel, MapStats, QuatMap, Raster, TexelKind};
+use crate::report::Listener;
 
 /// Flips quaternions so 4-neighbours agree wherever a breadth-first fill over each connected
 /// set of non-background texels can make them. `quats` of background texels must be zero.
@@ -224,15 +225,15 @@ pub fn next_level(format: super::MapFormat, level: &MapLevel) -> MapLevel {
 /// rings (each padded texel aligned with the neighbours it averages), mips down to 1×1, and the
 /// statistics.
 #[must_use]
-pub fn finish(raster: &Raster, padding: u32, progress: Progress<'_>) -> QuatMap {
+pub fn finish(raster: &Raster, padding: u32, listener: &mut dyn Listener) -> QuatMap {
     let (w, h) = (raster.width, raster.height);
     let mut quats = raster.quats.clone();
     let mut handedness = raster.handedness.clone();
     let mut kind = raster.kind.clone();
-    progress("hemispheres", 0, 3);
+    listener.stage("hemispheres", 0, 3);
     let filled: Vec<bool> = kind.iter().map(|k| *k != TexelKind::Background).collect();
     choose_hemispheres(w, h, &mut quats, &filled);
-    progress("padding", 1, 3);
+    listener.stage("padding", 1, 3);
     let padded = pad(
         raster.format,
         w,
@@ -263,7 +264,7 @@ pub fn finish(raster: &Raster, padding: u32, progress: Progress<'_>) -> QuatMap 
         covered_conflicts,
         mirrored: handedness.iter().filter(|v| **v < 0).count(),
     };
-    progress("mips", 2, 3);
+    listener.stage("mips", 2, 3);
     let mut level = MapLevel {
         width: w,
         height: h,
@@ -276,7 +277,7 @@ pub fn finish(raster: &Raster, padding: u32, progress: Progress<'_>) -> QuatMap 
         levels.push(std::mem::replace(&mut level, next));
     }
     levels.push(level);
-    progress("mips", 3, 3);
+    listener.stage("mips", 3, 3);
     let mut triangle = raster.triangle.clone();
     for (t, k) in triangle.iter_mut().zip(&kind) {
         if *k == TexelKind::Padded {

@@ -32,30 +32,58 @@ impl std::fmt::Display for ImageDiff {
     }
 }
 
-fn same_size(a: &RgbaImage, b: &RgbaImage) -> Result<(), String> {
+/// Two images that cannot be compared or combined.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CompareError {
+    /// The images differ in size.
+    #[error("images differ in size: {}×{} and {}×{}", .first.0, .first.1, .second.0, .second.1)]
+    Size {
+        /// Width and height of the first.
+        first: (u32, u32),
+        /// Width and height of the second.
+        second: (u32, u32),
+    },
+    /// The mask does not have one entry per pixel.
+    #[error("the mask has {entries} entries for {pixels} pixels")]
+    Mask {
+        /// Entries in the mask.
+        entries: usize,
+        /// Pixels in the images.
+        pixels: usize,
+    },
+    /// No images were given.
+    #[error("no images")]
+    NoImages,
+}
+
+fn same_size(a: &RgbaImage, b: &RgbaImage) -> Result<(), CompareError> {
     if a.dimensions() == b.dimensions() {
         Ok(())
     } else {
-        Err(format!(
-            "images differ in size: {}×{} and {}×{}",
-            a.width(),
-            a.height(),
-            b.width(),
-            b.height()
-        ))
+        Err(CompareError::Size {
+            first: a.dimensions(),
+            second: b.dimensions(),
+        })
     }
 }
 
 /// Compares `a` and `b` over the pixels where `mask` is true (all pixels when `None`).
 ///
 /// # Errors
-/// A message when the sizes differ, or the mask does not have one entry per pixel.
-pub fn diff(a: &RgbaImage, b: &RgbaImage, mask: Option<&[bool]>) -> Result<ImageDiff, String> {
+/// [`CompareError`] when the sizes differ, or the mask does not have one entry per pixel.
+pub fn diff(
+    a: &RgbaImage,
+    b: &RgbaImage,
+    mask: Option<&[bool]>,
+) -> Result<ImageDiff, CompareError> {
     same_size(a, b)?;
     let n = a.width() as usize * a.height() as usize;
     if let Some(m) = mask {
         if m.len() != n {
-            return Err(format!("mask has {} entries for {n} pixels", m.len()));
+            return Err(CompareError::Mask {
+                entries: m.len(),
+                pixels: n,
+            });
         }
     }
     let mut sum_sq = 0u64;
@@ -114,8 +142,8 @@ pub fn heat_color(t: f32) -> [u8; 3] {
 /// at [`HEATMAP_FULL_SCALE`] levels or more ([`heat_color`]).
 ///
 /// # Errors
-/// A message when the sizes differ.
-pub fn heatmap(a: &RgbaImage, b: &RgbaImage) -> Result<RgbaImage, String> {
+/// [`CompareError::Size`] when the sizes differ.
+pub fn heatmap(a: &RgbaImage, b: &RgbaImage) -> Result<RgbaImage, CompareError> {
     same_size(a, b)?;
     let mut out = RgbaImage::new(a.width(), a.height());
     for ((pa, pb), po) in a.pixels().zip(b.pixels()).zip(out.pixels_mut()) {
@@ -130,14 +158,17 @@ pub fn heatmap(a: &RgbaImage, b: &RgbaImage) -> Result<RgbaImage, String> {
 /// height.
 ///
 /// # Errors
-/// A message when heights differ or there are no images.
-pub fn side_by_side(images: &[&RgbaImage], gap: u32) -> Result<RgbaImage, String> {
+/// [`CompareError`] when heights differ or there are no images.
+pub fn side_by_side(images: &[&RgbaImage], gap: u32) -> Result<RgbaImage, CompareError> {
     let Some(first) = images.first() else {
-        return Err("no images to put side by side".into());
+        return Err(CompareError::NoImages);
     };
     let h = first.height();
     if let Some(bad) = images.iter().find(|i| i.height() != h) {
-        return Err(format!("image heights differ: {h} and {}", bad.height()));
+        return Err(CompareError::Size {
+            first: first.dimensions(),
+            second: bad.dimensions(),
+        });
     }
     let w: u32 = images.iter().map(|i| i.width()).sum::<u32>() + gap * (images.len() as u32 - 1);
     let mut out = RgbaImage::from_pixel(w, h, Rgba([24, 24, 24, 255]));
@@ -152,10 +183,10 @@ pub fn side_by_side(images: &[&RgbaImage], gap: u32) -> Result<RgbaImage, String
 /// Images stacked top to bottom, left-aligned, with a `gap`-pixel dark gutter.
 ///
 /// # Errors
-/// A message when there are no images.
-pub fn stacked(images: &[&RgbaImage], gap: u32) -> Result<RgbaImage, String> {
+/// [`CompareError::NoImages`] when there are none.
+pub fn stacked(images: &[&RgbaImage], gap: u32) -> Result<RgbaImage, CompareError> {
     if images.is_empty() {
-        return Err("no images to stack".into());
+        return Err(CompareError::NoImages);
     }
     let w = images.iter().map(|i| i.width()).max().unwrap_or(0);
     let h: u32 = images.iter().map(|i| i.height()).sum::<u32>() + gap * (images.len() as u32 - 1);

@@ -16,13 +16,13 @@
 
 pub mod compare;
 pub mod disc;
+#[cfg(feature = "ktx2")]
+pub mod maps;
 pub mod scene;
 pub mod shading;
 
 use glam::{Mat4, Vec3, Vec4};
 
-use crate::qmap::bc::Bc7Quality;
-use crate::qmap::MapFormat;
 use crate::Format;
 
 /// Where the tangent frame of a pixel comes from.
@@ -96,46 +96,6 @@ impl FrameSource {
         match self {
             Self::QTangent(f) => format!("qtangent {}", f.name()),
             other => other.mode_name().to_string(),
-        }
-    }
-}
-
-/// How the renderer stores the quaternion maps it bakes (or loads).
-#[derive(Debug, Clone, PartialEq)]
-pub struct MapOptions {
-    /// The stored format of both map kinds; `None`: the compressed default
-    /// ([`MapFormat::default_for`]: BC5 for tangent-space maps, BC7 for those with a twist and
-    /// for object-space maps).
-    pub format: Option<MapFormat>,
-    /// Keep the object-space handedness plane instead of deriving the handedness from the UV
-    /// winding (needed for hand-authored maps whose handedness does not follow the UVs).
-    pub keep_handedness: bool,
-    /// A folder of baked maps (`<material>.ktx2`, as `bake` writes them) loaded instead of
-    /// baking, for the materials it has.
-    pub maps_dir: Option<std::path::PathBuf>,
-    /// BC7 encoder effort for maps the renderer bakes (default [`Bc7Quality::UltraFast`]: about
-    /// a second per 2048² map on two cores, where `Basic` takes 16; `bake` defaults to `Basic`).
-    pub bc7: Bc7Quality,
-}
-
-impl Default for MapOptions {
-    fn default() -> Self {
-        Self {
-            format: None,
-            keep_handedness: false,
-            maps_dir: None,
-            bc7: Bc7Quality::UltraFast,
-        }
-    }
-}
-
-impl MapOptions {
-    /// Maps stored as `format`, handedness derived, nothing loaded.
-    #[must_use]
-    pub fn stored(format: MapFormat) -> Self {
-        Self {
-            format: Some(format),
-            ..Self::default()
         }
     }
 }

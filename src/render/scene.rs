@@ -786,7 +786,7 @@ pub fn spun_metal_map(plate: &Prepared, size: u32) -> QuatMap {
         }
     }
     raster.triangles = plate.indices.len() / 3;
-    qmap::finish(&raster, 0, &mut |_, _, _| {})
+    qmap::finish(&raster, 0, &mut ())
 }
 
 /// The spun-metal tangent field as a twist about the normal, φ(uv): the angle, in the tangent

@@ -287,6 +287,20 @@ pub fn skin_matrices(
         .collect()
 }
 
+/// Why a vertex's influences cannot be packed.
+#[derive(Debug, Clone, Copy, PartialEq, thiserror::Error)]
+pub(crate) enum InfluenceError {
+    /// A weight below zero, NaN or infinite.
+    #[error("weight {weight} for joint {joint} is negative or not finite")]
+    Weight { joint: u16, weight: f32 },
+    /// A joint index the skin (or the packed layout's byte) does not have.
+    #[error("joint index {joint} is out of range (the skin has {joint_count} joints; the packed layout takes at most {MAX_JOINTS})")]
+    Joint { joint: u16, joint_count: usize },
+    /// Every weight is zero.
+    #[error("every weight is zero")]
+    AllZero,
+}
+
 /// One vertex's influences after packing: joint indices and weights in 1/255 units (summing to
 /// 255 exactly), largest first, zero-weight slots last.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -311,27 +325,27 @@ impl PackedInfluences {
     /// moves a weight).
     ///
     /// # Errors
-    /// A message for negative or non-finite weights, joints ≥ [`MAX_JOINTS`] or ≥ `joint_count`,
-    /// and a vertex whose weights are all zero.
-    pub fn quantise(
+    /// [`InfluenceError`] for negative or non-finite weights, joints ≥ [`MAX_JOINTS`] or ≥
+    /// `joint_count`, and a vertex whose weights are all zero.
+    pub(crate) fn quantise(
         influences: &[(u16, f32)],
         joint_count: usize,
-    ) -> Result<(Self, usize), String> {
+    ) -> Result<(Self, usize), InfluenceError> {
         let mut merged: Vec<(u16, f32)> = Vec::with_capacity(influences.len());
         for &(j, w) in influences {
             if !w.is_finite() || w < 0.0 {
-                return Err(format!(
-                    "weight {w} for joint {j} is negative or not finite"
-                ));
+                return Err(InfluenceError::Weight {
+                    joint: j,
+                    weight: w,
+                });
             }
             if w == 0.0 {
                 continue;
             }
             if usize::from(j) >= joint_count.min(MAX_JOINTS) {
-                return Err(if usize::from(j) >= joint_count {
-                    format!("joint index {j} is out of range (the skin has {joint_count} joints)")
-                } else {
-                    format!("joint index {j} does not fit the packed layout (at most {MAX_JOINTS} joints)")
+                return Err(InfluenceError::Joint {
+                    joint: j,
+                    joint_count,
                 });
             }
             match merged.iter_mut().find(|(mj, _)| *mj == j) {
@@ -344,7 +358,7 @@ impl PackedInfluences {
         merged.truncate(MAX_INFLUENCES);
         let total: f64 = merged.iter().map(|(_, w)| f64::from(*w)).sum();
         if total <= 0.0 {
-            return Err("every weight is zero".into());
+            return Err(InfluenceError::AllZero);
         }
         // Largest remainder: floor everything, then hand the missing steps to the largest
         // fractional parts.

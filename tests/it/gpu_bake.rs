@@ -31,10 +31,6 @@ use qtangent::TangentFrame;
 
 use crate::common::context;
 
-fn no_progress() -> impl FnMut(&'static str, u64, u64) {
-    |_, _, _| {}
-}
-
 /// Bound on the difference of one quaternion component before packing (see the module docs).
 const F32_SLACK: f32 = 7.629_394_5e-6; // 2⁻¹⁷
 
@@ -170,8 +166,8 @@ fn check(
     nm: Option<&NormalMap>,
     settings: BakeSettings,
 ) {
-    let cpu = qmap::raster_cpu(mesh, nm, &settings, &mut no_progress()).expect("CPU raster");
-    let gpu = raster_gpu(ctx, mesh, nm, &settings, &mut no_progress()).expect("GPU raster");
+    let cpu = qmap::raster_cpu(mesh, nm, &settings, &mut ()).expect("CPU raster");
+    let gpu = raster_gpu(ctx, mesh, nm, &settings, &mut ()).expect("GPU raster");
     let label = format!(
         "{label} {}×{} {}",
         settings.width, settings.height, settings.format
@@ -348,7 +344,7 @@ fn map_size_beyond_the_texture_limit_is_a_clear_error() {
         height: 16,
         ..BakeSettings::default()
     };
-    let e = raster_gpu(ctx, &mesh, None, &settings, &mut no_progress()).expect_err("too large");
+    let e = raster_gpu(ctx, &mesh, None, &settings, &mut ()).expect_err("too large");
     assert!(matches!(e, GpuError::TextureTooLarge { .. }), "{e}");
     let text = e.to_string();
     assert!(

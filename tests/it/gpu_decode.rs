@@ -132,11 +132,18 @@ fn bad_batches_are_errors_not_panics() {
     }]);
     assert!(matches!(
         pipeline.decode(ctx, Format::F32x4, &packed, 0),
-        Err(GpuError::Input(_))
+        Err(GpuError::Empty { .. })
     ));
     let short = pipeline.decode(ctx, Format::F32x4, &packed, 2);
     assert!(
-        matches!(&short, Err(GpuError::Input(m)) if m.contains("32 bytes")),
+        matches!(
+            &short,
+            Err(GpuError::Count {
+                found: 16,
+                expected: 32,
+                ..
+            })
+        ),
         "{short:?}"
     );
     let huge = ctx.check_storage_size("a test buffer", u64::MAX);

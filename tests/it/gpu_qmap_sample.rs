@@ -81,7 +81,7 @@ const DECODE_RAD: f64 = 64.0 * f32::EPSILON as f64;
 const FILTER_F32: f64 = 8.0 / (1u64 << 24) as f64;
 
 fn bake(mesh: &BakeMesh, normal_map: Option<&NormalMap>, s: &BakeSettings) -> QuatMap {
-    qmap::bake_cpu(mesh, normal_map, s, &mut |_, _, _| {})
+    qmap::bake_cpu(mesh, normal_map, s, &mut ())
         .unwrap_or_else(|e| panic!("{}: bake failed: {e}", mesh.label))
 }
 
@@ -747,7 +747,7 @@ fn bad_maps_and_batches_are_errors_not_panics() {
         &map(vec![level(8, 8), level(4, 3)], MapFormat::Rgba16Float),
     );
     assert!(
-        matches!(&bad, Err(GpuError::Input(m)) if m.contains("level 1")),
+        matches!(&bad, Err(GpuError::Invalid { what, .. }) if what.contains("level 1")),
         "{:?}",
         bad.as_ref().err()
     );
@@ -759,7 +759,7 @@ fn bad_maps_and_batches_are_errors_not_panics() {
     .unwrap_or_else(|e| panic!("{e}"));
     assert!(matches!(
         gq::sample_frames(ctx, &good, &[], wgpu::FilterMode::Linear),
-        Err(GpuError::Input(_))
+        Err(GpuError::Empty { .. })
     ));
     // A format the device cannot filter is a clear error naming the feature.
     for format in [MapFormat::Rgba16Snorm, MapFormat::Rgba32Float] {
@@ -771,7 +771,7 @@ fn bad_maps_and_batches_are_errors_not_panics() {
             let msg = r.expect_err("missing feature accepted").to_string();
             assert!(msg.contains(&format!("{need:?}")), "{msg}");
             let up = gq::upload(ctx, &map(vec![level(1, 1)], format));
-            assert!(matches!(up, Err(GpuError::Input(_))));
+            assert!(matches!(up, Err(GpuError::MissingFeature { .. })));
         }
     }
     // The handedness plane's format and the map formats.

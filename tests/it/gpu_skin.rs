@@ -519,7 +519,7 @@ fn bad_bones_and_batches_are_errors() {
         .set_bones(ctx, &[Bone::IDENTITY; 3])
         .unwrap_err()
         .to_string();
-    assert!(e.contains("8 bones") && e.contains("3 were given"), "{e}");
+    assert!(e.contains("bones") && e.contains("3, where 8"), "{e}");
     let mut bad = [Bone::IDENTITY; 8];
     bad[5].translation_scale[1] = f32::NAN;
     let e = batch.set_bones(ctx, &bad).unwrap_err().to_string();
@@ -536,7 +536,10 @@ fn bad_bones_and_batches_are_errors() {
         .err()
         .map(|e| e.to_string())
         .unwrap_or_default();
-    assert!(e.contains("instance 0 names mesh 1"), "{e}");
+    assert!(
+        e.contains("instance 0") && e.contains("index 1, but there are 1"),
+        "{e}"
+    );
     // Influences that name a joint outside the skin, and weights that are all zero.
     let p = [Vec3::ZERO];
     let f = [QTangent {

@@ -259,11 +259,15 @@ fn matrix_batch_rejects_bad_input() {
     let mesh = random_mesh(&mut rng, "mesh", 10, 8, 4);
     assert!(matches!(
         pipeline.batch(ctx, &[&mesh], &[]),
-        Err(GpuError::Input(_))
+        Err(GpuError::Empty { .. })
     ));
     assert!(matches!(
         pipeline.batch(ctx, &[&mesh], &[0, 1]),
-        Err(GpuError::Input(m)) if m.contains("instance 1")
+        Err(GpuError::OutOfRange {
+            index: 1,
+            len: 1,
+            ..
+        })
     ));
     let batch = pipeline
         .batch(ctx, &[&mesh], &[0, 0])
@@ -271,13 +275,17 @@ fn matrix_batch_rejects_bad_input() {
     assert_eq!(batch.bone_count(), 16);
     assert!(matches!(
         batch.set_bones(ctx, &[Bone::IDENTITY; 15]),
-        Err(GpuError::Input(_))
+        Err(GpuError::Count {
+            found: 15,
+            expected: 16,
+            ..
+        })
     ));
     let mut bad = vec![glam::Mat4::IDENTITY; 16];
     bad[3].w_axis.x = f32::NAN;
     assert!(matches!(
         batch.set_matrices(ctx, &bad),
-        Err(GpuError::Input(m)) if m.contains("matrix 3")
+        Err(GpuError::Invalid { what, .. }) if what.contains("matrix 3")
     ));
     // Identity bones: the rest pose, exactly.
     batch

@@ -26,10 +26,11 @@ use qtangent::gpu::render::{Renderer, View};
 use qtangent::measure::FrameErrors;
 use qtangent::mesh::{self, procedural, Primitive};
 use qtangent::pack::{self, MapKind, PackOptions};
+use qtangent::qmap::MapOptions;
 use qtangent::qmap::NormalMap;
 use qtangent::render::compare;
 use qtangent::render::scene::RenderScene;
-use qtangent::render::{FrameSource, MapOptions};
+use qtangent::render::FrameSource;
 use qtangent::Format;
 use serde_json::json;
 
@@ -147,8 +148,7 @@ fn pack_file(
 ) -> pack::PackReport {
     let ctx = context();
     let scene = RenderScene::load(source).unwrap_or_else(|e| panic!("{e}"));
-    let maps = qtangent::gpu::maps::for_pack(ctx, &scene, maps, options, &mut |_| {}, &mut |_| {})
-        .unwrap_or_else(|e| panic!("maps: {e}"));
+    let maps = pack_maps(ctx, &scene, maps, options);
     let prepared: Vec<_> = scene.meshes.iter().map(|m| m.mesh.clone()).collect();
     let loaded = scene
         .source
@@ -168,6 +168,44 @@ fn pack_file(
     packed.report
 }
 
+/// The maps `pack` embeds, made as the renderer makes them under `options`.
+fn pack_maps(
+    ctx: &qtangent::gpu::GpuContext,
+    scene: &RenderScene,
+    kind: MapKind,
+    options: &MapOptions,
+) -> pack::PackMaps {
+    use qtangent::render::maps::{MapKinds, SceneMaps};
+    let kinds = match kind {
+        MapKind::None => return pack::PackMaps::default(),
+        MapKind::Tangent => MapKinds::Tangent,
+        MapKind::Object => MapKinds::Object,
+    };
+    let baker = qtangent::qmap::Baker::new(ctx, options);
+    let maps =
+        SceneMaps::new(scene, &baker, kinds, &mut ()).unwrap_or_else(|e| panic!("maps: {e}"));
+    // RenderScene::load appends a default material after the file's; it has nothing to bake.
+    let file_materials = scene.loaded().map_or(0, |s| s.materials.len());
+    pack::PackMaps {
+        tangent: maps
+            .tangent
+            .into_iter()
+            .take(file_materials)
+            .map(|m| m.map(|m| m.map))
+            .collect(),
+        object: maps
+            .object
+            .into_iter()
+            .map(|o| {
+                o.map(|o| pack::ObjectMapOut {
+                    map: o.map,
+                    uvs: o.map_uvs,
+                })
+            })
+            .collect(),
+    }
+}
+
 /// `scene` drawn in `mode` at 320 × 240 from the default view, maps stored as `options` says.
 fn draw(scene: &RenderScene, mode: FrameSource, options: &MapOptions) -> RgbaImage {
     let ctx = context();
@@ -177,7 +215,7 @@ fn draw(scene: &RenderScene, mode: FrameSource, options: &MapOptions) -> RgbaIma
         _ => vec![],
     };
     let gpu = renderer
-        .upload_with(ctx, scene, &formats, options, &mut |_| {})
+        .upload(ctx, scene, &formats, options, &mut ())
         .unwrap_or_else(|e| panic!("{}: upload: {e}", scene.name));
     let view = View::fitted(scene, 320.0 / 240.0, 30.0, 20.0);
     renderer

@@ -17,7 +17,7 @@ fn torus_map(format: MapFormat, width: u32, height: u32) -> QuatMap {
         format,
     };
     let normal_map = NormalMap::default_swirl();
-    bake_cpu(&mesh, Some(&normal_map), &settings, &mut |_, _, _| {}).expect("the torus bakes")
+    bake_cpu(&mesh, Some(&normal_map), &settings, &mut ()).expect("the torus bakes")
 }
 
 /// Every level of every format comes back bit for bit (the f32 comparison is exact, and the

@@ -24,7 +24,7 @@ use rand_pcg::Pcg64;
 const SEED: u64 = 0x5eed_0000_9add_1e55;
 
 fn bake(mesh: &BakeMesh, normal_map: Option<&NormalMap>, settings: &BakeSettings) -> QuatMap {
-    qmap::bake_cpu(mesh, normal_map, settings, &mut |_, _, _| {})
+    qmap::bake_cpu(mesh, normal_map, settings, &mut ())
         .unwrap_or_else(|e| panic!("{}: bake failed: {e}", mesh.label))
 }
 

@@ -32,7 +32,7 @@ fn check_derived(label: &str, bake: &BakeMesh, size: u32) -> (usize, usize) {
         padding: 0,
         format: MapFormat::Rgba32Float,
     };
-    let map = qmap::bake_cpu(bake, None, &settings, &mut |_, _, _| {}).expect("bakes");
+    let map = qmap::bake_cpu(bake, None, &settings, &mut ()).expect("bakes");
     let level = &map.levels[0];
     let (mut covered, mut mirrored, mut split, mut wrong) = (0, 0, 0, Vec::new());
     for (k, kind) in map.kind.iter().enumerate() {
@@ -247,8 +247,9 @@ fn gpu_derived_handedness_matches_plane_and_vertices_front_back_and_mirrored() {
     use glam::Mat4;
     use qtangent::gpu::render::{Output, Renderer, View, DEBUG_POISON};
     use qtangent::qmap::MapFormat;
+    use qtangent::qmap::MapOptions;
     use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
-    use qtangent::render::{Camera, FrameSource, Lighting, MapOptions, MaterialUniforms};
+    use qtangent::render::{Camera, FrameSource, Lighting, MaterialUniforms};
     let ctx = context();
     let renderer = Renderer::new(ctx).expect("renderer");
     // The halves' UV islands 6 texels apart at 64², so the plane's filter never mixes them.
@@ -288,12 +289,12 @@ fn gpu_derived_handedness_matches_plane_and_vertices_front_back_and_mirrored() {
                 ..MapOptions::stored(plain)
             };
             renderer
-                .upload_with(
+                .upload(
                     ctx,
                     &scene,
                     &[qtangent::Format::Snorm16x4],
                     &options,
-                    &mut |_| {},
+                    &mut (),
                 )
                 .expect("upload")
         };
@@ -307,7 +308,16 @@ fn gpu_derived_handedness_matches_plane_and_vertices_front_back_and_mirrored() {
         const S: u32 = 96;
         let frame = |gpu: &qtangent::gpu::render::GpuScene, source| {
             renderer
-                .render_debug(ctx, gpu, &view, source, Output::Frame, S, S)
+                .render_debug(
+                    ctx,
+                    gpu,
+                    &qtangent::gpu::render::Shot {
+                        view: &view,
+                        source,
+                        size: glam::UVec2::new(S, S),
+                    },
+                    Output::Frame,
+                )
                 .expect("render")[0]
                 .clone()
         };

@@ -49,7 +49,7 @@ fn object_map(size: u32) -> QuatMap {
         padding: 2,
         format: MapFormat::Rgba32Float,
     };
-    qmap::bake_cpu(&bake, None, &settings, &mut |_, _, _| {}).expect("bakes")
+    qmap::bake_cpu(&bake, None, &settings, &mut ()).expect("bakes")
 }
 
 #[test]
@@ -69,7 +69,7 @@ fn every_format_and_level_round_trips_through_ktx2() {
                         *space,
                         format,
                         keep,
-                        qtangent::gpu::maps::BC7_QUALITY,
+                        qtangent::qmap::bc::Bc7Quality::Basic,
                     ) {
                         Ok(s) => s,
                         Err(e) => {
@@ -136,7 +136,7 @@ fn formats_that_cannot_hold_the_map_name_the_flag() {
         MapSpace::Tangent,
         MapFormat::Bc5,
         false,
-        qtangent::gpu::maps::BC7_QUALITY,
+        qtangent::qmap::bc::Bc7Quality::Basic,
     )
     .expect_err("bc5 cannot hold a twist");
     assert!(
@@ -149,7 +149,7 @@ fn formats_that_cannot_hold_the_map_name_the_flag() {
         MapSpace::Object,
         MapFormat::Bc5,
         false,
-        qtangent::gpu::maps::BC7_QUALITY,
+        qtangent::qmap::bc::Bc7Quality::Basic,
     )
     .expect_err("bc5 cannot hold an object-space map");
     assert!(
@@ -172,7 +172,7 @@ fn sizes_bc_cannot_take_are_clear_errors() {
             MapSpace::Tangent,
             format,
             false,
-            qtangent::gpu::maps::BC7_QUALITY,
+            qtangent::qmap::bc::Bc7Quality::Basic,
         )
         .expect_err("250 is not a multiple of 4");
         assert!(
@@ -186,7 +186,7 @@ fn sizes_bc_cannot_take_are_clear_errors() {
         MapSpace::Tangent,
         MapFormat::Rgba8Snorm,
         false,
-        qtangent::gpu::maps::BC7_QUALITY,
+        qtangent::qmap::bc::Bc7Quality::Basic,
     )
     .expect("rgba8 takes 250²");
 }
@@ -200,7 +200,7 @@ fn bad_ktx2_files_are_errors_not_panics() {
         MapSpace::Tangent,
         MapFormat::Bc5,
         false,
-        qtangent::gpu::maps::BC7_QUALITY,
+        qtangent::qmap::bc::Bc7Quality::Basic,
     )
     .expect("stores");
     let (main, _) = stored.to_ktx2();

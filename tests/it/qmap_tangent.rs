@@ -19,10 +19,11 @@ use glam::{Mat4, Vec2, Vec3, Vec4};
 use qtangent::gpu::render::{Output, Renderer, View, DEBUG_POISON};
 use qtangent::mesh::Primitive;
 use qtangent::qmap::stored::EncodedMap;
+use qtangent::qmap::MapOptions;
 use qtangent::qmap::MapSpace;
 use qtangent::qmap::{tangent, MapFormat, NormalMap};
 use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
-use qtangent::render::{Camera, FrameSource, Lighting, MapOptions, MaterialUniforms};
+use qtangent::render::{Camera, FrameSource, Lighting, MaterialUniforms};
 use qtangent::Format;
 use rand::Rng;
 
@@ -202,7 +203,7 @@ fn decoded_normal_is_normal_mapping_unmirrored_mirrored_and_tiled() {
                     MapSpace::Tangent,
                     format,
                     false,
-                    qtangent::gpu::maps::BC7_QUALITY,
+                    qtangent::qmap::bc::Bc7Quality::Basic,
                 )
                 .expect("stores");
                 // Plain formats: the stored rotation is within the format's bound of r, and no
@@ -267,12 +268,12 @@ fn quad_pair_mirrored_and_tiled_draws_the_reference_normal() {
             source: None,
         };
         let gpu = renderer
-            .upload_with(
+            .upload(
                 ctx,
                 &scene,
                 &[Format::Snorm16x4],
                 &MapOptions::stored(MapFormat::Rgba16Float),
-                &mut |_| {},
+                &mut (),
             )
             .expect("upload");
         let view = View {
@@ -284,7 +285,16 @@ fn quad_pair_mirrored_and_tiled_draws_the_reference_normal() {
         const S: u32 = 96;
         let render = |source| {
             renderer
-                .render_debug(ctx, &gpu, &view, source, Output::Frame, S, S)
+                .render_debug(
+                    ctx,
+                    &gpu,
+                    &qtangent::gpu::render::Shot {
+                        view: &view,
+                        source,
+                        size: glam::UVec2::new(S, S),
+                    },
+                    Output::Frame,
+                )
                 .expect("render")
         };
         let [n_ref, _] = render(FrameSource::Reference);

@@ -36,11 +36,12 @@ use qtangent::gpu::render::{
 use qtangent::gpu::GpuContext;
 use qtangent::mesh::{procedural, Prepared};
 use qtangent::qmap::stored::EncodedMap;
+use qtangent::qmap::MapOptions;
 use qtangent::qmap::MapSpace;
 use qtangent::qmap::{self, tangent, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap};
 use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
 use qtangent::render::shading::{self, Surface};
-use qtangent::render::{Camera, FrameSource, Lighting, MapOptions, MaterialUniforms};
+use qtangent::render::{Camera, FrameSource, Lighting, MaterialUniforms};
 use qtangent::Format;
 use rand::Rng;
 
@@ -133,8 +134,14 @@ fn tangent_field(with_twist: bool) -> QuatMap {
 
 /// Level 0 of `map` stored as `format` (in `space`), decoded as the GPU samples it.
 fn stored_level0(map: &QuatMap, space: MapSpace, format: MapFormat) -> Vec<Vec4> {
-    let e = EncodedMap::encode(map, space, format, false, qtangent::gpu::maps::BC7_QUALITY)
-        .unwrap_or_else(|e| panic!("storing the {} map as {format}: {e}", space.name()));
+    let e = EncodedMap::encode(
+        map,
+        space,
+        format,
+        false,
+        qtangent::qmap::bc::Bc7Quality::Basic,
+    )
+    .unwrap_or_else(|e| panic!("storing the {} map as {format}: {e}", space.name()));
     e.decode_level(0).expect("level 0 decodes")
 }
 
@@ -156,7 +163,7 @@ fn setup_stored(object: MapFormat, tangent_format: MapFormat, twist: bool) -> Se
         padding: 2,
         format: MapFormat::Rgba32Float,
     };
-    let map = qmap::bake_cpu(&bake, None, &settings, &mut |_, _, _| {}).expect("sphere bakes");
+    let map = qmap::bake_cpu(&bake, None, &settings, &mut ()).expect("sphere bakes");
     let tmap = tangent_field(twist);
     let half = |f: MapFormat| {
         if f.is_compressed() {
@@ -405,29 +412,26 @@ fn check_sphere(format: MapFormat, twist: bool, sources: &[FrameSource]) {
     let renderer = Renderer::new(ctx).expect("renderer");
     let mut warnings = Vec::new();
     let gpu = renderer
-        .upload_with(
+        .upload(
             ctx,
             &st.scene,
-            &Format::ALL,
-            // The BC7 effort the CPU side (stored_level0) encodes with.
+            &Format::ALL, // The BC7 effort the CPU side (stored_level0) encodes with.
             &MapOptions {
-                bc7: qtangent::gpu::maps::BC7_QUALITY,
+                bc7: qtangent::qmap::bc::Bc7Quality::Basic,
                 ..MapOptions::stored(format)
             },
-            &mut |w| warnings.push(w.to_string()),
+            &mut warnings,
         )
         .expect("upload");
     assert_eq!(
-        gpu.tangent_map_formats[0].1,
+        gpu.report().tangent_maps[0].format,
         Some(format),
-        "{:?}",
-        gpu.warnings
+        "{warnings:?}"
     );
     assert_eq!(
-        gpu.object_map_formats[0].1,
+        gpu.report().object_maps[0].format,
         Some(object),
-        "{:?}",
-        gpu.warnings
+        "{warnings:?}"
     );
     let vp = st.view.camera.view_proj(1.0).as_dmat4();
     let inv = vp.inverse();
@@ -436,10 +440,28 @@ fn check_sphere(format: MapFormat, twist: bool, sources: &[FrameSource]) {
     let e = subtexel_step(ctx);
     for &source in sources {
         let [normals, tangents] = renderer
-            .render_debug(ctx, &gpu, &st.view, source, Output::Frame, SIZE, SIZE)
+            .render_debug(
+                ctx,
+                &gpu,
+                &qtangent::gpu::render::Shot {
+                    view: &st.view,
+                    source,
+                    size: glam::UVec2::new(SIZE, SIZE),
+                },
+                Output::Frame,
+            )
             .expect("frame render");
         let [radiance, world] = renderer
-            .render_debug(ctx, &gpu, &st.view, source, Output::Shading, SIZE, SIZE)
+            .render_debug(
+                ctx,
+                &gpu,
+                &qtangent::gpu::render::Shot {
+                    view: &st.view,
+                    source,
+                    size: glam::UVec2::new(SIZE, SIZE),
+                },
+                Output::Shading,
+            )
             .expect("shading render");
         common::for_seeds(
             &format!("sphere {} ({format} maps)", source.label()),
@@ -532,18 +554,25 @@ fn every_pixel_of_the_sphere_is_written_and_nothing_else() {
     let st = setup();
     let renderer = Renderer::new(ctx).expect("renderer");
     let gpu = renderer
-        .upload(ctx, &st.scene, &[Format::Snorm16x4], &mut |_| {})
+        .upload(
+            ctx,
+            &st.scene,
+            &[Format::Snorm16x4],
+            &qtangent::qmap::MapOptions::default(),
+            &mut (),
+        )
         .expect("upload");
     let inv = st.view.camera.view_proj(1.0).as_dmat4().inverse();
     let [normals, _] = renderer
         .render_debug(
             ctx,
             &gpu,
-            &st.view,
-            FrameSource::QuatMap,
+            &qtangent::gpu::render::Shot {
+                view: &st.view,
+                source: FrameSource::QuatMap,
+                size: glam::UVec2::new(SIZE, SIZE),
+            },
             Output::Frame,
-            SIZE,
-            SIZE,
         )
         .expect("render");
     let mut mismatches = 0;
@@ -681,7 +710,13 @@ fn two_views_in_one_submission_each_match_the_view_alone() {
     ];
     let renderer = Renderer::new(ctx).expect("renderer");
     let gpu = renderer
-        .upload(ctx, &st.scene, &[Format::Snorm16x4], &mut |_| {})
+        .upload(
+            ctx,
+            &st.scene,
+            &[Format::Snorm16x4],
+            &qtangent::qmap::MapOptions::default(),
+            &mut (),
+        )
         .expect("upload");
     // Square targets: aspect 1, as render_debug uses for SIZE × SIZE.
     let views = [
@@ -693,7 +728,16 @@ fn two_views_in_one_submission_each_match_the_view_alone() {
             .iter()
             .map(|v| {
                 renderer
-                    .render_debug(ctx, &gpu, v, source, Output::Shading, SIZE, SIZE)
+                    .render_debug(
+                        ctx,
+                        &gpu,
+                        &qtangent::gpu::render::Shot {
+                            view: v,
+                            source,
+                            size: glam::UVec2::new(SIZE, SIZE),
+                        },
+                        Output::Shading,
+                    )
                     .expect("render alone")
             })
             .collect();
@@ -757,7 +801,13 @@ fn a_view_prepared_for_one_scene_is_refused_for_another() {
     let renderer = Renderer::new(ctx).expect("renderer");
     let upload = || {
         renderer
-            .upload(ctx, &st.scene, &[Format::Snorm16x4], &mut |_| {})
+            .upload(
+                ctx,
+                &st.scene,
+                &[Format::Snorm16x4],
+                &qtangent::qmap::MapOptions::default(),
+                &mut (),
+            )
             .expect("upload")
     };
     let (first, second) = (upload(), upload());

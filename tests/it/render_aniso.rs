@@ -20,12 +20,13 @@ use image::RgbaImage;
 use qtangent::gpu::render::{Output, Renderer, View};
 use qtangent::mesh::{self, Prepared};
 use qtangent::qmap::MapFormat;
+use qtangent::qmap::MapOptions;
 use qtangent::render::disc::{self, RgLayout};
 use qtangent::render::scene::{
     plate, MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject,
 };
 use qtangent::render::shading::{self, Surface};
-use qtangent::render::{FrameSource, MapOptions, MaterialUniforms};
+use qtangent::render::{FrameSource, MaterialUniforms};
 use qtangent::Format;
 
 use crate::common::context;
@@ -181,20 +182,38 @@ fn rotation_undone_three_ways_gives_one_highlight_direction_in_every_frame_sourc
     for p in &panels {
         let scene = panel_scene(p);
         let gpu = renderer
-            .upload_with(
+            .upload(
                 ctx,
                 &scene,
                 &[Format::Snorm16x4],
                 &MapOptions::stored(MapFormat::Rgba16Float),
-                &mut |_| {},
+                &mut (),
             )
             .unwrap_or_else(|e| panic!("{}: upload: {e}", p.name));
         for source in SOURCES {
             let [frame, tangent] = renderer
-                .render_debug(ctx, &gpu, &view, source, Output::Frame, size, size)
+                .render_debug(
+                    ctx,
+                    &gpu,
+                    &qtangent::gpu::render::Shot {
+                        view: &view,
+                        source,
+                        size: glam::UVec2::new(size, size),
+                    },
+                    Output::Frame,
+                )
                 .unwrap_or_else(|e| panic!("{}: {source:?}: {e}", p.name));
             let [radiance, world] = renderer
-                .render_debug(ctx, &gpu, &view, source, Output::Shading, size, size)
+                .render_debug(
+                    ctx,
+                    &gpu,
+                    &qtangent::gpu::render::Shot {
+                        view: &view,
+                        source,
+                        size: glam::UVec2::new(size, size),
+                    },
+                    Output::Shading,
+                )
                 .unwrap_or_else(|e| panic!("{}: {source:?}: {e}", p.name));
             let mut worst = 0.0f32;
             let mut covered = 0;
@@ -273,12 +292,12 @@ fn swirl_disc_quaternion_maps_at_most_halve_the_rg_maps_direction_error() {
     let oriented = disc::scene(texture, RgLayout::Oriented).expect("disc");
     let upload = |scene: &RenderScene| {
         renderer
-            .upload_with(
+            .upload(
                 ctx,
                 scene,
                 &[Format::Snorm16x4],
                 &MapOptions::stored(MapFormat::Rgba16Float),
-                &mut |_| {},
+                &mut (),
             )
             .expect("upload")
     };
@@ -303,7 +322,16 @@ fn swirl_disc_quaternion_maps_at_most_halve_the_rg_maps_direction_error() {
         );
         let stats = |gpu, source| {
             let [_, t] = renderer
-                .render_debug(ctx, gpu, &view, source, Output::Frame, size, size)
+                .render_debug(
+                    ctx,
+                    gpu,
+                    &qtangent::gpu::render::Shot {
+                        view: &view,
+                        source,
+                        size: glam::UVec2::new(size, size),
+                    },
+                    Output::Frame,
+                )
                 .expect("render");
             disc::direction_stats(&truth, &t, disc::COHERENT)
         };

@@ -149,12 +149,12 @@ fn maps_load_from_ktx2_files() {
     let err = stderr(&out);
     assert!(out.status.success(), "render failed: {err}");
     assert!(
-        err.contains("material 'copper': tangent-space map loaded from")
+        err.contains("render: copper: tangent-space map loaded from")
             && err.contains("copper.ktx2"),
         "{err}"
     );
     assert!(
-        err.contains("material 'glazed ceramic': tangent-space map loaded from")
+        err.contains("render: glazed ceramic: tangent-space map loaded from")
             && err.contains("glazed_ceramic-2.ktx2"),
         "{err}"
     );

@@ -50,12 +50,27 @@ fn angle_deg(a: [f32; 4], b: [f32; 4]) -> f64 {
 fn check_scene(ctx: &GpuContext, name: &str, scene: &RenderScene, expect_map_uv: bool) {
     let renderer = Renderer::new(ctx).unwrap_or_else(|e| panic!("{e}"));
     let mut gpu = renderer
-        .upload(ctx, scene, &[Format::Snorm16x4], &mut |_| {})
+        .upload(
+            ctx,
+            scene,
+            &[Format::Snorm16x4],
+            &qtangent::qmap::MapOptions::default(),
+            &mut (),
+        )
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     let view = View::fitted(scene, W as f32 / H as f32, 30.0, 20.0);
     let source = FrameSource::QTangent(Format::Snorm16x4);
     let plain = renderer
-        .render_debug(ctx, &gpu, &view, source, Output::Frame, W, H)
+        .render_debug(
+            ctx,
+            &gpu,
+            &qtangent::gpu::render::Shot {
+                view: &view,
+                source,
+                size: glam::UVec2::new(W, H),
+            },
+            Output::Frame,
+        )
         .unwrap_or_else(|e| panic!("{name}: {e}"));
 
     // Every object rigidly skinned to one bone: its model matrix.
@@ -99,7 +114,16 @@ fn check_scene(ctx: &GpuContext, name: &str, scene: &RenderScene, expect_map_uv:
             .unwrap_or_else(|e| panic!("{name}: object {k}: {e}"));
     }
     let skinned = renderer
-        .render_debug(ctx, &gpu, &view, source, Output::Frame, W, H)
+        .render_debug(
+            ctx,
+            &gpu,
+            &qtangent::gpu::render::Shot {
+                view: &view,
+                source,
+                size: glam::UVec2::new(W, H),
+            },
+            Output::Frame,
+        )
         .unwrap_or_else(|e| panic!("{name}: {e}"));
 
     let tol = frame_tolerance_deg();
@@ -137,7 +161,16 @@ fn check_scene(ctx: &GpuContext, name: &str, scene: &RenderScene, expect_map_uv:
         gpu.clear_skinned(k);
     }
     let again = renderer
-        .render_debug(ctx, &gpu, &view, source, Output::Frame, W, H)
+        .render_debug(
+            ctx,
+            &gpu,
+            &qtangent::gpu::render::Shot {
+                view: &view,
+                source,
+                size: glam::UVec2::new(W, H),
+            },
+            Output::Frame,
+        )
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     assert!(
         again[0] == plain[0],

@@ -2,7 +2,7 @@
 //! ([`Renderer::time_frames`]).
 
 use super::super::{GpuContext, GpuError};
-use super::{GpuScene, Output, Renderer, View, IMAGE_FORMAT};
+use super::{GpuScene, Output, Renderer, Shot, IMAGE_FORMAT};
 use crate::render::FrameSource;
 
 /// Bytes a mode needs on the GPU for a scene: what `render --mode all` reports.
@@ -18,28 +18,24 @@ pub struct ModeCost {
 }
 
 impl Renderer {
-    /// Average wall time of `frames` renders of `width × height` (submit and wait, no
-    /// readback), after one warm-up render: what `render --mode all` reports per mode.
+    /// Average wall time of `frames` renders of `shot` (submit and wait, no readback), after
+    /// one warm-up render: what `render --mode all` reports per mode.
     ///
     /// # Errors
     /// As [`Renderer::render_image`].
-    #[allow(clippy::too_many_arguments)]
     pub fn time_frames(
         &self,
         ctx: &GpuContext,
         scene: &GpuScene,
-        view: &View,
-        source: FrameSource,
-        width: u32,
-        height: u32,
+        shot: &Shot<'_>,
         frames: u32,
     ) -> Result<std::time::Duration, GpuError> {
         let output = Output::Color(IMAGE_FORMAT);
-        self.render_targets(ctx, scene, view, source, output, width, height)?;
+        self.render_targets(ctx, scene, shot, output)?;
         ctx.wait()?;
         let start = std::time::Instant::now();
         for _ in 0..frames.max(1) {
-            self.render_targets(ctx, scene, view, source, output, width, height)?;
+            self.render_targets(ctx, scene, shot, output)?;
             ctx.wait()?;
         }
         Ok(start.elapsed() / frames.max(1))
@@ -50,7 +46,8 @@ impl GpuScene {
     /// The cost of `source` (qtangent formats the scene was not uploaded with have none).
     #[must_use]
     pub fn cost(&self, source: FrameSource) -> Option<ModeCost> {
-        self.costs
+        self.report
+            .costs
             .iter()
             .find(|(s, _)| *s == source)
             .map(|(_, c)| *c)

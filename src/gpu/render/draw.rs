@@ -1,14 +1,16 @@
 //! Drawing: a view prepared into buffers of its own ([`PreparedView`]), the draw that reads it,
 //! and headless targets read back as an image or as debug data.
 
+use glam::UVec2;
 use image::RgbaImage;
 use wgpu::util::DeviceExt;
 
 use super::super::mesh::MeshUniforms;
 use super::super::{GpuContext, GpuError};
+use super::pipeline::PipelineKey;
 use super::{
-    GpuScene, MapShading, Output, Renderer, View, DEBUG_FORMAT, DEBUG_POISON, DEPTH_FORMAT,
-    FALLBACK_FORMAT, IMAGE_FORMAT,
+    GpuMesh, GpuScene, MapShading, Output, Renderer, Shot, View, DEBUG_FORMAT, DEBUG_POISON,
+    DEPTH_FORMAT, FALLBACK_FORMAT, IMAGE_FORMAT,
 };
 use crate::render::FrameSource;
 use crate::Format;
@@ -42,11 +44,11 @@ impl Renderer {
     ///
     /// Nothing is written to a buffer that an earlier draw reads, so views prepared one after
     /// another and drawn in one submission each keep their own camera. Objects' skinned state
-    /// ([`GpuScene::set_skinned`]) and visibility ([`GpuScene::visible`]) are read at draw time.
+    /// ([`GpuScene::set_skinned`]) and visibility ([`GpuScene::hide`]) are read at draw time.
     ///
     /// # Errors
-    /// [`GpuError::Input`] when the scene has so many objects that their uniform slots do not fit
-    /// a dynamic offset (u32) or the device's largest buffer; wgpu errors.
+    /// [`GpuError::TooLarge`] when the scene has so many objects that their uniform slots do not
+    /// fit a dynamic offset (u32) or the device's largest buffer; wgpu errors.
     pub fn prepare_view(
         &self,
         ctx: &GpuContext,
@@ -64,13 +66,12 @@ impl Renderer {
         let bytes = slots * stride;
         let last_offset = (slots - 1) * stride;
         if u32::try_from(last_offset).is_err() || bytes > limits.max_buffer_size {
-            return Err(GpuError::Input(format!(
-                "{} objects need {bytes} bytes of uniforms a view; the device takes {} and \
-                 dynamic offsets up to {}",
-                scene.objects.len(),
-                limits.max_buffer_size,
-                u32::MAX
-            )));
+            return Err(GpuError::TooLarge {
+                what: format!("the uniforms of a view of {} objects", scene.objects.len()),
+                needed: bytes,
+                limit: limits.max_buffer_size.min(u64::from(u32::MAX)),
+                limit_name: "max_buffer_size and u32 dynamic offsets",
+            });
         }
         let view_proj = view.camera.view_proj(aspect);
         let mut data = vec![0u8; bytes as usize];
@@ -138,8 +139,8 @@ impl Renderer {
     /// [`DEPTH_FORMAT`] depth target.
     ///
     /// # Errors
-    /// [`GpuError::Input`] when `view` was prepared for another scene, or `source` is a qtangent
-    /// format the scene was not uploaded with; pipeline creation errors.
+    /// [`GpuError::Invalid`] when `view` was prepared for another scene, or `source` is a
+    /// qtangent format the scene was not uploaded with; pipeline creation errors.
     pub fn draw(
         &self,
         ctx: &GpuContext,
@@ -150,103 +151,61 @@ impl Renderer {
         pass: &mut wgpu::RenderPass<'_>,
     ) -> Result<(), GpuError> {
         if view.scene_id != scene.id || view.objects != scene.objects.len() {
-            return Err(GpuError::Input(
-                "the view was prepared for another scene (prepare_view it with this one)".into(),
-            ));
+            return Err(GpuError::Invalid {
+                what: "the prepared view".into(),
+                reason: "it was prepared for another scene (prepare_view it with this one)",
+            });
         }
-        let offset = |slot: usize| [slot as u32 * view.stride];
         pass.set_bind_group(1, &view.scene_group, &[]);
         for (k, o) in scene.objects.iter().enumerate() {
             if !scene.visible.get(k).copied().unwrap_or(true) {
                 continue;
             }
             let mesh = &scene.meshes[o.mesh];
-            if let Some((skinned, start)) = &o.skinned {
+            let (pipeline, slot, vertices, map) = match &o.skinned {
                 // Skinned vertices are in world space already (the skin matrices place them):
                 // the last slot's identity model.
-                let pipeline = self.pipeline(
-                    ctx,
-                    FrameSource::QTangent(Format::Snorm16x4),
-                    output,
-                    mesh.map_uv,
-                    true,
-                    MapShading::default(),
-                )?;
-                pass.set_pipeline(&pipeline);
-                pass.set_bind_group(0, &view.object_group, &offset(view.objects));
-                pass.set_bind_group(2, &scene.materials[mesh.material], &[]);
-                pass.set_bind_group(3, &scene.dummy_map, &[]);
-                pass.set_vertex_buffer(0, skinned.slice(*start..));
-                pass.set_vertex_buffer(1, mesh.position_uv.slice(..));
-                pass.set_index_buffer(mesh.index.slice(..), wgpu::IndexFormat::Uint32);
-                pass.draw_indexed(0..mesh.index_count, 0, 0..1);
-                continue;
-            }
-            let fallback = || {
-                mesh.qtangent
-                    .get(&FALLBACK_FORMAT)
-                    .ok_or_else(|| GpuError::Input("the fallback vertex stream is missing".into()))
-            };
-            let mut shading = MapShading::default();
-            let (src, vb, map) = match (source, &mesh.map) {
-                (FrameSource::Reference, _) => (source, &mesh.reference, &scene.dummy_map),
-                (FrameSource::QuatMapTangent, _) => match mesh.tangent_map {
-                    Some(k) => {
-                        let (gpu, bg) = &scene.tangent_maps[k];
-                        shading = MapShading::of(gpu);
-                        (source, fallback()?, bg)
-                    }
-                    None => (
-                        FrameSource::QTangent(FALLBACK_FORMAT),
-                        fallback()?,
-                        &scene.dummy_map,
-                    ),
-                },
-                (FrameSource::QTangent(f), _) => {
-                    let vb = mesh.qtangent.get(&f).ok_or_else(|| {
-                        GpuError::Input(format!(
-                            "the scene was uploaded without {} vertex streams",
-                            f.name()
-                        ))
-                    })?;
-                    (source, vb, &scene.dummy_map)
+                Some((skinned, start)) => {
+                    let key = PipelineKey::new(
+                        FrameSource::QTangent(Format::Snorm16x4),
+                        output,
+                        mesh.map_uv,
+                        true,
+                        MapShading::default(),
+                    );
+                    let vb = skinned.slice(*start..);
+                    pass.set_vertex_buffer(1, mesh.position_uv.slice(..));
+                    (self.pipeline(ctx, key)?, view.objects, vb, &scene.dummy_map)
                 }
-                (FrameSource::QuatMap, Some((gpu, bg))) => {
-                    shading = MapShading::of(gpu);
-                    (source, &mesh.position_uv, bg)
+                None => {
+                    let (key, vb, map) = mesh_draw(scene, mesh, source, output)?;
+                    (self.pipeline(ctx, key)?, k, vb.slice(..), map)
                 }
-                (FrameSource::QuatMap, None) => (
-                    FrameSource::QTangent(FALLBACK_FORMAT),
-                    fallback()?,
-                    &scene.dummy_map,
-                ),
             };
-            let pipeline = self.pipeline(ctx, src, output, mesh.map_uv, false, shading)?;
             pass.set_pipeline(&pipeline);
-            pass.set_bind_group(0, &view.object_group, &offset(k));
+            pass.set_bind_group(0, &view.object_group, &[slot as u32 * view.stride]);
             pass.set_bind_group(2, &scene.materials[mesh.material], &[]);
             pass.set_bind_group(3, map, &[]);
-            pass.set_vertex_buffer(0, vb.slice(..));
+            pass.set_vertex_buffer(0, vertices);
             pass.set_index_buffer(mesh.index.slice(..), wgpu::IndexFormat::Uint32);
             pass.draw_indexed(0..mesh.index_count, 0, 0..1);
         }
         Ok(())
     }
 
-    /// Renders into fresh targets of `width × height` and returns them (not yet read back),
-    /// with the depth texture. Colour targets are cleared to the view's background
-    /// ([`Output::Color`]) or to [`DEBUG_POISON`].
-    #[allow(clippy::too_many_arguments)]
+    /// Renders into fresh targets of `size` and returns them (not yet read back). Colour targets
+    /// are cleared to the view's background ([`Output::Color`]) or to [`DEBUG_POISON`].
     pub(super) fn render_targets(
         &self,
         ctx: &GpuContext,
         scene: &GpuScene,
-        view: &View,
-        source: FrameSource,
+        shot: &Shot<'_>,
         output: Output,
-        width: u32,
-        height: u32,
     ) -> Result<Vec<wgpu::Texture>, GpuError> {
+        let UVec2 {
+            x: width,
+            y: height,
+        } = shot.size;
         let limit = ctx.device.limits().max_texture_dimension_2d;
         if width == 0 || height == 0 || width > limit || height > limit {
             return Err(GpuError::TextureTooLarge {
@@ -273,59 +232,21 @@ impl Renderer {
                 view_formats: &[],
             })
         };
-        let (formats, clear) = match output {
-            Output::Color(f) => {
-                let b = view.background;
-                (
-                    vec![f],
-                    wgpu::Color {
-                        r: f64::from(b.x),
-                        g: f64::from(b.y),
-                        b: f64::from(b.z),
-                        a: 1.0,
-                    },
-                )
-            }
-            Output::Frame | Output::Shading => {
-                let p = f64::from(DEBUG_POISON);
-                (
-                    vec![DEBUG_FORMAT; 2],
-                    wgpu::Color {
-                        r: p,
-                        g: p,
-                        b: p,
-                        a: p,
-                    },
-                )
-            }
-        };
-        let prepared = &self.prepare_view(ctx, scene, view, width as f32 / height as f32)?;
+        let (formats, clear) = clear_targets(output, shot.view);
+        let prepared = &self.prepare_view(ctx, scene, shot.view, width as f32 / height as f32)?;
         let mut result = Ok(());
         let targets = ctx.scoped("rendering the scene", || {
             let targets: Vec<wgpu::Texture> =
                 formats.iter().map(|&f| make("lit target", f)).collect();
             let depth = make("lit depth", DEPTH_FORMAT);
-            let views: Vec<wgpu::TextureView> = targets
-                .iter()
-                .map(|t| t.create_view(&Default::default()))
-                .collect();
-            let depth_view = depth.create_view(&Default::default());
             let mut encoder = ctx.device.create_command_encoder(&Default::default());
             {
-                let attachments: Vec<Option<wgpu::RenderPassColorAttachment>> = views
+                let views: Vec<wgpu::TextureView> = targets
                     .iter()
-                    .map(|v| {
-                        Some(wgpu::RenderPassColorAttachment {
-                            view: v,
-                            depth_slice: None,
-                            resolve_target: None,
-                            ops: wgpu::Operations {
-                                load: wgpu::LoadOp::Clear(clear),
-                                store: wgpu::StoreOp::Store,
-                            },
-                        })
-                    })
+                    .map(|t| t.create_view(&Default::default()))
                     .collect();
+                let depth_view = depth.create_view(&Default::default());
+                let attachments = color_attachments(&views, clear);
                 let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
                     label: Some("lit"),
                     color_attachments: &attachments,
@@ -339,7 +260,7 @@ impl Renderer {
                     }),
                     ..Default::default()
                 });
-                result = self.draw(ctx, scene, prepared, source, output, &mut pass);
+                result = self.draw(ctx, scene, prepared, shot.source, output, &mut pass);
             }
             ctx.queue.submit([encoder.finish()]);
             targets
@@ -362,47 +283,136 @@ impl Renderer {
         width: u32,
         height: u32,
     ) -> Result<RgbaImage, GpuError> {
-        let targets = self.render_targets(
-            ctx,
-            scene,
+        let shot = Shot {
             view,
             source,
-            Output::Color(IMAGE_FORMAT),
-            width,
-            height,
-        )?;
+            size: UVec2::new(width, height),
+        };
+        let targets = self.render_targets(ctx, scene, &shot, Output::Color(IMAGE_FORMAT))?;
         let bytes = ctx.read_texture(&targets[0], "the rendered image")?;
-        RgbaImage::from_raw(width, height, bytes)
-            .ok_or_else(|| GpuError::Input("the rendered image has the wrong size".into()))
+        let found = bytes.len() as u64;
+        RgbaImage::from_raw(width, height, bytes).ok_or(GpuError::Count {
+            what: "bytes of the rendered image".into(),
+            found,
+            expected: u64::from(width) * u64::from(height) * 4,
+        })
     }
 
-    /// Renders a debug output ([`Output::Frame`] or [`Output::Shading`]) and reads back its
-    /// two targets, row-major, one `[f32; 4]` per pixel; pixels no triangle covered hold
+    /// Renders a debug output ([`Output::Frame`] or [`Output::Shading`]) of `shot` and reads
+    /// back its two targets, row-major, one `[f32; 4]` per pixel; pixels no triangle covered hold
     /// [`DEBUG_POISON`].
     ///
     /// # Errors
-    /// [`GpuError::Input`] for [`Output::Color`]; as [`Renderer::render_image`].
-    #[allow(clippy::too_many_arguments)]
+    /// [`GpuError::Invalid`] for [`Output::Color`]; as [`Renderer::render_image`].
     pub fn render_debug(
         &self,
         ctx: &GpuContext,
         scene: &GpuScene,
-        view: &View,
-        source: FrameSource,
+        shot: &Shot<'_>,
         output: Output,
-        width: u32,
-        height: u32,
     ) -> Result<[Vec<[f32; 4]>; 2], GpuError> {
         if matches!(output, Output::Color(_)) {
-            return Err(GpuError::Input(
-                "render_debug takes Frame or Shading".into(),
-            ));
+            return Err(GpuError::Invalid {
+                what: "render_debug's output".into(),
+                reason: "it takes Output::Frame or Output::Shading",
+            });
         }
-        let targets = self.render_targets(ctx, scene, view, source, output, width, height)?;
+        let targets = self.render_targets(ctx, scene, shot, output)?;
         let read = |i: usize| -> Result<Vec<[f32; 4]>, GpuError> {
             let bytes = ctx.read_texture(&targets[i], "a debug target")?;
             Ok(bytemuck::pod_collect_to_vec::<u8, [f32; 4]>(&bytes))
         };
         Ok([read(0)?, read(1)?])
     }
+}
+
+/// What to draw a mesh with in `source`: the pipeline key, the vertex stream and the map's bind
+/// group (meshes without the map fall back to [`FALLBACK_FORMAT`] vertex frames).
+fn mesh_draw<'s>(
+    scene: &'s GpuScene,
+    mesh: &'s GpuMesh,
+    source: FrameSource,
+    output: Output,
+) -> Result<(PipelineKey, &'s wgpu::Buffer, &'s wgpu::BindGroup), GpuError> {
+    let fallback = || {
+        mesh.qtangent
+            .get(&FALLBACK_FORMAT)
+            .ok_or(GpuError::Invalid {
+                what: format!("the {FALLBACK_FORMAT} vertex stream"),
+                reason: "missing: every upload makes it",
+            })
+    };
+    let key = |source, shading| PipelineKey::new(source, output, mesh.map_uv, false, shading);
+    let plain = MapShading::default();
+    let fallback_source = FrameSource::QTangent(FALLBACK_FORMAT);
+    Ok(match (source, &mesh.map) {
+        (FrameSource::Reference, _) => (key(source, plain), &mesh.reference, &scene.dummy_map),
+        (FrameSource::QuatMapTangent, _) => match mesh.tangent_map {
+            Some(k) => {
+                let (gpu, bg) = &scene.tangent_maps[k];
+                (key(source, MapShading::of(gpu)), fallback()?, bg)
+            }
+            None => (key(fallback_source, plain), fallback()?, &scene.dummy_map),
+        },
+        (FrameSource::QTangent(f), _) => {
+            let vb = mesh.qtangent.get(&f).ok_or(GpuError::Invalid {
+                what: format!("{f} vertex frames"),
+                reason: "the scene was uploaded without them",
+            })?;
+            (key(source, plain), vb, &scene.dummy_map)
+        }
+        (FrameSource::QuatMap, Some((gpu, bg))) => {
+            (key(source, MapShading::of(gpu)), &mesh.position_uv, bg)
+        }
+        (FrameSource::QuatMap, None) => {
+            (key(fallback_source, plain), fallback()?, &scene.dummy_map)
+        }
+    })
+}
+
+/// The target formats of `output` and the colour they are cleared to.
+fn clear_targets(output: Output, view: &View) -> (Vec<wgpu::TextureFormat>, wgpu::Color) {
+    match output {
+        Output::Color(f) => {
+            let b = view.background;
+            let clear = wgpu::Color {
+                r: f64::from(b.x),
+                g: f64::from(b.y),
+                b: f64::from(b.z),
+                a: 1.0,
+            };
+            (vec![f], clear)
+        }
+        Output::Frame | Output::Shading => {
+            let p = f64::from(DEBUG_POISON);
+            let clear = wgpu::Color {
+                r: p,
+                g: p,
+                b: p,
+                a: p,
+            };
+            (vec![DEBUG_FORMAT; 2], clear)
+        }
+    }
+}
+
+/// One colour attachment per view, cleared to `clear` and stored.
+fn color_attachments(
+    views: &[wgpu::TextureView],
+    clear: wgpu::Color,
+) -> Vec<Option<wgpu::RenderPassColorAttachment<'_>>> {
+    views
+        .iter()
+        .map(|v| {
+            Some(wgpu::RenderPassColorAttachment {
+                view: v,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(clear),
+                    store: wgpu::StoreOp::Store,
+                },
+            })
+        })
+        .collect()
 }

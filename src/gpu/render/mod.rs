@@ -28,6 +28,7 @@ use super::skin::SkinBatch;
 use super::GpuError;
 use crate::qmap::MapFormat;
 use crate::qmap::MapStats;
+use crate::render::maps::{MapOrigin, SceneMap};
 use crate::render::scene::RenderScene;
 use crate::render::{Camera, FrameSource, Lighting};
 use crate::Format;
@@ -39,8 +40,8 @@ mod upload;
 
 pub use cost::ModeCost;
 pub use draw::PreparedView;
+pub(crate) use pipeline::MapShading;
 use pipeline::PipelineKey;
-pub use pipeline::{MapShading, MAP_UV_STRIDE, POSITION_UV_STRIDE, REFERENCE_STRIDE};
 
 /// The headless picture's format: 8-bit sRGB, so the PNG holds what a display would show.
 pub const IMAGE_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
@@ -96,6 +97,57 @@ impl View {
     }
 }
 
+/// One picture to render: the view, where the pixels' frames come from, and the target size.
+#[derive(Debug, Clone, Copy)]
+pub struct Shot<'a> {
+    /// Camera, lights and background.
+    pub view: &'a View,
+    /// Where each pixel's tangent frame comes from.
+    pub source: FrameSource,
+    /// Target width and height in pixels.
+    pub size: glam::UVec2,
+}
+
+/// What an upload made of one material's or mesh's quaternion map.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapReport {
+    /// The material's name or the mesh's label.
+    pub name: String,
+    /// The stored format of its map; `None`: it has none (a mesh then draws with
+    /// [`FALLBACK_FORMAT`] vertex frames in quaternion-map mode).
+    pub format: Option<MapFormat>,
+    /// The bake's statistics, for maps baked by the upload or authored.
+    pub stats: Option<MapStats>,
+    /// Where the map came from (`None` without one).
+    pub origin: Option<MapOrigin>,
+}
+
+impl MapReport {
+    fn of(name: &str, map: Option<&SceneMap>) -> Self {
+        Self {
+            name: name.to_string(),
+            format: map.map(|m| m.map.format),
+            stats: map.and_then(|m| m.stats),
+            origin: map.map(|m| m.origin.clone()),
+        }
+    }
+}
+
+/// What a scene's upload made: its maps, what each frame source costs, and the objects whose
+/// map is authored.
+#[derive(Debug, Clone, Default)]
+pub struct UploadReport {
+    /// Per material, in [`RenderScene::materials`] order: its tangent-space map.
+    pub tangent_maps: Vec<MapReport>,
+    /// Per mesh, in [`RenderScene::meshes`] order: its object-space map.
+    pub object_maps: Vec<MapReport>,
+    /// Per frame source, the bytes it needs on the GPU.
+    pub costs: Vec<(FrameSource, ModeCost)>,
+    /// Objects whose mesh's map is authored ([`crate::render::scene::MapSource::Authored`]):
+    /// frames only a quaternion map has, so the other modes differ there by design.
+    pub authored_objects: Vec<usize>,
+}
+
 struct GpuMesh {
     reference: wgpu::Buffer,
     /// Position + UV (+ the map's UV when `map_uv`).
@@ -128,27 +180,12 @@ pub struct GpuScene {
     /// Unique among the scenes of this process: what a [`PreparedView`] was prepared for.
     id: u64,
     dummy_map: wgpu::BindGroup,
-    /// Statistics of each mesh's quaternion map (`None`: no map).
-    pub map_stats: Vec<(String, Option<MapStats>)>,
-    /// Per mode, what the scene costs.
-    pub costs: Vec<(FrameSource, ModeCost)>,
-    /// Meshes drawn with [`FALLBACK_FORMAT`] vertex frames in quaternion-map mode.
-    pub fallbacks: Vec<String>,
     /// Tangent-space maps, one per material that has a normal map or an authored tangent map.
     tangent_maps: Vec<(GpuQuatMap, wgpu::BindGroup)>,
-    /// Per material: the stored format of its tangent-space map, if any.
-    pub tangent_map_formats: Vec<(String, Option<MapFormat>)>,
-    /// Per mesh: the stored format of its object-space map, if any.
-    pub object_map_formats: Vec<(String, Option<MapFormat>)>,
-    /// What the upload approximated or fell back on (BC decoded at upload, formats that could
-    /// not hold a map, maps not found in the maps folder).
-    pub warnings: Vec<String>,
-    /// Per object: whether it is drawn (all true after upload).
-    pub visible: Vec<bool>,
-    /// Per object: whether its mesh's map is authored
-    /// ([`crate::render::scene::MapSource::Authored`]): frames only a quaternion map has, so the
-    /// other modes differ there by design.
-    pub authored: Vec<bool>,
+    /// What the upload made.
+    report: UploadReport,
+    /// Per object: whether it is drawn.
+    visible: Vec<bool>,
 }
 
 /// A fresh [`GpuScene::id`].
@@ -171,38 +208,59 @@ pub struct Renderer {
 }
 
 impl GpuScene {
+    /// What the upload made: maps, costs, authored objects.
+    #[must_use]
+    pub fn report(&self) -> &UploadReport {
+        &self.report
+    }
+
+    /// Stops drawing object `object` (until [`GpuScene::show_all`]).
+    pub fn hide(&mut self, object: usize) {
+        if let Some(v) = self.visible.get_mut(object) {
+            *v = false;
+        }
+    }
+
+    /// Draws every object again.
+    pub fn show_all(&mut self) {
+        self.visible.fill(true);
+    }
+
     /// Draws object `object` from now on with the vertices instance `instance` of `batch`
     /// skins, in every mode (skinned frames are Snorm16x4 qtangents lit with the normal map;
     /// quaternion maps hold bind-pose frames and are not used). The batch's instance must be
     /// the object's mesh: the same vertices in the same order.
     ///
     /// # Errors
-    /// [`GpuError::Input`] for an object or instance out of range, or a vertex count that
-    /// differs from the mesh's.
+    /// [`GpuError::OutOfRange`] for an object or instance out of range, [`GpuError::Count`] for
+    /// a vertex count that differs from the mesh's.
     pub fn set_skinned(
         &mut self,
         object: usize,
         batch: &SkinBatch,
         instance: usize,
     ) -> Result<(), GpuError> {
-        let range = batch.instances().get(instance).ok_or_else(|| {
-            GpuError::Input(format!(
-                "skinning instance {instance} does not exist (the batch has {})",
-                batch.instances().len()
-            ))
-        })?;
+        let range = batch
+            .instances()
+            .get(instance)
+            .ok_or(GpuError::OutOfRange {
+                what: "skinning instance".into(),
+                index: instance,
+                len: batch.instances().len(),
+            })?;
         let count = self.objects.len();
-        let o = self.objects.get_mut(object).ok_or_else(|| {
-            GpuError::Input(format!(
-                "object {object} does not exist (the scene has {count})"
-            ))
+        let o = self.objects.get_mut(object).ok_or(GpuError::OutOfRange {
+            what: "object".into(),
+            index: object,
+            len: count,
         })?;
         let vertices = self.meshes[o.mesh].vertex_count;
         if u64::from(range.output.end - range.output.start) != vertices {
-            return Err(GpuError::Input(format!(
-                "object {object} has {vertices} vertices; skinning instance {instance} has {}",
-                range.output.end - range.output.start
-            )));
+            return Err(GpuError::Count {
+                what: format!("vertices of skinning instance {instance} for object {object}"),
+                found: u64::from(range.output.end - range.output.start),
+                expected: vertices,
+            });
         }
         o.skinned = Some((
             batch.output().clone(),

@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use super::super::kit;
 use super::super::mesh::{format_constant, vertex_entry_point, vertex_layout, MeshUniforms};
 use super::super::qmap::GpuQuatMap;
 use super::super::skin;
@@ -25,9 +26,41 @@ use super::{Output, Renderer, DEBUG_FORMAT, DEPTH_FORMAT, FALLBACK_FORMAT};
 use crate::render::FrameSource;
 use crate::Format;
 
-/// What a pipeline is specialised for: frame source, output, second UV set, skinned input and
-/// the map's decode (`MAP_DECODE`, `MAP_HANDEDNESS`).
-pub(super) type PipelineKey = (FrameSource, Output, bool, bool, MapShading);
+/// What a pipeline is specialised for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) struct PipelineKey {
+    /// Where the pixel's frame comes from.
+    pub(super) source: FrameSource,
+    /// What the fragment stage writes.
+    pub(super) output: Output,
+    /// The quaternion map has a UV layout of its own (a second UV set in the stream).
+    pub(super) map_uv: bool,
+    /// Positions and snorm16x4 qtangents from a skinning batch's output
+    /// ([`skin::output_layout`]), UVs from the position + UV stream.
+    pub(super) skinned: bool,
+    /// How the drawn map is decoded (`MAP_DECODE`, `MAP_DERIVED_HANDEDNESS`, `MAP_AXIAL`).
+    pub(super) shading: MapShading,
+}
+
+impl PipelineKey {
+    /// The key of a draw; the map's UV set matters only where it is read (the object-space map,
+    /// or a skinned stream's stride).
+    pub(super) fn new(
+        source: FrameSource,
+        output: Output,
+        map_uv: bool,
+        skinned: bool,
+        shading: MapShading,
+    ) -> Self {
+        Self {
+            source,
+            output,
+            map_uv: map_uv && (source == FrameSource::QuatMap || skinned),
+            skinned,
+            shading,
+        }
+    }
+}
 
 /// How a drawn quaternion map is decoded: the overrides of `shaders/qmap.wgsl` and
 /// `shaders/lit.wgsl` that depend on the map.
@@ -52,19 +85,6 @@ impl MapShading {
     }
 }
 
-fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT,
-        ty: wgpu::BindingType::Buffer {
-            ty: wgpu::BufferBindingType::Uniform,
-            has_dynamic_offset: false,
-            min_binding_size: None,
-        },
-        count: None,
-    }
-}
-
 /// A uniform block read at a dynamic offset: one [`MeshUniforms`] slot of a
 /// [`super::PreparedView`]'s object buffer per draw.
 fn dynamic_uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
@@ -80,26 +100,19 @@ fn dynamic_uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
     }
 }
 
-fn texture_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::FRAGMENT,
-        ty: wgpu::BindingType::Texture {
-            sample_type: wgpu::TextureSampleType::Float { filterable: true },
-            view_dimension: wgpu::TextureViewDimension::D2,
-            multisampled: false,
-        },
-        count: None,
-    }
+/// A uniform block seen by both stages.
+fn uniform_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    kit::uniform_entry(binding, wgpu::ShaderStages::VERTEX_FRAGMENT)
 }
 
+/// A filterable texture of the fragment stage.
+fn texture_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
+    kit::texture_entry(binding, wgpu::ShaderStages::FRAGMENT, true)
+}
+
+/// A filtering sampler of the fragment stage.
 fn sampler_entry(binding: u32) -> wgpu::BindGroupLayoutEntry {
-    wgpu::BindGroupLayoutEntry {
-        binding,
-        visibility: wgpu::ShaderStages::FRAGMENT,
-        ty: wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
-        count: None,
-    }
+    kit::sampler_entry(binding, wgpu::ShaderStages::FRAGMENT, true)
 }
 
 const REFERENCE_ATTRIBUTES: [wgpu::VertexAttribute; 4] = wgpu::vertex_attr_array![
@@ -116,12 +129,12 @@ const MAP_UV_ATTRIBUTES: [wgpu::VertexAttribute; 3] =
     wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x2, 2 => Float32x2];
 
 /// Bytes per vertex of the reference stream: position, UV, f32 normal, f32 tangent + w.
-pub const REFERENCE_STRIDE: u64 = 48;
+pub(super) const REFERENCE_STRIDE: u64 = 48;
 /// Bytes per vertex of the quaternion-map stream: position and UV.
-pub const POSITION_UV_STRIDE: u64 = 20;
+pub(super) const POSITION_UV_STRIDE: u64 = 20;
 /// Bytes per vertex of the quaternion-map stream of a mesh whose map has its own layout
 /// ([`crate::qmap::atlas`]): position, UV and the map's UV.
-pub const MAP_UV_STRIDE: u64 = 28;
+pub(super) const MAP_UV_STRIDE: u64 = 28;
 
 impl Renderer {
     /// Compiles `shaders/lit.wgsl` and makes the layouts and samplers.
@@ -201,26 +214,12 @@ impl Renderer {
         })
     }
 
-    /// The pipeline for `source` and `output`; `map_uv` selects the quaternion-map vertex layout
-    /// with a second UV set. `skinned`: positions and Snorm16x4 qtangents from a skinning
-    /// batch's output ([`skin::output_layout`]) with UVs from the position + UV stream (whose
-    /// stride `map_uv` gives); `source` must then be `QTangent(Snorm16x4)`.
+    /// The pipeline for `key` (built on first use and kept).
     pub(super) fn pipeline(
         &self,
         ctx: &GpuContext,
-        source: FrameSource,
-        output: Output,
-        map_uv: bool,
-        skinned: bool,
-        shading: MapShading,
+        key: PipelineKey,
     ) -> Result<wgpu::RenderPipeline, GpuError> {
-        let key = (
-            source,
-            output,
-            map_uv && (source == FrameSource::QuatMap || skinned),
-            skinned,
-            shading,
-        );
         if let Some(p) = self
             .pipelines
             .lock()
@@ -229,56 +228,8 @@ impl Renderer {
         {
             return Ok(p);
         }
-        let reference_layout = wgpu::VertexBufferLayout {
-            array_stride: REFERENCE_STRIDE,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &REFERENCE_ATTRIBUTES,
-        };
-        let position_uv_layout = wgpu::VertexBufferLayout {
-            array_stride: POSITION_UV_STRIDE,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &POSITION_UV_ATTRIBUTES,
-        };
-        let map_uv_layout = wgpu::VertexBufferLayout {
-            array_stride: MAP_UV_STRIDE,
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &MAP_UV_ATTRIBUTES,
-        };
-        // UVs at offset 12 of the position + UV stream, beside a skinned stream.
-        let skinned_uv_layout = wgpu::VertexBufferLayout {
-            array_stride: if key.2 {
-                MAP_UV_STRIDE
-            } else {
-                POSITION_UV_STRIDE
-            },
-            step_mode: wgpu::VertexStepMode::Vertex,
-            attributes: &SKINNED_UV_ATTRIBUTES,
-        };
-        let skinned_buffers = [Some(skin::output_layout()), Some(skinned_uv_layout)];
-        let (entry, buffer, vertex_format) = match source {
-            FrameSource::QTangent(Format::Snorm16x4) if skinned => (
-                vertex_entry_point(Format::Snorm16x4),
-                skin::output_layout(),
-                Format::Snorm16x4,
-            ),
-            _ if skinned => {
-                return Err(GpuError::Input(format!(
-                    "skinned meshes are drawn with {} frames, not {}",
-                    Format::Snorm16x4.name(),
-                    source.label()
-                )))
-            }
-            FrameSource::Reference => ("vs_reference", reference_layout, FALLBACK_FORMAT),
-            FrameSource::QTangent(f) => (vertex_entry_point(f), vertex_layout(f), f),
-            FrameSource::QuatMap if key.2 => ("vs_position_uv2", map_uv_layout, FALLBACK_FORMAT),
-            FrameSource::QuatMap => ("vs_position_uv", position_uv_layout, FALLBACK_FORMAT),
-            FrameSource::QuatMapTangent => (
-                vertex_entry_point(FALLBACK_FORMAT),
-                vertex_layout(FALLBACK_FORMAT),
-                FALLBACK_FORMAT,
-            ),
-        };
-        let (fs_entry, formats): (&str, Vec<wgpu::TextureFormat>) = match output {
+        let vertex = VertexInput::of(&key)?;
+        let (fs_entry, formats): (&str, Vec<wgpu::TextureFormat>) = match key.output {
             Output::Color(f) => ("fs_lit", vec![f]),
             Output::Frame => ("fs_debug_frame", vec![DEBUG_FORMAT; 2]),
             Output::Shading => ("fs_debug_shading", vec![DEBUG_FORMAT; 2]),
@@ -293,18 +244,21 @@ impl Renderer {
                 })
             })
             .collect();
-        let plain_buffer = Some(buffer);
         let constants = [
-            format_constant(vertex_format),
-            ("FRAME_SOURCE", f64::from(source.pixel_frame().code())),
-            ("MAP_DECODE", f64::from(shading.decode.code())),
+            format_constant(vertex.format),
+            ("FRAME_SOURCE", f64::from(key.source.pixel_frame().code())),
+            ("MAP_DECODE", f64::from(key.shading.decode.code())),
             (
                 "MAP_DERIVED_HANDEDNESS",
-                f64::from(u8::from(shading.derived_handedness)),
+                f64::from(u8::from(key.shading.derived_handedness)),
             ),
-            ("MAP_AXIAL", f64::from(u8::from(shading.axial_twist))),
+            ("MAP_AXIAL", f64::from(u8::from(key.shading.axial_twist))),
         ];
-        let label = format!("lit {} {output:?}", source.label());
+        let options = wgpu::PipelineCompilationOptions {
+            constants: &constants,
+            ..Default::default()
+        };
+        let label = format!("lit {} {:?}", key.source.label(), key.output);
         let pipeline = ctx.scoped(&format!("creating the {label} pipeline"), || {
             ctx.device
                 .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
@@ -312,24 +266,14 @@ impl Renderer {
                     layout: Some(&self.layout),
                     vertex: wgpu::VertexState {
                         module: &self.module,
-                        entry_point: Some(entry),
-                        compilation_options: wgpu::PipelineCompilationOptions {
-                            constants: &constants,
-                            ..Default::default()
-                        },
-                        buffers: if skinned {
-                            &skinned_buffers
-                        } else {
-                            std::slice::from_ref(&plain_buffer)
-                        },
+                        entry_point: Some(vertex.entry),
+                        compilation_options: options.clone(),
+                        buffers: &vertex.buffers,
                     },
                     fragment: Some(wgpu::FragmentState {
                         module: &self.module,
                         entry_point: Some(fs_entry),
-                        compilation_options: wgpu::PipelineCompilationOptions {
-                            constants: &constants,
-                            ..Default::default()
-                        },
+                        compilation_options: options.clone(),
                         targets: &targets,
                     }),
                     primitive: wgpu::PrimitiveState {
@@ -356,5 +300,74 @@ impl Renderer {
             m.insert(key, pipeline.clone());
         }
         Ok(pipeline)
+    }
+}
+
+/// What the vertex stage of a pipeline reads: its entry point, buffers and qtangent format.
+struct VertexInput {
+    entry: &'static str,
+    buffers: Vec<Option<wgpu::VertexBufferLayout<'static>>>,
+    format: Format,
+}
+
+impl VertexInput {
+    /// The vertex input of `key`'s frame source: the reference stream, a qtangent stream, the
+    /// position + UV stream (with the map's own UVs when `map_uv`), or a skinning batch's output
+    /// beside the position + UV stream (its UVs).
+    fn of(key: &PipelineKey) -> Result<Self, GpuError> {
+        let plain = |entry, layout, format| Self {
+            entry,
+            buffers: vec![Some(layout)],
+            format,
+        };
+        let layout = |array_stride, attributes| wgpu::VertexBufferLayout {
+            array_stride,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes,
+        };
+        if key.skinned {
+            if key.source != FrameSource::QTangent(Format::Snorm16x4) {
+                return Err(GpuError::Invalid {
+                    what: format!("skinned meshes drawn with {}", key.source.label()),
+                    reason: "skinned meshes are drawn with their snorm16x4 frames",
+                });
+            }
+            let stride = if key.map_uv {
+                MAP_UV_STRIDE
+            } else {
+                POSITION_UV_STRIDE
+            };
+            return Ok(Self {
+                entry: vertex_entry_point(Format::Snorm16x4),
+                buffers: vec![
+                    Some(skin::output_layout()),
+                    Some(layout(stride, &SKINNED_UV_ATTRIBUTES)),
+                ],
+                format: Format::Snorm16x4,
+            });
+        }
+        Ok(match key.source {
+            FrameSource::Reference => plain(
+                "vs_reference",
+                layout(REFERENCE_STRIDE, &REFERENCE_ATTRIBUTES),
+                FALLBACK_FORMAT,
+            ),
+            FrameSource::QTangent(f) => plain(vertex_entry_point(f), vertex_layout(f), f),
+            FrameSource::QuatMap if key.map_uv => plain(
+                "vs_position_uv2",
+                layout(MAP_UV_STRIDE, &MAP_UV_ATTRIBUTES),
+                FALLBACK_FORMAT,
+            ),
+            FrameSource::QuatMap => plain(
+                "vs_position_uv",
+                layout(POSITION_UV_STRIDE, &POSITION_UV_ATTRIBUTES),
+                FALLBACK_FORMAT,
+            ),
+            FrameSource::QuatMapTangent => plain(
+                vertex_entry_point(FALLBACK_FORMAT),
+                vertex_layout(FALLBACK_FORMAT),
+                FALLBACK_FORMAT,
+            ),
+        })
     }
 }

@@ -1,0 +1,219 @@
+//! The wgpu plumbing every stage repeats, written once: bind-group layout entries, bind groups
+//! numbered in order, compute pipelines with overrides, sampled textures with every mip level,
+//! and poisoned output buffers.
+
+use wgpu::util::DeviceExt;
+
+/// A uniform buffer at `binding`, seen by `stages`.
+pub(crate) fn uniform_entry(
+    binding: u32,
+    stages: wgpu::ShaderStages,
+) -> wgpu::BindGroupLayoutEntry {
+    buffer_entry(binding, stages, wgpu::BufferBindingType::Uniform)
+}
+
+/// A storage buffer at `binding`, seen by `stages`.
+pub(crate) fn storage_entry(
+    binding: u32,
+    stages: wgpu::ShaderStages,
+    access: Access,
+) -> wgpu::BindGroupLayoutEntry {
+    let read_only = access == Access::Read;
+    buffer_entry(
+        binding,
+        stages,
+        wgpu::BufferBindingType::Storage { read_only },
+    )
+}
+
+/// How a shader uses a storage buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Access {
+    /// `var<storage, read>`.
+    Read,
+    /// `var<storage, read_write>`.
+    ReadWrite,
+}
+
+fn buffer_entry(
+    binding: u32,
+    stages: wgpu::ShaderStages,
+    ty: wgpu::BufferBindingType,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: stages,
+        ty: wgpu::BindingType::Buffer {
+            ty,
+            has_dynamic_offset: false,
+            min_binding_size: None,
+        },
+        count: None,
+    }
+}
+
+/// A 2D float texture at `binding`, seen by `stages`.
+pub(crate) fn texture_entry(
+    binding: u32,
+    stages: wgpu::ShaderStages,
+    filterable: bool,
+) -> wgpu::BindGroupLayoutEntry {
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: stages,
+        ty: wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable },
+            view_dimension: wgpu::TextureViewDimension::D2,
+            multisampled: false,
+        },
+        count: None,
+    }
+}
+
+/// A sampler at `binding`, seen by `stages`.
+pub(crate) fn sampler_entry(
+    binding: u32,
+    stages: wgpu::ShaderStages,
+    filtering: bool,
+) -> wgpu::BindGroupLayoutEntry {
+    let ty = if filtering {
+        wgpu::SamplerBindingType::Filtering
+    } else {
+        wgpu::SamplerBindingType::NonFiltering
+    };
+    wgpu::BindGroupLayoutEntry {
+        binding,
+        visibility: stages,
+        ty: wgpu::BindingType::Sampler(ty),
+        count: None,
+    }
+}
+
+/// A bind group of `resources` at bindings 0, 1, 2, … in order.
+pub(crate) fn bind_group(
+    device: &wgpu::Device,
+    label: &str,
+    layout: &wgpu::BindGroupLayout,
+    resources: &[wgpu::BindingResource<'_>],
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry<'_>> = resources
+        .iter()
+        .enumerate()
+        .map(|(k, r)| wgpu::BindGroupEntry {
+            binding: k as u32,
+            resource: r.clone(),
+        })
+        .collect();
+    device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(label),
+        layout,
+        entries: &entries,
+    })
+}
+
+/// A bind-group layout and the pipeline layout of that one group.
+pub(crate) fn layouts(
+    device: &wgpu::Device,
+    label: &str,
+    entries: &[wgpu::BindGroupLayoutEntry],
+) -> (wgpu::BindGroupLayout, wgpu::PipelineLayout) {
+    let group = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(label),
+        entries,
+    });
+    let pipeline = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(label),
+        bind_group_layouts: &[Some(&group)],
+        immediate_size: 0,
+    });
+    (group, pipeline)
+}
+
+/// A compute pipeline of `entry` in `module` with the pipeline-overridable `constants`.
+pub(crate) fn compute_pipeline(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    module: &wgpu::ShaderModule,
+    entry: &str,
+    constants: &[(&str, f64)],
+) -> wgpu::ComputePipeline {
+    device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(entry),
+        layout: Some(layout),
+        module,
+        entry_point: Some(entry),
+        compilation_options: wgpu::PipelineCompilationOptions {
+            constants,
+            ..Default::default()
+        },
+        cache: None,
+    })
+}
+
+/// A storage buffer of `size` bytes a stage writes and the host reads back, filled with all-ones
+/// words (NaN as f32, no valid code of any format) so anything the stage does not write fails
+/// every comparison.
+pub(crate) fn poisoned_output(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    label: &str,
+    size: u64,
+) -> wgpu::Buffer {
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(label),
+        size,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    queue.write_buffer(&buffer, 0, &vec![0xffu8; size as usize]);
+    buffer
+}
+
+/// A buffer holding `contents` with `usage`.
+pub(crate) fn buffer(
+    device: &wgpu::Device,
+    label: &str,
+    contents: &[u8],
+    usage: wgpu::BufferUsages,
+) -> wgpu::Buffer {
+    device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+        label: Some(label),
+        contents,
+        usage,
+    })
+}
+
+/// A sampled 2D texture of `format` and `size`, its `levels` mip levels given one after another
+/// in `bytes` (usage `TEXTURE_BINDING | COPY_DST | COPY_SRC`).
+pub(crate) fn texture(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    label: &str,
+    format: wgpu::TextureFormat,
+    (width, height, levels): (u32, u32, u32),
+    bytes: &[u8],
+) -> wgpu::Texture {
+    device.create_texture_with_data(
+        queue,
+        &wgpu::TextureDescriptor {
+            label: Some(label),
+            size: wgpu::Extent3d {
+                width,
+                height,
+                depth_or_array_layers: 1,
+            },
+            mip_level_count: levels,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format,
+            usage: wgpu::TextureUsages::TEXTURE_BINDING
+                | wgpu::TextureUsages::COPY_DST
+                | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        },
+        wgpu::util::TextureDataOrder::MipMajor,
+        bytes,
+    )
+}

@@ -1,0 +1,419 @@
+//! The one way a quaternion map is baked and stored — by the `bake` tool, the renderer and `pack`
+//! alike — with one set of defaults ([`MapOptions::default`]).
+//!
+//! A [`Baker`] takes what a map is made of ([`TangentInput`]: a normal map, an anisotropy
+//! direction, or an authored map; [`ObjectInput`]: a mesh and its normal map) and returns the
+//! map baked and stored ([`Baked`]): the raster stage runs on a [`RasterBackend`] (the CPU here,
+//! the GPU through `qtangent::gpu::GpuContext`, which also decides when the CPU is faster), the
+//! rest on the CPU; the stored format is the one asked for where it can hold the map, else the
+//! nearest that can, with a warning.
+
+use std::time::{Duration, Instant};
+
+use glam::Vec2;
+use image::RgbaImage;
+
+use super::anisotropy::{self, DirectionField};
+use super::bc::{self, Bc7Quality};
+use super::stored::EncodedMap;
+use super::tangent::{self, TwistField};
+use super::{
+    atlas, finish, raster_cpu, BakeError, BakeMesh, BakeSettings, MapFormat, MapSpace, NormalMap,
+    QuatMap, Raster,
+};
+use crate::report::{Listener, Warning, WarningKind};
+
+/// How maps are baked and stored. The defaults are the same for every tool.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapOptions {
+    /// The stored format; `None`: the compressed default ([`MapFormat::default_for`]: BC5 for
+    /// tangent-space maps, BC7 for those with a tilt and a twist and for object-space maps).
+    pub format: Option<MapFormat>,
+    /// Object space: keep the handedness plane instead of deriving the handedness from the UV
+    /// winding (needed for maps whose handedness does not follow the UVs).
+    pub keep_handedness: bool,
+    /// BC7 encoder effort. Default [`Bc7Quality::Basic`] (all modes): the maps are what ships.
+    pub bc7: Bc7Quality,
+    /// Padding rings grown around the UV islands of object-space maps beyond the one-texel
+    /// fringe. Default 16: minified, a map is read from its mips, where level k has 2⁻ᵏ of
+    /// the padding; 16 rings keep a 4-texel margin at level 2, so island edges read their own
+    /// frames rather than a neighbour island's or background.
+    pub padding: u32,
+    /// A folder of maps `bake` wrote (`<material>.ktx2`), loaded instead of baking for the
+    /// materials it has (the renderer and `pack`; `bake` itself ignores it).
+    pub maps_dir: Option<std::path::PathBuf>,
+}
+
+impl Default for MapOptions {
+    fn default() -> Self {
+        Self {
+            format: None,
+            keep_handedness: false,
+            bc7: Bc7Quality::Basic,
+            padding: 16,
+            maps_dir: None,
+        }
+    }
+}
+
+impl MapOptions {
+    /// The defaults with maps stored as `format`.
+    #[must_use]
+    pub fn stored(format: MapFormat) -> Self {
+        Self {
+            format: Some(format),
+            ..Self::default()
+        }
+    }
+}
+
+/// Where the raster stages run.
+pub trait RasterBackend {
+    /// What it is, for reports: `CPU`, or the GPU adapter.
+    fn describe(&self) -> String;
+
+    /// The object-space raster of `mesh` (see [`raster_cpu`], whose result every backend
+    /// reproduces).
+    ///
+    /// # Errors
+    /// What the mesh, the settings or the backend cannot do.
+    fn raster(
+        &self,
+        mesh: &BakeMesh,
+        normal_map: Option<&NormalMap>,
+        settings: &BakeSettings,
+        listener: &mut dyn Listener,
+    ) -> Result<Raster, BakeError>;
+
+    /// A tangent-space map from a normal map's levels and a twist (see [`tangent::bake_cpu`],
+    /// whose texels every backend reproduces to one step of `format`).
+    ///
+    /// # Errors
+    /// What the backend cannot do.
+    fn bake_tangent(
+        &self,
+        levels: &[NormalMap],
+        twist: Option<TwistField<'_>>,
+        format: MapFormat,
+    ) -> Result<QuatMap, BakeError>;
+}
+
+/// The CPU: the reference raster and the tangent-space bake on every core.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CpuRaster;
+
+impl RasterBackend for CpuRaster {
+    fn describe(&self) -> String {
+        "CPU".into()
+    }
+
+    fn raster(
+        &self,
+        mesh: &BakeMesh,
+        normal_map: Option<&NormalMap>,
+        settings: &BakeSettings,
+        listener: &mut dyn Listener,
+    ) -> Result<Raster, BakeError> {
+        raster_cpu(mesh, normal_map, settings, listener)
+    }
+
+    fn bake_tangent(
+        &self,
+        levels: &[NormalMap],
+        twist: Option<TwistField<'_>>,
+        format: MapFormat,
+    ) -> Result<QuatMap, BakeError> {
+        Ok(tangent::bake_cpu(levels, twist, format))
+    }
+}
+
+/// What a tangent-space map is made of. Without a normal map, an anisotropy direction or an
+/// authored map, there is no map (it would be the identity).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TangentInput<'a> {
+    /// What the map is of, for messages: `material 'X'`.
+    pub what: &'a str,
+    /// The normal map as a renderer uploads it: 8-bit RGBA (the map is baked from its mip
+    /// chain, so it filters like the normal map it replaces).
+    pub normal_map: Option<&'a RgbaImage>,
+    /// The normal map's `scale`.
+    pub normal_scale: f32,
+    /// A KHR_materials_anisotropy direction: the map's tangent (its twist, stored doubled).
+    pub direction: Option<&'a DirectionField>,
+    /// A map made by hand: stored as it is.
+    pub authored: Option<&'a QuatMap>,
+}
+
+/// Whether an object-space map may get a UV layout of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Repack {
+    /// Bake in the mesh's UVs (overlapping texels: the lowest triangle wins).
+    #[default]
+    Never,
+    /// Where more than [`atlas::OVERLAP_THRESHOLD`] of the UV texels overlap, bake in a layout of
+    /// its own at twice the side (within 4096, or the size asked), the normal map resampled into
+    /// it; the result says which UVs to draw it with.
+    WhenOverlapping,
+}
+
+/// What an object-space map is made of.
+#[derive(Debug, Clone)]
+pub struct ObjectInput<'a> {
+    /// The mesh (its label names the map in messages).
+    pub mesh: BakeMesh,
+    /// Its normal map, baked into the frames.
+    pub normal_map: Option<&'a NormalMap>,
+    /// A KHR_materials_anisotropy direction: the map's tangent.
+    pub direction: Option<&'a DirectionField>,
+    /// Map side in texels.
+    pub size: u32,
+    /// Whether it may get a UV layout of its own.
+    pub repack: Repack,
+}
+
+/// A baked map: as baked (the raster format, every level, statistics) and as stored.
+#[derive(Debug, Clone)]
+pub struct Baked {
+    /// Wall time of each phase, in order: `raster` and `finish` (object space), or `mips` and
+    /// `bake` (tangent space); then `store`.
+    pub times: Vec<(&'static str, Duration)>,
+    /// The map as baked.
+    pub map: QuatMap,
+    /// The map as stored ([`MapOptions`]).
+    pub stored: EncodedMap,
+    /// The UVs (one per vertex of the input mesh) of the layout it was baked in, when it got a
+    /// layout of its own ([`Repack::WhenOverlapping`]).
+    pub map_uvs: Option<Vec<Vec2>>,
+}
+
+/// The largest side a repacked map is given automatically.
+const MAX_REPACKED_SIZE: u32 = 4096;
+
+/// Bakes and stores maps on a backend with a set of options.
+pub struct Baker<'a> {
+    backend: &'a dyn RasterBackend,
+    options: &'a MapOptions,
+}
+
+impl<'a> Baker<'a> {
+    /// A baker running its raster stages on `backend`.
+    #[must_use]
+    pub fn new(backend: &'a dyn RasterBackend, options: &'a MapOptions) -> Self {
+        Self { backend, options }
+    }
+
+    /// The options.
+    #[must_use]
+    pub fn options(&self) -> &MapOptions {
+        self.options
+    }
+
+    /// The tangent-space map of `input`: the authored map stored, or the normal map's levels
+    /// (flat levels of the direction's size without one) turned by the direction's twist,
+    /// stored with the twist doubled (axial). `None` when there is nothing to bake.
+    ///
+    /// # Errors
+    /// What the backend or the encoder reports.
+    pub fn tangent(
+        &self,
+        input: &TangentInput<'_>,
+        listener: &mut dyn Listener,
+    ) -> Result<Option<Baked>, BakeError> {
+        if let Some(authored) = input.authored {
+            let t = Instant::now();
+            let four = tangent::has_twist(authored) && tangent::has_tilt(authored);
+            let stored = self.store(authored, MapSpace::Tangent, four, input.what, listener)?;
+            return Ok(Some(Baked {
+                times: vec![("store", t.elapsed())],
+                map: authored.clone(),
+                stored,
+                map_uvs: None,
+            }));
+        }
+        let t = Instant::now();
+        let levels = match (input.normal_map, input.direction) {
+            (Some(normal), _) => NormalMap::levels_from_rgba8(normal, input.normal_scale),
+            (None, Some(d)) => NormalMap::flat_levels(d.levels[0].width, d.levels[0].height),
+            (None, None) => return Ok(None),
+        };
+        // Axial: the twist is stored doubled (EncodedMap::axial_twist), so d and −d are q and −q.
+        let twist = input.direction.map(|d| {
+            let sizes: Vec<(u32, u32)> = levels.iter().map(|l| (l.width, l.height)).collect();
+            d.axial_twist_levels(&sizes)
+        });
+        let field = twist.as_deref().map(TwistField::Texels);
+        let four = field.is_some() && input.normal_map.is_some();
+        let size = (levels[0].width, levels[0].height);
+        let format = self.choose(MapSpace::Tangent, four, size, input.what, listener);
+        let mut times = vec![("mips", t.elapsed())];
+        let t = Instant::now();
+        listener.stage("tangent-space bake", 0, 1);
+        let map = self.backend.bake_tangent(&levels, field, format.raster())?;
+        listener.stage("tangent-space bake", 1, 1);
+        times.push(("bake", t.elapsed()));
+        let t = Instant::now();
+        let mut stored = self.encode(&map, MapSpace::Tangent, format, input.what, listener)?;
+        stored.axial_twist = twist.is_some();
+        times.push(("store", t.elapsed()));
+        Ok(Some(Baked {
+            times,
+            map,
+            stored,
+            map_uvs: None,
+        }))
+    }
+
+    /// The object-space map of `input`, baked at `input.size`² (repacked where asked and the
+    /// UVs overlap), its tangent the anisotropy direction where there is one.
+    ///
+    /// # Errors
+    /// What the mesh, the backend or the encoder reports.
+    pub fn object(
+        &self,
+        input: ObjectInput<'_>,
+        listener: &mut dyn Listener,
+    ) -> Result<Baked, BakeError> {
+        let ObjectInput {
+            mut mesh,
+            normal_map,
+            direction,
+            size,
+            repack,
+        } = input;
+        let what = mesh.label.clone();
+        let overlap = match repack {
+            Repack::Never => 0.0,
+            Repack::WhenOverlapping => atlas::overlap_fraction(&mesh)?,
+        };
+        let repacked = overlap > atlas::OVERLAP_THRESHOLD;
+        // Repacked, the parts that shared texels share the square instead: twice the side keeps
+        // their texel density.
+        let size = if repacked {
+            size.saturating_mul(2).min(MAX_REPACKED_SIZE.max(size))
+        } else {
+            size
+        };
+        let format = self.choose(MapSpace::Object, false, (size, size), &what, listener);
+        let settings = BakeSettings {
+            width: size,
+            height: size,
+            padding: self.options.padding,
+            format: format.raster(),
+        };
+        let mut resampled = None;
+        let (mut map_uvs, mut source_uvs) = (None, None);
+        if repacked {
+            listener.warning(Warning::new(
+                &what,
+                WarningKind::MapRepacked {
+                    overlap_percent: (overlap * 100.0).round() as u32,
+                },
+            ));
+            let reach = settings.padding as f32 + 2.0;
+            let uvs = atlas::unique_layout(&mesh, size, 2 * settings.padding + 2);
+            resampled =
+                normal_map.map(|nm| atlas::resample_normal_map(&mesh, &uvs, nm, size, reach));
+            if direction.is_some() {
+                source_uvs = Some(atlas::source_uvs(&mesh, &uvs, size, reach));
+            }
+            mesh.uvs.clone_from(&uvs);
+            map_uvs = Some(uvs);
+        }
+        let normal_map = resampled.as_ref().or(normal_map);
+        let t = Instant::now();
+        let mut raster = self
+            .backend
+            .raster(&mesh, normal_map, &settings, listener)?;
+        // KHR_materials_anisotropy: the map's tangent is the anisotropy direction.
+        if let Some(field) = direction {
+            anisotropy::turn_raster(&mut raster, field, source_uvs.as_deref());
+        }
+        let mut times = vec![("raster", t.elapsed())];
+        let t = Instant::now();
+        let map = finish(&raster, settings.padding, listener);
+        times.push(("finish", t.elapsed()));
+        let t = Instant::now();
+        let stored = self.encode(&map, MapSpace::Object, format, &what, listener)?;
+        times.push(("store", t.elapsed()));
+        Ok(Baked {
+            times,
+            map,
+            stored,
+            map_uvs,
+        })
+    }
+
+    /// Stores an already baked map (an authored one) as the options ask.
+    ///
+    /// # Errors
+    /// What the encoder reports.
+    pub fn store(
+        &self,
+        map: &QuatMap,
+        space: MapSpace,
+        four_channels: bool,
+        what: &str,
+        listener: &mut dyn Listener,
+    ) -> Result<EncodedMap, BakeError> {
+        let size = (map.width(), map.height());
+        let format = self.choose(space, four_channels, size, what, listener);
+        // Authored object-space maps keep their handedness plane: made by hand, their
+        // handedness need not follow the UV winding.
+        let keep = space == MapSpace::Object;
+        EncodedMap::encode(map, space, format, keep, self.options.bc7)
+    }
+
+    /// Encodes a baked map in `format`.
+    fn encode(
+        &self,
+        map: &QuatMap,
+        space: MapSpace,
+        format: MapFormat,
+        what: &str,
+        listener: &mut dyn Listener,
+    ) -> Result<EncodedMap, BakeError> {
+        listener.stage("store", 0, 1);
+        let keep = space == MapSpace::Object && self.options.keep_handedness;
+        EncodedMap::encode(map, space, format, keep, self.options.bc7).map_err(|e| {
+            BakeError::Mesh {
+                label: what.to_string(),
+                problem: e.to_string(),
+            }
+        })
+    }
+
+    /// The format a map of `space` and `size` is stored in: the one asked for, or the compressed
+    /// default. Where that cannot hold the map, the nearest that can, with a warning: BC5 asked of
+    /// an object-space map or of a tilt with a twist becomes BC7 (it holds two numbers a texel); a
+    /// block format of a size BC cannot take (a side not a multiple of 4) becomes rgba16f.
+    fn choose(
+        &self,
+        space: MapSpace,
+        four_channels: bool,
+        size: (u32, u32),
+        what: &str,
+        listener: &mut dyn Listener,
+    ) -> MapFormat {
+        let mut format = match self.options.format {
+            Some(MapFormat::Bc5) if space == MapSpace::Object || four_channels => {
+                let kind = WarningKind::Bc5CannotHold {
+                    object_space: space == MapSpace::Object,
+                };
+                listener.warning(Warning::new(what, kind));
+                MapFormat::Bc7
+            }
+            Some(f) => f,
+            None => MapFormat::default_for(space, four_channels),
+        };
+        if format.is_compressed() && bc::check_size(size.0, size.1).is_err() {
+            let kind = WarningKind::NotBlockSized {
+                format,
+                width: size.0,
+                height: size.1,
+            };
+            listener.warning(Warning::new(what, kind));
+            format = MapFormat::Rgba16Float;
+        }
+        format
+    }
+}
