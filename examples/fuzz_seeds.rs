@@ -12,17 +12,13 @@ use qtangent::gltf::{BufferUri, Builder, Target};
 use serde_json::json;
 
 fn main() -> ExitCode {
-    let Some(dir) = std::env::args_os().nth(1).map(PathBuf::from) else {
-        eprintln!("usage: fuzz_seeds DIR");
-        return ExitCode::from(2);
-    };
-    match write(&dir) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("fuzz_seeds: {e}");
-            ExitCode::FAILURE
-        }
+    let dir = std::env::args_os().nth(1).map(PathBuf::from);
+    let written = dir.ok_or_else(|| "usage: fuzz_seeds DIR".to_string());
+    if let Err(e) = written.and_then(|dir| write(&dir)) {
+        eprintln!("fuzz_seeds: {e}");
+        return ExitCode::FAILURE;
     }
+    ExitCode::SUCCESS
 }
 
 fn write(dir: &Path) -> Result<(), String> {
@@ -94,8 +90,14 @@ fn gltf_seeds() -> Result<Vec<(&'static str, Vec<u8>)>, qtangent::gltf::WriteErr
                 Some(&[0, 1, 2, 3]),
             )),
         ),
-        ("indexed.gltf", gltf(seed(4, &full, Some(&[0, 1, 2, 0, 2, 3])))),
-        ("indexed.glb", seed(4, &full, Some(&[0, 1, 2, 0, 2, 3])).to_glb()?),
+        (
+            "indexed.gltf",
+            gltf(seed(4, &full, Some(&[0, 1, 2, 0, 2, 3]))),
+        ),
+        (
+            "indexed.glb",
+            seed(4, &full, Some(&[0, 1, 2, 0, 2, 3])).to_glb()?,
+        ),
     ])
 }
 
@@ -118,9 +120,15 @@ fn seed(mode: u32, a: &Attributes<'_>, indices: Option<&[u32]>) -> Builder {
     if let Some(indices) = indices {
         primitive["indices"] = json!(b.indices(indices));
     }
-    b.push("meshes", json!({ "name": "seed", "primitives": [primitive] }));
+    b.push(
+        "meshes",
+        json!({ "name": "seed", "primitives": [primitive] }),
+    );
     b.push("nodes", json!({ "mesh": 0, "translation": [1, 0, 0] }));
-    b.push("materials", json!({ "pbrMetallicRoughness": { "metallicFactor": 0.5 } }));
+    b.push(
+        "materials",
+        json!({ "pbrMetallicRoughness": { "metallicFactor": 0.5 } }),
+    );
     b.json["scene"] = json!(0);
     b.json["scenes"] = json!([{ "nodes": [0] }]);
     b

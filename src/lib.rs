@@ -52,10 +52,10 @@
 pub mod anim;
 mod format;
 pub mod frame;
-#[cfg(feature = "gpu")]
-pub mod gpu;
 #[cfg(feature = "gltf")]
 pub mod gltf;
+#[cfg(feature = "gpu")]
+pub mod gpu;
 #[cfg(feature = "pipeline")]
 pub mod ktx2;
 pub mod measure;

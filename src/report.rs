@@ -235,12 +235,8 @@ impl fmt::Display for WarningKind {
                 "no target node (an extension may name the target); skipped"
             ),
             Self::MorphWeightChannelsSkipped { count, ref first } => {
-                write!(
-                    f,
-                    "{count} morph target weights animation channel(s) skipped (not supported): {}",
-                    first.join(", ")
-                )?;
-                and_more(f, count, first.len())
+                let what = "morph target weights animation channel(s) skipped (not supported)";
+                listed(f, what, count, first)
             }
             Self::MatrixWithZeroAxis => write!(
                 f,
@@ -269,14 +265,12 @@ impl fmt::Display for WarningKind {
             Self::PrimitiveSkipped { ref why } => {
                 write!(f, "{why} skipped (only triangles are drawn)")
             }
-            Self::PrimitivesSkipped { count, ref first } => {
-                write!(
-                    f,
-                    "{count} primitives skipped (only triangles are drawn): {}",
-                    first.join(", ")
-                )?;
-                and_more(f, count, first.len())
-            }
+            Self::PrimitivesSkipped { count, ref first } => listed(
+                f,
+                "primitives skipped (only triangles are drawn)",
+                count,
+                first,
+            ),
             Self::PartialTriangleDropped { indices, dropped } => write!(
                 f,
                 "{indices} indices do not make whole triangles; the last {dropped} ignored"
@@ -298,17 +292,11 @@ impl fmt::Display for WarningKind {
             Self::MaterialLibraryUnreadable {
                 ref library,
                 ref error,
-            } => write!(
-                f,
-                "material library '{library}' cannot be read ({error}); materials skipped"
-            ),
+            } => library_skipped(f, library, "cannot be read", error),
             Self::MaterialLibraryInvalid {
                 ref library,
                 ref error,
-            } => write!(
-                f,
-                "material library '{library}' is invalid ({error}); materials skipped"
-            ),
+            } => library_skipped(f, library, "is invalid", error),
             Self::ObjectWithoutFaces => write!(f, "no faces (points or lines only), skipped"),
             Self::PointsAndLinesSkipped { count } => write!(
                 f,
@@ -368,9 +356,24 @@ impl fmt::Display for WarningKind {
     }
 }
 
-/// `, and N more` after a list of the first `shown` of `count`.
-fn and_more(f: &mut fmt::Formatter<'_>, count: usize, shown: usize) -> fmt::Result {
-    match count.saturating_sub(shown) {
+/// An OBJ material library skipped: `material library 'x.mtl' is invalid (…); materials
+/// skipped`.
+fn library_skipped(
+    f: &mut fmt::Formatter<'_>,
+    library: &str,
+    how: &str,
+    error: &str,
+) -> fmt::Result {
+    write!(
+        f,
+        "material library '{library}' {how} ({error}); materials skipped"
+    )
+}
+
+/// `COUNT WHAT: A, B, C, and N more`: a count and the first few of a list.
+fn listed(f: &mut fmt::Formatter<'_>, what: &str, count: usize, first: &[String]) -> fmt::Result {
+    write!(f, "{count} {what}: {}", first.join(", "))?;
+    match count.saturating_sub(first.len()) {
         0 => Ok(()),
         more => write!(f, ", and {more} more"),
     }

@@ -176,7 +176,9 @@ pub enum AccessorError {
         element: usize,
     },
     /// Elements that run past the end of their buffer view.
-    #[error("{count} elements from byte {offset} need {end} bytes, buffer view {view} has {length}")]
+    #[error(
+        "{count} elements from byte {offset} need {end} bytes, buffer view {view} has {length}"
+    )]
     PastView {
         /// Elements read.
         count: usize,

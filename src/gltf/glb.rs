@@ -125,7 +125,10 @@ mod tests {
             let glb = write(json, bin).unwrap_or_default();
             assert_eq!(glb.len() % 4, 0);
             let parts = split(&glb).unwrap_or_else(|e| panic!("{e}"));
-            assert_eq!(std::str::from_utf8(parts.json).map(str::trim_end), std::str::from_utf8(json));
+            assert_eq!(
+                std::str::from_utf8(parts.json).map(str::trim_end),
+                std::str::from_utf8(json)
+            );
             let back = parts.bin.unwrap_or_default();
             assert_eq!(back.get(..bin.len()), Some(bin));
             assert!(back[bin.len()..].iter().all(|&b| b == 0));
@@ -140,13 +143,25 @@ mod tests {
             b.extend_from_slice(&length.to_le_bytes());
             b
         };
-        assert!(matches!(split(b"glTF\x02"), Err(ReadError::GlbHeader { .. })));
-        assert!(matches!(split(&header(4)), Err(ReadError::GlbLengthBelowHeader { length: 4 })));
-        assert!(matches!(split(&header(1000)), Err(ReadError::GlbLengthPastEnd { .. })));
+        assert!(matches!(
+            split(b"glTF\x02"),
+            Err(ReadError::GlbHeader { .. })
+        ));
+        assert!(matches!(
+            split(&header(4)),
+            Err(ReadError::GlbLengthBelowHeader { length: 4 })
+        ));
+        assert!(matches!(
+            split(&header(1000)),
+            Err(ReadError::GlbLengthPastEnd { .. })
+        ));
         let mut chunk = header(24);
         chunk.extend_from_slice(&100u32.to_le_bytes());
         chunk.extend_from_slice(b"JSON{}  ");
-        assert!(matches!(split(&chunk), Err(ReadError::GlbChunk { chunk: 0, .. })));
+        assert!(matches!(
+            split(&chunk),
+            Err(ReadError::GlbChunk { chunk: 0, .. })
+        ));
         let mut bin_first = header(24);
         bin_first.extend_from_slice(&4u32.to_le_bytes());
         bin_first.extend_from_slice(b"BIN\0abcd");

@@ -21,4 +21,5 @@ mod write;
 
 pub use error::{AccessorError, ReadError, WriteError};
 pub use names::{AccessorLayout, AccessorType, ComponentType, Target};
+pub use uri::data_uri;
 pub use write::{BufferUri, Builder};

@@ -10,25 +10,19 @@ pub(crate) const QTANGENT_FRAMES: &str = "QTANGENT_frames";
 /// The application-specific vertex attribute holding one qtangent per vertex.
 pub(crate) const QTANGENT_ATTRIBUTE: &str = "_QTANGENT";
 
-/// Quantised vertex attributes (read as `f32`).
+// The Khronos and vendor extensions the loader reads, refuses or drops, and `pack` writes
+// through: quantised attributes; texture transforms, anisotropy and the KTX2, WebP and DDS
+// image sources; the two mesh compressions (Draco primitives, meshopt buffer views, in its EXT
+// and KHR editions); per-instance node attributes.
 pub(crate) const KHR_MESH_QUANTIZATION: &str = "KHR_mesh_quantization";
-/// A texture's UV offset, rotation and scale.
 pub(crate) const KHR_TEXTURE_TRANSFORM: &str = "KHR_texture_transform";
-/// An anisotropic specular lobe on a material.
 pub(crate) const KHR_MATERIALS_ANISOTROPY: &str = "KHR_materials_anisotropy";
-/// A texture's KTX2 image.
 pub(crate) const KHR_TEXTURE_BASISU: &str = "KHR_texture_basisu";
-/// A texture's WebP image.
 pub(crate) const EXT_TEXTURE_WEBP: &str = "EXT_texture_webp";
-/// A texture's DDS image.
 pub(crate) const MSFT_TEXTURE_DDS: &str = "MSFT_texture_dds";
-/// Draco-compressed primitives.
 pub(crate) const KHR_DRACO_MESH_COMPRESSION: &str = "KHR_draco_mesh_compression";
-/// meshoptimizer-compressed buffer views.
 pub(crate) const EXT_MESHOPT_COMPRESSION: &str = "EXT_meshopt_compression";
-/// meshoptimizer-compressed buffer views (the KHR edition).
 pub(crate) const KHR_MESHOPT_COMPRESSION: &str = "KHR_meshopt_compression";
-/// Per-instance attributes on a node.
 pub(crate) const EXT_MESH_GPU_INSTANCING: &str = "EXT_mesh_gpu_instancing";
 
 /// An accessor's `componentType` (glTF 2.0 §3.6.2.2).
@@ -256,7 +250,10 @@ mod tests {
         for format in Format::ALL {
             let g = format.info().gltf;
             let layout = AccessorLayout::of_format(format);
-            assert_eq!(u64::from(layout.component.code()), u64::from(g.component_type));
+            assert_eq!(
+                u64::from(layout.component.code()),
+                u64::from(g.component_type)
+            );
             assert_eq!(layout.kind.components(), g.components, "{format}");
             assert_eq!(layout.normalized, g.normalized, "{format}");
             assert_eq!(layout.element_bytes(), format.bytes(), "{format}");

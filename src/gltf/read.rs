@@ -52,10 +52,7 @@ pub(crate) fn read_buffers(
     let mut buffers = Vec::new();
     for (buffer, b) in json["buffers"].as_array().into_iter().flatten().enumerate() {
         let data = match b.get("uri").and_then(Value::as_str) {
-            None => bin
-                .take()
-                .ok_or(ReadError::NoBinChunk { buffer })?
-                .to_vec(),
+            None => bin.take().ok_or(ReadError::NoBinChunk { buffer })?.to_vec(),
             Some(uri) => read_uri(buffer, uri, base)?,
         };
         let expected = as_usize(&b["byteLength"]).unwrap_or(0);

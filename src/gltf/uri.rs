@@ -53,8 +53,10 @@ pub(crate) fn decode_data_uri(uri: &str) -> Result<Vec<u8>, ReadError> {
     BASE64.decode(payload.trim()).map_err(ReadError::Base64)
 }
 
-/// A `data:` URI holding `bytes` as base64, of MIME type `mime`.
-pub(crate) fn data_uri(mime: &str, bytes: &[u8]) -> String {
+/// A `data:` URI holding `bytes` as base64 (with padding), of MIME type `mime`:
+/// `data:image/png;base64,iVBORw0…`.
+#[must_use]
+pub fn data_uri(mime: &str, bytes: &[u8]) -> String {
     format!("data:{mime};base64,{}", BASE64.encode(bytes))
 }
 
@@ -85,9 +87,15 @@ mod tests {
         ] {
             let uri = data_uri("application/octet-stream", plain.as_bytes());
             assert_eq!(uri, format!("data:application/octet-stream;base64,{coded}"));
-            assert_eq!(decode_data_uri(&uri).ok().as_deref(), Some(plain.as_bytes()));
+            assert_eq!(
+                decode_data_uri(&uri).ok().as_deref(),
+                Some(plain.as_bytes())
+            );
             let bare = format!("data:x;base64,{}", coded.trim_end_matches('='));
-            assert_eq!(decode_data_uri(&bare).ok().as_deref(), Some(plain.as_bytes()));
+            assert_eq!(
+                decode_data_uri(&bare).ok().as_deref(),
+                Some(plain.as_bytes())
+            );
         }
         assert!(decode_data_uri("data:x,plain").is_err());
         assert!(decode_data_uri("data:x;base64,@@@@").is_err());

@@ -104,7 +104,12 @@ impl Builder {
     /// Appends an accessor of `layout` over `data` (its elements tightly packed, as many as
     /// fit) in a view of its own; returns the accessor's index. A vertex attribute
     /// ([`Target::ArrayBuffer`]) pads each element to 4 bytes and writes that `byteStride`.
-    pub fn accessor(&mut self, data: &[u8], layout: AccessorLayout, target: Option<Target>) -> usize {
+    pub fn accessor(
+        &mut self,
+        data: &[u8],
+        layout: AccessorLayout,
+        target: Option<Target>,
+    ) -> usize {
         let element = layout.element_bytes();
         let count = data.len() / element;
         let view = if target == Some(Target::ArrayBuffer) {
@@ -144,7 +149,11 @@ impl Builder {
                 _ => panic!("f32 elements have 1 to 4, 9 or 16 components"),
             }
         };
-        let data: Vec<u8> = values.iter().flatten().flat_map(|f| f.to_le_bytes()).collect();
+        let data: Vec<u8> = values
+            .iter()
+            .flatten()
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
         self.accessor(&data, AccessorLayout::float(kind), target)
     }
 
@@ -171,7 +180,10 @@ impl Builder {
     pub fn indices(&mut self, indices: &[u32]) -> usize {
         let short = indices.iter().all(|&i| i < 65535);
         let (data, component): (Vec<u8>, _) = if short {
-            let data = indices.iter().flat_map(|&i| (i as u16).to_le_bytes()).collect();
+            let data = indices
+                .iter()
+                .flat_map(|&i| (i as u16).to_le_bytes())
+                .collect();
             (data, ComponentType::UnsignedShort)
         } else {
             let data = indices.iter().flat_map(|i| i.to_le_bytes()).collect();
@@ -197,7 +209,11 @@ impl Builder {
         let mut json = self.json.clone();
         if let Some(doc) = json.as_object_mut() {
             for key in ["bufferViews", "accessors"] {
-                if doc.get(key).and_then(Value::as_array).is_some_and(Vec::is_empty) {
+                if doc
+                    .get(key)
+                    .and_then(Value::as_array)
+                    .is_some_and(Vec::is_empty)
+                {
                     doc.remove(key);
                 }
             }
@@ -252,7 +268,7 @@ impl Builder {
 
 #[cfg(test)]
 mod tests {
-    use super::{Builder, BufferUri, Target};
+    use super::{BufferUri, Builder, Target};
     use crate::gltf::read::{read_buffers, Reader};
     use crate::gltf::{glb, AccessorLayout, AccessorType, ComponentType};
 
@@ -269,9 +285,16 @@ mod tests {
             kind: AccessorType::Vec3,
             normalized: true,
         };
-        let q = b.accessor(&[1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0], layout, Some(Target::ArrayBuffer));
+        let q = b.accessor(
+            &[1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0],
+            layout,
+            Some(Target::ArrayBuffer),
+        );
         assert_eq!(b.json["bufferViews"][3]["byteStride"], 8);
-        assert_eq!(b.json["accessors"][p]["min"], serde_json::json!([-3.0, 1.0, 2.0]));
+        assert_eq!(
+            b.json["accessors"][p]["min"],
+            serde_json::json!([-3.0, 1.0, 2.0])
+        );
         let glb = b.to_glb().unwrap_or_default();
         let parts = glb::split(&glb).unwrap_or_else(|e| panic!("{e}"));
         let json: serde_json::Value =
@@ -284,9 +307,15 @@ mod tests {
             let floats = r.floats::<3>(&read(p)).unwrap_or_default();
             assert_eq!(floats, [[0.0, 1.0, 2.0], [-3.0, 4.0, 5.0]]);
             assert_eq!(read(short).layout.component, ComponentType::UnsignedShort);
-            assert_eq!(r.unsigned::<1>(&read(short)).unwrap_or_default(), [[0], [1], [65534]]);
+            assert_eq!(
+                r.unsigned::<1>(&read(short)).unwrap_or_default(),
+                [[0], [1], [65534]]
+            );
             assert_eq!(read(int).layout.component, ComponentType::UnsignedInt);
-            assert_eq!(r.unsigned::<1>(&read(int)).unwrap_or_default(), [[0], [65535]]);
+            assert_eq!(
+                r.unsigned::<1>(&read(int)).unwrap_or_default(),
+                [[0], [65535]]
+            );
             let q = r.floats::<3>(&read(q)).unwrap_or_default();
             assert_eq!(q[1], [4.0 / 32767.0, 5.0 / 32767.0, 6.0 / 32767.0]);
         }

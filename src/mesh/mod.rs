@@ -180,7 +180,9 @@ impl ImageSource {
         match self {
             Self::File(path) => std::fs::read(path).map_err(ImageError::Io),
             #[cfg(feature = "gltf")]
-            Self::DataUri(uri) => crate::gltf::uri::decode_data_uri(uri).map_err(ImageError::DataUri),
+            Self::DataUri(uri) => {
+                crate::gltf::uri::decode_data_uri(uri).map_err(ImageError::DataUri)
+            }
             #[cfg(not(feature = "gltf"))]
             Self::DataUri(_) => Err(ImageError::FeatureOff {
                 what: "a data: URI image",

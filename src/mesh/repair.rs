@@ -26,8 +26,18 @@ impl Repairs {
     /// One warning per kind of repair, placed at the primitive's label.
     pub(crate) fn warnings(self, label: &str) -> Vec<Warning> {
         [
-            (self.normals, WarningKind::NormalsRegenerated { count: self.normals }),
-            (self.tangents, WarningKind::TangentsIgnored { count: self.tangents }),
+            (
+                self.normals,
+                WarningKind::NormalsRegenerated {
+                    count: self.normals,
+                },
+            ),
+            (
+                self.tangents,
+                WarningKind::TangentsIgnored {
+                    count: self.tangents,
+                },
+            ),
         ]
         .into_iter()
         .filter(|&(count, _)| count > 0)

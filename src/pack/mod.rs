@@ -319,7 +319,11 @@ impl Writer<'_> {
         let index = self.out.accessor(&bytes, acc.layout, None);
         let src = &self.source.json["accessors"][a];
         let bounds = src.get("min").is_some() && src.get("max").is_some();
-        let keys: &[&str] = if bounds { &["min", "max", "name"] } else { &["name"] };
+        let keys: &[&str] = if bounds {
+            &["min", "max", "name"]
+        } else {
+            &["name"]
+        };
         for &key in keys {
             if let Some(v) = src.get(key) {
                 self.out.json["accessors"][index][key] = v.clone();
@@ -555,7 +559,10 @@ impl Writer<'_> {
         for (s, joints) in p.joints.iter().enumerate() {
             let wide = joints.iter().flatten().any(|&j| j > 255);
             let (data, component): (Vec<u8>, _) = if wide {
-                (bytemuck::cast_slice(joints).to_vec(), ComponentType::UnsignedShort)
+                (
+                    bytemuck::cast_slice(joints).to_vec(),
+                    ComponentType::UnsignedShort,
+                )
             } else {
                 let bytes = joints.iter().flatten().map(|&j| j as u8).collect();
                 (bytes, ComponentType::UnsignedByte)
@@ -569,7 +576,10 @@ impl Writer<'_> {
             attrs.insert(format!("JOINTS_{s}"), json!(a));
         }
         for (s, weights) in p.weights.iter().enumerate() {
-            attrs.insert(format!("WEIGHTS_{s}"), json!(self.out.floats(weights, vertex)));
+            attrs.insert(
+                format!("WEIGHTS_{s}"),
+                json!(self.out.floats(weights, vertex)),
+            );
         }
         attrs
     }
@@ -611,7 +621,9 @@ impl Writer<'_> {
                 })?;
                 data.extend_from_slice(bytes);
             }
-            let index = self.out.accessor(&data, acc.layout, Some(Target::ArrayBuffer));
+            let index = self
+                .out
+                .accessor(&data, acc.layout, Some(Target::ArrayBuffer));
             attrs.insert(name.clone(), json!(index));
         }
         Ok(next_uv_set)

@@ -125,7 +125,9 @@ fn synthesize(scene: &Scene) -> Value {
     let mut textures = Vec::new();
     let mut texture = |t: &crate::mesh::TextureRef| -> Value {
         let uri = match &t.image {
-            ImageSource::File(path) => urlencoding::encode(&path.display().to_string()).into_owned(),
+            ImageSource::File(path) => {
+                urlencoding::encode(&path.display().to_string()).into_owned()
+            }
             ImageSource::DataUri(uri) => uri.to_string(),
             ImageSource::Embedded { .. } => String::new(),
         };

@@ -47,7 +47,10 @@ fn lines(scene: &Scene) -> Vec<String> {
 /// Panics (listing the warnings) unless one of the scene's warnings contains `needle`.
 fn assert_warning(scene: &Scene, needle: &str) {
     assert!(
-        scene.warnings.iter().any(|w| w.to_string().contains(needle)),
+        scene
+            .warnings
+            .iter()
+            .any(|w| w.to_string().contains(needle)),
         "no warning contains {needle:?}: {:?}",
         scene.warnings
     );

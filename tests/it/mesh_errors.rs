@@ -4,6 +4,7 @@
 use crate::common::write_text as obj;
 use std::path::{Path, PathBuf};
 
+use qtangent::gltf::{AccessorLayout, AccessorType, BufferUri, Builder, ComponentType};
 use qtangent::mesh::{self, ErrorKind, MeshError};
 use qtangent::WarningKind;
 use serde_json::{json, Value};
@@ -30,59 +31,41 @@ impl Default for Tri {
 
 impl Tri {
     fn write(&self, dir: &Path, name: &str, edit: impl FnOnce(&mut Value)) -> PathBuf {
-        let mut bin: Vec<u8> = Vec::new();
-        let mut views = Vec::new();
-        let mut accessors = Vec::new();
-        let parts: [(&[u8], usize, &str, u32); 4] = [
+        let mut b = Builder::default();
+        let float = AccessorLayout::float;
+        let int = AccessorLayout {
+            component: ComponentType::UnsignedInt,
+            kind: AccessorType::Scalar,
+            normalized: false,
+        };
+        let parts: [(&[u8], AccessorLayout); 4] = [
             (
                 bytemuck::cast_slice(&self.positions),
-                self.positions.len() / 3,
-                "VEC3",
-                5126,
+                float(AccessorType::Vec3),
             ),
             (
                 bytemuck::cast_slice(&self.normals),
-                self.normals.len() / 3,
-                "VEC3",
-                5126,
+                float(AccessorType::Vec3),
             ),
-            (
-                bytemuck::cast_slice(&self.uvs),
-                self.uvs.len() / 2,
-                "VEC2",
-                5126,
-            ),
-            (
-                bytemuck::cast_slice(&self.indices),
-                self.indices.len(),
-                "SCALAR",
-                5125,
-            ),
+            (bytemuck::cast_slice(&self.uvs), float(AccessorType::Vec2)),
+            (bytemuck::cast_slice(&self.indices), int),
         ];
-        for (i, (bytes, count, ty, component)) in parts.into_iter().enumerate() {
-            views.push(json!({"buffer": 0, "byteOffset": bin.len(), "byteLength": bytes.len()}));
-            accessors.push(
-                json!({"bufferView": i, "componentType": component, "count": count, "type": ty}),
-            );
-            bin.extend_from_slice(bytes);
+        for (bytes, layout) in parts {
+            b.accessor(bytes, layout, None);
         }
-        let mut doc = json!({
-            "asset": {"version": "2.0"},
-            "buffers": [{"uri": format!("{name}.bin"), "byteLength": bin.len()}],
-            "bufferViews": views,
-            "accessors": accessors,
-            "meshes": [{"name": "Tri", "primitives": [{
-                "attributes": {"POSITION": 0, "NORMAL": 1, "TEXCOORD_0": 2},
-                "indices": 3
-            }]}],
-            "nodes": [{"mesh": 0}],
-            "scenes": [{"nodes": [0]}],
-            "scene": 0
-        });
+        let bin = format!("{name}.bin");
+        let mut doc = b.to_gltf(BufferUri::File(&bin));
+        doc["meshes"] = json!([{"name": "Tri", "primitives": [{
+            "attributes": {"POSITION": 0, "NORMAL": 1, "TEXCOORD_0": 2},
+            "indices": 3
+        }]}]);
+        doc["nodes"] = json!([{"mesh": 0}]);
+        doc["scenes"] = json!([{"nodes": [0]}]);
+        doc["scene"] = json!(0);
         edit(&mut doc);
         let path = dir.join(format!("{name}.gltf"));
         std::fs::write(&path, doc.to_string()).unwrap_or_else(|e| panic!("{e}"));
-        std::fs::write(dir.join(format!("{name}.bin")), bin).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(dir.join(bin), b.bin()).unwrap_or_else(|e| panic!("{e}"));
         path
     }
 }
@@ -443,11 +426,10 @@ fn bad_obj_files() {
         "the line is not a triangle"
     );
     assert!(
-        mixed
-            .warnings
-            .iter()
-            .any(|w| w.kind() == &WarningKind::PointsAndLinesSkipped { count: 1 }
-                && w.to_string().contains("1 point and line elements skipped")),
+        mixed.warnings.iter().any(
+            |w| w.kind() == &WarningKind::PointsAndLinesSkipped { count: 1 }
+                && w.to_string().contains("1 point and line elements skipped")
+        ),
         "{:?}",
         mixed.warnings
     );

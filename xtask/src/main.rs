@@ -663,7 +663,14 @@ fn write_seeds(root: &Path, fuzz_dir: &Path) -> Result<(), String> {
     let corpus_arg = corpus.to_string_lossy();
     cargo(
         root,
-        &["run", "--release", "--example", "fuzz_seeds", "--", &corpus_arg],
+        &[
+            "run",
+            "--release",
+            "--example",
+            "fuzz_seeds",
+            "--",
+            &corpus_arg,
+        ],
     )?;
     let write = |target: &str, name: &str, bytes: &[u8]| -> Result<(), String> {
         let dir = corpus.join(target);

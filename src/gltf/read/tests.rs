@@ -10,7 +10,11 @@ fn normalisation_follows_the_spec_table() {
     use ComponentType::{Byte, Float, Short, UnsignedByte, UnsignedShort};
     assert_eq!(f(Byte, &127i8.to_le_bytes(), true), 1.0);
     assert_eq!(f(Byte, &(-127i8).to_le_bytes(), true), -1.0);
-    assert_eq!(f(Byte, &(-128i8).to_le_bytes(), true), -1.0, "−128/127 clamps to −1");
+    assert_eq!(
+        f(Byte, &(-128i8).to_le_bytes(), true),
+        -1.0,
+        "−128/127 clamps to −1"
+    );
     assert_eq!(f(UnsignedByte, &[255], true), 1.0);
     assert_eq!(f(UnsignedByte, &[0], true), 0.0);
     assert_eq!(f(Short, &32767i16.to_le_bytes(), true), 1.0);
@@ -75,7 +79,10 @@ fn strides_sparse_parts_and_zeros() {
         r.unsigned::<2>(&read(0)).unwrap_or_default(),
         [[1, 2], [9, 8], [5, 6]]
     );
-    assert_eq!(r.floats::<2>(&read(2)).unwrap_or_default()[0], [1.0 / 255.0, 2.0 / 255.0]);
+    assert_eq!(
+        r.floats::<2>(&read(2)).unwrap_or_default()[0],
+        [1.0 / 255.0, 2.0 / 255.0]
+    );
     assert!(matches!(
         r.unsigned::<2>(&read(2)),
         Err(AccessorError::Unreadable { .. })
@@ -117,17 +124,31 @@ fn ranges_are_checked() {
         &bin,
     );
     let r = Reader::new(&json, &buffers);
-    let err = |a| r.accessor(a).err().map(|e| e.to_string()).unwrap_or_default();
-    assert_eq!(err(0), "4 elements from byte 0 need 16 bytes, buffer view 0 has 12");
+    let err = |a| {
+        r.accessor(a)
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        err(0),
+        "4 elements from byte 0 need 16 bytes, buffer view 0 has 12"
+    );
     assert_eq!(err(1), "buffer view 1 ends at byte 20, buffer 0 has 16");
-    assert_eq!(err(2), "buffer view 2 stride 2 is less than the element size 4");
+    assert_eq!(
+        err(2),
+        "buffer view 2 stride 2 is less than the element size 4"
+    );
     assert_eq!(err(3), "count is 0");
     assert_eq!(err(4), "buffer view 9 does not exist (4 buffer views)");
     assert_eq!(err(5), "buffer view 3 names buffer 3, which does not exist");
     assert_eq!(err(6), "componentType is 5124");
     assert_eq!(err(7), "type is \"VEC5\"");
     assert!(err(8).contains("more than the"), "{}", err(8));
-    assert_eq!(err(9), "sparse indices are FLOAT, not an unsigned integer type");
+    assert_eq!(
+        err(9),
+        "sparse indices are FLOAT, not an unsigned integer type"
+    );
     assert_eq!(
         err(10),
         "sparse values: 4 elements from byte 4 need 20 bytes, buffer view 0 has 12"

@@ -56,8 +56,7 @@ pub fn frame_attribute_bytes(path: &Path) -> Result<FrameAttributeBytes, MeshErr
             error,
         })
     })?;
-    let parts =
-        glb::split(&bytes).map_err(|e| file_err(ErrorKind::Truncated(e.to_string())))?;
+    let parts = glb::split(&bytes).map_err(|e| file_err(ErrorKind::Truncated(e.to_string())))?;
     let root: Value = serde_json::from_slice(parts.json)
         .map_err(|e| file_err(ErrorKind::InvalidJson(e.to_string())))?;
     let (file_bytes, image_bytes) = file_sizes(&root, path, bytes.len() as u64);
@@ -86,7 +85,9 @@ pub fn frame_attribute_bytes(path: &Path) -> Result<FrameAttributeBytes, MeshErr
 
 /// `v[key]` as a list (empty when missing).
 fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
-    v.get(key).and_then(Value::as_array).map_or(&[], Vec::as_slice)
+    v.get(key)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
 }
 
 /// The bytes of the file (`bytes`) and of the external files its buffers and images name, and
@@ -101,7 +102,11 @@ fn file_sizes(root: &Value, path: &Path, bytes: u64) -> (u64, u64) {
             Resolved::Data => None,
         }
     };
-    let mut file_bytes = bytes + list(root, "buffers").iter().filter_map(external).sum::<u64>();
+    let mut file_bytes = bytes
+        + list(root, "buffers")
+            .iter()
+            .filter_map(external)
+            .sum::<u64>();
     let mut image_bytes = 0;
     let views = list(root, "bufferViews");
     for image in list(root, "images") {
@@ -132,7 +137,9 @@ fn primitive_layout(
         }
         let accessor = as_usize(index)
             .ok_or_else(|| format!("{name} names accessor {index}, which does not exist"))
-            .and_then(|a| describe(root, a).map_err(|e| format!("{name}'s accessor {index}: {e}")))?;
+            .and_then(|a| {
+                describe(root, a).map_err(|e| format!("{name}'s accessor {index}: {e}"))
+            })?;
         let count = accessor.count as u64;
         if name == "POSITION" {
             out.vertices += count;

@@ -1,19 +1,32 @@
 //! What each accessor the loader reads may be (type and component types), checked before it is
 //! read through the files layer's reader ([`crate::gltf::read`]), which checks its byte ranges.
 
-use crate::gltf::read::{describe, Accessor};
+use crate::gltf::read::{describe, Accessor, Reader};
 use crate::gltf::{AccessorError, AccessorType, ComponentType};
 use crate::mesh::ErrorKind;
 
 use super::File;
 
-/// What an accessor may be.
+/// What an accessor may be: its type, its component types, and that said in messages.
 pub(super) struct Expect {
     pub(super) kind: AccessorType,
     pub(super) components: &'static [ComponentType],
     pub(super) describe: &'static str,
 }
 
+const fn expect(
+    kind: AccessorType,
+    components: &'static [ComponentType],
+    describe: &'static str,
+) -> Expect {
+    Expect {
+        kind,
+        components,
+        describe,
+    }
+}
+
+use AccessorType::{Mat4, Scalar, Vec2, Vec3, Vec4};
 use ComponentType::{Byte, Float, Short, UnsignedByte, UnsignedInt, UnsignedShort};
 
 /// Float, or byte or short of either sign.
@@ -23,46 +36,34 @@ pub(super) const FLOAT_BYTE_SHORT: &[ComponentType] =
 // KHR_mesh_quantization's table: POSITION and TEXCOORD_n take float or any (un)signed byte or
 // short, normalised or not; NORMAL and TANGENT float or normalised byte or short (a normal that
 // is not normalised is read as its integer value and renormalised like any other).
-pub(super) const POSITION: Expect = Expect {
-    kind: AccessorType::Vec3,
-    components: FLOAT_BYTE_SHORT,
-    describe: "VEC3 float, byte or short",
-};
-pub(super) const NORMAL: Expect = Expect {
-    kind: AccessorType::Vec3,
-    components: &[Float, Byte, Short],
-    describe: "VEC3 float, byte or short",
-};
-pub(super) const TANGENT: Expect = Expect {
-    kind: AccessorType::Vec4,
-    components: &[Float, Byte, Short],
-    describe: "VEC4 float, byte or short",
-};
-pub(super) const TEXCOORD: Expect = Expect {
-    kind: AccessorType::Vec2,
-    components: FLOAT_BYTE_SHORT,
-    describe: "VEC2 float, byte or short",
-};
-pub(super) const JOINTS: Expect = Expect {
-    kind: AccessorType::Vec4,
-    components: &[UnsignedByte, UnsignedShort],
-    describe: "VEC4 unsigned byte or unsigned short",
-};
-pub(super) const WEIGHTS: Expect = Expect {
-    kind: AccessorType::Vec4,
-    components: &[Float, UnsignedByte, UnsignedShort],
-    describe: "VEC4 float, unsigned byte or unsigned short",
-};
-pub(super) const INDICES: Expect = Expect {
-    kind: AccessorType::Scalar,
-    components: &[UnsignedByte, UnsignedShort, UnsignedInt],
-    describe: "SCALAR unsigned byte, short or int",
-};
-pub(super) const MAT4: Expect = Expect {
-    kind: AccessorType::Mat4,
-    components: &[Float],
-    describe: "MAT4 float",
-};
+pub(super) const POSITION: Expect = expect(Vec3, FLOAT_BYTE_SHORT, "VEC3 float, byte or short");
+pub(super) const NORMAL: Expect = expect(Vec3, &[Float, Byte, Short], "VEC3 float, byte or short");
+pub(super) const TANGENT: Expect = expect(Vec4, &[Float, Byte, Short], "VEC4 float, byte or short");
+pub(super) const TEXCOORD: Expect = expect(Vec2, FLOAT_BYTE_SHORT, "VEC2 float, byte or short");
+pub(super) const JOINTS: Expect = expect(
+    Vec4,
+    &[UnsignedByte, UnsignedShort],
+    "VEC4 unsigned byte or unsigned short",
+);
+pub(super) const WEIGHTS: Expect = expect(
+    Vec4,
+    &[Float, UnsignedByte, UnsignedShort],
+    "VEC4 float, unsigned byte or unsigned short",
+);
+pub(super) const INDICES: Expect = expect(
+    Scalar,
+    &[UnsignedByte, UnsignedShort, UnsignedInt],
+    "SCALAR unsigned byte, short or int",
+);
+pub(super) const MAT4: Expect = expect(Mat4, &[Float], "MAT4 float");
+// Animation samplers: key times, translation and scale values, rotation values.
+pub(super) const TIMES: Expect = expect(Scalar, &[Float], "SCALAR float");
+pub(super) const VEC3_OUTPUT: Expect = expect(Vec3, &[Float], "VEC3 float");
+pub(super) const ROTATION_OUTPUT: Expect = expect(
+    Vec4,
+    FLOAT_BYTE_SHORT,
+    "VEC4 float or normalized byte or short",
+);
 
 /// Accessor `index`, read for `attribute` (named in messages): its type checked against
 /// `expect`, then its count and every byte range it reads ([`crate::gltf::read::Reader`]). An
@@ -102,33 +103,15 @@ fn unreadable(attribute: &str, accessor: usize) -> impl Fn(AccessorError) -> Err
     }
 }
 
-impl File<'_> {
-    /// A [`checked`] accessor's elements as `N` floats each.
-    pub(super) fn floats<const N: usize>(
+impl<'a> File<'a> {
+    /// A [`checked`] accessor read by `read` (the reader's `floats`, `unsigned` or `bytes`),
+    /// a failure named by `attribute`.
+    pub(super) fn read<T>(
         &self,
         acc: &Accessor,
+        read: impl FnOnce(&Reader<'a>, &Accessor) -> Result<T, AccessorError>,
         attribute: &str,
-    ) -> Result<Vec<[f32; N]>, ErrorKind> {
-        self.reader
-            .floats(acc)
-            .map_err(unreadable(attribute, acc.index))
-    }
-
-    /// A [`checked`] accessor's elements as `N` unsigned integers each.
-    pub(super) fn unsigned<const N: usize>(
-        &self,
-        acc: &Accessor,
-        attribute: &str,
-    ) -> Result<Vec<[u32; N]>, ErrorKind> {
-        self.reader
-            .unsigned(acc)
-            .map_err(unreadable(attribute, acc.index))
-    }
-
-    /// A [`checked`] accessor's elements, tightly packed.
-    pub(super) fn bytes(&self, acc: &Accessor, attribute: &str) -> Result<Vec<u8>, ErrorKind> {
-        self.reader
-            .bytes(acc)
-            .map_err(unreadable(attribute, acc.index))
+    ) -> Result<T, ErrorKind> {
+        read(&self.reader, acc).map_err(unreadable(attribute, acc.index))
     }
 }

@@ -4,28 +4,13 @@ use std::path::Path;
 
 use glam::{Vec3, Vec4};
 
-use super::accessor::{checked, Expect, FLOAT_BYTE_SHORT};
+use super::accessor::{checked, ROTATION_OUTPUT, TIMES, VEC3_OUTPUT};
 use super::File;
 use crate::anim::{Channel, Clip, Interpolation, Property};
+use crate::gltf::read::Reader;
 use crate::gltf::read::{Accessor, MAX_ELEMENTS};
-use crate::gltf::{AccessorType, ComponentType};
+use crate::gltf::ComponentType;
 use crate::mesh::{ErrorKind, MeshError};
-
-pub(super) const TIMES: Expect = Expect {
-    kind: AccessorType::Scalar,
-    components: &[ComponentType::Float],
-    describe: "SCALAR float",
-};
-pub(super) const VEC3_OUTPUT: Expect = Expect {
-    kind: AccessorType::Vec3,
-    components: &[ComponentType::Float],
-    describe: "VEC3 float",
-};
-pub(super) const ROTATION_OUTPUT: Expect = Expect {
-    kind: AccessorType::Vec4,
-    components: FLOAT_BYTE_SHORT,
-    describe: "VEC4 float or normalized byte or short",
-};
 
 /// Animation indices, checked before the gltf crate's validation: a channel's target node and
 /// path (which that validation leaves unchecked and the crate's accessors unwrap), and the
@@ -172,19 +157,19 @@ pub(super) fn read_channel(
             ))
         })?;
     let times: Vec<f32> = file
-        .floats::<1>(&input, "sampler input")?
+        .read(&input, Reader::floats::<1>, "sampler input")?
         .into_iter()
         .map(|[t]| t)
         .collect();
     check_times(&times)?;
     let mut values: Vec<Vec4> = match property {
         Property::Rotation => file
-            .floats::<4>(&output, "sampler output")?
+            .read(&output, Reader::floats::<4>, "sampler output")?
             .into_iter()
             .map(Vec4::from)
             .collect(),
         Property::Translation | Property::Scale => file
-            .floats::<3>(&output, "sampler output")?
+            .read(&output, Reader::floats::<3>, "sampler output")?
             .into_iter()
             .map(|v| Vec3::from(v).extend(0.0))
             .collect(),
@@ -225,7 +210,12 @@ fn sampler_accessors(
     per_key: usize,
 ) -> Result<(Accessor, Accessor), ErrorKind> {
     let s = sampler.index();
-    let input = checked(file, sampler.input().index(), &format!("sampler {s} input"), &TIMES)?;
+    let input = checked(
+        file,
+        sampler.input().index(),
+        &format!("sampler {s} input"),
+        &TIMES,
+    )?;
     let expect = match property {
         Property::Rotation => &ROTATION_OUTPUT,
         Property::Translation | Property::Scale => &VEC3_OUTPUT,

@@ -17,7 +17,10 @@ use crate::{Warning, WarningKind};
 
 /// Where image `image`'s bytes are: a file (a `file:` URI, or a relative path percent-decoded
 /// against the document's folder), a data URI, or a slice of a buffer view (shared).
-pub(super) fn image_source(file: &File<'_>, image: &gltf::Image<'_>) -> Result<ImageSource, ErrorKind> {
+pub(super) fn image_source(
+    file: &File<'_>,
+    image: &gltf::Image<'_>,
+) -> Result<ImageSource, ErrorKind> {
     Ok(match image.source() {
         gltf::image::Source::Uri { uri, .. } if uri.starts_with("data:") => {
             ImageSource::DataUri(uri.into())
@@ -84,7 +87,8 @@ pub(super) fn texture_image(
         (Some(i), _) => usize::try_from(i).unwrap_or(usize::MAX),
         (None, Some(image)) => image.index(),
         (None, None) => {
-            match extension_source(EXT_TEXTURE_WEBP).or_else(|| extension_source(MSFT_TEXTURE_DDS)) {
+            match extension_source(EXT_TEXTURE_WEBP).or_else(|| extension_source(MSFT_TEXTURE_DDS))
+            {
                 Some(i) => usize::try_from(i).unwrap_or(usize::MAX),
                 None => return Ok(None),
             }
@@ -145,9 +149,8 @@ fn read_texture(m: &mut Reading<'_, '_>, info: &Info<'_>) -> Result<Read, ErrorK
         }
         None => (None, info.tex_coord),
     };
-    let image = texture_image(&info.texture, &m.file.images).map_err(|e| {
-        ErrorKind::InvalidGltf(format!("material '{}': {e}", m.name))
-    })?;
+    let image = texture_image(&info.texture, &m.file.images)
+        .map_err(|e| ErrorKind::InvalidGltf(format!("material '{}': {e}", m.name)))?;
     if image.is_none() {
         m.warnings.push(Warning::new(
             format!("material '{}'", m.name),
@@ -280,7 +283,8 @@ pub(super) fn material(
         Ok::<_, ErrorKind>(read.texture)
     };
     let base_color_texture = read(
-        pbr.base_color_texture().map(|i| Info::of(&i, "base colour")),
+        pbr.base_color_texture()
+            .map(|i| Info::of(&i, "base colour")),
         &mut reading,
     )?;
     let normal = m.normal_texture().map(|n| Info {

@@ -116,11 +116,14 @@ fn read_meshes(
     let mut instances_of: HashMap<usize, Vec<Instance>> = HashMap::new();
     for n in file.doc.nodes() {
         if let Some(mesh) = n.mesh() {
-            instances_of.entry(mesh.index()).or_default().push(Instance {
-                node: n.index(),
-                world: world.get(n.index()).copied().unwrap_or(Mat4::IDENTITY),
-                skin: n.skin().map(|s| s.index()),
-            });
+            instances_of
+                .entry(mesh.index())
+                .or_default()
+                .push(Instance {
+                    node: n.index(),
+                    world: world.get(n.index()).copied().unwrap_or(Mat4::IDENTITY),
+                    skin: n.skin().map(|s| s.index()),
+                });
         }
     }
     let mut meshes = Vec::new();
@@ -133,15 +136,14 @@ fn read_meshes(
         for prim in mesh.primitives() {
             let label = format!("mesh '{mesh_name}' primitive {}", prim.index());
             let at = |kind| MeshError::at(name, &label, kind);
-            let mut p = match read_primitive(file, &prim, label.clone(), budget, warnings)
-                .map_err(at)?
-            {
-                Outcome::Triangles(p) => *p,
-                Outcome::Skipped(why) => {
-                    skipped.push((label, why));
-                    continue;
-                }
-            };
+            let mut p =
+                match read_primitive(file, &prim, label.clone(), budget, warnings).map_err(at)? {
+                    Outcome::Triangles(p) => *p,
+                    Outcome::Skipped(why) => {
+                        skipped.push((label, why));
+                        continue;
+                    }
+                };
             let transform = p
                 .material
                 .and_then(|m| materials.get(m))

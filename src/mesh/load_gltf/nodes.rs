@@ -5,6 +5,7 @@ use glam::{Mat4, Quat, Vec3};
 use super::accessor::{checked, MAT4};
 use super::File;
 use crate::anim::Transform;
+use crate::gltf::read::Reader;
 use crate::mesh::{ErrorKind, Node, Skin};
 use crate::{Warning, WarningKind};
 
@@ -100,10 +101,7 @@ pub(super) fn read_nodes(
                         .to_mat4()
                         .abs_diff_eq(m, 1e-4 * linear.max(f32::MIN_POSITIVE))
                     {
-                        warnings.push(Warning::new(
-                            format!("node {i}"),
-                            WarningKind::MatrixNotTrs,
-                        ));
+                        warnings.push(Warning::new(format!("node {i}"), WarningKind::MatrixNotTrs));
                     }
                 }
             }
@@ -136,7 +134,7 @@ pub(super) fn read_skin(
                 });
             }
             let m: Vec<Mat4> = file
-                .floats::<16>(&acc, "inverseBindMatrices")?
+                .read(&acc, Reader::floats::<16>, "inverseBindMatrices")?
                 .iter()
                 .map(Mat4::from_cols_array)
                 .collect();

@@ -7,8 +7,11 @@ use std::fmt;
 use glam::{Vec2, Vec3, Vec4};
 use gltf::mesh::{Mode, Semantic};
 
-use super::accessor::{checked, Expect, INDICES, JOINTS, NORMAL, POSITION, TANGENT, TEXCOORD, WEIGHTS};
+use super::accessor::{
+    checked, Expect, INDICES, JOINTS, NORMAL, POSITION, TANGENT, TEXCOORD, WEIGHTS,
+};
 use super::File;
+use crate::gltf::read::Reader;
 use crate::gltf::read::{Accessor, MAX_ELEMENTS};
 use crate::mesh::{ErrorKind, Primitive};
 use crate::{Warning, WarningKind};
@@ -118,13 +121,14 @@ pub(super) fn read_primitive(
     let Some(accessors) = accessors(file, prim)? else {
         return Ok(Outcome::Skipped(Skip::NoPosition));
     };
-    let positions: Vec<Vec3> = file
-        .floats::<3>(&accessors.position, "POSITION")?
-        .into_iter()
-        .map(Vec3::from)
-        .collect();
+    let positions = vectors::<3, Vec3>(file, Some(accessors.position), "POSITION")?;
+    let positions = positions.unwrap_or_default();
     let list: Vec<u32> = match &accessors.indices {
-        Some(acc) => file.unsigned::<1>(acc, "indices")?.into_iter().flatten().collect(),
+        Some(acc) => file
+            .read(acc, Reader::unsigned::<1>, "indices")?
+            .into_iter()
+            .flatten()
+            .collect(),
         None => (0..u32::try_from(positions.len()).unwrap_or(u32::MAX)).collect(),
     };
     let mut indices = match mode {
@@ -174,7 +178,11 @@ fn accessors(file: &File<'_>, prim: &gltf::Primitive<'_>) -> Result<Option<Acces
     };
     let sets = |semantic: fn(u32) -> Semantic, name: &str, expect: &Expect| {
         let mut sets = Vec::new();
-        while let Some(acc) = get(semantic(sets.len() as u32), &format!("{name}_{}", sets.len()), expect)? {
+        while let Some(acc) = get(
+            semantic(sets.len() as u32),
+            &format!("{name}_{}", sets.len()),
+            expect,
+        )? {
             sets.push(acc);
         }
         Ok::<_, ErrorKind>(sets)
@@ -195,32 +203,16 @@ fn accessors(file: &File<'_>, prim: &gltf::Primitive<'_>) -> Result<Option<Acces
 
 /// The vertex attributes of a primitive (indices, material and the qtangent extension's parts
 /// are the caller's).
-fn vertices(
-    file: &File<'_>,
-    a: &Accessors,
-    positions: Vec<Vec3>,
-) -> Result<Primitive, ErrorKind> {
-    let normals = a
-        .normal
-        .map(|acc| file.floats::<3>(&acc, "NORMAL"))
-        .transpose()?
-        .map(|v| v.into_iter().map(Vec3::from).collect());
-    let tangents = a
-        .tangent
-        .map(|acc| file.floats::<4>(&acc, "TANGENT"))
-        .transpose()?
-        .map(|v| v.into_iter().map(Vec4::from).collect());
-    let uvs = a
-        .uv
-        .map(|acc| file.floats::<2>(&acc, "TEXCOORD_0"))
-        .transpose()?
-        .map(|v| v.into_iter().map(Vec2::from).collect());
+fn vertices(file: &File<'_>, a: &Accessors, positions: Vec<Vec3>) -> Result<Primitive, ErrorKind> {
+    let normals = vectors::<3, Vec3>(file, a.normal, "NORMAL")?;
+    let tangents = vectors::<4, Vec4>(file, a.tangent, "TANGENT")?;
+    let uvs = vectors::<2, Vec2>(file, a.uv, "TEXCOORD_0")?;
     let joints = a
         .joints
         .iter()
         .enumerate()
         .map(|(s, acc)| {
-            let sets = file.unsigned::<4>(acc, &format!("JOINTS_{s}"))?;
+            let sets = file.read(acc, Reader::unsigned::<4>, &format!("JOINTS_{s}"))?;
             // JOINTS_n is unsigned byte or short (checked): every value fits in u16.
             Ok(sets.into_iter().map(|j| j.map(|x| x as u16)).collect())
         })
@@ -229,7 +221,7 @@ fn vertices(
         .weights
         .iter()
         .enumerate()
-        .map(|(s, acc)| file.floats::<4>(acc, &format!("WEIGHTS_{s}")))
+        .map(|(s, acc)| file.read(acc, Reader::floats::<4>, &format!("WEIGHTS_{s}")))
         .collect::<Result<Vec<_>, ErrorKind>>()?;
     Ok(Primitive {
         positions,
@@ -240,6 +232,22 @@ fn vertices(
         weights,
         ..Primitive::default()
     })
+}
+
+/// An optional attribute's elements as glam vectors of `N` floats.
+fn vectors<const N: usize, T: From<[f32; N]>>(
+    file: &File<'_>,
+    acc: Option<Accessor>,
+    attribute: &str,
+) -> Result<Option<Vec<T>>, ErrorKind> {
+    acc.map(|acc| {
+        Ok(file
+            .read(&acc, Reader::floats::<N>, attribute)?
+            .into_iter()
+            .map(T::from)
+            .collect())
+    })
+    .transpose()
 }
 
 /// glTF 2.0 §3.7.2.1: strip triangle i is (v_i, v_{i+1+i%2}, v_{i+2-i%2}), keeping one winding.

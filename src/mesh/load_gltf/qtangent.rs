@@ -10,6 +10,7 @@ use super::accessor::{checked, read, TEXCOORD};
 use super::File;
 use crate::frame::QTangent;
 use crate::gltf::names::{AccessorLayout, QTANGENT_ATTRIBUTE, QTANGENT_FRAMES};
+use crate::gltf::read::Reader;
 use crate::gltf::AccessorType;
 use crate::mesh::{ErrorKind, ImageSource, PackedMap};
 use crate::Format;
@@ -64,7 +65,7 @@ pub(super) fn read_qtangents(
             positions: vertices,
         });
     }
-    file.bytes(&acc, name)?
+    file.read(&acc, Reader::bytes, name)?
         .chunks_exact(want.element_bytes())
         .enumerate()
         .map(|(v, bytes)| {
@@ -146,7 +147,7 @@ pub(super) fn object_map(
             });
         }
         let uvs: Vec<Vec2> = file
-            .floats::<2>(&acc, &name)?
+            .read(&acc, Reader::floats::<2>, &name)?
             .into_iter()
             .map(Vec2::from)
             .collect();
