@@ -225,83 +225,24 @@ impl fmt::Display for WarningKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             // ---- Loading meshes (glTF, OBJ) ----
-            Self::UnknownRequiredExtensions { ref extensions } => write!(
-                f,
-                "the file requires {}, which qtangent does not implement; loaded without",
-                extensions.join(", ")
-            ),
-            Self::ChannelWithoutTarget => write!(
-                f,
-                "no target node (an extension may name the target); skipped"
-            ),
-            Self::MorphWeightChannelsSkipped { count, ref first } => {
-                let what = "morph target weights animation channel(s) skipped (not supported)";
-                listed(f, what, count, first)
-            }
-            Self::MatrixWithZeroAxis => write!(
-                f,
-                "its matrix has a zero-length axis, so its rotation is unknown; identity used for \
-                 animation"
-            ),
-            Self::MatrixNotTrs => write!(
-                f,
-                "its matrix is not translation · rotation · scale (shear or a projective row); \
-                 animation uses the nearest decomposition"
-            ),
-            Self::TextureWithoutImage { texture, index } => write!(
-                f,
-                "the {texture} texture ({index}) has no image qtangent can read; drawn without it"
-            ),
-            Self::TextureTransformOnOtherSet { texture, set } => write!(
-                f,
-                "the {texture} texture's KHR_texture_transform is not supported on UV set {set} \
-                 (only set 0 is loaded); drawn untransformed"
-            ),
-            Self::TextureTransformsDiffer { ref transforms } => write!(
-                f,
-                "its textures on UV set 0 have different KHR_texture_transforms ({}); none applied",
-                transforms.join("; ")
-            ),
-            Self::PrimitiveSkipped { ref why } => {
-                write!(f, "{why} skipped (only triangles are drawn)")
-            }
-            Self::PrimitivesSkipped { count, ref first } => listed(
-                f,
-                "primitives skipped (only triangles are drawn)",
-                count,
-                first,
-            ),
-            Self::PartialTriangleDropped { indices, dropped } => write!(
-                f,
-                "{indices} indices do not make whole triangles; the last {dropped} ignored"
-            ),
-            Self::NormalsRegenerated { count } => write!(
-                f,
-                "{count} zero-length or non-finite NORMAL value(s) regenerated (angle-weighted \
-                 from the vertex's triangles)"
-            ),
-            Self::TangentsIgnored { count } => write!(
-                f,
-                "{count} non-finite TANGENT value(s) ignored (those vertices get the fallback \
-                 frame)"
-            ),
-            Self::MaterialLibraryFromMemory { ref library } => write!(
-                f,
-                "material library '{library}' not loaded: the OBJ came from memory"
-            ),
-            Self::MaterialLibraryUnreadable {
-                ref library,
-                ref error,
-            } => library_skipped(f, library, "cannot be read", error),
-            Self::MaterialLibraryInvalid {
-                ref library,
-                ref error,
-            } => library_skipped(f, library, "is invalid", error),
-            Self::ObjectWithoutFaces => write!(f, "no faces (points or lines only), skipped"),
-            Self::PointsAndLinesSkipped { count } => write!(
-                f,
-                "{count} point and line elements skipped (only faces are loaded)"
-            ),
+            Self::UnknownRequiredExtensions { .. }
+            | Self::ChannelWithoutTarget
+            | Self::MorphWeightChannelsSkipped { .. }
+            | Self::MatrixWithZeroAxis
+            | Self::MatrixNotTrs
+            | Self::TextureWithoutImage { .. }
+            | Self::TextureTransformOnOtherSet { .. }
+            | Self::TextureTransformsDiffer { .. }
+            | Self::PrimitiveSkipped { .. }
+            | Self::PrimitivesSkipped { .. }
+            | Self::PartialTriangleDropped { .. }
+            | Self::NormalsRegenerated { .. }
+            | Self::TangentsIgnored { .. }
+            | Self::MaterialLibraryFromMemory { .. }
+            | Self::MaterialLibraryUnreadable { .. }
+            | Self::MaterialLibraryInvalid { .. }
+            | Self::ObjectWithoutFaces
+            | Self::PointsAndLinesSkipped { .. } => self.fmt_loading(f),
 
             // ---- Animation ----
 
@@ -352,6 +293,92 @@ impl fmt::Display for WarningKind {
                 f,
                 "no triangle primitive left; removed with its node references"
             ),
+        }
+    }
+}
+
+impl WarningKind {
+    /// The "Loading meshes" section's lines (the other sections' variants write nothing here).
+    fn fmt_loading(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::UnknownRequiredExtensions { ref extensions } => write!(
+                f,
+                "the file requires {}, which qtangent does not implement; loaded without",
+                extensions.join(", ")
+            ),
+            Self::ChannelWithoutTarget => write!(
+                f,
+                "no target node (an extension may name the target); skipped"
+            ),
+            Self::MorphWeightChannelsSkipped { count, ref first } => {
+                let what = "morph target weights animation channel(s) skipped (not supported)";
+                listed(f, what, count, first)
+            }
+            Self::MatrixWithZeroAxis => write!(
+                f,
+                "its matrix has a zero-length axis, so its rotation is unknown; identity used for \
+             animation"
+            ),
+            Self::MatrixNotTrs => write!(
+                f,
+                "its matrix is not translation · rotation · scale (shear or a projective row); \
+             animation uses the nearest decomposition"
+            ),
+            Self::TextureWithoutImage { texture, index } => write!(
+                f,
+                "the {texture} texture ({index}) has no image qtangent can read; drawn without it"
+            ),
+            Self::TextureTransformOnOtherSet { texture, set } => write!(
+                f,
+                "the {texture} texture's KHR_texture_transform is not supported on UV set {set} \
+             (only set 0 is loaded); drawn untransformed"
+            ),
+            Self::TextureTransformsDiffer { ref transforms } => write!(
+                f,
+                "its textures on UV set 0 have different KHR_texture_transforms ({}); none applied",
+                transforms.join("; ")
+            ),
+            Self::PrimitiveSkipped { ref why } => {
+                write!(f, "{why} skipped (only triangles are drawn)")
+            }
+            Self::PrimitivesSkipped { count, ref first } => listed(
+                f,
+                "primitives skipped (only triangles are drawn)",
+                count,
+                first,
+            ),
+            Self::PartialTriangleDropped { indices, dropped } => write!(
+                f,
+                "{indices} indices do not make whole triangles; the last {dropped} ignored"
+            ),
+            Self::NormalsRegenerated { count } => write!(
+                f,
+                "{count} zero-length or non-finite NORMAL value(s) regenerated (angle-weighted \
+             from the vertex's triangles)"
+            ),
+            Self::TangentsIgnored { count } => write!(
+                f,
+                "{count} non-finite TANGENT value(s) ignored (those vertices get the fallback \
+             frame)"
+            ),
+            Self::MaterialLibraryFromMemory { ref library } => write!(
+                f,
+                "material library '{library}' not loaded: the OBJ came from memory"
+            ),
+            Self::MaterialLibraryUnreadable {
+                ref library,
+                ref error,
+            } => library_skipped(f, library, "cannot be read", error),
+            Self::MaterialLibraryInvalid {
+                ref library,
+                ref error,
+            } => library_skipped(f, library, "is invalid", error),
+            Self::ObjectWithoutFaces => write!(f, "no faces (points or lines only), skipped"),
+            Self::PointsAndLinesSkipped { count } => write!(
+                f,
+                "{count} point and line elements skipped (only faces are loaded)"
+            ),
+            _ => Ok(()),
         }
     }
 }
@@ -407,3 +434,6 @@ impl Listener for Vec<Warning> {
 impl Listener for () {
     fn warning(&mut self, _: Warning) {}
 }
+
+#[cfg(test)]
+mod tests;

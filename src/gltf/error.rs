@@ -211,7 +211,7 @@ pub enum AccessorError {
     TooLarge {
         /// The accessor's count.
         count: usize,
-        /// [`super::read::MAX_ELEMENTS`].
+        /// The most: 2²⁷.
         max: usize,
     },
     /// The sparse indices cannot be read.

@@ -54,7 +54,7 @@ crate::names::named!(ComponentType, "component type", {
 impl ComponentType {
     /// The code a file writes.
     #[must_use]
-    pub const fn code(self) -> u32 {
+    pub(crate) const fn code(self) -> u32 {
         match self {
             Self::Byte => 5120,
             Self::UnsignedByte => 5121,
@@ -67,13 +67,13 @@ impl ComponentType {
 
     /// The type a file's code names, if any.
     #[must_use]
-    pub fn from_code(code: u64) -> Option<Self> {
+    pub(crate) fn from_code(code: u64) -> Option<Self> {
         Self::ALL.into_iter().find(|c| u64::from(c.code()) == code)
     }
 
     /// Bytes per component.
     #[must_use]
-    pub const fn bytes(self) -> usize {
+    pub(crate) const fn bytes(self) -> usize {
         match self {
             Self::Byte | Self::UnsignedByte => 1,
             Self::Short | Self::UnsignedShort => 2,
@@ -134,7 +134,7 @@ impl AccessorType {
 
     /// The scalar or vector type of `components` (1 to 4).
     #[must_use]
-    pub const fn vector(components: usize) -> Option<Self> {
+    pub(crate) const fn vector(components: usize) -> Option<Self> {
         match components {
             1 => Some(Self::Scalar),
             2 => Some(Self::Vec2),
@@ -170,7 +170,7 @@ impl AccessorLayout {
     /// Bytes per element. A matrix of 1- or 2-byte components pads each column to 4 bytes
     /// (glTF 2.0 §3.6.2.4): `MAT3` of bytes is 12 bytes, of shorts 24.
     #[must_use]
-    pub const fn element_bytes(self) -> usize {
+    pub(crate) const fn element_bytes(self) -> usize {
         let (columns, rows) = self.kind.shape();
         let column = rows * self.component.bytes();
         if columns == 1 {
@@ -194,7 +194,7 @@ impl AccessorLayout {
     /// Bytes between vertices of a vertex attribute of this layout: the element rounded up to 4
     /// (glTF 2.0 §3.6.2.4 aligns every vertex attribute element to 4 bytes).
     #[must_use]
-    pub const fn vertex_stride(self) -> usize {
+    pub(crate) const fn vertex_stride(self) -> usize {
         self.element_bytes().next_multiple_of(4)
     }
 
@@ -230,7 +230,7 @@ pub enum Target {
 impl Target {
     /// The code a file writes.
     #[must_use]
-    pub const fn code(self) -> u32 {
+    pub(crate) const fn code(self) -> u32 {
         match self {
             Self::ArrayBuffer => 34962,
             Self::ElementArrayBuffer => 34963,

@@ -116,7 +116,7 @@ pub enum ErrorKind {
         /// Accessor index.
         accessor: usize,
         /// What does not fit.
-        detail: crate::gltf::AccessorError,
+        detail: Box<crate::gltf::AccessorError>,
     },
     /// An accessor has the wrong type or component type for its attribute.
     #[error("{attribute} accessor {accessor} is {found}, expected {expected}")]

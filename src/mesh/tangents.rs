@@ -193,105 +193,15 @@ impl Primitive {
                 .count()
         });
 
-        // One frame per corner (3 per triangle), and whether it is a fallback.
-        let (corner_frames, corner_fallback, tangent_source): (
-            Vec<TangentFrame>,
-            Vec<bool>,
-            Source,
-        ) = // glTF 2.0 §3.7.2.1: without normals, supplied tangents must be ignored.
-            match (self.tangents.as_ref().filter(|_| self.normals.is_some()), &self.uvs) {
-            (Some(tangents), _) => {
-                let per_vertex: Vec<(TangentFrame, bool)> = (0..n_in)
-                    .map(
-                        |v| match TangentFrame::from_normal_tangent(normals[v], tangents[v]) {
-                            Ok(f) => (f, false),
-                            Err(_) => (
-                                frame_from_normal(normals[v], sign_or_one(tangents[v].w)),
-                                true,
-                            ),
-                        },
-                    )
-                    .collect();
-                let (f, b) = self.indices.iter().map(|&v| per_vertex[v as usize]).unzip();
-                (f, b, Source::Supplied)
-            }
-            (None, Some(uvs)) => {
-                let mut mikk = Mikk {
-                    positions: &self.positions,
-                    normals: &normals,
-                    uvs,
-                    indices: &self.indices,
-                    out: vec![None; self.indices.len()],
-                };
-                // The error type has no variants: generation cannot fail.
-                let _ = bevy_mikktspace::generate_tangents(&mut mikk);
-                let (f, b) = self
-                    .indices
-                    .iter()
-                    .zip(&mikk.out)
-                    .map(|(&v, ts)| {
-                        let n = normals[v as usize];
-                        ts.and_then(|ts| {
-                            TangentFrame::from_normal_tangent(n, Vec4::from(ts.tangent_encoded()))
-                                .ok()
-                        })
-                        .map_or_else(|| (frame_from_normal(n, 1.0), true), |f| (f, false))
-                    })
-                    .unzip();
-                (f, b, Source::Generated)
-            }
-            (None, None) => {
-                let f = self
-                    .indices
-                    .iter()
-                    .map(|&v| frame_from_normal(normals[v as usize], 1.0))
-                    .collect();
-                (f, vec![true; self.indices.len()], Source::FromNormal)
-            }
-        };
-
-        // Split: corners of one vertex with different frames get vertices of their own.
-        let mut source_vertex: Vec<u32> = (0..n_in as u32).collect();
-        let mut frames: Vec<Option<TangentFrame>> = vec![None; n_in];
-        let mut fallback = vec![false; n_in];
-        let mut extra: HashMap<(u32, [u32; 9]), u32> = HashMap::new();
-        let (mut split, mut mirror_split) = (0, 0);
-        let mut indices = Vec::with_capacity(self.indices.len());
-        for (c, &v) in self.indices.iter().enumerate() {
-            let f = corner_frames[c];
-            let vi = v as usize;
-            let out = match frames[vi] {
-                None => {
-                    frames[vi] = Some(f);
-                    fallback[vi] = corner_fallback[c];
-                    v
-                }
-                Some(g) if g == f => v,
-                Some(g) => *extra.entry((v, frame_key(&f))).or_insert_with(|| {
-                    split += 1;
-                    if g.handedness() != f.handedness() {
-                        mirror_split += 1;
-                    }
-                    frames.push(Some(f));
-                    fallback.push(corner_fallback[c]);
-                    source_vertex.push(v);
-                    (frames.len() - 1) as u32
-                }),
-            };
-            indices.push(out);
-        }
-        // Vertices no triangle uses still get a frame, from their normal (a fallback).
-        let frames: Vec<TangentFrame> = frames
-            .iter()
-            .zip(&source_vertex)
-            .zip(&mut fallback)
-            .map(|((f, &s), fell_back)| {
-                f.unwrap_or_else(|| {
-                    *fell_back = true;
-                    frame_from_normal(normals[s as usize], 1.0)
-                })
-            })
-            .collect();
+        let (corner_frames, corner_fallback, tangent_source) = self.corner_frames(&normals);
+        let Split {
+            indices,
+            frames,
+            fallback,
+            source_vertex,
+            split,
+            mirror_split,
+        } = split_corners(&self.indices, &corner_frames, &corner_fallback, &normals);
         let mirrored_triangles = mirrored(&indices, &frames);
         let pick = |i: &u32| *i as usize;
         let stats = PrimitiveStats {
@@ -333,6 +243,131 @@ impl Primitive {
             material: self.material,
             stats,
         })
+    }
+}
+
+impl Primitive {
+    /// One frame per corner (3 per triangle), whether it is a fallback, and where the tangents
+    /// came from: supplied (with normals; glTF 2.0 §3.7.2.1: without normals, supplied tangents
+    /// must be ignored), MikkTSpace (with UVs), or from the normal alone.
+    fn corner_frames(&self, normals: &[Vec3]) -> (Vec<TangentFrame>, Vec<bool>, Source) {
+        let supplied = self.tangents.as_ref().filter(|_| self.normals.is_some());
+        match (supplied, &self.uvs) {
+            (Some(tangents), _) => {
+                let per_vertex: Vec<(TangentFrame, bool)> = normals
+                    .iter()
+                    .zip(tangents)
+                    .map(|(&n, &t)| match TangentFrame::from_normal_tangent(n, t) {
+                        Ok(f) => (f, false),
+                        Err(_) => (frame_from_normal(n, sign_or_one(t.w)), true),
+                    })
+                    .collect();
+                let (f, b) = self.indices.iter().map(|&v| per_vertex[v as usize]).unzip();
+                (f, b, Source::Supplied)
+            }
+            (None, Some(uvs)) => {
+                let mut mikk = Mikk {
+                    positions: &self.positions,
+                    normals,
+                    uvs,
+                    indices: &self.indices,
+                    out: vec![None; self.indices.len()],
+                };
+                // The error type has no variants: generation cannot fail.
+                let _ = bevy_mikktspace::generate_tangents(&mut mikk);
+                let (f, b) = self
+                    .indices
+                    .iter()
+                    .zip(&mikk.out)
+                    .map(|(&v, ts)| {
+                        let n = normals[v as usize];
+                        ts.and_then(|ts| {
+                            TangentFrame::from_normal_tangent(n, Vec4::from(ts.tangent_encoded()))
+                                .ok()
+                        })
+                        .map_or_else(|| (frame_from_normal(n, 1.0), true), |f| (f, false))
+                    })
+                    .unzip();
+                (f, b, Source::Generated)
+            }
+            (None, None) => {
+                let f = self
+                    .indices
+                    .iter()
+                    .map(|&v| frame_from_normal(normals[v as usize], 1.0))
+                    .collect();
+                (f, vec![true; self.indices.len()], Source::FromNormal)
+            }
+        }
+    }
+}
+
+/// A primitive's vertices after [`split_corners`].
+struct Split {
+    indices: Vec<u32>,
+    frames: Vec<TangentFrame>,
+    fallback: Vec<bool>,
+    source_vertex: Vec<u32>,
+    split: usize,
+    mirror_split: usize,
+}
+
+/// Split: corners of one vertex with different frames get vertices of their own. Vertices no
+/// triangle uses still get a frame, from their normal (a fallback).
+fn split_corners(
+    corners: &[u32],
+    corner_frames: &[TangentFrame],
+    corner_fallback: &[bool],
+    normals: &[Vec3],
+) -> Split {
+    let n_in = normals.len();
+    let mut source_vertex: Vec<u32> = (0..n_in as u32).collect();
+    let mut frames: Vec<Option<TangentFrame>> = vec![None; n_in];
+    let mut fallback = vec![false; n_in];
+    let mut extra: HashMap<(u32, [u32; 9]), u32> = HashMap::new();
+    let (mut split, mut mirror_split) = (0, 0);
+    let mut indices = Vec::with_capacity(corners.len());
+    for (c, &v) in corners.iter().enumerate() {
+        let f = corner_frames[c];
+        let vi = v as usize;
+        let out = match frames[vi] {
+            None => {
+                frames[vi] = Some(f);
+                fallback[vi] = corner_fallback[c];
+                v
+            }
+            Some(g) if g == f => v,
+            Some(g) => *extra.entry((v, frame_key(&f))).or_insert_with(|| {
+                split += 1;
+                if g.handedness() != f.handedness() {
+                    mirror_split += 1;
+                }
+                frames.push(Some(f));
+                fallback.push(corner_fallback[c]);
+                source_vertex.push(v);
+                (frames.len() - 1) as u32
+            }),
+        };
+        indices.push(out);
+    }
+    let frames: Vec<TangentFrame> = frames
+        .iter()
+        .zip(&source_vertex)
+        .zip(&mut fallback)
+        .map(|((f, &s), fell_back)| {
+            f.unwrap_or_else(|| {
+                *fell_back = true;
+                frame_from_normal(normals[s as usize], 1.0)
+            })
+        })
+        .collect();
+    Split {
+        indices,
+        frames,
+        fallback,
+        source_vertex,
+        split,
+        mirror_split,
     }
 }
 

@@ -16,7 +16,7 @@ use crate::mesh::{ImageSource, Scene};
 /// A glTF document as JSON with its buffers.
 pub(super) struct Source {
     /// The JSON, as written.
-    pub json: Value,
+    pub(super) json: Value,
     /// Every buffer's bytes.
     buffers: Vec<Vec<u8>>,
     /// Where relative URIs resolve (the file's folder).
@@ -28,7 +28,7 @@ impl Source {
     ///
     /// # Errors
     /// The file, its container, JSON or buffers cannot be read.
-    pub fn read(path: &Path) -> Result<Self, PackErrorKind> {
+    pub(super) fn read(path: &Path) -> Result<Self, PackErrorKind> {
         let bytes = std::fs::read(path).map_err(PackErrorKind::Io)?;
         let parts = glb::split(&bytes)?;
         let json: Value = serde_json::from_slice(parts.json).map_err(ReadError::Json)?;
@@ -43,7 +43,7 @@ impl Source {
 
     /// A document for a scene that came from OBJ: its materials (factors and textures), one
     /// node per mesh instance, and placeholder primitives `pack` fills in; no buffers.
-    pub fn synthetic(file: &Path, scene: &Scene) -> Self {
+    pub(super) fn synthetic(file: &Path, scene: &Scene) -> Self {
         Self {
             json: synthesize(scene),
             buffers: Vec::new(),
@@ -52,7 +52,7 @@ impl Source {
     }
 
     /// The reader of this document's accessors.
-    pub fn reader(&self) -> Reader<'_> {
+    pub(super) fn reader(&self) -> Reader<'_> {
         Reader::new(&self.json, &self.buffers)
     }
 
@@ -61,7 +61,7 @@ impl Source {
     ///
     /// # Errors
     /// What is out of range, for accessors the loader did not check (extensions').
-    pub fn accessor(&self, a: usize) -> Result<(Accessor, Vec<u8>), PackErrorKind> {
+    pub(super) fn accessor(&self, a: usize) -> Result<(Accessor, Vec<u8>), PackErrorKind> {
         let reader = self.reader();
         let error = |error| PackErrorKind::Accessor { accessor: a, error };
         let acc = reader.accessor(a).map_err(error)?;
@@ -73,7 +73,7 @@ impl Source {
     ///
     /// # Errors
     /// An unreadable file, data URI or buffer view, or bytes of no known image type.
-    pub fn image(&self, i: usize) -> Result<(Vec<u8>, String), PackErrorKind> {
+    pub(super) fn image(&self, i: usize) -> Result<(Vec<u8>, String), PackErrorKind> {
         let image = &self.json["images"][i];
         let bytes = if let Some(v) = as_usize(&image["bufferView"]) {
             let view = self

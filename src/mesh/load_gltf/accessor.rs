@@ -99,7 +99,7 @@ fn unreadable(attribute: &str, accessor: usize) -> impl Fn(AccessorError) -> Err
     move |detail| ErrorKind::AccessorOutOfBounds {
         attribute: attribute.to_owned(),
         accessor,
-        detail,
+        detail: Box::new(detail),
     }
 }
 

@@ -41,7 +41,7 @@ pub(super) fn image_source(
                 ErrorKind::AccessorOutOfBounds {
                     attribute: format!("image {}", image.index()),
                     accessor: view.index(),
-                    detail,
+                    detail: Box::new(detail),
                 }
             })?;
             ImageSource::Embedded {
