@@ -74,7 +74,7 @@ pub fn frame_attribute_bytes(path: &Path) -> Result<FrameAttributeBytes, MeshErr
                     .map_or_else(|| format!("mesh {m}"), str::to_owned)
             );
             let layout = primitive_layout(&root, prim, &mut out)
-                .map_err(|what| MeshError::at(path, &label, ErrorKind::InvalidGltf(what)))?;
+                .map_err(|kind| MeshError::at(path, &label, kind))?;
             if !out.layouts.contains(&layout) {
                 out.layouts.push(layout);
             }
@@ -128,18 +128,23 @@ fn primitive_layout(
     root: &Value,
     prim: &Value,
     out: &mut FrameAttributeBytes,
-) -> Result<String, String> {
+) -> Result<String, ErrorKind> {
     let mut parts = Vec::new();
     let attributes = prim.get("attributes").and_then(Value::as_object);
     for (name, index) in attributes.into_iter().flatten() {
         if !["POSITION", "NORMAL", "TANGENT", QTANGENT_ATTRIBUTE].contains(&name.as_str()) {
             continue;
         }
-        let accessor = as_usize(index)
-            .ok_or_else(|| format!("{name} names accessor {index}, which does not exist"))
-            .and_then(|a| {
-                describe(root, a).map_err(|e| format!("{name}'s accessor {index}: {e}"))
-            })?;
+        let a = as_usize(index).ok_or_else(|| {
+            ErrorKind::InvalidGltf(format!(
+                "{name} names accessor {index}, which does not exist"
+            ))
+        })?;
+        let accessor = describe(root, a).map_err(|detail| ErrorKind::AccessorOutOfBounds {
+            attribute: name.clone(),
+            accessor: a,
+            detail: Box::new(detail),
+        })?;
         let count = accessor.count as u64;
         if name == "POSITION" {
             out.vertices += count;

@@ -28,10 +28,11 @@ const DRACO_ADVICE: &str = "qtangent does not decode Draco-compressed meshes; re
      compression off)";
 
 // Checked with gltfpack 1.3: given an EXT_meshopt_compression file, it decodes it and writes no
-// compression unless told to (-c); -noq also turns the quantised attributes back into floats.
+// compression unless told to (docs/MESHES.md has the command; a library message names no
+// command line).
 const MESHOPT_ADVICE: &str = "qtangent does not decode meshopt-compressed buffers; decompress \
-     the file first, e.g. `gltfpack -i in.glb -o out.glb -noq` (gltfpack reads \
-     EXT_meshopt_compression and compresses only with -c)";
+     the file first (gltfpack, for one, reads EXT_meshopt_compression and writes uncompressed \
+     buffers unless asked to compress)";
 
 /// Mesh compressions, with what the refusal says to do.
 pub(super) const COMPRESSION: &[(&str, &str)] = &[
