@@ -1,5 +1,5 @@
 //! `animate`: the Fox speeding up from a walk to a run and back, blended without foot sliding
-//! (seed 000, [`qtangent::anim::blend`]), skinned on the GPU every frame with quaternion
+//! ("Blending a Walk/Run cycle", [`qtangent::anim::blend`]), skinned on the GPU every frame with quaternion
 //! bones (`shaders/skin.wgsl`) and lit with the skinned qtangent frames — headless, to PNG
 //! frames and an animated GIF, plus a sheet comparing linear-blend and dual-quaternion skinning.
 //!
@@ -40,8 +40,8 @@ struct Args {
     /// Skinning method of the sequence: dqs | lbs.
     #[arg(long, default_value = "dqs")]
     method: SkinMethod,
-    /// Locomotion blend: locked (ours: the seed's steps 1–3 at the asked speed, planted feet
-    /// pinned by leg IK) | events | unified (seed 000: step 4, steps 1–3) | naive (no seed).
+    /// Locomotion blend: locked (ours: the article's steps 1–3 at the asked speed, planted feet
+    /// pinned by leg IK) | events | unified (the article: step 4, steps 1–3) | naive (plain blend).
     #[arg(long, default_value = "locked")]
     blend: BlendMethod,
     /// Length of the walk → run → walk schedule, seconds.
@@ -164,8 +164,7 @@ fn run(args: &Args) -> Result<(), String> {
         .last()
         .map_or(0.0, |f| f.placement.w_axis.truncate().length());
     let half = travelled + 16.0 * radius;
-    scene
-        .add_ground(half, floor, 2.0 * radius)
+    qtangent::lab::content::add_ground(&mut scene, half, floor, 2.0 * radius)
         .map_err(|e| e.to_string())?;
 
     let ctx = GpuContext::new().map_err(|e| e.to_string())?;

@@ -9,8 +9,8 @@
 
 use std::time::Instant;
 
-use qtangent::gpu::timing::{copy_bandwidth, median, median_dispatch_seconds};
 use qtangent::gpu::{DecodePipeline, GpuContext};
+use qtangent::lab::timing::{copy_bandwidth, median, median_dispatch_seconds};
 use qtangent::measure::random_frames;
 use qtangent::{Format, QTangent, TangentFrame};
 

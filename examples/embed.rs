@@ -20,7 +20,6 @@ use qtangent::gpu::skin::SkinPipeline;
 use qtangent::gpu::GpuContext;
 use qtangent::measure::max_abs_diff;
 use qtangent::mesh::procedural;
-use qtangent::render::scene::RenderScene;
 use qtangent::render::{compare, FrameSource};
 use qtangent::skin::{self, Bone, SkinMethod, SkinVertices};
 use qtangent::{Format, QTangent};
@@ -174,7 +173,7 @@ fn skin_batch(ctx: &GpuContext) -> Result<(), Box<dyn Error>> {
 /// render pass (its own targets, its own encoder and submission), then with reference vertex
 /// frames and normal maps, and the two compared.
 fn map_draw(ctx: &GpuContext, out: &str) -> Result<(), Box<dyn Error>> {
-    let scene = RenderScene::default_scene()?;
+    let scene = qtangent::lab::content::default_scene()?;
     let renderer = Renderer::new(ctx)?;
     let gpu_scene = renderer.upload(
         ctx,

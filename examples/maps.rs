@@ -169,7 +169,10 @@ fn run(args: &Args) -> Result<(), Error> {
             "duck".into(),
             RenderScene::load(&assets.join("obj/duck.obj"))?,
         ),
-        ("default scene".into(), RenderScene::default_scene()?),
+        (
+            "default scene".into(),
+            qtangent::lab::content::default_scene()?,
+        ),
     ];
     for (name, scene) in &scenes {
         if args.timing_only {

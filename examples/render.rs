@@ -25,7 +25,6 @@ use qtangent::qmap::bc::Bc7Quality;
 use qtangent::qmap::MapFormat;
 use qtangent::qmap::MapOptions;
 use qtangent::render::compare::{self, ImageDiff};
-use qtangent::render::scene::RenderScene;
 use qtangent::render::FrameSource;
 use qtangent::Format;
 
@@ -170,7 +169,8 @@ fn kib(bytes: u64) -> String {
 #[allow(clippy::too_many_lines)]
 fn run(args: &Args) -> Result<(), String> {
     let start = Instant::now();
-    let mut scene = RenderScene::from_arg(&args.scene).map_err(|e| e.to_string())?;
+    let mut scene =
+        qtangent::lab::content::scene_from_arg(&args.scene).map_err(|e| e.to_string())?;
     if let Some(size) = args.map_size {
         if !(1..=16384).contains(&size) {
             return Err(format!("--map-size {size} is outside 1 to 16384"));

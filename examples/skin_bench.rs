@@ -23,9 +23,9 @@ use std::time::Instant;
 use clap::Parser;
 use glam::{Quat, Vec3};
 use qtangent::gpu::skin::SkinPipeline;
-use qtangent::gpu::skin_matrix::MatrixSkinPipeline;
-use qtangent::gpu::timing::{copy_bandwidth, median_dispatch_seconds};
 use qtangent::gpu::GpuContext;
+use qtangent::lab::skin_matrix::MatrixSkinPipeline;
+use qtangent::lab::timing::{copy_bandwidth, median_dispatch_seconds};
 use qtangent::skin::{Bone, Influences, SkinMethod, SkinVertices};
 use qtangent::{QTangent, TangentFrame};
 use rand::{Rng, SeedableRng};
@@ -265,7 +265,7 @@ fn bench_size(
 fn fits(ctx: &GpuContext, vertices: u64, influences: usize) -> bool {
     let l = ctx.device.limits();
     let largest = vertices
-        * qtangent::gpu::skin_matrix::input_words(Influences::for_count(influences)) as u64
+        * qtangent::lab::skin_matrix::input_words(Influences::for_count(influences)) as u64
         * 4;
     largest <= l.max_storage_buffer_binding_size.min(l.max_buffer_size)
 }

@@ -138,7 +138,7 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Args) -> Result<(), String> {
-    let scene = RenderScene::from_arg(&args.scene).map_err(|e| e.to_string())?;
+    let scene = qtangent::lab::content::scene_from_arg(&args.scene).map_err(|e| e.to_string())?;
     let skinned = if scene.objects.iter().any(|o| o.skin.is_some()) {
         match Skinned::prepare(Path::new(&args.scene), &scene) {
             Ok(s) => Some(s),
@@ -945,8 +945,7 @@ impl Skinned {
                 m.map = MapSource::None;
             }
         }
-        scene
-            .add_ground(half, self.floor, period)
+        qtangent::lab::content::add_ground(scene, half, self.floor, period)
             .map_err(|e| e.to_string())?;
         Ok(())
     }

@@ -1,4 +1,4 @@
-//! `walkrun`: the walk/run blend of seed 000 ("Blending a Walk/Run cycle", Eric Brown) on the
+//! `walkrun`: the walk/run blend of "Blending a Walk/Run cycle" (Eric Brown) on the
 //! Fox. Prints the gait analysis of its Walk and Run clips (up and forward axes, ground speeds,
 //! strides, footfalls) and the foot slide of the three blend methods over a walk → run → walk
 //! speed ramp: the horizontal world speed of each foot while it is down, mean and max.
@@ -26,7 +26,9 @@ mod console;
 mod fox;
 
 #[derive(Parser, Debug)]
-#[command(about = "Blend the Fox's Walk and Run clips (seed 000) and measure foot slide")]
+#[command(
+    about = "Blend the Fox's Walk and Run clips (after \"Blending a Walk/Run cycle\") and measure foot slide"
+)]
 struct Args {
     /// The Fox (.glb); default `$QTANGENT_ASSETS/gltf/Fox.glb`, else
     /// `../shared/assets/gltf/Fox.glb` next to the crate.

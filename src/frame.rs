@@ -183,7 +183,7 @@ impl QTangent {
     /// of the rotation matrix, bitangent = `cross(n, t) · (reflected ? −1 : 1)`.
     ///
     /// Mirrors `tangent_frame` in `shaders/qtangent.wgsl`: the quaternion is normalised first,
-    /// then converted with the seed's matrix formula, in the same f32 operations. A zero or NaN
+    /// then converted with the matrix formula of "Quaternions: How", in the same f32 operations. A zero or NaN
     /// quaternion gives a NaN frame; use [`QTangent::try_to_frame`] on data from outside.
     #[must_use]
     pub fn to_frame(&self) -> TangentFrame {

@@ -3,7 +3,7 @@
 //! Tangent frames (normal, tangent, bitangent) as quaternions: compact vertex encodings with
 //! measured error bounds, and a GPU decode path (wgpu + WGSL) checked against the CPU by readback.
 //!
-//! - [`quat`]: quaternion operations from the seed articles, made robust (CPU, glam types).
+//! - [`quat`]: quaternion operations from the articles "Quaternions: How", "Quaternion Tricks" and "Angular velocity from two known orientations", made robust (CPU, glam types).
 //! - [`frame`]: tangent frames, orthonormalisation, frame ↔ quaternion + reflection.
 //! - [`Format`]: six vertex formats, one table row each: an encode/decode pair with its error
 //!   bound, its name, its GPU fetch and WGSL decode, its glTF accessor.
@@ -58,6 +58,8 @@ pub mod gltf;
 pub mod gpu;
 #[cfg(feature = "pipeline")]
 pub mod ktx2;
+#[cfg(feature = "lab")]
+pub mod lab;
 pub mod measure;
 #[cfg(feature = "pipeline")]
 pub mod mesh;
@@ -69,6 +71,7 @@ pub mod qmap;
 pub mod quat;
 #[cfg(feature = "pipeline")]
 pub mod render;
+#[cfg(feature = "pipeline")]
 mod report;
 #[cfg(feature = "pipeline")]
 pub mod skin;

@@ -1,6 +1,6 @@
-//! Quaternion operations glam does not already provide, after the seed articles
-//! ("Quaternions: How", "Quaternion Tricks", "Angular velocity from two known orientations"),
-//! with the robustness those articles leave out.
+//! Quaternion operations glam does not already provide, after the articles
+//! "Quaternions: How" and "Quaternion Tricks" (Eric Brown, *Physics For Games*) and "Angular
+//! velocity from two known orientations", with the robustness those articles leave out.
 //!
 //! Everything here is CPU-only and uses glam types. Quaternions are `(x, y, z, w)` with `w` the
 //! scalar part, and rotations compose right to left (`q2 * q1` applies `q1` first), as in glam.
@@ -8,20 +8,20 @@
 use glam::{Mat3, Quat, Vec3, Vec4};
 
 /// Below this `|θ|⁴/24` (the first Taylor term dropped), [`integrate`] uses the small-angle
-/// series. The seed names it `MACHINE_SMALL_FLOAT`; `f32::EPSILON` is the value that makes the
+/// series. "Quaternions: How" names it `MACHINE_SMALL_FLOAT`; `f32::EPSILON` is the value that makes the
 /// dropped term invisible next to 1.
 const INTEGRATE_TAYLOR_LIMIT: f32 = f32::EPSILON;
 
 /// Below this half-angle (radians) [`angular_velocity`] uses the Taylor series of `x / sin x`
-/// (seed 001: "a Taylor series approximation if θ < 1e-4").
+/// ("Angular velocity from two known orientations": "a Taylor series approximation if θ < 1e-4").
 const SINC_TAYLOR_LIMIT: f32 = 1e-4;
 
 /// Advances orientation `q` by angular velocity `omega` (radians per second, world axes) over
 /// `dt` seconds: `q' = Δq · q` with `Δq = (cos|θ|, θ̂ sin|θ|)`, `θ = ω·dt/2`.
 ///
-/// Uses the seed's three-term Taylor branch when `|θ|⁴/24 < f32::EPSILON`, where `sin` and `cos`
+/// Uses the three-term Taylor branch of "Quaternions: How" when `|θ|⁴/24 < f32::EPSILON`, where `sin` and `cos`
 /// lose relative precision. The result is renormalised, so repeated integration does not drift
-/// off the unit sphere (the seed leaves that to the caller).
+/// off the unit sphere (the article leaves that to the caller).
 ///
 /// Identity: `integrate(q0, angular_velocity(q0, q1, dt), dt) ≈ ±q1` (tested to 1e-5 per component).
 #[must_use]
@@ -39,11 +39,11 @@ pub fn integrate(q: Quat, omega: Vec3, dt: f32) -> Quat {
 }
 
 /// The constant angular velocity (radians per second, world axes) that turns `q0` into `q1`
-/// in `dt` seconds along the shortest path (seed 001).
+/// in `dt` seconds along the shortest path ("Angular velocity from two known orientations").
 ///
-/// The seed takes `θ = acos(q0·q1)`, which loses half its digits for small rotations (acos is
+/// That article takes `θ = acos(q0·q1)`, which loses half its digits for small rotations (acos is
 /// flat near 1). This uses the relative rotation `r = q1 · q0⁻¹` and `θ = atan2(|r.xyz|, r.w)`,
-/// accurate at every angle, and the Taylor series of `θ / sin θ` below 1e-4 as the seed does.
+/// accurate at every angle, and the Taylor series of `θ / sin θ` below 1e-4 as the article does.
 /// `q0` and `q1` must be unit quaternions; `dt` must be non-zero.
 ///
 /// Identity: `integrate(q0, angular_velocity(q0, q1, dt), dt) ≈ ±q1`.
@@ -78,18 +78,18 @@ pub fn angular_velocity(q0: Quat, q1: Quat, dt: f32) -> Vec3 {
 /// amplifies f32 rounding by `2/|from + to|`, so [`rotation_arc`] goes through a midpoint.
 const NEAR_ANTIPARALLEL_SQ: f32 = 0.01;
 
-/// The seed's construction (trick #2): `R = H·A` with `H` the normalised half-way vector.
+/// The construction of "Quaternion Tricks" (trick #2): `R = H·A` with `H` the normalised half-way vector.
 fn half_vector_arc(from: Vec3, to: Vec3) -> Quat {
     let h = (from + to).normalize();
-    // w = A·H, xyz = A × H: the seed's product H·A written out.
+    // w = A·H, xyz = A × H: the article's product H·A written out.
     let c = from.cross(h);
     Quat::from_xyzw(c.x, c.y, c.z, from.dot(h))
 }
 
-/// The shortest rotation taking unit vector `from` to unit vector `to` (seed trick #2):
+/// The shortest rotation taking unit vector `from` to unit vector `to` ("Quaternion Tricks", trick #2):
 /// `R = H·A` with `H` the normalised half-way vector.
 ///
-/// The seed divides by `|from + to|`, which is zero for antiparallel inputs and loses precision
+/// The article divides by `|from + to|`, which is zero for antiparallel inputs and loses precision
 /// near them (a `dot < -1 + ε` test, as in glam, misses inputs a few ulps off unit length and
 /// returns NaN). Here, when `|from + to|² < 0.01`, the turn is split at a midpoint `c`
 /// perpendicular to `from` in the plane of `from` and `to` — two well-conditioned arcs about the
@@ -103,7 +103,7 @@ fn half_vector_arc(from: Vec3, to: Vec3) -> Quat {
 /// ```
 /// use glam::Vec3;
 /// let a = Vec3::new(0.6, 0.8, 0.0);
-/// let q = qtangent::quat::rotation_arc(a, -a); // antiparallel: the seed divides by zero
+/// let q = qtangent::quat::rotation_arc(a, -a); // antiparallel: the article's formula divides by zero
 /// assert!((q * a + a).length() < 1e-6);
 /// ```
 #[must_use]
@@ -122,9 +122,9 @@ pub fn rotation_arc(from: Vec3, to: Vec3) -> Quat {
 }
 
 /// Normalised linear blend from `from` (at `t = 0`) to `to` (at `t = 1`) along the shorter arc:
-/// the seed's `QuatBlend`. Inputs must be unit quaternions.
+/// `QuatBlend` of "Quaternions: How". Inputs must be unit quaternions.
 ///
-/// **At 180°** (a 4D dot product of exactly zero) both arcs are equally short. The seed's test
+/// **At 180°** (a 4D dot product of exactly zero) both arcs are equally short. That article's test
 /// (`dot < 0` flips `to`) keeps `to` as given, so the path is decided by the signs the caller
 /// happened to pass, and an arbitrarily small perturbation of either input switches to the
 /// other arc: the blend is discontinuous there. It never divides by zero: after the sign choice
@@ -136,7 +136,7 @@ pub fn nlerp_shortest(from: Quat, to: Quat, t: f32) -> Quat {
     Quat::from_vec4(v).normalize()
 }
 
-/// Rotates `v` by unit quaternion `q` with the seed's optimised formula (trick #1):
+/// Rotates `v` by unit quaternion `q` with the optimised formula of "Quaternion Tricks" (trick #1):
 /// `v' = v + 2·[w(q⃗ × v) + q⃗ × (q⃗ × v)]`, 18 multiplies and 12 adds.
 ///
 /// Equals `q * v` (glam) to f32 rounding for unit `q`. For a non-unit `q` the result is not a
@@ -154,7 +154,7 @@ pub fn rotate_vec3(q: Quat, v: Vec3) -> Vec3 {
     Vec3::new(v.x + 2.0 * x2, v.y + 2.0 * y2, v.z + 2.0 * z2)
 }
 
-/// The seed's `MatrixFromQuaternion`: a 3×3 matrix from any quaternion, unit or not.
+/// `MatrixFromQuaternion` of "Quaternions: How": a 3×3 matrix from any quaternion, unit or not.
 ///
 /// For a non-unit `q` the matrix is `|q|² · R(q/|q|)`: the rotation with a uniform scale,
 /// because every term is quadratic in `q` and the diagonal keeps all four squares rather than

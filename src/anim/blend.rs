@@ -1,4 +1,4 @@
-//! Walk/run locomotion blending: seed 000, Eric Brown, "Blending a Walk/Run cycle" (Physics For
+//! Walk/run locomotion blending: after Eric Brown, "Blending a Walk/Run cycle" (Physics For
 //! Games, 2010), on in-place clips.
 //!
 //! The article's equations were images; re-derived here, with `T = N / 30` the cycle time of a
@@ -61,7 +61,7 @@
 //! fractions, Unified and Events slide 20 % less than Naive (0.61 vs 0.76 units/s); with a
 //! time-warped copy of a walk as the run (same poses, footfalls at other fractions: the case
 //! step 4 is for), Events keeps the two clips' feet within a sample step of each other where
-//! Unified leaves them 0.2–0.4 strides apart. On the Fox's own Walk and Run the seed does not
+//! Unified leaves them 0.2–0.4 strides apart. On the Fox's own Walk and Run the article's methods do not
 //! beat the naive blend (contact root: naive 57, unified 69, events 71 units/s mean over the
 //! feet; the clips alone slide 34 and 29): the article's premise that the clips' footfalls
 //! correspond fails (different four-foot orders and duty factors: walk feet down 35–43 % of
@@ -70,7 +70,7 @@
 //! 5 units/s with the run's starting phase.
 //!
 //! **Ours: locked feet** ([`BlendMethod::Locked`], what `examples/animate.rs` and the viewer play).
-//! Keep the seed's steps 1–3 (the clips stay in phase, the origins keep the character from
+//! Keep the article's steps 1–3 (the clips stay in phase, the origins keep the character from
 //! popping), but (1) solve the blend for the speed asked for ([`Locomotion::blend_for_speed`]:
 //! the unified speed, cadence × blended stride, is not linear in `b`), and (2) lock the feet: a
 //! foot that touches down is pinned where it landed and its leg bent by two-bone IK to keep it
@@ -116,15 +116,15 @@ pub enum BlendMethod {
     /// per second with [`RootMotion::Uniform`]). What you get without the seed: the cycles
     /// drift in and out of phase.
     Naive,
-    /// Seed steps 1–3: one shared phase (both clips loop together) and target/origin blending.
+    /// The article's steps 1–3: one shared phase (both clips loop together) and target/origin blending.
     /// Assumes footfalls at the same fractions of both cycles; starts the clips at the aligned
     /// phases of the module docs ("Phase alignment").
     Unified,
     /// Step 4 on top: the shared phase restarts at every footfall event, with rates per
     /// segment, so both clips reach every event together.
     Events,
-    /// Ours: the seed's steps 1–3 ([`BlendMethod::Unified`]) with the blend parameter solved so the
-    /// character really moves at the speed asked for (the seed's `b` is linear in speed, the
+    /// Ours: the article's steps 1–3 ([`BlendMethod::Unified`]) with the blend parameter solved so the
+    /// character really moves at the speed asked for (the article's `b` is linear in speed, the
     /// unified speed is not), then **foot locking**: a foot that touches down (the
     /// [`ContactRule`] on the blended pose) is pinned where it landed, and its leg is bent by
     /// two-bone IK (hip and knee; the ankle keeps its orientation) to keep it there until it
@@ -384,6 +384,11 @@ impl Locomotion {
         self.root_velocity_of(clip.index(), t)
     }
 
+    /// Both clips' durations in seconds, by per-clip array index.
+    pub(super) fn durations(&self) -> [f64; 2] {
+        self.gaits.each_ref().map(|g| f64::from(g.duration))
+    }
+
     /// [`Locomotion::root`] by per-clip array index.
     pub(super) fn root_of(&self, c: usize, t: f64) -> Vec3 {
         let g = &self.gaits[c];
@@ -514,16 +519,16 @@ impl Locomotion {
         &self.event_foot
     }
 
-    /// Seed step 1: `b = (v − v_w) / (v_r − v_w)`, clamped to `[0, 1]`.
+    /// The article's step 1: `b = (v − v_w) / (v_r − v_w)`, clamped to `[0, 1]`.
     #[must_use]
     pub fn blend_parameter(&self, speed: f32) -> f32 {
         let (vw, vr) = (self.gaits[WALK].speed(), self.gaits[RUN].speed());
         ((speed - vw) / (vr - vw)).clamp(0.0, 1.0)
     }
 
-    /// The blend at which seed steps 1–3 really move at `speed`: the unified speed
+    /// The blend at which the article's steps 1–3 really move at `speed`: the unified speed
     /// `((1 − b)/T_w + b/T_r)·((1 − b)·d_w + b·d_r)` (cadence times blended stride) is not
-    /// linear in `b` as the seed's [`Locomotion::blend_parameter`] assumes (on the Fox it runs
+    /// linear in `b` as the article's [`Locomotion::blend_parameter`] assumes (on the Fox it runs
     /// 13 % fast midway), so solve it by bisection; clamped to `[0, 1]`.
     #[must_use]
     pub fn blend_for_speed(&self, speed: f32) -> f32 {
@@ -548,7 +553,7 @@ impl Locomotion {
         0.5 * (lo + hi)
     }
 
-    /// Seed step 2: clip seconds per second `[r_w, r_r]` for blend `b`, `r_i = T_i·φ'` with
+    /// The article's step 2: clip seconds per second `[r_w, r_r]` for blend `b`, `r_i = T_i·φ'` with
     /// `φ' = (1 − b)/T_w + b/T_r`; so `T_w / r_w = T_r / r_r` (both loop together),
     /// `r_w(0) = 1` and `r_r(1) = 1`.
     #[must_use]
@@ -558,7 +563,7 @@ impl Locomotion {
         [tw * phase, tr * phase]
     }
 
-    /// Seed step 4: clip seconds per second `[r_w, r_r]` in event segment `k` (from event `k`
+    /// The article's step 4: clip seconds per second `[r_w, r_r]` in event segment `k` (from event `k`
     /// to event `k + 1`, cyclic) for blend `b`: `r_i = L_i,k·((1 − b)/L_w,k + b/L_r,k)`.
     ///
     /// # Panics

@@ -208,8 +208,6 @@ impl Gait {
         let samples = ((f64::from(duration) * f64::from(settings.sample_rate)).ceil() as usize)
             .max(MIN_SAMPLES);
         let step = f64::from(duration) / samples as f64;
-        let time = |k: usize| (k as f64 * step) as f32;
-
         let body = match settings.up {
             Some(_) => None,
             None => Some(
@@ -218,162 +216,31 @@ impl Gait {
                 })?,
             ),
         };
-        let mut pose = skeleton.rest.clone();
-        let mut positions = vec![Vec3::ZERO; samples * feet.len()];
-        let mut offset = Vec3::ZERO;
-        let mut world = Vec::with_capacity(skeleton.parents.len());
-        for k in 0..samples {
-            clip.sample(time(k), &mut pose);
-            skeleton.world_matrices_into(&pose, &mut world);
-            let row = &mut positions[k * feet.len()..(k + 1) * feet.len()];
-            for (p, &f) in row.iter_mut().zip(feet) {
-                *p = world[f].w_axis.truncate();
-            }
-            if let Some(body) = body {
-                let mean_foot = row.iter().copied().sum::<Vec3>() / feet.len() as f32;
-                offset += world[body].w_axis.truncate() - mean_foot;
-            }
-        }
+        let mut poser = Poser::new(skeleton, clip);
+        let (positions, offset) = poser.sample_feet(feet, samples, step, body);
         let up = match settings.up {
             Some(up) => up.normalize(),
-            None => {
-                let body = body.unwrap_or(0);
-                nearest_axis(offset).ok_or_else(|| LocomotionError::NoUp {
-                    clip: clip.name.clone(),
-                    body: skeleton.names[body].clone(),
-                })?
-            }
+            None => nearest_axis(offset).ok_or_else(|| LocomotionError::NoUp {
+                clip: clip.name.clone(),
+                body: skeleton.names[body.unwrap_or(0)].clone(),
+            })?,
         };
-
-        // Model-space position of foot `f` at any time (for the refined stance ends).
-        let mut position_at = |t: f32, node: usize| {
-            clip.sample(t, &mut pose);
-            skeleton.world_matrices_into(&pose, &mut world);
-            world[node].w_axis.truncate()
-        };
-        let nf = feet.len();
-        let pos = |i: usize, k: isize| positions[k.rem_euclid(samples as isize) as usize * nf + i];
-        let scale = positions
-            .iter()
-            .map(|p| p.abs().max_element())
-            .fold(1e-6, f32::max);
-        let mut heights = vec![0.0f32; samples * nf];
-        let mut bands = Vec::with_capacity(nf);
-        for (i, &node) in feet.iter().enumerate() {
-            for k in 0..samples {
-                heights[i * samples + k] = pos(i, k as isize).dot(up);
-            }
-            let h = &heights[i * samples..(i + 1) * samples];
-            let lowest = h.iter().copied().fold(f32::INFINITY, f32::min);
-            let highest = h.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            // A foot that moves less than 1e-4 of the figure's size is not animated.
-            if highest - lowest <= 1e-4 * scale {
-                return Err(LocomotionError::NeverLifts {
-                    clip: clip.name.clone(),
-                    foot: skeleton.names[node].clone(),
-                    range: highest - lowest,
-                    up,
-                });
-            }
-            bands.push((
-                lowest,
-                highest,
-                lowest + settings.contact_fraction * (highest - lowest),
-            ));
-        }
-        let low = |i: usize, k: isize| {
-            heights[i * samples + k.rem_euclid(samples as isize) as usize] <= bands[i].2
-        };
-        // The root track from the sample steps (k → k+1) where `counts` holds.
-        let track = |counts: &dyn Fn(usize, isize) -> bool| {
-            let mut sum = vec![Vec3::ZERO; samples];
-            let mut count = vec![0u32; samples];
-            for i in 0..nf {
-                for k in 0..samples as isize {
-                    if counts(i, k) {
-                        let d = pos(i, k + 1) - pos(i, k);
-                        sum[k as usize] += d - up * d.dot(up);
-                        count[k as usize] += 1;
-                    }
-                }
-            }
-            root_track(&sum, &count)
-        };
-        // Pass 1, height alone: the direction of travel. Pass 2: a step is down when the foot
-        // is low at both ends and (by default) does not move forwards relative to the body,
-        // which drops the end of a swing that skims the ground before the foot lands.
-        let forward = track(&|i, k| low(i, k) && low(i, k + 1))[samples].normalize_or_zero();
-        let along = |i: usize, k: isize| (pos(i, k + 1) - pos(i, k)).dot(forward);
-        let down = |i: usize, k: isize| {
-            low(i, k) && low(i, k + 1) && (!settings.stance_moves_backwards || along(i, k) <= 0.0)
-        };
+        let mut cycle = Cycle::new(positions, feet, samples, up, settings, &poser)?;
+        // Pass 1, height alone: the direction of travel. Pass 2 ([`Cycle::down`]) uses it.
+        let forward = cycle.track(&|i, k| cycle.low(i, k) && cycle.low(i, k + 1))[samples];
+        cycle.forward = forward.normalize_or_zero();
         // The root follows the interior steps of stances only: a first or last step may
         // straddle touch-down or lift-off and carry part of the swing.
-        let root = track(&|i, k| down(i, k - 1) && down(i, k) && down(i, k + 1));
-
-        let mut gait_feet = Vec::with_capacity(nf);
-        for (i, &node) in feet.iter().enumerate() {
-            let name = skeleton.names[node].clone();
-            let (lowest, highest, threshold) = bands[i];
-            let flags: Vec<bool> = (0..samples as isize).map(|k| down(i, k)).collect();
-            let runs = stance_runs(&flags, settings.min_gap);
-            if runs.is_empty() {
-                return Err(LocomotionError::NeverDown {
-                    clip: clip.name.clone(),
-                    foot: name,
-                });
-            }
-            let h = |k: isize| heights[i * samples + k.rem_euclid(samples as isize) as usize];
-            // Touch-down: step `first − 1` is not down, step `first` is. If sample `first − 1`
-            // is above the threshold, where the height crosses it; else where the forward
-            // velocity (taken at step midpoints) crosses zero. In samples from 0.
-            let touch_down = |first: isize| {
-                if low(i, first - 1) {
-                    let (x, y) = (along(i, first - 1), along(i, first));
-                    first as f64 - 0.5 + f64::from((x / (x - y)).clamp(0.0, 1.0))
-                } else {
-                    let (x, y) = (h(first - 1) - threshold, h(first) - threshold);
-                    first as f64 - 1.0 + f64::from((x / (x - y)).clamp(0.0, 1.0))
-                }
-            };
-            // Lift-off, the mirror image: step `last` is down, step `last + 1` is not.
-            let lift_off = |last: isize| {
-                if low(i, last + 2) {
-                    let (x, y) = (along(i, last), along(i, last + 1));
-                    last as f64 + 0.5 + f64::from((x / (x - y)).clamp(0.0, 1.0))
-                } else {
-                    let (x, y) = (h(last + 1) - threshold, h(last + 2) - threshold);
-                    last as f64 + 1.0 + f64::from((x / (x - y)).clamp(0.0, 1.0))
-                }
-            };
-            let mut contacts = Vec::with_capacity(runs.len());
-            for (first, last) in runs {
-                let start_u = touch_down(first) * step;
-                let end_u = lift_off(last) * step;
-                let start = start_u.rem_euclid(f64::from(duration));
-                let end = start + (end_u - start_u).max(0.0);
-                let (start, end) = (start as f32, end as f32);
-                let d = position_at(end % duration, node) - position_at(start, node);
-                let d = d - up * d.dot(up);
-                contacts.push(Contact {
-                    start,
-                    end,
-                    sweep: d,
-                });
-            }
-            contacts.sort_by(|a, b| a.start.total_cmp(&b.start));
-            gait_feet.push(FootGait {
-                node,
-                name,
-                lowest,
-                highest,
-                threshold,
-                contacts,
-            });
-        }
+        let root =
+            cycle.track(&|i, k| cycle.down(i, k - 1) && cycle.down(i, k) && cycle.down(i, k + 1));
+        let gait_feet = feet
+            .iter()
+            .enumerate()
+            .map(|(i, &node)| cycle.foot(i, node, &mut poser, step))
+            .collect::<Result<Vec<_>, _>>()?;
         let velocity = root[samples] / duration;
         // A root that moves less than 1e-4 of the figure's size per second does not walk.
-        if velocity.is_nan() || velocity.length() <= 1e-4 * scale {
+        if velocity.is_nan() || velocity.length() <= 1e-4 * cycle.scale {
             return Err(LocomotionError::NoGroundSpeed {
                 clip: clip.name.clone(),
                 speed: velocity.length(),
@@ -387,6 +254,267 @@ impl Gait {
             velocity,
             root,
             feet: gait_feet,
+        })
+    }
+}
+
+/// Poses one clip of one skeleton at any time and reads model-space node positions.
+struct Poser<'a> {
+    skeleton: &'a Skeleton,
+    clip: &'a Clip,
+    pose: Vec<super::Transform>,
+    world: Vec<glam::Mat4>,
+}
+
+impl<'a> Poser<'a> {
+    fn new(skeleton: &'a Skeleton, clip: &'a Clip) -> Self {
+        Self {
+            skeleton,
+            clip,
+            pose: skeleton.rest.clone(),
+            world: Vec::with_capacity(skeleton.parents.len()),
+        }
+    }
+
+    /// Poses the clip at `t` (the world matrices are then in `self.world`).
+    fn pose_at(&mut self, t: f32) {
+        self.clip.sample(t, &mut self.pose);
+        self.skeleton
+            .world_matrices_into(&self.pose, &mut self.world);
+    }
+
+    /// Model-space position of `node` at clip time `t`.
+    fn position(&mut self, t: f32, node: usize) -> Vec3 {
+        self.pose_at(t);
+        self.world[node].w_axis.truncate()
+    }
+
+    /// The feet's positions at `samples` times `k·step` (sample-major), and the summed offset
+    /// from the feet's mean to `body` (zero without one).
+    fn sample_feet(
+        &mut self,
+        feet: &[usize],
+        samples: usize,
+        step: f64,
+        body: Option<usize>,
+    ) -> (Vec<Vec3>, Vec3) {
+        let mut positions = vec![Vec3::ZERO; samples * feet.len()];
+        let mut offset = Vec3::ZERO;
+        for k in 0..samples {
+            self.pose_at((k as f64 * step) as f32);
+            let row = &mut positions[k * feet.len()..(k + 1) * feet.len()];
+            for (p, &f) in row.iter_mut().zip(feet) {
+                *p = self.world[f].w_axis.truncate();
+            }
+            if let Some(body) = body {
+                let mean_foot = row.iter().copied().sum::<Vec3>() / feet.len() as f32;
+                offset += self.world[body].w_axis.truncate() - mean_foot;
+            }
+        }
+        (positions, offset)
+    }
+}
+
+/// A foot's height band over the cycle.
+#[derive(Clone, Copy)]
+struct Band {
+    lowest: f32,
+    highest: f32,
+    /// The foot is low at or below this height.
+    threshold: f32,
+}
+
+/// The feet sampled over one cycle: positions, heights along `up`, and the contact rules.
+struct Cycle<'a> {
+    settings: &'a GaitSettings,
+    samples: usize,
+    /// Sample-major: sample `k` of foot `i` at `k·feet + i`.
+    positions: Vec<Vec3>,
+    feet: usize,
+    up: Vec3,
+    /// Foot-major: foot `i` at sample `k` at `i·samples + k`.
+    heights: Vec<f32>,
+    bands: Vec<Band>,
+    /// The figure's size: the largest coordinate of any sampled foot position.
+    scale: f32,
+    /// The direction of travel (zero until the first pass has found it).
+    forward: Vec3,
+}
+
+impl<'a> Cycle<'a> {
+    /// Heights and bands of the sampled feet.
+    ///
+    /// # Errors
+    /// [`LocomotionError::NeverLifts`] for a foot whose height does not change.
+    fn new(
+        positions: Vec<Vec3>,
+        feet: &[usize],
+        samples: usize,
+        up: Vec3,
+        settings: &'a GaitSettings,
+        poser: &Poser<'_>,
+    ) -> Result<Self, LocomotionError> {
+        let scale = positions
+            .iter()
+            .map(|p| p.abs().max_element())
+            .fold(1e-6, f32::max);
+        let mut cycle = Self {
+            settings,
+            samples,
+            positions,
+            feet: feet.len(),
+            up,
+            heights: Vec::new(),
+            bands: Vec::with_capacity(feet.len()),
+            scale,
+            forward: Vec3::ZERO,
+        };
+        cycle.heights = (0..feet.len())
+            .flat_map(|i| (0..samples).map(move |k| (i, k)))
+            .map(|(i, k)| cycle.pos(i, k as isize).dot(up))
+            .collect();
+        for (i, &node) in feet.iter().enumerate() {
+            let h = &cycle.heights[i * samples..(i + 1) * samples];
+            let lowest = h.iter().copied().fold(f32::INFINITY, f32::min);
+            let highest = h.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            // A foot that moves less than 1e-4 of the figure's size is not animated.
+            if highest - lowest <= 1e-4 * scale {
+                return Err(LocomotionError::NeverLifts {
+                    clip: poser.clip.name.clone(),
+                    foot: poser.skeleton.names[node].clone(),
+                    range: highest - lowest,
+                    up,
+                });
+            }
+            cycle.bands.push(Band {
+                lowest,
+                highest,
+                threshold: lowest + settings.contact_fraction * (highest - lowest),
+            });
+        }
+        Ok(cycle)
+    }
+
+    /// Position of foot `i` at sample `k` (cyclic).
+    fn pos(&self, i: usize, k: isize) -> Vec3 {
+        self.positions[k.rem_euclid(self.samples as isize) as usize * self.feet + i]
+    }
+
+    /// Height of foot `i` at sample `k` (cyclic).
+    fn height(&self, i: usize, k: isize) -> f32 {
+        self.heights[i * self.samples + k.rem_euclid(self.samples as isize) as usize]
+    }
+
+    fn low(&self, i: usize, k: isize) -> bool {
+        self.height(i, k) <= self.bands[i].threshold
+    }
+
+    /// Forward displacement of foot `i` over step `k → k+1`.
+    fn along(&self, i: usize, k: isize) -> f32 {
+        (self.pos(i, k + 1) - self.pos(i, k)).dot(self.forward)
+    }
+
+    /// Step `k → k+1` of foot `i` is down when the foot is low at both ends and (by default)
+    /// does not move forwards relative to the body, which drops the end of a swing that skims
+    /// the ground before the foot lands.
+    fn down(&self, i: usize, k: isize) -> bool {
+        self.low(i, k)
+            && self.low(i, k + 1)
+            && (!self.settings.stance_moves_backwards || self.along(i, k) <= 0.0)
+    }
+
+    /// The root track from the sample steps (k → k+1) where `counts` holds.
+    fn track(&self, counts: &dyn Fn(usize, isize) -> bool) -> Vec<Vec3> {
+        let mut sum = vec![Vec3::ZERO; self.samples];
+        let mut count = vec![0u32; self.samples];
+        for i in 0..self.feet {
+            for k in 0..self.samples as isize {
+                if counts(i, k) {
+                    let d = self.pos(i, k + 1) - self.pos(i, k);
+                    sum[k as usize] += d - self.up * d.dot(self.up);
+                    count[k as usize] += 1;
+                }
+            }
+        }
+        root_track(&sum, &count)
+    }
+
+    /// Touch-down in samples from 0: step `first − 1` is not down, step `first` is. If sample
+    /// `first − 1` is above the threshold, where the height crosses it; else where the forward
+    /// velocity (taken at step midpoints) crosses zero.
+    fn touch_down(&self, i: usize, first: isize) -> f64 {
+        if self.low(i, first - 1) {
+            let (x, y) = (self.along(i, first - 1), self.along(i, first));
+            first as f64 - 0.5 + f64::from((x / (x - y)).clamp(0.0, 1.0))
+        } else {
+            let t = self.bands[i].threshold;
+            let (x, y) = (self.height(i, first - 1) - t, self.height(i, first) - t);
+            first as f64 - 1.0 + f64::from((x / (x - y)).clamp(0.0, 1.0))
+        }
+    }
+
+    /// Lift-off, the mirror image: step `last` is down, step `last + 1` is not.
+    fn lift_off(&self, i: usize, last: isize) -> f64 {
+        if self.low(i, last + 2) {
+            let (x, y) = (self.along(i, last), self.along(i, last + 1));
+            last as f64 + 0.5 + f64::from((x / (x - y)).clamp(0.0, 1.0))
+        } else {
+            let t = self.bands[i].threshold;
+            let (x, y) = (self.height(i, last + 1) - t, self.height(i, last + 2) - t);
+            last as f64 + 1.0 + f64::from((x / (x - y)).clamp(0.0, 1.0))
+        }
+    }
+
+    /// Foot `i` (node `node`) over the cycle: its band and its stances.
+    ///
+    /// # Errors
+    /// [`LocomotionError::NeverDown`] for a foot with no stance.
+    fn foot(
+        &self,
+        i: usize,
+        node: usize,
+        poser: &mut Poser<'_>,
+        step: f64,
+    ) -> Result<FootGait, LocomotionError> {
+        let name = poser.skeleton.names[node].clone();
+        let flags: Vec<bool> = (0..self.samples as isize)
+            .map(|k| self.down(i, k))
+            .collect();
+        let runs = stance_runs(&flags, self.settings.min_gap);
+        if runs.is_empty() {
+            return Err(LocomotionError::NeverDown {
+                clip: poser.clip.name.clone(),
+                foot: name,
+            });
+        }
+        let duration = poser.clip.duration;
+        let mut contacts = Vec::with_capacity(runs.len());
+        for (first, last) in runs {
+            let start_u = self.touch_down(i, first) * step;
+            let end_u = self.lift_off(i, last) * step;
+            let start = start_u.rem_euclid(f64::from(duration));
+            let end = start + (end_u - start_u).max(0.0);
+            let (start, end) = (start as f32, end as f32);
+            let d = poser.position(end % duration, node) - poser.position(start, node);
+            contacts.push(Contact {
+                start,
+                end,
+                sweep: d - self.up * d.dot(self.up),
+            });
+        }
+        contacts.sort_by(|a, b| a.start.total_cmp(&b.start));
+        let Band {
+            lowest,
+            highest,
+            threshold,
+        } = self.bands[i];
+        Ok(FootGait {
+            node,
+            name,
+            lowest,
+            highest,
+            threshold,
+            contacts,
         })
     }
 }

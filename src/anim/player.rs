@@ -34,7 +34,7 @@ pub struct LocoFrame {
     pub clip_times: [f32; 2],
 }
 
-/// A rigid transform (rotation then translation), the seed's "target bone" and "animation
+/// A rigid transform (rotation then translation), the "target bone" and "animation
 /// origin" matrices without scale.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Rigid {
@@ -207,102 +207,126 @@ impl<L: Borrow<Locomotion>> Player<L> {
         } else {
             loco.blend_parameter(speed)
         };
-        let dt64 = f64::from(dt);
-        let durations = [
-            f64::from(loco.gaits[WALK].duration),
-            f64::from(loco.gaits[RUN].duration),
-        ];
         let before = self.last;
-        let (times, wraps, rates) = match self.method {
-            BlendMethod::Naive => {
-                let start = loco.start;
-                let (old, new) = (self.clock, self.clock + dt64);
-                self.clock = new;
-                let loops = |c: usize, clock: f64| ((start[c] + clock) / durations[c]).floor();
-                let t = |c: usize| (start[c] + new).rem_euclid(durations[c]);
-                let wraps = [0, 1].map(|c| (loops(c, new) - loops(c, old)) as u32);
-                ([t(WALK), t(RUN)], wraps, [1.0, 1.0])
-            }
-            BlendMethod::Unified | BlendMethod::Locked => {
-                let rates = loco.unified_rates(b);
-                let mut wraps = [0u32; 2];
-                for c in [WALK, RUN] {
-                    self.times[c] += f64::from(rates[c]) * dt64;
-                    while self.times[c] >= durations[c] {
-                        self.times[c] -= durations[c];
-                        wraps[c] += 1;
-                    }
-                }
-                (self.times, wraps, rates)
-            }
-            BlendMethod::Events => {
-                let old = [self.event_time(WALK), self.event_time(RUN)];
-                let k_count = loco.events[WALK].len() as u64;
-                let mut left = dt64;
-                loop {
-                    let k = (self.segment % k_count) as usize;
-                    let (lw, lr) = (loco.segment(WALK, k), loco.segment(RUN, k));
-                    let rate = (1.0 - f64::from(b)) / lw + f64::from(b) / lr;
-                    let to_end = (1.0 - self.phase) / rate;
-                    if left < to_end {
-                        self.phase += rate * left;
-                        break;
-                    }
-                    left -= to_end;
-                    self.segment += 1;
-                    self.phase = 0.0;
-                }
-                let new = [self.event_time(WALK), self.event_time(RUN)];
-                let k = (self.segment % k_count) as usize;
-                let wraps = [0, 1].map(|c| (new[c].1 - old[c].1) as u32);
-                ([new[0].0, new[1].0], wraps, loco.segment_rates(k, b))
-            }
-        };
-        let ta = [0, 1].map(|c| loco.root_of(c, times[c]));
-        let placement = if self.method == BlendMethod::Naive {
-            // The blended root displacement, each clip's over its own step.
-            for c in [WALK, RUN] {
-                let moved = ta[c] - loco.root_of(c, before[c])
-                    + loco.root_of(c, durations[c]) * wraps[c] as f32;
-                self.position += moved * if c == WALK { 1.0 - b } else { b };
-            }
-            Rigid::from_translation(self.position)
-        } else {
-            // Seed step 3 with the target TA_i(t) = translation(root_i(t)).
-            let ta = ta.map(Rigid::from_translation);
-            for c in [WALK, RUN] {
-                let stride = Rigid::from_translation(loco.root_of(c, durations[c]));
-                for _ in 0..wraps[c] {
-                    self.origins[c] = self.origins[c].mul(stride);
-                }
-            }
-            let tw = [0, 1].map(|c| self.origins[c].mul(ta[c]));
-            let target = Rigid::blend(tw[WALK], tw[RUN], b);
-            for c in [WALK, RUN] {
-                // Δ_i = TW · TW_i⁻¹, AO_i ← Δ_i · AO_i = TW · TA_i⁻¹.
-                self.origins[c] = target.mul(ta[c].inverse());
-            }
-            let origin = Rigid::blend(self.origins[WALK], self.origins[RUN], b);
-            origin.mul(Rigid::blend(ta[WALK], ta[RUN], b))
-        };
-
+        let steps = self.step_clocks(b, f64::from(dt));
+        let placement = self.place(&steps, before, b);
+        let loco: &Locomotion = self.loco.borrow();
         for c in [WALK, RUN] {
-            loco.clips[c].sample(times[c] as f32, &mut self.poses[c]);
+            loco.clips[c].sample(steps.times[c] as f32, &mut self.poses[c]);
         }
         blend_poses(
             &[(&self.poses[WALK], 1.0 - b), (&self.poses[RUN], b)],
             &loco.skeleton.rest,
             &mut self.frame.local,
         );
-        let v = [0, 1].map(|c| loco.root_velocity_of(c, times[c]) * rates[c]);
+        let v = [0, 1].map(|c| loco.root_velocity_of(c, steps.times[c]) * steps.rates[c]);
         if self.method == BlendMethod::Locked {
             self.lock_feet(placement, b, dt);
         }
         self.frame.placement = placement.to_mat4();
         self.frame.blend = b;
         self.frame.speed = (v[WALK] * (1.0 - b) + v[RUN] * b).length();
-        self.frame.clip_times = [times[WALK] as f32, times[RUN] as f32];
-        self.last = times;
+        self.frame.clip_times = steps.times.map(|t| t as f32);
+        self.last = steps.times;
+    }
+
+    /// Advances both clips' clocks by `dt` seconds at blend `b`, the method's way.
+    fn step_clocks(&mut self, b: f32, dt: f64) -> ClockStep {
+        let loco: &Locomotion = self.loco.borrow();
+        let durations = loco.durations();
+        match self.method {
+            BlendMethod::Naive => {
+                let start = loco.start;
+                let (old, new) = (self.clock, self.clock + dt);
+                self.clock = new;
+                let loops = |c: usize, clock: f64| ((start[c] + clock) / durations[c]).floor();
+                let t = |c: usize| (start[c] + new).rem_euclid(durations[c]);
+                ClockStep {
+                    times: [t(WALK), t(RUN)],
+                    wraps: [0, 1].map(|c| (loops(c, new) - loops(c, old)) as u32),
+                    rates: [1.0, 1.0],
+                }
+            }
+            BlendMethod::Unified | BlendMethod::Locked => {
+                let rates = loco.unified_rates(b);
+                let mut wraps = [0u32; 2];
+                for c in [WALK, RUN] {
+                    self.times[c] += f64::from(rates[c]) * dt;
+                    while self.times[c] >= durations[c] {
+                        self.times[c] -= durations[c];
+                        wraps[c] += 1;
+                    }
+                }
+                ClockStep {
+                    times: self.times,
+                    wraps,
+                    rates,
+                }
+            }
+            BlendMethod::Events => self.step_events(b, dt),
+        }
+    }
+
+    /// Events: the shared phase runs through the footfall segments, each at the blend of the
+    /// two clips' rates over it.
+    fn step_events(&mut self, b: f32, dt: f64) -> ClockStep {
+        let old = [self.event_time(WALK), self.event_time(RUN)];
+        let loco: &Locomotion = self.loco.borrow();
+        let k_count = loco.events[WALK].len() as u64;
+        let mut left = dt;
+        loop {
+            let k = (self.segment % k_count) as usize;
+            let (lw, lr) = (loco.segment(WALK, k), loco.segment(RUN, k));
+            let rate = (1.0 - f64::from(b)) / lw + f64::from(b) / lr;
+            let to_end = (1.0 - self.phase) / rate;
+            if left < to_end {
+                self.phase += rate * left;
+                break;
+            }
+            left -= to_end;
+            self.segment += 1;
+            self.phase = 0.0;
+        }
+        let new = [self.event_time(WALK), self.event_time(RUN)];
+        let k = (self.segment % k_count) as usize;
+        let loco: &Locomotion = self.loco.borrow();
+        ClockStep {
+            times: [new[0].0, new[1].0],
+            wraps: [0, 1].map(|c| (new[c].1 - old[c].1) as u32),
+            rates: loco.segment_rates(k, b),
+        }
+    }
+
+    /// Where the character stands after a clock step from clip times `before`.
+    fn place(&mut self, steps: &ClockStep, before: [f64; 2], b: f32) -> Rigid {
+        let loco: &Locomotion = self.loco.borrow();
+        let durations = loco.durations();
+        let ta = [0, 1].map(|c| loco.root_of(c, steps.times[c]));
+        if self.method == BlendMethod::Naive {
+            // The blended root displacement, each clip's over its own step.
+            for c in [WALK, RUN] {
+                let moved = ta[c] - loco.root_of(c, before[c])
+                    + loco.root_of(c, durations[c]) * steps.wraps[c] as f32;
+                self.position += moved * if c == WALK { 1.0 - b } else { b };
+            }
+            return Rigid::from_translation(self.position);
+        }
+        // Step 3 of the walk/run blend with the target TA_i(t) = translation(root_i(t)).
+        let ta = ta.map(Rigid::from_translation);
+        for c in [WALK, RUN] {
+            let stride = Rigid::from_translation(loco.root_of(c, durations[c]));
+            for _ in 0..steps.wraps[c] {
+                self.origins[c] = self.origins[c].mul(stride);
+            }
+        }
+        let tw = [0, 1].map(|c| self.origins[c].mul(ta[c]));
+        let target = Rigid::blend(tw[WALK], tw[RUN], b);
+        for c in [WALK, RUN] {
+            // Δ_i = TW · TW_i⁻¹, AO_i ← Δ_i · AO_i = TW · TA_i⁻¹.
+            self.origins[c] = target.mul(ta[c].inverse());
+        }
+        let origin = Rigid::blend(self.origins[WALK], self.origins[RUN], b);
+        origin.mul(Rigid::blend(ta[WALK], ta[RUN], b))
     }
 
     /// Locked: pins the feet that are down (by the contact rule on the blended pose) where
@@ -370,4 +394,12 @@ impl<L: Borrow<Locomotion>> Player<L> {
         let extra = (u / t_len).floor();
         (u - extra * t_len, self.segment / k_count + extra as u64)
     }
+}
+
+/// Both clips' clocks after one step: their times, how often each looped, and their playback
+/// rates.
+struct ClockStep {
+    times: [f64; 2],
+    wraps: [u32; 2],
+    rates: [f32; 2],
 }

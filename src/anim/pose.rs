@@ -142,8 +142,8 @@ const MIN_ROTATION_SUM: f32 = 1e-3;
 ///   only f32 rounding of the sum. For two layers within 90° of `r` this is exactly nlerp along
 ///   the shorter arc. The price: layers more than 180° apart when measured through `r` blend
 ///   the long way round, so `r` should be near the poses being blended.
-/// - Degenerate rotation sum: nlerp has a singularity where the terms cancel (seed 003,
-///   "Quaternion tricks": the blend axis is undefined at 180°). After the sign step this needs
+/// - Degenerate rotation sum: nlerp has a singularity where the terms cancel ("Quaternions: How",
+///   whose `QuatBlend` leaves it open: the blend axis is undefined at 180°). After the sign step this needs
 ///   every layer at 180° from `r` (`qₖ · r = 0`), e.g. q and −q with q ⊥ r. When the sum's length
 ///   is below 1e-3, the rotation of the highest-weight layer is used instead (ties broken by
 ///   comparing the quaternions with their sign fixed so the first non-zero component of

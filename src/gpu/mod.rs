@@ -5,14 +5,12 @@ pub mod bake;
 pub mod bake_tangent;
 mod context;
 pub mod decode;
-mod kit;
+pub(crate) mod kit;
 pub mod mesh;
 pub mod qmap;
 pub mod render;
 pub mod skin;
-pub mod skin_matrix;
-pub mod timing;
-mod wgsl;
+pub(crate) mod wgsl;
 
 pub use context::{GpuContext, GpuError, StageNeeds, REQUESTED_FEATURES};
 pub use decode::{DecodeBatch, DecodePipeline, GpuFrame};

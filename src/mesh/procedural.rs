@@ -279,3 +279,35 @@ pub fn skinned_cylinder_inverse_bind(length: f32, bones: u16) -> Vec<glam::Mat4>
         })
         .collect()
 }
+
+/// A square plate of side `size` in the y = 0 plane facing +Y, UV `[0, 1]²` (u along +X, v
+/// along +Z), as a 16 × 16 grid so the vertex interpolation has vertices to work with.
+#[must_use]
+pub fn plate(size: f32) -> Primitive {
+    let n = 16u32;
+    let (mut p, mut nor, mut uv, mut idx) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for j in 0..=n {
+        for i in 0..=n {
+            let (u, v) = (i as f32 / n as f32, j as f32 / n as f32);
+            p.push(Vec3::new((u - 0.5) * size, 0.0, (v - 0.5) * size));
+            nor.push(Vec3::Y);
+            uv.push(Vec2::new(u, v));
+        }
+    }
+    for j in 0..n {
+        for i in 0..n {
+            let a = j * (n + 1) + i;
+            let (b, c, d) = (a + 1, a + n + 1, a + n + 2);
+            // Counter-clockwise seen from +Y.
+            idx.extend([a, c, b, b, c, d]);
+        }
+    }
+    Primitive {
+        label: "procedural plate".into(),
+        positions: p,
+        normals: Some(nor),
+        uvs: Some(uv),
+        indices: idx,
+        ..Default::default()
+    }
+}

@@ -192,18 +192,16 @@ impl Primitive {
                 .filter(|t| degenerate_uv([0, 1, 2].map(|k| uvs[t[k] as usize])))
                 .count()
         });
-
-        let (corner_frames, corner_fallback, tangent_source) = self.corner_frames(&normals);
+        let (corners, tangent_source) = self.corner_frames(&normals);
+        let split = Split::new(&self.indices, n_in, &corners, &normals);
         let Split {
-            indices,
+            source_vertex,
             frames,
             fallback,
-            source_vertex,
+            indices,
             split,
             mirror_split,
-        } = split_corners(&self.indices, &corner_frames, &corner_fallback, &normals);
-        let mirrored_triangles = mirrored(&indices, &frames);
-        let pick = |i: &u32| *i as usize;
+        } = split;
         let stats = PrimitiveStats {
             vertices_in: n_in,
             vertices: frames.len(),
@@ -212,30 +210,28 @@ impl Primitive {
             tangents: tangent_source,
             normal_fallbacks,
             degenerate_uv_triangles,
-            mirrored_triangles,
+            mirrored_triangles: mirrored(&indices, &frames),
             split_vertices: split,
             mirror_split_vertices: mirror_split,
             fallback_frames: fallback.iter().filter(|&&b| b).count(),
         };
+        let gather = |values: &[_]| source_vertex.iter().map(|&v| values[v as usize]).collect();
         Ok(Prepared {
             label: self.label.clone(),
-            positions: source_vertex
-                .iter()
-                .map(|v| self.positions[pick(v)])
-                .collect(),
+            positions: gather(&self.positions),
             uvs: self.uvs.as_ref().map_or_else(
                 || vec![Vec2::ZERO; frames.len()],
-                |uv| source_vertex.iter().map(|v| uv[pick(v)]).collect(),
+                |uv| source_vertex.iter().map(|&v| uv[v as usize]).collect(),
             ),
             joints: self
                 .joints
                 .iter()
-                .map(|j| source_vertex.iter().map(|v| j[pick(v)]).collect())
+                .map(|j| source_vertex.iter().map(|&v| j[v as usize]).collect())
                 .collect(),
             weights: self
                 .weights
                 .iter()
-                .map(|w| source_vertex.iter().map(|v| w[pick(v)]).collect())
+                .map(|w| source_vertex.iter().map(|&v| w[v as usize]).collect())
                 .collect(),
             frames,
             indices,
@@ -244,15 +240,15 @@ impl Primitive {
             stats,
         })
     }
-}
 
-impl Primitive {
-    /// One frame per corner (3 per triangle), whether it is a fallback, and where the tangents
-    /// came from: supplied (with normals; glTF 2.0 §3.7.2.1: without normals, supplied tangents
-    /// must be ignored), MikkTSpace (with UVs), or from the normal alone.
-    fn corner_frames(&self, normals: &[Vec3]) -> (Vec<TangentFrame>, Vec<bool>, Source) {
-        let supplied = self.tangents.as_ref().filter(|_| self.normals.is_some());
-        match (supplied, &self.uvs) {
+    /// One frame per corner (3 per triangle) with whether it is a fallback, and where the
+    /// tangents came from: supplied, MikkTSpace from the UVs, or from the normal alone.
+    fn corner_frames(&self, normals: &[Vec3]) -> (Vec<(TangentFrame, bool)>, Source) {
+        // glTF 2.0 §3.7.2.1: without normals, supplied tangents must be ignored.
+        match (
+            self.tangents.as_ref().filter(|_| self.normals.is_some()),
+            &self.uvs,
+        ) {
             (Some(tangents), _) => {
                 let per_vertex: Vec<(TangentFrame, bool)> = normals
                     .iter()
@@ -262,112 +258,116 @@ impl Primitive {
                         Err(_) => (frame_from_normal(n, sign_or_one(t.w)), true),
                     })
                     .collect();
-                let (f, b) = self.indices.iter().map(|&v| per_vertex[v as usize]).unzip();
-                (f, b, Source::Supplied)
+                let corners = self.indices.iter().map(|&v| per_vertex[v as usize]);
+                (corners.collect(), Source::Supplied)
             }
-            (None, Some(uvs)) => {
-                let mut mikk = Mikk {
-                    positions: &self.positions,
-                    normals,
-                    uvs,
-                    indices: &self.indices,
-                    out: vec![None; self.indices.len()],
-                };
-                // The error type has no variants: generation cannot fail.
-                let _ = bevy_mikktspace::generate_tangents(&mut mikk);
-                let (f, b) = self
-                    .indices
-                    .iter()
-                    .zip(&mikk.out)
-                    .map(|(&v, ts)| {
-                        let n = normals[v as usize];
-                        ts.and_then(|ts| {
-                            TangentFrame::from_normal_tangent(n, Vec4::from(ts.tangent_encoded()))
-                                .ok()
-                        })
-                        .map_or_else(|| (frame_from_normal(n, 1.0), true), |f| (f, false))
-                    })
-                    .unzip();
-                (f, b, Source::Generated)
-            }
+            (None, Some(uvs)) => (self.mikktspace(normals, uvs), Source::Generated),
             (None, None) => {
-                let f = self
+                let corners = self
                     .indices
                     .iter()
-                    .map(|&v| frame_from_normal(normals[v as usize], 1.0))
-                    .collect();
-                (f, vec![true; self.indices.len()], Source::FromNormal)
+                    .map(|&v| (frame_from_normal(normals[v as usize], 1.0), true));
+                (corners.collect(), Source::FromNormal)
             }
         }
     }
+
+    /// MikkTSpace corner frames; a corner it leaves without a usable tangent falls back to its
+    /// normal.
+    fn mikktspace(&self, normals: &[Vec3], uvs: &[Vec2]) -> Vec<(TangentFrame, bool)> {
+        let mut mikk = Mikk {
+            positions: &self.positions,
+            normals,
+            uvs,
+            indices: &self.indices,
+            out: vec![None; self.indices.len()],
+        };
+        // The error type has no variants: generation cannot fail.
+        let _ = bevy_mikktspace::generate_tangents(&mut mikk);
+        self.indices
+            .iter()
+            .zip(&mikk.out)
+            .map(|(&v, ts)| {
+                let n = normals[v as usize];
+                ts.and_then(|ts| {
+                    TangentFrame::from_normal_tangent(n, Vec4::from(ts.tangent_encoded())).ok()
+                })
+                .map_or_else(|| (frame_from_normal(n, 1.0), true), |f| (f, false))
+            })
+            .collect()
+    }
 }
 
-/// A primitive's vertices after [`split_corners`].
+/// The vertices after splitting: corners of one vertex with different frames get vertices of
+/// their own.
 struct Split {
-    indices: Vec<u32>,
-    frames: Vec<TangentFrame>,
-    fallback: Vec<bool>,
+    /// The file's vertex each vertex came from.
     source_vertex: Vec<u32>,
+    frames: Vec<TangentFrame>,
+    /// Whether each vertex's frame is a fallback.
+    fallback: Vec<bool>,
+    indices: Vec<u32>,
+    /// Vertices added.
     split: usize,
+    /// Of those, vertices added because the handedness differs.
     mirror_split: usize,
 }
 
-/// Split: corners of one vertex with different frames get vertices of their own. Vertices no
-/// triangle uses still get a frame, from their normal (a fallback).
-fn split_corners(
-    corners: &[u32],
-    corner_frames: &[TangentFrame],
-    corner_fallback: &[bool],
-    normals: &[Vec3],
-) -> Split {
-    let n_in = normals.len();
-    let mut source_vertex: Vec<u32> = (0..n_in as u32).collect();
-    let mut frames: Vec<Option<TangentFrame>> = vec![None; n_in];
-    let mut fallback = vec![false; n_in];
-    let mut extra: HashMap<(u32, [u32; 9]), u32> = HashMap::new();
-    let (mut split, mut mirror_split) = (0, 0);
-    let mut indices = Vec::with_capacity(corners.len());
-    for (c, &v) in corners.iter().enumerate() {
-        let f = corner_frames[c];
-        let vi = v as usize;
-        let out = match frames[vi] {
-            None => {
-                frames[vi] = Some(f);
-                fallback[vi] = corner_fallback[c];
-                v
-            }
-            Some(g) if g == f => v,
-            Some(g) => *extra.entry((v, frame_key(&f))).or_insert_with(|| {
-                split += 1;
-                if g.handedness() != f.handedness() {
-                    mirror_split += 1;
+impl Split {
+    fn new(
+        triangles: &[u32],
+        n_in: usize,
+        corners: &[(TangentFrame, bool)],
+        normals: &[Vec3],
+    ) -> Self {
+        let mut source_vertex: Vec<u32> = (0..n_in as u32).collect();
+        let mut frames: Vec<Option<TangentFrame>> = vec![None; n_in];
+        let mut fallback = vec![false; n_in];
+        let mut extra: HashMap<(u32, [u32; 9]), u32> = HashMap::new();
+        let (mut split, mut mirror_split) = (0, 0);
+        let mut indices = Vec::with_capacity(triangles.len());
+        for (&v, &(f, corner_fallback)) in triangles.iter().zip(corners) {
+            let vi = v as usize;
+            let out = match frames[vi] {
+                None => {
+                    frames[vi] = Some(f);
+                    fallback[vi] = corner_fallback;
+                    v
                 }
-                frames.push(Some(f));
-                fallback.push(corner_fallback[c]);
-                source_vertex.push(v);
-                (frames.len() - 1) as u32
-            }),
-        };
-        indices.push(out);
-    }
-    let frames: Vec<TangentFrame> = frames
-        .iter()
-        .zip(&source_vertex)
-        .zip(&mut fallback)
-        .map(|((f, &s), fell_back)| {
-            f.unwrap_or_else(|| {
-                *fell_back = true;
-                frame_from_normal(normals[s as usize], 1.0)
+                Some(g) if g == f => v,
+                Some(g) => *extra.entry((v, frame_key(&f))).or_insert_with(|| {
+                    split += 1;
+                    if g.handedness() != f.handedness() {
+                        mirror_split += 1;
+                    }
+                    frames.push(Some(f));
+                    fallback.push(corner_fallback);
+                    source_vertex.push(v);
+                    (frames.len() - 1) as u32
+                }),
+            };
+            indices.push(out);
+        }
+        // Vertices no triangle uses still get a frame, from their normal (a fallback).
+        let frames: Vec<TangentFrame> = frames
+            .iter()
+            .zip(&source_vertex)
+            .zip(&mut fallback)
+            .map(|((f, &s), fell_back)| {
+                f.unwrap_or_else(|| {
+                    *fell_back = true;
+                    frame_from_normal(normals[s as usize], 1.0)
+                })
             })
-        })
-        .collect();
-    Split {
-        indices,
-        frames,
-        fallback,
-        source_vertex,
-        split,
-        mirror_split,
+            .collect();
+        Self {
+            source_vertex,
+            frames,
+            fallback,
+            indices,
+            split,
+            mirror_split,
+        }
     }
 }
 

@@ -234,59 +234,71 @@ pub fn read_exr(path: &Path) -> Result<ExrMap, ReadExrError> {
     for c in rgba {
         rgba_levels.push(c?);
     }
-    let want_f16 = format == MapFormat::Rgba16Float;
-    let values = |s: &FlatSamples, what: &str| -> Result<Vec<f32>, ReadExrError> {
-        match (s, want_f16) {
-            (FlatSamples::F16(v), true) => Ok(v.iter().map(|x| x.to_f32()).collect()),
-            (FlatSamples::F32(v), false) => Ok(v.clone()),
-            _ => Err(fail(format!(
-                "channel '{what}' has the wrong sample type for {format}"
-            ))),
-        }
-    };
     let mut levels = Vec::with_capacity(hand.len());
     for (k, (_, level_size)) in
         exr::meta::mip_map_levels(RoundingMode::Down, layer.size).enumerate()
     {
-        let n = level_size.area();
-        let mut comps: Vec<Vec<f32>> = Vec::with_capacity(4);
-        for (c, name) in rgba_levels.iter().zip(["R", "G", "B", "A"]) {
-            let v = values(&c[k], name)?;
-            if v.len() != n {
-                return Err(fail(format!(
-                    "channel '{name}' level {k} has {} values",
-                    v.len()
-                )));
-            }
-            comps.push(v);
-        }
-        let handedness = match &hand[k] {
-            FlatSamples::F16(v) if v.len() == n => v
-                .iter()
-                .map(|h| match h.to_f32() {
-                    1.0 => Ok(1),
-                    -1.0 => Ok(-1),
-                    0.0 => Ok(0),
-                    other => Err(fail(format!("handedness {other} in level {k}"))),
-                })
-                .collect::<Result<Vec<i8>, _>>()?,
-            _ => {
-                return Err(fail(format!(
-                    "channel '{HANDEDNESS_CHANNEL}' level {k} is not {n} f16 values"
-                )))
-            }
-        };
-        let quats = (0..n)
-            .map(|i| Vec4::new(comps[0][i], comps[1][i], comps[2][i], comps[3][i]))
-            .collect();
-        levels.push(MapLevel {
-            width: level_size.width() as u32,
-            height: level_size.height() as u32,
-            quats,
-            handedness,
-        });
+        let channels = [0, 1, 2, 3].map(|c| &rgba_levels[c][k]);
+        levels.push(exr_level(format, k, level_size, channels, &hand[k]).map_err(fail)?);
     }
     Ok(ExrMap { format, levels })
+}
+
+#[cfg(feature = "exr")]
+/// Level `k` of a map read by [`read_exr`] from its R, G, B, A and handedness samples.
+///
+/// # Errors
+/// The problem, for [`ReadExrError::problem`].
+fn exr_level(
+    format: MapFormat,
+    k: usize,
+    size: exr::math::Vec2<usize>,
+    rgba: [&FlatSamples; 4],
+    hand: &FlatSamples,
+) -> Result<MapLevel, String> {
+    let n = size.area();
+    let want_f16 = format == MapFormat::Rgba16Float;
+    let mut comps: Vec<Vec<f32>> = Vec::with_capacity(4);
+    for (s, name) in rgba.into_iter().zip(["R", "G", "B", "A"]) {
+        let v = match (s, want_f16) {
+            (FlatSamples::F16(v), true) => v.iter().map(|x| x.to_f32()).collect(),
+            (FlatSamples::F32(v), false) => v.clone(),
+            _ => {
+                return Err(format!(
+                    "channel '{name}' has the wrong sample type for {format}"
+                ))
+            }
+        };
+        if v.len() != n {
+            return Err(format!("channel '{name}' level {k} has {} values", v.len()));
+        }
+        comps.push(v);
+    }
+    let handedness = match hand {
+        FlatSamples::F16(v) if v.len() == n => v
+            .iter()
+            .map(|h| match h.to_f32() {
+                1.0 => Ok(1),
+                -1.0 => Ok(-1),
+                0.0 => Ok(0),
+                other => Err(format!("handedness {other} in level {k}")),
+            })
+            .collect::<Result<Vec<i8>, _>>()?,
+        _ => {
+            return Err(format!(
+                "channel '{HANDEDNESS_CHANNEL}' level {k} is not {n} f16 values"
+            ))
+        }
+    };
+    let quats = (0..n)
+        .map(|i| Vec4::new(comps[0][i], comps[1][i], comps[2][i], comps[3][i]))
+        .collect();
+    Ok(MapLevel {
+        width: size.width() as u32,
+        height: size.height() as u32,
+        quats,
+        handedness,
+    })
 }
 
 /// Which axis of the frame a preview shows.

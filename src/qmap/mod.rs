@@ -1,4 +1,4 @@
-//! Quaternion maps: textures that store a whole tangent frame per texel (the seed's trick #3),
+//! Quaternion maps: textures that store a whole tangent frame per texel (trick #3 of "Quaternion Tricks"),
 //! baked from a mesh's vertex frames and, optionally, its tangent-space normal map. CPU only:
 //! the GPU baker in [`crate::gpu::bake`] produces the same [`Raster`], and everything after the
 //! raster stage ([`finish`]: hemisphere choice, seam padding, mips, statistics) is shared.

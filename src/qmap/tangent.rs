@@ -25,7 +25,7 @@
 //!   texel serves mirrored and unmirrored triangles alike, and overlapping, mirrored and tiling
 //!   UVs need no repack.
 //!
-//! # Rebuilding w (the seed's three-component idea)
+//! # Rebuilding w (the three-component idea of "Quaternion Tricks")
 //!
 //! With w ≥ 0, w = √(1 − x² − y² − z²) is rebuilt from x, y, z, so normal-map content needs only
 //! (x, y) — two channels, BC5. The rebuild is well conditioned near the identity: an error ε in

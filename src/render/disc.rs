@@ -4,7 +4,7 @@
 //!
 //! # The disc
 //!
-//! A flat metal plate ([`super::scene::plate`]) whose anisotropy texture holds, in the tangent
+//! A flat metal plate ([`crate::mesh::procedural::plate`]) whose anisotropy texture holds, in the tangent
 //! plane's (t, b) basis with p = (u − ½, −(v − ½)) (glTF UVs run down while b points up):
 //!
 //! - r < [`CIRCLES`]: grooves in **circles** about the centre;
@@ -33,10 +33,9 @@ use std::f32::consts::{FRAC_PI_4, PI};
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use image::RgbaImage;
 
-use super::scene::{
-    plate, MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject,
-};
+use super::scene::{MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject};
 use super::{shading, Camera, Lighting, MaterialUniforms};
+use crate::mesh::procedural::plate;
 use crate::mesh::MeshError;
 use crate::qmap::anisotropy::DirectionField;
 

@@ -19,7 +19,7 @@ use crate::common::context;
 // [−1, 1]):
 //  - normalising q: Σq² (1ε, fusing), sqrt (4.5ε), 1/x (2.5ε)        →  8ε relative on u = q/|q|
 //  - matrix entries are quadratic in u: 2·8ε, plus ~3ε of products and sums        → 19ε
-//  - a component rebuilt with sqrt (smallest three, the seed's w): 4.5ε on a value ≤ 1, which
+//  - a component rebuilt with sqrt (smallest three, and the rebuilt w of "Quaternion Tricks"): 4.5ε on a value ≤ 1, which
 //    moves the quadratic entries by 2·4.5ε                                          →  9ε
 //  n and t (matrix columns): 19ε + 9ε = 28ε; b = cross(n, t): two products of terms with 28ε
 //  each, and a difference: 2·28ε + 1.5ε ≈ 58ε.

@@ -8,8 +8,9 @@
 use crate::common;
 
 use glam::{Mat4, Quat, Vec3};
-use qtangent::gpu::mesh::{read_vertex_frames, MeshUniforms};
+use qtangent::gpu::mesh::MeshUniforms;
 use qtangent::gpu::GpuContext;
+use qtangent::lab::readback::read_vertex_frames;
 use qtangent::mesh::{self, procedural, Prepared};
 use qtangent::Format;
 

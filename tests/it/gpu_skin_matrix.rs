@@ -7,8 +7,8 @@
 use crate::common;
 
 use glam::{DVec3, Vec3};
-use qtangent::gpu::skin_matrix::{self, MatrixSkinPipeline, MatrixVertex};
 use qtangent::gpu::GpuError;
+use qtangent::lab::skin_matrix::{self, MatrixSkinPipeline, MatrixVertex};
 use qtangent::skin::{reference_lbs, Bone, Influences, SkinVertices};
 use qtangent::QTangent;
 use rand::Rng;

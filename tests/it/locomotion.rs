@@ -1,4 +1,4 @@
-//! The walk/run blend of seed 000 (`qtangent::anim::blend`): the blend parameter and the
+//! The walk/run blend of "Blending a Walk/Run cycle" (`qtangent::anim::blend`): the blend parameter and the
 //! unified rates against the article's formulas, b = 0 reproducing the walk, a placement
 //! without pops, event synchronisation, errors, and foot slide of the three methods.
 //!
@@ -695,9 +695,9 @@ fn seed_blends_slide_less_than_naive() {
 
     // The Fox's Walk and Run: its walk is a diagonal-sequence walk and its run a rotary gallop
     // (different four-foot orders and duty factors), which breaks the article's premise that
-    // the clips' footfalls correspond (see the module docs): the seed's methods are printed,
+    // the clips' footfalls correspond (see the module docs): the article's methods are printed,
     // not ranked. Ours, with its feet locked by leg IK, must slide less than the
-    // naive blend (the requirement), with either root motion.
+    // naive blend (the requirement), with either root motion.
     for root in RootMotion::ALL {
         let loco = fox.clone().with_root_motion(root);
         let [naive, _, _, locked] = slide_table(&loco, "Fox Walk/Run");

@@ -95,7 +95,7 @@ fn integrating_angular_velocity_gives_back_q1() {
 
 #[test]
 fn angular_velocity_small_angle_is_exact_to_f32() {
-    // The seed's acos(q0·q1) gives 0 for every rotation below ~3e-4 rad in f32 (q0·q1 rounds to
+    // The article's acos(q0·q1) ("Angular velocity from two known orientations") gives 0 for every rotation below ~3e-4 rad in f32 (q0·q1 rounds to
     // 1); atan2 on the relative quaternion keeps full relative precision. q0 is the identity or
     // a half turn about an axis, so q1 = Δ·q0 and q1·q0⁻¹ are exact permutations and sign
     // changes of Δ's components: the only errors are Δ's own (sin/cos, ~1 ulp each) and
@@ -161,7 +161,7 @@ fn rotation_arc_antiparallel_is_a_half_turn() {
         CASES,
         |seed, rng| {
             let a = unit_vec3(rng);
-            // Exactly antiparallel, and off it by 1e-7 to 1e-1 rad: the band the seed gets wrong.
+            // Exactly antiparallel, and off it by 1e-7 to 1e-1 rad: the band the article's formula gets wrong.
             let off = 10f32.powf(rng.random_range(-7.0..-1.0));
             for b in [-a, (-a + unit_vec3(rng) * off).normalize()] {
                 let q = rotation_arc(a, b);
@@ -182,7 +182,7 @@ fn rotation_arc_antiparallel_is_a_half_turn() {
             }
         },
     );
-    // Axis-aligned: the seed's formula would divide 0 by 0 here.
+    // Axis-aligned: the formula of "Quaternion Tricks" would divide 0 by 0 here.
     for a in [Vec3::X, Vec3::Y, Vec3::Z, Vec3::NEG_X] {
         let q = rotation_arc(a, -a);
         assert!(q.is_finite() && (q * a + a).length() <= 4.0 * U, "{a}: {q}");

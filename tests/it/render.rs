@@ -845,11 +845,11 @@ fn a_view_prepared_for_one_scene_is_refused_for_another() {
 
 #[test]
 fn the_spun_metal_map_is_aligned_except_along_one_ray() {
-    let plate = qtangent::render::scene::plate(2.0)
+    let plate = qtangent::mesh::procedural::plate(2.0)
         .prepare()
         .expect("plate prepares");
     let size = 128;
-    let map = qtangent::render::scene::spun_metal_map(&plate, size);
+    let map = qtangent::lab::content::spun_metal_map(&plate, size);
     // The tangent field winds once around the centre, so q turns into −q going round: the
     // hemisphere rule must leave conflicts, but only where the seam ray crosses the rows or
     // columns — at most one per row and one per column.

@@ -18,13 +18,12 @@
 use glam::{Vec2, Vec3, Vec4};
 use image::RgbaImage;
 use qtangent::gpu::render::{Output, Renderer, View};
+use qtangent::mesh::procedural::plate;
 use qtangent::mesh::{self, Prepared};
 use qtangent::qmap::MapFormat;
 use qtangent::qmap::MapOptions;
 use qtangent::render::disc::{self, RgLayout};
-use qtangent::render::scene::{
-    plate, MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject,
-};
+use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
 use qtangent::render::shading::{self, Surface};
 use qtangent::render::{FrameSource, MaterialUniforms};
 use qtangent::Format;

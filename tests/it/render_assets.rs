@@ -3,7 +3,7 @@
 //! the normal map do. Maps here are stored as rgba16f (the block formats have their own test
 //! below and their figures in the `maps` table).
 //!
-//! **The bound: PSNR ≥ 40 dB against the reference**, the figure for "looks the same":
+//! **The bound: PSNR ≥ 40 dB against the reference**, the figure for "looks the same":
 //! an RMS difference of 255 / 10² = 2.55 levels of 255. What each mode can lose:
 //! - qtangent (snorm16x4, 0.004° at most) changes a normal by far less than one level can show:
 //!   measured 84–90 dB, mostly single-level rounding flips.
@@ -14,15 +14,15 @@
 //!   map, its mips average frames where the normal map's average colours. Measured at the
 //!   render tool's default view (1280×720): 41.1 dB on FlightHelmet, 46 dB on the duck. The
 //!   differences sit on UV-island edges and busy normal-map detail (the heatmap); the same
-//!   helmet at 960×540, more minified, measures 40.1 dB. The 40 dB bound was the and
+//!   helmet at 960×540, more minified, measures 40.1 dB. The 40 dB bound was set beforehand and
 //!   was not moved; the margin on FlightHelmet is small and the README says so.
 //! - the tangent-space map keeps the interpolated vertex frame and filters the rotation the
 //!   normal map's texel makes instead of the texel itself: the same to first order again, but
 //!   with the frame field's curvature gone from the difference (the vertex frame is the
 //!   reference's own) and mips made from the normal map's own mips. **Bound: 50 dB** (an RMS of
-//!   0.8 levels), the target for the uncompressed tangent-space map.
+//!   0.8 levels), the target for the uncompressed tangent-space map.
 //! - **BC5**: a tangent-space map stored as BC5 must be within 0.5 dB of the reference drawn
-//!   with its normal map stored as BC5 (both against the RGBA8 reference): the target,
+//!   with its normal map stored as BC5 (both against the RGBA8 reference): the target,
 //!   at the bytes of the normal map it replaces.
 //!
 //! On failure the pictures are written to `target/test-output/` (`*-actual.png`,
@@ -45,7 +45,7 @@ use qtangent::Format;
 /// The `render` tool's default view and size: what the README's pictures show.
 const W: u32 = 1280;
 const H: u32 = 720;
-/// The equivalence bound (see the module docs).
+/// The equivalence bound (see the module docs).
 const MIN_PSNR_DB: f64 = 40.0;
 /// The tangent-space map's bound (see the module docs).
 const MIN_TANGENT_PSNR_DB: f64 = 50.0;
@@ -205,7 +205,7 @@ fn every_gltf_asset_renders_in_every_mode() {
 #[test]
 fn default_scene_agrees_except_where_only_a_map_can_draw() {
     let ctx = context();
-    let scene = RenderScene::default_scene().expect("the default scene builds");
+    let scene = qtangent::lab::content::default_scene().expect("the default scene builds");
     let renderer = Renderer::new(ctx).expect("renderer");
     let mut gpu = renderer
         .upload(ctx, &scene, &[Format::Snorm16x4], &plain_maps(), &mut ())
@@ -249,7 +249,7 @@ fn default_scene_agrees_except_where_only_a_map_can_draw() {
 
 /// FlightHelmet with its maps as shipped: tangent-space BC5 (1 B/texel) against the reference
 /// drawn with its normal maps stored as BC5 (`bc5_round_trip`), both measured against the RGBA8
-/// reference. The target: no more than 0.5 dB below.
+/// reference. The target: no more than 0.5 dB below.
 #[test]
 fn flight_helmet_bc5_tangent_maps_match_bc5_normal_maps() {
     let Some(path) = asset("gltf/FlightHelmet/FlightHelmet.gltf") else {

@@ -226,7 +226,7 @@ fn psnr_of(stdout: &str, mode: &str) -> f64 {
 }
 
 /// A glTF using KHR_materials_anisotropy with its texture in KTX2 (the swirl disc, written by
-/// `aniso --gltf`) renders in every mode: the quaternion maps within the targets of the
+/// `aniso --gltf`) renders in every mode: the quaternion maps within the targets of the
 /// reference (≥ 40 dB object space, ≥ 50 dB tangent space, maps stored rgba16f), and a highlight
 /// that `--aniso 0` visibly changes. A BC7 KTX2 texture renders too.
 #[test]

@@ -197,7 +197,7 @@ fn check_scene(ctx: &GpuContext, name: &str, scene: &RenderScene, expect_map_uv:
 #[test]
 fn the_default_scene_skinned_rigidly_matches_its_plain_draw() {
     let ctx = common_context();
-    let scene = RenderScene::default_scene().unwrap_or_else(|e| panic!("{e}"));
+    let scene = qtangent::lab::content::default_scene().unwrap_or_else(|e| panic!("{e}"));
     check_scene(&ctx, "default scene", &scene, false);
 }
 

@@ -5,7 +5,7 @@
 
 use std::time::Instant;
 
-use super::{GpuContext, GpuError};
+use crate::gpu::{GpuContext, GpuError};
 
 /// Records one dispatch, with timestamps at its pass's start and end (query indices `first`,
 /// `first + 1`) when given: what every stage's `encode` method takes.

@@ -1,5 +1,5 @@
 //! The matrix-palette skinning baseline (`shaders/skin_matrix.wgsl`): what the quaternion kernel
-//! ([`super::skin`]) is measured against in `examples/skin_bench.rs`.
+//! ([`crate::gpu::skin`]) is measured against in `examples/skin_bench.rs`.
 //!
 //! The layout engines use (Bevy's mesh attributes, rend3's skinning pass): per vertex an f32
 //! position, normal and tangent (w = handedness), u16 joints and f32 weights — 64 bytes with 4
@@ -10,16 +10,16 @@
 //! and tangent, 40 bytes. So it moves 104 bytes a vertex with 4 influences where the quaternion
 //! layout moves 48.
 //!
-//! The batch structure is [`super::skin`]'s (instance table, binary search, one 2D dispatch for
+//! The batch structure is [`crate::gpu::skin`]'s (instance table, binary search, one 2D dispatch for
 //! every instance), so a comparison of the two measures the layout and the per-vertex arithmetic
 //! only. Vertices come from the same [`SkinVertices`] (frames decoded from their qtangents,
 //! weights the unorm8 ones as f32), so both kernels skin the same data.
 
 use glam::{DMat4, DVec3, Mat4, Vec3, Vec4};
 
-use super::skin::{batch_influences, batch_layout, BatchCore, BatchDesc, InstanceRange};
-use super::wgsl::Stage;
-use super::{GpuContext, GpuError};
+use crate::gpu::skin::{batch_influences, batch_layout, BatchCore, BatchDesc, InstanceRange};
+use crate::gpu::wgsl::Stage;
+use crate::gpu::{GpuContext, GpuError};
 use crate::skin::{Bone, Influences, SkinVertices, MAX_INFLUENCES};
 
 /// Words (u32) of an output vertex: position, normal (3 × f32 each) and tangent (4 × f32).
@@ -177,7 +177,7 @@ impl MatrixSkinPipeline {
     /// # Errors
     /// [`GpuError::Wgpu`] if the shader or a pipeline fails validation.
     pub fn new(ctx: &GpuContext) -> Result<Self, GpuError> {
-        ctx.check(&super::skin::NEEDS)?;
+        ctx.check(&crate::gpu::skin::NEEDS)?;
         ctx.scoped("compiling shaders/skin_matrix.wgsl", || {
             let device = &ctx.device;
             let module = Stage::SkinMatrix.module(device);
@@ -185,7 +185,13 @@ impl MatrixSkinPipeline {
             let pipelines = [Influences::Four, Influences::Eight].map(|influences| {
                 let constants = [("INFLUENCES", influences.count() as f64)];
                 let entry = "skin_matrix";
-                super::kit::compute_pipeline(device, &pipeline_layout, &module, entry, &constants)
+                crate::gpu::kit::compute_pipeline(
+                    device,
+                    &pipeline_layout,
+                    &module,
+                    entry,
+                    &constants,
+                )
             });
             Self { layout, pipelines }
         })
@@ -193,7 +199,7 @@ impl MatrixSkinPipeline {
 
     /// Uploads `meshes` once each (in the baseline layout) and lays out one instance per entry
     /// of `instances` (an index into `meshes`), each with a palette of its mesh's `joint_count`
-    /// matrices — as [`super::skin::SkinPipeline::batch`] does. The influence count is the
+    /// matrices — as [`crate::gpu::skin::SkinPipeline::batch`] does. The influence count is the
     /// smallest that holds every mesh's vertices. Matrices start as the identity; set them with
     /// [`MatrixSkinBatch::set_bones`].
     ///

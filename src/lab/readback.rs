@@ -1,0 +1,242 @@
+//! Readback of the mesh vertex stage: renders a vertex stream as points, one pixel per vertex,
+//! through the real vertex entry point of `shaders/mesh.wgsl`, and reads back the world normal
+//! and tangent each vertex passed on, so tests compare the vertex-shader decode with the CPU's.
+
+use glam::{Vec3, Vec4};
+
+use crate::gpu::kit;
+use crate::gpu::mesh::{format_constant, vertex_entry_point, vertex_layout, MeshUniforms};
+use crate::gpu::wgsl::Stage;
+use crate::gpu::{GpuContext, GpuError};
+use crate::mesh::vertex::VertexStream;
+
+/// Width of the readback target: 256 texels × 16 bytes = 4096 bytes a row, a multiple of wgpu's
+/// 256-byte copy alignment.
+pub const READBACK_WIDTH: u32 = 256;
+
+/// Bytes in one row of a readback target (`Rgba32Float`).
+const BYTES_PER_ROW: u32 = READBACK_WIDTH * 16;
+
+/// The targets' format: f32 so the comparison sees the vertex stage's own arithmetic.
+const TARGET_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
+
+/// World-space frames of every vertex as the vertex stage computed them: entry `i` is vertex
+/// `i`; entries past the vertex count (the rest of the last grid row) hold the −7 poison.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VertexFrames {
+    /// World normal per vertex (the target's xyz).
+    pub normals: Vec<Vec3>,
+    /// World tangent per vertex, w = handedness.
+    pub tangents: Vec<Vec4>,
+}
+
+/// Renders `stream` as points with `GRID_WIDTH` set and reads back the world n and t each vertex
+/// passed on.
+///
+/// The targets are cleared to −7 first, so a vertex the GPU never wrote reads as an impossible
+/// normal.
+///
+/// # Errors
+/// [`GpuError::TooLarge`] when the grid exceeds the device's texture size;
+/// [`GpuError::Empty`] for an empty stream; [`GpuError::Wgpu`] / [`GpuError::Readback`].
+pub fn read_vertex_frames(
+    ctx: &GpuContext,
+    stream: &VertexStream,
+    uniforms: &MeshUniforms,
+) -> Result<VertexFrames, GpuError> {
+    let count = u32::try_from(stream.vertex_count).map_err(|_| GpuError::Invalid {
+        what: format!("{} vertices", stream.vertex_count),
+        reason: "more than a u32 draw holds",
+    })?;
+    if count == 0 {
+        return Err(GpuError::Empty {
+            what: "the vertex stream to read back",
+        });
+    }
+    let height = count.div_ceil(READBACK_WIDTH);
+    let max = ctx.device.limits().max_texture_dimension_2d;
+    if height > max {
+        return Err(GpuError::TooLarge {
+            what: format!("readback target for {count} vertices"),
+            needed: u64::from(height),
+            limit: u64::from(max),
+            limit_name: "max_texture_dimension_2d (rows)",
+        });
+    }
+    let buffer_size = u64::from(BYTES_PER_ROW) * u64::from(height);
+    let (readbacks, _) = ctx.scoped("rendering the vertex-frame readback", || {
+        draw_points(ctx, stream, uniforms, count, height)
+    })?;
+    let texels = |i: usize, what: &str| -> Result<Vec<[f32; 4]>, GpuError> {
+        let bytes = ctx.read_buffer(&readbacks[i], buffer_size, what)?;
+        Ok(bytemuck::pod_collect_to_vec::<u8, [f32; 4]>(&bytes))
+    };
+    let normals = texels(0, "vertex normals")?
+        .into_iter()
+        .map(|t| Vec3::new(t[0], t[1], t[2]))
+        .collect();
+    let tangents = texels(1, "vertex tangents")?
+        .into_iter()
+        .map(Vec4::from)
+        .collect();
+    Ok(VertexFrames { normals, tangents })
+}
+
+/// The readback pipeline: the format's vertex entry point with the grid overrides, `fs_frame`
+/// writing n and t to two float targets, drawn as points.
+fn pipeline(
+    ctx: &GpuContext,
+    stream: &VertexStream,
+    height: u32,
+) -> (wgpu::RenderPipeline, wgpu::BindGroupLayout) {
+    let device = &ctx.device;
+    let module = Stage::Mesh.module(device);
+    let (group, layout) = kit::layouts(
+        device,
+        "mesh readback",
+        &[kit::uniform_entry(0, wgpu::ShaderStages::VERTEX)],
+    );
+    let constants = [
+        format_constant(stream.format),
+        ("GRID_WIDTH", f64::from(READBACK_WIDTH)),
+        ("GRID_HEIGHT", f64::from(height)),
+    ];
+    let target = wgpu::ColorTargetState {
+        format: TARGET_FORMAT,
+        blend: None,
+        write_mask: wgpu::ColorWrites::ALL,
+    };
+    let pipeline = device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
+        label: Some("mesh readback"),
+        layout: Some(&layout),
+        vertex: wgpu::VertexState {
+            module: &module,
+            entry_point: Some(vertex_entry_point(stream.format)),
+            compilation_options: wgpu::PipelineCompilationOptions {
+                constants: &constants,
+                ..Default::default()
+            },
+            buffers: &[Some(vertex_layout(stream.format))],
+        },
+        fragment: Some(wgpu::FragmentState {
+            module: &module,
+            entry_point: Some("fs_frame"),
+            compilation_options: Default::default(),
+            targets: &[Some(target.clone()), Some(target)],
+        }),
+        primitive: wgpu::PrimitiveState {
+            topology: wgpu::PrimitiveTopology::PointList,
+            ..Default::default()
+        },
+        depth_stencil: None,
+        multisample: wgpu::MultisampleState::default(),
+        multiview_mask: None,
+        cache: None,
+    });
+    (pipeline, group)
+}
+
+/// Draws every vertex into the two poisoned targets and copies them into readback buffers
+/// (returned with the textures, which must live until the copy is done).
+fn draw_points(
+    ctx: &GpuContext,
+    stream: &VertexStream,
+    uniforms: &MeshUniforms,
+    count: u32,
+    height: u32,
+) -> ([wgpu::Buffer; 2], [wgpu::Texture; 2]) {
+    let device = &ctx.device;
+    let (pipeline, group) = pipeline(ctx, stream, height);
+    let uniform_buffer = kit::buffer(
+        device,
+        "mesh uniforms",
+        bytemuck::bytes_of(uniforms),
+        wgpu::BufferUsages::UNIFORM,
+    );
+    let vertices = kit::buffer(
+        device,
+        "mesh vertices",
+        &stream.bytes,
+        wgpu::BufferUsages::VERTEX,
+    );
+    let bind_group = kit::bind_group(
+        device,
+        "mesh readback",
+        &group,
+        &[uniform_buffer.as_entire_binding()],
+    );
+    let size = wgpu::Extent3d {
+        width: READBACK_WIDTH,
+        height,
+        depth_or_array_layers: 1,
+    };
+    let textures = [0, 1].map(|_| {
+        device.create_texture(&wgpu::TextureDescriptor {
+            label: Some("vertex frame target"),
+            size,
+            mip_level_count: 1,
+            sample_count: 1,
+            dimension: wgpu::TextureDimension::D2,
+            format: TARGET_FORMAT,
+            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
+            view_formats: &[],
+        })
+    });
+    let views = textures
+        .each_ref()
+        .map(|t| t.create_view(&Default::default()));
+    let readbacks = [0, 1].map(|_| {
+        device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("vertex frame readback"),
+            size: u64::from(BYTES_PER_ROW) * u64::from(height),
+            usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        })
+    });
+    let mut encoder = device.create_command_encoder(&Default::default());
+    {
+        // Poison: −7 is no component of a unit vector, so an unwritten texel fails.
+        let poison = wgpu::Color {
+            r: -7.0,
+            g: -7.0,
+            b: -7.0,
+            a: -7.0,
+        };
+        let attachments = views.each_ref().map(|view| {
+            Some(wgpu::RenderPassColorAttachment {
+                view,
+                depth_slice: None,
+                resolve_target: None,
+                ops: wgpu::Operations {
+                    load: wgpu::LoadOp::Clear(poison),
+                    store: wgpu::StoreOp::Store,
+                },
+            })
+        });
+        let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+            label: Some("vertex frame readback"),
+            color_attachments: &attachments,
+            ..Default::default()
+        });
+        pass.set_pipeline(&pipeline);
+        pass.set_bind_group(0, &bind_group, &[]);
+        pass.set_vertex_buffer(0, vertices.slice(..));
+        pass.draw(0..count, 0..1);
+    }
+    for (texture, buffer) in textures.iter().zip(&readbacks) {
+        encoder.copy_texture_to_buffer(
+            texture.as_image_copy(),
+            wgpu::TexelCopyBufferInfo {
+                buffer,
+                layout: wgpu::TexelCopyBufferLayout {
+                    offset: 0,
+                    bytes_per_row: Some(BYTES_PER_ROW),
+                    rows_per_image: Some(height),
+                },
+            },
+            size,
+        );
+    }
+    ctx.queue.submit([encoder.finish()]);
+    (readbacks, textures)
+}
