@@ -204,10 +204,10 @@ fn run(args: &Args) -> Result<(), String> {
     let batch = rig.batch();
     println!(
         "skinning {} vertices ({} influences, {} B a vertex) with {} bones a frame",
-        batch.vertex_count(),
+        batch.buffers().vertex_count(),
         batch.influences.count(),
         batch.bytes_per_vertex(),
-        batch.bone_count()
+        batch.buffers().bone_count()
     );
 
     // A side view that follows the animal, a little from the front.

@@ -165,7 +165,7 @@ fn main() {
     let result = run(&args, &mut ui);
     ui.bar.finish_and_clear();
     if let Err(e) = result {
-        eprintln!("bake: {e}");
+        eprintln!("bake: {}", console::advise(e.as_ref()));
         std::process::exit(1);
     }
 }
@@ -248,7 +248,7 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
     let ctx = if args.cpu {
         None
     } else {
-        let ctx = GpuContext::new().map_err(|e| console::advise(&e))?;
+        let ctx = GpuContext::new()?;
         eprintln!("adapter: {}", ctx.describe());
         Some(ctx)
     };

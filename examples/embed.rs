@@ -133,7 +133,7 @@ fn skin_batch(ctx: &GpuContext) -> Result<(), Box<dyn Error>> {
     let pipeline = SkinPipeline::new(ctx)?;
     let batch = pipeline.batch(ctx, &[&mesh], &[0], method)?;
     batch.set_bones(ctx, &bones)?;
-    batch.poison(ctx);
+    batch.buffers().poison(ctx);
     batch.run(ctx)?;
     let got = batch.read(ctx)?;
     let (mut worst_p, mut worst_f) = (0.0f64, 0.0f64);

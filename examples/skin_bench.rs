@@ -230,7 +230,7 @@ fn bench_size(
             .into());
         }
         batch.set_bones(ctx, &bones)?;
-        batch.poison(ctx);
+        batch.buffers().poison(ctx);
         let s = median_dispatch_seconds(ctx, args.runs, &|e, ts| batch.encode(e, ts))?;
         check_finite("matrix LBS", batch.read(ctx)?.iter().map(|v| v.position))?;
         let bpv = batch.bytes_per_vertex();
@@ -247,7 +247,7 @@ fn bench_size(
     batch.set_bones(ctx, &bones)?;
     for method in SkinMethod::ALL {
         batch.set_method(method);
-        batch.poison(ctx);
+        batch.buffers().poison(ctx);
         let s = median_dispatch_seconds(ctx, args.runs, &|e, ts| batch.encode(e, ts))?;
         let name = match method {
             SkinMethod::Linear => "quaternion LBS",

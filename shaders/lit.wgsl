@@ -1,4 +1,4 @@
-// lit.wgsl — lighting for the demo scenes (src/gpu/render.rs), compiled after qtangent.wgsl,
+// lit.wgsl — lighting for the demo scenes (src/gpu/render/), compiled after qtangent.wgsl,
 // mesh.wgsl (vertex functions, MeshUniforms at group 0) and qmap.wgsl (qmap_frame).
 //
 // The shading frame of a pixel comes from one of three sources (src/render/mod.rs:

@@ -4,7 +4,7 @@
 //
 // Appended to qtangent.wgsl (uses none of it; kept for the one-module-per-stage rule) and
 // skin_batch.wgsl (params, instance table, binary search: the structure skin.wgsl uses). CPU side:
-// src/gpu/skin_matrix.rs (packing, palette, buffers and the f64 reference this is tested
+// src/lab/skin_matrix.rs (packing, palette, buffers and the f64 reference this is tested
 // against). Same batch structure as skin.wgsl — instance table, binary search, one 2D dispatch —
 // so the two differ only in layout and per-vertex arithmetic.
 //

@@ -10,8 +10,9 @@ use super::search::{best_rounding, cost_of_deg, target_matrix, wide_codes};
 use crate::frame::QTangent;
 
 /// Quantisation step of a smallest-three component with `levels` codes over [−1/√2, 1/√2]:
-/// `√2 / (levels − 1)` in f32. The shader holds the same values as literals (`S3_STEP_15` for
-/// 32768 levels, `S3_STEP_812` for 812); `tests/it/shaders.rs` checks they are bit-identical.
+/// `√2 / (levels − 1)` in f32. The generated WGSL header holds the same values (`S3_STEP_15` for
+/// 32768 levels, `S3_STEP_812` for 812; `src/gpu/wgsl.rs`); `src/gpu/wgsl/tests.rs` checks they
+/// are bit-identical.
 #[must_use]
 pub(crate) fn smallest3_step(levels: u32) -> f32 {
     SQRT_2 / (levels - 1) as f32

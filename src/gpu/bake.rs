@@ -446,7 +446,6 @@ fn pipelines(
 /// The bake's render targets: quaternions, info and coverage (copied out), and the
 /// depth-stencil.
 struct Targets {
-    size: wgpu::Extent3d,
     textures: [wgpu::Texture; 3],
     depth: wgpu::Texture,
 }
@@ -454,39 +453,16 @@ struct Targets {
 impl Targets {
     /// Targets of `w × h`.
     fn new(device: &wgpu::Device, w: u32, h: u32) -> Self {
-        let size = wgpu::Extent3d {
-            width: w,
-            height: h,
-            depth_or_array_layers: 1,
+        let texture = |label, format| {
+            kit::render_target(device, label, format, (w, h), wgpu::TextureUsages::empty())
         };
-        let texture = |label, format, usage| {
-            device.create_texture(&wgpu::TextureDescriptor {
-                label: Some(label),
-                size,
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format,
-                usage,
-                view_formats: &[],
-            })
-        };
-        let color_usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
         let textures = [
-            texture("bake quaternions", QUAT_FORMAT, color_usage),
-            texture("bake info", INFO_FORMAT, color_usage),
-            texture("bake coverage", COUNT_FORMAT, color_usage),
+            texture("bake quaternions", QUAT_FORMAT),
+            texture("bake info", INFO_FORMAT),
+            texture("bake coverage", COUNT_FORMAT),
         ];
-        let depth = texture(
-            "bake depth-stencil",
-            DEPTH_FORMAT,
-            wgpu::TextureUsages::RENDER_ATTACHMENT,
-        );
-        Self {
-            size,
-            textures,
-            depth,
-        }
+        let depth = texture("bake depth-stencil", DEPTH_FORMAT);
+        Self { textures, depth }
     }
 }
 
@@ -599,18 +575,7 @@ fn copy_to_readback(
         })
         .collect();
     for ((texture, buffer), row) in targets.textures.iter().zip(&buffers).zip(checked.rows) {
-        encoder.copy_texture_to_buffer(
-            texture.as_image_copy(),
-            wgpu::TexelCopyBufferInfo {
-                buffer,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(row),
-                    rows_per_image: Some(targets.size.height),
-                },
-            },
-            targets.size,
-        );
+        kit::copy_to_buffer(encoder, texture, buffer, row);
     }
     buffers
 }

@@ -102,16 +102,14 @@ fn run_kernel(
                 output.as_entire_binding(),
             ],
         );
-        let mut encoder = device.create_command_encoder(&Default::default());
-        super::context::record_dispatch(
-            &mut encoder,
+        kit::submit_dispatch(
+            device,
+            &ctx.queue,
             "bake_tangent",
             &pipeline,
             &bind_group,
             [gx, gy],
-            None,
         );
-        ctx.queue.submit([encoder.finish()]);
         output
     })?;
     let bytes = ctx.read_buffer(&output, bytes, "the baked tangent-space map")?;

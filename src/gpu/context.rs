@@ -593,22 +593,7 @@ impl GpuContext {
                 mapped_at_creation: false,
             });
             let mut encoder = self.device.create_command_encoder(&Default::default());
-            encoder.copy_texture_to_buffer(
-                texture.as_image_copy(),
-                wgpu::TexelCopyBufferInfo {
-                    buffer: &buffer,
-                    layout: wgpu::TexelCopyBufferLayout {
-                        offset: 0,
-                        bytes_per_row: Some(padded),
-                        rows_per_image: Some(height),
-                    },
-                },
-                wgpu::Extent3d {
-                    width,
-                    height,
-                    depth_or_array_layers: 1,
-                },
-            );
+            super::kit::copy_to_buffer(&mut encoder, texture, &buffer, padded);
             self.queue.submit([encoder.finish()]);
             buffer
         })?;
@@ -763,28 +748,4 @@ impl GpuContext {
         }
         Ok(())
     }
-}
-
-/// Records one compute pass that dispatches `pipeline` with `bind_group` at group 0 over
-/// `groups` (x, y), with timestamps at the pass's start and end (query indices `first`,
-/// `first + 1`) when given: what every compute stage's `encode` does.
-pub(crate) fn record_dispatch(
-    encoder: &mut wgpu::CommandEncoder,
-    label: &str,
-    pipeline: &wgpu::ComputePipeline,
-    bind_group: &wgpu::BindGroup,
-    groups: [u32; 2],
-    timestamps: Option<(&wgpu::QuerySet, u32)>,
-) {
-    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-        label: Some(label),
-        timestamp_writes: timestamps.map(|(query_set, first)| wgpu::ComputePassTimestampWrites {
-            query_set,
-            beginning_of_pass_write_index: Some(first),
-            end_of_pass_write_index: Some(first + 1),
-        }),
-    });
-    pass.set_pipeline(pipeline);
-    pass.set_bind_group(0, bind_group, &[]);
-    pass.dispatch_workgroups(groups[0], groups[1], 1);
 }

@@ -236,7 +236,7 @@ impl DecodeBatch {
         encoder: &mut wgpu::CommandEncoder,
         timestamps: Option<(&wgpu::QuerySet, u32)>,
     ) {
-        super::context::record_dispatch(
+        kit::record_dispatch(
             encoder,
             "decode",
             &self.pipeline,

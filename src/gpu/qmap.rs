@@ -50,7 +50,7 @@ pub fn required_features(format: MapFormat) -> wgpu::Features {
 /// Fails unless the device has [`required_features`] for `format`.
 ///
 /// # Errors
-/// [`GpuError::Input`] naming the format, the missing feature and whether the adapter has it
+/// [`GpuError::Invalid`] naming the format, the missing feature and whether the adapter has it
 /// (then only the device was created without it).
 pub fn check_filterable(ctx: &GpuContext, format: MapFormat) -> Result<(), GpuError> {
     let needed = required_features(format);
@@ -177,7 +177,7 @@ fn check_levels(map: &QuatMap) -> Result<(), GpuError> {
 ///
 /// # Errors
 /// [`GpuError::TextureTooLarge`] when a side exceeds `max_texture_dimension_2d`;
-/// [`GpuError::Input`] for inconsistent levels or a format the device cannot filter
+/// [`GpuError::Invalid`] for inconsistent levels or a format the device cannot filter
 /// ([`check_filterable`]); [`GpuError::Wgpu`].
 pub fn upload(ctx: &GpuContext, map: &QuatMap) -> Result<GpuQuatMap, GpuError> {
     check_levels(map)?;
@@ -419,7 +419,7 @@ pub const SAMPLE_NEEDS: StageNeeds = StageNeeds {
 /// output is poisoned with NaN before the dispatch, so a point the shader skipped reads NaN.
 ///
 /// # Errors
-/// [`GpuError::Input`] for no points or (with `Linear`) a format the device cannot filter;
+/// [`GpuError::Empty`] for no points, [`GpuError::Invalid`] (with `Linear`) for a format the device cannot filter;
 /// [`GpuError::TooLarge`] beyond the device's buffer or dispatch limits; [`GpuError::Wgpu`],
 /// [`GpuError::Readback`].
 pub fn sample_frames(
@@ -508,16 +508,14 @@ pub fn sample_frames_with(
                 output.as_entire_binding(),
             ],
         );
-        let mut encoder = device.create_command_encoder(&Default::default());
-        super::context::record_dispatch(
-            &mut encoder,
+        kit::submit_dispatch(
+            device,
+            &ctx.queue,
             "qmap sample",
             &pipeline,
             &bind_group,
             [gx, gy],
-            None,
         );
-        ctx.queue.submit([encoder.finish()]);
         output
     })?;
     ctx.wait()?;

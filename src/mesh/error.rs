@@ -259,8 +259,8 @@ pub enum ImageError {
     #[error("{0}")]
     Decode(image::ImageError),
     /// A KTX2 image that does not decode.
-    #[error("{0}")]
-    Ktx2(String),
+    #[error("KTX2: {0}")]
+    Ktx2(crate::ktx2::Ktx2Error),
     /// An image of a kind this build was compiled without.
     #[error("{what}: enable qtangent's `{feature}` cargo feature")]
     FeatureOff {

@@ -18,8 +18,6 @@
 
 pub mod compare;
 mod error;
-#[cfg(feature = "ktx2")]
-pub mod ktx2_image;
 #[cfg(feature = "gltf")]
 mod load_gltf;
 #[cfg(feature = "obj")]
@@ -142,7 +140,7 @@ impl ImageSource {
 
     /// Decodes the image: PNG, JPEG or GIF (guessed from the bytes), or KTX2 (level 0:
     /// uncompressed, BC1–BC7, Zstandard or ZLIB supercompressed; Basis Universal is refused —
-    /// [`ktx2_image`]).
+    /// [`crate::ktx2`]).
     ///
     /// # Errors
     /// What failed (unreadable file, bad base64, undecodable or empty image), without the name
@@ -150,8 +148,8 @@ impl ImageSource {
     pub fn decode(&self) -> Result<image::DynamicImage, ImageError> {
         let decode = |bytes: &[u8]| {
             #[cfg(feature = "ktx2")]
-            if ktx2_image::is_ktx2(bytes) {
-                return ktx2_image::decode(bytes).map_err(|e| ImageError::Ktx2(e.to_string()));
+            if crate::ktx2::is_ktx2(bytes) {
+                return crate::ktx2::decode_image(bytes).map_err(ImageError::Ktx2);
             }
             #[cfg(not(feature = "ktx2"))]
             if bytes.starts_with(b"\xABKTX 20\xBB") {

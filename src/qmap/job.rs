@@ -12,8 +12,7 @@
 //! for job in &planned.jobs {
 //!     let mesh = job.bake_mesh(&scene)?;
 //!     let normal_map = job.normal.load(&scene.source)?;
-//!     let mut quiet = |_: &'static str, _: u64, _: u64| {};
-//!     let map = qmap::bake_cpu(&mesh, normal_map.as_ref(), &BakeSettings::default(), &mut quiet)?;
+//!     let map = qmap::bake_cpu(&mesh, normal_map.as_ref(), &BakeSettings::default(), &mut ())?;
 //!     println!("{}: {} texels covered", job.name, map.stats.covered);
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())

@@ -423,9 +423,17 @@ pub enum BakeError {
         /// What failed.
         problem: String,
     },
-    /// A size the settings ask for is out of range.
+    /// A size the settings ask for is out of range, or a stored map is inconsistent.
     #[error("{0}")]
     Settings(String),
+    /// The stored format cannot hold the map.
+    #[error("{format} cannot hold {unfit}")]
+    Unfit {
+        /// The format asked for.
+        format: MapFormat,
+        /// What of the map it cannot hold.
+        unfit: Unfit,
+    },
     /// A KTX2 file could not be encoded or written (the error names the file).
     #[error(transparent)]
     Ktx2(#[from] crate::ktx2::Ktx2Error),
@@ -440,6 +448,30 @@ pub enum BakeError {
         /// What failed.
         problem: String,
     },
+}
+
+/// What of a map a two-channel format (BC5) cannot hold ([`BakeError::Unfit`]); BC7 holds both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unfit {
+    /// An object-space map: all four components of its quaternions (BC5 holds (x, y) of a
+    /// tangent-space rotation).
+    ObjectSpace,
+    /// A tangent-space map with a tilt (x, y ≠ 0) and a twist (z ≠ 0): two numbers a texel
+    /// are one or the other.
+    TiltAndTwist,
+}
+
+impl std::fmt::Display for Unfit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::ObjectSpace => {
+                "an object-space map: it holds two channels, (x, y) of a tangent-space rotation, and the map needs all four"
+            }
+            Self::TiltAndTwist => {
+                "this tangent-space map: it holds two numbers a texel, and the map has a tilt (x, y ≠ 0) and a twist (z ≠ 0)"
+            }
+        })
+    }
 }
 
 /// Checks the map size: at least 1×1 and at most 16384 on a side. The bakers keep about 45

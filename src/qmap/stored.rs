@@ -16,7 +16,7 @@
 use glam::Vec4;
 
 use super::bc::{self, Bc7Quality};
-use super::{tangent, BakeError, MapDecode, MapFormat, MapSpace, QuatMap, TexelKind};
+use super::{tangent, BakeError, MapDecode, MapFormat, MapSpace, QuatMap, TexelKind, Unfit};
 use crate::ktx2::{Ktx2Texture, TexelFormat};
 
 /// A quaternion map as stored: level 0 first, each level's texel bytes (block rows for BC).
@@ -103,8 +103,9 @@ impl EncodedMap {
     /// ([`EncodedMap::twist_only`]). `keep_handedness` keeps the object-space plane.
     ///
     /// # Errors
-    /// [`BakeError::Settings`] for a format that cannot hold the map (BC5 of an object-space map
-    /// or of a tangent-space map with a twist and a tilt) or a size BC cannot take (not a
+    /// [`BakeError::Unfit`] for a format that cannot hold the map (BC5 of an object-space map
+    /// or of a tangent-space map with a twist and a tilt); [`BakeError::Settings`] for a size BC
+    /// cannot take (not a
     /// multiple of 4).
     pub fn encode(
         map: &QuatMap,
@@ -122,15 +123,17 @@ impl EncodedMap {
         let levels: Vec<Vec<u8>> = match format {
             MapFormat::Bc5 => {
                 if space == MapSpace::Object {
-                    return Err(BakeError::Settings(
-                        "--format bc5 holds two channels, (x, y) of a tangent-space rotation; an object-space map needs all four: use --format bc7".into(),
-                    ));
+                    return Err(BakeError::Unfit {
+                        format,
+                        unfit: Unfit::ObjectSpace,
+                    });
                 }
                 twist_only = tangent::has_twist(map);
                 if twist_only && tangent::has_tilt(map) {
-                    return Err(BakeError::Settings(
-                        "--format bc5 holds two numbers a texel, but this tangent-space map has a tilt (x, y ≠ 0) and a twist (z ≠ 0): use --format bc7".into(),
-                    ));
+                    return Err(BakeError::Unfit {
+                        format,
+                        unfit: Unfit::TiltAndTwist,
+                    });
                 }
                 map.levels
                     .iter()
@@ -373,7 +376,7 @@ impl EncodedMap {
                 MapFormat::ALL.map(MapFormat::name).join(", ")
             ));
         };
-        let space = match crate::ktx2::key_value_text(main, KEY_SPACE) {
+        let space = match main.key_value_text(KEY_SPACE) {
             Some(s) => match s.parse::<MapSpace>() {
                 Ok(s) => s,
                 Err(_) => return fail(format!("{KEY_SPACE} is '{s}', not object or tangent")),
@@ -413,7 +416,7 @@ impl EncodedMap {
                 Some(p.levels.clone())
             }
         };
-        let axial_twist = match crate::ktx2::key_value_text(main, KEY_TWIST) {
+        let axial_twist = match main.key_value_text(KEY_TWIST) {
             None => false,
             Some(TWIST_AXIAL) if space == MapSpace::Tangent => true,
             Some(s) => {
@@ -423,7 +426,7 @@ impl EncodedMap {
                 ))
             }
         };
-        let twist_only = match crate::ktx2::key_value_text(main, KEY_CHANNELS) {
+        let twist_only = match main.key_value_text(KEY_CHANNELS) {
             None => false,
             Some("zw") if format == MapFormat::Bc5 => true,
             Some(s) => {

@@ -281,7 +281,7 @@ fn find_by_material(dir: &Path, name: &str) -> Option<(PathBuf, crate::ktx2::Ktx
             continue;
         }
         if let Ok(tex) = crate::ktx2::read_file(&p) {
-            if crate::ktx2::key_value_text(&tex, KEY_MATERIAL) == Some(name) {
+            if tex.key_value_text(KEY_MATERIAL) == Some(name) {
                 return Some((p, tex));
             }
         }

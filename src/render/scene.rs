@@ -149,7 +149,7 @@ pub struct RenderScene {
     /// The loaded file that [`SceneObject::skin`] indexes ([`crate::mesh::Scene::skins`],
     /// its nodes and animations), kept by [`RenderScene::load`] so an app that skins or animates
     /// the scene need not load the file again; `None` for scenes made in code
-    /// ([`RenderScene::default_scene`], [`crate::render::disc::scene`]).
+    /// (the tools' default scene, the swirl disc).
     pub source: Option<mesh::Scene>,
 }
 

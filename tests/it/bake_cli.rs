@@ -339,7 +339,7 @@ fn one_map_per_material_with_uvs() {
     for (file, material) in [("Metal_1.ktx2", "Metal/1"), ("Metal_1-2.ktx2", "Metal:1")] {
         let tex = qtangent::ktx2::read_file(&ktx_dir.join(file)).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
-            qtangent::ktx2::key_value_text(&tex, qtangent::qmap::stored::KEY_MATERIAL),
+            tex.key_value_text(qtangent::qmap::stored::KEY_MATERIAL),
             Some(material),
             "{file}"
         );
@@ -662,14 +662,8 @@ fn anisotropy_texture_becomes_the_tangent_space_maps_twist() {
     let path = PathBuf::from(m["files"]["ktx2"].as_str().expect("ktx2 path"));
     let tex = qtangent::ktx2::read_file(&path).expect("reads");
     assert_eq!(tex.format, qtangent::ktx2::TexelFormat::Bc5Snorm);
-    assert_eq!(
-        qtangent::ktx2::key_value_text(&tex, "qtangent.channels"),
-        Some("zw")
-    );
-    assert_eq!(
-        qtangent::ktx2::key_value_text(&tex, "qtangent.twist"),
-        Some("axial")
-    );
+    assert_eq!(tex.key_value_text("qtangent.channels"), Some("zw"));
+    assert_eq!(tex.key_value_text("qtangent.twist"), Some("axial"));
     let map = qtangent::qmap::stored::EncodedMap::from_ktx2("disc", &tex, None).expect("a map");
     assert!(map.twist_only && map.axial_twist);
     let quats = map.decode_level(0).expect("decodes");

@@ -482,11 +482,11 @@ fn upload_or_skip(ctx: &GpuContext, map: &QuatMap) -> Option<GpuQuatMap> {
             "{} needs no feature",
             map.format
         );
-        println!(
-            "note: {} skipped: the device lacks {missing:?} (adapter has it: {})",
+        crate::common::not_run::did_not_run(&format!(
+            "{} maps: the device lacks {missing:?} (the adapter has it: {})",
             map.format,
             ctx.adapter.features().contains(missing)
-        );
+        ));
         return None;
     }
     Some(gq::upload(ctx, map).unwrap_or_else(|e| panic!("uploading the {} map: {e}", map.format)))

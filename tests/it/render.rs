@@ -381,10 +381,10 @@ fn sphere_frames_and_shading_match_the_cpu_in_every_mode() {
     check_sphere(MapFormat::Rgba16Float, true, &sources);
 }
 
-/// Block-compressed maps: the CPU filters the texels the BC decoder gives (BC7 decodes to bytes
-/// exactly by the spec; BC5's palette is computed in f32 by `qmap::bc`), so the bound is the
-/// plain formats' with the storage term replaced by the decoder's rounding (below). BC5 holds
-/// no twist, so its tangent field is a pure tilt; its object-space map is stored as BC7.
+/// Block-compressed maps: the CPU filters the texels the crate's BC decoder gives (BC7 decodes
+/// to bytes exactly by the spec; BC5's palette is computed in f32), so the bound is the plain
+/// formats' with the storage term replaced by the decoder's rounding (below). BC5 holds no
+/// twist, so its tangent field is a pure tilt; its object-space map is stored as BC7.
 #[test]
 fn sphere_frames_match_the_cpu_with_block_compressed_maps() {
     let sources = [FrameSource::QuatMap, FrameSource::QuatMapTangent];

@@ -15,6 +15,8 @@
 //!
 //! Needs a GPU adapter (lavapipe is enough); without one it fails saying how to install it.
 
+use std::f32::consts::PI;
+
 use glam::{Vec2, Vec3, Vec4};
 use image::RgbaImage;
 use qtangent::gpu::render::{Output, Renderer, View};
@@ -105,10 +107,37 @@ fn panel_scene(p: &Panel) -> RenderScene {
     }
 }
 
-/// The axial angle between two unit vectors of the plate (degrees, 0–90).
+/// The axial angle between two vectors of the plate (degrees, 0–90), as atan2(|a × b|, |a · b|)
+/// in f64: exact for f32 inputs and blind to their lengths. (`acos(|a · b|)` in f32 is not: near
+/// 0° it turns a dot product δ below 1 — lengths 1 ± a few ulps from a shader's `normalize` —
+/// into √(2δ), 0.09° for δ = 20U.)
 fn axial_deg(a: Vec3, b: Vec3) -> f32 {
-    a.dot(b).abs().min(1.0).acos().to_degrees()
+    let (a, b) = (a.as_dvec3(), b.as_dvec3());
+    a.cross(b).length().atan2(a.dot(b).abs()).to_degrees() as f32
 }
+
+/// f32 unit roundoff.
+const U: f32 = crate::common::U;
+
+/// The f32 rounding of the highlight direction, in units of U (radians), counted to first order
+/// over every frame source at once (a quaternion whose 4-vector is off by δ turns vectors at
+/// most 2δ further; WGSL's `+`, `−`, `×` round correctly, its division is within 2.5 ulps, so
+/// a `normalize` turns a vector by up to 5U):
+/// - the CPU's inputs: the tilted tangent t·cos + b·sin, 3U; `prepare`'s f64 Gram–Schmidt
+///   rounded to f32, U; the f32 (sin, cos) of the tilt and of the rotation, U each — 6U;
+/// - the vertex frame: `tangent_frame`'s normalisation 5U and matrix column 5U, the
+///   interpolation of a constant attribute 3U — 13U;
+/// - the fragment frame: n normalised 5U, the tangent's Gram–Schmidt 5U and scaling U,
+///   b = cross(n, t)·h 4U — 15U;
+/// - the map sources: the bake's interpolation 3U, quaternion from axes 10U, product with the
+///   twist 8U, normalisation 2U; the sample's normalisation 5U, matrix column 5U, the axial
+///   twist's halving 4U, the sum 3U — 40U;
+/// - the direction: the texture's d normalised U, turned by (cos, sin) 3U, t·d.x + b·d.y 3U,
+///   normalised 5U — 12U.
+///
+/// 86U, 2.9e-4°. (The earlier 0.06° term was about 200 times that; with the measure by
+/// `acos` it was not safe either, see [`axial_deg`].)
+const F32_DIRECTION_ROUNDINGS: f32 = 6.0 + 13.0 + 15.0 + 40.0 + 12.0;
 
 #[test]
 fn rotation_undone_three_ways_gives_one_highlight_direction_in_every_frame_source() {
@@ -171,8 +200,8 @@ fn rotation_undone_three_ways_gives_one_highlight_direction_in_every_frame_sourc
     // 1/255 in [−1, 1], moves a unit vector by at most √2/255 rad = 0.32°. An rgba16f map: each
     // component of q within 2⁻¹¹ relative (half a step of f16's 10-bit mantissa, values ≤ 1), so
     // |Δq| ≤ 2·2⁻¹¹ and the rotation by at most 2|Δq| = 2⁻⁹ rad = 0.11°. Snorm16x4 vertex
-    // frames: 1/32767 a component, under 0.01°. f32 rounding: under 10⁻⁴°. Sum, rounded up.
-    const TOL_DEG: f32 = 0.32 + 0.11 + 0.01 + 0.06;
+    // frames: 1/32767 a component, under 0.01°. f32 rounding, `F32_DIRECTION_ROUNDINGS` U (below).
+    const TOL_DEG: f32 = 0.32 + 0.11 + 0.01 + F32_DIRECTION_ROUNDINGS * U * (180.0 / PI);
     // Strength: the texture's B in an 8-bit UNORM texture decodes to b/255 exactly to within
     // f32 rounding (Vulkan: UNORM conversion within 1 ulp... 2⁻²³ relative), times an f32 factor.
     const TOL_STRENGTH: f32 = 1e-5;

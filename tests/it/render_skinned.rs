@@ -107,7 +107,7 @@ fn check_scene(ctx: &GpuContext, name: &str, scene: &RenderScene, expect_map_uv:
     batch
         .set_bones(ctx, &bones)
         .unwrap_or_else(|e| panic!("{e}"));
-    batch.poison(ctx);
+    batch.buffers().poison(ctx);
     batch.run(ctx).unwrap_or_else(|e| panic!("{e}"));
     for k in 0..scene.objects.len() {
         gpu.set_skinned(k, &batch, k)

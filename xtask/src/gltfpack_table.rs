@@ -86,8 +86,9 @@ pub fn run(root: &Path, assets: &Path) -> Result<(), String> {
         let source = assets.join(rel);
         if !source.is_file() {
             return Err(format!(
-                "{} not found (set QTANGENT_ASSETS to the shared assets folder)",
-                source.display()
+                "{} not found ({})",
+                source.display(),
+                crate::ASSETS_HINT
             ));
         }
         let source = source.to_string_lossy().into_owned();

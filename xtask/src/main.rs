@@ -1,10 +1,12 @@
 //! `cargo xtask <command>`: the project's two commands and their helpers. std only, so it builds
 //! in seconds.
 //!
-//! - `cargo xtask test`  — sets up a Vulkan adapter if needed, checks formatting, builds and
-//!   unit-tests the crate without default features (no wgpu), runs clippy (warnings denied,
-//!   `missing_docs` included) and `cargo doc` (warnings denied), installs the pinned glTF
-//!   judges (`npm.rs`), then runs every test (release), printing how long each step took.
+//! - `cargo xtask test`  — sets up a Vulkan adapter if needed, checks formatting and file sizes
+//!   (`sizes.rs`), builds and unit-tests the crate without default features (no wgpu), runs
+//!   clippy (warnings denied, `missing_docs` and `too_many_lines` included) and `cargo doc`
+//!   (warnings denied), installs the pinned glTF judges (`npm.rs`), then runs every test
+//!   (release), printing how long each step took, and ends with one line counting the tests
+//!   that did not run and why (`not_run.rs`).
 //! - `cargo xtask demo`  — sets up a Vulkan adapter if needed, then runs the demo, the `bake`
 //!   tool on its embedded default (a tangent-space BC5 map in KTX2), the `render` tool on the
 //!   default scene in all four modes (compressed maps), FlightHelmet baked to KTX2 and rendered
@@ -29,17 +31,20 @@
 //!   by `examples/frame_diff.rs` (`gltfpack_table.rs`, docs/GLTFPACK.md).
 
 mod gltfpack_table;
+mod not_run;
 mod npm;
+mod sizes;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
 const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|animate|aniso|bench|skin-bench|gpu-bundle|fuzz|npm|gltfpack-table> [ARGS...]
-  test        set up a Vulkan adapter if needed (lavapipe); check formatting; build and unit-test
-              the crate with --no-default-features; clippy --all-targets -D warnings; cargo doc
-              with warnings denied; install the pinned glTF judges (npm, when node is
-              present; required under CI); then cargo test --release --workspace [ARGS]
+  test        set up a Vulkan adapter if needed (lavapipe); check formatting and that no src/
+              file is over 800 lines; build and unit-test the crate with --no-default-features;
+              clippy --all-targets -D warnings; cargo doc with warnings denied; install the
+              pinned glTF judges (npm, when node is present; required under CI); then cargo
+              test --release --workspace [ARGS], and count the tests that did not run
   demo        set up a Vulkan adapter if needed, then run the demo (ARGS: frame count), the
               embed example (qtangent on an application's own device), bake
               the embedded default tangent-space map (BC5, KTX2) into qmaps/, render the
@@ -136,10 +141,11 @@ fn main() -> ExitCode {
     }
 }
 
-/// The project's test command, step by step, each timed: formatting, the crate without default
-/// features (no wgpu: the quaternion core alone), clippy with warnings denied (which makes the
-/// crate's `missing_docs` lint an error), the docs with warnings denied, then every test in
-/// release on the adapter `ensure_vulkan` set up.
+/// The project's test command, step by step, each timed: formatting, file sizes, the crate
+/// without default features (no wgpu: the quaternion core alone), clippy with warnings denied
+/// (which makes the crate's `missing_docs` and `too_many_lines` lints errors), the docs with
+/// warnings denied, then every test in release on the adapter `ensure_vulkan` set up, ending
+/// with one line counting the tests that did not run and why (`not_run.rs`).
 fn test(root: &Path, rest: &[String]) -> Result<(), String> {
     let step = |name: &str, f: &dyn Fn() -> Result<(), String>| -> Result<(), String> {
         let t = std::time::Instant::now();
@@ -157,6 +163,7 @@ fn test(root: &Path, rest: &[String]) -> Result<(), String> {
         cargo(root, &["fmt", "--all", "--", "--check"])
             .map_err(|e| format!("{e}: run `cargo fmt --all`"))
     })?;
+    step("file sizes", &|| sizes::check(root))?;
     step("no default features", &|| {
         cargo(
             root,
@@ -215,19 +222,25 @@ fn test(root: &Path, rest: &[String]) -> Result<(), String> {
     let judges = judges
         .into_inner()
         .map(|d| d.to_string_lossy().into_owned());
-    let env: Vec<(&str, &str)> = judges.iter().map(|d| (npm::ENV, d.as_str())).collect();
-    step("tests", &|| {
+    let record = not_run::Record::new()?;
+    let record_path = record.path();
+    let mut env: Vec<(&str, &str)> = judges.iter().map(|d| (npm::ENV, d.as_str())).collect();
+    env.push((not_run::ENV, &record_path));
+    let tests = step("tests", &|| {
         cargo_env(
             root,
             &[&["test", "--release", "--workspace"], &strs(rest)[..]].concat(),
             &env,
         )
-    })?;
-    eprintln!(
-        "xtask: test: every step passed in {:.1} s",
-        all.elapsed().as_secs_f64()
-    );
-    Ok(())
+    });
+    if tests.is_ok() {
+        eprintln!(
+            "xtask: test: every step passed in {:.1} s",
+            all.elapsed().as_secs_f64()
+        );
+    }
+    eprintln!("{}", record.summary());
+    tests
 }
 
 /// Mesa's Vulkan drivers print "XDG_RUNTIME_DIR is invalid or not set" on every run when the
@@ -258,6 +271,12 @@ fn quiet_mesa() {
     std::env::set_var("XDG_RUNTIME_DIR", &dir);
 }
 
+/// What to do when a real asset is missing: where they come from and how to name their folder.
+const ASSETS_HINT: &str = "the real assets (FlightHelmet, the Fox, SimpleSkin from \
+    github.com/KhronosGroup/glTF-Sample-Assets; OBJ files from pybullet_data) are not in the \
+    repository: README.md \"Real assets\" says which files to get; set QTANGENT_ASSETS to the \
+    folder holding their gltf/ and obj/";
+
 /// The shared assets folder: `$QTANGENT_ASSETS`, else `../shared/assets`.
 fn assets_dir(root: &Path) -> PathBuf {
     std::env::var_os("QTANGENT_ASSETS").map_or_else(|| root.join("../shared/assets"), PathBuf::from)
@@ -270,7 +289,7 @@ fn helmet_from_ktx2(root: &Path) -> Result<(), String> {
     let helmet = assets_dir(root).join("gltf/FlightHelmet/FlightHelmet.gltf");
     if !helmet.is_file() {
         eprintln!(
-            "xtask: {} not found (set QTANGENT_ASSETS to the shared assets folder); skipping FlightHelmet",
+            "xtask: {} not found; skipping FlightHelmet ({ASSETS_HINT})",
             helmet.display()
         );
         return Ok(());
@@ -360,7 +379,7 @@ fn animate_fox(root: &Path) -> Result<(), String> {
     let fox = assets_dir(root).join("gltf/Fox.glb");
     if !fox.is_file() {
         eprintln!(
-            "xtask: {} not found (set QTANGENT_ASSETS to the shared assets folder); skipping the animated Fox",
+            "xtask: {} not found; skipping the animated Fox ({ASSETS_HINT})",
             fox.display()
         );
         return Ok(());

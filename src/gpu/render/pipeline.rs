@@ -1,15 +1,13 @@
 //! The lit shader's module, bind group layouts, samplers and pipelines (one per frame source,
 //! output, vertex layout and map decode, built on first use).
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
 use super::super::kit;
 use super::super::mesh::{format_constant, vertex_entry_point, vertex_layout, MeshUniforms};
 use super::super::qmap::GpuQuatMap;
 use super::super::skin;
 use super::super::wgsl::Stage;
 use super::super::{GpuContext, GpuError, StageNeeds};
+use crate::gpu::kit::PipelineCache;
 
 /// What the lit renderer needs of a device (`shaders/lit.wgsl`): four bind groups (object,
 /// scene, material, map), six sampled textures and two uniform buffers in the fragment stage,
@@ -209,7 +207,7 @@ impl Renderer {
                 map_layout,
                 material_sampler,
                 map_sampler,
-                pipelines: Mutex::new(HashMap::new()),
+                pipelines: PipelineCache::new(),
             }
         })
     }
@@ -220,14 +218,16 @@ impl Renderer {
         ctx: &GpuContext,
         key: PipelineKey,
     ) -> Result<wgpu::RenderPipeline, GpuError> {
-        if let Some(p) = self
-            .pipelines
-            .lock()
-            .ok()
-            .and_then(|m| m.get(&key).cloned())
-        {
-            return Ok(p);
-        }
+        self.pipelines
+            .get_or_make(key, || self.make_pipeline(ctx, key))
+    }
+
+    /// Makes the pipeline for `key`.
+    fn make_pipeline(
+        &self,
+        ctx: &GpuContext,
+        key: PipelineKey,
+    ) -> Result<wgpu::RenderPipeline, GpuError> {
         let vertex = VertexInput::of(&key)?;
         let (fs_entry, formats): (&str, Vec<wgpu::TextureFormat>) = match key.output {
             Output::Color(f) => ("fs_lit", vec![f]),
@@ -259,7 +259,7 @@ impl Renderer {
             ..Default::default()
         };
         let label = format!("lit {} {:?}", key.source.label(), key.output);
-        let pipeline = ctx.scoped(&format!("creating the {label} pipeline"), || {
+        ctx.scoped(&format!("creating the {label} pipeline"), || {
             ctx.device
                 .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                     label: Some(&label),
@@ -295,11 +295,7 @@ impl Renderer {
                     multiview_mask: None,
                     cache: None,
                 })
-        })?;
-        if let Ok(mut m) = self.pipelines.lock() {
-            m.insert(key, pipeline.clone());
-        }
-        Ok(pipeline)
+        })
     }
 }
 

@@ -1,14 +1,14 @@
 //! The glTF judges: Khronos' glTF-Validator and gltfpack, npm packages that `cargo xtask test`
 //! installs, pinned (`xtask/npm/`), into `target/npm` and names in `QTANGENT_NPM`. Under CI
-//! (`CI` set) a missing node or package fails the test; elsewhere the test prints a note and
-//! passes, as [`super::assets_dir`] does for missing assets.
+//! (`CI` set) a missing node or package fails the test; elsewhere the test records that it did
+//! not run ([`super::not_run::did_not_run`]), as [`super::assets_dir`] does for missing assets.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The folder holding `node_modules/gltf-validator` and `node_modules/gltfpack`:
-/// `$QTANGENT_NPM`, else `target/npm` in the repository. `None` (with a note) when it, or node,
-/// is missing outside CI; under CI that panics.
+/// `$QTANGENT_NPM`, else `target/npm` in the repository. `None` (recorded as a test that did
+/// not run) when it, or node, is missing outside CI; under CI that panics.
 pub fn npm_dir() -> Option<PathBuf> {
     static FOUND: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
     let found = FOUND.get_or_init(|| {
@@ -40,7 +40,7 @@ pub fn npm_dir() -> Option<PathBuf> {
         Ok(dir) => Some(dir.clone()),
         Err(msg) => {
             assert!(std::env::var_os("CI").is_none(), "{msg}");
-            eprintln!("note: {msg}; glTF validator/gltfpack checks skipped");
+            super::not_run::did_not_run(msg);
             None
         }
     }

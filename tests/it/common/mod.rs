@@ -5,6 +5,7 @@
 pub mod gltf_build;
 pub mod gltf_write;
 pub mod judges;
+pub mod not_run;
 pub mod quirks;
 
 pub use judges::validate_gltf;
@@ -67,9 +68,9 @@ pub fn quat_angle(a: Quat, b: Quat) -> f64 {
 /// f32 unit roundoff: half an ulp of 1.0.
 pub const U: f32 = f32::EPSILON / 2.0;
 
-/// The folder of shared test meshes: `$QTANGENT_ASSETS`, else `../shared/assets` next to the
-/// repository. `None` (with a note on stderr) when it does not exist outside CI; under CI
-/// (`CI` set) a missing folder fails the test.
+/// The folder of the real test meshes (README "Real assets"): `$QTANGENT_ASSETS`, else
+/// `../shared/assets` next to the repository. When it does not exist: under CI (`CI` set) the
+/// test fails; elsewhere `None`, recorded as a test that did not run ([`not_run::did_not_run`]).
 pub fn assets_dir() -> Option<std::path::PathBuf> {
     let dir = std::env::var_os("QTANGENT_ASSETS").map_or_else(
         || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets"),
@@ -78,12 +79,13 @@ pub fn assets_dir() -> Option<std::path::PathBuf> {
     if dir.is_dir() {
         return Some(dir);
     }
-    let msg = format!(
-        "shared test meshes not found at {} (set QTANGENT_ASSETS to the folder holding gltf/ and obj/)",
+    let reason = format!(
+        "the assets folder {} does not exist (README \"Real assets\": where to get them; set \
+         QTANGENT_ASSETS to the folder holding gltf/ and obj/)",
         dir.display()
     );
-    assert!(std::env::var_os("CI").is_none(), "{msg}");
-    eprintln!("note: {msg}; asset tests skipped");
+    assert!(std::env::var_os("CI").is_none(), "{reason}");
+    not_run::did_not_run(&reason);
     None
 }
 

@@ -1,0 +1,186 @@
+//! The f64 skinning reference the kernel is tested against: linear blend with the polar
+//! factor, dual quaternions, and the frame-angle measure (see the [`super`] module docs for the
+//! methods).
+
+use glam::{DMat3, DQuat, DVec3, Vec3};
+
+use super::{Bone, PackedInfluences, SkinMethod};
+use crate::format::{SNORM16_NEAREST_BOUND_DEG, SNORM16_W_BIAS};
+use crate::frame::QTangent;
+
+/// Skinning of one vertex in f64: the reference.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reference {
+    /// Skinned position.
+    pub position: DVec3,
+    /// Rotation applied to the frame (unit).
+    pub rotation: DQuat,
+    /// Skinned frame: `rotation · q`, reflection unchanged.
+    pub frame: DQuat,
+    /// True when the frame is mirrored (the input's, carried over).
+    pub reflected: bool,
+}
+
+fn dquat(b: &Bone) -> DQuat {
+    DQuat::from_array(b.rotation.map(f64::from)).normalize()
+}
+
+fn dvec(v: Vec3) -> DVec3 {
+    v.as_dvec3()
+}
+
+/// The polar factor of `a` (the rotation nearest to it) by Higham's Newton iteration
+/// `X ← ½(X + X⁻ᵀ)` in f64, to convergence. `None` when `a` is (near) singular or its polar
+/// factor is a reflection (`det a ≤ 0`: no rotation fits it).
+#[must_use]
+pub fn polar_rotation(a: DMat3) -> Option<DMat3> {
+    let scale = a.to_cols_array().iter().fold(0.0f64, |m, x| m.max(x.abs()));
+    if scale.is_nan() || scale <= 0.0 || a.determinant() <= 1e-12 * scale.powi(3) {
+        return None;
+    }
+    let mut x = a * (1.0 / scale);
+    for _ in 0..100 {
+        let next = (x + x.inverse().transpose()) * 0.5;
+        let delta = (next - x)
+            .to_cols_array()
+            .iter()
+            .fold(0.0f64, |m, d| m.max(d.abs()));
+        x = next;
+        if delta < 1e-15 {
+            break;
+        }
+    }
+    Some(x)
+}
+
+/// The blended matrix `A = Σ wᵢ sᵢ R(qᵢ)` and translation of LBS, in f64.
+fn lbs_blend(bones: &[Bone], inf: &PackedInfluences) -> Option<(DMat3, DVec3)> {
+    let mut a = DMat3::ZERO;
+    let mut t = DVec3::ZERO;
+    for (joint, w) in inf.iter_f64() {
+        let b = bones.get(joint)?;
+        a += DMat3::from_quat(dquat(b)) * (w * f64::from(b.scale()));
+        t += dvec(b.translation()) * w;
+    }
+    Some((a, t))
+}
+
+/// `r · q` with the reflection kept: the skinned frame.
+fn rotate_frame(r: DQuat, q: QTangent) -> DQuat {
+    (r * q.rotation.as_dquat().normalize()).normalize()
+}
+
+/// LBS of one vertex in f64: `None` when the blended matrix has no rotation (see
+/// [`polar_rotation`]) or an influence names a bone `bones` does not have.
+#[must_use]
+pub fn reference_lbs(
+    bones: &[Bone],
+    inf: &PackedInfluences,
+    p: Vec3,
+    q: QTangent,
+) -> Option<Reference> {
+    let (a, t) = lbs_blend(bones, inf)?;
+    let r = DQuat::from_mat3(&polar_rotation(a)?).normalize();
+    Some(Reference {
+        position: a * dvec(p) + t,
+        rotation: r,
+        frame: rotate_frame(r, q),
+        reflected: q.reflected,
+    })
+}
+
+/// DQS of one vertex in f64 (see the module docs). `None` when the blended real part is zero or
+/// an influence names a bone `bones` does not have.
+#[must_use]
+pub fn reference_dqs(
+    bones: &[Bone],
+    inf: &PackedInfluences,
+    p: Vec3,
+    q: QTangent,
+) -> Option<Reference> {
+    let first = dquat(bones.get(usize::from(inf.joints[0]))?);
+    let (mut real, mut dual) = (
+        DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+        DQuat::from_xyzw(0.0, 0.0, 0.0, 0.0),
+    );
+    let mut scale = 0.0;
+    for (joint, w) in inf.iter_f64() {
+        let b = bones.get(joint)?;
+        let r = dquat(b);
+        let t = dvec(b.translation());
+        let d = DQuat::from_xyzw(t.x, t.y, t.z, 0.0) * r * 0.5;
+        let wk = if r.dot(first) < 0.0 { -w } else { w };
+        real += r * wk;
+        dual += d * wk;
+        scale += w * f64::from(b.scale());
+    }
+    let len = real.length();
+    if len.is_nan() || len <= 1e-12 {
+        return None;
+    }
+    let (c0, ce) = (real * (1.0 / len), dual * (1.0 / len));
+    // Translation of a unit dual quaternion: 2 · dual · conj(real).
+    let t = ce * c0.conjugate() * 2.0;
+    Some(Reference {
+        position: c0 * (dvec(p) * scale) + DVec3::new(t.x, t.y, t.z),
+        rotation: c0,
+        frame: rotate_frame(c0, q),
+        reflected: q.reflected,
+    })
+}
+
+/// The reference for either method.
+#[must_use]
+pub fn reference(
+    method: SkinMethod,
+    bones: &[Bone],
+    inf: &PackedInfluences,
+    p: Vec3,
+    q: QTangent,
+) -> Option<Reference> {
+    match method {
+        SkinMethod::Linear => reference_lbs(bones, inf, p, q),
+        SkinMethod::DualQuaternion => reference_dqs(bones, inf, p, q),
+    }
+}
+
+/// How far LBS's frame (the polar rotation of `A` applied to the frame) is from transforming the
+/// normal by the cofactor of `A` and the tangent by `A` (the f32 normal + tangent layout's
+/// answer): the two angles in degrees (normal, tangent). Zero where the bones agree; `None` as
+/// for [`reference_lbs`].
+#[must_use]
+pub fn lbs_vector_frame_error(
+    bones: &[Bone],
+    inf: &PackedInfluences,
+    q: QTangent,
+) -> Option<(f64, f64)> {
+    let (a, _) = lbs_blend(bones, inf)?;
+    let r = DQuat::from_mat3(&polar_rotation(a)?).normalize();
+    let m = DMat3::from_quat(q.rotation.as_dquat().normalize());
+    let (n, t) = (m.z_axis, m.x_axis);
+    let cof = a.inverse().transpose() * a.determinant();
+    let n_vec = (cof * n).normalize();
+    let t_vec = (a * t).normalize();
+    let angle = |u: DVec3, v: DVec3| u.cross(v).length().atan2(u.dot(v)).to_degrees();
+    Some((angle(r * n, n_vec), angle(r * t, t_vec)))
+}
+
+/// Angle in degrees between the rotations of two frames (q and −q are the same rotation).
+#[must_use]
+pub fn frame_angle_deg(a: DQuat, b: DQuat) -> f64 {
+    // atan2 of the relative rotation keeps its digits at small angles, where acos would not.
+    let r = a.normalize().conjugate() * b.normalize();
+    2.0 * DVec3::new(r.x, r.y, r.z)
+        .length()
+        .atan2(r.w.abs())
+        .to_degrees()
+}
+
+/// How far the kernel's packed output frame may be from the exact `r · q` (degrees): it rounds
+/// to the nearest snorm16 step (as the CPU reference packs its frames), so its
+/// bound, 4/32767 rad = 0.0070° (the CPU encoder's rounding search does better,
+/// [`crate::Format::max_error_deg`]; a kernel cannot afford it).
+pub const OUTPUT_BOUND_DEG: f64 = SNORM16_NEAREST_BOUND_DEG;
+
+/// The bias the kernel applies to w before packing (as snorm16x4 encoder).
+pub const OUTPUT_W_BIAS: f32 = SNORM16_W_BIAS;
