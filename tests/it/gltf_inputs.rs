@@ -266,6 +266,42 @@ fn quantised_attributes_dequantise_through_the_node_transform() {
     );
     let indices = b.indices(&patch.indices);
 
+    let expected = quantised_meshes(&mut b, &patch, [normals, tangents, uvs, indices]);
+    let path = b.write_gltf(dir.path(), "quantised");
+    let scene = load(&path);
+    assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+
+    check_dequantised_positions(&scene, &patch, &expected);
+
+    // int8 normalised normals and tangents: every component is within half a step, 0.5/127,
+    // of the original (plus U from the division), so the error vector has length at most
+    // √3·0.5/127 and, against a unit vector, the angle at most asin(√3/254) ≈ 0.39°.
+    let bound = (3f64.sqrt() / 254.0).asin() + 1e-6;
+    let prim = &scene.meshes[0].primitives[0];
+    let normals = prim.normals.as_ref().expect("normals");
+    let tangents = prim.tangents.as_ref().expect("tangents");
+    let read_uvs = prim.uvs.as_ref().expect("uvs");
+    for i in 0..9 {
+        let a = angle(normals[i], patch.normals[i]);
+        assert!(a <= bound, "normal {i}: {a} rad > {bound}");
+        let a = angle(tangents[i].truncate(), patch.tangents[i].truncate());
+        assert!(a <= bound, "tangent {i}: {a} rad > {bound}");
+        assert_eq!(tangents[i].w, patch.tangents[i].w, "handedness {i}");
+        // uint16 normalised: within half a step, 0.5/65535, plus U from the division.
+        let err = (read_uvs[i] - patch.uvs[i]).abs().max_element();
+        assert!(err <= 0.5 / 65535.0 + U, "uv {i}: error {err:e}");
+    }
+}
+
+/// One mesh per position quantisation (int16 and uint16, normalised and not, uint16 with one
+/// vertex in a sparse part, int8 normalised, uint8), each placed by a node that dequantises it
+/// and sharing the other accessors (`shared`: NORMAL, TANGENT, TEXCOORD_0, indices).
+fn quantised_meshes(
+    b: &mut GltfBuild,
+    patch: &Patch,
+    shared: [usize; 4],
+) -> Vec<(&'static str, Quant, Quantised)> {
+    let [normals, tangents, uvs, indices] = shared;
     let variants = [
         ("i16n", I16N, false),
         ("i16", I16, false),
@@ -312,10 +348,16 @@ fn quantised_attributes_dequantise_through_the_node_transform() {
         );
         expected.push((name, quant, qp));
     }
-    let path = b.write_gltf(dir.path(), "quantised");
-    let scene = load(&path);
-    assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+    expected
+}
 
+/// Every mesh of [`quantised_meshes`], placed by its node, is where the patch is, to the
+/// quantisation step; the mesh keeps the integers.
+fn check_dequantised_positions(
+    scene: &Scene,
+    patch: &Patch,
+    expected: &[(&'static str, Quant, Quantised)],
+) {
     for (m, (name, quant, qp)) in expected.iter().enumerate() {
         let mesh = &scene.meshes[m];
         let prim = &mesh.primitives[0];
@@ -343,25 +385,6 @@ fn quantised_attributes_dequantise_through_the_node_transform() {
             // The mesh itself keeps the integers as read (the node does the dequantisation).
             assert_eq!(got[0], quant.decode(qp.q[i][0]), "{name}: vertex {i}");
         }
-    }
-
-    // int8 normalised normals and tangents: every component is within half a step, 0.5/127,
-    // of the original (plus U from the division), so the error vector has length at most
-    // √3·0.5/127 and, against a unit vector, the angle at most asin(√3/254) ≈ 0.39°.
-    let bound = (3f64.sqrt() / 254.0).asin() + 1e-6;
-    let prim = &scene.meshes[0].primitives[0];
-    let normals = prim.normals.as_ref().expect("normals");
-    let tangents = prim.tangents.as_ref().expect("tangents");
-    let read_uvs = prim.uvs.as_ref().expect("uvs");
-    for i in 0..9 {
-        let a = angle(normals[i], patch.normals[i]);
-        assert!(a <= bound, "normal {i}: {a} rad > {bound}");
-        let a = angle(tangents[i].truncate(), patch.tangents[i].truncate());
-        assert!(a <= bound, "tangent {i}: {a} rad > {bound}");
-        assert_eq!(tangents[i].w, patch.tangents[i].w, "handedness {i}");
-        // uint16 normalised: within half a step, 0.5/65535, plus U from the division.
-        let err = (read_uvs[i] - patch.uvs[i]).abs().max_element();
-        assert!(err <= 0.5 / 65535.0 + U, "uv {i}: error {err:e}");
     }
 }
 
