@@ -131,7 +131,7 @@ impl Args {
     /// The stored format: `--format`, or the kind's compressed default.
     fn stored(&self) -> MapFormat {
         self.format
-            .unwrap_or_else(|| MapFormat::default_for(self.kind, false))
+            .unwrap_or_else(|| MapFormat::default_for(self.kind))
     }
 
     /// Checks the flags against each other before any work.

@@ -31,6 +31,7 @@ use qtangent::gpu::GpuContext;
 use qtangent::qmap::bc::Bc7Quality;
 use qtangent::qmap::normal_map::{bc5_round_trip, bc5_round_trip_chain};
 use qtangent::qmap::stored::{angle_deg, AngleStats, EncodedMap};
+use qtangent::qmap::Encoding;
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::MapSpace;
 use qtangent::qmap::{self, BakeMesh, MapFormat, NormalMap, TexelKind};
@@ -215,7 +216,13 @@ fn texel_errors(
         let mask = coverage(scene, mi, exact.width(), exact.height())?;
         for f in MapFormat::ALL {
             let c = Column::Map(MapSpace::Tangent, f);
-            match EncodedMap::encode(&exact, MapSpace::Tangent, f, false, bc7) {
+            match EncodedMap::encode(
+                &exact,
+                &Encoding {
+                    bc7: bc7,
+                    ..Encoding::new(MapSpace::Tangent, f)
+                },
+            ) {
                 Ok(stored) => {
                     let (n, t) = stored.frame_angles(&exact.levels[0].quats, &mask)?;
                     push(c, n, t);
@@ -263,7 +270,13 @@ fn texel_errors(
             if f == MapFormat::Bc5 {
                 continue;
             }
-            let stored = EncodedMap::encode(&exact, MapSpace::Object, f, false, bc7)?;
+            let stored = EncodedMap::encode(
+                &exact,
+                &Encoding {
+                    bc7: bc7,
+                    ..Encoding::new(MapSpace::Object, f)
+                },
+            )?;
             let (n, t) = stored.frame_angles(&exact.levels[0].quats, &mask)?;
             push(c, n, t);
         }
@@ -553,7 +566,13 @@ fn timing(
             let map = qtangent::qmap::tangent::bake_cpu(&levels, None, MapFormat::Rgba32Float);
             t[2] += s.elapsed();
             let s = Instant::now();
-            EncodedMap::encode(&map, MapSpace::Tangent, MapFormat::Bc5, false, bc7)?;
+            EncodedMap::encode(
+                &map,
+                &Encoding {
+                    bc7: bc7,
+                    ..Encoding::new(MapSpace::Tangent, MapFormat::Bc5)
+                },
+            )?;
             t[3] += s.elapsed();
         }
         println!(
@@ -594,8 +613,13 @@ fn timing(
                 let map = qmap::finish(&raster, settings.padding, &mut ());
                 o[1] += s.elapsed();
                 let s = Instant::now();
-                let stored =
-                    EncodedMap::encode(&map, MapSpace::Object, MapFormat::Bc7, false, quality)?;
+                let stored = EncodedMap::encode(
+                    &map,
+                    &Encoding {
+                        bc7: quality,
+                        ..Encoding::new(MapSpace::Object, MapFormat::Bc7)
+                    },
+                )?;
                 o[2] += s.elapsed();
                 // Per-texel error at this size, against the f32 bake, inside triangles.
                 let mask: Vec<bool> = map.kind.iter().map(|k| *k == TexelKind::Covered).collect();

@@ -11,7 +11,7 @@ use glam::{Vec2, Vec3, Vec4};
 use super::kit::{self, Access};
 use super::wgsl::Stage;
 use super::{GpuContext, GpuError, StageNeeds};
-use crate::qmap::stored::EncodedMap;
+use crate::qmap::stored::{EncodedMap, Encoding};
 use crate::qmap::{MapDecode, MapFormat, MapSpace, QuatMap};
 use crate::report::{Listener, Warning, WarningKind};
 use crate::TangentFrame;
@@ -193,13 +193,11 @@ pub fn upload(ctx: &GpuContext, map: &QuatMap) -> Result<GpuQuatMap, GpuError> {
     }
     check_filterable(ctx, map.format)?;
     // The stored texel bytes of its own format and its plane: one upload path for every map.
-    let stored = EncodedMap::encode(
-        map,
-        MapSpace::Object,
-        map.format,
-        true,
-        crate::qmap::bc::Bc7Quality::default(),
-    )?;
+    let encoding = Encoding {
+        keep_handedness: true,
+        ..Encoding::new(MapSpace::Object, map.format)
+    };
+    let stored = EncodedMap::encode(map, &encoding)?;
     upload_encoded(ctx, &stored, &mut ())
 }
 

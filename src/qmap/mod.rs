@@ -53,6 +53,7 @@ pub use format::{MapDecode, MapFormat, MapSpace};
 pub use job::{BakeJob, Container, NormalSource, SceneJobs};
 pub use normal_map::NormalMap;
 pub use post::finish;
+pub use stored::{EncodedMap, Encoding};
 pub use texel::BakeTriangle;
 
 use crate::mesh::Prepared;

@@ -50,6 +50,39 @@ pub struct EncodedMap {
     pub twist_only: bool,
 }
 
+/// How a map is stored ([`EncodedMap::encode`]): its space, its format, and the encoder's
+/// choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Encoding {
+    /// Object or tangent space.
+    pub space: MapSpace,
+    /// The stored format.
+    pub format: MapFormat,
+    /// Object space: keep the handedness plane instead of deriving the handedness from the UV
+    /// winding. Ignored in tangent space (the vertex has it).
+    pub keep_handedness: bool,
+    /// The map's twist is already doubled ([`EncodedMap::axial_twist`]: an axial direction
+    /// field); recorded, not applied.
+    pub axial_twist: bool,
+    /// BC7 encoder effort.
+    pub bc7: Bc7Quality,
+}
+
+impl Encoding {
+    /// A map of `space` stored as `format`: handedness derived, twist as baked, BC7 at
+    /// [`Bc7Quality::Basic`] (the default of [`super::MapOptions`]).
+    #[must_use]
+    pub fn new(space: MapSpace, format: MapFormat) -> Self {
+        Self {
+            space,
+            format,
+            keep_handedness: false,
+            axial_twist: false,
+            bc7: Bc7Quality::Basic,
+        }
+    }
+}
+
 /// KTX2 key of the map space.
 pub const KEY_SPACE: &str = "qtangent.kind";
 /// KTX2 key of the stored format's name.
@@ -100,20 +133,21 @@ impl EncodedMap {
     /// ([`MapFormat::texel_bytes`]); BC7 encodes `q·½+½`, with background texels (q = 0) of
     /// object-space maps as don't-care so they never spoil a block; BC5 encodes (x, y) of a
     /// tangent-space map without a twist, or (z, w) of one with a twist and no tilt
-    /// ([`EncodedMap::twist_only`]). `keep_handedness` keeps the object-space plane.
+    /// ([`EncodedMap::twist_only`]).
     ///
     /// # Errors
     /// [`BakeError::Unfit`] for a format that cannot hold the map (BC5 of an object-space map
     /// or of a tangent-space map with a twist and a tilt); [`BakeError::Settings`] for a size BC
     /// cannot take (not a
     /// multiple of 4).
-    pub fn encode(
-        map: &QuatMap,
-        space: MapSpace,
-        format: MapFormat,
-        keep_handedness: bool,
-        quality: Bc7Quality,
-    ) -> Result<Self, BakeError> {
+    pub fn encode(map: &QuatMap, encoding: &Encoding) -> Result<Self, BakeError> {
+        let Encoding {
+            space,
+            format,
+            keep_handedness,
+            axial_twist,
+            bc7: quality,
+        } = *encoding;
         let (width, height) = (map.width(), map.height());
         if format.is_compressed() {
             bc::check_size(width, height).map_err(|e| BakeError::Settings(e.to_string()))?;
@@ -200,7 +234,7 @@ impl EncodedMap {
             height,
             levels,
             handedness,
-            axial_twist: false,
+            axial_twist,
             twist_only,
         })
     }

@@ -173,7 +173,7 @@ pub fn bake_cpu(levels: &[NormalMap], twist: Option<TwistField<'_>>, format: Map
 /// # Panics
 /// If `levels` is empty.
 #[must_use]
-pub fn finish(mut levels: Vec<MapLevel>, twist: bool, format: MapFormat) -> QuatMap {
+pub(crate) fn finish(mut levels: Vec<MapLevel>, twist: bool, format: MapFormat) -> QuatMap {
     if twist {
         align(&mut levels);
     }

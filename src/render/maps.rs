@@ -184,7 +184,7 @@ fn object_map(
         MapSource::Authored(m) => Ok(Some(SceneMap {
             stats: Some(m.stats),
             ..SceneMap::new(
-                baker.store(m, MapSpace::Object, false, &what, listener)?,
+                baker.store(m, MapSpace::Object, &what, listener)?,
                 MapOrigin::Authored,
             )
         })),

@@ -10,7 +10,7 @@
 //! irradiance for the diffuse part, its radiance in the mirror direction times Karis' analytic
 //! environment-BRDF fit for the specular part.
 
-use glam::{Vec2, Vec3};
+use glam::Vec3;
 
 use super::{MaterialUniforms, SceneUniforms};
 
@@ -71,16 +71,6 @@ impl Surface {
 }
 
 pub use crate::qmap::anisotropy::direction_of as anisotropy_direction;
-
-/// The world-space direction of the anisotropic lobe from the shading frame's `t` and `b` (b as
-/// the frame has it, flipped with n on back faces) and a tangent-space direction `d`
-/// ([`anisotropy_direction`]): back faces use the front face's bitangent, as the Khronos sample
-/// viewer's negating both t and b there gives the same groove (`anisotropy_tangent` in WGSL).
-#[must_use]
-pub fn anisotropy_tangent(t: Vec3, b: Vec3, front: bool, d: Vec2) -> Vec3 {
-    let b = if front { b } else { -b };
-    (t * d.x + b * d.y).normalize()
-}
 
 /// A unit vector perpendicular to unit `n`, for a tangent that vanished (`perpendicular` in WGSL).
 #[must_use]

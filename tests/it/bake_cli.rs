@@ -534,10 +534,7 @@ fn default_bake_is_a_tangent_space_bc5_ktx2() {
     let map = qtangent::qmap::tangent::bake_cpu(&levels, None, MapFormat::Rgba32Float);
     let want = EncodedMap::encode(
         &map,
-        MapSpace::Tangent,
-        MapFormat::Bc5,
-        false,
-        qtangent::qmap::bc::Bc7Quality::Basic,
+        &qtangent::qmap::Encoding::new(MapSpace::Tangent, MapFormat::Bc5),
     )
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(got.levels, want.levels);

@@ -19,6 +19,7 @@ use glam::{DQuat, DVec3, Mat4, Vec2, Vec3, Vec4};
 use qtangent::gpu::render::{Output, Renderer, View, DEBUG_POISON};
 use qtangent::mesh::Primitive;
 use qtangent::qmap::stored::EncodedMap;
+use qtangent::qmap::Encoding;
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::MapSpace;
 use qtangent::qmap::{tangent, MapFormat, NormalMap};
@@ -231,14 +232,8 @@ fn decoded_normal_is_normal_mapping_unmirrored_mirrored_and_tiled() {
                 if format == MapFormat::Bc5 && twist {
                     continue;
                 }
-                let stored = EncodedMap::encode(
-                    &map,
-                    MapSpace::Tangent,
-                    format,
-                    false,
-                    qtangent::qmap::bc::Bc7Quality::Basic,
-                )
-                .expect("stores");
+                let stored = EncodedMap::encode(&map, &Encoding::new(MapSpace::Tangent, format))
+                    .expect("stores");
                 // Plain formats: the stored rotation is within the format's bound of r, and no
                 // rotated vector moves further; f32 slack. Block formats: per texel (above).
                 let bound = format.max_error_deg().map(|e| e + SLACK_DEG);

@@ -36,6 +36,7 @@ use qtangent::gpu::render::{
 use qtangent::gpu::GpuContext;
 use qtangent::mesh::{procedural, Prepared};
 use qtangent::qmap::stored::EncodedMap;
+use qtangent::qmap::Encoding;
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::MapSpace;
 use qtangent::qmap::{self, tangent, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap};
@@ -134,14 +135,8 @@ fn tangent_field(with_twist: bool) -> QuatMap {
 
 /// Level 0 of `map` stored as `format` (in `space`), decoded as the GPU samples it.
 fn stored_level0(map: &QuatMap, space: MapSpace, format: MapFormat) -> Vec<Vec4> {
-    let e = EncodedMap::encode(
-        map,
-        space,
-        format,
-        false,
-        qtangent::qmap::bc::Bc7Quality::Basic,
-    )
-    .unwrap_or_else(|e| panic!("storing the {} map as {format}: {e}", space.name()));
+    let e = EncodedMap::encode(map, &Encoding::new(space, format))
+        .unwrap_or_else(|e| panic!("storing the {} map as {format}: {e}", space.name()));
     e.decode_level(0).expect("level 0 decodes")
 }
 

@@ -112,10 +112,10 @@ fn identity_map_ktx2() -> qtangent::ktx2::Ktx2Texture {
         qtangent::qmap::tangent::bake_cpu(&levels, None, qtangent::qmap::MapFormat::Rgba32Float);
     let stored = EncodedMap::encode(
         &map,
-        MapSpace::Tangent,
-        MapFormat::Bc5,
-        false,
-        qtangent::qmap::bc::Bc7Quality::UltraFast,
+        &qtangent::qmap::Encoding {
+            bc7: qtangent::qmap::bc::Bc7Quality::UltraFast,
+            ..qtangent::qmap::Encoding::new(MapSpace::Tangent, MapFormat::Bc5)
+        },
     )
     .expect("stores");
     stored.to_ktx2().0
