@@ -129,7 +129,7 @@ fn decode_image(image: &ImageSource, mesh_file: &Path) -> Result<image::DynamicI
     image.decode().map_err(|problem| BakeError::Image {
         mesh: mesh_file.to_path_buf(),
         image: image.describe(),
-        problem,
+        problem: problem.to_string(),
     })
 }
 

@@ -69,7 +69,9 @@ impl NormalMap {
             problem,
         };
         let name = source.describe();
-        let image = source.decode().map_err(|e| fail(name.clone(), e))?;
+        let image = source
+            .decode()
+            .map_err(|e| fail(name.clone(), e.to_string()))?;
         let map = Self::from_image(&image, scale);
         if map.texels.iter().any(|v| !v.is_finite()) {
             return Err(fail(name, "the image has non-finite values".into()));

@@ -278,7 +278,7 @@ impl RenderScene {
     /// with nothing to draw.
     pub fn load(path: &Path) -> Result<Self, SceneError> {
         let loaded = mesh::load(path)?;
-        let mut warnings = loaded.warnings.clone();
+        let mut warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
         let mut materials = loaded
             .materials
             .iter()
@@ -371,7 +371,7 @@ fn scene_material(
                 file: path.to_path_buf(),
                 material: m.name.clone(),
                 image: t.image.describe(),
-                problem,
+                problem: problem.to_string(),
             })
     };
     let aniso_texture = m.anisotropy.as_ref().and_then(|a| a.texture.clone());
@@ -507,7 +507,7 @@ fn packed_map(
         image: image.describe(),
         problem,
     };
-    let bytes = image.bytes().map_err(&fail)?;
+    let bytes = image.bytes().map_err(|e| fail(e.to_string()))?;
     #[cfg(feature = "ktx2")]
     {
         let tex = crate::ktx2::read(&bytes).map_err(|e| fail(e.to_string()))?;

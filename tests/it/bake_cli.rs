@@ -11,7 +11,6 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use base64::Engine as _;
 use common::stderr;
 use glam::Vec4;
 use qtangent::mesh::procedural;
@@ -207,56 +206,33 @@ type TestPrim = (
     Option<usize>,
 );
 
-/// A glTF with data-URI buffers, one mesh of `prims`.
+/// A glTF with a data-URI buffer, one mesh of `prims` (normals +Z), written by the library's
+/// writer.
 fn write_gltf(path: &Path, materials: &[&str], prims: &[TestPrim]) {
-    let mut buffers = Vec::new();
-    let mut accessors = Vec::new();
-    let mut add = |bytes: Vec<u8>, count: usize, ty: &str, component: u32| {
-        let uri = format!(
-            "data:application/octet-stream;base64,{}",
-            base64::engine::general_purpose::STANDARD.encode(&bytes)
-        );
-        buffers.push(json!({"uri": uri, "byteLength": bytes.len()}));
-        let i = buffers.len() - 1;
-        accessors
-            .push(json!({"bufferView": i, "componentType": component, "count": count, "type": ty}));
-        i
-    };
+    let mut b = qtangent::gltf::Builder::default();
+    let vertex = Some(qtangent::gltf::Target::ArrayBuffer);
     let mut primitives = Vec::new();
     for (positions, uvs, indices, material) in prims {
-        let flat = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-        let n = positions.len();
-        let p = add(flat(positions.as_flattened()), n, "VEC3", 5126);
-        let normals = vec![[0.0f32, 0.0, 1.0]; n];
-        let nrm = add(flat(normals.as_flattened()), n, "VEC3", 5126);
-        let mut attributes = json!({"POSITION": p, "NORMAL": nrm});
+        let normals = vec![[0.0f32, 0.0, 1.0]; positions.len()];
+        let mut attributes = json!({
+            "POSITION": b.positions(positions),
+            "NORMAL": b.floats(&normals, vertex),
+        });
         if let Some(uvs) = uvs {
-            attributes["TEXCOORD_0"] = json!(add(flat(uvs.as_flattened()), n, "VEC2", 5126));
+            attributes["TEXCOORD_0"] = json!(b.floats(uvs, vertex));
         }
-        let idx: Vec<u8> = indices.iter().flat_map(|i| i.to_le_bytes()).collect();
-        let ind = add(idx, indices.len(), "SCALAR", 5125);
-        let mut prim = json!({"attributes": attributes, "indices": ind});
+        let mut prim = json!({"attributes": attributes, "indices": b.indices(indices)});
         if let Some(m) = material {
             prim["material"] = json!(m);
         }
         primitives.push(prim);
     }
-    let views: Vec<Value> = buffers
-        .iter()
-        .enumerate()
-        .map(|(i, b)| json!({"buffer": i, "byteLength": b["byteLength"]}))
-        .collect();
-    let doc = json!({
-        "asset": {"version": "2.0"},
-        "buffers": buffers,
-        "bufferViews": views,
-        "accessors": accessors,
-        "materials": materials.iter().map(|m| json!({"name": m})).collect::<Vec<_>>(),
-        "meshes": [{"name": "Parts", "primitives": primitives}],
-        "nodes": [{"mesh": 0}],
-        "scenes": [{"nodes": [0]}],
-        "scene": 0
-    });
+    let mut doc = b.to_gltf(qtangent::gltf::BufferUri::DataUri);
+    doc["materials"] = materials.iter().map(|m| json!({"name": m})).collect();
+    doc["meshes"] = json!([{"name": "Parts", "primitives": primitives}]);
+    doc["nodes"] = json!([{"mesh": 0}]);
+    doc["scenes"] = json!([{"nodes": [0]}]);
+    doc["scene"] = json!(0);
     std::fs::write(path, doc.to_string()).unwrap_or_else(|e| panic!("{e}"));
 }
 

@@ -49,7 +49,7 @@ fn the_extension_reaches_the_material() {
     );
     edit_json(
         &path,
-        r#""anisotropyStrength":1"#,
+        r#""anisotropyStrength":1.0"#,
         r#""anisotropyStrength":0.6"#,
     );
     let loaded = mesh::load(&path).expect("loads");
@@ -74,12 +74,12 @@ fn the_extension_reaches_the_material() {
 fn bad_extension_values_are_one_line_errors_naming_the_material() {
     for (from, to, needle) in [
         (
-            r#""anisotropyStrength":1"#,
+            r#""anisotropyStrength":1.0"#,
             r#""anisotropyStrength":1.5"#,
             "anisotropyStrength is 1.5, outside [0, 1]",
         ),
         (
-            r#""anisotropyStrength":1"#,
+            r#""anisotropyStrength":1.0"#,
             r#""anisotropyStrength":-0.1"#,
             "outside [0, 1]",
         ),
