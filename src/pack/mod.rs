@@ -3,7 +3,7 @@
 //! named by the `QTANGENT_frames` extension (docs/GLTF.md has its schema).
 //!
 //! [`pack`] takes a loaded [`Scene`], its prepared primitives (the frames to store) and the
-//! maps to embed, and re-reads the source file as JSON so that everything qtangent does not model
+//! maps to embed ([`SceneMaps`]: what the renderer draws, made by the one baker), and re-reads the source file as JSON so that everything qtangent does not model
 //! is carried over as written: materials (emissive, occlusion, alpha, their extensions), nodes,
 //! skins, animations, cameras, extras. What changes:
 //!
@@ -18,14 +18,14 @@
 //! - KHR_mesh_quantization, Draco and meshopt leave `extensionsUsed` (nothing uses them any
 //!   more); KHR_texture_transform leaves the textures whose transform is now in the UVs.
 //!
-//! CPU only: maps are made by the caller (`qtangent::gpu::maps::for_pack` on a device).
+//! CPU only: maps are made by the caller ([`SceneMaps::new`], with the GPU as the baker's raster
+//! backend where there is one).
 
 mod source;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use glam::Vec2;
 use serde_json::{json, Map, Value};
 
 use self::source::Source;
@@ -40,6 +40,7 @@ use crate::gltf::{
 };
 use crate::mesh::{ImageError, Prepared, Primitive, Scene};
 use crate::qmap::stored::EncodedMap;
+use crate::render::maps::{SceneMap, SceneMaps};
 use crate::{Format, Warning, WarningKind};
 
 /// What [`pack`] writes.
@@ -76,25 +77,6 @@ pub enum MapKind {
 }
 
 crate::names::named!(MapKind, "map kind", { None => "none", Tangent => "tangent", Object => "object" });
-
-/// An object-space map for one primitive, and the UVs it was baked in when they are not the
-/// primitive's own (a repacked atlas: written as the next free TEXCOORD set).
-#[derive(Debug, Clone)]
-pub struct ObjectMapOut {
-    /// The stored map.
-    pub map: EncodedMap,
-    /// One UV per prepared vertex, when the map has its own layout.
-    pub uvs: Option<Vec<Vec2>>,
-}
-
-/// The quaternion maps to embed.
-#[derive(Debug, Clone, Default)]
-pub struct PackMaps {
-    /// Per material ([`Scene::materials`] index): its tangent-space map.
-    pub tangent: Vec<Option<EncodedMap>>,
-    /// Per primitive, in [`Scene::primitives`] order: its object-space map.
-    pub object: Vec<Option<ObjectMapOut>>,
-}
 
 /// A packed file and what went into it.
 #[derive(Debug, Clone)]
@@ -234,7 +216,10 @@ const DROPPED_EXTENSIONS: [&str; 3] = [
 
 /// Writes `scene` as a GLB carrying `prepared`'s frames in `options.format` and `maps`.
 /// `prepared` holds one entry per primitive of `scene`, in [`Scene::primitives`] order (as
-/// [`Scene::prepare`] returns them).
+/// [`Scene::prepare`] returns them, and as a [`RenderScene`](crate::render::scene::RenderScene)
+/// loaded from the file holds its meshes); `maps` is indexed the same way (its tangent-space maps
+/// by material: entries past the file's materials are not written), or
+/// [`SceneMaps::default`] for none.
 ///
 /// # Errors
 /// [`PackError`] naming the file: the source cannot be read again, `prepared` does not match
@@ -242,7 +227,7 @@ const DROPPED_EXTENSIONS: [&str; 3] = [
 pub fn pack(
     scene: &Scene,
     prepared: &[Prepared],
-    maps: &PackMaps,
+    maps: &SceneMaps,
     options: &PackOptions,
 ) -> Result<Packed, PackError> {
     let file = scene.source.as_path();
@@ -381,7 +366,7 @@ impl Writer<'_> {
         &mut self,
         scene: &Scene,
         prepared: &[Prepared],
-        maps: &PackMaps,
+        maps: &SceneMaps,
         options: &PackOptions,
     ) -> Result<(), PackErrorKind> {
         let file_meshes = self.out.json["meshes"].as_array().map_or(0, Vec::len);
@@ -486,7 +471,7 @@ impl Writer<'_> {
         src: &Value,
         loaded: &Primitive,
         p: &Prepared,
-        object: Option<&ObjectMapOut>,
+        object: Option<&SceneMap>,
         options: &PackOptions,
     ) -> Result<Value, PackErrorKind> {
         self.report.primitives += 1;
@@ -496,7 +481,7 @@ impl Writer<'_> {
         let next_uv_set = self.copy_attributes(src, p, &mut attrs)?;
         let mut ext = json!({ "format": options.format.name() });
         if let Some(o) = object {
-            let tex_coord = match &o.uvs {
+            let tex_coord = match &o.map_uvs {
                 Some(uvs) => {
                     let uvs: Vec<[f32; 2]> = uvs.iter().map(|v| v.to_array()).collect();
                     let uvs = self.out.floats(&uvs, Some(Target::ArrayBuffer));
@@ -676,14 +661,14 @@ impl Writer<'_> {
 
     /// Tangent-space maps on their materials; KHR_texture_transform dropped where the loader
     /// applied it to the UVs.
-    fn materials(&mut self, scene: &Scene, maps: &PackMaps) -> Result<(), PackErrorKind> {
+    fn materials(&mut self, scene: &Scene, maps: &SceneMaps) -> Result<(), PackErrorKind> {
         for (j, m) in scene.materials.iter().enumerate() {
             if m.uv_transform.is_some() {
                 strip_transforms(&mut self.out.json["materials"][j]);
             }
             if let Some(Some(map)) = maps.tangent.get(j) {
                 let texture = self.map_texture(
-                    map,
+                    &map.map,
                     &format!("material '{}' tangent-space map", m.name),
                     true,
                 )?;

@@ -126,6 +126,7 @@ impl MapFormat {
     /// The WGSL code of an uncompressed format (the bake's `FORMAT` override): its position in
     /// [`MapFormat::ALL`].
     #[must_use]
+    #[cfg(feature = "gpu")]
     pub(crate) const fn code(self) -> u32 {
         self as u32
     }
@@ -324,6 +325,7 @@ named!(MapDecode, "map decode", {
 impl MapDecode {
     /// The WGSL code: the position in [`MapDecode::ALL`].
     #[must_use]
+    #[cfg(feature = "gpu")]
     pub(crate) const fn code(self) -> u32 {
         self as u32
     }

@@ -71,6 +71,7 @@ impl SkinMethod {
     /// The WGSL code (the `SKIN_METHOD` override of `shaders/skin.wgsl`): the position in
     /// [`SkinMethod::ALL`].
     #[must_use]
+    #[cfg(feature = "gpu")]
     pub(crate) const fn code(self) -> u32 {
         self as u32
     }

@@ -29,6 +29,7 @@ use qtangent::pack::{self, MapKind, PackOptions};
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::NormalMap;
 use qtangent::render::compare;
+use qtangent::render::maps::SceneMaps;
 use qtangent::render::scene::RenderScene;
 use qtangent::render::FrameSource;
 use qtangent::Format;
@@ -135,36 +136,15 @@ fn pack_maps(
     scene: &RenderScene,
     kind: MapKind,
     options: &MapOptions,
-) -> pack::PackMaps {
-    use qtangent::render::maps::{MapKinds, SceneMaps};
+) -> SceneMaps {
+    use qtangent::render::maps::MapKinds;
     let kinds = match kind {
-        MapKind::None => return pack::PackMaps::default(),
+        MapKind::None => return SceneMaps::default(),
         MapKind::Tangent => MapKinds::Tangent,
         MapKind::Object => MapKinds::Object,
     };
     let baker = qtangent::qmap::Baker::new(ctx, options);
-    let maps =
-        SceneMaps::new(scene, &baker, kinds, &mut ()).unwrap_or_else(|e| panic!("maps: {e}"));
-    // RenderScene::load appends a default material after the file's; it has nothing to bake.
-    let file_materials = scene.loaded().map_or(0, |s| s.materials.len());
-    pack::PackMaps {
-        tangent: maps
-            .tangent
-            .into_iter()
-            .take(file_materials)
-            .map(|m| m.map(|m| m.map))
-            .collect(),
-        object: maps
-            .object
-            .into_iter()
-            .map(|o| {
-                o.map(|o| pack::ObjectMapOut {
-                    map: o.map,
-                    uvs: o.map_uvs,
-                })
-            })
-            .collect(),
-    }
+    SceneMaps::new(scene, &baker, kinds, &mut ()).unwrap_or_else(|e| panic!("maps: {e}"))
 }
 
 /// `scene` drawn in `mode` at 320 × 240 from the default view, maps stored as `options` says.
@@ -285,7 +265,7 @@ fn read_back_errors(source: &Path, format: Format) -> FrameErrors {
     let packed = pack::pack(
         &scene,
         &prepared,
-        &pack::PackMaps::default(),
+        &SceneMaps::default(),
         &PackOptions {
             format,
             keep_normals: true,
@@ -385,7 +365,7 @@ fn skins_nodes_and_animations_are_carried_over() {
         let packed = pack::pack(
             &scene,
             &prepared,
-            &pack::PackMaps::default(),
+            &SceneMaps::default(),
             &PackOptions::default(),
         )
         .unwrap_or_else(|e| panic!("{rel}: pack: {e}"));

@@ -34,7 +34,7 @@ use crate::Format;
 
 mod cost;
 mod draw;
-mod pipeline;
+pub(crate) mod pipeline;
 mod upload;
 
 pub use cost::ModeCost;

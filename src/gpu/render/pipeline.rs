@@ -246,7 +246,7 @@ impl Renderer {
             .collect();
         let constants = [
             format_constant(vertex.format),
-            ("FRAME_SOURCE", f64::from(key.source.pixel_frame().code())),
+            ("FRAME_SOURCE", f64::from(PixelFrame::of(key.source).code())),
             ("MAP_DECODE", f64::from(key.shading.decode.code())),
             (
                 "MAP_DERIVED_HANDEDNESS",
@@ -365,5 +365,43 @@ impl VertexInput {
                 FALLBACK_FORMAT,
             ),
         })
+    }
+}
+
+/// Where the lighting shader takes a pixel's frame from: the `FRAME_SOURCE` override of
+/// `shaders/lit.wgsl` (the WGSL codes are generated from this enum).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub(crate) enum PixelFrame {
+    /// The interpolated vertex frame and the normal map ([`FrameSource::Reference`] and
+    /// [`FrameSource::QTangent`]).
+    Vertex,
+    /// An object-space quaternion map.
+    ObjectMap,
+    /// The vertex frame turned by a tangent-space quaternion map.
+    TangentMap,
+}
+
+crate::names::named!(PixelFrame, "pixel frame", {
+    Vertex => "vertex",
+    ObjectMap => "object_map",
+    TangentMap => "tangent_map",
+});
+
+impl PixelFrame {
+    /// The WGSL code: the position in [`PixelFrame::ALL`].
+    pub(crate) const fn code(self) -> u32 {
+        self as u32
+    }
+}
+
+impl PixelFrame {
+    /// Where the lighting shader takes `source`'s pixel frame from.
+    pub(crate) fn of(source: FrameSource) -> Self {
+        match source {
+            FrameSource::Reference | FrameSource::QTangent(_) => Self::Vertex,
+            FrameSource::QuatMap => Self::ObjectMap,
+            FrameSource::QuatMapTangent => Self::TangentMap,
+        }
     }
 }
