@@ -27,8 +27,8 @@ use std::path::PathBuf;
 use clap::Parser;
 use glam::Vec3;
 use image::RgbaImage;
-use qtangent::gpu::render::{GpuScene, MapReport, Output, Renderer, View};
 use qtangent::gpu::GpuContext;
+use qtangent::gpu::{GpuScene, MapReport, Output, Renderer, View};
 use qtangent::qmap::MapFormat;
 use qtangent::qmap::MapOptions;
 use qtangent::render::compare;
@@ -227,7 +227,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let [_, tangents] = renderer.render_debug(
                 &ctx,
                 gpu,
-                &qtangent::gpu::render::Shot {
+                &qtangent::gpu::Shot {
                     view: &view,
                     source: c.source,
                     size: glam::UVec2::new(size, size),

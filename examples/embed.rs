@@ -14,10 +14,10 @@
 use std::error::Error;
 
 use glam::{Quat, Vec3};
-use qtangent::gpu::decode::DecodePipeline;
-use qtangent::gpu::render::{Output, Renderer, View, DEPTH_FORMAT};
-use qtangent::gpu::skin::SkinPipeline;
+use qtangent::gpu::DecodePipeline;
 use qtangent::gpu::GpuContext;
+use qtangent::gpu::SkinPipeline;
+use qtangent::gpu::{Output, Renderer, View, DEPTH_FORMAT};
 use qtangent::measure::max_abs_diff;
 use qtangent::mesh::procedural;
 use qtangent::render::{compare, FrameSource};

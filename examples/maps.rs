@@ -26,14 +26,15 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use glam::Vec3;
 use image::RgbaImage;
-use qtangent::gpu::render::{GpuScene, Renderer, View};
 use qtangent::gpu::GpuContext;
+use qtangent::gpu::{GpuScene, Renderer, View};
 use qtangent::qmap::bc::Bc7Quality;
 use qtangent::qmap::normal_map::{bc5_round_trip, bc5_round_trip_chain};
 use qtangent::qmap::stored::{angle_deg, AngleStats, EncodedMap};
 use qtangent::qmap::Encoding;
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::MapSpace;
+use qtangent::qmap::RasterBackend;
 use qtangent::qmap::{self, BakeMesh, MapFormat, NormalMap, TexelKind};
 use qtangent::render::compare::{self, ImageDiff};
 use qtangent::render::scene::{MapSource, RenderScene};
@@ -211,8 +212,7 @@ fn texel_errors(
     for (mi, m) in scene.materials.iter().enumerate() {
         let Some(normal) = &m.normal else { continue };
         let levels = NormalMap::levels_from_rgba8(normal, m.uniforms.normal_scale);
-        let exact =
-            qtangent::gpu::bake_tangent::bake_gpu(ctx, &levels, None, MapFormat::Rgba32Float)?;
+        let exact = RasterBackend::bake_tangent(ctx, &levels, None, MapFormat::Rgba32Float)?;
         let mask = coverage(scene, mi, exact.width(), exact.height())?;
         for f in MapFormat::ALL {
             let c = Column::Map(MapSpace::Tangent, f);
@@ -560,7 +560,7 @@ fn timing(
             let levels = NormalMap::levels_from_rgba8(&img, m.uniforms.normal_scale);
             t[0] += s.elapsed();
             let s = Instant::now();
-            qtangent::gpu::bake_tangent::bake_gpu(ctx, &levels, None, MapFormat::Rgba32Float)?;
+            RasterBackend::bake_tangent(ctx, &levels, None, MapFormat::Rgba32Float)?;
             t[1] += s.elapsed();
             let s = Instant::now();
             let map = qtangent::qmap::tangent::bake_cpu(&levels, None, MapFormat::Rgba32Float);
@@ -601,13 +601,8 @@ fn timing(
                 let mut settings = RenderScene::bake_settings(side);
                 settings.format = MapFormat::Rgba32Float;
                 let s = Instant::now();
-                let raster = qtangent::gpu::bake::raster_gpu(
-                    ctx,
-                    &bake,
-                    normal_map.as_ref(),
-                    &settings,
-                    &mut (),
-                )?;
+                let raster =
+                    RasterBackend::raster(ctx, &bake, normal_map.as_ref(), &settings, &mut ())?;
                 o[0] += s.elapsed();
                 let s = Instant::now();
                 let map = qmap::finish(&raster, settings.padding, &mut ());

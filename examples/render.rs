@@ -19,8 +19,8 @@ use std::time::Instant;
 use clap::builder::TypedValueParser as _;
 use clap::Parser;
 use image::RgbaImage;
-use qtangent::gpu::render::{GpuScene, MapReport, Renderer, View};
 use qtangent::gpu::GpuContext;
+use qtangent::gpu::{GpuScene, MapReport, Renderer, View};
 use qtangent::qmap::bc::Bc7Quality;
 use qtangent::qmap::MapFormat;
 use qtangent::qmap::MapOptions;
@@ -242,7 +242,7 @@ fn run(args: &Args) -> Result<(), String> {
         eprintln!(
             "note: {} has no quaternion map; quatmap mode draws it with {} vertex frames",
             m.name,
-            qtangent::gpu::render::FALLBACK_FORMAT.name()
+            qtangent::gpu::FALLBACK_FORMAT.name()
         );
     }
     let aspect = width as f32 / height as f32;
@@ -444,7 +444,7 @@ fn report_all(
                 .time_frames(
                     ctx,
                     gpu,
-                    &qtangent::gpu::render::Shot {
+                    &qtangent::gpu::Shot {
                         view,
                         source: s,
                         size: glam::UVec2::new(width, height),
@@ -472,7 +472,7 @@ fn report_all(
 }
 
 /// Names the maps loaded from the maps folder.
-fn print_map_origins(report: &qtangent::gpu::render::UploadReport) {
+fn print_map_origins(report: &qtangent::gpu::UploadReport) {
     let kinds = [
         ("tangent", &report.tangent_maps),
         ("object", &report.object_maps),

@@ -22,8 +22,8 @@ use std::time::Instant;
 
 use clap::Parser;
 use glam::{Quat, Vec3};
-use qtangent::gpu::skin::SkinPipeline;
 use qtangent::gpu::GpuContext;
+use qtangent::gpu::SkinPipeline;
 use qtangent::lab::skin_matrix::MatrixSkinPipeline;
 use qtangent::lab::timing::{copy_bandwidth, median_dispatch_seconds};
 use qtangent::skin::{Bone, Influences, SkinMethod, SkinVertices};

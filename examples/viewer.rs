@@ -26,9 +26,9 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use glam::{Mat4, Vec3};
 use qtangent::anim::{speed_ramp, BlendMethod, Locomotion, LocomotionError, Player};
-use qtangent::gpu::render::{GpuScene, Output, Renderer, View, DEPTH_FORMAT, FALLBACK_FORMAT};
-use qtangent::gpu::skin::{RigBatch, SkinPipeline};
 use qtangent::gpu::GpuContext;
+use qtangent::gpu::{GpuScene, Output, Renderer, View, DEPTH_FORMAT, FALLBACK_FORMAT};
+use qtangent::gpu::{RigBatch, SkinPipeline};
 use qtangent::qmap::MapFormat;
 use qtangent::qmap::MapOptions;
 use qtangent::render::scene::{MapSource, RenderScene};
@@ -1077,7 +1077,7 @@ impl Animation {
 }
 
 /// Names the maps loaded from the maps folder.
-fn print_map_origins(report: &qtangent::gpu::render::UploadReport) {
+fn print_map_origins(report: &qtangent::gpu::UploadReport) {
     let kinds = [
         ("tangent", &report.tangent_maps),
         ("object", &report.object_maps),

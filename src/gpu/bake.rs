@@ -17,7 +17,7 @@ use super::{GpuContext, GpuError, StageNeeds};
 /// What the object-space bake needs of a device (`shaders/bake.wgsl`, a raster pass): storage
 /// buffers in the vertex stage; one uniform buffer, two storage buffers and one sampled texture
 /// (the normal map) in one group.
-pub const NEEDS: StageNeeds = StageNeeds {
+pub(crate) const NEEDS: StageNeeds = StageNeeds {
     vertex_storage: true,
     storage_buffers_per_shader_stage: 2,
     uniform_buffers_per_shader_stage: 1,
@@ -114,7 +114,7 @@ impl RasterBackend for GpuContext {
 ///
 /// # Errors
 /// [`GpuError::TextureTooLarge`].
-pub fn check_texture_size(
+pub(crate) fn check_texture_size(
     ctx: &GpuContext,
     what: &str,
     width: u32,
@@ -150,7 +150,7 @@ fn padded_row(width: u32, texel_bytes: u32) -> u32 {
 /// limit, [`GpuError::TooLarge`] for buffers beyond its limits, [`GpuError::Bake`] for a mesh
 /// that fails [`BakeMesh::validate`] or settings that fail [`crate::qmap::check_settings`],
 /// other [`GpuError`]s from wgpu.
-pub fn raster_gpu(
+pub(crate) fn raster_gpu(
     ctx: &GpuContext,
     mesh: &BakeMesh,
     normal_map: Option<&NormalMap>,

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 /// compressed maps (`gpu::qmap`; without it they are decoded at upload). Of these only
 /// `TEXTURE_FORMAT_16BIT_NORM` touches what shaders may use (16-bit-norm storage textures,
 /// which no shader here declares); shader validation runs with exactly what they grant.
-pub const REQUESTED_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
+pub(crate) const REQUESTED_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
     .union(wgpu::Features::TEXTURE_FORMAT_16BIT_NORM)
     .union(wgpu::Features::FLOAT32_FILTERABLE)
     .union(wgpu::Features::TEXTURE_COMPRESSION_BC);
@@ -189,7 +189,7 @@ pub struct GpuContext {
 /// [`GpuContext::from_device`] that lacks one gets an error naming it instead of a wgpu
 /// validation panic.
 #[derive(Debug, Clone, Copy)]
-pub struct StageNeeds {
+pub(crate) struct StageNeeds {
     /// The stage, for messages ("batch decode").
     pub stage: &'static str,
     /// Device features it cannot run without.
@@ -215,7 +215,7 @@ pub struct StageNeeds {
 impl StageNeeds {
     /// Nothing beyond a device's guaranteed minimum, for `stage`; fill in what it uses.
     #[must_use]
-    pub const fn none(stage: &'static str) -> Self {
+    pub(crate) const fn none(stage: &'static str) -> Self {
         Self {
             stage,
             features: wgpu::Features::empty(),
@@ -332,7 +332,7 @@ impl GpuContext {
     /// # Errors
     /// [`GpuError::MissingFeature`], [`GpuError::MissingLimit`] or
     /// [`GpuError::MissingCapability`], naming the first thing missing.
-    pub fn check(&self, needs: &StageNeeds) -> Result<(), GpuError> {
+    pub(crate) fn check(&self, needs: &StageNeeds) -> Result<(), GpuError> {
         let missing = needs.features - self.device.features();
         if let Some((name, first)) = missing.iter_names().next() {
             let adapter_note = if self.adapter.features().contains(first) {
@@ -634,7 +634,7 @@ impl GpuContext {
     ///
     /// # Errors
     /// [`GpuError::Wgpu`] or [`GpuError::Readback`].
-    pub fn read_buffer(
+    pub(crate) fn read_buffer(
         &self,
         buffer: &wgpu::Buffer,
         size: u64,
@@ -661,7 +661,7 @@ impl GpuContext {
     ///
     /// # Errors
     /// [`GpuError::Wgpu`] or [`GpuError::Readback`].
-    pub fn map_read(
+    pub(crate) fn map_read(
         &self,
         buffers: &[&wgpu::Buffer],
         what: &str,
@@ -702,7 +702,7 @@ impl GpuContext {
     ///
     /// # Errors
     /// [`GpuError::TooLarge`] (naming `what`) beyond the square of the limit.
-    pub fn dispatch_grid(
+    pub(crate) fn dispatch_grid(
         &self,
         count: u64,
         workgroup: u32,
@@ -728,7 +728,7 @@ impl GpuContext {
     ///
     /// # Errors
     /// [`GpuError::TooLarge`].
-    pub fn check_storage_size(&self, what: &str, bytes: u64) -> Result<(), GpuError> {
+    pub(crate) fn check_storage_size(&self, what: &str, bytes: u64) -> Result<(), GpuError> {
         let l = self.device.limits();
         for (limit, limit_name) in [
             (l.max_buffer_size, "max_buffer_size"),
@@ -749,3 +749,6 @@ impl GpuContext {
         Ok(())
     }
 }
+
+#[cfg(all(test, feature = "random"))]
+mod tests;

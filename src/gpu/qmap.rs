@@ -179,7 +179,7 @@ fn check_levels(map: &QuatMap) -> Result<(), GpuError> {
 /// [`GpuError::TextureTooLarge`] when a side exceeds `max_texture_dimension_2d`;
 /// [`GpuError::Invalid`] for inconsistent levels or a format the device cannot filter
 /// ([`check_filterable`]); [`GpuError::Wgpu`].
-pub fn upload(ctx: &GpuContext, map: &QuatMap) -> Result<GpuQuatMap, GpuError> {
+pub fn upload_map(ctx: &GpuContext, map: &QuatMap) -> Result<GpuQuatMap, GpuError> {
     check_levels(map)?;
     let (width, height) = (map.width(), map.height());
     let limit = ctx.device.limits().max_texture_dimension_2d;
@@ -397,13 +397,10 @@ impl SampledFrame {
 /// `@workgroup_size` of `qmap_sample`.
 const WORKGROUP: u32 = 64;
 
-/// Samples `map` at each `(uv, lod)` through `qmap_frame_level` in a compute shader and reads
-/// the results back, one [`SampledFrame`] per point, in order.
-///
 /// What sampling a map in a compute pass needs of a device: compute shaders; two sampled
 /// textures and two storage buffers in one bind group (`shaders/qmap.wgsl`). A map format's own
 /// feature is checked by [`check_filterable`].
-pub const SAMPLE_NEEDS: StageNeeds = StageNeeds {
+pub(crate) const SAMPLE_NEEDS: StageNeeds = StageNeeds {
     compute: true,
     storage_buffers_per_shader_stage: 2,
     sampled_textures_per_shader_stage: 2,
@@ -411,36 +408,43 @@ pub const SAMPLE_NEEDS: StageNeeds = StageNeeds {
     ..StageNeeds::none("quaternion-map sampling")
 };
 
-/// The sampler: clamp-to-edge in u and v; `filter` for magnification, minification and between
-/// mip levels (`Linear`: bilinear within a level, trilinear across; `Nearest`: the texel whose
-/// area holds the point, at the nearest level). The lod is clamped to the map's levels. The
-/// output is poisoned with NaN before the dispatch, so a point the shader skipped reads NaN.
+/// How [`sample_frames`] filters a map.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapFilter {
+    /// The texel whose area holds the point, at the nearest level.
+    Nearest,
+    /// Bilinear within a level, trilinear across: the hardware filter alone.
+    Linear,
+    /// [`MapFilter::Linear`] through the seam-robust sampler (`qmap_robust` in
+    /// `shaders/qmap.wgsl`), which takes the nearest texel's frame where the footprint straddles
+    /// a seam of opposite handedness or hemisphere.
+    LinearRobust,
+}
+
+/// Samples `map` at each `(uv, lod)` through `qmap_frame_level` in a compute shader and reads
+/// the results back, one [`SampledFrame`] per point, in order.
+///
+/// The sampler clamps to the edge in u and v and filters as `filter` says, within and between
+/// mip levels. The lod is clamped to the map's levels. The output is poisoned with NaN before
+/// the dispatch, so a point the shader skipped reads NaN.
 ///
 /// # Errors
-/// [`GpuError::Empty`] for no points, [`GpuError::Invalid`] (with `Linear`) for a format the device cannot filter;
+/// [`GpuError::Empty`] for no points, [`GpuError::Invalid`] (filtering) for a format the device
+/// cannot filter;
 /// [`GpuError::TooLarge`] beyond the device's buffer or dispatch limits; [`GpuError::Wgpu`],
 /// [`GpuError::Readback`].
 pub fn sample_frames(
     ctx: &GpuContext,
     map: &GpuQuatMap,
     points: &[(Vec2, f32)],
-    filter: wgpu::FilterMode,
+    filter: MapFilter,
 ) -> Result<Vec<SampledFrame>, GpuError> {
-    sample_frames_with(ctx, map, points, filter, false)
-}
-
-/// [`sample_frames`] with the seam-robust sampler (`qmap_robust` in `shaders/qmap.wgsl`) on or
-/// off; [`sample_frames`] has it off, so its results are the hardware filter's alone.
-///
-/// # Errors
-/// As [`sample_frames`].
-pub fn sample_frames_with(
-    ctx: &GpuContext,
-    map: &GpuQuatMap,
-    points: &[(Vec2, f32)],
-    filter: wgpu::FilterMode,
-    robust: bool,
-) -> Result<Vec<SampledFrame>, GpuError> {
+    let robust = filter == MapFilter::LinearRobust;
+    let filter = if filter == MapFilter::Nearest {
+        wgpu::FilterMode::Nearest
+    } else {
+        wgpu::FilterMode::Linear
+    };
     ctx.check(&SAMPLE_NEEDS)?;
     if points.is_empty() {
         return Err(GpuError::Empty {

@@ -13,7 +13,7 @@ use super::{GpuContext, GpuError, StageNeeds};
 
 /// What GPU skinning needs of a device (`shaders/skin.wgsl`, `shaders/skin_matrix.wgsl`):
 /// compute shaders; one uniform and four storage buffers in one bind group.
-pub const NEEDS: StageNeeds = StageNeeds {
+pub(crate) const NEEDS: StageNeeds = StageNeeds {
     compute: true,
     storage_buffers_per_shader_stage: 4,
     uniform_buffers_per_shader_stage: 1,

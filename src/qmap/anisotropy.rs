@@ -100,7 +100,7 @@ impl DirectionField {
     /// # Panics
     /// If the image is empty.
     #[must_use]
-    pub fn from_texture(img: &RgbaImage, rotation: f32) -> Self {
+    pub(crate) fn from_texture(img: &RgbaImage, rotation: f32) -> Self {
         let (s, c) = rotation.sin_cos();
         let (w, h) = img.dimensions();
         assert!(w > 0 && h > 0, "an empty anisotropy texture");
@@ -217,7 +217,7 @@ impl DirectionField {
     /// [`DirectionField::level_for`] sampled bilinearly (oriented vectors) at the texel centres
     /// with repeat addressing.
     #[must_use]
-    pub fn twist_level(&self, w: u32, h: u32) -> Vec<f32> {
+    pub(crate) fn twist_level(&self, w: u32, h: u32) -> Vec<f32> {
         let level = self.level_for(w, h);
         if (level.width, level.height) == (w, h) {
             return level.dirs.iter().map(|d| twist_of(*d)).collect();
@@ -271,7 +271,7 @@ impl DirectionLevel {
 
 /// The twist of an oriented direction: atan2(d.y, d.x), 0 for none.
 #[must_use]
-pub fn twist_of(d: Vec2) -> f32 {
+pub(crate) fn twist_of(d: Vec2) -> f32 {
     if d.length_squared() < 1e-12 {
         0.0
     } else {

@@ -28,7 +28,7 @@ pub const OVERLAP_PROBE_SIZE: u32 = 256;
 ///
 /// # Errors
 /// As [`super::raster_cpu`] (a mesh that fails [`BakeMesh::validate`]).
-pub fn overlap_fraction(mesh: &BakeMesh) -> Result<f64, BakeError> {
+pub(crate) fn overlap_fraction(mesh: &BakeMesh) -> Result<f64, BakeError> {
     let settings = BakeSettings {
         width: OVERLAP_PROBE_SIZE,
         height: OVERLAP_PROBE_SIZE,

@@ -15,7 +15,7 @@ use super::{check_settings, BakeError, BakeMesh, BakeSettings, Raster, TexelKind
 use crate::report::Listener;
 
 /// Sub-texel bits of the snapped grid.
-pub const SUBTEXEL_BITS: u32 = 8;
+pub(crate) const SUBTEXEL_BITS: u32 = 8;
 
 /// Whether the centre of texel (x, y) is covered by the triangle with corners `p` (texel units),
 /// by the rules in the module docs.

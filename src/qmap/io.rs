@@ -49,10 +49,10 @@ use super::{MapFormat, QuatMap};
 pub const FORMAT_ATTRIBUTE: &str = "qtangentMapFormat";
 
 /// Name of the handedness channel.
-pub const HANDEDNESS_CHANNEL: &str = "handedness";
+pub(crate) const HANDEDNESS_CHANNEL: &str = "handedness";
 
 /// EXR tile size (texels a side) for every level.
-pub const TILE_SIZE: usize = 64;
+pub(crate) const TILE_SIZE: usize = 64;
 
 /// Writes to a hidden temporary file in `path`'s folder with `write`, then renames it to
 /// `path`; the temporary file is removed when `write` or the rename fails.
@@ -415,7 +415,7 @@ pub fn write_preview(level: &MapLevel, axis: PreviewAxis, path: &Path) -> Result
 ///
 /// # Errors
 /// [`BakeError::Write`] naming `path`.
-pub fn write_handedness_png(level: &MapLevel, path: &Path) -> Result<(), BakeError> {
+pub(crate) fn write_handedness_png(level: &MapLevel, path: &Path) -> Result<(), BakeError> {
     let img = handedness_gray8(level);
     // Mostly flat: the default level costs little here and shrinks it threefold.
     write_png(

@@ -135,7 +135,7 @@ impl NormalMap {
     /// levels of a tangent-space map that only twists (an anisotropy direction, a brushed
     /// field).
     #[must_use]
-    pub fn flat_levels(w: u32, h: u32) -> Vec<Self> {
+    pub(crate) fn flat_levels(w: u32, h: u32) -> Vec<Self> {
         let (mut w, mut h) = (w.max(1), h.max(1));
         let mut levels = Vec::new();
         loop {

@@ -189,7 +189,7 @@ fn neighbours8(x: usize, y: usize, w: usize, h: usize) -> impl Iterator<Item = u
 /// block; odd sizes round down, the last texel's block clamped to the edge), quantised;
 /// handedness their majority.
 #[must_use]
-pub fn next_level(format: super::MapFormat, level: &MapLevel) -> MapLevel {
+pub(crate) fn next_level(format: super::MapFormat, level: &MapLevel) -> MapLevel {
     let (w, h) = (level.width as usize, level.height as usize);
     let (nw, nh) = ((w / 2).max(1), (h / 2).max(1));
     let mut quats = vec![Vec4::ZERO; nw * nh];

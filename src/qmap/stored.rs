@@ -252,7 +252,7 @@ impl EncodedMap {
 
     /// Size of level `k`.
     #[must_use]
-    pub fn level_size(&self, k: usize) -> (u32, u32) {
+    pub(crate) fn level_size(&self, k: usize) -> (u32, u32) {
         ((self.width >> k).max(1), (self.height >> k).max(1))
     }
 
@@ -311,7 +311,7 @@ impl EncodedMap {
     ///
     /// # Errors
     /// As [`EncodedMap::decode_level`].
-    pub fn to_plain(&self, format: MapFormat) -> Result<Self, BakeError> {
+    pub(crate) fn to_plain(&self, format: MapFormat) -> Result<Self, BakeError> {
         let levels = (0..self.levels.len())
             .map(|k| {
                 self.decode_level(k)
@@ -327,7 +327,7 @@ impl EncodedMap {
 
     /// Bytes of every level, the handedness plane included.
     #[must_use]
-    pub fn texture_bytes(&self) -> u64 {
+    pub(crate) fn texture_bytes(&self) -> u64 {
         let planes = self
             .handedness
             .iter()

@@ -98,7 +98,7 @@ pub fn texel_rotation(m: Vec3, phi: f32) -> Vec4 {
 /// The rotation a decoder applies for handedness `h` (±1) in the basis [t, cross(n, t), n]:
 /// (h·x, y, h·z, w), r conjugated by the reflection of y when h = −1.
 #[must_use]
-pub fn for_handedness(r: Vec4, h: f32) -> Vec4 {
+pub(crate) fn for_handedness(r: Vec4, h: f32) -> Vec4 {
     Vec4::new(h * r.x, r.y, h * r.z, r.w)
 }
 
@@ -237,7 +237,7 @@ pub fn halve_twist(r: Vec4) -> Vec4 {
 /// with a twist *and* a tilt needs four channels; one with either alone fits two (BC5 of (x, y)
 /// with w rebuilt, or of (z, w) with x = y = 0).
 #[must_use]
-pub fn has_tilt(map: &QuatMap) -> bool {
+pub(crate) fn has_tilt(map: &QuatMap) -> bool {
     // As has_twist: one step of snorm8 is far above f32 noise; a pure twist has x = y = 0 exactly.
     map.levels.iter().any(|l| {
         l.quats
@@ -249,7 +249,7 @@ pub fn has_tilt(map: &QuatMap) -> bool {
 /// Whether a tangent-space map has twist content (z ≠ 0 somewhere): such a map cannot be stored
 /// as (x, y) alone (BC5).
 #[must_use]
-pub fn has_twist(map: &QuatMap) -> bool {
+pub(crate) fn has_twist(map: &QuatMap) -> bool {
     // One step of the coarsest format (snorm8: 1/127) is far above f32 noise in z, which pure
     // normal-map content makes exactly 0 (arc_from_z writes z = 0).
     map.levels

@@ -173,7 +173,7 @@ pub fn arc_from_z(m: Vec3) -> Vec4 {
 /// sign that of the corners' handedness interpolated). Returns (quaternion of the rotation [t, cross(n, t), n],
 /// handedness ±1).
 #[must_use]
-pub fn vertex_frame(frames: &[TangentFrame; 3], l: Vec3) -> (Vec4, f32) {
+pub(crate) fn vertex_frame(frames: &[TangentFrame; 3], l: Vec3) -> (Vec4, f32) {
     let ni = frames[0].normal * l.x + frames[1].normal * l.y + frames[2].normal * l.z;
     let ti = frames[0].tangent * l.x + frames[1].tangent * l.y + frames[2].tangent * l.z;
     let nn = ni.dot(ni);
@@ -209,7 +209,7 @@ pub fn vertex_frame(frames: &[TangentFrame; 3], l: Vec3) -> (Vec4, f32) {
 /// `uv` with its y multiplied by the handedness (tangent-space y is the bitangent, which is
 /// `h · cross(n, t)`). Normalised, with w ≥ 0. Returns (quaternion, handedness).
 #[must_use]
-pub fn texel_quat(
+pub(crate) fn texel_quat(
     frames: &[TangentFrame; 3],
     l: Vec3,
     normal_map: Option<&NormalMap>,

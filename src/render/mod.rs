@@ -136,7 +136,7 @@ pub struct Lighting {
 
 /// Unit direction from yaw (about +Y, 0 = towards +Z) and pitch (above the horizon), degrees.
 #[must_use]
-pub fn direction_from_angles(yaw_deg: f32, pitch_deg: f32) -> Vec3 {
+pub(crate) fn direction_from_angles(yaw_deg: f32, pitch_deg: f32) -> Vec3 {
     let (yaw, pitch) = (yaw_deg.to_radians(), pitch_deg.to_radians());
     Vec3::new(
         pitch.cos() * yaw.sin(),

@@ -75,7 +75,7 @@ impl SceneMaterial {
     /// The normal map as the bake reads it ([`NormalMap::from_image`] with the material's
     /// scale).
     #[must_use]
-    pub fn bake_normal_map(&self) -> Option<NormalMap> {
+    pub(crate) fn bake_normal_map(&self) -> Option<NormalMap> {
         self.normal.as_ref().map(|img| {
             NormalMap::from_image(
                 &image::DynamicImage::ImageRgba8(img.clone()),
@@ -196,7 +196,7 @@ pub const MAX_AUTO_BAKE_SIZE: u32 = 4096;
 /// The map side for a normal map of `w × h`: its larger side rounded up to a power of two,
 /// within [[`MIN_BAKE_SIZE`], [`MAX_AUTO_BAKE_SIZE`]]: one map texel per normal-map texel.
 #[must_use]
-pub fn bake_size_for(normal: Option<(u32, u32)>) -> u32 {
+pub(crate) fn bake_size_for(normal: Option<(u32, u32)>) -> u32 {
     normal.map_or(MIN_BAKE_SIZE, |(w, h)| {
         w.max(h)
             .next_power_of_two()

@@ -37,8 +37,8 @@ mod reference;
 pub mod rig;
 
 pub use reference::{
-    frame_angle_deg, lbs_vector_frame_error, polar_rotation, reference, reference_dqs,
-    reference_lbs, Reference, OUTPUT_BOUND_DEG, OUTPUT_W_BIAS,
+    frame_angle_deg, lbs_vector_frame_error, polar_rotation, reference, reference_lbs, Reference,
+    OUTPUT_BOUND_DEG,
 };
 pub use rig::{Rig, RigMesh};
 
@@ -53,7 +53,7 @@ const POSITION_WORDS: usize = 3;
 
 /// Words of a skinned output vertex: position (3 × f32) and the qtangent (Snorm16x4): 20 bytes,
 /// drawn directly as a vertex buffer.
-pub const OUTPUT_WORDS: usize = 5;
+pub(crate) const OUTPUT_WORDS: usize = 5;
 
 /// Linear-blend or dual-quaternion skinning, chosen per batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -394,7 +394,7 @@ impl PackedInfluences {
     }
 
     /// The influences with a non-zero weight: joint index and renormalised weight in f64.
-    pub fn iter_f64(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
+    pub(crate) fn iter_f64(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
         let w = self.weights_f64();
         (0..MAX_INFLUENCES)
             .filter(|&k| self.weights[k] > 0)
@@ -403,7 +403,7 @@ impl PackedInfluences {
 
     /// The renormalised weights in f64 (what the kernel computes in f32).
     #[must_use]
-    pub fn weights_f64(&self) -> [f64; MAX_INFLUENCES] {
+    pub(crate) fn weights_f64(&self) -> [f64; MAX_INFLUENCES] {
         let total: f64 = self.weights.iter().map(|&w| f64::from(w)).sum();
         self.weights.map(|w| f64::from(w) / total)
     }
@@ -580,7 +580,11 @@ impl SkinVertices {
     ///
     /// # Errors
     /// [`SkinError::Input`] when a vertex has more influences than `influences` holds.
-    pub fn pack_into(&self, influences: Influences, out: &mut Vec<u32>) -> Result<(), SkinError> {
+    pub(crate) fn pack_into(
+        &self,
+        influences: Influences,
+        out: &mut Vec<u32>,
+    ) -> Result<(), SkinError> {
         let k = influences.count();
         if self.max_influences() > k {
             return Err(SkinError::Input {

@@ -57,7 +57,7 @@
 //! map: median 7°, 90th percentile 52°, worst 179° — 99.8 % of samples outside their bound.
 
 use glam::{DQuat, DVec3, DVec4, Vec2, Vec3, Vec4};
-use qtangent::gpu::qmap::{self as gq, GpuQuatMap, SampledFrame};
+use qtangent::gpu::{self as gq, GpuQuatMap, SampledFrame};
 use qtangent::gpu::{GpuContext, GpuError};
 use qtangent::mesh::{procedural, Primitive};
 use qtangent::qmap::{
@@ -489,7 +489,10 @@ fn upload_or_skip(ctx: &GpuContext, map: &QuatMap) -> Option<GpuQuatMap> {
         ));
         return None;
     }
-    Some(gq::upload(ctx, map).unwrap_or_else(|e| panic!("uploading the {} map: {e}", map.format)))
+    Some(
+        gq::upload_map(ctx, map)
+            .unwrap_or_else(|e| panic!("uploading the {} map: {e}", map.format)),
+    )
 }
 
 const N: usize = 20_000;
@@ -528,7 +531,7 @@ fn filtered_frames_stay_within_the_derived_bound_of_the_cpu_filter() {
             for (k, (name, lods)) in lod_sets.iter().enumerate() {
                 let seed = SEED + (m * 100 + k) as u64;
                 let points = points_inside(&mesh, N, lods, seed);
-                let gpu = gq::sample_frames(ctx, &gpu_map, &points, wgpu::FilterMode::Linear)
+                let gpu = gq::sample_frames(ctx, &gpu_map, &points, gq::MapFilter::Linear)
                     .unwrap_or_else(|e| panic!("{}: {e}", mesh.label));
                 assert_eq!(gpu.len(), points.len());
                 let samples = evaluate(&map, &points, &gpu, e);
@@ -557,8 +560,8 @@ fn a_half_texel_error_in_the_reference_fails_the_bound() {
     let map = bake(&mesh, Some(&swirl), &s);
     let seed = SEED + 8;
     let points = points_inside(&mesh, N, &|_| 0.0, seed);
-    let gpu_map = gq::upload(ctx, &map).unwrap_or_else(|e| panic!("{e}"));
-    let gpu = gq::sample_frames(ctx, &gpu_map, &points, wgpu::FilterMode::Linear)
+    let gpu_map = gq::upload_map(ctx, &map).unwrap_or_else(|e| panic!("{e}"));
+    let gpu = gq::sample_frames(ctx, &gpu_map, &points, gq::MapFilter::Linear)
         .unwrap_or_else(|e| panic!("{e}"));
     let right = evaluate(&map, &points, &gpu, e);
     let shifted = evaluate_at(&map, &points, &gpu, e, 0.0);
@@ -610,8 +613,8 @@ fn without_hemisphere_alignment_filtering_fails_badly() {
     let broken = unaligned(&map);
     let seed = SEED + 7;
     let points = points_inside(&mesh, N, &|_| 0.0, seed);
-    let gpu_map = gq::upload(ctx, &broken).unwrap_or_else(|e| panic!("{e}"));
-    let gpu = gq::sample_frames(ctx, &gpu_map, &points, wgpu::FilterMode::Linear)
+    let gpu_map = gq::upload_map(ctx, &broken).unwrap_or_else(|e| panic!("{e}"));
+    let gpu = gq::sample_frames(ctx, &gpu_map, &points, gq::MapFilter::Linear)
         .unwrap_or_else(|e| panic!("{e}"));
     // Judged against the aligned map's reference (the frames the surface has):
     let against_truth = evaluate(&map, &points, &gpu, e);
@@ -684,7 +687,7 @@ fn nearest_sampling_at_texel_centres_returns_every_stored_texel_of_every_level()
                 }
             }
         }
-        let gpu = gq::sample_frames(ctx, &gpu_map, &points, wgpu::FilterMode::Nearest)
+        let gpu = gq::sample_frames(ctx, &gpu_map, &points, gq::MapFilter::Nearest)
             .unwrap_or_else(|e| panic!("{format}: {e}"));
         let tol = match format {
             MapFormat::Rgba16Float | MapFormat::Rgba32Float => 0.0,
@@ -733,7 +736,7 @@ fn bad_maps_and_batches_are_errors_not_panics() {
     };
     // Wider than the device allows: named with the limit.
     let limit = ctx.device.limits().max_texture_dimension_2d;
-    let wide = gq::upload(ctx, &map(vec![level(limit + 1, 1)], MapFormat::Rgba8Snorm));
+    let wide = gq::upload_map(ctx, &map(vec![level(limit + 1, 1)], MapFormat::Rgba8Snorm));
     match &wide {
         Err(e @ GpuError::TextureTooLarge { limit: l, .. }) => {
             assert_eq!(*l, limit);
@@ -742,7 +745,7 @@ fn bad_maps_and_batches_are_errors_not_panics() {
         other => panic!("a {}-wide map: {:?}", limit + 1, other.as_ref().err()),
     }
     // A level of the wrong size.
-    let bad = gq::upload(
+    let bad = gq::upload_map(
         ctx,
         &map(vec![level(8, 8), level(4, 3)], MapFormat::Rgba16Float),
     );
@@ -752,13 +755,13 @@ fn bad_maps_and_batches_are_errors_not_panics() {
         bad.as_ref().err()
     );
     // No points.
-    let good = gq::upload(
+    let good = gq::upload_map(
         ctx,
         &map(vec![level(2, 2), level(1, 1)], MapFormat::Rgba16Float),
     )
     .unwrap_or_else(|e| panic!("{e}"));
     assert!(matches!(
-        gq::sample_frames(ctx, &good, &[], wgpu::FilterMode::Linear),
+        gq::sample_frames(ctx, &good, &[], gq::MapFilter::Linear),
         Err(GpuError::Empty { .. })
     ));
     // A format the device cannot filter is a clear error naming the feature.
@@ -770,7 +773,7 @@ fn bad_maps_and_batches_are_errors_not_panics() {
         } else {
             let msg = r.expect_err("missing feature accepted").to_string();
             assert!(msg.contains(&format!("{need:?}")), "{msg}");
-            let up = gq::upload(ctx, &map(vec![level(1, 1)], format));
+            let up = gq::upload_map(ctx, &map(vec![level(1, 1)], format));
             assert!(matches!(up, Err(GpuError::MissingFeature { .. })));
         }
     }

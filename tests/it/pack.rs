@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 
 use image::RgbaImage;
 use qtangent::gltf;
-use qtangent::gpu::render::{Renderer, View};
+use qtangent::gpu::{Renderer, View};
 use qtangent::measure::FrameErrors;
 use qtangent::mesh::{self, procedural, Primitive};
 use qtangent::pack::{self, MapKind, PackOptions};

@@ -16,7 +16,7 @@
 use crate::common;
 
 use glam::{Quat, Vec2, Vec3, Vec4};
-use qtangent::gpu::qmap as gq;
+use qtangent::gpu as gq;
 use qtangent::qmap::texel::winding_handedness;
 use qtangent::qmap::{
     self, BakeMesh, BakeSettings, MapFormat, MapLevel, MapStats, QuatMap, TexelKind,
@@ -149,7 +149,7 @@ fn checkerboard() -> (QuatMap, Vec<Vec4>) {
 fn seam_robust_sampler_passes_the_checkerboard_where_the_plain_one_fails() {
     let ctx = context();
     let (map, smooth) = checkerboard();
-    let gpu_map = gq::upload(ctx, &map).unwrap_or_else(|e| panic!("{e}"));
+    let gpu_map = gq::upload_map(ctx, &map).unwrap_or_else(|e| panic!("{e}"));
     let n = 32.0f32;
     common::for_seeds("checkerboard", 1, |seed, rng| {
         // Points between texel centres, away from the clamped border.
@@ -189,11 +189,11 @@ fn seam_robust_sampler_passes_the_checkerboard_where_the_plain_one_fails() {
             let signed = parity * (w[0] - w[1] - w[2] + w[3]);
             (Quat::from_vec4(q).normalize() * Vec3::Z, signed.abs())
         };
-        let run = |robust| {
-            gq::sample_frames_with(ctx, &gpu_map, &points, wgpu::FilterMode::Linear, robust)
+        let run = |filter| {
+            gq::sample_frames(ctx, &gpu_map, &points, filter)
                 .unwrap_or_else(|e| panic!("sampling: {e}"))
         };
-        let (plain, robust) = (run(false), run(true));
+        let (plain, robust) = (run(gq::MapFilter::Linear), run(gq::MapFilter::LinearRobust));
         // atan2 of |a × b| and a · b: exact near 0, where acos(a · b) is off by √(2ε).
         let angle = |a: Vec3, b: Vec3| a.cross(b).length().atan2(a.dot(b)).to_degrees();
         let (mut plain_bad, mut hand, mut worst) = (0, 0, 0.0f32);
@@ -245,7 +245,7 @@ fn seam_robust_sampler_passes_the_checkerboard_where_the_plain_one_fails() {
 #[test]
 fn gpu_derived_handedness_matches_plane_and_vertices_front_back_and_mirrored() {
     use glam::Mat4;
-    use qtangent::gpu::render::{Output, Renderer, View, DEBUG_POISON};
+    use qtangent::gpu::{Output, Renderer, View, DEBUG_POISON};
     use qtangent::qmap::MapFormat;
     use qtangent::qmap::MapOptions;
     use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
@@ -306,12 +306,12 @@ fn gpu_derived_handedness_matches_plane_and_vertices_front_back_and_mirrored() {
             background: Vec3::ZERO,
         };
         const S: u32 = 96;
-        let frame = |gpu: &qtangent::gpu::render::GpuScene, source| {
+        let frame = |gpu: &qtangent::gpu::GpuScene, source| {
             renderer
                 .render_debug(
                     ctx,
                     gpu,
-                    &qtangent::gpu::render::Shot {
+                    &qtangent::gpu::Shot {
                         view: &view,
                         source,
                         size: glam::UVec2::new(S, S),

@@ -16,13 +16,13 @@
 use crate::common;
 
 use glam::{DQuat, DVec3, Mat4, Vec2, Vec3, Vec4};
-use qtangent::gpu::render::{Output, Renderer, View, DEBUG_POISON};
+use qtangent::gpu::{Output, Renderer, View, DEBUG_POISON};
 use qtangent::mesh::Primitive;
 use qtangent::qmap::stored::EncodedMap;
 use qtangent::qmap::Encoding;
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::MapSpace;
-use qtangent::qmap::{tangent, MapFormat, NormalMap};
+use qtangent::qmap::{tangent, MapFormat, NormalMap, RasterBackend};
 use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
 use qtangent::render::{Camera, FrameSource, Lighting, MaterialUniforms};
 use qtangent::Format;
@@ -100,7 +100,7 @@ fn gpu_bake_equals_cpu_bake_per_texel() {
             let tw = twist.then_some(tangent::TwistField::Uv(&twist_field));
             for format in MapFormat::UNCOMPRESSED {
                 let cpu = tangent::bake_cpu(&levels, tw, format);
-                let gpu = qtangent::gpu::bake_tangent::bake_gpu(ctx, &levels, tw, format)
+                let gpu = RasterBackend::bake_tangent(ctx, &levels, tw, format)
                     .unwrap_or_else(|e| panic!("seed {seed:#x}: GPU bake: {e}"));
                 // Both run the same f32 operations; the GPU may fuse or reorder (a few ulps) and
                 // round the result to the other side of a step: one step (two half steps) per
@@ -316,7 +316,7 @@ fn quad_pair_mirrored_and_tiled_draws_the_reference_normal() {
                 .render_debug(
                     ctx,
                     &gpu,
-                    &qtangent::gpu::render::Shot {
+                    &qtangent::gpu::Shot {
                         view: &view,
                         source,
                         size: glam::UVec2::new(S, S),

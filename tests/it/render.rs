@@ -30,10 +30,10 @@
 use crate::common;
 
 use glam::{DMat4, DVec3, DVec4, Mat4, Quat, Vec2, Vec3, Vec4};
-use qtangent::gpu::render::{
+use qtangent::gpu::GpuContext;
+use qtangent::gpu::{
     GpuScene, Output, PreparedView, Renderer, View, DEBUG_FORMAT, DEBUG_POISON, DEPTH_FORMAT,
 };
-use qtangent::gpu::GpuContext;
 use qtangent::mesh::{procedural, Prepared};
 use qtangent::qmap::stored::EncodedMap;
 use qtangent::qmap::Encoding;
@@ -438,7 +438,7 @@ fn check_sphere(format: MapFormat, twist: bool, sources: &[FrameSource]) {
             .render_debug(
                 ctx,
                 &gpu,
-                &qtangent::gpu::render::Shot {
+                &qtangent::gpu::Shot {
                     view: &st.view,
                     source,
                     size: glam::UVec2::new(SIZE, SIZE),
@@ -450,7 +450,7 @@ fn check_sphere(format: MapFormat, twist: bool, sources: &[FrameSource]) {
             .render_debug(
                 ctx,
                 &gpu,
-                &qtangent::gpu::render::Shot {
+                &qtangent::gpu::Shot {
                     view: &st.view,
                     source,
                     size: glam::UVec2::new(SIZE, SIZE),
@@ -562,7 +562,7 @@ fn every_pixel_of_the_sphere_is_written_and_nothing_else() {
         .render_debug(
             ctx,
             &gpu,
-            &qtangent::gpu::render::Shot {
+            &qtangent::gpu::Shot {
                 view: &st.view,
                 source: FrameSource::QuatMap,
                 size: glam::UVec2::new(SIZE, SIZE),
@@ -726,7 +726,7 @@ fn two_views_in_one_submission_each_match_the_view_alone() {
                     .render_debug(
                         ctx,
                         &gpu,
-                        &qtangent::gpu::render::Shot {
+                        &qtangent::gpu::Shot {
                             view: v,
                             source,
                             size: glam::UVec2::new(SIZE, SIZE),

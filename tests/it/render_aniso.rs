@@ -19,7 +19,7 @@ use std::f32::consts::PI;
 
 use glam::{Vec2, Vec3, Vec4};
 use image::RgbaImage;
-use qtangent::gpu::render::{Output, Renderer, View};
+use qtangent::gpu::{Output, Renderer, View};
 use qtangent::mesh::procedural::plate;
 use qtangent::mesh::{self, Prepared};
 use qtangent::qmap::MapFormat;
@@ -223,7 +223,7 @@ fn rotation_undone_three_ways_gives_one_highlight_direction_in_every_frame_sourc
                 .render_debug(
                     ctx,
                     &gpu,
-                    &qtangent::gpu::render::Shot {
+                    &qtangent::gpu::Shot {
                         view: &view,
                         source,
                         size: glam::UVec2::new(size, size),
@@ -235,7 +235,7 @@ fn rotation_undone_three_ways_gives_one_highlight_direction_in_every_frame_sourc
                 .render_debug(
                     ctx,
                     &gpu,
-                    &qtangent::gpu::render::Shot {
+                    &qtangent::gpu::Shot {
                         view: &view,
                         source,
                         size: glam::UVec2::new(size, size),
@@ -353,7 +353,7 @@ fn swirl_disc_quaternion_maps_at_most_halve_the_rg_maps_direction_error() {
                 .render_debug(
                     ctx,
                     gpu,
-                    &qtangent::gpu::render::Shot {
+                    &qtangent::gpu::Shot {
                         view: &view,
                         source,
                         size: glam::UVec2::new(size, size),

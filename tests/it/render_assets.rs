@@ -32,8 +32,8 @@
 use crate::common;
 
 use image::RgbaImage;
-use qtangent::gpu::render::{Renderer, View};
 use qtangent::gpu::GpuContext;
+use qtangent::gpu::{Renderer, View};
 use qtangent::qmap::normal_map::bc5_round_trip_chain;
 use qtangent::qmap::MapFormat;
 use qtangent::qmap::MapOptions;
@@ -69,7 +69,7 @@ fn render_modes(
     scene: &RenderScene,
     w: u32,
     h: u32,
-) -> (Vec<RgbaImage>, qtangent::gpu::render::GpuScene, View) {
+) -> (Vec<RgbaImage>, qtangent::gpu::GpuScene, View) {
     render_modes_with(ctx, scene, w, h, &plain_maps())
 }
 
@@ -79,7 +79,7 @@ fn render_modes_with(
     w: u32,
     h: u32,
     options: &MapOptions,
-) -> (Vec<RgbaImage>, qtangent::gpu::render::GpuScene, View) {
+) -> (Vec<RgbaImage>, qtangent::gpu::GpuScene, View) {
     let renderer = Renderer::new(ctx).expect("renderer");
     let gpu = renderer
         .upload(ctx, scene, &[Format::Snorm16x4], options, &mut ())
@@ -212,7 +212,7 @@ fn default_scene_agrees_except_where_only_a_map_can_draw() {
         .expect("upload");
     let (w, h) = (640, 360);
     let view = View::fitted(&scene, w as f32 / h as f32, 30.0, 20.0);
-    let render = |gpu: &qtangent::gpu::render::GpuScene| -> Vec<RgbaImage> {
+    let render = |gpu: &qtangent::gpu::GpuScene| -> Vec<RgbaImage> {
         MODES
             .iter()
             .map(|&s| {
@@ -273,7 +273,7 @@ fn flight_helmet_bc5_tangent_maps_match_bc5_normal_maps() {
         maps.iter().all(|m| m.format == Some(MapFormat::Bc5)),
         "{maps:?}"
     );
-    let render = |gpu: &qtangent::gpu::render::GpuScene, s| {
+    let render = |gpu: &qtangent::gpu::GpuScene, s| {
         renderer
             .render_image(ctx, gpu, &view, s, W, H)
             .expect("render")

@@ -8,9 +8,9 @@
 
 use crate::common;
 
-use qtangent::gpu::render::{Output, Renderer, View, DEBUG_POISON};
-use qtangent::gpu::skin::SkinPipeline;
 use qtangent::gpu::GpuContext;
+use qtangent::gpu::SkinPipeline;
+use qtangent::gpu::{Output, Renderer, View, DEBUG_POISON};
 use qtangent::render::scene::RenderScene;
 use qtangent::render::FrameSource;
 use qtangent::skin::{Bone, SkinMethod, SkinVertices, OUTPUT_BOUND_DEG};
@@ -64,7 +64,7 @@ fn check_scene(ctx: &GpuContext, name: &str, scene: &RenderScene, expect_map_uv:
         .render_debug(
             ctx,
             &gpu,
-            &qtangent::gpu::render::Shot {
+            &qtangent::gpu::Shot {
                 view: &view,
                 source,
                 size: glam::UVec2::new(W, H),
@@ -117,7 +117,7 @@ fn check_scene(ctx: &GpuContext, name: &str, scene: &RenderScene, expect_map_uv:
         .render_debug(
             ctx,
             &gpu,
-            &qtangent::gpu::render::Shot {
+            &qtangent::gpu::Shot {
                 view: &view,
                 source,
                 size: glam::UVec2::new(W, H),
@@ -164,7 +164,7 @@ fn check_scene(ctx: &GpuContext, name: &str, scene: &RenderScene, expect_map_uv:
         .render_debug(
             ctx,
             &gpu,
-            &qtangent::gpu::render::Shot {
+            &qtangent::gpu::Shot {
                 view: &view,
                 source,
                 size: glam::UVec2::new(W, H),

@@ -12,7 +12,7 @@ use crate::gpu::kit::PipelineCache;
 /// What the lit renderer needs of a device (`shaders/lit.wgsl`): four bind groups (object,
 /// scene, material, map), six sampled textures and two uniform buffers in the fragment stage,
 /// two vertex buffers, and two colour targets for the debug outputs.
-pub const NEEDS: StageNeeds = StageNeeds {
+pub(crate) const NEEDS: StageNeeds = StageNeeds {
     sampled_textures_per_shader_stage: 6,
     uniform_buffers_per_shader_stage: 2,
     bind_groups: 4,
@@ -63,7 +63,7 @@ impl PipelineKey {
 /// How a drawn quaternion map is decoded: the overrides of `shaders/qmap.wgsl` and
 /// `shaders/lit.wgsl` that depend on the map.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct MapShading {
+pub(crate) struct MapShading {
     /// [`crate::qmap::stored::EncodedMap::decode`].
     pub decode: crate::qmap::MapDecode,
     /// Object-space handedness from the UV winding (no plane).
