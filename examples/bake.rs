@@ -53,10 +53,9 @@ use clap::Parser;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use qtangent::gpu::GpuContext;
 use qtangent::mesh::{self, ImageSource, Scene};
-use qtangent::qmap::job::{self, OutputFile};
 use qtangent::qmap::{
     self, BakeJob, BakeSettings, Baked, Baker, Container, CpuRaster, MapFormat, MapOptions,
-    MapSpace, NormalSource, ObjectInput, RasterBackend, Repack, TangentInput,
+    MapSpace, NormalSource, ObjectInput, OutputFile, RasterBackend, Repack, TangentInput,
 };
 use serde_json::{json, Value};
 
@@ -484,33 +483,15 @@ fn write(
     twisted: bool,
     ui: &mut Ui,
 ) -> Result<Vec<OutputFile>, Error> {
-    let space = args.kind;
-    let mut files = Vec::new();
     ui.stage(&job.name, "write", 0, 1);
-    match args.container {
-        Container::Exr => {
-            if space == MapSpace::Tangent && twisted {
-                ui.warn(format!(
-                    "{}: the EXR holds the anisotropy twist doubled (axial: halve it to decode, \
-                     which KTX2 records as qtangent.twist = axial); EXR carries no such flag",
-                    job.label
-                ));
-            }
-            files.extend(job::write_exr(&args.out, &job.name, &baked.map)?);
-        }
-        Container::Ktx2 => {
-            let material = job.material_name.as_deref();
-            files.extend(job::write_ktx2(
-                &args.out,
-                &job.name,
-                &baked.stored,
-                material,
-            )?);
-        }
+    if args.container == Container::Exr && args.kind == MapSpace::Tangent && twisted {
+        ui.warn(format!(
+            "{}: the EXR holds the anisotropy twist doubled (axial: halve it to decode, \
+             which KTX2 records as qtangent.twist = axial); EXR carries no such flag",
+            job.label
+        ));
     }
-    files.extend(job::write_previews(
-        &args.out, &job.name, &baked.map, space,
-    )?);
+    let files = job.write(&args.out, baked, args.container)?;
     Ok(files)
 }
 

@@ -28,14 +28,14 @@ use glam::Vec3;
 use image::RgbaImage;
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::{GpuScene, Renderer, View};
-use qtangent::qmap::bc::Bc7Quality;
-use qtangent::qmap::normal_map::{bc5_round_trip, bc5_round_trip_chain};
-use qtangent::qmap::stored::{angle_deg, AngleStats, EncodedMap};
+use qtangent::measure::angle_deg;
+use qtangent::qmap::Bc7Quality;
 use qtangent::qmap::Encoding;
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::MapSpace;
 use qtangent::qmap::RasterBackend;
 use qtangent::qmap::{self, BakeMesh, MapFormat, NormalMap, TexelKind};
+use qtangent::qmap::{bc5_round_trip_chain, AngleStats, CpuRaster, EncodedMap};
 use qtangent::render::compare::{self, ImageDiff};
 use qtangent::render::scene::{MapSource, RenderScene};
 use qtangent::render::FrameSource;
@@ -231,7 +231,7 @@ fn texel_errors(
             }
         }
         // The normal map itself: RGBA8 is the source (0 by definition); BC5 against it.
-        if let Ok(bc5) = bc5_round_trip(normal) {
+        if let Ok(bc5) = bc5_round_trip_chain(normal).map(|mut chain| chain.swap_remove(0)) {
             let mut errs = Vec::new();
             for ((a, b), inside) in normal.pixels().zip(bc5.pixels()).zip(&mask) {
                 if *inside {
@@ -563,7 +563,7 @@ fn timing(
             RasterBackend::bake_tangent(ctx, &levels, None, MapFormat::Rgba32Float)?;
             t[1] += s.elapsed();
             let s = Instant::now();
-            let map = qtangent::qmap::tangent::bake_cpu(&levels, None, MapFormat::Rgba32Float);
+            let map = CpuRaster.bake_tangent(&levels, None, MapFormat::Rgba32Float)?;
             t[2] += s.elapsed();
             let s = Instant::now();
             EncodedMap::encode(

@@ -21,7 +21,7 @@ use clap::Parser;
 use image::RgbaImage;
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::{GpuScene, MapReport, Renderer, View};
-use qtangent::qmap::bc::Bc7Quality;
+use qtangent::qmap::Bc7Quality;
 use qtangent::qmap::MapFormat;
 use qtangent::qmap::MapOptions;
 use qtangent::render::compare::{self, ImageDiff};

@@ -79,6 +79,15 @@ pub mod skin;
 #[cfg(all(test, feature = "random"))]
 mod testing;
 
+// The crate's unit tests that need the whole pipeline share the integration tests' helpers
+// (`tests/it/common`), and name the crate as the integration tests do.
+#[cfg(all(test, feature = "default"))]
+extern crate self as qtangent;
+#[cfg(all(test, feature = "default"))]
+#[path = "../tests/it/common/mod.rs"]
+#[allow(unreachable_pub, dead_code, unused_imports)]
+mod common;
+
 pub use format::Format;
 pub use names::ParseNameError;
 #[cfg(feature = "pipeline")]

@@ -28,3 +28,6 @@ pub use skin::{
     output_layout, uv_layout, InstanceRange, RigBatch, SkinBatch, SkinBuffers, SkinPipeline,
 };
 pub use wgsl::Wgsl;
+
+#[cfg(all(test, feature = "default"))]
+mod tests;

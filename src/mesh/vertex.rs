@@ -17,8 +17,10 @@ use crate::Format;
 use super::Prepared;
 
 /// Offset of the position (`Float32x3`).
+#[cfg(feature = "gpu")]
 pub(crate) const POSITION_OFFSET: usize = 0;
 /// Offset of the UV (`Float32x2`).
+#[cfg(feature = "gpu")]
 pub(crate) const UV_OFFSET: usize = 12;
 /// Offset of the qtangent.
 pub const QTANGENT_OFFSET: usize = 20;

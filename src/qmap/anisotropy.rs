@@ -49,7 +49,7 @@ use glam::{Vec2, Vec3};
 use image::RgbaImage;
 
 /// Below this |rg · 2 − 1|², the texture's direction is taken as absent: d = (1, 0).
-pub const MIN_DIRECTION_LEN2: f32 = 1e-8;
+pub(crate) const MIN_DIRECTION_LEN2: f32 = 1e-8;
 
 /// The direction and strength of one texel of the anisotropy texture (0–1 a channel), turned
 /// by `rotation` = (cos θ, sin θ) of `anisotropyRotation`: the unit direction in tangent space and
@@ -416,7 +416,7 @@ fn orient_from_finer(finer: &DirectionLevel, w: u32, h: u32, axial: &[Vec2]) -> 
 /// (cos φ, sin φ) in (t, b) with b = h·cross(n, t), so h·φ in the quaternion's own basis
 /// [t, cross(n, t), n]. Texels where the field has no direction keep their tangent. The result
 /// is quantised to the raster's format again.
-pub fn turn_raster(
+pub(crate) fn turn_raster(
     raster: &mut super::Raster,
     field: &DirectionField,
     source_uvs: Option<&[Option<Vec2>]>,

@@ -70,7 +70,7 @@ use block_compression::{BC7Settings, CompressionVariant};
 use crate::ktx2::bc::{decode_level, BcFormat};
 
 /// Bytes of one 4×4 block, BC5 and BC7 alike.
-pub const BLOCK_BYTES: usize = 16;
+pub(crate) const BLOCK_BYTES: usize = 16;
 
 /// Block rows per unit of parallel work: small, so that threads share uneven content evenly.
 const BAND_ROWS: usize = 4;
@@ -174,7 +174,7 @@ impl Bc7Quality {
 ///
 /// # Errors
 /// [`BcError::Size`].
-pub fn check_size(width: u32, height: u32) -> Result<(), BcError> {
+pub(crate) fn check_size(width: u32, height: u32) -> Result<(), BcError> {
     if width == 0 || height == 0 || width % 4 != 0 || height % 4 != 0 {
         return Err(BcError::Size { width, height });
     }
@@ -183,7 +183,7 @@ pub fn check_size(width: u32, height: u32) -> Result<(), BcError> {
 
 /// Bytes of a BC5 or BC7 level: 16 per 4×4 block, partial blocks rounded up.
 #[must_use]
-pub fn level_bytes(width: u32, height: u32) -> usize {
+pub(crate) fn level_bytes(width: u32, height: u32) -> usize {
     (width as usize).div_ceil(4) * (height as usize).div_ceil(4) * BLOCK_BYTES
 }
 
@@ -192,7 +192,11 @@ pub fn level_bytes(width: u32, height: u32) -> usize {
 ///
 /// # Errors
 /// [`BcError::Size`] for a side that is 0, or ≥ 4 and not a multiple of 4; [`BcError::Texels`].
-pub fn encode_bc5_snorm(width: u32, height: u32, xy: &[[f32; 2]]) -> Result<Vec<u8>, BcError> {
+pub(crate) fn encode_bc5_snorm(
+    width: u32,
+    height: u32,
+    xy: &[[f32; 2]],
+) -> Result<Vec<u8>, BcError> {
     let level = Level::new(width, height, xy.len())?;
     Ok(level.encode(|texels| {
         let rgba = texels.map(|i| {
@@ -219,7 +223,11 @@ pub fn encode_bc5_snorm(width: u32, height: u32, xy: &[[f32; 2]]) -> Result<Vec<
 ///
 /// # Errors
 /// [`BcError::Size`] as [`encode_bc5_snorm`]; [`BcError::Blocks`].
-pub fn decode_bc5_snorm(width: u32, height: u32, blocks: &[u8]) -> Result<Vec<[f32; 2]>, BcError> {
+pub(crate) fn decode_bc5_snorm(
+    width: u32,
+    height: u32,
+    blocks: &[u8],
+) -> Result<Vec<[f32; 2]>, BcError> {
     Level::for_blocks(width, height, blocks.len())?;
     let bc5 = BcFormat::Bc5 { snorm: true };
     let texels = decode_level(bc5, width, height, blocks, BcFormat::block_f32);
@@ -238,7 +246,7 @@ pub fn decode_bc5_snorm(width: u32, height: u32, blocks: &[u8]) -> Result<Vec<[f
 /// # Errors
 /// [`BcError::Size`] as [`encode_bc5_snorm`]; [`BcError::Texels`]; [`BcError::Care`];
 /// [`BcError::Channels`].
-pub fn encode_bc7(
+pub(crate) fn encode_bc7(
     width: u32,
     height: u32,
     values: &[[f32; 4]],
@@ -289,7 +297,7 @@ pub fn encode_bc7(
 ///
 /// # Errors
 /// [`BcError::Size`] as [`encode_bc5_snorm`]; [`BcError::Blocks`].
-pub fn decode_bc7(width: u32, height: u32, blocks: &[u8]) -> Result<Vec<[f32; 4]>, BcError> {
+pub(crate) fn decode_bc7(width: u32, height: u32, blocks: &[u8]) -> Result<Vec<[f32; 4]>, BcError> {
     Level::for_blocks(width, height, blocks.len())?;
     let texels = decode_level(BcFormat::Bc7, width, height, blocks, BcFormat::block_rgba8);
     let unit = |c: u8| f32::from(c) / 255.0 * 2.0 - 1.0;
@@ -299,7 +307,7 @@ pub fn decode_bc7(width: u32, height: u32, blocks: &[u8]) -> Result<Vec<[f32; 4]
 /// Turns a BC5 UNORM block whose four endpoint bytes are ≥ 1 into the BC5 SNORM block that
 /// decodes to `(unorm · 255 − 128)/127` (module docs): flips the top bit of bytes 0, 1, 8, 9.
 /// Its own inverse.
-pub fn bc5_unorm_block_to_snorm(block: &mut [u8; BLOCK_BYTES]) {
+pub(crate) fn bc5_unorm_block_to_snorm(block: &mut [u8; BLOCK_BYTES]) {
     for i in [0, 1, 8, 9] {
         block[i] ^= 0x80;
     }

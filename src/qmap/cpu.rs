@@ -20,7 +20,7 @@ pub(crate) const SUBTEXEL_BITS: u32 = 8;
 /// Whether the centre of texel (x, y) is covered by the triangle with corners `p` (texel units),
 /// by the rules in the module docs.
 #[must_use]
-pub fn covers(p: &[Vec2; 3], x: u32, y: u32) -> bool {
+pub(crate) fn covers(p: &[Vec2; 3], x: u32, y: u32) -> bool {
     let scale = f64::from(1u32 << SUBTEXEL_BITS);
     let snap = |v: Vec2| {
         (

@@ -84,20 +84,20 @@ impl Encoding {
 }
 
 /// KTX2 key of the map space.
-pub const KEY_SPACE: &str = "qtangent.kind";
+pub(crate) const KEY_SPACE: &str = "qtangent.kind";
 /// KTX2 key of the stored format's name.
-pub const KEY_FORMAT: &str = "qtangent.format";
+pub(crate) const KEY_FORMAT: &str = "qtangent.format";
 /// KTX2 key of the decode recipe in words.
-pub const KEY_DECODE: &str = "qtangent.decode";
+pub(crate) const KEY_DECODE: &str = "qtangent.decode";
 /// KTX2 key of the material the map is of (written by `bake`; how `render --maps` finds a map
 /// whose file name had to differ from the material's).
 pub const KEY_MATERIAL: &str = "qtangent.material";
 /// KTX2 key naming the quaternion components a two-channel (BC5) map holds: `zw` for a twist
 /// alone ([`EncodedMap::twist_only`]); absent, (x, y).
-pub const KEY_CHANNELS: &str = "qtangent.channels";
+pub(crate) const KEY_CHANNELS: &str = "qtangent.channels";
 /// KTX2 key saying a tangent-space map's twist is stored doubled ([`EncodedMap::axial_twist`]):
 /// `axial`.
-pub const KEY_TWIST: &str = "qtangent.twist";
+pub(crate) const KEY_TWIST: &str = "qtangent.twist";
 /// What [`KEY_TWIST`]'s value says.
 const TWIST_AXIAL: &str = "axial";
 
@@ -311,6 +311,7 @@ impl EncodedMap {
     ///
     /// # Errors
     /// As [`EncodedMap::decode_level`].
+    #[cfg(feature = "gpu")]
     pub(crate) fn to_plain(&self, format: MapFormat) -> Result<Self, BakeError> {
         let levels = (0..self.levels.len())
             .map(|k| {
@@ -327,6 +328,7 @@ impl EncodedMap {
 
     /// Bytes of every level, the handedness plane included.
     #[must_use]
+    #[cfg(feature = "gpu")]
     pub(crate) fn texture_bytes(&self) -> u64 {
         let planes = self
             .handedness
@@ -554,13 +556,6 @@ impl AngleStats {
     }
 }
 
-/// Angle in degrees between two vectors (atan2 of |a × b| and a · b: exact near 0), in f64.
-#[must_use]
-pub fn angle_deg(a: glam::Vec3, b: glam::Vec3) -> f64 {
-    let (a, b) = (a.as_dvec3(), b.as_dvec3());
-    a.cross(b).length().atan2(a.dot(b)).to_degrees()
-}
-
 impl EncodedMap {
     /// Per-texel error of level 0 against `exact` (the same map's unquantised rotations, e.g. an
     /// rgba32f bake), over the texels where `mask` is true (and neither side is background):
@@ -601,8 +596,11 @@ impl EncodedMap {
                 glam::Quat::from_vec4(*d).normalize(),
                 glam::Quat::from_vec4(*e).normalize(),
             );
-            normals.push(angle_deg(qd * glam::Vec3::Z, qe * glam::Vec3::Z));
-            let t = angle_deg(qd * glam::Vec3::X, qe * glam::Vec3::X);
+            normals.push(crate::measure::angle_deg(
+                qd * glam::Vec3::Z,
+                qe * glam::Vec3::Z,
+            ));
+            let t = crate::measure::angle_deg(qd * glam::Vec3::X, qe * glam::Vec3::X);
             // An axial map's tangent is a groove: t and −t are the same.
             tangents.push(if self.axial_twist {
                 t.min(180.0 - t)
@@ -618,7 +616,7 @@ impl EncodedMap {
 /// ASCII letters, digits, `-`, `_` and `.` kept, anything else `_`; no leading or trailing dot;
 /// at most 100 characters; `map` when nothing is left.
 #[must_use]
-pub fn file_stem(name: &str) -> String {
+pub(crate) fn file_stem(name: &str) -> String {
     let s: String = name
         .chars()
         .map(|c| {

@@ -53,6 +53,7 @@ const POSITION_WORDS: usize = 3;
 
 /// Words of a skinned output vertex: position (3 × f32) and the qtangent (Snorm16x4): 20 bytes,
 /// drawn directly as a vertex buffer.
+#[cfg(feature = "gpu")]
 pub(crate) const OUTPUT_WORDS: usize = 5;
 
 /// Linear-blend or dual-quaternion skinning, chosen per batch.
@@ -580,6 +581,7 @@ impl SkinVertices {
     ///
     /// # Errors
     /// [`SkinError::Input`] when a vertex has more influences than `influences` holds.
+    #[cfg(feature = "gpu")]
     pub(crate) fn pack_into(
         &self,
         influences: Influences,

@@ -14,8 +14,8 @@ use std::process::{Command, Output};
 use common::stderr;
 use glam::Vec4;
 use qtangent::mesh::procedural;
-use qtangent::qmap::io::{self, ExrMap};
-use qtangent::qmap::{self, BakeMesh, BakeSettings, MapFormat, NormalMap};
+use qtangent::qmap::ExrMap;
+use qtangent::qmap::{self, BakeMesh, BakeSettings, MapFormat, NormalMap, RasterBackend};
 use serde_json::{json, Value};
 
 fn bake_exe() -> PathBuf {
@@ -91,7 +91,7 @@ fn library_default(size: u32, format: MapFormat) -> qmap::QuatMap {
 }
 
 fn read_exr(path: &Path) -> ExrMap {
-    io::read_exr(path).unwrap_or_else(|e| panic!("{e}"))
+    qtangent::qmap::read_exr(path).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]
@@ -312,7 +312,7 @@ fn one_map_per_material_with_uvs() {
         let l0 = &exr.levels[0];
         for (q, h) in l0.quats.iter().zip(&l0.handedness) {
             if *h != 0 {
-                let n = io::decode_axis(*q, io::PreviewAxis::Normal).expect("non-zero");
+                let n = qmap::decode_axis(*q, qmap::PreviewAxis::Normal).expect("non-zero");
                 assert!((n.z - 1.0).abs() < 1e-3, "{n}");
             } else {
                 assert_eq!(*q, Vec4::ZERO);
@@ -339,7 +339,7 @@ fn one_map_per_material_with_uvs() {
     for (file, material) in [("Metal_1.ktx2", "Metal/1"), ("Metal_1-2.ktx2", "Metal:1")] {
         let tex = qtangent::ktx2::read_file(&ktx_dir.join(file)).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
-            tex.key_value_text(qtangent::qmap::stored::KEY_MATERIAL),
+            tex.key_value_text(qtangent::qmap::KEY_MATERIAL),
             Some(material),
             "{file}"
         );
@@ -507,7 +507,7 @@ fn gpu_bake_matches_cpu() {
 /// exact bytes the library stores (the CPU bake and the BC5 encoder are deterministic).
 #[test]
 fn default_bake_is_a_tangent_space_bc5_ktx2() {
-    use qtangent::qmap::stored::EncodedMap;
+    use qtangent::qmap::EncodedMap;
     use qtangent::qmap::{MapFormat, MapSpace};
     let dir = tempdir();
     let out_dir = dir.path().join("maps");
@@ -531,7 +531,9 @@ fn default_bake_is_a_tangent_space_bc5_ktx2() {
     // The swirl is 256²: nine levels.
     assert_eq!((got.width, got.height, got.levels.len()), (256, 256, 9));
     let levels = NormalMap::levels_from_rgba8(&NormalMap::default_swirl().to_rgba8(), 1.0);
-    let map = qtangent::qmap::tangent::bake_cpu(&levels, None, MapFormat::Rgba32Float);
+    let map = qtangent::qmap::CpuRaster
+        .bake_tangent(&levels, None, MapFormat::Rgba32Float)
+        .expect("bakes");
     let want = EncodedMap::encode(
         &map,
         &qtangent::qmap::Encoding::new(MapSpace::Tangent, MapFormat::Bc5),
@@ -638,7 +640,6 @@ fn impossible_flag_combinations_name_the_flag() {
 /// channels: BC7 by default, and `--format bc5` warns and stores BC7.
 #[test]
 fn anisotropy_texture_becomes_the_tangent_space_maps_twist() {
-    use qtangent::qmap::tangent;
     use qtangent::render::disc::{self, RgLayout, TextureFile};
     let dir = tempdir();
     let size = 64;
@@ -661,7 +662,7 @@ fn anisotropy_texture_becomes_the_tangent_space_maps_twist() {
     assert_eq!(tex.format, qtangent::ktx2::TexelFormat::Bc5Snorm);
     assert_eq!(tex.key_value_text("qtangent.channels"), Some("zw"));
     assert_eq!(tex.key_value_text("qtangent.twist"), Some("axial"));
-    let map = qtangent::qmap::stored::EncodedMap::from_ktx2("disc", &tex, None).expect("a map");
+    let map = qtangent::qmap::EncodedMap::from_ktx2("disc", &tex, None).expect("a map");
     assert!(map.twist_only && map.axial_twist);
     let quats = map.decode_level(0).expect("decodes");
     let texture = disc::texture(size, RgLayout::Canonical);
@@ -673,7 +674,7 @@ fn anisotropy_texture_becomes_the_tangent_space_maps_twist() {
             continue; // judged where the disc is fully anisotropic
         }
         let d = glam::Vec2::new(f32::from(p.0[0]), f32::from(p.0[1])) / 127.5 - glam::Vec2::ONE;
-        let r = tangent::halve_twist(*q);
+        let r = qmap::halve_twist(*q);
         let t = glam::Quat::from_vec4(r.normalize()) * glam::Vec3::X;
         // The map's frame is [t, b, n] in tangent space (x tangent, y bitangent): its tangent's
         // (x, y) is the direction, either sign.

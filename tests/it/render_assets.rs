@@ -34,7 +34,7 @@ use crate::common;
 use image::RgbaImage;
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::{Renderer, View};
-use qtangent::qmap::normal_map::bc5_round_trip_chain;
+use qtangent::qmap::bc5_round_trip_chain;
 use qtangent::qmap::MapFormat;
 use qtangent::qmap::MapOptions;
 use qtangent::render::compare;
@@ -248,7 +248,7 @@ fn default_scene_agrees_except_where_only_a_map_can_draw() {
 }
 
 /// FlightHelmet with its maps as shipped: tangent-space BC5 (1 B/texel) against the reference
-/// drawn with its normal maps stored as BC5 (`bc5_round_trip`), both measured against the RGBA8
+/// drawn with its normal maps stored as BC5 (`qmap::bc5_round_trip_chain`), both measured against the RGBA8
 /// reference. The target: no more than 0.5 dB below.
 #[test]
 fn flight_helmet_bc5_tangent_maps_match_bc5_normal_maps() {
@@ -262,7 +262,7 @@ fn flight_helmet_bc5_tangent_maps_match_bc5_normal_maps() {
     // The object-space maps (BC7, baked too though not drawn here) at the fastest effort: what is
     // measured is the tangent-space BC5 maps, which the effort does not touch.
     let options = MapOptions {
-        bc7: qtangent::qmap::bc::Bc7Quality::UltraFast,
+        bc7: qtangent::qmap::Bc7Quality::UltraFast,
         ..MapOptions::stored(MapFormat::Bc5)
     };
     let gpu = renderer

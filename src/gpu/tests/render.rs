@@ -35,7 +35,7 @@ use qtangent::gpu::{
     GpuScene, Output, PreparedView, Renderer, View, DEBUG_FORMAT, DEBUG_POISON, DEPTH_FORMAT,
 };
 use qtangent::mesh::{procedural, Prepared};
-use qtangent::qmap::stored::EncodedMap;
+use qtangent::qmap::EncodedMap;
 use qtangent::qmap::Encoding;
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::MapSpace;
@@ -412,7 +412,7 @@ fn check_sphere(format: MapFormat, twist: bool, sources: &[FrameSource]) {
             &st.scene,
             &Format::ALL, // The BC7 effort the CPU side (stored_level0) encodes with.
             &MapOptions {
-                bc7: qtangent::qmap::bc::Bc7Quality::Basic,
+                bc7: qtangent::qmap::Bc7Quality::Basic,
                 ..MapOptions::stored(format)
             },
             &mut warnings,

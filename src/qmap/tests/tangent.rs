@@ -18,7 +18,7 @@ use crate::common;
 use glam::{DQuat, DVec3, Mat4, Vec2, Vec3, Vec4};
 use qtangent::gpu::{Output, Renderer, View, DEBUG_POISON};
 use qtangent::mesh::Primitive;
-use qtangent::qmap::stored::EncodedMap;
+use qtangent::qmap::EncodedMap;
 use qtangent::qmap::Encoding;
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::MapSpace;
