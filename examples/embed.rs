@@ -20,7 +20,7 @@ use qtangent::gpu::SkinPipeline;
 use qtangent::gpu::{Output, Renderer, View, DEPTH_FORMAT};
 use qtangent::measure::max_abs_diff;
 use qtangent::mesh::procedural;
-use qtangent::render::{compare, FrameSource};
+use qtangent::render::{self, FrameSource};
 use qtangent::skin::{self, Bone, SkinMethod, SkinVertices};
 use qtangent::{Format, QTangent};
 
@@ -246,11 +246,11 @@ fn map_draw(ctx: &GpuContext, out: &str) -> Result<(), Box<dyn Error>> {
     };
     let mapped = draw(FrameSource::QuatMapTangent)?;
     let reference = draw(FrameSource::Reference)?;
-    let d = compare::diff(&mapped, &reference, None)?;
+    let d = render::diff(&mapped, &reference, None)?;
     if let Some(dir) = std::path::Path::new(out).parent() {
         std::fs::create_dir_all(dir)?;
     }
-    compare::side_by_side(&[&mapped, &reference], 8)?.save(out)?;
+    render::side_by_side(&[&mapped, &reference], 8)?.save(out)?;
     println!(
         "quaternion-map draw in the application's pass: {WIDTH}×{HEIGHT}, {:.1} dB PSNR against \
          reference frames + normal maps (the plate differs by design: its spun-metal tangent field \

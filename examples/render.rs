@@ -24,8 +24,8 @@ use qtangent::gpu::{GpuScene, MapReport, Renderer, View};
 use qtangent::qmap::Bc7Quality;
 use qtangent::qmap::MapFormat;
 use qtangent::qmap::MapOptions;
-use qtangent::render::compare::{self, ImageDiff};
 use qtangent::render::FrameSource;
+use qtangent::render::{self, ImageDiff};
 use qtangent::Format;
 
 #[path = "common/console.rs"]
@@ -345,12 +345,12 @@ fn report_all(
         None
     };
     for (k, (&s, img)) in sources.iter().zip(images).enumerate().skip(1) {
-        let d = compare::diff(reference, img, None).map_err(|e| e.to_string())?;
+        let d = render::diff(reference, img, None).map_err(|e| e.to_string())?;
         let d_without = match &without {
-            Some(v) => Some(compare::diff(&v[0], &v[k], None).map_err(|e| e.to_string())?),
+            Some(v) => Some(render::diff(&v[0], &v[k], None).map_err(|e| e.to_string())?),
             None => None,
         };
-        let heat = compare::heatmap(reference, img).map_err(|e| e.to_string())?;
+        let heat = render::heatmap(reference, img).map_err(|e| e.to_string())?;
         save(
             &heat,
             &with_suffix(output, &format!("diff-{}", s.mode_name())),
@@ -375,8 +375,8 @@ fn report_all(
     );
     let mut bottom_imgs = vec![blank];
     bottom_imgs.extend(heatmaps.iter().map(half));
-    let row = |v: &[RgbaImage]| compare::side_by_side(&v.iter().collect::<Vec<_>>(), 8);
-    let sheet = compare::stacked(
+    let row = |v: &[RgbaImage]| render::side_by_side(&v.iter().collect::<Vec<_>>(), 8);
+    let sheet = render::stacked(
         &[
             &row(&top).map_err(|e| e.to_string())?,
             &row(&bottom_imgs).map_err(|e| e.to_string())?,
@@ -388,7 +388,7 @@ fn report_all(
 
     println!(
         "\nAgainst the reference (heatmap: black = equal, white ≥ {} levels of 255):",
-        compare::HEATMAP_FULL_SCALE
+        render::HEATMAP_FULL_SCALE
     );
     if has_authored {
         println!("| mode | PSNR (dB) | max error | pixels differing | without the authored-map objects: PSNR (dB) | max error |");
@@ -479,7 +479,7 @@ fn print_map_origins(report: &qtangent::gpu::UploadReport) {
     ];
     for (kind, maps) in kinds {
         for m in maps.iter() {
-            if let Some(qtangent::render::maps::MapOrigin::Loaded(path)) = &m.origin {
+            if let Some(qtangent::render::MapOrigin::Loaded(path)) = &m.origin {
                 let name = &m.name;
                 eprintln!(
                     "render: {name}: {kind}-space map loaded from {}",

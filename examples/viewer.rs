@@ -31,8 +31,8 @@ use qtangent::gpu::{GpuScene, Output, Renderer, View, DEPTH_FORMAT, FALLBACK_FOR
 use qtangent::gpu::{RigBatch, SkinPipeline};
 use qtangent::qmap::MapFormat;
 use qtangent::qmap::MapOptions;
-use qtangent::render::scene::{MapSource, RenderScene};
 use qtangent::render::{Camera, FrameSource, Lighting};
+use qtangent::render::{MapSource, RenderScene};
 use qtangent::skin::{Rig, SkinMethod};
 use qtangent::{mesh, Format};
 use winit::application::ApplicationHandler;
@@ -1084,7 +1084,7 @@ fn print_map_origins(report: &qtangent::gpu::UploadReport) {
     ];
     for (kind, maps) in kinds {
         for m in maps.iter() {
-            if let Some(qtangent::render::maps::MapOrigin::Loaded(path)) = &m.origin {
+            if let Some(qtangent::render::MapOrigin::Loaded(path)) = &m.origin {
                 let name = &m.name;
                 eprintln!(
                     "viewer: {name}: {kind}-space map loaded from {}",

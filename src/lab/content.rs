@@ -11,10 +11,8 @@ use image::RgbaImage;
 use crate::mesh::procedural::{self, plate};
 use crate::mesh::{self, MeshError, Prepared};
 use crate::qmap::{self, texel, MapFormat, NormalMap, QuatMap, Raster, TexelKind};
-use crate::render::scene::{
-    MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject,
-};
 use crate::render::MaterialUniforms;
+use crate::render::{MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject};
 
 /// What the tools' SCENE argument names: `default` is [`default_scene`], anything else a file
 /// for [`RenderScene::load`].

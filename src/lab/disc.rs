@@ -33,13 +33,11 @@ use std::f32::consts::{FRAC_PI_4, PI};
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use image::RgbaImage;
 
-use crate::render::scene::{
-    MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject,
-};
-use crate::render::{shading, Camera, Lighting, MaterialUniforms};
 use crate::mesh::procedural::plate;
 use crate::mesh::MeshError;
 use crate::qmap::anisotropy::DirectionField;
+use crate::render::{shading, Camera, Lighting, MaterialUniforms};
+use crate::render::{MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject};
 
 /// Radius (in UV) of the circles.
 pub const CIRCLES: f32 = 0.16;

@@ -56,7 +56,7 @@ pub(crate) const MIN_DIRECTION_LEN2: f32 = 1e-8;
 /// the texture's strength `b` (before `anisotropyStrength`). Mirrors `anisotropy_direction` in
 /// `shaders/lit.wgsl`.
 #[must_use]
-pub fn direction_of(texel: Vec3, rotation: Vec2) -> (Vec2, f32) {
+pub(crate) fn direction_of(texel: Vec3, rotation: Vec2) -> (Vec2, f32) {
     let mut d = Vec2::new(texel.x, texel.y) * 2.0 - Vec2::ONE;
     let len2 = d.dot(d);
     d = if len2 < MIN_DIRECTION_LEN2 {

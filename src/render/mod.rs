@@ -14,11 +14,18 @@
 //! - [`disc`]: the swirl disc, a KHR_materials_anisotropy asset made in code, and its
 //!   supersampled ground truth.
 
-pub mod compare;
+pub(crate) mod compare;
 #[cfg(feature = "ktx2")]
-pub mod maps;
-pub mod scene;
-pub mod shading;
+pub(crate) mod maps;
+pub(crate) mod scene;
+pub(crate) mod shading;
+
+pub use compare::{
+    diff, heat_color, heatmap, side_by_side, stacked, ImageDiff, ImageDiffError, HEATMAP_FULL_SCALE,
+};
+#[cfg(feature = "ktx2")]
+pub use maps::{MapKinds, MapOrigin, SceneMap, SceneMaps};
+pub use scene::{MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject};
 
 use glam::{Mat4, Vec3, Vec4};
 

@@ -184,14 +184,14 @@ pub enum SceneError {
 /// Default side of a baked map when the material has no normal map, and the smallest baked:
 /// 512² resolves the vertex-frame interpolation of the shared meshes to within the 40 dB the
 /// render tests ask for (256² does not on the duck: 35 dB).
-pub const MIN_BAKE_SIZE: u32 = 512;
+pub(crate) const MIN_BAKE_SIZE: u32 = 512;
 /// Padding rings of the maps the renderer bakes. Minified, a map is read from its mips, where
 /// level k has 2⁻ᵏ of the padding: 16 rings keep a 4-texel margin at level 2 (a quarter of the
 /// normal map's resolution), so island edges read their own frames rather than a neighbour
 /// island's or background.
-pub const RENDER_PADDING: u32 = 16;
+pub(crate) const RENDER_PADDING: u32 = 16;
 /// Largest side chosen automatically (the bake itself allows more).
-pub const MAX_AUTO_BAKE_SIZE: u32 = 4096;
+pub(crate) const MAX_AUTO_BAKE_SIZE: u32 = 4096;
 
 /// The map side for a normal map of `w × h`: its larger side rounded up to a power of two,
 /// within [[`MIN_BAKE_SIZE`], [`MAX_AUTO_BAKE_SIZE`]]: one map texel per normal-map texel.

@@ -13,7 +13,7 @@ use crate::mesh::{Prepared, Scene, Skin};
 #[derive(Debug, Clone)]
 pub struct RigMesh {
     /// The caller's id of the object this mesh draws: what was passed to [`Rig::new`] (for
-    /// example an index into [`crate::render::scene::RenderScene::objects`]), or the running number
+    /// example an index into [`crate::render::RenderScene::objects`]), or the running number
     /// of [`Rig::from_scene`].
     pub object: usize,
     /// Index into the scene's [`Scene::skins`] (and [`Rig::skins`]).

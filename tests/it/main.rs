@@ -29,7 +29,6 @@ mod mesh_errors;
 mod mesh_mutations;
 mod pack;
 mod quat;
-mod render_aniso;
 mod render_assets;
 mod render_cli;
 mod render_skinned;

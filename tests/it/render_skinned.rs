@@ -11,8 +11,8 @@ use crate::common;
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::SkinPipeline;
 use qtangent::gpu::{Output, Renderer, View, DEBUG_POISON};
-use qtangent::render::scene::RenderScene;
 use qtangent::render::FrameSource;
+use qtangent::render::RenderScene;
 use qtangent::skin::{Bone, SkinMethod, SkinVertices, OUTPUT_BOUND_DEG};
 use qtangent::{Format, QTangent};
 

@@ -27,9 +27,9 @@ use super::skin::SkinBatch;
 use super::GpuError;
 use crate::qmap::MapFormat;
 use crate::qmap::MapStats;
-use crate::render::maps::{MapOrigin, SceneMap};
-use crate::render::scene::RenderScene;
+use crate::render::RenderScene;
 use crate::render::{Camera, FrameSource, Lighting};
+use crate::render::{MapOrigin, SceneMap};
 use crate::Format;
 
 mod cost;
@@ -142,7 +142,7 @@ pub struct UploadReport {
     pub object_maps: Vec<MapReport>,
     /// Per frame source, the bytes it needs on the GPU.
     pub costs: Vec<(FrameSource, ModeCost)>,
-    /// Objects whose mesh's map is authored ([`crate::render::scene::MapSource::Authored`]):
+    /// Objects whose mesh's map is authored ([`crate::render::MapSource::Authored`]):
     /// frames only a quaternion map has, so the other modes differ there by design.
     pub authored_objects: Vec<usize>,
 }

@@ -40,9 +40,9 @@ use qtangent::qmap::Encoding;
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::MapSpace;
 use qtangent::qmap::{self, tangent, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap};
-use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
 use qtangent::render::shading::{self, Surface};
 use qtangent::render::{Camera, FrameSource, Lighting, MaterialUniforms};
+use qtangent::render::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
 use qtangent::Format;
 use rand::Rng;
 

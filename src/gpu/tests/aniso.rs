@@ -20,14 +20,14 @@ use std::f32::consts::PI;
 use glam::{Vec2, Vec3, Vec4};
 use image::RgbaImage;
 use qtangent::gpu::{Output, Renderer, View};
+use qtangent::lab::disc::{self, RgLayout};
 use qtangent::mesh::procedural::plate;
 use qtangent::mesh::{self, Prepared};
 use qtangent::qmap::MapFormat;
 use qtangent::qmap::MapOptions;
-use qtangent::lab::disc::{self, RgLayout};
-use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
 use qtangent::render::shading::{self, Surface};
 use qtangent::render::{FrameSource, MaterialUniforms};
+use qtangent::render::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
 use qtangent::Format;
 
 use crate::common::context;
