@@ -24,7 +24,6 @@ mod gpu_skin;
 mod gpu_skin_matrix;
 mod ktx2;
 mod locomotion;
-mod mesh;
 mod mesh_errors;
 mod mesh_mutations;
 mod pack;
