@@ -1,5 +1,5 @@
 //! `animate`: the Fox speeding up from a walk to a run and back, blended without foot sliding
-//! ("Blending a Walk/Run cycle", [`qtangent::anim::blend`]), skinned on the GPU every frame with quaternion
+//! ("Blending a Walk/Run cycle", [`qtangent::anim::Locomotion`]), skinned on the GPU every frame with quaternion
 //! bones (`shaders/skin.wgsl`) and lit with the skinned qtangent frames — headless, to PNG
 //! frames and an animated GIF, plus a sheet comparing linear-blend and dual-quaternion skinning.
 //!

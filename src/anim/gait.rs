@@ -1,5 +1,5 @@
 //! Gait analysis of one in-place locomotion clip: ground speed, stride, the root track the
-//! feet imply, and when each foot is down (see [`crate::anim::blend`] for how it is used).
+//! feet imply, and when each foot is down (see [`crate::anim::Locomotion`] for how it is used).
 
 use glam::Vec3;
 

@@ -7,14 +7,14 @@
 //! The GPU side is [`crate::skin`] (bones as quaternion + translation + uniform scale) and
 //! [`crate::gpu::skin`] (the compute kernel).
 
-pub mod blend;
-pub mod clip;
-pub mod error;
-pub mod gait;
+mod blend;
+mod clip;
+mod error;
+mod gait;
 mod ik;
-pub mod player;
-pub mod pose;
-pub mod slide;
+mod player;
+mod pose;
+mod slide;
 
 pub use blend::{BlendMethod, ClipKind, Locomotion, RootMotion};
 pub use clip::{Channel, Clip, Interpolation, Property};

@@ -125,7 +125,7 @@ pub struct Player<L: Borrow<Locomotion> = Locomotion> {
 }
 
 impl<L: Borrow<Locomotion>> Player<L> {
-    /// A player for `method`, at its start phases (see [`crate::anim::blend`], "Phase
+    /// A player for `method`, at its start phases (see [`crate::anim::Locomotion`], "Phase
     /// alignment") with the character at the origin, showing the walk.
     #[must_use]
     pub fn new(locomotion: L, method: BlendMethod) -> Self {

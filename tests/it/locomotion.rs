@@ -1,4 +1,4 @@
-//! The walk/run blend of "Blending a Walk/Run cycle" (`qtangent::anim::blend`): the blend parameter and the
+//! The walk/run blend of "Blending a Walk/Run cycle" (`qtangent::anim::Locomotion`): the blend parameter and the
 //! unified rates against the article's formulas, b = 0 reproducing the walk, a placement
 //! without pops, event synchronisation, errors, and foot slide of the three methods.
 //!
