@@ -74,7 +74,7 @@ crate::names::named!(ClipKind, "clip", { Walk => "walk", Run => "run" });
 impl ClipKind {
     /// Position in per-clip arrays: 0 for the walk, 1 for the run.
     #[must_use]
-    pub const fn index(self) -> usize {
+    pub(crate) const fn index(self) -> usize {
         match self {
             Self::Walk => WALK,
             Self::Run => RUN,
@@ -370,19 +370,22 @@ impl Locomotion {
 
     /// The target-bone model in use.
     #[must_use]
-    pub fn root_motion(&self) -> RootMotion {
+    #[cfg(test)]
+    pub(crate) fn root_motion(&self) -> RootMotion {
         self.root_motion
     }
 
     /// `TA_c(t)`: the root displacement of clip `clip` at clip time `t` (in `[0, T_c]`).
     #[must_use]
-    pub fn root(&self, clip: ClipKind, t: f64) -> Vec3 {
+    #[cfg(test)]
+    pub(crate) fn root(&self, clip: ClipKind, t: f64) -> Vec3 {
         self.root_of(clip.index(), t)
     }
 
     /// Velocity of [`Locomotion::root`] at clip time `t`, per clip second.
     #[must_use]
-    pub fn root_velocity(&self, clip: ClipKind, t: f64) -> Vec3 {
+    #[cfg(test)]
+    pub(crate) fn root_velocity(&self, clip: ClipKind, t: f64) -> Vec3 {
         self.root_velocity_of(clip.index(), t)
     }
 
@@ -457,12 +460,6 @@ impl Locomotion {
         Self::new(&skeleton, walk, run, &feet)
     }
 
-    /// The clip of `clip`.
-    #[must_use]
-    pub fn clip(&self, clip: ClipKind) -> &Clip {
-        &self.clips[clip.index()]
-    }
-
     /// The analysis of `clip`.
     #[must_use]
     pub fn gait(&self, clip: ClipKind) -> &Gait {
@@ -471,7 +468,8 @@ impl Locomotion {
 
     /// The skeleton the clips animate.
     #[must_use]
-    pub fn skeleton(&self) -> &Skeleton {
+    #[cfg(test)]
+    pub(crate) fn skeleton(&self) -> &Skeleton {
         &self.skeleton
     }
 
@@ -489,7 +487,8 @@ impl Locomotion {
 
     /// The foot nodes, as given.
     #[must_use]
-    pub fn feet(&self) -> &[usize] {
+    #[cfg(test)]
+    pub(crate) fn feet(&self) -> &[usize] {
         &self.feet
     }
 
@@ -523,7 +522,7 @@ impl Locomotion {
 
     /// The article's step 1: `b = (v − v_w) / (v_r − v_w)`, clamped to `[0, 1]`.
     #[must_use]
-    pub fn blend_parameter(&self, speed: f32) -> f32 {
+    pub(crate) fn blend_parameter(&self, speed: f32) -> f32 {
         let (vw, vr) = (self.gaits[WALK].speed(), self.gaits[RUN].speed());
         ((speed - vw) / (vr - vw)).clamp(0.0, 1.0)
     }
@@ -533,7 +532,7 @@ impl Locomotion {
     /// linear in `b` as the article's [`Locomotion::blend_parameter`] assumes (on the Fox it runs
     /// 13 % fast midway), so solve it by bisection; clamped to `[0, 1]`.
     #[must_use]
-    pub fn blend_for_speed(&self, speed: f32) -> f32 {
+    pub(crate) fn blend_for_speed(&self, speed: f32) -> f32 {
         let (tw, tr) = (self.gaits[WALK].duration, self.gaits[RUN].duration);
         let (dw, dr) = (self.gaits[WALK].stride(), self.gaits[RUN].stride());
         let unified = |b: f32| ((1.0 - b) / tw + b / tr) * ((1.0 - b) * dw + b * dr);
@@ -559,7 +558,7 @@ impl Locomotion {
     /// `φ' = (1 − b)/T_w + b/T_r`; so `T_w / r_w = T_r / r_r` (both loop together),
     /// `r_w(0) = 1` and `r_r(1) = 1`.
     #[must_use]
-    pub fn unified_rates(&self, b: f32) -> [f32; 2] {
+    pub(crate) fn unified_rates(&self, b: f32) -> [f32; 2] {
         let (tw, tr) = (self.gaits[WALK].duration, self.gaits[RUN].duration);
         let phase = (1.0 - b) / tw + b / tr;
         [tw * phase, tr * phase]
@@ -571,7 +570,7 @@ impl Locomotion {
     /// # Panics
     /// If `k` is not below the number of events.
     #[must_use]
-    pub fn segment_rates(&self, k: usize, b: f32) -> [f32; 2] {
+    pub(crate) fn segment_rates(&self, k: usize, b: f32) -> [f32; 2] {
         let (lw, lr) = (self.segment(WALK, k), self.segment(RUN, k));
         let b = f64::from(b);
         let phase = (1.0 - b) / lw + b / lr;
@@ -604,7 +603,7 @@ impl Locomotion {
     /// [`GaitSettings::contact_fraction`]). A metric independent of the rule
     /// [`BlendMethod::Locked`] pins feet by.
     #[must_use]
-    pub fn contact_rule_at(&self, fraction: f32) -> ContactRule {
+    pub(crate) fn contact_rule_at(&self, fraction: f32) -> ContactRule {
         let t = |c: usize| {
             self.gaits[c]
                 .feet
@@ -620,7 +619,8 @@ impl Locomotion {
 
     /// [`foot_slide`] of every foot with this blend's up axis and `rule`.
     #[must_use]
-    pub fn foot_slide_with(
+    #[cfg(test)]
+    pub(crate) fn foot_slide_with(
         &self,
         frames: &[LocoFrame],
         dt: f32,
@@ -645,7 +645,8 @@ impl Locomotion {
     /// A player for `method` that borrows this blend, at its start phases (module docs, "Phase
     /// alignment") with the character at the origin, showing the walk.
     #[must_use]
-    pub fn player(&self, method: BlendMethod) -> Player<&Self> {
+    #[cfg(test)]
+    pub(crate) fn player(&self, method: BlendMethod) -> Player<&Self> {
         Player::new(self, method)
     }
 

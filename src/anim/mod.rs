@@ -19,10 +19,13 @@ mod slide;
 pub use blend::{BlendMethod, ClipKind, Locomotion, RootMotion};
 pub use clip::{Channel, Clip, Interpolation, Property};
 pub use error::LocomotionError;
-pub use gait::{Contact, FootGait, Footfall, Gait, GaitSettings};
-pub use player::{LocoFrame, Player, FOOT_RELEASE_FRACTION, FOOT_RELEASE_SECONDS};
-pub use pose::{blend_poses, Skeleton};
-pub use slide::{foot_slide, slide_summary, speed_ramp, ContactRule, FootSlide};
+pub(crate) use gait::GaitSettings;
+pub use gait::{Contact, FootGait, Footfall, Gait};
+pub use player::{LocoFrame, Player};
+pub(crate) use pose::blend_poses;
+pub use pose::Skeleton;
+pub(crate) use slide::{foot_slide, ContactRule};
+pub use slide::{slide_summary, speed_ramp, FootSlide};
 
 use glam::{Mat4, Quat, Vec3};
 
@@ -68,3 +71,6 @@ impl Default for Transform {
         Self::IDENTITY
     }
 }
+
+#[cfg(all(test, feature = "default"))]
+mod tests;

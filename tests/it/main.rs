@@ -6,7 +6,6 @@
 
 mod common;
 
-mod anim;
 mod animate_cli;
 mod assets;
 mod assets_qmap;
@@ -23,7 +22,6 @@ mod gpu_mesh;
 mod gpu_skin;
 mod gpu_skin_matrix;
 mod ktx2;
-mod locomotion;
 mod mesh_errors;
 mod mesh_mutations;
 mod pack;
