@@ -118,19 +118,14 @@ impl Rig {
 
     /// The scene's node hierarchy (every node; poses index it).
     #[must_use]
-    pub fn skeleton(&self) -> &Skeleton {
+    #[cfg(test)]
+    pub(crate) fn skeleton(&self) -> &Skeleton {
         &self.skeleton
-    }
-
-    /// The scene's skins ([`RigMesh::skin`] indexes them).
-    #[must_use]
-    pub fn skins(&self) -> &[Skin] {
-        &self.skins
     }
 
     /// The skinned meshes, in the order [`Rig::bones`] lists their palettes.
     #[must_use]
-    pub fn meshes(&self) -> &[RigMesh] {
+    pub(crate) fn meshes(&self) -> &[RigMesh] {
         &self.meshes
     }
 
@@ -161,7 +156,12 @@ impl Rig {
     /// # Errors
     /// [`SkinError::Input`] when `local` has fewer transforms than the scene has nodes, or a
     /// skin matrix is not a similarity (naming the skin).
-    pub fn bones(&self, local: &[Transform], placement: Mat4) -> Result<Vec<Bone>, SkinError> {
+    #[cfg(test)]
+    pub(crate) fn bones(
+        &self,
+        local: &[Transform],
+        placement: Mat4,
+    ) -> Result<Vec<Bone>, SkinError> {
         let mut out = Vec::with_capacity(self.bone_count());
         self.bones_into(local, placement, &mut Vec::new(), &mut out)?;
         Ok(out)

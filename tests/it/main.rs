@@ -19,8 +19,6 @@ mod gltf_validator;
 mod gpu_context;
 mod gpu_decode;
 mod gpu_mesh;
-mod gpu_skin;
-mod gpu_skin_matrix;
 mod ktx2;
 mod mesh_errors;
 mod mesh_mutations;

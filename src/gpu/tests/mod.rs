@@ -5,3 +5,4 @@ mod aniso;
 mod bake;
 mod render;
 mod sample;
+mod skin;
