@@ -217,7 +217,7 @@ pub fn spun_metal_twist(uv: Vec2) -> f32 {
 /// renderer's map format asks). The same circle as [`spun_metal_map`], without a unique-UV
 /// requirement and without the handedness plane.
 #[must_use]
-pub fn spun_metal_tangent_map(size: u32) -> QuatMap {
+pub(crate) fn spun_metal_tangent_map(size: u32) -> QuatMap {
     let levels = NormalMap::flat_levels(size, size);
     qmap::tangent::bake_cpu(
         &levels,
