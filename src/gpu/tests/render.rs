@@ -30,10 +30,9 @@
 use crate::common;
 
 use glam::{DMat4, DVec3, DVec4, Mat4, Quat, Vec2, Vec3, Vec4};
+use qtangent::gpu::render::DEBUG_FORMAT;
 use qtangent::gpu::GpuContext;
-use qtangent::gpu::{
-    GpuScene, Output, PreparedView, Renderer, View, DEBUG_FORMAT, DEBUG_POISON, DEPTH_FORMAT,
-};
+use qtangent::gpu::{GpuScene, Output, PreparedView, Renderer, View, DEBUG_POISON, DEPTH_FORMAT};
 use qtangent::mesh::{procedural, Prepared};
 use qtangent::qmap::EncodedMap;
 use qtangent::qmap::Encoding;
