@@ -167,7 +167,7 @@ fn default_materials() -> Vec<SceneMaterial> {
 /// # Panics
 /// If `plate` has no vertices.
 #[must_use]
-pub fn spun_metal_map(plate: &Prepared, size: u32) -> QuatMap {
+pub(crate) fn spun_metal_map(plate: &Prepared, size: u32) -> QuatMap {
     let f = plate.frames[0];
     let base = texel::quat_from_axes(f.tangent, f.normal.cross(f.tangent), f.normal);
     let h = f.handedness();
@@ -207,7 +207,7 @@ pub fn spun_metal_map(plate: &Prepared, size: u32) -> QuatMap {
 /// UVs run downwards while b points up the texture, so a UV direction (du, dv) is (du, −dv)
 /// there.
 #[must_use]
-pub fn spun_metal_twist(uv: Vec2) -> f32 {
+pub(crate) fn spun_metal_twist(uv: Vec2) -> f32 {
     let c = uv - Vec2::splat(0.5);
     (-c.y).atan2(c.x) + 0.5 * PI
 }

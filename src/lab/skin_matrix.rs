@@ -261,7 +261,7 @@ impl MatrixSkinBatch {
     /// # Errors
     /// [`GpuError::Input`] when the count is not [`MatrixSkinBatch::bone_count`] or a matrix is
     /// not finite.
-    pub fn set_matrices(&self, ctx: &GpuContext, matrices: &[Mat4]) -> Result<(), GpuError> {
+    pub(crate) fn set_matrices(&self, ctx: &GpuContext, matrices: &[Mat4]) -> Result<(), GpuError> {
         self.core.check_bone_count(matrices.len())?;
         if let Some(i) = matrices.iter().position(|m| !m.is_finite()) {
             return Err(GpuError::Invalid {

@@ -38,7 +38,7 @@ pub use compare::{
     Tolerance, VertexDiff, WorldVertices,
 };
 pub use error::{ErrorKind, ImageError, MeshError};
-pub use tangents::{frame_from_normal, Prepared, PrimitiveStats, Source};
+pub use tangents::{Prepared, PrimitiveStats, Source};
 pub use vertex::VertexStream;
 
 use crate::Format;

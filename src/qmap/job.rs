@@ -322,7 +322,7 @@ impl BakeJob {
     /// `anisotropy texture`): the normal map's image, else the anisotropy texture; `None`
     /// when the job has neither (or only the procedural swirl).
     #[must_use]
-    pub fn size_texture(&self) -> Option<(&'static str, &ImageSource)> {
+    pub(crate) fn size_texture(&self) -> Option<(&'static str, &ImageSource)> {
         match (&self.normal, &self.anisotropy) {
             (NormalSource::Image { image, .. }, _) => Some(("normal map", image)),
             (NormalSource::None, Some(a)) => Some(("anisotropy texture", &a.image)),

@@ -71,7 +71,7 @@ impl FrameSource {
 }
 
 /// Most lights one draw evaluates ([`SceneUniforms::lights`]).
-pub const MAX_LIGHTS: usize = 4;
+pub(crate) const MAX_LIGHTS: usize = 4;
 
 /// A light as the shaders read it.
 #[repr(C)]
@@ -263,12 +263,12 @@ const _: () = assert!(std::mem::size_of::<MaterialUniforms>() == 64);
 impl MaterialUniforms {
     /// The uniforms' `anisotropyRotation` in radians.
     #[must_use]
-    pub fn anisotropy_rotation_radians(&self) -> f32 {
+    pub(crate) fn anisotropy_rotation_radians(&self) -> f32 {
         self.anisotropy_rotation[1].atan2(self.anisotropy_rotation[0])
     }
 
     /// Sets `anisotropyRotation` (radians).
-    pub fn set_anisotropy_rotation(&mut self, radians: f32) {
+    pub(crate) fn set_anisotropy_rotation(&mut self, radians: f32) {
         let (s, c) = radians.sin_cos();
         self.anisotropy_rotation = [c, s];
     }

@@ -304,7 +304,7 @@ fn degenerate_uv_triangles_are_counted_and_get_fallback_frames() {
         .iter()
         .position(|&s| s == 6)
         .unwrap_or(usize::MAX);
-    let expected = qtangent::mesh::frame_from_normal(Vec3::Z, 1.0);
+    let expected = qtangent::mesh::tangents::frame_from_normal(Vec3::Z, 1.0);
     assert_eq!(p.frames.get(v6), Some(&expected));
     assert!(p.stats.fallback_frames >= 1);
 }
