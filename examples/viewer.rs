@@ -595,11 +595,11 @@ impl Viewer {
             (Command::Speed(steps), Some(a)) => a.step_speed(steps),
             (Command::Ramp, Some(a)) => a.toggle_ramp(),
             (Command::SkinMethod, Some(a)) => {
-                let next = match a.batch.method() {
+                let next = match a.batch.batch().method {
                     SkinMethod::Linear => SkinMethod::DualQuaternion,
                     SkinMethod::DualQuaternion => SkinMethod::Linear,
                 };
-                a.batch.set_method(next);
+                a.batch.batch_mut().set_method(next);
             }
             _ => {}
         }
@@ -752,7 +752,7 @@ impl Viewer {
             .scoped("drawing a frame", || {
                 let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
                 if let Some(a) = &self.anim {
-                    a.batch.encode(&mut encoder, None);
+                    a.batch.batch().encode(&mut encoder, None);
                 }
                 {
                     let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
@@ -1071,7 +1071,7 @@ impl Animation {
             self.measured,
             self.speed,
             if self.ramp.is_some() { " ramp" } else { "" },
-            self.batch.method().name().to_uppercase()
+            self.batch.batch().method.name().to_uppercase()
         )
     }
 }

@@ -685,34 +685,6 @@ impl RigBatch {
         &mut self.batch
     }
 
-    /// The skinning method ([`SkinBatch::method`]).
-    #[must_use]
-    pub fn method(&self) -> SkinMethod {
-        self.batch.method
-    }
-
-    /// Switches the skinning method ([`SkinBatch::set_method`]).
-    pub fn set_method(&mut self, method: SkinMethod) {
-        self.batch.set_method(method);
-    }
-
-    /// Records the dispatch ([`SkinBatch::encode`]).
-    pub fn encode(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        timestamps: Option<(&wgpu::QuerySet, u32)>,
-    ) {
-        self.batch.encode(encoder, timestamps);
-    }
-
-    /// Dispatches once and waits ([`SkinBatch::run`]).
-    ///
-    /// # Errors
-    /// As [`SkinBatch::run`].
-    pub fn run(&self, ctx: &GpuContext) -> Result<(), GpuError> {
-        self.batch.run(ctx)
-    }
-
     /// Uploads the bones of the pose `local` placed by `placement` ([`Rig::bones`]); the next
     /// [`SkinBatch::run`] or [`SkinBatch::encode`] skins with them.
     ///
