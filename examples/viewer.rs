@@ -152,7 +152,7 @@ fn run(args: Args) -> Result<(), String> {
     };
     for w in &scene.warnings {
         // The loader's note that skinning is not applied is true only without the animation.
-        if skinned.is_none() || !w.contains("bind pose") {
+        if skinned.is_none() || *w.kind() != qtangent::WarningKind::SkinnedInBindPose {
             eprintln!("warning: {w}");
         }
     }

@@ -31,7 +31,7 @@ pub struct Rig {
     meshes: Vec<RigMesh>,
     /// Things worth telling the user that do not stop skinning (influences dropped beyond
     /// [`MAX_INFLUENCES`]), one line each. The library does not print them.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<crate::Warning>,
 }
 
 impl Rig {
@@ -68,9 +68,12 @@ impl Rig {
                 }
             })?;
             if vertices.dropped_influences > 0 {
-                warnings.push(format!(
-                    "{}: {} influences beyond {MAX_INFLUENCES} a vertex dropped",
-                    vertices.label, vertices.dropped_influences
+                warnings.push(crate::Warning::new(
+                    &vertices.label,
+                    crate::WarningKind::InfluencesDropped {
+                        count: vertices.dropped_influences,
+                        max: MAX_INFLUENCES,
+                    },
                 ));
             }
             meshes.push(RigMesh {
