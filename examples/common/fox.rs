@@ -22,5 +22,5 @@ pub const FEET: [&str; 4] = [
 
 /// The Fox's walk/run blend: clips [`WALK`] and [`RUN`], feet [`FEET`].
 pub fn locomotion(scene: &Scene) -> Result<Locomotion, LocomotionError> {
-    Locomotion::from_scene(scene, WALK, RUN, &FEET)
+    scene.locomotion(WALK, RUN, &FEET)
 }

@@ -6,7 +6,6 @@ use super::{
     foot_slide, Clip, ContactRule, FootSlide, Footfall, Gait, GaitSettings, LocoFrame,
     LocomotionError, Player, Skeleton,
 };
-use crate::mesh::Scene;
 
 /// The animation-space target bone `TA_i(t)` of the in-place clips (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -410,54 +409,6 @@ impl Locomotion {
             RootMotion::Uniform => g.velocity,
             RootMotion::Contacts => g.root_velocity_at(t as f32),
         }
-    }
-
-    /// Finds the clips and feet of a loaded scene by name and calls [`Locomotion::new`].
-    ///
-    /// # Errors
-    /// [`LocomotionError::MissingClip`] / [`LocomotionError::MissingNode`] naming what is
-    /// missing, then as [`Locomotion::new`].
-    pub fn from_scene(
-        scene: &Scene,
-        walk: &str,
-        run: &str,
-        feet: &[&str],
-    ) -> Result<Self, LocomotionError> {
-        let source = scene.source.display().to_string();
-        let clip = |name: &str| {
-            scene
-                .animations
-                .iter()
-                .find(|c| c.name == name)
-                .ok_or_else(|| LocomotionError::MissingClip {
-                    scene: source.clone(),
-                    name: name.to_owned(),
-                    available: if scene.animations.is_empty() {
-                        "no animations".to_owned()
-                    } else {
-                        scene
-                            .animations
-                            .iter()
-                            .map(|c| format!("`{}`", c.name))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    },
-                })
-        };
-        let (walk, run) = (clip(walk)?, clip(run)?);
-        let skeleton = Skeleton::from_scene(scene);
-        let feet = feet
-            .iter()
-            .map(|&name| {
-                skeleton
-                    .find(name)
-                    .ok_or_else(|| LocomotionError::MissingNode {
-                        scene: source.clone(),
-                        name: name.to_owned(),
-                    })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        Self::new(&skeleton, walk, run, &feet)
     }
 
     /// The analysis of `clip`.

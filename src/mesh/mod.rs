@@ -41,6 +41,7 @@ pub use error::{ErrorKind, ImageError, MeshError};
 pub use tangents::{Prepared, PrimitiveStats, Source};
 pub use vertex::VertexStream;
 
+use crate::anim::{Locomotion, LocomotionError, Skeleton};
 use crate::Format;
 
 /// Everything read from one mesh file.
@@ -570,6 +571,69 @@ pub fn load_obj_slice(name: &Path, bytes: &[u8], base: Option<&Path>) -> Result<
 }
 
 impl Scene {
+    /// The skeleton of a loaded scene: all of [`Scene::nodes`], with their local
+    /// transforms as the rest pose.
+    ///
+    /// The loader rejects nodes with two parents and cycles; should the data still be
+    /// inconsistent, a parent index out of range makes the node a root, and a cycle is broken by
+    /// making its lowest-index node a root (`parents` says so), so [`Skeleton::order`](crate::anim::Skeleton::order) always
+    /// lists every node once with its parent first.
+    #[must_use]
+    pub fn skeleton(&self) -> Skeleton {
+        Skeleton::new(
+            self.nodes.iter().map(|n| n.name.clone()).collect(),
+            self.nodes.iter().map(|n| n.parent).collect(),
+            self.nodes.iter().map(|n| n.local).collect(),
+        )
+    }
+
+    /// The walk/run blend of the clips named `walk` and `run`, with the feet named `feet`: finds
+    /// them by name and calls [`Locomotion::new`](crate::anim::Locomotion::new).
+    ///
+    /// # Errors
+    /// [`LocomotionError::MissingClip`] / [`LocomotionError::MissingNode`] naming what is
+    /// missing, then as [`Locomotion::new`](crate::anim::Locomotion::new).
+    pub fn locomotion(
+        &self,
+        walk: &str,
+        run: &str,
+        feet: &[&str],
+    ) -> Result<Locomotion, LocomotionError> {
+        let source = self.source.display().to_string();
+        let clip = |name: &str| {
+            self.animations
+                .iter()
+                .find(|c| c.name == name)
+                .ok_or_else(|| LocomotionError::MissingClip {
+                    scene: source.clone(),
+                    name: name.to_owned(),
+                    available: if self.animations.is_empty() {
+                        "no animations".to_owned()
+                    } else {
+                        self.animations
+                            .iter()
+                            .map(|c| format!("`{}`", c.name))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    },
+                })
+        };
+        let (walk, run) = (clip(walk)?, clip(run)?);
+        let skeleton = self.skeleton();
+        let feet = feet
+            .iter()
+            .map(|&name| {
+                skeleton
+                    .find(name)
+                    .ok_or_else(|| LocomotionError::MissingNode {
+                        scene: source.clone(),
+                        name: name.to_owned(),
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Locomotion::new(&skeleton, walk, run, &feet)
+    }
+
     /// Every primitive with its mesh, in file order.
     pub fn primitives(&self) -> impl Iterator<Item = (&Mesh, &Primitive)> {
         self.meshes

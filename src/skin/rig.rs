@@ -83,7 +83,7 @@ impl Rig {
             });
         }
         Ok(Self {
-            skeleton: Skeleton::from_scene(scene),
+            skeleton: scene.skeleton(),
             skins: scene.skins.clone(),
             meshes,
             warnings,

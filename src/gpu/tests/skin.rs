@@ -590,7 +590,7 @@ fn the_fox_skinned_in_its_clips_matches_the_reference() {
     };
     let path = dir.join("gltf/Fox.glb");
     let scene = qtangent::mesh::load(&path).unwrap_or_else(|e| panic!("{e}"));
-    let skeleton = qtangent::anim::Skeleton::from_scene(&scene);
+    let skeleton = scene.skeleton();
     let (m, prim) = scene
         .primitives()
         .next()
