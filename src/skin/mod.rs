@@ -188,7 +188,7 @@ impl Bone {
 
     /// The bone as a matrix.
     #[must_use]
-    pub(crate) fn to_mat4(&self) -> Mat4 {
+    pub(crate) fn to_mat4(self) -> Mat4 {
         Mat4::from_scale_rotation_translation(
             Vec3::splat(self.scale()),
             self.rotation(),
