@@ -107,7 +107,7 @@ pub(crate) fn pack_into(vertices: &[MatrixVertex], influences: Influences, out: 
 /// The palette for `bones`: [`Bone::to_mat4`] of each (`p ↦ s·R·p + t`).
 #[must_use]
 pub fn palette(bones: &[Bone]) -> Vec<Mat4> {
-    bones.iter().map(Bone::to_mat4).collect()
+    bones.iter().copied().map(Bone::to_mat4).collect()
 }
 
 /// The baseline's skinning of one vertex in f64, on the very f32 values the kernel reads.
