@@ -499,4 +499,5 @@ impl Listener for () {
 }
 
 #[cfg(test)]
+#[path = "../tests/unit/report.rs"]
 mod tests;

@@ -141,7 +141,7 @@ impl ClipKind {
 /// differences, the nearest a single shared phase comes to the article's "footfalls at the same
 /// fraction"; [`BlendMethod::Events`] starts both at event 0.
 ///
-/// **Measured** ([`foot_slide`], 8 s walk → run → walk ramp at 60 fps, `tests/it/locomotion.rs`
+/// **Measured** ([`foot_slide`], 8 s walk → run → walk ramp at 60 fps, `tests/unit/anim/locomotion.rs`
 /// and `examples/walkrun.rs`): on a procedural biped whose walk and run share footfall
 /// fractions, Unified and Events slide 20 % less than Naive (0.61 vs 0.76 units/s); with a
 /// time-warped copy of a walk as the run (same poses, footfalls at other fractions: the case

@@ -73,4 +73,5 @@ impl Default for Transform {
 }
 
 #[cfg(all(test, feature = "default"))]
+#[path = "../../tests/unit/anim/mod.rs"]
 mod tests;

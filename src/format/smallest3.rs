@@ -11,7 +11,7 @@ use crate::frame::QTangent;
 
 /// Quantisation step of a smallest-three component with `levels` codes over [−1/√2, 1/√2]:
 /// `√2 / (levels − 1)` in f32. The generated WGSL header holds the same values (`S3_STEP_15` for
-/// 32768 levels, `S3_STEP_812` for 812; `src/gpu/wgsl.rs`); `src/gpu/wgsl/tests.rs` checks they
+/// 32768 levels, `S3_STEP_812` for 812; `src/gpu/wgsl.rs`); `tests/unit/gpu/wgsl.rs` checks they
 /// are bit-identical.
 #[must_use]
 pub(crate) fn smallest3_step(levels: u32) -> f32 {

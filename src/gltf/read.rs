@@ -504,4 +504,5 @@ fn component_f32(component: ComponentType, b: &[u8], normalized: bool) -> f32 {
 }
 
 #[cfg(test)]
+#[path = "../../tests/unit/gltf/read.rs"]
 mod tests;

@@ -751,4 +751,5 @@ impl GpuContext {
 }
 
 #[cfg(all(test, feature = "random"))]
+#[path = "../../tests/unit/gpu/context.rs"]
 mod tests;

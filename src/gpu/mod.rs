@@ -25,4 +25,5 @@ pub use skin::{output_layout, InstanceRange, RigBatch, SkinBatch, SkinBuffers, S
 pub use wgsl::Wgsl;
 
 #[cfg(all(test, feature = "default"))]
+#[path = "../../tests/unit/gpu/mod.rs"]
 mod tests;

@@ -402,4 +402,5 @@ fn switch_fn(s: &mut String, name: &str, arg: &str, cases: impl Iterator<Item = 
 }
 
 #[cfg(test)]
+#[path = "../../tests/unit/gpu/wgsl.rs"]
 mod tests;

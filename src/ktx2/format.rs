@@ -185,4 +185,5 @@ impl TexelFormat {
 }
 
 #[cfg(all(test, feature = "ktx2"))]
+#[path = "../../tests/unit/ktx2/format.rs"]
 mod tests;

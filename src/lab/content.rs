@@ -162,7 +162,7 @@ fn default_materials() -> Vec<SceneMaterial> {
 /// The tangent field winds once around the centre, so its quaternions cannot be continuous
 /// there (q turns into −q going round); the hemisphere rule leaves one seam ray where
 /// neighbours are opposite, and filtering across it still gives ±q — the same rotation —
-/// except on a sliver a fraction of a texel wide (`tests/it/render.rs` checks the map).
+/// except on a sliver a fraction of a texel wide (`tests/unit/gpu/render.rs` checks the map).
 ///
 /// # Panics
 /// If `plate` has no vertices.

@@ -20,4 +20,5 @@ pub mod skin_matrix;
 pub mod timing;
 
 #[cfg(all(test, feature = "default"))]
+#[path = "../../tests/unit/lab/mod.rs"]
 mod tests;

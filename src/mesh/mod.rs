@@ -665,4 +665,5 @@ pub fn bytes_saved(format: Format) -> i64 {
 }
 
 #[cfg(all(test, feature = "default"))]
+#[path = "../../tests/unit/mesh/mod.rs"]
 mod tests;

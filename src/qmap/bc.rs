@@ -1,7 +1,7 @@
 //! Block compression of quaternion maps: BC5 SNORM for tangent-space rotations kept as (x, y),
 //! BC7 UNORM for (x, y, z) or whole object-space quaternions. CPU only; the encoders are
 //! `block_compression`'s port of Intel's ISPC texture compressor, run on all cores. The tests
-//! (`tests/it/qmap_bc.rs`) judge the result by the angle of the decoded frame, not by RGB error.
+//! (`tests/unit/qmap/bc.rs`) judge the result by the angle of the decoded frame, not by RGB error.
 //!
 //! # Formats
 //!
@@ -34,7 +34,7 @@
 //!
 //! # Accuracy and speed
 //!
-//! Angle errors measured by `tests/it/qmap_bc.rs` on 256² smooth random fields (plane waves of
+//! Angle errors measured by `tests/unit/qmap/bc.rs` on 256² smooth random fields (plane waves of
 //! 16–128 texel wavelength), worst of ten seeds, degrees; encode speed at 2048² on two x86-64
 //! cores (twice the rate per CPU-second measured on a shared machine), Mtexel/s. For scale:
 //! 8-bit snorm storage of the same quaternions is off by at most 0.9°.

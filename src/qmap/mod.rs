@@ -513,4 +513,5 @@ pub fn bake_cpu(
 }
 
 #[cfg(all(test, feature = "default"))]
+#[path = "../../tests/unit/qmap/mod.rs"]
 mod tests;

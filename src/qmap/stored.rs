@@ -8,7 +8,7 @@
 //! Decoding a sample (what `shaders/qmap.wgsl` does): plain formats give the quaternion
 //! directly; BC7 gives `2c − 1`; BC5 gives (x, y) and w = √(1 − x² − y²). Then normalise.
 //! Tangent-space BC7 keeps all four channels although three would fit a map with w ≥ 0 (and
-//! BC7's opaque modes are about 1.5× as accurate, `tests/it/qmap_bc.rs`): BC7 is the format of
+//! BC7's opaque modes are about 1.5× as accurate, `tests/unit/qmap/bc.rs`): BC7 is the format of
 //! maps with a twist, and a twist field that winds (the spun plate) has a seam where r turns
 //! into −r; with w rebuilt, filtering across it lands on a wrong rotation with nothing to tell,
 //! while with four channels the seam-robust sampler sees the conflict and repairs it.

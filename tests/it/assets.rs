@@ -111,7 +111,7 @@ fn flight_helmet_tangents_survive_every_format() {
 /// this pins the UV convention (glTF's v-down UVs are given to MikkTSpace as 1 − v), which would
 /// flip every sign if wrong. The exporter's tangents are not bit-identical to MikkTSpace's, so
 /// a few vertices differ: 99.9% agree (measured when written); 99% is asked. FlightHelmet is
-/// almost all handedness +1, so `mirrored_quad_pair_splits_the_seam` (tests/it/mesh.rs) is what
+/// almost all handedness +1, so `mirrored_quad_pair_splits_the_seam` (tests/unit/mesh/prepare.rs) is what
 /// checks that −1 is produced where UVs are mirrored.
 #[test]
 fn generated_handedness_matches_flight_helmet_supplied() {

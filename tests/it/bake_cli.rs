@@ -461,7 +461,7 @@ fn rotation_deg(p: Vec4, q: Vec4) -> f64 {
 /// The GPU raster through the CLI agrees with the CPU bake: same covered count and handedness,
 /// every level-0 texel within `2 · max_error_deg + 0.01°`. Each baker's stored texel is within
 /// [`MapFormat::max_error_deg`] of its own exact frame (the bound's derivation), and the two
-/// exact frames differ by f32 rounding only (far below 0.01°; see `tests/it/gpu_bake.rs`). Compared
+/// exact frames differ by f32 rounding only (far below 0.01°; see `tests/unit/gpu/bake.rs`). Compared
 /// sign-insensitively: q and −q are the same frame. Fails without a GPU adapter.
 #[test]
 fn gpu_bake_matches_cpu() {

@@ -2,7 +2,7 @@
 //! the independent `ktx2` crate (its reader and its DFD generator); the reader against every
 //! truncation, patched headers and random byte flips, which must give errors, never panics, and
 //! against supercompressed files made here (Zstandard by the C library, ZLIB by `flate2`).
-//! The format table's numbers are checked in the crate (`src/ktx2/format/tests.rs`).
+//! The format table's numbers are checked in the crate (`tests/unit/ktx2/format.rs`).
 
 use crate::common;
 

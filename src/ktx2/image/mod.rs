@@ -53,6 +53,7 @@
 
 mod formats;
 #[cfg(test)]
+#[path = "../../../tests/unit/ktx2/image/mod.rs"]
 mod tests;
 
 use image::{DynamicImage, ImageBuffer, Rgba};

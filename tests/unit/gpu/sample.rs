@@ -2,7 +2,7 @@
 //! hardware filtering at random sub-texel positions the decoded normal stays within a bound,
 //! derived per sample below, of a CPU reference that filters the same stored texel values.
 //!
-//! Maps are baked on the CPU (tests/it/qmap_padding.rs checks their padding and mips), uploaded
+//! Maps are baked on the CPU (tests/unit/qmap/padding.rs checks their padding and mips), uploaded
 //! with every level, and sampled at seeded random points inside the baked triangles at integer
 //! and fractional levels of detail, clamp-to-edge, linear filtering within and between levels.
 //! A map whose texels are NOT hemisphere-aligned must fail the same comparison badly.

@@ -3,7 +3,7 @@
 //! 1. The GPU bake equals the CPU bake per texel, every plain format, with and without a twist.
 //! 2. Texel-exact decode: on random normal maps and random vertex frames, unmirrored and
 //!    mirrored (the texel the frame reads is chosen here: filtering and repeat addressing are the
-//!    GPU's, checked by `tests/it/render.rs` across the sphere's u seam), the frame a stored texel decodes to has the normal normal mapping gives,
+//!    GPU's, checked by `tests/unit/gpu/render.rs` across the sphere's u seam), the frame a stored texel decodes to has the normal normal mapping gives,
 //!    `normalize(t·mx + b·my + n·mz)`, within the stored format's bound (plain formats: the
 //!    format's rotation bound; BC5 / BC7, lossy: each texel's own stored-vs-exact rotation
 //!    angle), and keeps the twist's tangent.

@@ -17,7 +17,7 @@
 //!    of a point up to 2⁻⁴ px away in x and in y. The bound is therefore 2 · 2⁻⁴ · S, S the
 //!    largest change of any component between this pixel's CPU frame and its four neighbours'
 //!    (measured, per pixel), plus 64 f32 roundings (normalisations and the transform). The map
-//!    adds the sampler's weight snapping (sub-texel bits ≥ 4: tests/it/gpu_qmap_sample.rs derives
+//!    adds the sampler's weight snapping (sub-texel bits ≥ 4: tests/unit/gpu/sample.rs derives
 //!    it) of the four texels read, times 4 for quaternion → vector.
 //! 2. **The shading**: the GPU's linear radiance (`Output::Shading`) against
 //!    `render::shading::shade` evaluated on the GPU's own frame and world position, so only

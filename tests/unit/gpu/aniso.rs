@@ -262,7 +262,7 @@ fn rotation_undone_three_ways_gives_one_highlight_direction_in_every_frame_sourc
                     p.strength
                 );
                 // The BRDF with the GPU's own frame and direction: only arithmetic differs
-                // (tests/it/render.rs derives 2⁻¹² of the largest channel).
+                // (tests/unit/gpu/render.rs derives 2⁻¹² of the largest channel).
                 let n = Vec3::new(frame[i][0], frame[i][1], frame[i][2]);
                 let m = &scene.materials[0].uniforms;
                 let s = Surface {

@@ -6,7 +6,7 @@
 //!    FlightHelmet (every material) and of a mirrored quad pair — except on triangles whose
 //!    corners disagree (the file's tangents flip inside them, so the plane changes sign inside
 //!    one triangle and no per-triangle rule can follow it): FlightHelmet has two, 45 texels of
-//!    132,287 in RubberWoodMat at 512², counted and bounded. (`tests/it/render.rs` checks the
+//!    132,287 in RubberWoodMat at 512², counted and bounded. (`tests/unit/gpu/render.rs` checks the
 //!    GPU's derivation against the plane on the sphere, pixel by pixel.)
 //! 2. **Seam-robust sampling.** On a map whose texels alternate sign in a checkerboard (q, −q:
 //!    the same rotations, every neighbour pair a hemisphere conflict) the plain hardware filter
