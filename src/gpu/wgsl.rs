@@ -302,7 +302,7 @@ fn header() -> String {
     );
     codes(
         &mut s,
-        "Where a pixel's frame comes from (src/render/mod.rs).",
+        "Where a pixel's frame comes from (src/gpu/render/pipeline.rs).",
         PixelFrame::ALL.map(|p| (ident("FRAME_SOURCE", p.name()), p.code())),
     );
     codes(

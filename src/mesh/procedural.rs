@@ -159,19 +159,7 @@ pub fn torus(major: f32, minor: f32, segments: u32, rings: u32) -> Primitive {
             uv.push(Vec2::new(u, v));
         }
     }
-    let row = segments + 1;
-    let mut idx = Vec::new();
-    for i in 0..rings {
-        for j in 0..segments {
-            let (a, b, c, d) = (
-                i * row + j,
-                i * row + j + 1,
-                (i + 1) * row + j,
-                (i + 1) * row + j + 1,
-            );
-            idx.extend([a, c, b, b, c, d]);
-        }
-    }
+    let idx = grid_triangles(rings, segments).flatten().collect();
     primitive("procedural torus", p, n, uv, idx)
 }
 
@@ -246,19 +234,10 @@ pub fn skinned_cylinder(
             weights.push([1.0 - f, f, 0.0, 0.0]);
         }
     }
-    let row = segments + 1;
-    let mut idx = Vec::new();
-    for i in 0..rings {
-        for s in 0..segments {
-            let (a, b, c, d) = (
-                i * row + s,
-                i * row + s + 1,
-                (i + 1) * row + s,
-                (i + 1) * row + s + 1,
-            );
-            idx.extend([a, b, c, b, d, c]);
-        }
-    }
+    // The cylinder's rows run the other way round the axis: the grid's triangles reversed.
+    let idx = grid_triangles(rings, segments)
+        .flat_map(|[a, b, c]| [a, c, b])
+        .collect();
     Primitive {
         joints: vec![joints],
         weights: vec![weights],
@@ -310,4 +289,17 @@ pub fn plate(size: f32) -> Primitive {
         indices: idx,
         ..Default::default()
     }
+}
+
+/// The triangles of a grid of `rows` × `cols` quads over `(rows + 1) × (cols + 1)` vertices in
+/// row order: each quad `a b / c d` (a at row i, column j) as `a c b` and `b c d`.
+fn grid_triangles(rows: u32, cols: u32) -> impl Iterator<Item = [u32; 3]> {
+    let row = cols + 1;
+    (0..rows).flat_map(move |i| {
+        (0..cols).flat_map(move |j| {
+            let (a, b) = (i * row + j, i * row + j + 1);
+            let (c, d) = (a + row, b + row);
+            [[a, c, b], [b, c, d]]
+        })
+    })
 }

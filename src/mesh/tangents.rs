@@ -193,7 +193,6 @@ impl Primitive {
                 .count()
         });
         let (corners, tangent_source) = self.corner_frames(&normals);
-        let split = Split::new(&self.indices, n_in, &corners, &normals);
         let Split {
             source_vertex,
             frames,
@@ -201,7 +200,7 @@ impl Primitive {
             indices,
             split,
             mirror_split,
-        } = split;
+        } = Split::new(&self.indices, n_in, &corners, &normals);
         let stats = PrimitiveStats {
             vertices_in: n_in,
             vertices: frames.len(),

@@ -325,20 +325,7 @@ fn orient(w: u32, h: u32, axial: &[Vec2], doubled: &[Vec2]) -> Vec<Vec2> {
         }
         done[start] = true;
         let push = |heap: &mut BinaryHeap<Edge>, k: usize| {
-            let (x, y) = (k % w, k / w);
-            let mut add = |m: usize| heap.push(Edge(weight(k, m), k, m));
-            if x > 0 {
-                add(k - 1);
-            }
-            if x + 1 < w {
-                add(k + 1);
-            }
-            if y > 0 {
-                add(k - w);
-            }
-            if y + 1 < h {
-                add(k + w);
-            }
+            heap.extend(super::post::neighbours4(k, w, h).map(|m| Edge(weight(k, m), k, m)));
         };
         push(&mut heap, start);
         while let Some(Edge(_, from, to)) = heap.pop() {

@@ -68,6 +68,7 @@ impl MapFormat {
     ];
 
     /// The uncompressed formats: what a bake writes texels in ([`MapFormat::raster`]).
+    #[cfg(any(test, feature = "gpu"))]
     pub(crate) const UNCOMPRESSED: [MapFormat; 4] = [
         MapFormat::Rgba16Float,
         MapFormat::Rgba16Snorm,

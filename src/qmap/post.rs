@@ -21,9 +21,8 @@ pub(crate) fn choose_hemispheres(width: u32, height: u32, quats: &mut [Vec4], fi
         seen[start] = true;
         queue.push_back(start);
         while let Some(k) = queue.pop_front() {
-            let (x, y) = (k % w, k / w);
             let q = quats[k];
-            let mut visit = |n: usize| {
+            for n in neighbours4(k, w, h) {
                 if filled[n] && !seen[n] {
                     seen[n] = true;
                     if q.dot(quats[n]) < 0.0 {
@@ -31,18 +30,6 @@ pub(crate) fn choose_hemispheres(width: u32, height: u32, quats: &mut [Vec4], fi
                     }
                     queue.push_back(n);
                 }
-            };
-            if x > 0 {
-                visit(k - 1);
-            }
-            if x + 1 < w {
-                visit(k + 1);
-            }
-            if y > 0 {
-                visit(k - w);
-            }
-            if y + 1 < h {
-                visit(k + w);
             }
         }
     }
@@ -291,4 +278,18 @@ pub fn finish(raster: &Raster, padding: u32, listener: &mut dyn Listener) -> Qua
         triangle,
         stats,
     }
+}
+
+/// The 4-neighbours of texel `k` of a `w` × `h` grid (row-major) that lie inside it, in the
+/// order left, right, up, down.
+pub(crate) fn neighbours4(k: usize, w: usize, h: usize) -> impl Iterator<Item = usize> {
+    let (x, y) = (k % w, k / w);
+    [
+        (x > 0).then(|| k - 1),
+        (x + 1 < w).then(|| k + 1),
+        (y > 0).then(|| k - w),
+        (y + 1 < h).then(|| k + w),
+    ]
+    .into_iter()
+    .flatten()
 }

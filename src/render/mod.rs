@@ -18,6 +18,7 @@ pub(crate) mod compare;
 #[cfg(feature = "ktx2")]
 pub(crate) mod maps;
 pub(crate) mod scene;
+#[cfg(any(test, feature = "lab"))]
 pub(crate) mod shading;
 
 pub use compare::{

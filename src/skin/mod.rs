@@ -48,6 +48,7 @@ pub const MAX_JOINTS: usize = 256;
 pub(crate) const MAX_INFLUENCES: usize = 8;
 
 /// Words (u32) of the packed vertex before the qtangent: the position (3 × f32).
+#[cfg(any(test, feature = "gpu"))]
 const POSITION_WORDS: usize = 3;
 
 /// Words of a skinned output vertex: position (3 × f32) and the qtangent (Snorm16x4): 20 bytes,
@@ -100,6 +101,7 @@ impl Influences {
     /// Words of one packed input vertex whose qtangent is in `format`: the position, the
     /// qtangent's bytes rounded up to whole words, and the joints and weights.
     #[must_use]
+    #[cfg(any(test, feature = "gpu"))]
     pub(crate) const fn words(self, format: Format) -> usize {
         POSITION_WORDS + format.bytes().div_ceil(4) + self.count() / 2
     }
@@ -188,6 +190,7 @@ impl Bone {
 
     /// The bone as a matrix.
     #[must_use]
+    #[cfg(any(test, feature = "lab"))]
     pub(crate) fn to_mat4(self) -> Mat4 {
         Mat4::from_scale_rotation_translation(
             Vec3::splat(self.scale()),
@@ -266,31 +269,13 @@ pub fn skin_matrices(
     world: &[Mat4],
     placement: Mat4,
 ) -> Result<Vec<Mat4>, SkinError> {
-    let err = |problem: String| SkinError::Input {
-        label: format!("skin '{}'", skin.name),
-        problem,
-    };
-    if skin.joints.len() != skin.inverse_bind.len() {
-        return Err(err(format!(
-            "{} joints but {} inverse bind matrices",
-            skin.joints.len(),
-            skin.inverse_bind.len()
-        )));
-    }
-    skin.joints
+    rig::check_skin(skin, world.len())?;
+    Ok(skin
+        .joints
         .iter()
         .zip(&skin.inverse_bind)
-        .enumerate()
-        .map(|(j, (&node, ibm))| {
-            let w = world.get(node).ok_or_else(|| {
-                err(format!(
-                    "joint {j} is node {node}, but the pose has {} nodes",
-                    world.len()
-                ))
-            })?;
-            Ok(placement * *w * *ibm)
-        })
-        .collect()
+        .map(|(&node, ibm)| placement * world[node] * *ibm)
+        .collect())
 }
 
 /// Why a vertex's influences cannot be packed.
@@ -540,6 +525,7 @@ impl SkinVertices {
 
     /// The most influences any vertex uses.
     #[must_use]
+    #[cfg(any(test, feature = "gpu"))]
     pub(crate) fn max_influences(&self) -> usize {
         self.influences
             .iter()

@@ -1,12 +1,17 @@
 //! A skinning rig: the skinned meshes of a loaded [`mesh::Scene`](crate::mesh::Scene) packed
 //! for the skinning kernel, and the step from an animation pose (local node transforms, as
 //! [`crate::anim`] produces them) to the bones each mesh needs. The GPU side is
-//! [`crate::gpu::skin::RigBatch`].
+//! [`crate::gpu::RigBatch`].
 
+#[cfg(any(test, feature = "gpu"))]
 use glam::Mat4;
 
-use super::{bones_from_matrices, skin_matrices, Bone, SkinError, SkinVertices, MAX_INFLUENCES};
-use crate::anim::{Skeleton, Transform};
+#[cfg(any(test, feature = "gpu"))]
+use super::{bones_from_matrices, skin_matrices, Bone};
+use super::{SkinError, SkinVertices, MAX_INFLUENCES};
+use crate::anim::Skeleton;
+#[cfg(any(test, feature = "gpu"))]
+use crate::anim::Transform;
 use crate::mesh::{Prepared, Scene, Skin};
 
 /// One skinned mesh of a [`Rig`]: an object drawn posed by one glTF skin.
@@ -26,6 +31,7 @@ pub struct RigMesh {
 /// pose into the bones of every mesh, in mesh order ([`Rig::bones`]).
 #[derive(Debug, Clone)]
 pub struct Rig {
+    #[cfg_attr(not(any(test, feature = "gpu")), allow(dead_code))]
     skeleton: Skeleton,
     skins: Vec<Skin>,
     meshes: Vec<RigMesh>,
@@ -128,6 +134,7 @@ impl Rig {
 
     /// The skinned meshes, in the order [`Rig::bones`] lists their palettes.
     #[must_use]
+    #[cfg(any(test, feature = "gpu"))]
     pub(crate) fn meshes(&self) -> &[RigMesh] {
         &self.meshes
     }
@@ -175,6 +182,7 @@ impl Rig {
     ///
     /// # Errors
     /// As [`Rig::bones`].
+    #[cfg(any(test, feature = "gpu"))]
     pub(crate) fn bones_into(
         &self,
         local: &[Transform],
@@ -207,8 +215,9 @@ impl Rig {
     }
 }
 
-/// A skin the rig can pose: as many inverse bind matrices as joints, every joint a node.
-fn check_skin(skin: &Skin, nodes: usize) -> Result<(), SkinError> {
+/// A skin that can be posed: as many inverse bind matrices as joints, every joint one of the
+/// `nodes` nodes.
+pub(super) fn check_skin(skin: &Skin, nodes: usize) -> Result<(), SkinError> {
     let err = |problem: String| SkinError::Input {
         label: format!("skin '{}'", skin.name),
         problem,
@@ -222,7 +231,7 @@ fn check_skin(skin: &Skin, nodes: usize) -> Result<(), SkinError> {
     }
     if let Some((j, &node)) = skin.joints.iter().enumerate().find(|&(_, &n)| n >= nodes) {
         return Err(err(format!(
-            "joint {j} is node {node}, but the file has {nodes} nodes"
+            "joint {j} is node {node}, but there are {nodes} nodes"
         )));
     }
     Ok(())
