@@ -12,18 +12,18 @@
 //!   interleaved qtangent vertex streams.
 //! - [`qmap`]: quaternion maps: per-texel frames baked from a mesh and its normal map, with the
 //!   hemisphere rule that makes them filterable, seam padding, mips, EXR/PNG output (CPU; the GPU
-//!   baker is [`gpu::bake`]); object-space and tangent-space kinds, block compression (BC5,
+//!   baker is `gpu::bake`); object-space and tangent-space kinds, block compression (BC5,
 //!   BC7) judged by angle, and the stored form the renderer and KTX2 files hold.
 //! - [`gltf`]: glTF 2.0 files: the one accessor reader and the one writer (JSON, GLB, buffers)
 //!   the loader, `pack` and the tools share.
 //! - [`ktx2`]: a KTX 2.0 writer (to the Khronos spec) and reader (over the `ktx2` crate).
 //! - [`render`]: lit scenes (CPU side): frame sources, camera and lights, the BRDF reference,
-//!   the default scene, image comparison (the renderer is [`gpu::render`]).
+//!   the default scene, image comparison (the renderer is `gpu::render`).
 //! - [`anim`]: skeletal animation (CPU): glTF clips, the node hierarchy, pose blending, the
 //!   walk/run locomotion blend.
 //! - [`skin`]: skinning with quaternion bones (CPU side): bone conversion, the packed vertex
 //!   layout, the f64 reference for linear-blend and dual-quaternion skinning of positions and
-//!   qtangent frames (the kernel is [`gpu::skin`]).
+//!   qtangent frames (the kernel is `gpu::skin`).
 //! - [`gpu`]: headless wgpu context and the GPU stages: batch decode, mesh vertex stage,
 //!   quaternion-map bake and sampling (the only module that uses wgpu).
 //!

@@ -254,8 +254,8 @@ pub(crate) fn near_tie_frames(seed: u64, count: usize) -> Vec<TangentFrame> {
 
 #[cfg(feature = "random")]
 /// The frames the encodings table is measured on: `count` seeded random frames, the 48
-/// axis-aligned frames, and the two stress sets ([`near_zero_w_frames`], [`near_tie_frames`],
-/// [`STRESS_FRAMES`] each).
+/// axis-aligned frames, and the two stress sets (`near_zero_w_frames`, `near_tie_frames`,
+/// `STRESS_FRAMES` each).
 #[must_use]
 pub fn table_frames(count: usize) -> Vec<TangentFrame> {
     let mut frames = random_frames(TABLE_SEED, count);

@@ -39,9 +39,9 @@ pub enum BlendMethod {
     /// Ours: the article's steps 1–3 ([`BlendMethod::Unified`]) with the blend parameter solved so the
     /// character really moves at the speed asked for (the article's `b` is linear in speed, the
     /// unified speed is not), then **foot locking**: a foot that touches down (the
-    /// [`ContactRule`] on the blended pose) is pinned where it landed, and its leg is bent by
+    /// `ContactRule` on the blended pose) is pinned where it landed, and its leg is bent by
     /// two-bone IK (hip and knee; the ankle keeps its orientation) to keep it there until it
-    /// lifts; then the pin fades into the animation over [`FOOT_RELEASE_SECONDS`](super::FOOT_RELEASE_SECONDS). The seed
+    /// lifts; then the pin fades into the animation over `FOOT_RELEASE_SECONDS`. The seed
     /// keeps the two clips in phase; the pins remove what a blend of two different gaits
     /// leaves sliding.
     Locked,
@@ -90,11 +90,11 @@ impl ClipKind {
 /// clip of `N` frames at 30 fps and `v_w < v_r` the clips' ground speeds:
 ///
 /// 1. **Blend parameter.** `b = (v − v_w) / (v_r − v_w)`, clamped to `[0, 1]`
-///    ([`Locomotion::blend_parameter`]).
+///    (`Locomotion::blend_parameter`).
 /// 2. **Unified cycle time.** Both clips advance one shared phase at
 ///    `φ' = (1 − b) / T_w + b / T_r` cycles per second, so they loop together. In the article's
 ///    frame rates: `R_w = (1 − b)·30 + b·30·N_w/N_r`, `R_r = (1 − b)·30·N_r/N_w + b·30`; in clip
-///    seconds per second `r_i = T_i·φ'` ([`Locomotion::unified_rates`]).
+///    seconds per second `r_i = T_i·φ'` (`Locomotion::unified_rates`).
 /// 3. **Unified distance.** A target bone `T` has an animation-space value `TA_i` per clip and a
 ///    world value `TW_i = AO_i · TA_i` through the clip's animation origin `AO_i`. The world
 ///    target is the blend `TW = blend(TW_w, TW_r; b)`; each origin is then moved by the `Δ_i`
@@ -105,12 +105,12 @@ impl ClipKind {
 ///    clips; step 2 is applied per segment: in segment `k` of lengths `L_w,k`, `L_r,k` a shared
 ///    segment phase advances at `(1 − b)/L_w,k + b/L_r,k`, so both clips reach every event
 ///    together, whatever fraction of their cycles the events sit at
-///    ([`Locomotion::segment_rates`]).
+///    (`Locomotion::segment_rates`).
 ///
 /// **In-place clips.** The article assumes the clips carry their root motion. The Fox's do not
-/// (its hip returns to where it started), so [`Gait::analyse`] reconstructs it from the feet:
+/// (its hip returns to where it started), so `Gait::analyse` reconstructs it from the feet:
 /// while a foot is down it moves backwards in animation space at the ground speed. A foot is
-/// down over a sample step when it is within [`GaitSettings::contact_fraction`] of its height
+/// down over a sample step when it is within `GaitSettings::contact_fraction` of its height
 /// range above its lowest point at both ends and does not move forwards; the root track
 /// [`Gait::root`] moves by minus the mean displacement of the feet that are down (interpolated
 /// across flight phases), and its end is the stride: speed `v = stride / T` (the article's
@@ -120,7 +120,7 @@ impl ClipKind {
 /// by the stride, `AO_i ← AO_i · TA_i(T_i)`, as a root-motion clip's would. With a
 /// translation-only target `AO · blend(TA)` equals `TW`: the placement advances at
 /// `(1 − b)·r_w·root_w' + b·r_r·root_r'`. The poses are the clips' in-place local transforms,
-/// blended with [`blend_poses`](super::blend_poses) against the rest pose.
+/// blended with `blend_poses` against the rest pose.
 ///
 /// **Event feet.** The footfall order must be the same in both clips. [`Locomotion::new`] uses
 /// the longest prefix of the listed feet whose cyclic footfall order agrees; list them in order
@@ -141,7 +141,7 @@ impl ClipKind {
 /// differences, the nearest a single shared phase comes to the article's "footfalls at the same
 /// fraction"; [`BlendMethod::Events`] starts both at event 0.
 ///
-/// **Measured** ([`foot_slide`], 8 s walk → run → walk ramp at 60 fps, `tests/unit/anim/locomotion.rs`
+/// **Measured** (`foot_slide`, 8 s walk → run → walk ramp at 60 fps, `tests/unit/anim/locomotion.rs`
 /// and `examples/walkrun.rs`): on a procedural biped whose walk and run share footfall
 /// fractions, Unified and Events slide 20 % less than Naive (0.61 vs 0.76 units/s); with a
 /// time-warped copy of a walk as the run (same poses, footfalls at other fractions: the case
@@ -156,11 +156,11 @@ impl ClipKind {
 ///
 /// **Ours: locked feet** ([`BlendMethod::Locked`], what `examples/animate.rs` and the viewer play).
 /// Keep the article's steps 1–3 (the clips stay in phase, the origins keep the character from
-/// popping), but (1) solve the blend for the speed asked for ([`Locomotion::blend_for_speed`]:
+/// popping), but (1) solve the blend for the speed asked for (`Locomotion::blend_for_speed`:
 /// the unified speed, cadence × blended stride, is not linear in `b`), and (2) lock the feet: a
 /// foot that touches down is pinned where it landed and its leg bent by two-bone IK to keep it
-/// there until it rises above [`FOOT_RELEASE_FRACTION`](super::FOOT_RELEASE_FRACTION) of its height range, then the pin
-/// fades into the animation over [`FOOT_RELEASE_SECONDS`](super::FOOT_RELEASE_SECONDS). On the Fox's Walk/Run ramp it slides
+/// there until it rises above `FOOT_RELEASE_FRACTION` of its height range, then the pin
+/// fades into the animation over `FOOT_RELEASE_SECONDS`. On the Fox's Walk/Run ramp it slides
 /// 2.1 units/s mean over the four feet (598 max, single frames at touch-down) against 57.2 /
 /// 469 for the naive blend, at the asked speed (tested within 1.4 units/s); under contact rules
 /// it does not lock by (10 % and 30 % of the height range) 0.3 and 28 against 45.5 and 80.
@@ -168,8 +168,8 @@ impl ClipKind {
 /// bending the legs: 44.6 units/s, but only because the character then moved at 58 units/s
 /// where 148 was asked — the blended pose of two different gaits barely sweeps its feet.)
 ///
-/// Compare the methods with [`foot_slide`]: the horizontal world speed of each foot while it is
-/// down, under one contact rule for every method ([`ContactRule`]).
+/// Compare the methods with `foot_slide`: the horizontal world speed of each foot while it is
+/// down, under one contact rule for every method (`ContactRule`).
 #[derive(Debug, Clone)]
 pub struct Locomotion {
     pub(super) skeleton: Skeleton,
@@ -189,12 +189,12 @@ pub struct Locomotion {
 }
 
 impl Locomotion {
-    /// Analyses `walk` and `run` ([`Gait::analyse`] with default settings) and picks the event
+    /// Analyses `walk` and `run` (`Gait::analyse` with default settings) and picks the event
     /// feet: the longest prefix of `feet` whose cyclic footfall order is the same in both
     /// clips (list the feet in order of preference). Root motion [`RootMotion::Contacts`].
     ///
     /// # Errors
-    /// Any [`Gait::analyse`] error, and [`LocomotionError::UpMismatch`],
+    /// Any `Gait::analyse` error, and [`LocomotionError::UpMismatch`],
     /// [`LocomotionError::DirectionMismatch`], [`LocomotionError::NotSlower`],
     /// [`LocomotionError::NoCommonEvents`], [`LocomotionError::CoincidentEvents`].
     pub fn new(
@@ -449,7 +449,7 @@ impl Locomotion {
         self.gaits[WALK].up
     }
 
-    /// The event feet, as indices into [`Locomotion::feet`].
+    /// The event feet, as indices into `Locomotion::feet`.
     #[must_use]
     pub fn event_feet(&self) -> &[usize] {
         &self.event_feet
@@ -465,7 +465,7 @@ impl Locomotion {
         self.events[c].iter().map(|&e| (e % t) as f32).collect()
     }
 
-    /// The foot (index into [`Locomotion::feet`]) of each event.
+    /// The foot (index into `Locomotion::feet`) of each event.
     #[must_use]
     pub fn event_foot(&self) -> &[usize] {
         &self.event_foot
@@ -580,7 +580,7 @@ impl Locomotion {
         foot_slide(&self.skeleton, frames, &self.feet, dt, self.up(), rule)
     }
 
-    /// [`foot_slide`] of every foot with this blend's up axis and contact rule.
+    /// `foot_slide` of every foot with this blend's up axis and contact rule.
     #[must_use]
     pub fn foot_slide(&self, frames: &[LocoFrame], dt: f32) -> Vec<FootSlide> {
         foot_slide(
@@ -601,7 +601,7 @@ impl Locomotion {
         Player::new(self, method)
     }
 
-    /// A player for `method` that owns this blend ([`Locomotion::player`] otherwise).
+    /// A player for `method` that owns this blend (`Locomotion::player` otherwise).
     #[must_use]
     pub fn into_player(self, method: BlendMethod) -> Player {
         Player::new(self, method)

@@ -1,11 +1,11 @@
 //! Skeletal animation on the CPU (no wgpu): node transforms, glTF animation clips (STEP, LINEAR,
 //! CUBICSPLINE on translation, rotation and scale), the local → model hierarchy, order-independent
-//! pose blending, and the walk/run locomotion blend of "Blending a Walk/Run cycle" ([`blend`]: [`Locomotion`],
+//! pose blending, and the walk/run locomotion blend of "Blending a Walk/Run cycle" (`blend`: [`Locomotion`],
 //! played by a [`Player`]), with its parts in their own modules: the gait analysis of one clip
-//! ([`gait`]), two-bone leg IK for locked feet and the foot-slide measure ([`slide`]).
+//! (`gait`), two-bone leg IK for locked feet and the foot-slide measure (`slide`).
 //!
 //! The GPU side is [`crate::skin`] (bones as quaternion + translation + uniform scale) and
-//! [`crate::gpu::skin`] (the compute kernel).
+//! `crate::gpu::skin` (the compute kernel).
 
 mod blend;
 mod clip;

@@ -110,7 +110,7 @@ pub enum GpuError {
     /// Skinning data the kernel cannot take.
     #[error(transparent)]
     Skin(#[from] crate::skin::SkinError),
-    /// The device lacks a feature a stage needs ([`StageNeeds`]).
+    /// The device lacks a feature a stage needs (`StageNeeds`).
     #[error("{stage} needs the device feature {feature}, which this device was not created with{adapter_note}")]
     MissingFeature {
         /// The stage.
@@ -120,7 +120,7 @@ pub enum GpuError {
         /// Whether the adapter could have granted it.
         adapter_note: &'static str,
     },
-    /// The device's limit is below what a stage needs ([`StageNeeds`]).
+    /// The device's limit is below what a stage needs (`StageNeeds`).
     #[error("{stage} needs {limit_name} ≥ {needed} but this device allows {has}")]
     MissingLimit {
         /// The stage.
@@ -299,10 +299,10 @@ impl GpuContext {
     /// Wraps a device the caller already has (an engine's own), so every qtangent stage can
     /// run on it. Prints nothing and leaves the device's uncaptured-error handler alone.
     ///
-    /// qtangent asks for nothing here: each stage checks what it needs ([`StageNeeds`]) when
+    /// qtangent asks for nothing here: each stage checks what it needs (`StageNeeds`) when
     /// it is built and returns [`GpuError::MissingFeature`], [`GpuError::MissingLimit`] or
     /// [`GpuError::MissingCapability`] naming what the device lacks. Optional features
-    /// ([`REQUESTED_FEATURES`]: timestamps, BC sampling, 16-bit-norm and f32 filtering) are
+    /// (`REQUESTED_FEATURES`: timestamps, BC sampling, 16-bit-norm and f32 filtering) are
     /// used when the device was created with them.
     ///
     /// # Errors
@@ -418,7 +418,7 @@ impl GpuContext {
     /// first, GL only when they find nothing) and `WGPU_ADAPTER_NAME` (a case-insensitive
     /// substring of the adapter name). Otherwise picks a discrete GPU, then integrated, virtual,
     /// then CPU (lavapipe, llvmpipe), preferring Vulkan/Metal/DX12 over GL. Prints nothing
-    /// ([`GpuContext::describe`] says which adapter was chosen). Requests [`REQUESTED_FEATURES`] where available and the adapter's own
+    /// ([`GpuContext::describe`] says which adapter was chosen). Requests `REQUESTED_FEATURES` where available and the adapter's own
     /// limits. wgpu errors outside [`GpuContext::scoped`] are collected instead of aborting and
     /// reported by the next `scoped` call.
     ///

@@ -88,7 +88,7 @@ impl DecodePipeline {
     ///
     /// # Errors
     /// [`GpuError::MissingLimit`] / [`GpuError::MissingCapability`] for a device short of
-    /// [`NEEDS`]; [`GpuError::Wgpu`] if the shader or a pipeline fails validation.
+    /// `NEEDS`; [`GpuError::Wgpu`] if the shader or a pipeline fails validation.
     pub fn new(ctx: &GpuContext) -> Result<Self, GpuError> {
         ctx.check(&NEEDS)?;
         ctx.scoped("compiling shaders/decode.wgsl", || {

@@ -72,9 +72,9 @@ pub(crate) fn check_filterable(ctx: &GpuContext, format: MapFormat) -> Result<()
 
 /// A quaternion map on the GPU: two textures with the map's mip chain, and views of all levels.
 pub struct GpuQuatMap {
-    /// The quaternions, [`texture_format`] of `format`.
+    /// The quaternions, `texture_format` of `format`.
     pub quats: wgpu::Texture,
-    /// The handedness plane, [`HANDEDNESS_FORMAT`].
+    /// The handedness plane, `HANDEDNESS_FORMAT`.
     pub handedness: wgpu::Texture,
     /// A view of every level of `quats`.
     pub quats_view: wgpu::TextureView,
@@ -174,14 +174,14 @@ fn check_levels(map: &QuatMap) -> Result<(), GpuError> {
     Ok(())
 }
 
-/// Uploads `map`: the quaternion texture ([`texture_format`], every level's stored texel bytes)
-/// and the handedness plane ([`HANDEDNESS_FORMAT`]: sign × 127, 0 for background), each with
+/// Uploads `map`: the quaternion texture (`texture_format`, every level's stored texel bytes)
+/// and the handedness plane (`HANDEDNESS_FORMAT`: sign × 127, 0 for background), each with
 /// all of the map's levels. Usage `TEXTURE_BINDING | COPY_DST | COPY_SRC`.
 ///
 /// # Errors
 /// [`GpuError::TextureTooLarge`] when a side exceeds `max_texture_dimension_2d`;
 /// [`GpuError::Invalid`] for inconsistent levels or a format the device cannot filter
-/// ([`check_filterable`]); [`GpuError::Wgpu`].
+/// (`check_filterable`); [`GpuError::Wgpu`].
 pub fn upload_map(ctx: &GpuContext, map: &QuatMap) -> Result<GpuQuatMap, GpuError> {
     check_levels(map)?;
     let (width, height) = (map.width(), map.height());

@@ -437,7 +437,7 @@ impl SkinPipeline {
     ///
     /// # Errors
     /// [`GpuError::MissingLimit`] / [`GpuError::MissingCapability`] for a device short of
-    /// [`NEEDS`]; [`GpuError::Wgpu`] if the shader fails validation.
+    /// `NEEDS`; [`GpuError::Wgpu`] if the shader fails validation.
     pub fn new(ctx: &GpuContext) -> Result<Self, GpuError> {
         ctx.check(&NEEDS)?;
         ctx.scoped("compiling shaders/skin.wgsl", || {
@@ -685,11 +685,11 @@ impl RigBatch {
         &mut self.batch
     }
 
-    /// Uploads the bones of the pose `local` placed by `placement` ([`Rig::bones`]); the next
+    /// Uploads the bones of the pose `local` placed by `placement` (`Rig::bones`); the next
     /// [`SkinBatch::run`] or [`SkinBatch::encode`] skins with them.
     ///
     /// # Errors
-    /// [`GpuError::Skin`] with what [`Rig::bones`] or [`SkinBatch::set_bones`] rejects.
+    /// [`GpuError::Skin`] with what `Rig::bones` or [`SkinBatch::set_bones`] rejects.
     pub fn pose(
         &mut self,
         ctx: &GpuContext,

@@ -41,7 +41,7 @@ pub(crate) const CUBE_FACES: [(Vec3, Vec3); 6] = [
 
 /// A unit cube centred on the origin: 24 vertices (4 per face, so faces keep their own normal),
 /// 12 triangles wound counter-clockwise seen from outside, each face mapped to the whole
-/// `[0, 1]²` UV square. Frames: [`CUBE_FACES`], handedness +1.
+/// `[0, 1]²` UV square. Frames: `CUBE_FACES`, handedness +1.
 #[must_use]
 pub fn cube() -> Primitive {
     let (mut p, mut n, mut uv, mut idx) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());

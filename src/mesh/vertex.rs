@@ -42,7 +42,7 @@ pub(crate) fn stride(format: Format) -> usize {
 pub struct VertexStream {
     /// The qtangent format.
     pub format: Format,
-    /// Bytes per vertex ([`stride`]).
+    /// Bytes per vertex (`stride`).
     pub stride: usize,
     /// Number of vertices.
     pub vertex_count: usize,

@@ -70,7 +70,7 @@ pub enum MapKind {
     #[default]
     None,
     /// A tangent-space map per material with a normal map or anisotropy
-    /// ([`crate::qmap::tangent`]): tiles, needs no unique UVs, turns the vertex qtangent.
+    /// (`crate::qmap::tangent`): tiles, needs no unique UVs, turns the vertex qtangent.
     Tangent,
     /// An object-space map per primitive with UVs ([`crate::qmap`]): the whole frame per texel.
     Object,

@@ -85,7 +85,7 @@ pub trait RasterBackend {
         listener: &mut dyn Listener,
     ) -> Result<Raster, BakeError>;
 
-    /// A tangent-space map from a normal map's levels and a twist (see [`tangent::bake_cpu`],
+    /// A tangent-space map from a normal map's levels and a twist (see `tangent::bake_cpu`,
     /// whose texels every backend reproduces to one step of `format`).
     ///
     /// # Errors
@@ -150,7 +150,7 @@ pub enum Repack {
     /// Bake in the mesh's UVs (overlapping texels: the lowest triangle wins).
     #[default]
     Never,
-    /// Where more than [`atlas::OVERLAP_THRESHOLD`] of the UV texels overlap, bake in a layout of
+    /// Where more than `atlas::OVERLAP_THRESHOLD` of the UV texels overlap, bake in a layout of
     /// its own at twice the side (within 4096, or the size asked), the normal map resampled into
     /// it; the result says which UVs to draw it with.
     WhenOverlapping,

@@ -118,7 +118,7 @@ pub enum BcError {
         width: u32,
         /// Height of the level.
         height: u32,
-        /// [`level_bytes`] of the level.
+        /// `level_bytes` of the level.
         needed: usize,
     },
     /// BC7 stores 3 or 4 channels.

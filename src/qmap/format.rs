@@ -294,7 +294,7 @@ impl std::str::FromStr for MapFormat {
 pub enum MapSpace {
     /// The whole frame in object space (needs unique UVs; hemisphere-aligned).
     Object,
-    /// The rotation of the interpolated vertex frame ([`super::tangent`]).
+    /// The rotation of the interpolated vertex frame (`super::tangent`).
     Tangent,
 }
 

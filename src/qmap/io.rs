@@ -166,7 +166,7 @@ pub fn write_exr(map: &QuatMap, path: &Path) -> Result<(), BakeError> {
 /// A quaternion map read back from a file [`write_exr`] wrote.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExrMap {
-    /// The format named by [`FORMAT_ATTRIBUTE`].
+    /// The format named by `FORMAT_ATTRIBUTE`.
     pub format: MapFormat,
     /// Level 0 first, down to 1 × 1.
     pub levels: Vec<MapLevel>,
@@ -188,7 +188,7 @@ pub struct ReadExrError {
 /// stored, and the format. Strict: any other layout is an error.
 ///
 /// # Errors
-/// [`ReadExrError`] naming the file: unreadable, not EXR, no [`FORMAT_ATTRIBUTE`], a channel
+/// [`ReadExrError`] naming the file: unreadable, not EXR, no `FORMAT_ATTRIBUTE`, a channel
 /// missing or of the wrong type, levels that are not mips, handedness other than ±1 or 0.
 pub fn read_exr(path: &Path) -> Result<ExrMap, ReadExrError> {
     let fail = |problem: String| ReadExrError {
@@ -396,7 +396,7 @@ fn write_png(
     })
 }
 
-/// Writes [`preview_rgba8`] of `level` as PNG (through a temporary file, like [`write_exr`]).
+/// Writes `preview_rgba8` of `level` as PNG (through a temporary file, like [`write_exr`]).
 ///
 /// # Errors
 /// [`BakeError::Write`] naming `path`.

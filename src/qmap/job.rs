@@ -138,7 +138,7 @@ fn decode_image(image: &ImageSource, mesh_file: &Path) -> Result<image::DynamicI
 /// One map to bake: a material's primitives (or those without a material) and its textures.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BakeJob {
-    /// Output file stem: the material's name made safe for file names ([`file_stem`]), unique
+    /// Output file stem: the material's name made safe for file names (`file_stem`), unique
     /// among the scene's jobs (compared case-insensitively; `-2`, `-3`, … appended).
     pub name: String,
     /// What the map is of, for messages: `FILE: material 'X'`.
@@ -338,8 +338,8 @@ impl BakeJob {
     }
 
     /// Checks that a block-compressed tangent-space map of this job can be stored: the texture
-    /// it takes its size from ([`BakeJob::size_texture`]) must have sides BC can take
-    /// ([`super::bc::check_size`]). Decodes that texture.
+    /// it takes its size from (`BakeJob::size_texture`) must have sides BC can take
+    /// (`super::bc::check_size`). Decodes that texture.
     ///
     /// # Errors
     /// [`BakeError::Image`] when the texture cannot be decoded; [`BakeError::Mesh`]

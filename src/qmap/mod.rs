@@ -1,6 +1,6 @@
 //! Quaternion maps: textures that store a whole tangent frame per texel (trick #3 of "Quaternion Tricks"),
 //! baked from a mesh's vertex frames and, optionally, its tangent-space normal map. CPU only:
-//! the GPU baker in [`crate::gpu::bake`] produces the same [`Raster`], and everything after the
+//! the GPU baker in `crate::gpu::bake` produces the same [`Raster`], and everything after the
 //! raster stage ([`finish`]: hemisphere choice, seam padding, mips, statistics) is shared.
 //!
 //! # The map
@@ -18,7 +18,7 @@
 //!   was reached from, so hardware filtering followed by normalisation (nlerp) decodes the
 //!   right frame. Pairs that still disagree (across hard edges, seams that meet in texture
 //!   space, or loops the field cannot close) are counted in [`MapStats::hemisphere_conflicts`].
-//! - **Padding**: texels within [`texel::FRINGE_RADIUS`] of a triangle but outside all of them
+//! - **Padding**: texels within `texel::FRINGE_RADIUS` of a triangle but outside all of them
 //!   (the *fringe*) are baked from the nearest point of the nearest triangle, so bilinear
 //!   filtering anywhere inside a triangle never reads background; `padding` more rings are then
 //!   grown outward by hemisphere-aligned averaging, for mips.
@@ -75,7 +75,7 @@ pub enum TexelKind {
     Background = 0,
     /// Its centre is inside a triangle.
     Covered = 1,
-    /// Within [`texel::FRINGE_RADIUS`] texels of a triangle, baked from its nearest point.
+    /// Within `texel::FRINGE_RADIUS` texels of a triangle, baked from its nearest point.
     Fringe = 2,
     /// Grown by the padding rings.
     Padded = 3,
@@ -98,7 +98,7 @@ pub struct BakeMesh {
 
 impl BakeMesh {
     /// Concatenates prepared primitives and orders the triangles island by island
-    /// ([`BakeMesh::ordered_by_island`]), so that where islands overlap (mirrored halves sharing
+    /// (`BakeMesh::ordered_by_island`), so that where islands overlap (mirrored halves sharing
     /// UVs) one whole island wins rather than a mosaic of both.
     #[must_use]
     pub fn from_prepared(label: impl Into<String>, prims: &[&Prepared]) -> Self {
@@ -300,7 +300,7 @@ pub struct Raster {
     pub triangle: Vec<u32>,
     /// How many triangles cover the texel centre (saturating at `u16::MAX`).
     pub coverage: Vec<u16>,
-    /// Triangles skipped because their UV area is (nearly) zero ([`texel::MIN_AREA2`]).
+    /// Triangles skipped because their UV area is (nearly) zero (`texel::MIN_AREA2`).
     pub degenerate_triangles: usize,
     /// Triangles baked.
     pub triangles: usize,

@@ -152,7 +152,7 @@ impl NormalMap {
         }
     }
 
-    /// The normal maps of an 8-bit normal texture's mip chain ([`mip_chain`]), each unpacked
+    /// The normal maps of an 8-bit normal texture's mip chain (`mip_chain`), each unpacked
     /// with `scale` as [`NormalMap::from_image`] does: what a renderer samples at each level,
     /// so a tangent-space map baked from these levels filters like the normal map it replaces.
     #[must_use]
@@ -165,8 +165,8 @@ impl NormalMap {
 }
 
 /// An 8-bit normal texture as a shipping engine stores it, BC5, every level of the renderer's
-/// mip chain ([`mip_chain`]) compressed: red and green (x, y as `2c − 1`) block-compressed as
-/// BC5 SNORM ([`super::bc`]) and decoded again, blue rebuilt as `z = √(1 − x² − y²)`, everything
+/// mip chain (`mip_chain`) compressed: red and green (x, y as `2c − 1`) block-compressed as
+/// BC5 SNORM (`super::bc`) and decoded again, blue rebuilt as `z = √(1 − x² − y²)`, everything
 /// written back as 8-bit RGBA (alpha 255) — what a renderer that samples a BC5 normal map sees,
 /// up to the 8-bit rounding of the result. Level 0 first.
 ///

@@ -40,12 +40,12 @@ pub struct EncodedMap {
     /// same groove, so the stored rotations of d and −d are q and −q — the hemisphere rule's
     /// case — and a field that turns once round a point has no seam at all. Decoders halve the
     /// twist ([`tangent::halve_twist`]); the twist's quantisation error is halved with it. KTX2
-    /// key [`KEY_TWIST`] = `axial`.
+    /// key `KEY_TWIST` = `axial`.
     pub axial_twist: bool,
     /// A BC5 tangent-space map of a twist alone (x = y = 0 everywhere: an anisotropy direction
     /// or a brushed field without a normal map) holding (z, w) instead of (x, y): the normal is
     /// exact, and each of the twist's two numbers gets BC5's own endpoints (BC7's four channels
-    /// share them, tilting the normal by ~0.7° on the swirl disc). KTX2 key [`KEY_CHANNELS`] =
+    /// share them, tilting the normal by ~0.7° on the swirl disc). KTX2 key `KEY_CHANNELS` =
     /// `zw`.
     pub twist_only: bool,
 }
@@ -130,7 +130,7 @@ fn text(s: &str) -> Vec<u8> {
 
 impl EncodedMap {
     /// Stores `map` (of `space`) in `format`. Plain formats re-quantise each texel
-    /// ([`MapFormat::texel_bytes`]); BC7 encodes `q·½+½`, with background texels (q = 0) of
+    /// (`MapFormat::texel_bytes`); BC7 encodes `q·½+½`, with background texels (q = 0) of
     /// object-space maps as don't-care so they never spoil a block; BC5 encodes (x, y) of a
     /// tangent-space map without a twist, or (z, w) of one with a twist and no tilt
     /// ([`EncodedMap::twist_only`]).

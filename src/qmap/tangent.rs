@@ -48,10 +48,10 @@ pub(crate) type Twist<'a> = &'a (dyn Fn(Vec2) -> f32 + Sync);
 /// Where a tangent-space map's twist comes from.
 #[derive(Clone, Copy)]
 pub enum TwistField<'a> {
-    /// A function of UV ([`Twist`]), evaluated at every texel centre of every level.
+    /// A function of UV (`Twist`), evaluated at every texel centre of every level.
     Uv(Twist<'a>),
     /// Given per level and texel (row-major), as
-    /// [`super::anisotropy::DirectionField::twist_levels`] makes them from a
+    /// `super::anisotropy::DirectionField::twist_levels` makes them from a
     /// KHR_materials_anisotropy texture; a missing entry is 0.
     Texels(&'a [Vec<f32>]),
 }

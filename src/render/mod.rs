@@ -1,4 +1,4 @@
-//! Lit scenes, CPU side: what the renderer ([`crate::gpu::render`], `shaders/lit.wgsl`) draws and
+//! Lit scenes, CPU side: what the renderer (`crate::gpu::render`, `shaders/lit.wgsl`) draws and
 //! everything about it that needs no GPU.
 //!
 //! - [`FrameSource`]: where a pixel's tangent frame comes from — f32 vertex attributes and the
@@ -6,12 +6,12 @@
 //!   quaternion map.
 //! - [`Camera`] (orbit, fitted to the scene's bounds) and [`Lighting`] (directional and point
 //!   lights, a sky/ground ambient term), with the uniform blocks the shaders read.
-//! - [`shading`]: the BRDF (glTF metallic-roughness with anisotropic GGX) in f32, mirroring
+//! - `shading`: the BRDF (glTF metallic-roughness with anisotropic GGX) in f32, mirroring
 //!   `shaders/lit.wgsl` line for line: the CPU reference the tests compare the GPU with.
-//! - [`scene`]: scenes to draw — the embedded default (procedural objects, baked and authored
+//! - `scene`: scenes to draw — the embedded default (procedural objects, baked and authored
 //!   quaternion maps) and any mesh file the loaders read.
-//! - [`compare`]: PSNR, maximum error and difference heatmaps between two renders.
-//! - [`disc`]: the swirl disc, a KHR_materials_anisotropy asset made in code, and its
+//! - `compare`: PSNR, maximum error and difference heatmaps between two renders.
+//! - `disc`: the swirl disc, a KHR_materials_anisotropy asset made in code, and its
 //!   supersampled ground truth.
 
 pub(crate) mod compare;
@@ -44,7 +44,7 @@ pub enum FrameSource {
     /// An object-space quaternion map sampled per pixel: position and UV are the only vertex
     /// attributes, and no normal map is read (it is baked into the map).
     QuatMap,
-    /// A tangent-space quaternion map ([`crate::qmap::tangent`]): the Snorm16x4 qtangent vertex
+    /// A tangent-space quaternion map (`crate::qmap::tangent`): the Snorm16x4 qtangent vertex
     /// frame turned per pixel by the map's rotation; no normal map is read.
     QuatMapTangent,
 }
@@ -85,7 +85,7 @@ pub struct LightUniform {
     pub color: Vec4,
 }
 
-/// `SceneUniforms` in `shaders/lit.wgsl`, field for field (48 + 32 × [`MAX_LIGHTS`] bytes).
+/// `SceneUniforms` in `shaders/lit.wgsl`, field for field (48 + 32 × `MAX_LIGHTS` bytes).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct SceneUniforms {
@@ -131,7 +131,7 @@ pub enum Light {
 /// The lights of a render and its ambient term.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Lighting {
-    /// At most [`MAX_LIGHTS`] lights.
+    /// At most `MAX_LIGHTS` lights.
     pub lights: Vec<Light>,
     /// Ambient radiance from above.
     pub sky: Vec3,
@@ -193,7 +193,7 @@ impl Lighting {
         }
     }
 
-    /// The uniform block for a camera at `camera_position`. Lights past [`MAX_LIGHTS`] are
+    /// The uniform block for a camera at `camera_position`. Lights past `MAX_LIGHTS` are
     /// dropped.
     #[must_use]
     pub fn uniforms(

@@ -33,7 +33,7 @@ pub struct SceneMaterial {
     /// renderer's triangle filter). A BC5 normal map has every level compressed
     /// ([`crate::qmap::normal_map::bc5_round_trip_chain`]).
     pub normal_mips: Option<Vec<RgbaImage>>,
-    /// An authored tangent-space quaternion map ([`crate::qmap::tangent`]) — a tangent field no
+    /// An authored tangent-space quaternion map (`crate::qmap::tangent`) — a tangent field no
     /// normal map can say — used by the `quatmap-tangent` mode instead of one baked from
     /// `normal`.
     pub tangent_map: Option<Box<QuatMap>>,
@@ -257,7 +257,7 @@ impl RenderScene {
     }
 
     /// Bake settings for a map of `size`² in the renderer's format (rgba16f) with
-    /// [`RENDER_PADDING`] rings of padding.
+    /// `RENDER_PADDING` rings of padding.
     #[must_use]
     pub fn bake_settings(size: u32) -> BakeSettings {
         BakeSettings {

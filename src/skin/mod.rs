@@ -13,7 +13,7 @@
 //!   the bones agree that is their common rotation; where they disagree, `A` is no longer a
 //!   rotation (it shrinks: the candy wrapper) and "transform n by the cofactor of A and t by A"
 //!   (what engines with f32 normal + tangent do) gives a normal and tangent that are no longer
-//!   perpendicular — [`lbs_vector_frame_error`] measures how far apart the two answers are. A
+//!   perpendicular — `lbs_vector_frame_error` measures how far apart the two answers are. A
 //!   quaternion frame must stay a rotation, so the polar factor is the choice: it is the
 //!   rotation that best fits the deformation, and it keeps the frame orthonormal by
 //!   construction.
@@ -204,7 +204,7 @@ impl Bone {
     /// # Errors
     /// [`SkinError::NotSimilarity`] (naming `joint`) for non-finite values, a reflection or
     /// zero scale, column lengths that differ or columns that are not perpendicular by more than
-    /// [`SIMILARITY_TOLERANCE`] (relative).
+    /// `SIMILARITY_TOLERANCE` (relative).
     pub fn from_mat4(m: Mat4, joint: usize) -> Result<Self, SkinError> {
         let err = |problem: String| SkinError::NotSimilarity { joint, problem };
         if !m.is_finite() {
@@ -396,7 +396,7 @@ impl PackedInfluences {
 
 /// A skinned mesh's vertices in the packed layout: rest position, qtangent (in any [`Format`];
 /// [`Format::Snorm16x4`] unless [`SkinVertices::with_format`] says otherwise) and up to eight
-/// influences per vertex. What [`crate::gpu::skin`] uploads; the kernel reads every format and
+/// influences per vertex. What `crate::gpu::skin` uploads; the kernel reads every format and
 /// writes snorm16x4.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SkinVertices {
@@ -414,7 +414,7 @@ pub struct SkinVertices {
     pub influences: Vec<PackedInfluences>,
     /// Joints in the palette the influences index.
     pub joint_count: usize,
-    /// Non-zero influences dropped beyond [`MAX_INFLUENCES`] (summed over vertices).
+    /// Non-zero influences dropped beyond `MAX_INFLUENCES` (summed over vertices).
     pub dropped_influences: usize,
 }
 

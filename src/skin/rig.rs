@@ -21,14 +21,14 @@ pub struct RigMesh {
     /// example an index into [`crate::render::RenderScene::objects`]), or the running number
     /// of [`Rig::from_scene`].
     pub object: usize,
-    /// Index into the scene's [`Scene::skins`] (and [`Rig::skins`]).
+    /// Index into the scene's [`Scene::skins`] (and `Rig::skins`).
     pub skin: usize,
     /// The packed skinned vertices (bind pose), `joint_count` the skin's joints.
     pub vertices: SkinVertices,
 }
 
 /// The skinned meshes of a scene, each with its skin, and the scene's node hierarchy: turns a
-/// pose into the bones of every mesh, in mesh order ([`Rig::bones`]).
+/// pose into the bones of every mesh, in mesh order (`Rig::bones`).
 #[derive(Debug, Clone)]
 pub struct Rig {
     #[cfg_attr(not(any(test, feature = "gpu")), allow(dead_code))]
@@ -36,7 +36,7 @@ pub struct Rig {
     skins: Vec<Skin>,
     meshes: Vec<RigMesh>,
     /// Things worth telling the user that do not stop skinning (influences dropped beyond
-    /// [`MAX_INFLUENCES`]), one line each. The library does not print them.
+    /// `MAX_INFLUENCES`), one line each. The library does not print them.
     pub warnings: Vec<crate::Warning>,
 }
 

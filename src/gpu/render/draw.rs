@@ -135,7 +135,7 @@ impl Renderer {
     /// It writes nothing: it only records commands that read `view`'s buffers, so any number of
     /// draws — of different views, into one pass or several, in one encoder — can go in one
     /// submission and each shows its own view. The pass must have one colour target of
-    /// `output`'s format ([`Output::Color`]) or two [`DEBUG_FORMAT`] targets, and a
+    /// `output`'s format ([`Output::Color`]) or two `DEBUG_FORMAT` targets, and a
     /// [`DEPTH_FORMAT`] depth target.
     ///
     /// # Errors

@@ -59,11 +59,11 @@ pub const DEBUG_POISON: f32 = -7.0e9;
 pub enum Output {
     /// The tone-mapped picture into one target of this format (sRGB formats encode).
     Color(wgpu::TextureFormat),
-    /// Two [`DEBUG_FORMAT`] targets: world (n, handedness) of the shading frame, and (t,
+    /// Two `DEBUG_FORMAT` targets: world (n, handedness) of the shading frame, and (t,
     /// strength) of the anisotropic lobe: its direction (the frame's tangent turned by the
     /// material's KHR_materials_anisotropy direction) and strength.
     Frame,
-    /// Two [`DEBUG_FORMAT`] targets: linear radiance (rgb, 1) and world position (xyz, 1).
+    /// Two `DEBUG_FORMAT` targets: linear radiance (rgb, 1) and world position (xyz, 1).
     Shading,
 }
 
