@@ -1,31 +1,40 @@
 //! # qtangent
 //!
 //! Tangent frames (normal, tangent, bitangent) as quaternions: compact vertex encodings with
-//! measured error bounds, and a GPU decode path (wgpu + WGSL) checked against the CPU by readback.
+//! measured error bounds, quaternion maps that carry a whole frame per texel, glTF + KTX2 files
+//! that hold both, and GPU stages (wgpu + WGSL) that decode, light and skin them, each checked
+//! against a CPU reference by readback.
 //!
-//! - [`quat`]: quaternion operations from the articles "Quaternions: How", "Quaternion Tricks" and "Angular velocity from two known orientations", made robust (CPU, glam types).
-//! - [`frame`]: tangent frames, orthonormalisation, frame ↔ quaternion + reflection.
-//! - [`Format`]: six vertex formats, one table row each: an encode/decode pair with its error
-//!   bound, its name, its GPU fetch and WGSL decode, its glTF accessor.
-//! - [`measure`]: seeded test frames and the encodings error table.
-//! - [`mesh`]: glTF/OBJ loading, generated normals, MikkTSpace tangents, mirror-seam splitting,
-//!   interleaved qtangent vertex streams.
-//! - [`qmap`]: quaternion maps: per-texel frames baked from a mesh and its normal map, with the
-//!   hemisphere rule that makes them filterable, seam padding, mips, EXR/PNG output (CPU; the GPU
-//!   baker is `gpu::bake`); object-space and tangent-space kinds, block compression (BC5,
-//!   BC7) judged by angle, and the stored form the renderer and KTX2 files hold.
-//! - [`gltf`]: glTF 2.0 files: the one accessor reader and the one writer (JSON, GLB, buffers)
-//!   the loader, `pack` and the tools share.
-//! - [`ktx2`]: a KTX 2.0 writer (to the Khronos spec) and reader (over the `ktx2` crate).
-//! - [`render`]: lit scenes (CPU side): frame sources, camera and lights, the BRDF reference,
-//!   the default scene, image comparison (the renderer is `gpu::render`).
-//! - [`anim`]: skeletal animation (CPU): glTF clips, the node hierarchy, pose blending, the
-//!   walk/run locomotion blend.
-//! - [`skin`]: skinning with quaternion bones (CPU side): bone conversion, the packed vertex
-//!   layout, the f64 reference for linear-blend and dual-quaternion skinning of positions and
-//!   qtangent frames (the kernel is `gpu::skin`).
-//! - [`gpu`]: headless wgpu context and the GPU stages: batch decode, mesh vertex stage,
-//!   quaternion-map bake and sampling (the only module that uses wgpu).
+//! The jobs and where they start (the most used types are also at the crate root):
+//!
+//! | job | start at |
+//! |---|---|
+//! | encode a mesh's frames | [`mesh::load`], [`mesh::Prepared::vertex_stream`], [`Format`] |
+//! | decode them in your WGSL | [`gpu::Wgsl`], [`gpu::vertex_layout`], [`gpu::DecodePipeline`] |
+//! | bake and store a quaternion map | [`qmap::Baker`] with [`qmap::MapOptions`], [`qmap::EncodedMap`], [`ktx2::write_file`] |
+//! | sample it | [`gpu::upload_map`], [`gpu::sample_frames`], `qmap_frame` in [`gpu::Wgsl::Qmap`] |
+//! | pack a glTF | [`pack::pack`] with [`render::SceneMaps`] |
+//! | skin a batch | [`skin::SkinVertices`], [`skin::Bone`], [`gpu::SkinPipeline`] |
+//! | draw and compare | [`gpu::Renderer`], [`render::RenderScene`], [`render::diff`] |
+//! | animate | [`mesh::Scene::locomotion`], [`anim::Player`] |
+//!
+//! The modules, bottom layer first (a module never imports one above it):
+//!
+//! - core: [`quat`] (quaternion operations after "Quaternions: How", "Quaternion Tricks" and
+//!   "Angular velocity from two known orientations", made robust), the frame types at the root
+//!   ([`TangentFrame`], [`QTangent`]), [`Format`] (six vertex formats, one table row each) and
+//!   [`measure`] (angles and seeded frames);
+//! - files: [`gltf`] (the one accessor reader and the one writer) and [`ktx2`];
+//! - CPU preparation: [`mesh`] (loading, normals, MikkTSpace, seam splits, vertex streams),
+//!   [`anim`] (clips, poses, the walk/run blend), [`qmap`] (the bake, BC5/BC7, stored maps) and
+//!   [`skin`] (bones and the f64 reference);
+//! - products: [`render`] (what a lit scene is and how two renders compare) and [`pack`] (GLB
+//!   out);
+//! - [`gpu`]: the only code that uses wgpu, one stage a file, one WGSL file a stage.
+//!
+//! Long operations report progress and typed warnings to a [`Listener`]; errors are one
+//! `thiserror` enum per domain. The `lab` cargo feature adds `lab`, the equipment qtangent's
+//! own tests, tools and benchmarks use (docs/ARCHITECTURE.md says why it is a feature).
 //!
 //! ```
 //! use glam::Vec3;
@@ -52,7 +61,7 @@
 #[cfg(feature = "pipeline")]
 pub mod anim;
 mod format;
-pub mod frame;
+mod frame;
 #[cfg(feature = "gltf")]
 pub mod gltf;
 #[cfg(feature = "gpu")]
@@ -89,12 +98,18 @@ extern crate self as qtangent;
 mod common;
 
 pub use format::Format;
+pub use frame::{FrameError, QTangent, TangentFrame};
+#[cfg(feature = "gpu")]
+pub use gpu::{GpuContext, SkinPipeline, Wgsl};
 pub use names::ParseNameError;
 #[cfg(feature = "pipeline")]
+pub use qmap::{Baker, EncodedMap, MapOptions};
+#[cfg(feature = "pipeline")]
 pub use report::{Listener, Progress, Warning, WarningKind};
+#[cfg(feature = "pipeline")]
+pub use skin::{Bone, SkinVertices};
 
 // The README's snippets compile and run as doc tests.
 #[cfg(all(doctest, feature = "gpu", feature = "gltf"))]
 #[doc = include_str!("../README.md")]
 struct ReadmeSnippets;
-pub use frame::{FrameError, QTangent, TangentFrame};

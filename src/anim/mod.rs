@@ -1,11 +1,12 @@
-//! Skeletal animation on the CPU (no wgpu): node transforms, glTF animation clips (STEP, LINEAR,
-//! CUBICSPLINE on translation, rotation and scale), the local → model hierarchy, order-independent
-//! pose blending, and the walk/run locomotion blend of "Blending a Walk/Run cycle" (`blend`: [`Locomotion`],
-//! played by a [`Player`]), with its parts in their own modules: the gait analysis of one clip
-//! (`gait`), two-bone leg IK for locked feet and the foot-slide measure (`slide`).
+//! Skeletal animation on the CPU (no wgpu): node transforms ([`Transform`]), glTF animation
+//! clips ([`Clip`]: STEP, LINEAR, CUBICSPLINE on translation, rotation and scale), the local →
+//! model hierarchy ([`Skeleton`]), and the walk/run locomotion blend of "Blending a Walk/Run
+//! cycle" ([`Locomotion`], whose docs describe the method, played by a [`Player`]) with its gait
+//! analysis ([`Gait`]) and foot-slide measure ([`FootSlide`]). A loaded scene makes its skeleton
+//! and blend ([`crate::mesh::Scene::skeleton`], [`crate::mesh::Scene::locomotion`]).
 //!
 //! The GPU side is [`crate::skin`] (bones as quaternion + translation + uniform scale) and
-//! `crate::gpu::skin` (the compute kernel).
+//! [`crate::gpu::SkinPipeline`] (the compute kernel).
 
 mod blend;
 mod clip;

@@ -1,5 +1,9 @@
-//! GPU side: a headless wgpu context and one module per GPU stage, each with its WGSL file in
-//! `shaders/`. The only part of the crate that uses wgpu; CPU modules never depend on it.
+//! GPU side: a wgpu context ([`GpuContext`], headless or your own device) and the stages, one
+//! file each with its WGSL file in `shaders/`: batch decode ([`DecodePipeline`]), the mesh vertex
+//! stage ([`vertex_layout`], [`MeshUniforms`]), the quaternion-map bake (a
+//! [`crate::qmap::RasterBackend`]) and sampling ([`upload_map`], [`sample_frames`]), skinning
+//! ([`SkinPipeline`], [`RigBatch`]) and the lit renderer ([`Renderer`]). The only part of the
+//! crate that uses wgpu; CPU modules never depend on it.
 
 pub(crate) mod bake;
 pub(crate) mod bake_tangent;

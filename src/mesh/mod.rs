@@ -1,17 +1,20 @@
 //! Meshes in: glTF 2.0 and OBJ loading, generated normals, MikkTSpace tangents, mirror-seam
 //! splitting and qtangent vertex streams. CPU only (no wgpu): the GPU side is
-//! `crate::gpu::mesh`.
+//! [`crate::gpu::vertex_layout`].
 //!
 //! The pipeline for one primitive:
 //!
 //! 1. [`load`] reads a file into a [`Scene`]: every primitive as an indexed triangle list with its
 //!    attributes checked (finite, in range, matching counts), node transforms, skins and material
 //!    references kept, and glTF nodes and animations read for [`crate::anim`].
-//! 2. [`Primitive::prepare`] fills in what is missing — smooth normals (`normals`) and MikkTSpace
-//!    tangents (`tangents`) — and splits vertices where triangles of opposite handedness meet,
+//! 2. [`Primitive::prepare`] fills in what is missing — angle-weighted smooth normals and MikkTSpace
+//!    tangents — and splits vertices where triangles of opposite handedness meet,
 //!    giving a [`Prepared`] primitive whose every vertex has a well-defined [`TangentFrame`](crate::TangentFrame).
 //! 3. [`Prepared::vertex_stream`] encodes the frames in any [`Format`] and interleaves them with
-//!    position and UV (`vertex`).
+//!    position and UV ([`VertexStream`]).
+//!
+//! [`compare_frames`] measures a rewritten file's frames (gltfpack's, `pack`'s) against its
+//! source's, vertex by vertex in world space.
 //!
 //! Texture coordinates are kept in glTF's convention everywhere (origin at the image's top-left,
 //! v down, as wgpu samples); the OBJ loader flips `v` on the way in.

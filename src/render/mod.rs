@@ -1,18 +1,21 @@
-//! Lit scenes, CPU side: what the renderer (`crate::gpu::render`, `shaders/lit.wgsl`) draws and
-//! everything about it that needs no GPU.
+//! Lit scenes, CPU side: what the GPU renderer ([`crate::gpu::Renderer`], `shaders/lit.wgsl`)
+//! draws, and everything about it that needs no GPU.
 //!
 //! - [`FrameSource`]: where a pixel's tangent frame comes from — f32 vertex attributes and the
 //!   normal map (the reference), a qtangent vertex attribute and the normal map, or a
 //!   quaternion map.
+//! - [`RenderScene`]: meshes, materials with decoded textures, where each mesh's quaternion map
+//!   comes from, and the objects that place them; [`RenderScene::load`] reads any file the
+//!   loaders read.
+//! - [`SceneMaps`]: the scene's maps as the renderer draws them and `pack` embeds them, made by
+//!   the one [`crate::qmap::Baker`].
 //! - [`Camera`] (orbit, fitted to the scene's bounds) and [`Lighting`] (directional and point
 //!   lights, a sky/ground ambient term), with the uniform blocks the shaders read.
-//! - `shading`: the BRDF (glTF metallic-roughness with anisotropic GGX) in f32, mirroring
-//!   `shaders/lit.wgsl` line for line: the CPU reference the tests compare the GPU with.
-//! - `scene`: scenes to draw — the embedded default (procedural objects, baked and authored
-//!   quaternion maps) and any mesh file the loaders read.
-//! - `compare`: PSNR, maximum error and difference heatmaps between two renders.
-//! - `disc`: the swirl disc, a KHR_materials_anisotropy asset made in code, and its
-//!   supersampled ground truth.
+//! - [`diff`], [`heatmap`], [`side_by_side`]: PSNR, maximum error and difference pictures
+//!   between two renders.
+//!
+//! The BRDF in f32, mirroring `shaders/lit.wgsl` line for line, is the CPU reference the
+//! renderer's tests compare the GPU with; it is not part of the API.
 
 pub(crate) mod compare;
 #[cfg(feature = "ktx2")]
