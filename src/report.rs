@@ -195,14 +195,14 @@ pub enum WarningKind {
     /// BC5 holds two numbers a texel: asked of an object-space map, or of a tangent-space map
     /// with a tilt and a twist, the map is stored as BC7.
     Bc5CannotHold {
-        /// What of the map BC5 cannot hold.
-        unfit: crate::qmap::Unfit,
+        /// An object-space map (else a tangent-space map with a tilt and a twist).
+        object_space: bool,
     },
     /// A block format was asked of a map whose sides are not multiples of 4; stored as
     /// rgba16f.
     NotBlockSized {
-        /// The format asked for.
-        format: crate::qmap::MapFormat,
+        /// The format asked for (its name).
+        format: &'static str,
         /// Width of level 0.
         width: u32,
         /// Height of level 0.
@@ -238,8 +238,8 @@ pub enum WarningKind {
     /// The device does not sample BC textures (`TEXTURE_COMPRESSION_BC`): block-compressed maps
     /// are decoded to rgba16f when uploaded.
     BcDecodedAtUpload {
-        /// The map's format.
-        format: crate::qmap::MapFormat,
+        /// The map's format (its name).
+        format: &'static str,
     },
     // ---- Skinning ----
     /// Influences beyond what a vertex holds were dropped (the largest weights are kept).
@@ -299,12 +299,13 @@ impl fmt::Display for WarningKind {
                 "{overlap_percent}% of its UV texels overlap; its object-space map has a UV layout \
                  of its own"
             ),
-            Self::Bc5CannotHold { unfit } => write!(
+            Self::Bc5CannotHold { object_space } => write!(
                 f,
                 "bc5 holds two numbers a texel, not {}; stored as bc7",
-                match unfit {
-                    crate::qmap::Unfit::ObjectSpace => "an object-space map",
-                    crate::qmap::Unfit::TiltAndTwist => "a tilt and a twist (x, y, z ≠ 0)",
+                if object_space {
+                    "an object-space map"
+                } else {
+                    "a tilt and a twist (x, y, z ≠ 0)"
                 }
             ),
             Self::NotBlockSized {

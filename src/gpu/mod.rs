@@ -20,7 +20,10 @@ pub(crate) use context::StageNeeds;
 pub use context::{GpuContext, GpuError};
 pub use decode::{DecodeBatch, DecodePipeline, GpuFrame};
 pub use mesh::{format_constant, vertex_entry_point, vertex_layout, MeshUniforms};
-pub use qmap::{sample_frames, upload_encoded, upload_map, GpuQuatMap, MapFilter, SampledFrame};
+pub use qmap::{
+    map_decode_constant, sample_frames, upload_encoded, upload_map, GpuQuatMap, MapFilter,
+    SampledFrame,
+};
 pub use render::{
     GpuScene, MapReport, ModeCost, Output, PreparedView, Renderer, Shot, UploadReport, View,
     DEBUG_POISON, DEPTH_FORMAT, FALLBACK_FORMAT,

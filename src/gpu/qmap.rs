@@ -237,7 +237,9 @@ pub fn upload_encoded(
     {
         listener.warning(Warning::new(
             &ctx.info.name,
-            WarningKind::BcDecodedAtUpload { format: map.format },
+            WarningKind::BcDecodedAtUpload {
+                format: map.format.name(),
+            },
         ));
         decoded = map.to_plain(MapFormat::Rgba16Float)?;
         &decoded
@@ -425,6 +427,14 @@ pub enum MapFilter {
     LinearRobust,
 }
 
+/// The pipeline constant selecting how qtangent's WGSL decodes a map sample:
+/// `("MAP_DECODE", code)` for [`EncodedMap::decode`] (`qmap_quat` and `qmap_frame` in
+/// [`super::Wgsl::Qmap`] read it).
+#[must_use]
+pub fn map_decode_constant(decode: MapDecode) -> (&'static str, f64) {
+    ("MAP_DECODE", f64::from(decode.code()))
+}
+
 /// Samples `map` at each `(uv, lod)` through `qmap_frame_level` in a compute shader and reads
 /// the results back, one [`SampledFrame`] per point, in order.
 ///
@@ -488,7 +498,7 @@ pub fn sample_frames(
             ],
         );
         let constants = [
-            ("MAP_DECODE", f64::from(map.decode.code())),
+            map_decode_constant(map.decode),
             ("QMAP_ROBUST", f64::from(u8::from(robust))),
         ];
         let module = Stage::Qmap.module(device);

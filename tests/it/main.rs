@@ -20,6 +20,7 @@ mod gpu_context;
 mod gpu_decode;
 mod gpu_mesh;
 mod ktx2;
+mod layers;
 mod mesh_errors;
 mod mesh_mutations;
 mod pack;

@@ -247,7 +247,7 @@ impl Renderer {
         let constants = [
             format_constant(vertex.format),
             ("FRAME_SOURCE", f64::from(PixelFrame::of(key.source).code())),
-            ("MAP_DECODE", f64::from(key.shading.decode.code())),
+            crate::gpu::map_decode_constant(key.shading.decode),
             (
                 "MAP_DERIVED_HANDEDNESS",
                 f64::from(u8::from(key.shading.derived_handedness)),
