@@ -142,15 +142,6 @@ fn quat_from_axes(x: vec3<f32>, y: vec3<f32>, z: vec3<f32>) -> vec4<f32> {
     return vec4<f32>((m12 - m21) * inv, (m20 - m02) * inv, (m01 - m10) * inv, four_wsq * inv);
 }
 
-fn quat_mul(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
-    return vec4<f32>(
-        a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-        a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-        a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
-        a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
-    );
-}
-
 fn arc_from_z(m: vec3<f32>) -> vec4<f32> {
     let w = 1.0 + m.z;
     if w < 1e-6 {
