@@ -48,6 +48,18 @@ impl qtangent::Listener for Console {
     }
 }
 
+/// The end of a tool's `main`: success, or the error on stderr as `TOOL: error` and exit
+/// status 1.
+pub fn finish<E: std::fmt::Display>(tool: &str, result: Result<(), E>) -> std::process::ExitCode {
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{tool}: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 /// The message of an error, with what a user can do about it where the library says what
 /// happened but not how to fix it here (installing software, command-line flags).
 pub fn advise(e: &dyn std::error::Error) -> String {
