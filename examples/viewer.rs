@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use glam::{Mat4, Vec3};
-use qtangent::anim::{speed_ramp, BlendMethod, Locomotion, LocomotionError, Player};
+use qtangent::anim::{speed_ramp, BlendMethod, Locomotion, Player};
 use qtangent::gpu::render::{GpuScene, Output, Renderer, View, DEPTH_FORMAT};
 use qtangent::gpu::skin::{RigBatch, SkinPipeline};
 use qtangent::gpu::GpuContext;
@@ -847,21 +847,8 @@ impl Skinned {
     /// clips and feet in it. Errors name the file.
     fn prepare(path: &Path, scene: &RenderScene) -> Result<Self, String> {
         let loaded = mesh::load(path).map_err(|e| e.to_string())?;
-        let loco = fox::locomotion(&loaded).map_err(|e| match e {
-            LocomotionError::MissingClip { .. } | LocomotionError::MissingNode { .. } => {
-                e.to_string()
-            }
-            _ => format!("{}: {e}", path.display()),
-        })?;
-        let objects = scene.objects.iter().enumerate();
-        let rig = Rig::new(
-            &loaded,
-            objects.filter_map(|(k, o)| o.skin.map(|s| (k, &scene.meshes[o.mesh].mesh, s))),
-        )
-        .map_err(|e| e.to_string())?;
-        for w in &rig.warnings {
-            eprintln!("viewer: warning: {w}");
-        }
+        let loco = fox::locomotion_of(path, &loaded)?;
+        let rig = scene::skinned_rig("viewer", &loaded, scene)?;
         let floor = rig
             .objects()
             .flat_map(|k| &scene.meshes[scene.objects[k].mesh].mesh.positions)

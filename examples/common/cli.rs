@@ -3,6 +3,7 @@
 
 #![allow(dead_code)] // each tool uses what it needs
 
+use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
@@ -19,7 +20,7 @@ where
         .try_map(|name: String| name.parse::<T>().map_err(|e| e.to_string()))
 }
 
-/// An image size, `WIDTHxHEIGHT` (or `WIDTHXHEIGHT`), both sides whole numbers of at least 1.
+/// An image size, `WIDTHxHEIGHT` (or `WIDTHXHEIGHT`), both sides positive whole numbers.
 pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let (w, h) = s
         .split_once(['x', 'X'])
@@ -27,16 +28,25 @@ pub fn parse_size(s: &str) -> Result<(u32, u32), String> {
     let parse = |v: &str| {
         v.trim()
             .parse::<u32>()
-            .map_err(|e| format!("size {s:?}: {v:?} is not a whole number ({e})"))
+            .ok()
+            .filter(|&n| n > 0)
+            .ok_or_else(|| {
+                format!("size {s:?}: {v:?} is not a positive whole number (each side at least 1)")
+            })
     };
-    let (w, h) = (parse(w)?, parse(h)?);
-    if w == 0 || h == 0 {
-        return Err(format!("size {s:?}: both sides must be at least 1"));
-    }
-    Ok((w, h))
+    Ok((parse(w)?, parse(h)?))
 }
 
 /// Sizes `WIDTHxHEIGHT,WIDTHxHEIGHT,…` (each as [`parse_size`]).
 pub fn parse_sizes(s: &str) -> Result<Vec<(u32, u32)>, String> {
     s.split(',').map(parse_size).collect()
+}
+
+/// The real assets (the glTF sample models, the OBJ files): `$QTANGENT_ASSETS`, else
+/// `../shared/assets` beside the crate.
+pub fn assets_dir() -> PathBuf {
+    std::env::var_os("QTANGENT_ASSETS").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets"),
+        PathBuf::from,
+    )
 }

@@ -12,6 +12,7 @@ use qtangent::qmap::bc::Bc7Quality;
 use qtangent::qmap::{MapFormat, MapOptions};
 use qtangent::render::maps::MapOrigin;
 use qtangent::render::scene::RenderScene;
+use qtangent::skin::Rig;
 use qtangent::Format;
 
 use crate::cli::names;
@@ -132,4 +133,23 @@ fn print_map_origins(tool: &str, report: &UploadReport) {
             }
         }
     }
+}
+
+/// The skinning rig of `scene`'s skinned objects, their skins and joints from `loaded` (the file
+/// `scene` was made from); its warnings printed, headed by `tool`.
+pub fn skinned_rig(
+    tool: &str,
+    loaded: &qtangent::mesh::Scene,
+    scene: &RenderScene,
+) -> Result<Rig, String> {
+    let objects = scene.objects.iter().enumerate();
+    let rig = Rig::new(
+        loaded,
+        objects.filter_map(|(k, o)| o.skin.map(|s| (k, &scene.meshes[o.mesh].mesh, s))),
+    )
+    .map_err(|e| e.to_string())?;
+    for w in &rig.warnings {
+        eprintln!("{tool}: warning: {w}");
+    }
+    Ok(rig)
 }
