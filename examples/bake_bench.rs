@@ -123,10 +123,7 @@ fn run() -> Result<(), String> {
     Ok(())
 }
 
-fn main() {
+fn main() -> std::process::ExitCode {
     console::quiet_mesa();
-    if let Err(e) = run() {
-        eprintln!("bake_bench: {e}");
-        std::process::exit(1);
-    }
+    console::finish("bake_bench", run())
 }

@@ -58,12 +58,9 @@ struct Args {
     seed: u64,
 }
 
-fn main() {
+fn main() -> std::process::ExitCode {
     console::quiet_mesa();
-    if let Err(e) = run() {
-        eprintln!("skin_bench: {e}");
-        std::process::exit(1);
-    }
+    console::finish("skin_bench", run())
 }
 
 /// A skinned cylinder along +y (height 2, radius 0.3) of `n` vertices in rings of up to 32,
