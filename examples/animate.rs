@@ -86,9 +86,7 @@ impl Args {
 }
 
 fn main() -> ExitCode {
-    console::quiet_mesa();
-    let args = Args::parse();
-    console::finish("animate", run(&args))
+    console::main("animate", run)
 }
 
 /// Skins the batch for one simulated frame: bones of every skinned object from the frame's

@@ -97,9 +97,7 @@ fn heat(truth: &disc::Truth, tangents: &[[f32; 4]]) -> RgbaImage {
 }
 
 fn main() -> std::process::ExitCode {
-    console::quiet_mesa();
-    let args = Args::parse();
-    console::finish("aniso", run(&args))
+    console::main("aniso", run)
 }
 
 fn run(args: &Args) -> Result<(), Error> {

@@ -73,9 +73,7 @@ struct Args {
 type Error = Box<dyn std::error::Error>;
 
 fn main() -> std::process::ExitCode {
-    console::quiet_mesa();
-    let args = Args::parse();
-    console::finish("maps", run(&args))
+    console::main("maps", run)
 }
 
 /// One column of the table.
@@ -598,18 +596,18 @@ fn time_tangent(
         } else {
             image::imageops::resize(normal, side, side, image::imageops::FilterType::Triangle)
         };
-        let s = Instant::now();
-        let levels = NormalMap::levels_from_rgba8(&img, m.uniforms.normal_scale);
-        t[0] += s.elapsed();
-        let s = Instant::now();
-        qtangent::gpu::bake_tangent::bake_gpu(ctx, &levels, None, MapFormat::Rgba32Float)?;
-        t[1] += s.elapsed();
-        let s = Instant::now();
-        let map = qtangent::qmap::tangent::bake_cpu(&levels, None, MapFormat::Rgba32Float);
-        t[2] += s.elapsed();
-        let s = Instant::now();
-        EncodedMap::encode(&map, MapSpace::Tangent, MapFormat::Bc5, false, bc7)?;
-        t[3] += s.elapsed();
+        let levels = timed(&mut t[0], || {
+            NormalMap::levels_from_rgba8(&img, m.uniforms.normal_scale)
+        });
+        timed(&mut t[1], || {
+            qtangent::gpu::bake_tangent::bake_gpu(ctx, &levels, None, MapFormat::Rgba32Float)
+        })?;
+        let map = timed(&mut t[2], || {
+            qtangent::qmap::tangent::bake_cpu(&levels, None, MapFormat::Rgba32Float)
+        });
+        timed(&mut t[3], || {
+            EncodedMap::encode(&map, MapSpace::Tangent, MapFormat::Bc5, false, bc7)
+        })?;
     }
     println!(
         "| {side}² | tangent → bc5 | mips {:.2} s, rotations on the GPU {:.2} s or on the CPU {:.2} s, BC5 {:.2} s | {:.2} s |",
@@ -640,16 +638,15 @@ fn time_object(
         let normal_map = normal_map.map(|nm| resize_normal_map(&nm, side));
         let mut settings = RenderScene::bake_settings(side);
         settings.format = MapFormat::Rgba32Float;
-        let s = Instant::now();
-        let raster =
-            qtangent::gpu::bake::raster_gpu(ctx, &bake, normal_map.as_ref(), &settings, &mut ())?;
-        o[0] += s.elapsed();
-        let s = Instant::now();
-        let map = qmap::finish(&raster, settings.padding, &mut ());
-        o[1] += s.elapsed();
-        let s = Instant::now();
-        let stored = EncodedMap::encode(&map, MapSpace::Object, MapFormat::Bc7, false, quality)?;
-        o[2] += s.elapsed();
+        let raster = timed(&mut o[0], || {
+            qtangent::gpu::bake::raster_gpu(ctx, &bake, normal_map.as_ref(), &settings, &mut ())
+        })?;
+        let map = timed(&mut o[1], || {
+            qmap::finish(&raster, settings.padding, &mut ())
+        });
+        let stored = timed(&mut o[2], || {
+            EncodedMap::encode(&map, MapSpace::Object, MapFormat::Bc7, false, quality)
+        })?;
         let mask: Vec<bool> = map.kind.iter().map(|k| *k == TexelKind::Covered).collect();
         let (n, t) = stored.frame_angles(&map.levels[0].quats, &mask)?;
         normals.extend(n);
@@ -667,6 +664,14 @@ fn time_object(
         o.iter().sum::<Duration>().as_secs_f64()
     );
     Ok(())
+}
+
+/// `f()`, its wall-clock time added to `total`.
+fn timed<T>(total: &mut Duration, f: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    let value = f();
+    *total += start.elapsed();
+    value
 }
 
 /// A normal map resampled to `side`² (bilinear, repeat), for timing at a size the asset lacks.

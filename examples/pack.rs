@@ -52,9 +52,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    console::quiet_mesa();
-    let args = Args::parse();
-    console::finish("pack", run(&args))
+    console::main("pack", run)
 }
 
 fn run(args: &Args) -> Result<(), String> {

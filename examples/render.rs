@@ -150,9 +150,7 @@ impl Args {
 }
 
 fn main() -> ExitCode {
-    console::quiet_mesa();
-    let args = Args::parse();
-    console::finish("render", run(&args))
+    console::main("render", run)
 }
 
 /// `dir/stem-suffix.png` for `path` = `dir/stem.ext`.
@@ -207,14 +205,8 @@ fn run(args: &Args) -> Result<(), String> {
     let view = args.view(&scene);
     let (width, height) = args.size;
     println!(
-        "{}: {} meshes, {} objects, {} vertices, {} triangles drawn; {}×{} on {}",
-        scene.name,
-        scene.meshes.len(),
-        scene.objects.len(),
-        gpu.vertex_count(),
-        gpu.triangles_drawn(),
-        width,
-        height,
+        "{}; {width}×{height} on {}",
+        scene::summary(&scene, &gpu),
         ctx.describe()
     );
     let shots = Shots {

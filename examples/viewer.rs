@@ -87,7 +87,7 @@ const MAX_STEP: f32 = 0.25;
 /// Half-size of the ground under an animated file, in radii of the animal.
 const GROUND_RADII: f32 = 24.0;
 
-#[derive(Parser, Debug)]
+#[derive(Parser, Debug, Clone)]
 #[command(about = "View a scene lit with reference, qtangent or quaternion-map tangent frames")]
 struct Args {
     #[command(flatten)]
@@ -110,9 +110,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    console::quiet_mesa();
-    let args = Args::parse();
-    console::finish("viewer", run(args))
+    console::main("viewer", |args: &Args| run(args.clone()))
 }
 
 fn run(args: Args) -> Result<(), String> {
@@ -426,15 +424,7 @@ impl Viewer {
         let renderer = Renderer::new(&ctx).map_err(|e| e.to_string())?;
         let options = args.scene.map_options()?;
         let mut gpu = scene::upload("viewer", &ctx, &renderer, &scene, &Format::ALL, &options)?;
-        println!(
-            "{}: {} meshes, {} objects, {} vertices, {} triangles drawn; on {}",
-            scene.name,
-            scene.meshes.len(),
-            scene.objects.len(),
-            gpu.vertex_count(),
-            gpu.triangles_drawn(),
-            ctx.describe()
-        );
+        println!("{}; on {}", scene::summary(&scene, &gpu), ctx.describe());
         let anim = skinned.and_then(|s| match s.start(&ctx, &mut gpu) {
             Ok(a) => Some(a),
             Err(e) => {

@@ -47,9 +47,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    console::quiet_mesa();
-    let args = Args::parse();
-    console::finish("walkrun", run(&args))
+    console::main("walkrun", run)
 }
 
 fn run(args: &Args) -> Result<(), String> {

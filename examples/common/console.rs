@@ -48,6 +48,17 @@ impl qtangent::Listener for Console {
     }
 }
 
+/// A tool's `main`: quiets Mesa ([`quiet_mesa`], before any thread starts), parses the command
+/// line and runs `run`, ending as [`finish`] does.
+pub fn main<A: clap::Parser, E: std::fmt::Display>(
+    tool: &str,
+    run: impl FnOnce(&A) -> Result<(), E>,
+) -> std::process::ExitCode {
+    quiet_mesa();
+    let args = A::parse();
+    finish(tool, run(&args))
+}
+
 /// The end of a tool's `main`: success, or the error on stderr as `TOOL: error` and exit
 /// status 1.
 pub fn finish<E: std::fmt::Display>(tool: &str, result: Result<(), E>) -> std::process::ExitCode {

@@ -19,7 +19,7 @@ use crate::cli::names;
 use crate::console::Console;
 
 /// The scene to draw and how its quaternion maps are made.
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Debug, Clone)]
 pub struct SceneArgs {
     /// A glTF (.gltf/.glb) or OBJ file, or `default` for the embedded default scene.
     #[arg(default_value = "default")]
@@ -114,6 +114,18 @@ pub fn upload(
         );
     }
     Ok(gpu)
+}
+
+/// `name: N meshes, N objects, N vertices, N triangles drawn`: what `gpu` holds of `scene`.
+pub fn summary(scene: &RenderScene, gpu: &GpuScene) -> String {
+    format!(
+        "{}: {} meshes, {} objects, {} vertices, {} triangles drawn",
+        scene.name,
+        scene.meshes.len(),
+        scene.objects.len(),
+        gpu.vertex_count(),
+        gpu.triangles_drawn()
+    )
 }
 
 /// Names the maps loaded from the maps folder.
