@@ -14,16 +14,17 @@
 //!    draw; non-constant content under repeat addressing is the sphere test's).
 
 use crate::common;
+use crate::common::draw::{self, Readback};
 
 use glam::{DQuat, DVec3, Mat4, Vec2, Vec3, Vec4};
-use qtangent::gpu::render::{Output, Renderer, View, DEBUG_POISON};
+use qtangent::gpu::render::{Renderer, DEBUG_POISON};
 use qtangent::mesh::Primitive;
 use qtangent::qmap::stored::EncodedMap;
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::MapSpace;
 use qtangent::qmap::{tangent, MapFormat, NormalMap};
-use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
-use qtangent::render::{Camera, FrameSource, Lighting, MaterialUniforms};
+use qtangent::render::scene::{MapSource, SceneMaterial};
+use qtangent::render::{FrameSource, MaterialUniforms};
 use qtangent::Format;
 use rand::Rng;
 
@@ -275,61 +276,29 @@ fn quad_pair_mirrored_and_tiled_draws_the_reference_normal() {
         let mesh = quad_pair().prepare().expect("quad pair prepares");
         let mirrored = mesh.frames.iter().filter(|f| f.handedness() < 0.0).count();
         assert_eq!(mirrored, 4, "the right quad's frames are mirrored");
-        let scene = RenderScene {
-            name: "quad pair".into(),
-            meshes: vec![SceneMesh {
-                mesh,
-                material: 0,
-                map: MapSource::None,
-            }],
-            materials: vec![SceneMaterial {
-                normal: Some(image),
-                ..SceneMaterial::plain(
-                    "constant",
-                    MaterialUniforms {
-                        has_normal_map: 1.0,
-                        ..MaterialUniforms::default()
-                    },
-                )
-            }],
-            objects: vec![SceneObject {
-                mesh: 0,
-                model: Mat4::IDENTITY,
-                skin: None,
-            }],
-            warnings: Vec::new(),
-            source: None,
-        };
-        let gpu = renderer
-            .upload(
-                ctx,
-                &scene,
-                &[Format::Snorm16x4],
-                &MapOptions::stored(MapFormat::Rgba16Float),
-                &mut (),
+        let material = SceneMaterial {
+            normal: Some(image),
+            ..SceneMaterial::plain(
+                "constant",
+                MaterialUniforms {
+                    has_normal_map: 1.0,
+                    ..MaterialUniforms::default()
+                },
             )
-            .expect("upload");
-        let view = View {
-            camera: Camera::fit(Vec3::ZERO, 1.2, 1.0, 0.0, 0.0),
-            lighting: Lighting::single(Vec3::new(0.3, 0.4, 0.8), Vec3::ONE),
-            anisotropy_override: None,
-            background: Vec3::ZERO,
         };
+        let scene =
+            draw::single_scene("quad pair", mesh, material, MapSource::None, Mat4::IDENTITY);
+        let options = MapOptions::stored(MapFormat::Rgba16Float);
+        let gpu = draw::upload(&renderer, ctx, &scene, &options);
+        let view = draw::quad_pair_view(0.0);
         const S: u32 = 96;
-        let render = |source| {
-            renderer
-                .render_debug(
-                    ctx,
-                    &gpu,
-                    &qtangent::gpu::render::Shot {
-                        view: &view,
-                        source,
-                        size: glam::UVec2::new(S, S),
-                    },
-                    Output::Frame,
-                )
-                .expect("render")
+        let readback = Readback {
+            ctx,
+            renderer: &renderer,
+            view: &view,
+            size: (S, S),
         };
+        let render = |source| readback.frame(&gpu, source);
         let [n_ref, _] = render(FrameSource::Reference);
         let [n_tan, t_tan] = render(FrameSource::QuatMapTangent);
         // rgba16f: the stored rotation is within 2·asin(2·2⁻¹²) of r; the Snorm16x4 vertex frame

@@ -2,6 +2,7 @@
 //! seed is printed on failure, the shared assets, failure pictures and the tools.
 #![allow(dead_code)]
 
+pub mod draw;
 pub mod gltf_build;
 pub mod gltf_write;
 pub mod judges;
