@@ -314,13 +314,7 @@ fn gpu_raster_matches_cpu_on_the_duck() {
         return;
     };
     let ctx = context();
-    let scene = qtangent::mesh::load(dir.join("obj/duck.obj")).expect("duck loads");
-    let prims: Vec<_> = scene
-        .primitives()
-        .map(|(_, p)| p.prepare().expect("prepare"))
-        .collect();
-    let refs: Vec<_> = prims.iter().collect();
-    let mesh = BakeMesh::from_prepared("duck", &refs);
+    let mesh = common::bake::from_file(&dir.join("obj/duck.obj"), "duck");
     check(
         ctx,
         "duck",

@@ -59,13 +59,14 @@
 use glam::{DQuat, DVec3, DVec4, Vec2, Vec3, Vec4};
 use qtangent::gpu::qmap::{self as gq, GpuQuatMap, SampledFrame};
 use qtangent::gpu::{GpuContext, GpuError};
-use qtangent::mesh::{procedural, Primitive};
+use qtangent::mesh::procedural;
 use qtangent::qmap::{
-    self, BakeMesh, BakeSettings, MapFormat, MapLevel, MapStats, NormalMap, QuatMap, TexelKind,
+    BakeMesh, BakeSettings, MapFormat, MapLevel, MapStats, NormalMap, QuatMap, TexelKind,
 };
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
+use crate::common::bake::{bake, from_primitive};
 use crate::common::context;
 
 const SEED: u64 = 0x5eed_0000_0a4a_9000;
@@ -79,16 +80,6 @@ fn subtexel_bits(ctx: &GpuContext) -> u32 {
 const DECODE_RAD: f64 = 64.0 * f32::EPSILON as f64;
 /// A few f32 roundings of the filter's weighted sum of unit 4-vectors.
 const FILTER_F32: f64 = 8.0 / (1u64 << 24) as f64;
-
-fn bake(mesh: &BakeMesh, normal_map: Option<&NormalMap>, s: &BakeSettings) -> QuatMap {
-    qmap::bake_cpu(mesh, normal_map, s, &mut ())
-        .unwrap_or_else(|e| panic!("{}: bake failed: {e}", mesh.label))
-}
-
-fn from_primitive(p: &Primitive) -> BakeMesh {
-    let prepared = p.prepare().unwrap_or_else(|e| panic!("{}: {e:?}", p.label));
-    BakeMesh::from_prepared(p.label.clone(), &[&prepared])
-}
 
 /// The mirrored quad pair with each quad on its own island: the left quad (handedness +1) in
 /// u ∈ [0.05, 0.45], the right one (u running back, handedness −1) in [0.55, 0.95] — a mirror
@@ -539,13 +530,9 @@ fn filtered_frames_stay_within_the_derived_bound_of_the_cpu_filter() {
     }
 }
 
-#[test]
-fn a_half_texel_error_in_the_reference_fails_the_bound() {
-    // The bound is tight enough to catch the classic bug: a reference (or a sampler) that puts
-    // texel centres at integers instead of at i + ½. Same GPU samples, shifted CPU reference:
-    // most samples must fall outside.
-    let ctx = context();
-    let e = (-f64::from(subtexel_bits(ctx))).exp2();
+/// The torus with the default swirl baked at 256² (padding 4, rgba16f): what the half-texel
+/// and the alignment tests sample.
+fn swirl_torus() -> (BakeMesh, QuatMap) {
     let swirl = NormalMap::default_swirl();
     let mesh = from_primitive(&procedural::torus(1.0, 0.35, 96, 48));
     let s = BakeSettings {
@@ -555,6 +542,17 @@ fn a_half_texel_error_in_the_reference_fails_the_bound() {
         format: MapFormat::Rgba16Float,
     };
     let map = bake(&mesh, Some(&swirl), &s);
+    (mesh, map)
+}
+
+#[test]
+fn a_half_texel_error_in_the_reference_fails_the_bound() {
+    // The bound is tight enough to catch the classic bug: a reference (or a sampler) that puts
+    // texel centres at integers instead of at i + ½. Same GPU samples, shifted CPU reference:
+    // most samples must fall outside.
+    let ctx = context();
+    let e = (-f64::from(subtexel_bits(ctx))).exp2();
+    let (mesh, map) = swirl_torus();
     let seed = SEED + 8;
     let points = points_inside(&mesh, N, &|_| 0.0, seed);
     let gpu_map = gq::upload(ctx, &map).unwrap_or_else(|e| panic!("{e}"));
@@ -598,15 +596,7 @@ fn without_hemisphere_alignment_filtering_fails_badly() {
     // texels go wrong by tens of degrees — far outside the bound the aligned map meets.
     let ctx = context();
     let e = (-f64::from(subtexel_bits(ctx))).exp2();
-    let swirl = NormalMap::default_swirl();
-    let mesh = from_primitive(&procedural::torus(1.0, 0.35, 96, 48));
-    let s = BakeSettings {
-        width: 256,
-        height: 256,
-        padding: 4,
-        format: MapFormat::Rgba16Float,
-    };
-    let map = bake(&mesh, Some(&swirl), &s);
+    let (mesh, map) = swirl_torus();
     let broken = unaligned(&map);
     let seed = SEED + 7;
     let points = points_inside(&mesh, N, &|_| 0.0, seed);

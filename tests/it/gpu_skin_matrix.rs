@@ -214,17 +214,8 @@ impl Skinned<'_> {
         // Position: γ_{K+4} · magnitude, per component.
         let mag = magnitude(palette, vertex, influences, vertex.position, 1.0);
         let tol = mag * gamma(k + 4);
-        let d = (DVec3::from_array(gpu.position.map(f64::from)) - r.position).abs();
-        // `<=` is false for NaN: an unwritten (poisoned) vertex fails here.
-        assert!(
-            d.cmple(tol).all(),
-            "{what}: position {:?} vs f64 {:?}: difference {d:?} > allowed {tol:?}",
-            gpu.position,
-            r.position
-        );
-        worst.position = worst
-            .position
-            .max((d / mag.max(DVec3::splat(1e-30))).max_element());
+        let e = self.check_position("f64", r.position, tol, mag);
+        worst.position = worst.position.max(e);
 
         // Normal and tangent directions: 2 · |Δv| / |v| + the normalize's own error.
         for (name, got, exact, input) in [
@@ -271,7 +262,7 @@ impl Skinned<'_> {
         tol: DVec3,
         worst: &mut Worst,
     ) {
-        let (gpu, vertex, what) = (self.gpu, self.vertex, self.what);
+        let vertex = self.vertex;
         let Some(q) = reference_lbs(
             bones,
             &mesh.influences[v],
@@ -291,16 +282,22 @@ impl Skinned<'_> {
             }
         }
         let tol_q = scale * (16.0 * EPS) + tol;
-        let dq = (DVec3::from_array(gpu.position.map(f64::from)) - q.position).abs();
+        let e = self.check_position("the quaternion LBS reference", q.position, tol_q, scale);
+        worst.quaternion = worst.quaternion.max(e);
+    }
+
+    /// The kernel's position within `tol` of `reference` (per component; `<=` is false for NaN:
+    /// an unwritten, poisoned vertex fails here). Returns the largest difference relative to
+    /// `scale`.
+    fn check_position(&self, against: &str, reference: DVec3, tol: DVec3, scale: DVec3) -> f64 {
+        let got = self.gpu.position;
+        let d = (DVec3::from_array(got.map(f64::from)) - reference).abs();
         assert!(
-            dq.cmple(tol_q).all(),
-            "{what}: position {:?} vs the quaternion LBS reference {:?}: {dq:?} > {tol_q:?}",
-            gpu.position,
-            q.position
+            d.cmple(tol).all(),
+            "{}: position {got:?} vs {against} {reference:?}: difference {d:?} > allowed {tol:?}",
+            self.what
         );
-        worst.quaternion = worst
-            .quaternion
-            .max((dq / scale.max(DVec3::splat(1e-30))).max_element());
+        (d / scale.max(DVec3::splat(1e-30))).max_element()
     }
 }
 

@@ -283,14 +283,7 @@ fn gpu_derived_handedness_matches_plane_and_vertices_front_back_and_mirrored() {
             draw::upload(&renderer, ctx, &scene, &options)
         };
         let (derived, plane) = (upload(false), upload(true));
-        let view = draw::quad_pair_view(yaw);
-        const S: u32 = 96;
-        let readback = Readback {
-            ctx,
-            renderer: &renderer,
-            view: &view,
-            size: (S, S),
-        };
+        let readback = Readback::quad_pair(ctx, &renderer, yaw);
         let frame = |gpu, source| {
             let [frame, _] = readback.frame(gpu, source);
             frame
@@ -299,7 +292,7 @@ fn gpu_derived_handedness_matches_plane_and_vertices_front_back_and_mirrored() {
         let p = frame(&plane, FrameSource::QuatMap);
         let r = frame(&derived, FrameSource::Reference);
         let (mut covered, mut negative) = (0, 0);
-        for k in 0..(S * S) as usize {
+        for k in 0..r.len() {
             if r[k][0] == DEBUG_POISON {
                 continue;
             }

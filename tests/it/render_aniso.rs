@@ -187,12 +187,7 @@ fn rotation_undone_three_ways_gives_one_highlight_direction_in_every_frame_sourc
         anisotropy_override: None,
         background: Vec3::ZERO,
     };
-    let readback = Readback {
-        ctx,
-        renderer: &renderer,
-        view: &view,
-        size: (24, 24),
-    };
+    let readback = Readback::new(ctx, &renderer, view, (24, 24));
     let mut report = Vec::new();
     for p in &rotation_panels() {
         let scene = panel_scene(p);
@@ -234,7 +229,7 @@ fn check_panel(
     source: FrameSource,
 ) -> f32 {
     let (_, untilted_t, _) = tilted_plate(0.0);
-    let view = readback.view;
+    let view = &readback.view;
     let uniforms = view
         .lighting
         .uniforms(view.camera.position(), view.anisotropy_override);
@@ -326,12 +321,7 @@ fn swirl_disc_quaternion_maps_at_most_halve_the_rg_maps_direction_error() {
             disc::samples_for(size, texture),
             view.background,
         );
-        let readback = Readback {
-            ctx,
-            renderer: &renderer,
-            view: &view,
-            size: (size, size),
-        };
+        let readback = Readback::new(ctx, &renderer, view.clone(), (size, size));
         let stats = |gpu, source| {
             let [_, t] = readback.frame(gpu, source);
             disc::direction_stats(&truth, &t, disc::COHERENT)

@@ -58,12 +58,7 @@ fn check_scene(ctx: &GpuContext, name: &str, scene: &RenderScene, expect_map_uv:
     );
     let view = View::fitted(scene, W as f32 / H as f32, 30.0, 20.0);
     let source = FrameSource::QTangent(Format::Snorm16x4);
-    let readback = Readback {
-        ctx,
-        renderer: &renderer,
-        view: &view,
-        size: (W, H),
-    };
+    let readback = Readback::new(ctx, &renderer, view, (W, H));
     let plain = readback.frame(&gpu, source);
     let batch = rigid_batch(ctx, name, scene);
     for k in 0..scene.objects.len() {

@@ -64,12 +64,27 @@ pub fn quad_pair_view(yaw_deg: f32) -> View {
 pub struct Readback<'a> {
     pub ctx: &'a GpuContext,
     pub renderer: &'a Renderer,
-    pub view: &'a View,
+    pub view: View,
     /// Width and height, pixels.
     pub size: (u32, u32),
 }
 
-impl Readback<'_> {
+impl<'a> Readback<'a> {
+    pub fn new(ctx: &'a GpuContext, renderer: &'a Renderer, view: View, size: (u32, u32)) -> Self {
+        Self {
+            ctx,
+            renderer,
+            view,
+            size,
+        }
+    }
+
+    /// The quad pairs ([`super::quad_pair`]) seen by [`quad_pair_view`] at `yaw_deg`, 96 × 96
+    /// pixels (the pair fills about half of them).
+    pub fn quad_pair(ctx: &'a GpuContext, renderer: &'a Renderer, yaw_deg: f32) -> Self {
+        Self::new(ctx, renderer, quad_pair_view(yaw_deg), (96, 96))
+    }
+
     /// The shading frame of every pixel ([`Output::Frame`]): (n, handedness) and (anisotropy
     /// tangent, strength).
     pub fn frame(&self, gpu: &GpuScene, source: FrameSource) -> [Vec<[f32; 4]>; 2] {
@@ -83,7 +98,7 @@ impl Readback<'_> {
 
     fn targets(&self, gpu: &GpuScene, source: FrameSource, output: Output) -> [Vec<[f32; 4]>; 2] {
         let shot = Shot {
-            view: self.view,
+            view: &self.view,
             source,
             size: glam::UVec2::new(self.size.0, self.size.1),
         };
