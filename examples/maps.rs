@@ -565,7 +565,12 @@ fn timing(
     println!("|---|---|---|---:|");
     let sides: &[u32] = if quick { &[2048] } else { &[2048, 4096] };
     for &side in sides {
-        time_tangent(ctx, &scene, side, bc7)?;
+        let timing = BakeTiming {
+            ctx,
+            scene: &scene,
+            side,
+        };
+        timing.tangent(bc7)?;
         // Object space → BC7, at this effort and at UltraFast.
         let qualities = if bc7 == Bc7Quality::UltraFast {
             vec![bc7]
@@ -573,43 +578,48 @@ fn timing(
             vec![bc7, Bc7Quality::UltraFast]
         };
         for quality in qualities {
-            time_object(ctx, &scene, side, quality)?;
+            timing.object(quality)?;
         }
     }
     println!();
     Ok(())
 }
 
-/// Tangent space → BC5 at `side`²: the rotations on the GPU (here lavapipe) and on the CPU
-/// (every core), the total with the faster.
-fn time_tangent(
-    ctx: &GpuContext,
-    scene: &RenderScene,
+/// One size's rows of the bake-time table.
+struct BakeTiming<'a> {
+    ctx: &'a GpuContext,
+    scene: &'a RenderScene,
+    /// Side of every map, texels.
     side: u32,
-    bc7: Bc7Quality,
-) -> Result<(), Error> {
-    let mut t = [Duration::ZERO; 4];
-    for m in &scene.materials {
-        let Some(normal) = &m.normal else { continue };
-        let img = if normal.width() == side {
-            normal.clone()
-        } else {
-            image::imageops::resize(normal, side, side, image::imageops::FilterType::Triangle)
-        };
-        let levels = timed(&mut t[0], || {
-            NormalMap::levels_from_rgba8(&img, m.uniforms.normal_scale)
-        });
-        timed(&mut t[1], || {
-            qtangent::gpu::bake_tangent::bake_gpu(ctx, &levels, None, MapFormat::Rgba32Float)
-        })?;
-        let map = timed(&mut t[2], || {
-            qtangent::qmap::tangent::bake_cpu(&levels, None, MapFormat::Rgba32Float)
-        });
-        timed(&mut t[3], || {
-            EncodedMap::encode(&map, MapSpace::Tangent, MapFormat::Bc5, false, bc7)
-        })?;
-    }
-    println!(
+}
+
+impl BakeTiming<'_> {
+    /// Tangent space → BC5 at `side`²: the rotations on the GPU (here lavapipe) and on the CPU
+    /// (every core), the total with the faster.
+    fn tangent(&self, bc7: Bc7Quality) -> Result<(), Error> {
+        let (ctx, scene, side) = (self.ctx, self.scene, self.side);
+        let mut t = [Duration::ZERO; 4];
+        for m in &scene.materials {
+            let Some(normal) = &m.normal else { continue };
+            let img = if normal.width() == side {
+                normal.clone()
+            } else {
+                image::imageops::resize(normal, side, side, image::imageops::FilterType::Triangle)
+            };
+            let levels = timed(&mut t[0], || {
+                NormalMap::levels_from_rgba8(&img, m.uniforms.normal_scale)
+            });
+            timed(&mut t[1], || {
+                qtangent::gpu::bake_tangent::bake_gpu(ctx, &levels, None, MapFormat::Rgba32Float)
+            })?;
+            let map = timed(&mut t[2], || {
+                qtangent::qmap::tangent::bake_cpu(&levels, None, MapFormat::Rgba32Float)
+            });
+            timed(&mut t[3], || {
+                EncodedMap::encode(&map, MapSpace::Tangent, MapFormat::Bc5, false, bc7)
+            })?;
+        }
+        println!(
         "| {side}² | tangent → bc5 | mips {:.2} s, rotations on the GPU {:.2} s or on the CPU {:.2} s, BC5 {:.2} s | {:.2} s |",
         t[0].as_secs_f64(),
         t[1].as_secs_f64(),
@@ -617,43 +627,39 @@ fn time_tangent(
         t[3].as_secs_f64(),
         (t[0] + t[1].min(t[2]) + t[3]).as_secs_f64()
     );
-    Ok(())
-}
-
-/// Object space → BC7 at `side`² and effort `quality`: raster, finish and compression times,
-/// and the per-texel error against the f32 bake, inside triangles.
-fn time_object(
-    ctx: &GpuContext,
-    scene: &RenderScene,
-    side: u32,
-    quality: Bc7Quality,
-) -> Result<(), Error> {
-    let mut o = [Duration::ZERO; 3];
-    let (mut normals, mut tangents) = (Vec::new(), Vec::new());
-    for (i, sm) in scene.meshes.iter().enumerate() {
-        if !matches!(sm.map, MapSource::Bake { .. }) {
-            continue;
-        }
-        let (bake, normal_map) = scene.bake_input(i);
-        let normal_map = normal_map.map(|nm| resize_normal_map(&nm, side));
-        let mut settings = RenderScene::bake_settings(side);
-        settings.format = MapFormat::Rgba32Float;
-        let raster = timed(&mut o[0], || {
-            qtangent::gpu::bake::raster_gpu(ctx, &bake, normal_map.as_ref(), &settings, &mut ())
-        })?;
-        let map = timed(&mut o[1], || {
-            qmap::finish(&raster, settings.padding, &mut ())
-        });
-        let stored = timed(&mut o[2], || {
-            EncodedMap::encode(&map, MapSpace::Object, MapFormat::Bc7, false, quality)
-        })?;
-        let mask: Vec<bool> = map.kind.iter().map(|k| *k == TexelKind::Covered).collect();
-        let (n, t) = stored.frame_angles(&map.levels[0].quats, &mask)?;
-        normals.extend(n);
-        tangents.extend(t);
+        Ok(())
     }
-    let (n, t) = (AngleStats::of(normals), AngleStats::of(tangents));
-    println!(
+
+    /// Object space → BC7 at `side`² and effort `quality`: raster, finish and compression times,
+    /// and the per-texel error against the f32 bake, inside triangles.
+    fn object(&self, quality: Bc7Quality) -> Result<(), Error> {
+        let (ctx, scene, side) = (self.ctx, self.scene, self.side);
+        let mut o = [Duration::ZERO; 3];
+        let (mut normals, mut tangents) = (Vec::new(), Vec::new());
+        for (i, sm) in scene.meshes.iter().enumerate() {
+            if !matches!(sm.map, MapSource::Bake { .. }) {
+                continue;
+            }
+            let (bake, normal_map) = scene.bake_input(i);
+            let normal_map = normal_map.map(|nm| resize_normal_map(&nm, side));
+            let mut settings = RenderScene::bake_settings(side);
+            settings.format = MapFormat::Rgba32Float;
+            let raster = timed(&mut o[0], || {
+                qtangent::gpu::bake::raster_gpu(ctx, &bake, normal_map.as_ref(), &settings, &mut ())
+            })?;
+            let map = timed(&mut o[1], || {
+                qmap::finish(&raster, settings.padding, &mut ())
+            });
+            let stored = timed(&mut o[2], || {
+                EncodedMap::encode(&map, MapSpace::Object, MapFormat::Bc7, false, quality)
+            })?;
+            let mask: Vec<bool> = map.kind.iter().map(|k| *k == TexelKind::Covered).collect();
+            let (n, t) = stored.frame_angles(&map.levels[0].quats, &mask)?;
+            normals.extend(n);
+            tangents.extend(t);
+        }
+        let (n, t) = (AngleStats::of(normals), AngleStats::of(tangents));
+        println!(
         "| {side}² | object → bc7 ({}) | raster (GPU) {:.2} s, finish {:.2} s, BC7 {:.2} s; per-texel error ° normal {}, tangent {} | {:.2} s |",
         quality.name(),
         o[0].as_secs_f64(),
@@ -663,7 +669,8 @@ fn time_object(
         stats(Some(t)),
         o.iter().sum::<Duration>().as_secs_f64()
     );
-    Ok(())
+        Ok(())
+    }
 }
 
 /// `f()`, its wall-clock time added to `total`.
