@@ -26,6 +26,8 @@ use qtangent::{Format, QTangent};
 
 #[path = "common/console.rs"]
 mod console;
+#[path = "common/files.rs"]
+mod files;
 #[path = "common/pass.rs"]
 mod pass;
 
@@ -223,10 +225,8 @@ fn map_draw(ctx: &GpuContext, out: &str) -> Result<(), Box<dyn Error>> {
     let mapped = draw(FrameSource::QuatMapTangent)?;
     let reference = draw(FrameSource::Reference)?;
     let d = compare::diff(&mapped, &reference, None)?;
-    if let Some(dir) = std::path::Path::new(out).parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    compare::side_by_side(&[&mapped, &reference], 8)?.save(out)?;
+    let sheet = compare::side_by_side(&[&mapped, &reference], 8)?;
+    files::save_png(&sheet, std::path::Path::new(out))?;
     println!(
         "quaternion-map draw in the application's pass: {WIDTH}×{HEIGHT}, {:.1} dB PSNR against \
          reference frames + normal maps (the plate differs by design: its spun-metal tangent field \
