@@ -16,8 +16,8 @@ use clap::Parser;
 use glam::Vec3;
 use image::RgbaImage;
 use qtangent::anim::{slide_summary, speed_ramp, BlendMethod, LocoFrame, Locomotion};
-use qtangent::gpu::render::{GpuScene, Renderer, View};
-use qtangent::gpu::skin::{RigBatch, SkinPipeline};
+use qtangent::gpu::{GpuScene, Renderer, View};
+use qtangent::gpu::{RigBatch, SkinPipeline};
 use qtangent::gpu::GpuContext;
 use qtangent::render::compare;
 use qtangent::render::scene::{MapSource, RenderScene};
@@ -265,10 +265,10 @@ fn stage(
     let batch = rig.batch();
     println!(
         "skinning {} vertices ({} influences, {} B a vertex) with {} bones a frame",
-        batch.vertex_count(),
+        batch.buffers().vertex_count(),
         batch.influences.count(),
         batch.bytes_per_vertex(),
-        batch.bone_count()
+        batch.buffers().bone_count()
     );
     let (w, h) = args.size;
     Ok(Stage {

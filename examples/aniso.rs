@@ -27,7 +27,7 @@ use std::path::PathBuf;
 use clap::Parser;
 use glam::Vec3;
 use image::RgbaImage;
-use qtangent::gpu::render::{GpuScene, MapReport, Output, Renderer, View};
+use qtangent::gpu::{GpuScene, MapReport, Output, Renderer, View};
 use qtangent::gpu::GpuContext;
 use qtangent::qmap::MapFormat;
 use qtangent::qmap::MapOptions;
@@ -279,7 +279,7 @@ impl<'a> Table<'a> {
             let [_, tangents] = renderer.render_debug(
                 ctx,
                 gpu,
-                &qtangent::gpu::render::Shot {
+                &qtangent::gpu::Shot {
                     view,
                     source: c.source,
                     size: glam::UVec2::new(size, size),

@@ -50,10 +50,9 @@ use clap::Parser;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use qtangent::gpu::GpuContext;
 use qtangent::mesh::{self, ImageSource, Scene};
-use qtangent::qmap::job::{self, OutputFile};
 use qtangent::qmap::{
     self, BakeJob, BakeSettings, Baked, Baker, Container, CpuRaster, MapFormat, MapOptions,
-    MapSpace, NormalSource, ObjectInput, RasterBackend, Repack, TangentInput,
+    MapSpace, NormalSource, ObjectInput, OutputFile, RasterBackend, Repack, TangentInput,
 };
 use serde_json::{json, Value};
 
@@ -119,7 +118,7 @@ impl Args {
     /// The stored format: `--format`, or the kind's compressed default.
     fn stored(&self) -> MapFormat {
         self.format
-            .unwrap_or_else(|| MapFormat::default_for(self.kind, false))
+            .unwrap_or_else(|| MapFormat::default_for(self.kind))
     }
 
     /// Checks the flags against each other before any work.
@@ -153,7 +152,7 @@ fn main() {
     let result = run(&args, &mut ui);
     ui.bar.finish_and_clear();
     if let Err(e) = result {
-        eprintln!("bake: {e}");
+        eprintln!("bake: {}", console::advise(e.as_ref()));
         std::process::exit(1);
     }
 }
@@ -236,7 +235,7 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
     let ctx = if args.cpu {
         None
     } else {
-        let ctx = GpuContext::new().map_err(|e| console::advise(&e))?;
+        let ctx = GpuContext::new()?;
         eprintln!("adapter: {}", ctx.describe());
         Some(ctx)
     };
@@ -479,33 +478,15 @@ fn write(
     twisted: bool,
     ui: &mut Ui,
 ) -> Result<Vec<OutputFile>, Error> {
-    let space = args.kind;
-    let mut files = Vec::new();
     ui.stage(&job.name, "write", 0, 1);
-    match args.container {
-        Container::Exr => {
-            if space == MapSpace::Tangent && twisted {
-                ui.warn(format!(
-                    "{}: the EXR holds the anisotropy twist doubled (axial: halve it to decode, \
-                     which KTX2 records as qtangent.twist = axial); EXR carries no such flag",
-                    job.label
-                ));
-            }
-            files.extend(job::write_exr(&args.out, &job.name, &baked.map)?);
-        }
-        Container::Ktx2 => {
-            let material = job.material_name.as_deref();
-            files.extend(job::write_ktx2(
-                &args.out,
-                &job.name,
-                &baked.stored,
-                material,
-            )?);
-        }
+    if args.container == Container::Exr && args.kind == MapSpace::Tangent && twisted {
+        ui.warn(format!(
+            "{}: the EXR holds the anisotropy twist doubled (axial: halve it to decode, \
+             which KTX2 records as qtangent.twist = axial); EXR carries no such flag",
+            job.label
+        ));
     }
-    files.extend(job::write_previews(
-        &args.out, &job.name, &baked.map, space,
-    )?);
+    let files = job.write(&args.out, baked, args.container)?;
     Ok(files)
 }
 

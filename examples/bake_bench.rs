@@ -15,7 +15,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use clap::Parser;
-use qtangent::gpu::{bake::raster_gpu, GpuContext};
+use qtangent::gpu::GpuContext;
+use qtangent::qmap::RasterBackend;
 use qtangent::qmap::{self, BakeJob, BakeSettings};
 
 #[path = "common/cli.rs"]
@@ -76,13 +77,16 @@ fn run() -> Result<(), String> {
         let mesh = job.bake_mesh(&scene).map_err(|e| e.to_string())?;
         let normal_map = job.normal.load(&mesh_path).map_err(|e| e.to_string())?;
         let nm = normal_map.as_ref();
-        raster_gpu(&ctx, &mesh, nm, &settings, &mut ()).map_err(|e| e.to_string())?;
+        ctx.raster(&mesh, nm, &settings, &mut ())
+            .map_err(|e| e.to_string())?;
         let mut times = Vec::new();
         let mut raster = None;
         for _ in 0..args.runs.max(1) {
             let t = Instant::now();
-            raster =
-                Some(raster_gpu(&ctx, &mesh, nm, &settings, &mut ()).map_err(|e| e.to_string())?);
+            raster = Some(
+                ctx.raster(&mesh, nm, &settings, &mut ())
+                    .map_err(|e| e.to_string())?,
+            );
             times.push(t.elapsed());
         }
         times.sort();

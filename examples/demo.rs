@@ -77,7 +77,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// vertex stage's decode read back and compared with the CPU (`--example inspect` does the
 /// CPU part for any glTF/OBJ file).
 fn meshes(ctx: &GpuContext) -> Result<(), Box<dyn std::error::Error>> {
-    use qtangent::gpu::mesh::MeshUniforms;
+    use qtangent::gpu::MeshUniforms;
     use qtangent::lab::readback::read_vertex_frames;
     use qtangent::mesh::procedural;
 

@@ -14,10 +14,10 @@
 use std::error::Error;
 
 use glam::{Quat, Vec3};
-use qtangent::gpu::decode::DecodePipeline;
-use qtangent::gpu::render::{Output, Renderer, View, DEPTH_FORMAT};
-use qtangent::gpu::skin::SkinPipeline;
+use qtangent::gpu::DecodePipeline;
 use qtangent::gpu::GpuContext;
+use qtangent::gpu::SkinPipeline;
+use qtangent::gpu::{Output, Renderer, View, DEPTH_FORMAT};
 use qtangent::measure::max_abs_diff;
 use qtangent::mesh::procedural;
 use qtangent::render::{compare, FrameSource};
@@ -141,7 +141,7 @@ fn skin_batch(ctx: &GpuContext) -> Result<(), Box<dyn Error>> {
     let pipeline = SkinPipeline::new(ctx)?;
     let batch = pipeline.batch(ctx, &[&mesh], &[0], method)?;
     batch.set_bones(ctx, &bones)?;
-    batch.poison(ctx);
+    batch.buffers().poison(ctx);
     batch.run(ctx)?;
     let got = batch.read(ctx)?;
     let (mut worst_p, mut worst_f) = (0.0f64, 0.0f64);

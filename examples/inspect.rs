@@ -55,7 +55,7 @@ fn run(args: &Args) -> Result<(), mesh::MeshError> {
     let prepared = scene.prepare()?;
     let report = json!({
         "file": scene.source.display().to_string(),
-        "warnings": scene.warnings,
+        "warnings": scene.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
         "meshes": scene.meshes.len(),
         "instances": scene.meshes.iter().map(|m| m.instances.len()).sum::<usize>(),
         "materials": scene.materials.len(),

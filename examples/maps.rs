@@ -26,14 +26,16 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use glam::Vec3;
 use image::RgbaImage;
-use qtangent::gpu::render::{GpuScene, Renderer, View};
 use qtangent::gpu::GpuContext;
-use qtangent::qmap::bc::Bc7Quality;
-use qtangent::qmap::normal_map::{bc5_round_trip, bc5_round_trip_chain};
-use qtangent::qmap::stored::{angle_deg, AngleStats, EncodedMap};
+use qtangent::gpu::{GpuScene, Renderer, View};
+use qtangent::measure::angle_deg;
+use qtangent::qmap::Bc7Quality;
+use qtangent::qmap::Encoding;
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::MapSpace;
+use qtangent::qmap::RasterBackend;
 use qtangent::qmap::{self, BakeMesh, MapFormat, NormalMap, TexelKind};
+use qtangent::qmap::{bc5_round_trip_chain, AngleStats, CpuRaster, EncodedMap};
 use qtangent::render::compare::{self, ImageDiff};
 use qtangent::render::scene::{MapSource, RenderScene};
 use qtangent::render::FrameSource;
@@ -191,12 +193,11 @@ fn texel_errors(
     for (mi, m) in scene.materials.iter().enumerate() {
         let Some(normal) = &m.normal else { continue };
         let levels = NormalMap::levels_from_rgba8(normal, m.uniforms.normal_scale);
-        let exact =
-            qtangent::gpu::bake_tangent::bake_gpu(ctx, &levels, None, MapFormat::Rgba32Float)?;
+        let exact = RasterBackend::bake_tangent(ctx, &levels, None, MapFormat::Rgba32Float)?;
         let mask = coverage(scene, mi, exact.width(), exact.height())?;
         for f in MapFormat::ALL {
             let c = Column::Map(MapSpace::Tangent, f);
-            match EncodedMap::encode(&exact, MapSpace::Tangent, f, false, bc7) {
+            match EncodedMap::encode(&exact, &encoding(MapSpace::Tangent, f, bc7)) {
                 Ok(stored) => {
                     let (n, t) = stored.frame_angles(&exact.levels[0].quats, &mask)?;
                     push(c, n, t);
@@ -205,7 +206,7 @@ fn texel_errors(
             }
         }
         // The normal map itself: RGBA8 is the source (0 by definition); BC5 against it.
-        if let Ok(bc5) = bc5_round_trip(normal) {
+        if let Ok(bc5) = bc5_round_trip_chain(normal).map(|mut chain| chain.swap_remove(0)) {
             let mut errs = Vec::new();
             for ((a, b), inside) in normal.pixels().zip(bc5.pixels()).zip(&mask) {
                 if *inside {
@@ -244,7 +245,7 @@ fn texel_errors(
             if f == MapFormat::Bc5 {
                 continue;
             }
-            let stored = EncodedMap::encode(&exact, MapSpace::Object, f, false, bc7)?;
+            let stored = EncodedMap::encode(&exact, &encoding(MapSpace::Object, f, bc7))?;
             let (n, t) = stored.frame_angles(&exact.levels[0].quats, &mask)?;
             push(c, n, t);
         }
@@ -610,13 +611,13 @@ impl BakeTiming<'_> {
                 NormalMap::levels_from_rgba8(&img, m.uniforms.normal_scale)
             });
             timed(&mut t[1], || {
-                qtangent::gpu::bake_tangent::bake_gpu(ctx, &levels, None, MapFormat::Rgba32Float)
+                RasterBackend::bake_tangent(ctx, &levels, None, MapFormat::Rgba32Float)
             })?;
             let map = timed(&mut t[2], || {
-                qtangent::qmap::tangent::bake_cpu(&levels, None, MapFormat::Rgba32Float)
-            });
+                CpuRaster.bake_tangent(&levels, None, MapFormat::Rgba32Float)
+            })?;
             timed(&mut t[3], || {
-                EncodedMap::encode(&map, MapSpace::Tangent, MapFormat::Bc5, false, bc7)
+                EncodedMap::encode(&map, &encoding(MapSpace::Tangent, MapFormat::Bc5, bc7))
             })?;
         }
         println!(
@@ -645,13 +646,13 @@ impl BakeTiming<'_> {
             let mut settings = RenderScene::bake_settings(side);
             settings.format = MapFormat::Rgba32Float;
             let raster = timed(&mut o[0], || {
-                qtangent::gpu::bake::raster_gpu(ctx, &bake, normal_map.as_ref(), &settings, &mut ())
+                RasterBackend::raster(ctx, &bake, normal_map.as_ref(), &settings, &mut ())
             })?;
             let map = timed(&mut o[1], || {
                 qmap::finish(&raster, settings.padding, &mut ())
             });
             let stored = timed(&mut o[2], || {
-                EncodedMap::encode(&map, MapSpace::Object, MapFormat::Bc7, false, quality)
+                EncodedMap::encode(&map, &encoding(MapSpace::Object, MapFormat::Bc7, quality))
             })?;
             let mask: Vec<bool> = map.kind.iter().map(|k| *k == TexelKind::Covered).collect();
             let (n, t) = stored.frame_angles(&map.levels[0].quats, &mask)?;
@@ -670,6 +671,14 @@ impl BakeTiming<'_> {
         o.iter().sum::<Duration>().as_secs_f64()
     );
         Ok(())
+    }
+}
+
+/// How a map of `space` is stored as `format`, BC7 at effort `bc7`.
+fn encoding(space: MapSpace, format: MapFormat, bc7: Bc7Quality) -> Encoding {
+    Encoding {
+        bc7,
+        ..Encoding::new(space, format)
     }
 }
 

@@ -8,7 +8,7 @@
 //! The file is read back once written: the frames decoded from it are measured against the
 //! frames packed (they must be within the format's bound), and the sizes are reported. Maps
 //! are made as the renderer makes them (`render --mode quatmap|quatmap-tangent`), so a packed
-//! file draws as its source does. Library: [`qtangent::pack`], [`qtangent::gpu::maps::for_pack`];
+//! file draws as its source does. Library: [`qtangent::pack`], [`qtangent::render::maps::SceneMaps`];
 //! the extension: docs/GLTF.md.
 
 use std::path::PathBuf;
@@ -17,7 +17,7 @@ use std::process::ExitCode;
 use clap::Parser;
 use qtangent::measure::FrameErrors;
 use qtangent::mesh::{self, Prepared, Scene};
-use qtangent::pack::{self, MapKind, ObjectMapOut, PackMaps, PackOptions};
+use qtangent::pack::{self, MapKind, PackOptions};
 
 use qtangent::qmap::MapOptions;
 use qtangent::render::maps::{MapKinds, SceneMaps};
@@ -124,11 +124,11 @@ fn run(args: &Args) -> Result<(), String> {
 }
 
 /// The scene, its prepared primitives and the maps to embed (made on the GPU when asked for).
-fn load(args: &Args) -> Result<(Scene, Vec<Prepared>, PackMaps), String> {
+fn load(args: &Args) -> Result<(Scene, Vec<Prepared>, SceneMaps), String> {
     if args.maps == MapKind::None {
         let scene = mesh::load(&args.mesh).map_err(|e| e.to_string())?;
         let prepared = scene.prepare().map_err(|e| e.to_string())?;
-        return Ok((scene, prepared, PackMaps::default()));
+        return Ok((scene, prepared, SceneMaps::default()));
     }
     let render = RenderScene::load(&args.mesh).map_err(|e| e.to_string())?;
     let ctx = qtangent::gpu::GpuContext::new().map_err(|e| e.to_string())?;
@@ -140,27 +140,7 @@ fn load(args: &Args) -> Result<(Scene, Vec<Prepared>, PackMaps), String> {
     let options = MapOptions::default();
     let baker = qtangent::qmap::Baker::new(&ctx, &options);
     let console = &mut console::Console::with_progress("pack");
-    let made = SceneMaps::new(&render, &baker, kinds, console).map_err(|e| e.to_string())?;
-    // RenderScene::load appends a default material after the file's; it has nothing to bake.
-    let file_materials = render.loaded().map_or(0, |s| s.materials.len());
-    let maps = PackMaps {
-        tangent: made
-            .tangent
-            .into_iter()
-            .take(file_materials)
-            .map(|m| m.map(|m| m.map))
-            .collect(),
-        object: made
-            .object
-            .into_iter()
-            .map(|o| {
-                o.map(|o| ObjectMapOut {
-                    map: o.map,
-                    uvs: o.map_uvs,
-                })
-            })
-            .collect(),
-    };
+    let maps = SceneMaps::new(&render, &baker, kinds, console).map_err(|e| e.to_string())?;
     let prepared = render.meshes.iter().map(|m| m.mesh.clone()).collect();
     let scene = render
         .source

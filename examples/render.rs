@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use image::RgbaImage;
-use qtangent::gpu::render::{GpuScene, MapReport, Renderer, Shot, View};
+use qtangent::gpu::{GpuScene, MapReport, Renderer, Shot, View};
 use qtangent::gpu::GpuContext;
 use qtangent::qmap::MapFormat;
 use qtangent::render::compare::{self, ImageDiff};

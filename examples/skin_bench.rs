@@ -22,8 +22,8 @@ use std::time::Instant;
 
 use clap::Parser;
 use glam::{Quat, Vec3};
-use qtangent::gpu::skin::SkinPipeline;
 use qtangent::gpu::GpuContext;
+use qtangent::gpu::SkinPipeline;
 use qtangent::lab::skin_matrix::MatrixSkinPipeline;
 use qtangent::lab::timing::{copy_bandwidth, median_dispatch_seconds};
 use qtangent::skin::{Bone, Influences, SkinMethod, SkinVertices};
@@ -232,7 +232,7 @@ fn bench_size(
         let batch = pipelines.1.batch(ctx, &refs, &which)?;
         check_packing("matrix", batch.influences, expected)?;
         batch.set_bones(ctx, &bones)?;
-        batch.poison(ctx);
+        batch.buffers().poison(ctx);
         let s = median_dispatch_seconds(ctx, args.runs, &|e, ts| batch.encode(e, ts))?;
         check_finite("matrix LBS", batch.read(ctx)?.iter().map(|v| v.position))?;
         let bpv = batch.bytes_per_vertex();
@@ -243,7 +243,7 @@ fn bench_size(
     batch.set_bones(ctx, &bones)?;
     for method in SkinMethod::ALL {
         batch.set_method(method);
-        batch.poison(ctx);
+        batch.buffers().poison(ctx);
         let s = median_dispatch_seconds(ctx, args.runs, &|e, ts| batch.encode(e, ts))?;
         let name = match method {
             SkinMethod::Linear => "quaternion LBS",

@@ -344,7 +344,7 @@ fn anisotropy_direction(texel: vec3<f32>, rotation: vec2<f32>) -> vec2<f32> {
 
 // The world-space anisotropy direction from the shading frame f and a tangent-space direction d.
 // Back faces use the front face's bitangent (f.b was flipped with n): the Khronos sample viewer
-// negates t and b together there, the same groove. shading.rs: anisotropy_tangent.
+// negates t and b together there, the same groove.
 fn anisotropy_tangent(f: Frame, front: bool, d: vec2<f32>) -> vec3<f32> {
     let b = select(-f.b, f.b, front);
     return normalize(f.t * d.x + b * d.y);

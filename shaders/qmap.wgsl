@@ -34,8 +34,8 @@
 // q = (0, 0, r, g) (src/qmap/stored.rs: EncodedMap::twist_only; four-channel filtering rules, so
 // seam-robust sampling applies).
 override MAP_DECODE: u32 = MAP_DECODE_DIRECT;
-// Seam-robust sampling of four-component maps (qmap_robust); the sampling test turns it off to
-// show what the plain sampler does.
+// Seam-robust sampling of four-component maps (qmap_robust); gpu::MapFilter::Linear turns it off
+// to give the plain sampler's result (the sampling tests compare the two).
 override QMAP_ROBUST: bool = true;
 // Below this |q|², the texels under the filter disagree (a hemisphere conflict: q and −q of
 // nearby rotations cancel). Aligned texels blended half and half keep |q| = cos(α/4) for

@@ -14,6 +14,8 @@
 //!   hemisphere rule that makes them filterable, seam padding, mips, EXR/PNG output (CPU; the GPU
 //!   baker is [`gpu::bake`]); object-space and tangent-space kinds, block compression (BC5,
 //!   BC7) judged by angle, and the stored form the renderer and KTX2 files hold.
+//! - [`gltf`]: glTF 2.0 files: the one accessor reader and the one writer (JSON, GLB, buffers)
+//!   the loader, `pack` and the tools share.
 //! - [`ktx2`]: a KTX 2.0 writer (to the Khronos spec) and reader (over the `ktx2` crate).
 //! - [`render`]: lit scenes (CPU side): frame sources, camera and lights, the BRDF reference,
 //!   the default scene, image comparison (the renderer is [`gpu::render`]).
@@ -44,12 +46,15 @@
 //! ```
 
 #![warn(missing_docs)]
+#![warn(unreachable_pub)]
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(feature = "pipeline")]
 pub mod anim;
 mod format;
 pub mod frame;
+#[cfg(feature = "gltf")]
+pub mod gltf;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 #[cfg(feature = "pipeline")]
@@ -73,6 +78,15 @@ mod report;
 pub mod skin;
 #[cfg(all(test, feature = "random"))]
 mod testing;
+
+// The crate's unit tests that need the whole pipeline share the integration tests' helpers
+// (`tests/it/common`), and name the crate as the integration tests do.
+#[cfg(all(test, feature = "default"))]
+extern crate self as qtangent;
+#[cfg(all(test, feature = "default"))]
+#[path = "../tests/it/common/mod.rs"]
+#[allow(unreachable_pub, dead_code, unused_imports)]
+mod common;
 
 pub use format::Format;
 pub use names::ParseNameError;

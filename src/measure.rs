@@ -203,7 +203,7 @@ pub fn table(rows: &[(Format, FrameErrors)]) -> String {
 }
 
 /// Seed of the encodings table's random frames.
-pub const TABLE_SEED: u64 = 0x9e37_79b9_7f4a_7c15;
+pub(crate) const TABLE_SEED: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// Frames in each of the table's two stress sets.
 pub const STRESS_FRAMES: usize = 10_000;

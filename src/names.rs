@@ -64,6 +64,7 @@ pub(crate) fn find<T: Copy>(s: &str, names: &[(T, &[&str])]) -> Option<T> {
 #[cfg_attr(not(feature = "pipeline"), allow(unused_macros))]
 macro_rules! named {
     ($ty:ident, $what:literal, { $($variant:ident => $name:literal $(| $alias:literal)*),+ $(,)? }) => {
+        #[allow(unreachable_pub)]
         impl $ty {
             /// Every value, in the order the tools list them.
             pub const ALL: [$ty; [$($name),+].len()] = [$($ty::$variant),+];

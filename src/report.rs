@@ -70,6 +70,103 @@ pub enum WarningKind {
     // what, and how many.
 
     // ---- Loading meshes (glTF, OBJ) ----
+    /// The file requires extensions qtangent does not implement; it was read without them.
+    UnknownRequiredExtensions {
+        /// Their names, as `extensionsRequired` lists them.
+        extensions: Vec<String>,
+    },
+    /// An animation channel names no target node (an extension may name the target); skipped.
+    ChannelWithoutTarget,
+    /// Morph target `weights` animation channels were skipped (not supported).
+    MorphWeightChannelsSkipped {
+        /// How many.
+        count: usize,
+        /// The first few, named (`animation 'Walk' channel 3`).
+        first: Vec<String>,
+    },
+    /// A node's matrix has a zero-length axis, so its rotation is unknown: animation uses the
+    /// identity.
+    MatrixWithZeroAxis,
+    /// A node's matrix is not translation · rotation · scale (shear or a projective row):
+    /// animation uses the nearest decomposition.
+    MatrixNotTrs,
+    /// A material's texture has no image qtangent can read; drawn without it.
+    TextureWithoutImage {
+        /// Which texture of the material (`normal`, `base colour`, …).
+        texture: &'static str,
+        /// The texture's index in the file.
+        index: usize,
+    },
+    /// A KHR_texture_transform on a texture that reads a UV set other than 0 (only set 0 is
+    /// loaded); drawn untransformed.
+    TextureTransformOnOtherSet {
+        /// Which texture of the material.
+        texture: &'static str,
+        /// The UV set it reads.
+        set: u32,
+    },
+    /// A material's textures on UV set 0 have different KHR_texture_transforms; none applied.
+    TextureTransformsDiffer {
+        /// Each texture and its transform (`normal offset [0, 0] rotation 0 scale [2, 2]`).
+        transforms: Vec<String>,
+    },
+    /// A primitive with nothing to draw was skipped (only triangles are drawn).
+    PrimitiveSkipped {
+        /// Why: its mode (`LINES`), `no POSITION`, or `no triangles (2 indices in TRIANGLES)`.
+        why: String,
+    },
+    /// More than three primitives were skipped (only triangles are drawn).
+    PrimitivesSkipped {
+        /// How many.
+        count: usize,
+        /// The first three, each `mesh 'X' primitive 2 (LINES)`.
+        first: Vec<String>,
+    },
+    /// A triangle list whose index count is not a multiple of three lost its last indices.
+    PartialTriangleDropped {
+        /// The index count.
+        indices: usize,
+        /// The indices ignored (1 or 2).
+        dropped: usize,
+    },
+    /// Supplied normals that were zero-length or not finite were regenerated (angle-weighted
+    /// from the vertex's triangles).
+    NormalsRegenerated {
+        /// How many.
+        count: usize,
+    },
+    /// Supplied tangents that were not finite were ignored: those vertices get the fallback
+    /// frame.
+    TangentsIgnored {
+        /// How many.
+        count: usize,
+    },
+    /// An OBJ's material library was not loaded: the OBJ came from memory.
+    MaterialLibraryFromMemory {
+        /// The library as the OBJ names it.
+        library: String,
+    },
+    /// An OBJ's material library cannot be read; its materials are skipped.
+    MaterialLibraryUnreadable {
+        /// Where it was looked for.
+        library: String,
+        /// The reason.
+        error: String,
+    },
+    /// An OBJ's material library does not parse; its materials are skipped.
+    MaterialLibraryInvalid {
+        /// The library.
+        library: String,
+        /// What the parser said.
+        error: String,
+    },
+    /// An OBJ object or group has no faces (points or lines only); skipped.
+    ObjectWithoutFaces,
+    /// OBJ point and line elements were skipped (only faces are loaded).
+    PointsAndLinesSkipped {
+        /// How many elements.
+        count: usize,
+    },
 
     // ---- Animation ----
 
@@ -115,12 +212,37 @@ pub enum WarningKind {
     // ---- Skinning ----
 
     // ---- Packing glTF ----
+    /// A primitive that is not a triangle primitive (points, lines) was dropped.
+    PrimitiveDropped,
+    /// A mesh's morph targets were dropped: their normal and tangent deltas have no qtangent
+    /// form.
+    MorphTargetsDropped,
+    /// A mesh left without a triangle primitive was removed, with its node references.
+    EmptyMeshRemoved,
 }
 
 impl fmt::Display for WarningKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             // ---- Loading meshes (glTF, OBJ) ----
+            Self::UnknownRequiredExtensions { .. }
+            | Self::ChannelWithoutTarget
+            | Self::MorphWeightChannelsSkipped { .. }
+            | Self::MatrixWithZeroAxis
+            | Self::MatrixNotTrs
+            | Self::TextureWithoutImage { .. }
+            | Self::TextureTransformOnOtherSet { .. }
+            | Self::TextureTransformsDiffer { .. }
+            | Self::PrimitiveSkipped { .. }
+            | Self::PrimitivesSkipped { .. }
+            | Self::PartialTriangleDropped { .. }
+            | Self::NormalsRegenerated { .. }
+            | Self::TangentsIgnored { .. }
+            | Self::MaterialLibraryFromMemory { .. }
+            | Self::MaterialLibraryUnreadable { .. }
+            | Self::MaterialLibraryInvalid { .. }
+            | Self::ObjectWithoutFaces
+            | Self::PointsAndLinesSkipped { .. } => self.fmt_loading(f),
 
             // ---- Animation ----
 
@@ -162,7 +284,125 @@ impl fmt::Display for WarningKind {
             // ---- Skinning ----
 
             // ---- Packing glTF ----
+            Self::PrimitiveDropped => write!(f, "not a triangle primitive; dropped"),
+            Self::MorphTargetsDropped => write!(
+                f,
+                "morph targets dropped (their normal and tangent deltas have no qtangent form)"
+            ),
+            Self::EmptyMeshRemoved => write!(
+                f,
+                "no triangle primitive left; removed with its node references"
+            ),
         }
+    }
+}
+
+impl WarningKind {
+    /// The "Loading meshes" section's lines (the other sections' variants write nothing here).
+    fn fmt_loading(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::UnknownRequiredExtensions { ref extensions } => write!(
+                f,
+                "the file requires {}, which qtangent does not implement; loaded without",
+                extensions.join(", ")
+            ),
+            Self::ChannelWithoutTarget => write!(
+                f,
+                "no target node (an extension may name the target); skipped"
+            ),
+            Self::MorphWeightChannelsSkipped { count, ref first } => {
+                let what = "morph target weights animation channel(s) skipped (not supported)";
+                listed(f, what, count, first)
+            }
+            Self::MatrixWithZeroAxis => write!(
+                f,
+                "its matrix has a zero-length axis, so its rotation is unknown; identity used for \
+             animation"
+            ),
+            Self::MatrixNotTrs => write!(
+                f,
+                "its matrix is not translation · rotation · scale (shear or a projective row); \
+             animation uses the nearest decomposition"
+            ),
+            Self::TextureWithoutImage { texture, index } => write!(
+                f,
+                "the {texture} texture ({index}) has no image qtangent can read; drawn without it"
+            ),
+            Self::TextureTransformOnOtherSet { texture, set } => write!(
+                f,
+                "the {texture} texture's KHR_texture_transform is not supported on UV set {set} \
+             (only set 0 is loaded); drawn untransformed"
+            ),
+            Self::TextureTransformsDiffer { ref transforms } => write!(
+                f,
+                "its textures on UV set 0 have different KHR_texture_transforms ({}); none applied",
+                transforms.join("; ")
+            ),
+            Self::PrimitiveSkipped { ref why } => {
+                write!(f, "{why} skipped (only triangles are drawn)")
+            }
+            Self::PrimitivesSkipped { count, ref first } => listed(
+                f,
+                "primitives skipped (only triangles are drawn)",
+                count,
+                first,
+            ),
+            Self::PartialTriangleDropped { indices, dropped } => write!(
+                f,
+                "{indices} indices do not make whole triangles; the last {dropped} ignored"
+            ),
+            Self::NormalsRegenerated { count } => write!(
+                f,
+                "{count} zero-length or non-finite NORMAL value(s) regenerated (angle-weighted \
+             from the vertex's triangles)"
+            ),
+            Self::TangentsIgnored { count } => write!(
+                f,
+                "{count} non-finite TANGENT value(s) ignored (those vertices get the fallback \
+             frame)"
+            ),
+            Self::MaterialLibraryFromMemory { ref library } => write!(
+                f,
+                "material library '{library}' not loaded: the OBJ came from memory"
+            ),
+            Self::MaterialLibraryUnreadable {
+                ref library,
+                ref error,
+            } => library_skipped(f, library, "cannot be read", error),
+            Self::MaterialLibraryInvalid {
+                ref library,
+                ref error,
+            } => library_skipped(f, library, "is invalid", error),
+            Self::ObjectWithoutFaces => write!(f, "no faces (points or lines only), skipped"),
+            Self::PointsAndLinesSkipped { count } => write!(
+                f,
+                "{count} point and line elements skipped (only faces are loaded)"
+            ),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// An OBJ material library skipped: `material library 'x.mtl' is invalid (…); materials
+/// skipped`.
+fn library_skipped(
+    f: &mut fmt::Formatter<'_>,
+    library: &str,
+    how: &str,
+    error: &str,
+) -> fmt::Result {
+    write!(
+        f,
+        "material library '{library}' {how} ({error}); materials skipped"
+    )
+}
+
+/// `COUNT WHAT: A, B, C, and N more`: a count and the first few of a list.
+fn listed(f: &mut fmt::Formatter<'_>, what: &str, count: usize, first: &[String]) -> fmt::Result {
+    write!(f, "{count} {what}: {}", first.join(", "))?;
+    match count.saturating_sub(first.len()) {
+        0 => Ok(()),
+        more => write!(f, ", and {more} more"),
     }
 }
 
@@ -194,3 +434,6 @@ impl Listener for Vec<Warning> {
 impl Listener for () {
     fn warning(&mut self, _: Warning) {}
 }
+
+#[cfg(test)]
+mod tests;

@@ -28,3 +28,14 @@ pub(crate) fn quat_angle(a: Quat, b: Quat) -> f64 {
     let r = (a.conjugate() * b).normalize().as_dquat();
     2.0 * r.xyz().length().atan2(r.w.abs())
 }
+
+/// The one GPU context the crate's unit tests share (made on first use with
+/// [`GpuContext::new`](crate::gpu::GpuContext::new)). Panics with the adapter error: GPU tests
+/// never skip.
+#[cfg(feature = "gpu")]
+pub(crate) fn gpu() -> &'static crate::gpu::GpuContext {
+    static CONTEXT: std::sync::OnceLock<crate::gpu::GpuContext> = std::sync::OnceLock::new();
+    CONTEXT.get_or_init(|| {
+        crate::gpu::GpuContext::new().unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"))
+    })
+}

@@ -72,18 +72,25 @@ pub fn finish<E: std::fmt::Display>(tool: &str, result: Result<(), E>) -> std::p
 }
 
 /// The message of an error, with what a user can do about it where the library says what
-/// happened but not how to fix it here (installing software, command-line flags).
-pub fn advise(e: &dyn std::error::Error) -> String {
+/// happened but not how to fix it here (installing software, command-line flags): the error
+/// and its sources are matched by type, never by their text.
+pub fn advise(e: &(dyn std::error::Error + 'static)) -> String {
     let text = e.to_string();
-    if text.starts_with("no usable GPU adapter") {
-        format!(
-            "{text}; to run on a machine without a GPU, install Mesa's software Vulkan \
-             (lavapipe): `apt-get install -y mesa-vulkan-drivers libvulkan1` on Debian/Ubuntu \
-             (`cargo xtask test` does this when it can), then check with `vulkaninfo --summary`"
-        )
-    } else {
-        text
+    let mut source = Some(e);
+    while let Some(err) = source {
+        if let Some(qtangent::gpu::GpuError::NoAdapter { .. }) = err.downcast_ref() {
+            return format!(
+                "{text}; to run on a machine without a GPU, install Mesa's software Vulkan \
+                 (lavapipe): `apt-get install -y mesa-vulkan-drivers libvulkan1` on Debian/Ubuntu \
+                 (`cargo xtask test` does this when it can), then check with `vulkaninfo --summary`"
+            );
+        }
+        if let Some(qtangent::qmap::BakeError::Unfit { .. }) = err.downcast_ref() {
+            return format!("{text}: use --format bc7");
+        }
+        source = err.source();
     }
+    text
 }
 
 /// Points `XDG_RUNTIME_DIR` at a private folder (mode 0700, under the temporary directory) when

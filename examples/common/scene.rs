@@ -6,9 +6,9 @@
 
 use std::path::PathBuf;
 
-use qtangent::gpu::render::{GpuScene, Renderer, UploadReport, FALLBACK_FORMAT};
+use qtangent::gpu::{GpuScene, Renderer, UploadReport, FALLBACK_FORMAT};
 use qtangent::gpu::GpuContext;
-use qtangent::qmap::bc::Bc7Quality;
+use qtangent::qmap::Bc7Quality;
 use qtangent::qmap::{MapFormat, MapOptions};
 use qtangent::render::maps::MapOrigin;
 use qtangent::render::scene::RenderScene;

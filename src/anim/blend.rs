@@ -209,7 +209,7 @@ impl Locomotion {
     ///
     /// # Errors
     /// As [`Locomotion::new`].
-    pub fn with_settings(
+    pub(crate) fn with_settings(
         skeleton: &Skeleton,
         walk: &Clip,
         run: &Clip,
@@ -589,7 +589,7 @@ impl Locomotion {
 
     /// The contact rule of [`foot_slide`] for these clips.
     #[must_use]
-    pub fn contact_rule(&self) -> ContactRule {
+    pub(crate) fn contact_rule(&self) -> ContactRule {
         let t = |c: usize| self.gaits[c].feet.iter().map(|f| f.threshold).collect();
         ContactRule {
             walk: t(WALK),

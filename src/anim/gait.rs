@@ -145,7 +145,7 @@ impl Gait {
 
     /// The root track at clip time `t` (clamped to `[0, duration]`), linear between samples.
     #[must_use]
-    pub fn root_at(&self, t: f32) -> Vec3 {
+    pub(crate) fn root_at(&self, t: f32) -> Vec3 {
         let n = self.root.len() - 1;
         let x = (t / self.duration).clamp(0.0, 1.0) * n as f32;
         let k = (x.floor() as usize).min(n - 1);
@@ -154,7 +154,7 @@ impl Gait {
 
     /// Velocity of the root track at clip time `t` (that of the sample step holding `t`).
     #[must_use]
-    pub fn root_velocity_at(&self, t: f32) -> Vec3 {
+    pub(crate) fn root_velocity_at(&self, t: f32) -> Vec3 {
         let n = self.root.len() - 1;
         let x = (t / self.duration).clamp(0.0, 1.0) * n as f32;
         let k = (x.floor() as usize).min(n - 1);

@@ -17,7 +17,7 @@ use super::{GpuContext, GpuError, StageNeeds};
 /// What the object-space bake needs of a device (`shaders/bake.wgsl`, a raster pass): storage
 /// buffers in the vertex stage; one uniform buffer, two storage buffers and one sampled texture
 /// (the normal map) in one group.
-pub const NEEDS: StageNeeds = StageNeeds {
+pub(crate) const NEEDS: StageNeeds = StageNeeds {
     vertex_storage: true,
     storage_buffers_per_shader_stage: 2,
     uniform_buffers_per_shader_stage: 1,
@@ -114,7 +114,7 @@ impl RasterBackend for GpuContext {
 ///
 /// # Errors
 /// [`GpuError::TextureTooLarge`].
-pub fn check_texture_size(
+pub(crate) fn check_texture_size(
     ctx: &GpuContext,
     what: &str,
     width: u32,
@@ -150,7 +150,7 @@ fn padded_row(width: u32, texel_bytes: u32) -> u32 {
 /// limit, [`GpuError::TooLarge`] for buffers beyond its limits, [`GpuError::Bake`] for a mesh
 /// that fails [`BakeMesh::validate`] or settings that fail [`crate::qmap::check_settings`],
 /// other [`GpuError`]s from wgpu.
-pub fn raster_gpu(
+pub(crate) fn raster_gpu(
     ctx: &GpuContext,
     mesh: &BakeMesh,
     normal_map: Option<&NormalMap>,
@@ -446,7 +446,6 @@ fn pipelines(
 /// The bake's render targets: quaternions, info and coverage (copied out), and the
 /// depth-stencil.
 struct Targets {
-    size: wgpu::Extent3d,
     textures: [wgpu::Texture; 3],
     depth: wgpu::Texture,
 }
@@ -454,39 +453,16 @@ struct Targets {
 impl Targets {
     /// Targets of `w × h`.
     fn new(device: &wgpu::Device, w: u32, h: u32) -> Self {
-        let size = wgpu::Extent3d {
-            width: w,
-            height: h,
-            depth_or_array_layers: 1,
+        let texture = |label, format| {
+            kit::render_target(device, label, format, (w, h), wgpu::TextureUsages::empty())
         };
-        let texture = |label, format, usage| {
-            device.create_texture(&wgpu::TextureDescriptor {
-                label: Some(label),
-                size,
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format,
-                usage,
-                view_formats: &[],
-            })
-        };
-        let color_usage = wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC;
         let textures = [
-            texture("bake quaternions", QUAT_FORMAT, color_usage),
-            texture("bake info", INFO_FORMAT, color_usage),
-            texture("bake coverage", COUNT_FORMAT, color_usage),
+            texture("bake quaternions", QUAT_FORMAT),
+            texture("bake info", INFO_FORMAT),
+            texture("bake coverage", COUNT_FORMAT),
         ];
-        let depth = texture(
-            "bake depth-stencil",
-            DEPTH_FORMAT,
-            wgpu::TextureUsages::RENDER_ATTACHMENT,
-        );
-        Self {
-            size,
-            textures,
-            depth,
-        }
+        let depth = texture("bake depth-stencil", DEPTH_FORMAT);
+        Self { textures, depth }
     }
 }
 
@@ -599,18 +575,7 @@ fn copy_to_readback(
         })
         .collect();
     for ((texture, buffer), row) in targets.textures.iter().zip(&buffers).zip(checked.rows) {
-        encoder.copy_texture_to_buffer(
-            texture.as_image_copy(),
-            wgpu::TexelCopyBufferInfo {
-                buffer,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(row),
-                    rows_per_image: Some(targets.size.height),
-                },
-            },
-            targets.size,
-        );
+        kit::copy_to_buffer(encoder, texture, buffer, row);
     }
     buffers
 }

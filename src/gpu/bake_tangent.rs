@@ -102,16 +102,14 @@ fn run_kernel(
                 output.as_entire_binding(),
             ],
         );
-        let mut encoder = device.create_command_encoder(&Default::default());
-        super::context::record_dispatch(
-            &mut encoder,
+        kit::submit_dispatch(
+            device,
+            &ctx.queue,
             "bake_tangent",
             &pipeline,
             &bind_group,
             [gx, gy],
-            None,
         );
-        ctx.queue.submit([encoder.finish()]);
         output
     })?;
     let bytes = ctx.read_buffer(&output, bytes, "the baked tangent-space map")?;
@@ -120,7 +118,7 @@ fn run_kernel(
 
 /// What the tangent-space bake needs of a device: compute shaders; one uniform and two storage
 /// buffers in one bind group (`shaders/bake_tangent.wgsl`).
-pub const NEEDS: StageNeeds = StageNeeds {
+pub(crate) const NEEDS: StageNeeds = StageNeeds {
     compute: true,
     storage_buffers_per_shader_stage: 2,
     uniform_buffers_per_shader_stage: 1,
@@ -136,7 +134,7 @@ pub const NEEDS: StageNeeds = StageNeeds {
 /// [`GpuError::Empty`] for no levels, [`GpuError::Count`] for a level whose texel count is not
 /// its size;
 /// [`GpuError::TooLarge`] beyond the device's buffer limits; wgpu and readback errors.
-pub fn bake_gpu(
+pub(crate) fn bake_gpu(
     ctx: &GpuContext,
     levels: &[NormalMap],
     twist: Option<TwistField<'_>>,

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex};
 /// compressed maps (`gpu::qmap`; without it they are decoded at upload). Of these only
 /// `TEXTURE_FORMAT_16BIT_NORM` touches what shaders may use (16-bit-norm storage textures,
 /// which no shader here declares); shader validation runs with exactly what they grant.
-pub const REQUESTED_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
+pub(crate) const REQUESTED_FEATURES: wgpu::Features = wgpu::Features::TIMESTAMP_QUERY
     .union(wgpu::Features::TEXTURE_FORMAT_16BIT_NORM)
     .union(wgpu::Features::FLOAT32_FILTERABLE)
     .union(wgpu::Features::TEXTURE_COMPRESSION_BC);
@@ -189,7 +189,7 @@ pub struct GpuContext {
 /// [`GpuContext::from_device`] that lacks one gets an error naming it instead of a wgpu
 /// validation panic.
 #[derive(Debug, Clone, Copy)]
-pub struct StageNeeds {
+pub(crate) struct StageNeeds {
     /// The stage, for messages ("batch decode").
     pub stage: &'static str,
     /// Device features it cannot run without.
@@ -215,7 +215,7 @@ pub struct StageNeeds {
 impl StageNeeds {
     /// Nothing beyond a device's guaranteed minimum, for `stage`; fill in what it uses.
     #[must_use]
-    pub const fn none(stage: &'static str) -> Self {
+    pub(crate) const fn none(stage: &'static str) -> Self {
         Self {
             stage,
             features: wgpu::Features::empty(),
@@ -332,7 +332,7 @@ impl GpuContext {
     /// # Errors
     /// [`GpuError::MissingFeature`], [`GpuError::MissingLimit`] or
     /// [`GpuError::MissingCapability`], naming the first thing missing.
-    pub fn check(&self, needs: &StageNeeds) -> Result<(), GpuError> {
+    pub(crate) fn check(&self, needs: &StageNeeds) -> Result<(), GpuError> {
         let missing = needs.features - self.device.features();
         if let Some((name, first)) = missing.iter_names().next() {
             let adapter_note = if self.adapter.features().contains(first) {
@@ -593,22 +593,7 @@ impl GpuContext {
                 mapped_at_creation: false,
             });
             let mut encoder = self.device.create_command_encoder(&Default::default());
-            encoder.copy_texture_to_buffer(
-                texture.as_image_copy(),
-                wgpu::TexelCopyBufferInfo {
-                    buffer: &buffer,
-                    layout: wgpu::TexelCopyBufferLayout {
-                        offset: 0,
-                        bytes_per_row: Some(padded),
-                        rows_per_image: Some(height),
-                    },
-                },
-                wgpu::Extent3d {
-                    width,
-                    height,
-                    depth_or_array_layers: 1,
-                },
-            );
+            super::kit::copy_to_buffer(&mut encoder, texture, &buffer, padded);
             self.queue.submit([encoder.finish()]);
             buffer
         })?;
@@ -649,7 +634,7 @@ impl GpuContext {
     ///
     /// # Errors
     /// [`GpuError::Wgpu`] or [`GpuError::Readback`].
-    pub fn read_buffer(
+    pub(crate) fn read_buffer(
         &self,
         buffer: &wgpu::Buffer,
         size: u64,
@@ -676,7 +661,7 @@ impl GpuContext {
     ///
     /// # Errors
     /// [`GpuError::Wgpu`] or [`GpuError::Readback`].
-    pub fn map_read(
+    pub(crate) fn map_read(
         &self,
         buffers: &[&wgpu::Buffer],
         what: &str,
@@ -717,7 +702,7 @@ impl GpuContext {
     ///
     /// # Errors
     /// [`GpuError::TooLarge`] (naming `what`) beyond the square of the limit.
-    pub fn dispatch_grid(
+    pub(crate) fn dispatch_grid(
         &self,
         count: u64,
         workgroup: u32,
@@ -743,7 +728,7 @@ impl GpuContext {
     ///
     /// # Errors
     /// [`GpuError::TooLarge`].
-    pub fn check_storage_size(&self, what: &str, bytes: u64) -> Result<(), GpuError> {
+    pub(crate) fn check_storage_size(&self, what: &str, bytes: u64) -> Result<(), GpuError> {
         let l = self.device.limits();
         for (limit, limit_name) in [
             (l.max_buffer_size, "max_buffer_size"),
@@ -765,26 +750,5 @@ impl GpuContext {
     }
 }
 
-/// Records one compute pass that dispatches `pipeline` with `bind_group` at group 0 over
-/// `groups` (x, y), with timestamps at the pass's start and end (query indices `first`,
-/// `first + 1`) when given: what every compute stage's `encode` does.
-pub(crate) fn record_dispatch(
-    encoder: &mut wgpu::CommandEncoder,
-    label: &str,
-    pipeline: &wgpu::ComputePipeline,
-    bind_group: &wgpu::BindGroup,
-    groups: [u32; 2],
-    timestamps: Option<(&wgpu::QuerySet, u32)>,
-) {
-    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-        label: Some(label),
-        timestamp_writes: timestamps.map(|(query_set, first)| wgpu::ComputePassTimestampWrites {
-            query_set,
-            beginning_of_pass_write_index: Some(first),
-            end_of_pass_write_index: Some(first + 1),
-        }),
-    });
-    pass.set_pipeline(pipeline);
-    pass.set_bind_group(0, bind_group, &[]);
-    pass.dispatch_workgroups(groups[0], groups[1], 1);
-}
+#[cfg(all(test, feature = "random"))]
+mod tests;

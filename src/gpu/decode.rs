@@ -75,7 +75,7 @@ pub struct DecodeBatch {
 
 /// What the batch decode needs of a device: compute shaders; one uniform and two storage
 /// buffers in one bind group (`shaders/decode.wgsl`).
-pub const NEEDS: StageNeeds = StageNeeds {
+pub(crate) const NEEDS: StageNeeds = StageNeeds {
     compute: true,
     storage_buffers_per_shader_stage: 2,
     uniform_buffers_per_shader_stage: 1,
@@ -236,7 +236,7 @@ impl DecodeBatch {
         encoder: &mut wgpu::CommandEncoder,
         timestamps: Option<(&wgpu::QuerySet, u32)>,
     ) {
-        super::context::record_dispatch(
+        kit::record_dispatch(
             encoder,
             "decode",
             &self.pipeline,

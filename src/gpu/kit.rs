@@ -217,3 +217,115 @@ pub(crate) fn texture(
         bytes,
     )
 }
+
+/// Records one compute pass that dispatches `pipeline` with `bind_group` at group 0 over
+/// `groups` (x, y), with timestamps at the pass's start and end (query indices `first`,
+/// `first + 1`) when given: what every compute stage's `encode` does.
+pub(crate) fn record_dispatch(
+    encoder: &mut wgpu::CommandEncoder,
+    label: &str,
+    pipeline: &wgpu::ComputePipeline,
+    bind_group: &wgpu::BindGroup,
+    groups: [u32; 2],
+    timestamps: Option<(&wgpu::QuerySet, u32)>,
+) {
+    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+        label: Some(label),
+        timestamp_writes: timestamps.map(|(query_set, first)| wgpu::ComputePassTimestampWrites {
+            query_set,
+            beginning_of_pass_write_index: Some(first),
+            end_of_pass_write_index: Some(first + 1),
+        }),
+    });
+    pass.set_pipeline(pipeline);
+    pass.set_bind_group(0, bind_group, &[]);
+    pass.dispatch_workgroups(groups[0], groups[1], 1);
+}
+
+/// Records one dispatch of `pipeline` over `groups` workgroups with `bind_group` at group 0 and
+/// submits it (no timestamps).
+pub(crate) fn submit_dispatch(
+    device: &wgpu::Device,
+    queue: &wgpu::Queue,
+    label: &str,
+    pipeline: &wgpu::ComputePipeline,
+    bind_group: &wgpu::BindGroup,
+    groups: [u32; 2],
+) {
+    let mut encoder = device.create_command_encoder(&Default::default());
+    record_dispatch(&mut encoder, label, pipeline, bind_group, groups, None);
+    queue.submit([encoder.finish()]);
+}
+
+/// Pipelines made on first use and kept, by key. A poisoned lock only loses the cache: the
+/// pipeline is made again.
+pub(crate) struct PipelineCache<K, P>(std::sync::Mutex<std::collections::HashMap<K, P>>);
+
+impl<K: std::hash::Hash + Eq, P: Clone> PipelineCache<K, P> {
+    pub(crate) fn new() -> Self {
+        Self(std::sync::Mutex::new(std::collections::HashMap::new()))
+    }
+
+    /// The pipeline for `key`, made by `make` the first time.
+    pub(crate) fn get_or_make<E>(
+        &self,
+        key: K,
+        make: impl FnOnce() -> Result<P, E>,
+    ) -> Result<P, E> {
+        if let Some(p) = self.0.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return Ok(p);
+        }
+        let pipeline = make()?;
+        if let Ok(mut m) = self.0.lock() {
+            m.insert(key, pipeline.clone());
+        }
+        Ok(pipeline)
+    }
+}
+
+/// A single-level 2D texture of `format` and `size` that a pass renders into and the host
+/// copies out (`RENDER_ATTACHMENT | COPY_SRC`, plus `extra` usages).
+pub(crate) fn render_target(
+    device: &wgpu::Device,
+    label: &str,
+    format: wgpu::TextureFormat,
+    (width, height): (u32, u32),
+    extra: wgpu::TextureUsages,
+) -> wgpu::Texture {
+    device.create_texture(&wgpu::TextureDescriptor {
+        label: Some(label),
+        size: wgpu::Extent3d {
+            width,
+            height,
+            depth_or_array_layers: 1,
+        },
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension: wgpu::TextureDimension::D2,
+        format,
+        usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC | extra,
+        view_formats: &[],
+    })
+}
+
+/// Records a copy of `texture`'s level 0 into `buffer`, `bytes_per_row` (a multiple of
+/// `COPY_BYTES_PER_ROW_ALIGNMENT`) bytes a row.
+pub(crate) fn copy_to_buffer(
+    encoder: &mut wgpu::CommandEncoder,
+    texture: &wgpu::Texture,
+    buffer: &wgpu::Buffer,
+    bytes_per_row: u32,
+) {
+    encoder.copy_texture_to_buffer(
+        texture.as_image_copy(),
+        wgpu::TexelCopyBufferInfo {
+            buffer,
+            layout: wgpu::TexelCopyBufferLayout {
+                offset: 0,
+                bytes_per_row: Some(bytes_per_row),
+                rows_per_image: Some(texture.height()),
+            },
+        },
+        texture.size(),
+    );
+}

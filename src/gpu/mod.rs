@@ -1,18 +1,33 @@
 //! GPU side: a headless wgpu context and one module per GPU stage, each with its WGSL file in
 //! `shaders/`. The only part of the crate that uses wgpu; CPU modules never depend on it.
 
-pub mod bake;
-pub mod bake_tangent;
-mod context;
-pub mod decode;
+pub(crate) mod bake;
+pub(crate) mod bake_tangent;
+pub(crate) mod context;
+pub(crate) mod decode;
 pub(crate) mod kit;
-pub mod mesh;
-pub mod qmap;
-pub mod render;
-pub mod skin;
+pub(crate) mod mesh;
+pub(crate) mod qmap;
+pub(crate) mod render;
+pub(crate) mod skin;
 pub(crate) mod wgsl;
 
-pub use context::{GpuContext, GpuError, StageNeeds, REQUESTED_FEATURES};
+pub(crate) use context::StageNeeds;
+pub use context::{GpuContext, GpuError};
 pub use decode::{DecodeBatch, DecodePipeline, GpuFrame};
-pub use mesh::vertex_entry_point;
+pub use mesh::{format_constant, vertex_entry_point, vertex_layout, MeshUniforms};
+pub use qmap::{
+    check_filterable, required_features, sample_frames, texture_format, upload_encoded, upload_map,
+    GpuQuatMap, MapFilter, SampledFrame, HANDEDNESS_FORMAT,
+};
+pub use render::{
+    GpuScene, MapReport, ModeCost, Output, PreparedView, Renderer, Shot, UploadReport, View,
+    DEBUG_FORMAT, DEBUG_POISON, DEPTH_FORMAT, FALLBACK_FORMAT, IMAGE_FORMAT,
+};
+pub use skin::{
+    output_layout, uv_layout, InstanceRange, RigBatch, SkinBatch, SkinBuffers, SkinPipeline,
+};
 pub use wgsl::Wgsl;
+
+#[cfg(all(test, feature = "default"))]
+mod tests;

@@ -11,7 +11,7 @@ use glam::{Vec2, Vec3, Vec4};
 use super::kit::{self, Access};
 use super::wgsl::Stage;
 use super::{GpuContext, GpuError, StageNeeds};
-use crate::qmap::stored::EncodedMap;
+use crate::qmap::stored::{EncodedMap, Encoding};
 use crate::qmap::{MapDecode, MapFormat, MapSpace, QuatMap};
 use crate::report::{Listener, Warning, WarningKind};
 use crate::TangentFrame;
@@ -50,7 +50,7 @@ pub fn required_features(format: MapFormat) -> wgpu::Features {
 /// Fails unless the device has [`required_features`] for `format`.
 ///
 /// # Errors
-/// [`GpuError::Input`] naming the format, the missing feature and whether the adapter has it
+/// [`GpuError::Invalid`] naming the format, the missing feature and whether the adapter has it
 /// (then only the device was created without it).
 pub fn check_filterable(ctx: &GpuContext, format: MapFormat) -> Result<(), GpuError> {
     let needed = required_features(format);
@@ -177,9 +177,9 @@ fn check_levels(map: &QuatMap) -> Result<(), GpuError> {
 ///
 /// # Errors
 /// [`GpuError::TextureTooLarge`] when a side exceeds `max_texture_dimension_2d`;
-/// [`GpuError::Input`] for inconsistent levels or a format the device cannot filter
+/// [`GpuError::Invalid`] for inconsistent levels or a format the device cannot filter
 /// ([`check_filterable`]); [`GpuError::Wgpu`].
-pub fn upload(ctx: &GpuContext, map: &QuatMap) -> Result<GpuQuatMap, GpuError> {
+pub fn upload_map(ctx: &GpuContext, map: &QuatMap) -> Result<GpuQuatMap, GpuError> {
     check_levels(map)?;
     let (width, height) = (map.width(), map.height());
     let limit = ctx.device.limits().max_texture_dimension_2d;
@@ -193,13 +193,11 @@ pub fn upload(ctx: &GpuContext, map: &QuatMap) -> Result<GpuQuatMap, GpuError> {
     }
     check_filterable(ctx, map.format)?;
     // The stored texel bytes of its own format and its plane: one upload path for every map.
-    let stored = EncodedMap::encode(
-        map,
-        MapSpace::Object,
-        map.format,
-        true,
-        crate::qmap::bc::Bc7Quality::default(),
-    )?;
+    let encoding = Encoding {
+        keep_handedness: true,
+        ..Encoding::new(MapSpace::Object, map.format)
+    };
+    let stored = EncodedMap::encode(map, &encoding)?;
     upload_encoded(ctx, &stored, &mut ())
 }
 
@@ -399,13 +397,10 @@ impl SampledFrame {
 /// `@workgroup_size` of `qmap_sample`.
 const WORKGROUP: u32 = 64;
 
-/// Samples `map` at each `(uv, lod)` through `qmap_frame_level` in a compute shader and reads
-/// the results back, one [`SampledFrame`] per point, in order.
-///
 /// What sampling a map in a compute pass needs of a device: compute shaders; two sampled
 /// textures and two storage buffers in one bind group (`shaders/qmap.wgsl`). A map format's own
 /// feature is checked by [`check_filterable`].
-pub const SAMPLE_NEEDS: StageNeeds = StageNeeds {
+pub(crate) const SAMPLE_NEEDS: StageNeeds = StageNeeds {
     compute: true,
     storage_buffers_per_shader_stage: 2,
     sampled_textures_per_shader_stage: 2,
@@ -413,36 +408,43 @@ pub const SAMPLE_NEEDS: StageNeeds = StageNeeds {
     ..StageNeeds::none("quaternion-map sampling")
 };
 
-/// The sampler: clamp-to-edge in u and v; `filter` for magnification, minification and between
-/// mip levels (`Linear`: bilinear within a level, trilinear across; `Nearest`: the texel whose
-/// area holds the point, at the nearest level). The lod is clamped to the map's levels. The
-/// output is poisoned with NaN before the dispatch, so a point the shader skipped reads NaN.
+/// How [`sample_frames`] filters a map.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MapFilter {
+    /// The texel whose area holds the point, at the nearest level.
+    Nearest,
+    /// Bilinear within a level, trilinear across: the hardware filter alone.
+    Linear,
+    /// [`MapFilter::Linear`] through the seam-robust sampler (`qmap_robust` in
+    /// `shaders/qmap.wgsl`), which takes the nearest texel's frame where the footprint straddles
+    /// a seam of opposite handedness or hemisphere.
+    LinearRobust,
+}
+
+/// Samples `map` at each `(uv, lod)` through `qmap_frame_level` in a compute shader and reads
+/// the results back, one [`SampledFrame`] per point, in order.
+///
+/// The sampler clamps to the edge in u and v and filters as `filter` says, within and between
+/// mip levels. The lod is clamped to the map's levels. The output is poisoned with NaN before
+/// the dispatch, so a point the shader skipped reads NaN.
 ///
 /// # Errors
-/// [`GpuError::Input`] for no points or (with `Linear`) a format the device cannot filter;
+/// [`GpuError::Empty`] for no points, [`GpuError::Invalid`] (filtering) for a format the device
+/// cannot filter;
 /// [`GpuError::TooLarge`] beyond the device's buffer or dispatch limits; [`GpuError::Wgpu`],
 /// [`GpuError::Readback`].
 pub fn sample_frames(
     ctx: &GpuContext,
     map: &GpuQuatMap,
     points: &[(Vec2, f32)],
-    filter: wgpu::FilterMode,
+    filter: MapFilter,
 ) -> Result<Vec<SampledFrame>, GpuError> {
-    sample_frames_with(ctx, map, points, filter, false)
-}
-
-/// [`sample_frames`] with the seam-robust sampler (`qmap_robust` in `shaders/qmap.wgsl`) on or
-/// off; [`sample_frames`] has it off, so its results are the hardware filter's alone.
-///
-/// # Errors
-/// As [`sample_frames`].
-pub fn sample_frames_with(
-    ctx: &GpuContext,
-    map: &GpuQuatMap,
-    points: &[(Vec2, f32)],
-    filter: wgpu::FilterMode,
-    robust: bool,
-) -> Result<Vec<SampledFrame>, GpuError> {
+    let robust = filter == MapFilter::LinearRobust;
+    let filter = if filter == MapFilter::Nearest {
+        wgpu::FilterMode::Nearest
+    } else {
+        wgpu::FilterMode::Linear
+    };
     ctx.check(&SAMPLE_NEEDS)?;
     if points.is_empty() {
         return Err(GpuError::Empty {
@@ -508,16 +510,14 @@ pub fn sample_frames_with(
                 output.as_entire_binding(),
             ],
         );
-        let mut encoder = device.create_command_encoder(&Default::default());
-        super::context::record_dispatch(
-            &mut encoder,
+        kit::submit_dispatch(
+            device,
+            &ctx.queue,
             "qmap sample",
             &pipeline,
             &bind_group,
             [gx, gy],
-            None,
         );
-        ctx.queue.submit([encoder.finish()]);
         output
     })?;
     ctx.wait()?;

@@ -5,9 +5,7 @@
 //!
 //! The CPU side (bones, the packed layout, the f64 reference) is [`crate::skin`].
 
-use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::Mutex;
 
 use super::kit::{self, Access};
 use super::wgsl::Stage;
@@ -15,7 +13,7 @@ use super::{GpuContext, GpuError, StageNeeds};
 
 /// What GPU skinning needs of a device (`shaders/skin.wgsl`, `shaders/skin_matrix.wgsl`):
 /// compute shaders; one uniform and four storage buffers in one bind group.
-pub const NEEDS: StageNeeds = StageNeeds {
+pub(crate) const NEEDS: StageNeeds = StageNeeds {
     compute: true,
     storage_buffers_per_shader_stage: 4,
     uniform_buffers_per_shader_stage: 1,
@@ -27,7 +25,7 @@ use crate::skin::{Bone, Influences, Rig, SkinMethod, SkinVertices, SkinnedVertex
 use crate::Format;
 
 /// `@workgroup_size` of `skin` in `shaders/skin.wgsl` and of `skin_matrix` in
-/// `shaders/skin_matrix.wgsl` (both dispatched by [`BatchCore`]).
+/// `shaders/skin_matrix.wgsl` (both dispatched by [`SkinBuffers`]).
 const WORKGROUP: u32 = 64;
 
 /// Mirrors `Params` in `shaders/skin_batch.wgsl` (both skinning kernels).
@@ -97,7 +95,7 @@ pub struct SkinPipeline {
     layout: wgpu::BindGroupLayout,
     pipeline_layout: wgpu::PipelineLayout,
     module: wgpu::ShaderModule,
-    pipelines: Mutex<HashMap<PipelineKey, wgpu::ComputePipeline>>,
+    pipelines: kit::PipelineCache<PipelineKey, wgpu::ComputePipeline>,
 }
 
 /// What a skinning pipeline is specialised for.
@@ -127,7 +125,7 @@ pub struct SkinBatch {
     pub influences: Influences,
     /// The format of the input qtangents (every mesh's).
     pub format: Format,
-    core: BatchCore,
+    core: SkinBuffers,
     /// One pipeline per method, in [`SkinMethod::ALL`] order.
     pipelines: [wgpu::ComputePipeline; 2],
 }
@@ -189,16 +187,17 @@ pub(crate) struct BatchDesc<'a> {
     pub(crate) identity_bone: &'a [u8],
 }
 
-/// A batch's instance table, buffers, bind group and dispatch size: the structure both
-/// skinning kernels share, so a comparison of the two measures their layouts and arithmetic.
-pub(crate) struct BatchCore {
-    pub(crate) instances: Vec<InstanceRange>,
-    pub(crate) vertex_count: u32,
-    pub(crate) bone_count: u32,
-    pub(crate) input_bytes: u64,
+/// A skinning batch's buffers: its instance table, palettes, output, bind group and dispatch
+/// size — the structure both skinning kernels share, so a comparison of the two measures their
+/// layouts and arithmetic ([`SkinBatch::buffers`]).
+pub struct SkinBuffers {
+    instances: Vec<InstanceRange>,
+    vertex_count: u32,
+    bone_count: u32,
+    input_bytes: u64,
     groups: [u32; 2],
     pub(crate) palette: wgpu::Buffer,
-    pub(crate) output: wgpu::Buffer,
+    output: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
 }
 
@@ -277,7 +276,7 @@ impl InstanceTable {
     }
 }
 
-impl BatchCore {
+impl SkinBuffers {
     /// Lays out one instance per entry of `instances` (an index into `meshes`, whose packed
     /// vertices `desc.words` holds in order), each with a palette of its mesh's `joint_count`
     /// entries, and uploads everything.
@@ -339,7 +338,7 @@ impl BatchCore {
             let resources = [&uniform, &input, &instances, &palette, &output];
             let resources = resources.map(wgpu::Buffer::as_entire_binding);
             let bind_group = kit::bind_group(device, label, layout, &resources);
-            BatchCore {
+            SkinBuffers {
                 instances: table.ranges,
                 vertex_count: out as u32,
                 bone_count: bone as u32,
@@ -367,7 +366,7 @@ impl BatchCore {
 
     /// Fills the output with all-ones words (NaN as f32), so a vertex the kernel does not
     /// write fails any comparison.
-    pub(crate) fn poison(&self, ctx: &GpuContext) {
+    pub fn poison(&self, ctx: &GpuContext) {
         let nan = vec![0xffu8; self.output.size() as usize];
         ctx.queue.write_buffer(&self.output, 0, &nan);
     }
@@ -381,7 +380,7 @@ impl BatchCore {
         pipeline: &wgpu::ComputePipeline,
         timestamps: Option<(&wgpu::QuerySet, u32)>,
     ) {
-        super::context::record_dispatch(
+        kit::record_dispatch(
             encoder,
             label,
             pipeline,
@@ -389,6 +388,63 @@ impl BatchCore {
             self.groups,
             timestamps,
         );
+    }
+}
+
+impl SkinBuffers {
+    /// Output vertices (all instances).
+    #[must_use]
+    pub fn vertex_count(&self) -> u32 {
+        self.vertex_count
+    }
+
+    /// Bones (all palettes).
+    #[must_use]
+    pub fn bone_count(&self) -> u32 {
+        self.bone_count
+    }
+
+    /// Where each instance reads and writes, in instance order.
+    #[must_use]
+    pub fn instances(&self) -> &[InstanceRange] {
+        &self.instances
+    }
+
+    /// The skinned vertices, instance `i` at `instances()[i].output`.
+    #[must_use]
+    pub fn output(&self) -> &wgpu::Buffer {
+        &self.output
+    }
+
+    /// Bytes of packed input uploaded (each mesh once).
+    #[must_use]
+    pub fn input_bytes(&self) -> u64 {
+        self.input_bytes
+    }
+
+    /// Records what `record` encodes, submits it and waits.
+    pub(crate) fn run(
+        &self,
+        ctx: &GpuContext,
+        what: &str,
+        record: impl FnOnce(&mut wgpu::CommandEncoder),
+    ) -> Result<(), GpuError> {
+        ctx.scoped(what, || {
+            let mut encoder = ctx.device.create_command_encoder(&Default::default());
+            record(&mut encoder);
+            ctx.queue.submit([encoder.finish()]);
+        })?;
+        ctx.wait()
+    }
+
+    /// Reads the whole output back as `T`s.
+    pub(crate) fn read<T: bytemuck::Pod>(
+        &self,
+        ctx: &GpuContext,
+        what: &str,
+    ) -> Result<Vec<T>, GpuError> {
+        let bytes = ctx.read_buffer(&self.output, self.output.size(), what)?;
+        Ok(bytemuck::pod_collect_to_vec(&bytes))
     }
 }
 
@@ -408,25 +464,17 @@ impl SkinPipeline {
                 layout,
                 pipeline_layout,
                 module,
-                pipelines: Mutex::new(HashMap::new()),
+                pipelines: kit::PipelineCache::new(),
             }
         })
     }
 
-    /// The pipeline for `key`, compiled on first use.
-    fn pipeline(
+    /// Makes the pipeline for `key` (kept in `pipelines` by [`SkinPipeline::batch`]).
+    fn make_pipeline(
         &self,
         ctx: &GpuContext,
         key: PipelineKey,
     ) -> Result<wgpu::ComputePipeline, GpuError> {
-        if let Some(p) = self
-            .pipelines
-            .lock()
-            .ok()
-            .and_then(|m| m.get(&key).cloned())
-        {
-            return Ok(p);
-        }
         let constants = [
             ("QTANGENT_FORMAT", f64::from(key.format.code())),
             ("SKIN_METHOD", f64::from(key.method.code())),
@@ -438,7 +486,7 @@ impl SkinPipeline {
             key.influences.count(),
             key.format
         );
-        let pipeline = ctx.scoped(&format!("creating the {label} pipeline"), || {
+        ctx.scoped(&format!("creating the {label} pipeline"), || {
             kit::compute_pipeline(
                 &ctx.device,
                 &self.pipeline_layout,
@@ -446,11 +494,7 @@ impl SkinPipeline {
                 "skin",
                 &constants,
             )
-        })?;
-        if let Ok(mut m) = self.pipelines.lock() {
-            m.insert(key, pipeline.clone());
-        }
-        Ok(pipeline)
+        })
     }
 
     /// Uploads `meshes` once each and lays out one instance per entry of `instances` (an index
@@ -460,8 +504,9 @@ impl SkinPipeline {
     /// (the bind pose); set them with [`SkinBatch::set_bones`].
     ///
     /// # Errors
-    /// [`GpuError::Input`] for an empty batch, an instance naming no mesh, a mesh with no
-    /// vertices, meshes in different formats; [`GpuError::TooLarge`] beyond the device's buffer
+    /// [`GpuError::Empty`] for an empty batch or a mesh with no vertices,
+    /// [`GpuError::OutOfRange`] for an instance naming no mesh, [`GpuError::Invalid`] for meshes
+    /// in different formats; [`GpuError::TooLarge`] beyond the device's buffer
     /// or dispatch limits.
     pub fn batch(
         &self,
@@ -493,16 +538,17 @@ impl SkinPipeline {
             output_vertex_bytes: OUTPUT_WORDS as u64 * 4,
             identity_bone: bytemuck::bytes_of(&Bone::IDENTITY),
         };
-        let core = BatchCore::new(ctx, &self.layout, meshes, instances, &desc)?;
-        let key = |method| PipelineKey {
-            method,
-            influences,
-            format,
+        let core = SkinBuffers::new(ctx, &self.layout, meshes, instances, &desc)?;
+        let pipeline = |method| {
+            let key = PipelineKey {
+                method,
+                influences,
+                format,
+            };
+            self.pipelines
+                .get_or_make(key, || self.make_pipeline(ctx, key))
         };
-        let pipelines = [
-            self.pipeline(ctx, key(SkinMethod::ALL[0]))?,
-            self.pipeline(ctx, key(SkinMethod::ALL[1]))?,
-        ];
+        let pipelines = [pipeline(SkinMethod::ALL[0])?, pipeline(SkinMethod::ALL[1])?];
         Ok(SkinBatch {
             method,
             influences,
@@ -514,35 +560,11 @@ impl SkinPipeline {
 }
 
 impl SkinBatch {
-    /// Output vertices (all instances).
+    /// The batch's buffers: vertex and bone counts, where each instance reads and writes, and
+    /// the output vertex buffer (in [`output_layout`]).
     #[must_use]
-    pub fn vertex_count(&self) -> u32 {
-        self.core.vertex_count
-    }
-
-    /// Bones (all palettes).
-    #[must_use]
-    pub fn bone_count(&self) -> u32 {
-        self.core.bone_count
-    }
-
-    /// Where each instance reads and writes, in instance order.
-    #[must_use]
-    pub fn instances(&self) -> &[InstanceRange] {
-        &self.core.instances
-    }
-
-    /// The skinned vertices: a vertex buffer in [`output_layout`], instance `i` at
-    /// `instances()[i].output`.
-    #[must_use]
-    pub fn output(&self) -> &wgpu::Buffer {
-        &self.core.output
-    }
-
-    /// Bytes of packed input uploaded (each mesh once).
-    #[must_use]
-    pub fn input_bytes(&self) -> u64 {
-        self.core.input_bytes
+    pub fn buffers(&self) -> &SkinBuffers {
+        &self.core
     }
 
     /// Bytes each skinned vertex moves through memory: its packed input (28 or 36) and its
@@ -562,7 +584,8 @@ impl SkinBatch {
     /// hand-built [`Bone`] need not be).
     ///
     /// # Errors
-    /// [`GpuError::Input`] when the count is not [`SkinBatch::bone_count`], or a bone is not
+    /// [`GpuError::Count`] when the count is not [`SkinBuffers::bone_count`], [`GpuError::Invalid`]
+    /// when a bone is not
     /// finite, has a (near) zero rotation or a scale ≤ 0 (a mirroring scale would flip positions
     /// but not the frames' handedness).
     pub fn set_bones(&self, ctx: &GpuContext, bones: &[Bone]) -> Result<(), GpuError> {
@@ -590,12 +613,6 @@ impl SkinBatch {
         Ok(())
     }
 
-    /// Fills the output with all-ones words (NaN positions), so a vertex the kernel does not
-    /// write fails any comparison.
-    pub fn poison(&self, ctx: &GpuContext) {
-        self.core.poison(ctx);
-    }
-
     /// Records the dispatch, with timestamps at the pass's start and end (query indices
     /// `first`, `first + 1`) when given.
     pub fn encode(
@@ -616,12 +633,9 @@ impl SkinBatch {
     /// # Errors
     /// [`GpuError::Wgpu`].
     pub fn run(&self, ctx: &GpuContext) -> Result<(), GpuError> {
-        ctx.scoped("skinning on the GPU", || {
-            let mut encoder = ctx.device.create_command_encoder(&Default::default());
-            self.encode(&mut encoder, None);
-            ctx.queue.submit([encoder.finish()]);
-        })?;
-        ctx.wait()
+        self.core.run(ctx, "skinning on the GPU", |encoder| {
+            self.encode(encoder, None);
+        })
     }
 
     /// Reads every skinned vertex back.
@@ -629,12 +643,7 @@ impl SkinBatch {
     /// # Errors
     /// [`GpuError::Wgpu`] or [`GpuError::Readback`].
     pub fn read(&self, ctx: &GpuContext) -> Result<Vec<SkinnedVertex>, GpuError> {
-        let bytes = ctx.read_buffer(
-            &self.core.output,
-            self.core.output.size(),
-            "skinned vertices",
-        )?;
-        Ok(bytemuck::pod_collect_to_vec(&bytes))
+        self.core.read(ctx, "skinned vertices")
     }
 }
 
@@ -652,7 +661,7 @@ impl RigBatch {
     /// Uploads every mesh of `rig` to one batch skinned with `method`.
     ///
     /// # Errors
-    /// [`GpuError::Input`] for a rig with no mesh, then as [`SkinPipeline::batch`].
+    /// [`GpuError::Empty`] for a rig with no mesh, then as [`SkinPipeline::batch`].
     pub fn new(
         ctx: &GpuContext,
         pipeline: &SkinPipeline,
@@ -724,7 +733,7 @@ impl RigBatch {
     /// [`SkinBatch::run`] or [`SkinBatch::encode`] skins with them.
     ///
     /// # Errors
-    /// [`GpuError::Input`] with what [`Rig::bones`] or [`SkinBatch::set_bones`] rejects.
+    /// [`GpuError::Skin`] with what [`Rig::bones`] or [`SkinBatch::set_bones`] rejects.
     pub fn pose(
         &mut self,
         ctx: &GpuContext,

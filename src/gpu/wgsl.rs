@@ -15,8 +15,8 @@ use std::sync::LazyLock;
 
 use super::bake::BAKE_FLAGS;
 use crate::format::{Fetch, S3X4_LEVELS, S3X6_LEVELS};
+use crate::gpu::render::pipeline::PixelFrame;
 use crate::qmap::{MapDecode, MapFormat};
-use crate::render::PixelFrame;
 use crate::skin::SkinMethod;
 use crate::Format;
 

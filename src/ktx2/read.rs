@@ -1,174 +1,184 @@
-//! Reading KTX 2.0 files: our own check of the DFD's format-defining fields, then the `ktx2`
-//! crate's reader (which panics on some crafted DFDs, hence the check first).
+//! Reading a [`Ktx2Texture`]: a 2D texture in one of the eight [`TexelFormat`]s, through the
+//! one reader (`container.rs`) with the checks of a file qtangent writes — the DFD byte for
+//! byte the format's own (but for primaries, transfer, flags and the samples' LINEAR bit), the
+//! header's typeSize, levels on their mipPadding, key/values right after the DFD and filling
+//! their section. Supercompressed (Zstandard, ZLIB) levels are decompressed.
 
+use std::borrow::Cow;
 use std::path::Path;
 
-use super::*;
+use ::ktx2::{Header, Reader};
+
+use super::container::{self, Container, OneD};
+use super::format::{DFD_SAMPLES, DFD_SAMPLE_LEN, LINEAR};
+use super::{full_mip_count, level_size, Ktx2Error, Ktx2Texture, Malformed, TexelFormat};
 
 /// Checks the DFD fields the spec says must match the format (all but primaries, transfer,
-/// flags and the samples' LINEAR bit) against the DFD [`write()`] makes for `format`.
-fn check_dfd(format: TexelFormat, found: &[u8]) -> Result<(), Ktx2Error> {
+/// flags and the samples' LINEAR bit) against the DFD the writer makes for `format`.
+fn check_dfd(format: TexelFormat, found: &[u8]) -> Result<(), Malformed> {
     let expected = format.dfd();
-    let what = format!("the data format descriptor is not {format}'s");
     if found.len() != expected.len() {
-        let (n, e) = (found.len(), expected.len());
-        malformed!("{what}: it is {n} bytes, {format}'s is {e} (one Basic block)");
+        return Err(Malformed::DfdLength {
+            format,
+            len: found.len(),
+            expected: expected.len(),
+        });
     }
-    for (i, (&f, &e)) in found.iter().zip(&expected).enumerate() {
-        let (free, field) = match i {
+    for (byte, (&found, &expected)) in found.iter().zip(&expected).enumerate() {
+        let (free, field) = match byte {
             12 => (0, "colorModel"),
             13..=15 => (0xFF, ""),
             16..=19 => (0, "texelBlockDimension"),
             20..=27 => (0, "bytesPlane"),
-            28.. if (i - DFD_SAMPLES) % SAMPLE_LEN == 3 => (LINEAR, "channelType/qualifiers"),
-            28.. => (0, "sample"),
+            DFD_SAMPLES.. if (byte - DFD_SAMPLES) % DFD_SAMPLE_LEN == 3 => {
+                (LINEAR, "channelType/qualifiers")
+            }
+            DFD_SAMPLES.. => (0, "sample"),
             _ => (0, "dfdTotalSize or block header"),
         };
-        if (f ^ e) & !free != 0 {
-            malformed!("{what}: byte {i} ({field}) is {f}, not {e}");
+        if (found ^ expected) & !free != 0 {
+            return Err(Malformed::DfdByte {
+                format,
+                byte,
+                field,
+                found,
+                expected,
+            });
         }
     }
     Ok(())
 }
 
-/// Reads a KTX 2.0 file that holds a 2D [`TexelFormat`] texture without supercompression.
-///
-/// Checks, in file order, the identifier and header (format, scheme, texture type, typeSize,
-/// level count: 1 to [`full_mip_count`], levelCount 0 meaning one level and refused for BC),
-/// the extents of the level index, DFD, key/value data and levels, the DFD against the format
-/// and each level's size and alignment; then reads levels and key/values through
-/// [`::ktx2::Reader`], and checks that the key/value entries fill kvdByteLength.
-///
-/// # Errors
-/// [`Ktx2Error::Truncated`] when a section runs past the end, [`NotKtx2`](Ktx2Error::NotKtx2),
-/// [`UnsupportedFormat`](Ktx2Error::UnsupportedFormat),
-/// [`Supercompressed`](Ktx2Error::Supercompressed), [`NotTwoD`](Ktx2Error::NotTwoD),
-/// [`LevelCount`](Ktx2Error::LevelCount), [`LevelSize`](Ktx2Error::LevelSize),
-/// [`Malformed`](Ktx2Error::Malformed), [`Parse`](Ktx2Error::Parse). It never panics.
-pub fn read(bytes: &[u8]) -> Result<Ktx2Texture, Ktx2Error> {
-    let len = bytes.len();
-    let truncated = |what: &str, end: u64| Ktx2Error::Truncated {
-        what: what.into(),
-        end,
-        len,
-    };
-    let head: &[u8; HEADER_LEN] = bytes
-        .get(..HEADER_LEN)
-        .and_then(|h| h.try_into().ok())
-        .ok_or_else(|| truncated("the header", HEADER_LEN as u64))?;
-    if head[..12] != IDENTIFIER {
-        return Err(Ktx2Error::NotKtx2);
-    }
-    let h = ::ktx2::Header::from_bytes(head).map_err(Ktx2Error::Parse)?;
-    if let Some(scheme) = h.supercompression_scheme {
-        return Err(Ktx2Error::Supercompressed {
-            scheme: scheme.value(),
-        });
-    }
+/// The texture's format and level count from its header, with what a texture refuses: other
+/// formats, shapes than 2D, typeSizes than the format's, more levels than the size allows, and
+/// levelCount 0 for a block format.
+fn texture_header(h: &Header) -> Result<(TexelFormat, usize), Ktx2Error> {
+    container::check_scheme(h)?;
     let vk_format = h.format.map_or(0, |f| f.value());
     let format =
         TexelFormat::from_vk_format(vk_format).ok_or(Ktx2Error::UnsupportedFormat { vk_format })?;
-    let not_2d = match (h.pixel_height, h.pixel_depth, h.layer_count, h.face_count) {
-        (0, ..) => "a 1D texture (pixelHeight 0)".to_owned(),
-        (_, depth @ 1.., ..) => format!("a 3D texture (pixelDepth {depth})"),
-        (_, _, layers @ 1.., _) => format!("an array texture (layerCount {layers})"),
-        (.., faces) if faces != 1 => format!("faceCount {faces}"),
-        _ => String::new(),
-    };
-    if !not_2d.is_empty() {
-        return Err(Ktx2Error::NotTwoD(not_2d));
-    }
+    container::check_layers(h, OneD::Refused)?;
     if h.type_size != format.type_size() {
-        malformed!(
-            "typeSize is {}, {format} has {}",
-            h.type_size,
-            format.type_size()
-        );
+        let type_size = h.type_size;
+        return Err(Malformed::TypeSize { type_size, format }.into());
     }
     let (width, height) = (h.pixel_width, h.pixel_height);
     let max = full_mip_count(width, height);
-    let count = match h.level_count {
-        0 if format.block_size() != (1, 1) => {
-            malformed!("levelCount is 0, not allowed for {format}")
-        }
-        0 => 1,
-        n if n > max => {
-            let count = u64::from(n);
-            return Err(Ktx2Error::LevelCount {
-                count,
-                max,
-                width,
-                height,
-            });
-        }
-        n => n as usize,
-    };
+    match h.level_count {
+        0 if format.block_size() != (1, 1) => Err(Malformed::ZeroLevelCount(format).into()),
+        0 => Ok((format, 1)),
+        n if n > max => Err(Ktx2Error::LevelCount {
+            count: u64::from(n),
+            max,
+            width,
+            height,
+        }),
+        n => Ok((format, n as usize)),
+    }
+}
 
-    let index_end = HEADER_LEN + LEVEL_ENTRY_LEN * count;
-    let index = bytes
-        .get(HEADER_LEN..index_end)
-        .ok_or_else(|| truncated("the level index", index_end as u64))?;
-    let idx = h.index;
-    if idx.sgd_byte_length != 0 {
-        malformed!(
-            "sgdByteLength is {} without supercompression",
-            idx.sgd_byte_length
-        );
+/// Checks what the sections of a file qtangent writes are: no supercompression global data,
+/// and the key/value data right after the DFD.
+fn check_sections(h: &Header) -> Result<(), Malformed> {
+    let i = h.index;
+    if i.sgd_byte_length != 0 {
+        return Err(Malformed::SgdLength(i.sgd_byte_length));
     }
-    let dfd_end = u64::from(idx.dfd_byte_offset) + u64::from(idx.dfd_byte_length);
-    let dfd = bytes
-        .get(idx.dfd_byte_offset as usize..usize::try_from(dfd_end).unwrap_or(usize::MAX))
-        .ok_or_else(|| truncated("the data format descriptor", dfd_end))?;
-    // Before the ktx2 reader sees it: that reader panics on some malformed DFDs.
-    check_dfd(format, dfd)?;
-    let kvd_end = u64::from(idx.kvd_byte_offset) + u64::from(idx.kvd_byte_length);
-    if kvd_end > len as u64 {
-        return Err(truncated("the key/value data", kvd_end));
+    let dfd_end = u64::from(i.dfd_byte_offset) + u64::from(i.dfd_byte_length);
+    if i.kvd_byte_length != 0 && u64::from(i.kvd_byte_offset) != dfd_end {
+        return Err(Malformed::KvdOffset {
+            offset: i.kvd_byte_offset,
+            dfd_end,
+        });
     }
-    if idx.kvd_byte_length != 0 && u64::from(idx.kvd_byte_offset) != dfd_end {
-        let k = idx.kvd_byte_offset;
-        malformed!("the key/value data starts at byte {k}, not where the DFD ends ({dfd_end})");
-    }
+    Ok(())
+}
+
+/// Checks every level: inside the file, its size, and when stored uncompressed its
+/// uncompressedByteLength and its alignment (mipPadding).
+fn check_levels(c: &Container, format: TexelFormat, count: usize) -> Result<(), Ktx2Error> {
+    let (width, height) = (c.header.pixel_width, c.header.pixel_height);
     let align = format.mip_alignment() as u64;
     for p in 0..count {
-        let field = |k: usize| le_u64(index, p * LEVEL_ENTRY_LEN + 8 * k);
-        let (Some(offset), Some(length), Some(unpacked)) = (field(0), field(1), field(2)) else {
-            return Err(truncated("the level index", index_end as u64));
-        };
-        check_level_len(format, (width, height), p, length)?;
-        if unpacked != length {
-            malformed!("level {p} has uncompressedByteLength {unpacked} but byteLength {length}");
+        let size = level_size(width, height, p);
+        let expected = format.level_bytes(size.0, size.1) as u64;
+        c.check_level(p, expected, size, format.vk_format())?;
+        let entry = c.index[p];
+        if c.scheme() != 0 {
+            continue;
+        }
+        let (offset, length) = (entry.byte_offset, entry.byte_length);
+        if entry.uncompressed_byte_length != length {
+            let uncompressed = entry.uncompressed_byte_length;
+            return Err(Malformed::UncompressedLength {
+                level: p,
+                uncompressed,
+                length,
+            }
+            .into());
         }
         if offset % align != 0 {
-            malformed!("level {p} starts at byte {offset}, not a multiple of {align} (mipPadding)");
-        }
-        let end = offset.saturating_add(length);
-        if end > len as u64 {
-            return Err(truncated(&format!("level {p}"), end));
+            return Err(Malformed::Alignment {
+                level: p,
+                offset,
+                align,
+            }
+            .into());
         }
     }
+    Ok(())
+}
 
-    let reader = ::ktx2::Reader::new(bytes).map_err(Ktx2Error::Parse)?;
-    let levels = reader.levels().map(|level| level.data.to_vec()).collect();
+/// The key/value entries, in file order; they must fill kvdByteLength (the `ktx2` crate's
+/// iterator skips malformed entries).
+fn key_values(reader: &Reader<&[u8]>) -> Result<Vec<(String, Vec<u8>)>, Malformed> {
     let mut key_values = Vec::new();
     let mut filled = 0u64;
     for (key, value) in reader.key_value_data() {
         filled += 4 + ((key.len() + 1 + value.len()) as u64).next_multiple_of(4);
         key_values.push((key.to_owned(), value.to_vec()));
     }
-    // The ktx2 iterator skips malformed entries; the spec makes the entries fill kvdByteLength.
-    if filled != u64::from(idx.kvd_byte_length) {
-        let kvd_len = idx.kvd_byte_length;
-        malformed!(
-            "the key/value data is {kvd_len} bytes but its well-formed entries fill {filled}"
-        );
+    let kvd_len = reader.header().index.kvd_byte_length;
+    if filled != u64::from(kvd_len) {
+        return Err(Malformed::KvdFill { kvd_len, filled });
     }
+    Ok(key_values)
+}
+
+/// Reads a KTX 2.0 file that holds a 2D [`TexelFormat`] texture, uncompressed or with Zstandard
+/// or ZLIB supercompression.
+///
+/// Checks, in this order, the identifier and header (supercompression, format, texture type,
+/// typeSize, level count: 1 to ⌊log₂ max(width, height)⌋ + 1, levelCount 0 meaning one level
+/// and refused for block formats), the extents of the level index, DFD, key/value data and
+/// supercompression global data (which must be empty), the DFD against the format, and each
+/// level's extent, size and (uncompressed) alignment; then reads levels and key/values through
+/// [`::ktx2::Reader`], and checks that the key/value entries fill kvdByteLength.
+///
+/// # Errors
+/// [`Ktx2Error::NotKtx2`], [`Truncated`](Ktx2Error::Truncated) when a section runs past the
+/// end, [`UnsupportedFormat`](Ktx2Error::UnsupportedFormat),
+/// [`BasisUniversal`](Ktx2Error::BasisUniversal),
+/// [`UnsupportedScheme`](Ktx2Error::UnsupportedScheme), [`NotTwoD`](Ktx2Error::NotTwoD),
+/// [`LevelCount`](Ktx2Error::LevelCount), [`LevelSize`](Ktx2Error::LevelSize),
+/// [`Malformed`](Ktx2Error::Malformed), [`Parse`](Ktx2Error::Parse). It never panics.
+pub fn read(bytes: &[u8]) -> Result<Ktx2Texture, Ktx2Error> {
+    let header = container::header(bytes)?;
+    let (format, count) = texture_header(&header)?;
+    let c = Container::new(bytes, header)?;
+    check_sections(&header)?;
+    check_dfd(format, c.dfd)?;
+    check_levels(&c, format, count)?;
+    let reader = c.reader()?;
+    let levels = (0..count)
+        .map(|p| Container::level(&reader, p).map(Cow::into_owned))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(Ktx2Texture {
         format,
-        width,
-        height,
+        width: header.pixel_width,
+        height: header.pixel_height,
         levels,
-        key_values,
+        key_values: key_values(&reader)?,
     })
 }
 

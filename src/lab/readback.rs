@@ -165,22 +165,14 @@ fn draw_points(
         &group,
         &[uniform_buffer.as_entire_binding()],
     );
-    let size = wgpu::Extent3d {
-        width: READBACK_WIDTH,
-        height,
-        depth_or_array_layers: 1,
-    };
     let textures = [0, 1].map(|_| {
-        device.create_texture(&wgpu::TextureDescriptor {
-            label: Some("vertex frame target"),
-            size,
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: TARGET_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        })
+        kit::render_target(
+            device,
+            "vertex frame target",
+            TARGET_FORMAT,
+            (READBACK_WIDTH, height),
+            wgpu::TextureUsages::empty(),
+        )
     });
     let views = textures
         .each_ref()
@@ -224,18 +216,7 @@ fn draw_points(
         pass.draw(0..count, 0..1);
     }
     for (texture, buffer) in textures.iter().zip(&readbacks) {
-        encoder.copy_texture_to_buffer(
-            texture.as_image_copy(),
-            wgpu::TexelCopyBufferInfo {
-                buffer,
-                layout: wgpu::TexelCopyBufferLayout {
-                    offset: 0,
-                    bytes_per_row: Some(BYTES_PER_ROW),
-                    rows_per_image: Some(height),
-                },
-            },
-            size,
-        );
+        kit::copy_to_buffer(&mut encoder, texture, buffer, BYTES_PER_ROW);
     }
     ctx.queue.submit([encoder.finish()]);
     (readbacks, textures)

@@ -17,7 +17,7 @@
 
 use glam::{DMat4, DVec3, Mat4, Vec3, Vec4};
 
-use crate::gpu::skin::{batch_influences, batch_layout, BatchCore, BatchDesc, InstanceRange};
+use crate::gpu::skin::{batch_influences, batch_layout, BatchDesc, SkinBuffers};
 use crate::gpu::wgsl::Stage;
 use crate::gpu::{GpuContext, GpuError};
 use crate::skin::{Bone, Influences, SkinVertices, MAX_INFLUENCES};
@@ -167,7 +167,7 @@ pub struct MatrixSkinPipeline {
 pub struct MatrixSkinBatch {
     /// Influences per vertex the meshes were packed with.
     pub influences: Influences,
-    core: BatchCore,
+    core: SkinBuffers,
     pipeline: wgpu::ComputePipeline,
 }
 
@@ -224,7 +224,7 @@ impl MatrixSkinPipeline {
             output_vertex_bytes: OUTPUT_WORDS as u64 * 4,
             identity_bone: bytemuck::bytes_of(&Mat4::IDENTITY),
         };
-        let core = BatchCore::new(ctx, &self.layout, meshes, instances, &desc)?;
+        let core = SkinBuffers::new(ctx, &self.layout, meshes, instances, &desc)?;
         Ok(MatrixSkinBatch {
             influences,
             core,
@@ -234,34 +234,10 @@ impl MatrixSkinPipeline {
 }
 
 impl MatrixSkinBatch {
-    /// Output vertices (all instances).
+    /// The batch's buffers (output: [`MatrixSkinnedVertex`]).
     #[must_use]
-    pub fn vertex_count(&self) -> u32 {
-        self.core.vertex_count
-    }
-
-    /// Bones (all palettes).
-    #[must_use]
-    pub fn bone_count(&self) -> u32 {
-        self.core.bone_count
-    }
-
-    /// Where each instance reads and writes, in instance order.
-    #[must_use]
-    pub fn instances(&self) -> &[InstanceRange] {
-        &self.core.instances
-    }
-
-    /// The skinned vertices ([`MatrixSkinnedVertex`]), instance `i` at `instances()[i].output`.
-    #[must_use]
-    pub fn output(&self) -> &wgpu::Buffer {
-        &self.core.output
-    }
-
-    /// Bytes of packed input uploaded (each mesh once).
-    #[must_use]
-    pub fn input_bytes(&self) -> u64 {
-        self.core.input_bytes
+    pub fn buffers(&self) -> &SkinBuffers {
+        &self.core
     }
 
     /// Bytes each skinned vertex moves through memory: its input (64 or 88) and its output
@@ -298,12 +274,6 @@ impl MatrixSkinBatch {
         Ok(())
     }
 
-    /// Fills the output with all-ones words (NaN everywhere), so a vertex the kernel does not
-    /// write fails any comparison.
-    pub fn poison(&self, ctx: &GpuContext) {
-        self.core.poison(ctx);
-    }
-
     /// Records the dispatch, with timestamps at the pass's start and end (query indices
     /// `first`, `first + 1`) when given.
     pub fn encode(
@@ -320,12 +290,9 @@ impl MatrixSkinBatch {
     /// # Errors
     /// [`GpuError::Wgpu`].
     pub fn run(&self, ctx: &GpuContext) -> Result<(), GpuError> {
-        ctx.scoped("matrix skinning on the GPU", || {
-            let mut encoder = ctx.device.create_command_encoder(&Default::default());
-            self.encode(&mut encoder, None);
-            ctx.queue.submit([encoder.finish()]);
-        })?;
-        ctx.wait()
+        self.core.run(ctx, "matrix skinning on the GPU", |encoder| {
+            self.encode(encoder, None);
+        })
     }
 
     /// Reads every skinned vertex back.
@@ -333,11 +300,6 @@ impl MatrixSkinBatch {
     /// # Errors
     /// [`GpuError::Wgpu`] or [`GpuError::Readback`].
     pub fn read(&self, ctx: &GpuContext) -> Result<Vec<MatrixSkinnedVertex>, GpuError> {
-        let bytes = ctx.read_buffer(
-            &self.core.output,
-            self.core.output.size(),
-            "matrix-skinned vertices",
-        )?;
-        Ok(bytemuck::pod_collect_to_vec(&bytes))
+        self.core.read(ctx, "matrix-skinned vertices")
     }
 }

@@ -107,15 +107,16 @@ pub enum ErrorKind {
     /// Something else the glTF crate refused (unsupported URI scheme, bad base64, …).
     #[error("{0}")]
     Gltf(String),
-    /// An accessor reads past its buffer view or buffer.
+    /// An accessor reads past its buffer view or buffer, or cannot be read.
+    #[cfg(feature = "gltf")]
     #[error("{attribute} accessor {accessor} is out of bounds: {detail}")]
     AccessorOutOfBounds {
         /// `POSITION`, `indices`, …
         attribute: String,
         /// Accessor index.
         accessor: usize,
-        /// Which range overflows.
-        detail: String,
+        /// What does not fit.
+        detail: Box<crate::gltf::AccessorError>,
     },
     /// An accessor has the wrong type or component type for its attribute.
     #[error("{attribute} accessor {accessor} is {found}, expected {expected}")]
@@ -240,4 +241,35 @@ pub enum ErrorKind {
         /// Key index.
         key: usize,
     },
+}
+
+/// An image a material names cannot be read or decoded ([`super::ImageSource::decode`]).
+/// Messages do not name the image: callers add [`super::ImageSource::describe`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ImageError {
+    /// The file cannot be read.
+    #[error("{0}")]
+    Io(std::io::Error),
+    /// A `data:` URI that is not base64 or does not decode.
+    #[cfg(feature = "gltf")]
+    #[error("{0}")]
+    DataUri(crate::gltf::ReadError),
+    /// PNG, JPEG or GIF bytes that do not decode.
+    #[error("{0}")]
+    Decode(image::ImageError),
+    /// A KTX2 image that does not decode.
+    #[error("KTX2: {0}")]
+    Ktx2(crate::ktx2::Ktx2Error),
+    /// An image of a kind this build was compiled without.
+    #[error("{what}: enable qtangent's `{feature}` cargo feature")]
+    FeatureOff {
+        /// The kind of image.
+        what: &'static str,
+        /// The cargo feature that reads it.
+        feature: &'static str,
+    },
+    /// An image of no pixels.
+    #[error("the image is empty")]
+    Empty,
 }

@@ -15,6 +15,7 @@ use super::{
     repair, ErrorKind, ImageSource, Instance, Material, Mesh, MeshError, Primitive, Scene,
     TextureRef,
 };
+use crate::{Warning, WarningKind};
 
 pub(super) fn load_slice(
     name: &Path,
@@ -28,40 +29,7 @@ pub(super) fn load_slice(
         ignore_lines: true,
     };
     let mtl_warnings = std::cell::RefCell::new(Vec::new());
-    let loader = |mtl: &Path| -> tobj::MTLLoadResult {
-        let Some(base) = base else {
-            mtl_warnings.borrow_mut().push(format!(
-                "material library '{}' not loaded: the OBJ came from memory",
-                mtl.display()
-            ));
-            return Err(tobj::LoadError::OpenFileFailed);
-        };
-        let path = base.join(mtl);
-        // Only regular files: `mtllib /dev/zero` would otherwise be read forever.
-        let read = if path.is_file() {
-            std::fs::read(&path)
-        } else {
-            Err(std::io::Error::new(
-                std::io::ErrorKind::NotFound,
-                "missing or not a regular file",
-            ))
-        };
-        match read {
-            Ok(data) => tobj::load_mtl_buf(&mut Cursor::new(data)).inspect_err(|e| {
-                mtl_warnings.borrow_mut().push(format!(
-                    "material library '{}' is invalid ({e}); materials skipped",
-                    path.display()
-                ));
-            }),
-            Err(e) => {
-                mtl_warnings.borrow_mut().push(format!(
-                    "material library '{}' cannot be read ({e}); materials skipped",
-                    path.display()
-                ));
-                Err(tobj::LoadError::OpenFileFailed)
-            }
-        }
-    };
+    let loader = |mtl: &Path| material_library(mtl, base, &mut mtl_warnings.borrow_mut());
     // tobj would triangulate `l` polylines; points and lines are not surfaces, so they are
     // dropped here (with a warning, or an error when nothing else is left).
     let (faces_only, skipped) = screen(bytes).map_err(|kind| MeshError::file(name, kind))?;
@@ -73,7 +41,86 @@ pub(super) fn load_slice(
         .iter()
         .map(|m| material(m, base))
         .collect();
+    let meshes = read_models(name, &models, materials.len(), &mut warnings)?;
+    if meshes.is_empty() && skipped > 0 {
+        let what = format!("{skipped} point and line elements skipped, and no faces");
+        return Err(MeshError::file(name, ErrorKind::NoTrianglesAtAll(what)));
+    }
+    if meshes.is_empty() {
+        return Err(MeshError::file(name, ErrorKind::NoMeshes));
+    }
+    if skipped > 0 {
+        warnings.push(Warning::new(
+            "",
+            WarningKind::PointsAndLinesSkipped { count: skipped },
+        ));
+    }
+    Ok(Scene {
+        source: name.to_path_buf(),
+        meshes,
+        materials,
+        warnings,
+        ..Scene::default()
+    })
+}
 
+/// Reads an `mtllib` for tobj: a regular file beside the OBJ (`mtllib /dev/zero` would
+/// otherwise be read forever). One that cannot be read or parsed is skipped with a warning.
+fn material_library(
+    mtl: &Path,
+    base: Option<&Path>,
+    warnings: &mut Vec<Warning>,
+) -> tobj::MTLLoadResult {
+    let Some(base) = base else {
+        warnings.push(Warning::new(
+            "",
+            WarningKind::MaterialLibraryFromMemory {
+                library: mtl.display().to_string(),
+            },
+        ));
+        return Err(tobj::LoadError::OpenFileFailed);
+    };
+    let path = base.join(mtl);
+    let library = path.display().to_string();
+    let read = if path.is_file() {
+        std::fs::read(&path)
+    } else {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::NotFound,
+            "missing or not a regular file",
+        ))
+    };
+    match read {
+        Ok(data) => tobj::load_mtl_buf(&mut Cursor::new(data)).inspect_err(|e| {
+            warnings.push(Warning::new(
+                "",
+                WarningKind::MaterialLibraryInvalid {
+                    library,
+                    error: e.to_string(),
+                },
+            ));
+        }),
+        Err(e) => {
+            warnings.push(Warning::new(
+                "",
+                WarningKind::MaterialLibraryUnreadable {
+                    library,
+                    error: e.to_string(),
+                },
+            ));
+            Err(tobj::LoadError::OpenFileFailed)
+        }
+    }
+}
+
+/// One mesh of one primitive per OBJ object or group with faces (repaired and validated), each
+/// with one identity instance; objects without faces are skipped with a warning.
+fn read_models(
+    name: &Path,
+    models: &[tobj::Model],
+    materials: usize,
+    warnings: &mut Vec<Warning>,
+) -> Result<Vec<Mesh>, MeshError> {
     let mut meshes = Vec::new();
     for (index, model) in models.iter().enumerate() {
         let mesh_name = if model.name.is_empty() {
@@ -83,16 +130,14 @@ pub(super) fn load_slice(
         };
         let label = format!("mesh '{mesh_name}' primitive 0");
         if model.mesh.indices.is_empty() {
-            warnings.push(format!("{label}: no faces (points or lines only), skipped"));
+            warnings.push(Warning::new(label, WarningKind::ObjectWithoutFaces));
             continue;
         }
-        let mut primitive = read_model(&model.mesh, label.clone())
-            .map_err(|kind| MeshError::at(name, &label, kind))?;
-        primitive.material = model.mesh.material_id.filter(|&m| m < materials.len());
+        let at = |kind| MeshError::at(name, &label, kind);
+        let mut primitive = read_model(&model.mesh, label.clone()).map_err(at)?;
+        primitive.material = model.mesh.material_id.filter(|&m| m < materials);
         warnings.extend(repair::repair(&mut primitive).warnings(&label));
-        primitive
-            .validate()
-            .map_err(|kind| MeshError::at(name, &label, kind))?;
+        primitive.validate().map_err(at)?;
         meshes.push(Mesh {
             name: mesh_name,
             primitives: vec![primitive],
@@ -103,25 +148,7 @@ pub(super) fn load_slice(
             }],
         });
     }
-    if meshes.is_empty() && skipped > 0 {
-        let what = format!("{skipped} point and line elements skipped, and no faces");
-        return Err(MeshError::file(name, ErrorKind::NoTrianglesAtAll(what)));
-    }
-    if meshes.is_empty() {
-        return Err(MeshError::file(name, ErrorKind::NoMeshes));
-    }
-    if skipped > 0 {
-        warnings.push(format!(
-            "{skipped} point and line elements skipped (only faces are loaded)"
-        ));
-    }
-    Ok(Scene {
-        source: name.to_path_buf(),
-        meshes,
-        materials,
-        warnings,
-        ..Scene::default()
-    })
+    Ok(meshes)
 }
 
 /// Drops point and line elements (tobj would triangulate `l` polylines; they are not surfaces)
@@ -135,9 +162,10 @@ fn screen(bytes: &[u8]) -> Result<(Vec<u8>, usize), ErrorKind> {
     let mut defined = [0i64; 3]; // v, vt, vn seen so far
     let mut out = Vec::with_capacity(bytes.len());
     for (number, line) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
-        let at = |problem: String| ErrorKind::InvalidObj(format!("line {}: {problem}", number + 1));
+        let at =
+            |problem: Problem| ErrorKind::InvalidObj(format!("line {}: {problem}", number + 1));
         // tobj reads lines as UTF-8 text.
-        let text = std::str::from_utf8(line).map_err(|_| at("not UTF-8 text".into()))?;
+        let text = std::str::from_utf8(line).map_err(|_| at(Problem::NotUtf8))?;
         let mut words = text.split_whitespace();
         match words.next() {
             Some("l" | "p") => {
@@ -158,7 +186,7 @@ fn screen(bytes: &[u8]) -> Result<(Vec<u8>, usize), ErrorKind> {
             }
             Some("f") => check_face(words, defined).map_err(at)?,
             Some("usemtl") if words.next().is_none() => {
-                return Err(at("usemtl names no material".into()));
+                return Err(at(Problem::UsemtlWithoutName));
             }
             _ => {}
         }
@@ -167,13 +195,59 @@ fn screen(bytes: &[u8]) -> Result<(Vec<u8>, usize), ErrorKind> {
     Ok((out, skipped))
 }
 
+/// What is wrong with one OBJ line (the message follows `line N: `).
+#[derive(Debug, thiserror::Error)]
+enum Problem {
+    #[error("not UTF-8 text")]
+    NotUtf8,
+    #[error("usemtl names no material")]
+    UsemtlWithoutName,
+    #[error("position (v) coordinate {index} '{word}' is not a number")]
+    Coordinate { index: usize, word: String },
+    #[error("position (v) has {found} of its 3 coordinates")]
+    Coordinates { found: usize },
+    #[error("position (v) has weight w = 0")]
+    ZeroWeight,
+    #[error("position (v) weight '{0}' is not a number")]
+    Weight(String),
+    #[error("position (v) has {0} values (3, 4 with a weight, or 6 with a colour)")]
+    VertexValues(usize),
+    #[error("{what} value '{word}' is not a number")]
+    Value { what: &'static str, word: String },
+    #[error("{what} has {found} of its {needed} values")]
+    Values {
+        what: &'static str,
+        found: usize,
+        needed: usize,
+    },
+    #[error("face corner '{0}' has more than three indices")]
+    CornerIndices(String),
+    #[error("face corner '{corner}': {what} index '{part}' is not an integer")]
+    CornerIndex {
+        corner: String,
+        what: &'static str,
+        part: String,
+    },
+    #[error("a face refers to {what} {index}, but {defined} are defined before it")]
+    FaceIndex {
+        what: &'static str,
+        index: i64,
+        defined: i64,
+    },
+    #[error("a face with no corners")]
+    NoCorners,
+}
+
 /// tobj's rule for `v`: three numbers, then nothing, a non-zero weight w, or three colour values.
-fn check_vertex<'a>(mut words: impl Iterator<Item = &'a str>) -> Result<(), String> {
-    let mut take = |k: usize| -> Result<(), String> {
+fn check_vertex<'a>(mut words: impl Iterator<Item = &'a str>) -> Result<(), Problem> {
+    let mut take = |index: usize| -> Result<(), Problem> {
         match words.next() {
             Some(w) if w.parse::<f32>().is_ok() => Ok(()),
-            Some(w) => Err(format!("position (v) coordinate {k} '{w}' is not a number")),
-            None => Err(format!("position (v) has {k} of its 3 coordinates")),
+            Some(w) => Err(Problem::Coordinate {
+                index,
+                word: w.into(),
+            }),
+            None => Err(Problem::Coordinates { found: index }),
         }
     };
     (0..3).try_for_each(&mut take)?;
@@ -181,66 +255,72 @@ fn check_vertex<'a>(mut words: impl Iterator<Item = &'a str>) -> Result<(), Stri
     match rest.as_slice() {
         [] | [_, _, _] => Ok(()),
         [w] => match w.parse::<f32>() {
-            Ok(0.0) => Err("position (v) has weight w = 0".into()),
+            Ok(0.0) => Err(Problem::ZeroWeight),
             Ok(_) => Ok(()),
-            Err(_) => Err(format!("position (v) weight '{w}' is not a number")),
+            Err(_) => Err(Problem::Weight((*w).into())),
         },
-        _ => Err(format!(
-            "position (v) has {} values (3, 4 with a weight, or 6 with a colour)",
-            rest.len() + 3
-        )),
+        _ => Err(Problem::VertexValues(rest.len() + 3)),
     }
 }
 
-/// tobj's rule for `vt` and `vn`: the first `n` words are numbers (more are ignored).
+/// tobj's rule for `vt` and `vn`: the first `needed` words are numbers (more are ignored).
 fn check_floats<'a>(
     words: impl Iterator<Item = &'a str>,
-    n: usize,
-    what: &str,
-) -> Result<(), String> {
+    needed: usize,
+    what: &'static str,
+) -> Result<(), Problem> {
     let mut found = 0;
-    for w in words.take(n) {
+    for w in words.take(needed) {
         if w.parse::<f32>().is_err() {
-            return Err(format!("{what} value '{w}' is not a number"));
+            return Err(Problem::Value {
+                what,
+                word: w.into(),
+            });
         }
         found += 1;
     }
-    if found < n {
-        return Err(format!("{what} has {found} of its {n} values"));
+    if found < needed {
+        return Err(Problem::Values {
+            what,
+            found,
+            needed,
+        });
     }
     Ok(())
 }
 
 /// tobj's rule for `f`: at least one corner, each `v`, `v/vt`, `v//vn` or `v/vt/vn` with
 /// integer indices; and every index names an element defined before the face.
-fn check_face<'a>(words: impl Iterator<Item = &'a str>, defined: [i64; 3]) -> Result<(), String> {
+fn check_face<'a>(words: impl Iterator<Item = &'a str>, defined: [i64; 3]) -> Result<(), Problem> {
     let mut corners = 0;
     for corner in words {
         corners += 1;
         let parts: Vec<&str> = corner.split('/').collect();
         if parts.len() > 3 {
-            return Err(format!(
-                "face corner '{corner}' has more than three indices"
-            ));
+            return Err(Problem::CornerIndices(corner.into()));
         }
         for (k, part) in parts.iter().enumerate() {
             if part.is_empty() {
                 continue; // `1//3`: no texture coordinate
             }
             let what = ["vertex", "texture coordinate", "normal"][k];
-            let i: i64 = part.parse().map_err(|_| {
-                format!("face corner '{corner}': {what} index '{part}' is not an integer")
+            let index: i64 = part.parse().map_err(|_| Problem::CornerIndex {
+                corner: corner.into(),
+                what,
+                part: (*part).into(),
             })?;
             let n = defined[k];
-            if i == 0 || i > n || i < -n {
-                return Err(format!(
-                    "a face refers to {what} {i}, but {n} are defined before it"
-                ));
+            if index == 0 || index > n || index < -n {
+                return Err(Problem::FaceIndex {
+                    what,
+                    index,
+                    defined: n,
+                });
             }
         }
     }
     if corners == 0 {
-        return Err("a face with no corners".into());
+        return Err(Problem::NoCorners);
     }
     Ok(())
 }

@@ -18,8 +18,6 @@
 
 pub mod compare;
 mod error;
-#[cfg(feature = "ktx2")]
-pub mod ktx2_image;
 #[cfg(feature = "gltf")]
 mod load_gltf;
 #[cfg(feature = "obj")]
@@ -35,7 +33,7 @@ use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
-pub use error::{ErrorKind, MeshError};
+pub use error::{ErrorKind, ImageError, MeshError};
 pub use tangents::{Prepared, PrimitiveStats, Source};
 
 use crate::Format;
@@ -56,8 +54,8 @@ pub struct Scene {
     pub nodes: Vec<Node>,
     /// glTF animations in file order (see [`crate::anim`]). Empty for OBJ.
     pub animations: Vec<crate::anim::Clip>,
-    /// Things that were wrong but not fatal (a missing `.mtl` file, say), one line each.
-    pub warnings: Vec<String>,
+    /// Things that were wrong but not fatal (a missing `.mtl` file, say), each naming where.
+    pub warnings: Vec<crate::Warning>,
 }
 
 /// One mesh: a list of primitives that share placement.
@@ -142,29 +140,32 @@ impl ImageSource {
 
     /// Decodes the image: PNG, JPEG or GIF (guessed from the bytes), or KTX2 (level 0:
     /// uncompressed, BC1–BC7, Zstandard or ZLIB supercompressed; Basis Universal is refused —
-    /// [`ktx2_image`]).
+    /// [`crate::ktx2`]).
     ///
     /// # Errors
     /// What failed (unreadable file, bad base64, undecodable or empty image), without the name
     /// (see [`ImageSource::describe`]).
-    pub fn decode(&self) -> Result<image::DynamicImage, String> {
+    pub fn decode(&self) -> Result<image::DynamicImage, ImageError> {
         let decode = |bytes: &[u8]| {
             #[cfg(feature = "ktx2")]
-            if ktx2_image::is_ktx2(bytes) {
-                return ktx2_image::decode(bytes);
+            if crate::ktx2::is_ktx2(bytes) {
+                return crate::ktx2::decode_image(bytes).map_err(ImageError::Ktx2);
             }
             #[cfg(not(feature = "ktx2"))]
             if bytes.starts_with(b"\xABKTX 20\xBB") {
-                return Err("a KTX2 image: enable qtangent's `ktx2` cargo feature".to_string());
+                return Err(ImageError::FeatureOff {
+                    what: "a KTX2 image",
+                    feature: "ktx2",
+                });
             }
-            image::load_from_memory(bytes).map_err(|e| e.to_string())
+            image::load_from_memory(bytes).map_err(ImageError::Decode)
         };
         let image = match self {
             Self::Embedded { bytes, .. } => decode(bytes),
             _ => decode(&self.bytes()?),
         }?;
         if image.width() == 0 || image.height() == 0 {
-            return Err("the image is empty".into());
+            return Err(ImageError::Empty);
         }
         Ok(image)
     }
@@ -173,19 +174,18 @@ impl ImageSource {
     ///
     /// # Errors
     /// An unreadable file or bad base64, without the name (see [`ImageSource::describe`]).
-    pub fn bytes(&self) -> Result<Vec<u8>, String> {
-        use base64::Engine;
+    pub fn bytes(&self) -> Result<Vec<u8>, ImageError> {
         match self {
-            Self::File(path) => std::fs::read(path).map_err(|e| e.to_string()),
+            Self::File(path) => std::fs::read(path).map_err(ImageError::Io),
+            #[cfg(feature = "gltf")]
             Self::DataUri(uri) => {
-                let payload = uri
-                    .split_once(";base64,")
-                    .map(|(_, p)| p)
-                    .ok_or_else(|| "not a base64 data URI".to_string())?;
-                base64::engine::general_purpose::STANDARD
-                    .decode(payload.trim())
-                    .map_err(|e| format!("bad base64: {e}"))
+                crate::gltf::uri::decode_data_uri(uri).map_err(ImageError::DataUri)
             }
+            #[cfg(not(feature = "gltf"))]
+            Self::DataUri(_) => Err(ImageError::FeatureOff {
+                what: "a data: URI image",
+                feature: "gltf",
+            }),
             Self::Embedded { bytes, .. } => Ok(bytes.to_vec()),
         }
     }

@@ -11,6 +11,7 @@
 use glam::Vec4;
 
 use super::{normals, Primitive};
+use crate::{Warning, WarningKind};
 
 /// What [`repair`] changed in one primitive.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -22,22 +23,26 @@ pub(crate) struct Repairs {
 }
 
 impl Repairs {
-    /// One warning line per kind of repair, each starting with the primitive's label.
-    pub(crate) fn warnings(self, label: &str) -> Vec<String> {
-        let mut out = Vec::new();
-        if self.normals > 0 {
-            out.push(format!(
-                "{label}: {} zero-length or non-finite NORMAL value(s) regenerated (angle-weighted from the vertex's triangles)",
-                self.normals
-            ));
-        }
-        if self.tangents > 0 {
-            out.push(format!(
-                "{label}: {} non-finite TANGENT value(s) ignored (those vertices get the fallback frame)",
-                self.tangents
-            ));
-        }
-        out
+    /// One warning per kind of repair, placed at the primitive's label.
+    pub(crate) fn warnings(self, label: &str) -> Vec<Warning> {
+        [
+            (
+                self.normals,
+                WarningKind::NormalsRegenerated {
+                    count: self.normals,
+                },
+            ),
+            (
+                self.tangents,
+                WarningKind::TangentsIgnored {
+                    count: self.tangents,
+                },
+            ),
+        ]
+        .into_iter()
+        .filter(|&(count, _)| count > 0)
+        .map(|(_, kind)| Warning::new(label, kind))
+        .collect()
     }
 }
 

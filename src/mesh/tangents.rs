@@ -125,7 +125,7 @@ pub fn frame_from_normal(normal: Vec3, handedness: f32) -> TangentFrame {
 
 /// True when the triangle's UVs span no area (see the module docs).
 #[must_use]
-pub fn degenerate_uv(uv: [Vec2; 3]) -> bool {
+pub(crate) fn degenerate_uv(uv: [Vec2; 3]) -> bool {
     let e1 = uv[1] - uv[0];
     let e2 = uv[2] - uv[0];
     e1.perp_dot(e2).abs() <= f32::EPSILON * e1.length() * e2.length()

@@ -17,15 +17,17 @@ use crate::Format;
 use super::Prepared;
 
 /// Offset of the position (`Float32x3`).
-pub const POSITION_OFFSET: usize = 0;
+#[cfg(feature = "gpu")]
+pub(crate) const POSITION_OFFSET: usize = 0;
 /// Offset of the UV (`Float32x2`).
-pub const UV_OFFSET: usize = 12;
+#[cfg(feature = "gpu")]
+pub(crate) const UV_OFFSET: usize = 12;
 /// Offset of the qtangent.
 pub const QTANGENT_OFFSET: usize = 20;
 
 /// Bytes the qtangent takes in an interleaved vertex: [`Format::bytes`] rounded up to 4.
 #[must_use]
-pub fn attribute_bytes(format: Format) -> usize {
+pub(crate) fn attribute_bytes(format: Format) -> usize {
     format.bytes().next_multiple_of(4)
 }
 

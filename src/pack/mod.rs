@@ -1,9 +1,9 @@
 //! Writing glTF: a GLB whose primitives carry the qtangent as the application-specific attribute
 //! `_QTANGENT` in place of NORMAL and TANGENT, with optional quaternion maps as KTX2 images, all
-//! named by the `QTANGENT_frames` extension ([`extension`]; docs/GLTF.md has its schema).
+//! named by the `QTANGENT_frames` extension (docs/GLTF.md has its schema).
 //!
 //! [`pack`] takes a loaded [`Scene`], its prepared primitives (the frames to store) and the
-//! maps to embed, and re-reads the source file as JSON so that everything qtangent does not model
+//! maps to embed ([`SceneMaps`]: what the renderer draws, made by the one baker), and re-reads the source file as JSON so that everything qtangent does not model
 //! is carried over as written: materials (emissive, occlusion, alpha, their extensions), nodes,
 //! skins, animations, cameras, extras. What changes:
 //!
@@ -18,24 +18,30 @@
 //! - KHR_mesh_quantization, Draco and meshopt leave `extensionsUsed` (nothing uses them any
 //!   more); KHR_texture_transform leaves the textures whose transform is now in the UVs.
 //!
-//! CPU only: maps are made by the caller (`qtangent::gpu::maps::for_pack` on a device).
+//! CPU only: maps are made by the caller ([`SceneMaps::new`], with the GPU as the baker's raster
+//! backend where there is one).
 
-pub mod extension;
-
-mod bin;
 mod source;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use glam::Vec2;
 use serde_json::{json, Map, Value};
 
-use self::bin::{Bin, Elements, ARRAY_BUFFER};
-use self::source::{as_usize, Source};
-use crate::mesh::{Prepared, Primitive, Scene};
+use self::source::Source;
+use crate::gltf::names::{
+    EXT_MESHOPT_COMPRESSION, EXT_MESH_GPU_INSTANCING, KHR_DRACO_MESH_COMPRESSION,
+    KHR_MESH_QUANTIZATION, KHR_TEXTURE_TRANSFORM, QTANGENT_ATTRIBUTE, QTANGENT_FRAMES,
+};
+use crate::gltf::read::as_usize;
+use crate::gltf::{
+    AccessorError, AccessorLayout, AccessorType, Builder, ComponentType, ReadError, Target,
+    WriteError,
+};
+use crate::mesh::{ImageError, Prepared, Primitive, Scene};
 use crate::qmap::stored::EncodedMap;
-use crate::Format;
+use crate::render::maps::{SceneMap, SceneMaps};
+use crate::{Format, Warning, WarningKind};
 
 /// What [`pack`] writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,25 +78,6 @@ pub enum MapKind {
 
 crate::names::named!(MapKind, "map kind", { None => "none", Tangent => "tangent", Object => "object" });
 
-/// An object-space map for one primitive, and the UVs it was baked in when they are not the
-/// primitive's own (a repacked atlas: written as the next free TEXCOORD set).
-#[derive(Debug, Clone)]
-pub struct ObjectMapOut {
-    /// The stored map.
-    pub map: EncodedMap,
-    /// One UV per prepared vertex, when the map has its own layout.
-    pub uvs: Option<Vec<Vec2>>,
-}
-
-/// The quaternion maps to embed.
-#[derive(Debug, Clone, Default)]
-pub struct PackMaps {
-    /// Per material ([`Scene::materials`] index): its tangent-space map.
-    pub tangent: Vec<Option<EncodedMap>>,
-    /// Per primitive, in [`Scene::primitives`] order: its object-space map.
-    pub object: Vec<Option<ObjectMapOut>>,
-}
-
 /// A packed file and what went into it.
 #[derive(Debug, Clone)]
 pub struct Packed {
@@ -115,39 +102,124 @@ pub struct PackReport {
     pub map_bytes: usize,
     /// Maps embedded: (what, bytes).
     pub maps: Vec<(String, usize)>,
-    /// Things dropped or changed, one line each.
-    pub warnings: Vec<String>,
+    /// Things dropped or changed, each naming where.
+    pub warnings: Vec<Warning>,
 }
 
 /// A file could not be packed.
 #[derive(Debug, thiserror::Error)]
-#[error("{}: {problem}", file.display())]
+#[error("{}: {kind}", file.display())]
 pub struct PackError {
     /// The file being packed.
     pub file: PathBuf,
     /// What went wrong.
-    pub problem: String,
+    pub kind: PackErrorKind,
 }
 
-impl PackError {
-    fn input(file: &Path, problem: impl Into<String>) -> Self {
-        Self {
-            file: file.to_path_buf(),
-            problem: problem.into(),
-        }
-    }
+/// What stopped a file being packed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PackErrorKind {
+    /// `prepared` does not hold one entry per primitive of the scene.
+    #[error("{prepared} prepared primitives for {scene} in the scene")]
+    PreparedCount {
+        /// Entries in `prepared`.
+        prepared: usize,
+        /// Primitives in the scene.
+        scene: usize,
+    },
+    /// The file has changed since it was loaded.
+    #[error("the file has {file} meshes but {loaded} were loaded")]
+    MeshCount {
+        /// Meshes in the file.
+        file: usize,
+        /// Meshes in the scene.
+        loaded: usize,
+    },
+    /// The file cannot be read again.
+    #[error("cannot read: {0}")]
+    Io(std::io::Error),
+    /// Its container, JSON or buffers cannot be read.
+    #[error("{0}")]
+    Read(#[from] ReadError),
+    /// An accessor to copy cannot be read.
+    #[error("accessor {accessor} {error}")]
+    Accessor {
+        /// The accessor.
+        accessor: usize,
+        /// What is wrong with it.
+        error: AccessorError,
+    },
+    /// An attribute to copy through the vertex splits has fewer elements than POSITION.
+    #[error("{primitive}: {attribute} has fewer elements than POSITION")]
+    ShortAttribute {
+        /// The primitive.
+        primitive: String,
+        /// The attribute.
+        attribute: String,
+    },
+    /// An image with neither a URI nor a buffer view.
+    #[error("image {image} has neither uri nor bufferView")]
+    ImageWithoutSource {
+        /// The image.
+        image: usize,
+    },
+    /// An image's buffer view cannot be read.
+    #[error("image {image}: {error}")]
+    ImageView {
+        /// The image.
+        image: usize,
+        /// What is wrong with its view.
+        error: AccessorError,
+    },
+    /// An image's URI cannot be used.
+    #[error("image {image}: {error}")]
+    ImageUri {
+        /// The image.
+        image: usize,
+        /// What is wrong with its URI.
+        error: ReadError,
+    },
+    /// An image's file or data URI cannot be read.
+    #[error("{image}: {error}")]
+    Image {
+        /// The image, described.
+        image: String,
+        /// The problem.
+        error: ImageError,
+    },
+    /// An image with no `mimeType` whose bytes are not PNG, JPEG, WebP or KTX2.
+    #[error("image {image}: not PNG, JPEG, WebP or KTX2")]
+    ImageType {
+        /// The image.
+        image: usize,
+    },
+    /// A map cannot be written as KTX2.
+    #[error("{what}: {error}")]
+    Ktx2 {
+        /// The map.
+        what: String,
+        /// The writer's error.
+        error: crate::ktx2::Ktx2Error,
+    },
+    /// The GLB cannot be written.
+    #[error("GLB: {0}")]
+    Write(#[from] WriteError),
 }
 
 /// Extensions whose work the packed file no longer needs.
 const DROPPED_EXTENSIONS: [&str; 3] = [
-    "KHR_mesh_quantization",
-    "KHR_draco_mesh_compression",
-    "EXT_meshopt_compression",
+    KHR_MESH_QUANTIZATION,
+    KHR_DRACO_MESH_COMPRESSION,
+    EXT_MESHOPT_COMPRESSION,
 ];
 
 /// Writes `scene` as a GLB carrying `prepared`'s frames in `options.format` and `maps`.
 /// `prepared` holds one entry per primitive of `scene`, in [`Scene::primitives`] order (as
-/// [`Scene::prepare`] returns them).
+/// [`Scene::prepare`] returns them, and as a [`RenderScene`](crate::render::scene::RenderScene)
+/// loaded from the file holds its meshes); `maps` is indexed the same way (its tangent-space maps
+/// by material: entries past the file's materials are not written), or
+/// [`SceneMaps::default`] for none.
 ///
 /// # Errors
 /// [`PackError`] naming the file: the source cannot be read again, `prepared` does not match
@@ -155,48 +227,49 @@ const DROPPED_EXTENSIONS: [&str; 3] = [
 pub fn pack(
     scene: &Scene,
     prepared: &[Prepared],
-    maps: &PackMaps,
+    maps: &SceneMaps,
     options: &PackOptions,
 ) -> Result<Packed, PackError> {
     let file = scene.source.as_path();
-    let fail = |problem: String| PackError::input(file, problem);
+    let fail = |kind| PackError {
+        file: file.to_path_buf(),
+        kind,
+    };
     if prepared.len() != scene.primitives().count() {
-        return Err(fail(format!(
-            "{} prepared primitives for {} in the scene",
-            prepared.len(),
-            scene.primitives().count()
-        )));
+        return Err(fail(PackErrorKind::PreparedCount {
+            prepared: prepared.len(),
+            scene: scene.primitives().count(),
+        }));
     }
     let is_gltf = file
         .extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| e.eq_ignore_ascii_case("gltf") || e.eq_ignore_ascii_case("glb"));
     let source = if is_gltf {
-        Source::read(file)?
+        Source::read(file).map_err(fail)?
     } else {
-        Source::synthetic(file, synthesize(scene))
+        Source::synthetic(file, scene)
     };
     let mut w = Writer {
         source: &source,
-        out: source.json.clone(),
-        bin: Bin::default(),
+        out: Builder::new(source.json.clone()),
         copied: HashMap::new(),
         report: PackReport {
-            frame_bytes_per_vertex: extension::layout(options.format).stride,
+            frame_bytes_per_vertex: AccessorLayout::of_format(options.format).vertex_stride(),
             ..PackReport::default()
         },
     };
-    w.images().map_err(&fail)?;
-    w.skins_and_animations().map_err(&fail)?;
-    w.meshes(scene, prepared, maps, options).map_err(&fail)?;
-    w.materials(scene, maps).map_err(&fail)?;
-    w.finish().map_err(&fail)
+    w.images().map_err(fail)?;
+    w.skins_and_animations().map_err(fail)?;
+    w.meshes(scene, prepared, maps, options).map_err(fail)?;
+    w.materials(scene, maps).map_err(fail)?;
+    w.finish().map_err(fail)
 }
 
+/// The packed file being written: the source's document, its accessors and views rewritten.
 struct Writer<'a> {
     source: &'a Source,
-    out: Value,
-    bin: Bin,
+    out: Builder,
     /// Source accessor → written accessor.
     copied: HashMap<usize, usize>,
     report: PackReport,
@@ -204,12 +277,12 @@ struct Writer<'a> {
 
 impl Writer<'_> {
     /// Every image embedded in the binary chunk.
-    fn images(&mut self) -> Result<(), String> {
-        let count = self.out["images"].as_array().map_or(0, Vec::len);
+    fn images(&mut self) -> Result<(), PackErrorKind> {
+        let count = self.out.json["images"].as_array().map_or(0, Vec::len);
         for i in 0..count {
             let (bytes, mime) = self.source.image(i)?;
-            let view = self.bin.view(&bytes);
-            let image = &mut self.out["images"][i];
+            let view = self.out.view(&bytes, None, None);
+            let image = &mut self.out.json["images"][i];
             let mut embedded = json!({ "bufferView": view, "mimeType": mime });
             for key in ["name", "extensions", "extras"] {
                 if let Some(v) = image.get(key) {
@@ -221,71 +294,67 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// Copies accessor `a` (once; later calls return the same index).
-    fn copy_accessor(&mut self, a: usize) -> Result<usize, String> {
+    /// Copies accessor `a` (once; later calls return the same index), with its name and
+    /// bounds.
+    fn copy_accessor(&mut self, a: usize) -> Result<usize, PackErrorKind> {
         if let Some(&done) = self.copied.get(&a) {
             return Ok(done);
         }
-        let raw = self.source.accessor(a)?;
+        let (acc, bytes) = self.source.accessor(a)?;
+        let index = self.out.accessor(&bytes, acc.layout, None);
         let src = &self.source.json["accessors"][a];
-        let bounds = match (src.get("min"), src.get("max")) {
-            (Some(lo), Some(hi)) => Some((lo.clone(), hi.clone())),
-            _ => None,
+        let bounds = src.get("min").is_some() && src.get("max").is_some();
+        let keys: &[&str] = if bounds {
+            &["min", "max", "name"]
+        } else {
+            &["name"]
         };
-        let index = self.bin.accessor(
-            &Elements {
-                data: &raw.data,
-                element: raw.element,
-                component_type: raw.component_type,
-                kind: &raw.kind,
-                normalized: raw.normalized,
-                target: None,
-                stride: raw.element,
-            },
-            bounds,
-        );
-        if let Some(name) = src.get("name") {
-            self.bin.accessors[index]["name"] = name.clone();
+        for &key in keys {
+            if let Some(v) = src.get(key) {
+                self.out.json["accessors"][index][key] = v.clone();
+            }
         }
         self.copied.insert(a, index);
         Ok(index)
     }
 
     /// Replaces the accessor index at `v` (if any) by its copy.
-    fn remap(&mut self, v: &Value) -> Result<Option<usize>, String> {
+    fn remap(&mut self, v: &Value) -> Result<Option<usize>, PackErrorKind> {
         as_usize(v).map(|a| self.copy_accessor(a)).transpose()
     }
 
     /// Skins' inverse bind matrices, animation samplers, and EXT_mesh_gpu_instancing's
     /// attributes: their accessors copied.
-    fn skins_and_animations(&mut self) -> Result<(), String> {
-        for s in 0..self.out["skins"].as_array().map_or(0, Vec::len) {
-            let v = self.out["skins"][s]["inverseBindMatrices"].clone();
+    fn skins_and_animations(&mut self) -> Result<(), PackErrorKind> {
+        let out = |w: &Self, key: &str| w.out.json[key].as_array().map_or(0, Vec::len);
+        for s in 0..out(self, "skins") {
+            let v = self.out.json["skins"][s]["inverseBindMatrices"].clone();
             if let Some(a) = self.remap(&v)? {
-                self.out["skins"][s]["inverseBindMatrices"] = json!(a);
+                self.out.json["skins"][s]["inverseBindMatrices"] = json!(a);
             }
         }
-        for an in 0..self.out["animations"].as_array().map_or(0, Vec::len) {
-            let samplers = self.out["animations"][an]["samplers"]
+        for an in 0..out(self, "animations") {
+            let samplers = self.out.json["animations"][an]["samplers"]
                 .as_array()
                 .map_or(0, Vec::len);
             for s in 0..samplers {
                 for key in ["input", "output"] {
-                    let v = self.out["animations"][an]["samplers"][s][key].clone();
+                    let v = self.out.json["animations"][an]["samplers"][s][key].clone();
                     if let Some(a) = self.remap(&v)? {
-                        self.out["animations"][an]["samplers"][s][key] = json!(a);
+                        self.out.json["animations"][an]["samplers"][s][key] = json!(a);
                     }
                 }
             }
         }
-        for n in 0..self.out["nodes"].as_array().map_or(0, Vec::len) {
-            let attrs = self.out["nodes"][n]["extensions"]["EXT_mesh_gpu_instancing"]["attributes"]
+        for n in 0..out(self, "nodes") {
+            let attrs = self.out.json["nodes"][n]["extensions"][EXT_MESH_GPU_INSTANCING]
+                ["attributes"]
                 .as_object()
                 .cloned();
             for (name, v) in attrs.into_iter().flatten() {
                 if let Some(a) = self.remap(&v)? {
-                    self.out["nodes"][n]["extensions"]["EXT_mesh_gpu_instancing"]["attributes"]
-                        [&name] = json!(a);
+                    self.out.json["nodes"][n]["extensions"][EXT_MESH_GPU_INSTANCING]
+                        ["attributes"][&name] = json!(a);
                 }
             }
         }
@@ -297,19 +366,19 @@ impl Writer<'_> {
         &mut self,
         scene: &Scene,
         prepared: &[Prepared],
-        maps: &PackMaps,
+        maps: &SceneMaps,
         options: &PackOptions,
-    ) -> Result<(), String> {
-        let file_meshes = self.out["meshes"].as_array().map_or(0, Vec::len);
+    ) -> Result<(), PackErrorKind> {
+        let file_meshes = self.out.json["meshes"].as_array().map_or(0, Vec::len);
         if file_meshes != scene.meshes.len() {
-            return Err(format!(
-                "the file has {file_meshes} meshes but {} were loaded",
-                scene.meshes.len()
-            ));
+            return Err(PackErrorKind::MeshCount {
+                file: file_meshes,
+                loaded: scene.meshes.len(),
+            });
         }
         let mut first = 0;
         for (m, mesh) in scene.meshes.iter().enumerate() {
-            let src_prims = self.out["meshes"][m]["primitives"]
+            let src_prims = self.out.json["meshes"][m]["primitives"]
                 .as_array()
                 .cloned()
                 .unwrap_or_default();
@@ -322,31 +391,29 @@ impl Writer<'_> {
                     .enumerate()
                     .find(|(pos, p)| p.source_index.map_or(*pos == i, |s| s == i));
                 let Some((k, loaded)) = found else {
-                    self.report.warnings.push(format!(
-                        "mesh '{}' primitive {i}: not a triangle primitive; dropped",
-                        mesh.name
+                    self.report.warnings.push(Warning::new(
+                        format!("mesh '{}' primitive {i}", mesh.name),
+                        WarningKind::PrimitiveDropped,
                     ));
                     continue;
                 };
                 let flat = first + k;
-                if src.get("targets").is_some() {
-                    dropped_targets = true;
-                }
+                dropped_targets |= src.get("targets").is_some();
                 let object = maps.object.get(flat).and_then(Option::as_ref);
                 let p = self.primitive(src, loaded, &prepared[flat], object, options)?;
                 out_prims.push(p);
             }
             first += mesh.primitives.len();
             if dropped_targets {
-                self.report.warnings.push(format!(
-                    "mesh '{}': morph targets dropped (their normal and tangent deltas have no qtangent form)",
-                    mesh.name
+                self.report.warnings.push(Warning::new(
+                    format!("mesh '{}'", mesh.name),
+                    WarningKind::MorphTargetsDropped,
                 ));
-                if let Some(obj) = self.out["meshes"][m].as_object_mut() {
+                if let Some(obj) = self.out.json["meshes"][m].as_object_mut() {
                     obj.remove("weights");
                 }
             }
-            self.out["meshes"][m]["primitives"] = Value::Array(out_prims);
+            self.out.json["meshes"][m]["primitives"] = Value::Array(out_prims);
         }
         self.drop_empty_meshes();
         Ok(())
@@ -355,7 +422,7 @@ impl Writer<'_> {
     /// Meshes left without primitives (glTF needs at least one) leave the file, and the nodes
     /// that placed them lose their `mesh` (and `skin` and `weights`, which need one).
     fn drop_empty_meshes(&mut self) {
-        let Some(meshes) = self.out["meshes"].as_array().cloned() else {
+        let Some(meshes) = self.out.json["meshes"].as_array().cloned() else {
             return;
         };
         let empty = |m: &Value| m["primitives"].as_array().is_none_or(Vec::is_empty);
@@ -367,17 +434,17 @@ impl Writer<'_> {
         for m in meshes {
             if empty(&m) {
                 new_index.push(None);
-                self.report.warnings.push(format!(
-                    "mesh '{}' has no triangle primitive left; removed with its node references",
-                    m["name"].as_str().unwrap_or("unnamed")
+                self.report.warnings.push(Warning::new(
+                    format!("mesh '{}'", m["name"].as_str().unwrap_or("unnamed")),
+                    WarningKind::EmptyMeshRemoved,
                 ));
             } else {
                 new_index.push(Some(kept.len()));
                 kept.push(m);
             }
         }
-        self.out["meshes"] = Value::Array(kept);
-        for node in self.out["nodes"].as_array_mut().into_iter().flatten() {
+        self.out.json["meshes"] = Value::Array(kept);
+        for node in self.out.json["nodes"].as_array_mut().into_iter().flatten() {
             let Some(obj) = node.as_object_mut() else {
                 continue;
             };
@@ -397,43 +464,73 @@ impl Writer<'_> {
         }
     }
 
+    /// One primitive rewritten: its prepared vertices and frames, its other attributes copied
+    /// through the splits, its object-space map, the source's material, extras and extensions.
     fn primitive(
         &mut self,
         src: &Value,
         loaded: &Primitive,
         p: &Prepared,
-        object: Option<&ObjectMapOut>,
+        object: Option<&SceneMap>,
         options: &PackOptions,
-    ) -> Result<Value, String> {
-        let n = p.positions.len();
+    ) -> Result<Value, PackErrorKind> {
         self.report.primitives += 1;
         self.report.vertices_in += loaded.positions.len();
-        self.report.vertices += n;
+        self.report.vertices += p.positions.len();
+        let mut attrs = self.frame_attributes(loaded, p, options);
+        let next_uv_set = self.copy_attributes(src, p, &mut attrs)?;
+        let mut ext = json!({ "format": options.format.name() });
+        if let Some(o) = object {
+            let tex_coord = match &o.map_uvs {
+                Some(uvs) => {
+                    let uvs: Vec<[f32; 2]> = uvs.iter().map(|v| v.to_array()).collect();
+                    let uvs = self.out.floats(&uvs, Some(Target::ArrayBuffer));
+                    attrs.insert(format!("TEXCOORD_{next_uv_set}"), json!(uvs));
+                    next_uv_set
+                }
+                None => 0,
+            };
+            let texture =
+                self.map_texture(&o.map, &format!("{} object-space map", p.label), false)?;
+            ext["objectMap"] = json!({ "index": texture, "texCoord": tex_coord });
+        }
+        let indices = self.out.indices(&p.indices);
+        let mut out = json!({ "attributes": attrs, "indices": indices, "mode": 4 });
+        for key in ["material", "extras"] {
+            if let Some(v) = src.get(key) {
+                out[key] = v.clone();
+            }
+        }
+        let mut extensions = src["extensions"].as_object().cloned().unwrap_or_default();
+        extensions.remove(KHR_DRACO_MESH_COMPRESSION);
+        extensions.insert(QTANGENT_FRAMES.into(), ext);
+        out["extensions"] = Value::Object(extensions);
+        Ok(out)
+    }
+
+    /// The attributes written from the prepared primitive: POSITION, TEXCOORD_0 (when the
+    /// source has UVs), `_QTANGENT`, NORMAL and TANGENT when kept, JOINTS_n and WEIGHTS_n.
+    fn frame_attributes(
+        &mut self,
+        loaded: &Primitive,
+        p: &Prepared,
+        options: &PackOptions,
+    ) -> Map<String, Value> {
+        let vertex = Some(Target::ArrayBuffer);
         let mut attrs = Map::new();
         let positions: Vec<[f32; 3]> = p.positions.iter().map(|v| v.to_array()).collect();
-        attrs.insert("POSITION".into(), json!(self.bin.floats(&positions, true)));
+        attrs.insert("POSITION".into(), json!(self.out.positions(&positions)));
         if loaded.uvs.is_some() {
             let uvs: Vec<[f32; 2]> = p.uvs.iter().map(|v| v.to_array()).collect();
-            attrs.insert("TEXCOORD_0".into(), json!(self.bin.floats(&uvs, false)));
+            attrs.insert("TEXCOORD_0".into(), json!(self.out.floats(&uvs, vertex)));
         }
-        let layout = extension::layout(options.format);
-        let mut q = Vec::with_capacity(n * options.format.bytes());
+        let mut q = Vec::with_capacity(p.frames.len() * options.format.bytes());
         for f in &p.frames {
             options.format.encode_into(&f.to_qtangent(), &mut q);
         }
-        let qt = self.bin.accessor(
-            &Elements {
-                data: &q,
-                element: options.format.bytes(),
-                component_type: layout.component_type,
-                kind: layout.kind,
-                normalized: layout.normalized,
-                target: Some(ARRAY_BUFFER),
-                stride: layout.stride,
-            },
-            None,
-        );
-        attrs.insert(extension::ATTRIBUTE.into(), json!(qt));
+        let layout = AccessorLayout::of_format(options.format);
+        let qt = self.out.accessor(&q, layout, vertex);
+        attrs.insert(QTANGENT_ATTRIBUTE.into(), json!(qt));
         if options.keep_normals {
             let normals: Vec<[f32; 3]> = p.frames.iter().map(|f| f.normal.to_array()).collect();
             let tangents: Vec<[f32; 4]> = p
@@ -441,41 +538,45 @@ impl Writer<'_> {
                 .iter()
                 .map(|f| f.tangent.extend(f.handedness()).to_array())
                 .collect();
-            attrs.insert("NORMAL".into(), json!(self.bin.floats(&normals, false)));
-            attrs.insert("TANGENT".into(), json!(self.bin.floats(&tangents, false)));
+            attrs.insert("NORMAL".into(), json!(self.out.floats(&normals, vertex)));
+            attrs.insert("TANGENT".into(), json!(self.out.floats(&tangents, vertex)));
         }
         for (s, joints) in p.joints.iter().enumerate() {
             let wide = joints.iter().flatten().any(|&j| j > 255);
-            let data: Vec<u8> = if wide {
-                bytemuck::cast_slice(joints).to_vec()
+            let (data, component): (Vec<u8>, _) = if wide {
+                (
+                    bytemuck::cast_slice(joints).to_vec(),
+                    ComponentType::UnsignedShort,
+                )
             } else {
-                joints.iter().flatten().map(|&j| j as u8).collect()
+                let bytes = joints.iter().flatten().map(|&j| j as u8).collect();
+                (bytes, ComponentType::UnsignedByte)
             };
-            let a = self.bin.accessor(
-                &Elements {
-                    data: &data,
-                    element: if wide { 8 } else { 4 },
-                    component_type: if wide {
-                        extension::component::UNSIGNED_SHORT
-                    } else {
-                        extension::component::UNSIGNED_BYTE
-                    },
-                    kind: "VEC4",
-                    normalized: false,
-                    target: Some(ARRAY_BUFFER),
-                    stride: if wide { 8 } else { 4 },
-                },
-                None,
-            );
+            let layout = AccessorLayout {
+                component,
+                kind: AccessorType::Vec4,
+                normalized: false,
+            };
+            let a = self.out.accessor(&data, layout, vertex);
             attrs.insert(format!("JOINTS_{s}"), json!(a));
         }
         for (s, weights) in p.weights.iter().enumerate() {
             attrs.insert(
                 format!("WEIGHTS_{s}"),
-                json!(self.bin.floats(weights, false)),
+                json!(self.out.floats(weights, vertex)),
             );
         }
-        // Other attributes, copied through the vertex splits.
+        attrs
+    }
+
+    /// The source's other attributes (TEXCOORD_1, COLOR_0, `_CUSTOM`, …) copied through the
+    /// vertex splits into `attrs`; returns the first UV set the source does not use.
+    fn copy_attributes(
+        &mut self,
+        src: &Value,
+        p: &Prepared,
+        attrs: &mut Map<String, Value>,
+    ) -> Result<u32, PackErrorKind> {
         let mut next_uv_set = 1;
         for (name, a) in src["attributes"].as_object().into_iter().flatten() {
             if let Some(set) = name
@@ -486,79 +587,50 @@ impl Writer<'_> {
             }
             let handled = matches!(
                 name.as_str(),
-                "POSITION" | "NORMAL" | "TANGENT" | "TEXCOORD_0"
-            ) || name == extension::ATTRIBUTE
-                || name.starts_with("JOINTS_")
+                "POSITION" | "NORMAL" | "TANGENT" | "TEXCOORD_0" | QTANGENT_ATTRIBUTE
+            ) || name.starts_with("JOINTS_")
                 || name.starts_with("WEIGHTS_");
             let Some(a) = as_usize(a).filter(|_| !handled) else {
                 continue;
             };
-            let raw = self.source.accessor(a)?;
-            let mut data = Vec::with_capacity(n * raw.element);
+            let (acc, raw) = self.source.accessor(a)?;
+            let element = acc.layout.element_bytes();
+            let mut data = Vec::with_capacity(p.source_vertex.len() * element);
             for &v in &p.source_vertex {
-                let start = v as usize * raw.element;
-                let bytes = raw.data.get(start..start + raw.element).ok_or(format!(
-                    "{}: {name} has fewer elements than POSITION",
-                    p.label
-                ))?;
+                let start = v as usize * element;
+                let bytes = raw.get(start..start + element).ok_or_else(|| {
+                    PackErrorKind::ShortAttribute {
+                        primitive: p.label.clone(),
+                        attribute: name.clone(),
+                    }
+                })?;
                 data.extend_from_slice(bytes);
             }
-            let index = self.bin.accessor(
-                &Elements {
-                    data: &data,
-                    element: raw.element,
-                    component_type: raw.component_type,
-                    kind: &raw.kind,
-                    normalized: raw.normalized,
-                    target: Some(ARRAY_BUFFER),
-                    stride: raw.element.next_multiple_of(4),
-                },
-                None,
-            );
+            let index = self
+                .out
+                .accessor(&data, acc.layout, Some(Target::ArrayBuffer));
             attrs.insert(name.clone(), json!(index));
         }
-        let mut ext = json!({ "format": options.format.name() });
-        if let Some(o) = object {
-            let tex_coord = match &o.uvs {
-                Some(uvs) => {
-                    let uvs: Vec<[f32; 2]> = uvs.iter().map(|v| v.to_array()).collect();
-                    let set = next_uv_set;
-                    attrs.insert(
-                        format!("TEXCOORD_{set}"),
-                        json!(self.bin.floats(&uvs, false)),
-                    );
-                    set
-                }
-                None => 0,
-            };
-            let texture =
-                self.map_texture(&o.map, &format!("{} object-space map", p.label), false)?;
-            ext["objectMap"] = json!({ "index": texture, "texCoord": tex_coord });
-        }
-        let indices = self.bin.indices(&p.indices);
-        let mut out = json!({ "attributes": attrs, "indices": indices, "mode": 4 });
-        for key in ["material", "extras"] {
-            if let Some(v) = src.get(key) {
-                out[key] = v.clone();
-            }
-        }
-        let mut extensions = src["extensions"].as_object().cloned().unwrap_or_default();
-        extensions.remove("KHR_draco_mesh_compression");
-        extensions.insert(extension::NAME.into(), ext);
-        out["extensions"] = Value::Object(extensions);
-        Ok(out)
+        Ok(next_uv_set)
     }
 
     /// Embeds a map as a KTX2 image with a texture whose source only the extension names;
     /// returns the texture's index.
-    fn map_texture(&mut self, map: &EncodedMap, what: &str, repeat: bool) -> Result<usize, String> {
+    fn map_texture(
+        &mut self,
+        map: &EncodedMap,
+        what: &str,
+        repeat: bool,
+    ) -> Result<usize, PackErrorKind> {
         let (main, _) = map.to_ktx2();
-        let bytes = crate::ktx2::write(&main).map_err(|e| format!("{what}: {e}"))?;
+        let bytes = crate::ktx2::write(&main).map_err(|error| PackErrorKind::Ktx2 {
+            what: what.to_string(),
+            error,
+        })?;
         self.report.map_bytes += bytes.len();
         self.report.maps.push((what.to_string(), bytes.len()));
-        let view = self.bin.view(&bytes);
-        let image = push(
-            &mut self.out,
+        let view = self.out.view(&bytes, None, None);
+        let image = self.out.push(
             "images",
             json!({
                 "bufferView": view,
@@ -568,8 +640,7 @@ impl Writer<'_> {
         );
         // LINEAR / LINEAR_MIPMAP_LINEAR; REPEAT (tangent-space maps tile) or CLAMP_TO_EDGE.
         let wrap = if repeat { 10497 } else { 33071 };
-        let sampler = push(
-            &mut self.out,
+        let sampler = self.out.push(
             "samplers",
             json!({
                 "magFilter": 9729,
@@ -578,55 +649,52 @@ impl Writer<'_> {
                 "wrapT": wrap,
             }),
         );
-        Ok(push(
-            &mut self.out,
+        Ok(self.out.push(
             "textures",
             json!({
                 "sampler": sampler,
                 "name": what,
-                "extensions": { extension::NAME: { "source": image } },
+                "extensions": { QTANGENT_FRAMES: { "source": image } },
             }),
         ))
     }
 
     /// Tangent-space maps on their materials; KHR_texture_transform dropped where the loader
     /// applied it to the UVs.
-    fn materials(&mut self, scene: &Scene, maps: &PackMaps) -> Result<(), String> {
+    fn materials(&mut self, scene: &Scene, maps: &SceneMaps) -> Result<(), PackErrorKind> {
         for (j, m) in scene.materials.iter().enumerate() {
             if m.uv_transform.is_some() {
-                strip_transforms(&mut self.out["materials"][j]);
+                strip_transforms(&mut self.out.json["materials"][j]);
             }
             if let Some(Some(map)) = maps.tangent.get(j) {
                 let texture = self.map_texture(
-                    map,
+                    &map.map,
                     &format!("material '{}' tangent-space map", m.name),
                     true,
                 )?;
-                let material = &mut self.out["materials"][j];
+                let material = &mut self.out.json["materials"][j];
                 if !material["extensions"].is_object() {
                     material["extensions"] = json!({});
                 }
-                material["extensions"][extension::NAME] =
+                material["extensions"][QTANGENT_FRAMES] =
                     json!({ "tangentMap": { "index": texture } });
             }
         }
         Ok(())
     }
 
-    fn finish(mut self) -> Result<Packed, String> {
-        let out = &mut self.out;
-        out["buffers"] = json!([{ "byteLength": self.bin.bytes.len() }]);
-        out["bufferViews"] = Value::Array(std::mem::take(&mut self.bin.views));
-        out["accessors"] = Value::Array(std::mem::take(&mut self.bin.accessors));
+    /// The extension lists and the generator brought up to date, empty lists removed; the GLB.
+    fn finish(mut self) -> Result<Packed, PackErrorKind> {
+        let out = &mut self.out.json;
         out["asset"]["generator"] = json!(concat!("qtangent pack ", env!("CARGO_PKG_VERSION")));
-        let transform_used = uses_key(&out["materials"], "KHR_texture_transform");
+        let transform_used = uses_key(&out["materials"], KHR_TEXTURE_TRANSFORM);
         for key in ["extensionsUsed", "extensionsRequired"] {
             if let Some(list) = out.get_mut(key).and_then(Value::as_array_mut) {
                 list.retain(|e| {
                     let e = e.as_str().unwrap_or("");
                     !DROPPED_EXTENSIONS.contains(&e)
-                        && (e != "KHR_texture_transform" || transform_used)
-                        && e != extension::NAME
+                        && (e != KHR_TEXTURE_TRANSFORM || transform_used)
+                        && e != QTANGENT_FRAMES
                 });
             }
         }
@@ -634,7 +702,7 @@ impl Writer<'_> {
             out["extensionsUsed"] = json!([]);
         }
         if let Some(list) = out["extensionsUsed"].as_array_mut() {
-            list.push(json!(extension::NAME));
+            list.push(json!(QTANGENT_FRAMES));
         }
         if let Some(obj) = out.as_object_mut() {
             for key in ["extensionsRequired", "images", "samplers", "textures"] {
@@ -647,35 +715,10 @@ impl Writer<'_> {
                 }
             }
         }
-        let json = serde_json::to_vec(&self.out).map_err(|e| format!("JSON: {e}"))?;
-        let glb = gltf::Glb {
-            header: gltf::binary::Header {
-                magic: *b"glTF",
-                version: 2,
-                length: 0,
-            },
-            json: json.into(),
-            bin: Some(std::mem::take(&mut self.bin.bytes).into()),
-        };
-        let glb = glb.to_vec().map_err(|e| format!("GLB: {e}"))?;
         Ok(Packed {
-            glb,
+            glb: self.out.to_glb()?,
             report: self.report,
         })
-    }
-}
-
-/// Appends `v` to the array `root[key]` (made when missing); returns its index.
-fn push(root: &mut Value, key: &str, v: Value) -> usize {
-    match root[key].as_array_mut() {
-        Some(list) => {
-            list.push(v);
-            list.len() - 1
-        }
-        None => {
-            root[key] = json!([v]);
-            0
-        }
     }
 }
 
@@ -719,92 +762,4 @@ fn uses_key(v: &Value, key: &str) -> bool {
         Value::Array(list) => list.iter().any(|c| uses_key(c, key)),
         _ => false,
     }
-}
-
-/// A glTF document for a scene that came from OBJ: its materials (factors and textures), one
-/// node per mesh instance, and placeholder primitives [`pack`] fills in.
-fn synthesize(scene: &Scene) -> Value {
-    let mut images = Vec::new();
-    let mut textures = Vec::new();
-    let mut texture = |t: &crate::mesh::TextureRef| -> Value {
-        let uri = match &t.image {
-            crate::mesh::ImageSource::File(path) => {
-                urlencoding::encode(&path.display().to_string()).into_owned()
-            }
-            crate::mesh::ImageSource::DataUri(uri) => uri.to_string(),
-            crate::mesh::ImageSource::Embedded { .. } => String::new(),
-        };
-        images.push(json!({ "uri": uri }));
-        textures.push(json!({ "source": images.len() - 1 }));
-        json!({ "index": textures.len() - 1 })
-    };
-    let materials: Vec<Value> = scene
-        .materials
-        .iter()
-        .map(|m| {
-            let mut pbr = json!({
-                "baseColorFactor": m.base_color.to_array(),
-                "metallicFactor": m.metallic,
-                "roughnessFactor": m.roughness,
-            });
-            if let Some(t) = &m.base_color_texture {
-                pbr["baseColorTexture"] = texture(t);
-            }
-            if let Some(t) = &m.metallic_roughness_texture {
-                pbr["metallicRoughnessTexture"] = texture(t);
-            }
-            let mut out = json!({ "name": m.name, "pbrMetallicRoughness": pbr });
-            if let Some(t) = &m.normal_texture {
-                out["normalTexture"] = texture(t);
-                out["normalTexture"]["scale"] = json!(t.scale);
-            }
-            out
-        })
-        .collect();
-    let meshes: Vec<Value> = scene
-        .meshes
-        .iter()
-        .map(|m| {
-            let prims: Vec<Value> = m
-                .primitives
-                .iter()
-                .map(|p| {
-                    let mut v = json!({ "attributes": {} });
-                    if let Some(k) = p.material {
-                        v["material"] = json!(k);
-                    }
-                    v
-                })
-                .collect();
-            json!({ "name": m.name, "primitives": prims })
-        })
-        .collect();
-    let mut nodes = Vec::new();
-    for (i, m) in scene.meshes.iter().enumerate() {
-        for inst in &m.instances {
-            let mut node = json!({ "mesh": i, "name": m.name });
-            if inst.world != glam::Mat4::IDENTITY {
-                node["matrix"] = json!(inst.world.to_cols_array());
-            }
-            nodes.push(node);
-        }
-    }
-    let roots: Vec<usize> = (0..nodes.len()).collect();
-    let mut doc = json!({
-        "asset": { "version": "2.0" },
-        "scene": 0,
-        "scenes": [{ "nodes": roots }],
-        "nodes": nodes,
-        "meshes": meshes,
-    });
-    for (key, list) in [
-        ("materials", materials),
-        ("images", images),
-        ("textures", textures),
-    ] {
-        if !list.is_empty() {
-            doc[key] = Value::Array(list);
-        }
-    }
-    doc
 }

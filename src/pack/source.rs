@@ -1,69 +1,39 @@
 //! The file being packed, read again as JSON (so everything the loader does not model — extras,
 //! other extensions, cameras, emissive and occlusion textures — is carried over as written) with
-//! its buffers, for copying the accessors and images that stay.
+//! its buffers, through the files layer's reader; or, for an OBJ, a document made from the
+//! scene ([`Source::synthetic`]).
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use serde_json::{json, Value};
 
-use super::bin::{component_bytes, type_components};
-use super::PackError;
-use crate::mesh::ImageSource;
+use super::PackErrorKind;
+use crate::gltf::read::{as_usize, read_buffers, Accessor, Reader};
+use crate::gltf::uri::{resolve, Resolved};
+use crate::gltf::{glb, ReadError};
+use crate::mesh::{ImageSource, Scene};
 
 /// A glTF document as JSON with its buffers.
-pub struct Source {
+pub(super) struct Source {
     /// The JSON, as written.
-    pub json: Value,
+    pub(super) json: Value,
     /// Every buffer's bytes.
-    pub buffers: Vec<Vec<u8>>,
+    buffers: Vec<Vec<u8>>,
     /// Where relative URIs resolve (the file's folder).
-    pub base: PathBuf,
-}
-
-/// An accessor's elements, tightly packed.
-pub struct Raw {
-    /// `count × element` bytes.
-    pub data: Vec<u8>,
-    /// Bytes per element.
-    pub element: usize,
-    /// `componentType`.
-    pub component_type: u32,
-    /// `type`.
-    pub kind: String,
-    /// `normalized`.
-    pub normalized: bool,
+    base: PathBuf,
 }
 
 impl Source {
     /// Reads a `.gltf` or `.glb` file and its buffers (the loader has already accepted it).
     ///
     /// # Errors
-    /// [`PackError::Input`] naming the file for anything unreadable.
-    pub fn read(path: &Path) -> Result<Self, PackError> {
-        let fail = |problem: String| PackError::input(path, problem);
-        let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read: {e}")))?;
-        let (json_bytes, blob) = if bytes.starts_with(b"glTF") {
-            let glb = gltf::Glb::from_slice(&bytes).map_err(|e| fail(format!("GLB: {e}")))?;
-            (
-                glb.json.into_owned(),
-                glb.bin.map(std::borrow::Cow::into_owned),
-            )
-        } else {
-            (bytes, None)
-        };
-        let json: Value =
-            serde_json::from_slice(&json_bytes).map_err(|e| fail(format!("invalid JSON: {e}")))?;
+    /// The file, its container, JSON or buffers cannot be read.
+    pub(super) fn read(path: &Path) -> Result<Self, PackErrorKind> {
+        let bytes = std::fs::read(path).map_err(PackErrorKind::Io)?;
+        let parts = glb::split(&bytes)?;
+        let json: Value = serde_json::from_slice(parts.json).map_err(ReadError::Json)?;
         let base = path.parent().unwrap_or(Path::new(".")).to_path_buf();
-        let mut buffers = Vec::new();
-        for (i, b) in json["buffers"].as_array().into_iter().flatten().enumerate() {
-            let data = match b["uri"].as_str() {
-                None => blob
-                    .clone()
-                    .ok_or_else(|| fail(format!("buffer {i} has no uri and no GLB chunk")))?,
-                Some(uri) => read_uri(uri, &base).map_err(|e| fail(format!("buffer {i}: {e}")))?,
-            };
-            buffers.push(data);
-        }
+        let buffers = read_buffers(&json, parts.bin, Some(&base))?;
         Ok(Self {
             json,
             buffers,
@@ -71,121 +41,71 @@ impl Source {
         })
     }
 
-    /// A document made in code (OBJ input): no buffers.
-    #[must_use]
-    pub fn synthetic(file: &Path, json: Value) -> Self {
+    /// A document for a scene that came from OBJ: its materials (factors and textures), one
+    /// node per mesh instance, and placeholder primitives `pack` fills in; no buffers.
+    pub(super) fn synthetic(file: &Path, scene: &Scene) -> Self {
         Self {
-            json,
+            json: synthesize(scene),
             buffers: Vec::new(),
             base: file.parent().unwrap_or(Path::new(".")).to_path_buf(),
         }
     }
 
-    /// The bytes of buffer view `v`: `(bytes, byteStride)`.
-    fn view(&self, v: usize) -> Result<(&[u8], Option<usize>), String> {
-        let view = &self.json["bufferViews"][v];
-        let buffer = as_usize(&view["buffer"]).ok_or(format!("bufferView {v} has no buffer"))?;
-        let offset = as_usize(&view["byteOffset"]).unwrap_or(0);
-        let length =
-            as_usize(&view["byteLength"]).ok_or(format!("bufferView {v} has no length"))?;
-        let data = self
-            .buffers
-            .get(buffer)
-            .and_then(|b| b.get(offset..offset.checked_add(length)?))
-            .ok_or(format!("bufferView {v} lies outside buffer {buffer}"))?;
-        Ok((data, as_usize(&view["byteStride"])))
+    /// The reader of this document's accessors.
+    pub(super) fn reader(&self) -> Reader<'_> {
+        Reader::new(&self.json, &self.buffers)
     }
 
-    /// Accessor `a`'s elements (sparse substitutions applied; no view: zeros).
+    /// Accessor `a`, checked, and its elements tightly packed (sparse values put in; no view:
+    /// zeros).
     ///
     /// # Errors
     /// What is out of range, for accessors the loader did not check (extensions').
-    pub fn accessor(&self, a: usize) -> Result<Raw, String> {
-        let acc = &self.json["accessors"][a];
-        let component_type = acc["componentType"].as_u64().unwrap_or(0);
-        let kind = acc["type"].as_str().unwrap_or("").to_string();
-        let element = component_bytes(component_type) * type_components(&kind);
-        let count = as_usize(&acc["count"]).unwrap_or(0);
-        if element == 0 {
-            return Err(format!("accessor {a} has an unknown type"));
-        }
-        let total = count
-            .checked_mul(element)
-            .ok_or(format!("accessor {a} is too large"))?;
-        let mut data = vec![0u8; total];
-        if let Some(v) = as_usize(&acc["bufferView"]) {
-            let (bytes, stride) = self.view(v)?;
-            let stride = stride.unwrap_or(element);
-            let offset = as_usize(&acc["byteOffset"]).unwrap_or(0);
-            for (i, out) in data.chunks_exact_mut(element).enumerate() {
-                let at = offset + i * stride;
-                let src = bytes
-                    .get(at..at + element)
-                    .ok_or(format!("accessor {a} reads past bufferView {v}"))?;
-                out.copy_from_slice(src);
-            }
-        }
-        let sparse = &acc["sparse"];
-        if let Some(n) = as_usize(&sparse["count"]) {
-            let ix = &sparse["indices"];
-            let (ibytes, _) = self.view(as_usize(&ix["bufferView"]).unwrap_or(usize::MAX))?;
-            let isize = component_bytes(ix["componentType"].as_u64().unwrap_or(0));
-            let ioff = as_usize(&ix["byteOffset"]).unwrap_or(0);
-            let vals = &sparse["values"];
-            let (vbytes, _) = self.view(as_usize(&vals["bufferView"]).unwrap_or(usize::MAX))?;
-            let voff = as_usize(&vals["byteOffset"]).unwrap_or(0);
-            for k in 0..n {
-                let at = ioff + k * isize;
-                let raw = ibytes
-                    .get(at..at + isize)
-                    .ok_or(format!("accessor {a}: sparse indices out of range"))?;
-                let index = raw
-                    .iter()
-                    .rev()
-                    .fold(0usize, |acc, &b| (acc << 8) | usize::from(b));
-                let src = vbytes
-                    .get(voff + k * element..voff + (k + 1) * element)
-                    .ok_or(format!("accessor {a}: sparse values out of range"))?;
-                data.get_mut(index * element..(index + 1) * element)
-                    .ok_or(format!("accessor {a}: sparse index {index} out of range"))?
-                    .copy_from_slice(src);
-            }
-        }
-        Ok(Raw {
-            data,
-            element,
-            component_type: u32::try_from(component_type).unwrap_or(0),
-            kind,
-            normalized: acc["normalized"].as_bool().unwrap_or(false),
-        })
+    pub(super) fn accessor(&self, a: usize) -> Result<(Accessor, Vec<u8>), PackErrorKind> {
+        let reader = self.reader();
+        let error = |error| PackErrorKind::Accessor { accessor: a, error };
+        let acc = reader.accessor(a).map_err(error)?;
+        let bytes = reader.bytes(&acc).map_err(error)?;
+        Ok((acc, bytes))
     }
 
     /// Image `i`'s encoded bytes and MIME type.
     ///
     /// # Errors
-    /// An unreadable file or data URI.
-    pub fn image(&self, i: usize) -> Result<(Vec<u8>, String), String> {
+    /// An unreadable file, data URI or buffer view, or bytes of no known image type.
+    pub(super) fn image(&self, i: usize) -> Result<(Vec<u8>, String), PackErrorKind> {
         let image = &self.json["images"][i];
         let bytes = if let Some(v) = as_usize(&image["bufferView"]) {
-            self.view(v)?.0.to_vec()
+            let view = self
+                .reader()
+                .view(v)
+                .map_err(|error| PackErrorKind::ImageView { image: i, error })?;
+            view.bytes.into_owned()
         } else {
             let uri = image["uri"]
                 .as_str()
-                .ok_or(format!("image {i} has neither uri nor bufferView"))?;
-            read_uri(uri, &self.base)?
+                .ok_or(PackErrorKind::ImageWithoutSource { image: i })?;
+            let source = match resolve(uri, &self.base) {
+                Ok(Resolved::Data) => ImageSource::DataUri(uri.into()),
+                Ok(Resolved::File(path)) => ImageSource::File(path),
+                Err(error) => return Err(PackErrorKind::ImageUri { image: i, error }),
+            };
+            source.bytes().map_err(|error| PackErrorKind::Image {
+                image: source.describe(),
+                error,
+            })?
         };
         let mime = image["mimeType"]
             .as_str()
-            .map(str::to_string)
-            .or_else(|| sniff_mime(&bytes).map(str::to_string))
-            .ok_or(format!("image {i}: not PNG, JPEG, WebP or KTX2"))?;
+            .or_else(|| sniff_mime(&bytes))
+            .ok_or(PackErrorKind::ImageType { image: i })?
+            .to_string();
         Ok((bytes, mime))
     }
 }
 
 /// The MIME type of encoded image bytes, from their signature.
-#[must_use]
-pub fn sniff_mime(bytes: &[u8]) -> Option<&'static str> {
+fn sniff_mime(bytes: &[u8]) -> Option<&'static str> {
     if bytes.starts_with(b"\x89PNG\r\n\x1a\n") {
         Some("image/png")
     } else if bytes.starts_with(&[0xFF, 0xD8, 0xFF]) {
@@ -199,22 +119,89 @@ pub fn sniff_mime(bytes: &[u8]) -> Option<&'static str> {
     }
 }
 
-/// A `data:` URI's bytes, or a file's next to the document (percent-decoded), read as the
-/// loader reads images ([`ImageSource::bytes`]).
-fn read_uri(uri: &str, base: &Path) -> Result<Vec<u8>, String> {
-    let source = if uri.starts_with("data:") {
-        ImageSource::DataUri(uri.into())
-    } else {
-        let decoded = urlencoding::decode(uri).map_err(|e| format!("URI '{uri}': {e}"))?;
-        ImageSource::File(base.join(&*decoded))
+/// The glTF document of an OBJ scene ([`Source::synthetic`]).
+fn synthesize(scene: &Scene) -> Value {
+    let mut images = Vec::new();
+    let mut textures = Vec::new();
+    let mut texture = |t: &crate::mesh::TextureRef| -> Value {
+        let uri = match &t.image {
+            ImageSource::File(path) => {
+                urlencoding::encode(&path.display().to_string()).into_owned()
+            }
+            ImageSource::DataUri(uri) => uri.to_string(),
+            ImageSource::Embedded { .. } => String::new(),
+        };
+        images.push(json!({ "uri": uri }));
+        textures.push(json!({ "source": images.len() - 1 }));
+        json!({ "index": textures.len() - 1 })
     };
-    source
-        .bytes()
-        .map_err(|e| format!("{}: {e}", source.describe()))
-}
-
-/// A JSON number as an index or size.
-#[must_use]
-pub fn as_usize(v: &Value) -> Option<usize> {
-    v.as_u64().and_then(|n| usize::try_from(n).ok())
+    let materials: Vec<Value> = scene
+        .materials
+        .iter()
+        .map(|m| {
+            let mut pbr = json!({
+                "baseColorFactor": m.base_color.to_array(),
+                "metallicFactor": m.metallic,
+                "roughnessFactor": m.roughness,
+            });
+            if let Some(t) = &m.base_color_texture {
+                pbr["baseColorTexture"] = texture(t);
+            }
+            if let Some(t) = &m.metallic_roughness_texture {
+                pbr["metallicRoughnessTexture"] = texture(t);
+            }
+            let mut out = json!({ "name": m.name, "pbrMetallicRoughness": pbr });
+            if let Some(t) = &m.normal_texture {
+                out["normalTexture"] = texture(t);
+                out["normalTexture"]["scale"] = json!(t.scale);
+            }
+            out
+        })
+        .collect();
+    let meshes: Vec<Value> = scene
+        .meshes
+        .iter()
+        .map(|m| {
+            let prims: Vec<Value> = m
+                .primitives
+                .iter()
+                .map(|p| {
+                    let mut v = json!({ "attributes": {} });
+                    if let Some(k) = p.material {
+                        v["material"] = json!(k);
+                    }
+                    v
+                })
+                .collect();
+            json!({ "name": m.name, "primitives": prims })
+        })
+        .collect();
+    let mut nodes = Vec::new();
+    for (i, m) in scene.meshes.iter().enumerate() {
+        for inst in &m.instances {
+            let mut node = json!({ "mesh": i, "name": m.name });
+            if inst.world != glam::Mat4::IDENTITY {
+                node["matrix"] = json!(inst.world.to_cols_array());
+            }
+            nodes.push(node);
+        }
+    }
+    let roots: Vec<usize> = (0..nodes.len()).collect();
+    let mut doc = json!({
+        "asset": { "version": "2.0" },
+        "scene": 0,
+        "scenes": [{ "nodes": roots }],
+        "nodes": nodes,
+        "meshes": meshes,
+    });
+    for (key, list) in [
+        ("materials", materials),
+        ("images", images),
+        ("textures", textures),
+    ] {
+        if !list.is_empty() {
+            doc[key] = Value::Array(list);
+        }
+    }
+    doc
 }

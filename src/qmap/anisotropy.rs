@@ -49,7 +49,7 @@ use glam::{Vec2, Vec3};
 use image::RgbaImage;
 
 /// Below this |rg · 2 − 1|², the texture's direction is taken as absent: d = (1, 0).
-pub const MIN_DIRECTION_LEN2: f32 = 1e-8;
+pub(crate) const MIN_DIRECTION_LEN2: f32 = 1e-8;
 
 /// The direction and strength of one texel of the anisotropy texture (0–1 a channel), turned
 /// by `rotation` = (cos θ, sin θ) of `anisotropyRotation`: the unit direction in tangent space and
@@ -100,7 +100,7 @@ impl DirectionField {
     /// # Panics
     /// If the image is empty.
     #[must_use]
-    pub fn from_texture(img: &RgbaImage, rotation: f32) -> Self {
+    pub(crate) fn from_texture(img: &RgbaImage, rotation: f32) -> Self {
         let (s, c) = rotation.sin_cos();
         let (w, h) = img.dimensions();
         assert!(w > 0 && h > 0, "an empty anisotropy texture");
@@ -217,7 +217,7 @@ impl DirectionField {
     /// [`DirectionField::level_for`] sampled bilinearly (oriented vectors) at the texel centres
     /// with repeat addressing.
     #[must_use]
-    pub fn twist_level(&self, w: u32, h: u32) -> Vec<f32> {
+    pub(crate) fn twist_level(&self, w: u32, h: u32) -> Vec<f32> {
         let level = self.level_for(w, h);
         if (level.width, level.height) == (w, h) {
             return level.dirs.iter().map(|d| twist_of(*d)).collect();
@@ -271,7 +271,7 @@ impl DirectionLevel {
 
 /// The twist of an oriented direction: atan2(d.y, d.x), 0 for none.
 #[must_use]
-pub fn twist_of(d: Vec2) -> f32 {
+pub(crate) fn twist_of(d: Vec2) -> f32 {
     if d.length_squared() < 1e-12 {
         0.0
     } else {
@@ -416,7 +416,7 @@ fn orient_from_finer(finer: &DirectionLevel, w: u32, h: u32, axial: &[Vec2]) -> 
 /// (cos φ, sin φ) in (t, b) with b = h·cross(n, t), so h·φ in the quaternion's own basis
 /// [t, cross(n, t), n]. Texels where the field has no direction keep their tangent. The result
 /// is quantised to the raster's format again.
-pub fn turn_raster(
+pub(crate) fn turn_raster(
     raster: &mut super::Raster,
     field: &DirectionField,
     source_uvs: Option<&[Option<Vec2>]>,

@@ -19,16 +19,16 @@ use super::{texel, BakeError, BakeMesh, BakeSettings, MapFormat, NormalMap};
 /// a mesh gets a unique layout. A few texels along shared edges are covered twice by the
 /// top-left rule's neighbours' fringes, never by real overlap; 1% is far above that noise and
 /// far below a mirrored half (≈ 50%).
-pub const OVERLAP_THRESHOLD: f64 = 0.01;
+pub(crate) const OVERLAP_THRESHOLD: f64 = 0.01;
 /// Map side used to measure the overlap.
-pub const OVERLAP_PROBE_SIZE: u32 = 256;
+pub(crate) const OVERLAP_PROBE_SIZE: u32 = 256;
 
 /// The fraction of covered texels covered by more than one triangle, at
 /// [`OVERLAP_PROBE_SIZE`]².
 ///
 /// # Errors
 /// As [`super::raster_cpu`] (a mesh that fails [`BakeMesh::validate`]).
-pub fn overlap_fraction(mesh: &BakeMesh) -> Result<f64, BakeError> {
+pub(crate) fn overlap_fraction(mesh: &BakeMesh) -> Result<f64, BakeError> {
     let settings = BakeSettings {
         width: OVERLAP_PROBE_SIZE,
         height: OVERLAP_PROBE_SIZE,
@@ -44,7 +44,7 @@ pub fn overlap_fraction(mesh: &BakeMesh) -> Result<f64, BakeError> {
 /// Connected parts of a mesh: triangles sharing a vertex index belong together. Returns the
 /// part of every vertex (`u32::MAX` for vertices no triangle uses) and the number of parts.
 #[must_use]
-pub fn parts(mesh: &BakeMesh) -> (Vec<u32>, usize) {
+pub(crate) fn parts(mesh: &BakeMesh) -> (Vec<u32>, usize) {
     let n = mesh.uvs.len();
     let mut parent: Vec<usize> = (0..n).collect();
     fn root(parent: &mut [usize], mut i: usize) -> usize {
@@ -91,7 +91,7 @@ pub fn parts(mesh: &BakeMesh) -> (Vec<u32>, usize) {
 /// layout scaled to the unit square. Parts are shelf-packed tallest first with a gutter of
 /// `gutter_texels` at a map of `size`² between them. Unused vertices keep their UVs.
 #[must_use]
-pub fn unique_layout(mesh: &BakeMesh, size: u32, gutter_texels: u32) -> Vec<Vec2> {
+pub(crate) fn unique_layout(mesh: &BakeMesh, size: u32, gutter_texels: u32) -> Vec<Vec2> {
     let (part, count) = parts(mesh);
     let mut lo = vec![Vec2::splat(f32::INFINITY); count];
     let mut hi = vec![Vec2::splat(f32::NEG_INFINITY); count];
@@ -154,7 +154,12 @@ pub fn unique_layout(mesh: &BakeMesh, size: u32, gutter_texels: u32) -> Vec<Vec2
 /// surface point that the new layout puts at the texel's centre — or, for texels outside every
 /// triangle, of the nearest point of the nearest triangle within `reach` texels; `None` beyond.
 #[must_use]
-pub fn source_uvs(mesh: &BakeMesh, new_uvs: &[Vec2], size: u32, reach: f32) -> Vec<Option<Vec2>> {
+pub(crate) fn source_uvs(
+    mesh: &BakeMesh,
+    new_uvs: &[Vec2],
+    size: u32,
+    reach: f32,
+) -> Vec<Option<Vec2>> {
     let s = size as f32;
     let mut uvs = vec![None; (size * size) as usize];
     let mut best = vec![f32::INFINITY; (size * size) as usize];
@@ -190,7 +195,7 @@ pub fn source_uvs(mesh: &BakeMesh, new_uvs: &[Vec2], size: u32, reach: f32) -> V
 /// sampled (bilinear, [`NormalMap::sample`]) at the texel's [`source_uvs`]; texels beyond
 /// `reach` are flat (0, 0, 1).
 #[must_use]
-pub fn resample_normal_map(
+pub(crate) fn resample_normal_map(
     mesh: &BakeMesh,
     new_uvs: &[Vec2],
     normal_map: &NormalMap,

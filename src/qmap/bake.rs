@@ -15,7 +15,7 @@ use image::RgbaImage;
 
 use super::anisotropy::{self, DirectionField};
 use super::bc::{self, Bc7Quality};
-use super::stored::EncodedMap;
+use super::stored::{EncodedMap, Encoding};
 use super::tangent::{self, TwistField};
 use super::{
     atlas, finish, raster_cpu, BakeError, BakeMesh, BakeSettings, MapFormat, MapSpace, NormalMap,
@@ -221,8 +221,7 @@ impl<'a> Baker<'a> {
     ) -> Result<Option<Baked>, BakeError> {
         if let Some(authored) = input.authored {
             let t = Instant::now();
-            let four = tangent::has_twist(authored) && tangent::has_tilt(authored);
-            let stored = self.store(authored, MapSpace::Tangent, four, input.what, listener)?;
+            let stored = self.store(authored, MapSpace::Tangent, input.what, listener)?;
             return Ok(Some(Baked {
                 times: vec![("store", t.elapsed())],
                 map: authored.clone(),
@@ -252,8 +251,11 @@ impl<'a> Baker<'a> {
         listener.stage("tangent-space bake", 1, 1);
         times.push(("bake", t.elapsed()));
         let t = Instant::now();
-        let mut stored = self.encode(&map, MapSpace::Tangent, format, input.what, listener)?;
-        stored.axial_twist = twist.is_some();
+        let encoding = Encoding {
+            axial_twist: twist.is_some(),
+            ..self.encoding(MapSpace::Tangent, format)
+        };
+        let stored = self.encode(&map, &encoding, input.what, listener)?;
         times.push(("store", t.elapsed()));
         Ok(Some(Baked {
             times,
@@ -333,7 +335,8 @@ impl<'a> Baker<'a> {
         let map = finish(&raster, settings.padding, listener);
         times.push(("finish", t.elapsed()));
         let t = Instant::now();
-        let stored = self.encode(&map, MapSpace::Object, format, &what, listener)?;
+        let encoding = self.encoding(MapSpace::Object, format);
+        let stored = self.encode(&map, &encoding, &what, listener)?;
         times.push(("store", t.elapsed()));
         Ok(Baked {
             times,
@@ -343,7 +346,10 @@ impl<'a> Baker<'a> {
         })
     }
 
-    /// Stores an already baked map (an authored one) as the options ask.
+    /// Stores an already baked map (an authored one) as the options ask: a tangent-space map
+    /// with a tilt and a twist needs four channels (BC7 where BC5 was asked for, with a
+    /// warning); an object-space map keeps its handedness plane (made by hand, its handedness
+    /// need not follow the UV winding).
     ///
     /// # Errors
     /// What the encoder reports.
@@ -351,34 +357,40 @@ impl<'a> Baker<'a> {
         &self,
         map: &QuatMap,
         space: MapSpace,
-        four_channels: bool,
         what: &str,
         listener: &mut dyn Listener,
     ) -> Result<EncodedMap, BakeError> {
         let size = (map.width(), map.height());
-        let format = self.choose(space, four_channels, size, what, listener);
-        // Authored object-space maps keep their handedness plane: made by hand, their
-        // handedness need not follow the UV winding.
-        let keep = space == MapSpace::Object;
-        EncodedMap::encode(map, space, format, keep, self.options.bc7)
+        let four = space == MapSpace::Tangent && tangent::has_twist(map) && tangent::has_tilt(map);
+        let format = self.choose(space, four, size, what, listener);
+        let encoding = Encoding {
+            keep_handedness: space == MapSpace::Object,
+            ..self.encoding(space, format)
+        };
+        EncodedMap::encode(map, &encoding)
     }
 
-    /// Encodes a baked map in `format`.
+    /// How the options store a map of `space` in `format`.
+    fn encoding(&self, space: MapSpace, format: MapFormat) -> Encoding {
+        Encoding {
+            keep_handedness: self.options.keep_handedness,
+            bc7: self.options.bc7,
+            ..Encoding::new(space, format)
+        }
+    }
+
+    /// Encodes a baked map.
     fn encode(
         &self,
         map: &QuatMap,
-        space: MapSpace,
-        format: MapFormat,
+        encoding: &Encoding,
         what: &str,
         listener: &mut dyn Listener,
     ) -> Result<EncodedMap, BakeError> {
         listener.stage("store", 0, 1);
-        let keep = space == MapSpace::Object && self.options.keep_handedness;
-        EncodedMap::encode(map, space, format, keep, self.options.bc7).map_err(|e| {
-            BakeError::Mesh {
-                label: what.to_string(),
-                problem: e.to_string(),
-            }
+        EncodedMap::encode(map, encoding).map_err(|e| BakeError::Mesh {
+            label: what.to_string(),
+            problem: e.to_string(),
         })
     }
 
@@ -403,7 +415,7 @@ impl<'a> Baker<'a> {
                 MapFormat::Bc7
             }
             Some(f) => f,
-            None => MapFormat::default_for(space, four_channels),
+            None => MapFormat::default_holding(space, four_channels),
         };
         if format.is_compressed() && bc::check_size(size.0, size.1).is_err() {
             let kind = WarningKind::NotBlockSized {

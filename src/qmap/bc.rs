@@ -64,12 +64,13 @@
 use std::num::NonZeroUsize;
 use std::sync::{Mutex, PoisonError};
 
-use block_compression::decode::decode_block_bc7;
 use block_compression::encode::compress_rgba8;
 use block_compression::{BC7Settings, CompressionVariant};
 
+use crate::ktx2::bc::{decode_level, BcFormat};
+
 /// Bytes of one 4×4 block, BC5 and BC7 alike.
-pub const BLOCK_BYTES: usize = 16;
+pub(crate) const BLOCK_BYTES: usize = 16;
 
 /// Block rows per unit of parallel work: small, so that threads share uneven content evenly.
 const BAND_ROWS: usize = 4;
@@ -173,7 +174,7 @@ impl Bc7Quality {
 ///
 /// # Errors
 /// [`BcError::Size`].
-pub fn check_size(width: u32, height: u32) -> Result<(), BcError> {
+pub(crate) fn check_size(width: u32, height: u32) -> Result<(), BcError> {
     if width == 0 || height == 0 || width % 4 != 0 || height % 4 != 0 {
         return Err(BcError::Size { width, height });
     }
@@ -182,7 +183,7 @@ pub fn check_size(width: u32, height: u32) -> Result<(), BcError> {
 
 /// Bytes of a BC5 or BC7 level: 16 per 4×4 block, partial blocks rounded up.
 #[must_use]
-pub fn level_bytes(width: u32, height: u32) -> usize {
+pub(crate) fn level_bytes(width: u32, height: u32) -> usize {
     (width as usize).div_ceil(4) * (height as usize).div_ceil(4) * BLOCK_BYTES
 }
 
@@ -191,7 +192,11 @@ pub fn level_bytes(width: u32, height: u32) -> usize {
 ///
 /// # Errors
 /// [`BcError::Size`] for a side that is 0, or ≥ 4 and not a multiple of 4; [`BcError::Texels`].
-pub fn encode_bc5_snorm(width: u32, height: u32, xy: &[[f32; 2]]) -> Result<Vec<u8>, BcError> {
+pub(crate) fn encode_bc5_snorm(
+    width: u32,
+    height: u32,
+    xy: &[[f32; 2]],
+) -> Result<Vec<u8>, BcError> {
     let level = Level::new(width, height, xy.len())?;
     Ok(level.encode(|texels| {
         let rgba = texels.map(|i| {
@@ -212,22 +217,21 @@ pub fn encode_bc5_snorm(width: u32, height: u32, xy: &[[f32; 2]]) -> Result<Vec<
     }))
 }
 
-/// Decodes BC5 SNORM to (x, y) as the D3D11 / Vulkan spec defines it, in f32: the palette is
-/// interpolated in float, not rounded to 8 bits ([`decode_bc4_snorm_block`]). (Hardware may
-/// interpolate at lower precision; `block_compression`'s BC5 decoder floors to 8 bits, up to a
-/// whole step low, which is why this one exists.)
+/// Decodes BC5 SNORM to (x, y) with the crate's one BC decoder (`bcdec_rs`), as the D3D11 /
+/// Vulkan spec defines it, in f32: the palette is interpolated in f32 from endpoints
+/// max(e, −127)/127, not rounded to bytes. (Hardware may interpolate at lower precision.)
 ///
 /// # Errors
 /// [`BcError::Size`] as [`encode_bc5_snorm`]; [`BcError::Blocks`].
-pub fn decode_bc5_snorm(width: u32, height: u32, blocks: &[u8]) -> Result<Vec<[f32; 2]>, BcError> {
-    let level = Level::for_blocks(width, height, blocks.len())?;
-    let mut out = vec![[0.0; 2]; level.w * level.h];
-    for (i, block) in blocks.chunks_exact(BLOCK_BYTES).enumerate() {
-        let half = |h: usize| std::array::from_fn(|k| block[h * 8 + k]);
-        let [x, y] = [0, 1].map(|h| decode_bc4_snorm_block(&half(h)));
-        level.scatter(i, &mut out, |t| [x[t], y[t]]);
-    }
-    Ok(out)
+pub(crate) fn decode_bc5_snorm(
+    width: u32,
+    height: u32,
+    blocks: &[u8],
+) -> Result<Vec<[f32; 2]>, BcError> {
+    Level::for_blocks(width, height, blocks.len())?;
+    let bc5 = BcFormat::Bc5 { snorm: true };
+    let texels = decode_level(bc5, width, height, blocks, BcFormat::block_f32);
+    Ok(texels.into_iter().map(|[x, y, ..]| [x, y]).collect())
 }
 
 /// Encodes values in [−1, 1] (clamped; NaN as 0) as BC7 UNORM of v·½ + ½. `channels`: 3 uses
@@ -242,7 +246,7 @@ pub fn decode_bc5_snorm(width: u32, height: u32, blocks: &[u8]) -> Result<Vec<[f
 /// # Errors
 /// [`BcError::Size`] as [`encode_bc5_snorm`]; [`BcError::Texels`]; [`BcError::Care`];
 /// [`BcError::Channels`].
-pub fn encode_bc7(
+pub(crate) fn encode_bc7(
     width: u32,
     height: u32,
     values: &[[f32; 4]],
@@ -288,62 +292,25 @@ pub fn encode_bc7(
     }))
 }
 
-/// Decodes BC7 UNORM with `block_compression`'s decoder (a port of bcdec; BC7 interpolation is
-/// integer by the spec, so this is what a GPU returns) to c/255·2 − 1.
+/// Decodes BC7 UNORM with the crate's one BC decoder (`bcdec_rs`; BC7 interpolation is integer
+/// by the spec, so this is what a GPU returns) to c/255·2 − 1.
 ///
 /// # Errors
 /// [`BcError::Size`] as [`encode_bc5_snorm`]; [`BcError::Blocks`].
-pub fn decode_bc7(width: u32, height: u32, blocks: &[u8]) -> Result<Vec<[f32; 4]>, BcError> {
-    let level = Level::for_blocks(width, height, blocks.len())?;
-    let mut out = vec![[0.0; 4]; level.w * level.h];
-    let mut rgba = [0u8; 64];
-    for (i, block) in blocks.chunks_exact(BLOCK_BYTES).enumerate() {
-        decode_block_bc7(block, &mut rgba, 16);
-        level.scatter(i, &mut out, |t| {
-            std::array::from_fn(|c| f32::from(rgba[t * 4 + c]) / 255.0 * 2.0 - 1.0)
-        });
-    }
-    Ok(out)
+pub(crate) fn decode_bc7(width: u32, height: u32, blocks: &[u8]) -> Result<Vec<[f32; 4]>, BcError> {
+    Level::for_blocks(width, height, blocks.len())?;
+    let texels = decode_level(BcFormat::Bc7, width, height, blocks, BcFormat::block_rgba8);
+    let unit = |c: u8| f32::from(c) / 255.0 * 2.0 - 1.0;
+    Ok(texels.into_iter().map(|t| t.map(unit)).collect())
 }
 
 /// Turns a BC5 UNORM block whose four endpoint bytes are ≥ 1 into the BC5 SNORM block that
 /// decodes to `(unorm · 255 − 128)/127` (module docs): flips the top bit of bytes 0, 1, 8, 9.
 /// Its own inverse.
-pub fn bc5_unorm_block_to_snorm(block: &mut [u8; BLOCK_BYTES]) {
+pub(crate) fn bc5_unorm_block_to_snorm(block: &mut [u8; BLOCK_BYTES]) {
     for i in [0, 1, 8, 9] {
         block[i] ^= 0x80;
     }
-}
-
-/// Decodes one BC4 SNORM block (8 bytes) to its 16 texels, row-major, per the D3D11
-/// functional spec: endpoint bytes are signed, −128 and −127 both −1; the mode is chosen by
-/// comparing the raw signed bytes; e0 > e1 gives six interpolants (k·e0 + (7−k)·e1)/7 for
-/// k = 6…1, otherwise four, (k·e0 + (5−k)·e1)/5 for k = 4…1, then −1 and +1. Float throughout.
-#[must_use]
-pub fn decode_bc4_snorm_block(block: &[u8; 8]) -> [f32; 16] {
-    let s = [block[0] as i8, block[1] as i8];
-    let ends = s.map(|e| f32::from(e.max(-127)) / 127.0);
-    bc4_texels(block, s[0] > s[1], ends, -1.0)
-}
-
-/// Decodes one BC4 UNORM block (8 bytes) to its 16 texels in [0, 1], row-major, as
-/// [`decode_bc4_snorm_block`] with unsigned endpoints e/255 and fixed entries 0 and 1.
-#[must_use]
-pub fn decode_bc4_unorm_block(block: &[u8; 8]) -> [f32; 16] {
-    let ends = [block[0], block[1]].map(|e| f32::from(e) / 255.0);
-    bc4_texels(block, block[0] > block[1], ends, 0.0)
-}
-
-fn bc4_texels(block: &[u8; 8], eight: bool, [a, b]: [f32; 2], low: f32) -> [f32; 16] {
-    let mut palette = [a, b, 0.0, 0.0, 0.0, 0.0, low, 1.0];
-    let steps = if eight { 7 } else { 5 };
-    for k in 1..steps {
-        palette[k + 1] = ((steps - k) as f32 * a + k as f32 * b) / steps as f32;
-    }
-    let mut bits = [0u8; 8];
-    bits[..6].copy_from_slice(&block[2..8]);
-    let bits = u64::from_le_bytes(bits);
-    std::array::from_fn(|t| palette[(bits >> (3 * t)) as usize & 7])
 }
 
 /// round(127·v) as a two's-complement byte; symmetric, so −v gives −s.
@@ -434,17 +401,6 @@ impl Level {
     /// The texel whose value the padded texel (x, y) holds: edge repetition.
     fn source(self, x: usize, y: usize) -> usize {
         y.min(self.h - 1) * self.w + x.min(self.w - 1)
-    }
-
-    /// Writes texel t of block `i` (`texel(t)`) to `out` where it lies inside the level.
-    fn scatter<T>(self, i: usize, out: &mut [T], texel: impl Fn(usize) -> T) {
-        let (bx, by) = (i % (self.pw / 4) * 4, i / (self.pw / 4) * 4);
-        for t in 0..16 {
-            let (x, y) = (bx + t % 4, by + t / 4);
-            if x < self.w && y < self.h {
-                out[y * self.w + x] = texel(t);
-            }
-        }
     }
 }
 

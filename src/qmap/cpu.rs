@@ -15,12 +15,12 @@ use super::{check_settings, BakeError, BakeMesh, BakeSettings, Raster, TexelKind
 use crate::report::Listener;
 
 /// Sub-texel bits of the snapped grid.
-pub const SUBTEXEL_BITS: u32 = 8;
+pub(crate) const SUBTEXEL_BITS: u32 = 8;
 
 /// Whether the centre of texel (x, y) is covered by the triangle with corners `p` (texel units),
 /// by the rules in the module docs.
 #[must_use]
-pub fn covers(p: &[Vec2; 3], x: u32, y: u32) -> bool {
+pub(crate) fn covers(p: &[Vec2; 3], x: u32, y: u32) -> bool {
     let scale = f64::from(1u32 << SUBTEXEL_BITS);
     let snap = |v: Vec2| {
         (

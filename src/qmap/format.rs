@@ -126,6 +126,7 @@ impl MapFormat {
     /// The WGSL code of an uncompressed format (the bake's `FORMAT` override): its position in
     /// [`MapFormat::ALL`].
     #[must_use]
+    #[cfg(feature = "gpu")]
     pub(crate) const fn code(self) -> u32 {
         self as u32
     }
@@ -184,10 +185,16 @@ impl MapFormat {
     }
 
     /// The compressed format a map of `space` is stored in by default: BC5 for tangent-space
-    /// maps — of (x, y) for a tilt, of (z, w) for a twist alone — and BC7 for those that need
-    /// `four_channels` (a tilt and a twist) and for object-space maps.
+    /// maps — of (x, y) for a tilt, of (z, w) for a twist alone — and BC7 for object-space
+    /// maps. (A tangent-space map with both a tilt and a twist needs BC7's four channels; the
+    /// baker chooses that itself.)
     #[must_use]
-    pub fn default_for(space: MapSpace, four_channels: bool) -> Self {
+    pub fn default_for(space: MapSpace) -> Self {
+        Self::default_holding(space, false)
+    }
+
+    /// [`MapFormat::default_for`], and BC7 for a tangent-space map that needs `four_channels`.
+    pub(crate) fn default_holding(space: MapSpace, four_channels: bool) -> Self {
         match space {
             MapSpace::Tangent if !four_channels => MapFormat::Bc5,
             _ => MapFormat::Bc7,
@@ -318,6 +325,7 @@ named!(MapDecode, "map decode", {
 impl MapDecode {
     /// The WGSL code: the position in [`MapDecode::ALL`].
     #[must_use]
+    #[cfg(feature = "gpu")]
     pub(crate) const fn code(self) -> u32 {
         self as u32
     }

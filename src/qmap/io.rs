@@ -46,13 +46,16 @@ use super::{BakeError, MapLevel};
 use super::{MapFormat, QuatMap};
 
 /// Name of the EXR layer attribute (text) that holds [`MapFormat::name`].
-pub const FORMAT_ATTRIBUTE: &str = "qtangentMapFormat";
+#[cfg(feature = "exr")]
+pub(crate) const FORMAT_ATTRIBUTE: &str = "qtangentMapFormat";
 
 /// Name of the handedness channel.
-pub const HANDEDNESS_CHANNEL: &str = "handedness";
+#[cfg(feature = "exr")]
+pub(crate) const HANDEDNESS_CHANNEL: &str = "handedness";
 
 /// EXR tile size (texels a side) for every level.
-pub const TILE_SIZE: usize = 64;
+#[cfg(feature = "exr")]
+pub(crate) const TILE_SIZE: usize = 64;
 
 /// Writes to a hidden temporary file in `path`'s folder with `write`, then renames it to
 /// `path`; the temporary file is removed when `write` or the rename fails.
@@ -343,7 +346,7 @@ pub fn decode_axis(q: Vec4, axis: PreviewAxis) -> Option<Vec3> {
 /// lies over the UV layout. The colours do not depend on the sign of q, so hemisphere flips do
 /// not show.
 #[must_use]
-pub fn preview_rgba8(level: &MapLevel, axis: PreviewAxis) -> image::RgbaImage {
+pub(crate) fn preview_rgba8(level: &MapLevel, axis: PreviewAxis) -> image::RgbaImage {
     let mut out = image::RgbaImage::new(level.width, level.height);
     for (px, (q, h)) in out
         .pixels_mut()
@@ -362,7 +365,7 @@ pub fn preview_rgba8(level: &MapLevel, axis: PreviewAxis) -> image::RgbaImage {
 
 /// The handedness plane as 8-bit gray: 255 for +1, 0 for −1 (mirrored), 128 for background.
 #[must_use]
-pub fn handedness_gray8(level: &MapLevel) -> image::GrayImage {
+pub(crate) fn handedness_gray8(level: &MapLevel) -> image::GrayImage {
     let mut out = image::GrayImage::new(level.width, level.height);
     for (px, h) in out.pixels_mut().zip(&level.handedness) {
         *px = image::Luma([match h.signum() {
@@ -415,7 +418,7 @@ pub fn write_preview(level: &MapLevel, axis: PreviewAxis, path: &Path) -> Result
 ///
 /// # Errors
 /// [`BakeError::Write`] naming `path`.
-pub fn write_handedness_png(level: &MapLevel, path: &Path) -> Result<(), BakeError> {
+pub(crate) fn write_handedness_png(level: &MapLevel, path: &Path) -> Result<(), BakeError> {
     let img = handedness_gray8(level);
     // Mostly flat: the default level costs little here and shrinks it threefold.
     write_png(

@@ -12,8 +12,7 @@
 //! for job in &planned.jobs {
 //!     let mesh = job.bake_mesh(&scene)?;
 //!     let normal_map = job.normal.load(&scene.source)?;
-//!     let mut quiet = |_: &'static str, _: u64, _: u64| {};
-//!     let map = qmap::bake_cpu(&mesh, normal_map.as_ref(), &BakeSettings::default(), &mut quiet)?;
+//!     let map = qmap::bake_cpu(&mesh, normal_map.as_ref(), &BakeSettings::default(), &mut ())?;
 //!     println!("{}: {} texels covered", job.name, map.stats.covered);
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -130,7 +129,7 @@ fn decode_image(image: &ImageSource, mesh_file: &Path) -> Result<image::DynamicI
     image.decode().map_err(|problem| BakeError::Image {
         mesh: mesh_file.to_path_buf(),
         image: image.describe(),
-        problem,
+        problem: problem.to_string(),
     })
 }
 
@@ -385,7 +384,7 @@ pub struct OutputFile {
 ///
 /// # Errors
 /// [`BakeError::Ktx2`] when a file cannot be encoded or written.
-pub fn write_ktx2(
+pub(crate) fn write_ktx2(
     dir: &Path,
     name: &str,
     encoded: &super::stored::EncodedMap,
@@ -422,7 +421,7 @@ pub fn write_ktx2(
 ///
 /// # Errors
 /// [`BakeError::Write`].
-pub fn write_exr(
+pub(crate) fn write_exr(
     dir: &Path,
     name: &str,
     map: &super::QuatMap,
@@ -437,7 +436,7 @@ pub fn write_exr(
 ///
 /// # Errors
 /// [`BakeError::Write`].
-pub fn write_previews(
+pub(crate) fn write_previews(
     dir: &Path,
     name: &str,
     map: &super::QuatMap,
@@ -459,6 +458,47 @@ pub fn write_previews(
         });
     }
     Ok(files)
+}
+
+impl BakeJob {
+    /// Writes the job's baked map into `dir` in `container` — `NAME.ktx2` (the stored map, with
+    /// `NAME.handedness.ktx2` when it keeps the plane; the material's name recorded) or
+    /// `NAME.exr` (the float map) — and its PNG previews; each file under a temporary name,
+    /// then renamed.
+    ///
+    /// # Errors
+    /// [`BakeError::Ktx2`] or [`BakeError::Write`] naming the file.
+    pub fn write(
+        &self,
+        dir: &Path,
+        baked: &super::Baked,
+        container: Container,
+    ) -> Result<Vec<OutputFile>, BakeError> {
+        let mut files = match container {
+            #[cfg(feature = "exr")]
+            Container::Exr => write_exr(dir, &self.name, &baked.map)?,
+            #[cfg(not(feature = "exr"))]
+            Container::Exr => {
+                return Err(BakeError::Write {
+                    path: out_path(dir, &self.name, "exr"),
+                    problem: "EXR output needs qtangent's `exr` cargo feature".into(),
+                })
+            }
+            Container::Ktx2 => write_ktx2(
+                dir,
+                &self.name,
+                &baked.stored,
+                self.material_name.as_deref(),
+            )?,
+        };
+        files.extend(write_previews(
+            dir,
+            &self.name,
+            &baked.map,
+            baked.stored.space,
+        )?);
+        Ok(files)
+    }
 }
 
 /// The file a map is written to.

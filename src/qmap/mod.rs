@@ -27,33 +27,40 @@
 //! - **Overlaps**: where several triangles cover a texel (mirrored or stacked UV islands) the
 //!   lowest-numbered triangle wins; the texels are counted in [`MapStats::overlapping`].
 
-pub mod anisotropy;
-pub mod atlas;
+pub(crate) mod anisotropy;
+pub(crate) mod atlas;
 mod bake;
-pub mod bc;
-pub mod cpu;
+pub(crate) mod bc;
+pub(crate) mod cpu;
 mod format;
-pub mod io;
-pub mod job;
-pub mod normal_map;
-pub mod post;
-pub mod stored;
-pub mod tangent;
-pub mod texel;
+pub(crate) mod io;
+pub(crate) mod job;
+pub(crate) mod normal_map;
+pub(crate) mod post;
+pub(crate) mod stored;
+pub(crate) mod tangent;
+pub(crate) mod texel;
 
 use std::path::PathBuf;
 
 use glam::{Vec2, Vec4};
 
+pub use anisotropy::DirectionField;
 pub use bake::{
     Baked, Baker, CpuRaster, MapOptions, ObjectInput, RasterBackend, Repack, TangentInput,
 };
+pub use bc::{Bc7Quality, BcError};
 pub use cpu::raster_cpu;
 pub use format::{MapDecode, MapFormat, MapSpace};
-pub use job::{BakeJob, Container, NormalSource, SceneJobs};
-pub use normal_map::NormalMap;
+pub use io::{decode_axis, write_preview, PreviewAxis};
+#[cfg(feature = "exr")]
+pub use io::{read_exr, write_exr, ExrMap, ReadExrError};
+pub use job::{BakeJob, Container, NormalSource, OutputFile, SceneJobs};
+pub use normal_map::{bc5_round_trip_chain, NormalMap};
 pub use post::finish;
-pub use texel::BakeTriangle;
+pub use stored::{AngleStats, EncodedMap, Encoding, KEY_MATERIAL};
+pub use tangent::{halve_twist, TwistField};
+use texel::BakeTriangle;
 
 use crate::mesh::Prepared;
 use crate::report::Listener;
@@ -239,7 +246,7 @@ impl BakeMesh {
 
     /// Triangle `i` in texel units for a `width × height` map.
     #[must_use]
-    pub fn triangle(&self, i: usize, width: u32, height: u32) -> BakeTriangle {
+    pub(crate) fn triangle(&self, i: usize, width: u32, height: u32) -> BakeTriangle {
         let size = Vec2::new(width as f32, height as f32);
         let idx = [0, 1, 2].map(|k| self.indices[3 * i + k] as usize);
         BakeTriangle {
@@ -423,9 +430,17 @@ pub enum BakeError {
         /// What failed.
         problem: String,
     },
-    /// A size the settings ask for is out of range.
+    /// A size the settings ask for is out of range, or a stored map is inconsistent.
     #[error("{0}")]
     Settings(String),
+    /// The stored format cannot hold the map.
+    #[error("{format} cannot hold {unfit}")]
+    Unfit {
+        /// The format asked for.
+        format: MapFormat,
+        /// What of the map it cannot hold.
+        unfit: Unfit,
+    },
     /// A KTX2 file could not be encoded or written (the error names the file).
     #[error(transparent)]
     Ktx2(#[from] crate::ktx2::Ktx2Error),
@@ -440,6 +455,30 @@ pub enum BakeError {
         /// What failed.
         problem: String,
     },
+}
+
+/// What of a map a two-channel format (BC5) cannot hold ([`BakeError::Unfit`]); BC7 holds both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unfit {
+    /// An object-space map: all four components of its quaternions (BC5 holds (x, y) of a
+    /// tangent-space rotation).
+    ObjectSpace,
+    /// A tangent-space map with a tilt (x, y ≠ 0) and a twist (z ≠ 0): two numbers a texel
+    /// are one or the other.
+    TiltAndTwist,
+}
+
+impl std::fmt::Display for Unfit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::ObjectSpace => {
+                "an object-space map: it holds two channels, (x, y) of a tangent-space rotation, and the map needs all four"
+            }
+            Self::TiltAndTwist => {
+                "this tangent-space map: it holds two numbers a texel, and the map has a tilt (x, y ≠ 0) and a twist (z ≠ 0)"
+            }
+        })
+    }
 }
 
 /// Checks the map size: at least 1×1 and at most 16384 on a side. The bakers keep about 45
@@ -472,3 +511,6 @@ pub fn bake_cpu(
     let raster = raster_cpu(mesh, normal_map, settings, listener)?;
     Ok(finish(&raster, settings.padding, listener))
 }
+
+#[cfg(all(test, feature = "default"))]
+mod tests;

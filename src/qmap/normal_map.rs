@@ -69,7 +69,9 @@ impl NormalMap {
             problem,
         };
         let name = source.describe();
-        let image = source.decode().map_err(|e| fail(name.clone(), e))?;
+        let image = source
+            .decode()
+            .map_err(|e| fail(name.clone(), e.to_string()))?;
         let map = Self::from_image(&image, scale);
         if map.texels.iter().any(|v| !v.is_finite()) {
             return Err(fail(name, "the image has non-finite values".into()));
@@ -133,7 +135,7 @@ impl NormalMap {
     /// levels of a tangent-space map that only twists (an anisotropy direction, a brushed
     /// field).
     #[must_use]
-    pub fn flat_levels(w: u32, h: u32) -> Vec<Self> {
+    pub(crate) fn flat_levels(w: u32, h: u32) -> Vec<Self> {
         let (mut w, mut h) = (w.max(1), h.max(1));
         let mut levels = Vec::new();
         loop {
@@ -162,21 +164,11 @@ impl NormalMap {
     }
 }
 
-/// An 8-bit normal texture as a shipping engine stores it, BC5: red and green (x, y as
-/// `2c − 1`) block-compressed as BC5 SNORM ([`super::bc`]) and decoded again, blue rebuilt as
-/// `z = √(1 − x² − y²)`, everything written back as 8-bit RGBA (alpha 255). What a renderer
-/// that samples a BC5 normal map sees at level 0, up to the 8-bit rounding of the result.
-///
-/// # Errors
-/// [`super::bc::BcError`] for a size BC cannot take (not a multiple of 4).
-pub fn bc5_round_trip(img: &image::RgbaImage) -> Result<image::RgbaImage, super::bc::BcError> {
-    let (w, h) = img.dimensions();
-    super::bc::check_size(w, h)?;
-    bc5_level(img)
-}
-
-/// [`bc5_round_trip`] of every level of the renderer's mip chain ([`mip_chain`]): a BC5 normal
-/// map as an engine ships it, every mip compressed. Level 0 first.
+/// An 8-bit normal texture as a shipping engine stores it, BC5, every level of the renderer's
+/// mip chain ([`mip_chain`]) compressed: red and green (x, y as `2c − 1`) block-compressed as
+/// BC5 SNORM ([`super::bc`]) and decoded again, blue rebuilt as `z = √(1 − x² − y²)`, everything
+/// written back as 8-bit RGBA (alpha 255) — what a renderer that samples a BC5 normal map sees,
+/// up to the 8-bit rounding of the result. Level 0 first.
 ///
 /// # Errors
 /// [`super::bc::BcError`] for a level 0 BC cannot take (not a multiple of 4).
@@ -214,7 +206,7 @@ fn bc5_level(img: &image::RgbaImage) -> Result<image::RgbaImage, super::bc::BcEr
 /// The mip chain of an 8-bit image as the renderer uploads it: level k+1 is level k resized to
 /// half (rounded down, at least 1) with a triangle filter, down to 1×1; level 0 first.
 #[must_use]
-pub fn mip_chain(img: &image::RgbaImage) -> Vec<image::RgbaImage> {
+pub(crate) fn mip_chain(img: &image::RgbaImage) -> Vec<image::RgbaImage> {
     let mut levels = vec![img.clone()];
     while let Some(last) = levels.last() {
         let (w, h) = last.dimensions();

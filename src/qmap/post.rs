@@ -10,7 +10,7 @@ use crate::report::Listener;
 
 /// Flips quaternions so 4-neighbours agree wherever a breadth-first fill over each connected
 /// set of non-background texels can make them. `quats` of background texels must be zero.
-pub fn choose_hemispheres(width: u32, height: u32, quats: &mut [Vec4], filled: &[bool]) {
+pub(crate) fn choose_hemispheres(width: u32, height: u32, quats: &mut [Vec4], filled: &[bool]) {
     let (w, h) = (width as usize, height as usize);
     let mut seen = vec![false; quats.len()];
     let mut queue = VecDeque::new();
@@ -51,7 +51,7 @@ pub fn choose_hemispheres(width: u32, height: u32, quats: &mut [Vec4], filled: &
 /// Counts 4-neighbour pairs where both texels satisfy `in_set`, and those whose quaternions
 /// disagree (dot < 0): (pairs, conflicts).
 #[must_use]
-pub fn count_conflicts(
+pub(crate) fn count_conflicts(
     width: u32,
     height: u32,
     quats: &[Vec4],
@@ -85,7 +85,7 @@ pub fn count_conflicts(
 /// or `None` for an empty set. A sum that cancels (only possible for opposite inputs) gives the
 /// first.
 #[must_use]
-pub fn aligned_mean(qs: impl IntoIterator<Item = Vec4>) -> Option<Vec4> {
+pub(crate) fn aligned_mean(qs: impl IntoIterator<Item = Vec4>) -> Option<Vec4> {
     let mut it = qs.into_iter();
     let first = it.next()?;
     let mut sum = first;
@@ -111,7 +111,7 @@ fn majority(sum: i32, first: i8) -> i8 {
 /// Grows `rings` rings of padding around the non-background texels of level 0: each new texel
 /// is the [`aligned_mean`] of its already-filled 8-neighbours (quantised), its handedness their
 /// majority. Returns the number of texels grown.
-pub fn pad(
+pub(crate) fn pad(
     raster_format: super::MapFormat,
     width: u32,
     height: u32,
@@ -189,7 +189,7 @@ fn neighbours8(x: usize, y: usize, w: usize, h: usize) -> impl Iterator<Item = u
 /// block; odd sizes round down, the last texel's block clamped to the edge), quantised;
 /// handedness their majority.
 #[must_use]
-pub fn next_level(format: super::MapFormat, level: &MapLevel) -> MapLevel {
+pub(crate) fn next_level(format: super::MapFormat, level: &MapLevel) -> MapLevel {
     let (w, h) = (level.width as usize, level.height as usize);
     let (nw, nh) = ((w / 2).max(1), (h / 2).max(1));
     let mut quats = vec![Vec4::ZERO; nw * nh];

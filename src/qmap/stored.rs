@@ -16,7 +16,7 @@
 use glam::Vec4;
 
 use super::bc::{self, Bc7Quality};
-use super::{tangent, BakeError, MapDecode, MapFormat, MapSpace, QuatMap, TexelKind};
+use super::{tangent, BakeError, MapDecode, MapFormat, MapSpace, QuatMap, TexelKind, Unfit};
 use crate::ktx2::{Ktx2Texture, TexelFormat};
 
 /// A quaternion map as stored: level 0 first, each level's texel bytes (block rows for BC).
@@ -50,21 +50,54 @@ pub struct EncodedMap {
     pub twist_only: bool,
 }
 
+/// How a map is stored ([`EncodedMap::encode`]): its space, its format, and the encoder's
+/// choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Encoding {
+    /// Object or tangent space.
+    pub space: MapSpace,
+    /// The stored format.
+    pub format: MapFormat,
+    /// Object space: keep the handedness plane instead of deriving the handedness from the UV
+    /// winding. Ignored in tangent space (the vertex has it).
+    pub keep_handedness: bool,
+    /// The map's twist is already doubled ([`EncodedMap::axial_twist`]: an axial direction
+    /// field); recorded, not applied.
+    pub axial_twist: bool,
+    /// BC7 encoder effort.
+    pub bc7: Bc7Quality,
+}
+
+impl Encoding {
+    /// A map of `space` stored as `format`: handedness derived, twist as baked, BC7 at
+    /// [`Bc7Quality::Basic`] (the default of [`super::MapOptions`]).
+    #[must_use]
+    pub fn new(space: MapSpace, format: MapFormat) -> Self {
+        Self {
+            space,
+            format,
+            keep_handedness: false,
+            axial_twist: false,
+            bc7: Bc7Quality::Basic,
+        }
+    }
+}
+
 /// KTX2 key of the map space.
-pub const KEY_SPACE: &str = "qtangent.kind";
+pub(crate) const KEY_SPACE: &str = "qtangent.kind";
 /// KTX2 key of the stored format's name.
-pub const KEY_FORMAT: &str = "qtangent.format";
+pub(crate) const KEY_FORMAT: &str = "qtangent.format";
 /// KTX2 key of the decode recipe in words.
-pub const KEY_DECODE: &str = "qtangent.decode";
+pub(crate) const KEY_DECODE: &str = "qtangent.decode";
 /// KTX2 key of the material the map is of (written by `bake`; how `render --maps` finds a map
 /// whose file name had to differ from the material's).
 pub const KEY_MATERIAL: &str = "qtangent.material";
 /// KTX2 key naming the quaternion components a two-channel (BC5) map holds: `zw` for a twist
 /// alone ([`EncodedMap::twist_only`]); absent, (x, y).
-pub const KEY_CHANNELS: &str = "qtangent.channels";
+pub(crate) const KEY_CHANNELS: &str = "qtangent.channels";
 /// KTX2 key saying a tangent-space map's twist is stored doubled ([`EncodedMap::axial_twist`]):
 /// `axial`.
-pub const KEY_TWIST: &str = "qtangent.twist";
+pub(crate) const KEY_TWIST: &str = "qtangent.twist";
 /// What [`KEY_TWIST`]'s value says.
 const TWIST_AXIAL: &str = "axial";
 
@@ -100,19 +133,21 @@ impl EncodedMap {
     /// ([`MapFormat::texel_bytes`]); BC7 encodes `q·½+½`, with background texels (q = 0) of
     /// object-space maps as don't-care so they never spoil a block; BC5 encodes (x, y) of a
     /// tangent-space map without a twist, or (z, w) of one with a twist and no tilt
-    /// ([`EncodedMap::twist_only`]). `keep_handedness` keeps the object-space plane.
+    /// ([`EncodedMap::twist_only`]).
     ///
     /// # Errors
-    /// [`BakeError::Settings`] for a format that cannot hold the map (BC5 of an object-space map
-    /// or of a tangent-space map with a twist and a tilt) or a size BC cannot take (not a
+    /// [`BakeError::Unfit`] for a format that cannot hold the map (BC5 of an object-space map
+    /// or of a tangent-space map with a twist and a tilt); [`BakeError::Settings`] for a size BC
+    /// cannot take (not a
     /// multiple of 4).
-    pub fn encode(
-        map: &QuatMap,
-        space: MapSpace,
-        format: MapFormat,
-        keep_handedness: bool,
-        quality: Bc7Quality,
-    ) -> Result<Self, BakeError> {
+    pub fn encode(map: &QuatMap, encoding: &Encoding) -> Result<Self, BakeError> {
+        let Encoding {
+            space,
+            format,
+            keep_handedness,
+            axial_twist,
+            bc7: quality,
+        } = *encoding;
         let (width, height) = (map.width(), map.height());
         if format.is_compressed() {
             bc::check_size(width, height).map_err(|e| BakeError::Settings(e.to_string()))?;
@@ -122,15 +157,17 @@ impl EncodedMap {
         let levels: Vec<Vec<u8>> = match format {
             MapFormat::Bc5 => {
                 if space == MapSpace::Object {
-                    return Err(BakeError::Settings(
-                        "--format bc5 holds two channels, (x, y) of a tangent-space rotation; an object-space map needs all four: use --format bc7".into(),
-                    ));
+                    return Err(BakeError::Unfit {
+                        format,
+                        unfit: Unfit::ObjectSpace,
+                    });
                 }
                 twist_only = tangent::has_twist(map);
                 if twist_only && tangent::has_tilt(map) {
-                    return Err(BakeError::Settings(
-                        "--format bc5 holds two numbers a texel, but this tangent-space map has a tilt (x, y ≠ 0) and a twist (z ≠ 0): use --format bc7".into(),
-                    ));
+                    return Err(BakeError::Unfit {
+                        format,
+                        unfit: Unfit::TiltAndTwist,
+                    });
                 }
                 map.levels
                     .iter()
@@ -197,7 +234,7 @@ impl EncodedMap {
             height,
             levels,
             handedness,
-            axial_twist: false,
+            axial_twist,
             twist_only,
         })
     }
@@ -215,7 +252,7 @@ impl EncodedMap {
 
     /// Size of level `k`.
     #[must_use]
-    pub fn level_size(&self, k: usize) -> (u32, u32) {
+    pub(crate) fn level_size(&self, k: usize) -> (u32, u32) {
         ((self.width >> k).max(1), (self.height >> k).max(1))
     }
 
@@ -274,7 +311,8 @@ impl EncodedMap {
     ///
     /// # Errors
     /// As [`EncodedMap::decode_level`].
-    pub fn to_plain(&self, format: MapFormat) -> Result<Self, BakeError> {
+    #[cfg(feature = "gpu")]
+    pub(crate) fn to_plain(&self, format: MapFormat) -> Result<Self, BakeError> {
         let levels = (0..self.levels.len())
             .map(|k| {
                 self.decode_level(k)
@@ -290,7 +328,8 @@ impl EncodedMap {
 
     /// Bytes of every level, the handedness plane included.
     #[must_use]
-    pub fn texture_bytes(&self) -> u64 {
+    #[cfg(feature = "gpu")]
+    pub(crate) fn texture_bytes(&self) -> u64 {
         let planes = self
             .handedness
             .iter()
@@ -373,7 +412,7 @@ impl EncodedMap {
                 MapFormat::ALL.map(MapFormat::name).join(", ")
             ));
         };
-        let space = match crate::ktx2::key_value_text(main, KEY_SPACE) {
+        let space = match main.key_value_text(KEY_SPACE) {
             Some(s) => match s.parse::<MapSpace>() {
                 Ok(s) => s,
                 Err(_) => return fail(format!("{KEY_SPACE} is '{s}', not object or tangent")),
@@ -413,7 +452,7 @@ impl EncodedMap {
                 Some(p.levels.clone())
             }
         };
-        let axial_twist = match crate::ktx2::key_value_text(main, KEY_TWIST) {
+        let axial_twist = match main.key_value_text(KEY_TWIST) {
             None => false,
             Some(TWIST_AXIAL) if space == MapSpace::Tangent => true,
             Some(s) => {
@@ -423,7 +462,7 @@ impl EncodedMap {
                 ))
             }
         };
-        let twist_only = match crate::ktx2::key_value_text(main, KEY_CHANNELS) {
+        let twist_only = match main.key_value_text(KEY_CHANNELS) {
             None => false,
             Some("zw") if format == MapFormat::Bc5 => true,
             Some(s) => {
@@ -517,13 +556,6 @@ impl AngleStats {
     }
 }
 
-/// Angle in degrees between two vectors (atan2 of |a × b| and a · b: exact near 0), in f64.
-#[must_use]
-pub fn angle_deg(a: glam::Vec3, b: glam::Vec3) -> f64 {
-    let (a, b) = (a.as_dvec3(), b.as_dvec3());
-    a.cross(b).length().atan2(a.dot(b)).to_degrees()
-}
-
 impl EncodedMap {
     /// Per-texel error of level 0 against `exact` (the same map's unquantised rotations, e.g. an
     /// rgba32f bake), over the texels where `mask` is true (and neither side is background):
@@ -564,8 +596,11 @@ impl EncodedMap {
                 glam::Quat::from_vec4(*d).normalize(),
                 glam::Quat::from_vec4(*e).normalize(),
             );
-            normals.push(angle_deg(qd * glam::Vec3::Z, qe * glam::Vec3::Z));
-            let t = angle_deg(qd * glam::Vec3::X, qe * glam::Vec3::X);
+            normals.push(crate::measure::angle_deg(
+                qd * glam::Vec3::Z,
+                qe * glam::Vec3::Z,
+            ));
+            let t = crate::measure::angle_deg(qd * glam::Vec3::X, qe * glam::Vec3::X);
             // An axial map's tangent is a groove: t and −t are the same.
             tangents.push(if self.axial_twist {
                 t.min(180.0 - t)
@@ -581,7 +616,7 @@ impl EncodedMap {
 /// ASCII letters, digits, `-`, `_` and `.` kept, anything else `_`; no leading or trailing dot;
 /// at most 100 characters; `map` when nothing is left.
 #[must_use]
-pub fn file_stem(name: &str) -> String {
+pub(crate) fn file_stem(name: &str) -> String {
     let s: String = name
         .chars()
         .map(|c| {

@@ -43,7 +43,7 @@ use super::{MapFormat, MapLevel, MapStats, QuatMap, TexelKind};
 
 /// A twist field: the angle φ (radians) about the normal at a UV point, for tangent fields no
 /// normal map can say. Evaluated at every texel centre of every level.
-pub type Twist<'a> = &'a (dyn Fn(Vec2) -> f32 + Sync);
+pub(crate) type Twist<'a> = &'a (dyn Fn(Vec2) -> f32 + Sync);
 
 /// Where a tangent-space map's twist comes from.
 #[derive(Clone, Copy)]
@@ -77,7 +77,7 @@ impl TwistField<'_> {
 /// with w ≥ 0. `m` is the normal-map vector as unpacked (need not be unit; (nearly) zero gives
 /// the identity tilt). Mirrors `texel_rotation` in `shaders/bake_tangent.wgsl`.
 #[must_use]
-pub fn texel_rotation(m: Vec3, phi: f32) -> Vec4 {
+pub(crate) fn texel_rotation(m: Vec3, phi: f32) -> Vec4 {
     let mm = m.dot(m);
     let mut r = if mm > 1e-12 {
         arc_from_z(m / mm.sqrt())
@@ -98,13 +98,14 @@ pub fn texel_rotation(m: Vec3, phi: f32) -> Vec4 {
 /// The rotation a decoder applies for handedness `h` (±1) in the basis [t, cross(n, t), n]:
 /// (h·x, y, h·z, w), r conjugated by the reflection of y when h = −1.
 #[must_use]
-pub fn for_handedness(r: Vec4, h: f32) -> Vec4 {
+#[cfg(test)]
+pub(crate) fn for_handedness(r: Vec4, h: f32) -> Vec4 {
     Vec4::new(h * r.x, r.y, h * r.z, r.w)
 }
 
 /// Rebuilds w ≥ 0 from (x, y, z): `√max(0, 1 − x² − y² − z²)`. Exact for unit r with w ≥ 0.
 #[must_use]
-pub fn rebuild_w(x: f32, y: f32, z: f32) -> Vec4 {
+pub(crate) fn rebuild_w(x: f32, y: f32, z: f32) -> Vec4 {
     Vec4::new(x, y, z, (1.0 - x * x - y * y - z * z).max(0.0).sqrt())
 }
 
@@ -113,7 +114,8 @@ pub fn rebuild_w(x: f32, y: f32, z: f32) -> Vec4 {
 /// `m = r'·Z`, `c = cross(n, t)`; the tangent likewise from `r'·X`. For normal-map content the
 /// normal equals `normalize(t·mx + b·my + n·mz)` (b = h·c) exactly in exact arithmetic.
 #[must_use]
-pub fn apply(n: Vec3, t: Vec3, h: f32, r: Vec4) -> (Vec3, Vec3) {
+#[cfg(test)]
+pub(crate) fn apply(n: Vec3, t: Vec3, h: f32, r: Vec4) -> (Vec3, Vec3) {
     let r = for_handedness(r, h);
     let m = glam::Mat3::from_quat(glam::Quat::from_vec4(r).normalize());
     let c = n.cross(t);
@@ -130,7 +132,11 @@ pub fn apply(n: Vec3, t: Vec3, h: f32, r: Vec4) -> (Vec3, Vec3) {
 /// # Panics
 /// If `levels` is empty.
 #[must_use]
-pub fn bake_cpu(levels: &[NormalMap], twist: Option<TwistField<'_>>, format: MapFormat) -> QuatMap {
+pub(crate) fn bake_cpu(
+    levels: &[NormalMap],
+    twist: Option<TwistField<'_>>,
+    format: MapFormat,
+) -> QuatMap {
     let out: Vec<MapLevel> = levels
         .iter()
         .enumerate()
@@ -173,7 +179,7 @@ pub fn bake_cpu(levels: &[NormalMap], twist: Option<TwistField<'_>>, format: Map
 /// # Panics
 /// If `levels` is empty.
 #[must_use]
-pub fn finish(mut levels: Vec<MapLevel>, twist: bool, format: MapFormat) -> QuatMap {
+pub(crate) fn finish(mut levels: Vec<MapLevel>, twist: bool, format: MapFormat) -> QuatMap {
     if twist {
         align(&mut levels);
     }
@@ -201,7 +207,7 @@ pub fn finish(mut levels: Vec<MapLevel>, twist: bool, format: MapFormat) -> Quat
 
 /// Aligns the hemispheres of every level (the flood fill of [`super::post::choose_hemispheres`]
 /// over all texels): what a twisted map needs before four-channel filtering.
-pub fn align(levels: &mut [MapLevel]) {
+pub(crate) fn align(levels: &mut [MapLevel]) {
     for l in levels {
         let all = vec![true; l.quats.len()];
         super::post::choose_hemispheres(l.width, l.height, &mut l.quats, &all);
@@ -237,7 +243,7 @@ pub fn halve_twist(r: Vec4) -> Vec4 {
 /// with a twist *and* a tilt needs four channels; one with either alone fits two (BC5 of (x, y)
 /// with w rebuilt, or of (z, w) with x = y = 0).
 #[must_use]
-pub fn has_tilt(map: &QuatMap) -> bool {
+pub(crate) fn has_tilt(map: &QuatMap) -> bool {
     // As has_twist: one step of snorm8 is far above f32 noise; a pure twist has x = y = 0 exactly.
     map.levels.iter().any(|l| {
         l.quats
@@ -249,7 +255,7 @@ pub fn has_tilt(map: &QuatMap) -> bool {
 /// Whether a tangent-space map has twist content (z ≠ 0 somewhere): such a map cannot be stored
 /// as (x, y) alone (BC5).
 #[must_use]
-pub fn has_twist(map: &QuatMap) -> bool {
+pub(crate) fn has_twist(map: &QuatMap) -> bool {
     // One step of the coarsest format (snorm8: 1/127) is far above f32 noise in z, which pure
     // normal-map content makes exactly 0 (arc_from_z writes z = 0).
     map.levels

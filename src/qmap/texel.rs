@@ -13,7 +13,7 @@ use crate::TangentFrame;
 
 /// A triangle of the bake in texel units (`uv · size`), with its corner frames.
 #[derive(Debug, Clone, Copy)]
-pub struct BakeTriangle {
+pub(crate) struct BakeTriangle {
     /// Corner positions in texel units: texel (x, y) has its centre at (x + ½, y + ½).
     pub p: [Vec2; 3],
     /// Corner frames (object space).
@@ -23,7 +23,7 @@ pub struct BakeTriangle {
 /// Twice the signed area of the triangle in texel², as [`barycentric`] computes it. Triangles
 /// with `|area2| <= MIN_AREA2` are skipped by both bakers (their barycentrics are not finite).
 #[must_use]
-pub fn area2(p: &[Vec2; 3]) -> f32 {
+pub(crate) fn area2(p: &[Vec2; 3]) -> f32 {
     let e0 = p[1] - p[0];
     let e1 = p[2] - p[0];
     e0.x * e1.y - e0.y * e1.x
@@ -31,17 +31,17 @@ pub fn area2(p: &[Vec2; 3]) -> f32 {
 
 /// Triangles smaller than this (twice the area, texel²) are degenerate for the bake: 2⁻²⁰
 /// texel², a millionth of a texel, far below anything a texel centre can land in.
-pub const MIN_AREA2: f32 = 9.536_743e-7;
+pub(crate) const MIN_AREA2: f32 = 9.536_743e-7;
 
 /// Texels farther than this (in texels) from every triangle are not in the fringe: any texel
 /// that bilinear filtering of a point inside a triangle can touch is within √2 (the diagonal of
 /// the 2×2 footprint), so 1.5 covers it with a margin for rounding.
-pub const FRINGE_RADIUS: f32 = 1.5;
+pub(crate) const FRINGE_RADIUS: f32 = 1.5;
 
 /// Barycentric coordinates of `c` in the triangle (unclamped). Mirrors `barycentric` in
 /// `shaders/bake.wgsl`.
 #[must_use]
-pub fn barycentric(p: &[Vec2; 3], c: Vec2) -> Vec3 {
+pub(crate) fn barycentric(p: &[Vec2; 3], c: Vec2) -> Vec3 {
     let e0 = p[1] - p[0];
     let e1 = p[2] - p[0];
     let d = c - p[0];
@@ -54,7 +54,7 @@ pub fn barycentric(p: &[Vec2; 3], c: Vec2) -> Vec3 {
 /// Barycentrics of the point of the triangle closest to `c`, and its distance from `c` (0 when
 /// `c` is inside). Mirrors `closest_barycentric` in `shaders/bake.wgsl`.
 #[must_use]
-pub fn closest_barycentric(p: &[Vec2; 3], c: Vec2) -> (Vec3, f32) {
+pub(crate) fn closest_barycentric(p: &[Vec2; 3], c: Vec2) -> (Vec3, f32) {
     let l = barycentric(p, c);
     if l.x >= 0.0 && l.y >= 0.0 && l.z >= 0.0 {
         return (l, 0.0);
@@ -82,7 +82,7 @@ pub fn closest_barycentric(p: &[Vec2; 3], c: Vec2) -> (Vec3, f32) {
 /// glam's `Vec3::any_orthonormal_pair` tangent, with the sign taken as `z >= 0` (so −0 counts as
 /// positive, as in WGSL). Mirrors `any_tangent` in `shaders/bake.wgsl`.
 #[must_use]
-pub fn any_tangent(n: Vec3) -> Vec3 {
+pub(crate) fn any_tangent(n: Vec3) -> Vec3 {
     let sign = if n.z >= 0.0 { 1.0 } else { -1.0 };
     let a = -1.0 / (sign + n.z);
     let b = n.x * n.y * a;
@@ -93,7 +93,7 @@ pub fn any_tangent(n: Vec3) -> Vec3 {
 /// (orthonormal, right-handed): glam's `Quat::from_rotation_axes` (DirectXMath's branch
 /// structure). Mirrors `quat_from_axes` in `shaders/bake.wgsl`.
 #[must_use]
-pub fn quat_from_axes(x: Vec3, y: Vec3, z: Vec3) -> Vec4 {
+pub(crate) fn quat_from_axes(x: Vec3, y: Vec3, z: Vec3) -> Vec4 {
     let (m00, m01, m02) = (x.x, x.y, x.z);
     let (m10, m11, m12) = (y.x, y.y, y.z);
     let (m20, m21, m22) = (z.x, z.y, z.z);
@@ -146,7 +146,7 @@ pub fn quat_from_axes(x: Vec3, y: Vec3, z: Vec3) -> Vec4 {
 
 /// Hamilton product `a ⊗ b` of (x, y, z, w) quaternions. Mirrors `quat_mul` in the WGSL.
 #[must_use]
-pub fn quat_mul(a: Vec4, b: Vec4) -> Vec4 {
+pub(crate) fn quat_mul(a: Vec4, b: Vec4) -> Vec4 {
     Vec4::new(
         a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
         a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
@@ -159,7 +159,7 @@ pub fn quat_mul(a: Vec4, b: Vec4) -> Vec4 {
 /// for `m` within 1e-6 of −Z (no unique shortest arc) the half turn about +X. Mirrors
 /// `arc_from_z` in the WGSL.
 #[must_use]
-pub fn arc_from_z(m: Vec3) -> Vec4 {
+pub(crate) fn arc_from_z(m: Vec3) -> Vec4 {
     let w = 1.0 + m.z;
     if w < 1e-6 {
         return Vec4::new(1.0, 0.0, 0.0, 0.0);
@@ -173,7 +173,7 @@ pub fn arc_from_z(m: Vec3) -> Vec4 {
 /// sign that of the corners' handedness interpolated). Returns (quaternion of the rotation [t, cross(n, t), n],
 /// handedness ±1).
 #[must_use]
-pub fn vertex_frame(frames: &[TangentFrame; 3], l: Vec3) -> (Vec4, f32) {
+pub(crate) fn vertex_frame(frames: &[TangentFrame; 3], l: Vec3) -> (Vec4, f32) {
     let ni = frames[0].normal * l.x + frames[1].normal * l.y + frames[2].normal * l.z;
     let ti = frames[0].tangent * l.x + frames[1].tangent * l.y + frames[2].tangent * l.z;
     let nn = ni.dot(ni);
@@ -209,7 +209,7 @@ pub fn vertex_frame(frames: &[TangentFrame; 3], l: Vec3) -> (Vec4, f32) {
 /// `uv` with its y multiplied by the handedness (tangent-space y is the bitangent, which is
 /// `h · cross(n, t)`). Normalised, with w ≥ 0. Returns (quaternion, handedness).
 #[must_use]
-pub fn texel_quat(
+pub(crate) fn texel_quat(
     frames: &[TangentFrame; 3],
     l: Vec3,
     normal_map: Option<&NormalMap>,
@@ -245,7 +245,8 @@ pub fn texel_quat(
 /// area's over the screen area's, and the screen area's sign (in vertex order) is what
 /// `front_facing` reports.
 #[must_use]
-pub fn winding_handedness(uv: [Vec2; 3]) -> f32 {
+#[cfg(test)]
+pub(crate) fn winding_handedness(uv: [Vec2; 3]) -> f32 {
     if area2(&uv) <= 0.0 {
         1.0
     } else {

@@ -421,6 +421,7 @@ pub fn direction_stats(truth: &Truth, tangents: &[[f32; 4]], min_coherence: f32)
 }
 
 /// How [`write_gltf`] stores the disc's anisotropy texture.
+#[cfg(feature = "gltf")]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TextureFile {
     /// `swirl_disc_anisotropy.png`.
@@ -431,136 +432,135 @@ pub enum TextureFile {
     Ktx2Bc7,
 }
 
+/// The swirl disc's glTF could not be written ([`write_gltf`]).
+#[cfg(feature = "gltf")]
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum DiscError {
+    /// The texture cannot be encoded as PNG.
+    #[error("swirl_disc_anisotropy.png: {0}")]
+    Png(image::ImageError),
+    /// The texture cannot be compressed to BC7.
+    #[error("swirl_disc_anisotropy.ktx2: {0}")]
+    Bc7(crate::qmap::bc::BcError),
+    /// The texture cannot be written as KTX2.
+    #[error("swirl_disc_anisotropy.ktx2: {0}")]
+    Ktx2(crate::ktx2::Ktx2Error),
+    /// A file cannot be written.
+    #[error(transparent)]
+    Write(#[from] crate::gltf::WriteError),
+}
+
 /// Writes the disc as a glTF 2.0 file using KHR_materials_anisotropy into `dir`:
 /// `swirl_disc.gltf`, `swirl_disc.bin` (positions, normals, UVs, indices; no tangents, so a
 /// loader makes them) and the anisotropy texture (`size`², written as `layout` says) as `file`
 /// says. Returns the `.gltf` path.
 ///
 /// # Errors
-/// I/O and encoder errors, as text naming the file.
+/// [`DiscError`]: an encoder's error, or a file that cannot be written, named.
+#[cfg(feature = "gltf")]
 pub fn write_gltf(
     dir: &std::path::Path,
     size: u32,
     layout: RgLayout,
     file: TextureFile,
-) -> Result<std::path::PathBuf, String> {
-    use std::fmt::Write as _;
+) -> Result<std::path::PathBuf, DiscError> {
+    use crate::gltf::{Builder, Target};
+    use serde_json::json;
     let p = plate(PLATE_SIZE);
-    let (positions, normals, uvs) = (
-        &p.positions,
-        p.normals.as_deref().unwrap_or_default(),
-        p.uvs.as_deref().unwrap_or_default(),
+    let mut b = Builder::new(json!({
+        "asset": { "version": "2.0", "generator": "qtangent swirl disc" },
+        "extensionsUsed": ["KHR_materials_anisotropy"],
+    }));
+    let vertex = Some(Target::ArrayBuffer);
+    let positions: Vec<[f32; 3]> = p.positions.iter().map(|v| v.to_array()).collect();
+    let normals: Vec<[f32; 3]> = p.normals.iter().flatten().map(|v| v.to_array()).collect();
+    let uvs: Vec<[f32; 2]> = p.uvs.iter().flatten().map(|v| v.to_array()).collect();
+    let attributes = json!({
+        "POSITION": b.positions(&positions),
+        "NORMAL": b.floats(&normals, vertex),
+        "TEXCOORD_0": b.floats(&uvs, vertex),
+    });
+    let indices = b.indices(&p.indices);
+    let mesh = b.push(
+        "meshes",
+        json!({ "name": "swirl disc", "primitives": [
+            { "attributes": attributes, "indices": indices, "material": 0 }
+        ] }),
     );
-    let mut bin: Vec<u8> = Vec::new();
-    let mut views = String::new();
-    let mut view = |bin: &mut Vec<u8>, bytes: &[u8]| {
-        let offset = bin.len();
-        bin.extend_from_slice(bytes);
-        let index = views.matches("byteOffset").count();
-        let sep = if index == 0 { "" } else { "," };
-        let _ = write!(
-            views,
-            r#"{sep}{{"buffer":0,"byteOffset":{offset},"byteLength":{}}}"#,
-            bytes.len()
-        );
-        index
-    };
-    let vp = view(&mut bin, bytemuck::cast_slice(positions));
-    let vn = view(&mut bin, bytemuck::cast_slice(normals));
-    let vt = view(&mut bin, bytemuck::cast_slice(uvs));
-    let vi = view(&mut bin, bytemuck::cast_slice(&p.indices));
-    let (lo, hi) = positions.iter().fold(
-        (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
-        |(lo, hi), &q| (lo.min(q), hi.max(q)),
+    let node = b.push("nodes", json!({ "mesh": mesh, "name": "swirl disc" }));
+    b.json["scene"] = json!(0);
+    b.json["scenes"] = json!([{ "nodes": [node] }]);
+    let m = &material(RgbaImage::new(1, 1)).uniforms;
+    let c = m.base_color;
+    b.push(
+        "materials",
+        json!({
+            "name": "swirl disc",
+            "pbrMetallicRoughness": {
+                "baseColorFactor": [c.x, c.y, c.z, 1.0],
+                "metallicFactor": m.metallic,
+                "roughnessFactor": m.roughness,
+            },
+            "extensions": { "KHR_materials_anisotropy": {
+                "anisotropyStrength": m.anisotropy,
+                "anisotropyRotation": 0.0,
+                "anisotropyTexture": { "index": 0 },
+            } },
+        }),
     );
+    b.push("textures", json!({ "source": 0 }));
+    let (name, mime, bytes) = texture_file(size, layout, file)?;
+    b.push("images", json!({ "uri": name, "mimeType": mime }));
+    let write_error = |path: std::path::PathBuf, error| crate::gltf::WriteError::Io { path, error };
+    let image = dir.join(name);
+    std::fs::write(&image, bytes).map_err(|e| write_error(image, e))?;
+    let path = dir.join("swirl_disc.gltf");
+    b.write_gltf(&path)?;
+    Ok(path)
+}
+
+/// The anisotropy texture's file: its name, MIME type and bytes.
+#[cfg(feature = "gltf")]
+fn texture_file(
+    size: u32,
+    layout: RgLayout,
+    file: TextureFile,
+) -> Result<(&'static str, &'static str, Vec<u8>), DiscError> {
     let image = texture(size, layout);
-    let (name, bytes) = match file {
+    let ktx2 = |format, data| {
+        let tex = crate::ktx2::Ktx2Texture::new(format, size, size, vec![data]);
+        crate::ktx2::write(&tex).map_err(DiscError::Ktx2)
+    };
+    Ok(match file {
         TextureFile::Png => {
             let mut png = Vec::new();
-            image::DynamicImage::ImageRgba8(image.clone())
+            image::DynamicImage::ImageRgba8(image)
                 .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
-                .map_err(|e| format!("swirl_disc_anisotropy.png: {e}"))?;
-            ("swirl_disc_anisotropy.png", png)
+                .map_err(DiscError::Png)?;
+            ("swirl_disc_anisotropy.png", "image/png", png)
         }
-        TextureFile::Ktx2Rgba8 | TextureFile::Ktx2Bc7 => {
-            let tex = if file == TextureFile::Ktx2Rgba8 {
-                crate::ktx2::Ktx2Texture::new(
-                    crate::ktx2::TexelFormat::Rgba8Unorm,
-                    size,
-                    size,
-                    vec![image.as_raw().clone()],
-                )
-            } else {
-                let values: Vec<[f32; 4]> = image
-                    .pixels()
-                    .map(|px| px.0.map(|c| f32::from(c) / 255.0))
-                    .collect();
-                let blocks = crate::qmap::bc::encode_bc7(
-                    size,
-                    size,
-                    &values,
-                    3,
-                    None,
-                    crate::qmap::bc::Bc7Quality::Basic,
-                )
-                .map_err(|e| format!("swirl_disc_anisotropy.ktx2: {e}"))?;
-                crate::ktx2::Ktx2Texture::new(
-                    crate::ktx2::TexelFormat::Bc7Unorm,
-                    size,
-                    size,
-                    vec![blocks],
-                )
-            };
-            let bytes =
-                crate::ktx2::write(&tex).map_err(|e| format!("swirl_disc_anisotropy.ktx2: {e}"))?;
-            ("swirl_disc_anisotropy.ktx2", bytes)
+        TextureFile::Ktx2Rgba8 => (
+            "swirl_disc_anisotropy.ktx2",
+            "image/ktx2",
+            ktx2(crate::ktx2::TexelFormat::Rgba8Unorm, image.into_raw())?,
+        ),
+        TextureFile::Ktx2Bc7 => {
+            let values: Vec<[f32; 4]> = image
+                .pixels()
+                .map(|px| px.0.map(|c| f32::from(c) / 255.0))
+                .collect();
+            let blocks = crate::qmap::bc::encode_bc7(
+                size,
+                size,
+                &values,
+                3,
+                None,
+                crate::qmap::bc::Bc7Quality::Basic,
+            )
+            .map_err(DiscError::Bc7)?;
+            let bytes = ktx2(crate::ktx2::TexelFormat::Bc7Unorm, blocks)?;
+            ("swirl_disc_anisotropy.ktx2", "image/ktx2", bytes)
         }
-    };
-    let mime = if name.ends_with(".png") {
-        "image/png"
-    } else {
-        "image/ktx2"
-    };
-    let n = positions.len();
-    let m = &material(RgbaImage::new(1, 1)).uniforms;
-    let json = format!(
-        r#"{{"asset":{{"version":"2.0","generator":"qtangent swirl disc"}},
-"extensionsUsed":["KHR_materials_anisotropy"],
-"scene":0,"scenes":[{{"nodes":[0]}}],"nodes":[{{"mesh":0,"name":"swirl disc"}}],
-"meshes":[{{"name":"swirl disc","primitives":[{{"attributes":{{"POSITION":0,"NORMAL":1,"TEXCOORD_0":2}},"indices":3,"material":0}}]}}],
-"materials":[{{"name":"swirl disc","pbrMetallicRoughness":{{"baseColorFactor":[{},{},{},1.0],"metallicFactor":{},"roughnessFactor":{}}},
-"extensions":{{"KHR_materials_anisotropy":{{"anisotropyStrength":{},"anisotropyRotation":0.0,"anisotropyTexture":{{"index":0}}}}}}}}],
-"textures":[{{"source":0}}],
-"images":[{{"uri":"{name}","mimeType":"{mime}"}}],
-"accessors":[
-{{"bufferView":{vp},"componentType":5126,"count":{n},"type":"VEC3","min":[{},{},{}],"max":[{},{},{}]}},
-{{"bufferView":{vn},"componentType":5126,"count":{n},"type":"VEC3"}},
-{{"bufferView":{vt},"componentType":5126,"count":{n},"type":"VEC2"}},
-{{"bufferView":{vi},"componentType":5125,"count":{},"type":"SCALAR"}}],
-"bufferViews":[{views}],
-"buffers":[{{"uri":"swirl_disc.bin","byteLength":{}}}]}}
-"#,
-        m.base_color.x,
-        m.base_color.y,
-        m.base_color.z,
-        m.metallic,
-        m.roughness,
-        m.anisotropy,
-        lo.x,
-        lo.y,
-        lo.z,
-        hi.x,
-        hi.y,
-        hi.z,
-        p.indices.len(),
-        bin.len()
-    );
-    let write = |file: &str, bytes: &[u8]| {
-        std::fs::write(dir.join(file), bytes)
-            .map_err(|e| format!("{}: {e}", dir.join(file).display()))
-    };
-    write("swirl_disc.bin", &bin)?;
-    write(name, &bytes)?;
-    write("swirl_disc.gltf", json.as_bytes())?;
-    Ok(dir.join("swirl_disc.gltf"))
+    })
 }

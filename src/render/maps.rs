@@ -184,7 +184,7 @@ fn object_map(
         MapSource::Authored(m) => Ok(Some(SceneMap {
             stats: Some(m.stats),
             ..SceneMap::new(
-                baker.store(m, MapSpace::Object, false, &what, listener)?,
+                baker.store(m, MapSpace::Object, &what, listener)?,
                 MapOrigin::Authored,
             )
         })),
@@ -281,7 +281,7 @@ fn find_by_material(dir: &Path, name: &str) -> Option<(PathBuf, crate::ktx2::Ktx
             continue;
         }
         if let Ok(tex) = crate::ktx2::read_file(&p) {
-            if crate::ktx2::key_value_text(&tex, KEY_MATERIAL) == Some(name) {
+            if tex.key_value_text(KEY_MATERIAL) == Some(name) {
                 return Some((p, tex));
             }
         }

@@ -42,43 +42,7 @@ pub enum FrameSource {
     QuatMapTangent,
 }
 
-/// Where the lighting shader takes a pixel's frame from: the `FRAME_SOURCE` override of
-/// `shaders/lit.wgsl` (the WGSL codes are generated from this enum).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(u32)]
-pub(crate) enum PixelFrame {
-    /// The interpolated vertex frame and the normal map ([`FrameSource::Reference`] and
-    /// [`FrameSource::QTangent`]).
-    Vertex,
-    /// An object-space quaternion map.
-    ObjectMap,
-    /// The vertex frame turned by a tangent-space quaternion map.
-    TangentMap,
-}
-
-crate::names::named!(PixelFrame, "pixel frame", {
-    Vertex => "vertex",
-    ObjectMap => "object_map",
-    TangentMap => "tangent_map",
-});
-
-impl PixelFrame {
-    /// The WGSL code: the position in [`PixelFrame::ALL`].
-    pub(crate) const fn code(self) -> u32 {
-        self as u32
-    }
-}
-
 impl FrameSource {
-    /// Where the lighting shader takes the pixel's frame from.
-    pub(crate) fn pixel_frame(self) -> PixelFrame {
-        match self {
-            Self::Reference | Self::QTangent(_) => PixelFrame::Vertex,
-            Self::QuatMap => PixelFrame::ObjectMap,
-            Self::QuatMapTangent => PixelFrame::TangentMap,
-        }
-    }
-
     /// `reference`, `qtangent`, `quatmap` or `quatmap-tangent` (the `--mode` names).
     #[must_use]
     pub fn mode_name(self) -> &'static str {
@@ -172,7 +136,7 @@ pub struct Lighting {
 
 /// Unit direction from yaw (about +Y, 0 = towards +Z) and pitch (above the horizon), degrees.
 #[must_use]
-pub fn direction_from_angles(yaw_deg: f32, pitch_deg: f32) -> Vec3 {
+pub(crate) fn direction_from_angles(yaw_deg: f32, pitch_deg: f32) -> Vec3 {
     let (yaw, pitch) = (yaw_deg.to_radians(), pitch_deg.to_radians());
     Vec3::new(
         pitch.cos() * yaw.sin(),

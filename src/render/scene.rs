@@ -75,7 +75,7 @@ impl SceneMaterial {
     /// The normal map as the bake reads it ([`NormalMap::from_image`] with the material's
     /// scale).
     #[must_use]
-    pub fn bake_normal_map(&self) -> Option<NormalMap> {
+    pub(crate) fn bake_normal_map(&self) -> Option<NormalMap> {
         self.normal.as_ref().map(|img| {
             NormalMap::from_image(
                 &image::DynamicImage::ImageRgba8(img.clone()),
@@ -149,7 +149,7 @@ pub struct RenderScene {
     /// The loaded file that [`SceneObject::skin`] indexes ([`crate::mesh::Scene::skins`],
     /// its nodes and animations), kept by [`RenderScene::load`] so an app that skins or animates
     /// the scene need not load the file again; `None` for scenes made in code
-    /// ([`RenderScene::default_scene`], [`crate::render::disc::scene`]).
+    /// (the tools' default scene, the swirl disc).
     pub source: Option<mesh::Scene>,
 }
 
@@ -196,7 +196,7 @@ pub const MAX_AUTO_BAKE_SIZE: u32 = 4096;
 /// The map side for a normal map of `w × h`: its larger side rounded up to a power of two,
 /// within [[`MIN_BAKE_SIZE`], [`MAX_AUTO_BAKE_SIZE`]]: one map texel per normal-map texel.
 #[must_use]
-pub fn bake_size_for(normal: Option<(u32, u32)>) -> u32 {
+pub(crate) fn bake_size_for(normal: Option<(u32, u32)>) -> u32 {
     normal.map_or(MIN_BAKE_SIZE, |(w, h)| {
         w.max(h)
             .next_power_of_two()
@@ -278,7 +278,7 @@ impl RenderScene {
     /// with nothing to draw.
     pub fn load(path: &Path) -> Result<Self, SceneError> {
         let loaded = mesh::load(path)?;
-        let mut warnings = loaded.warnings.clone();
+        let mut warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
         let mut materials = loaded
             .materials
             .iter()
@@ -371,7 +371,7 @@ fn scene_material(
                 file: path.to_path_buf(),
                 material: m.name.clone(),
                 image: t.image.describe(),
-                problem,
+                problem: problem.to_string(),
             })
     };
     let aniso_texture = m.anisotropy.as_ref().and_then(|a| a.texture.clone());
@@ -507,7 +507,7 @@ fn packed_map(
         image: image.describe(),
         problem,
     };
-    let bytes = image.bytes().map_err(&fail)?;
+    let bytes = image.bytes().map_err(|e| fail(e.to_string()))?;
     #[cfg(feature = "ktx2")]
     {
         let tex = crate::ktx2::read(&bytes).map_err(|e| fail(e.to_string()))?;

@@ -10,7 +10,7 @@
 //! irradiance for the diffuse part, its radiance in the mirror direction times Karis' analytic
 //! environment-BRDF fit for the specular part.
 
-use glam::{Vec2, Vec3};
+use glam::Vec3;
 
 use super::{MaterialUniforms, SceneUniforms};
 
@@ -19,10 +19,10 @@ pub const PI: f32 = std::f32::consts::PI;
 
 /// Smallest perceptual roughness used: below it α⁴ underflows the GGX denominator's precision
 /// in f32 (Filament's floor for f32 shading).
-pub const MIN_ROUGHNESS: f32 = 0.045;
+pub(crate) const MIN_ROUGHNESS: f32 = 0.045;
 
 /// Smallest n·v used: grazing views would divide by ~0 in the visibility term.
-pub const MIN_N_DOT_V: f32 = 1e-4;
+pub(crate) const MIN_N_DOT_V: f32 = 1e-4;
 
 /// What the shading of one point needs.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -71,16 +71,6 @@ impl Surface {
 }
 
 pub use crate::qmap::anisotropy::direction_of as anisotropy_direction;
-
-/// The world-space direction of the anisotropic lobe from the shading frame's `t` and `b` (b as
-/// the frame has it, flipped with n on back faces) and a tangent-space direction `d`
-/// ([`anisotropy_direction`]): back faces use the front face's bitangent, as the Khronos sample
-/// viewer's negating both t and b there gives the same groove (`anisotropy_tangent` in WGSL).
-#[must_use]
-pub fn anisotropy_tangent(t: Vec3, b: Vec3, front: bool, d: Vec2) -> Vec3 {
-    let b = if front { b } else { -b };
-    (t * d.x + b * d.y).normalize()
-}
 
 /// A unit vector perpendicular to unit `n`, for a tangent that vanished (`perpendicular` in WGSL).
 #[must_use]
@@ -235,7 +225,7 @@ pub fn shade(s: &Surface, scene: &SceneUniforms) -> Vec3 {
 /// The tone curve of `shaders/lit.wgsl` (Narkowicz's ACES fit, clamped to [0, 1]) applied to
 /// `exposure · radiance`; the render target's sRGB encoding follows.
 #[must_use]
-pub fn tonemap(radiance: Vec3, exposure: f32) -> Vec3 {
+pub(crate) fn tonemap(radiance: Vec3, exposure: f32) -> Vec3 {
     let x = radiance * exposure;
     let num = x * (x * 2.51 + Vec3::splat(0.03));
     let den = x * (x * 2.43 + Vec3::splat(0.59)) + Vec3::splat(0.14);

@@ -37,8 +37,8 @@ mod reference;
 pub mod rig;
 
 pub use reference::{
-    frame_angle_deg, lbs_vector_frame_error, polar_rotation, reference, reference_dqs,
-    reference_lbs, Reference, OUTPUT_BOUND_DEG, OUTPUT_W_BIAS,
+    frame_angle_deg, lbs_vector_frame_error, polar_rotation, reference, reference_lbs, Reference,
+    OUTPUT_BOUND_DEG,
 };
 pub use rig::{Rig, RigMesh};
 
@@ -53,7 +53,8 @@ const POSITION_WORDS: usize = 3;
 
 /// Words of a skinned output vertex: position (3 × f32) and the qtangent (Snorm16x4): 20 bytes,
 /// drawn directly as a vertex buffer.
-pub const OUTPUT_WORDS: usize = 5;
+#[cfg(feature = "gpu")]
+pub(crate) const OUTPUT_WORDS: usize = 5;
 
 /// Linear-blend or dual-quaternion skinning, chosen per batch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -71,6 +72,7 @@ impl SkinMethod {
     /// The WGSL code (the `SKIN_METHOD` override of `shaders/skin.wgsl`): the position in
     /// [`SkinMethod::ALL`].
     #[must_use]
+    #[cfg(feature = "gpu")]
     pub(crate) const fn code(self) -> u32 {
         self as u32
     }
@@ -393,7 +395,7 @@ impl PackedInfluences {
     }
 
     /// The influences with a non-zero weight: joint index and renormalised weight in f64.
-    pub fn iter_f64(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
+    pub(crate) fn iter_f64(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
         let w = self.weights_f64();
         (0..MAX_INFLUENCES)
             .filter(|&k| self.weights[k] > 0)
@@ -402,7 +404,7 @@ impl PackedInfluences {
 
     /// The renormalised weights in f64 (what the kernel computes in f32).
     #[must_use]
-    pub fn weights_f64(&self) -> [f64; MAX_INFLUENCES] {
+    pub(crate) fn weights_f64(&self) -> [f64; MAX_INFLUENCES] {
         let total: f64 = self.weights.iter().map(|&w| f64::from(w)).sum();
         self.weights.map(|w| f64::from(w) / total)
     }
@@ -438,7 +440,7 @@ impl SkinVertices {
     ///
     /// # Errors
     /// [`SkinError::Input`] naming `label` (and the vertex) for mismatched lengths, no weight
-    /// sets, bad weights or joints (see [`PackedInfluences::quantise`]), non-finite positions.
+    /// sets, bad weights or joints (weights are quantised to bytes summing to 255), non-finite positions.
     pub fn new(
         label: &str,
         positions: &[Vec3],
@@ -579,7 +581,12 @@ impl SkinVertices {
     ///
     /// # Errors
     /// [`SkinError::Input`] when a vertex has more influences than `influences` holds.
-    pub fn pack_into(&self, influences: Influences, out: &mut Vec<u32>) -> Result<(), SkinError> {
+    #[cfg(feature = "gpu")]
+    pub(crate) fn pack_into(
+        &self,
+        influences: Influences,
+        out: &mut Vec<u32>,
+    ) -> Result<(), SkinError> {
         let k = influences.count();
         if self.max_influences() > k {
             return Err(SkinError::Input {

@@ -5,7 +5,7 @@
 use glam::{DMat3, DQuat, DVec3, Vec3};
 
 use super::{Bone, PackedInfluences, SkinMethod};
-use crate::format::{SNORM16_NEAREST_BOUND_DEG, SNORM16_W_BIAS};
+use crate::format::SNORM16_NEAREST_BOUND_DEG;
 use crate::frame::QTangent;
 
 /// Skinning of one vertex in f64: the reference.
@@ -92,7 +92,7 @@ pub fn reference_lbs(
 /// DQS of one vertex in f64 (see the module docs). `None` when the blended real part is zero or
 /// an influence names a bone `bones` does not have.
 #[must_use]
-pub fn reference_dqs(
+pub(crate) fn reference_dqs(
     bones: &[Bone],
     inf: &PackedInfluences,
     p: Vec3,
@@ -181,6 +181,3 @@ pub fn frame_angle_deg(a: DQuat, b: DQuat) -> f64 {
 /// bound, 4/32767 rad = 0.0070° (the CPU encoder's rounding search does better,
 /// [`crate::Format::max_error_deg`]; a kernel cannot afford it).
 pub const OUTPUT_BOUND_DEG: f64 = SNORM16_NEAREST_BOUND_DEG;
-
-/// The bias the kernel applies to w before packing (as snorm16x4 encoder).
-pub const OUTPUT_W_BIAS: f32 = SNORM16_W_BIAS;

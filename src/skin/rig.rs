@@ -172,7 +172,7 @@ impl Rig {
     ///
     /// # Errors
     /// As [`Rig::bones`].
-    pub fn bones_into(
+    pub(crate) fn bones_into(
         &self,
         local: &[Transform],
         placement: Mat4,

@@ -13,6 +13,7 @@ use std::path::Path;
 use glam::{Mat4, Quat, Vec3, Vec4};
 use qtangent::anim::{blend_poses, Clip, Interpolation, Property, Skeleton, Transform};
 use qtangent::mesh::{self, MeshError, Scene};
+use qtangent::{gltf, WarningKind};
 use serde_json::{json, Value};
 
 /// f32 machine epsilon (one ulp of 1.0).
@@ -49,71 +50,40 @@ fn v3(x: f32, y: f32, z: f32) -> Vec4 {
 // ---------------------------------------------------------------------------------------------
 // In-memory glTF files
 
-/// Accessors in one base64 `data:` buffer. Accessor 0 is a triangle's POSITION (every file needs
-/// a mesh).
-struct Builder {
-    bin: Vec<u8>,
-    views: Vec<Value>,
-    accessors: Vec<Value>,
-}
+/// Accessors in one buffer, written as a `data:` URI by the library's writer. Accessor 0 is a
+/// triangle's POSITION (every file needs a mesh).
+struct Builder(gltf::Builder);
 
 impl Builder {
     fn new() -> Self {
-        let mut b = Self {
-            bin: Vec::new(),
-            views: Vec::new(),
-            accessors: Vec::new(),
-        };
+        let mut b = Self(gltf::Builder::default());
         b.floats(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0], "VEC3");
         b
     }
 
-    /// An accessor over `bytes` in a view of its own; returns its index.
-    fn accessor(&mut self, bytes: &[u8], count: usize, ty: &str, component: u32) -> usize {
-        while self.bin.len() % 4 != 0 {
-            self.bin.push(0);
-        }
-        self.views
-            .push(json!({"buffer": 0, "byteOffset": self.bin.len(), "byteLength": bytes.len()}));
-        self.bin.extend_from_slice(bytes);
-        self.accessors.push(json!({
-            "bufferView": self.views.len() - 1,
-            "componentType": component,
-            "count": count,
-            "type": ty
-        }));
-        self.accessors.len() - 1
+    /// An accessor of `layout` over `bytes` in a view of its own; returns its index.
+    fn accessor(&mut self, bytes: &[u8], layout: gltf::AccessorLayout) -> usize {
+        self.0.accessor(bytes, layout, None)
     }
 
     /// A float accessor of type `ty` (`SCALAR`, `VEC3`, `VEC4`).
     fn floats(&mut self, data: &[f32], ty: &str) -> usize {
-        let n = match ty {
-            "SCALAR" => 1,
-            "VEC3" => 3,
-            "VEC4" => 4,
-            _ => unreachable!("test uses SCALAR, VEC3, VEC4"),
-        };
-        self.accessor(bytemuck::cast_slice(data), data.len() / n, ty, 5126)
+        let kind = ty.parse().unwrap_or_else(|e| panic!("{e}"));
+        self.accessor(
+            bytemuck::cast_slice(data),
+            gltf::AccessorLayout::float(kind),
+        )
     }
 
     /// The glTF JSON: one mesh on node 0, then `nodes` and `animations` as given.
     fn document(&self, nodes: Value, animations: Value) -> Value {
-        use base64::Engine;
-        let data = base64::engine::general_purpose::STANDARD.encode(&self.bin);
-        json!({
-            "asset": {"version": "2.0"},
-            "buffers": [{
-                "uri": format!("data:application/octet-stream;base64,{data}"),
-                "byteLength": self.bin.len()
-            }],
-            "bufferViews": self.views,
-            "accessors": self.accessors,
-            "meshes": [{"primitives": [{"attributes": {"POSITION": 0}}]}],
-            "nodes": nodes,
-            "scenes": [{"nodes": [0]}],
-            "scene": 0,
-            "animations": animations
-        })
+        let mut doc = self.0.to_gltf(gltf::BufferUri::DataUri);
+        doc["meshes"] = json!([{"primitives": [{"attributes": {"POSITION": 0}}]}]);
+        doc["nodes"] = nodes;
+        doc["scenes"] = json!([{"nodes": [0]}]);
+        doc["scene"] = json!(0);
+        doc["animations"] = animations;
+        doc
     }
 }
 
@@ -539,7 +509,11 @@ fn weights_channels_are_skipped_with_one_warning() {
     assert_eq!(clip.channels[0].interpolation, Interpolation::Linear);
     assert_eq!(clip.duration, 1.0);
     assert_eq!(scene.warnings.len(), 1, "{:?}", scene.warnings);
-    let w = &scene.warnings[0];
+    assert!(matches!(
+        scene.warnings[0].kind(),
+        WarningKind::MorphWeightChannelsSkipped { count: 2, .. }
+    ));
+    let w = scene.warnings[0].to_string();
     assert!(
         w.contains("weights")
             && w.contains("animation 'animation 0' channel 0")
@@ -1166,7 +1140,7 @@ fn malformed_counts_and_targets_are_errors() {
             d["accessors"][3]["count"] = json!(1);
         }),
         WALK1,
-        &["input accessor 3 is Vec3 F32, expected SCALAR float"],
+        &["input accessor 3 is VEC3 FLOAT, expected SCALAR float"],
     );
     expect_error(
         &walk_file(&[0.0, 1.0], &XYZ2, "rotation", "LINEAR", |d| {
@@ -1174,7 +1148,7 @@ fn malformed_counts_and_targets_are_errors() {
             d["accessors"][4]["count"] = json!(2);
         }),
         WALK1,
-        &["output accessor 4 is Vec3 F32, expected VEC4"],
+        &["output accessor 4 is VEC3 FLOAT, expected VEC4"],
     );
     expect_error(
         &walk_file(&[0.0, 1.0], &XYZ2, "translation", "LINEAR", |d| {
@@ -1222,7 +1196,12 @@ fn normalized_short_rotations_are_read_as_unit_quaternions() {
     let mut b = Builder::new();
     let times = b.floats(&[0.0, 1.0], "SCALAR");
     let shorts: [i16; 8] = [0, 0, 0, 32767, 0, 0, 23170, 23170];
-    let out = b.accessor(bytemuck::cast_slice(&shorts), 2, "VEC4", 5122);
+    let short4 = gltf::AccessorLayout {
+        component: gltf::ComponentType::Short,
+        kind: gltf::AccessorType::Vec4,
+        normalized: false,
+    };
+    let out = b.accessor(bytemuck::cast_slice(&shorts), short4);
     let mut doc = b.document(
         json!([{"mesh": 0}]),
         json!([{"samplers": [{"input": times, "output": out}],
@@ -1257,8 +1236,17 @@ fn matrix_nodes_that_trs_cannot_reproduce_get_warnings() {
     );
     let scene = load_ok(&doc);
     assert_eq!(scene.warnings.len(), 2, "{:?}", scene.warnings);
-    assert!(scene.warnings[0].starts_with("node 0:") && scene.warnings[0].contains("shear"));
-    assert!(scene.warnings[1].starts_with("node 1:") && scene.warnings[1].contains("zero-length"));
+    let (w0, w1) = (&scene.warnings[0], &scene.warnings[1]);
+    assert_eq!(
+        (w0.place(), w0.kind()),
+        ("node 0", &WarningKind::MatrixNotTrs)
+    );
+    assert_eq!(
+        (w1.place(), w1.kind()),
+        ("node 1", &WarningKind::MatrixWithZeroAxis)
+    );
+    assert!(w0.to_string().starts_with("node 0:") && w0.to_string().contains("shear"));
+    assert!(w1.to_string().starts_with("node 1:") && w1.to_string().contains("zero-length"));
     // The collapsed node keeps what is known: translation (5, 0, 0), scale (0, 1, 1), and an
     // identity rotation — finite, so its pose reproduces the matrix exactly here.
     let local = scene.nodes[1].local;

@@ -11,12 +11,11 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use base64::Engine as _;
 use common::stderr;
 use glam::Vec4;
 use qtangent::mesh::procedural;
-use qtangent::qmap::io::{self, ExrMap};
-use qtangent::qmap::{self, BakeMesh, BakeSettings, MapFormat, NormalMap};
+use qtangent::qmap::ExrMap;
+use qtangent::qmap::{self, BakeMesh, BakeSettings, MapFormat, NormalMap, RasterBackend};
 use serde_json::{json, Value};
 
 fn bake_exe() -> PathBuf {
@@ -92,7 +91,7 @@ fn library_default(size: u32, format: MapFormat) -> qmap::QuatMap {
 }
 
 fn read_exr(path: &Path) -> ExrMap {
-    io::read_exr(path).unwrap_or_else(|e| panic!("{e}"))
+    qtangent::qmap::read_exr(path).unwrap_or_else(|e| panic!("{e}"))
 }
 
 #[test]
@@ -207,56 +206,33 @@ type TestPrim = (
     Option<usize>,
 );
 
-/// A glTF with data-URI buffers, one mesh of `prims`.
+/// A glTF with a data-URI buffer, one mesh of `prims` (normals +Z), written by the library's
+/// writer.
 fn write_gltf(path: &Path, materials: &[&str], prims: &[TestPrim]) {
-    let mut buffers = Vec::new();
-    let mut accessors = Vec::new();
-    let mut add = |bytes: Vec<u8>, count: usize, ty: &str, component: u32| {
-        let uri = format!(
-            "data:application/octet-stream;base64,{}",
-            base64::engine::general_purpose::STANDARD.encode(&bytes)
-        );
-        buffers.push(json!({"uri": uri, "byteLength": bytes.len()}));
-        let i = buffers.len() - 1;
-        accessors
-            .push(json!({"bufferView": i, "componentType": component, "count": count, "type": ty}));
-        i
-    };
+    let mut b = qtangent::gltf::Builder::default();
+    let vertex = Some(qtangent::gltf::Target::ArrayBuffer);
     let mut primitives = Vec::new();
     for (positions, uvs, indices, material) in prims {
-        let flat = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-        let n = positions.len();
-        let p = add(flat(positions.as_flattened()), n, "VEC3", 5126);
-        let normals = vec![[0.0f32, 0.0, 1.0]; n];
-        let nrm = add(flat(normals.as_flattened()), n, "VEC3", 5126);
-        let mut attributes = json!({"POSITION": p, "NORMAL": nrm});
+        let normals = vec![[0.0f32, 0.0, 1.0]; positions.len()];
+        let mut attributes = json!({
+            "POSITION": b.positions(positions),
+            "NORMAL": b.floats(&normals, vertex),
+        });
         if let Some(uvs) = uvs {
-            attributes["TEXCOORD_0"] = json!(add(flat(uvs.as_flattened()), n, "VEC2", 5126));
+            attributes["TEXCOORD_0"] = json!(b.floats(uvs, vertex));
         }
-        let idx: Vec<u8> = indices.iter().flat_map(|i| i.to_le_bytes()).collect();
-        let ind = add(idx, indices.len(), "SCALAR", 5125);
-        let mut prim = json!({"attributes": attributes, "indices": ind});
+        let mut prim = json!({"attributes": attributes, "indices": b.indices(indices)});
         if let Some(m) = material {
             prim["material"] = json!(m);
         }
         primitives.push(prim);
     }
-    let views: Vec<Value> = buffers
-        .iter()
-        .enumerate()
-        .map(|(i, b)| json!({"buffer": i, "byteLength": b["byteLength"]}))
-        .collect();
-    let doc = json!({
-        "asset": {"version": "2.0"},
-        "buffers": buffers,
-        "bufferViews": views,
-        "accessors": accessors,
-        "materials": materials.iter().map(|m| json!({"name": m})).collect::<Vec<_>>(),
-        "meshes": [{"name": "Parts", "primitives": primitives}],
-        "nodes": [{"mesh": 0}],
-        "scenes": [{"nodes": [0]}],
-        "scene": 0
-    });
+    let mut doc = b.to_gltf(qtangent::gltf::BufferUri::DataUri);
+    doc["materials"] = materials.iter().map(|m| json!({"name": m})).collect();
+    doc["meshes"] = json!([{"name": "Parts", "primitives": primitives}]);
+    doc["nodes"] = json!([{"mesh": 0}]);
+    doc["scenes"] = json!([{"nodes": [0]}]);
+    doc["scene"] = json!(0);
     std::fs::write(path, doc.to_string()).unwrap_or_else(|e| panic!("{e}"));
 }
 
@@ -336,7 +312,7 @@ fn one_map_per_material_with_uvs() {
         let l0 = &exr.levels[0];
         for (q, h) in l0.quats.iter().zip(&l0.handedness) {
             if *h != 0 {
-                let n = io::decode_axis(*q, io::PreviewAxis::Normal).expect("non-zero");
+                let n = qmap::decode_axis(*q, qmap::PreviewAxis::Normal).expect("non-zero");
                 assert!((n.z - 1.0).abs() < 1e-3, "{n}");
             } else {
                 assert_eq!(*q, Vec4::ZERO);
@@ -363,7 +339,7 @@ fn one_map_per_material_with_uvs() {
     for (file, material) in [("Metal_1.ktx2", "Metal/1"), ("Metal_1-2.ktx2", "Metal:1")] {
         let tex = qtangent::ktx2::read_file(&ktx_dir.join(file)).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
-            qtangent::ktx2::key_value_text(&tex, qtangent::qmap::stored::KEY_MATERIAL),
+            tex.key_value_text(qtangent::qmap::KEY_MATERIAL),
             Some(material),
             "{file}"
         );
@@ -531,7 +507,7 @@ fn gpu_bake_matches_cpu() {
 /// exact bytes the library stores (the CPU bake and the BC5 encoder are deterministic).
 #[test]
 fn default_bake_is_a_tangent_space_bc5_ktx2() {
-    use qtangent::qmap::stored::EncodedMap;
+    use qtangent::qmap::EncodedMap;
     use qtangent::qmap::{MapFormat, MapSpace};
     let dir = tempdir();
     let out_dir = dir.path().join("maps");
@@ -555,13 +531,12 @@ fn default_bake_is_a_tangent_space_bc5_ktx2() {
     // The swirl is 256²: nine levels.
     assert_eq!((got.width, got.height, got.levels.len()), (256, 256, 9));
     let levels = NormalMap::levels_from_rgba8(&NormalMap::default_swirl().to_rgba8(), 1.0);
-    let map = qtangent::qmap::tangent::bake_cpu(&levels, None, MapFormat::Rgba32Float);
+    let map = qtangent::qmap::CpuRaster
+        .bake_tangent(&levels, None, MapFormat::Rgba32Float)
+        .expect("bakes");
     let want = EncodedMap::encode(
         &map,
-        MapSpace::Tangent,
-        MapFormat::Bc5,
-        false,
-        qtangent::qmap::bc::Bc7Quality::Basic,
+        &qtangent::qmap::Encoding::new(MapSpace::Tangent, MapFormat::Bc5),
     )
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(got.levels, want.levels);
@@ -665,7 +640,6 @@ fn impossible_flag_combinations_name_the_flag() {
 /// channels: BC7 by default, and `--format bc5` warns and stores BC7.
 #[test]
 fn anisotropy_texture_becomes_the_tangent_space_maps_twist() {
-    use qtangent::qmap::tangent;
     use qtangent::render::disc::{self, RgLayout, TextureFile};
     let dir = tempdir();
     let size = 64;
@@ -686,15 +660,9 @@ fn anisotropy_texture_becomes_the_tangent_space_maps_twist() {
     let path = PathBuf::from(m["files"]["ktx2"].as_str().expect("ktx2 path"));
     let tex = qtangent::ktx2::read_file(&path).expect("reads");
     assert_eq!(tex.format, qtangent::ktx2::TexelFormat::Bc5Snorm);
-    assert_eq!(
-        qtangent::ktx2::key_value_text(&tex, "qtangent.channels"),
-        Some("zw")
-    );
-    assert_eq!(
-        qtangent::ktx2::key_value_text(&tex, "qtangent.twist"),
-        Some("axial")
-    );
-    let map = qtangent::qmap::stored::EncodedMap::from_ktx2("disc", &tex, None).expect("a map");
+    assert_eq!(tex.key_value_text("qtangent.channels"), Some("zw"));
+    assert_eq!(tex.key_value_text("qtangent.twist"), Some("axial"));
+    let map = qtangent::qmap::EncodedMap::from_ktx2("disc", &tex, None).expect("a map");
     assert!(map.twist_only && map.axial_twist);
     let quats = map.decode_level(0).expect("decodes");
     let texture = disc::texture(size, RgLayout::Canonical);
@@ -706,7 +674,7 @@ fn anisotropy_texture_becomes_the_tangent_space_maps_twist() {
             continue; // judged where the disc is fully anisotropic
         }
         let d = glam::Vec2::new(f32::from(p.0[0]), f32::from(p.0[1])) / 127.5 - glam::Vec2::ONE;
-        let r = tangent::halve_twist(*q);
+        let r = qmap::halve_twist(*q);
         let t = glam::Quat::from_vec4(r.normalize()) * glam::Vec3::X;
         // The map's frame is [t, b, n] in tangent space (x tangent, y bitangent): its tangent's
         // (x, y) is the direction, either sign.

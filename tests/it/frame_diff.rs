@@ -145,129 +145,6 @@ fn expected(kinds: &[Perturbation], moved: &[(Perturbation, f64)]) -> (f64, f64)
 /// known way (seeded: the kind per vertex, the angles per seed). A triangle the candidate adds
 /// far away is unmatched, one the source has that the candidate lacks is uncovered. The
 /// expected means and maxima are worked out from the perturbations alone.
-/// What was done to the candidate: each source vertex's perturbation, the angles, and the
-/// shuffle (candidate vertex k is source vertex `order[k]`).
-struct Perturbed {
-    kinds: Vec<Perturbation>,
-    angle_n: f64,
-    angle_t: f64,
-    order: Vec<usize>,
-}
-
-impl Perturbed {
-    /// Seeded perturbations and shuffle of `n` vertices.
-    fn random(n: usize, rng: &mut impl Rng) -> Self {
-        let angle_n = rng.random_range(0.5..20.0f64);
-        let angle_t = rng.random_range(0.5..20.0f64);
-        let kinds = (0..n)
-            .map(|_| match rng.random_range(0..4) {
-                0 => Perturbation::AboutNormal,
-                1 => Perturbation::AboutTangent,
-                2 => Perturbation::Flip,
-                _ => Perturbation::None,
-            })
-            .collect();
-        let mut order: Vec<usize> = (0..n).collect();
-        order.shuffle(rng);
-        Self {
-            kinds,
-            angle_n,
-            angle_t,
-            order,
-        }
-    }
-
-    /// Source vertex `s`'s frame (normal, tangent, handedness) as perturbed.
-    fn frame(&self, src: &Prepared, s: usize) -> (Vec3, Vec3, f32) {
-        let f = &src.frames[s];
-        let (mut normal, mut tangent, mut w) = (f.normal, f.tangent, f.handedness());
-        match self.kinds[s] {
-            Perturbation::AboutNormal => {
-                tangent = Quat::from_axis_angle(normal, self.angle_t.to_radians() as f32) * tangent;
-            }
-            Perturbation::AboutTangent => {
-                normal = Quat::from_axis_angle(tangent, self.angle_n.to_radians() as f32) * normal;
-            }
-            Perturbation::Flip => w = -w,
-            Perturbation::None => {}
-        }
-        (normal, tangent, w)
-    }
-}
-
-/// One triangle at `at` facing +Z, far from the torus: nothing of the other file matches it.
-fn far_triangle(at: Vec3) -> GltfPrimitive {
-    GltfPrimitive {
-        positions: vec![at, at + Vec3::X, at + Vec3::Y],
-        normals: Some(vec![Vec3::Z; 3]),
-        tangents: Some(vec![Vec4::new(1.0, 0.0, 0.0, 1.0); 3]),
-        uvs: Some(vec![Vec2::ZERO, Vec2::X, Vec2::Y]),
-        indices: vec![0, 1, 2],
-        ..GltfPrimitive::default()
-    }
-}
-
-/// A file of `primitive` under `node` and a far triangle at `far_x` under an identity node.
-fn with_far_triangle(primitive: GltfPrimitive, node: GltfNode, far_x: f32) -> GltfFile {
-    GltfFile {
-        meshes: vec![
-            vec![primitive],
-            vec![far_triangle(Vec3::new(far_x, 0.0, 0.0))],
-        ],
-        nodes: vec![
-            GltfNode {
-                mesh: Some(0),
-                ..node
-            },
-            GltfNode {
-                mesh: Some(1),
-                ..GltfNode::default()
-            },
-        ],
-        ..GltfFile::default()
-    }
-}
-
-/// The candidate: `src` shuffled and perturbed as `p` says, positions quantised to 14 bits
-/// over its bounding box with the dequantisation folded into `node`
-/// (world = node · (lo + step · q)), UVs to 12 bits; its far triangle on the other side.
-fn quantised_candidate(src: &Prepared, node: &GltfNode, p: &Perturbed) -> GltfFile {
-    let n = src.positions.len();
-    let mut new_index = vec![0u32; n];
-    for (k, &s) in p.order.iter().enumerate() {
-        new_index[s] = k as u32;
-    }
-    let (lo, hi) = src.positions.iter().fold(
-        (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
-        |(lo, hi), &p| (lo.min(p), hi.max(p)),
-    );
-    let step = (hi - lo).max_element() / f32::from(u16::MAX >> 2); // 2¹⁴ − 1
-    let mut cand = GltfPrimitive {
-        normals: Some(Vec::new()),
-        tangents: Some(Vec::new()),
-        uvs: Some(Vec::new()),
-        indices: src.indices.iter().map(|&i| new_index[i as usize]).collect(),
-        ..GltfPrimitive::default()
-    };
-    for &s in &p.order {
-        let (normal, tangent, w) = p.frame(src, s);
-        cand.positions
-            .push(((src.positions[s] - lo) / step).round());
-        let uv = (src.uvs[s] * 4095.0).round() / 4095.0;
-        cand.uvs.get_or_insert_with(Vec::new).push(uv);
-        cand.normals.get_or_insert_with(Vec::new).push(normal);
-        cand.tangents
-            .get_or_insert_with(Vec::new)
-            .push(tangent.extend(w));
-    }
-    let dequantised = GltfNode {
-        translation: node.translation + node.rotation * (node.scale * lo),
-        scale: node.scale * step,
-        ..node.clone()
-    };
-    with_far_triangle(cand, dequantised, 40.0)
-}
-
 #[test]
 fn a_shuffled_quantised_perturbed_copy_gives_the_errors_put_in() {
     for_seeds("frame_diff shuffled copy", 4, |seed, rng| {
@@ -279,9 +156,21 @@ fn a_shuffled_quantised_perturbed_copy_gives_the_errors_put_in() {
             scale: Vec3::splat(1.5),
             ..GltfNode::default()
         };
-        let source = with_far_triangle(GltfPrimitive::from_prepared(&src), node.clone(), -40.0);
-        let perturbed = Perturbed::random(n, rng);
-        let candidate = quantised_candidate(&src, &node, &perturbed);
+        let source = GltfFile {
+            meshes: vec![
+                vec![GltfPrimitive::from_prepared(&src)],
+                vec![far_triangle(Vec3::new(-40.0, 0.0, 0.0))],
+            ],
+            nodes: vec![
+                GltfNode {
+                    mesh: Some(0),
+                    ..node.clone()
+                },
+                far_node(1),
+            ],
+            ..GltfFile::default()
+        };
+        let (candidate, p) = perturbed_copy(&src, &node, rng);
         let dir = tempdir();
         let s = world(&source.write(dir.path(), "source"));
         let c = world(&candidate.write(dir.path(), "candidate"));
@@ -301,21 +190,131 @@ fn a_shuffled_quantised_perturbed_copy_gives_the_errors_put_in() {
             d.uncovered
         );
         // Every torus vertex found its own source; the far triangles found nothing.
-        for (k, &s_index) in perturbed.order.iter().enumerate() {
+        for (k, &s_index) in p.order.iter().enumerate() {
             assert_eq!(d.matches[k], Some(s_index as u32), "candidate vertex {k}");
         }
         assert_eq!(d.matches[n..], [None, None, None]);
         assert_eq!((d.unmatched, d.uncovered), (3, 3));
         assert_eq!(d.errors.frames, n as u64);
-        check_errors(&d, &perturbed, seed);
+        check_errors_put_in(seed, &d, &p);
     });
 }
 
-/// The measured normal, tangent and bitangent errors are those `p` put in, to within
-/// [`ROUNDING_DEG`]; the flipped vertices are the handedness errors.
-fn check_errors(d: &compare::FrameDiff, p: &Perturbed, seed: u64) {
-    use Perturbation::{AboutNormal, AboutTangent, Flip};
+/// One triangle far from the torus, in one file only.
+fn far_triangle(at: Vec3) -> GltfPrimitive {
+    GltfPrimitive {
+        positions: vec![at, at + Vec3::X, at + Vec3::Y],
+        normals: Some(vec![Vec3::Z; 3]),
+        tangents: Some(vec![Vec4::new(1.0, 0.0, 0.0, 1.0); 3]),
+        uvs: Some(vec![Vec2::ZERO, Vec2::X, Vec2::Y]),
+        indices: vec![0, 1, 2],
+        ..GltfPrimitive::default()
+    }
+}
+
+/// A node at the origin placing `mesh`.
+fn far_node(mesh: usize) -> GltfNode {
+    GltfNode {
+        mesh: Some(mesh),
+        ..GltfNode::default()
+    }
+}
+
+/// What [`perturbed_copy`] did: each source vertex's perturbation, the two angles, and the
+/// candidate's order (candidate vertex k is source vertex `order[k]`).
+struct Perturbed {
+    kinds: Vec<Perturbation>,
+    angle_n: f64,
+    angle_t: f64,
+    order: Vec<usize>,
+}
+
+/// The candidate of [`a_shuffled_quantised_perturbed_copy_gives_the_errors_put_in`]: `src`
+/// shuffled, positions quantised to 14 bits with the dequantisation folded into `node`, UVs to
+/// 12 bits, frames perturbed (seeded), and a far triangle of its own.
+fn perturbed_copy(src: &Prepared, node: &GltfNode, rng: &mut impl Rng) -> (GltfFile, Perturbed) {
+    let n = src.positions.len();
+    // The perturbations, per source vertex.
+    let angle_n = rng.random_range(0.5..20.0f64);
+    let angle_t = rng.random_range(0.5..20.0f64);
+    let kinds: Vec<Perturbation> = (0..n)
+        .map(|_| match rng.random_range(0..4) {
+            0 => Perturbation::AboutNormal,
+            1 => Perturbation::AboutTangent,
+            2 => Perturbation::Flip,
+            _ => Perturbation::None,
+        })
+        .collect();
+    // Candidate vertex k is source vertex order[k].
+    let mut order: Vec<usize> = (0..n).collect();
+    order.shuffle(rng);
+    let mut new_index = vec![0u32; n];
+    for (k, &s) in order.iter().enumerate() {
+        new_index[s] = k as u32;
+    }
+    let (lo, hi) = src.positions.iter().fold(
+        (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+        |(lo, hi), &p| (lo.min(p), hi.max(p)),
+    );
+    let step = (hi - lo).max_element() / f32::from(u16::MAX >> 2); // 2¹⁴ − 1
+    let mut cand = GltfPrimitive {
+        normals: Some(Vec::new()),
+        tangents: Some(Vec::new()),
+        uvs: Some(Vec::new()),
+        indices: src.indices.iter().map(|&i| new_index[i as usize]).collect(),
+        ..GltfPrimitive::default()
+    };
+    for &s in &order {
+        let f = &src.frames[s];
+        let (mut normal, mut tangent, mut w) = (f.normal, f.tangent, f.handedness());
+        match kinds[s] {
+            Perturbation::AboutNormal => {
+                tangent = Quat::from_axis_angle(normal, angle_t.to_radians() as f32) * tangent;
+            }
+            Perturbation::AboutTangent => {
+                normal = Quat::from_axis_angle(tangent, angle_n.to_radians() as f32) * normal;
+            }
+            Perturbation::Flip => w = -w,
+            Perturbation::None => {}
+        }
+        cand.positions
+            .push(((src.positions[s] - lo) / step).round());
+        let uv = (src.uvs[s] * 4095.0).round() / 4095.0;
+        cand.uvs.get_or_insert_with(Vec::new).push(uv);
+        cand.normals.get_or_insert_with(Vec::new).push(normal);
+        cand.tangents
+            .get_or_insert_with(Vec::new)
+            .push(tangent.extend(w));
+    }
+    // world = node · (lo + step · q): the dequantisation folded into the source's node.
+    let candidate = GltfFile {
+        meshes: vec![vec![cand], vec![far_triangle(Vec3::new(40.0, 0.0, 0.0))]],
+        nodes: vec![
+            GltfNode {
+                mesh: Some(0),
+                translation: node.translation + node.rotation * (node.scale * lo),
+                scale: node.scale * step,
+                ..node.clone()
+            },
+            far_node(1),
+        ],
+        ..GltfFile::default()
+    };
+    let perturbed = Perturbed {
+        kinds,
+        angle_n,
+        angle_t,
+        order,
+    };
+    (candidate, perturbed)
+}
+
+/// The normal, tangent and bitangent errors `d` measured are the perturbations `p` put in, to
+/// the rounding of the frames' arithmetic; the flips are the handedness errors.
+fn check_errors_put_in(seed: u64, d: &compare::FrameDiff, p: &Perturbed) {
     let (kinds, angle_n, angle_t) = (&p.kinds, p.angle_n, p.angle_t);
+    let n = kinds.len();
+    use Perturbation::{AboutNormal, AboutTangent, Flip};
     let checks = [
         (
             "normal",
@@ -355,7 +354,7 @@ fn check_errors(d: &compare::FrameDiff, p: &Perturbed, seed: u64) {
     }
     let flips = kinds.iter().filter(|&&k| k == Flip).count();
     assert_eq!(d.errors.handedness_errors, flips as u64);
-    assert_eq!(d.handedness_kept(), 1.0 - flips as f64 / kinds.len() as f64);
+    assert_eq!(d.handedness_kept(), 1.0 - flips as f64 / n as f64);
 }
 
 /// gltfpack's skinned meshes: the positions quantised in mesh space and the dequantisation

@@ -8,6 +8,7 @@ use std::path::Path;
 
 use glam::{Vec2, Vec3, Vec4};
 use qtangent::mesh::{self, ErrorKind, Scene, TextureTransform};
+use qtangent::WarningKind;
 use serde_json::{json, Value};
 
 use crate::common::gltf_build::GltfBuild;
@@ -38,10 +39,18 @@ fn load_err(path: &Path) -> String {
     }
 }
 
+/// The scene's warnings, one line each as the tools print them.
+fn lines(scene: &Scene) -> Vec<String> {
+    scene.warnings.iter().map(ToString::to_string).collect()
+}
+
 /// Panics (listing the warnings) unless one of the scene's warnings contains `needle`.
 fn assert_warning(scene: &Scene, needle: &str) {
     assert!(
-        scene.warnings.iter().any(|w| w.contains(needle)),
+        scene
+            .warnings
+            .iter()
+            .any(|w| w.to_string().contains(needle)),
         "no warning contains {needle:?}: {:?}",
         scene.warnings
     );
@@ -223,8 +232,8 @@ fn quantised_attributes_dequantise_through_the_node_transform() {
     let dir = tempdir();
     let patch = patch();
     let mut b = GltfBuild::default();
-    b.doc["extensionsUsed"] = json!(["KHR_mesh_quantization"]);
-    b.doc["extensionsRequired"] = json!(["KHR_mesh_quantization"]);
+    b.json["extensionsUsed"] = json!(["KHR_mesh_quantization"]);
+    b.json["extensionsRequired"] = json!(["KHR_mesh_quantization"]);
     // Normals and tangents int8 normalised, UVs uint16 normalised; every element padded to 4
     // bytes (a VEC3 of bytes is 3).
     let mut unit = |data: Vec<f32>, quant: Quant, ty: &str, dims: usize| {
@@ -257,6 +266,42 @@ fn quantised_attributes_dequantise_through_the_node_transform() {
     );
     let indices = b.indices(&patch.indices);
 
+    let expected = quantised_meshes(&mut b, &patch, [normals, tangents, uvs, indices]);
+    let path = b.write_gltf(dir.path(), "quantised");
+    let scene = load(&path);
+    assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+
+    check_dequantised_positions(&scene, &patch, &expected);
+
+    // int8 normalised normals and tangents: every component is within half a step, 0.5/127,
+    // of the original (plus U from the division), so the error vector has length at most
+    // √3·0.5/127 and, against a unit vector, the angle at most asin(√3/254) ≈ 0.39°.
+    let bound = (3f64.sqrt() / 254.0).asin() + 1e-6;
+    let prim = &scene.meshes[0].primitives[0];
+    let normals = prim.normals.as_ref().expect("normals");
+    let tangents = prim.tangents.as_ref().expect("tangents");
+    let read_uvs = prim.uvs.as_ref().expect("uvs");
+    for i in 0..9 {
+        let a = angle(normals[i], patch.normals[i]);
+        assert!(a <= bound, "normal {i}: {a} rad > {bound}");
+        let a = angle(tangents[i].truncate(), patch.tangents[i].truncate());
+        assert!(a <= bound, "tangent {i}: {a} rad > {bound}");
+        assert_eq!(tangents[i].w, patch.tangents[i].w, "handedness {i}");
+        // uint16 normalised: within half a step, 0.5/65535, plus U from the division.
+        let err = (read_uvs[i] - patch.uvs[i]).abs().max_element();
+        assert!(err <= 0.5 / 65535.0 + U, "uv {i}: error {err:e}");
+    }
+}
+
+/// One mesh per position quantisation (int16 and uint16, normalised and not, uint16 with one
+/// vertex in a sparse part, int8 normalised, uint8), each placed by a node that dequantises it
+/// and sharing the other accessors (`shared`: NORMAL, TANGENT, TEXCOORD_0, indices).
+fn quantised_meshes(
+    b: &mut GltfBuild,
+    patch: &Patch,
+    shared: [usize; 4],
+) -> Vec<(&'static str, Quant, Quantised)> {
+    let [normals, tangents, uvs, indices] = shared;
     let variants = [
         ("i16n", I16N, false),
         ("i16", I16, false),
@@ -303,10 +348,16 @@ fn quantised_attributes_dequantise_through_the_node_transform() {
         );
         expected.push((name, quant, qp));
     }
-    let path = b.write_gltf(dir.path(), "quantised");
-    let scene = load(&path);
-    assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
+    expected
+}
 
+/// Every mesh of [`quantised_meshes`], placed by its node, is where the patch is, to the
+/// quantisation step; the mesh keeps the integers.
+fn check_dequantised_positions(
+    scene: &Scene,
+    patch: &Patch,
+    expected: &[(&'static str, Quant, Quantised)],
+) {
     for (m, (name, quant, qp)) in expected.iter().enumerate() {
         let mesh = &scene.meshes[m];
         let prim = &mesh.primitives[0];
@@ -334,25 +385,6 @@ fn quantised_attributes_dequantise_through_the_node_transform() {
             // The mesh itself keeps the integers as read (the node does the dequantisation).
             assert_eq!(got[0], quant.decode(qp.q[i][0]), "{name}: vertex {i}");
         }
-    }
-
-    // int8 normalised normals and tangents: every component is within half a step, 0.5/127,
-    // of the original (plus U from the division), so the error vector has length at most
-    // √3·0.5/127 and, against a unit vector, the angle at most asin(√3/254) ≈ 0.39°.
-    let bound = (3f64.sqrt() / 254.0).asin() + 1e-6;
-    let prim = &scene.meshes[0].primitives[0];
-    let normals = prim.normals.as_ref().expect("normals");
-    let tangents = prim.tangents.as_ref().expect("tangents");
-    let read_uvs = prim.uvs.as_ref().expect("uvs");
-    for i in 0..9 {
-        let a = angle(normals[i], patch.normals[i]);
-        assert!(a <= bound, "normal {i}: {a} rad > {bound}");
-        let a = angle(tangents[i].truncate(), patch.tangents[i].truncate());
-        assert!(a <= bound, "tangent {i}: {a} rad > {bound}");
-        assert_eq!(tangents[i].w, patch.tangents[i].w, "handedness {i}");
-        // uint16 normalised: within half a step, 0.5/65535, plus U from the division.
-        let err = (read_uvs[i] - patch.uvs[i]).abs().max_element();
-        assert!(err <= 0.5 / 65535.0 + U, "uv {i}: error {err:e}");
     }
 }
 
@@ -391,7 +423,7 @@ fn accessors_without_a_buffer_view_read_as_zeros() {
 
 /// One triangle (float positions, accessor 0) with `mode` and indices `0 1 2` (accessor 1).
 fn one_primitive(b: &mut GltfBuild, mode: u32) -> Value {
-    if b.doc["accessors"].as_array().is_none_or(Vec::is_empty) {
+    if b.json["accessors"].as_array().is_none_or(Vec::is_empty) {
         b.floats(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0], "VEC3", true);
         b.indices(&[0, 1, 2]);
     }
@@ -414,7 +446,7 @@ fn points_and_lines_beside_triangles_are_skipped() {
     let path = b.write_gltf(dir.path(), "mixed");
     let scene = load(&path);
     assert_eq!(
-        scene.warnings,
+        lines(&scene),
         vec![
             "mesh 'Mixed' primitive 0: LINES skipped (only triangles are drawn)",
             "mesh 'Mixed' primitive 2: POINTS skipped (only triangles are drawn)",
@@ -440,8 +472,12 @@ fn points_and_lines_beside_triangles_are_skipped() {
     prims.push(one_primitive(&mut b, 4));
     b.mesh("Many", json!(prims), json!({}));
     let scene = load(&b.write_gltf(dir.path(), "many"));
+    assert!(matches!(
+        scene.warnings[0].kind(),
+        WarningKind::PrimitivesSkipped { count: 5, .. }
+    ));
     assert_eq!(
-        scene.warnings,
+        lines(&scene),
         vec![
             "5 primitives skipped (only triangles are drawn): mesh 'Many' primitive 0 (LINES), \
              mesh 'Many' primitive 1 (LINES), mesh 'Many' primitive 2 (LINES), and 2 more"
@@ -614,8 +650,8 @@ fn compressed_files_are_refused_by_name() {
     let dir = tempdir();
     let mut b = GltfBuild::default();
     b.floats(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0], "VEC3", true);
-    b.doc["extensionsUsed"] = json!(["KHR_draco_mesh_compression"]);
-    b.doc["extensionsRequired"] = json!(["KHR_draco_mesh_compression"]);
+    b.json["extensionsUsed"] = json!(["KHR_draco_mesh_compression"]);
+    b.json["extensionsRequired"] = json!(["KHR_draco_mesh_compression"]);
     // Draco: the accessors have no buffer view; the data is in the extension's view.
     b.push(
         "accessors",
@@ -634,17 +670,17 @@ fn compressed_files_are_refused_by_name() {
         "{msg}"
     );
     // Only used, with fallback data in the accessors: it loads.
-    b.doc
+    b.json
         .as_object_mut()
         .map(|o| o.remove("extensionsRequired"));
-    b.doc["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = json!(0);
+    b.json["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = json!(0);
     load(&b.write_gltf(dir.path(), "draco_fallback"));
 
     let mut b = GltfBuild::default();
     b.floats(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0], "VEC3", true);
-    b.doc["extensionsUsed"] = json!(["EXT_meshopt_compression"]);
-    b.doc["extensionsRequired"] = json!(["EXT_meshopt_compression"]);
-    b.doc["bufferViews"][0]["extensions"] = json!({"EXT_meshopt_compression":
+    b.json["extensionsUsed"] = json!(["EXT_meshopt_compression"]);
+    b.json["extensionsRequired"] = json!(["EXT_meshopt_compression"]);
+    b.json["bufferViews"][0]["extensions"] = json!({"EXT_meshopt_compression":
         {"buffer": 0, "byteLength": 36, "byteStride": 12, "count": 3, "mode": "ATTRIBUTES"}});
     b.mesh(
         "Meshopt",
@@ -659,13 +695,13 @@ fn compressed_files_are_refused_by_name() {
 
     // A required extension qtangent does not implement but can load without: a warning.
     let mut b = GltfBuild::default();
-    b.doc["extensionsUsed"] = json!(["KHR_materials_emissive_strength", "KHR_texture_transform"]);
-    b.doc["extensionsRequired"] = b.doc["extensionsUsed"].clone();
+    b.json["extensionsUsed"] = json!(["KHR_materials_emissive_strength", "KHR_texture_transform"]);
+    b.json["extensionsRequired"] = b.json["extensionsUsed"].clone();
     let prim = one_primitive(&mut b, 4);
     b.mesh("Tri", json!([prim]), json!({}));
     let scene = load(&b.write_gltf(dir.path(), "emissive"));
     assert_eq!(
-        scene.warnings,
+        lines(&scene),
         vec![
             "the file requires KHR_materials_emissive_strength, which qtangent does not implement; loaded without"
         ]
@@ -741,7 +777,7 @@ fn empty_scene_untargeted_channel_and_underscore_attributes_load() {
     let mut b = GltfBuild::default();
     let prim = one_primitive(&mut b, 4);
     b.mesh("Tri", json!([prim]), json!({}));
-    b.doc["scenes"] = json!([{}]);
+    b.json["scenes"] = json!([{}]);
     let foo = b.floats(&[0.5; 9], "VEC3", false);
     let q: Vec<i16> = vec![0, 0, 0, 32767, 0, 0, 0, 32767, 0, 0, 0, 32767];
     let qv = b.view(bytemuck::cast_slice(&q), None);
@@ -750,8 +786,8 @@ fn empty_scene_untargeted_channel_and_underscore_attributes_load() {
         json!({"bufferView": qv, "componentType": 5122, "normalized": true, "count": 3,
                "type": "VEC4"}),
     );
-    b.doc["meshes"][0]["primitives"][0]["attributes"]["_FOO"] = json!(foo);
-    b.doc["meshes"][0]["primitives"][0]["attributes"]["_QTANGENT"] = json!(qt);
+    b.json["meshes"][0]["primitives"][0]["attributes"]["_FOO"] = json!(foo);
+    b.json["meshes"][0]["primitives"][0]["attributes"]["_QTANGENT"] = json!(qt);
     let times = b.floats(&[0.0, 1.0], "SCALAR", true);
     let values = b.floats(&[0.0; 6], "VEC3", false);
     b.push(
@@ -767,7 +803,7 @@ fn empty_scene_untargeted_channel_and_underscore_attributes_load() {
         let scene = load(&path);
         assert_eq!(scene.meshes[0].primitives.len(), 1, "{}", path.display());
         assert_eq!(
-            scene.warnings,
+            lines(&scene),
             vec![
                 "animation 'Move' channel 0: no target node (an extension may name the target); skipped"
             ]
@@ -786,7 +822,7 @@ fn texture_transform_is_applied_to_the_uvs() {
         {"offset": [0.25, 0.5], "rotation": std::f32::consts::FRAC_PI_2, "scale": [2.0, 3.0]}});
     let other = json!({"KHR_texture_transform": {"offset": [0.5, 0.0]}});
     let mut b = GltfBuild::default();
-    b.doc["extensionsUsed"] = json!(["KHR_texture_transform"]);
+    b.json["extensionsUsed"] = json!(["KHR_texture_transform"]);
     b.push("images", json!({"uri": "colour.png"}));
     b.push("textures", json!({"source": 0}));
     let position = b.floats(&[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0], "VEC3", true);

@@ -146,9 +146,6 @@ fn bad_batches_are_errors_not_panics() {
         ),
         "{short:?}"
     );
-    let huge = ctx.check_storage_size("a test buffer", u64::MAX);
-    assert!(matches!(&huge, Err(GpuError::TooLarge { .. })), "{huge:?}");
-    assert!(huge.unwrap_err().to_string().contains("a test buffer"));
 }
 
 #[test]

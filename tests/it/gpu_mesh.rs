@@ -8,8 +8,8 @@
 use crate::common;
 
 use glam::{Mat4, Quat, Vec3};
-use qtangent::gpu::mesh::MeshUniforms;
 use qtangent::gpu::GpuContext;
+use qtangent::gpu::MeshUniforms;
 use qtangent::lab::readback::read_vertex_frames;
 use qtangent::mesh::{self, procedural, Prepared};
 use qtangent::Format;

@@ -9,7 +9,7 @@
 use crate::common;
 
 use glam::{Mat4, Quat, Vec3};
-use qtangent::gpu::skin::{SkinBatch, SkinPipeline};
+use qtangent::gpu::{SkinBatch, SkinPipeline};
 use qtangent::gpu::GpuContext;
 use qtangent::skin::{
     frame_angle_deg, reference, Bone, Influences, SkinMethod, SkinVertices, SkinnedVertex,
@@ -105,7 +105,7 @@ fn run(ctx: &GpuContext, batch: &SkinBatch, bones: &[Bone]) -> Vec<SkinnedVertex
     batch
         .set_bones(ctx, bones)
         .unwrap_or_else(|e| panic!("{e}"));
-    batch.poison(ctx);
+    batch.buffers().poison(ctx);
     batch.run(ctx).unwrap_or_else(|e| panic!("{e}"));
     batch.read(ctx).unwrap_or_else(|e| panic!("{e}"))
 }
@@ -141,7 +141,7 @@ fn check(
     got: &[SkinnedVertex],
 ) -> Worst {
     let mut worst = Worst::default();
-    for (i, inst) in batch.instances().iter().enumerate() {
+    for (i, inst) in batch.buffers().instances().iter().enumerate() {
         let mesh = meshes[inst.mesh];
         let palette = &bones[inst.bones.start as usize..inst.bones.end as usize];
         for v in 0..mesh.len() {
@@ -324,7 +324,7 @@ fn a_batch_of_1024_instances_of_two_meshes_in_one_dispatch() {
             let batch = pipeline
                 .batch(ctx, &[&a, &b], &instances, method)
                 .unwrap_or_else(|e| panic!("{e}"));
-            assert_eq!(batch.instances().len(), 1024);
+            assert_eq!(batch.buffers().instances().len(), 1024);
             let what = format!("seed {seed:#x}, 1024 instances");
             let w = run_checked(ctx, &what, &batch, &[&a, &b], &palettes);
             eprintln!(

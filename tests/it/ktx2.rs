@@ -1,6 +1,8 @@
 //! `qtangent::ktx2`: the writer against the KTX 2.0 spec's bytes written out here and against
 //! the independent `ktx2` crate (its reader and its DFD generator); the reader against every
-//! truncation, patched headers and random byte flips, which must give errors, never panics.
+//! truncation, patched headers and random byte flips, which must give errors, never panics, and
+//! against supercompressed files made here (Zstandard by the C library, ZLIB by `flate2`).
+//! The format table's numbers are checked in the crate (`src/ktx2/format/tests.rs`).
 
 use crate::common;
 
@@ -8,7 +10,7 @@ use ::ktx2::dfd::{Basic, Block};
 use ::ktx2::{ColorModel, Format, Reader};
 use common::for_seeds;
 use qtangent::ktx2::{
-    key_value_text, read, read_file, write, write_file, Ktx2Error, Ktx2Texture, TexelFormat,
+    read, read_file, write, write_file, Ktx2Error, Ktx2Texture, Malformed, Section, TexelFormat,
 };
 use rand::{Rng, RngCore};
 
@@ -96,6 +98,11 @@ fn row(format: TexelFormat) -> (TexelFormat, u32, u32, u32, u32, usize, Format) 
         .expect("every format is in TABLE")
 }
 
+/// Levels in a full chain: ⌊log₂ max(w, h)⌋ + 1, the bit length of max(w, h).
+fn full_mip_count(w: u32, h: u32) -> u32 {
+    u32::BITS - w.max(h).leading_zeros()
+}
+
 fn le32(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
 }
@@ -138,47 +145,6 @@ fn kv(key: &str, value: &[u8]) -> (String, Vec<u8>) {
 
 fn written(tex: &Ktx2Texture) -> Vec<u8> {
     write(tex).unwrap_or_else(|e| panic!("write {}×{} {}: {e}", tex.width, tex.height, tex.format))
-}
-
-#[test]
-fn format_numbers_are_vulkans_and_the_specs() {
-    assert_eq!(TexelFormat::ALL.to_vec(), TABLE.map(|r| r.0).to_vec());
-    for (f, vk, type_size, edge, bytes, align, ktx2_format) in TABLE {
-        assert_eq!(f.vk_format(), vk, "{f}");
-        assert_eq!(ktx2_format.value(), vk, "{f}: the ktx2 crate's number");
-        assert_eq!(TexelFormat::from_vk_format(vk), Some(f));
-        assert_eq!(f.type_size(), type_size, "{f}");
-        let (_, crate_type_size) = Basic::from_format(ktx2_format).unwrap();
-        assert_eq!(crate_type_size, type_size, "{f}: the ktx2 crate's typeSize");
-        assert_eq!(f.block_size(), (edge, edge), "{f}");
-        assert_eq!(f.bytes_per_block(), bytes, "{f}");
-        assert_eq!(f.mip_alignment(), align, "{f}");
-    }
-    for v in [0, 9, 36, 91, 98, 141, 146, u32::MAX] {
-        assert_eq!(TexelFormat::from_vk_format(v), None, "vkFormat {v}");
-    }
-    let sizes = [
-        (TexelFormat::Bc5Snorm, 64, 64, 4096),
-        (TexelFormat::Bc5Snorm, 1, 1, 16),
-        (TexelFormat::Bc7Unorm, 5, 3, 32),
-        (TexelFormat::Rgba16Float, 3, 5, 120),
-        (TexelFormat::R8Snorm, 13, 7, 91),
-        (TexelFormat::Rgba32Float, 2, 1, 32),
-        (TexelFormat::Rgba8Snorm, 0, 7, 0),
-    ];
-    for (f, w, h, bytes) in sizes {
-        assert_eq!(f.level_bytes(w, h), bytes, "{w}×{h} {f}");
-    }
-    let full = [
-        ((64, 32), 7),
-        ((1, 1), 1),
-        ((13, 7), 4),
-        ((5, 300), 9),
-        ((0, 0), 0),
-    ];
-    for ((w, h), n) in full {
-        assert_eq!(qtangent::ktx2::full_mip_count(w, h), n, "{w}×{h}");
-    }
 }
 
 /// Every format, full chains and single levels, round trips through our reader and reads
@@ -351,7 +317,7 @@ fn levels_are_stored_smallest_first_on_aligned_offsets() {
     for_seeds("ktx2 level order", 2, |_, rng| {
         for (f, .., align, _) in TABLE {
             for (w, h) in [(13, 7), (64, 32), (3, 17)] {
-                let n = qtangent::ktx2::full_mip_count(w, h) as usize;
+                let n = full_mip_count(w, h) as usize;
                 let tex = random_texture(rng, f, w, h, n);
                 let bytes = written(&tex);
                 let mut end = (le32(&bytes, 56) + le32(&bytes, 60)) as usize; // kvd end
@@ -434,19 +400,19 @@ fn key_value_text_reads_text_with_or_without_its_nul() {
         .filter(|(k, _)| k == "KTXwriter")
         .count();
     assert_eq!(writers, 1, "a KTXwriter given is kept, not doubled");
-    assert_eq!(key_value_text(&back, "KTXwriter"), Some("qtangent bake 7"));
-    assert_eq!(key_value_text(&back, "plain"), Some("abc"));
-    assert_eq!(key_value_text(&back, "binary"), None);
-    assert_eq!(key_value_text(&back, "latin1"), None);
-    assert_eq!(key_value_text(&back, "empty"), Some(""));
-    assert_eq!(key_value_text(&back, "absent"), None);
+    assert_eq!(back.key_value_text("KTXwriter"), Some("qtangent bake 7"));
+    assert_eq!(back.key_value_text("plain"), Some("abc"));
+    assert_eq!(back.key_value_text("binary"), None);
+    assert_eq!(back.key_value_text("latin1"), None);
+    assert_eq!(back.key_value_text("empty"), Some(""));
+    assert_eq!(back.key_value_text("absent"), None);
     let plain = read(&written(&Ktx2Texture {
         key_values: vec![],
         ..tex
     }))
     .unwrap();
     assert_eq!(
-        key_value_text(&plain, "KTXwriter"),
+        plain.key_value_text("KTXwriter"),
         Some(WRITER_NUL.trim_end_matches('\0'))
     );
 }
@@ -541,9 +507,21 @@ fn every_prefix_is_a_truncation_error() {
             let bytes = written(&tex);
             for cut in 0..bytes.len() {
                 match read(&bytes[..cut]) {
-                    Err(Ktx2Error::Truncated { end, len, .. }) => {
+                    Err(Ktx2Error::Truncated { what, end, len }) => {
                         assert_eq!(len, cut, "{}", tex.format);
                         assert!(end > cut as u64, "{}: cut at {cut}, end {end}", tex.format);
+                        // The first section the cut reaches (level 0 is stored last).
+                        let dfd_at = le32(&bytes, 48) as usize;
+                        let first = match cut {
+                            ..80 => Section::Header,
+                            _ if cut < dfd_at => Section::LevelIndex,
+                            _ if cut < le32(&bytes, 56) as usize => Section::Dfd,
+                            _ if cut < (le32(&bytes, 56) + le32(&bytes, 60)) as usize => {
+                                Section::KeyValues
+                            }
+                            _ => Section::Level(0),
+                        };
+                        assert_eq!(what, first, "{}: cut at {cut}", tex.format);
                     }
                     other => panic!("{} cut at {cut}: {other:?}", tex.format),
                 }
@@ -565,48 +543,77 @@ fn every_prefix_is_a_truncation_error() {
     });
 }
 
-/// A valid file with one field patched: the reader names the problem.
-#[test]
-fn patched_files_are_refused() {
-    let rng = &mut seeded();
-    let tex = random_texture(rng, TexelFormat::Rgba8Snorm, 8, 4, 4);
+/// An 8×4 rgba8snorm texture with 4 levels, its file, and what [`read`] makes of the file with
+/// the u32 at byte `at` set to `v`.
+fn patchable() -> (
+    Ktx2Texture,
+    Vec<u8>,
+    impl Fn(usize, u32) -> Result<Ktx2Texture, Ktx2Error>,
+) {
+    let tex = random_texture(&mut seeded(), TexelFormat::Rgba8Snorm, 8, 4, 4);
     let good = written(&tex);
-    let patched = |at: usize, v: u32| {
+    let file = good.clone();
+    let patched = move |at: usize, v: u32| {
         let mut b = good.clone();
         set32(&mut b, at, v);
         read(&b)
     };
-    let message = |r: Result<Ktx2Texture, Ktx2Error>| r.unwrap_err().to_string();
+    (tex, file, patched)
+}
+
+fn message(r: Result<Ktx2Texture, Ktx2Error>) -> String {
+    r.unwrap_err().to_string()
+}
+
+/// A valid file with one header field patched: the reader names the problem.
+#[test]
+fn patched_headers_are_refused() {
+    let (_, _, patched) = patchable();
 
     assert_eq!(
         message(patched(12, 44)),
-        "vkFormat 44 (VK_FORMAT_B8G8R8A8_UNORM) is not a format qtangent reads"
+        "vkFormat 44 (VK_FORMAT_B8G8R8A8_UNORM) is not one of the eight formats qtangent reads a \
+         texture in"
     );
     assert_eq!(
         message(patched(12, 0)),
-        "vkFormat 0 (VK_FORMAT_UNDEFINED) is not a format qtangent reads"
+        "vkFormat 0 (VK_FORMAT_UNDEFINED) is not one of the eight formats qtangent reads a \
+         texture in"
     );
     assert!(matches!(
         patched(12, 999_999),
         Err(Ktx2Error::UnsupportedFormat { vk_format: 999_999 })
     ));
     assert_eq!(
-        message(patched(44, 2)),
-        "supercompression scheme 2 (Zstandard) is not supported: qtangent reads scheme 0 \
-         (none) only"
+        message(patched(44, 4)),
+        "supercompression scheme 4 (unknown) is not supported: qtangent reads schemes 0 (none), \
+         2 (Zstandard) and 3 (ZLIB)"
     );
     assert!(matches!(
         patched(44, 1),
-        Err(Ktx2Error::Supercompressed { scheme: 1 })
+        Err(Ktx2Error::BasisUniversal {
+            kind: "BasisLZ/ETC1S"
+        })
+    ));
+    // Zstandard is read, but these levels are not Zstandard data.
+    assert!(matches!(
+        patched(44, 2),
+        Err(Ktx2Error::Malformed(Malformed::Decompress {
+            level: 0,
+            scheme: 2,
+            ..
+        }))
     ));
     for (at, v, what) in [
-        (24, 0, "1D"),
-        (28, 1, "3D"),
-        (32, 1, "array"),
-        (36, 6, "faceCount 6"),
+        (24, 0, "a 1D texture"),
+        (28, 1, "a 3D texture"),
+        (32, 1, "an array texture"),
+        (36, 6, "a cube map (faceCount 6)"),
     ] {
         match patched(at, v) {
-            Err(Ktx2Error::NotTwoD(text)) => assert!(text.contains(what), "{text}"),
+            Err(e @ Ktx2Error::NotTwoD { .. }) => {
+                assert!(e.to_string().starts_with(what), "{e}");
+            }
             other => panic!("byte {at} = {v}: {other:?}"),
         }
     }
@@ -625,40 +632,71 @@ fn patched_files_are_refused() {
     assert!(matches!(patched(0, 0), Err(Ktx2Error::NotKtx2)));
     assert!(matches!(
         read(b"\x89PNG\r\n\x1a\n"),
-        Err(Ktx2Error::Truncated { .. })
+        Err(Ktx2Error::NotKtx2)
     ));
     assert!(matches!(read(&[0x89; 100]), Err(Ktx2Error::NotKtx2)));
+}
 
+/// A valid file with its level count or a level index entry patched.
+#[test]
+fn patched_levels_are_refused() {
+    let (tex, good, patched) = patchable();
     // levelCount 0 means "level 0 only, generate the rest": allowed but for block formats.
     assert_eq!(patched(40, 0).unwrap().levels, tex.levels[..1]);
-    let bc7 = written(&random_texture(rng, TexelFormat::Bc7Unorm, 8, 8, 2));
+    let bc7 = written(&random_texture(
+        &mut seeded(),
+        TexelFormat::Bc7Unorm,
+        8,
+        8,
+        2,
+    ));
     let mut b = bc7.clone();
     set32(&mut b, 40, 0);
-    assert!(matches!(read(&b), Err(Ktx2Error::Malformed(_))));
+    assert!(matches!(
+        read(&b),
+        Err(Ktx2Error::Malformed(Malformed::ZeroLevelCount(
+            TexelFormat::Bc7Unorm
+        )))
+    ));
 
     // Level 1's index entry: byteOffset at 104, byteLength at 112, uncompressed at 120.
     assert_eq!(
         message(patched(112, 33)),
         "level 1 is 33 bytes, a 4×2 rgba8snorm level needs 32"
     );
-    assert!(
-        matches!(patched(120, 31), Err(Ktx2Error::Malformed(_))),
-        "uncompressedByteLength"
-    );
+    assert!(matches!(
+        patched(120, 31),
+        Err(Ktx2Error::Malformed(Malformed::UncompressedLength {
+            level: 1,
+            uncompressed: 31,
+            length: 32
+        }))
+    ));
     let offset = le32(&good, 104);
     let e = message(patched(104, offset + 1));
     assert!(
         e.contains("level 1 starts at byte") && e.contains("not a multiple of 4"),
         "{e}"
     );
-    assert!(
-        matches!(patched(72, 8), Err(Ktx2Error::Malformed(_))),
-        "sgdByteLength"
-    );
+    assert!(matches!(
+        patched(72, 8),
+        Err(Ktx2Error::Malformed(Malformed::SgdLength(8)))
+    ));
+}
 
+/// A file with its DFD or a key/value entry patched.
+#[test]
+fn patched_dfds_and_key_values_are_refused() {
+    let (_, good, _) = patchable();
     // The DFD must be the format's: an rgba16snorm file relabelled rgba16float (same sizes)
     // fails on the sample qualifiers (SIGNED, not SIGNED | FLOAT).
-    let snorm = written(&random_texture(rng, TexelFormat::Rgba16Snorm, 4, 4, 3));
+    let snorm = written(&random_texture(
+        &mut seeded(),
+        TexelFormat::Rgba16Snorm,
+        4,
+        4,
+        3,
+    ));
     let mut b = snorm.clone();
     set32(&mut b, 12, 97);
     let e = read(&b).unwrap_err().to_string();
@@ -673,7 +711,13 @@ fn patched_files_are_refused() {
         let mut b = snorm.clone();
         b[dfd_at + byte] = 255;
         assert!(
-            matches!(read(&b), Err(Ktx2Error::Malformed(_))),
+            matches!(
+                read(&b),
+                Err(Ktx2Error::Malformed(Malformed::DfdByte {
+                    field: "texelBlockDimension",
+                    ..
+                }))
+            ),
             "DFD byte {byte}"
         );
     }
@@ -682,9 +726,101 @@ fn patched_files_are_refused() {
     let mut b = good.clone();
     set32(&mut b, kvd_at, 1000);
     assert!(
-        matches!(read(&b), Err(Ktx2Error::Malformed(_))),
+        matches!(
+            read(&b),
+            Err(Ktx2Error::Malformed(Malformed::KvdFill { .. }))
+        ),
         "kvd entry length"
     );
+}
+
+/// `bytes` (a file [`write`] made) with every level supercompressed: Zstandard (scheme 2, the C
+/// library at level 19) or ZLIB (scheme 3, `flate2`), stored smallest first with no padding
+/// (the spec's alignment for supercompressed levels is 1), byteLength the compressed size and
+/// uncompressedByteLength the level's.
+fn supercompressed(bytes: &[u8], scheme: u32) -> Vec<u8> {
+    use std::io::Write;
+    let n = le32(bytes, 40).max(1) as usize;
+    let kvd_end = (le32(bytes, 56) + le32(bytes, 60)) as usize;
+    let mut out = bytes[..kvd_end].to_vec();
+    set32(&mut out, 44, scheme);
+    for p in (0..n).rev() {
+        let entry = 80 + 24 * p;
+        let (offset, length) = (le64(bytes, entry), le64(bytes, entry + 8));
+        let level = &bytes[offset..offset + length];
+        let packed = if scheme == 2 {
+            zstd::bulk::compress(level, 19).expect("zstd compresses")
+        } else {
+            let mut enc = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::best());
+            enc.write_all(level).expect("in memory");
+            enc.finish().expect("in memory")
+        };
+        let at = out.len() as u64;
+        out[entry..entry + 8].copy_from_slice(&at.to_le_bytes());
+        out[entry + 8..entry + 16].copy_from_slice(&(packed.len() as u64).to_le_bytes());
+        out.extend(packed);
+    }
+    out
+}
+
+/// Supercompressed files read back as the texture that was written; a level whose data expands
+/// to another length, or claims more than its bytes can expand to, is an error.
+#[test]
+fn supercompressed_levels_are_read() {
+    for_seeds("ktx2 supercompressed", 2, |_, rng| {
+        for f in TexelFormat::ALL {
+            let mut tex = random_texture(rng, f, 13, 7, 4);
+            tex.key_values = vec![kv("KTXwriter", b"test\0")];
+            let bytes = written(&tex);
+            for scheme in [2, 3] {
+                let packed = supercompressed(&bytes, scheme);
+                let back = read(&packed).unwrap_or_else(|e| panic!("{f} scheme {scheme}: {e}"));
+                assert_eq!(back, tex, "{f} scheme {scheme}");
+            }
+        }
+    });
+    let tex = random_texture(&mut seeded(), TexelFormat::Rgba8Snorm, 8, 4, 1);
+    for scheme in [2, 3] {
+        let packed = supercompressed(&written(&tex), scheme);
+        // uncompressedByteLength 4 more than the level: a level-size error.
+        let mut b = packed.clone();
+        b[96..104].copy_from_slice(&132u64.to_le_bytes());
+        assert!(matches!(
+            read(&b),
+            Err(Ktx2Error::LevelSize {
+                level: 0,
+                len: 132,
+                expected: 128,
+                ..
+            })
+        ));
+        // The data of a 4×4 level in the 8×4 one: too short once decompressed.
+        let short = random_texture(&mut seeded(), TexelFormat::Rgba8Snorm, 4, 4, 1);
+        let short = supercompressed(&written(&short), scheme);
+        let (at, len) = (le64(&short, 80), le64(&short, 88));
+        let mut b = packed[..le64(&packed, 80)].to_vec();
+        b[88..96].copy_from_slice(&(len as u64).to_le_bytes());
+        b.extend(&short[at..at + len]);
+        assert!(
+            matches!(
+                read(&b),
+                Err(Ktx2Error::Malformed(Malformed::DecompressedLength {
+                    got: Some(64),
+                    expected: 128,
+                    ..
+                }))
+            ),
+            "scheme {scheme}: {:?}",
+            read(&b)
+        );
+        // A byteLength of 0 cannot expand to anything.
+        let mut b = packed.clone();
+        b[88..96].copy_from_slice(&0u64.to_le_bytes());
+        assert!(matches!(
+            read(&b),
+            Err(Ktx2Error::Malformed(Malformed::CannotExpand { .. }))
+        ));
+    }
 }
 
 /// Random byte flips anywhere in valid files: the reader returns, it never panics.
@@ -693,7 +829,7 @@ fn flipped_bytes_never_panic() {
     for_seeds("ktx2 flipped bytes", 300, |seed, rng| {
         let f = TexelFormat::ALL[rng.random_range(0..TexelFormat::ALL.len())];
         let (w, h) = (rng.random_range(1..20), rng.random_range(1..20));
-        let n = rng.random_range(1..=qtangent::ktx2::full_mip_count(w, h) as usize);
+        let n = rng.random_range(1..=full_mip_count(w, h) as usize);
         let mut bytes = written(&random_texture(rng, f, w, h, n));
         let header_only = seed % 2 == 0;
         for _ in 0..rng.random_range(1..6) {

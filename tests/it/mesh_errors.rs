@@ -4,7 +4,9 @@
 use crate::common::write_text as obj;
 use std::path::{Path, PathBuf};
 
+use qtangent::gltf::{AccessorLayout, AccessorType, BufferUri, Builder, ComponentType};
 use qtangent::mesh::{self, ErrorKind, MeshError};
+use qtangent::WarningKind;
 use serde_json::{json, Value};
 
 /// A one-triangle glTF: JSON plus `name.bin` written into `dir`. `edit` may change the JSON
@@ -29,59 +31,41 @@ impl Default for Tri {
 
 impl Tri {
     fn write(&self, dir: &Path, name: &str, edit: impl FnOnce(&mut Value)) -> PathBuf {
-        let mut bin: Vec<u8> = Vec::new();
-        let mut views = Vec::new();
-        let mut accessors = Vec::new();
-        let parts: [(&[u8], usize, &str, u32); 4] = [
+        let mut b = Builder::default();
+        let float = AccessorLayout::float;
+        let int = AccessorLayout {
+            component: ComponentType::UnsignedInt,
+            kind: AccessorType::Scalar,
+            normalized: false,
+        };
+        let parts: [(&[u8], AccessorLayout); 4] = [
             (
                 bytemuck::cast_slice(&self.positions),
-                self.positions.len() / 3,
-                "VEC3",
-                5126,
+                float(AccessorType::Vec3),
             ),
             (
                 bytemuck::cast_slice(&self.normals),
-                self.normals.len() / 3,
-                "VEC3",
-                5126,
+                float(AccessorType::Vec3),
             ),
-            (
-                bytemuck::cast_slice(&self.uvs),
-                self.uvs.len() / 2,
-                "VEC2",
-                5126,
-            ),
-            (
-                bytemuck::cast_slice(&self.indices),
-                self.indices.len(),
-                "SCALAR",
-                5125,
-            ),
+            (bytemuck::cast_slice(&self.uvs), float(AccessorType::Vec2)),
+            (bytemuck::cast_slice(&self.indices), int),
         ];
-        for (i, (bytes, count, ty, component)) in parts.into_iter().enumerate() {
-            views.push(json!({"buffer": 0, "byteOffset": bin.len(), "byteLength": bytes.len()}));
-            accessors.push(
-                json!({"bufferView": i, "componentType": component, "count": count, "type": ty}),
-            );
-            bin.extend_from_slice(bytes);
+        for (bytes, layout) in parts {
+            b.accessor(bytes, layout, None);
         }
-        let mut doc = json!({
-            "asset": {"version": "2.0"},
-            "buffers": [{"uri": format!("{name}.bin"), "byteLength": bin.len()}],
-            "bufferViews": views,
-            "accessors": accessors,
-            "meshes": [{"name": "Tri", "primitives": [{
-                "attributes": {"POSITION": 0, "NORMAL": 1, "TEXCOORD_0": 2},
-                "indices": 3
-            }]}],
-            "nodes": [{"mesh": 0}],
-            "scenes": [{"nodes": [0]}],
-            "scene": 0
-        });
+        let bin = format!("{name}.bin");
+        let mut doc = b.to_gltf(BufferUri::File(&bin));
+        doc["meshes"] = json!([{"name": "Tri", "primitives": [{
+            "attributes": {"POSITION": 0, "NORMAL": 1, "TEXCOORD_0": 2},
+            "indices": 3
+        }]}]);
+        doc["nodes"] = json!([{"mesh": 0}]);
+        doc["scenes"] = json!([{"nodes": [0]}]);
+        doc["scene"] = json!(0);
         edit(&mut doc);
         let path = dir.join(format!("{name}.gltf"));
         std::fs::write(&path, doc.to_string()).unwrap_or_else(|e| panic!("{e}"));
-        std::fs::write(dir.join(format!("{name}.bin")), bin).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(dir.join(bin), b.bin()).unwrap_or_else(|e| panic!("{e}"));
         path
     }
 }
@@ -338,8 +322,13 @@ fn partial_triangles_lose_the_extra_indices() {
     let scene = mesh::load(&path).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(scene.meshes[0].primitives[0].indices, vec![0, 1, 2]);
     assert!(
-        scene.warnings.iter().any(|w| w
-            == "mesh 'Tri' primitive 0: 4 indices do not make whole triangles; the last 1 ignored"),
+        scene.warnings.iter().any(|w| w.kind()
+            == &WarningKind::PartialTriangleDropped {
+                indices: 4,
+                dropped: 1
+            }
+            && w.to_string()
+                == "mesh 'Tri' primitive 0: 4 indices do not make whole triangles; the last 1 ignored"),
         "{:?}",
         scene.warnings
     );
@@ -437,10 +426,10 @@ fn bad_obj_files() {
         "the line is not a triangle"
     );
     assert!(
-        mixed
-            .warnings
-            .iter()
-            .any(|w| w.contains("1 point and line elements skipped")),
+        mixed.warnings.iter().any(
+            |w| w.kind() == &WarningKind::PointsAndLinesSkipped { count: 1 }
+                && w.to_string().contains("1 point and line elements skipped")
+        ),
         "{:?}",
         mixed.warnings
     );
@@ -466,7 +455,7 @@ fn missing_mtl_is_a_warning() {
     let scene = mesh::load(&path).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(scene.warnings.len(), 1, "{:?}", scene.warnings);
     assert!(
-        scene.warnings[0].contains("nothere.mtl"),
+        scene.warnings[0].to_string().contains("nothere.mtl"),
         "{:?}",
         scene.warnings
     );
@@ -618,6 +607,7 @@ fn hostile_references_and_sizes() {
         scene
             .warnings
             .iter()
+            .map(ToString::to_string)
             .any(|w| w.contains("/dev/zero") && w.contains("not a regular file")),
         "{:?}",
         scene.warnings

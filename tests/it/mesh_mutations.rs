@@ -165,3 +165,39 @@ fn mutated_obj_never_panics() {
         run("mutated.obj", &mutate_text(&text, rng), true);
     });
 }
+
+/// The handwritten seeds of the fuzz targets (`examples/fuzz_seeds.rs`, which `cargo xtask fuzz`
+/// runs) load and prepare, and their mutations — data-URI buffers and a GLB written by the
+/// library's writer — never panic.
+#[test]
+fn fuzz_seeds_load_and_their_mutations_never_panic() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let out = common::run_example("fuzz_seeds", &[&dir.path().to_string_lossy()]);
+    assert!(out.status.success(), "fuzz_seeds: {}", common::stderr(&out));
+    let mut seeds = 0;
+    for (target, obj) in [("load_gltf", false), ("load_obj", true)] {
+        let mut files: Vec<_> = std::fs::read_dir(dir.path().join(target))
+            .unwrap_or_else(|e| panic!("{target}: {e}"))
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        files.sort();
+        for file in files {
+            let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
+            let name = name.unwrap_or_default();
+            let bytes = std::fs::read(&file).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert_base_loads(&name, &bytes, obj);
+            common::for_seeds(&format!("mutated {name}"), 200, |_, rng| {
+                let mutated = if name.ends_with(".glb") {
+                    let mut b = bytes.clone();
+                    mutate_bytes(&mut b, rng);
+                    b
+                } else {
+                    mutate_text(&String::from_utf8_lossy(&bytes), rng)
+                };
+                run(&name, &mutated, obj);
+            });
+            seeds += 1;
+        }
+    }
+    assert_eq!(seeds, 10, "five glTF seeds and five OBJ seeds");
+}

@@ -20,15 +20,16 @@
 
 use std::path::{Path, PathBuf};
 
-use base64::Engine;
 use image::RgbaImage;
-use qtangent::gpu::render::{Renderer, View};
+use qtangent::gltf;
+use qtangent::gpu::{Renderer, View};
 use qtangent::measure::FrameErrors;
 use qtangent::mesh::{self, procedural, Primitive};
 use qtangent::pack::{self, MapKind, PackOptions};
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::NormalMap;
 use qtangent::render::compare;
+use qtangent::render::maps::SceneMaps;
 use qtangent::render::scene::RenderScene;
 use qtangent::render::FrameSource;
 use qtangent::Format;
@@ -52,81 +53,42 @@ fn png_data_uri(img: &RgbaImage) -> String {
         image::ImageFormat::Png,
     )
     .unwrap_or_else(|e| panic!("PNG: {e}"));
-    format!(
-        "data:image/png;base64,{}",
-        base64::engine::general_purpose::STANDARD.encode(bytes)
-    )
+    gltf::data_uri("image/png", &bytes)
 }
 
-/// A glTF of `prim` (POSITION, NORMAL, TEXCOORD_0, indices; f32 and u32) with a material whose
-/// normal texture is `normal` (embedded as a PNG data URI), placed by a node with a rotation.
+/// A glTF of `prim` (POSITION, NORMAL, TEXCOORD_0, indices) with a material whose normal
+/// texture is `normal` (embedded as a PNG data URI), placed by a node with a rotation; its
+/// buffer a data URI too.
 fn write_textured_gltf(dir: &Path, name: &str, prim: &Primitive, normal: &RgbaImage) -> PathBuf {
     let normals = prim.normals.as_ref().expect("the test mesh has normals");
     let uvs = prim.uvs.as_ref().expect("the test mesh has UVs");
-    let mut bin: Vec<u8> = Vec::new();
-    let mut views = Vec::new();
-    let mut accessors = Vec::new();
-    let lo = prim
-        .positions
-        .iter()
-        .fold(glam::Vec3::INFINITY, |a, &p| a.min(p));
-    let hi = prim
-        .positions
-        .iter()
-        .fold(glam::Vec3::NEG_INFINITY, |a, &p| a.max(p));
-    let parts: [(Vec<u8>, usize, &str, u32); 4] = [
-        (
-            bytemuck::cast_slice(&prim.positions).to_vec(),
-            prim.positions.len(),
-            "VEC3",
-            5126,
-        ),
-        (
-            bytemuck::cast_slice(normals).to_vec(),
-            normals.len(),
-            "VEC3",
-            5126,
-        ),
-        (bytemuck::cast_slice(uvs).to_vec(), uvs.len(), "VEC2", 5126),
-        (
-            bytemuck::cast_slice(&prim.indices).to_vec(),
-            prim.indices.len(),
-            "SCALAR",
-            5125,
-        ),
-    ];
-    for (i, (bytes, count, ty, component)) in parts.into_iter().enumerate() {
-        views.push(json!({"buffer": 0, "byteOffset": bin.len(), "byteLength": bytes.len()}));
-        let mut acc =
-            json!({"bufferView": i, "componentType": component, "count": count, "type": ty});
-        if i == 0 {
-            acc["min"] = json!(lo.to_array());
-            acc["max"] = json!(hi.to_array());
-        }
-        accessors.push(acc);
-        bin.extend_from_slice(&bytes);
-    }
-    let doc = json!({
-        "asset": {"version": "2.0"},
-        "buffers": [{"uri": format!("data:application/octet-stream;base64,{}", base64::engine::general_purpose::STANDARD.encode(&bin)), "byteLength": bin.len()}],
-        "bufferViews": views,
-        "accessors": accessors,
-        "images": [{"uri": png_data_uri(normal)}],
-        "textures": [{"source": 0}],
-        "materials": [{
-            "name": "swirl",
-            "pbrMetallicRoughness": {"baseColorFactor": [0.9, 0.6, 0.5, 1.0], "metallicFactor": 1.0, "roughnessFactor": 0.3},
-            "normalTexture": {"index": 0}
-        }],
-        "meshes": [{"name": "Torus", "primitives": [{
-            "attributes": {"POSITION": 0, "NORMAL": 1, "TEXCOORD_0": 2},
-            "indices": 3,
-            "material": 0
-        }]}],
-        "nodes": [{"mesh": 0, "rotation": [0.5, 0.0, 0.0, 0.8660254]}],
-        "scenes": [{"nodes": [0]}],
-        "scene": 0
+    let mut b = gltf::Builder::default();
+    let vertex = Some(gltf::Target::ArrayBuffer);
+    let positions: Vec<[f32; 3]> = prim.positions.iter().map(|v| v.to_array()).collect();
+    let normals: Vec<[f32; 3]> = normals.iter().map(|v| v.to_array()).collect();
+    let uvs: Vec<[f32; 2]> = uvs.iter().map(|v| v.to_array()).collect();
+    let attributes = json!({
+        "POSITION": b.positions(&positions),
+        "NORMAL": b.floats(&normals, vertex),
+        "TEXCOORD_0": b.floats(&uvs, vertex),
     });
+    let indices = b.indices(&prim.indices);
+    let mut doc = b.to_gltf(gltf::BufferUri::DataUri);
+    doc["images"] = json!([{"uri": png_data_uri(normal)}]);
+    doc["textures"] = json!([{"source": 0}]);
+    doc["materials"] = json!([{
+        "name": "swirl",
+        "pbrMetallicRoughness": {"baseColorFactor": [0.9, 0.6, 0.5, 1.0], "metallicFactor": 1.0, "roughnessFactor": 0.3},
+        "normalTexture": {"index": 0}
+    }]);
+    doc["meshes"] = json!([{"name": "Torus", "primitives": [{
+        "attributes": attributes,
+        "indices": indices,
+        "material": 0
+    }]}]);
+    doc["nodes"] = json!([{"mesh": 0, "rotation": [0.5, 0.0, 0.0, 0.8660254]}]);
+    doc["scenes"] = json!([{"nodes": [0]}]);
+    doc["scene"] = json!(0);
     let path = dir.join(format!("{name}.gltf"));
     std::fs::write(&path, doc.to_string()).unwrap_or_else(|e| panic!("{e}"));
     path
@@ -174,36 +136,15 @@ fn pack_maps(
     scene: &RenderScene,
     kind: MapKind,
     options: &MapOptions,
-) -> pack::PackMaps {
-    use qtangent::render::maps::{MapKinds, SceneMaps};
+) -> SceneMaps {
+    use qtangent::render::maps::MapKinds;
     let kinds = match kind {
-        MapKind::None => return pack::PackMaps::default(),
+        MapKind::None => return SceneMaps::default(),
         MapKind::Tangent => MapKinds::Tangent,
         MapKind::Object => MapKinds::Object,
     };
     let baker = qtangent::qmap::Baker::new(ctx, options);
-    let maps =
-        SceneMaps::new(scene, &baker, kinds, &mut ()).unwrap_or_else(|e| panic!("maps: {e}"));
-    // RenderScene::load appends a default material after the file's; it has nothing to bake.
-    let file_materials = scene.loaded().map_or(0, |s| s.materials.len());
-    pack::PackMaps {
-        tangent: maps
-            .tangent
-            .into_iter()
-            .take(file_materials)
-            .map(|m| m.map(|m| m.map))
-            .collect(),
-        object: maps
-            .object
-            .into_iter()
-            .map(|o| {
-                o.map(|o| pack::ObjectMapOut {
-                    map: o.map,
-                    uvs: o.map_uvs,
-                })
-            })
-            .collect(),
-    }
+    SceneMaps::new(scene, &baker, kinds, &mut ()).unwrap_or_else(|e| panic!("maps: {e}"))
 }
 
 /// `scene` drawn in `mode` at 320 × 240 from the default view, maps stored as `options` says.
@@ -324,7 +265,7 @@ fn read_back_errors(source: &Path, format: Format) -> FrameErrors {
     let packed = pack::pack(
         &scene,
         &prepared,
-        &pack::PackMaps::default(),
+        &SceneMaps::default(),
         &PackOptions {
             format,
             keep_normals: true,
@@ -424,7 +365,7 @@ fn skins_nodes_and_animations_are_carried_over() {
         let packed = pack::pack(
             &scene,
             &prepared,
-            &pack::PackMaps::default(),
+            &SceneMaps::default(),
             &PackOptions::default(),
         )
         .unwrap_or_else(|e| panic!("{rel}: pack: {e}"));

@@ -19,7 +19,7 @@ use std::f32::consts::PI;
 
 use glam::{Vec2, Vec3, Vec4};
 use image::RgbaImage;
-use qtangent::gpu::render::{GpuScene, Renderer, View};
+use qtangent::gpu::{GpuScene, Renderer, View};
 use qtangent::mesh::procedural::plate;
 use qtangent::mesh::{self, Prepared};
 use qtangent::qmap::MapFormat;

@@ -32,9 +32,9 @@
 use crate::common;
 
 use image::RgbaImage;
-use qtangent::gpu::render::{Renderer, View};
 use qtangent::gpu::GpuContext;
-use qtangent::qmap::normal_map::bc5_round_trip_chain;
+use qtangent::gpu::{Renderer, View};
+use qtangent::qmap::bc5_round_trip_chain;
 use qtangent::qmap::MapFormat;
 use qtangent::qmap::MapOptions;
 use qtangent::render::compare;
@@ -69,7 +69,7 @@ fn render_modes(
     scene: &RenderScene,
     w: u32,
     h: u32,
-) -> (Vec<RgbaImage>, qtangent::gpu::render::GpuScene, View) {
+) -> (Vec<RgbaImage>, qtangent::gpu::GpuScene, View) {
     render_modes_with(ctx, scene, w, h, &plain_maps())
 }
 
@@ -79,7 +79,7 @@ fn render_modes_with(
     w: u32,
     h: u32,
     options: &MapOptions,
-) -> (Vec<RgbaImage>, qtangent::gpu::render::GpuScene, View) {
+) -> (Vec<RgbaImage>, qtangent::gpu::GpuScene, View) {
     let renderer = Renderer::new(ctx).expect("renderer");
     let gpu = renderer
         .upload(ctx, scene, &[Format::Snorm16x4], options, &mut ())
@@ -212,7 +212,7 @@ fn default_scene_agrees_except_where_only_a_map_can_draw() {
         .expect("upload");
     let (w, h) = (640, 360);
     let view = View::fitted(&scene, w as f32 / h as f32, 30.0, 20.0);
-    let render = |gpu: &qtangent::gpu::render::GpuScene| -> Vec<RgbaImage> {
+    let render = |gpu: &qtangent::gpu::GpuScene| -> Vec<RgbaImage> {
         MODES
             .iter()
             .map(|&s| {
@@ -248,7 +248,7 @@ fn default_scene_agrees_except_where_only_a_map_can_draw() {
 }
 
 /// FlightHelmet with its maps as shipped: tangent-space BC5 (1 B/texel) against the reference
-/// drawn with its normal maps stored as BC5 (`bc5_round_trip`), both measured against the RGBA8
+/// drawn with its normal maps stored as BC5 (`qmap::bc5_round_trip_chain`), both measured against the RGBA8
 /// reference. The target: no more than 0.5 dB below.
 #[test]
 fn flight_helmet_bc5_tangent_maps_match_bc5_normal_maps() {
@@ -262,7 +262,7 @@ fn flight_helmet_bc5_tangent_maps_match_bc5_normal_maps() {
     // The object-space maps (BC7, baked too though not drawn here) at the fastest effort: what is
     // measured is the tangent-space BC5 maps, which the effort does not touch.
     let options = MapOptions {
-        bc7: qtangent::qmap::bc::Bc7Quality::UltraFast,
+        bc7: qtangent::qmap::Bc7Quality::UltraFast,
         ..MapOptions::stored(MapFormat::Bc5)
     };
     let gpu = renderer
@@ -273,7 +273,7 @@ fn flight_helmet_bc5_tangent_maps_match_bc5_normal_maps() {
         maps.iter().all(|m| m.format == Some(MapFormat::Bc5)),
         "{maps:?}"
     );
-    let render = |gpu: &qtangent::gpu::render::GpuScene, s| {
+    let render = |gpu: &qtangent::gpu::GpuScene, s| {
         renderer
             .render_image(ctx, gpu, &view, s, W, H)
             .expect("render")

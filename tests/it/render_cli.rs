@@ -95,7 +95,7 @@ fn bad_input_is_one_line_and_status_one() {
 /// A tangent-space map in KTX2 for the default scene's copper material: identity rotations
 /// (a flat surface), BC5, 8×8 with mips.
 fn identity_map_ktx2() -> qtangent::ktx2::Ktx2Texture {
-    use qtangent::qmap::stored::EncodedMap;
+    use qtangent::qmap::EncodedMap;
     use qtangent::qmap::{MapFormat, MapSpace};
     let levels: Vec<qtangent::qmap::NormalMap> = [8u32, 4, 2, 1]
         .iter()
@@ -105,14 +105,19 @@ fn identity_map_ktx2() -> qtangent::ktx2::Ktx2Texture {
             texels: vec![glam::Vec3::Z; (s * s) as usize],
         })
         .collect();
-    let map =
-        qtangent::qmap::tangent::bake_cpu(&levels, None, qtangent::qmap::MapFormat::Rgba32Float);
+    let map = qtangent::qmap::RasterBackend::bake_tangent(
+        &qtangent::qmap::CpuRaster,
+        &levels,
+        None,
+        qtangent::qmap::MapFormat::Rgba32Float,
+    )
+    .expect("bakes");
     let stored = EncodedMap::encode(
         &map,
-        MapSpace::Tangent,
-        MapFormat::Bc5,
-        false,
-        qtangent::qmap::bc::Bc7Quality::UltraFast,
+        &qtangent::qmap::Encoding {
+            bc7: qtangent::qmap::Bc7Quality::UltraFast,
+            ..qtangent::qmap::Encoding::new(MapSpace::Tangent, MapFormat::Bc5)
+        },
     )
     .expect("stores");
     stored.to_ktx2().0
@@ -128,7 +133,7 @@ fn maps_load_from_ktx2_files() {
     // `bake` names a map whose stem another material took).
     let mut ceramic = identity_map_ktx2();
     ceramic.key_values.push((
-        qtangent::qmap::stored::KEY_MATERIAL.into(),
+        qtangent::qmap::KEY_MATERIAL.into(),
         b"glazed ceramic\0".to_vec(),
     ));
     qtangent::ktx2::write_file(&maps.join("glazed_ceramic-2.ktx2"), &ceramic).expect("writes");

@@ -9,8 +9,8 @@
 use crate::common;
 use crate::common::draw::{self, Readback};
 
-use qtangent::gpu::render::{GpuScene, Renderer, View, DEBUG_POISON};
-use qtangent::gpu::skin::{SkinBatch, SkinPipeline};
+use qtangent::gpu::{GpuScene, Renderer, View, DEBUG_POISON};
+use qtangent::gpu::{SkinBatch, SkinPipeline};
 use qtangent::gpu::GpuContext;
 use qtangent::render::scene::RenderScene;
 use qtangent::render::FrameSource;
@@ -115,7 +115,7 @@ fn rigid_batch(ctx: &GpuContext, name: &str, scene: &RenderScene) -> SkinBatch {
     batch
         .set_bones(ctx, &bones)
         .unwrap_or_else(|e| panic!("{e}"));
-    batch.poison(ctx);
+    batch.buffers().poison(ctx);
     batch.run(ctx).unwrap_or_else(|e| panic!("{e}"));
     batch
 }

@@ -674,21 +674,29 @@ fn fuzz(root: &Path, seconds: u64) -> Result<(), String> {
     }
 }
 
-/// Writes the seed corpora: small handwritten meshes, and the shared conformance assets
-/// (`$QTANGENT_ASSETS`, default `../shared/assets` beside the project; missing files skipped).
+/// Writes the seed corpora: small handwritten meshes (written by qtangent's own glTF writer,
+/// `examples/fuzz_seeds.rs`), and the shared conformance assets (`$QTANGENT_ASSETS`, default
+/// `../shared/assets` beside the project; missing files skipped).
 fn write_seeds(root: &Path, fuzz_dir: &Path) -> Result<(), String> {
+    let corpus = fuzz_dir.join("corpus");
+    let corpus_arg = corpus.to_string_lossy();
+    cargo(
+        root,
+        &[
+            "run",
+            "--release",
+            "--example",
+            "fuzz_seeds",
+            "--",
+            &corpus_arg,
+        ],
+    )?;
     let write = |target: &str, name: &str, bytes: &[u8]| -> Result<(), String> {
-        let dir = fuzz_dir.join("corpus").join(target);
+        let dir = corpus.join(target);
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let path = dir.join(format!("seed-{name}"));
         std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))
     };
-    for (name, bytes) in gltf_seeds() {
-        write("load_gltf", name, &bytes)?;
-    }
-    for (name, text) in OBJ_SEEDS {
-        write("load_obj", name, text.as_bytes())?;
-    }
     let assets = std::env::var_os("QTANGENT_ASSETS")
         .map_or_else(|| PathBuf::from("../shared/assets"), PathBuf::from);
     let assets = root.join(assets);
@@ -720,188 +728,4 @@ fn write_seeds(root: &Path, fuzz_dir: &Path) -> Result<(), String> {
         assets.display()
     );
     Ok(())
-}
-
-/// Handwritten OBJ seeds: each a feature of the format the loader must handle.
-const OBJ_SEEDS: &[(&str, &str)] = &[
-    ("triangle.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n"),
-    (
-        "quad-uv-normal.obj",
-        "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvn 0 0 1\n\
-         f 1/1/1 2/2/1 3/3/1 4/4/1\n",
-    ),
-    (
-        "groups-negative.obj",
-        "# two objects, relative indices, smoothing groups\nmtllib missing.mtl\no a\n\
-         v 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl red\ns 1\nf -3 -2 -1\ng b\nv 0 0 1\nv 1 0 1\n\
-         v 0 1 1\nvt 0 0\nvt 1 0\nvt 0 1\ns off\nf -3/-3 -2/-2 -1/-1\nl 1 2\np 3\n",
-    ),
-    (
-        "pentagon-normals.obj",
-        "v 1 0 0\nv 0.31 0.95 0\nv -0.81 0.59 0\nv -0.81 -0.59 0\nv 0.31 -0.95 0\nvn 0 0 1\n\
-         f 1//1 2//1 3//1 4//1 5//1\n",
-    ),
-    (
-        "mirrored-uv.obj",
-        "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv -1 0 0\nv -1 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n\
-         f 1/1 2/2 3/3\nf 1/1 3/3 4/4\nf 1/1 4/4 6/3\nf 1/1 6/3 5/2\n",
-    ),
-];
-
-/// Handwritten glTF seeds, buffers embedded as data URIs (and one GLB): a bare triangle, a
-/// strip, a fan, and an indexed quad with every attribute the loader reads.
-fn gltf_seeds() -> Vec<(&'static str, Vec<u8>)> {
-    let tri: &[f32] = &[0., 0., 0., 1., 0., 0., 0., 1., 0.];
-    let quad: &[f32] = &[0., 0., 0., 1., 0., 0., 1., 1., 0., 0., 1., 0.];
-    let normals: &[f32] = &[0., 0., 1., 0., 0., 1., 0., 0., 1., 0., 0., 1.];
-    let uvs: &[f32] = &[0., 1., 1., 1., 1., 0., 0., 0.];
-    let tangents: &[f32] = &[
-        1., 0., 0., 1., 1., 0., 0., 1., 1., 0., 0., 1., 1., 0., 0., 1.,
-    ];
-    let full = [
-        ("POSITION", quad),
-        ("NORMAL", normals),
-        ("TEXCOORD_0", uvs),
-        ("TANGENT", tangents),
-    ];
-    vec![
-        (
-            "triangle.gltf",
-            gltf_doc(4, &[("POSITION", tri)], None, false),
-        ),
-        (
-            "strip.gltf",
-            gltf_doc(5, &[("POSITION", quad), ("TEXCOORD_0", uvs)], None, false),
-        ),
-        (
-            "fan.gltf",
-            gltf_doc(
-                6,
-                &[("POSITION", quad), ("NORMAL", normals)],
-                Some(&[0, 1, 2, 3]),
-                false,
-            ),
-        ),
-        (
-            "indexed.gltf",
-            gltf_doc(4, &full, Some(&[0, 1, 2, 0, 2, 3]), false),
-        ),
-        (
-            "indexed.glb",
-            gltf_doc(4, &full, Some(&[0, 1, 2, 0, 2, 3]), true),
-        ),
-    ]
-}
-
-/// A glTF document with one node, one mesh and one primitive of `mode`: every attribute (f32)
-/// and the u16 indices in one buffer, a data URI, or the binary chunk of a GLB.
-fn gltf_doc(
-    mode: u32,
-    attributes: &[(&str, &[f32])],
-    indices: Option<&[u16]>,
-    glb: bool,
-) -> Vec<u8> {
-    let mut bin = Vec::new();
-    let (mut views, mut accessors, mut attrs) = (Vec::new(), Vec::new(), Vec::new());
-    for (i, (name, data)) in attributes.iter().enumerate() {
-        let (kind, dims) = match *name {
-            "TEXCOORD_0" => ("VEC2", 2),
-            "TANGENT" => ("VEC4", 4),
-            _ => ("VEC3", 3),
-        };
-        let bounds = if *name == "POSITION" {
-            let axis = |k: usize, pick: fn(f32, f32) -> f32| {
-                let v = data.iter().skip(k).step_by(3).copied().fold(data[k], pick);
-                format!("{v:?}")
-            };
-            let min: Vec<String> = (0..3).map(|k| axis(k, f32::min)).collect();
-            let max: Vec<String> = (0..3).map(|k| axis(k, f32::max)).collect();
-            format!(r#","min":[{}],"max":[{}]"#, min.join(","), max.join(","))
-        } else {
-            String::new()
-        };
-        views.push(format!(
-            r#"{{"buffer":0,"byteOffset":{},"byteLength":{}}}"#,
-            bin.len(),
-            data.len() * 4
-        ));
-        accessors.push(format!(
-            r#"{{"bufferView":{i},"componentType":5126,"count":{},"type":"{kind}"{bounds}}}"#,
-            data.len() / dims
-        ));
-        attrs.push(format!(r#""{name}":{i}"#));
-        bin.extend(data.iter().flat_map(|f| f.to_le_bytes()));
-    }
-    let index_part = indices.map_or_else(String::new, |idx| {
-        let n = views.len();
-        views.push(format!(
-            r#"{{"buffer":0,"byteOffset":{},"byteLength":{}}}"#,
-            bin.len(),
-            idx.len() * 2
-        ));
-        accessors.push(format!(
-            r#"{{"bufferView":{n},"componentType":5123,"count":{},"type":"SCALAR"}}"#,
-            idx.len()
-        ));
-        bin.extend(idx.iter().flat_map(|i| i.to_le_bytes()));
-        format!(r#","indices":{n}"#)
-    });
-    while bin.len() % 4 != 0 {
-        bin.push(0);
-    }
-    let uri = if glb {
-        String::new()
-    } else {
-        format!(
-            r#","uri":"data:application/octet-stream;base64,{}""#,
-            base64(&bin)
-        )
-    };
-    let mut json = format!(
-        r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0]}}],"nodes":[{{"mesh":0,"translation":[1,0,0]}}],"meshes":[{{"name":"seed","primitives":[{{"attributes":{{{}}},"mode":{mode}{index_part},"material":0}}]}}],"materials":[{{"pbrMetallicRoughness":{{"metallicFactor":0.5}}}}],"accessors":[{}],"bufferViews":[{}],"buffers":[{{"byteLength":{}{uri}}}]}}"#,
-        attrs.join(","),
-        accessors.join(","),
-        views.join(","),
-        bin.len()
-    )
-    .into_bytes();
-    if !glb {
-        return json;
-    }
-    while json.len() % 4 != 0 {
-        json.push(b' ');
-    }
-    // GLB: 12-byte header, then the JSON chunk and the BIN chunk, each with length and type.
-    let le = |n: usize| u32::try_from(n).unwrap_or(u32::MAX).to_le_bytes();
-    let mut out = Vec::new();
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&le(12 + 8 + json.len() + 8 + bin.len()));
-    out.extend_from_slice(&le(json.len()));
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&json);
-    out.extend_from_slice(&le(bin.len()));
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(&bin);
-    out
-}
-
-/// Standard base64 with padding, for data URIs.
-fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
-        for i in 0..4 {
-            out.push(if i <= chunk.len() {
-                ALPHABET[(n >> (18 - 6 * i)) as usize & 63] as char
-            } else {
-                '='
-            });
-        }
-    }
-    out
 }

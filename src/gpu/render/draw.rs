@@ -215,22 +215,14 @@ impl Renderer {
                 limit,
             });
         }
-        let size = wgpu::Extent3d {
-            width,
-            height,
-            depth_or_array_layers: 1,
-        };
         let make = |label: &str, format| {
-            ctx.device.create_texture(&wgpu::TextureDescriptor {
-                label: Some(label),
-                size,
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
+            crate::gpu::kit::render_target(
+                &ctx.device,
+                label,
                 format,
-                usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-                view_formats: &[],
-            })
+                (width, height),
+                wgpu::TextureUsages::empty(),
+            )
         };
         let (formats, clear) = clear_targets(output, shot.view);
         let prepared = &self.prepare_view(ctx, scene, shot.view, width as f32 / height as f32)?;

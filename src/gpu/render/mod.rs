@@ -19,7 +19,6 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 
 use glam::Vec3;
 
@@ -35,7 +34,7 @@ use crate::Format;
 
 mod cost;
 mod draw;
-mod pipeline;
+pub(crate) mod pipeline;
 mod upload;
 
 pub use cost::ModeCost;
@@ -204,7 +203,7 @@ pub struct Renderer {
     map_layout: wgpu::BindGroupLayout,
     material_sampler: wgpu::Sampler,
     map_sampler: wgpu::Sampler,
-    pipelines: Mutex<HashMap<PipelineKey, wgpu::RenderPipeline>>,
+    pipelines: crate::gpu::kit::PipelineCache<PipelineKey, wgpu::RenderPipeline>,
 }
 
 impl GpuScene {
@@ -241,12 +240,13 @@ impl GpuScene {
         instance: usize,
     ) -> Result<(), GpuError> {
         let range = batch
+            .buffers()
             .instances()
             .get(instance)
             .ok_or(GpuError::OutOfRange {
                 what: "skinning instance".into(),
                 index: instance,
-                len: batch.instances().len(),
+                len: batch.buffers().instances().len(),
             })?;
         let count = self.objects.len();
         let o = self.objects.get_mut(object).ok_or(GpuError::OutOfRange {
@@ -263,7 +263,7 @@ impl GpuScene {
             });
         }
         o.skinned = Some((
-            batch.output().clone(),
+            batch.buffers().output().clone(),
             u64::from(range.output.start) * crate::skin::OUTPUT_WORDS as u64 * 4,
         ));
         Ok(())

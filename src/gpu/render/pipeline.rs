@@ -1,20 +1,18 @@
 //! The lit shader's module, bind group layouts, samplers and pipelines (one per frame source,
 //! output, vertex layout and map decode, built on first use).
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-
 use super::super::kit;
 use super::super::mesh::{format_constant, vertex_entry_point, vertex_layout, MeshUniforms};
 use super::super::qmap::GpuQuatMap;
 use super::super::skin;
 use super::super::wgsl::Stage;
 use super::super::{GpuContext, GpuError, StageNeeds};
+use crate::gpu::kit::PipelineCache;
 
 /// What the lit renderer needs of a device (`shaders/lit.wgsl`): four bind groups (object,
 /// scene, material, map), six sampled textures and two uniform buffers in the fragment stage,
 /// two vertex buffers, and two colour targets for the debug outputs.
-pub const NEEDS: StageNeeds = StageNeeds {
+pub(crate) const NEEDS: StageNeeds = StageNeeds {
     sampled_textures_per_shader_stage: 6,
     uniform_buffers_per_shader_stage: 2,
     bind_groups: 4,
@@ -65,7 +63,7 @@ impl PipelineKey {
 /// How a drawn quaternion map is decoded: the overrides of `shaders/qmap.wgsl` and
 /// `shaders/lit.wgsl` that depend on the map.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub struct MapShading {
+pub(crate) struct MapShading {
     /// [`crate::qmap::stored::EncodedMap::decode`].
     pub decode: crate::qmap::MapDecode,
     /// Object-space handedness from the UV winding (no plane).
@@ -209,7 +207,7 @@ impl Renderer {
                 map_layout,
                 material_sampler,
                 map_sampler,
-                pipelines: Mutex::new(HashMap::new()),
+                pipelines: PipelineCache::new(),
             }
         })
     }
@@ -220,14 +218,16 @@ impl Renderer {
         ctx: &GpuContext,
         key: PipelineKey,
     ) -> Result<wgpu::RenderPipeline, GpuError> {
-        if let Some(p) = self
-            .pipelines
-            .lock()
-            .ok()
-            .and_then(|m| m.get(&key).cloned())
-        {
-            return Ok(p);
-        }
+        self.pipelines
+            .get_or_make(key, || self.make_pipeline(ctx, key))
+    }
+
+    /// Makes the pipeline for `key`.
+    fn make_pipeline(
+        &self,
+        ctx: &GpuContext,
+        key: PipelineKey,
+    ) -> Result<wgpu::RenderPipeline, GpuError> {
         let vertex = VertexInput::of(&key)?;
         let (fs_entry, formats): (&str, Vec<wgpu::TextureFormat>) = match key.output {
             Output::Color(f) => ("fs_lit", vec![f]),
@@ -246,7 +246,7 @@ impl Renderer {
             .collect();
         let constants = [
             format_constant(vertex.format),
-            ("FRAME_SOURCE", f64::from(key.source.pixel_frame().code())),
+            ("FRAME_SOURCE", f64::from(PixelFrame::of(key.source).code())),
             ("MAP_DECODE", f64::from(key.shading.decode.code())),
             (
                 "MAP_DERIVED_HANDEDNESS",
@@ -259,7 +259,7 @@ impl Renderer {
             ..Default::default()
         };
         let label = format!("lit {} {:?}", key.source.label(), key.output);
-        let pipeline = ctx.scoped(&format!("creating the {label} pipeline"), || {
+        ctx.scoped(&format!("creating the {label} pipeline"), || {
             ctx.device
                 .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
                     label: Some(&label),
@@ -295,11 +295,7 @@ impl Renderer {
                     multiview_mask: None,
                     cache: None,
                 })
-        })?;
-        if let Ok(mut m) = self.pipelines.lock() {
-            m.insert(key, pipeline.clone());
-        }
-        Ok(pipeline)
+        })
     }
 }
 
@@ -369,5 +365,43 @@ impl VertexInput {
                 FALLBACK_FORMAT,
             ),
         })
+    }
+}
+
+/// Where the lighting shader takes a pixel's frame from: the `FRAME_SOURCE` override of
+/// `shaders/lit.wgsl` (the WGSL codes are generated from this enum).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub(crate) enum PixelFrame {
+    /// The interpolated vertex frame and the normal map ([`FrameSource::Reference`] and
+    /// [`FrameSource::QTangent`]).
+    Vertex,
+    /// An object-space quaternion map.
+    ObjectMap,
+    /// The vertex frame turned by a tangent-space quaternion map.
+    TangentMap,
+}
+
+crate::names::named!(PixelFrame, "pixel frame", {
+    Vertex => "vertex",
+    ObjectMap => "object_map",
+    TangentMap => "tangent_map",
+});
+
+impl PixelFrame {
+    /// The WGSL code: the position in [`PixelFrame::ALL`].
+    pub(crate) const fn code(self) -> u32 {
+        self as u32
+    }
+}
+
+impl PixelFrame {
+    /// Where the lighting shader takes `source`'s pixel frame from.
+    pub(crate) fn of(source: FrameSource) -> Self {
+        match source {
+            FrameSource::Reference | FrameSource::QTangent(_) => Self::Vertex,
+            FrameSource::QuatMap => Self::ObjectMap,
+            FrameSource::QuatMapTangent => Self::TangentMap,
+        }
     }
 }

@@ -7,7 +7,7 @@ use image::RgbaImage;
 use wgpu::util::DeviceExt;
 
 use super::super::kit;
-use super::super::qmap::{upload as upload_map, upload_encoded, GpuQuatMap};
+use super::super::qmap::{upload_encoded, upload_map, GpuQuatMap};
 use super::super::{GpuContext, GpuError};
 use super::pipeline::{POSITION_UV_STRIDE, REFERENCE_STRIDE};
 use super::{

@@ -13,7 +13,7 @@ use crate::Format;
 /// shader capability) and a WebGPU-compliant downlevel set.
 fn granted_capabilities() -> naga::valid::Capabilities {
     wgpu_naga_bridge::features_to_naga_capabilities(
-        crate::gpu::REQUESTED_FEATURES,
+        crate::gpu::context::REQUESTED_FEATURES,
         wgpu::DownlevelFlags::compliant(),
     )
 }

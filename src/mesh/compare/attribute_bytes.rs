@@ -5,8 +5,12 @@
 
 use std::path::Path;
 
-use gltf::json::Value;
+use serde_json::Value;
 
+use crate::gltf::names::QTANGENT_ATTRIBUTE;
+use crate::gltf::read::{as_usize, describe};
+use crate::gltf::uri::{resolve, Resolved};
+use crate::gltf::{glb, AccessorLayout, ComponentType};
 use crate::mesh::{ErrorKind, MeshError};
 
 /// The frame attributes of one file (see the module docs).
@@ -52,55 +56,15 @@ pub fn frame_attribute_bytes(path: &Path) -> Result<FrameAttributeBytes, MeshErr
             error,
         })
     })?;
-    // The JSON itself, not the gltf crate's document: that knows `_QTANGENT` only with its
-    // `extras` feature, and nothing here needs more than five fields.
-    let bytes_len = bytes.len() as u64;
-    let json = if bytes.starts_with(b"glTF") {
-        gltf::binary::Glb::from_slice(&bytes)
-            .map_err(|e| file_err(ErrorKind::Truncated(format!("GLB: {e}"))))?
-            .json
-            .into_owned()
-    } else {
-        bytes
-    };
-    let root: Value = gltf::json::deserialize::from_slice(&json)
+    let parts = glb::split(&bytes).map_err(|e| file_err(ErrorKind::Truncated(e.to_string())))?;
+    let root: Value = serde_json::from_slice(parts.json)
         .map_err(|e| file_err(ErrorKind::InvalidJson(e.to_string())))?;
-    let list = |v: &Value, key: &str| {
-        v.get(key)
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default()
-    };
-    let accessors = list(&root, "accessors");
+    let (file_bytes, image_bytes) = file_sizes(&root, path, bytes.len() as u64);
     let mut out = FrameAttributeBytes {
-        file_bytes: bytes_len,
+        file_bytes,
+        image_bytes,
         ..FrameAttributeBytes::default()
     };
-    // External files resolve next to this one; `data:` URIs are inside it already.
-    let base = path.parent().unwrap_or(Path::new("."));
-    let external = |item: &Value| {
-        let uri = item.get("uri").and_then(Value::as_str)?;
-        if uri.starts_with("data:") {
-            return None;
-        }
-        let name = urlencoding::decode(uri).map_or_else(|_| uri.into(), |d| d.into_owned());
-        std::fs::metadata(base.join(name)).ok().map(|m| m.len())
-    };
-    out.file_bytes += list(&root, "buffers")
-        .iter()
-        .filter_map(external)
-        .sum::<u64>();
-    let views = list(&root, "bufferViews");
-    for image in list(&root, "images") {
-        let in_view = image
-            .get("bufferView")
-            .and_then(Value::as_u64)
-            .and_then(|v| views.get(usize::try_from(v).ok()?))
-            .and_then(|v| v.get("byteLength").and_then(Value::as_u64));
-        let outside = external(&image);
-        out.image_bytes += outside.or(in_view).unwrap_or(0);
-        out.file_bytes += outside.unwrap_or(0);
-    }
     for (m, mesh) in list(&root, "meshes").iter().enumerate() {
         for (p, prim) in list(mesh, "primitives").iter().enumerate() {
             let label = format!(
@@ -109,56 +73,8 @@ pub fn frame_attribute_bytes(path: &Path) -> Result<FrameAttributeBytes, MeshErr
                     .and_then(Value::as_str)
                     .map_or_else(|| format!("mesh {m}"), str::to_owned)
             );
-            let bad = |what: String| MeshError::at(path, &label, ErrorKind::InvalidGltf(what));
-            let mut parts = Vec::new();
-            let attributes = prim.get("attributes").and_then(Value::as_object);
-            for (name, index) in attributes.into_iter().flatten() {
-                if !["POSITION", "NORMAL", "TANGENT", "_QTANGENT"].contains(&name.as_str()) {
-                    continue;
-                }
-                let accessor = index
-                    .as_u64()
-                    .and_then(|i| accessors.get(usize::try_from(i).ok()?))
-                    .ok_or_else(|| {
-                        bad(format!(
-                            "{name} names accessor {index}, which does not exist"
-                        ))
-                    })?;
-                let count = accessor.get("count").and_then(Value::as_u64);
-                let component = accessor
-                    .get("componentType")
-                    .and_then(Value::as_u64)
-                    .and_then(component);
-                let components = accessor
-                    .get("type")
-                    .and_then(Value::as_str)
-                    .and_then(components);
-                let (Some(count), Some((size, base)), Some(components)) =
-                    (count, component, components)
-                else {
-                    return Err(bad(format!(
-                        "{name}'s accessor {index} has no valid count, componentType or type"
-                    )));
-                };
-                if name == "POSITION" {
-                    out.vertices += count;
-                    continue;
-                }
-                let element = size * components;
-                out.bytes += count * element.next_multiple_of(4);
-                let normalized = accessor.get("normalized").and_then(Value::as_bool) == Some(true);
-                let base = match (normalized, base.strip_prefix('i'), base.strip_prefix('u')) {
-                    (true, Some(bits), _) => format!("snorm{bits}"),
-                    (true, _, Some(bits)) => format!("unorm{bits}"),
-                    _ => base.to_string(),
-                };
-                parts.push(format!("{name} {base}x{components}"));
-            }
-            let layout = if parts.is_empty() {
-                "none".to_string()
-            } else {
-                parts.join(" + ")
-            };
+            let layout = primitive_layout(&root, prim, &mut out)
+                .map_err(|kind| MeshError::at(path, &label, kind))?;
             if !out.layouts.contains(&layout) {
                 out.layouts.push(layout);
             }
@@ -167,26 +83,92 @@ pub fn frame_attribute_bytes(path: &Path) -> Result<FrameAttributeBytes, MeshErr
     Ok(out)
 }
 
-/// A glTF `componentType`'s size in bytes and short name (glTF 2.0 §3.6.2.2).
-fn component(code: u64) -> Option<(u64, &'static str)> {
-    Some(match code {
-        5120 => (1, "i8"),
-        5121 => (1, "u8"),
-        5122 => (2, "i16"),
-        5123 => (2, "u16"),
-        5125 => (4, "u32"),
-        5126 => (4, "f32"),
-        _ => return None,
+/// `v[key]` as a list (empty when missing).
+fn list<'a>(v: &'a Value, key: &str) -> &'a [Value] {
+    v.get(key)
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice)
+}
+
+/// The bytes of the file (`bytes`) and of the external files its buffers and images name, and
+/// of those the bytes of images (external files and the buffer views images use).
+fn file_sizes(root: &Value, path: &Path, bytes: u64) -> (u64, u64) {
+    // External files resolve next to this one; `data:` URIs are inside it already.
+    let base = path.parent().unwrap_or(Path::new("."));
+    let external = |item: &Value| {
+        let uri = item.get("uri").and_then(Value::as_str)?;
+        match resolve(uri, base).ok()? {
+            Resolved::File(file) => std::fs::metadata(file).ok().map(|m| m.len()),
+            Resolved::Data => None,
+        }
+    };
+    let mut file_bytes = bytes
+        + list(root, "buffers")
+            .iter()
+            .filter_map(external)
+            .sum::<u64>();
+    let mut image_bytes = 0;
+    let views = list(root, "bufferViews");
+    for image in list(root, "images") {
+        let in_view = image
+            .get("bufferView")
+            .and_then(as_usize)
+            .and_then(|v| views.get(v))
+            .and_then(|v| v.get("byteLength").and_then(Value::as_u64));
+        let outside = external(image);
+        image_bytes += outside.or(in_view).unwrap_or(0);
+        file_bytes += outside.unwrap_or(0);
+    }
+    (file_bytes, image_bytes)
+}
+
+/// Adds one primitive's vertices and frame-attribute bytes to `out`; returns its layout
+/// (`NORMAL snorm8x3 + TANGENT snorm8x4`, or `none`).
+fn primitive_layout(
+    root: &Value,
+    prim: &Value,
+    out: &mut FrameAttributeBytes,
+) -> Result<String, ErrorKind> {
+    let mut parts = Vec::new();
+    let attributes = prim.get("attributes").and_then(Value::as_object);
+    for (name, index) in attributes.into_iter().flatten() {
+        if !["POSITION", "NORMAL", "TANGENT", QTANGENT_ATTRIBUTE].contains(&name.as_str()) {
+            continue;
+        }
+        let a = as_usize(index).ok_or_else(|| {
+            ErrorKind::InvalidGltf(format!(
+                "{name} names accessor {index}, which does not exist"
+            ))
+        })?;
+        let accessor = describe(root, a).map_err(|detail| ErrorKind::AccessorOutOfBounds {
+            attribute: name.clone(),
+            accessor: a,
+            detail: Box::new(detail),
+        })?;
+        let count = accessor.count as u64;
+        if name == "POSITION" {
+            out.vertices += count;
+            continue;
+        }
+        out.bytes += count * accessor.layout.vertex_stride() as u64;
+        parts.push(format!("{name} {}", short_name(accessor.layout)));
+    }
+    Ok(if parts.is_empty() {
+        "none".to_string()
+    } else {
+        parts.join(" + ")
     })
 }
 
-/// The number of components of an accessor `type` (vectors only: attributes are never matrices).
-fn components(kind: &str) -> Option<u64> {
-    Some(match kind {
-        "SCALAR" => 1,
-        "VEC2" => 2,
-        "VEC3" => 3,
-        "VEC4" => 4,
-        _ => return None,
-    })
+/// A vector layout's short name: `f32x3`, `i16x4`, `snorm8x3`, `unorm16x2`.
+fn short_name(layout: AccessorLayout) -> String {
+    let bits = 8 * layout.component.bytes();
+    let base = match (layout.component, layout.normalized) {
+        (ComponentType::Float, _) => "f",
+        (ComponentType::Byte | ComponentType::Short, true) => "snorm",
+        (ComponentType::UnsignedByte | ComponentType::UnsignedShort, true) => "unorm",
+        (ComponentType::Byte | ComponentType::Short, false) => "i",
+        (_, false) | (ComponentType::UnsignedInt, true) => "u",
+    };
+    format!("{base}{bits}x{}", layout.kind.components())
 }

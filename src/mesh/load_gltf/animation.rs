@@ -3,27 +3,14 @@
 use std::path::Path;
 
 use glam::{Vec3, Vec4};
-use gltf::accessor::{DataType, Dimensions};
 
-use super::accessor::{check_accessor, Expect, FLOAT_BYTE_SHORT, MAX_ELEMENTS};
+use super::accessor::{checked, ROTATION_OUTPUT, TIMES, VEC3_OUTPUT};
+use super::File;
 use crate::anim::{Channel, Clip, Interpolation, Property};
+use crate::gltf::read::Reader;
+use crate::gltf::read::{Accessor, MAX_ELEMENTS};
+use crate::gltf::ComponentType;
 use crate::mesh::{ErrorKind, MeshError};
-
-pub(super) const TIMES: Expect = Expect {
-    dims: Dimensions::Scalar,
-    types: &[DataType::F32],
-    describe: "SCALAR float",
-};
-pub(super) const VEC3_OUTPUT: Expect = Expect {
-    dims: Dimensions::Vec3,
-    types: &[DataType::F32],
-    describe: "VEC3 float",
-};
-pub(super) const ROTATION_OUTPUT: Expect = Expect {
-    dims: Dimensions::Vec4,
-    types: FLOAT_BYTE_SHORT,
-    describe: "VEC4 float or normalized byte or short",
-};
 
 /// Animation indices, checked before the gltf crate's validation: a channel's target node and
 /// path (which that validation leaves unchecked and the crate's accessors unwrap), and the
@@ -85,25 +72,27 @@ pub(super) fn check_animation_indices(root: &gltf::json::Root) -> Result<(), (St
 /// are checked before the gltf crate reads them (type, byte range), then key times and values.
 /// Morph target `weights` channels are not read; their labels go to `skipped`.
 pub(super) fn read_animation(
-    file: &Path,
-    root: &gltf::json::Root,
+    name: &Path,
+    file: &File<'_>,
     anim: &gltf::Animation<'_>,
-    buffers: &[gltf::buffer::Data],
     budget: &mut usize,
     skipped: &mut Vec<String>,
 ) -> Result<Clip, MeshError> {
     use gltf::json::validation::Checked;
+    let file_name = name;
     let name = anim
         .name()
         .map_or_else(|| format!("animation {}", anim.index()), str::to_owned);
-    let json_channels = root
+    let json_channels = file
+        .doc
+        .as_json()
         .animations
         .get(anim.index())
         .map_or(&[][..], |a| &a.channels[..]);
     let mut channels = Vec::new();
     for (c, channel) in anim.channels().enumerate() {
         let label = format!("animation '{name}' channel {c}");
-        let err = |kind| MeshError::at(file, &label, kind);
+        let err = |kind| MeshError::at(file_name, &label, kind);
         // The gltf crate's Target::node and ::property unwrap what its validation leaves
         // unchecked, so the target is read from the JSON ([`check_animation_indices`] has
         // checked it).
@@ -130,7 +119,7 @@ pub(super) fn read_animation(
                 )))
             }
         };
-        let channel = read_channel(&channel, node, property, buffers, budget).map_err(err)?;
+        let channel = read_channel(file, &channel, node, property, budget).map_err(err)?;
         channels.push(channel);
     }
     let duration = channels
@@ -146,85 +135,45 @@ pub(super) fn read_animation(
 
 /// Reads and checks one channel's sampler (target already checked).
 pub(super) fn read_channel(
+    file: &File<'_>,
     channel: &gltf::animation::Channel<'_>,
     node: usize,
     property: Property,
-    buffers: &[gltf::buffer::Data],
     budget: &mut usize,
 ) -> Result<Channel, ErrorKind> {
     let sampler = channel.sampler();
-    let (interpolation, per_key, interpolation_name) = match sampler.interpolation() {
-        gltf::animation::Interpolation::Step => (Interpolation::Step, 1, "STEP"),
-        gltf::animation::Interpolation::Linear => (Interpolation::Linear, 1, "LINEAR"),
-        gltf::animation::Interpolation::CubicSpline => {
-            (Interpolation::CubicSpline, 3, "CUBICSPLINE")
-        }
+    let (interpolation, per_key) = match sampler.interpolation() {
+        gltf::animation::Interpolation::Step => (Interpolation::Step, 1),
+        gltf::animation::Interpolation::Linear => (Interpolation::Linear, 1),
+        gltf::animation::Interpolation::CubicSpline => (Interpolation::CubicSpline, 3),
     };
-    let (input, output) = (sampler.input(), sampler.output());
-    let s = sampler.index();
-    check_accessor(&input, &format!("sampler {s} input"), &TIMES, buffers)?;
-    let expect = match property {
-        Property::Rotation => &ROTATION_OUTPUT,
-        Property::Translation | Property::Scale => &VEC3_OUTPUT,
-    };
-    check_accessor(&output, &format!("sampler {s} output"), expect, buffers)?;
-    if output.data_type() != DataType::F32 && !output.normalized() {
-        return Err(ErrorKind::AccessorType {
-            attribute: format!("sampler {s} output"),
-            accessor: output.index(),
-            found: format!(
-                "{:?} {:?} (not normalized)",
-                output.dimensions(),
-                output.data_type()
-            ),
-            expected: ROTATION_OUTPUT.describe,
-        });
-    }
-    let (inputs, outputs) = (input.count(), output.count());
-    let expected = inputs.saturating_mul(per_key);
-    if outputs != expected {
-        return Err(ErrorKind::KeyCountMismatch {
-            inputs,
-            outputs,
-            expected,
-            interpolation: interpolation_name,
-        });
-    }
+    let (input, output) = sampler_accessors(file, &sampler, property, interpolation, per_key)?;
     *budget = budget
-        .checked_sub(inputs.saturating_add(outputs))
+        .checked_sub(input.count.saturating_add(output.count))
         .ok_or_else(|| {
             ErrorKind::TooLarge(format!(
                 "the file's primitives and animations read more than {MAX_ELEMENTS} accessor \
                  elements in all"
             ))
         })?;
-
-    let reader = channel.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
-    // The checks above make every read below Some; a None would be a gltf crate change.
-    let missing = |what: &str| ErrorKind::Gltf(format!("the gltf crate could not read {what}"));
-    let times: Vec<f32> = reader
-        .read_inputs()
-        .ok_or_else(|| missing("the sampler input"))?
+    let times: Vec<f32> = file
+        .read(&input, Reader::floats::<1>, "sampler input")?
+        .into_iter()
+        .map(|[t]| t)
         .collect();
     check_times(&times)?;
-    let mut values: Vec<Vec4> = match reader
-        .read_outputs()
-        .ok_or_else(|| missing("the sampler output"))?
-    {
-        gltf::animation::util::ReadOutputs::Translations(v)
-        | gltf::animation::util::ReadOutputs::Scales(v) => {
-            v.map(|v| Vec3::from(v).extend(0.0)).collect()
-        }
-        gltf::animation::util::ReadOutputs::Rotations(r) => r.into_f32().map(Vec4::from).collect(),
-        gltf::animation::util::ReadOutputs::MorphTargetWeights(_) => {
-            return Err(missing(
-                "a weights channel as translation, rotation or scale",
-            ))
-        }
+    let mut values: Vec<Vec4> = match property {
+        Property::Rotation => file
+            .read(&output, Reader::floats::<4>, "sampler output")?
+            .into_iter()
+            .map(Vec4::from)
+            .collect(),
+        Property::Translation | Property::Scale => file
+            .read(&output, Reader::floats::<3>, "sampler output")?
+            .into_iter()
+            .map(|v| Vec3::from(v).extend(0.0))
+            .collect(),
     };
-    if values.len() != expected {
-        return Err(missing("every output value"));
-    }
     for (i, v) in values.iter_mut().enumerate() {
         let (key, part) = (i / per_key, i % per_key);
         let what = match (per_key, part) {
@@ -249,6 +198,52 @@ pub(super) fn read_channel(
         times,
         values,
     })
+}
+
+/// A sampler's input and output accessors, checked: their types, that integer rotations are
+/// normalised, and that there are `per_key` outputs a key time.
+fn sampler_accessors(
+    file: &File<'_>,
+    sampler: &gltf::animation::Sampler<'_>,
+    property: Property,
+    interpolation: Interpolation,
+    per_key: usize,
+) -> Result<(Accessor, Accessor), ErrorKind> {
+    let s = sampler.index();
+    let input = checked(
+        file,
+        sampler.input().index(),
+        &format!("sampler {s} input"),
+        &TIMES,
+    )?;
+    let expect = match property {
+        Property::Rotation => &ROTATION_OUTPUT,
+        Property::Translation | Property::Scale => &VEC3_OUTPUT,
+    };
+    let what = format!("sampler {s} output");
+    let output = checked(file, sampler.output().index(), &what, expect)?;
+    if output.layout.component != ComponentType::Float && !output.layout.normalized {
+        return Err(ErrorKind::AccessorType {
+            attribute: what,
+            accessor: output.index,
+            found: format!("{} (not normalized)", output.layout.describe()),
+            expected: ROTATION_OUTPUT.describe,
+        });
+    }
+    let expected = input.count.saturating_mul(per_key);
+    if output.count != expected {
+        return Err(ErrorKind::KeyCountMismatch {
+            inputs: input.count,
+            outputs: output.count,
+            expected,
+            interpolation: match interpolation {
+                Interpolation::Step => "STEP",
+                Interpolation::Linear => "LINEAR",
+                Interpolation::CubicSpline => "CUBICSPLINE",
+            },
+        });
+    }
+    Ok((input, output))
 }
 
 /// Key times must be finite, start at or after 0 and strictly increase.

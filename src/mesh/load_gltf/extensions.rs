@@ -8,14 +8,19 @@
 //! not know). Extensions that are only in `extensionsUsed` are never a reason to refuse: a
 //! compression there comes with uncompressed fallback data, which is what is read.
 
+use crate::gltf::names::{
+    EXT_MESHOPT_COMPRESSION, KHR_DRACO_MESH_COMPRESSION, KHR_MATERIALS_ANISOTROPY,
+    KHR_MESHOPT_COMPRESSION, KHR_MESH_QUANTIZATION, KHR_TEXTURE_BASISU, KHR_TEXTURE_TRANSFORM,
+};
 use crate::mesh::ErrorKind;
+use crate::{Warning, WarningKind};
 
 /// Extensions the loader reads.
 pub(super) const READ: &[&str] = &[
-    "KHR_mesh_quantization",
-    "KHR_texture_transform",
-    "KHR_materials_anisotropy",
-    "KHR_texture_basisu",
+    KHR_MESH_QUANTIZATION,
+    KHR_TEXTURE_TRANSFORM,
+    KHR_MATERIALS_ANISOTROPY,
+    KHR_TEXTURE_BASISU,
 ];
 
 const DRACO_ADVICE: &str = "qtangent does not decode Draco-compressed meshes; re-export the \
@@ -23,16 +28,17 @@ const DRACO_ADVICE: &str = "qtangent does not decode Draco-compressed meshes; re
      compression off)";
 
 // Checked with gltfpack 1.3: given an EXT_meshopt_compression file, it decodes it and writes no
-// compression unless told to (-c); -noq also turns the quantised attributes back into floats.
+// compression unless told to (docs/MESHES.md has the command; a library message names no
+// command line).
 const MESHOPT_ADVICE: &str = "qtangent does not decode meshopt-compressed buffers; decompress \
-     the file first, e.g. `gltfpack -i in.glb -o out.glb -noq` (gltfpack reads \
-     EXT_meshopt_compression and compresses only with -c)";
+     the file first (gltfpack, for one, reads EXT_meshopt_compression and writes uncompressed \
+     buffers unless asked to compress)";
 
 /// Mesh compressions, with what the refusal says to do.
 pub(super) const COMPRESSION: &[(&str, &str)] = &[
-    ("KHR_draco_mesh_compression", DRACO_ADVICE),
-    ("EXT_meshopt_compression", MESHOPT_ADVICE),
-    ("KHR_meshopt_compression", MESHOPT_ADVICE),
+    (KHR_DRACO_MESH_COMPRESSION, DRACO_ADVICE),
+    (EXT_MESHOPT_COMPRESSION, MESHOPT_ADVICE),
+    (KHR_MESHOPT_COMPRESSION, MESHOPT_ADVICE),
 ];
 
 /// Checks the file's `extensionsRequired` (see the module docs).
@@ -41,7 +47,7 @@ pub(super) const COMPRESSION: &[(&str, &str)] = &[
 /// [`ErrorKind::UnsupportedCompression`] for the first mesh compression the file requires.
 pub(super) fn check_required(
     root: &gltf::json::Root,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Result<(), ErrorKind> {
     let mut unknown = Vec::new();
     for ext in &root.extensions_required {
@@ -56,9 +62,11 @@ pub(super) fn check_required(
         }
     }
     if !unknown.is_empty() {
-        warnings.push(format!(
-            "the file requires {}, which qtangent does not implement; loaded without",
-            unknown.join(", ")
+        warnings.push(Warning::new(
+            "",
+            WarningKind::UnknownRequiredExtensions {
+                extensions: unknown,
+            },
         ));
     }
     Ok(())

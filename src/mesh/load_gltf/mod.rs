@@ -1,15 +1,16 @@
-//! glTF 2.0 (`.gltf` with external or data-URI buffers, and `.glb`) through the `gltf` crate.
+//! glTF 2.0 (`.gltf` with external or data-URI buffers, and `.glb`): the document through the
+//! `gltf` crate, buffers and accessors through the files layer's reader ([`crate::gltf`]).
 //!
 //! The JSON is fixed up where gltf-json requires what glTF makes optional ([`patch`]), the
 //! required extensions are checked by qtangent's own rules ([`extensions`]), and the crate
-//! validates the rest; this module checks what it does not before reading (accessor types and
-//! byte ranges, so its readers never see an out-of-bounds or mistyped accessor: [`accessor`]),
-//! reads vertex attributes of any KHR_mesh_quantization type ([`quantized`]), converts strips
-//! and fans to lists and skips points and lines ([`primitive`]), walks the node tree for world
-//! transforms and skins ([`nodes`]), reads materials and their textures ([`materials`]) with
-//! their KHR_texture_transform ([`texture_transform`]), and reads animations (checking their
-//! key times and values, so sampling never sees a NaN or an out-of-order key: [`animation`]).
-//! This file holds the entry point, the document checks and buffer loading.
+//! validates the rest; each accessor's type is checked against what its attribute allows
+//! ([`accessor`]) before the reader checks its byte ranges and reads it (any
+//! KHR_mesh_quantization type, sparse, zero-filled). [`primitive`] converts strips and fans to
+//! lists and skips points and lines, [`nodes`] walks the node tree for world transforms and
+//! skins, [`materials`] reads materials and their textures with their KHR_texture_transform
+//! ([`texture_transform`]), [`qtangent`] the `QTANGENT_frames` parts of a packed file, and
+//! [`animation`] the animations (checking their key times and values, so sampling never sees a
+//! NaN or an out-of-order key). This file holds the entry point and the document checks.
 
 mod accessor;
 mod animation;
@@ -19,20 +20,33 @@ mod nodes;
 mod patch;
 mod primitive;
 mod qtangent;
-mod quantized;
 mod texture_transform;
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use glam::Mat4;
+use serde_json::Value;
 
-use self::accessor::MAX_ELEMENTS;
 use self::animation::{check_animation_indices, read_animation};
 use self::materials::{image_source, material};
 use self::nodes::{node_parents, node_world_matrices, read_nodes, read_skin};
-use self::primitive::{read_primitive, Outcome};
-use crate::mesh::{repair, ErrorKind, Instance, Mesh, MeshError, Scene};
+use self::primitive::{read_primitive, Outcome, Skip};
+use crate::gltf::read::{read_buffers, Reader, MAX_ELEMENTS};
+use crate::gltf::{glb, ReadError};
+use crate::mesh::{repair, ErrorKind, ImageSource, Instance, Mesh, MeshError, Scene};
+use crate::{Warning, WarningKind};
+
+/// One file being read: its document (the gltf crate's view, validated, and the JSON the
+/// files layer's reader reads), its buffers' reader, where its external files are, and its
+/// images.
+pub(super) struct File<'a> {
+    pub(super) doc: &'a gltf::Document,
+    pub(super) json: &'a Value,
+    pub(super) reader: Reader<'a>,
+    pub(super) base: Option<&'a Path>,
+    pub(super) images: Vec<ImageSource>,
+}
 
 pub(super) fn load_slice(
     name: &Path,
@@ -40,46 +54,67 @@ pub(super) fn load_slice(
     base: Option<&Path>,
 ) -> Result<Scene, MeshError> {
     let file_err = |kind| MeshError::file(name, kind);
-    // gltf 1.4.1 subtracts the 12-byte header from the GLB length field unchecked.
-    if let Some(length) = bytes.strip_prefix(b"glTF").and_then(|b| b.get(4..8)) {
-        let length = u32::from_le_bytes([length[0], length[1], length[2], length[3]]);
-        if length < 12 {
-            return Err(file_err(ErrorKind::Truncated(format!(
-                "GLB header says the file is {length} bytes, less than the header itself"
-            ))));
-        }
-    }
+    let parts = glb::split(bytes).map_err(|e| file_err(ErrorKind::Truncated(e.to_string())))?;
     let mut warnings = Vec::new();
-    let gltf = patch::parse(bytes, &mut warnings).map_err(file_err)?;
-    extensions::check_required(gltf.document.as_json(), &mut warnings).map_err(file_err)?;
-    check_animation_indices(gltf.document.as_json())
+    let (json, doc) = patch::parse(parts.json, &mut warnings).map_err(file_err)?;
+    extensions::check_required(doc.as_json(), &mut warnings).map_err(file_err)?;
+    check_animation_indices(doc.as_json())
         .map_err(|(label, kind)| MeshError::at(name, &label, kind))?;
-    validate(&gltf.document).map_err(file_err)?;
-    let buffers = load_buffers(&gltf, base).map_err(file_err)?;
-    let doc = &gltf.document;
-
-    let images = doc
+    validate(&doc).map_err(file_err)?;
+    let buffers = read_buffers(&json, parts.bin, base).map_err(|e| file_err(buffer_error(e)))?;
+    let mut file = File {
+        doc: &doc,
+        json: &json,
+        reader: Reader::new(&json, &buffers),
+        base,
+        images: Vec::new(),
+    };
+    file.images = doc
         .images()
-        .map(|i| image_source(&i, base, &buffers))
+        .map(|i| image_source(&file, &i))
         .collect::<Result<Vec<_>, _>>()
         .map_err(file_err)?;
     let materials = doc
         .materials()
-        .map(|m| material(doc, &m, &images, &mut warnings))
+        .map(|m| material(&file, &m, &mut warnings))
         .collect::<Result<Vec<_>, _>>()
         .map_err(file_err)?;
-
-    let parents = node_parents(doc).map_err(file_err)?;
-    let world = node_world_matrices(doc, &parents).map_err(file_err)?;
-    let nodes = read_nodes(doc, &parents, &mut warnings);
+    let parents = node_parents(&doc).map_err(file_err)?;
+    let world = node_world_matrices(&doc, &parents).map_err(file_err)?;
+    let nodes = read_nodes(&doc, &parents, &mut warnings);
     let skins = doc
         .skins()
-        .map(|skin| read_skin(&skin, &buffers, &world))
+        .map(|skin| read_skin(&file, &skin, &world))
         .collect::<Result<Vec<_>, _>>()
         .map_err(file_err)?;
+    let mut budget = MAX_ELEMENTS;
+    let scene = Scene {
+        meshes: read_meshes(name, &file, &materials, &world, &mut budget, &mut warnings)?,
+        animations: read_animations(name, &file, &mut budget, &mut warnings)?,
+        source: name.to_path_buf(),
+        materials,
+        skins,
+        nodes,
+        warnings,
+    };
+    Ok(scene)
+}
 
+/// Every mesh with its triangle primitives (repaired and validated) and its instances. A mesh
+/// whose primitives were all skipped stays, with none.
+///
+/// # Errors
+/// A primitive that cannot be read, no meshes, or no triangle in any of them.
+fn read_meshes(
+    name: &Path,
+    file: &File<'_>,
+    materials: &[crate::mesh::Material],
+    world: &[Mat4],
+    budget: &mut usize,
+    warnings: &mut Vec<Warning>,
+) -> Result<Vec<Mesh>, MeshError> {
     let mut instances_of: HashMap<usize, Vec<Instance>> = HashMap::new();
-    for n in doc.nodes() {
+    for n in file.doc.nodes() {
         if let Some(mesh) = n.mesh() {
             instances_of
                 .entry(mesh.index())
@@ -92,9 +127,8 @@ pub(super) fn load_slice(
         }
     }
     let mut meshes = Vec::new();
-    let mut budget = MAX_ELEMENTS;
-    let mut skipped: Vec<(String, String)> = Vec::new();
-    for mesh in doc.meshes() {
+    let mut skipped: Vec<(String, Skip)> = Vec::new();
+    for mesh in file.doc.meshes() {
         let mesh_name = mesh
             .name()
             .map_or_else(|| format!("mesh {}", mesh.index()), str::to_owned);
@@ -102,23 +136,14 @@ pub(super) fn load_slice(
         for prim in mesh.primitives() {
             let label = format!("mesh '{mesh_name}' primitive {}", prim.index());
             let at = |kind| MeshError::at(name, &label, kind);
-            let mut p = match read_primitive(
-                &prim,
-                &buffers,
-                doc,
-                &images,
-                label.clone(),
-                &mut budget,
-                &mut warnings,
-            )
-            .map_err(at)?
-            {
-                Outcome::Triangles(p) => *p,
-                Outcome::Skipped(what) => {
-                    skipped.push((label, what));
-                    continue;
-                }
-            };
+            let mut p =
+                match read_primitive(file, &prim, label.clone(), budget, warnings).map_err(at)? {
+                    Outcome::Triangles(p) => *p,
+                    Outcome::Skipped(why) => {
+                        skipped.push((label, why));
+                        continue;
+                    }
+                };
             let transform = p
                 .material
                 .and_then(|m| materials.get(m))
@@ -130,94 +155,100 @@ pub(super) fn load_slice(
             p.validate().map_err(at)?;
             primitives.push(p);
         }
-        let instances = instances_of.remove(&mesh.index()).unwrap_or_default();
         meshes.push(Mesh {
             name: mesh_name,
             primitives,
-            instances,
+            instances: instances_of.remove(&mesh.index()).unwrap_or_default(),
         });
     }
     if meshes.is_empty() {
-        return Err(file_err(ErrorKind::NoMeshes));
+        return Err(MeshError::file(name, ErrorKind::NoMeshes));
     }
     if meshes.iter().all(|m| m.primitives.is_empty()) {
         let mut kinds: Vec<&str> = Vec::new();
-        for (_, what) in &skipped {
-            let kind = what.split(" (").next().unwrap_or(what);
-            if !kinds.contains(&kind) {
-                kinds.push(kind);
+        for (_, why) in &skipped {
+            if !kinds.contains(&why.kind()) {
+                kinds.push(why.kind());
             }
         }
-        return Err(file_err(ErrorKind::NoTrianglesAtAll(format!(
-            "{} primitive(s) skipped ({})",
-            skipped.len(),
-            kinds.join(", ")
-        ))));
+        return Err(MeshError::file(
+            name,
+            ErrorKind::NoTrianglesAtAll(format!(
+                "{} primitive(s) skipped ({})",
+                skipped.len(),
+                kinds.join(", ")
+            )),
+        ));
     }
     warnings.extend(skipped_warnings(&skipped));
+    Ok(meshes)
+}
+
+/// Every animation; morph target weight channels are skipped with one warning.
+fn read_animations(
+    name: &Path,
+    file: &File<'_>,
+    budget: &mut usize,
+    warnings: &mut Vec<Warning>,
+) -> Result<Vec<crate::anim::Clip>, MeshError> {
     let mut skipped = Vec::new();
-    let animations = doc
+    let animations = file
+        .doc
         .animations()
-        .map(|a| read_animation(name, doc.as_json(), &a, &buffers, &mut budget, &mut skipped))
+        .map(|a| read_animation(name, file, &a, budget, &mut skipped))
         .collect::<Result<Vec<_>, _>>()?;
     if !skipped.is_empty() {
         let count = skipped.len();
-        let more = count.saturating_sub(3);
         skipped.truncate(3);
-        if more > 0 {
-            skipped.push(format!("and {more} more"));
-        }
-        warnings.push(format!(
-            "{count} morph target weights animation channel(s) skipped (not supported): {}",
-            skipped.join(", ")
+        warnings.push(Warning::new(
+            "",
+            WarningKind::MorphWeightChannelsSkipped {
+                count,
+                first: skipped,
+            },
         ));
     }
-    Ok(Scene {
-        source: name.to_path_buf(),
-        meshes,
-        materials,
-        skins,
-        nodes,
-        animations,
-        warnings,
-    })
+    Ok(animations)
 }
 
-/// Warnings for skipped primitives: one each for up to three, else one line naming the first
-/// three and counting the rest. `(label, what)` pairs, `what` a mode name (`LINES`) or a short
-/// reason (`no POSITION`).
-fn skipped_warnings(skipped: &[(String, String)]) -> Vec<String> {
-    const WHY: &str = "only triangles are drawn";
+/// Warnings for skipped primitives: one each for up to three, else one naming the first three
+/// and counting the rest.
+fn skipped_warnings(skipped: &[(String, Skip)]) -> Vec<Warning> {
     if skipped.len() <= 3 {
         return skipped
             .iter()
-            .map(|(label, what)| format!("{label}: {what} skipped ({WHY})"))
+            .map(|(label, why)| {
+                Warning::new(
+                    label,
+                    WarningKind::PrimitiveSkipped {
+                        why: why.to_string(),
+                    },
+                )
+            })
             .collect();
     }
-    let first: Vec<String> = skipped[..3]
+    let first = skipped[..3]
         .iter()
-        .map(|(label, what)| format!("{label} ({what})"))
+        .map(|(label, why)| format!("{label} ({why})"))
         .collect();
-    vec![format!(
-        "{} primitives skipped ({WHY}): {}, and {} more",
-        skipped.len(),
-        first.join(", "),
-        skipped.len() - 3
+    vec![Warning::new(
+        "",
+        WarningKind::PrimitivesSkipped {
+            count: skipped.len(),
+            first,
+        },
     )]
 }
 
-/// The gltf crate's error as an [`ErrorKind`] (serde's JSON errors: truncated at the end, else
-/// invalid JSON).
-fn gltf_error(e: gltf::Error) -> ErrorKind {
+/// A buffer the files layer could not read, as the loader's [`ErrorKind`].
+fn buffer_error(e: ReadError) -> ErrorKind {
     match e {
-        gltf::Error::Io(error) => ErrorKind::Io {
-            what: "file".into(),
-            error,
+        ReadError::MissingFile { buffer, uri, path } => ErrorKind::MissingBuffer {
+            buffer,
+            uri,
+            path: path.display().to_string(),
         },
-        gltf::Error::Deserialize(e) if e.is_eof() => ErrorKind::Truncated(e.to_string()),
-        gltf::Error::Deserialize(e) => ErrorKind::InvalidJson(e.to_string()),
-        gltf::Error::Binary(e) => ErrorKind::Truncated(format!("GLB: {e}")),
-        gltf::Error::BufferLength {
+        ReadError::ShortBuffer {
             buffer,
             expected,
             actual,
@@ -226,6 +257,11 @@ fn gltf_error(e: gltf::Error) -> ErrorKind {
             expected,
             actual,
         },
+        ReadError::Io { buffer, error } => ErrorKind::Io {
+            what: format!("buffer {buffer}"),
+            error,
+        },
+        ReadError::NoBinChunk { .. } => ErrorKind::InvalidGltf(e.to_string()),
         other => ErrorKind::Gltf(other.to_string()),
     }
 }
@@ -290,62 +326,4 @@ fn validate(doc: &gltf::Document) -> Result<(), ErrorKind> {
         errors.push(format!("and {more} more"));
     }
     Err(ErrorKind::InvalidGltf(errors.join("; ")))
-}
-
-/// Reads every buffer. External files are resolved first, the way the gltf crate will (`file:`
-/// URIs as paths, relative URIs percent-decoded against `base`), and must be regular files, so
-/// a missing one is named, and a device or FIFO (`/dev/zero`) is refused rather than read
-/// forever. Other schemes are refused.
-fn load_buffers(
-    gltf: &gltf::Gltf,
-    base: Option<&Path>,
-) -> Result<Vec<gltf::buffer::Data>, ErrorKind> {
-    for buffer in gltf.document.buffers() {
-        let index = buffer.index();
-        match buffer.source() {
-            gltf::buffer::Source::Uri(uri) if uri.starts_with("data:") => {}
-            gltf::buffer::Source::Uri(uri) => {
-                let Some(base) = base else {
-                    return Err(ErrorKind::Gltf(format!(
-                        "buffer {index} refers to the external file '{uri}', but the data came from memory"
-                    )));
-                };
-                let path = if let Some(rest) = uri
-                    .strip_prefix("file://")
-                    .or_else(|| uri.strip_prefix("file:"))
-                {
-                    PathBuf::from(rest)
-                } else if uri.contains(':') {
-                    return Err(ErrorKind::Gltf(format!(
-                        "buffer {index} URI '{uri}' has a scheme other than data: or file:"
-                    )));
-                } else {
-                    let decoded = urlencoding::decode(uri).map_err(|e| {
-                        ErrorKind::InvalidGltf(format!("buffer {index} URI '{uri}': {e}"))
-                    })?;
-                    base.join(&*decoded)
-                };
-                if !path.is_file() {
-                    return Err(ErrorKind::MissingBuffer {
-                        buffer: index,
-                        uri: uri.to_owned(),
-                        path: path.display().to_string(),
-                    });
-                }
-            }
-            gltf::buffer::Source::Bin if gltf.blob.is_none() => {
-                return Err(ErrorKind::InvalidGltf(format!(
-                    "buffer {index} refers to the GLB binary chunk, but the file has none"
-                )));
-            }
-            gltf::buffer::Source::Bin => {}
-        }
-    }
-    gltf::import_buffers(&gltf.document, base, gltf.blob.clone()).map_err(|e| match e {
-        gltf::Error::Io(error) => ErrorKind::Io {
-            what: "a buffer".into(),
-            error,
-        },
-        other => gltf_error(other),
-    })
 }

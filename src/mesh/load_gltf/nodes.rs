@@ -2,9 +2,12 @@
 
 use glam::{Mat4, Quat, Vec3};
 
-use super::accessor::{check_accessor, MAT4};
+use super::accessor::{checked, MAT4};
+use super::File;
 use crate::anim::Transform;
+use crate::gltf::read::Reader;
 use crate::mesh::{ErrorKind, Node, Skin};
+use crate::{Warning, WarningKind};
 
 /// The parent of every node (validation has checked every `children` index). A node listed as
 /// the child of two nodes is an error.
@@ -67,7 +70,7 @@ pub(super) fn node_world_matrices(
 pub(super) fn read_nodes(
     doc: &gltf::Document,
     parents: &[Option<usize>],
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Vec<Node> {
     doc.nodes()
         .map(|n| {
@@ -84,9 +87,9 @@ pub(super) fn read_nodes(
                     // The gltf crate divides each axis by its length: a zero axis gives NaN.
                     local.rotation = Quat::IDENTITY;
                     local.scale = local.scale.map(|x| if x.is_finite() { x } else { 0.0 });
-                    warnings.push(format!(
-                        "node {i}: its matrix has a zero-length axis, so its rotation is unknown; \
-                         identity used for animation"
+                    warnings.push(Warning::new(
+                        format!("node {i}"),
+                        WarningKind::MatrixWithZeroAxis,
                     ));
                 } else {
                     // Decomposing rounds each element by a few ulps of the largest; 1e-4 of
@@ -98,10 +101,7 @@ pub(super) fn read_nodes(
                         .to_mat4()
                         .abs_diff_eq(m, 1e-4 * linear.max(f32::MIN_POSITIVE))
                     {
-                        warnings.push(format!(
-                            "node {i}: its matrix is not translation · rotation · scale (shear \
-                             or a projective row); animation uses the nearest decomposition"
-                        ));
+                        warnings.push(Warning::new(format!("node {i}"), WarningKind::MatrixNotTrs));
                     }
                 }
             }
@@ -114,34 +114,34 @@ pub(super) fn read_nodes(
         .collect()
 }
 
+/// A skin's joints and inverse bind matrices (identity when the file gives none), with the
+/// joints' world matrices in the rest pose (`world`, from [`node_world_matrices`]).
 pub(super) fn read_skin(
+    file: &File<'_>,
     skin: &gltf::Skin<'_>,
-    buffers: &[gltf::buffer::Data],
     world: &[Mat4],
 ) -> Result<Skin, ErrorKind> {
     let joints: Vec<usize> = skin.joints().map(|j| j.index()).collect();
+    let attribute = format!("skin {} inverseBindMatrices", skin.index());
     let inverse_bind = match skin.inverse_bind_matrices() {
         Some(acc) => {
-            check_accessor(&acc, "inverseBindMatrices", &MAT4, buffers)?;
-            if acc.count() != joints.len() {
+            let acc = checked(file, acc.index(), "inverseBindMatrices", &MAT4)?;
+            if acc.count != joints.len() {
                 return Err(ErrorKind::CountMismatch {
-                    attribute: format!("skin {} inverseBindMatrices", skin.index()),
-                    count: acc.count(),
+                    attribute,
+                    count: acc.count,
                     positions: joints.len(),
                 });
             }
-            let reader = skin.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
-            let m: Vec<Mat4> = reader
-                .read_inverse_bind_matrices()
-                .ok_or_else(|| {
-                    ErrorKind::Gltf("the gltf crate could not read inverseBindMatrices".into())
-                })?
-                .map(|m| Mat4::from_cols_array_2d(&m))
+            let m: Vec<Mat4> = file
+                .read(&acc, Reader::floats::<16>, "inverseBindMatrices")?
+                .iter()
+                .map(Mat4::from_cols_array)
                 .collect();
             for (i, m) in m.iter().enumerate() {
                 if let Some(&value) = m.to_cols_array().iter().find(|x| !x.is_finite()) {
                     return Err(ErrorKind::NonFinite {
-                        attribute: format!("skin {} inverseBindMatrices", skin.index()),
+                        attribute,
                         vertex: i,
                         value,
                     });

@@ -10,36 +10,40 @@
 
 use gltf::json::Value;
 
-use super::gltf_error;
 use crate::mesh::ErrorKind;
+use crate::{Warning, WarningKind};
 
-/// Parses `.gltf` or `.glb` bytes into a document (not validated) and the GLB binary chunk.
+/// Parses the JSON of a `.gltf` or of a `.glb`'s JSON chunk into the document (not validated)
+/// and the JSON it was read from, fixed up.
 ///
 /// # Errors
-/// A broken GLB container, or JSON that does not parse or does not fit gltf-json's types.
-pub(super) fn parse(bytes: &[u8], warnings: &mut Vec<String>) -> Result<gltf::Gltf, ErrorKind> {
-    let (json, blob) = if bytes.starts_with(b"glTF") {
-        let glb = gltf::binary::Glb::from_slice(bytes).map_err(gltf_error)?;
-        (glb.json, glb.bin.map(std::borrow::Cow::into_owned))
-    } else {
-        (std::borrow::Cow::Borrowed(bytes), None)
-    };
-    let deserialize = |e: gltf::json::Error| gltf_error(gltf::Error::Deserialize(e));
-    let mut value: Value = gltf::json::deserialize::from_slice(&json).map_err(deserialize)?;
+/// JSON that does not parse (truncated: [`ErrorKind::Truncated`]) or does not fit gltf-json's
+/// types.
+pub(super) fn parse(
+    json: &[u8],
+    warnings: &mut Vec<Warning>,
+) -> Result<(Value, gltf::Document), ErrorKind> {
+    let mut value: Value = gltf::json::deserialize::from_slice(json).map_err(deserialize)?;
     let root = if fix_up(&mut value, warnings) {
-        gltf::json::deserialize::from_value(value)
+        gltf::json::deserialize::from_value(value.clone())
     } else {
-        gltf::json::deserialize::from_slice(&json)
+        gltf::json::deserialize::from_slice(json)
     }
     .map_err(deserialize)?;
-    Ok(gltf::Gltf {
-        document: gltf::Document::from_json_without_validation(root),
-        blob,
-    })
+    Ok((value, gltf::Document::from_json_without_validation(root)))
+}
+
+/// serde's JSON errors: truncated at the end, else invalid JSON.
+fn deserialize(e: gltf::json::Error) -> ErrorKind {
+    if e.is_eof() {
+        ErrorKind::Truncated(e.to_string())
+    } else {
+        ErrorKind::InvalidJson(e.to_string())
+    }
 }
 
 /// Applies the fix-ups in the module docs; says whether anything changed.
-fn fix_up(root: &mut Value, warnings: &mut Vec<String>) -> bool {
+fn fix_up(root: &mut Value, warnings: &mut Vec<Warning>) -> bool {
     let mut changed = false;
     if let Some(scenes) = root.get_mut("scenes").and_then(Value::as_array_mut) {
         for scene in scenes.iter_mut().filter_map(Value::as_object_mut) {
@@ -65,8 +69,9 @@ fn fix_up(root: &mut Value, warnings: &mut Vec<String>) -> bool {
                 .and_then(Value::as_object)
                 .is_some_and(|t| !t.contains_key("node"));
             if untargeted {
-                warnings.push(format!(
-                    "animation '{name}' channel {c}: no target node (an extension may name the target); skipped"
+                warnings.push(Warning::new(
+                    format!("animation '{name}' channel {c}"),
+                    WarningKind::ChannelWithoutTarget,
                 ));
             }
             c += 1;

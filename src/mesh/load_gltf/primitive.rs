@@ -1,23 +1,69 @@
 //! Primitives: attributes and indices read through checked accessors (any KHR_mesh_quantization
-//! component type, [`super::quantized`]); strips and fans to lists; points, lines and primitives
+//! component type, [`super::accessor`]); strips and fans to lists; points, lines and primitives
 //! with nothing to draw skipped.
+
+use std::fmt;
 
 use glam::{Vec2, Vec3, Vec4};
 use gltf::mesh::{Mode, Semantic};
 
 use super::accessor::{
-    check_attribute, Expect, INDICES, JOINTS, MAX_ELEMENTS, NORMAL, POSITION, TANGENT, TEXCOORD,
-    WEIGHTS,
+    checked, Expect, INDICES, JOINTS, NORMAL, POSITION, TANGENT, TEXCOORD, WEIGHTS,
 };
-use super::quantized::{is_all_zeros, read_f32};
+use super::File;
+use crate::gltf::read::Reader;
+use crate::gltf::read::{Accessor, MAX_ELEMENTS};
 use crate::mesh::{ErrorKind, Primitive};
+use crate::{Warning, WarningKind};
 
 /// What became of one glTF primitive.
 pub(super) enum Outcome {
     /// An indexed triangle list, read (not yet repaired or validated).
     Triangles(Box<Primitive>),
-    /// Nothing to draw here: the reason, short (`LINES`, `no POSITION`, `no triangles`).
-    Skipped(String),
+    /// Nothing to draw here.
+    Skipped(Skip),
+}
+
+/// Why a primitive was skipped.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Skip {
+    /// Points or lines.
+    Mode(Mode),
+    /// No POSITION attribute.
+    NoPosition,
+    /// Indices (or vertices, without indices) that make no triangle in `mode`.
+    NoTriangles {
+        count: usize,
+        indexed: bool,
+        mode: Mode,
+    },
+}
+
+impl Skip {
+    /// The kind of reason, without its figures: `LINES`, `no POSITION`, `no triangles`.
+    pub(super) fn kind(self) -> &'static str {
+        match self {
+            Self::Mode(mode) => mode_name(mode),
+            Self::NoPosition => "no POSITION",
+            Self::NoTriangles { .. } => "no triangles",
+        }
+    }
+}
+
+impl fmt::Display for Skip {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::NoTriangles {
+                count,
+                indexed,
+                mode,
+            } => {
+                let what = if indexed { "indices" } else { "vertices" };
+                write!(f, "no triangles ({count} {what} in {})", mode_name(mode))
+            }
+            other => f.write_str(other.kind()),
+        }
+    }
 }
 
 /// glTF's name for a primitive mode, as messages use it.
@@ -33,18 +79,27 @@ pub(super) fn mode_name(mode: Mode) -> &'static str {
     }
 }
 
+/// A primitive's accessors, checked.
+struct Accessors {
+    position: Accessor,
+    normal: Option<Accessor>,
+    tangent: Option<Accessor>,
+    uv: Option<Accessor>,
+    joints: Vec<Accessor>,
+    weights: Vec<Accessor>,
+    indices: Option<Accessor>,
+}
+
 /// Reads one primitive. Points and lines, a primitive without POSITION and one whose indices
 /// make no triangle are skipped (all valid glTF; the glTF-Validator only warns); a triangle
 /// list whose index count is not a multiple of three loses the last one or two indices, with a
 /// warning.
 pub(super) fn read_primitive(
+    file: &File<'_>,
     prim: &gltf::Primitive<'_>,
-    buffers: &[gltf::buffer::Data],
-    doc: &gltf::Document,
-    images: &[crate::mesh::ImageSource],
     label: String,
     budget: &mut usize,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Result<Outcome, ErrorKind> {
     let elements = prim
         .attributes()
@@ -61,88 +116,18 @@ pub(super) fn read_primitive(
         mode,
         Mode::Points | Mode::Lines | Mode::LineLoop | Mode::LineStrip
     ) {
-        return Ok(Outcome::Skipped(mode_name(mode).into()));
+        return Ok(Outcome::Skipped(Skip::Mode(mode)));
     }
-    let checked = |semantic: Semantic, name: &str, expect: &Expect| -> Result<bool, ErrorKind> {
-        match prim.get(&semantic) {
-            Some(acc) => check_attribute(&acc, name, expect, buffers).map(|()| true),
-            None => Ok(false),
-        }
+    let Some(accessors) = accessors(file, prim)? else {
+        return Ok(Outcome::Skipped(Skip::NoPosition));
     };
-    if !checked(Semantic::Positions, "POSITION", &POSITION)? {
-        return Ok(Outcome::Skipped("no POSITION".into()));
-    }
-    checked(Semantic::Normals, "NORMAL", &NORMAL)?;
-    checked(Semantic::Tangents, "TANGENT", &TANGENT)?;
-    checked(Semantic::TexCoords(0), "TEXCOORD_0", &TEXCOORD)?;
-    let mut joint_sets = 0;
-    while checked(
-        Semantic::Joints(joint_sets),
-        &format!("JOINTS_{joint_sets}"),
-        &JOINTS,
-    )? {
-        joint_sets += 1;
-    }
-    let mut weight_sets = 0;
-    while checked(
-        Semantic::Weights(weight_sets),
-        &format!("WEIGHTS_{weight_sets}"),
-        &WEIGHTS,
-    )? {
-        weight_sets += 1;
-    }
-    if let Some(acc) = prim.indices() {
-        check_attribute(&acc, "indices", &INDICES, buffers)?;
-    }
-
-    let reader = prim.reader(|b| buffers.get(b.index()).map(|d| &d.0[..]));
-    // The checks above make every read below succeed; a failure would be a gltf crate change.
-    let missing = |what: &str| ErrorKind::Gltf(format!("the gltf crate could not read {what}"));
-    let attribute = |semantic: Semantic| prim.get(&semantic);
-    let positions: Vec<Vec3> = match attribute(Semantic::Positions) {
-        Some(acc) => read_f32::<3>(&acc, buffers, "POSITION")?
+    let positions = vectors::<3, Vec3>(file, Some(accessors.position), "POSITION")?;
+    let positions = positions.unwrap_or_default();
+    let list: Vec<u32> = match &accessors.indices {
+        Some(acc) => file
+            .read(acc, Reader::unsigned::<1>, "indices")?
             .into_iter()
-            .map(Vec3::from)
-            .collect(),
-        None => return Err(missing("POSITION")),
-    };
-    let normals = attribute(Semantic::Normals)
-        .map(|acc| read_f32::<3>(&acc, buffers, "NORMAL"))
-        .transpose()?
-        .map(|v| v.into_iter().map(Vec3::from).collect());
-    let tangents = attribute(Semantic::Tangents)
-        .map(|acc| read_f32::<4>(&acc, buffers, "TANGENT"))
-        .transpose()?
-        .map(|v| v.into_iter().map(Vec4::from).collect());
-    let uvs = attribute(Semantic::TexCoords(0))
-        .map(|acc| read_f32::<2>(&acc, buffers, "TEXCOORD_0"))
-        .transpose()?
-        .map(|v| v.into_iter().map(Vec2::from).collect());
-    let joints = (0..joint_sets)
-        .map(|s| {
-            let acc = attribute(Semantic::Joints(s)).ok_or_else(|| missing("JOINTS"))?;
-            if is_all_zeros(&acc) {
-                return Ok(vec![[0; 4]; acc.count()]);
-            }
-            Ok(reader
-                .read_joints(s)
-                .ok_or_else(|| missing("JOINTS"))?
-                .into_u16()
-                .collect())
-        })
-        .collect::<Result<Vec<_>, ErrorKind>>()?;
-    let weights = (0..weight_sets)
-        .map(|s| {
-            let acc = attribute(Semantic::Weights(s)).ok_or_else(|| missing("WEIGHTS"))?;
-            read_f32::<4>(&acc, buffers, &format!("WEIGHTS_{s}"))
-        })
-        .collect::<Result<Vec<_>, ErrorKind>>()?;
-    let list: Vec<u32> = match prim.indices() {
-        Some(acc) if is_all_zeros(&acc) => vec![0; acc.count()],
-        Some(_) => reader
-            .read_indices()
-            .ok_or_else(|| missing("indices"))?
-            .into_u32()
+            .flatten()
             .collect(),
         None => (0..u32::try_from(positions.len()).unwrap_or(u32::MAX)).collect(),
     };
@@ -152,40 +137,117 @@ pub(super) fn read_primitive(
         _ => list,
     };
     if indices.len() < 3 {
-        let (count, what) = match prim.indices() {
-            Some(a) => (a.count(), "indices"),
-            None => (positions.len(), "vertices"),
-        };
-        return Ok(Outcome::Skipped(format!(
-            "no triangles ({count} {what} in {})",
-            mode_name(mode)
-        )));
+        return Ok(Outcome::Skipped(Skip::NoTriangles {
+            count: accessors.indices.map_or(positions.len(), |a| a.count),
+            indexed: accessors.indices.is_some(),
+            mode,
+        }));
     }
-    let extra = indices.len() % 3;
-    if extra != 0 {
-        warnings.push(format!(
-            "{label}: {} indices do not make whole triangles; the last {extra} ignored",
-            indices.len()
+    let dropped = indices.len() % 3;
+    if dropped != 0 {
+        warnings.push(Warning::new(
+            &label,
+            WarningKind::PartialTriangleDropped {
+                indices: indices.len(),
+                dropped,
+            },
         ));
-        indices.truncate(indices.len() - extra);
+        indices.truncate(indices.len() - dropped);
     }
-    let qtangents = super::qtangent::read_qtangents(prim, buffers, positions.len())?;
-    let object_map = super::qtangent::object_map(prim, doc, images, buffers, positions.len())?;
+    let mut p = vertices(file, &accessors, positions)?;
+    p.qtangents = super::qtangent::read_qtangents(file, prim, p.positions.len())?;
+    p.object_map = super::qtangent::object_map(file, prim, p.positions.len())?;
     Ok(Outcome::Triangles(Box::new(Primitive {
         label,
+        indices,
+        material: prim.material().index(),
+        source_index: Some(prim.index()),
+        ..p
+    })))
+}
+
+/// The primitive's accessors, each checked; `None` without POSITION.
+fn accessors(file: &File<'_>, prim: &gltf::Primitive<'_>) -> Result<Option<Accessors>, ErrorKind> {
+    let get = |semantic: Semantic, name: &str, expect: &Expect| {
+        prim.get(&semantic)
+            .map(|acc| checked(file, acc.index(), name, expect))
+            .transpose()
+    };
+    let Some(position) = get(Semantic::Positions, "POSITION", &POSITION)? else {
+        return Ok(None);
+    };
+    let sets = |semantic: fn(u32) -> Semantic, name: &str, expect: &Expect| {
+        let mut sets = Vec::new();
+        while let Some(acc) = get(
+            semantic(sets.len() as u32),
+            &format!("{name}_{}", sets.len()),
+            expect,
+        )? {
+            sets.push(acc);
+        }
+        Ok::<_, ErrorKind>(sets)
+    };
+    Ok(Some(Accessors {
+        position,
+        normal: get(Semantic::Normals, "NORMAL", &NORMAL)?,
+        tangent: get(Semantic::Tangents, "TANGENT", &TANGENT)?,
+        uv: get(Semantic::TexCoords(0), "TEXCOORD_0", &TEXCOORD)?,
+        joints: sets(Semantic::Joints, "JOINTS", &JOINTS)?,
+        weights: sets(Semantic::Weights, "WEIGHTS", &WEIGHTS)?,
+        indices: prim
+            .indices()
+            .map(|acc| checked(file, acc.index(), "indices", &INDICES))
+            .transpose()?,
+    }))
+}
+
+/// The vertex attributes of a primitive (indices, material and the qtangent extension's parts
+/// are the caller's).
+fn vertices(file: &File<'_>, a: &Accessors, positions: Vec<Vec3>) -> Result<Primitive, ErrorKind> {
+    let normals = vectors::<3, Vec3>(file, a.normal, "NORMAL")?;
+    let tangents = vectors::<4, Vec4>(file, a.tangent, "TANGENT")?;
+    let uvs = vectors::<2, Vec2>(file, a.uv, "TEXCOORD_0")?;
+    let joints = a
+        .joints
+        .iter()
+        .enumerate()
+        .map(|(s, acc)| {
+            let sets = file.read(acc, Reader::unsigned::<4>, &format!("JOINTS_{s}"))?;
+            // JOINTS_n is unsigned byte or short (checked): every value fits in u16.
+            Ok(sets.into_iter().map(|j| j.map(|x| x as u16)).collect())
+        })
+        .collect::<Result<Vec<_>, ErrorKind>>()?;
+    let weights = a
+        .weights
+        .iter()
+        .enumerate()
+        .map(|(s, acc)| file.read(acc, Reader::floats::<4>, &format!("WEIGHTS_{s}")))
+        .collect::<Result<Vec<_>, ErrorKind>>()?;
+    Ok(Primitive {
         positions,
         normals,
         tangents,
         uvs,
-        smoothing_ids: None,
         joints,
         weights,
-        indices,
-        material: prim.material().index(),
-        object_map,
-        qtangents,
-        source_index: Some(prim.index()),
-    })))
+        ..Primitive::default()
+    })
+}
+
+/// An optional attribute's elements as glam vectors of `N` floats.
+fn vectors<const N: usize, T: From<[f32; N]>>(
+    file: &File<'_>,
+    acc: Option<Accessor>,
+    attribute: &str,
+) -> Result<Option<Vec<T>>, ErrorKind> {
+    acc.map(|acc| {
+        Ok(file
+            .read(&acc, Reader::floats::<N>, attribute)?
+            .into_iter()
+            .map(T::from)
+            .collect())
+    })
+    .transpose()
 }
 
 /// glTF 2.0 §3.7.2.1: strip triangle i is (v_i, v_{i+1+i%2}, v_{i+2-i%2}), keeping one winding.

@@ -12,10 +12,9 @@
 use glam::Vec2;
 use gltf::json::Value;
 
+use crate::gltf::names::KHR_TEXTURE_TRANSFORM;
 use crate::mesh::{ErrorKind, TextureTransform};
-
-/// The name of the extension, as it appears under a texture info's `extensions`.
-pub(super) const KHR_TEXTURE_TRANSFORM: &str = "KHR_texture_transform";
+use crate::{Warning, WarningKind};
 
 /// One texture of a material: which one (for messages), the UV set it reads after the
 /// extension's `texCoord` override, and its transform.
@@ -78,15 +77,19 @@ pub(super) fn parse(
 pub(super) fn shared(
     material: &str,
     slots: &[Slot],
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Option<TextureTransform> {
+    let place = || format!("material '{material}'");
     for s in slots
         .iter()
         .filter(|s| s.tex_coord != 0 && s.transform.is_some())
     {
-        warnings.push(format!(
-            "material '{material}': the {} texture's {KHR_TEXTURE_TRANSFORM} is not supported on UV set {} (only set 0 is loaded); drawn untransformed",
-            s.which, s.tex_coord
+        warnings.push(Warning::new(
+            place(),
+            WarningKind::TextureTransformOnOtherSet {
+                texture: s.which,
+                set: s.tex_coord,
+            },
         ));
     }
     let on_set0: Vec<&Slot> = slots.iter().filter(|s| s.tex_coord == 0).collect();
@@ -96,7 +99,7 @@ pub(super) fn shared(
     if on_set0.iter().all(|s| all(s) == shared) {
         return (shared != TextureTransform::IDENTITY).then_some(shared);
     }
-    let each: Vec<String> = on_set0
+    let transforms: Vec<String> = on_set0
         .iter()
         .map(|s| match s.transform {
             None => format!("{} none", s.which),
@@ -106,9 +109,9 @@ pub(super) fn shared(
             ),
         })
         .collect();
-    warnings.push(format!(
-        "material '{material}': its textures on UV set 0 have different {KHR_TEXTURE_TRANSFORM}s ({}); none applied",
-        each.join("; ")
+    warnings.push(Warning::new(
+        place(),
+        WarningKind::TextureTransformsDiffer { transforms },
     ));
     None
 }

@@ -2,7 +2,7 @@
 //! renderer's debug read-backs of one view at one size. Every helper panics naming what failed.
 
 use glam::{Mat4, Vec3};
-use qtangent::gpu::render::{GpuScene, Output, Renderer, Shot, View};
+use qtangent::gpu::{GpuScene, Output, Renderer, Shot, View};
 use qtangent::gpu::GpuContext;
 use qtangent::mesh::Prepared;
 use qtangent::qmap::MapOptions;

@@ -1,4 +1,4 @@
-//! A typed glTF writer for tests, over [`GltfBuild`]: meshes with any of POSITION, NORMAL, TANGENT, TEXCOORD_0,
+//! A typed glTF writer for tests, over the library's [`Builder`]: meshes with any of POSITION, NORMAL, TANGENT, TEXCOORD_0,
 //! JOINTS_0 and WEIGHTS_0, nodes with TRS transforms, skins, and materials with a normal map
 //! written as a PNG next to the file. Written to be valid (the validator test checks it is):
 //! POSITION `min`/`max`, 4-byte aligned views with their targets.
@@ -6,9 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
+use qtangent::gltf::{AccessorLayout, AccessorType, BufferUri, Builder, ComponentType, Target};
 use serde_json::{json, Value};
-
-use super::gltf_build::GltfBuild;
 
 /// One primitive's attributes (f32, JOINTS_0 as u16) and u32 indices.
 #[derive(Debug, Clone, Default)]
@@ -148,71 +147,23 @@ impl GltfFile {
 
     /// As [`GltfFile::write`], letting `edit` change the JSON first (to break it on purpose).
     pub fn write_with(&self, dir: &Path, name: &str, edit: impl FnOnce(&mut Value)) -> PathBuf {
-        let mut blob = GltfBuild::default();
-        const FLOAT: u32 = 5126;
-        const ARRAY: Option<u32> = Some(34962);
-        let mut meshes = Vec::new();
-        for (m, prims) in self.meshes.iter().enumerate() {
-            let mut out = Vec::new();
-            for p in prims {
-                let n = p.positions.len();
-                let pos = add(
-                    &mut blob,
-                    bytemuck::cast_slice(&p.positions),
-                    n,
-                    "VEC3",
-                    FLOAT,
-                    ARRAY,
-                );
-                let (lo, hi) = p.positions.iter().fold(
-                    (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
-                    |(lo, hi), &v| (lo.min(v), hi.max(v)),
-                );
-                blob.doc["accessors"][pos]["min"] = json!(lo.to_array());
-                blob.doc["accessors"][pos]["max"] = json!(hi.to_array());
-                let mut attributes = json!({"POSITION": pos});
-                let optional: [(&str, Option<&[u8]>, &str, u32); 5] = [
-                    ("NORMAL", raw(&p.normals), "VEC3", FLOAT),
-                    ("TANGENT", raw(&p.tangents), "VEC4", FLOAT),
-                    ("TEXCOORD_0", raw(&p.uvs), "VEC2", FLOAT),
-                    ("JOINTS_0", raw(&p.joints), "VEC4", 5123),
-                    ("WEIGHTS_0", raw(&p.weights), "VEC4", FLOAT),
-                ];
-                for (name, bytes, kind, component) in optional {
-                    if let Some(bytes) = bytes {
-                        attributes[name] = json!(add(&mut blob, bytes, n, kind, component, ARRAY));
-                    }
-                }
-                let indices = add(
-                    &mut blob,
-                    bytemuck::cast_slice(&p.indices),
-                    p.indices.len(),
-                    "SCALAR",
-                    5125,
-                    Some(34963),
-                );
-                let mut prim = json!({"attributes": attributes, "indices": indices});
-                if let Some(material) = p.material {
-                    prim["material"] = json!(material);
-                }
-                out.push(prim);
-            }
-            meshes.push(json!({"name": format!("mesh{m}"), "primitives": out}));
-        }
+        let mut b = Builder::default();
+        b.json["asset"]["generator"] = json!("qtangent tests");
+        let meshes: Vec<Value> = self
+            .meshes
+            .iter()
+            .enumerate()
+            .map(|(m, prims)| {
+                let out: Vec<Value> = prims.iter().map(|p| primitive(&mut b, p)).collect();
+                json!({"name": format!("mesh{m}"), "primitives": out})
+            })
+            .collect();
         let skins: Vec<Value> = self
             .skins
             .iter()
             .map(|s| {
                 let m: Vec<[f32; 16]> = s.inverse_bind.iter().map(Mat4::to_cols_array).collect();
-                let ibm = add(
-                    &mut blob,
-                    bytemuck::cast_slice(&m),
-                    m.len(),
-                    "MAT4",
-                    FLOAT,
-                    None,
-                );
-                json!({"joints": s.joints, "inverseBindMatrices": ibm})
+                json!({"joints": s.joints, "inverseBindMatrices": b.floats(&m, None)})
             })
             .collect();
         let nodes: Vec<Value> = self
@@ -239,8 +190,8 @@ impl GltfFile {
         let roots: Vec<usize> = (0..self.nodes.len())
             .filter(|&i| !self.nodes.iter().any(|n| n.children.contains(&i)))
             .collect();
-        let doc = &mut blob.doc;
-        doc["asset"] = json!({"version": "2.0", "generator": "qtangent tests"});
+        let doc = &mut b.json;
+        doc["scene"] = json!(0);
         doc["scenes"] = json!([{"nodes": roots}]);
         doc["nodes"] = json!(nodes);
         doc["meshes"] = json!(meshes);
@@ -265,39 +216,61 @@ impl GltfFile {
                     .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
             }
         }
-        // GltfBuild adds the buffer on writing; the edit sees the whole file.
-        let path = blob.write_gltf(dir, name);
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
-        let mut doc: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+        // The edit sees the whole file, buffer included.
+        let bin = format!("{name}.bin");
+        let mut doc = b.to_gltf(BufferUri::File(&bin));
         edit(&mut doc);
+        let path = dir.join(format!("{name}.gltf"));
+        std::fs::write(dir.join(&bin), b.bin())
+            .unwrap_or_else(|e| panic!("cannot write {bin}: {e}"));
         std::fs::write(&path, doc.to_string())
             .unwrap_or_else(|e| panic!("cannot write {}: {e}", path.display()));
         path
     }
 }
 
+/// One primitive's accessors (f32 attributes, JOINTS_0 as u16, u32 indices) and JSON.
+fn primitive(b: &mut Builder, p: &GltfPrimitive) -> Value {
+    let vertex = Some(Target::ArrayBuffer);
+    let positions: Vec<[f32; 3]> = p.positions.iter().map(|v| v.to_array()).collect();
+    let mut attributes = json!({"POSITION": b.positions(&positions)});
+    let layout = |component, kind| AccessorLayout {
+        component,
+        kind,
+        normalized: false,
+    };
+    let float = |kind| layout(ComponentType::Float, kind);
+    let optional: [(&str, Option<&[u8]>, AccessorLayout); 5] = [
+        ("NORMAL", raw(&p.normals), float(AccessorType::Vec3)),
+        ("TANGENT", raw(&p.tangents), float(AccessorType::Vec4)),
+        ("TEXCOORD_0", raw(&p.uvs), float(AccessorType::Vec2)),
+        (
+            "JOINTS_0",
+            raw(&p.joints),
+            layout(ComponentType::UnsignedShort, AccessorType::Vec4),
+        ),
+        ("WEIGHTS_0", raw(&p.weights), float(AccessorType::Vec4)),
+    ];
+    for (name, bytes, layout) in optional {
+        if let Some(bytes) = bytes {
+            attributes[name] = json!(b.accessor(bytes, layout, vertex));
+        }
+    }
+    let indices = b.accessor(
+        bytemuck::cast_slice(&p.indices),
+        layout(ComponentType::UnsignedInt, AccessorType::Scalar),
+        Some(Target::ElementArrayBuffer),
+    );
+    let mut prim = json!({"attributes": attributes, "indices": indices});
+    if let Some(material) = p.material {
+        prim["material"] = json!(material);
+    }
+    prim
+}
+
 /// An optional attribute's bytes.
 fn raw<T: bytemuck::Pod>(v: &Option<Vec<T>>) -> Option<&[u8]> {
     v.as_deref().map(bytemuck::cast_slice)
-}
-
-/// Appends `bytes` as a view with `target` and an accessor over it; returns the accessor.
-fn add(
-    blob: &mut GltfBuild,
-    bytes: &[u8],
-    count: usize,
-    kind: &str,
-    component: u32,
-    target: Option<u32>,
-) -> usize {
-    let view = blob.view(bytes, None);
-    if let Some(t) = target {
-        blob.doc["bufferViews"][view]["target"] = json!(t);
-    }
-    blob.push(
-        "accessors",
-        json!({"bufferView": view, "componentType": component, "count": count, "type": kind}),
-    )
 }
 
 /// A tangent-space normal map of `size`² texels: bumps in a grid, RGB = (n + 1)/2, the way glTF

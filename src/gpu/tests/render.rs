@@ -30,12 +30,13 @@
 use crate::common;
 
 use glam::{DMat4, DVec3, DVec4, Mat4, Quat, Vec2, Vec3, Vec4};
-use qtangent::gpu::render::{
+use qtangent::gpu::GpuContext;
+use qtangent::gpu::{
     GpuScene, Output, PreparedView, Renderer, View, DEBUG_FORMAT, DEBUG_POISON, DEPTH_FORMAT,
 };
-use qtangent::gpu::GpuContext;
 use qtangent::mesh::{procedural, Prepared};
-use qtangent::qmap::stored::EncodedMap;
+use qtangent::qmap::EncodedMap;
+use qtangent::qmap::Encoding;
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::MapSpace;
 use qtangent::qmap::{self, tangent, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap};
@@ -134,14 +135,8 @@ fn tangent_field(with_twist: bool) -> QuatMap {
 
 /// Level 0 of `map` stored as `format` (in `space`), decoded as the GPU samples it.
 fn stored_level0(map: &QuatMap, space: MapSpace, format: MapFormat) -> Vec<Vec4> {
-    let e = EncodedMap::encode(
-        map,
-        space,
-        format,
-        false,
-        qtangent::qmap::bc::Bc7Quality::Basic,
-    )
-    .unwrap_or_else(|e| panic!("storing the {} map as {format}: {e}", space.name()));
+    let e = EncodedMap::encode(map, &Encoding::new(space, format))
+        .unwrap_or_else(|e| panic!("storing the {} map as {format}: {e}", space.name()));
     e.decode_level(0).expect("level 0 decodes")
 }
 
@@ -381,10 +376,10 @@ fn sphere_frames_and_shading_match_the_cpu_in_every_mode() {
     check_sphere(MapFormat::Rgba16Float, true, &sources);
 }
 
-/// Block-compressed maps: the CPU filters the texels the BC decoder gives (BC7 decodes to bytes
-/// exactly by the spec; BC5's palette is computed in f32 by `qmap::bc`), so the bound is the
-/// plain formats' with the storage term replaced by the decoder's rounding (below). BC5 holds
-/// no twist, so its tangent field is a pure tilt; its object-space map is stored as BC7.
+/// Block-compressed maps: the CPU filters the texels the crate's BC decoder gives (BC7 decodes
+/// to bytes exactly by the spec; BC5's palette is computed in f32), so the bound is the plain
+/// formats' with the storage term replaced by the decoder's rounding (below). BC5 holds no
+/// twist, so its tangent field is a pure tilt; its object-space map is stored as BC7.
 #[test]
 fn sphere_frames_match_the_cpu_with_block_compressed_maps() {
     let sources = [FrameSource::QuatMap, FrameSource::QuatMapTangent];
@@ -417,7 +412,7 @@ fn check_sphere(format: MapFormat, twist: bool, sources: &[FrameSource]) {
             &st.scene,
             &Format::ALL, // The BC7 effort the CPU side (stored_level0) encodes with.
             &MapOptions {
-                bc7: qtangent::qmap::bc::Bc7Quality::Basic,
+                bc7: qtangent::qmap::Bc7Quality::Basic,
                 ..MapOptions::stored(format)
             },
             &mut warnings,
@@ -443,7 +438,7 @@ fn check_sphere(format: MapFormat, twist: bool, sources: &[FrameSource]) {
             .render_debug(
                 ctx,
                 &gpu,
-                &qtangent::gpu::render::Shot {
+                &qtangent::gpu::Shot {
                     view: &st.view,
                     source,
                     size: glam::UVec2::new(SIZE, SIZE),
@@ -455,7 +450,7 @@ fn check_sphere(format: MapFormat, twist: bool, sources: &[FrameSource]) {
             .render_debug(
                 ctx,
                 &gpu,
-                &qtangent::gpu::render::Shot {
+                &qtangent::gpu::Shot {
                     view: &st.view,
                     source,
                     size: glam::UVec2::new(SIZE, SIZE),
@@ -567,7 +562,7 @@ fn every_pixel_of_the_sphere_is_written_and_nothing_else() {
         .render_debug(
             ctx,
             &gpu,
-            &qtangent::gpu::render::Shot {
+            &qtangent::gpu::Shot {
                 view: &st.view,
                 source: FrameSource::QuatMap,
                 size: glam::UVec2::new(SIZE, SIZE),
@@ -731,7 +726,7 @@ fn two_views_in_one_submission_each_match_the_view_alone() {
                     .render_debug(
                         ctx,
                         &gpu,
-                        &qtangent::gpu::render::Shot {
+                        &qtangent::gpu::Shot {
                             view: v,
                             source,
                             size: glam::UVec2::new(SIZE, SIZE),

@@ -14,17 +14,17 @@
 //!    draw; non-constant content under repeat addressing is the sphere test's).
 
 use crate::common;
-use crate::common::draw::{self, Readback};
 
 use glam::{DQuat, DVec3, Mat4, Vec2, Vec3, Vec4};
-use qtangent::gpu::render::{Renderer, DEBUG_POISON};
+use qtangent::gpu::{Output, Renderer, View, DEBUG_POISON};
 use qtangent::mesh::Primitive;
-use qtangent::qmap::stored::EncodedMap;
+use qtangent::qmap::EncodedMap;
+use qtangent::qmap::Encoding;
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::MapSpace;
-use qtangent::qmap::{tangent, MapFormat, NormalMap};
-use qtangent::render::scene::{MapSource, SceneMaterial};
-use qtangent::render::{FrameSource, MaterialUniforms};
+use qtangent::qmap::{tangent, MapFormat, NormalMap, RasterBackend};
+use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
+use qtangent::render::{Camera, FrameSource, Lighting, MaterialUniforms};
 use qtangent::Format;
 use rand::Rng;
 
@@ -100,7 +100,7 @@ fn gpu_bake_equals_cpu_bake_per_texel() {
             let tw = twist.then_some(tangent::TwistField::Uv(&twist_field));
             for format in MapFormat::UNCOMPRESSED {
                 let cpu = tangent::bake_cpu(&levels, tw, format);
-                let gpu = qtangent::gpu::bake_tangent::bake_gpu(ctx, &levels, tw, format)
+                let gpu = RasterBackend::bake_tangent(ctx, &levels, tw, format)
                     .unwrap_or_else(|e| panic!("seed {seed:#x}: GPU bake: {e}"));
                 // Both run the same f32 operations; the GPU may fuse or reorder (a few ulps) and
                 // round the result to the other side of a step: one step (two half steps) per
@@ -232,14 +232,8 @@ fn decoded_normal_is_normal_mapping_unmirrored_mirrored_and_tiled() {
                 if format == MapFormat::Bc5 && twist {
                     continue;
                 }
-                let stored = EncodedMap::encode(
-                    &map,
-                    MapSpace::Tangent,
-                    format,
-                    false,
-                    qtangent::qmap::bc::Bc7Quality::Basic,
-                )
-                .expect("stores");
+                let stored = EncodedMap::encode(&map, &Encoding::new(MapSpace::Tangent, format))
+                    .expect("stores");
                 // Plain formats: the stored rotation is within the format's bound of r, and no
                 // rotated vector moves further; f32 slack. Block formats: per texel (above).
                 let bound = format.max_error_deg().map(|e| e + SLACK_DEG);
@@ -276,22 +270,61 @@ fn quad_pair_mirrored_and_tiled_draws_the_reference_normal() {
         let mesh = quad_pair().prepare().expect("quad pair prepares");
         let mirrored = mesh.frames.iter().filter(|f| f.handedness() < 0.0).count();
         assert_eq!(mirrored, 4, "the right quad's frames are mirrored");
-        let material = SceneMaterial {
-            normal: Some(image),
-            ..SceneMaterial::plain(
-                "constant",
-                MaterialUniforms {
-                    has_normal_map: 1.0,
-                    ..MaterialUniforms::default()
-                },
-            )
+        let scene = RenderScene {
+            name: "quad pair".into(),
+            meshes: vec![SceneMesh {
+                mesh,
+                material: 0,
+                map: MapSource::None,
+            }],
+            materials: vec![SceneMaterial {
+                normal: Some(image),
+                ..SceneMaterial::plain(
+                    "constant",
+                    MaterialUniforms {
+                        has_normal_map: 1.0,
+                        ..MaterialUniforms::default()
+                    },
+                )
+            }],
+            objects: vec![SceneObject {
+                mesh: 0,
+                model: Mat4::IDENTITY,
+                skin: None,
+            }],
+            warnings: Vec::new(),
+            source: None,
         };
-        let scene =
-            draw::single_scene("quad pair", mesh, material, MapSource::None, Mat4::IDENTITY);
-        let options = MapOptions::stored(MapFormat::Rgba16Float);
-        let gpu = draw::upload(&renderer, ctx, &scene, &options);
-        let readback = Readback::quad_pair(ctx, &renderer, 0.0);
-        let render = |source| readback.frame(&gpu, source);
+        let gpu = renderer
+            .upload(
+                ctx,
+                &scene,
+                &[Format::Snorm16x4],
+                &MapOptions::stored(MapFormat::Rgba16Float),
+                &mut (),
+            )
+            .expect("upload");
+        let view = View {
+            camera: Camera::fit(Vec3::ZERO, 1.2, 1.0, 0.0, 0.0),
+            lighting: Lighting::single(Vec3::new(0.3, 0.4, 0.8), Vec3::ONE),
+            anisotropy_override: None,
+            background: Vec3::ZERO,
+        };
+        const S: u32 = 96;
+        let render = |source| {
+            renderer
+                .render_debug(
+                    ctx,
+                    &gpu,
+                    &qtangent::gpu::Shot {
+                        view: &view,
+                        source,
+                        size: glam::UVec2::new(S, S),
+                    },
+                    Output::Frame,
+                )
+                .expect("render")
+        };
         let [n_ref, _] = render(FrameSource::Reference);
         let [n_tan, t_tan] = render(FrameSource::QuatMapTangent);
         // rgba16f: the stored rotation is within 2·asin(2·2⁻¹²) of r; the Snorm16x4 vertex frame
@@ -303,7 +336,7 @@ fn quad_pair_mirrored_and_tiled_draws_the_reference_normal() {
             .to_radians()
             + 64.0 * U;
         let (mut covered, mut mirrored_px, mut worst) = (0, 0, 0.0f32);
-        for k in 0..n_ref.len() {
+        for k in 0..(S * S) as usize {
             if n_ref[k][0] == DEBUG_POISON {
                 assert_eq!(n_tan[k][0], DEBUG_POISON, "pixel {k}: coverage differs");
                 continue;

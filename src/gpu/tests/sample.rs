@@ -57,16 +57,15 @@
 //! map: median 7°, 90th percentile 52°, worst 179° — 99.8 % of samples outside their bound.
 
 use glam::{DQuat, DVec3, DVec4, Vec2, Vec3, Vec4};
-use qtangent::gpu::qmap::{self as gq, GpuQuatMap, SampledFrame};
+use qtangent::gpu::{self as gq, GpuQuatMap, SampledFrame};
 use qtangent::gpu::{GpuContext, GpuError};
-use qtangent::mesh::procedural;
+use qtangent::mesh::{procedural, Primitive};
 use qtangent::qmap::{
-    BakeMesh, BakeSettings, MapFormat, MapLevel, MapStats, NormalMap, QuatMap, TexelKind,
+    self, BakeMesh, BakeSettings, MapFormat, MapLevel, MapStats, NormalMap, QuatMap, TexelKind,
 };
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
-use crate::common::bake::{bake, from_primitive};
 use crate::common::context;
 
 const SEED: u64 = 0x5eed_0000_0a4a_9000;
@@ -80,6 +79,16 @@ fn subtexel_bits(ctx: &GpuContext) -> u32 {
 const DECODE_RAD: f64 = 64.0 * f32::EPSILON as f64;
 /// A few f32 roundings of the filter's weighted sum of unit 4-vectors.
 const FILTER_F32: f64 = 8.0 / (1u64 << 24) as f64;
+
+fn bake(mesh: &BakeMesh, normal_map: Option<&NormalMap>, s: &BakeSettings) -> QuatMap {
+    qmap::bake_cpu(mesh, normal_map, s, &mut ())
+        .unwrap_or_else(|e| panic!("{}: bake failed: {e}", mesh.label))
+}
+
+fn from_primitive(p: &Primitive) -> BakeMesh {
+    let prepared = p.prepare().unwrap_or_else(|e| panic!("{}: {e:?}", p.label));
+    BakeMesh::from_prepared(p.label.clone(), &[&prepared])
+}
 
 /// The mirrored quad pair with each quad on its own island: the left quad (handedness +1) in
 /// u ∈ [0.05, 0.45], the right one (u running back, handedness −1) in [0.55, 0.95] — a mirror
@@ -480,7 +489,10 @@ fn upload_or_skip(ctx: &GpuContext, map: &QuatMap) -> Option<GpuQuatMap> {
         ));
         return None;
     }
-    Some(gq::upload(ctx, map).unwrap_or_else(|e| panic!("uploading the {} map: {e}", map.format)))
+    Some(
+        gq::upload_map(ctx, map)
+            .unwrap_or_else(|e| panic!("uploading the {} map: {e}", map.format)),
+    )
 }
 
 const N: usize = 20_000;
@@ -519,7 +531,7 @@ fn filtered_frames_stay_within_the_derived_bound_of_the_cpu_filter() {
             for (k, (name, lods)) in lod_sets.iter().enumerate() {
                 let seed = SEED + (m * 100 + k) as u64;
                 let points = points_inside(&mesh, N, lods, seed);
-                let gpu = gq::sample_frames(ctx, &gpu_map, &points, wgpu::FilterMode::Linear)
+                let gpu = gq::sample_frames(ctx, &gpu_map, &points, gq::MapFilter::Linear)
                     .unwrap_or_else(|e| panic!("{}: {e}", mesh.label));
                 assert_eq!(gpu.len(), points.len());
                 let samples = evaluate(&map, &points, &gpu, e);
@@ -530,9 +542,13 @@ fn filtered_frames_stay_within_the_derived_bound_of_the_cpu_filter() {
     }
 }
 
-/// The torus with the default swirl baked at 256² (padding 4, rgba16f): what the half-texel
-/// and the alignment tests sample.
-fn swirl_torus() -> (BakeMesh, QuatMap) {
+#[test]
+fn a_half_texel_error_in_the_reference_fails_the_bound() {
+    // The bound is tight enough to catch the classic bug: a reference (or a sampler) that puts
+    // texel centres at integers instead of at i + ½. Same GPU samples, shifted CPU reference:
+    // most samples must fall outside.
+    let ctx = context();
+    let e = (-f64::from(subtexel_bits(ctx))).exp2();
     let swirl = NormalMap::default_swirl();
     let mesh = from_primitive(&procedural::torus(1.0, 0.35, 96, 48));
     let s = BakeSettings {
@@ -542,21 +558,10 @@ fn swirl_torus() -> (BakeMesh, QuatMap) {
         format: MapFormat::Rgba16Float,
     };
     let map = bake(&mesh, Some(&swirl), &s);
-    (mesh, map)
-}
-
-#[test]
-fn a_half_texel_error_in_the_reference_fails_the_bound() {
-    // The bound is tight enough to catch the classic bug: a reference (or a sampler) that puts
-    // texel centres at integers instead of at i + ½. Same GPU samples, shifted CPU reference:
-    // most samples must fall outside.
-    let ctx = context();
-    let e = (-f64::from(subtexel_bits(ctx))).exp2();
-    let (mesh, map) = swirl_torus();
     let seed = SEED + 8;
     let points = points_inside(&mesh, N, &|_| 0.0, seed);
-    let gpu_map = gq::upload(ctx, &map).unwrap_or_else(|e| panic!("{e}"));
-    let gpu = gq::sample_frames(ctx, &gpu_map, &points, wgpu::FilterMode::Linear)
+    let gpu_map = gq::upload_map(ctx, &map).unwrap_or_else(|e| panic!("{e}"));
+    let gpu = gq::sample_frames(ctx, &gpu_map, &points, gq::MapFilter::Linear)
         .unwrap_or_else(|e| panic!("{e}"));
     let right = evaluate(&map, &points, &gpu, e);
     let shifted = evaluate_at(&map, &points, &gpu, e, 0.0);
@@ -596,12 +601,20 @@ fn without_hemisphere_alignment_filtering_fails_badly() {
     // texels go wrong by tens of degrees — far outside the bound the aligned map meets.
     let ctx = context();
     let e = (-f64::from(subtexel_bits(ctx))).exp2();
-    let (mesh, map) = swirl_torus();
+    let swirl = NormalMap::default_swirl();
+    let mesh = from_primitive(&procedural::torus(1.0, 0.35, 96, 48));
+    let s = BakeSettings {
+        width: 256,
+        height: 256,
+        padding: 4,
+        format: MapFormat::Rgba16Float,
+    };
+    let map = bake(&mesh, Some(&swirl), &s);
     let broken = unaligned(&map);
     let seed = SEED + 7;
     let points = points_inside(&mesh, N, &|_| 0.0, seed);
-    let gpu_map = gq::upload(ctx, &broken).unwrap_or_else(|e| panic!("{e}"));
-    let gpu = gq::sample_frames(ctx, &gpu_map, &points, wgpu::FilterMode::Linear)
+    let gpu_map = gq::upload_map(ctx, &broken).unwrap_or_else(|e| panic!("{e}"));
+    let gpu = gq::sample_frames(ctx, &gpu_map, &points, gq::MapFilter::Linear)
         .unwrap_or_else(|e| panic!("{e}"));
     // Judged against the aligned map's reference (the frames the surface has):
     let against_truth = evaluate(&map, &points, &gpu, e);
@@ -674,7 +687,7 @@ fn nearest_sampling_at_texel_centres_returns_every_stored_texel_of_every_level()
                 }
             }
         }
-        let gpu = gq::sample_frames(ctx, &gpu_map, &points, wgpu::FilterMode::Nearest)
+        let gpu = gq::sample_frames(ctx, &gpu_map, &points, gq::MapFilter::Nearest)
             .unwrap_or_else(|e| panic!("{format}: {e}"));
         let tol = match format {
             MapFormat::Rgba16Float | MapFormat::Rgba32Float => 0.0,
@@ -723,7 +736,7 @@ fn bad_maps_and_batches_are_errors_not_panics() {
     };
     // Wider than the device allows: named with the limit.
     let limit = ctx.device.limits().max_texture_dimension_2d;
-    let wide = gq::upload(ctx, &map(vec![level(limit + 1, 1)], MapFormat::Rgba8Snorm));
+    let wide = gq::upload_map(ctx, &map(vec![level(limit + 1, 1)], MapFormat::Rgba8Snorm));
     match &wide {
         Err(e @ GpuError::TextureTooLarge { limit: l, .. }) => {
             assert_eq!(*l, limit);
@@ -732,7 +745,7 @@ fn bad_maps_and_batches_are_errors_not_panics() {
         other => panic!("a {}-wide map: {:?}", limit + 1, other.as_ref().err()),
     }
     // A level of the wrong size.
-    let bad = gq::upload(
+    let bad = gq::upload_map(
         ctx,
         &map(vec![level(8, 8), level(4, 3)], MapFormat::Rgba16Float),
     );
@@ -742,13 +755,13 @@ fn bad_maps_and_batches_are_errors_not_panics() {
         bad.as_ref().err()
     );
     // No points.
-    let good = gq::upload(
+    let good = gq::upload_map(
         ctx,
         &map(vec![level(2, 2), level(1, 1)], MapFormat::Rgba16Float),
     )
     .unwrap_or_else(|e| panic!("{e}"));
     assert!(matches!(
-        gq::sample_frames(ctx, &good, &[], wgpu::FilterMode::Linear),
+        gq::sample_frames(ctx, &good, &[], gq::MapFilter::Linear),
         Err(GpuError::Empty { .. })
     ));
     // A format the device cannot filter is a clear error naming the feature.
@@ -760,7 +773,7 @@ fn bad_maps_and_batches_are_errors_not_panics() {
         } else {
             let msg = r.expect_err("missing feature accepted").to_string();
             assert!(msg.contains(&format!("{need:?}")), "{msg}");
-            let up = gq::upload(ctx, &map(vec![level(1, 1)], format));
+            let up = gq::upload_map(ctx, &map(vec![level(1, 1)], format));
             assert!(matches!(up, Err(GpuError::MissingFeature { .. })));
         }
     }

@@ -16,7 +16,7 @@
 use crate::common;
 
 use glam::{Quat, Vec2, Vec3, Vec4};
-use qtangent::gpu::qmap as gq;
+use qtangent::gpu as gq;
 use qtangent::qmap::texel::winding_handedness;
 use qtangent::qmap::{
     self, BakeMesh, BakeSettings, MapFormat, MapLevel, MapStats, QuatMap, TexelKind,
@@ -149,7 +149,7 @@ fn checkerboard() -> (QuatMap, Vec<Vec4>) {
 fn seam_robust_sampler_passes_the_checkerboard_where_the_plain_one_fails() {
     let ctx = context();
     let (map, smooth) = checkerboard();
-    let gpu_map = gq::upload(ctx, &map).unwrap_or_else(|e| panic!("{e}"));
+    let gpu_map = gq::upload_map(ctx, &map).unwrap_or_else(|e| panic!("{e}"));
     let n = 32.0f32;
     common::for_seeds("checkerboard", 1, |seed, rng| {
         // Points between texel centres, away from the clamped border.
@@ -189,11 +189,11 @@ fn seam_robust_sampler_passes_the_checkerboard_where_the_plain_one_fails() {
             let signed = parity * (w[0] - w[1] - w[2] + w[3]);
             (Quat::from_vec4(q).normalize() * Vec3::Z, signed.abs())
         };
-        let run = |robust| {
-            gq::sample_frames_with(ctx, &gpu_map, &points, wgpu::FilterMode::Linear, robust)
+        let run = |filter| {
+            gq::sample_frames(ctx, &gpu_map, &points, filter)
                 .unwrap_or_else(|e| panic!("sampling: {e}"))
         };
-        let (plain, robust) = (run(false), run(true));
+        let (plain, robust) = (run(gq::MapFilter::Linear), run(gq::MapFilter::LinearRobust));
         // atan2 of |a × b| and a · b: exact near 0, where acos(a · b) is off by √(2ε).
         let angle = |a: Vec3, b: Vec3| a.cross(b).length().atan2(a.dot(b)).to_degrees();
         let (mut plain_bad, mut hand, mut worst) = (0, 0, 0.0f32);
@@ -244,13 +244,12 @@ fn seam_robust_sampler_passes_the_checkerboard_where_the_plain_one_fails() {
 /// signs (UV Jacobian, facing, model handedness) have to get right.
 #[test]
 fn gpu_derived_handedness_matches_plane_and_vertices_front_back_and_mirrored() {
-    use common::draw::{self, Readback};
     use glam::Mat4;
-    use qtangent::gpu::render::{Renderer, DEBUG_POISON};
+    use qtangent::gpu::{Output, Renderer, View, DEBUG_POISON};
     use qtangent::qmap::MapFormat;
     use qtangent::qmap::MapOptions;
-    use qtangent::render::scene::{MapSource, SceneMaterial};
-    use qtangent::render::{FrameSource, MaterialUniforms};
+    use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
+    use qtangent::render::{Camera, FrameSource, Lighting, MaterialUniforms};
     let ctx = context();
     let renderer = Renderer::new(ctx).expect("renderer");
     // The halves' UV islands 6 texels apart at 64², so the plane's filter never mixes them.
@@ -268,31 +267,65 @@ fn gpu_derived_handedness_matches_plane_and_vertices_front_back_and_mirrored() {
         (Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0)), 0.0),
         (Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0)), 180.0),
     ] {
-        let scene = draw::single_scene(
-            "quad pair",
-            mesh.clone(),
-            SceneMaterial::plain("plain", MaterialUniforms::default()),
-            MapSource::Bake { size: 64 },
-            model,
-        );
+        let scene = RenderScene {
+            name: "quad pair".into(),
+            meshes: vec![SceneMesh {
+                mesh: mesh.clone(),
+                material: 0,
+                map: MapSource::Bake { size: 64 },
+            }],
+            materials: vec![SceneMaterial::plain("plain", MaterialUniforms::default())],
+            objects: vec![SceneObject {
+                mesh: 0,
+                model,
+                skin: None,
+            }],
+            warnings: Vec::new(),
+            source: None,
+        };
         let upload = |keep_handedness| {
             let options = MapOptions {
                 keep_handedness,
                 ..MapOptions::stored(plain)
             };
-            draw::upload(&renderer, ctx, &scene, &options)
+            renderer
+                .upload(
+                    ctx,
+                    &scene,
+                    &[qtangent::Format::Snorm16x4],
+                    &options,
+                    &mut (),
+                )
+                .expect("upload")
         };
         let (derived, plane) = (upload(false), upload(true));
-        let readback = Readback::quad_pair(ctx, &renderer, yaw);
-        let frame = |gpu, source| {
-            let [frame, _] = readback.frame(gpu, source);
-            frame
+        let view = View {
+            camera: Camera::fit(Vec3::ZERO, 1.2, 1.0, yaw, 0.0),
+            lighting: Lighting::single(Vec3::new(0.3, 0.4, 0.8), Vec3::ONE),
+            anisotropy_override: None,
+            background: Vec3::ZERO,
+        };
+        const S: u32 = 96;
+        let frame = |gpu: &qtangent::gpu::GpuScene, source| {
+            renderer
+                .render_debug(
+                    ctx,
+                    gpu,
+                    &qtangent::gpu::Shot {
+                        view: &view,
+                        source,
+                        size: glam::UVec2::new(S, S),
+                    },
+                    Output::Frame,
+                )
+                .expect("render")[0]
+                .clone()
         };
         let d = frame(&derived, FrameSource::QuatMap);
         let p = frame(&plane, FrameSource::QuatMap);
         let r = frame(&derived, FrameSource::Reference);
         let (mut covered, mut negative) = (0, 0);
-        for k in 0..r.len() {
+        for k in 0..(S * S) as usize {
             if r[k][0] == DEBUG_POISON {
                 continue;
             }

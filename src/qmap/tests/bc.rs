@@ -1,8 +1,9 @@
 //! Block compression of quaternion maps, judged by the angle of the decoded frame.
 //!
 //! - BC5 SNORM: the endpoint flip decodes to the spec palette on literal blocks and to the
-//!   content on encoder output; the f32 decoder agrees with `block_compression`'s 8-bit one;
-//!   zero is exact; smooth normal fields keep the per-component contract and an angle bound.
+//!   content on encoder output; the crate's one BC decoder (`bcdec_rs`, in f32) agrees with an
+//!   independent one, `block_compression`'s 8-bit decoder; zero is exact; smooth normal fields
+//!   keep the per-component contract and an angle bound.
 //! - BC7: smooth hemisphere-aligned quaternion fields (4 channels) and tangent-space rotations
 //!   (3 channels, w rebuilt) stay within measured angle bounds.
 //! - Don't-care: with `care`, half-background blocks keep the bound on the real texels; without
@@ -17,9 +18,8 @@
 
 use glam::{Quat, Vec2, Vec3};
 use qtangent::qmap::bc::{
-    bc5_unorm_block_to_snorm, check_size, decode_bc4_snorm_block, decode_bc4_unorm_block,
-    decode_bc5_snorm, decode_bc7, encode_bc5_snorm, encode_bc7, level_bytes, Bc7Quality, BcError,
-    BLOCK_BYTES,
+    bc5_unorm_block_to_snorm, check_size, decode_bc5_snorm, decode_bc7, encode_bc5_snorm,
+    encode_bc7, level_bytes, Bc7Quality, BcError, BLOCK_BYTES,
 };
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -167,6 +167,24 @@ fn halves(block: &[u8; 16]) -> [[u8; 8]; 2] {
     [0, 1].map(|h| std::array::from_fn(|k| block[h * 8 + k]))
 }
 
+/// One BC4 block's 16 texels, row-major, in f32 as the crate's BC decoder (`bcdec_rs`) gives
+/// them: UNORM endpoints e/255, SNORM max(e, −127)/127, the palette interpolated in f32.
+fn bc4_f32(half: &[u8; 8], snorm: bool) -> [f32; 16] {
+    let mut texels = [0.0; 16];
+    bcdec_rs::bc4_float(half, &mut texels, 4, snorm);
+    texels
+}
+
+/// Per texel of channel `c` of a BC5 SNORM `block`: its snorm decode, and the content the
+/// endpoint flip promises — the unorm decode of the block flipped back, (u·255 − 128)/127.
+fn flip_pairs(block: &[u8; 16], c: usize) -> [(f32, f32); 16] {
+    let mut unorm = *block;
+    bc5_unorm_block_to_snorm(&mut unorm);
+    let u = bc4_f32(&halves(&unorm)[c], false);
+    let s = bc4_f32(&halves(block)[c], true);
+    std::array::from_fn(|t| (s[t], (u[t] * 255.0 - 128.0) / 127.0))
+}
+
 /// Rotation errors of a BC7 round trip of `q` (4 channels) on the texels where `care` holds.
 fn bc7_errors(q: &[Quat], care: Option<&[bool]>, quality: Bc7Quality) -> Vec<f32> {
     let values: Vec<[f32; 4]> = q.iter().map(|q| q.to_array()).collect();
@@ -214,18 +232,12 @@ fn bc5_flip_decodes_to_the_spec_palette() {
     }
     // snorm = (unorm·255 − 128)/127 for every entry but the 6-value mode's fixed 0 (unorm),
     // which snorm reads as −1 where the content reading would give −128/127.
-    let mut unorm = block;
-    bc5_unorm_block_to_snorm(&mut unorm);
     for c in 0..2 {
-        let u = decode_bc4_unorm_block(&halves(&unorm)[c]);
-        let s = decode_bc4_snorm_block(&halves(&block)[c]);
-        for t in 0..16 {
-            let content = (u[t] * 255.0 - 128.0) / 127.0;
+        for (t, (s, content)) in flip_pairs(&block, c).into_iter().enumerate() {
             let expected = if c == 1 && t % 8 == 6 { -1.0 } else { content };
             assert!(
-                (s[t] - expected).abs() < 1e-6,
-                "channel {c} texel {t}: {} vs {expected}",
-                s[t]
+                (s - expected).abs() < 1e-6,
+                "channel {c} texel {t}: {s} vs {expected}"
             );
         }
     }
@@ -239,17 +251,20 @@ fn bc5_flip_decodes_to_the_spec_palette() {
     assert!((back[2][0] - from_minus_one).abs() < 1e-6, "{}", back[2][0]);
 }
 
+/// The crate's BC decoder against an independent one: `block_compression`'s BC5 decoder (8-bit,
+/// integer interpolation) on random blocks.
 #[test]
-fn bc4_unorm_decoder_matches_block_compression() {
+fn bc4_float_decoder_matches_block_compression() {
     let seed = SEED ^ 0x40;
     let mut rng = Pcg64::seed_from_u64(seed);
     for n in 0..20_000 {
         let block: [u8; 16] = rng.random();
         let mut rg = [0u8; 32];
         block_compression::decode::decode_block_bc5(&block, &mut rg, 8);
-        let [r, g] = halves(&block).map(|h| decode_bc4_unorm_block(&h));
+        let [r, g] = halves(&block).map(|h| bc4_f32(&h, false));
         for t in 0..16 {
-            // bcdec interpolates with integer division, the floor of the exact palette value:
+            // block_compression (an older port of bcdec) interpolates with integer division, the
+            // floor of the exact palette value:
             // 0 ≤ exact·255 − byte < 1 (not half a step). −1e-4: f32 rounding of exact·255 < 256.
             for (exact, byte) in [(r[t], rg[t * 2]), (g[t], rg[t * 2 + 1])] {
                 let d = exact * 255.0 - f32::from(byte);
@@ -293,17 +308,12 @@ fn bc5_normal_fields() {
                 .map(|t| (b / (N / 4) * 4 + t / 4) * N + b % (N / 4) * 4 + t % 4)
                 .collect();
             let block: [u8; 16] = block.try_into().expect("chunks of 16");
-            let mut unorm = block;
-            bc5_unorm_block_to_snorm(&mut unorm);
             for c in 0..2 {
                 // The snorm decode of the flipped block is the content read through unorm.
-                let u = decode_bc4_unorm_block(&halves(&unorm)[c]);
-                let s = decode_bc4_snorm_block(&halves(&block)[c]);
-                for t in 0..16 {
-                    // 1e-6: f32 rounding of values ≤ 1 (ulp 1.2e-7) through ·255, −128, /127.
-                    let content = (u[t] * 255.0 - 128.0) / 127.0;
+                // 1e-6: f32 rounding of values ≤ 1 (ulp 1.2e-7) through ·255, −128, /127.
+                for (t, (s, content)) in flip_pairs(&block, c).into_iter().enumerate() {
                     assert!(
-                        (s[t] - content).abs() < 1e-6,
+                        (s - content).abs() < 1e-6,
                         "seed {seed:#x} block {b} texel {t}"
                     );
                 }

@@ -22,11 +22,12 @@
 use crate::common;
 
 use glam::{DVec2, Vec2};
-use qtangent::gpu::bake::raster_gpu;
 use qtangent::gpu::{GpuContext, GpuError};
 use qtangent::mesh::procedural;
 use qtangent::qmap::texel::{self, FRINGE_RADIUS, MIN_AREA2};
-use qtangent::qmap::{self, BakeMesh, BakeSettings, MapFormat, NormalMap, Raster, TexelKind};
+use qtangent::qmap::{
+    self, BakeError, BakeMesh, BakeSettings, MapFormat, NormalMap, Raster, RasterBackend, TexelKind,
+};
 use qtangent::TangentFrame;
 
 use crate::common::context;
@@ -167,7 +168,9 @@ fn check(
     settings: BakeSettings,
 ) {
     let cpu = qmap::raster_cpu(mesh, nm, &settings, &mut ()).expect("CPU raster");
-    let gpu = raster_gpu(ctx, mesh, nm, &settings, &mut ()).expect("GPU raster");
+    let gpu = ctx
+        .raster(mesh, nm, &settings, &mut ())
+        .expect("GPU raster");
     let label = format!(
         "{label} {}×{} {}",
         settings.width, settings.height, settings.format
@@ -314,7 +317,13 @@ fn gpu_raster_matches_cpu_on_the_duck() {
         return;
     };
     let ctx = context();
-    let mesh = common::bake::from_file(&dir.join("obj/duck.obj"), "duck");
+    let scene = qtangent::mesh::load(dir.join("obj/duck.obj")).expect("duck loads");
+    let prims: Vec<_> = scene
+        .primitives()
+        .map(|(_, p)| p.prepare().expect("prepare"))
+        .collect();
+    let refs: Vec<_> = prims.iter().collect();
+    let mesh = BakeMesh::from_prepared("duck", &refs);
     check(
         ctx,
         "duck",
@@ -338,8 +347,17 @@ fn map_size_beyond_the_texture_limit_is_a_clear_error() {
         height: 16,
         ..BakeSettings::default()
     };
-    let e = raster_gpu(ctx, &mesh, None, &settings, &mut ()).expect_err("too large");
-    assert!(matches!(e, GpuError::TextureTooLarge { .. }), "{e}");
+    let e = ctx
+        .raster(&mesh, None, &settings, &mut ())
+        .expect_err("too large");
+    let gpu_error = match &e {
+        BakeError::Backend(b) => b.downcast_ref::<GpuError>(),
+        _ => None,
+    };
+    assert!(
+        matches!(gpu_error, Some(GpuError::TextureTooLarge { .. })),
+        "{e}"
+    );
     let text = e.to_string();
     assert!(
         text.contains("max_texture_dimension_2d") && text.contains(&limit.to_string()),

@@ -1,0 +1,25 @@
+//! glTF 2.0 files: bytes in, plain data out, and back. The files layer under the mesh loader,
+//! `pack` and `compare`; it knows nothing of meshes' preparation, maps or rendering.
+//!
+//! - [`Builder`]: the one writer — a JSON document with one binary buffer, its buffer views and
+//!   accessors appended by type, written as `.glb` or `.gltf` (buffer beside it or a `data:`
+//!   URI).
+//! - The one reader (crate-internal): the GLB container, buffers (GLB chunk, `data:` URIs,
+//!   files), and accessors of any layout — normalised, quantised (KHR_mesh_quantization),
+//!   sparse, zero-filled — read as bytes, floats or unsigned integers. Its failures are
+//!   [`ReadError`] (file, container, buffers) and [`AccessorError`] (one accessor).
+//! - The names both share: [`ComponentType`], [`AccessorType`], [`AccessorLayout`],
+//!   [`Target`], and the extension names the crate reads and writes (`QTANGENT_frames`,
+//!   docs/GLTF.md).
+
+mod error;
+pub(crate) mod glb;
+pub(crate) mod names;
+pub(crate) mod read;
+pub(crate) mod uri;
+mod write;
+
+pub use error::{AccessorError, ReadError, WriteError};
+pub use names::{AccessorLayout, AccessorType, ComponentType, Target};
+pub use uri::data_uri;
+pub use write::{BufferUri, Builder};

@@ -1,0 +1,323 @@
+//! The one glTF writer: a JSON document and one binary buffer, whose buffer views and accessors
+//! are appended one by one, each view on a 4-byte boundary (glTF 2.0 §3.6.2.4: every accessor
+//! offset a multiple of its component size, every vertex attribute element aligned to 4 bytes),
+//! written as a `.glb` or as a `.gltf` whose buffer is a file beside it or a `data:` URI. `pack`,
+//! the swirl disc, the tests and the fuzz seeds write through it.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use super::glb;
+use super::names::{AccessorLayout, AccessorType, ComponentType, Target};
+use super::uri::data_uri;
+use super::WriteError;
+
+/// A glTF document under construction with its binary buffer.
+///
+/// ```
+/// use qtangent::gltf::{Builder, Target};
+///
+/// let mut b = Builder::default();
+/// let position = b.positions(&[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]);
+/// let indices = b.indices(&[0, 1, 2]);
+/// let mesh = b.push(
+///     "meshes",
+///     serde_json::json!({"primitives": [{"attributes": {"POSITION": position}, "indices": indices}]}),
+/// );
+/// let node = b.push("nodes", serde_json::json!({"mesh": mesh}));
+/// b.json["scenes"] = serde_json::json!([{"nodes": [node]}]);
+/// let glb = b.to_glb()?;
+/// assert_eq!(&glb[..4], b"glTF");
+/// # Ok::<(), qtangent::gltf::WriteError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Builder {
+    /// The document. Its `bufferViews` and `accessors` grow through the builder; `buffers` is
+    /// written with the file ([`Builder::to_glb`], [`Builder::to_gltf`]).
+    pub json: Value,
+    bin: Vec<u8>,
+}
+
+/// Where a `.gltf`'s buffer goes ([`Builder::to_gltf`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BufferUri<'a> {
+    /// Inside the document, as a base64 `data:` URI.
+    DataUri,
+    /// In a file of this (relative) URI, which the caller writes with [`Builder::bin`].
+    File(&'a str),
+}
+
+impl Default for Builder {
+    /// An empty glTF 2.0 document.
+    fn default() -> Self {
+        Self::new(json!({ "asset": { "version": "2.0" } }))
+    }
+}
+
+impl Builder {
+    /// A builder that extends `json` (which must hold `asset`): its `buffers`, `bufferViews` and
+    /// `accessors` are replaced by the builder's, so whatever named the old ones must be
+    /// rewritten.
+    #[must_use]
+    pub fn new(mut json: Value) -> Self {
+        if let Some(doc) = json.as_object_mut() {
+            doc.remove("buffers");
+            doc.insert("bufferViews".into(), json!([]));
+            doc.insert("accessors".into(), json!([]));
+        }
+        Self {
+            json,
+            bin: Vec::new(),
+        }
+    }
+
+    /// Appends `item` to the top-level array `key` (made when missing); returns its index.
+    pub fn push(&mut self, key: &str, item: Value) -> usize {
+        if let Some(list) = self.json[key].as_array_mut() {
+            list.push(item);
+            return list.len() - 1;
+        }
+        self.json[key] = json!([item]);
+        0
+    }
+
+    /// Appends `bytes` as a buffer view of their own, with `target` and `byteStride` when given;
+    /// returns the view's index.
+    pub fn view(&mut self, bytes: &[u8], target: Option<Target>, stride: Option<usize>) -> usize {
+        self.bin.resize(self.bin.len().next_multiple_of(4), 0);
+        let mut view = json!({
+            "buffer": 0,
+            "byteOffset": self.bin.len(),
+            "byteLength": bytes.len(),
+        });
+        if let Some(target) = target {
+            view["target"] = json!(target.code());
+        }
+        if let Some(stride) = stride {
+            view["byteStride"] = json!(stride);
+        }
+        self.bin.extend_from_slice(bytes);
+        self.push("bufferViews", view)
+    }
+
+    /// Appends an accessor of `layout` over `data` (its elements tightly packed, as many as
+    /// fit) in a view of its own; returns the accessor's index. A vertex attribute
+    /// ([`Target::ArrayBuffer`]) pads each element to 4 bytes and writes that `byteStride`.
+    pub fn accessor(
+        &mut self,
+        data: &[u8],
+        layout: AccessorLayout,
+        target: Option<Target>,
+    ) -> usize {
+        let element = layout.element_bytes();
+        let count = data.len() / element;
+        let view = if target == Some(Target::ArrayBuffer) {
+            let stride = layout.vertex_stride();
+            let mut padded = Vec::with_capacity(count * stride);
+            for e in data.chunks_exact(element) {
+                padded.extend_from_slice(e);
+                padded.resize(padded.len() + stride - element, 0);
+            }
+            self.view(&padded, target, Some(stride))
+        } else {
+            self.view(&data[..count * element], target, None)
+        };
+        let mut accessor = json!({
+            "bufferView": view,
+            "componentType": layout.component.code(),
+            "count": count,
+            "type": layout.kind.name(),
+        });
+        if layout.normalized {
+            accessor["normalized"] = json!(true);
+        }
+        self.push("accessors", accessor)
+    }
+
+    /// An f32 accessor of `N` components an element (1 to 4: `SCALAR` to `VEC4`; 9: `MAT3`;
+    /// 16: `MAT4`); returns its index.
+    pub fn floats<const N: usize>(&mut self, values: &[[f32; N]], target: Option<Target>) -> usize {
+        let kind = const {
+            match N {
+                1 => AccessorType::Scalar,
+                2 => AccessorType::Vec2,
+                3 => AccessorType::Vec3,
+                4 => AccessorType::Vec4,
+                9 => AccessorType::Mat3,
+                16 => AccessorType::Mat4,
+                _ => panic!("f32 elements have 1 to 4, 9 or 16 components"),
+            }
+        };
+        let data: Vec<u8> = values
+            .iter()
+            .flatten()
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
+        self.accessor(&data, AccessorLayout::float(kind), target)
+    }
+
+    /// A `POSITION` attribute: f32 `VEC3` with the `min` and `max` glTF requires of it; returns
+    /// its index.
+    pub fn positions(&mut self, positions: &[[f32; 3]]) -> usize {
+        let index = self.floats(positions, Some(Target::ArrayBuffer));
+        let (lo, hi) = positions.iter().fold(
+            ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]),
+            |(lo, hi), p| {
+                (
+                    std::array::from_fn(|k| lo[k].min(p[k])),
+                    std::array::from_fn(|k| hi[k].max(p[k])),
+                )
+            },
+        );
+        self.json["accessors"][index]["min"] = json!(lo);
+        self.json["accessors"][index]["max"] = json!(hi);
+        index
+    }
+
+    /// A triangle list: `UNSIGNED_SHORT` when every index is below 65535 (the restart value),
+    /// else `UNSIGNED_INT`; returns its index.
+    pub fn indices(&mut self, indices: &[u32]) -> usize {
+        let short = indices.iter().all(|&i| i < 65535);
+        let (data, component): (Vec<u8>, _) = if short {
+            let data = indices
+                .iter()
+                .flat_map(|&i| (i as u16).to_le_bytes())
+                .collect();
+            (data, ComponentType::UnsignedShort)
+        } else {
+            let data = indices.iter().flat_map(|i| i.to_le_bytes()).collect();
+            (data, ComponentType::UnsignedInt)
+        };
+        let layout = AccessorLayout {
+            component,
+            kind: AccessorType::Scalar,
+            normalized: false,
+        };
+        self.accessor(&data, layout, Some(Target::ElementArrayBuffer))
+    }
+
+    /// The binary buffer written so far.
+    #[must_use]
+    pub fn bin(&self) -> &[u8] {
+        &self.bin
+    }
+
+    /// The document with its buffer (at `uri`, if any), and without the empty `bufferViews` and
+    /// `accessors` lists glTF does not allow.
+    fn finished(&self, uri: Option<String>) -> Value {
+        let mut json = self.json.clone();
+        if let Some(doc) = json.as_object_mut() {
+            for key in ["bufferViews", "accessors"] {
+                if doc
+                    .get(key)
+                    .and_then(Value::as_array)
+                    .is_some_and(Vec::is_empty)
+                {
+                    doc.remove(key);
+                }
+            }
+            if !self.bin.is_empty() {
+                let mut buffer = json!({ "byteLength": self.bin.len() });
+                if let Some(uri) = uri {
+                    buffer["uri"] = json!(uri);
+                }
+                doc.insert("buffers".into(), json!([buffer]));
+            }
+        }
+        json
+    }
+
+    /// The document as a `.gltf` whose buffer is at `buffer` (when there is one).
+    #[must_use]
+    pub fn to_gltf(&self, buffer: BufferUri<'_>) -> Value {
+        self.finished(Some(match buffer {
+            BufferUri::DataUri => data_uri("application/octet-stream", &self.bin),
+            BufferUri::File(uri) => uri.to_string(),
+        }))
+    }
+
+    /// Writes `path` (a `.gltf`) and its buffer beside it, named as `path` with `.bin`.
+    ///
+    /// # Errors
+    /// [`WriteError::Io`] naming the file.
+    pub fn write_gltf(&self, path: &Path) -> Result<(), WriteError> {
+        let bin = path.with_extension("bin");
+        let name = bin.file_name().map(|n| n.to_string_lossy().into_owned());
+        let doc = self.to_gltf(BufferUri::File(name.as_deref().unwrap_or("buffer.bin")));
+        let write = |path: &Path, bytes: &[u8]| {
+            std::fs::write(path, bytes).map_err(|error| WriteError::Io {
+                path: path.to_path_buf(),
+                error,
+            })
+        };
+        if !self.bin.is_empty() {
+            write(&bin, &self.bin)?;
+        }
+        write(path, doc.to_string().as_bytes())
+    }
+
+    /// The document and its buffer as one `.glb`.
+    ///
+    /// # Errors
+    /// [`WriteError::TooLarge`] past the 4 GiB a GLB can hold.
+    pub fn to_glb(&self) -> Result<Vec<u8>, WriteError> {
+        glb::write(self.finished(None).to_string().as_bytes(), &self.bin)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{BufferUri, Builder, Target};
+    use crate::gltf::read::{read_buffers, Reader};
+    use crate::gltf::{glb, AccessorLayout, AccessorType, ComponentType};
+
+    /// What the builder writes, the reader reads back: floats, indices of both widths, a
+    /// vertex attribute of 6-byte elements padded to 8, through a GLB and a data URI.
+    #[test]
+    fn written_accessors_read_back() {
+        let mut b = Builder::default();
+        let p = b.positions(&[[0.0, 1.0, 2.0], [-3.0, 4.0, 5.0]]);
+        let short = b.indices(&[0, 1, 65534]);
+        let int = b.indices(&[0, 65535]);
+        let layout = AccessorLayout {
+            component: ComponentType::Short,
+            kind: AccessorType::Vec3,
+            normalized: true,
+        };
+        let q = b.accessor(
+            &[1, 0, 2, 0, 3, 0, 4, 0, 5, 0, 6, 0],
+            layout,
+            Some(Target::ArrayBuffer),
+        );
+        assert_eq!(b.json["bufferViews"][3]["byteStride"], 8);
+        assert_eq!(
+            b.json["accessors"][p]["min"],
+            serde_json::json!([-3.0, 1.0, 2.0])
+        );
+        let glb = b.to_glb().unwrap_or_default();
+        let parts = glb::split(&glb).unwrap_or_else(|e| panic!("{e}"));
+        let json: serde_json::Value =
+            serde_json::from_slice(parts.json).unwrap_or_else(|e| panic!("{e}"));
+        let from_uri: serde_json::Value = b.to_gltf(BufferUri::DataUri);
+        for (json, bin) in [(&json, parts.bin), (&from_uri, None)] {
+            let buffers = read_buffers(json, bin, None).unwrap_or_else(|e| panic!("{e}"));
+            let r = Reader::new(json, &buffers);
+            let read = |a| r.accessor(a).unwrap_or_else(|e| panic!("{e}"));
+            let floats = r.floats::<3>(&read(p)).unwrap_or_default();
+            assert_eq!(floats, [[0.0, 1.0, 2.0], [-3.0, 4.0, 5.0]]);
+            assert_eq!(read(short).layout.component, ComponentType::UnsignedShort);
+            assert_eq!(
+                r.unsigned::<1>(&read(short)).unwrap_or_default(),
+                [[0], [1], [65534]]
+            );
+            assert_eq!(read(int).layout.component, ComponentType::UnsignedInt);
+            assert_eq!(
+                r.unsigned::<1>(&read(int)).unwrap_or_default(),
+                [[0], [65535]]
+            );
+            let q = r.floats::<3>(&read(q)).unwrap_or_default();
+            assert_eq!(q[1], [4.0 / 32767.0, 5.0 / 32767.0, 6.0 / 32767.0]);
+        }
+    }
+}
