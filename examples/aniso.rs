@@ -1,7 +1,7 @@
 //! `aniso`: the swirl-disc table — does a filtered anisotropy direction stay right under
 //! minification?
 //!
-//! The disc ([`qtangent::render::disc`]) is rendered straight down at sizes that read the
+//! The disc ([`qtangent::lab::disc`]) is rendered straight down at sizes that read the
 //! 1024² anisotropy texture at mip levels 1–4, by:
 //!
 //! - the reference with the KHR_materials_anisotropy RG map filtered as engines filter it
@@ -27,12 +27,12 @@ use std::path::PathBuf;
 use clap::Parser;
 use glam::Vec3;
 use image::RgbaImage;
-use qtangent::gpu::{GpuScene, MapReport, Output, Renderer, View};
 use qtangent::gpu::GpuContext;
+use qtangent::gpu::{GpuScene, MapReport, Output, Renderer, View};
+use qtangent::lab::disc::{self, RgLayout};
 use qtangent::qmap::MapFormat;
 use qtangent::qmap::MapOptions;
 use qtangent::render::compare;
-use qtangent::render::disc::{self, RgLayout};
 use qtangent::render::scene::RenderScene;
 use qtangent::render::FrameSource;
 use qtangent::Format;

@@ -18,8 +18,8 @@ use std::time::Instant;
 
 use clap::Parser;
 use image::RgbaImage;
-use qtangent::gpu::{GpuScene, MapReport, Renderer, Shot, View};
 use qtangent::gpu::GpuContext;
+use qtangent::gpu::{GpuScene, MapReport, Renderer, Shot, View};
 use qtangent::qmap::MapFormat;
 use qtangent::render::compare::{self, ImageDiff};
 use qtangent::render::scene::RenderScene;

@@ -6,8 +6,8 @@
 
 use std::path::PathBuf;
 
-use qtangent::gpu::{GpuScene, Renderer, UploadReport, FALLBACK_FORMAT};
 use qtangent::gpu::GpuContext;
+use qtangent::gpu::{GpuScene, Renderer, UploadReport, FALLBACK_FORMAT};
 use qtangent::qmap::Bc7Quality;
 use qtangent::qmap::{MapFormat, MapOptions};
 use qtangent::render::maps::MapOrigin;

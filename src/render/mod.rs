@@ -15,7 +15,6 @@
 //!   supersampled ground truth.
 
 pub mod compare;
-pub mod disc;
 #[cfg(feature = "ktx2")]
 pub mod maps;
 pub mod scene;

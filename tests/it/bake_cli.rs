@@ -640,7 +640,7 @@ fn impossible_flag_combinations_name_the_flag() {
 /// channels: BC7 by default, and `--format bc5` warns and stores BC7.
 #[test]
 fn anisotropy_texture_becomes_the_tangent_space_maps_twist() {
-    use qtangent::render::disc::{self, RgLayout, TextureFile};
+    use qtangent::lab::disc::{self, RgLayout, TextureFile};
     let dir = tempdir();
     let size = 64;
     let gltf = disc::write_gltf(dir.path(), size, RgLayout::Canonical, TextureFile::Png)

@@ -9,8 +9,8 @@
 use crate::common;
 
 use glam::{Mat4, Quat, Vec3};
-use qtangent::gpu::{SkinBatch, SkinPipeline};
 use qtangent::gpu::GpuContext;
+use qtangent::gpu::{SkinBatch, SkinPipeline};
 use qtangent::skin::{
     frame_angle_deg, reference, Bone, Influences, SkinMethod, SkinVertices, SkinnedVertex,
     OUTPUT_BOUND_DEG,

@@ -7,7 +7,7 @@
 //!    tangent-space map) every panel must stretch its highlight along the untilted tangent; a
 //!    control panel with the tilt left in must be 30° off (so the check can fail). The shading
 //!    with that direction is checked against the CPU BRDF.
-//! 2. **The swirl disc** ([`qtangent::render::disc`]) minified to mip levels 2 and 3: the
+//! 2. **The swirl disc** ([`qtangent::lab::disc`]) minified to mip levels 2 and 3: the
 //!    quaternion maps' anisotropy direction, against a supersampled truth of the analytic field,
 //!    is at most half as wrong as the RG map's filtered the way engines filter it (written
 //!    canonical, y ≥ 0, as a tool writing from an angle does), at the mean and at the 99th
@@ -20,11 +20,11 @@ use std::f32::consts::PI;
 use glam::{Vec2, Vec3, Vec4};
 use image::RgbaImage;
 use qtangent::gpu::{GpuScene, Renderer, View};
+use qtangent::lab::disc::{self, RgLayout};
 use qtangent::mesh::procedural::plate;
 use qtangent::mesh::{self, Prepared};
 use qtangent::qmap::MapFormat;
 use qtangent::qmap::MapOptions;
-use qtangent::render::disc::{self, RgLayout};
 use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial};
 use qtangent::render::shading::{self, Surface};
 use qtangent::render::{FrameSource, MaterialUniforms};

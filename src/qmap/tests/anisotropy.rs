@@ -1,5 +1,5 @@
 //! glTF files that use KHR_materials_anisotropy and KTX2 textures, as the loaders read them: the
-//! swirl disc written by `render::disc::write_gltf`, then edited.
+//! swirl disc written by `lab::disc::write_gltf`, then edited.
 //!
 //! - The extension's values reach the material (strength, rotation, texture); out-of-range,
 //!   non-numeric and dangling values are one-line errors naming the file and the material; a
@@ -15,10 +15,10 @@ use crate::common;
 use std::path::{Path, PathBuf};
 
 use glam::{Vec2, Vec3, Vec4};
+use qtangent::lab::disc::{self, RgLayout, TextureFile};
 use qtangent::mesh;
 use qtangent::qmap::anisotropy::{self, DirectionField};
 use qtangent::qmap::{MapFormat, Raster, TexelKind};
-use qtangent::render::disc::{self, RgLayout, TextureFile};
 use qtangent::render::scene::RenderScene;
 
 const SIZE: u32 = 32;

@@ -2,8 +2,8 @@
 //! renderer's debug read-backs of one view at one size. Every helper panics naming what failed.
 
 use glam::{Mat4, Vec3};
-use qtangent::gpu::{GpuScene, Output, Renderer, Shot, View};
 use qtangent::gpu::GpuContext;
+use qtangent::gpu::{GpuScene, Output, Renderer, Shot, View};
 use qtangent::mesh::Prepared;
 use qtangent::qmap::MapOptions;
 use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};

@@ -33,11 +33,13 @@ use std::f32::consts::{FRAC_PI_4, PI};
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use image::RgbaImage;
 
-use super::scene::{MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject};
-use super::{shading, Camera, Lighting, MaterialUniforms};
 use crate::mesh::procedural::plate;
 use crate::mesh::MeshError;
 use crate::qmap::anisotropy::DirectionField;
+use crate::render::scene::{
+    MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject,
+};
+use crate::render::{shading, Camera, Lighting, MaterialUniforms};
 
 /// Radius (in UV) of the circles.
 pub const CIRCLES: f32 = 0.16;
@@ -191,11 +193,11 @@ pub fn camera() -> Camera {
 pub fn lighting() -> Lighting {
     Lighting {
         lights: vec![
-            super::Light::Point {
+            crate::render::Light::Point {
                 position: Vec3::new(0.6, 1.2, 0.9),
                 color: Vec3::new(3.0, 2.9, 2.7),
             },
-            super::Light::Directional {
+            crate::render::Light::Directional {
                 towards_light: Vec3::new(-0.8, 0.45, -0.4).normalize(),
                 color: Vec3::new(1.2, 1.4, 1.8),
             },
