@@ -33,13 +33,13 @@ use std::f32::consts::{FRAC_PI_4, PI};
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use image::RgbaImage;
 
-use crate::mesh::procedural::plate;
-use crate::mesh::MeshError;
-use crate::qmap::anisotropy::DirectionField;
 use crate::render::scene::{
     MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject,
 };
 use crate::render::{shading, Camera, Lighting, MaterialUniforms};
+use crate::mesh::procedural::plate;
+use crate::mesh::MeshError;
+use crate::qmap::anisotropy::DirectionField;
 
 /// Radius (in UV) of the circles.
 pub const CIRCLES: f32 = 0.16;

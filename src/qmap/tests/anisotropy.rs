@@ -15,10 +15,10 @@ use crate::common;
 use std::path::{Path, PathBuf};
 
 use glam::{Vec2, Vec3, Vec4};
-use qtangent::lab::disc::{self, RgLayout, TextureFile};
 use qtangent::mesh;
 use qtangent::qmap::anisotropy::{self, DirectionField};
 use qtangent::qmap::{MapFormat, Raster, TexelKind};
+use qtangent::lab::disc::{self, RgLayout, TextureFile};
 use qtangent::render::scene::RenderScene;
 
 const SIZE: u32 = 32;
