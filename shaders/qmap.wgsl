@@ -20,10 +20,10 @@
 //  - Background texels are (0, 0, 0, 0) with handedness 0: a weighted sum ignores them (after
 //    normalisation), but a footprint made only of background has no frame. The bake's fringe
 //    and padding keep background out of reach of every point inside a triangle at mip 0
-//    (tests/it/qmap_padding.rs).
+//    (src/qmap/tests/padding.rs).
 //  - Handedness: the filtered plane is a weighted vote of ±1 (background 0); its sign is the
 //    handedness, >= 0 counting as +1. Only the bitangent depends on it.
-// Accuracy against a CPU filter of the same texel values: tests/it/gpu_qmap_sample.rs derives the
+// Accuracy against a CPU filter of the same texel values: src/gpu/tests/sample.rs derives the
 // bound from the sampler's sub-texel precision and measures it.
 
 // How a filtered sample becomes a quaternion (src/qmap/format.rs: MapDecode; the codes are

@@ -3,21 +3,66 @@
 
 #![allow(dead_code)] // each tool uses what it needs
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
-use clap::builder::{PossibleValuesParser, TypedValueParser};
+use clap::builder::{PossibleValue, TypedValueParser};
+use clap::error::ErrorKind;
 
-/// A clap parser for a named enum: the names listed (clap's help and messages name them all),
-/// parsed by the type's `FromStr`. For the types of `qtangent::names::named!`:
+/// A clap parser for a named enum (the types of `qtangent::names::named!`): parsed by the type's
+/// `FromStr`, so aliases and any ASCII case are accepted and a bad name is the type's own error
+/// (`unknown format 'f16' (valid: …)`); `names` (the canonical ones) are listed in `--help`.
 /// `names::<Format>(Format::ALL.map(Format::name))`.
-pub fn names<T>(names: impl IntoIterator<Item = &'static str>) -> impl TypedValueParser<Value = T>
+pub fn names<T>(names: impl IntoIterator<Item = &'static str>) -> Names<T> {
+    Names {
+        names: names.into_iter().collect(),
+        value: std::marker::PhantomData,
+    }
+}
+
+/// See [`names`].
+pub struct Names<T> {
+    names: Vec<&'static str>,
+    value: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<T> Clone for Names<T> {
+    fn clone(&self) -> Self {
+        Self {
+            names: self.names.clone(),
+            value: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<T> TypedValueParser for Names<T>
 where
     T: FromStr + Clone + Send + Sync + 'static,
     T::Err: std::fmt::Display,
 {
-    PossibleValuesParser::new(names)
-        .try_map(|name: String| name.parse::<T>().map_err(|e| e.to_string()))
+    type Value = T;
+
+    fn parse_ref(
+        &self,
+        cmd: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<T, clap::Error> {
+        let text = value.to_string_lossy();
+        text.parse::<T>().map_err(|e| {
+            let arg = arg.map_or_else(|| "…".to_string(), ToString::to_string);
+            clap::Error::raw(
+                ErrorKind::InvalidValue,
+                format!("invalid value '{text}' for '{arg}': {e}\n"),
+            )
+            .with_cmd(cmd)
+        })
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        Some(Box::new(self.names.iter().map(|&n| PossibleValue::new(n))))
+    }
 }
 
 /// An image size, `WIDTHxHEIGHT` (or `WIDTHXHEIGHT`), both sides positive whole numbers.

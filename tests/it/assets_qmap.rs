@@ -1,6 +1,6 @@
 //! Quaternion-map conformance over the shared meshes ($QTANGENT_ASSETS): FlightHelmet with each
 //! material's normal map, and the duck, baked by the CPU reference (the GPU's agreement with it
-//! is tests/it/gpu_bake.rs).
+//! is src/gpu/tests/bake.rs).
 
 use crate::common;
 

@@ -254,7 +254,7 @@ fn check_panel(
             p.strength
         );
         // The BRDF with the GPU's own frame and direction: only arithmetic differs
-        // (tests/it/render.rs derives 2⁻¹² of the largest channel).
+        // (src/gpu/tests/render.rs derives 2⁻¹² of the largest channel).
         let n = Vec3::new(frame[i][0], frame[i][1], frame[i][2]);
         let m = &scene.materials[0].uniforms;
         let s = Surface {
