@@ -143,8 +143,7 @@ impl Channel {
 
     /// The channel's value at `t` as a quaternion ([`Channel::sample`]'s xyzw).
     #[must_use]
-    #[cfg(test)]
-    pub(crate) fn sample_quat(&self, t: f32) -> Quat {
+    pub fn sample_quat(&self, t: f32) -> Quat {
         Quat::from_vec4(self.sample(t))
     }
 }
@@ -191,8 +190,7 @@ impl Clip {
     }
 
     /// The channels that drive node `node`, in file order.
-    #[cfg(test)]
-    pub(crate) fn node_channels(&self, node: usize) -> impl Iterator<Item = &Channel> {
+    pub fn node_channels(&self, node: usize) -> impl Iterator<Item = &Channel> {
         self.channels.iter().filter(move |c| c.node == node)
     }
 

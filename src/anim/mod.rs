@@ -7,25 +7,22 @@
 //! The GPU side is [`crate::skin`] (bones as quaternion + translation + uniform scale) and
 //! [`crate::gpu::skin`] (the compute kernel).
 
-mod blend;
-mod clip;
-mod error;
-mod gait;
+pub mod blend;
+pub mod clip;
+pub mod error;
+pub mod gait;
 mod ik;
-mod player;
-mod pose;
-mod slide;
+pub mod player;
+pub mod pose;
+pub mod slide;
 
 pub use blend::{BlendMethod, ClipKind, Locomotion, RootMotion};
 pub use clip::{Channel, Clip, Interpolation, Property};
 pub use error::LocomotionError;
-pub(crate) use gait::GaitSettings;
-pub use gait::{Contact, FootGait, Footfall, Gait};
-pub use player::{LocoFrame, Player};
-pub(crate) use pose::blend_poses;
-pub use pose::Skeleton;
-pub(crate) use slide::{foot_slide, ContactRule};
-pub use slide::{slide_summary, speed_ramp, FootSlide};
+pub use gait::{Contact, FootGait, Footfall, Gait, GaitSettings};
+pub use player::{LocoFrame, Player, FOOT_RELEASE_FRACTION, FOOT_RELEASE_SECONDS};
+pub use pose::{blend_poses, Skeleton};
+pub use slide::{foot_slide, slide_summary, speed_ramp, ContactRule, FootSlide};
 
 use glam::{Mat4, Quat, Vec3};
 
@@ -71,6 +68,3 @@ impl Default for Transform {
         Self::IDENTITY
     }
 }
-
-#[cfg(all(test, feature = "default"))]
-mod tests;

@@ -68,7 +68,7 @@ impl Skeleton {
     ///
     /// # Panics
     /// If `local` has fewer entries than the skeleton has nodes.
-    pub(crate) fn world_matrices_into(&self, local: &[Transform], out: &mut Vec<Mat4>) {
+    pub fn world_matrices_into(&self, local: &[Transform], out: &mut Vec<Mat4>) {
         let n = self.parents.len();
         assert!(
             local.len() >= n,
@@ -152,11 +152,7 @@ const MIN_ROTATION_SUM: f32 = 1e-3;
 ///
 /// # Panics
 /// If `reference` or a layer has fewer entries than `out`.
-pub(crate) fn blend_poses(
-    layers: &[(&[Transform], f32)],
-    reference: &[Transform],
-    out: &mut [Transform],
-) {
+pub fn blend_poses(layers: &[(&[Transform], f32)], reference: &[Transform], out: &mut [Transform]) {
     let n = out.len();
     assert!(
         reference.len() >= n,

@@ -18,6 +18,3 @@ pub mod readback;
 pub mod skin_matrix;
 #[cfg(feature = "gpu")]
 pub mod timing;
-
-#[cfg(all(test, feature = "default"))]
-mod tests;

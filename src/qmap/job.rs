@@ -22,8 +22,6 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::{Warning, WarningKind};
-
 use image::RgbaImage;
 
 use super::anisotropy::DirectionField;
@@ -164,7 +162,7 @@ pub struct SceneJobs {
     pub jobs: Vec<BakeJob>,
     /// One line each: primitives without UVs (skipped), materials none of whose primitives has
     /// UVs, textures that read a UV set other than 0 (ignored).
-    pub warnings: Vec<Warning>,
+    pub warnings: Vec<String>,
 }
 
 impl SceneJobs {
@@ -206,9 +204,9 @@ impl BakeJob {
             };
             groups[g].2 += 1;
             if p.uvs.is_none() {
-                warnings.push(Warning::new(
-                    format!("{file}: {}", p.label),
-                    WarningKind::PrimitiveWithoutUvs,
+                warnings.push(format!(
+                    "{file}: {} has no UVs (TEXCOORD_0); skipped",
+                    p.label
                 ));
             } else {
                 groups[g].1.push(i);
@@ -223,9 +221,8 @@ impl BakeJob {
                 None => "primitives without a material".to_string(),
             };
             if primitives.is_empty() {
-                warnings.push(Warning::new(
-                    format!("{file}: {what}"),
-                    WarningKind::MaterialWithoutUvs { primitives: seen },
+                warnings.push(format!(
+                    "{file}: {what}: none of its {seen} primitives has UVs; no map"
                 ));
                 continue;
             }
@@ -237,12 +234,10 @@ impl BakeJob {
             } else {
                 match mat.and_then(|m| m.normal_texture.as_ref()) {
                     Some(t) if t.tex_coord != 0 => {
-                        warnings.push(Warning::new(
-                            format!("{file}: {what}"),
-                            WarningKind::BakeTextureOnOtherSet {
-                                texture: "normal",
-                                set: t.tex_coord,
-                            },
+                        warnings.push(format!(
+                            "{file}: {what}: its normal texture reads TEXCOORD_{}, which is not \
+                             loaded; baking the vertex frames without it",
+                            t.tex_coord
                         ));
                         NormalSource::None
                     }
@@ -256,12 +251,10 @@ impl BakeJob {
             let anisotropy = match mat.and_then(|m| m.anisotropy.as_ref()) {
                 Some(a) => match &a.texture {
                     Some(t) if t.tex_coord != 0 => {
-                        warnings.push(Warning::new(
-                            format!("{file}: {what}"),
-                            WarningKind::BakeTextureOnOtherSet {
-                                texture: "anisotropy",
-                                set: t.tex_coord,
-                            },
+                        warnings.push(format!(
+                            "{file}: {what}: its anisotropy texture reads TEXCOORD_{}, which is \
+                             not loaded; the map keeps the vertex tangent",
+                            t.tex_coord
                         ));
                         None
                     }
@@ -329,7 +322,7 @@ impl BakeJob {
     /// `anisotropy texture`): the normal map's image, else the anisotropy texture; `None`
     /// when the job has neither (or only the procedural swirl).
     #[must_use]
-    pub(crate) fn size_texture(&self) -> Option<(&'static str, &ImageSource)> {
+    pub fn size_texture(&self) -> Option<(&'static str, &ImageSource)> {
         match (&self.normal, &self.anisotropy) {
             (NormalSource::Image { image, .. }, _) => Some(("normal map", image)),
             (NormalSource::None, Some(a)) => Some(("anisotropy texture", &a.image)),

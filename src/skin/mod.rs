@@ -36,16 +36,17 @@ use crate::Format;
 mod reference;
 pub mod rig;
 
-pub use reference::{frame_angle_deg, reference, Reference, OUTPUT_BOUND_DEG};
-#[cfg(test)]
-pub(crate) use reference::{lbs_vector_frame_error, reference_lbs};
+pub use reference::{
+    frame_angle_deg, lbs_vector_frame_error, polar_rotation, reference, reference_lbs, Reference,
+    OUTPUT_BOUND_DEG,
+};
 pub use rig::{Rig, RigMesh};
 
 /// Bones in one palette at most: joint indices are stored as one byte.
 pub const MAX_JOINTS: usize = 256;
 
 /// Influences per vertex at most (glTF `JOINTS_0/1`, `WEIGHTS_0/1`).
-pub(crate) const MAX_INFLUENCES: usize = 8;
+pub const MAX_INFLUENCES: usize = 8;
 
 /// Words (u32) of the packed vertex before the qtangent: the position (3 × f32).
 const POSITION_WORDS: usize = 3;
@@ -100,7 +101,7 @@ impl Influences {
     /// Words of one packed input vertex whose qtangent is in `format`: the position, the
     /// qtangent's bytes rounded up to whole words, and the joints and weights.
     #[must_use]
-    pub(crate) const fn words(self, format: Format) -> usize {
+    pub const fn words(self, format: Format) -> usize {
         POSITION_WORDS + format.bytes().div_ceil(4) + self.count() / 2
     }
 
@@ -150,7 +151,7 @@ pub struct Bone {
 /// Relative tolerance of [`Bone::from_mat4`] for unequal column lengths and non-perpendicular
 /// columns: 1e-4, far above f32 rounding of a composed matrix (~10 ulps = 1e-6) and far below a
 /// visible non-uniform scale.
-pub(crate) const SIMILARITY_TOLERANCE: f32 = 1e-4;
+pub const SIMILARITY_TOLERANCE: f32 = 1e-4;
 
 impl Bone {
     /// The identity bone.
@@ -188,7 +189,7 @@ impl Bone {
 
     /// The bone as a matrix.
     #[must_use]
-    pub(crate) fn to_mat4(&self) -> Mat4 {
+    pub fn to_mat4(&self) -> Mat4 {
         Mat4::from_scale_rotation_translation(
             Vec3::splat(self.scale()),
             self.rotation(),
@@ -540,7 +541,7 @@ impl SkinVertices {
 
     /// The most influences any vertex uses.
     #[must_use]
-    pub(crate) fn max_influences(&self) -> usize {
+    pub fn max_influences(&self) -> usize {
         self.influences
             .iter()
             .map(PackedInfluences::count)
