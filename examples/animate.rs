@@ -1,5 +1,5 @@
 //! `animate`: the Fox speeding up from a walk to a run and back, blended without foot sliding
-//! ("Blending a Walk/Run cycle", [`qtangent::anim::blend`]), skinned on the GPU every frame with quaternion
+//! ("Blending a Walk/Run cycle", [`qtangent::anim::Locomotion`]), skinned on the GPU every frame with quaternion
 //! bones (`shaders/skin.wgsl`) and lit with the skinned qtangent frames — headless, to PNG
 //! frames and an animated GIF, plus a sheet comparing linear-blend and dual-quaternion skinning.
 //!
@@ -19,9 +19,9 @@ use qtangent::anim::{slide_summary, speed_ramp, BlendMethod, LocoFrame, Locomoti
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::{GpuScene, Renderer, View};
 use qtangent::gpu::{RigBatch, SkinPipeline};
-use qtangent::render::compare;
-use qtangent::render::scene::{MapSource, RenderScene};
+use qtangent::render;
 use qtangent::render::{Camera, FrameSource, Lighting};
+use qtangent::render::{MapSource, RenderScene};
 use qtangent::skin::SkinMethod;
 use qtangent::{mesh, Format};
 
@@ -361,15 +361,15 @@ fn lbs_against_dqs(args: &Args, stage: &mut Stage, frames: &[LocoFrame]) -> Resu
     }
     let mut diffs = Vec::new();
     for (a, b) in rows[0].iter().zip(&rows[1]) {
-        let d = compare::diff(a, b, None).map_err(|e| e.to_string())?;
+        let d = render::diff(a, b, None).map_err(|e| e.to_string())?;
         println!(
             "  LBS vs DQS: PSNR {:.1} dB, max error {}",
             d.psnr_db, d.max_error
         );
-        diffs.push(compare::heatmap(a, b).map_err(|e| e.to_string())?);
+        diffs.push(render::heatmap(a, b).map_err(|e| e.to_string())?);
     }
-    let line = |imgs: &[RgbaImage]| compare::side_by_side(&imgs.iter().collect::<Vec<_>>(), 4);
-    let sheet = compare::stacked(
+    let line = |imgs: &[RgbaImage]| render::side_by_side(&imgs.iter().collect::<Vec<_>>(), 4);
+    let sheet = render::stacked(
         &[
             &line(&rows[0]).map_err(|e| e.to_string())?,
             &line(&rows[1]).map_err(|e| e.to_string())?,

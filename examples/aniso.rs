@@ -32,9 +32,9 @@ use qtangent::gpu::{GpuScene, MapReport, Output, Renderer, View};
 use qtangent::lab::disc::{self, RgLayout};
 use qtangent::qmap::MapFormat;
 use qtangent::qmap::MapOptions;
-use qtangent::render::compare;
-use qtangent::render::scene::RenderScene;
+use qtangent::render;
 use qtangent::render::FrameSource;
+use qtangent::render::RenderScene;
 use qtangent::Format;
 
 #[path = "common/console.rs"]
@@ -88,7 +88,7 @@ fn heat(truth: &disc::Truth, tangents: &[[f32; 4]]) -> RgbaImage {
                     90.0
                 };
                 // 0° black to 20° and beyond white-hot.
-                let [r, g, b] = compare::heat_color((e / 20.0).min(1.0));
+                let [r, g, b] = render::heat_color((e / 20.0).min(1.0));
                 image::Rgba([r, g, b, 255])
             }
             _ => image::Rgba([40, 40, 40, 255]),
@@ -288,7 +288,7 @@ impl<'a> Table<'a> {
             )?;
             let all = disc::direction_stats(&truth, &tangents, 0.0);
             let coherent = disc::direction_stats(&truth, &tangents, disc::COHERENT);
-            let diff = compare::diff(&image, &truth.image, Some(&truth.inside))?;
+            let diff = render::diff(&image, &truth.image, Some(&truth.inside))?;
             println!(
                 "| {size}² | {mip:.0} | {} | {:.2}° | {:.2}° | {:.2}° | {:.2}° | {:.2} dB |",
                 c.label,
@@ -304,13 +304,13 @@ impl<'a> Table<'a> {
             }
         }
         let mut rows: Vec<RgbaImage> =
-            vec![compare::side_by_side(&sheet.iter().collect::<Vec<_>>(), 4)?];
+            vec![render::side_by_side(&sheet.iter().collect::<Vec<_>>(), 4)?];
         let blank = RgbaImage::from_pixel(size, size, image::Rgba([0, 0, 0, 255]));
         let mut heat_row = vec![&blank];
         heat_row.extend(heats.iter());
-        rows.push(compare::side_by_side(&heat_row, 4)?);
+        rows.push(render::side_by_side(&heat_row, 4)?);
         let out = out.join(format!("disc_{size}.png"));
-        compare::stacked(&rows.iter().collect::<Vec<_>>(), 4)?.save(&out)?;
+        render::stacked(&rows.iter().collect::<Vec<_>>(), 4)?.save(&out)?;
         eprintln!("wrote {}", out.display());
         Ok(())
     }

@@ -287,7 +287,7 @@ fn load_jobs(args: &Args, ui: &mut Ui) -> Result<(Scene, String, Vec<BakeJob>), 
     }
     let planned = BakeJob::from_scene(&scene, args.normal_map.as_deref());
     for w in &planned.warnings {
-        ui.warn(w.clone());
+        ui.warn(w.to_string());
     }
     if let Some(e) = planned.nothing_to_bake(&scene) {
         return Err(e.into());

@@ -20,7 +20,7 @@ use qtangent::gpu::SkinPipeline;
 use qtangent::gpu::{Output, Renderer, View, DEPTH_FORMAT};
 use qtangent::measure::max_abs_diff;
 use qtangent::mesh::procedural;
-use qtangent::render::{compare, FrameSource};
+use qtangent::render::{self, FrameSource};
 use qtangent::skin::{self, Bone, SkinMethod, SkinVertices};
 use qtangent::{Format, QTangent};
 
@@ -224,8 +224,8 @@ fn map_draw(ctx: &GpuContext, out: &str) -> Result<(), Box<dyn Error>> {
     };
     let mapped = draw(FrameSource::QuatMapTangent)?;
     let reference = draw(FrameSource::Reference)?;
-    let d = compare::diff(&mapped, &reference, None)?;
-    let sheet = compare::side_by_side(&[&mapped, &reference], 8)?;
+    let d = render::diff(&mapped, &reference, None)?;
+    let sheet = render::side_by_side(&[&mapped, &reference], 8)?;
     files::save_png(&sheet, std::path::Path::new(out))?;
     println!(
         "quaternion-map draw in the application's pass: {WIDTH}×{HEIGHT}, {:.1} dB PSNR against \

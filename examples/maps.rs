@@ -36,9 +36,9 @@ use qtangent::qmap::MapSpace;
 use qtangent::qmap::RasterBackend;
 use qtangent::qmap::{self, BakeMesh, MapFormat, NormalMap, TexelKind};
 use qtangent::qmap::{bc5_round_trip_chain, AngleStats, CpuRaster, EncodedMap};
-use qtangent::render::compare::{self, ImageDiff};
-use qtangent::render::scene::{MapSource, RenderScene};
 use qtangent::render::FrameSource;
+use qtangent::render::{self, ImageDiff};
+use qtangent::render::{MapSource, RenderScene};
 use qtangent::Format;
 
 #[path = "common/cli.rs"]
@@ -234,7 +234,7 @@ fn texel_errors(
         };
         let f32_options = MapOptions::stored(MapFormat::Rgba32Float);
         let baker = qtangent::qmap::Baker::new(ctx, &f32_options);
-        let exact = qtangent::render::maps::bake_object(scene, i, size, &baker, &mut ())?.map;
+        let exact = scene.bake_object(i, size, &baker, &mut ())?.map;
         let mask: Vec<bool> = exact
             .kind
             .iter()
@@ -366,7 +366,7 @@ impl Reference {
         self.images
             .iter()
             .zip(images)
-            .map(|(a, b)| compare::diff(a, b, None).map_err(Error::from))
+            .map(|(a, b)| render::diff(a, b, None).map_err(Error::from))
             .collect()
     }
 }

@@ -8,7 +8,7 @@
 //! The file is read back once written: the frames decoded from it are measured against the
 //! frames packed (they must be within the format's bound), and the sizes are reported. Maps
 //! are made as the renderer makes them (`render --mode quatmap|quatmap-tangent`), so a packed
-//! file draws as its source does. Library: [`qtangent::pack`], [`qtangent::render::maps::SceneMaps`];
+//! file draws as its source does. Library: [`qtangent::pack`], [`qtangent::render::SceneMaps`];
 //! the extension: docs/GLTF.md.
 
 use std::path::PathBuf;
@@ -20,8 +20,8 @@ use qtangent::mesh::{self, Prepared, Scene};
 use qtangent::pack::{self, MapKind, PackOptions};
 
 use qtangent::qmap::MapOptions;
-use qtangent::render::maps::{MapKinds, SceneMaps};
-use qtangent::render::scene::RenderScene;
+use qtangent::render::RenderScene;
+use qtangent::render::{MapKinds, SceneMaps};
 use qtangent::Format;
 
 #[path = "common/cli.rs"]

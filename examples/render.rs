@@ -21,8 +21,8 @@ use image::RgbaImage;
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::{GpuScene, MapReport, Renderer, Shot, View};
 use qtangent::qmap::MapFormat;
-use qtangent::render::compare::{self, ImageDiff};
-use qtangent::render::scene::RenderScene;
+use qtangent::render::RenderScene;
+use qtangent::render::{self, ImageDiff};
 use qtangent::render::{FrameSource, Lighting};
 use qtangent::Format;
 
@@ -258,12 +258,12 @@ fn report_all(
     let mut heatmaps = Vec::new();
     let mut diffs = Vec::new();
     for (k, (&source, img)) in sources.iter().zip(images).enumerate().skip(1) {
-        let all = compare::diff(reference, img, None).map_err(|e| e.to_string())?;
+        let all = render::diff(reference, img, None).map_err(|e| e.to_string())?;
         let without_authored = match &without {
-            Some(v) => Some(compare::diff(&v[0], &v[k], None).map_err(|e| e.to_string())?),
+            Some(v) => Some(render::diff(&v[0], &v[k], None).map_err(|e| e.to_string())?),
             None => None,
         };
-        let heat = compare::heatmap(reference, img).map_err(|e| e.to_string())?;
+        let heat = render::heatmap(reference, img).map_err(|e| e.to_string())?;
         let name = format!("diff-{}", source.mode_name());
         save(&heat, &with_suffix(output, &name))?;
         heatmaps.push(heat);
@@ -334,8 +334,8 @@ fn sheet(images: &[RgbaImage], heatmaps: &[RgbaImage]) -> Result<RgbaImage, Stri
     );
     let mut bottom_imgs = vec![blank];
     bottom_imgs.extend(heatmaps.iter().map(half));
-    let row = |v: &[RgbaImage]| compare::side_by_side(&v.iter().collect::<Vec<_>>(), 8);
-    compare::stacked(
+    let row = |v: &[RgbaImage]| render::side_by_side(&v.iter().collect::<Vec<_>>(), 8);
+    render::stacked(
         &[
             &row(&top).map_err(|e| e.to_string())?,
             &row(&bottom_imgs).map_err(|e| e.to_string())?,
@@ -349,7 +349,7 @@ fn sheet(images: &[RgbaImage], heatmaps: &[RgbaImage]) -> Result<RgbaImage, Stri
 fn print_diffs(diffs: &[ModeDiff], has_authored: bool) {
     println!(
         "\nAgainst the reference (heatmap: black = equal, white ≥ {} levels of 255):",
-        compare::HEATMAP_FULL_SCALE
+        render::HEATMAP_FULL_SCALE
     );
     if has_authored {
         println!("| mode | PSNR (dB) | max error | pixels differing | without the authored-map objects: PSNR (dB) | max error |");

@@ -29,8 +29,8 @@ use qtangent::anim::{speed_ramp, BlendMethod, Locomotion, Player};
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::{GpuScene, Output, Renderer, View, DEPTH_FORMAT};
 use qtangent::gpu::{RigBatch, SkinPipeline};
-use qtangent::render::scene::{MapSource, RenderScene};
 use qtangent::render::{Camera, FrameSource, Lighting};
+use qtangent::render::{MapSource, RenderScene};
 use qtangent::skin::{Rig, SkinMethod};
 use qtangent::{mesh, Format};
 use winit::application::ApplicationHandler;
@@ -130,7 +130,7 @@ fn run(args: Args) -> Result<(), String> {
     };
     for w in &scene.warnings {
         // The loader's note that skinning is not applied is true only without the animation.
-        if skinned.is_none() || !w.contains("bind pose") {
+        if skinned.is_none() || *w.kind() != qtangent::WarningKind::SkinnedInBindPose {
             eprintln!("warning: {w}");
         }
     }
@@ -503,11 +503,11 @@ impl Viewer {
             (Command::Speed(steps), Some(a)) => a.step_speed(steps),
             (Command::Ramp, Some(a)) => a.toggle_ramp(),
             (Command::SkinMethod, Some(a)) => {
-                let next = match a.batch.method() {
+                let next = match a.batch.batch().method {
                     SkinMethod::Linear => SkinMethod::DualQuaternion,
                     SkinMethod::DualQuaternion => SkinMethod::Linear,
                 };
-                a.batch.set_method(next);
+                a.batch.batch_mut().set_method(next);
             }
             _ => {}
         }
@@ -681,7 +681,7 @@ impl Viewer {
             .scoped("drawing a frame", || {
                 let mut encoder = self.ctx.device.create_command_encoder(&Default::default());
                 if let Some(a) = &self.anim {
-                    a.batch.encode(&mut encoder, None);
+                    a.batch.batch().encode(&mut encoder, None);
                 }
                 {
                     let mut pass = pass::begin(&mut encoder, "viewer", &target, clear, &self.depth);
@@ -995,7 +995,7 @@ impl Animation {
             self.measured,
             self.speed,
             if self.ramp.is_some() { " ramp" } else { "" },
-            self.batch.method().name().to_uppercase()
+            self.batch.batch().method.name().to_uppercase()
         )
     }
 }

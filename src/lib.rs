@@ -85,7 +85,7 @@ mod testing;
 extern crate self as qtangent;
 #[cfg(all(test, feature = "default"))]
 #[path = "../tests/it/common/mod.rs"]
-#[allow(unreachable_pub, dead_code, unused_imports)]
+#[allow(unreachable_pub, unused_imports)]
 mod common;
 
 pub use format::Format;

@@ -206,14 +206,14 @@ pub fn table(rows: &[(Format, FrameErrors)]) -> String {
 pub(crate) const TABLE_SEED: u64 = 0x9e37_79b9_7f4a_7c15;
 
 /// Frames in each of the table's two stress sets.
-pub const STRESS_FRAMES: usize = 10_000;
+pub(crate) const STRESS_FRAMES: usize = 10_000;
 
 #[cfg(feature = "random")]
 /// `count` frames whose quaternion has |w| < 1e-4 — half turns (give or take 2e-4 rad) about
 /// random axes — with random handedness: where a sign-of-w format spends its bias and the seed's
 /// format rebuilds w worst.
 #[must_use]
-pub fn near_zero_w_frames(seed: u64, count: usize) -> Vec<TangentFrame> {
+pub(crate) fn near_zero_w_frames(seed: u64, count: usize) -> Vec<TangentFrame> {
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
     (0..count)
         .map(|_| {
@@ -229,7 +229,7 @@ pub fn near_zero_w_frames(seed: u64, count: usize) -> Vec<TangentFrame> {
 /// `count` frames whose quaternion has two components of nearly equal magnitude near 1/√2 and
 /// two small ones: where smallest-three formats store a component at the edge of their range.
 #[must_use]
-pub fn near_tie_frames(seed: u64, count: usize) -> Vec<TangentFrame> {
+pub(crate) fn near_tie_frames(seed: u64, count: usize) -> Vec<TangentFrame> {
     let mut rng = Pcg64Mcg::seed_from_u64(seed);
     (0..count)
         .map(|_| {

@@ -171,6 +171,21 @@ pub enum WarningKind {
     // ---- Animation ----
 
     // ---- Quaternion maps (bake jobs, storing) ----
+    /// A primitive has no UVs (TEXCOORD_0), so no map can be baked for it; skipped.
+    PrimitiveWithoutUvs,
+    /// None of a material's primitives has UVs; it gets no map.
+    MaterialWithoutUvs {
+        /// Its primitives.
+        primitives: usize,
+    },
+    /// A material's texture reads a UV set other than 0, which is not loaded; the map is baked
+    /// without it.
+    BakeTextureOnOtherSet {
+        /// Which texture (`normal`, `anisotropy`).
+        texture: &'static str,
+        /// The UV set it reads.
+        set: u32,
+    },
     /// More than a small share of an object-space map's UV texels overlap, so the map was
     /// baked in a UV layout of its own (drawn with a second UV set).
     MapRepacked {
@@ -180,8 +195,8 @@ pub enum WarningKind {
     /// BC5 holds two numbers a texel: asked of an object-space map, or of a tangent-space map
     /// with a tilt and a twist, the map is stored as BC7.
     Bc5CannotHold {
-        /// An object-space map (else a tilt with a twist).
-        object_space: bool,
+        /// What of the map BC5 cannot hold.
+        unfit: crate::qmap::Unfit,
     },
     /// A block format was asked of a map whose sides are not multiples of 4; stored as
     /// rgba16f.
@@ -203,6 +218,23 @@ pub enum WarningKind {
     },
 
     // ---- Rendering ----
+    /// A primitive without UVs gets no quaternion map: the map modes draw it with its qtangent
+    /// vertex frames.
+    NoQuaternionMap,
+    /// A material's texture reads a UV set other than 0 (only set 0 is loaded); not drawn.
+    TextureOnOtherSet {
+        /// Which texture of the material (`normal`, `base colour`, …).
+        texture: &'static str,
+        /// The UV set it reads.
+        set: u32,
+    },
+    /// A mesh instance whose node transform is singular or not finite was skipped.
+    InstanceSkipped {
+        /// The node.
+        node: usize,
+    },
+    /// The file has skins; the renderer draws skinned meshes in their bind pose.
+    SkinnedInBindPose,
     /// The device does not sample BC textures (`TEXTURE_COMPRESSION_BC`): block-compressed maps
     /// are decoded to rgba16f when uploaded.
     BcDecodedAtUpload {
@@ -210,6 +242,13 @@ pub enum WarningKind {
         format: crate::qmap::MapFormat,
     },
     // ---- Skinning ----
+    /// Influences beyond what a vertex holds were dropped (the largest weights are kept).
+    InfluencesDropped {
+        /// How many.
+        count: usize,
+        /// The influences a vertex holds.
+        max: usize,
+    },
 
     // ---- Packing glTF ----
     /// A primitive that is not a triangle primitive (points, lines) was dropped.
@@ -247,18 +286,25 @@ impl fmt::Display for WarningKind {
             // ---- Animation ----
 
             // ---- Quaternion maps (bake jobs, storing) ----
+            Self::PrimitiveWithoutUvs => write!(f, "no UVs (TEXCOORD_0); skipped"),
+            Self::MaterialWithoutUvs { primitives } => {
+                write!(f, "none of its {primitives} primitives has UVs; no map")
+            }
+            Self::BakeTextureOnOtherSet { texture, set } => write!(
+                f,
+                "its {texture} texture reads TEXCOORD_{set}, which is not loaded; baked without it"
+            ),
             Self::MapRepacked { overlap_percent } => write!(
                 f,
                 "{overlap_percent}% of its UV texels overlap; its object-space map has a UV layout \
                  of its own"
             ),
-            Self::Bc5CannotHold { object_space } => write!(
+            Self::Bc5CannotHold { unfit } => write!(
                 f,
                 "bc5 holds two numbers a texel, not {}; stored as bc7",
-                if object_space {
-                    "an object-space map"
-                } else {
-                    "a tilt and a twist (x, y, z ≠ 0)"
+                match unfit {
+                    crate::qmap::Unfit::ObjectSpace => "an object-space map",
+                    crate::qmap::Unfit::TiltAndTwist => "a tilt and a twist (x, y, z ≠ 0)",
                 }
             ),
             Self::NotBlockSized {
@@ -276,12 +322,29 @@ impl fmt::Display for WarningKind {
             } => write!(f, "no map {file} in {}; baked instead", folder.display()),
 
             // ---- Rendering ----
+            Self::NoQuaternionMap => write!(
+                f,
+                "no UVs, so no quaternion map: the map modes draw it with qtangent vertex frames"
+            ),
+            Self::TextureOnOtherSet { texture, set } => write!(
+                f,
+                "the {texture} texture reads UV set {set}; only set 0 is loaded, so it is not drawn"
+            ),
+            Self::InstanceSkipped { node } => write!(
+                f,
+                "node {node} has a singular or non-finite transform; instance skipped"
+            ),
+            Self::SkinnedInBindPose => write!(f, "skinned meshes are drawn in their bind pose"),
             Self::BcDecodedAtUpload { format } => write!(
                 f,
                 "does not sample BC textures (TEXTURE_COMPRESSION_BC); {format} maps are decoded \
                  to rgba16f at upload"
             ),
             // ---- Skinning ----
+            Self::InfluencesDropped { count, max } => write!(
+                f,
+                "{count} influences beyond {max} a vertex dropped (the largest weights kept)"
+            ),
 
             // ---- Packing glTF ----
             Self::PrimitiveDropped => write!(f, "not a triangle primitive; dropped"),

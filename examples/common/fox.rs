@@ -33,7 +33,7 @@ pub const FEET: [&str; 4] = [
 
 /// The Fox's walk/run blend: clips [`WALK`] and [`RUN`], feet [`FEET`].
 pub fn locomotion(scene: &Scene) -> Result<Locomotion, LocomotionError> {
-    Locomotion::from_scene(scene, WALK, RUN, &FEET)
+    scene.locomotion(WALK, RUN, &FEET)
 }
 
 /// [`locomotion`] of `scene`, loaded from `path`; errors name the file once.

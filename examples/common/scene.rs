@@ -10,8 +10,8 @@ use qtangent::gpu::GpuContext;
 use qtangent::gpu::{GpuScene, Renderer, UploadReport, FALLBACK_FORMAT};
 use qtangent::qmap::Bc7Quality;
 use qtangent::qmap::{MapFormat, MapOptions};
-use qtangent::render::maps::MapOrigin;
-use qtangent::render::scene::RenderScene;
+use qtangent::render::MapOrigin;
+use qtangent::render::RenderScene;
 use qtangent::skin::Rig;
 use qtangent::Format;
 

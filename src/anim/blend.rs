@@ -1,90 +1,4 @@
-//! Walk/run locomotion blending: after Eric Brown, "Blending a Walk/Run cycle" (Physics For
-//! Games, 2010), on in-place clips.
-//!
-//! The article's equations were images; re-derived here, with `T = N / 30` the cycle time of a
-//! clip of `N` frames at 30 fps and `v_w < v_r` the clips' ground speeds:
-//!
-//! 1. **Blend parameter.** `b = (v − v_w) / (v_r − v_w)`, clamped to `[0, 1]`
-//!    ([`Locomotion::blend_parameter`]).
-//! 2. **Unified cycle time.** Both clips advance one shared phase at
-//!    `φ' = (1 − b) / T_w + b / T_r` cycles per second, so they loop together. In the article's
-//!    frame rates: `R_w = (1 − b)·30 + b·30·N_w/N_r`, `R_r = (1 − b)·30·N_r/N_w + b·30`; in clip
-//!    seconds per second `r_i = T_i·φ'` ([`Locomotion::unified_rates`]).
-//! 3. **Unified distance.** A target bone `T` has an animation-space value `TA_i` per clip and a
-//!    world value `TW_i = AO_i · TA_i` through the clip's animation origin `AO_i`. The world
-//!    target is the blend `TW = blend(TW_w, TW_r; b)`; each origin is then moved by the `Δ_i`
-//!    with `Δ_i · TW_i = TW` (`AO_i ← Δ_i · AO_i`, so every clip agrees with `TW`), and the
-//!    character is placed by the blended origin `AO = blend(AO_w, AO_r; b)` applied to the
-//!    blended animation (here: `AO · blend(TA_w, TA_r; b)`, see below).
-//! 4. **Events.** Footfalls split each cycle into segments that occur in the same order in both
-//!    clips; step 2 is applied per segment: in segment `k` of lengths `L_w,k`, `L_r,k` a shared
-//!    segment phase advances at `(1 − b)/L_w,k + b/L_r,k`, so both clips reach every event
-//!    together, whatever fraction of their cycles the events sit at
-//!    ([`Locomotion::segment_rates`]).
-//!
-//! **In-place clips.** The article assumes the clips carry their root motion. The Fox's do not
-//! (its hip returns to where it started), so [`Gait::analyse`] reconstructs it from the feet:
-//! while a foot is down it moves backwards in animation space at the ground speed. A foot is
-//! down over a sample step when it is within [`GaitSettings::contact_fraction`] of its height
-//! range above its lowest point at both ends and does not move forwards; the root track
-//! [`Gait::root`] moves by minus the mean displacement of the feet that are down (interpolated
-//! across flight phases), and its end is the stride: speed `v = stride / T` (the article's
-//! `d·30/N`). The target bone is that root, `TA_i(t) = translation(root_i(t))` for clip time
-//! `t` in `[0, T_i)` ([`RootMotion::Contacts`], the default), or the uniform
-//! `translation(t·V_i)` ([`RootMotion::Uniform`]). When a clip loops its origin steps forward
-//! by the stride, `AO_i ← AO_i · TA_i(T_i)`, as a root-motion clip's would. With a
-//! translation-only target `AO · blend(TA)` equals `TW`: the placement advances at
-//! `(1 − b)·r_w·root_w' + b·r_r·root_r'`. The poses are the clips' in-place local transforms,
-//! blended with [`blend_poses`](super::blend_poses) against the rest pose.
-//!
-//! **Event feet.** The footfall order must be the same in both clips. [`Locomotion::new`] uses
-//! the longest prefix of the listed feet whose cyclic footfall order agrees; list them in order
-//! of preference. Two feet always qualify when each lands once per cycle (two points on a circle
-//! have one cyclic order). A quadruped's four-foot order can change between gaits: the Fox
-//! walks in diagonal couplets (left fore with right hind at 7 % and 12 % of the cycle, right
-//! fore with left hind at 57 % and 74 %) and runs in a rotary gallop (right hind 2 %, right
-//! fore 37 %, left fore 47 %, left hind 93 %). So the examples' Fox (`examples/common/fox.rs`)
-//! lists the hind feet first and gets them as the events: a left/right pair always keeps its
-//! order, and the hind legs propel both gaits. Two three-foot sets do keep their order (right hind, right fore and
-//! either left foot), but their segments differ so much between the clips (e.g. right fore →
-//! left hind: 17 % of the walk, 56 % of the run) that the per-segment rates swing several-fold
-//! and the feet slide more (with [`Locomotion::with_event_feet`]: events 77–83 units/s mean,
-//! 1000–2100 max, against 71 and 680 for the hind pair).
-//!
-//! **Phase alignment.** [`BlendMethod::Unified`] and [`BlendMethod::Naive`] start the walk at event 0 and
-//! the run at the same cycle fraction shifted by the circular mean of the events' fraction
-//! differences, the nearest a single shared phase comes to the article's "footfalls at the same
-//! fraction"; [`BlendMethod::Events`] starts both at event 0.
-//!
-//! **Measured** ([`foot_slide`], 8 s walk → run → walk ramp at 60 fps, `tests/it/locomotion.rs`
-//! and `examples/walkrun.rs`): on a procedural biped whose walk and run share footfall
-//! fractions, Unified and Events slide 20 % less than Naive (0.61 vs 0.76 units/s); with a
-//! time-warped copy of a walk as the run (same poses, footfalls at other fractions: the case
-//! step 4 is for), Events keeps the two clips' feet within a sample step of each other where
-//! Unified leaves them 0.2–0.4 strides apart. On the Fox's own Walk and Run the article's methods do not
-//! beat the naive blend (contact root: naive 57, unified 69, events 71 units/s mean over the
-//! feet; the clips alone slide 34 and 29): the article's premise that the clips' footfalls
-//! correspond fails (different four-foot orders and duty factors: walk feet down 35–43 % of
-//! the cycle, run feet 17–36 %), so any common timing keeps some feet out of step, and
-//! per-segment rates also scale each clip's own slide. The naive figure itself moves by about
-//! 5 units/s with the run's starting phase.
-//!
-//! **Ours: locked feet** ([`BlendMethod::Locked`], what `examples/animate.rs` and the viewer play).
-//! Keep the article's steps 1–3 (the clips stay in phase, the origins keep the character from
-//! popping), but (1) solve the blend for the speed asked for ([`Locomotion::blend_for_speed`]:
-//! the unified speed, cadence × blended stride, is not linear in `b`), and (2) lock the feet: a
-//! foot that touches down is pinned where it landed and its leg bent by two-bone IK to keep it
-//! there until it rises above [`FOOT_RELEASE_FRACTION`](super::FOOT_RELEASE_FRACTION) of its height range, then the pin
-//! fades into the animation over [`FOOT_RELEASE_SECONDS`](super::FOOT_RELEASE_SECONDS). On the Fox's Walk/Run ramp it slides
-//! 2.1 units/s mean over the four feet (598 max, single frames at touch-down) against 57.2 /
-//! 469 for the naive blend, at the asked speed (tested within 1.4 units/s); under contact rules
-//! it does not lock by (10 % and 30 % of the height range) 0.3 and 28 against 45.5 and 80.
-//! (An earlier version placed the character by its blended pose's planted feet instead of
-//! bending the legs: 44.6 units/s, but only because the character then moved at 58 units/s
-//! where 148 was asked — the blended pose of two different gaits barely sweeps its feet.)
-//!
-//! Compare the methods with [`foot_slide`]: the horizontal world speed of each foot while it is
-//! down, under one contact rule for every method ([`ContactRule`]).
+//! The walk/run blend: [`Locomotion`] (its docs describe the method).
 
 use glam::Vec3;
 
@@ -92,7 +6,6 @@ use super::{
     foot_slide, Clip, ContactRule, FootSlide, Footfall, Gait, GaitSettings, LocoFrame,
     LocomotionError, Player, Skeleton,
 };
-use crate::mesh::Scene;
 
 /// The animation-space target bone `TA_i(t)` of the in-place clips (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -160,7 +73,7 @@ crate::names::named!(ClipKind, "clip", { Walk => "walk", Run => "run" });
 impl ClipKind {
     /// Position in per-clip arrays: 0 for the walk, 1 for the run.
     #[must_use]
-    pub const fn index(self) -> usize {
+    pub(crate) const fn index(self) -> usize {
         match self {
             Self::Walk => WALK,
             Self::Run => RUN,
@@ -169,6 +82,94 @@ impl ClipKind {
 }
 
 /// A walk and a run clip, analysed and ready to blend.
+///
+/// Walk/run locomotion blending: after Eric Brown, "Blending a Walk/Run cycle" (Physics For
+/// Games, 2010), on in-place clips.
+///
+/// The article's equations were images; re-derived here, with `T = N / 30` the cycle time of a
+/// clip of `N` frames at 30 fps and `v_w < v_r` the clips' ground speeds:
+///
+/// 1. **Blend parameter.** `b = (v − v_w) / (v_r − v_w)`, clamped to `[0, 1]`
+///    ([`Locomotion::blend_parameter`]).
+/// 2. **Unified cycle time.** Both clips advance one shared phase at
+///    `φ' = (1 − b) / T_w + b / T_r` cycles per second, so they loop together. In the article's
+///    frame rates: `R_w = (1 − b)·30 + b·30·N_w/N_r`, `R_r = (1 − b)·30·N_r/N_w + b·30`; in clip
+///    seconds per second `r_i = T_i·φ'` ([`Locomotion::unified_rates`]).
+/// 3. **Unified distance.** A target bone `T` has an animation-space value `TA_i` per clip and a
+///    world value `TW_i = AO_i · TA_i` through the clip's animation origin `AO_i`. The world
+///    target is the blend `TW = blend(TW_w, TW_r; b)`; each origin is then moved by the `Δ_i`
+///    with `Δ_i · TW_i = TW` (`AO_i ← Δ_i · AO_i`, so every clip agrees with `TW`), and the
+///    character is placed by the blended origin `AO = blend(AO_w, AO_r; b)` applied to the
+///    blended animation (here: `AO · blend(TA_w, TA_r; b)`, see below).
+/// 4. **Events.** Footfalls split each cycle into segments that occur in the same order in both
+///    clips; step 2 is applied per segment: in segment `k` of lengths `L_w,k`, `L_r,k` a shared
+///    segment phase advances at `(1 − b)/L_w,k + b/L_r,k`, so both clips reach every event
+///    together, whatever fraction of their cycles the events sit at
+///    ([`Locomotion::segment_rates`]).
+///
+/// **In-place clips.** The article assumes the clips carry their root motion. The Fox's do not
+/// (its hip returns to where it started), so [`Gait::analyse`] reconstructs it from the feet:
+/// while a foot is down it moves backwards in animation space at the ground speed. A foot is
+/// down over a sample step when it is within [`GaitSettings::contact_fraction`] of its height
+/// range above its lowest point at both ends and does not move forwards; the root track
+/// [`Gait::root`] moves by minus the mean displacement of the feet that are down (interpolated
+/// across flight phases), and its end is the stride: speed `v = stride / T` (the article's
+/// `d·30/N`). The target bone is that root, `TA_i(t) = translation(root_i(t))` for clip time
+/// `t` in `[0, T_i)` ([`RootMotion::Contacts`], the default), or the uniform
+/// `translation(t·V_i)` ([`RootMotion::Uniform`]). When a clip loops its origin steps forward
+/// by the stride, `AO_i ← AO_i · TA_i(T_i)`, as a root-motion clip's would. With a
+/// translation-only target `AO · blend(TA)` equals `TW`: the placement advances at
+/// `(1 − b)·r_w·root_w' + b·r_r·root_r'`. The poses are the clips' in-place local transforms,
+/// blended with [`blend_poses`](super::blend_poses) against the rest pose.
+///
+/// **Event feet.** The footfall order must be the same in both clips. [`Locomotion::new`] uses
+/// the longest prefix of the listed feet whose cyclic footfall order agrees; list them in order
+/// of preference. Two feet always qualify when each lands once per cycle (two points on a circle
+/// have one cyclic order). A quadruped's four-foot order can change between gaits: the Fox
+/// walks in diagonal couplets (left fore with right hind at 7 % and 12 % of the cycle, right
+/// fore with left hind at 57 % and 74 %) and runs in a rotary gallop (right hind 2 %, right
+/// fore 37 %, left fore 47 %, left hind 93 %). So the examples' Fox (`examples/common/fox.rs`)
+/// lists the hind feet first and gets them as the events: a left/right pair always keeps its
+/// order, and the hind legs propel both gaits. Two three-foot sets do keep their order (right hind, right fore and
+/// either left foot), but their segments differ so much between the clips (e.g. right fore →
+/// left hind: 17 % of the walk, 56 % of the run) that the per-segment rates swing several-fold
+/// and the feet slide more (with [`Locomotion::with_event_feet`]: events 77–83 units/s mean,
+/// 1000–2100 max, against 71 and 680 for the hind pair).
+///
+/// **Phase alignment.** [`BlendMethod::Unified`] and [`BlendMethod::Naive`] start the walk at event 0 and
+/// the run at the same cycle fraction shifted by the circular mean of the events' fraction
+/// differences, the nearest a single shared phase comes to the article's "footfalls at the same
+/// fraction"; [`BlendMethod::Events`] starts both at event 0.
+///
+/// **Measured** ([`foot_slide`], 8 s walk → run → walk ramp at 60 fps, `tests/it/locomotion.rs`
+/// and `examples/walkrun.rs`): on a procedural biped whose walk and run share footfall
+/// fractions, Unified and Events slide 20 % less than Naive (0.61 vs 0.76 units/s); with a
+/// time-warped copy of a walk as the run (same poses, footfalls at other fractions: the case
+/// step 4 is for), Events keeps the two clips' feet within a sample step of each other where
+/// Unified leaves them 0.2–0.4 strides apart. On the Fox's own Walk and Run the article's methods do not
+/// beat the naive blend (contact root: naive 57, unified 69, events 71 units/s mean over the
+/// feet; the clips alone slide 34 and 29): the article's premise that the clips' footfalls
+/// correspond fails (different four-foot orders and duty factors: walk feet down 35–43 % of
+/// the cycle, run feet 17–36 %), so any common timing keeps some feet out of step, and
+/// per-segment rates also scale each clip's own slide. The naive figure itself moves by about
+/// 5 units/s with the run's starting phase.
+///
+/// **Ours: locked feet** ([`BlendMethod::Locked`], what `examples/animate.rs` and the viewer play).
+/// Keep the article's steps 1–3 (the clips stay in phase, the origins keep the character from
+/// popping), but (1) solve the blend for the speed asked for ([`Locomotion::blend_for_speed`]:
+/// the unified speed, cadence × blended stride, is not linear in `b`), and (2) lock the feet: a
+/// foot that touches down is pinned where it landed and its leg bent by two-bone IK to keep it
+/// there until it rises above [`FOOT_RELEASE_FRACTION`](super::FOOT_RELEASE_FRACTION) of its height range, then the pin
+/// fades into the animation over [`FOOT_RELEASE_SECONDS`](super::FOOT_RELEASE_SECONDS). On the Fox's Walk/Run ramp it slides
+/// 2.1 units/s mean over the four feet (598 max, single frames at touch-down) against 57.2 /
+/// 469 for the naive blend, at the asked speed (tested within 1.4 units/s); under contact rules
+/// it does not lock by (10 % and 30 % of the height range) 0.3 and 28 against 45.5 and 80.
+/// (An earlier version placed the character by its blended pose's planted feet instead of
+/// bending the legs: 44.6 units/s, but only because the character then moved at 58 units/s
+/// where 148 was asked — the blended pose of two different gaits barely sweeps its feet.)
+///
+/// Compare the methods with [`foot_slide`]: the horizontal world speed of each foot while it is
+/// down, under one contact rule for every method ([`ContactRule`]).
 #[derive(Debug, Clone)]
 pub struct Locomotion {
     pub(super) skeleton: Skeleton,
@@ -368,19 +369,22 @@ impl Locomotion {
 
     /// The target-bone model in use.
     #[must_use]
-    pub fn root_motion(&self) -> RootMotion {
+    #[cfg(test)]
+    pub(crate) fn root_motion(&self) -> RootMotion {
         self.root_motion
     }
 
     /// `TA_c(t)`: the root displacement of clip `clip` at clip time `t` (in `[0, T_c]`).
     #[must_use]
-    pub fn root(&self, clip: ClipKind, t: f64) -> Vec3 {
+    #[cfg(test)]
+    pub(crate) fn root(&self, clip: ClipKind, t: f64) -> Vec3 {
         self.root_of(clip.index(), t)
     }
 
     /// Velocity of [`Locomotion::root`] at clip time `t`, per clip second.
     #[must_use]
-    pub fn root_velocity(&self, clip: ClipKind, t: f64) -> Vec3 {
+    #[cfg(test)]
+    pub(crate) fn root_velocity(&self, clip: ClipKind, t: f64) -> Vec3 {
         self.root_velocity_of(clip.index(), t)
     }
 
@@ -407,60 +411,6 @@ impl Locomotion {
         }
     }
 
-    /// Finds the clips and feet of a loaded scene by name and calls [`Locomotion::new`].
-    ///
-    /// # Errors
-    /// [`LocomotionError::MissingClip`] / [`LocomotionError::MissingNode`] naming what is
-    /// missing, then as [`Locomotion::new`].
-    pub fn from_scene(
-        scene: &Scene,
-        walk: &str,
-        run: &str,
-        feet: &[&str],
-    ) -> Result<Self, LocomotionError> {
-        let source = scene.source.display().to_string();
-        let clip = |name: &str| {
-            scene
-                .animations
-                .iter()
-                .find(|c| c.name == name)
-                .ok_or_else(|| LocomotionError::MissingClip {
-                    scene: source.clone(),
-                    name: name.to_owned(),
-                    available: if scene.animations.is_empty() {
-                        "no animations".to_owned()
-                    } else {
-                        scene
-                            .animations
-                            .iter()
-                            .map(|c| format!("`{}`", c.name))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    },
-                })
-        };
-        let (walk, run) = (clip(walk)?, clip(run)?);
-        let skeleton = Skeleton::from_scene(scene);
-        let feet = feet
-            .iter()
-            .map(|&name| {
-                skeleton
-                    .find(name)
-                    .ok_or_else(|| LocomotionError::MissingNode {
-                        scene: source.clone(),
-                        name: name.to_owned(),
-                    })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        Self::new(&skeleton, walk, run, &feet)
-    }
-
-    /// The clip of `clip`.
-    #[must_use]
-    pub fn clip(&self, clip: ClipKind) -> &Clip {
-        &self.clips[clip.index()]
-    }
-
     /// The analysis of `clip`.
     #[must_use]
     pub fn gait(&self, clip: ClipKind) -> &Gait {
@@ -469,7 +419,8 @@ impl Locomotion {
 
     /// The skeleton the clips animate.
     #[must_use]
-    pub fn skeleton(&self) -> &Skeleton {
+    #[cfg(test)]
+    pub(crate) fn skeleton(&self) -> &Skeleton {
         &self.skeleton
     }
 
@@ -487,7 +438,8 @@ impl Locomotion {
 
     /// The foot nodes, as given.
     #[must_use]
-    pub fn feet(&self) -> &[usize] {
+    #[cfg(test)]
+    pub(crate) fn feet(&self) -> &[usize] {
         &self.feet
     }
 
@@ -521,7 +473,7 @@ impl Locomotion {
 
     /// The article's step 1: `b = (v − v_w) / (v_r − v_w)`, clamped to `[0, 1]`.
     #[must_use]
-    pub fn blend_parameter(&self, speed: f32) -> f32 {
+    pub(crate) fn blend_parameter(&self, speed: f32) -> f32 {
         let (vw, vr) = (self.gaits[WALK].speed(), self.gaits[RUN].speed());
         ((speed - vw) / (vr - vw)).clamp(0.0, 1.0)
     }
@@ -531,7 +483,7 @@ impl Locomotion {
     /// linear in `b` as the article's [`Locomotion::blend_parameter`] assumes (on the Fox it runs
     /// 13 % fast midway), so solve it by bisection; clamped to `[0, 1]`.
     #[must_use]
-    pub fn blend_for_speed(&self, speed: f32) -> f32 {
+    pub(crate) fn blend_for_speed(&self, speed: f32) -> f32 {
         let (tw, tr) = (self.gaits[WALK].duration, self.gaits[RUN].duration);
         let (dw, dr) = (self.gaits[WALK].stride(), self.gaits[RUN].stride());
         let unified = |b: f32| ((1.0 - b) / tw + b / tr) * ((1.0 - b) * dw + b * dr);
@@ -557,7 +509,7 @@ impl Locomotion {
     /// `φ' = (1 − b)/T_w + b/T_r`; so `T_w / r_w = T_r / r_r` (both loop together),
     /// `r_w(0) = 1` and `r_r(1) = 1`.
     #[must_use]
-    pub fn unified_rates(&self, b: f32) -> [f32; 2] {
+    pub(crate) fn unified_rates(&self, b: f32) -> [f32; 2] {
         let (tw, tr) = (self.gaits[WALK].duration, self.gaits[RUN].duration);
         let phase = (1.0 - b) / tw + b / tr;
         [tw * phase, tr * phase]
@@ -569,7 +521,7 @@ impl Locomotion {
     /// # Panics
     /// If `k` is not below the number of events.
     #[must_use]
-    pub fn segment_rates(&self, k: usize, b: f32) -> [f32; 2] {
+    pub(crate) fn segment_rates(&self, k: usize, b: f32) -> [f32; 2] {
         let (lw, lr) = (self.segment(WALK, k), self.segment(RUN, k));
         let b = f64::from(b);
         let phase = (1.0 - b) / lw + b / lr;
@@ -602,7 +554,7 @@ impl Locomotion {
     /// [`GaitSettings::contact_fraction`]). A metric independent of the rule
     /// [`BlendMethod::Locked`] pins feet by.
     #[must_use]
-    pub fn contact_rule_at(&self, fraction: f32) -> ContactRule {
+    pub(crate) fn contact_rule_at(&self, fraction: f32) -> ContactRule {
         let t = |c: usize| {
             self.gaits[c]
                 .feet
@@ -618,7 +570,8 @@ impl Locomotion {
 
     /// [`foot_slide`] of every foot with this blend's up axis and `rule`.
     #[must_use]
-    pub fn foot_slide_with(
+    #[cfg(test)]
+    pub(crate) fn foot_slide_with(
         &self,
         frames: &[LocoFrame],
         dt: f32,
@@ -643,7 +596,8 @@ impl Locomotion {
     /// A player for `method` that borrows this blend, at its start phases (module docs, "Phase
     /// alignment") with the character at the origin, showing the walk.
     #[must_use]
-    pub fn player(&self, method: BlendMethod) -> Player<&Self> {
+    #[cfg(test)]
+    pub(crate) fn player(&self, method: BlendMethod) -> Player<&Self> {
         Player::new(self, method)
     }
 

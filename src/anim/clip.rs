@@ -143,7 +143,8 @@ impl Channel {
 
     /// The channel's value at `t` as a quaternion ([`Channel::sample`]'s xyzw).
     #[must_use]
-    pub fn sample_quat(&self, t: f32) -> Quat {
+    #[cfg(test)]
+    pub(crate) fn sample_quat(&self, t: f32) -> Quat {
         Quat::from_vec4(self.sample(t))
     }
 }
@@ -190,7 +191,8 @@ impl Clip {
     }
 
     /// The channels that drive node `node`, in file order.
-    pub fn node_channels(&self, node: usize) -> impl Iterator<Item = &Channel> {
+    #[cfg(test)]
+    pub(crate) fn node_channels(&self, node: usize) -> impl Iterator<Item = &Channel> {
         self.channels.iter().filter(move |c| c.node == node)
     }
 

@@ -1,5 +1,5 @@
 //! Gait analysis of one in-place locomotion clip: ground speed, stride, the root track the
-//! feet imply, and when each foot is down (see [`crate::anim::blend`] for how it is used).
+//! feet imply, and when each foot is down (see [`crate::anim::Locomotion`] for how it is used).
 
 use glam::Vec3;
 
@@ -7,7 +7,7 @@ use super::{Clip, LocomotionError, Skeleton};
 
 /// How [`Gait::analyse`] samples a clip and decides contact.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct GaitSettings {
+pub(crate) struct GaitSettings {
     /// Samples per second of clip time (default 240: ten per key of a 24 fps clip). At least 64
     /// samples are taken per cycle whatever the rate.
     pub sample_rate: f32,
@@ -53,7 +53,7 @@ pub struct Contact {
 impl Contact {
     /// Length of the stance in seconds.
     #[must_use]
-    pub fn duration(&self) -> f32 {
+    pub(crate) fn duration(&self) -> f32 {
         self.end - self.start
     }
 }
@@ -190,7 +190,7 @@ impl Gait {
     /// [`LocomotionError`] when there are no feet, a foot index is out of range, the clip has no
     /// duration, a setting is out of range, no up axis can be found, a foot never lifts or never
     /// lands, or the feet in contact do not move.
-    pub fn analyse(
+    pub(crate) fn analyse(
         skeleton: &Skeleton,
         clip: &Clip,
         feet: &[usize],

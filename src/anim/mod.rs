@@ -7,22 +7,25 @@
 //! The GPU side is [`crate::skin`] (bones as quaternion + translation + uniform scale) and
 //! [`crate::gpu::skin`] (the compute kernel).
 
-pub mod blend;
-pub mod clip;
-pub mod error;
-pub mod gait;
+mod blend;
+mod clip;
+mod error;
+mod gait;
 mod ik;
-pub mod player;
-pub mod pose;
-pub mod slide;
+mod player;
+mod pose;
+mod slide;
 
 pub use blend::{BlendMethod, ClipKind, Locomotion, RootMotion};
 pub use clip::{Channel, Clip, Interpolation, Property};
 pub use error::LocomotionError;
-pub use gait::{Contact, FootGait, Footfall, Gait, GaitSettings};
-pub use player::{LocoFrame, Player, FOOT_RELEASE_FRACTION, FOOT_RELEASE_SECONDS};
-pub use pose::{blend_poses, Skeleton};
-pub use slide::{foot_slide, slide_summary, speed_ramp, ContactRule, FootSlide};
+pub(crate) use gait::GaitSettings;
+pub use gait::{Contact, FootGait, Footfall, Gait};
+pub use player::{LocoFrame, Player};
+pub(crate) use pose::blend_poses;
+pub use pose::Skeleton;
+pub(crate) use slide::{foot_slide, ContactRule};
+pub use slide::{slide_summary, speed_ramp, FootSlide};
 
 use glam::{Mat4, Quat, Vec3};
 
@@ -68,3 +71,6 @@ impl Default for Transform {
         Self::IDENTITY
     }
 }
+
+#[cfg(all(test, feature = "default"))]
+mod tests;

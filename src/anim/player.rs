@@ -9,11 +9,11 @@ use super::ik::{leg_of, place_foot};
 use super::{blend_poses, BlendMethod, ContactRule, Locomotion, Transform};
 
 /// How long a released foot takes to go from its pin back to the animation (seconds).
-pub const FOOT_RELEASE_SECONDS: f32 = 0.12;
+pub(crate) const FOOT_RELEASE_SECONDS: f32 = 0.12;
 
 /// A locked foot is released once it rises above this fraction of its height range in the
 /// clips (it locks at [`GaitSettings::contact_fraction`](super::GaitSettings::contact_fraction), 0.2).
-pub const FOOT_RELEASE_FRACTION: f32 = 0.35;
+pub(crate) const FOOT_RELEASE_FRACTION: f32 = 0.35;
 
 /// One simulated frame.
 #[derive(Debug, Clone, PartialEq)]
@@ -125,7 +125,7 @@ pub struct Player<L: Borrow<Locomotion> = Locomotion> {
 }
 
 impl<L: Borrow<Locomotion>> Player<L> {
-    /// A player for `method`, at its start phases (see [`crate::anim::blend`], "Phase
+    /// A player for `method`, at its start phases (see [`crate::anim::Locomotion`], "Phase
     /// alignment") with the character at the origin, showing the walk.
     #[must_use]
     pub fn new(locomotion: L, method: BlendMethod) -> Self {
@@ -174,13 +174,15 @@ impl<L: Borrow<Locomotion>> Player<L> {
 
     /// The blend it plays.
     #[must_use]
-    pub fn locomotion(&self) -> &Locomotion {
+    #[cfg(test)]
+    pub(crate) fn locomotion(&self) -> &Locomotion {
         self.loco.borrow()
     }
 
     /// The blend method it plays.
     #[must_use]
-    pub fn method(&self) -> BlendMethod {
+    #[cfg(test)]
+    pub(crate) fn method(&self) -> BlendMethod {
         self.method
     }
 

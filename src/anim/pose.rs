@@ -20,25 +20,22 @@ pub struct Skeleton {
 }
 
 impl Skeleton {
-    /// The skeleton of a loaded scene: all of [`crate::mesh::Scene::nodes`], with their local
-    /// transforms as the rest pose.
-    ///
-    /// The loader rejects nodes with two parents and cycles; should the data still be
-    /// inconsistent, a parent index out of range makes the node a root, and a cycle is broken by
-    /// making its lowest-index node a root (`parents` says so), so [`Skeleton::order`] always
-    /// lists every node once with its parent first.
-    #[must_use]
-    pub fn from_scene(scene: &crate::mesh::Scene) -> Self {
-        let nodes = &scene.nodes;
-        let mut parents: Vec<Option<usize>> = nodes
-            .iter()
-            .map(|n| n.parent.filter(|&p| p < nodes.len()))
-            .collect();
+    /// A skeleton of nodes `i` named `names[i]`, with parent `parents[i]` (a parent outside
+    /// the nodes counts as none) and rest pose `rest[i]` (see [`crate::mesh::Scene::skeleton`]).
+    pub(crate) fn new(
+        names: Vec<String>,
+        mut parents: Vec<Option<usize>>,
+        rest: Vec<Transform>,
+    ) -> Self {
+        let n = names.len();
+        for p in &mut parents {
+            *p = p.filter(|&p| p < n);
+        }
         let order = hierarchy_order(&mut parents);
         Self {
-            names: nodes.iter().map(|n| n.name.clone()).collect(),
+            names,
             parents,
-            rest: nodes.iter().map(|n| n.local).collect(),
+            rest,
             order,
         }
     }
@@ -68,7 +65,7 @@ impl Skeleton {
     ///
     /// # Panics
     /// If `local` has fewer entries than the skeleton has nodes.
-    pub fn world_matrices_into(&self, local: &[Transform], out: &mut Vec<Mat4>) {
+    pub(crate) fn world_matrices_into(&self, local: &[Transform], out: &mut Vec<Mat4>) {
         let n = self.parents.len();
         assert!(
             local.len() >= n,
@@ -152,7 +149,11 @@ const MIN_ROTATION_SUM: f32 = 1e-3;
 ///
 /// # Panics
 /// If `reference` or a layer has fewer entries than `out`.
-pub fn blend_poses(layers: &[(&[Transform], f32)], reference: &[Transform], out: &mut [Transform]) {
+pub(crate) fn blend_poses(
+    layers: &[(&[Transform], f32)],
+    reference: &[Transform],
+    out: &mut [Transform],
+) {
     let n = out.len();
     assert!(
         reference.len() >= n,

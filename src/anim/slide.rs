@@ -9,7 +9,7 @@ use super::{LocoFrame, Skeleton};
 /// `b` foot `f` is down when its world height (along `up`) is at most
 /// `(1 − b)·walk[f] + b·run[f]`, each the foot's [`FootGait::threshold`](super::FootGait::threshold) in that clip.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ContactRule {
+pub(crate) struct ContactRule {
     /// Threshold per foot in the walk.
     pub walk: Vec<f32>,
     /// Threshold per foot in the run.
@@ -19,7 +19,7 @@ pub struct ContactRule {
 impl ContactRule {
     /// Threshold of foot `f` at blend `b`.
     #[must_use]
-    pub fn threshold(&self, f: usize, b: f32) -> f32 {
+    pub(crate) fn threshold(&self, f: usize, b: f32) -> f32 {
         self.walk[f] + (self.run[f] - self.walk[f]) * b
     }
 }
@@ -53,7 +53,7 @@ pub fn slide_summary(slides: &[FootSlide]) -> (f32, f32) {
 /// # Panics
 /// If `rule` has fewer entries than `feet` or a foot index is out of range.
 #[must_use]
-pub fn foot_slide(
+pub(crate) fn foot_slide(
     skeleton: &Skeleton,
     frames: &[LocoFrame],
     feet: &[usize],

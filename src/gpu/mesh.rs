@@ -1,5 +1,5 @@
 //! The mesh vertex stage (`shaders/mesh.wgsl`): vertex-buffer layouts for interleaved qtangent
-//! streams ([`crate::mesh::vertex`]) and the uniforms the vertex function reads. The readback
+//! streams ([`crate::mesh::VertexStream`]) and the uniforms the vertex function reads. The readback
 //! of every vertex's world frame that tests compare with the CPU lives in `lab::readback`.
 
 use super::wgsl;

@@ -16,17 +16,12 @@ pub(crate) use context::StageNeeds;
 pub use context::{GpuContext, GpuError};
 pub use decode::{DecodeBatch, DecodePipeline, GpuFrame};
 pub use mesh::{format_constant, vertex_entry_point, vertex_layout, MeshUniforms};
-pub use qmap::{
-    check_filterable, required_features, sample_frames, texture_format, upload_encoded, upload_map,
-    GpuQuatMap, MapFilter, SampledFrame, HANDEDNESS_FORMAT,
-};
+pub use qmap::{sample_frames, upload_encoded, upload_map, GpuQuatMap, MapFilter, SampledFrame};
 pub use render::{
     GpuScene, MapReport, ModeCost, Output, PreparedView, Renderer, Shot, UploadReport, View,
-    DEBUG_FORMAT, DEBUG_POISON, DEPTH_FORMAT, FALLBACK_FORMAT, IMAGE_FORMAT,
+    DEBUG_POISON, DEPTH_FORMAT, FALLBACK_FORMAT,
 };
-pub use skin::{
-    output_layout, uv_layout, InstanceRange, RigBatch, SkinBatch, SkinBuffers, SkinPipeline,
-};
+pub use skin::{output_layout, InstanceRange, RigBatch, SkinBatch, SkinBuffers, SkinPipeline};
 pub use wgsl::Wgsl;
 
 #[cfg(all(test, feature = "default"))]

@@ -6,7 +6,7 @@
 //! values exactly, [`MapFormat::texel_bytes`]), the handedness plane in [`HANDEDNESS_FORMAT`]
 //! (±1 as ±127, background 0), both with the map's full mip chain.
 
-use glam::{Vec2, Vec3, Vec4};
+use glam::{Vec2, Vec3};
 
 use super::kit::{self, Access};
 use super::wgsl::Stage;
@@ -18,11 +18,11 @@ use crate::TangentFrame;
 
 /// The texture format of the handedness plane: one signed normalised byte, filterable on every
 /// adapter; ±1 is stored as ±127 (exactly ±1.0 when read), background as 0.
-pub const HANDEDNESS_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R8Snorm;
+pub(crate) const HANDEDNESS_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::R8Snorm;
 
 /// The wgpu texture format holding a map's RGBA: the same bytes as [`MapFormat::texel_bytes`].
 #[must_use]
-pub fn texture_format(format: MapFormat) -> wgpu::TextureFormat {
+pub(crate) fn texture_format(format: MapFormat) -> wgpu::TextureFormat {
     match format {
         MapFormat::Rgba16Float => wgpu::TextureFormat::Rgba16Float,
         MapFormat::Rgba16Snorm => wgpu::TextureFormat::Rgba16Snorm,
@@ -38,7 +38,7 @@ pub fn texture_format(format: MapFormat) -> wgpu::TextureFormat {
 /// `Rgba32Float` always exists but filters only with `FLOAT32_FILTERABLE`. `Rgba16Float` and
 /// `Rgba8Snorm` (and the handedness plane's `R8Snorm`) are filterable everywhere.
 #[must_use]
-pub fn required_features(format: MapFormat) -> wgpu::Features {
+pub(crate) fn required_features(format: MapFormat) -> wgpu::Features {
     match format {
         MapFormat::Rgba16Float | MapFormat::Rgba8Snorm => wgpu::Features::empty(),
         MapFormat::Rgba16Snorm => wgpu::Features::TEXTURE_FORMAT_16BIT_NORM,
@@ -52,7 +52,7 @@ pub fn required_features(format: MapFormat) -> wgpu::Features {
 /// # Errors
 /// [`GpuError::Invalid`] naming the format, the missing feature and whether the adapter has it
 /// (then only the device was created without it).
-pub fn check_filterable(ctx: &GpuContext, format: MapFormat) -> Result<(), GpuError> {
+pub(crate) fn check_filterable(ctx: &GpuContext, format: MapFormat) -> Result<(), GpuError> {
     let needed = required_features(format);
     let missing = needed - ctx.device.features();
     if missing.is_empty() {
@@ -107,7 +107,10 @@ impl GpuQuatMap {
     /// Bind-group entries 0, 1, 2: the quaternion view, the handedness view and `sampler` —
     /// the order `qmap.wgsl`'s sampling entry and `lit.wgsl` both declare.
     #[must_use]
-    pub fn entries<'a>(&'a self, sampler: &'a wgpu::Sampler) -> [wgpu::BindGroupEntry<'a>; 3] {
+    pub(crate) fn entries<'a>(
+        &'a self,
+        sampler: &'a wgpu::Sampler,
+    ) -> [wgpu::BindGroupEntry<'a>; 3] {
         [
             wgpu::BindGroupEntry {
                 binding: 0,
@@ -389,8 +392,9 @@ impl SampledFrame {
 
     /// The filtered quaternion before normalisation.
     #[must_use]
-    pub fn filtered_quat(&self) -> Vec4 {
-        Vec4::from_array(self.filtered)
+    #[cfg(test)]
+    pub(crate) fn filtered_quat(&self) -> glam::Vec4 {
+        glam::Vec4::from_array(self.filtered)
     }
 }
 

@@ -62,30 +62,14 @@ const OUTPUT_ATTRIBUTES: [wgpu::VertexAttribute; 2] = [
 ];
 
 /// The skinned output as a vertex buffer: position `Float32x3` at location 0 and the qtangent
-/// `Snorm16x4` at location 2 (20 bytes a vertex), which `mesh.wgsl`'s `vs_quat` reads; UVs come
-/// from a second buffer ([`uv_layout`]).
+/// `Snorm16x4` at location 2 (20 bytes a vertex), as `mesh.wgsl`'s `vs_vec4f` reads it with
+/// `QTANGENT_FORMAT` set to snorm16x4; UVs come from a second buffer (`Float32x2` at location 1).
 #[must_use]
 pub fn output_layout() -> wgpu::VertexBufferLayout<'static> {
     wgpu::VertexBufferLayout {
         array_stride: (OUTPUT_WORDS * 4) as u64,
         step_mode: wgpu::VertexStepMode::Vertex,
         attributes: &OUTPUT_ATTRIBUTES,
-    }
-}
-
-const UV_ATTRIBUTES: [wgpu::VertexAttribute; 1] = [wgpu::VertexAttribute {
-    format: wgpu::VertexFormat::Float32x2,
-    offset: 0,
-    shader_location: 1,
-}];
-
-/// UVs beside a skinned stream: `Float32x2` at location 1, 8 bytes a vertex.
-#[must_use]
-pub fn uv_layout() -> wgpu::VertexBufferLayout<'static> {
-    wgpu::VertexBufferLayout {
-        array_stride: 8,
-        step_mode: wgpu::VertexStepMode::Vertex,
-        attributes: &UV_ATTRIBUTES,
     }
 }
 
@@ -699,34 +683,6 @@ impl RigBatch {
     /// The batch, to change its method ([`SkinBatch::set_method`]).
     pub fn batch_mut(&mut self) -> &mut SkinBatch {
         &mut self.batch
-    }
-
-    /// The skinning method ([`SkinBatch::method`]).
-    #[must_use]
-    pub fn method(&self) -> SkinMethod {
-        self.batch.method
-    }
-
-    /// Switches the skinning method ([`SkinBatch::set_method`]).
-    pub fn set_method(&mut self, method: SkinMethod) {
-        self.batch.set_method(method);
-    }
-
-    /// Records the dispatch ([`SkinBatch::encode`]).
-    pub fn encode(
-        &self,
-        encoder: &mut wgpu::CommandEncoder,
-        timestamps: Option<(&wgpu::QuerySet, u32)>,
-    ) {
-        self.batch.encode(encoder, timestamps);
-    }
-
-    /// Dispatches once and waits ([`SkinBatch::run`]).
-    ///
-    /// # Errors
-    /// As [`SkinBatch::run`].
-    pub fn run(&self, ctx: &GpuContext) -> Result<(), GpuError> {
-        self.batch.run(ctx)
     }
 
     /// Uploads the bones of the pose `local` placed by `placement` ([`Rig::bones`]); the next

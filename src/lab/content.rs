@@ -11,10 +11,8 @@ use image::RgbaImage;
 use crate::mesh::procedural::{self, plate};
 use crate::mesh::{self, MeshError, Prepared};
 use crate::qmap::{self, texel, MapFormat, NormalMap, QuatMap, Raster, TexelKind};
-use crate::render::scene::{
-    MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject,
-};
 use crate::render::MaterialUniforms;
+use crate::render::{MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject};
 
 /// What the tools' SCENE argument names: `default` is [`default_scene`], anything else a file
 /// for [`RenderScene::load`].
@@ -169,7 +167,7 @@ fn default_materials() -> Vec<SceneMaterial> {
 /// # Panics
 /// If `plate` has no vertices.
 #[must_use]
-pub fn spun_metal_map(plate: &Prepared, size: u32) -> QuatMap {
+pub(crate) fn spun_metal_map(plate: &Prepared, size: u32) -> QuatMap {
     let f = plate.frames[0];
     let base = texel::quat_from_axes(f.tangent, f.normal.cross(f.tangent), f.normal);
     let h = f.handedness();
@@ -209,7 +207,7 @@ pub fn spun_metal_map(plate: &Prepared, size: u32) -> QuatMap {
 /// UVs run downwards while b points up the texture, so a UV direction (du, dv) is (du, −dv)
 /// there.
 #[must_use]
-pub fn spun_metal_twist(uv: Vec2) -> f32 {
+pub(crate) fn spun_metal_twist(uv: Vec2) -> f32 {
     let c = uv - Vec2::splat(0.5);
     (-c.y).atan2(c.x) + 0.5 * PI
 }
@@ -219,7 +217,7 @@ pub fn spun_metal_twist(uv: Vec2) -> f32 {
 /// renderer's map format asks). The same circle as [`spun_metal_map`], without a unique-UV
 /// requirement and without the handedness plane.
 #[must_use]
-pub fn spun_metal_tangent_map(size: u32) -> QuatMap {
+pub(crate) fn spun_metal_tangent_map(size: u32) -> QuatMap {
     let levels = NormalMap::flat_levels(size, size);
     qmap::tangent::bake_cpu(
         &levels,

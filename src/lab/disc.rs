@@ -33,28 +33,26 @@ use std::f32::consts::{FRAC_PI_4, PI};
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use image::RgbaImage;
 
-use crate::render::scene::{
-    MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject,
-};
-use crate::render::{shading, Camera, Lighting, MaterialUniforms};
 use crate::mesh::procedural::plate;
 use crate::mesh::MeshError;
 use crate::qmap::anisotropy::DirectionField;
+use crate::render::{shading, Camera, Lighting, MaterialUniforms};
+use crate::render::{MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject};
 
 /// Radius (in UV) of the circles.
-pub const CIRCLES: f32 = 0.16;
+pub(crate) const CIRCLES: f32 = 0.16;
 /// Outer radius of the spiral.
-pub const SPIRAL: f32 = 0.32;
+pub(crate) const SPIRAL: f32 = 0.32;
 /// Outer radius of the fading band.
-pub const BAND: f32 = 0.46;
+pub(crate) const BAND: f32 = 0.46;
 /// Side of the plate, world units.
-pub const PLATE_SIZE: f32 = 2.0;
+pub(crate) const PLATE_SIZE: f32 = 2.0;
 /// Side of the anisotropy texture the table uses.
 pub const TEXTURE_SIZE: u32 = 1024;
 
 /// The analytic field at `uv`: the oriented unit direction in (t, b) and the strength.
 #[must_use]
-pub fn field(uv: Vec2) -> (Vec2, f32) {
+pub(crate) fn field(uv: Vec2) -> (Vec2, f32) {
     let p = Vec2::new(uv.x - 0.5, 0.5 - uv.y);
     let r = p.length();
     let a = p.y.atan2(p.x);
@@ -126,7 +124,7 @@ pub fn texture(size: u32, layout: RgLayout) -> RgbaImage {
 
 /// The disc's material: polished aluminium, fully anisotropic where the texture says so.
 #[must_use]
-pub fn material(texture: RgbaImage) -> SceneMaterial {
+pub(crate) fn material(texture: RgbaImage) -> SceneMaterial {
     SceneMaterial {
         anisotropy: Some(texture),
         ..SceneMaterial::plain(

@@ -18,3 +18,6 @@ pub mod readback;
 pub mod skin_matrix;
 #[cfg(feature = "gpu")]
 pub mod timing;
+
+#[cfg(all(test, feature = "default"))]
+mod tests;

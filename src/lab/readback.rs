@@ -12,7 +12,7 @@ use crate::mesh::vertex::VertexStream;
 
 /// Width of the readback target: 256 texels × 16 bytes = 4096 bytes a row, a multiple of wgpu's
 /// 256-byte copy alignment.
-pub const READBACK_WIDTH: u32 = 256;
+pub(crate) const READBACK_WIDTH: u32 = 256;
 
 /// Bytes in one row of a readback target (`Rgba32Float`).
 const BYTES_PER_ROW: u32 = READBACK_WIDTH * 16;

@@ -23,7 +23,7 @@ use crate::gpu::{GpuContext, GpuError};
 use crate::skin::{Bone, Influences, SkinVertices, MAX_INFLUENCES};
 
 /// Words (u32) of an output vertex: position, normal (3 × f32 each) and tangent (4 × f32).
-pub const OUTPUT_WORDS: usize = 10;
+pub(crate) const OUTPUT_WORDS: usize = 10;
 
 /// Words (u32) of a packed input vertex: 10 of position, normal and tangent, `count / 2` of u16
 /// joints and `count` of f32 weights: 16 (64 bytes) with [`Influences::Four`], 22 (88 bytes) with
@@ -67,7 +67,7 @@ impl MatrixVertex {
     /// qtangents (as the quaternion kernel decodes them), handedness −1 for mirrored frames,
     /// weights the unorm8 weights over their total, as f32.
     #[must_use]
-    pub fn from_skin(mesh: &SkinVertices) -> Vec<MatrixVertex> {
+    pub(crate) fn from_skin(mesh: &SkinVertices) -> Vec<MatrixVertex> {
         (0..mesh.len())
             .map(|v| {
                 let q = mesh.qtangent(v);
@@ -90,7 +90,7 @@ impl MatrixVertex {
 /// Appends vertices in `shaders/skin_matrix.wgsl`'s input layout to `out`: `[x, y, z, nx, ny,
 /// nz, tx, ty, tz, tw (f32 bits), joints (u16 pairs), weights (f32 bits)]`, the first
 /// `influences.count()` slots of each vertex ([`input_words`] words a vertex).
-pub fn pack_into(vertices: &[MatrixVertex], influences: Influences, out: &mut Vec<u32>) {
+pub(crate) fn pack_into(vertices: &[MatrixVertex], influences: Influences, out: &mut Vec<u32>) {
     let k = influences.count();
     out.reserve(vertices.len() * input_words(influences));
     for v in vertices {
@@ -107,7 +107,7 @@ pub fn pack_into(vertices: &[MatrixVertex], influences: Influences, out: &mut Ve
 /// The palette for `bones`: [`Bone::to_mat4`] of each (`p ↦ s·R·p + t`).
 #[must_use]
 pub fn palette(bones: &[Bone]) -> Vec<Mat4> {
-    bones.iter().map(Bone::to_mat4).collect()
+    bones.iter().copied().map(Bone::to_mat4).collect()
 }
 
 /// The baseline's skinning of one vertex in f64, on the very f32 values the kernel reads.
@@ -129,7 +129,7 @@ pub struct MatrixReference {
 /// # Panics
 /// If `palette` is empty.
 #[must_use]
-pub fn blended_matrix(palette: &[Mat4], v: &MatrixVertex, influences: Influences) -> DMat4 {
+pub(crate) fn blended_matrix(palette: &[Mat4], v: &MatrixVertex, influences: Influences) -> DMat4 {
     let last = palette.len() - 1;
     let mut m = DMat4::ZERO;
     for k in 0..influences.count() {
@@ -261,7 +261,7 @@ impl MatrixSkinBatch {
     /// # Errors
     /// [`GpuError::Input`] when the count is not [`MatrixSkinBatch::bone_count`] or a matrix is
     /// not finite.
-    pub fn set_matrices(&self, ctx: &GpuContext, matrices: &[Mat4]) -> Result<(), GpuError> {
+    pub(crate) fn set_matrices(&self, ctx: &GpuContext, matrices: &[Mat4]) -> Result<(), GpuError> {
         self.core.check_bone_count(matrices.len())?;
         if let Some(i) = matrices.iter().position(|m| !m.is_finite()) {
             return Err(GpuError::Invalid {

@@ -16,26 +16,32 @@
 //! Texture coordinates are kept in glTF's convention everywhere (origin at the image's top-left,
 //! v down, as wgpu samples); the OBJ loader flips `v` on the way in.
 
-pub mod compare;
+pub(crate) mod compare;
 mod error;
 #[cfg(feature = "gltf")]
 mod load_gltf;
 #[cfg(feature = "obj")]
 mod load_obj;
-pub mod normals;
+pub(crate) mod normals;
 pub mod procedural;
 #[cfg(any(feature = "gltf", feature = "obj"))]
 mod repair;
-pub mod tangents;
-pub mod vertex;
+pub(crate) mod tangents;
+pub(crate) mod vertex;
 
 use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
+pub use compare::{
+    compare_frames, frame_attribute_bytes, FrameAttributeBytes, FrameDiff, FrameDiffError,
+    Tolerance, VertexDiff, WorldVertices,
+};
 pub use error::{ErrorKind, ImageError, MeshError};
 pub use tangents::{Prepared, PrimitiveStats, Source};
+pub use vertex::VertexStream;
 
+use crate::anim::{Locomotion, LocomotionError, Skeleton};
 use crate::Format;
 
 /// Everything read from one mesh file.
@@ -565,6 +571,69 @@ pub fn load_obj_slice(name: &Path, bytes: &[u8], base: Option<&Path>) -> Result<
 }
 
 impl Scene {
+    /// The skeleton of a loaded scene: all of [`Scene::nodes`], with their local
+    /// transforms as the rest pose.
+    ///
+    /// The loader rejects nodes with two parents and cycles; should the data still be
+    /// inconsistent, a parent index out of range makes the node a root, and a cycle is broken by
+    /// making its lowest-index node a root (`parents` says so), so [`Skeleton::order`](crate::anim::Skeleton::order) always
+    /// lists every node once with its parent first.
+    #[must_use]
+    pub fn skeleton(&self) -> Skeleton {
+        Skeleton::new(
+            self.nodes.iter().map(|n| n.name.clone()).collect(),
+            self.nodes.iter().map(|n| n.parent).collect(),
+            self.nodes.iter().map(|n| n.local).collect(),
+        )
+    }
+
+    /// The walk/run blend of the clips named `walk` and `run`, with the feet named `feet`: finds
+    /// them by name and calls [`Locomotion::new`](crate::anim::Locomotion::new).
+    ///
+    /// # Errors
+    /// [`LocomotionError::MissingClip`] / [`LocomotionError::MissingNode`] naming what is
+    /// missing, then as [`Locomotion::new`](crate::anim::Locomotion::new).
+    pub fn locomotion(
+        &self,
+        walk: &str,
+        run: &str,
+        feet: &[&str],
+    ) -> Result<Locomotion, LocomotionError> {
+        let source = self.source.display().to_string();
+        let clip = |name: &str| {
+            self.animations
+                .iter()
+                .find(|c| c.name == name)
+                .ok_or_else(|| LocomotionError::MissingClip {
+                    scene: source.clone(),
+                    name: name.to_owned(),
+                    available: if self.animations.is_empty() {
+                        "no animations".to_owned()
+                    } else {
+                        self.animations
+                            .iter()
+                            .map(|c| format!("`{}`", c.name))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    },
+                })
+        };
+        let (walk, run) = (clip(walk)?, clip(run)?);
+        let skeleton = self.skeleton();
+        let feet = feet
+            .iter()
+            .map(|&name| {
+                skeleton
+                    .find(name)
+                    .ok_or_else(|| LocomotionError::MissingNode {
+                        scene: source.clone(),
+                        name: name.to_owned(),
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Locomotion::new(&skeleton, walk, run, &feet)
+    }
+
     /// Every primitive with its mesh, in file order.
     pub fn primitives(&self) -> impl Iterator<Item = (&Mesh, &Primitive)> {
         self.meshes
@@ -595,50 +664,5 @@ pub fn bytes_saved(format: Format) -> i64 {
     F32_NORMAL_TANGENT_BYTES as i64 - format.bytes() as i64
 }
 
-#[cfg(test)]
-mod tests {
-    use glam::Vec2;
-
-    use super::TextureTransform;
-
-    /// The extension's first example, worked by hand: offset (0, 1), rotation π/2, scale 0.5
-    /// uses "only the lower left quadrant of the source image, rotated clockwise 90°". A UV
-    /// scales to (u/2, v/2); (cos·u + sin·v, −sin·u + cos·v) at π/2 is (v/2, −u/2); the offset
-    /// makes it (v/2, 1 − u/2). So the corners (0,0), (1,0), (1,1), (0,1) go to (0,1), (0,0.5),
-    /// (0.5,0.5), (0.5,1): u' and v' in [0, 0.5] × [0.5, 1], the lower-left quadrant with v
-    /// down, and the image's top edge (v = 0) lands on its left (u' = 0), a clockwise turn.
-    #[test]
-    fn matches_the_extension_examples() {
-        let t = TextureTransform {
-            offset: Vec2::new(0.0, 1.0),
-            rotation: std::f32::consts::FRAC_PI_2,
-            scale: Vec2::splat(0.5),
-        };
-        for (uv, want) in [
-            ((0.0, 0.0), (0.0, 1.0)),
-            ((1.0, 0.0), (0.0, 0.5)),
-            ((1.0, 1.0), (0.5, 0.5)),
-            ((0.0, 1.0), (0.5, 1.0)),
-            ((0.5, 0.5), (0.25, 0.75)),
-        ] {
-            let got = t.apply(Vec2::new(uv.0, uv.1));
-            // cos(π/2) in f32 is −4.4e-8 rather than 0; times a scaled UV ≤ 0.5, plus the
-            // U-relative rounding of each product and sum, stays below 1e-7.
-            assert!(
-                (got - Vec2::new(want.0, want.1)).abs().max_element() < 1e-7,
-                "{uv:?} → {got}, want {want:?}"
-            );
-        }
-        // The second example: offset (0, 1), scale (1, −1) puts the origin bottom-left.
-        let flip = TextureTransform {
-            offset: Vec2::new(0.0, 1.0),
-            rotation: 0.0,
-            scale: Vec2::new(1.0, -1.0),
-        };
-        assert_eq!(flip.apply(Vec2::new(0.25, 0.125)), Vec2::new(0.25, 0.875));
-        assert_eq!(
-            TextureTransform::IDENTITY.apply(Vec2::new(0.3, 0.7)),
-            Vec2::new(0.3, 0.7)
-        );
-    }
-}
+#[cfg(all(test, feature = "default"))]
+mod tests;

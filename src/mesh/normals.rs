@@ -15,7 +15,7 @@ use glam::Vec3;
 ///
 /// `indices` must be in range (as [`super::Primitive::validate`] makes them).
 #[must_use]
-pub fn angle_weighted(
+pub(crate) fn angle_weighted(
     positions: &[Vec3],
     indices: &[u32],
     smoothing_ids: Option<&[u32]>,

@@ -30,7 +30,7 @@ fn primitive(
 
 /// The six faces of a cube as (normal, tangent): `u` runs along the tangent, `v` (down) along
 /// `−cross(normal, tangent)`.
-pub const CUBE_FACES: [(Vec3, Vec3); 6] = [
+pub(crate) const CUBE_FACES: [(Vec3, Vec3); 6] = [
     (Vec3::X, Vec3::NEG_Z),
     (Vec3::NEG_X, Vec3::Z),
     (Vec3::Y, Vec3::X),
@@ -64,7 +64,7 @@ pub fn cube() -> Primitive {
 /// (`dP/dphi`, normalised) is `(−sin phi, 0, −cos phi)`; with `u = phi / 2π` and
 /// `v = theta / π` the bitangent `cross(n, t)` points north (towards `1 − v`).
 #[must_use]
-pub fn sphere_point(theta: f32, phi: f32) -> Vec3 {
+pub(crate) fn sphere_point(theta: f32, phi: f32) -> Vec3 {
     Vec3::new(
         theta.sin() * phi.cos(),
         theta.cos(),
@@ -126,7 +126,7 @@ pub fn uv_sphere(segments: u32, rings: u32) -> Primitive {
 /// `phi` and minor angle `psi`; returns (position, normal). The tangent is
 /// `(−sin phi, 0, −cos phi)`.
 #[must_use]
-pub fn torus_point(major: f32, minor: f32, phi: f32, psi: f32) -> (Vec3, Vec3) {
+pub(crate) fn torus_point(major: f32, minor: f32, phi: f32, psi: f32) -> (Vec3, Vec3) {
     let n = Vec3::new(psi.cos() * phi.cos(), psi.sin(), -psi.cos() * phi.sin());
     let centre = Vec3::new(phi.cos(), 0.0, -phi.sin()) * major;
     (centre + n * minor, n)

@@ -113,7 +113,7 @@ pub struct Prepared {
 
 /// The frame of a unit normal with no tangent information (see the module docs).
 #[must_use]
-pub fn frame_from_normal(normal: Vec3, handedness: f32) -> TangentFrame {
+pub(crate) fn frame_from_normal(normal: Vec3, handedness: f32) -> TangentFrame {
     let n = normal.normalize();
     let (t, _) = n.any_orthonormal_pair();
     TangentFrame {

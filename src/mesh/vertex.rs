@@ -1,5 +1,5 @@
 //! Interleaved vertex streams: position, UV and the qtangent in one of the Foundation formats.
-//! CPU only; [`crate::gpu::mesh::vertex_layout`] describes the same bytes to wgpu.
+//! CPU only; [`crate::gpu::vertex_layout`] describes the same bytes to wgpu.
 //!
 //! | bytes | attribute | wgpu format |
 //! |---|---|---|
@@ -23,7 +23,7 @@ pub(crate) const POSITION_OFFSET: usize = 0;
 #[cfg(feature = "gpu")]
 pub(crate) const UV_OFFSET: usize = 12;
 /// Offset of the qtangent.
-pub const QTANGENT_OFFSET: usize = 20;
+pub(crate) const QTANGENT_OFFSET: usize = 20;
 
 /// Bytes the qtangent takes in an interleaved vertex: [`Format::bytes`] rounded up to 4.
 #[must_use]
@@ -33,7 +33,7 @@ pub(crate) fn attribute_bytes(format: Format) -> usize {
 
 /// Bytes per interleaved vertex.
 #[must_use]
-pub fn stride(format: Format) -> usize {
+pub(crate) fn stride(format: Format) -> usize {
     QTANGENT_OFFSET + attribute_bytes(format)
 }
 

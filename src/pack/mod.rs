@@ -40,7 +40,7 @@ use crate::gltf::{
 };
 use crate::mesh::{ImageError, Prepared, Primitive, Scene};
 use crate::qmap::stored::EncodedMap;
-use crate::render::maps::{SceneMap, SceneMaps};
+use crate::render::{SceneMap, SceneMaps};
 use crate::{Format, Warning, WarningKind};
 
 /// What [`pack`] writes.
@@ -216,7 +216,7 @@ const DROPPED_EXTENSIONS: [&str; 3] = [
 
 /// Writes `scene` as a GLB carrying `prepared`'s frames in `options.format` and `maps`.
 /// `prepared` holds one entry per primitive of `scene`, in [`Scene::primitives`] order (as
-/// [`Scene::prepare`] returns them, and as a [`RenderScene`](crate::render::scene::RenderScene)
+/// [`Scene::prepare`] returns them, and as a [`RenderScene`](crate::render::RenderScene)
 /// loaded from the file holds its meshes); `maps` is indexed the same way (its tangent-space maps
 /// by material: entries past the file's materials are not written), or
 /// [`SceneMaps::default`] for none.

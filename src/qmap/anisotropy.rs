@@ -56,7 +56,7 @@ pub(crate) const MIN_DIRECTION_LEN2: f32 = 1e-8;
 /// the texture's strength `b` (before `anisotropyStrength`). Mirrors `anisotropy_direction` in
 /// `shaders/lit.wgsl`.
 #[must_use]
-pub fn direction_of(texel: Vec3, rotation: Vec2) -> (Vec2, f32) {
+pub(crate) fn direction_of(texel: Vec3, rotation: Vec2) -> (Vec2, f32) {
     let mut d = Vec2::new(texel.x, texel.y) * 2.0 - Vec2::ONE;
     let len2 = d.dot(d);
     d = if len2 < MIN_DIRECTION_LEN2 {
@@ -144,7 +144,7 @@ impl DirectionField {
     /// # Panics
     /// If the slices are not `w × h` long.
     #[must_use]
-    pub fn from_axial(w: u32, h: u32, dirs: &[Vec2], strength: &[f32]) -> Self {
+    pub(crate) fn from_axial(w: u32, h: u32, dirs: &[Vec2], strength: &[f32]) -> Self {
         let n = (w as usize) * (h as usize);
         assert!(dirs.len() == n && strength.len() == n, "a {w}×{h} field");
         // Doubled-angle vectors weighted by strength: the axial mean is their mean.
@@ -204,7 +204,7 @@ impl DirectionField {
     /// The level to sample for a map level of `w × h` texels: the smallest at least that size,
     /// else level 0.
     #[must_use]
-    pub fn level_for(&self, w: u32, h: u32) -> &DirectionLevel {
+    pub(crate) fn level_for(&self, w: u32, h: u32) -> &DirectionLevel {
         self.levels
             .iter()
             .rev()
@@ -234,7 +234,7 @@ impl DirectionField {
 
     /// The twist of every level of a map whose level sizes are `sizes`.
     #[must_use]
-    pub fn twist_levels(&self, sizes: &[(u32, u32)]) -> Vec<Vec<f32>> {
+    pub(crate) fn twist_levels(&self, sizes: &[(u32, u32)]) -> Vec<Vec<f32>> {
         sizes.iter().map(|&(w, h)| self.twist_level(w, h)).collect()
     }
 
@@ -243,7 +243,7 @@ impl DirectionField {
     /// orientation does not matter to it, and a field that turns once round a point (circles)
     /// gives rotations that turn twice, back to where they started: no seam.
     #[must_use]
-    pub fn axial_twist_levels(&self, sizes: &[(u32, u32)]) -> Vec<Vec<f32>> {
+    pub(crate) fn axial_twist_levels(&self, sizes: &[(u32, u32)]) -> Vec<Vec<f32>> {
         let mut levels = self.twist_levels(sizes);
         for phi in levels.iter_mut().flatten() {
             *phi *= 2.0;

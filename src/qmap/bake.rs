@@ -408,9 +408,12 @@ impl<'a> Baker<'a> {
     ) -> MapFormat {
         let mut format = match self.options.format {
             Some(MapFormat::Bc5) if space == MapSpace::Object || four_channels => {
-                let kind = WarningKind::Bc5CannotHold {
-                    object_space: space == MapSpace::Object,
+                let unfit = if space == MapSpace::Object {
+                    super::Unfit::ObjectSpace
+                } else {
+                    super::Unfit::TiltAndTwist
                 };
+                let kind = WarningKind::Bc5CannotHold { unfit };
                 listener.warning(Warning::new(what, kind));
                 MapFormat::Bc7
             }

@@ -68,7 +68,7 @@ impl MapFormat {
     ];
 
     /// The uncompressed formats: what a bake writes texels in ([`MapFormat::raster`]).
-    pub const UNCOMPRESSED: [MapFormat; 4] = [
+    pub(crate) const UNCOMPRESSED: [MapFormat; 4] = [
         MapFormat::Rgba16Float,
         MapFormat::Rgba16Snorm,
         MapFormat::Rgba8Snorm,
@@ -203,7 +203,7 @@ impl MapFormat {
 
     /// The KTX2 texel format.
     #[must_use]
-    pub fn texel_format(self) -> TexelFormat {
+    pub(crate) fn texel_format(self) -> TexelFormat {
         self.info().ktx2
     }
 
@@ -256,13 +256,13 @@ impl MapFormat {
 
     /// `q` as the raster format stores it: `unpack(pack(q))`.
     #[must_use]
-    pub fn quantize(self, q: Vec4) -> Vec4 {
+    pub(crate) fn quantize(self, q: Vec4) -> Vec4 {
         self.unpack(self.pack(q))
     }
 
     /// The bytes of one texel as a texture of the raster format holds them (little-endian).
     #[must_use]
-    pub fn texel_bytes(self, q: Vec4) -> Vec<u8> {
+    pub(crate) fn texel_bytes(self, q: Vec4) -> Vec<u8> {
         let w = self.pack(q);
         let mut out: Vec<u8> = w.iter().flat_map(|x| x.to_le_bytes()).collect();
         out.truncate(self.raster_bytes());

@@ -22,6 +22,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::{Warning, WarningKind};
+
 use image::RgbaImage;
 
 use super::anisotropy::DirectionField;
@@ -162,7 +164,7 @@ pub struct SceneJobs {
     pub jobs: Vec<BakeJob>,
     /// One line each: primitives without UVs (skipped), materials none of whose primitives has
     /// UVs, textures that read a UV set other than 0 (ignored).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 impl SceneJobs {
@@ -204,9 +206,9 @@ impl BakeJob {
             };
             groups[g].2 += 1;
             if p.uvs.is_none() {
-                warnings.push(format!(
-                    "{file}: {} has no UVs (TEXCOORD_0); skipped",
-                    p.label
+                warnings.push(Warning::new(
+                    format!("{file}: {}", p.label),
+                    WarningKind::PrimitiveWithoutUvs,
                 ));
             } else {
                 groups[g].1.push(i);
@@ -221,8 +223,9 @@ impl BakeJob {
                 None => "primitives without a material".to_string(),
             };
             if primitives.is_empty() {
-                warnings.push(format!(
-                    "{file}: {what}: none of its {seen} primitives has UVs; no map"
+                warnings.push(Warning::new(
+                    format!("{file}: {what}"),
+                    WarningKind::MaterialWithoutUvs { primitives: seen },
                 ));
                 continue;
             }
@@ -234,10 +237,12 @@ impl BakeJob {
             } else {
                 match mat.and_then(|m| m.normal_texture.as_ref()) {
                     Some(t) if t.tex_coord != 0 => {
-                        warnings.push(format!(
-                            "{file}: {what}: its normal texture reads TEXCOORD_{}, which is not \
-                             loaded; baking the vertex frames without it",
-                            t.tex_coord
+                        warnings.push(Warning::new(
+                            format!("{file}: {what}"),
+                            WarningKind::BakeTextureOnOtherSet {
+                                texture: "normal",
+                                set: t.tex_coord,
+                            },
                         ));
                         NormalSource::None
                     }
@@ -251,10 +256,12 @@ impl BakeJob {
             let anisotropy = match mat.and_then(|m| m.anisotropy.as_ref()) {
                 Some(a) => match &a.texture {
                     Some(t) if t.tex_coord != 0 => {
-                        warnings.push(format!(
-                            "{file}: {what}: its anisotropy texture reads TEXCOORD_{}, which is \
-                             not loaded; the map keeps the vertex tangent",
-                            t.tex_coord
+                        warnings.push(Warning::new(
+                            format!("{file}: {what}"),
+                            WarningKind::BakeTextureOnOtherSet {
+                                texture: "anisotropy",
+                                set: t.tex_coord,
+                            },
                         ));
                         None
                     }
@@ -322,7 +329,7 @@ impl BakeJob {
     /// `anisotropy texture`): the normal map's image, else the anisotropy texture; `None`
     /// when the job has neither (or only the procedural swirl).
     #[must_use]
-    pub fn size_texture(&self) -> Option<(&'static str, &ImageSource)> {
+    pub(crate) fn size_texture(&self) -> Option<(&'static str, &ImageSource)> {
         match (&self.normal, &self.anisotropy) {
             (NormalSource::Image { image, .. }, _) => Some(("normal map", image)),
             (NormalSource::None, Some(a)) => Some(("anisotropy texture", &a.image)),

@@ -169,7 +169,7 @@ impl BakeMesh {
     /// original order. Both bakers let the lowest-numbered triangle win an overlap, so after this
     /// the earliest island wins whole.
     #[must_use]
-    pub fn ordered_by_island(&self) -> Self {
+    pub(crate) fn ordered_by_island(&self) -> Self {
         let islands = self.islands();
         let mut order: Vec<usize> = (0..self.triangle_count()).collect();
         order.sort_by_key(|&t| islands[t]);

@@ -34,7 +34,7 @@ impl std::fmt::Display for ImageDiff {
 
 /// Two images that cannot be compared or combined.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CompareError {
+pub enum ImageDiffError {
     /// The images differ in size.
     #[error("images differ in size: {}×{} and {}×{}", .first.0, .first.1, .second.0, .second.1)]
     Size {
@@ -56,11 +56,11 @@ pub enum CompareError {
     NoImages,
 }
 
-fn same_size(a: &RgbaImage, b: &RgbaImage) -> Result<(), CompareError> {
+fn same_size(a: &RgbaImage, b: &RgbaImage) -> Result<(), ImageDiffError> {
     if a.dimensions() == b.dimensions() {
         Ok(())
     } else {
-        Err(CompareError::Size {
+        Err(ImageDiffError::Size {
             first: a.dimensions(),
             second: b.dimensions(),
         })
@@ -70,17 +70,17 @@ fn same_size(a: &RgbaImage, b: &RgbaImage) -> Result<(), CompareError> {
 /// Compares `a` and `b` over the pixels where `mask` is true (all pixels when `None`).
 ///
 /// # Errors
-/// [`CompareError`] when the sizes differ, or the mask does not have one entry per pixel.
+/// [`ImageDiffError`] when the sizes differ, or the mask does not have one entry per pixel.
 pub fn diff(
     a: &RgbaImage,
     b: &RgbaImage,
     mask: Option<&[bool]>,
-) -> Result<ImageDiff, CompareError> {
+) -> Result<ImageDiff, ImageDiffError> {
     same_size(a, b)?;
     let n = a.width() as usize * a.height() as usize;
     if let Some(m) = mask {
         if m.len() != n {
-            return Err(CompareError::Mask {
+            return Err(ImageDiffError::Mask {
                 entries: m.len(),
                 pixels: n,
             });
@@ -142,8 +142,8 @@ pub fn heat_color(t: f32) -> [u8; 3] {
 /// at [`HEATMAP_FULL_SCALE`] levels or more ([`heat_color`]).
 ///
 /// # Errors
-/// [`CompareError::Size`] when the sizes differ.
-pub fn heatmap(a: &RgbaImage, b: &RgbaImage) -> Result<RgbaImage, CompareError> {
+/// [`ImageDiffError::Size`] when the sizes differ.
+pub fn heatmap(a: &RgbaImage, b: &RgbaImage) -> Result<RgbaImage, ImageDiffError> {
     same_size(a, b)?;
     let mut out = RgbaImage::new(a.width(), a.height());
     for ((pa, pb), po) in a.pixels().zip(b.pixels()).zip(out.pixels_mut()) {
@@ -158,14 +158,14 @@ pub fn heatmap(a: &RgbaImage, b: &RgbaImage) -> Result<RgbaImage, CompareError> 
 /// height.
 ///
 /// # Errors
-/// [`CompareError`] when heights differ or there are no images.
-pub fn side_by_side(images: &[&RgbaImage], gap: u32) -> Result<RgbaImage, CompareError> {
+/// [`ImageDiffError`] when heights differ or there are no images.
+pub fn side_by_side(images: &[&RgbaImage], gap: u32) -> Result<RgbaImage, ImageDiffError> {
     let Some(first) = images.first() else {
-        return Err(CompareError::NoImages);
+        return Err(ImageDiffError::NoImages);
     };
     let h = first.height();
     if let Some(bad) = images.iter().find(|i| i.height() != h) {
-        return Err(CompareError::Size {
+        return Err(ImageDiffError::Size {
             first: first.dimensions(),
             second: bad.dimensions(),
         });
@@ -183,10 +183,10 @@ pub fn side_by_side(images: &[&RgbaImage], gap: u32) -> Result<RgbaImage, Compar
 /// Images stacked top to bottom, left-aligned, with a `gap`-pixel dark gutter.
 ///
 /// # Errors
-/// [`CompareError::NoImages`] when there are none.
-pub fn stacked(images: &[&RgbaImage], gap: u32) -> Result<RgbaImage, CompareError> {
+/// [`ImageDiffError::NoImages`] when there are none.
+pub fn stacked(images: &[&RgbaImage], gap: u32) -> Result<RgbaImage, ImageDiffError> {
     if images.is_empty() {
-        return Err(CompareError::NoImages);
+        return Err(ImageDiffError::NoImages);
     }
     let w = images.iter().map(|i| i.width()).max().unwrap_or(0);
     let h: u32 = images.iter().map(|i| i.height()).sum::<u32>() + gap * (images.len() as u32 - 1);

@@ -189,7 +189,7 @@ fn object_map(
             )
         })),
         MapSource::Bake { size } => {
-            let baked = bake_object(scene, i, *size, baker, listener)?;
+            let baked = scene.bake_object(i, *size, baker, listener)?;
             Ok(Some(SceneMap {
                 map_uvs: baked.map_uvs,
                 stats: Some(baked.map.stats),
@@ -197,35 +197,6 @@ fn object_map(
             }))
         }
     }
-}
-
-/// Bakes the object-space map of mesh `i` of `scene` at `size`² as the renderer does: its
-/// material's normal map and anisotropy direction, a UV layout of its own where its UVs overlap.
-///
-/// # Errors
-/// What [`Baker::object`] reports.
-///
-/// # Panics
-/// If `i` is not a mesh of `scene`.
-pub fn bake_object(
-    scene: &RenderScene,
-    i: usize,
-    size: u32,
-    baker: &Baker<'_>,
-    listener: &mut dyn Listener,
-) -> Result<Baked, BakeError> {
-    let sm = &scene.meshes[i];
-    let material = scene.materials.get(sm.material);
-    let normal_map = material.and_then(SceneMaterial::bake_normal_map);
-    let direction = material.and_then(SceneMaterial::direction_field);
-    let input = ObjectInput {
-        mesh: BakeMesh::from_prepared(format!("{}: {}", scene.name, sm.mesh.label), &[&sm.mesh]),
-        normal_map: normal_map.as_ref(),
-        direction: direction.as_ref(),
-        size,
-        repack: Repack::WhenOverlapping,
-    };
-    baker.object(input, listener)
 }
 
 /// The KTX2 file of material `name` in `dir` (`<stem>.ktx2`, or else the file whose
@@ -287,4 +258,36 @@ fn find_by_material(dir: &Path, name: &str) -> Option<(PathBuf, crate::ktx2::Ktx
         }
     }
     None
+}
+
+impl RenderScene {
+    /// Bakes the object-space map of mesh `i` at `size`² as the renderer does: its material's
+    /// normal map and anisotropy direction, a UV layout of its own where its UVs overlap.
+    ///
+    /// # Errors
+    /// What [`Baker::object`] reports.
+    ///
+    /// # Panics
+    /// If `i` is not a mesh of the scene.
+    pub fn bake_object(
+        &self,
+        i: usize,
+        size: u32,
+        baker: &Baker<'_>,
+        listener: &mut dyn Listener,
+    ) -> Result<Baked, BakeError> {
+        let sm = &self.meshes[i];
+        let material = self.materials.get(sm.material);
+        let normal_map = material.and_then(SceneMaterial::bake_normal_map);
+        let direction = material.and_then(SceneMaterial::direction_field);
+        let label = format!("{}: {}", self.name, sm.mesh.label);
+        let input = ObjectInput {
+            mesh: BakeMesh::from_prepared(label, &[&sm.mesh]),
+            normal_map: normal_map.as_ref(),
+            direction: direction.as_ref(),
+            size,
+            repack: Repack::WhenOverlapping,
+        };
+        baker.object(input, listener)
+    }
 }

@@ -14,11 +14,18 @@
 //! - [`disc`]: the swirl disc, a KHR_materials_anisotropy asset made in code, and its
 //!   supersampled ground truth.
 
-pub mod compare;
+pub(crate) mod compare;
 #[cfg(feature = "ktx2")]
-pub mod maps;
-pub mod scene;
-pub mod shading;
+pub(crate) mod maps;
+pub(crate) mod scene;
+pub(crate) mod shading;
+
+pub use compare::{
+    diff, heat_color, heatmap, side_by_side, stacked, ImageDiff, ImageDiffError, HEATMAP_FULL_SCALE,
+};
+#[cfg(feature = "ktx2")]
+pub use maps::{MapKinds, MapOrigin, SceneMap, SceneMaps};
+pub use scene::{MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject};
 
 use glam::{Mat4, Vec3, Vec4};
 
@@ -64,7 +71,7 @@ impl FrameSource {
 }
 
 /// Most lights one draw evaluates ([`SceneUniforms::lights`]).
-pub const MAX_LIGHTS: usize = 4;
+pub(crate) const MAX_LIGHTS: usize = 4;
 
 /// A light as the shaders read it.
 #[repr(C)]
@@ -256,12 +263,12 @@ const _: () = assert!(std::mem::size_of::<MaterialUniforms>() == 64);
 impl MaterialUniforms {
     /// The uniforms' `anisotropyRotation` in radians.
     #[must_use]
-    pub fn anisotropy_rotation_radians(&self) -> f32 {
+    pub(crate) fn anisotropy_rotation_radians(&self) -> f32 {
         self.anisotropy_rotation[1].atan2(self.anisotropy_rotation[0])
     }
 
     /// Sets `anisotropyRotation` (radians).
-    pub fn set_anisotropy_rotation(&mut self, radians: f32) {
+    pub(crate) fn set_anisotropy_rotation(&mut self, radians: f32) {
         let (s, c) = radians.sin_cos();
         self.anisotropy_rotation = [c, s];
     }

@@ -13,6 +13,7 @@ use crate::qmap::anisotropy::DirectionField;
 use crate::qmap::stored::EncodedMap;
 use crate::qmap::MapSpace;
 use crate::qmap::{texel, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap};
+use crate::{Warning, WarningKind};
 
 /// A material ready for upload: constant factors and decoded 8-bit textures.
 #[derive(Debug, Clone, PartialEq)]
@@ -145,7 +146,7 @@ pub struct RenderScene {
     /// Instances.
     pub objects: Vec<SceneObject>,
     /// Things the loader skipped or approximated.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// The loaded file that [`SceneObject::skin`] indexes ([`crate::mesh::Scene::skins`],
     /// its nodes and animations), kept by [`RenderScene::load`] so an app that skins or animates
     /// the scene need not load the file again; `None` for scenes made in code
@@ -184,14 +185,14 @@ pub enum SceneError {
 /// Default side of a baked map when the material has no normal map, and the smallest baked:
 /// 512² resolves the vertex-frame interpolation of the shared meshes to within the 40 dB the
 /// render tests ask for (256² does not on the duck: 35 dB).
-pub const MIN_BAKE_SIZE: u32 = 512;
+pub(crate) const MIN_BAKE_SIZE: u32 = 512;
 /// Padding rings of the maps the renderer bakes. Minified, a map is read from its mips, where
 /// level k has 2⁻ᵏ of the padding: 16 rings keep a 4-texel margin at level 2 (a quarter of the
 /// normal map's resolution), so island edges read their own frames rather than a neighbour
 /// island's or background.
-pub const RENDER_PADDING: u32 = 16;
+pub(crate) const RENDER_PADDING: u32 = 16;
 /// Largest side chosen automatically (the bake itself allows more).
-pub const MAX_AUTO_BAKE_SIZE: u32 = 4096;
+pub(crate) const MAX_AUTO_BAKE_SIZE: u32 = 4096;
 
 /// The map side for a normal map of `w × h`: its larger side rounded up to a power of two,
 /// within [[`MIN_BAKE_SIZE`], [`MAX_AUTO_BAKE_SIZE`]]: one map texel per normal-map texel.
@@ -278,7 +279,7 @@ impl RenderScene {
     /// with nothing to draw.
     pub fn load(path: &Path) -> Result<Self, SceneError> {
         let loaded = mesh::load(path)?;
-        let mut warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
+        let mut warnings = loaded.warnings.clone();
         let mut materials = loaded
             .materials
             .iter()
@@ -299,10 +300,7 @@ impl RenderScene {
                 });
                 let map = map_source(path, m, p, &prepared, materials.get(material))?;
                 if map == MapSource::None {
-                    warnings.push(format!(
-                        "{}: no UVs, so no quaternion map: quatmap mode draws it with qtangent vertex frames",
-                        p.label
-                    ));
+                    warnings.push(Warning::new(&p.label, WarningKind::NoQuaternionMap));
                 }
                 objects.extend(instances(m, &p.label, meshes.len(), &mut warnings));
                 meshes.push(SceneMesh {
@@ -330,7 +328,10 @@ impl RenderScene {
             });
         }
         if !loaded.skins.is_empty() {
-            warnings.push("skinned meshes are drawn in their bind pose".into());
+            warnings.push(Warning::new(
+                path.display().to_string(),
+                WarningKind::SkinnedInBindPose,
+            ));
         }
         Ok(Self {
             name: path.file_name().map_or_else(
@@ -358,7 +359,7 @@ impl RenderScene {
 fn scene_material(
     path: &Path,
     m: &mesh::Material,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Result<SceneMaterial, SceneError> {
     let texture = |t: &Option<TextureRef>| -> Result<Option<RgbaImage>, SceneError> {
         let Some(t) = t.as_ref().filter(|t| t.tex_coord == 0) else {
@@ -382,9 +383,12 @@ fn scene_material(
         ("anisotropy", &aniso_texture),
     ] {
         if let Some(t) = t.as_ref().filter(|t| t.tex_coord != 0) {
-            warnings.push(format!(
-                "material '{}': the {what} texture reads UV set {}; only set 0 is loaded, so it is not drawn",
-                m.name, t.tex_coord
+            warnings.push(Warning::new(
+                format!("material '{}'", m.name),
+                WarningKind::TextureOnOtherSet {
+                    texture: what,
+                    set: t.tex_coord,
+                },
             ));
         }
     }
@@ -460,7 +464,7 @@ fn instances(
     m: &mesh::Mesh,
     label: &str,
     index: usize,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<Warning>,
 ) -> Vec<SceneObject> {
     if m.instances.is_empty() {
         return vec![SceneObject {
@@ -479,9 +483,9 @@ fn instances(
             inst.world
         };
         if Mat3::from_mat4(model).determinant().abs() < 1e-20 || !model.is_finite() {
-            warnings.push(format!(
-                "{label}: node {} has a singular or non-finite transform; instance skipped",
-                inst.node
+            warnings.push(Warning::new(
+                label,
+                WarningKind::InstanceSkipped { node: inst.node },
             ));
             continue;
         }

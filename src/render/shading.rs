@@ -12,10 +12,12 @@
 
 use glam::Vec3;
 
-use super::{MaterialUniforms, SceneUniforms};
+#[cfg(test)]
+use super::MaterialUniforms;
+use super::SceneUniforms;
 
 /// π in f32.
-pub const PI: f32 = std::f32::consts::PI;
+pub(crate) const PI: f32 = std::f32::consts::PI;
 
 /// Smallest perceptual roughness used: below it α⁴ underflows the GGX denominator's precision
 /// in f32 (Filament's floor for f32 shading).
@@ -26,7 +28,7 @@ pub(crate) const MIN_N_DOT_V: f32 = 1e-4;
 
 /// What the shading of one point needs.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Surface {
+pub(crate) struct Surface {
     /// World position.
     pub position: Vec3,
     /// Unit shading normal (after the normal map).
@@ -47,7 +49,8 @@ pub struct Surface {
 impl Surface {
     /// A surface with a material's constant factors (no textures).
     #[must_use]
-    pub fn with_material(
+    #[cfg(test)]
+    pub(crate) fn with_material(
         position: Vec3,
         normal: Vec3,
         tangent: Vec3,
@@ -70,11 +73,13 @@ impl Surface {
     }
 }
 
-pub use crate::qmap::anisotropy::direction_of as anisotropy_direction;
+#[cfg(test)]
+pub(crate) use crate::qmap::anisotropy::direction_of as anisotropy_direction;
 
 /// A unit vector perpendicular to unit `n`, for a tangent that vanished (`perpendicular` in WGSL).
 #[must_use]
-pub fn perpendicular(n: Vec3) -> Vec3 {
+#[cfg(test)]
+pub(crate) fn perpendicular(n: Vec3) -> Vec3 {
     let a = if n.x.abs() > 0.9 { Vec3::Y } else { Vec3::X };
     a.cross(n).normalize()
 }
@@ -82,7 +87,8 @@ pub fn perpendicular(n: Vec3) -> Vec3 {
 /// `t` made perpendicular to unit `n` and unit by Gram–Schmidt, [`perpendicular`] when it is
 /// (nearly) parallel to `n` (`orthonormal_tangent` in WGSL).
 #[must_use]
-pub fn orthonormal_tangent(n: Vec3, t: Vec3) -> Vec3 {
+#[cfg(test)]
+pub(crate) fn orthonormal_tangent(n: Vec3, t: Vec3) -> Vec3 {
     let p = t - n * n.dot(t);
     let len2 = p.dot(p);
     if len2 < 1e-12 {
@@ -95,7 +101,8 @@ pub fn orthonormal_tangent(n: Vec3, t: Vec3) -> Vec3 {
 /// ±1): `m` is the sampled texel (0 to 1 a channel), `scale` glTF's `normalTexture.scale`
 /// (`normal_mapped` in WGSL).
 #[must_use]
-pub fn normal_mapped(n: Vec3, t: Vec3, h: f32, m: Vec3, scale: f32) -> Vec3 {
+#[cfg(test)]
+pub(crate) fn normal_mapped(n: Vec3, t: Vec3, h: f32, m: Vec3, scale: f32) -> Vec3 {
     let v = m * 2.0 - Vec3::ONE;
     let b = n.cross(t) * h;
     (t * (v.x * scale) + b * (v.y * scale) + n * v.z).normalize()
@@ -108,7 +115,7 @@ fn pow5(x: f32) -> f32 {
 
 /// Anisotropic GGX normal distribution (`d_ggx_aniso` in WGSL).
 #[must_use]
-pub fn d_ggx_aniso(nh: f32, th: f32, bh: f32, at: f32, ab: f32) -> f32 {
+pub(crate) fn d_ggx_aniso(nh: f32, th: f32, bh: f32, at: f32, ab: f32) -> f32 {
     let a2 = at * ab;
     let v = Vec3::new(ab * th, at * bh, a2 * nh);
     let v2 = v.dot(v);
@@ -119,7 +126,7 @@ pub fn d_ggx_aniso(nh: f32, th: f32, bh: f32, at: f32, ab: f32) -> f32 {
 /// Height-correlated anisotropic Smith visibility, `G / (4 n·v n·l)` (`v_smith_aniso` in WGSL).
 #[allow(clippy::too_many_arguments)]
 #[must_use]
-pub fn v_smith_aniso(
+pub(crate) fn v_smith_aniso(
     at: f32,
     ab: f32,
     tv: f32,
@@ -137,7 +144,7 @@ pub fn v_smith_aniso(
 /// Reflected radiance towards `v` from light arriving along `l` with radiance `light`
 /// (`brdf_light` in WGSL). Zero when the light is behind the surface.
 #[must_use]
-pub fn brdf_light(s: &Surface, v: Vec3, l: Vec3, light: Vec3) -> Vec3 {
+pub(crate) fn brdf_light(s: &Surface, v: Vec3, l: Vec3, light: Vec3) -> Vec3 {
     let nl = s.normal.dot(l);
     if nl <= 0.0 {
         return Vec3::ZERO;
@@ -172,7 +179,7 @@ pub fn brdf_light(s: &Surface, v: Vec3, l: Vec3, light: Vec3) -> Vec3 {
 
 /// The hemisphere ambient's radiance from direction `d` (`hemisphere` in WGSL).
 #[must_use]
-pub fn hemisphere(scene: &SceneUniforms, d: Vec3) -> Vec3 {
+pub(crate) fn hemisphere(scene: &SceneUniforms, d: Vec3) -> Vec3 {
     let k = 0.5 + 0.5 * d.y;
     scene.ground.truncate() + (scene.sky.truncate() - scene.ground.truncate()) * k
 }
@@ -180,7 +187,7 @@ pub fn hemisphere(scene: &SceneUniforms, d: Vec3) -> Vec3 {
 /// Karis' analytic fit of the split-sum environment BRDF: returns (scale, bias) for
 /// `f0 · scale + bias` (`env_brdf` in WGSL).
 #[must_use]
-pub fn env_brdf(roughness: f32, nv: f32) -> (f32, f32) {
+pub(crate) fn env_brdf(roughness: f32, nv: f32) -> (f32, f32) {
     let c0 = [-1.0f32, -0.0275, -0.572, 0.022];
     let c1 = [1.0f32, 0.0425, 1.04, -0.04];
     let r = [
@@ -196,7 +203,7 @@ pub fn env_brdf(roughness: f32, nv: f32) -> (f32, f32) {
 /// Linear radiance leaving `s` towards the camera: every light plus the ambient term
 /// (`shade` in WGSL).
 #[must_use]
-pub fn shade(s: &Surface, scene: &SceneUniforms) -> Vec3 {
+pub(crate) fn shade(s: &Surface, scene: &SceneUniforms) -> Vec3 {
     let v = (scene.camera_position.truncate() - s.position).normalize();
     let mut color = Vec3::ZERO;
     for light in scene.lights.iter().take(scene.light_count as usize) {

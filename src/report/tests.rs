@@ -77,3 +77,80 @@ fn every_mesh_and_pack_kind_says_what_happened() {
     };
     assert!(all.to_string().ends_with(": x, y, z"), "{all}");
 }
+
+/// The maps', renderer's and skinning's kinds say what happened, with their numbers.
+#[test]
+fn every_map_render_and_skin_kind_says_what_happened() {
+    use crate::qmap::{MapFormat, Unfit};
+    let cases = [
+        (WarningKind::PrimitiveWithoutUvs, "no UVs"),
+        (
+            WarningKind::MaterialWithoutUvs { primitives: 3 },
+            "none of its 3",
+        ),
+        (
+            WarningKind::BakeTextureOnOtherSet {
+                texture: "normal",
+                set: 1,
+            },
+            "normal texture reads TEXCOORD_1",
+        ),
+        (
+            WarningKind::MapRepacked {
+                overlap_percent: 12,
+            },
+            "12%",
+        ),
+        (
+            WarningKind::Bc5CannotHold {
+                unfit: Unfit::ObjectSpace,
+            },
+            "not an object-space map; stored as bc7",
+        ),
+        (
+            WarningKind::Bc5CannotHold {
+                unfit: Unfit::TiltAndTwist,
+            },
+            "not a tilt and a twist",
+        ),
+        (
+            WarningKind::NotBlockSized {
+                format: MapFormat::Bc7,
+                width: 250,
+                height: 100,
+            },
+            "bc7 needs sides that are multiples of 4, not 250×100",
+        ),
+        (
+            WarningKind::MapNotInFolder {
+                file: "a.ktx2".into(),
+                folder: "maps".into(),
+            },
+            "no map a.ktx2 in maps",
+        ),
+        (WarningKind::NoQuaternionMap, "no quaternion map"),
+        (
+            WarningKind::TextureOnOtherSet {
+                texture: "normal",
+                set: 2,
+            },
+            "the normal texture reads UV set 2",
+        ),
+        (WarningKind::InstanceSkipped { node: 7 }, "node 7"),
+        (WarningKind::SkinnedInBindPose, "bind pose"),
+        (
+            WarningKind::BcDecodedAtUpload {
+                format: MapFormat::Bc5,
+            },
+            "bc5 maps are decoded",
+        ),
+        (
+            WarningKind::InfluencesDropped { count: 4, max: 8 },
+            "4 influences beyond 8",
+        ),
+    ];
+    for (kind, says) in cases {
+        let line = kind.to_string();
+        assert!(line.contains(says), "{kind:?} says {line:?}, not {says:?}");
+    }
+}

@@ -36,17 +36,16 @@ use crate::Format;
 mod reference;
 pub mod rig;
 
-pub use reference::{
-    frame_angle_deg, lbs_vector_frame_error, polar_rotation, reference, reference_lbs, Reference,
-    OUTPUT_BOUND_DEG,
-};
+pub use reference::{frame_angle_deg, reference, Reference, OUTPUT_BOUND_DEG};
+#[cfg(test)]
+pub(crate) use reference::{lbs_vector_frame_error, reference_lbs};
 pub use rig::{Rig, RigMesh};
 
 /// Bones in one palette at most: joint indices are stored as one byte.
 pub const MAX_JOINTS: usize = 256;
 
 /// Influences per vertex at most (glTF `JOINTS_0/1`, `WEIGHTS_0/1`).
-pub const MAX_INFLUENCES: usize = 8;
+pub(crate) const MAX_INFLUENCES: usize = 8;
 
 /// Words (u32) of the packed vertex before the qtangent: the position (3 × f32).
 const POSITION_WORDS: usize = 3;
@@ -101,7 +100,7 @@ impl Influences {
     /// Words of one packed input vertex whose qtangent is in `format`: the position, the
     /// qtangent's bytes rounded up to whole words, and the joints and weights.
     #[must_use]
-    pub const fn words(self, format: Format) -> usize {
+    pub(crate) const fn words(self, format: Format) -> usize {
         POSITION_WORDS + format.bytes().div_ceil(4) + self.count() / 2
     }
 
@@ -151,7 +150,7 @@ pub struct Bone {
 /// Relative tolerance of [`Bone::from_mat4`] for unequal column lengths and non-perpendicular
 /// columns: 1e-4, far above f32 rounding of a composed matrix (~10 ulps = 1e-6) and far below a
 /// visible non-uniform scale.
-pub const SIMILARITY_TOLERANCE: f32 = 1e-4;
+pub(crate) const SIMILARITY_TOLERANCE: f32 = 1e-4;
 
 impl Bone {
     /// The identity bone.
@@ -189,7 +188,7 @@ impl Bone {
 
     /// The bone as a matrix.
     #[must_use]
-    pub fn to_mat4(&self) -> Mat4 {
+    pub(crate) fn to_mat4(self) -> Mat4 {
         Mat4::from_scale_rotation_translation(
             Vec3::splat(self.scale()),
             self.rotation(),
@@ -541,7 +540,7 @@ impl SkinVertices {
 
     /// The most influences any vertex uses.
     #[must_use]
-    pub fn max_influences(&self) -> usize {
+    pub(crate) fn max_influences(&self) -> usize {
         self.influences
             .iter()
             .map(PackedInfluences::count)

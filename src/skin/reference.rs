@@ -33,7 +33,7 @@ fn dvec(v: Vec3) -> DVec3 {
 /// `X ← ½(X + X⁻ᵀ)` in f64, to convergence. `None` when `a` is (near) singular or its polar
 /// factor is a reflection (`det a ≤ 0`: no rotation fits it).
 #[must_use]
-pub fn polar_rotation(a: DMat3) -> Option<DMat3> {
+pub(crate) fn polar_rotation(a: DMat3) -> Option<DMat3> {
     let scale = a.to_cols_array().iter().fold(0.0f64, |m, x| m.max(x.abs()));
     if scale.is_nan() || scale <= 0.0 || a.determinant() <= 1e-12 * scale.powi(3) {
         return None;
@@ -73,7 +73,7 @@ fn rotate_frame(r: DQuat, q: QTangent) -> DQuat {
 /// LBS of one vertex in f64: `None` when the blended matrix has no rotation (see
 /// [`polar_rotation`]) or an influence names a bone `bones` does not have.
 #[must_use]
-pub fn reference_lbs(
+pub(crate) fn reference_lbs(
     bones: &[Bone],
     inf: &PackedInfluences,
     p: Vec3,
@@ -149,7 +149,8 @@ pub fn reference(
 /// answer): the two angles in degrees (normal, tangent). Zero where the bones agree; `None` as
 /// for [`reference_lbs`].
 #[must_use]
-pub fn lbs_vector_frame_error(
+#[cfg(test)]
+pub(crate) fn lbs_vector_frame_error(
     bones: &[Bone],
     inf: &PackedInfluences,
     q: QTangent,

@@ -13,7 +13,7 @@ use crate::mesh::{Prepared, Scene, Skin};
 #[derive(Debug, Clone)]
 pub struct RigMesh {
     /// The caller's id of the object this mesh draws: what was passed to [`Rig::new`] (for
-    /// example an index into [`crate::render::scene::RenderScene::objects`]), or the running number
+    /// example an index into [`crate::render::RenderScene::objects`]), or the running number
     /// of [`Rig::from_scene`].
     pub object: usize,
     /// Index into the scene's [`Scene::skins`] (and [`Rig::skins`]).
@@ -31,7 +31,7 @@ pub struct Rig {
     meshes: Vec<RigMesh>,
     /// Things worth telling the user that do not stop skinning (influences dropped beyond
     /// [`MAX_INFLUENCES`]), one line each. The library does not print them.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<crate::Warning>,
 }
 
 impl Rig {
@@ -68,9 +68,12 @@ impl Rig {
                 }
             })?;
             if vertices.dropped_influences > 0 {
-                warnings.push(format!(
-                    "{}: {} influences beyond {MAX_INFLUENCES} a vertex dropped",
-                    vertices.label, vertices.dropped_influences
+                warnings.push(crate::Warning::new(
+                    &vertices.label,
+                    crate::WarningKind::InfluencesDropped {
+                        count: vertices.dropped_influences,
+                        max: MAX_INFLUENCES,
+                    },
                 ));
             }
             meshes.push(RigMesh {
@@ -80,7 +83,7 @@ impl Rig {
             });
         }
         Ok(Self {
-            skeleton: Skeleton::from_scene(scene),
+            skeleton: scene.skeleton(),
             skins: scene.skins.clone(),
             meshes,
             warnings,
@@ -118,19 +121,14 @@ impl Rig {
 
     /// The scene's node hierarchy (every node; poses index it).
     #[must_use]
-    pub fn skeleton(&self) -> &Skeleton {
+    #[cfg(test)]
+    pub(crate) fn skeleton(&self) -> &Skeleton {
         &self.skeleton
-    }
-
-    /// The scene's skins ([`RigMesh::skin`] indexes them).
-    #[must_use]
-    pub fn skins(&self) -> &[Skin] {
-        &self.skins
     }
 
     /// The skinned meshes, in the order [`Rig::bones`] lists their palettes.
     #[must_use]
-    pub fn meshes(&self) -> &[RigMesh] {
+    pub(crate) fn meshes(&self) -> &[RigMesh] {
         &self.meshes
     }
 
@@ -161,7 +159,12 @@ impl Rig {
     /// # Errors
     /// [`SkinError::Input`] when `local` has fewer transforms than the scene has nodes, or a
     /// skin matrix is not a similarity (naming the skin).
-    pub fn bones(&self, local: &[Transform], placement: Mat4) -> Result<Vec<Bone>, SkinError> {
+    #[cfg(test)]
+    pub(crate) fn bones(
+        &self,
+        local: &[Transform],
+        placement: Mat4,
+    ) -> Result<Vec<Bone>, SkinError> {
         let mut out = Vec::with_capacity(self.bone_count());
         self.bones_into(local, placement, &mut Vec::new(), &mut out)?;
         Ok(out)

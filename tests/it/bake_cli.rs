@@ -287,8 +287,8 @@ fn one_map_per_material_with_uvs() {
     let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
     // Two primitives without UVs, and the material-less group left empty.
     assert!(
-        err.contains("mesh 'Parts' primitive 2 has no UVs")
-            && err.contains("mesh 'Parts' primitive 3 has no UVs")
+        err.contains("mesh 'Parts' primitive 2: no UVs")
+            && err.contains("mesh 'Parts' primitive 3: no UVs")
             && err.contains("primitives without a material: none of its 1 primitives has UVs"),
         "{err}"
     );

@@ -1,4 +1,4 @@
-//! The frame comparison behind the gltfpack table (`qtangent::mesh::compare`,
+//! The frame comparison behind the gltfpack table (`qtangent::mesh::compare_frames`,
 //! `examples/frame_diff.rs`): a file against itself is exact; a copy that is shuffled, quantised
 //! (the dequantisation in its node transform, or for a skinned mesh in its inverse bind
 //! matrices, with the mesh node moved, which glTF ignores) and has known frame perturbations
@@ -8,8 +8,8 @@
 use std::path::Path;
 
 use glam::{Quat, Vec2, Vec3, Vec4};
-use qtangent::mesh::compare::{self, frame_attribute_bytes, Tolerance, WorldVertices};
 use qtangent::mesh::{self, procedural, Prepared};
+use qtangent::mesh::{compare_frames, frame_attribute_bytes, FrameDiff, Tolerance, WorldVertices};
 use rand::seq::SliceRandom;
 use rand::Rng;
 
@@ -74,7 +74,7 @@ fn a_file_against_itself_is_exact() {
     // The quad pair's two seam vertices are split (MESHES.md): twins in position and UV.
     assert_eq!(twins, 2, "the test mesh has two mirror-seam twins");
     for tolerance in [Tolerance::EXACT, Tolerance::for_quantisation(&v, 14, 12)] {
-        let d = compare::compare(&v, &v, tolerance);
+        let d = compare_frames(&v, &v, tolerance);
         let identity: Vec<Option<u32>> = (0..v.len() as u32).map(Some).collect();
         assert_eq!(d.matches, identity, "{tolerance:?}");
         assert_eq!((d.unmatched, d.uncovered), (0, 0), "{tolerance:?}");
@@ -98,7 +98,7 @@ fn assets_against_themselves_are_exact() {
     ] {
         let v = world(&dir.join(rel));
         assert!(!v.is_empty(), "{rel} draws nothing");
-        let d = compare::compare(&v, &v, Tolerance::EXACT);
+        let d = compare_frames(&v, &v, Tolerance::EXACT);
         println!(
             "{rel}: {} vertices, unmatched {}, uncovered {}, max error {}°",
             v.len(),
@@ -175,7 +175,7 @@ fn a_shuffled_quantised_perturbed_copy_gives_the_errors_put_in() {
         let s = world(&source.write(dir.path(), "source"));
         let c = world(&candidate.write(dir.path(), "candidate"));
         let tolerance = Tolerance::for_quantisation(&s, 14, 12);
-        let d = compare::compare(&s, &c, tolerance);
+        let d = compare_frames(&s, &c, tolerance);
 
         println!(
             "seed {seed:#x}: n {:.4}/{:.4}, t {:.4}/{:.4}, b {:.4}/{:.4}, kept {:.4}, unmatched {}, uncovered {}",
@@ -311,7 +311,7 @@ fn perturbed_copy(src: &Prepared, node: &GltfNode, rng: &mut impl Rng) -> (GltfF
 
 /// The normal, tangent and bitangent errors `d` measured are the perturbations `p` put in, to
 /// the rounding of the frames' arithmetic; the flips are the handedness errors.
-fn check_errors_put_in(seed: u64, d: &compare::FrameDiff, p: &Perturbed) {
+fn check_errors_put_in(seed: u64, d: &FrameDiff, p: &Perturbed) {
     let (kinds, angle_n, angle_t) = (&p.kinds, p.angle_n, p.angle_t);
     let n = kinds.len();
     use Perturbation::{AboutNormal, AboutTangent, Flip};
@@ -438,7 +438,7 @@ fn skinned_copy_with_the_dequantisation_in_the_inverse_binds_matches() {
             "vertex {i}: bind pose {a} ≠ mesh {b} (allowed {allowed})"
         );
     }
-    let d = compare::compare(&s, &c, Tolerance::for_quantisation(&s, 14, 12));
+    let d = compare_frames(&s, &c, Tolerance::for_quantisation(&s, 14, 12));
     let identity: Vec<Option<u32>> = (0..s.len() as u32).map(Some).collect();
     assert_eq!(d.matches, identity);
     assert_eq!((d.unmatched, d.uncovered), (0, 0));
@@ -466,7 +466,7 @@ fn the_tolerance_is_a_boundary() {
     moved.uvs[20] += Vec2::Y * (0.99 * t.uv);
     moved.positions[30] += Vec3::Z * (1.01 * t.position);
     moved.uvs[40] += Vec2::X * (1.01 * t.uv);
-    let d = compare::compare(&v, &moved, t);
+    let d = compare_frames(&v, &moved, t);
     assert_eq!(d.matches[10], Some(10));
     assert_eq!(d.matches[20], Some(20));
     assert_eq!(d.matches[30], None);
@@ -611,7 +611,7 @@ fn near_twins_are_told_apart_by_their_frames() {
     let mut candidate = source.clone();
     candidate.uvs[7] = source.uvs[7] + Vec2::X * (0.3 * t.uv);
     candidate.uvs[twin_index as usize] = source.uvs[7] + Vec2::X * (0.1 * t.uv);
-    let d = compare::compare(&source, &candidate, t);
+    let d = compare_frames(&source, &candidate, t);
     assert_eq!(d.matches[7], Some(7));
     assert_eq!(d.matches[twin_index as usize], Some(twin_index));
     assert_eq!(d.errors.max(), 0.0);
@@ -629,7 +629,7 @@ fn pack_output_matches_its_source_within_the_format_bound() {
     for format in qtangent::Format::ALL {
         let out = common::pack(&source, dir.path(), format, "none");
         let c = world(&out);
-        let d = compare::compare(&s, &c, Tolerance::for_float(&s));
+        let d = compare_frames(&s, &c, Tolerance::for_float(&s));
         println!(
             "{}: max {:.5}° (bound {}°), unmatched {}, uncovered {}",
             format.name(),

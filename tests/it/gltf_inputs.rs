@@ -460,8 +460,7 @@ fn points_and_lines_beside_triangles_are_skipped() {
     assert_eq!(scene.meshes[0].primitives[0].source_index, Some(1));
     assert!(scene.meshes[1].primitives.is_empty());
     // The stages after loading take a mesh with no primitives.
-    let render =
-        qtangent::render::scene::RenderScene::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let render = qtangent::render::RenderScene::load(&path).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(render.meshes.len(), 1);
     let jobs = qtangent::qmap::BakeJob::from_scene(&scene, None);
     assert!(jobs.jobs.is_empty(), "no UVs, nothing to bake");

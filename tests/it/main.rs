@@ -6,7 +6,6 @@
 
 mod common;
 
-mod anim;
 mod animate_cli;
 mod assets;
 mod assets_qmap;
@@ -20,16 +19,11 @@ mod gltf_validator;
 mod gpu_context;
 mod gpu_decode;
 mod gpu_mesh;
-mod gpu_skin;
-mod gpu_skin_matrix;
 mod ktx2;
-mod locomotion;
-mod mesh;
 mod mesh_errors;
 mod mesh_mutations;
 mod pack;
 mod quat;
-mod render_aniso;
 mod render_assets;
 mod render_cli;
 mod render_skinned;

@@ -28,10 +28,10 @@ use qtangent::mesh::{self, procedural, Primitive};
 use qtangent::pack::{self, MapKind, PackOptions};
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::NormalMap;
-use qtangent::render::compare;
-use qtangent::render::maps::SceneMaps;
-use qtangent::render::scene::RenderScene;
+use qtangent::render;
 use qtangent::render::FrameSource;
+use qtangent::render::RenderScene;
+use qtangent::render::SceneMaps;
 use qtangent::Format;
 use serde_json::json;
 
@@ -137,7 +137,7 @@ fn pack_maps(
     kind: MapKind,
     options: &MapOptions,
 ) -> SceneMaps {
-    use qtangent::render::maps::MapKinds;
+    use qtangent::render::MapKinds;
     let kinds = match kind {
         MapKind::None => return SceneMaps::default(),
         MapKind::Tangent => MapKinds::Tangent,
@@ -188,7 +188,7 @@ fn assert_round_trip(source: &Path, format: Format, maps: MapKind, mode: FrameSo
         let embedded = b.materials.iter().any(|m| m.packed_tangent_map.is_some())
             || b.meshes
                 .iter()
-                .any(|m| matches!(m.map, qtangent::render::scene::MapSource::Packed { .. }));
+                .any(|m| matches!(m.map, qtangent::render::MapSource::Packed { .. }));
         assert!(
             embedded,
             "{name}: the packed file's maps were not read back"
@@ -196,7 +196,7 @@ fn assert_round_trip(source: &Path, format: Format, maps: MapKind, mode: FrameSo
     }
     let expected = draw(&a, mode, &options);
     let actual = draw(&b, mode, &options);
-    let d = compare::diff(&actual, &expected, None).expect("same size");
+    let d = render::diff(&actual, &expected, None).expect("same size");
     eprintln!("{name}: packed vs source: {d}");
     if d.psnr_db < MIN_ROUND_TRIP_PSNR_DB {
         let where_ = common::write_failure_images(&name, &actual, &expected);

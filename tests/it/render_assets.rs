@@ -37,9 +37,9 @@ use qtangent::gpu::{Renderer, View};
 use qtangent::qmap::bc5_round_trip_chain;
 use qtangent::qmap::MapFormat;
 use qtangent::qmap::MapOptions;
-use qtangent::render::compare;
-use qtangent::render::scene::RenderScene;
+use qtangent::render;
 use qtangent::render::FrameSource;
+use qtangent::render::RenderScene;
 use qtangent::Format;
 
 /// The `render` tool's default view and size: what the README's pictures show.
@@ -103,7 +103,7 @@ fn background_fraction(img: &RgbaImage) -> f64 {
 
 fn assert_equivalent(name: &str, images: &[RgbaImage]) {
     for (k, s) in MODES.iter().enumerate().skip(1) {
-        let d = compare::diff(&images[k], &images[0], None).expect("same size");
+        let d = render::diff(&images[k], &images[0], None).expect("same size");
         eprintln!("{name}: {} vs reference: {d}", s.label());
         let bound = if *s == FrameSource::QuatMapTangent {
             MIN_TANGENT_PSNR_DB
@@ -234,13 +234,13 @@ fn default_scene_agrees_except_where_only_a_map_can_draw() {
     // With it, the map's circular tangent field must change the picture: the reference's
     // anisotropic highlight runs along the vertex tangent instead. A difference of 32 levels is
     // far beyond anything the equivalence above allows where the frames agree.
-    let d = compare::diff(&all[2], &all[0], None).expect("same size");
+    let d = render::diff(&all[2], &all[0], None).expect("same size");
     assert!(
         d.max_error >= 32 && d.psnr_db < MIN_PSNR_DB,
         "the spun plate's map made no visible difference: {d}; {}",
         common::write_failure_images("default-scene-plate", &all[2], &all[0])
     );
-    let q = compare::diff(&all[1], &all[0], None).expect("same size");
+    let q = render::diff(&all[1], &all[0], None).expect("same size");
     assert!(
         q.psnr_db >= MIN_PSNR_DB,
         "qtangent differs on the default scene: {q}"
@@ -294,8 +294,8 @@ fn flight_helmet_bc5_tangent_maps_match_bc5_normal_maps() {
         .upload(ctx, &bc5_scene, &[Format::Snorm16x4], &options, &mut ())
         .expect("upload");
     let bc5_reference = render(&bc5_gpu, FrameSource::Reference);
-    let d_map = compare::diff(&tangent, &reference, None).expect("same size");
-    let d_bc5 = compare::diff(&bc5_reference, &reference, None).expect("same size");
+    let d_map = render::diff(&tangent, &reference, None).expect("same size");
+    let d_bc5 = render::diff(&bc5_reference, &reference, None).expect("same size");
     eprintln!("flight-helmet: tangent-space BC5 {d_map}; reference with BC5 normal maps {d_bc5}");
     if d_map.psnr_db < d_bc5.psnr_db - 0.5 {
         let where_ = common::write_failure_images("flight-helmet-bc5", &tangent, &reference);

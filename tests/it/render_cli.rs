@@ -266,7 +266,7 @@ fn anisotropic_gltf_with_ktx2_textures_renders_in_every_mode() {
             .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
             .to_rgba8()
     };
-    let diff = qtangent::render::compare::diff(
+    let diff = qtangent::render::diff(
         &open(&dir.path().join("all-reference.png")),
         &open(&iso),
         None,

@@ -12,8 +12,8 @@ use crate::common::draw::{self, Readback};
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::{GpuScene, Renderer, View, DEBUG_POISON};
 use qtangent::gpu::{SkinBatch, SkinPipeline};
-use qtangent::render::scene::RenderScene;
 use qtangent::render::FrameSource;
+use qtangent::render::RenderScene;
 use qtangent::skin::{Bone, SkinMethod, SkinVertices, OUTPUT_BOUND_DEG};
 use qtangent::{Format, QTangent};
 

@@ -27,9 +27,9 @@ use super::skin::SkinBatch;
 use super::GpuError;
 use crate::qmap::MapFormat;
 use crate::qmap::MapStats;
-use crate::render::maps::{MapOrigin, SceneMap};
-use crate::render::scene::RenderScene;
+use crate::render::RenderScene;
 use crate::render::{Camera, FrameSource, Lighting};
+use crate::render::{MapOrigin, SceneMap};
 use crate::Format;
 
 mod cost;
@@ -43,11 +43,11 @@ pub(crate) use pipeline::MapShading;
 use pipeline::PipelineKey;
 
 /// The headless picture's format: 8-bit sRGB, so the PNG holds what a display would show.
-pub const IMAGE_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
+pub(crate) const IMAGE_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 /// Depth buffer format.
 pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 /// Format of the debug targets.
-pub const DEBUG_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
+pub(crate) const DEBUG_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
 /// The qtangent format a mesh without a quaternion map falls back to in quaternion-map mode.
 pub const FALLBACK_FORMAT: Format = Format::Snorm16x4;
 /// Value the debug targets are cleared to: no component of a unit vector or of a world position
@@ -142,7 +142,7 @@ pub struct UploadReport {
     pub object_maps: Vec<MapReport>,
     /// Per frame source, the bytes it needs on the GPU.
     pub costs: Vec<(FrameSource, ModeCost)>,
-    /// Objects whose mesh's map is authored ([`crate::render::scene::MapSource::Authored`]):
+    /// Objects whose mesh's map is authored ([`crate::render::MapSource::Authored`]):
     /// frames only a quaternion map has, so the other modes differ there by design.
     pub authored_objects: Vec<usize>,
 }

@@ -1,6 +1,8 @@
 //! Unit tests of GPU stages that reach the stages' internals: the object-space raster against
 //! the CPU's, and quaternion-map sampling against a CPU filter.
 
+mod aniso;
 mod bake;
 mod render;
 mod sample;
+mod skin;

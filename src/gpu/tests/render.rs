@@ -30,19 +30,18 @@
 use crate::common;
 
 use glam::{DMat4, DVec3, DVec4, Mat4, Quat, Vec2, Vec3, Vec4};
+use qtangent::gpu::render::DEBUG_FORMAT;
 use qtangent::gpu::GpuContext;
-use qtangent::gpu::{
-    GpuScene, Output, PreparedView, Renderer, View, DEBUG_FORMAT, DEBUG_POISON, DEPTH_FORMAT,
-};
+use qtangent::gpu::{GpuScene, Output, PreparedView, Renderer, View, DEBUG_POISON, DEPTH_FORMAT};
 use qtangent::mesh::{procedural, Prepared};
 use qtangent::qmap::EncodedMap;
 use qtangent::qmap::Encoding;
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::MapSpace;
 use qtangent::qmap::{self, tangent, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap};
-use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
 use qtangent::render::shading::{self, Surface};
 use qtangent::render::{Camera, FrameSource, Lighting, MaterialUniforms};
+use qtangent::render::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
 use qtangent::Format;
 use rand::Rng;
 

@@ -57,8 +57,9 @@
 //! map: median 7°, 90th percentile 52°, worst 179° — 99.8 % of samples outside their bound.
 
 use glam::{DQuat, DVec3, DVec4, Vec2, Vec3, Vec4};
-use qtangent::gpu::{self as gq, GpuQuatMap, SampledFrame};
+use qtangent::gpu::qmap as gq;
 use qtangent::gpu::{GpuContext, GpuError};
+use qtangent::gpu::{GpuQuatMap, SampledFrame};
 use qtangent::mesh::{procedural, Primitive};
 use qtangent::qmap::{
     self, BakeMesh, BakeSettings, MapFormat, MapLevel, MapStats, NormalMap, QuatMap, TexelKind,

@@ -12,7 +12,7 @@
 //!    inverse_bindᵢ · p` with the weights renormalised, which is where gltfpack's dequantisation
 //!    of skinned positions lives. Tangents and bitangents go through the linear part `L` of the
 //!    matrix, normals through `L⁻ᵀ`, each renormalised.
-//! 2. [`compare`] matches every candidate vertex to the nearest source vertex whose position and
+//! 2. [`compare_frames`] matches every candidate vertex to the nearest source vertex whose position and
 //!    UV both lie within a [`Tolerance`] (from the quantisation: [`Tolerance::for_quantisation`]),
 //!    and measures the angle between the matched frames' normals, tangents and bitangents, how
 //!    many kept their handedness, and which vertices found no partner on either side.
@@ -42,7 +42,7 @@ use crate::measure::{angle_deg, FrameErrors};
 
 /// What can stop a comparison.
 #[derive(Debug, thiserror::Error)]
-pub enum CompareError {
+pub enum FrameDiffError {
     /// A file did not load or prepare.
     #[error(transparent)]
     Mesh(#[from] MeshError),
@@ -80,7 +80,7 @@ impl WorldVertices {
     /// # Errors
     /// A primitive that does not prepare; a skinned vertex whose joint is outside its skin,
     /// whose weights sum to zero or whose bind-pose matrix is singular.
-    pub fn from_scene(scene: &Scene) -> Result<Self, CompareError> {
+    pub fn from_scene(scene: &Scene) -> Result<Self, FrameDiffError> {
         let prepared = scene.prepare()?;
         Self::from_prepared(scene, &prepared)
     }
@@ -90,7 +90,7 @@ impl WorldVertices {
     ///
     /// # Errors
     /// As [`WorldVertices::from_scene`], but for preparing.
-    pub fn from_prepared(scene: &Scene, prepared: &[Prepared]) -> Result<Self, CompareError> {
+    pub fn from_prepared(scene: &Scene, prepared: &[Prepared]) -> Result<Self, FrameDiffError> {
         let mut out = Self::default();
         let mut next = prepared.iter();
         for mesh in &scene.meshes {
@@ -107,8 +107,13 @@ impl WorldVertices {
         Ok(out)
     }
 
-    fn push_rigid(&mut self, scene: &Scene, p: &Prepared, world: Mat4) -> Result<(), CompareError> {
-        let linear = Placement::new(world).ok_or_else(|| CompareError::Vertex {
+    fn push_rigid(
+        &mut self,
+        scene: &Scene,
+        p: &Prepared,
+        world: Mat4,
+    ) -> Result<(), FrameDiffError> {
+        let linear = Placement::new(world).ok_or_else(|| FrameDiffError::Vertex {
             file: scene.source.clone(),
             label: p.label.clone(),
             vertex: 0,
@@ -125,8 +130,8 @@ impl WorldVertices {
         scene: &Scene,
         p: &Prepared,
         skin: &super::Skin,
-    ) -> Result<(), CompareError> {
-        let err = |vertex: usize, problem: String| CompareError::Vertex {
+    ) -> Result<(), FrameDiffError> {
+        let err = |vertex: usize, problem: String| FrameDiffError::Vertex {
             file: scene.source.clone(),
             label: p.label.clone(),
             vertex,
@@ -302,7 +307,7 @@ fn bounds2(v: &[Vec2]) -> (Vec2, Vec2) {
         .fold((first, first), |(lo, hi), &p| (lo.min(p), hi.max(p)))
 }
 
-/// The result of [`compare`].
+/// The result of [`compare_frames`].
 #[derive(Debug, Clone, Default)]
 pub struct FrameDiff {
     /// Angles (degrees) between the matched frames' normals, tangents and bitangents, and the
@@ -383,7 +388,7 @@ impl FrameDiff {
 /// Matches `candidate`'s vertices to `source`'s within `tolerance` (the nearest frame among
 /// those within it, see the module docs) and measures the frames.
 #[must_use]
-pub fn compare(
+pub fn compare_frames(
     source: &WorldVertices,
     candidate: &WorldVertices,
     tolerance: Tolerance,

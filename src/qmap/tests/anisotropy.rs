@@ -15,11 +15,11 @@ use crate::common;
 use std::path::{Path, PathBuf};
 
 use glam::{Vec2, Vec3, Vec4};
+use qtangent::lab::disc::{self, RgLayout, TextureFile};
 use qtangent::mesh;
 use qtangent::qmap::anisotropy::{self, DirectionField};
 use qtangent::qmap::{MapFormat, Raster, TexelKind};
-use qtangent::lab::disc::{self, RgLayout, TextureFile};
-use qtangent::render::scene::RenderScene;
+use qtangent::render::RenderScene;
 
 const SIZE: u32 = 32;
 
@@ -123,7 +123,17 @@ fn another_uv_set_and_a_texture_transform_are_warnings() {
         r#""anisotropyTexture":{"index":0,"texCoord":1,"extensions":{"KHR_texture_transform":{"scale":[2,2]}}}"#,
     );
     let scene = RenderScene::load(&path).expect("loads");
-    let w = scene.warnings.join("\n");
+    assert!(
+        scene.warnings.iter().any(|w| *w.kind()
+            == qtangent::WarningKind::TextureOnOtherSet {
+                texture: "anisotropy",
+                set: 1
+            }),
+        "{:?}",
+        scene.warnings
+    );
+    let w: Vec<String> = scene.warnings.iter().map(ToString::to_string).collect();
+    let w = w.join("\n");
     assert!(w.contains("KHR_texture_transform is not supported"), "{w}");
     assert!(w.contains("anisotropy texture reads UV set 1"), "{w}");
     assert!(scene.materials[0].anisotropy.is_none());

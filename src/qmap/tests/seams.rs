@@ -248,8 +248,8 @@ fn gpu_derived_handedness_matches_plane_and_vertices_front_back_and_mirrored() {
     use qtangent::gpu::{Output, Renderer, View, DEBUG_POISON};
     use qtangent::qmap::MapFormat;
     use qtangent::qmap::MapOptions;
-    use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
     use qtangent::render::{Camera, FrameSource, Lighting, MaterialUniforms};
+    use qtangent::render::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
     let ctx = context();
     let renderer = Renderer::new(ctx).expect("renderer");
     // The halves' UV islands 6 texels apart at 64², so the plane's filter never mixes them.

@@ -23,8 +23,8 @@ use qtangent::qmap::Encoding;
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::MapSpace;
 use qtangent::qmap::{tangent, MapFormat, NormalMap, RasterBackend};
-use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
 use qtangent::render::{Camera, FrameSource, Lighting, MaterialUniforms};
+use qtangent::render::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
 use qtangent::Format;
 use rand::Rng;
 

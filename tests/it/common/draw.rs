@@ -6,8 +6,8 @@ use qtangent::gpu::GpuContext;
 use qtangent::gpu::{GpuScene, Output, Renderer, Shot, View};
 use qtangent::mesh::Prepared;
 use qtangent::qmap::MapOptions;
-use qtangent::render::scene::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
 use qtangent::render::{Camera, FrameSource, Lighting};
+use qtangent::render::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
 use qtangent::Format;
 
 /// A scene of one mesh with one material, drawn once with the model matrix `model`; its map

@@ -135,7 +135,7 @@ pub fn test_output_dir() -> std::path::PathBuf {
 }
 
 /// Writes `<name>-actual.png`, `<name>-expected.png` and `<name>-difference.png` (the heatmap
-/// of `qtangent::render::compare::heatmap`) into [`test_output_dir`]; returns a line naming
+/// of `qtangent::render::heatmap`) into [`test_output_dir`]; returns a line naming
 /// them, for the failure message.
 pub fn write_failure_images(
     name: &str,
@@ -146,7 +146,7 @@ pub fn write_failure_images(
     let paths = ["actual", "expected", "difference"].map(|k| dir.join(format!("{name}-{k}.png")));
     let _ = actual.save(&paths[0]);
     let _ = expected.save(&paths[1]);
-    if let Ok(h) = qtangent::render::compare::heatmap(actual, expected) {
+    if let Ok(h) = qtangent::render::heatmap(actual, expected) {
         let _ = h.save(&paths[2]);
     }
     format!(

@@ -1,4 +1,4 @@
-//! The walk/run blend of "Blending a Walk/Run cycle" (`qtangent::anim::blend`): the blend parameter and the
+//! The walk/run blend of "Blending a Walk/Run cycle" (`qtangent::anim::Locomotion`): the blend parameter and the
 //! unified rates against the article's formulas, b = 0 reproducing the walk, a placement
 //! without pops, event synchronisation, errors, and foot slide of the three methods.
 //!
@@ -221,7 +221,8 @@ fn fox() -> Option<(mesh::Scene, Locomotion)> {
     let dir = common::assets_dir()?;
     let path = dir.join("gltf/Fox.glb");
     let scene = mesh::load(&path).unwrap_or_else(|e| panic!("{e}"));
-    let loco = Locomotion::from_scene(&scene, "Walk", "Run", &FOX_FEET)
+    let loco = scene
+        .locomotion("Walk", "Run", &FOX_FEET)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     Some((scene, loco))
 }
@@ -814,16 +815,18 @@ fn errors_name_what_is_wrong() {
     assert!(e.to_string().contains("contact_fraction"), "{e}");
 
     if let Some((scene, _)) = fox() {
-        let e = Locomotion::from_scene(&scene, "Walk", "Sprint", &["b_LeftHand_011"]).unwrap_err();
+        let e = scene
+            .locomotion("Walk", "Sprint", &["b_LeftHand_011"])
+            .unwrap_err();
         let msg = e.to_string();
         assert!(
             msg.contains("Sprint") && msg.contains("Fox.glb") && msg.contains("`Run`"),
             "{msg}"
         );
-        let e = Locomotion::from_scene(&scene, "Walk", "Run", &["b_Paw"]).unwrap_err();
+        let e = scene.locomotion("Walk", "Run", &["b_Paw"]).unwrap_err();
         assert!(e.to_string().contains("b_Paw"), "{e}");
         // Survey is not a locomotion cycle: its feet barely move back while down.
-        let e = Locomotion::from_scene(&scene, "Survey", "Run", &FOX_FEET);
+        let e = scene.locomotion("Survey", "Run", &FOX_FEET);
         println!("Survey as the walk: {e:?}");
     }
 }

@@ -110,19 +110,6 @@ fn run(ctx: &GpuContext, batch: &SkinBatch, bones: &[Bone]) -> Vec<SkinnedVertex
     batch.read(ctx).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Runs `batch` with `bones` ([`run`]) and compares its output with the f64 reference of
-/// `meshes` ([`check`]).
-fn run_checked(
-    ctx: &GpuContext,
-    what: &str,
-    batch: &SkinBatch,
-    meshes: &[&SkinVertices],
-    bones: &[Bone],
-) -> Worst {
-    let got = run(ctx, batch, bones);
-    check(what, batch, meshes, bones, &got)
-}
-
 /// Worst errors of a comparison, for the messages.
 #[derive(Default, Debug)]
 struct Worst {
@@ -208,8 +195,14 @@ fn random_poses_and_weights_match_the_f64_reference_with_4_and_8_influences() {
                     .batch(ctx, &[&mesh], &[0], method)
                     .unwrap_or_else(|e| panic!("{e}"));
                 assert_eq!(batch.influences, layout);
-                let what = format!("seed {seed:#x}, {max_influences} influences");
-                let w = run_checked(ctx, &what, &batch, &[&mesh], &bones);
+                let got = run(ctx, &batch, &bones);
+                let w = check(
+                    &format!("seed {seed:#x}, {max_influences} influences"),
+                    &batch,
+                    &[&mesh],
+                    &bones,
+                    &got,
+                );
                 eprintln!(
                     "seed {seed:#x} {} {max_influences} influences: worst position {:.2e} relative, frame {:.5}°",
                     method.name(),
@@ -240,8 +233,14 @@ fn every_input_format_is_skinned_like_the_reference() {
                     .batch(ctx, &[&mesh], &[0], method)
                     .unwrap_or_else(|e| panic!("{format}: {e}"));
                 assert_eq!(batch.format, format);
-                let what = format!("seed {seed:#x}, {format}");
-                let w = run_checked(ctx, &what, &batch, &[&mesh], &bones);
+                let got = run(ctx, &batch, &bones);
+                let w = check(
+                    &format!("seed {seed:#x}, {format}"),
+                    &batch,
+                    &[&mesh],
+                    &bones,
+                    &got,
+                );
                 eprintln!(
                     "{format} {}: worst position {:.2e} relative, frame {:.5}°",
                     method.name(),
@@ -302,8 +301,14 @@ fn every_vertex_with_eight_influences() {
                 .batch(ctx, &[&mesh], &[0], method)
                 .unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(batch.influences, Influences::Eight);
-            let what = format!("seed {seed:#x}, 8 influences");
-            run_checked(ctx, &what, &batch, &[&mesh], &bones);
+            let got = run(ctx, &batch, &bones);
+            check(
+                &format!("seed {seed:#x}, 8 influences"),
+                &batch,
+                &[&mesh],
+                &bones,
+                &got,
+            );
         }
     });
 }
@@ -325,8 +330,14 @@ fn a_batch_of_1024_instances_of_two_meshes_in_one_dispatch() {
                 .batch(ctx, &[&a, &b], &instances, method)
                 .unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(batch.buffers().instances().len(), 1024);
-            let what = format!("seed {seed:#x}, 1024 instances");
-            let w = run_checked(ctx, &what, &batch, &[&a, &b], &palettes);
+            let got = run(ctx, &batch, &palettes);
+            let w = check(
+                &format!("seed {seed:#x}, 1024 instances"),
+                &batch,
+                &[&a, &b],
+                &palettes,
+                &got,
+            );
             eprintln!(
                 "1024 instances {}: {} vertices, worst {:.2e} / {:.5}°",
                 method.name(),
@@ -579,7 +590,7 @@ fn the_fox_skinned_in_its_clips_matches_the_reference() {
     };
     let path = dir.join("gltf/Fox.glb");
     let scene = qtangent::mesh::load(&path).unwrap_or_else(|e| panic!("{e}"));
-    let skeleton = qtangent::anim::Skeleton::from_scene(&scene);
+    let skeleton = scene.skeleton();
     let (m, prim) = scene
         .primitives()
         .next()

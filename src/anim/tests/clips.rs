@@ -11,7 +11,7 @@ use crate::common;
 use std::path::Path;
 
 use glam::{Mat4, Quat, Vec3, Vec4};
-use qtangent::anim::{blend_poses, Clip, Interpolation, Property, Skeleton, Transform};
+use qtangent::anim::{blend_poses, Clip, Interpolation, Property, Transform};
 use qtangent::mesh::{self, MeshError, Scene};
 use qtangent::{gltf, WarningKind};
 use serde_json::{json, Value};
@@ -608,7 +608,7 @@ fn two_node_chain_world_matrices_by_hand() {
             &format!("{what} rotation"),
         );
 
-        let skeleton = Skeleton::from_scene(&scene);
+        let skeleton = scene.skeleton();
         assert_eq!(skeleton.names, ["hip", "knee"]);
         assert_eq!(skeleton.parents, [None, Some(0)]);
         assert_eq!(skeleton.order, [0, 1]);
@@ -652,7 +652,7 @@ fn inconsistent_hierarchy_does_not_panic() {
         ],
         ..Scene::default()
     };
-    let skeleton = Skeleton::from_scene(&scene);
+    let skeleton = scene.skeleton();
     let mut sorted = skeleton.order.clone();
     sorted.sort_unstable();
     assert_eq!(sorted, [0, 1, 2, 3, 4]);
@@ -902,7 +902,7 @@ fn fox_clips_and_rest_pose() {
     }
     assert!(scene.warnings.is_empty(), "{:?}", scene.warnings);
 
-    let skeleton = Skeleton::from_scene(&scene);
+    let skeleton = scene.skeleton();
     assert_eq!(skeleton.names.len(), 26);
     assert_eq!(skeleton.find("b_Hip_01"), Some(4));
     let world = skeleton.world_matrices(&skeleton.rest);

@@ -1,0 +1,3 @@
+//! Tests of the lab equipment: the matrix-palette skinning baseline against its f64 reference.
+
+mod skin_matrix;
