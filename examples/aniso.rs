@@ -20,7 +20,7 @@
 //! cargo run --release --example aniso -- --gltf DIR   # the disc as a glTF with a KTX2 texture
 //! ```
 //!
-//! Benchmark output only: `tests/it/render_aniso.rs` asserts the claim.
+//! Benchmark output only: `src/gpu/tests/aniso.rs` asserts the claim.
 
 use std::path::PathBuf;
 

@@ -116,7 +116,7 @@ fn decode_batch(ctx: &GpuContext) -> Result<(), Box<dyn Error>> {
 /// A tube along +X, its far half bound to bone 1 and its near half to bone 0 with a blend in the
 /// middle, bent 60° by bone 1 and skinned with dual quaternions on the GPU; every vertex is
 /// checked against the f64 CPU reference (position 128 ε relative, frame within the output
-/// format's bound, as `tests/it/gpu_skin.rs` derives).
+/// format's bound, as `src/gpu/tests/skin.rs` derives).
 fn skin_batch(ctx: &GpuContext) -> Result<(), Box<dyn Error>> {
     let prim = procedural::torus(1.0, 0.3, 48, 16).prepare()?;
     let frames: Vec<QTangent> = prim.frames.iter().map(|f| f.to_qtangent()).collect();
