@@ -15,21 +15,26 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use glam::Vec3;
 use image::RgbaImage;
-use qtangent::anim::{slide_summary, speed_ramp, BlendMethod, LocoFrame};
+use qtangent::anim::{slide_summary, speed_ramp, BlendMethod, LocoFrame, Locomotion};
 use qtangent::gpu::GpuContext;
-use qtangent::gpu::{Renderer, View};
+use qtangent::gpu::{GpuScene, Renderer, View};
 use qtangent::gpu::{RigBatch, SkinPipeline};
 use qtangent::render;
 use qtangent::render::{Camera, FrameSource, Lighting};
 use qtangent::render::{MapSource, RenderScene};
-use qtangent::skin::{Rig, SkinMethod};
+use qtangent::skin::SkinMethod;
 use qtangent::{mesh, Format};
 
+#[path = "common/cli.rs"]
+mod cli;
 #[path = "common/console.rs"]
 mod console;
-
+#[path = "common/files.rs"]
+mod files;
 #[path = "common/fox.rs"]
 mod fox;
+#[path = "common/scene.rs"]
+mod scene;
 
 #[derive(Parser, Debug)]
 #[command(about = "Render the Fox blending from walk to run and back, skinned on the GPU")]
@@ -51,7 +56,7 @@ struct Args {
     #[arg(long, default_value_t = 30.0)]
     fps: f32,
     /// Frame size, WIDTHxHEIGHT.
-    #[arg(long, default_value = "640x360", value_parser = parse_size)]
+    #[arg(long, default_value = "640x360", value_parser = cli::parse_size)]
     size: (u32, u32),
     /// Width of the animated GIF (its height follows); 0 for no GIF.
     #[arg(long, default_value_t = 360)]
@@ -64,46 +69,24 @@ struct Args {
     output: PathBuf,
 }
 
-fn parse_size(s: &str) -> Result<(u32, u32), String> {
-    let (w, h) = s
-        .split_once(['x', 'X'])
-        .ok_or_else(|| format!("'{s}' is not WIDTHxHEIGHT"))?;
-    let parse = |v: &str| {
-        v.parse::<u32>()
-            .ok()
-            .filter(|&n| n > 0)
-            .ok_or_else(|| format!("'{v}' in '{s}' is not a positive integer"))
-    };
-    Ok((parse(w)?, parse(h)?))
-}
-
-fn main() -> ExitCode {
-    console::quiet_mesa();
-    let args = Args::parse();
-    match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("animate: {e}");
-            ExitCode::FAILURE
+impl Args {
+    /// Checks the numbers the parser lets through.
+    fn check(&self) -> Result<(), String> {
+        if !(self.fps.is_finite() && (1.0..=1000.0).contains(&self.fps)) {
+            return Err(format!("--fps {} must be between 1 and 1000", self.fps));
         }
+        if !(self.seconds.is_finite() && self.seconds > 0.0 && self.seconds <= 600.0) {
+            return Err(format!(
+                "--seconds {} must be more than 0 and at most 600",
+                self.seconds
+            ));
+        }
+        Ok(())
     }
 }
 
-fn default_fox() -> PathBuf {
-    std::env::var_os("QTANGENT_ASSETS")
-        .map_or_else(
-            || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets"),
-            PathBuf::from,
-        )
-        .join("gltf/Fox.glb")
-}
-
-fn save(img: &RgbaImage, path: &Path) -> Result<(), String> {
-    // Write next to the target and rename, so a failed run never leaves half a PNG.
-    let tmp = path.with_extension("png.partial");
-    img.save_with_format(&tmp, image::ImageFormat::Png)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
+fn main() -> ExitCode {
+    console::main("animate", run)
 }
 
 /// Skins the batch for one simulated frame: bones of every skinned object from the frame's
@@ -114,21 +97,89 @@ fn pose_batch(ctx: &GpuContext, rig: &mut RigBatch, frame: &LocoFrame) -> Result
     rig.batch().run(ctx).map_err(|e| e.to_string())
 }
 
-#[allow(clippy::too_many_lines)]
+/// The Fox's clips and the sequence simulated from them.
+struct Sequence {
+    loco: Locomotion,
+    /// The desired speed of every frame (walk → run → walk).
+    speeds: Vec<f32>,
+    /// Seconds a frame.
+    dt: f32,
+    frames: Vec<LocoFrame>,
+}
+
+/// Everything drawn: the device, the renderer, the uploaded scene and its skinning batch, and
+/// the camera that follows the animal.
+struct Stage {
+    ctx: GpuContext,
+    renderer: Renderer,
+    scene: GpuScene,
+    rig: RigBatch,
+    follow: Follow,
+    /// The frame source of every picture: the skinned qtangent frames.
+    source: FrameSource,
+}
+
+impl Stage {
+    /// Skins the batch for `frame` and draws it at `size`.
+    fn picture(&mut self, frame: &LocoFrame, size: (u32, u32)) -> Result<RgbaImage, String> {
+        pose_batch(&self.ctx, &mut self.rig, frame)?;
+        self.renderer
+            .render_image(
+                &self.ctx,
+                &self.scene,
+                &self.follow.view(frame),
+                self.source,
+                size.0,
+                size.1,
+            )
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// A side view that follows the animal, a little from the front.
+struct Follow {
+    base: Camera,
+    /// The animal's bind-pose centre and radius.
+    center: Vec3,
+    radius: f32,
+    yaw: f32,
+}
+
+impl Follow {
+    fn new(loco: &Locomotion, (center, radius): (Vec3, f32), aspect: f32) -> Self {
+        let forward = loco.gaits()[0].forward();
+        let side = loco.up().cross(forward).normalize_or(Vec3::X);
+        let look = (side * 0.85 + forward * 0.5).normalize();
+        let yaw = look.x.atan2(look.z).to_degrees();
+        Self {
+            base: Camera::fit(center, radius * 1.1, aspect, yaw, 10.0),
+            center,
+            radius,
+            yaw,
+        }
+    }
+
+    /// The view of `frame`: camera and lights on the animal where the frame puts it.
+    fn view(&self, frame: &LocoFrame) -> View {
+        let target = frame.placement.transform_point3(self.center);
+        let mut camera = self.base;
+        camera.target = target;
+        camera.scene_radius = self.radius * 12.0;
+        View {
+            camera,
+            lighting: Lighting::studio(target, self.radius * 1.5, self.yaw - 50.0, 45.0),
+            anisotropy_override: None,
+            background: Vec3::new(0.018, 0.02, 0.024),
+        }
+    }
+}
+
 fn run(args: &Args) -> Result<(), String> {
     let start = Instant::now();
-    if !(args.fps.is_finite() && (1.0..=1000.0).contains(&args.fps)) {
-        return Err(format!("--fps {} must be between 1 and 1000", args.fps));
-    }
-    if !(args.seconds.is_finite() && args.seconds > 0.0 && args.seconds <= 600.0) {
-        return Err(format!(
-            "--seconds {} must be more than 0 and at most 600",
-            args.seconds
-        ));
-    }
-    let path = args.file.clone().unwrap_or_else(default_fox);
+    args.check()?;
+    let path = args.file.clone().unwrap_or_else(fox::default_path);
     let loaded = mesh::load(&path).map_err(|e| e.to_string())?;
-    let loco = fox::locomotion(&loaded).map_err(|e| format!("{}: {e}", path.display()))?;
+    let loco = fox::locomotion_of(&path, &loaded)?;
     let [walk, run_gait] = loco.gaits();
     println!(
         "{}: walk {:.1} u/s ({:.2} s cycle), run {:.1} u/s ({:.2} s cycle)",
@@ -138,64 +189,74 @@ fn run(args: &Args) -> Result<(), String> {
         run_gait.speed(),
         loco.clips()[1].duration
     );
+    let speeds = speed_ramp(walk.speed(), run_gait.speed(), args.seconds, args.fps);
+    if speeds.is_empty() {
+        return Err("--seconds × --fps gives no frames".into());
+    }
+    let dt = 1.0 / args.fps;
+    let frames = loco.simulate(args.blend, &speeds, dt);
+    let sequence = Sequence {
+        loco,
+        speeds,
+        dt,
+        frames,
+    };
+    let mut stage = stage(args, &path, &loaded, &sequence)?;
+    std::fs::create_dir_all(&args.output).map_err(|e| format!("{}: {e}", args.output.display()))?;
+    render_sequence(args, &mut stage, &sequence.frames)?;
+    lbs_against_dqs(args, &mut stage, &sequence.frames)?;
+    print_foot_slide(&sequence);
+    println!("done in {:.1} s", start.elapsed().as_secs_f64());
+    Ok(())
+}
 
-    // The render scene: the file's meshes (no quaternion maps: skinned frames come from the
-    // vertices) and a checkered ground to show the feet against.
-    let mut scene = RenderScene::load(&path).map_err(|e| e.to_string())?;
+/// The render scene (the file's meshes without quaternion maps: skinned frames come from the
+/// vertices; and a checkered ground to show the feet against, long enough for the whole run)
+/// uploaded, with one skinning batch for every skinned object.
+fn stage(
+    args: &Args,
+    path: &Path,
+    loaded: &mesh::Scene,
+    sequence: &Sequence,
+) -> Result<Stage, String> {
+    let mut scene = RenderScene::load(path).map_err(|e| e.to_string())?;
     for m in &mut scene.meshes {
         m.map = MapSource::None;
     }
-    let (center, radius) = scene.bounds();
+    let bounds = scene.bounds();
     let floor = scene
         .meshes
         .iter()
         .flat_map(|m| m.mesh.positions.iter())
         .map(|p| p.y)
         .fold(f32::INFINITY, f32::min);
-    let (v_walk, v_run) = (walk.speed(), run_gait.speed());
-    let speeds = speed_ramp(v_walk, v_run, args.seconds, args.fps);
-    if speeds.is_empty() {
-        return Err("--seconds × --fps gives no frames".into());
-    }
-    let dt = 1.0 / args.fps;
-    let blend = args.blend;
-    let frames = loco.simulate(blend, &speeds, dt);
-    let travelled = frames
+    let travelled = sequence
+        .frames
         .last()
         .map_or(0.0, |f| f.placement.w_axis.truncate().length());
-    let half = travelled + 16.0 * radius;
-    qtangent::lab::content::add_ground(&mut scene, half, floor, 2.0 * radius)
+    let half = travelled + 16.0 * bounds.1;
+    qtangent::lab::content::add_ground(&mut scene, half, floor, 2.0 * bounds.1)
         .map_err(|e| e.to_string())?;
 
-    let ctx = GpuContext::new().map_err(|e| e.to_string())?;
+    let ctx = GpuContext::new().map_err(|e| console::advise(&e))?;
     println!("adapter: {}", ctx.describe());
     let renderer = Renderer::new(&ctx).map_err(|e| e.to_string())?;
+    let format = Format::Snorm16x4;
     let mut gpu_scene = renderer
         .upload(
             &ctx,
             &scene,
-            &[Format::Snorm16x4],
+            &[format],
             &qtangent::qmap::MapOptions::default(),
             &mut (),
         )
         .map_err(|e| e.to_string())?;
-
-    // One skinning batch for every skinned object.
-    let objects = scene.objects.iter().enumerate();
-    let rig = Rig::new(
-        &loaded,
-        objects.filter_map(|(k, o)| o.skin.map(|s| (k, &scene.meshes[o.mesh].mesh, s))),
-    )
-    .map_err(|e| e.to_string())?;
-    for w in &rig.warnings {
-        eprintln!("animate: warning: {w}");
-    }
+    let rig = scene::skinned_rig("animate", loaded, &scene)?;
     if rig.is_empty() {
         return Err(format!("{}: no skinned mesh to animate", path.display()));
     }
     let pipeline = SkinPipeline::new(&ctx).map_err(|e| e.to_string())?;
-    let method = args.method;
-    let mut rig = RigBatch::new(&ctx, &pipeline, rig, method).map_err(|e| e.to_string())?;
+    let rig = RigBatch::new(&ctx, &pipeline, rig, args.method).map_err(|e| e.to_string())?;
     for (i, object) in rig.rig().objects().enumerate() {
         gpu_scene
             .set_skinned(object, rig.batch(), i)
@@ -209,42 +270,41 @@ fn run(args: &Args) -> Result<(), String> {
         batch.bytes_per_vertex(),
         batch.buffers().bone_count()
     );
-
-    // A side view that follows the animal, a little from the front.
-    let forward = walk.forward();
-    let side = loco.up().cross(forward).normalize_or(Vec3::X);
-    let look = (side * 0.85 + forward * 0.5).normalize();
-    let yaw = look.x.atan2(look.z).to_degrees();
     let (w, h) = args.size;
-    let aspect = w as f32 / h as f32;
-    let base = Camera::fit(center, radius * 1.1, aspect, yaw, 10.0);
-    let view_at = |frame: &LocoFrame| {
-        let target = frame.placement.transform_point3(center);
-        let mut camera = base;
-        camera.target = target;
-        camera.scene_radius = radius * 12.0;
-        View {
-            camera,
-            lighting: Lighting::studio(target, radius * 1.5, yaw - 50.0, 45.0),
-            anisotropy_override: None,
-            background: Vec3::new(0.018, 0.02, 0.024),
-        }
-    };
+    Ok(Stage {
+        ctx,
+        renderer,
+        scene: gpu_scene,
+        rig,
+        follow: Follow::new(&sequence.loco, bounds, w as f32 / h as f32),
+        source: FrameSource::QTangent(format),
+    })
+}
 
-    std::fs::create_dir_all(&args.output).map_err(|e| format!("{}: {e}", args.output.display()))?;
+/// The PNG frames and the GIF, with the time spent skinning and rendering.
+fn render_sequence(args: &Args, stage: &mut Stage, frames: &[LocoFrame]) -> Result<(), String> {
     let (mut skin_time, mut render_time) = (Duration::ZERO, Duration::ZERO);
     let mut gif_frames = Vec::new();
-    let source = FrameSource::QTangent(Format::Snorm16x4);
+    let (w, h) = args.size;
+    let aspect = w as f32 / h as f32;
     for (n, frame) in frames.iter().enumerate() {
         let t = Instant::now();
-        pose_batch(&ctx, &mut rig, frame)?;
+        pose_batch(&stage.ctx, &mut stage.rig, frame)?;
         skin_time += t.elapsed();
         let t = Instant::now();
-        let img = renderer
-            .render_image(&ctx, &gpu_scene, &view_at(frame), source, w, h)
+        let img = stage
+            .renderer
+            .render_image(
+                &stage.ctx,
+                &stage.scene,
+                &stage.follow.view(frame),
+                stage.source,
+                w,
+                h,
+            )
             .map_err(|e| e.to_string())?;
         render_time += t.elapsed();
-        save(&img, &args.output.join(format!("frame-{n:04}.png")))?;
+        files::save_png(&img, &args.output.join(format!("frame-{n:04}.png")))?;
         if args.gif_width > 0 && n % args.gif_step.max(1) == 0 {
             let gh = (args.gif_width as f32 / aspect).round().max(1.0) as u32;
             gif_frames.push(image::imageops::resize(
@@ -267,37 +327,36 @@ fn run(args: &Args) -> Result<(), String> {
     println!(
         "{} frames ({} {}) in {}: skinning {:.2} ms a frame (upload + dispatch + wait), rendering + readback {:.1} ms",
         frames.len(),
-        method.name(),
-        blend.name(),
+        args.method.name(),
+        args.blend.name(),
         args.output.display(),
         skin_time.as_secs_f64() * 1e3 / frames.len() as f64,
         render_time.as_secs_f64() * 1e3 / frames.len() as f64
     );
-
     if !gif_frames.is_empty() {
         let path = args.output.join("walkrun.gif");
         let delay_ms = (1000.0 * args.gif_step.max(1) as f32 / args.fps).round() as u32;
         write_gif(&path, gif_frames, delay_ms)?;
         println!("wrote {}", path.display());
     }
+    Ok(())
+}
 
-    // LBS against DQS at four moments: walk, speeding up, run, slowing down.
+/// LBS against DQS at four moments (walk, speeding up, run, slowing down): a sheet of both and
+/// their difference, and the PSNR of each pair.
+fn lbs_against_dqs(args: &Args, stage: &mut Stage, frames: &[LocoFrame]) -> Result<(), String> {
     let picks: Vec<usize> = [0.1, 0.35, 0.55, 0.8]
         .iter()
         .map(|f| ((frames.len() as f32 * f) as usize).min(frames.len() - 1))
         .collect();
+    let (w, h) = args.size;
     let mut rows = Vec::new();
     for m in SkinMethod::ALL {
-        rig.batch_mut().set_method(m);
-        let mut row = Vec::new();
-        for &n in &picks {
-            pose_batch(&ctx, &mut rig, &frames[n])?;
-            row.push(
-                renderer
-                    .render_image(&ctx, &gpu_scene, &view_at(&frames[n]), source, w / 2, h / 2)
-                    .map_err(|e| e.to_string())?,
-            );
-        }
+        stage.rig.batch_mut().set_method(m);
+        let row = picks
+            .iter()
+            .map(|&n| stage.picture(&frames[n], (w / 2, h / 2)))
+            .collect::<Result<Vec<_>, _>>()?;
         rows.push(row);
     }
     let mut diffs = Vec::new();
@@ -320,40 +379,44 @@ fn run(args: &Args) -> Result<(), String> {
     )
     .map_err(|e| e.to_string())?;
     let sheet_path = args.output.join("lbs-vs-dqs.png");
-    save(&sheet, &sheet_path)?;
+    files::save_png(&sheet, &sheet_path)?;
     println!(
         "wrote {} (rows: LBS, DQS, difference ×16)",
         sheet_path.display()
     );
-
-    // Foot sliding of the three blends over the same schedule.
-    println!("foot slide while in contact (units/s; walk speed {v_walk:.1}):");
-    println!("  {:<8} {:>8} {:>8}", "blend", "mean", "max");
-    for b in BlendMethod::ALL {
-        let f = loco.simulate(b, &speeds, dt);
-        let (mean, max) = slide_summary(&loco.foot_slide(&f, dt));
-        println!("  {:<8} {mean:>8.2} {max:>8.2}", b.name());
-    }
-    println!("done in {:.1} s", start.elapsed().as_secs_f64());
     Ok(())
 }
 
+/// Foot sliding of the blends over the same schedule.
+fn print_foot_slide(sequence: &Sequence) {
+    let Sequence {
+        loco, speeds, dt, ..
+    } = sequence;
+    let v_walk = loco.gaits()[0].speed();
+    println!("foot slide while in contact (units/s; walk speed {v_walk:.1}):");
+    println!("  {:<8} {:>8} {:>8}", "blend", "mean", "max");
+    for b in BlendMethod::ALL {
+        let f = loco.simulate(b, speeds, *dt);
+        let (mean, max) = slide_summary(&loco.foot_slide(&f, *dt));
+        println!("  {:<8} {mean:>8.2} {max:>8.2}", b.name());
+    }
+}
+
+/// Writes the animated GIF ([`files::write_atomically`]), looping, `delay_ms` a frame.
 fn write_gif(path: &Path, frames: Vec<RgbaImage>, delay_ms: u32) -> Result<(), String> {
     use image::codecs::gif::{GifEncoder, Repeat};
-    let tmp = path.with_extension("gif.partial");
-    let file = std::fs::File::create(&tmp).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut encoder = GifEncoder::new_with_speed(std::io::BufWriter::new(file), 20);
-    encoder
-        .set_repeat(Repeat::Infinite)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    let delay = image::Delay::from_numer_denom_ms(delay_ms, 1);
-    encoder
-        .encode_frames(
-            frames
-                .into_iter()
-                .map(|f| image::Frame::from_parts(f, 0, 0, delay)),
-        )
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    drop(encoder);
-    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
+    files::write_atomically(path, |out| {
+        let mut encoder = GifEncoder::new_with_speed(out, 20);
+        encoder
+            .set_repeat(Repeat::Infinite)
+            .map_err(|e| e.to_string())?;
+        let delay = image::Delay::from_numer_denom_ms(delay_ms, 1);
+        encoder
+            .encode_frames(
+                frames
+                    .into_iter()
+                    .map(|f| image::Frame::from_parts(f, 0, 0, delay)),
+            )
+            .map_err(|e| e.to_string())
+    })
 }

@@ -34,6 +34,7 @@ use qtangent::qmap::MapFormat;
 use qtangent::qmap::MapOptions;
 use qtangent::render;
 use qtangent::render::FrameSource;
+use qtangent::render::RenderScene;
 use qtangent::Format;
 
 #[path = "common/console.rs"]
@@ -66,6 +67,8 @@ struct Args {
     gltf_layout: String,
 }
 
+type Error = Box<dyn std::error::Error>;
+
 /// One column of the table: a label, which upload and which frame source.
 struct Config {
     label: String,
@@ -85,7 +88,7 @@ fn heat(truth: &disc::Truth, tangents: &[[f32; 4]]) -> RgbaImage {
                     90.0
                 };
                 // 0° black to 20° and beyond white-hot.
-                let [r, g, b] = qtangent::render::heat_color((e / 20.0).min(1.0));
+                let [r, g, b] = render::heat_color((e / 20.0).min(1.0));
                 image::Rgba([r, g, b, 255])
             }
             _ => image::Rgba([40, 40, 40, 255]),
@@ -93,36 +96,14 @@ fn heat(truth: &disc::Truth, tangents: &[[f32; 4]]) -> RgbaImage {
     })
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    console::quiet_mesa();
-    let args = Args::parse();
-    let (texture, sizes): (u32, Vec<u32>) = if args.quick {
-        (512, vec![128, 32])
-    } else {
-        (
-            args.texture,
-            args.sizes
-                .split(',')
-                .map(|s| s.trim().parse::<u32>())
-                .collect::<Result<_, _>>()
-                .map_err(|e| format!("--sizes: {e}"))?,
-        )
-    };
+fn main() -> std::process::ExitCode {
+    console::main("aniso", run)
+}
+
+fn run(args: &Args) -> Result<(), Error> {
+    let (texture, sizes) = texture_and_sizes(args)?;
     if let Some(dir) = &args.gltf {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let file = match args.gltf_texture.as_str() {
-            "png" => disc::TextureFile::Png,
-            "bc7" => disc::TextureFile::Ktx2Bc7,
-            _ => disc::TextureFile::Ktx2Rgba8,
-        };
-        let layout = if args.gltf_layout == "canonical" {
-            RgLayout::Canonical
-        } else {
-            RgLayout::Oriented
-        };
-        let path = disc::write_gltf(dir, texture, layout, file)?;
-        println!("wrote {}", path.display());
-        return Ok(());
+        return write_gltf(args, dir, texture);
     }
     std::fs::create_dir_all(&args.out)?;
     let ctx = GpuContext::new()?;
@@ -131,73 +112,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "# The swirl disc: anisotropy direction under minification ({})\n",
         ctx.describe()
     );
-    let canonical = disc::scene(texture, RgLayout::Canonical)?;
-    let oriented = disc::scene(texture, RgLayout::Oriented)?;
-    let formats = [Format::Snorm16x4];
-    // The compressed maps at the default effort, what `bake` and `pack` ship.
-    let compressed = MapOptions::default();
-    let console = &mut console::Console::new("aniso");
-    let uploads: Vec<GpuScene> = vec![
-        renderer.upload(&ctx, &canonical, &formats, &compressed, console)?,
-        renderer.upload(
-            &ctx,
-            &canonical,
-            &formats,
-            &MapOptions::stored(MapFormat::Rgba16Float),
-            console,
-        )?,
-        renderer.upload(&ctx, &oriented, &formats, &MapOptions::default(), console)?,
-    ];
-    // The compressed maps' formats as the renderer chose them (a twist alone: BC5 of (z, w);
-    // object space: BC7).
-    let stored = |maps: &[MapReport]| {
-        maps.first()
-            .and_then(|m| m.format)
-            .map_or_else(|| "none".to_string(), |f| f.name().to_string())
-    };
-    let report = uploads[0].report();
-    let (tangent_c, object_c) = (stored(&report.tangent_maps), stored(&report.object_maps));
-    let config = |label: String, upload, source| Config {
-        label,
-        upload,
-        source,
-    };
-    let configs = [
-        config(
-            "RG map, canonical (reference)".into(),
-            0,
-            FrameSource::Reference,
-        ),
-        config(
-            "RG map, oriented (reference)".into(),
-            2,
-            FrameSource::Reference,
-        ),
-        config(
-            format!("tangent-space map, {tangent_c}"),
-            0,
-            FrameSource::QuatMapTangent,
-        ),
-        config(
-            "tangent-space map, rgba16f".into(),
-            1,
-            FrameSource::QuatMapTangent,
-        ),
-        config(
-            format!("object-space map, {object_c}"),
-            0,
-            FrameSource::QuatMap,
-        ),
-        config("object-space map, rgba16f".into(), 1, FrameSource::QuatMap),
-    ];
-    let camera = disc::camera();
-    let lighting = disc::lighting();
-    let view = View {
-        camera,
-        lighting: lighting.clone(),
-        anisotropy_override: None,
-        background: Vec3::splat(0.02),
-    };
+    let table = Table::new(&ctx, &renderer, texture)?;
     println!(
         "Texture {texture}²; direction error over pixels whose true strength is ≥ {} (coherent: and whose rays agree, coherence ≥ {}); PSNR over pixels wholly on the plate.\n",
         disc::MIN_JUDGED_STRENGTH,
@@ -208,27 +123,164 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     println!("|---|---|---|---|---|---|---|---|");
     for &size in &sizes {
-        let samples = disc::samples_for(size, texture);
+        table.rows(size, &args.out)?;
+    }
+    println!(
+        "\nSheets (top: truth, RG canonical, tangent-space {}, object-space {}; bottom: direction error, black 0° to white 20°) in {}",
+        table.compressed[0],
+        table.compressed[1],
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// The texture side and the render sizes: `--quick`'s, or `--texture` and `--sizes`.
+fn texture_and_sizes(args: &Args) -> Result<(u32, Vec<u32>), Error> {
+    if args.quick {
+        return Ok((512, vec![128, 32]));
+    }
+    let sizes = args
+        .sizes
+        .split(',')
+        .map(|s| s.trim().parse::<u32>())
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("--sizes: {e}"))?;
+    Ok((args.texture, sizes))
+}
+
+/// `--gltf DIR`: the disc as a glTF file, its texture as `--gltf-texture` and `--gltf-layout`
+/// say.
+fn write_gltf(args: &Args, dir: &std::path::Path, texture: u32) -> Result<(), Error> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let file = match args.gltf_texture.as_str() {
+        "png" => disc::TextureFile::Png,
+        "bc7" => disc::TextureFile::Ktx2Bc7,
+        _ => disc::TextureFile::Ktx2Rgba8,
+    };
+    let layout = if args.gltf_layout == "canonical" {
+        RgLayout::Canonical
+    } else {
+        RgLayout::Oriented
+    };
+    let path = disc::write_gltf(dir, texture, layout, file)?;
+    println!("wrote {}", path.display());
+    Ok(())
+}
+
+/// The disc uploaded three ways and the columns drawn from them.
+struct Table<'a> {
+    ctx: &'a GpuContext,
+    renderer: &'a Renderer,
+    texture: u32,
+    /// The disc with its RG map written canonical: the ground truth's scene.
+    canonical: RenderScene,
+    /// Canonical with compressed maps, canonical with rgba16f maps, oriented.
+    uploads: Vec<GpuScene>,
+    configs: Vec<Config>,
+    /// The compressed maps' formats, tangent and object space, as the renderer chose them.
+    compressed: [String; 2],
+    view: View,
+}
+
+impl<'a> Table<'a> {
+    fn new(ctx: &'a GpuContext, renderer: &'a Renderer, texture: u32) -> Result<Self, Error> {
+        let canonical = disc::scene(texture, RgLayout::Canonical)?;
+        let oriented = disc::scene(texture, RgLayout::Oriented)?;
+        let formats = [Format::Snorm16x4];
+        // The compressed maps at the default effort, what `bake` and `pack` ship.
+        let compressed = MapOptions::default();
+        let rgba16f = MapOptions::stored(MapFormat::Rgba16Float);
+        let console = &mut console::Console::new("aniso");
+        let uploads: Vec<GpuScene> = vec![
+            renderer.upload(ctx, &canonical, &formats, &compressed, console)?,
+            renderer.upload(ctx, &canonical, &formats, &rgba16f, console)?,
+            renderer.upload(ctx, &oriented, &formats, &compressed, console)?,
+        ];
+        // The compressed maps' formats as the renderer chose them (a twist alone: BC5 of (z, w);
+        // object space: BC7).
+        let stored = |maps: &[MapReport]| {
+            maps.first()
+                .and_then(|m| m.format)
+                .map_or_else(|| "none".to_string(), |f| f.name().to_string())
+        };
+        let report = uploads[0].report();
+        let [tangent_c, object_c] = [&report.tangent_maps, &report.object_maps].map(|m| stored(m));
+        let config = |label: String, upload, source| Config {
+            label,
+            upload,
+            source,
+        };
+        let configs = vec![
+            config(
+                "RG map, canonical (reference)".into(),
+                0,
+                FrameSource::Reference,
+            ),
+            config(
+                "RG map, oriented (reference)".into(),
+                2,
+                FrameSource::Reference,
+            ),
+            config(
+                format!("tangent-space map, {tangent_c}"),
+                0,
+                FrameSource::QuatMapTangent,
+            ),
+            config(
+                "tangent-space map, rgba16f".into(),
+                1,
+                FrameSource::QuatMapTangent,
+            ),
+            config(
+                format!("object-space map, {object_c}"),
+                0,
+                FrameSource::QuatMap,
+            ),
+            config("object-space map, rgba16f".into(), 1, FrameSource::QuatMap),
+        ];
+        let view = View {
+            camera: disc::camera(),
+            lighting: disc::lighting(),
+            anisotropy_override: None,
+            background: Vec3::splat(0.02),
+        };
+        Ok(Self {
+            ctx,
+            renderer,
+            texture,
+            canonical,
+            uploads,
+            configs,
+            compressed: [tangent_c, object_c],
+            view,
+        })
+    }
+
+    /// The table's rows at one render size, and its sheet in `out`.
+    fn rows(&self, size: u32, out: &std::path::Path) -> Result<(), Error> {
+        let samples = disc::samples_for(size, self.texture);
+        let view = &self.view;
         let truth = disc::truth(
-            &canonical,
-            &camera,
-            &lighting,
+            &self.canonical,
+            &view.camera,
+            &view.lighting,
             size,
             size,
             samples,
             view.background,
         );
-        let mip = (texture as f32 / size as f32).log2();
+        let mip = (self.texture as f32 / size as f32).log2();
         let mut sheet = vec![truth.image.clone()];
         let mut heats = Vec::new();
-        for c in &configs {
-            let gpu = &uploads[c.upload];
-            let image = renderer.render_image(&ctx, gpu, &view, c.source, size, size)?;
+        for c in &self.configs {
+            let gpu = &self.uploads[c.upload];
+            let (ctx, renderer) = (self.ctx, self.renderer);
+            let image = renderer.render_image(ctx, gpu, view, c.source, size, size)?;
             let [_, tangents] = renderer.render_debug(
-                &ctx,
+                ctx,
                 gpu,
                 &qtangent::gpu::Shot {
-                    view: &view,
+                    view,
                     source: c.source,
                     size: glam::UVec2::new(size, size),
                 },
@@ -257,13 +309,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut heat_row = vec![&blank];
         heat_row.extend(heats.iter());
         rows.push(render::side_by_side(&heat_row, 4)?);
-        let out = args.out.join(format!("disc_{size}.png"));
+        let out = out.join(format!("disc_{size}.png"));
         render::stacked(&rows.iter().collect::<Vec<_>>(), 4)?.save(&out)?;
         eprintln!("wrote {}", out.display());
+        Ok(())
     }
-    println!(
-        "\nSheets (top: truth, RG canonical, tangent-space {tangent_c}, object-space {object_c}; bottom: direction error, black 0° to white 20°) in {}",
-        args.out.display()
-    );
-    Ok(())
 }

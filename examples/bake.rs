@@ -46,9 +46,6 @@ use std::io::{IsTerminal as _, Write as _};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use std::str::FromStr;
-
-use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use qtangent::gpu::GpuContext;
@@ -59,6 +56,8 @@ use qtangent::qmap::{
 };
 use serde_json::{json, Value};
 
+#[path = "common/cli.rs"]
+mod cli;
 #[path = "common/console.rs"]
 mod console;
 
@@ -91,14 +90,14 @@ struct Args {
     #[arg(long, default_value_t = MapOptions::default().padding)]
     padding: u32,
     /// Map kind: tangent (rotation of the vertex frame) or object (the whole frame).
-    #[arg(long, default_value = "tangent", value_parser = names::<MapSpace>(["tangent", "object"]))]
+    #[arg(long, default_value = "tangent", value_parser = cli::names::<MapSpace>(["tangent", "object"]))]
     kind: MapSpace,
     /// Storage format: rgba16f, snorm16, snorm8, rgba32f, bc5, bc7 (default: bc5 for tangent,
     /// bc7 for object).
-    #[arg(long, value_parser = names::<MapFormat>(MapFormat::ALL.map(MapFormat::name)))]
+    #[arg(long, value_parser = cli::names::<MapFormat>(MapFormat::ALL.map(MapFormat::name)))]
     format: Option<MapFormat>,
     /// File container: ktx2 (every format) or exr (rgba16f, snorm16, snorm8, rgba32f).
-    #[arg(long, default_value = "ktx2", value_parser = names::<Container>(Container::ALL.map(Container::name)))]
+    #[arg(long, default_value = "ktx2", value_parser = cli::names::<Container>(Container::ALL.map(Container::name)))]
     container: Container,
     /// Object space: keep the handedness plane (NAME.handedness.ktx2) for renderers that cannot
     /// derive it from the UV winding, or for maps whose handedness does not follow the UVs.
@@ -113,17 +112,6 @@ struct Args {
     /// Print one JSON document on stdout instead of text (and no progress bar).
     #[arg(long)]
     json: bool,
-}
-
-/// A clap parser for a named enum: the names listed (clap's message names them all), parsed by
-/// the type's `FromStr`.
-fn names<T>(names: impl IntoIterator<Item = &'static str>) -> impl TypedValueParser<Value = T>
-where
-    T: FromStr + Clone + Send + Sync + 'static,
-    T::Err: std::fmt::Display,
-{
-    PossibleValuesParser::new(names)
-        .try_map(|name: String| name.parse::<T>().map_err(|e| e.to_string()))
 }
 
 impl Args {
@@ -257,23 +245,7 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
     };
 
     let t = Instant::now();
-    let (scene, source, jobs) = match &args.mesh {
-        None => default_job(args),
-        Some(path) => {
-            let scene = mesh::load(path)?;
-            for w in &scene.warnings {
-                ui.warn(format!("{}: {w}", scene.source.display()));
-            }
-            let planned = BakeJob::from_scene(&scene, args.normal_map.as_deref());
-            for w in &planned.warnings {
-                ui.warn(w.to_string());
-            }
-            if let Some(e) = planned.nothing_to_bake(&scene) {
-                return Err(e.into());
-            }
-            (scene, path.display().to_string(), planned.jobs)
-        }
-    };
+    let (scene, source, jobs) = load_jobs(args, ui)?;
     let load_time = t.elapsed();
     // A tangent-space map has its normal map's size: with a block format, every normal map
     // must be one BC can take, checked before anything is baked or written (so a failing run
@@ -300,8 +272,38 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
         }
     }
     ui.bar.finish_and_clear();
-
     let adapter = ctx.as_ref().map(GpuContext::describe);
+    report(args, ui, adapter.as_deref(), &source, load_time, &reports)
+}
+
+/// The scene, the name of its source and the maps to bake: `MESH`'s, or the default job's.
+fn load_jobs(args: &Args, ui: &mut Ui) -> Result<(Scene, String, Vec<BakeJob>), Error> {
+    let Some(path) = &args.mesh else {
+        return Ok(default_job(args));
+    };
+    let scene = mesh::load(path)?;
+    for w in &scene.warnings {
+        ui.warn(format!("{}: {w}", scene.source.display()));
+    }
+    let planned = BakeJob::from_scene(&scene, args.normal_map.as_deref());
+    for w in &planned.warnings {
+        ui.warn(w.to_string());
+    }
+    if let Some(e) = planned.nothing_to_bake(&scene) {
+        return Err(e.into());
+    }
+    Ok((scene, path.display().to_string(), planned.jobs))
+}
+
+/// Prints the report on stdout: one JSON document (`--json`) or text.
+fn report(
+    args: &Args,
+    ui: &Ui,
+    adapter: Option<&str>,
+    source: &str,
+    load_time: Duration,
+    reports: &[Report],
+) -> Result<(), Error> {
     let mut out = String::new();
     if args.json {
         let doc = json!({
@@ -323,14 +325,7 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
         });
         outln!(out, "{doc}");
     } else {
-        print_text(
-            &mut out,
-            args,
-            adapter.as_deref(),
-            &source,
-            load_time,
-            &reports,
-        );
+        print_text(&mut out, args, adapter, source, load_time, reports);
     }
     // A closed pipe (`bake | head`) is not an error worth a message.
     match std::io::stdout().lock().write_all(out.as_bytes()) {
@@ -591,6 +586,13 @@ fn print_text(
         ms(load),
     );
     for r in reports {
+        print_map_text(out, args, r);
+    }
+}
+
+/// One map's lines of the text report.
+fn print_map_text(out: &mut String, args: &Args, r: &Report) {
+    {
         let s = &r.map_stats;
         let texels = s.width as usize * s.height as usize;
         outln!(

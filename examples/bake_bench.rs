@@ -6,7 +6,7 @@
 //! ```
 //!
 //! MESH defaults to `$QTANGENT_ASSETS/gltf/FlightHelmet/FlightHelmet.gltf` (else
-//! `../shared/assets/...`). GPU times are host-clock times around upload + both render passes +
+//! `../shared/assets/...` beside the crate). GPU times are host-clock times around upload + both render passes +
 //! readback, after a synchronising wait, median of `--runs` after one warm-up; the CPU
 //! reference is single-threaded and timed once. `finish` (hemisphere rule, padding, mips) is
 //! shared CPU code and timed separately. Never asserted anywhere: this prints a table.
@@ -19,6 +19,8 @@ use qtangent::gpu::GpuContext;
 use qtangent::qmap::RasterBackend;
 use qtangent::qmap::{self, BakeJob, BakeSettings};
 
+#[path = "common/cli.rs"]
+mod cli;
 #[path = "common/console.rs"]
 mod console;
 
@@ -44,11 +46,10 @@ fn ms(d: Duration) -> f64 {
 
 fn run() -> Result<(), String> {
     let args = Args::parse();
-    let mesh_path = args.mesh.clone().unwrap_or_else(|| {
-        let dir = std::env::var_os("QTANGENT_ASSETS")
-            .map_or_else(|| PathBuf::from("../shared/assets"), PathBuf::from);
-        dir.join("gltf/FlightHelmet/FlightHelmet.gltf")
-    });
+    let mesh_path = args
+        .mesh
+        .clone()
+        .unwrap_or_else(|| cli::assets_dir().join("gltf/FlightHelmet/FlightHelmet.gltf"));
     let scene = qtangent::mesh::load(&mesh_path).map_err(|e| e.to_string())?;
     let ctx = GpuContext::new().map_err(|e| e.to_string())?;
     println!("adapter: {}", ctx.describe());
@@ -127,10 +128,7 @@ fn run() -> Result<(), String> {
     Ok(())
 }
 
-fn main() {
+fn main() -> std::process::ExitCode {
     console::quiet_mesa();
-    if let Err(e) = run() {
-        eprintln!("bake_bench: {e}");
-        std::process::exit(1);
-    }
+    console::finish("bake_bench", run())
 }

@@ -17,12 +17,9 @@ use qtangent::{Format, QTangent, TangentFrame};
 #[path = "common/console.rs"]
 mod console;
 
-fn main() {
+fn main() -> std::process::ExitCode {
     console::quiet_mesa();
-    if let Err(e) = run() {
-        eprintln!("bench: {e}");
-        std::process::exit(1);
-    }
+    console::finish("bench", run())
 }
 
 fn arg(n: usize, default: usize) -> Result<usize, String> {

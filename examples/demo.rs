@@ -13,12 +13,9 @@ use qtangent::{Format, QTangent};
 #[path = "common/console.rs"]
 mod console;
 
-fn main() {
+fn main() -> std::process::ExitCode {
     console::quiet_mesa();
-    if let Err(e) = run() {
-        eprintln!("demo: {e}");
-        std::process::exit(1);
-    }
+    console::finish("demo", run())
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {

@@ -26,6 +26,10 @@ use qtangent::{Format, QTangent};
 
 #[path = "common/console.rs"]
 mod console;
+#[path = "common/files.rs"]
+mod files;
+#[path = "common/pass.rs"]
+mod pass;
 
 /// The picture's size.
 const WIDTH: u32 = 480;
@@ -33,8 +37,12 @@ const HEIGHT: u32 = 320;
 /// The colour target's format, as an engine's swapchain might be.
 const COLOR: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 
-fn main() -> Result<(), Box<dyn Error>> {
+fn main() -> std::process::ExitCode {
     console::quiet_mesa();
+    console::finish("embed", run())
+}
+
+fn run() -> Result<(), Box<dyn Error>> {
     let out = std::env::args()
         .nth(1)
         .unwrap_or_else(|| "renders/embed.png".into());
@@ -184,51 +192,21 @@ fn map_draw(ctx: &GpuContext, out: &str) -> Result<(), Box<dyn Error>> {
     )?;
     let view = View::fitted(&scene, WIDTH as f32 / HEIGHT as f32, 30.0, 25.0);
     let draw = |source: FrameSource| -> Result<image::RgbaImage, Box<dyn Error>> {
-        let target = |format, label| {
-            ctx.device.create_texture(&wgpu::TextureDescriptor {
-                label: Some(label),
-                size: wgpu::Extent3d {
-                    width: WIDTH,
-                    height: HEIGHT,
-                    depth_or_array_layers: 1,
-                },
-                mip_level_count: 1,
-                sample_count: 1,
-                dimension: wgpu::TextureDimension::D2,
-                format,
-                usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-                view_formats: &[],
-            })
-        };
-        let color = target(COLOR, "application colour");
-        let depth = target(DEPTH_FORMAT, "application depth");
+        let color = pass::target(ctx, "application colour", COLOR, (WIDTH, HEIGHT));
+        let depth = pass::target(ctx, "application depth", DEPTH_FORMAT, (WIDTH, HEIGHT));
         let color_view = color.create_view(&Default::default());
         let depth_view = depth.create_view(&Default::default());
         let prepared =
             renderer.prepare_view(ctx, &gpu_scene, &view, WIDTH as f32 / HEIGHT as f32)?;
         let mut encoder = ctx.device.create_command_encoder(&Default::default());
         {
-            let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                label: Some("application pass"),
-                color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                    view: &color_view,
-                    depth_slice: None,
-                    resolve_target: None,
-                    ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color::BLACK),
-                        store: wgpu::StoreOp::Store,
-                    },
-                })],
-                depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                    view: &depth_view,
-                    depth_ops: Some(wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(1.0),
-                        store: wgpu::StoreOp::Store,
-                    }),
-                    stencil_ops: None,
-                }),
-                ..Default::default()
-            });
+            let mut pass = pass::begin(
+                &mut encoder,
+                "application pass",
+                &color_view,
+                wgpu::Color::BLACK,
+                &depth_view,
+            );
             // The application's own draws would go here too.
             renderer.draw(
                 ctx,
@@ -247,10 +225,8 @@ fn map_draw(ctx: &GpuContext, out: &str) -> Result<(), Box<dyn Error>> {
     let mapped = draw(FrameSource::QuatMapTangent)?;
     let reference = draw(FrameSource::Reference)?;
     let d = render::diff(&mapped, &reference, None)?;
-    if let Some(dir) = std::path::Path::new(out).parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    render::side_by_side(&[&mapped, &reference], 8)?.save(out)?;
+    let sheet = render::side_by_side(&[&mapped, &reference], 8)?;
+    files::save_png(&sheet, std::path::Path::new(out))?;
     println!(
         "quaternion-map draw in the application's pass: {WIDTH}×{HEIGHT}, {:.1} dB PSNR against \
          reference frames + normal maps (the plate differs by design: its spun-metal tangent field \

@@ -41,6 +41,8 @@ use qtangent::render::{self, ImageDiff};
 use qtangent::render::{MapSource, RenderScene};
 use qtangent::Format;
 
+#[path = "common/cli.rs"]
+mod cli;
 #[path = "common/console.rs"]
 mod console;
 
@@ -49,8 +51,8 @@ mod console;
     about = "Quaternion maps against the normal maps they replace: bytes, per-texel error, rendered PSNR, bake time"
 )]
 struct Args {
-    /// The shared assets folder (gltf/FlightHelmet, obj/duck.obj); default $QTANGENT_ASSETS or
-    /// ../shared/assets.
+    /// The shared assets folder (gltf/FlightHelmet, obj/duck.obj); default $QTANGENT_ASSETS, else
+    /// ../shared/assets beside the crate.
     #[arg(long)]
     assets: Option<PathBuf>,
     /// Render sizes, WIDTHxHEIGHT, comma-separated.
@@ -72,25 +74,8 @@ struct Args {
 
 type Error = Box<dyn std::error::Error>;
 
-fn main() {
-    console::quiet_mesa();
-    let args = Args::parse();
-    if let Err(e) = run(&args) {
-        eprintln!("maps: {e}");
-        std::process::exit(1);
-    }
-}
-
-fn parse_sizes(s: &str) -> Result<Vec<(u32, u32)>, Error> {
-    s.split(',')
-        .map(|p| {
-            let (w, h) = p
-                .trim()
-                .split_once('x')
-                .ok_or_else(|| format!("size {p:?} is not WIDTHxHEIGHT"))?;
-            Ok((w.parse()?, h.parse()?))
-        })
-        .collect()
+fn main() -> std::process::ExitCode {
+    console::main("maps", run)
 }
 
 /// One column of the table.
@@ -139,12 +124,8 @@ struct Row {
 }
 
 fn run(args: &Args) -> Result<(), Error> {
-    let assets = args
-        .assets
-        .clone()
-        .or_else(|| std::env::var_os("QTANGENT_ASSETS").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from("../shared/assets"));
-    let mut sizes = parse_sizes(&args.sizes)?;
+    let assets = args.assets.clone().unwrap_or_else(cli::assets_dir);
+    let mut sizes = cli::parse_sizes(args.sizes.trim())?;
     if args.quick {
         sizes.truncate(1);
     }
@@ -216,13 +197,7 @@ fn texel_errors(
         let mask = coverage(scene, mi, exact.width(), exact.height())?;
         for f in MapFormat::ALL {
             let c = Column::Map(MapSpace::Tangent, f);
-            match EncodedMap::encode(
-                &exact,
-                &Encoding {
-                    bc7: bc7,
-                    ..Encoding::new(MapSpace::Tangent, f)
-                },
-            ) {
+            match EncodedMap::encode(&exact, &encoding(MapSpace::Tangent, f, bc7)) {
                 Ok(stored) => {
                     let (n, t) = stored.frame_angles(&exact.levels[0].quats, &mask)?;
                     push(c, n, t);
@@ -270,13 +245,7 @@ fn texel_errors(
             if f == MapFormat::Bc5 {
                 continue;
             }
-            let stored = EncodedMap::encode(
-                &exact,
-                &Encoding {
-                    bc7: bc7,
-                    ..Encoding::new(MapSpace::Object, f)
-                },
-            )?;
+            let stored = EncodedMap::encode(&exact, &encoding(MapSpace::Object, f, bc7))?;
             let (n, t) = stored.frame_angles(&exact.levels[0].quats, &mask)?;
             push(c, n, t);
         }
@@ -320,6 +289,88 @@ fn coverage(scene: &RenderScene, mi: usize, w: u32, h: u32) -> Result<Vec<bool>,
     Ok(mask)
 }
 
+/// Renders a scene's uploads at every size, for one column each.
+struct Renders<'a> {
+    ctx: &'a GpuContext,
+    renderer: &'a Renderer,
+    scene: &'a RenderScene,
+    sizes: &'a [(u32, u32)],
+}
+
+impl Renders<'_> {
+    /// `gpu` drawn with `source` at every size.
+    fn all(&self, gpu: &GpuScene, source: FrameSource) -> Result<Vec<RgbaImage>, Error> {
+        self.sizes
+            .iter()
+            .map(|&(w, h)| {
+                let view = View::fitted(self.scene, w as f32 / h as f32, 30.0, 20.0);
+                Ok(self
+                    .renderer
+                    .render_image(self.ctx, gpu, &view, source, w, h)?)
+            })
+            .collect()
+    }
+
+    /// `scene` uploaded with `options`, the objects with an authored map hidden: they carry a
+    /// tangent field only the maps draw (the default scene's spun plate), so PSNR is measured
+    /// without them.
+    fn upload(
+        &self,
+        scene: &RenderScene,
+        options: &MapOptions,
+        warnings: &mut Vec<qtangent::Warning>,
+    ) -> Result<GpuScene, Error> {
+        let mut gpu =
+            self.renderer
+                .upload(self.ctx, scene, &[Format::Snorm16x4], options, warnings)?;
+        for k in gpu.report().authored_objects.clone() {
+            gpu.hide(k);
+        }
+        Ok(gpu)
+    }
+}
+
+/// The reference's pictures and costs, with its normal maps as RGBA8 and as BC5.
+struct Reference {
+    images: Vec<RgbaImage>,
+    bc5_images: Vec<RgbaImage>,
+    /// Bytes of the reference's vertex frames on the GPU.
+    frame_vertex_bytes: u64,
+}
+
+impl Reference {
+    fn new(renders: &Renders<'_>) -> Result<Self, Error> {
+        let base = renders.upload(renders.scene, &MapOptions::default(), &mut Vec::new())?;
+        let images = renders.all(&base, FrameSource::Reference)?;
+        let cost = base.cost(FrameSource::Reference).unwrap_or_default();
+        let mut bc5_scene = renders.scene.clone();
+        for m in &mut bc5_scene.materials {
+            if let Some(n) = &m.normal {
+                // Every mip compressed, as an engine ships a BC5 normal map.
+                if let Ok(mut chain) = bc5_round_trip_chain(n) {
+                    m.normal = Some(chain.remove(0));
+                    m.normal_mips = Some(chain);
+                }
+            }
+        }
+        let bc5_gpu = renders.upload(&bc5_scene, &MapOptions::default(), &mut Vec::new())?;
+        Ok(Self {
+            images,
+            bc5_images: renders.all(&bc5_gpu, FrameSource::Reference)?,
+            frame_vertex_bytes: cost.frame_vertex_bytes,
+        })
+    }
+
+    /// Each of `images` against the reference picture of its size.
+    fn diffs(&self, images: &[RgbaImage]) -> Result<Vec<ImageDiff>, Error> {
+        self.images
+            .iter()
+            .zip(images)
+            .map(|(a, b)| render::diff(a, b, None).map_err(Error::from))
+            .collect()
+    }
+}
+
 fn measure(
     ctx: &GpuContext,
     renderer: &Renderer,
@@ -328,43 +379,13 @@ fn measure(
     bc7: Bc7Quality,
 ) -> Result<Vec<(Column, Row)>, Error> {
     let errors = texel_errors(ctx, scene, bc7)?;
-    let render_all = |gpu: &GpuScene, source: FrameSource| -> Result<Vec<RgbaImage>, Error> {
-        sizes
-            .iter()
-            .map(|&(w, h)| {
-                let view = View::fitted(scene, w as f32 / h as f32, 30.0, 20.0);
-                Ok(renderer.render_image(ctx, gpu, &view, source, w, h)?)
-            })
-            .collect()
-    };
-    // Objects with an authored map (the default scene's spun plate) carry a tangent field only
-    // the maps draw: PSNR is measured with them hidden.
-    let hide = |gpu: &mut GpuScene| {
-        for k in gpu.report().authored_objects.clone() {
-            gpu.hide(k);
-        }
-    };
-    // The reference, and the reference with BC5 normal maps.
-    let mut base = renderer.upload(
+    let renders = Renders {
         ctx,
+        renderer,
         scene,
-        &[Format::Snorm16x4],
-        &MapOptions::default(),
-        &mut (),
-    )?;
-    hide(&mut base);
-    let reference = render_all(&base, FrameSource::Reference)?;
-    let ref_cost = base.cost(FrameSource::Reference).unwrap_or_default();
-    let mut bc5_scene = scene.clone();
-    for m in &mut bc5_scene.materials {
-        if let Some(n) = &m.normal {
-            // Every mip compressed, as an engine ships a BC5 normal map.
-            if let Ok(mut chain) = bc5_round_trip_chain(n) {
-                m.normal = Some(chain.remove(0));
-                m.normal_mips = Some(chain);
-            }
-        }
-    }
+        sizes,
+    };
+    let reference = Reference::new(&renders)?;
     // Normal-map bytes with mips, counted per mesh as the renderer's costs count them.
     let normal_bytes = |bpt: f64| -> u64 {
         scene
@@ -373,22 +394,6 @@ fn measure(
             .filter_map(|m| scene.materials[m.material].normal.as_ref())
             .map(|n| mip_bytes(n.width(), n.height(), bpt))
             .sum()
-    };
-    let mut bc5_gpu = renderer.upload(
-        ctx,
-        &bc5_scene,
-        &[Format::Snorm16x4],
-        &MapOptions::default(),
-        &mut (),
-    )?;
-    hide(&mut bc5_gpu);
-    let bc5_images = render_all(&bc5_gpu, FrameSource::Reference)?;
-    let diffs = |imgs: &[RgbaImage]| -> Result<Vec<ImageDiff>, Error> {
-        reference
-            .iter()
-            .zip(imgs)
-            .map(|(a, b)| render::diff(a, b, None).map_err(Error::from))
-            .collect()
     };
     let find = |c: Column| errors.iter().find(|(k, _, _, _)| *k == c);
     let mut rows = Vec::new();
@@ -403,46 +408,61 @@ fn measure(
             Column::Reference { bc5 } => {
                 row.bytes_per_texel = if bc5 { "1".into() } else { "4".into() };
                 row.frame_bytes =
-                    ref_cost.frame_vertex_bytes + normal_bytes(if bc5 { 1.0 } else { 4.0 });
-                row.renders = diffs(if bc5 { &bc5_images } else { &reference })?;
+                    reference.frame_vertex_bytes + normal_bytes(if bc5 { 1.0 } else { 4.0 });
+                let images = if bc5 {
+                    &reference.bc5_images
+                } else {
+                    &reference.images
+                };
+                row.renders = reference.diffs(images)?;
                 if !bc5 {
                     row.normal = Some(AngleStats::default());
                 }
             }
             Column::Map(space, format) => {
-                row.bytes_per_texel = format!("{}", format.bytes_per_texel());
-                let options = MapOptions {
-                    bc7,
-                    ..MapOptions::stored(format)
-                };
-                let mut warnings: Vec<qtangent::Warning> = Vec::new();
-                let mut gpu =
-                    renderer.upload(ctx, scene, &[Format::Snorm16x4], &options, &mut warnings)?;
-                hide(&mut gpu);
-                for w in warnings.iter().map(ToString::to_string) {
-                    // Only what concerns this column's kind of map: tangent-space maps are a
-                    // material's, object-space maps a mesh's.
-                    let of_material = w.starts_with("material '");
-                    let other_kind = of_material != (space == MapSpace::Tangent);
-                    if !other_kind && !row.note.contains(w.as_str()) {
-                        row.note.push_str(&format!(
-                            "{}{w}",
-                            if row.note.is_empty() { "" } else { "; " }
-                        ));
-                    }
-                }
-                let source = match space {
-                    MapSpace::Object => FrameSource::QuatMap,
-                    MapSpace::Tangent => FrameSource::QuatMapTangent,
-                };
-                let cost = gpu.cost(source).unwrap_or_default();
-                row.frame_bytes = cost.frame_vertex_bytes + cost.frame_texture_bytes;
-                row.renders = diffs(&render_all(&gpu, source)?)?;
+                map_column(&renders, &reference, (space, format), bc7, &mut row)?;
             }
         }
         rows.push((c, row));
     }
     Ok(rows)
+}
+
+/// A map column's bytes, notes and renders: the scene's maps of `space` stored as `format`.
+fn map_column(
+    renders: &Renders<'_>,
+    reference: &Reference,
+    (space, format): (MapSpace, MapFormat),
+    bc7: Bc7Quality,
+    row: &mut Row,
+) -> Result<(), Error> {
+    row.bytes_per_texel = format!("{}", format.bytes_per_texel());
+    let options = MapOptions {
+        bc7,
+        ..MapOptions::stored(format)
+    };
+    let mut warnings: Vec<qtangent::Warning> = Vec::new();
+    let gpu = renders.upload(renders.scene, &options, &mut warnings)?;
+    for w in warnings.iter().map(ToString::to_string) {
+        // Only what concerns this column's kind of map: tangent-space maps are a
+        // material's, object-space maps a mesh's.
+        let of_material = w.starts_with("material '");
+        let other_kind = of_material != (space == MapSpace::Tangent);
+        if !other_kind && !row.note.contains(w.as_str()) {
+            row.note.push_str(&format!(
+                "{}{w}",
+                if row.note.is_empty() { "" } else { "; " }
+            ));
+        }
+    }
+    let source = match space {
+        MapSpace::Object => FrameSource::QuatMap,
+        MapSpace::Tangent => FrameSource::QuatMapTangent,
+    };
+    let cost = gpu.cost(source).unwrap_or_default();
+    row.frame_bytes = cost.frame_vertex_bytes + cost.frame_texture_bytes;
+    row.renders = reference.diffs(&renders.all(&gpu, source)?)?;
+    Ok(())
 }
 
 /// Bytes of a `w × h` texture with all mips at `bpt` bytes per texel (BC: 1, blocks rounded).
@@ -546,8 +566,39 @@ fn timing(
     println!("|---|---|---|---:|");
     let sides: &[u32] = if quick { &[2048] } else { &[2048, 4096] };
     for &side in sides {
-        // Tangent space → BC5: the rotations on the GPU (here lavapipe) and on the CPU (every
-        // core), the total with the faster.
+        let timing = BakeTiming {
+            ctx,
+            scene: &scene,
+            side,
+        };
+        timing.tangent(bc7)?;
+        // Object space → BC7, at this effort and at UltraFast.
+        let qualities = if bc7 == Bc7Quality::UltraFast {
+            vec![bc7]
+        } else {
+            vec![bc7, Bc7Quality::UltraFast]
+        };
+        for quality in qualities {
+            timing.object(quality)?;
+        }
+    }
+    println!();
+    Ok(())
+}
+
+/// One size's rows of the bake-time table.
+struct BakeTiming<'a> {
+    ctx: &'a GpuContext,
+    scene: &'a RenderScene,
+    /// Side of every map, texels.
+    side: u32,
+}
+
+impl BakeTiming<'_> {
+    /// Tangent space → BC5 at `side`²: the rotations on the GPU (here lavapipe) and on the CPU
+    /// (every core), the total with the faster.
+    fn tangent(&self, bc7: Bc7Quality) -> Result<(), Error> {
+        let (ctx, scene, side) = (self.ctx, self.scene, self.side);
         let mut t = [Duration::ZERO; 4];
         for m in &scene.materials {
             let Some(normal) = &m.normal else { continue };
@@ -556,87 +607,87 @@ fn timing(
             } else {
                 image::imageops::resize(normal, side, side, image::imageops::FilterType::Triangle)
             };
-            let s = Instant::now();
-            let levels = NormalMap::levels_from_rgba8(&img, m.uniforms.normal_scale);
-            t[0] += s.elapsed();
-            let s = Instant::now();
-            RasterBackend::bake_tangent(ctx, &levels, None, MapFormat::Rgba32Float)?;
-            t[1] += s.elapsed();
-            let s = Instant::now();
-            let map = CpuRaster.bake_tangent(&levels, None, MapFormat::Rgba32Float)?;
-            t[2] += s.elapsed();
-            let s = Instant::now();
-            EncodedMap::encode(
-                &map,
-                &Encoding {
-                    bc7: bc7,
-                    ..Encoding::new(MapSpace::Tangent, MapFormat::Bc5)
-                },
-            )?;
-            t[3] += s.elapsed();
+            let levels = timed(&mut t[0], || {
+                NormalMap::levels_from_rgba8(&img, m.uniforms.normal_scale)
+            });
+            timed(&mut t[1], || {
+                RasterBackend::bake_tangent(ctx, &levels, None, MapFormat::Rgba32Float)
+            })?;
+            let map = timed(&mut t[2], || {
+                CpuRaster.bake_tangent(&levels, None, MapFormat::Rgba32Float)
+            })?;
+            timed(&mut t[3], || {
+                EncodedMap::encode(&map, &encoding(MapSpace::Tangent, MapFormat::Bc5, bc7))
+            })?;
         }
         println!(
-            "| {side}² | tangent → bc5 | mips {:.2} s, rotations on the GPU {:.2} s or on the CPU {:.2} s, BC5 {:.2} s | {:.2} s |",
-            t[0].as_secs_f64(),
-            t[1].as_secs_f64(),
-            t[2].as_secs_f64(),
-            t[3].as_secs_f64(),
-            (t[0] + t[1].min(t[2]) + t[3]).as_secs_f64()
-        );
-        // Object space → BC7, at this effort and at UltraFast.
-        let qualities = if bc7 == Bc7Quality::UltraFast {
-            vec![bc7]
-        } else {
-            vec![bc7, Bc7Quality::UltraFast]
-        };
-        for quality in qualities {
-            let mut o = [Duration::ZERO; 3];
-            let (mut normals, mut tangents) = (Vec::new(), Vec::new());
-            for (i, sm) in scene.meshes.iter().enumerate() {
-                if !matches!(sm.map, MapSource::Bake { .. }) {
-                    continue;
-                }
-                let (bake, normal_map) = scene.bake_input(i);
-                let normal_map = normal_map.map(|nm| resize_normal_map(&nm, side));
-                let mut settings = RenderScene::bake_settings(side);
-                settings.format = MapFormat::Rgba32Float;
-                let s = Instant::now();
-                let raster =
-                    RasterBackend::raster(ctx, &bake, normal_map.as_ref(), &settings, &mut ())?;
-                o[0] += s.elapsed();
-                let s = Instant::now();
-                let map = qmap::finish(&raster, settings.padding, &mut ());
-                o[1] += s.elapsed();
-                let s = Instant::now();
-                let stored = EncodedMap::encode(
-                    &map,
-                    &Encoding {
-                        bc7: quality,
-                        ..Encoding::new(MapSpace::Object, MapFormat::Bc7)
-                    },
-                )?;
-                o[2] += s.elapsed();
-                // Per-texel error at this size, against the f32 bake, inside triangles.
-                let mask: Vec<bool> = map.kind.iter().map(|k| *k == TexelKind::Covered).collect();
-                let (n, t) = stored.frame_angles(&map.levels[0].quats, &mask)?;
-                normals.extend(n);
-                tangents.extend(t);
-            }
-            let (n, t) = (AngleStats::of(normals), AngleStats::of(tangents));
-            println!(
-                "| {side}² | object → bc7 ({}) | raster (GPU) {:.2} s, finish {:.2} s, BC7 {:.2} s; per-texel error ° normal {}, tangent {} | {:.2} s |",
-                quality.name(),
-                o[0].as_secs_f64(),
-                o[1].as_secs_f64(),
-                o[2].as_secs_f64(),
-                stats(Some(n)),
-                stats(Some(t)),
-                o.iter().sum::<Duration>().as_secs_f64()
-            );
-        }
+        "| {side}² | tangent → bc5 | mips {:.2} s, rotations on the GPU {:.2} s or on the CPU {:.2} s, BC5 {:.2} s | {:.2} s |",
+        t[0].as_secs_f64(),
+        t[1].as_secs_f64(),
+        t[2].as_secs_f64(),
+        t[3].as_secs_f64(),
+        (t[0] + t[1].min(t[2]) + t[3]).as_secs_f64()
+    );
+        Ok(())
     }
-    println!();
-    Ok(())
+
+    /// Object space → BC7 at `side`² and effort `quality`: raster, finish and compression times,
+    /// and the per-texel error against the f32 bake, inside triangles.
+    fn object(&self, quality: Bc7Quality) -> Result<(), Error> {
+        let (ctx, scene, side) = (self.ctx, self.scene, self.side);
+        let mut o = [Duration::ZERO; 3];
+        let (mut normals, mut tangents) = (Vec::new(), Vec::new());
+        for (i, sm) in scene.meshes.iter().enumerate() {
+            if !matches!(sm.map, MapSource::Bake { .. }) {
+                continue;
+            }
+            let (bake, normal_map) = scene.bake_input(i);
+            let normal_map = normal_map.map(|nm| resize_normal_map(&nm, side));
+            let mut settings = RenderScene::bake_settings(side);
+            settings.format = MapFormat::Rgba32Float;
+            let raster = timed(&mut o[0], || {
+                RasterBackend::raster(ctx, &bake, normal_map.as_ref(), &settings, &mut ())
+            })?;
+            let map = timed(&mut o[1], || {
+                qmap::finish(&raster, settings.padding, &mut ())
+            });
+            let stored = timed(&mut o[2], || {
+                EncodedMap::encode(&map, &encoding(MapSpace::Object, MapFormat::Bc7, quality))
+            })?;
+            let mask: Vec<bool> = map.kind.iter().map(|k| *k == TexelKind::Covered).collect();
+            let (n, t) = stored.frame_angles(&map.levels[0].quats, &mask)?;
+            normals.extend(n);
+            tangents.extend(t);
+        }
+        let (n, t) = (AngleStats::of(normals), AngleStats::of(tangents));
+        println!(
+        "| {side}² | object → bc7 ({}) | raster (GPU) {:.2} s, finish {:.2} s, BC7 {:.2} s; per-texel error ° normal {}, tangent {} | {:.2} s |",
+        quality.name(),
+        o[0].as_secs_f64(),
+        o[1].as_secs_f64(),
+        o[2].as_secs_f64(),
+        stats(Some(n)),
+        stats(Some(t)),
+        o.iter().sum::<Duration>().as_secs_f64()
+    );
+        Ok(())
+    }
+}
+
+/// How a map of `space` is stored as `format`, BC7 at effort `bc7`.
+fn encoding(space: MapSpace, format: MapFormat, bc7: Bc7Quality) -> Encoding {
+    Encoding {
+        bc7,
+        ..Encoding::new(space, format)
+    }
+}
+
+/// `f()`, its wall-clock time added to `total`.
+fn timed<T>(total: &mut Duration, f: impl FnOnce() -> T) -> T {
+    let start = Instant::now();
+    let value = f();
+    *total += start.elapsed();
+    value
 }
 
 /// A normal map resampled to `side`² (bilinear, repeat), for timing at a size the asset lacks.

@@ -11,7 +11,7 @@
 //! file draws as its source does. Library: [`qtangent::pack`], [`qtangent::render::SceneMaps`];
 //! the extension: docs/GLTF.md.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -19,12 +19,17 @@ use qtangent::measure::FrameErrors;
 use qtangent::mesh::{self, Prepared, Scene};
 use qtangent::pack::{self, MapKind, PackOptions};
 
-#[path = "common/console.rs"]
-mod console;
 use qtangent::qmap::MapOptions;
 use qtangent::render::RenderScene;
 use qtangent::render::{MapKinds, SceneMaps};
 use qtangent::Format;
+
+#[path = "common/cli.rs"]
+mod cli;
+#[path = "common/console.rs"]
+mod console;
+#[path = "common/files.rs"]
+mod files;
 
 #[derive(Parser)]
 #[command(about = "Write a GLB with qtangent vertex frames (and quaternion maps)")]
@@ -36,36 +41,18 @@ struct Args {
     output: PathBuf,
     /// The `_QTANGENT` format: f32x4, f16x4, snorm16x4, f16x3, smallest3x6, smallest3x4 (the
     /// earlier names smallest3-6B, smallest3-4B and f16x3-seed are accepted too).
-    #[arg(long, default_value = "snorm16x4", value_parser = parse_format)]
+    #[arg(long, default_value = "snorm16x4", value_parser = cli::names::<Format>(Format::ALL.map(Format::name)))]
     format: Format,
     /// Quaternion maps to embed: none, tangent (per material) or object (per primitive).
-    #[arg(long, default_value = "none", value_parser = parse_maps)]
+    #[arg(long, default_value = "none", value_parser = cli::names::<MapKind>(MapKind::ALL.map(MapKind::name)))]
     maps: MapKind,
     /// Keep f32 NORMAL and TANGENT as well, for viewers that do not know the extension.
     #[arg(long)]
     keep_normals: bool,
 }
 
-fn parse_format(s: &str) -> Result<Format, String> {
-    s.parse()
-        .map_err(|e: qtangent::ParseNameError| e.to_string())
-}
-
-fn parse_maps(s: &str) -> Result<MapKind, String> {
-    s.parse()
-        .map_err(|e: qtangent::ParseNameError| e.to_string())
-}
-
 fn main() -> ExitCode {
-    console::quiet_mesa();
-    let args = Args::parse();
-    match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("pack: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    console::main("pack", run)
 }
 
 fn run(args: &Args) -> Result<(), String> {
@@ -81,7 +68,7 @@ fn run(args: &Args) -> Result<(), String> {
     for w in &packed.report.warnings {
         eprintln!("pack: warning: {}: {w}", scene.source.display());
     }
-    write_atomically(&args.output, &packed.glb)?;
+    files::write_bytes(&args.output, &packed.glb)?;
     // Read it back: the frames the file holds, against the frames packed.
     let back = mesh::load(&args.output).map_err(|e| format!("reading the output back: {e}"))?;
     let back = back.prepare().map_err(|e| e.to_string())?;
@@ -159,18 +146,4 @@ fn load(args: &Args) -> Result<(Scene, Vec<Prepared>, SceneMaps), String> {
         .source
         .ok_or("the render scene kept no loaded file")?;
     Ok((scene, prepared, maps))
-}
-
-/// Writes `bytes` to a temporary file beside `path`, then renames it: never a half-written file.
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    if let Some(dir) = dir {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    let tmp = path.with_extension(format!("glb.tmp{}", std::process::id()));
-    std::fs::write(&tmp, bytes).map_err(|e| format!("{}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        format!("{}: {e}", path.display())
-    })
 }

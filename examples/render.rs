@@ -16,52 +16,38 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::builder::TypedValueParser as _;
 use clap::Parser;
 use image::RgbaImage;
 use qtangent::gpu::GpuContext;
-use qtangent::gpu::{GpuScene, MapReport, Renderer, View};
-use qtangent::qmap::Bc7Quality;
+use qtangent::gpu::{GpuScene, MapReport, Renderer, Shot, View};
 use qtangent::qmap::MapFormat;
-use qtangent::qmap::MapOptions;
-use qtangent::render::FrameSource;
+use qtangent::render::RenderScene;
 use qtangent::render::{self, ImageDiff};
+use qtangent::render::{FrameSource, Lighting};
 use qtangent::Format;
 
+#[path = "common/cli.rs"]
+mod cli;
 #[path = "common/console.rs"]
 mod console;
+#[path = "common/files.rs"]
+mod files;
+#[path = "common/scene.rs"]
+mod scene;
 
 #[derive(Parser, Debug)]
 #[command(about = "Render a scene lit with reference, qtangent or quaternion-map tangent frames")]
 struct Args {
-    /// A glTF (.gltf/.glb) or OBJ file, or `default` for the embedded default scene.
-    #[arg(default_value = "default")]
-    scene: String,
+    #[command(flatten)]
+    scene: scene::SceneArgs,
     /// reference | qtangent | quatmap | quatmap-tangent | all.
     #[arg(long, default_value = "all", value_parser = ["reference", "qtangent", "quatmap", "quatmap-tangent", "all"])]
     mode: String,
-    /// Stored format of both kinds of quaternion map: rgba16f, snorm16, snorm8, rgba32f, bc5,
-    /// bc7 (default: the compressed one — bc5 for tangent-space maps, bc7 for those with a twist
-    /// and for object-space maps; bc5 asked of those is stored as bc7, with a note).
-    #[arg(long, value_parser = map_format_parser())]
-    map_format: Option<MapFormat>,
-    /// Keep the object-space maps' handedness plane instead of deriving the handedness from the
-    /// UV winding.
-    #[arg(long)]
-    keep_handedness: bool,
-    /// BC7 encoder effort for the maps baked here: ultrafast (about 1 s per 2048² map on two
-    /// cores), veryfast, fast, basic (the default of every tool, what ships; about 16 s), slow.
-    #[arg(long, default_value_t = MapOptions::default().bc7, value_parser = bc7_parser())]
-    bc7_quality: Bc7Quality,
-    /// A folder of KTX2 maps written by `bake` (`<material>.ktx2`): used for the materials it
-    /// has, instead of baking.
-    #[arg(long, value_name = "DIR")]
-    maps: Option<PathBuf>,
     /// The qtangent vertex format (qtangent mode and `all`).
-    #[arg(long, default_value = "snorm16x4", value_parser = format_parser())]
+    #[arg(long, default_value = "snorm16x4", value_parser = cli::names::<Format>(Format::ALL.map(Format::name)))]
     format: Format,
     /// Image size, WIDTHxHEIGHT.
-    #[arg(long, default_value = "1280x720", value_parser = parse_size)]
+    #[arg(long, default_value = "1280x720", value_parser = cli::parse_size)]
     size: (u32, u32),
     /// Output PNG. With `--mode all`, `-reference`, `-qtangent`, `-quatmap`, `-quatmap-tangent`,
     /// `-diff-qtangent`, `-diff-quatmap`, `-diff-quatmap-tangent` and `-sheet` are inserted
@@ -89,56 +75,82 @@ struct Args {
     /// Force every material's anisotropy strength to this value (0 to 1).
     #[arg(long)]
     aniso: Option<f32>,
-    /// Side of every baked quaternion map (default: one texel per normal-map texel, at least
-    /// 256; the default scene uses 512).
-    #[arg(long)]
-    map_size: Option<u32>,
     /// Frames to time per mode (0: no timing).
     #[arg(long, default_value_t = 5)]
     frames: u32,
 }
 
-fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
-    clap::builder::PossibleValuesParser::new(Format::ALL.map(Format::name))
-        .try_map(|s| s.parse::<Format>().map_err(|e| e.to_string()))
-}
-
-fn map_format_parser() -> impl clap::builder::TypedValueParser<Value = MapFormat> {
-    clap::builder::PossibleValuesParser::new(MapFormat::ALL.map(MapFormat::name))
-        .try_map(|s| s.parse::<MapFormat>().map_err(|e| e.to_string()))
-}
-
-fn bc7_parser() -> impl clap::builder::TypedValueParser<Value = Bc7Quality> {
-    clap::builder::PossibleValuesParser::new(Bc7Quality::ALL.map(Bc7Quality::name))
-        .try_map(|s| s.parse::<Bc7Quality>().map_err(|e| e.to_string()))
-}
-
-fn parse_size(s: &str) -> Result<(u32, u32), String> {
-    let (w, h) = s
-        .split_once(['x', 'X'])
-        .ok_or_else(|| format!("size {s:?} is not WIDTHxHEIGHT"))?;
-    let parse = |v: &str| {
-        v.trim()
-            .parse::<u32>()
-            .map_err(|e| format!("size {s:?}: {v:?} is not a whole number ({e})"))
-    };
-    let (w, h) = (parse(w)?, parse(h)?);
-    if w == 0 || h == 0 {
-        return Err(format!("size {s:?}: both sides must be at least 1"));
+impl Args {
+    /// Checks the numbers the parser lets through.
+    fn check(&self) -> Result<(), String> {
+        if let Some(a) = self.aniso {
+            if !(0.0..=1.0).contains(&a) {
+                return Err(format!("--aniso {a} is outside 0 to 1"));
+            }
+        }
+        if !(self.zoom_out.is_finite() && self.zoom_out > 0.0) {
+            return Err(format!(
+                "--zoom-out {} must be a positive number",
+                self.zoom_out
+            ));
+        }
+        if !(self.exposure.is_finite() && self.exposure > 0.0) {
+            return Err(format!(
+                "--exposure {} must be a positive number",
+                self.exposure
+            ));
+        }
+        Ok(())
     }
-    Ok((w, h))
+
+    /// `--output`, or `renders/<scene>.png`.
+    fn output(&self) -> PathBuf {
+        self.output.clone().unwrap_or_else(|| {
+            let stem = if self.scene.scene == "default" {
+                "default".to_string()
+            } else {
+                Path::new(&self.scene.scene)
+                    .file_stem()
+                    .map_or_else(|| "render".into(), |s| s.to_string_lossy().into_owned())
+            };
+            PathBuf::from("renders").join(format!("{stem}.png"))
+        })
+    }
+
+    /// The frame sources `--mode` asks for; `all`: the reference first.
+    fn sources(&self) -> Vec<FrameSource> {
+        match self.mode.as_str() {
+            "reference" => vec![FrameSource::Reference],
+            "qtangent" => vec![FrameSource::QTangent(self.format)],
+            "quatmap" => vec![FrameSource::QuatMap],
+            "quatmap-tangent" => vec![FrameSource::QuatMapTangent],
+            _ => vec![
+                FrameSource::Reference,
+                FrameSource::QTangent(self.format),
+                FrameSource::QuatMap,
+                FrameSource::QuatMapTangent,
+            ],
+        }
+    }
+
+    /// The camera fitted to `scene` at the asked angles and zoom, the studio sun, exposure and
+    /// anisotropy override.
+    fn view(&self, scene: &RenderScene) -> View {
+        let (width, height) = self.size;
+        let aspect = width as f32 / height as f32;
+        let mut view = View::fitted(scene, aspect, self.yaw, self.pitch);
+        view.camera.distance *= self.zoom_out;
+        let (c, r) = scene.bounds();
+        let sun_yaw = self.sun_yaw.unwrap_or(self.yaw - 40.0);
+        view.lighting = Lighting::studio(c, r, sun_yaw, self.sun_pitch);
+        view.lighting.exposure = self.exposure;
+        view.anisotropy_override = self.aniso;
+        view
+    }
 }
 
 fn main() -> ExitCode {
-    console::quiet_mesa();
-    let args = Args::parse();
-    match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("render: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    console::main("render", run)
 }
 
 /// `dir/stem-suffix.png` for `path` = `dir/stem.ext`.
@@ -149,15 +161,9 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     path.with_file_name(format!("{stem}-{suffix}.png"))
 }
 
+/// Writes `img` to `path` and says so.
 fn save(img: &RgbaImage, path: &Path) -> Result<(), String> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    // Write next to the target and rename, so a failed run never leaves half a PNG.
-    let tmp = path.with_extension("png.partial");
-    img.save_with_format(&tmp, image::ImageFormat::Png)
-        .map_err(|e| format!("{}: {e}", path.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))?;
+    files::save_png(img, path)?;
     println!("wrote {}", path.display());
     Ok(())
 }
@@ -166,125 +172,54 @@ fn kib(bytes: u64) -> String {
     format!("{:.1} KiB", bytes as f64 / 1024.0)
 }
 
-#[allow(clippy::too_many_lines)]
+/// The device, the renderer and the view every picture of a run shares.
+struct Shots<'a> {
+    ctx: &'a GpuContext,
+    renderer: &'a Renderer,
+    view: &'a View,
+    size: (u32, u32),
+}
+
+impl Shots<'_> {
+    /// The picture of `gpu` drawn with `source`.
+    fn take(&self, gpu: &GpuScene, source: FrameSource) -> Result<RgbaImage, String> {
+        let (width, height) = self.size;
+        self.renderer
+            .render_image(self.ctx, gpu, self.view, source, width, height)
+            .map_err(|e| e.to_string())
+    }
+}
+
 fn run(args: &Args) -> Result<(), String> {
     let start = Instant::now();
-    let mut scene =
-        qtangent::lab::content::scene_from_arg(&args.scene).map_err(|e| e.to_string())?;
-    if let Some(size) = args.map_size {
-        if !(1..=16384).contains(&size) {
-            return Err(format!("--map-size {size} is outside 1 to 16384"));
-        }
-        scene.set_bake_size(size);
-    }
+    let scene = args.scene.load()?;
     for w in &scene.warnings {
         eprintln!("warning: {w}");
     }
-    if let Some(a) = args.aniso {
-        if !(0.0..=1.0).contains(&a) {
-            return Err(format!("--aniso {a} is outside 0 to 1"));
-        }
-    }
-    if !(args.zoom_out.is_finite() && args.zoom_out > 0.0) {
-        return Err(format!(
-            "--zoom-out {} must be a positive number",
-            args.zoom_out
-        ));
-    }
-    if !(args.exposure.is_finite() && args.exposure > 0.0) {
-        return Err(format!(
-            "--exposure {} must be a positive number",
-            args.exposure
-        ));
-    }
-    let (width, height) = args.size;
-    let output = args.output.clone().unwrap_or_else(|| {
-        let stem = if args.scene == "default" {
-            "default".to_string()
-        } else {
-            Path::new(&args.scene)
-                .file_stem()
-                .map_or_else(|| "render".into(), |s| s.to_string_lossy().into_owned())
-        };
-        PathBuf::from("renders").join(format!("{stem}.png"))
-    });
-
-    let ctx = GpuContext::new().map_err(|e| e.to_string())?;
+    args.check()?;
+    let output = args.output();
+    let options = args.scene.map_options()?;
+    let ctx = GpuContext::new().map_err(|e| console::advise(&e))?;
     let renderer = Renderer::new(&ctx).map_err(|e| e.to_string())?;
-    if let Some(dir) = &args.maps {
-        if !dir.is_dir() {
-            return Err(format!("--maps {}: not a folder", dir.display()));
-        }
-    }
-    let options = MapOptions {
-        format: args.map_format,
-        keep_handedness: args.keep_handedness,
-        maps_dir: args.maps.clone(),
-        bc7: args.bc7_quality,
-        ..MapOptions::default()
-    };
-    let gpu = renderer
-        .upload(
-            &ctx,
-            &scene,
-            &[args.format],
-            &options,
-            &mut console::Console::with_progress("render"),
-        )
-        .map_err(|e| format!("{}: {e}", scene.name))?;
-    print_map_origins(gpu.report());
-    for m in gpu
-        .report()
-        .object_maps
-        .iter()
-        .filter(|m| m.format.is_none())
-    {
-        eprintln!(
-            "note: {} has no quaternion map; quatmap mode draws it with {} vertex frames",
-            m.name,
-            qtangent::gpu::FALLBACK_FORMAT.name()
-        );
-    }
-    let aspect = width as f32 / height as f32;
-    let mut view = View::fitted(&scene, aspect, args.yaw, args.pitch);
-    view.camera.distance *= args.zoom_out;
-    if let Some(y) = args.sun_yaw {
-        let (c, r) = scene.bounds();
-        view.lighting = qtangent::render::Lighting::studio(c, r, y, args.sun_pitch);
-    } else {
-        let (c, r) = scene.bounds();
-        view.lighting = qtangent::render::Lighting::studio(c, r, args.yaw - 40.0, args.sun_pitch);
-    }
-    view.lighting.exposure = args.exposure;
-    view.anisotropy_override = args.aniso;
-
+    let mut gpu = scene::upload("render", &ctx, &renderer, &scene, &[args.format], &options)?;
+    let view = args.view(&scene);
+    let (width, height) = args.size;
     println!(
-        "{}: {} meshes, {} objects, {} vertices, {} triangles drawn; {}×{} on {}",
-        scene.name,
-        scene.meshes.len(),
-        scene.objects.len(),
-        gpu.vertex_count(),
-        gpu.triangles_drawn(),
-        width,
-        height,
+        "{}; {width}×{height} on {}",
+        scene::summary(&scene, &gpu),
         ctx.describe()
     );
-    let sources: Vec<FrameSource> = match args.mode.as_str() {
-        "reference" => vec![FrameSource::Reference],
-        "qtangent" => vec![FrameSource::QTangent(args.format)],
-        "quatmap" => vec![FrameSource::QuatMap],
-        "quatmap-tangent" => vec![FrameSource::QuatMapTangent],
-        _ => vec![
-            FrameSource::Reference,
-            FrameSource::QTangent(args.format),
-            FrameSource::QuatMap,
-            FrameSource::QuatMapTangent,
-        ],
+    let shots = Shots {
+        ctx: &ctx,
+        renderer: &renderer,
+        view: &view,
+        size: args.size,
     };
+    let sources = args.sources();
     let mut images = Vec::new();
     for &s in &sources {
-        let img = renderer
-            .render_image(&ctx, &gpu, &view, s, width, height)
+        let img = shots
+            .take(&gpu, s)
             .map_err(|e| format!("rendering {} in {} mode: {e}", scene.name, s.label()))?;
         images.push(img);
     }
@@ -294,126 +229,52 @@ fn run(args: &Args) -> Result<(), String> {
         for (s, img) in sources.iter().zip(&images) {
             save(img, &with_suffix(&output, s.mode_name()))?;
         }
-        report_all(
-            args,
-            &renderer,
-            &ctx,
-            &mut { gpu },
-            &view,
-            &sources,
-            &images,
-            &output,
-        )?;
+        report_all(args, &shots, &mut gpu, &sources, &images, &output)?;
     }
     println!("done in {:.1} s", start.elapsed().as_secs_f64());
     Ok(())
 }
 
-#[allow(clippy::too_many_arguments)]
+/// One mode against the reference: the whole picture, and the picture without the objects
+/// whose maps are authored (where the scene has some).
+struct ModeDiff {
+    source: FrameSource,
+    all: ImageDiff,
+    without_authored: Option<ImageDiff>,
+}
+
+/// `--mode all`: heatmaps against the reference, the sheet, the PSNR table, the stored map
+/// formats and the cost table.
 fn report_all(
     args: &Args,
-    renderer: &Renderer,
-    ctx: &GpuContext,
+    shots: &Shots<'_>,
     gpu: &mut GpuScene,
-    view: &View,
     sources: &[FrameSource],
     images: &[RgbaImage],
     output: &Path,
 ) -> Result<(), String> {
-    let (width, height) = args.size;
+    let without = render_without_authored(shots, gpu, sources)?;
     let reference = &images[0];
     let mut heatmaps = Vec::new();
-    let mut diffs: Vec<(FrameSource, ImageDiff, Option<ImageDiff>)> = Vec::new();
-    let authored = gpu.report().authored_objects.clone();
-    let has_authored = !authored.is_empty();
-    // With the authored-map objects hidden, the modes must agree: render those pictures too.
-    let without: Option<Vec<RgbaImage>> = if has_authored {
-        for &k in &authored {
-            gpu.hide(k);
-        }
-        let mut v = Vec::new();
-        for &s in sources {
-            v.push(
-                renderer
-                    .render_image(ctx, gpu, view, s, width, height)
-                    .map_err(|e| e.to_string())?,
-            );
-        }
-        gpu.show_all();
-        Some(v)
-    } else {
-        None
-    };
-    for (k, (&s, img)) in sources.iter().zip(images).enumerate().skip(1) {
-        let d = render::diff(reference, img, None).map_err(|e| e.to_string())?;
-        let d_without = match &without {
+    let mut diffs = Vec::new();
+    for (k, (&source, img)) in sources.iter().zip(images).enumerate().skip(1) {
+        let all = render::diff(reference, img, None).map_err(|e| e.to_string())?;
+        let without_authored = match &without {
             Some(v) => Some(render::diff(&v[0], &v[k], None).map_err(|e| e.to_string())?),
             None => None,
         };
         let heat = render::heatmap(reference, img).map_err(|e| e.to_string())?;
-        save(
-            &heat,
-            &with_suffix(output, &format!("diff-{}", s.mode_name())),
-        )?;
+        let name = format!("diff-{}", source.mode_name());
+        save(&heat, &with_suffix(output, &name))?;
         heatmaps.push(heat);
-        diffs.push((s, d, d_without));
+        diffs.push(ModeDiff {
+            source,
+            all,
+            without_authored,
+        });
     }
-    // The sheet: the three pictures on top, the two heatmaps under the last two, at half size.
-    let half = |i: &RgbaImage| {
-        image::imageops::resize(
-            i,
-            (i.width() / 2).max(1),
-            (i.height() / 2).max(1),
-            image::imageops::FilterType::Triangle,
-        )
-    };
-    let top: Vec<RgbaImage> = images.iter().map(half).collect();
-    let blank = RgbaImage::from_pixel(
-        top[0].width(),
-        top[0].height(),
-        image::Rgba([24, 24, 24, 255]),
-    );
-    let mut bottom_imgs = vec![blank];
-    bottom_imgs.extend(heatmaps.iter().map(half));
-    let row = |v: &[RgbaImage]| render::side_by_side(&v.iter().collect::<Vec<_>>(), 8);
-    let sheet = render::stacked(
-        &[
-            &row(&top).map_err(|e| e.to_string())?,
-            &row(&bottom_imgs).map_err(|e| e.to_string())?,
-        ],
-        8,
-    )
-    .map_err(|e| e.to_string())?;
-    save(&sheet, &with_suffix(output, "sheet"))?;
-
-    println!(
-        "\nAgainst the reference (heatmap: black = equal, white ≥ {} levels of 255):",
-        render::HEATMAP_FULL_SCALE
-    );
-    if has_authored {
-        println!("| mode | PSNR (dB) | max error | pixels differing | without the authored-map objects: PSNR (dB) | max error |");
-        println!("|---|---:|---:|---:|---:|---:|");
-    } else {
-        println!("| mode | PSNR (dB) | max error | pixels differing |");
-        println!("|---|---:|---:|---:|");
-    }
-    for (s, d, dw) in &diffs {
-        let pct = 100.0 * d.differing as f64 / d.pixels.max(1) as f64;
-        let base = format!(
-            "| {} | {:.2} | {} | {:.2}% |",
-            s.label(),
-            d.psnr_db,
-            d.max_error,
-            pct
-        );
-        match dw {
-            Some(w) => println!("{base} {:.2} | {} |", w.psnr_db, w.max_error),
-            None => println!("{base}"),
-        }
-    }
-    if has_authored {
-        println!("(The authored map carries a tangent field the vertex frames do not have: there the modes differ by design.)");
-    }
+    save(&sheet(images, &heatmaps)?, &with_suffix(output, "sheet"))?;
+    print_diffs(&diffs, without.is_some());
     let formats = |v: &[MapReport]| {
         let mut names: Vec<&str> = v
             .iter()
@@ -432,6 +293,103 @@ fn report_all(
         formats(&gpu.report().object_maps),
         formats(&gpu.report().tangent_maps)
     );
+    print_costs(args, shots, gpu, sources)
+}
+
+/// With the authored-map objects hidden, the modes must agree: the pictures of every source
+/// without them, or `None` where the scene has none.
+fn render_without_authored(
+    shots: &Shots<'_>,
+    gpu: &mut GpuScene,
+    sources: &[FrameSource],
+) -> Result<Option<Vec<RgbaImage>>, String> {
+    let authored = gpu.report().authored_objects.clone();
+    if authored.is_empty() {
+        return Ok(None);
+    }
+    for &k in &authored {
+        gpu.hide(k);
+    }
+    let pictures: Result<Vec<RgbaImage>, String> =
+        sources.iter().map(|&s| shots.take(gpu, s)).collect();
+    gpu.show_all();
+    pictures.map(Some)
+}
+
+/// The sheet: the pictures on top, the heatmaps under all but the first, at half size.
+fn sheet(images: &[RgbaImage], heatmaps: &[RgbaImage]) -> Result<RgbaImage, String> {
+    let half = |i: &RgbaImage| {
+        image::imageops::resize(
+            i,
+            (i.width() / 2).max(1),
+            (i.height() / 2).max(1),
+            image::imageops::FilterType::Triangle,
+        )
+    };
+    let top: Vec<RgbaImage> = images.iter().map(half).collect();
+    let blank = RgbaImage::from_pixel(
+        top[0].width(),
+        top[0].height(),
+        image::Rgba([24, 24, 24, 255]),
+    );
+    let mut bottom_imgs = vec![blank];
+    bottom_imgs.extend(heatmaps.iter().map(half));
+    let row = |v: &[RgbaImage]| render::side_by_side(&v.iter().collect::<Vec<_>>(), 8);
+    render::stacked(
+        &[
+            &row(&top).map_err(|e| e.to_string())?,
+            &row(&bottom_imgs).map_err(|e| e.to_string())?,
+        ],
+        8,
+    )
+    .map_err(|e| e.to_string())
+}
+
+/// The table of PSNR and errors against the reference.
+fn print_diffs(diffs: &[ModeDiff], has_authored: bool) {
+    println!(
+        "\nAgainst the reference (heatmap: black = equal, white ≥ {} levels of 255):",
+        render::HEATMAP_FULL_SCALE
+    );
+    if has_authored {
+        println!("| mode | PSNR (dB) | max error | pixels differing | without the authored-map objects: PSNR (dB) | max error |");
+        println!("|---|---:|---:|---:|---:|---:|");
+    } else {
+        println!("| mode | PSNR (dB) | max error | pixels differing |");
+        println!("|---|---:|---:|---:|");
+    }
+    for ModeDiff {
+        source,
+        all: d,
+        without_authored,
+    } in diffs
+    {
+        let pct = 100.0 * d.differing as f64 / d.pixels.max(1) as f64;
+        let base = format!(
+            "| {} | {:.2} | {} | {:.2}% |",
+            source.label(),
+            d.psnr_db,
+            d.max_error,
+            pct
+        );
+        match without_authored {
+            Some(w) => println!("{base} {:.2} | {} |", w.psnr_db, w.max_error),
+            None => println!("{base}"),
+        }
+    }
+    if has_authored {
+        println!("(The authored map carries a tangent field the vertex frames do not have: there the modes differ by design.)");
+    }
+}
+
+/// The table of bytes on the GPU and frame times per mode.
+fn print_costs(
+    args: &Args,
+    shots: &Shots<'_>,
+    gpu: &GpuScene,
+    sources: &[FrameSource],
+) -> Result<(), String> {
+    let (width, height) = args.size;
     println!("\nCost on the GPU ({} vertices):", gpu.vertex_count());
     println!("| mode | vertex buffers | of which frame | frame textures (mips incl.) | frame time ({}×{}) |", width, height);
     println!("|---|---:|---:|---:|---:|");
@@ -440,17 +398,14 @@ fn report_all(
         let t = if args.frames == 0 {
             "–".to_string()
         } else {
-            let d = renderer
-                .time_frames(
-                    ctx,
-                    gpu,
-                    &qtangent::gpu::Shot {
-                        view,
-                        source: s,
-                        size: glam::UVec2::new(width, height),
-                    },
-                    args.frames,
-                )
+            let shot = Shot {
+                view: shots.view,
+                source: s,
+                size: glam::UVec2::new(width, height),
+            };
+            let d = shots
+                .renderer
+                .time_frames(shots.ctx, gpu, &shot, args.frames)
                 .map_err(|e| e.to_string())?;
             format!("{:.1} ms", d.as_secs_f64() * 1e3)
         };
@@ -465,27 +420,8 @@ fn report_all(
     if args.frames > 0 {
         println!(
             "(frame time: wall clock of submit + wait, mean of {} frames after a warm-up, on {})",
-            args.frames, ctx.info.name
+            args.frames, shots.ctx.info.name
         );
     }
     Ok(())
-}
-
-/// Names the maps loaded from the maps folder.
-fn print_map_origins(report: &qtangent::gpu::UploadReport) {
-    let kinds = [
-        ("tangent", &report.tangent_maps),
-        ("object", &report.object_maps),
-    ];
-    for (kind, maps) in kinds {
-        for m in maps.iter() {
-            if let Some(qtangent::render::MapOrigin::Loaded(path)) = &m.origin {
-                let name = &m.name;
-                eprintln!(
-                    "render: {name}: {kind}-space map loaded from {}",
-                    path.display()
-                );
-            }
-        }
-    }
 }

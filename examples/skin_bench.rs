@@ -58,12 +58,9 @@ struct Args {
     seed: u64,
 }
 
-fn main() {
+fn main() -> std::process::ExitCode {
     console::quiet_mesa();
-    if let Err(e) = run() {
-        eprintln!("skin_bench: {e}");
-        std::process::exit(1);
-    }
+    console::finish("skin_bench", run())
 }
 
 /// A skinned cylinder along +y (height 2, radius 0.3) of `n` vertices in rings of up to 32,
@@ -180,6 +177,17 @@ fn check_finite(what: &str, positions: impl Iterator<Item = [f32; 3]>) -> Result
     }
 }
 
+/// That the `what` batch packed the influences asked for.
+fn check_packing(what: &str, packed: Influences, expected: Influences) -> Result<(), String> {
+    if packed == expected {
+        Ok(())
+    } else {
+        Err(format!(
+            "the {what} batch packed {packed:?}, not {expected:?}"
+        ))
+    }
+}
+
 /// Times every method at one batch size and influence count.
 fn bench_size(
     ctx: &GpuContext,
@@ -222,13 +230,7 @@ fn bench_size(
     };
     {
         let batch = pipelines.1.batch(ctx, &refs, &which)?;
-        if batch.influences != expected {
-            return Err(format!(
-                "the matrix batch packed {:?}, not {expected:?}",
-                batch.influences
-            )
-            .into());
-        }
+        check_packing("matrix", batch.influences, expected)?;
         batch.set_bones(ctx, &bones)?;
         batch.buffers().poison(ctx);
         let s = median_dispatch_seconds(ctx, args.runs, &|e, ts| batch.encode(e, ts))?;
@@ -237,13 +239,7 @@ fn bench_size(
         rows.push(row("matrix LBS", MATRIX_LAYOUT, (bpv - 40, 40), s));
     }
     let mut batch = pipelines.0.batch(ctx, &refs, &which, SkinMethod::Linear)?;
-    if batch.influences != expected {
-        return Err(format!(
-            "the quaternion batch packed {:?}, not {expected:?}",
-            batch.influences
-        )
-        .into());
-    }
+    check_packing("quaternion", batch.influences, expected)?;
     batch.set_bones(ctx, &bones)?;
     for method in SkinMethod::ALL {
         batch.set_method(method);

@@ -25,12 +25,10 @@ use std::time::{Duration, Instant};
 
 use clap::Parser;
 use glam::{Mat4, Vec3};
-use qtangent::anim::{speed_ramp, BlendMethod, Locomotion, LocomotionError, Player};
+use qtangent::anim::{speed_ramp, BlendMethod, Locomotion, Player};
 use qtangent::gpu::GpuContext;
-use qtangent::gpu::{GpuScene, Output, Renderer, View, DEPTH_FORMAT, FALLBACK_FORMAT};
+use qtangent::gpu::{GpuScene, Output, Renderer, View, DEPTH_FORMAT};
 use qtangent::gpu::{RigBatch, SkinPipeline};
-use qtangent::qmap::MapFormat;
-use qtangent::qmap::MapOptions;
 use qtangent::render::{Camera, FrameSource, Lighting};
 use qtangent::render::{MapSource, RenderScene};
 use qtangent::skin::{Rig, SkinMethod};
@@ -42,10 +40,16 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{Key, KeyCode, NamedKey, PhysicalKey};
 use winit::window::{Window, WindowId};
 
+#[path = "common/cli.rs"]
+mod cli;
 #[path = "common/console.rs"]
 mod console;
 #[path = "common/fox.rs"]
 mod fox;
+#[path = "common/pass.rs"]
+mod pass;
+#[path = "common/scene.rs"]
+mod scene;
 
 const KEY_HELP: &str = "keys: left-drag orbit, wheel zoom, 1 reference, 2 qtangent, \
      3 object-space quaternion map, 4 tangent-space quaternion map, M next mode, \
@@ -83,17 +87,16 @@ const MAX_STEP: f32 = 0.25;
 /// Half-size of the ground under an animated file, in radii of the animal.
 const GROUND_RADII: f32 = 24.0;
 
-#[derive(Parser, Debug)]
+#[derive(Parser, Debug, Clone)]
 #[command(about = "View a scene lit with reference, qtangent or quaternion-map tangent frames")]
 struct Args {
-    /// A glTF (.gltf/.glb) or OBJ file, or `default` for the embedded default scene.
-    #[arg(default_value = "default")]
-    scene: String,
+    #[command(flatten)]
+    scene: scene::SceneArgs,
     /// The frame source to start with: reference | qtangent | quatmap | quatmap-tangent.
     #[arg(long, default_value = "qtangent", value_parser = ["reference", "qtangent", "quatmap", "quatmap-tangent"])]
     mode: String,
     /// The qtangent vertex format to start with (`F` cycles through all six).
-    #[arg(long, default_value = "snorm16x4", value_parser = parse_format)]
+    #[arg(long, default_value = "snorm16x4", value_parser = cli::names::<Format>(Format::ALL.map(Format::name)))]
     format: Format,
     /// Camera yaw about +Y, degrees (0 looks from +Z).
     #[arg(long, default_value_t = 30.0, allow_negative_numbers = true)]
@@ -104,43 +107,18 @@ struct Args {
     /// Present without waiting for vertical sync, so the title shows the real frame time.
     #[arg(long)]
     no_vsync: bool,
-    /// Stored format of both kinds of quaternion map: rgba16f, snorm16, snorm8, rgba32f, bc5,
-    /// bc7 (default: the compressed one — bc5 tangent-space, bc7 object-space and twisted).
-    #[arg(long, value_parser = parse_map_format)]
-    map_format: Option<MapFormat>,
-    /// A folder of KTX2 maps written by `bake` (`<material>.ktx2`), used instead of baking.
-    #[arg(long, value_name = "DIR")]
-    maps: Option<std::path::PathBuf>,
-}
-
-/// A [`MapFormat`] from its name (its `FromStr`, whose error lists the valid names).
-fn parse_map_format(name: &str) -> Result<MapFormat, String> {
-    name.parse()
-        .map_err(|e: qtangent::ParseNameError| e.to_string())
-}
-
-/// A [`Format`] from its name (its `FromStr`, whose error lists the valid names).
-fn parse_format(name: &str) -> Result<Format, String> {
-    name.parse()
-        .map_err(|e: qtangent::ParseNameError| e.to_string())
 }
 
 fn main() -> ExitCode {
-    console::quiet_mesa();
-    let args = Args::parse();
-    match run(args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("viewer: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    console::main("viewer", |args: &Args| run(args.clone()))
 }
 
 fn run(args: Args) -> Result<(), String> {
-    let scene = qtangent::lab::content::scene_from_arg(&args.scene).map_err(|e| e.to_string())?;
+    let scene = args.scene.load()?;
+    // Checked before the window opens.
+    args.scene.map_options()?;
     let skinned = if scene.objects.iter().any(|o| o.skin.is_some()) {
-        match Skinned::prepare(Path::new(&args.scene), &scene) {
+        match Skinned::prepare(Path::new(&args.scene.scene), &scene) {
             Ok(s) => Some(s),
             Err(e) => {
                 eprintln!("viewer: warning: shown unanimated: {e}");
@@ -206,6 +184,16 @@ enum Mode {
 }
 
 impl Mode {
+    /// The mode `--mode` names.
+    fn from_arg(name: &str) -> Self {
+        match name {
+            "reference" => Mode::Reference,
+            "quatmap" => Mode::QuatMap,
+            "quatmap-tangent" => Mode::QuatMapTangent,
+            _ => Mode::QTangent,
+        }
+    }
+
     /// The next mode in the `M` cycle.
     fn next(self) -> Self {
         match self {
@@ -412,51 +400,16 @@ impl Viewer {
         mut scene: RenderScene,
         skinned: Option<Skinned>,
     ) -> Result<Self, String> {
-        let attributes = Window::default_attributes()
-            .with_title(format!("{} — qtangent viewer", scene.name))
-            .with_inner_size(LogicalSize::new(1280.0, 720.0));
-        let window = Arc::new(
-            event_loop
-                .create_window(attributes)
-                .map_err(|e| format!("cannot open a window: {e}"))?,
-        );
+        let window = open_window(event_loop, &scene.name)?;
         let instance =
             wgpu::Instance::new(wgpu::InstanceDescriptor::new_with_display_handle_from_env(
                 Box::new(event_loop.owned_display_handle()),
             ));
         let surface = create_surface(&instance, &window)?;
         let ctx = pollster::block_on(GpuContext::for_surface(&instance, &surface))
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| console::advise(&e))?;
         let size = window.inner_size();
-        let mut config = surface
-            .get_default_config(&ctx.adapter, size.width.max(1), size.height.max(1))
-            .ok_or_else(|| format!("{} cannot present to this window", ctx.describe()))?;
-        let formats = surface.get_capabilities(&ctx.adapter).formats;
-        // An sRGB format encodes the tone-mapped picture as `render`'s PNGs do; without one, an
-        // sRGB view of a plain 8-bit format does the same.
-        config.format = formats
-            .iter()
-            .copied()
-            .find(wgpu::TextureFormat::is_srgb)
-            .unwrap_or(config.format);
-        let view_format = config.format.add_srgb_suffix();
-        if view_format == config.format {
-            config.view_formats.clear();
-        } else {
-            config.view_formats = vec![view_format];
-        }
-        if !view_format.is_srgb() {
-            eprintln!(
-                "viewer: warning: the window offers no sRGB format ({:?}): colours will look dark",
-                config.format
-            );
-        }
-        config.present_mode = if args.no_vsync {
-            wgpu::PresentMode::AutoNoVsync
-        } else {
-            wgpu::PresentMode::AutoVsync
-        };
-
+        let (config, view_format) = surface_config(&surface, &ctx, size, args.no_vsync)?;
         let aspect = size.width.max(1) as f32 / size.height.max(1) as f32;
         // Fitted before the ground is added, so the camera frames the animal.
         let view = View::fitted(&scene, aspect, args.yaw, args.pitch);
@@ -468,49 +421,10 @@ impl Viewer {
                 None
             }
         });
-        let scene = &scene;
         let renderer = Renderer::new(&ctx).map_err(|e| e.to_string())?;
-        if let Some(dir) = &args.maps {
-            if !dir.is_dir() {
-                return Err(format!("--maps {}: not a folder", dir.display()));
-            }
-        }
-        let options = MapOptions {
-            format: args.map_format,
-            maps_dir: args.maps.clone(),
-            ..MapOptions::default()
-        };
-        let mut gpu = renderer
-            .upload(
-                &ctx,
-                scene,
-                &Format::ALL,
-                &options,
-                &mut console::Console::with_progress("viewer"),
-            )
-            .map_err(|e| format!("{}: {e}", scene.name))?;
-        print_map_origins(gpu.report());
-        for m in gpu
-            .report()
-            .object_maps
-            .iter()
-            .filter(|m| m.format.is_none())
-        {
-            eprintln!(
-                "note: {} has no quaternion map; quatmap mode draws it with {} vertex frames",
-                m.name,
-                FALLBACK_FORMAT.name()
-            );
-        }
-        println!(
-            "{}: {} meshes, {} objects, {} vertices, {} triangles drawn; on {}",
-            scene.name,
-            scene.meshes.len(),
-            scene.objects.len(),
-            gpu.vertex_count(),
-            gpu.triangles_drawn(),
-            ctx.describe()
-        );
+        let options = args.scene.map_options()?;
+        let mut gpu = scene::upload("viewer", &ctx, &renderer, &scene, &Format::ALL, &options)?;
+        println!("{}; on {}", scene::summary(&scene, &gpu), ctx.describe());
         let anim = skinned.and_then(|s| match s.start(&ctx, &mut gpu) {
             Ok(a) => Some(a),
             Err(e) => {
@@ -518,12 +432,6 @@ impl Viewer {
                 None
             }
         });
-        let mode = match args.mode.as_str() {
-            "reference" => Mode::Reference,
-            "quatmap" => Mode::QuatMap,
-            "quatmap-tangent" => Mode::QuatMapTangent,
-            _ => Mode::QTangent,
-        };
         let depth = depth_view(&ctx, config.width, config.height);
         let mut viewer = Self {
             instance,
@@ -537,7 +445,7 @@ impl Viewer {
             home: (args.yaw, args.pitch),
             base_distance: view.camera.distance,
             view,
-            mode,
+            mode: Mode::from_arg(&args.mode),
             format: args.format,
             sun_yaw: args.yaw - 40.0,
             dragging: false,
@@ -707,18 +615,37 @@ impl Viewer {
             self.last_present = None;
             return Ok(());
         }
-        let (frame, suboptimal) = match self.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(t) => (t, false),
-            wgpu::CurrentSurfaceTexture::Suboptimal(t) => (t, true),
+        let Some((frame, suboptimal)) = self.acquire()? else {
+            return Ok(());
+        };
+        self.animate();
+        self.draw(&frame.texture)?;
+        self.window.pre_present_notify();
+        self.ctx.queue.present(frame);
+        self.count_frame();
+        if suboptimal {
+            self.configure()?;
+        }
+        self.window.request_redraw();
+        Ok(())
+    }
+
+    /// The surface's next texture and whether it is suboptimal; `None` when there is none to
+    /// draw into now (a retry is scheduled, or the surface is configured or made again and a
+    /// frame asked for).
+    fn acquire(&mut self) -> Result<Option<(wgpu::SurfaceTexture, bool)>, String> {
+        match self.surface.get_current_texture() {
+            wgpu::CurrentSurfaceTexture::Success(t) => Ok(Some((t, false))),
+            wgpu::CurrentSurfaceTexture::Suboptimal(t) => Ok(Some((t, true))),
             wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => {
                 self.last_present = None;
                 self.retry_at = Some(Instant::now() + RETRY_INTERVAL);
-                return Ok(());
+                Ok(None)
             }
-            wgpu::CurrentSurfaceTexture::Outdated => return self.configure(),
+            wgpu::CurrentSurfaceTexture::Outdated => self.configure().map(|()| None),
             wgpu::CurrentSurfaceTexture::Lost => {
                 self.surface = create_surface(&self.instance, &self.window)?;
-                return self.configure();
+                self.configure().map(|()| None)
             }
             wgpu::CurrentSurfaceTexture::Validation => {
                 let reason = self
@@ -726,11 +653,14 @@ impl Viewer {
                     .scoped("acquiring the window's texture", || ())
                     .err()
                     .map_or_else(|| "a validation error".to_string(), |e| e.to_string());
-                return Err(format!("the window's surface gave no texture: {reason}"));
+                Err(format!("the window's surface gave no texture: {reason}"))
             }
-        };
-        self.animate();
-        let target = frame.texture.create_view(&wgpu::TextureViewDescriptor {
+        }
+    }
+
+    /// Skins the animal (when animating) and draws the scene into `texture`, in one submission.
+    fn draw(&self, texture: &wgpu::Texture) -> Result<(), String> {
+        let target = texture.create_view(&wgpu::TextureViewDescriptor {
             format: Some(self.view_format),
             ..Default::default()
         });
@@ -742,10 +672,9 @@ impl Viewer {
             a: 1.0,
         };
         let source = self.source();
-        let aspect = self.aspect();
         let prepared = self
             .renderer
-            .prepare_view(&self.ctx, &self.gpu, &self.view, aspect)
+            .prepare_view(&self.ctx, &self.gpu, &self.view, self.aspect())
             .map_err(|e| format!("preparing the view of {}: {e}", self.scene_name))?;
         let mut drawn = Ok(());
         self.ctx
@@ -755,27 +684,7 @@ impl Viewer {
                     a.batch.batch().encode(&mut encoder, None);
                 }
                 {
-                    let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                        label: Some("viewer"),
-                        color_attachments: &[Some(wgpu::RenderPassColorAttachment {
-                            view: &target,
-                            depth_slice: None,
-                            resolve_target: None,
-                            ops: wgpu::Operations {
-                                load: wgpu::LoadOp::Clear(clear),
-                                store: wgpu::StoreOp::Store,
-                            },
-                        })],
-                        depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                            view: &self.depth,
-                            depth_ops: Some(wgpu::Operations {
-                                load: wgpu::LoadOp::Clear(1.0),
-                                store: wgpu::StoreOp::Store,
-                            }),
-                            stencil_ops: None,
-                        }),
-                        ..Default::default()
-                    });
+                    let mut pass = pass::begin(&mut encoder, "viewer", &target, clear, &self.depth);
                     drawn = self.renderer.draw(
                         &self.ctx,
                         &self.gpu,
@@ -794,15 +703,7 @@ impl Viewer {
                 self.scene_name,
                 source.label()
             )
-        })?;
-        self.window.pre_present_notify();
-        self.ctx.queue.present(frame);
-        self.count_frame();
-        if suboptimal {
-            self.configure()?;
-        }
-        self.window.request_redraw();
-        Ok(())
+        })
     }
 
     /// Moves the animation on to now and points the camera and the lights at the animal; on a
@@ -863,23 +764,59 @@ fn create_surface(
         .map_err(|e| format!("cannot draw into the window: {e}"))
 }
 
+/// The viewer's window, 1280 × 720 logical pixels, titled with the scene's name.
+fn open_window(event_loop: &ActiveEventLoop, name: &str) -> Result<Arc<Window>, String> {
+    let attributes = Window::default_attributes()
+        .with_title(format!("{name} — qtangent viewer"))
+        .with_inner_size(LogicalSize::new(1280.0, 720.0));
+    event_loop
+        .create_window(attributes)
+        .map(Arc::new)
+        .map_err(|e| format!("cannot open a window: {e}"))
+}
+
+/// The surface's configuration for a window of `size`, and the format the pipelines render to:
+/// an sRGB one, so the tone-mapped picture is encoded as `render`'s PNGs are.
+fn surface_config(
+    surface: &wgpu::Surface<'_>,
+    ctx: &GpuContext,
+    size: winit::dpi::PhysicalSize<u32>,
+    no_vsync: bool,
+) -> Result<(wgpu::SurfaceConfiguration, wgpu::TextureFormat), String> {
+    let mut config = surface
+        .get_default_config(&ctx.adapter, size.width.max(1), size.height.max(1))
+        .ok_or_else(|| format!("{} cannot present to this window", ctx.describe()))?;
+    let formats = surface.get_capabilities(&ctx.adapter).formats;
+    // An sRGB format encodes the tone-mapped picture as `render`'s PNGs do; without one, an
+    // sRGB view of a plain 8-bit format does the same.
+    config.format = formats
+        .iter()
+        .copied()
+        .find(wgpu::TextureFormat::is_srgb)
+        .unwrap_or(config.format);
+    let view_format = config.format.add_srgb_suffix();
+    if view_format == config.format {
+        config.view_formats.clear();
+    } else {
+        config.view_formats = vec![view_format];
+    }
+    if !view_format.is_srgb() {
+        eprintln!(
+            "viewer: warning: the window offers no sRGB format ({:?}): colours will look dark",
+            config.format
+        );
+    }
+    config.present_mode = if no_vsync {
+        wgpu::PresentMode::AutoNoVsync
+    } else {
+        wgpu::PresentMode::AutoVsync
+    };
+    Ok((config, view_format))
+}
+
 /// A depth buffer of `width × height` in [`DEPTH_FORMAT`].
 fn depth_view(ctx: &GpuContext, width: u32, height: u32) -> wgpu::TextureView {
-    ctx.device
-        .create_texture(&wgpu::TextureDescriptor {
-            label: Some("viewer depth"),
-            size: wgpu::Extent3d {
-                width,
-                height,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
-            format: DEPTH_FORMAT,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT,
-            view_formats: &[],
-        })
+    pass::target(ctx, "viewer depth", DEPTH_FORMAT, (width, height))
         .create_view(&Default::default())
 }
 
@@ -900,21 +837,8 @@ impl Skinned {
     /// clips and feet in it. Errors name the file.
     fn prepare(path: &Path, scene: &RenderScene) -> Result<Self, String> {
         let loaded = mesh::load(path).map_err(|e| e.to_string())?;
-        let loco = fox::locomotion(&loaded).map_err(|e| match e {
-            LocomotionError::MissingClip { .. } | LocomotionError::MissingNode { .. } => {
-                e.to_string()
-            }
-            _ => format!("{}: {e}", path.display()),
-        })?;
-        let objects = scene.objects.iter().enumerate();
-        let rig = Rig::new(
-            &loaded,
-            objects.filter_map(|(k, o)| o.skin.map(|s| (k, &scene.meshes[o.mesh].mesh, s))),
-        )
-        .map_err(|e| e.to_string())?;
-        for w in &rig.warnings {
-            eprintln!("viewer: warning: {w}");
-        }
+        let loco = fox::locomotion_of(path, &loaded)?;
+        let rig = scene::skinned_rig("viewer", &loaded, scene)?;
         let floor = rig
             .objects()
             .flat_map(|k| &scene.meshes[scene.objects[k].mesh].mesh.positions)
@@ -1073,24 +997,5 @@ impl Animation {
             if self.ramp.is_some() { " ramp" } else { "" },
             self.batch.batch().method.name().to_uppercase()
         )
-    }
-}
-
-/// Names the maps loaded from the maps folder.
-fn print_map_origins(report: &qtangent::gpu::UploadReport) {
-    let kinds = [
-        ("tangent", &report.tangent_maps),
-        ("object", &report.object_maps),
-    ];
-    for (kind, maps) in kinds {
-        for m in maps.iter() {
-            if let Some(qtangent::render::MapOrigin::Loaded(path)) = &m.origin {
-                let name = &m.name;
-                eprintln!(
-                    "viewer: {name}: {kind}-space map loaded from {}",
-                    path.display()
-                );
-            }
-        }
     }
 }

@@ -12,13 +12,15 @@
 //! Errors (a missing file, no Walk/Run clip, a foot bone missing) exit with status 1 and one
 //! line on stderr.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use qtangent::anim::{slide_summary, speed_ramp, BlendMethod, ClipKind, RootMotion};
+use qtangent::anim::{slide_summary, speed_ramp, BlendMethod, ClipKind, Locomotion, RootMotion};
 use qtangent::mesh;
 
+#[path = "common/cli.rs"]
+mod cli;
 #[path = "common/console.rs"]
 mod console;
 
@@ -45,22 +47,7 @@ struct Args {
 }
 
 fn main() -> ExitCode {
-    console::quiet_mesa();
-    let args = Args::parse();
-    match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("walkrun: {e}");
-            ExitCode::FAILURE
-        }
-    }
-}
-
-fn default_fox() -> PathBuf {
-    std::env::var_os("QTANGENT_ASSETS").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/assets/gltf/Fox.glb"),
-        |dir| PathBuf::from(dir).join("gltf/Fox.glb"),
-    )
+    console::main("walkrun", run)
 }
 
 fn run(args: &Args) -> Result<(), String> {
@@ -73,41 +60,41 @@ fn run(args: &Args) -> Result<(), String> {
             args.seconds, args.fps
         ));
     }
-    let path = args.fox.clone().unwrap_or_else(default_fox);
+    let path = args.fox.clone().unwrap_or_else(fox::default_path);
     let scene = mesh::load(&path).map_err(|e| e.to_string())?;
-    let loco = fox::locomotion(&scene).map_err(|e| {
-        // Missing clips and bones name the file already; analysis errors name the clip.
-        let (msg, file) = (e.to_string(), path.display().to_string());
-        if msg.contains(&file) {
-            msg
-        } else {
-            format!("{file}: {msg}")
-        }
-    })?;
-
-    let loco = if args.events.is_empty() {
-        loco
-    } else {
-        let names: Vec<&str> = loco
-            .gait(ClipKind::Walk)
-            .feet
-            .iter()
-            .map(|f| f.name.as_str())
-            .collect();
-        let picked = args
-            .events
-            .iter()
-            .map(|e| {
-                names
-                    .iter()
-                    .position(|n| n == e)
-                    .ok_or_else(|| format!("--events: `{e}` is not one of the feet {names:?}"))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        loco.with_event_feet(&picked).map_err(|e| e.to_string())?
-    };
-
+    let loco = with_event_feet(fox::locomotion_of(&path, &scene)?, &args.events)?;
     println!("{}", path.display());
+    print_gaits(&loco);
+    print_events(&loco);
+    print_foot_slide(&loco, args);
+    Ok(())
+}
+
+/// `loco` with the footfall events of the feet named by `--events` (none: as it is).
+fn with_event_feet(loco: Locomotion, events: &[String]) -> Result<Locomotion, String> {
+    if events.is_empty() {
+        return Ok(loco);
+    }
+    let names: Vec<&str> = loco
+        .gait(ClipKind::Walk)
+        .feet
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect();
+    let picked = events
+        .iter()
+        .map(|e| {
+            names
+                .iter()
+                .position(|n| n == e)
+                .ok_or_else(|| format!("--events: `{e}` is not one of the feet {names:?}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    loco.with_event_feet(&picked).map_err(|e| e.to_string())
+}
+
+/// The gait analysis of both clips: axes, speeds, strides, each foot's stances, footfalls.
+fn print_gaits(loco: &Locomotion) {
     let [walk, run] = loco.gaits();
     println!(
         "up {}  forward: walk {} run {}",
@@ -150,6 +137,11 @@ fn run(args: &Args) -> Result<(), String> {
             .collect();
         println!("  footfall order (cycle fraction): {}", order.join(" → "));
     }
+}
+
+/// The event feet and their footfall times in each clip.
+fn print_events(loco: &Locomotion) {
+    let [walk, run] = loco.gaits();
     let names: Vec<&str> = loco
         .event_feet()
         .iter()
@@ -165,7 +157,12 @@ fn run(args: &Args) -> Result<(), String> {
             .collect();
         println!("  {:<6} {}", g.clip, ev.join(" → "));
     }
+}
 
+/// Foot slide over the walk → run → walk ramp: every blend method, and each clip alone, for
+/// both targets of the root motion.
+fn print_foot_slide(loco: &Locomotion, args: &Args) {
+    let [walk, run] = loco.gaits();
     let dt = 1.0 / args.fps;
     let speeds = speed_ramp(walk.speed(), run.speed(), args.seconds, args.fps);
     println!(
@@ -207,5 +204,4 @@ fn run(args: &Args) -> Result<(), String> {
         }
     }
     println!("  (walk, run: each clip alone at its own speed, for reference)");
-    Ok(())
 }

@@ -142,15 +142,6 @@ fn quat_from_axes(x: vec3<f32>, y: vec3<f32>, z: vec3<f32>) -> vec4<f32> {
     return vec4<f32>((m12 - m21) * inv, (m20 - m02) * inv, (m01 - m10) * inv, four_wsq * inv);
 }
 
-fn quat_mul(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
-    return vec4<f32>(
-        a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-        a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-        a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
-        a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
-    );
-}
-
 fn arc_from_z(m: vec3<f32>) -> vec4<f32> {
     let w = 1.0 + m.z;
     if w < 1e-6 {
@@ -260,19 +251,21 @@ fn to_clip(p: vec2<f32>) -> vec4<f32> {
 
 const OFFSCREEN: vec4<f32> = vec4<f32>(-2.0, -2.0, 0.0, 1.0);
 
+// A vertex of triangle t (points p) at `corner` (texel units); every vertex of a degenerate
+// triangle goes off screen, so it covers nothing.
+fn bake_vertex(t: u32, p: BakeTri, corner: vec2<f32>) -> BakeVaryings {
+    var out: BakeVaryings;
+    out.tri = t;
+    out.clip = select(to_clip(corner), OFFSCREEN, abs(area2(p)) <= bake.min_area2);
+    return out;
+}
+
 @vertex
 fn vs_cover(@builtin(vertex_index) vi: u32) -> BakeVaryings {
     let t = bake.tri_count - 1u - vi / 3u;
     let p = triangle_points(t);
-    var out: BakeVaryings;
-    out.tri = t;
-    if abs(area2(p)) <= bake.min_area2 {
-        out.clip = OFFSCREEN;
-        return out;
-    }
     var pts = array<vec2<f32>, 3>(p.p0, p.p1, p.p2);
-    out.clip = to_clip(pts[vi % 3u]);
-    return out;
+    return bake_vertex(t, p, pts[vi % 3u]);
 }
 
 struct BakeTargets {
@@ -299,12 +292,6 @@ fn fs_cover(in: BakeVaryings) -> BakeTargets {
 fn vs_fringe(@builtin(vertex_index) vi: u32) -> BakeVaryings {
     let t = vi / 6u;
     let p = triangle_points(t);
-    var out: BakeVaryings;
-    out.tri = t;
-    if abs(area2(p)) <= bake.min_area2 {
-        out.clip = OFFSCREEN;
-        return out;
-    }
     // The bounding box grown by the radius and one texel more, so no texel centre within the
     // radius is lost to the rasteriser's edge rules; fs_fringe does the exact test.
     let grow = bake.fringe_radius + 1.0;
@@ -314,8 +301,7 @@ fn vs_fringe(@builtin(vertex_index) vi: u32) -> BakeVaryings {
         lo, vec2<f32>(hi.x, lo.y), vec2<f32>(lo.x, hi.y),
         vec2<f32>(lo.x, hi.y), vec2<f32>(hi.x, lo.y), hi,
     );
-    out.clip = to_clip(corners[vi % 6u]);
-    return out;
+    return bake_vertex(t, p, corners[vi % 6u]);
 }
 
 struct FringeTargets {

@@ -3,7 +3,8 @@
 // texel of one level: the normal-map vector (as unpacked, 2c − 1 with xy × scale) and the twist
 // angle φ come in as (x, y, z, φ); out goes the rotation arc(Z → normalize(m)) ⊗ rot_z(φ),
 // normalised with w ≥ 0, packed in the map's format as MapFormat::pack writes it.
-// Uses bake.wgsl's arc_from_z, quat_mul and pack_quat (MAP_FORMAT override), compiled before it.
+// Uses qtangent.wgsl's quat_mul and bake.wgsl's arc_from_z and pack_quat (MAP_FORMAT override),
+// compiled before it.
 
 struct TangentParams {
     count: u32,

@@ -153,30 +153,20 @@ fn qmap_frame(q_tex: texture_2d<f32>, h_tex: texture_2d<f32>, s: sampler, uv: ve
 // The rotation of an axial tangent-space map's texel, whose twist about z is stored doubled
 // (src/qmap/tangent.rs: halve_twist): r = swing ⊗ rot_z(2φ) → swing ⊗ rot_z(φ). r and −r give φ
 // and φ + π, the same groove. r need not be unit.
-// Hamilton product a ⊗ b of (x, y, z, w) quaternions (src/qmap/texel.rs: quat_mul).
-fn qmap_quat_mul(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
-    return vec4<f32>(
-        a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-        a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-        a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
-        a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
-    );
-}
-
 fn qmap_halve_twist(r: vec4<f32>) -> vec4<f32> {
     let tl2 = r.z * r.z + r.w * r.w;
     if tl2 < 1e-24 {
         return r;
     }
     let t = vec4<f32>(0.0, 0.0, r.z, r.w) * (1.0 / sqrt(tl2));
-    let swing = qmap_quat_mul(r, vec4<f32>(0.0, 0.0, -t.z, t.w));
+    let swing = quat_mul(r, vec4<f32>(0.0, 0.0, -t.z, t.w));
     let h = t + vec4<f32>(0.0, 0.0, 0.0, 1.0);
     let hl2 = dot(h, h);
     var half = vec4<f32>(0.0, 0.0, 0.0, 1.0);
     if hl2 >= 1e-24 {
         half = h * (1.0 / sqrt(hl2));
     }
-    return qmap_quat_mul(swing, half);
+    return quat_mul(swing, half);
 }
 
 // A tangent-space map's rotation applied to a vertex frame (src/qmap/tangent.rs: apply): n, t

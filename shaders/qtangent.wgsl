@@ -32,6 +32,17 @@ fn quat_to_mat3(q: vec4<f32>) -> mat3x3<f32> {
     );
 }
 
+// Hamilton product a ⊗ b of (x, y, z, w) quaternions, in the order of glam's scalar Quat * Quat
+// (src/qmap/texel.rs: quat_mul).
+fn quat_mul(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
+    return vec4<f32>(
+        a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+        a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+        a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+        a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+    );
+}
+
 // A decoded tangent frame: unit normal, tangent and bitangent, and the handedness (±1).
 struct Frame {
     n: vec3<f32>,

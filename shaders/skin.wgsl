@@ -1,7 +1,7 @@
 // skin.wgsl — batch skinning with quaternion bones: one dispatch skins every instance of a batch
 // (many meshes and/or many copies of one mesh, each with its own bone palette).
 //
-// After the generated header, qtangent.wgsl (quat_to_mat3, the per-format decode) and
+// After the generated header, qtangent.wgsl (quat_to_mat3, quat_mul, the per-format decode) and
 // skin_batch.wgsl (params, instance table, binary search). CPU side: src/skin/mod.rs (bones,
 // packed layout, the f64 reference this kernel is tested against), src/gpu/skin.rs (buffers).
 //
@@ -39,11 +39,6 @@ struct Bone {
 @group(0) @binding(1) var<storage, read> vertices: array<u32>;
 @group(0) @binding(3) var<storage, read> bones: array<Bone>;
 @group(0) @binding(4) var<storage, read_write> skinned: array<u32>;
-
-// Hamilton product a·b (xyz vector, w scalar), as glam's Quat * Quat.
-fn quat_mul(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
-    return vec4<f32>(a.w * b.xyz + b.w * a.xyz + cross(a.xyz, b.xyz), a.w * b.w - dot(a.xyz, b.xyz));
-}
 
 // Rotates v by unit quaternion q.
 fn quat_rotate(q: vec4<f32>, v: vec3<f32>) -> vec3<f32> {
@@ -154,48 +149,42 @@ fn skin(@builtin(global_invocation_id) id: vec3<u32>) {
     let inv_total = 1.0 / max(total, 1.0);
     let first = bones[inst.bone_base + min(influence(base, 0u).x, last)].rotation;
 
+    // One pass over the influences. Both methods blend the scale linearly and sum the rotations
+    // put on the first influence's side (σ = sign(q · q_first)): LBS's warm start, DQS's real
+    // part. LBS adds A = Σ w s R(q) and t = Σ w t; DQS the dual part Σ w σ ε ½ t q.
+    var q_sum = vec4<f32>(0.0);
+    var scale = 0.0;
+    var a = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
+    var t = vec3<f32>(0.0);
+    var dual = vec4<f32>(0.0);
+    for (var k = 0u; k < INFLUENCES; k++) {
+        let jw = influence(base, k);
+        if (jw.y == 0u) {
+            continue;
+        }
+        let w = f32(jw.y) * inv_total;
+        let b = bones[inst.bone_base + min(jw.x, last)];
+        let sw = select(w, -w, dot(b.rotation, first) < 0.0);
+        q_sum += b.rotation * sw;
+        scale += w * b.translation_scale.w;
+        if (SKIN_METHOD == SKIN_METHOD_LBS) {
+            a += quat_to_mat3(b.rotation) * (w * b.translation_scale.w);
+            t += b.translation_scale.xyz * w;
+        } else {
+            dual += quat_mul(vec4<f32>(b.translation_scale.xyz, 0.0), b.rotation) * (0.5 * sw);
+        }
+    }
+
     var out_p: vec3<f32>;
     var rotation: vec4<f32>;
     if (SKIN_METHOD == SKIN_METHOD_LBS) {
-        // LBS: A = Σ w s R(q), t = Σ w t; the frame turns by A's polar rotation, warm-started
-        // from the blended quaternion (antipodes put on the first influence's side).
-        var a = mat3x3<f32>(vec3<f32>(0.0), vec3<f32>(0.0), vec3<f32>(0.0));
-        var t = vec3<f32>(0.0);
-        var q_sum = vec4<f32>(0.0);
-        var scale = 0.0;
-        for (var k = 0u; k < INFLUENCES; k++) {
-            let jw = influence(base, k);
-            if (jw.y == 0u) {
-                continue;
-            }
-            let w = f32(jw.y) * inv_total;
-            let b = bones[inst.bone_base + min(jw.x, last)];
-            a += quat_to_mat3(b.rotation) * (w * b.translation_scale.w);
-            t += b.translation_scale.xyz * w;
-            q_sum += b.rotation * select(w, -w, dot(b.rotation, first) < 0.0);
-            scale += w * b.translation_scale.w;
-        }
+        // LBS: the frame turns by A's polar rotation, warm-started from the blended quaternion.
         out_p = a * p + t;
         rotation = polar_rotation(a * (1.0 / max(scale, 1.175494351e-38)), normalize(q_sum));
     } else {
-        // DQS: Σ w σ (q + ε ½ t q), σ = sign(q · q_first); scale blended linearly, applied first.
-        var real = vec4<f32>(0.0);
-        var dual = vec4<f32>(0.0);
-        var scale = 0.0;
-        for (var k = 0u; k < INFLUENCES; k++) {
-            let jw = influence(base, k);
-            if (jw.y == 0u) {
-                continue;
-            }
-            let w = f32(jw.y) * inv_total;
-            let b = bones[inst.bone_base + min(jw.x, last)];
-            let sw = select(w, -w, dot(b.rotation, first) < 0.0);
-            real += b.rotation * sw;
-            dual += quat_mul(vec4<f32>(b.translation_scale.xyz, 0.0), b.rotation) * (0.5 * sw);
-            scale += w * b.translation_scale.w;
-        }
-        let inv_len = 1.0 / length(real);
-        let c0 = real * inv_len;
+        // DQS: the normalised dual quaternion; the scale is applied first.
+        let inv_len = 1.0 / length(q_sum);
+        let c0 = q_sum * inv_len;
         let ce = dual * inv_len;
         let moved = 2.0 * (c0.w * ce.xyz - ce.w * c0.xyz + cross(c0.xyz, ce.xyz));
         out_p = quat_rotate(c0, p * scale) + moved;

@@ -48,6 +48,29 @@ impl qtangent::Listener for Console {
     }
 }
 
+/// A tool's `main`: quiets Mesa ([`quiet_mesa`], before any thread starts), parses the command
+/// line and runs `run`, ending as [`finish`] does.
+pub fn main<A: clap::Parser, E: std::fmt::Display>(
+    tool: &str,
+    run: impl FnOnce(&A) -> Result<(), E>,
+) -> std::process::ExitCode {
+    quiet_mesa();
+    let args = A::parse();
+    finish(tool, run(&args))
+}
+
+/// The end of a tool's `main`: success, or the error on stderr as `TOOL: error` and exit
+/// status 1.
+pub fn finish<E: std::fmt::Display>(tool: &str, result: Result<(), E>) -> std::process::ExitCode {
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{tool}: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 /// The message of an error, with what a user can do about it where the library says what
 /// happened but not how to fix it here (installing software, command-line flags): the error
 /// and its sources are matched by type, never by their text.

@@ -1,8 +1,19 @@
 //! The Fox (`Fox.glb` from the glTF sample models) as the examples blend it: its clip names and
-//! foot bones. Included by the examples that play it (`#[path = "common/fox.rs"] mod fox;`).
+//! foot bones. Included by the examples that play it (`#[path = "common/fox.rs"] mod fox;`,
+//! with `cli` beside it).
+
+#![allow(dead_code)] // each tool uses what it needs
+
+use std::path::{Path, PathBuf};
 
 use qtangent::anim::{Locomotion, LocomotionError};
 use qtangent::mesh::Scene;
+
+/// Where the Fox is when no file is named: `gltf/Fox.glb` in the assets
+/// ([`crate::cli::assets_dir`]).
+pub fn default_path() -> PathBuf {
+    crate::cli::assets_dir().join("gltf/Fox.glb")
+}
 
 /// The Fox's walk clip.
 pub const WALK: &str = "Walk";
@@ -23,4 +34,13 @@ pub const FEET: [&str; 4] = [
 /// The Fox's walk/run blend: clips [`WALK`] and [`RUN`], feet [`FEET`].
 pub fn locomotion(scene: &Scene) -> Result<Locomotion, LocomotionError> {
     scene.locomotion(WALK, RUN, &FEET)
+}
+
+/// [`locomotion`] of `scene`, loaded from `path`; errors name the file once.
+pub fn locomotion_of(path: &Path, scene: &Scene) -> Result<Locomotion, String> {
+    locomotion(scene).map_err(|e| match e {
+        // These name the file already.
+        LocomotionError::MissingClip { .. } | LocomotionError::MissingNode { .. } => e.to_string(),
+        _ => format!("{}: {e}", path.display()),
+    })
 }

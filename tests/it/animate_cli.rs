@@ -47,19 +47,16 @@ fn a_short_fox_sequence_writes_frames_gif_and_sheet() {
     let gif = std::fs::read(out_dir.join("walkrun.gif")).expect("the GIF");
     assert!(gif.starts_with(b"GIF89a"), "walkrun.gif is not a GIF");
     image::open(out_dir.join("lbs-vs-dqs.png")).expect("the LBS/DQS sheet");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    for needle in [
-        "skinning 1728 vertices",
-        "naive",
-        "unified",
-        "events",
-        "LBS vs DQS",
-    ] {
-        assert!(
-            stdout.contains(needle),
-            "stdout lacks {needle:?}:\n{stdout}"
-        );
-    }
+    common::assert_stdout_has(
+        &out,
+        &[
+            "skinning 1728 vertices",
+            "naive",
+            "unified",
+            "events",
+            "LBS vs DQS",
+        ],
+    );
 }
 
 #[test]

@@ -121,13 +121,7 @@ fn duck_bakes_without_a_normal_map() {
     let Some(dir) = common::assets_dir() else {
         return;
     };
-    let scene = qtangent::mesh::load(dir.join("obj/duck.obj")).expect("duck loads");
-    let prims: Vec<_> = scene
-        .primitives()
-        .map(|(_, p)| p.prepare().expect("prepare"))
-        .collect();
-    let refs: Vec<_> = prims.iter().collect();
-    let mesh = BakeMesh::from_prepared("duck", &refs);
+    let mesh = common::bake::from_file(&dir.join("obj/duck.obj"), "duck");
     let map = qmap::bake_cpu(
         &mesh,
         None,

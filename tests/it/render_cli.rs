@@ -39,21 +39,18 @@ fn default_scene_writes_every_picture_and_the_tables() {
         let img = image::open(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
         assert!(img.width() > 0, "{} is empty", p.display());
     }
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    for needle in [
-        "PSNR",
-        "quatmap",
-        "quatmap-tangent",
-        "qtangent snorm16x4",
-        "frame time",
-        // The spun plate's map is a twist alone: BC5 of (z, w), like the normal maps' (x, y).
-        "Maps stored as: object-space bc7; tangent-space bc5.",
-    ] {
-        assert!(
-            stdout.contains(needle),
-            "stdout lacks {needle:?}:\n{stdout}"
-        );
-    }
+    common::assert_stdout_has(
+        &out,
+        &[
+            "PSNR",
+            "quatmap",
+            "quatmap-tangent",
+            "qtangent snorm16x4",
+            "frame time",
+            // The spun plate's map is a twist alone: BC5 of (z, w), like the normal maps' (x, y).
+            "Maps stored as: object-space bc7; tangent-space bc5.",
+        ],
+    );
 }
 
 #[test]

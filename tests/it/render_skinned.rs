@@ -7,10 +7,11 @@
 //! Needs a GPU adapter (lavapipe is enough); the duck needs the shared assets.
 
 use crate::common;
+use crate::common::draw::{self, Readback};
 
 use qtangent::gpu::GpuContext;
-use qtangent::gpu::SkinPipeline;
-use qtangent::gpu::{Output, Renderer, View, DEBUG_POISON};
+use qtangent::gpu::{GpuScene, Renderer, View, DEBUG_POISON};
+use qtangent::gpu::{SkinBatch, SkinPipeline};
 use qtangent::render::FrameSource;
 use qtangent::render::RenderScene;
 use qtangent::skin::{Bone, SkinMethod, SkinVertices, OUTPUT_BOUND_DEG};
@@ -49,31 +50,38 @@ fn angle_deg(a: [f32; 4], b: [f32; 4]) -> f64 {
 
 fn check_scene(ctx: &GpuContext, name: &str, scene: &RenderScene, expect_map_uv: bool) {
     let renderer = Renderer::new(ctx).unwrap_or_else(|e| panic!("{e}"));
-    let mut gpu = renderer
-        .upload(
-            ctx,
-            scene,
-            &[Format::Snorm16x4],
-            &qtangent::qmap::MapOptions::default(),
-            &mut (),
-        )
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let mut gpu = draw::upload(
+        &renderer,
+        ctx,
+        scene,
+        &qtangent::qmap::MapOptions::default(),
+    );
     let view = View::fitted(scene, W as f32 / H as f32, 30.0, 20.0);
     let source = FrameSource::QTangent(Format::Snorm16x4);
-    let plain = renderer
-        .render_debug(
-            ctx,
-            &gpu,
-            &qtangent::gpu::Shot {
-                view: &view,
-                source,
-                size: glam::UVec2::new(W, H),
-            },
-            Output::Frame,
-        )
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let readback = Readback::new(ctx, &renderer, view, (W, H));
+    let plain = readback.frame(&gpu, source);
+    let batch = rigid_batch(ctx, name, scene);
+    for k in 0..scene.objects.len() {
+        gpu.set_skinned(k, &batch, k)
+            .unwrap_or_else(|e| panic!("{name}: object {k}: {e}"));
+    }
+    let skinned = readback.frame(&gpu, source);
+    compare_draws(name, &plain, &skinned);
+    // The unskinned draw of the same GpuScene must come back once the objects are released.
+    for k in 0..scene.objects.len() {
+        gpu.clear_skinned(k);
+    }
+    let again = readback.frame(&gpu, source);
+    assert!(
+        again[0] == plain[0],
+        "{name}: clear_skinned restores the plain draw"
+    );
+    check_uv_stream(name, scene, &gpu, expect_map_uv);
+}
 
-    // Every object rigidly skinned to one bone: its model matrix.
+/// Every object of `scene` rigidly skinned to one bone, its model matrix: the batch posed and
+/// run (its output poisoned first).
+fn rigid_batch(ctx: &GpuContext, name: &str, scene: &RenderScene) -> SkinBatch {
     let meshes: Vec<SkinVertices> = scene
         .objects
         .iter()
@@ -109,23 +117,12 @@ fn check_scene(ctx: &GpuContext, name: &str, scene: &RenderScene, expect_map_uv:
         .unwrap_or_else(|e| panic!("{e}"));
     batch.buffers().poison(ctx);
     batch.run(ctx).unwrap_or_else(|e| panic!("{e}"));
-    for k in 0..scene.objects.len() {
-        gpu.set_skinned(k, &batch, k)
-            .unwrap_or_else(|e| panic!("{name}: object {k}: {e}"));
-    }
-    let skinned = renderer
-        .render_debug(
-            ctx,
-            &gpu,
-            &qtangent::gpu::Shot {
-                view: &view,
-                source,
-                size: glam::UVec2::new(W, H),
-            },
-            Output::Frame,
-        )
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    batch
+}
 
+/// The plain and the skinned draw's frames agree pixel by pixel, but for
+/// [`OUTLIER_FRACTION`] of the covered pixels.
+fn compare_draws(name: &str, plain: &[Vec<[f32; 4]>; 2], skinned: &[Vec<[f32; 4]>; 2]) {
     let tol = frame_tolerance_deg();
     let covered = |p: [f32; 4]| p[0] != DEBUG_POISON;
     let (mut both, mut outliers, mut worst) = (0usize, 0usize, 0.0f64);
@@ -156,28 +153,11 @@ fn check_scene(ctx: &GpuContext, name: &str, scene: &RenderScene, expect_map_uv:
         outliers as f64 <= OUTLIER_FRACTION * both as f64,
         "{name}: {outliers} of {both} pixels differ (frames beyond {tol}°, handedness or coverage)"
     );
-    // The unskinned draw of the same GpuScene must come back once the objects are released.
-    for k in 0..scene.objects.len() {
-        gpu.clear_skinned(k);
-    }
-    let again = renderer
-        .render_debug(
-            ctx,
-            &gpu,
-            &qtangent::gpu::Shot {
-                view: &view,
-                source,
-                size: glam::UVec2::new(W, H),
-            },
-            Output::Frame,
-        )
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
-    assert!(
-        again[0] == plain[0],
-        "{name}: clear_skinned restores the plain draw"
-    );
-    // The quaternion-map mode's vertex bytes tell which UV stream the meshes have: 28 B a
-    // vertex with a repacked map's second UV set, 20 without.
+}
+
+/// The quaternion-map mode's vertex bytes tell which UV stream the meshes have: 28 B a vertex
+/// with a repacked map's second UV set, 20 without.
+fn check_uv_stream(name: &str, scene: &RenderScene, gpu: &GpuScene, expect_map_uv: bool) {
     let vertices: u64 = scene
         .meshes
         .iter()
@@ -196,9 +176,8 @@ fn check_scene(ctx: &GpuContext, name: &str, scene: &RenderScene, expect_map_uv:
 
 #[test]
 fn the_default_scene_skinned_rigidly_matches_its_plain_draw() {
-    let ctx = common_context();
     let scene = qtangent::lab::content::default_scene().unwrap_or_else(|e| panic!("{e}"));
-    check_scene(&ctx, "default scene", &scene, false);
+    check_scene(common::context(), "default scene", &scene, false);
 }
 
 #[test]
@@ -206,11 +185,6 @@ fn the_duck_skinned_rigidly_matches_its_plain_draw() {
     let Some(dir) = common::assets_dir() else {
         return;
     };
-    let ctx = common_context();
     let scene = RenderScene::load(&dir.join("obj/duck.obj")).unwrap_or_else(|e| panic!("{e}"));
-    check_scene(&ctx, "duck", &scene, true);
-}
-
-fn common_context() -> GpuContext {
-    GpuContext::new().unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"))
+    check_scene(common::context(), "duck", &scene, true);
 }

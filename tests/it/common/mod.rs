@@ -2,6 +2,8 @@
 //! seed is printed on failure, the shared assets, failure pictures and the tools.
 #![allow(dead_code)]
 
+pub mod bake;
+pub mod draw;
 pub mod gltf_build;
 pub mod gltf_write;
 pub mod judges;
@@ -243,6 +245,17 @@ pub fn pack(
 /// A process's stderr as text.
 pub fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Asserts that a process's stdout holds each of `needles`, showing the whole of it when not.
+pub fn assert_stdout_has(out: &std::process::Output, needles: &[&str]) {
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for needle in needles {
+        assert!(
+            stdout.contains(needle),
+            "stdout lacks {needle:?}:\n{stdout}"
+        );
+    }
 }
 
 /// Two unit quads side by side in the z = 0 plane facing +Z (x from −1 to 0 and 0 to 1, y from

@@ -1,0 +1,167 @@
+//! The scene `render` and `viewer` draw: the SCENE argument and the quaternion-map flags, and
+//! the upload that reports where each map came from. Included by those tools
+//! (`#[path = "common/scene.rs"] mod scene;`, with `cli` and `console` beside it).
+
+#![allow(dead_code)] // each tool uses what it needs
+
+use std::path::PathBuf;
+
+use qtangent::gpu::GpuContext;
+use qtangent::gpu::{GpuScene, Renderer, UploadReport, FALLBACK_FORMAT};
+use qtangent::qmap::Bc7Quality;
+use qtangent::qmap::{MapFormat, MapOptions};
+use qtangent::render::MapOrigin;
+use qtangent::render::RenderScene;
+use qtangent::skin::Rig;
+use qtangent::Format;
+
+use crate::cli::names;
+use crate::console::Console;
+
+/// The scene to draw and how its quaternion maps are made.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SceneArgs {
+    /// A glTF (.gltf/.glb) or OBJ file, or `default` for the embedded default scene.
+    #[arg(default_value = "default")]
+    pub scene: String,
+    /// Stored format of both kinds of quaternion map: rgba16f, snorm16, snorm8, rgba32f, bc5,
+    /// bc7 (default: the compressed one — bc5 for tangent-space maps, bc7 for those with a twist
+    /// and for object-space maps; bc5 asked of those is stored as bc7, with a note).
+    #[arg(long, value_parser = names::<MapFormat>(MapFormat::ALL.map(MapFormat::name)))]
+    pub map_format: Option<MapFormat>,
+    /// Keep the object-space maps' handedness plane instead of deriving the handedness from the
+    /// UV winding.
+    #[arg(long)]
+    pub keep_handedness: bool,
+    /// BC7 encoder effort for the maps baked here: ultrafast (about 1 s per 2048² map on two
+    /// cores), veryfast, fast, basic (the default of every tool, what ships; about 16 s), slow.
+    #[arg(long, default_value_t = MapOptions::default().bc7,
+          value_parser = names::<Bc7Quality>(Bc7Quality::ALL.map(Bc7Quality::name)))]
+    pub bc7_quality: Bc7Quality,
+    /// A folder of KTX2 maps written by `bake` (`<material>.ktx2`): used for the materials it
+    /// has, instead of baking.
+    #[arg(long, value_name = "DIR")]
+    pub maps: Option<PathBuf>,
+    /// Side of every baked quaternion map (default: one texel per normal-map texel, at least
+    /// 256; the default scene uses 512).
+    #[arg(long)]
+    pub map_size: Option<u32>,
+}
+
+impl SceneArgs {
+    /// The scene named by SCENE, its maps sized by `--map-size`. Its warnings are left for the
+    /// tool to print.
+    pub fn load(&self) -> Result<RenderScene, String> {
+        let mut scene =
+            qtangent::lab::content::scene_from_arg(&self.scene).map_err(|e| e.to_string())?;
+        if let Some(size) = self.map_size {
+            if !(1..=16384).contains(&size) {
+                return Err(format!("--map-size {size} is outside 1 to 16384"));
+            }
+            scene.set_bake_size(size);
+        }
+        Ok(scene)
+    }
+
+    /// The map options the flags ask for; `--maps` must be a folder.
+    pub fn map_options(&self) -> Result<MapOptions, String> {
+        if let Some(dir) = &self.maps {
+            if !dir.is_dir() {
+                return Err(format!("--maps {}: not a folder", dir.display()));
+            }
+        }
+        Ok(MapOptions {
+            format: self.map_format,
+            keep_handedness: self.keep_handedness,
+            maps_dir: self.maps.clone(),
+            bc7: self.bc7_quality,
+            ..MapOptions::default()
+        })
+    }
+}
+
+/// Uploads `scene` with the qtangent `formats` and its maps made as `options` say, printing
+/// the bake's progress, the maps loaded from a folder and the objects quatmap mode draws with
+/// vertex frames, each line headed by `tool`. Errors name the scene.
+pub fn upload(
+    tool: &'static str,
+    ctx: &GpuContext,
+    renderer: &Renderer,
+    scene: &RenderScene,
+    formats: &[Format],
+    options: &MapOptions,
+) -> Result<GpuScene, String> {
+    let gpu = renderer
+        .upload(
+            ctx,
+            scene,
+            formats,
+            options,
+            &mut Console::with_progress(tool),
+        )
+        .map_err(|e| format!("{}: {e}", scene.name))?;
+    print_map_origins(tool, gpu.report());
+    for m in gpu
+        .report()
+        .object_maps
+        .iter()
+        .filter(|m| m.format.is_none())
+    {
+        eprintln!(
+            "note: {} has no quaternion map; quatmap mode draws it with {} vertex frames",
+            m.name,
+            FALLBACK_FORMAT.name()
+        );
+    }
+    Ok(gpu)
+}
+
+/// `name: N meshes, N objects, N vertices, N triangles drawn`: what `gpu` holds of `scene`.
+pub fn summary(scene: &RenderScene, gpu: &GpuScene) -> String {
+    format!(
+        "{}: {} meshes, {} objects, {} vertices, {} triangles drawn",
+        scene.name,
+        scene.meshes.len(),
+        scene.objects.len(),
+        gpu.vertex_count(),
+        gpu.triangles_drawn()
+    )
+}
+
+/// Names the maps loaded from the maps folder.
+fn print_map_origins(tool: &str, report: &UploadReport) {
+    let kinds = [
+        ("tangent", &report.tangent_maps),
+        ("object", &report.object_maps),
+    ];
+    for (kind, maps) in kinds {
+        for m in maps {
+            if let Some(MapOrigin::Loaded(path)) = &m.origin {
+                let name = &m.name;
+                eprintln!(
+                    "{tool}: {name}: {kind}-space map loaded from {}",
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+/// The skinning rig of `scene`'s skinned objects, their skins and joints from `loaded` (the file
+/// `scene` was made from); its warnings printed, headed by `tool`.
+pub fn skinned_rig(
+    tool: &str,
+    loaded: &qtangent::mesh::Scene,
+    scene: &RenderScene,
+) -> Result<Rig, String> {
+    let objects = scene.objects.iter().enumerate();
+    let rig = Rig::new(
+        loaded,
+        objects.filter_map(|(k, o)| o.skin.map(|s| (k, &scene.meshes[o.mesh].mesh, s))),
+    )
+    .map_err(|e| e.to_string())?;
+    for w in &rig.warnings {
+        eprintln!("{tool}: warning: {w}");
+    }
+    Ok(rig)
+}

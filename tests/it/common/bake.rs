@@ -1,0 +1,30 @@
+//! Bake meshes and CPU bakes for the map tests, panicking with the mesh's name.
+
+use qtangent::mesh::Primitive;
+use qtangent::qmap::{self, BakeMesh, BakeSettings, NormalMap, QuatMap};
+
+/// `p` prepared, as one bake mesh named by its label.
+pub fn from_primitive(p: &Primitive) -> BakeMesh {
+    let prepared = p.prepare().unwrap_or_else(|e| panic!("{}: {e:?}", p.label));
+    BakeMesh::from_prepared(p.label.clone(), &[&prepared])
+}
+
+/// Every primitive of the file at `path` prepared, as one bake mesh named `label`.
+pub fn from_file(path: &std::path::Path, label: &str) -> BakeMesh {
+    let scene = qtangent::mesh::load(path).unwrap_or_else(|e| panic!("{label}: {e}"));
+    let prims: Vec<_> = scene
+        .primitives()
+        .map(|(_, p)| {
+            p.prepare()
+                .unwrap_or_else(|e| panic!("{label}: {}: {e}", p.label))
+        })
+        .collect();
+    let refs: Vec<_> = prims.iter().collect();
+    BakeMesh::from_prepared(label, &refs)
+}
+
+/// The CPU bake of `mesh` (the reference).
+pub fn bake(mesh: &BakeMesh, normal_map: Option<&NormalMap>, settings: &BakeSettings) -> QuatMap {
+    qmap::bake_cpu(mesh, normal_map, settings, &mut ())
+        .unwrap_or_else(|e| panic!("{}: bake failed: {e}", mesh.label))
+}
