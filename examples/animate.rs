@@ -266,7 +266,7 @@ fn stage(
     println!(
         "skinning {} vertices ({} influences, {} B a vertex) with {} bones a frame",
         batch.buffers().vertex_count(),
-        batch.influences.count(),
+        batch.influences().count(),
         batch.bytes_per_vertex(),
         batch.buffers().bone_count()
     );

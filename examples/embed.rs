@@ -146,16 +146,10 @@ fn skin_batch(ctx: &GpuContext) -> Result<(), Box<dyn Error>> {
     let got = batch.read(ctx)?;
     let (mut worst_p, mut worst_f) = (0.0f64, 0.0f64);
     for (v, out) in got.iter().enumerate() {
-        let r = skin::reference(
-            method,
-            &bones,
-            &mesh.influences[v],
-            mesh.positions[v],
-            mesh.qtangent(v),
-        )
-        .ok_or("skin: the reference has no rotation for a vertex")?;
+        let r = skin::reference(method, &bones, &mesh, v)
+            .ok_or("skin: the reference has no rotation for a vertex")?;
         let p = glam::DVec3::from_array(out.position.map(f64::from));
-        let size = f64::from(mesh.positions[v].length()) + 1.0;
+        let size = f64::from(mesh.position(v).length()) + 1.0;
         worst_p = worst_p.max((p - r.position).length() / size);
         worst_f = worst_f.max(skin::frame_angle_deg(
             out.frame().rotation.as_dquat(),

@@ -114,17 +114,11 @@ fn cylinder(n: usize, bones: usize, influences: usize) -> Result<SkinVertices, S
 /// template's (copied, so building a million-vertex batch stays cheap).
 fn variant(template: &SkinVertices, rng: &mut impl Rng, label: String) -> SkinVertices {
     let radius = rng.random_range(0.8..1.2f32);
-    let positions = template
-        .positions
-        .iter()
-        .map(|p| {
-            let jitter = Vec3::new(rng.random(), rng.random(), rng.random()) * 0.01;
-            Vec3::new(p.x * radius, p.y, p.z * radius) + jitter
-        })
-        .collect();
-    let mut v = template.clone();
+    let mut v = template.map_positions(|p| {
+        let jitter = Vec3::new(rng.random(), rng.random(), rng.random()) * 0.01;
+        Vec3::new(p.x * radius, p.y, p.z * radius) + jitter
+    });
     v.label = label;
-    v.positions = positions;
     v
 }
 
@@ -239,7 +233,7 @@ fn bench_size(
         rows.push(row("matrix LBS", MATRIX_LAYOUT, (bpv - 40, 40), s));
     }
     let mut batch = pipelines.0.batch(ctx, &refs, &which, SkinMethod::Linear)?;
-    check_packing("quaternion", batch.influences, expected)?;
+    check_packing("quaternion", batch.influences(), expected)?;
     batch.set_bones(ctx, &bones)?;
     for method in SkinMethod::ALL {
         batch.set_method(method);

@@ -503,7 +503,7 @@ impl Viewer {
             (Command::Speed(steps), Some(a)) => a.step_speed(steps),
             (Command::Ramp, Some(a)) => a.toggle_ramp(),
             (Command::SkinMethod, Some(a)) => {
-                let next = match a.batch.batch().method {
+                let next = match a.batch.batch().method() {
                     SkinMethod::Linear => SkinMethod::DualQuaternion,
                     SkinMethod::DualQuaternion => SkinMethod::Linear,
                 };
@@ -995,7 +995,7 @@ impl Animation {
             self.measured,
             self.speed,
             if self.ramp.is_some() { " ramp" } else { "" },
-            self.batch.batch().method.name().to_uppercase()
+            self.batch.batch().method().name().to_uppercase()
         )
     }
 }

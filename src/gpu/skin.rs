@@ -104,11 +104,11 @@ pub struct InstanceRange {
 /// A batch uploaded and bound: set bones, dispatch, draw or read back, any number of times.
 pub struct SkinBatch {
     /// The method the batch dispatches with (see [`SkinBatch::set_method`]).
-    pub method: SkinMethod,
+    method: SkinMethod,
     /// Influences per vertex the meshes were packed with.
-    pub influences: Influences,
+    influences: Influences,
     /// The format of the input qtangents (every mesh's).
-    pub format: Format,
+    format: Format,
     core: SkinBuffers,
     /// One pipeline per method, in [`SkinMethod::ALL`] order.
     pipelines: [wgpu::ComputePipeline; 2],
@@ -556,6 +556,24 @@ impl SkinBatch {
     #[must_use]
     pub fn bytes_per_vertex(&self) -> u64 {
         (self.influences.words(self.format) + OUTPUT_WORDS) as u64 * 4
+    }
+
+    /// The method the next dispatches use.
+    #[must_use]
+    pub fn method(&self) -> SkinMethod {
+        self.method
+    }
+
+    /// Influences per vertex the meshes were packed with.
+    #[must_use]
+    pub fn influences(&self) -> Influences {
+        self.influences
+    }
+
+    /// The format of the input qtangents (every mesh's).
+    #[must_use]
+    pub fn format(&self) -> Format {
+        self.format
     }
 
     /// Switches the method the next dispatches use (the buffers stay).

@@ -403,7 +403,7 @@ pub struct SkinVertices {
     /// `mesh 'Fox' primitive 0`, for messages.
     pub label: String,
     /// Rest positions.
-    pub positions: Vec<Vec3>,
+    pub(crate) positions: Vec<Vec3>,
     /// The format the rest frames are uploaded in.
     format: Format,
     /// The rest frames as given.
@@ -411,9 +411,9 @@ pub struct SkinVertices {
     /// The rest frames encoded in `format`, `format.bytes()` each: what the kernel reads.
     encoded: Vec<u8>,
     /// Influences per vertex.
-    pub influences: Vec<PackedInfluences>,
+    pub(crate) influences: Vec<PackedInfluences>,
     /// Joints in the palette the influences index.
-    pub joint_count: usize,
+    pub(crate) joint_count: usize,
     /// Non-zero influences dropped beyond `MAX_INFLUENCES` (summed over vertices).
     pub dropped_influences: usize,
 }
@@ -509,6 +509,25 @@ impl SkinVertices {
             &p.weights,
             joint_count,
         )
+    }
+
+    /// A copy whose every rest position is moved by `f` (frames and influences kept): another
+    /// instance of the same rig with its own shape.
+    #[must_use]
+    pub fn map_positions(&self, f: impl FnMut(Vec3) -> Vec3) -> Self {
+        Self {
+            positions: self.positions.iter().copied().map(f).collect(),
+            ..self.clone()
+        }
+    }
+
+    /// The rest position of vertex `v`.
+    ///
+    /// # Panics
+    /// If `v >= len()`.
+    #[must_use]
+    pub fn position(&self, v: usize) -> Vec3 {
+        self.positions[v]
     }
 
     /// Vertices.

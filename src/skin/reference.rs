@@ -4,7 +4,7 @@
 
 use glam::{DMat3, DQuat, DVec3, Vec3};
 
-use super::{Bone, PackedInfluences, SkinMethod};
+use super::{Bone, PackedInfluences, SkinMethod, SkinVertices};
 use crate::format::SNORM16_NEAREST_BOUND_DEG;
 use crate::frame::QTangent;
 
@@ -129,15 +129,19 @@ pub(crate) fn reference_dqs(
     })
 }
 
-/// The reference for either method.
+/// The reference for either method: vertex `v` of `mesh` skinned by `bones` (its palette).
+/// `None` where the blend has no rotation (the bones' rotations cancel).
+///
+/// # Panics
+/// If `v >= mesh.len()`.
 #[must_use]
 pub fn reference(
     method: SkinMethod,
     bones: &[Bone],
-    inf: &PackedInfluences,
-    p: Vec3,
-    q: QTangent,
+    mesh: &SkinVertices,
+    v: usize,
 ) -> Option<Reference> {
+    let (inf, p, q) = (&mesh.influences[v], mesh.positions[v], mesh.qtangent(v));
     match method {
         SkinMethod::Linear => reference_lbs(bones, inf, p, q),
         SkinMethod::DualQuaternion => reference_dqs(bones, inf, p, q),

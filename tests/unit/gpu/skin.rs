@@ -134,9 +134,11 @@ fn check(
         for v in 0..mesh.len() {
             let out = &got[inst.output.start as usize + v];
             let inf = &mesh.influences[v];
-            let q = mesh.qtangent(v);
-            let r = reference(batch.method, palette, inf, mesh.positions[v], q)
-                .unwrap_or_else(|| panic!("{what}: instance {i} vertex {v}: the reference has no rotation for this blend"));
+            let r = reference(batch.method(), palette, mesh, v).unwrap_or_else(|| {
+                panic!(
+                    "{what}: instance {i} vertex {v}: the reference has no rotation for this blend"
+                )
+            });
             // Size of the summed terms (see POSITION_TOL).
             let size = inf
                 .joints
@@ -155,19 +157,19 @@ fn check(
             assert!(
                 rel <= POSITION_TOL,
                 "{what} ({}): instance {i} vertex {v}: position {p} vs reference {} ({rel:e} relative to {size}; tolerance {POSITION_TOL:e})",
-                batch.method.name(),
+                batch.method().name(),
                 r.position
             );
             assert!(
                 angle <= FRAME_TOL_DEG,
                 "{what} ({}): instance {i} vertex {v}: frame off by {angle}° (tolerance {FRAME_TOL_DEG}°); influences {inf:?}",
-                batch.method.name()
+                batch.method().name()
             );
             assert_eq!(
                 f.reflected,
-                q.reflected,
+                mesh.qtangent(v).reflected,
                 "{what} ({}): instance {i} vertex {v}: the handedness changed",
-                batch.method.name()
+                batch.method().name()
             );
             worst.position_rel = worst.position_rel.max(rel);
             worst.frame_deg = worst.frame_deg.max(angle);
@@ -194,7 +196,7 @@ fn random_poses_and_weights_match_the_f64_reference_with_4_and_8_influences() {
                 let batch = pipeline
                     .batch(ctx, &[&mesh], &[0], method)
                     .unwrap_or_else(|e| panic!("{e}"));
-                assert_eq!(batch.influences, layout);
+                assert_eq!(batch.influences(), layout);
                 let got = run(ctx, &batch, &bones);
                 let w = check(
                     &format!("seed {seed:#x}, {max_influences} influences"),
@@ -232,7 +234,7 @@ fn every_input_format_is_skinned_like_the_reference() {
                 let batch = pipeline
                     .batch(ctx, &[&mesh], &[0], method)
                     .unwrap_or_else(|e| panic!("{format}: {e}"));
-                assert_eq!(batch.format, format);
+                assert_eq!(batch.format(), format);
                 let got = run(ctx, &batch, &bones);
                 let w = check(
                     &format!("seed {seed:#x}, {format}"),
@@ -300,7 +302,7 @@ fn every_vertex_with_eight_influences() {
             let batch = pipeline
                 .batch(ctx, &[&mesh], &[0], method)
                 .unwrap_or_else(|e| panic!("{e}"));
-            assert_eq!(batch.influences, Influences::Eight);
+            assert_eq!(batch.influences(), Influences::Eight);
             let got = run(ctx, &batch, &bones);
             check(
                 &format!("seed {seed:#x}, 8 influences"),
