@@ -19,7 +19,7 @@ use std::f32::consts::PI;
 
 use glam::{Vec2, Vec3, Vec4};
 use image::RgbaImage;
-use qtangent::gpu::{Output, Renderer, View};
+use qtangent::gpu::{GpuScene, Renderer, View};
 use qtangent::lab::disc::{self, RgLayout};
 use qtangent::mesh::procedural::plate;
 use qtangent::mesh::{self, Prepared};
@@ -27,10 +27,11 @@ use qtangent::qmap::MapFormat;
 use qtangent::qmap::MapOptions;
 use qtangent::render::shading::{self, Surface};
 use qtangent::render::{FrameSource, MaterialUniforms};
-use qtangent::render::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
+use qtangent::render::{MapSource, RenderScene, SceneMaterial};
 use qtangent::Format;
 
 use crate::common::context;
+use crate::common::draw::{self, Readback};
 
 const SOURCES: [FrameSource; 4] = [
     FrameSource::Reference,
@@ -86,25 +87,17 @@ fn panel_scene(p: &Panel) -> RenderScene {
         ..MaterialUniforms::default()
     };
     uniforms.set_anisotropy_rotation(p.rotation_deg.to_radians());
-    RenderScene {
-        name: p.name.into(),
-        meshes: vec![SceneMesh {
-            mesh,
-            material: 0,
-            map: MapSource::Bake { size: 64 },
-        }],
-        materials: vec![SceneMaterial {
-            anisotropy: p.texture.clone(),
-            ..SceneMaterial::plain(p.name, uniforms)
-        }],
-        objects: vec![SceneObject {
-            mesh: 0,
-            model: glam::Mat4::IDENTITY,
-            skin: None,
-        }],
-        warnings: Vec::new(),
-        source: None,
-    }
+    let material = SceneMaterial {
+        anisotropy: p.texture.clone(),
+        ..SceneMaterial::plain(p.name, uniforms)
+    };
+    draw::single_scene(
+        p.name,
+        mesh,
+        material,
+        MapSource::Bake { size: 64 },
+        glam::Mat4::IDENTITY,
+    )
 }
 
 /// The axial angle between two vectors of the plate (degrees, 0–90), as atan2(|a × b|, |a · b|)
@@ -139,157 +132,73 @@ const U: f32 = crate::common::U;
 /// `acos` it was not safe either, see [`axial_deg`].)
 const F32_DIRECTION_ROUNDINGS: f32 = 6.0 + 13.0 + 15.0 + 40.0 + 12.0;
 
+/// The rotation test's panels: the tilt undone by the rotation, by the texture, by both, and
+/// a control panel with the tilt left in. Texture B = 204 (0.8) on textured panels, material
+/// strength 0.8 everywhere.
+fn rotation_panels() -> [Panel; 5] {
+    let panel = |name, rotation_deg, texture| Panel {
+        name,
+        tilt_deg: 30.0,
+        rotation_deg,
+        texture,
+        expect_deg: 0.0,
+        strength: 0.8,
+    };
+    let textured = |name, rotation_deg, texture_deg| Panel {
+        strength: 0.8 * 0.8,
+        ..panel(
+            name,
+            rotation_deg,
+            Some(direction_texture(texture_deg, 204)),
+        )
+    };
+    [
+        Panel {
+            tilt_deg: 0.0,
+            ..panel("untilted", 0.0, None)
+        },
+        panel("rotation −30°", -30.0, None),
+        textured("texture −30°", 0.0, -30.0),
+        textured("rotation −10° + texture −20°", -10.0, -20.0),
+        Panel {
+            expect_deg: 30.0,
+            ..panel("control: tilted, not undone", 0.0, None)
+        },
+    ]
+}
+
+// Tolerances (degrees). An 8-bit RG direction: each component within ½ of 1/255 in [0, 1],
+// 1/255 in [−1, 1], moves a unit vector by at most √2/255 rad = 0.32°. An rgba16f map: each
+// component of q within 2⁻¹¹ relative (half a step of f16's 10-bit mantissa, values ≤ 1), so
+// |Δq| ≤ 2·2⁻¹¹ and the rotation by at most 2|Δq| = 2⁻⁹ rad = 0.11°. Snorm16x4 vertex
+// frames: 1/32767 a component, under 0.01°. f32 rounding, `F32_DIRECTION_ROUNDINGS` U (above).
+const TOL_DEG: f32 = 0.32 + 0.11 + 0.01 + F32_DIRECTION_ROUNDINGS * U * (180.0 / PI);
+// Strength: the texture's B in an 8-bit UNORM texture decodes to b/255 exactly to within
+// f32 rounding (Vulkan: UNORM conversion within 1 ulp... 2⁻²³ relative), times an f32 factor.
+const TOL_STRENGTH: f32 = 1e-5;
+
 #[test]
 fn rotation_undone_three_ways_gives_one_highlight_direction_in_every_frame_source() {
     let ctx = context();
     let renderer = Renderer::new(ctx).expect("renderer");
-    // Texture B = 204 (0.8) on textured panels, material strength 0.8 everywhere.
-    let panels = [
-        Panel {
-            name: "untilted",
-            tilt_deg: 0.0,
-            rotation_deg: 0.0,
-            texture: None,
-            expect_deg: 0.0,
-            strength: 0.8,
-        },
-        Panel {
-            name: "rotation −30°",
-            tilt_deg: 30.0,
-            rotation_deg: -30.0,
-            texture: None,
-            expect_deg: 0.0,
-            strength: 0.8,
-        },
-        Panel {
-            name: "texture −30°",
-            tilt_deg: 30.0,
-            rotation_deg: 0.0,
-            texture: Some(direction_texture(-30.0, 204)),
-            expect_deg: 0.0,
-            strength: 0.8 * 0.8,
-        },
-        Panel {
-            name: "rotation −10° + texture −20°",
-            tilt_deg: 30.0,
-            rotation_deg: -10.0,
-            texture: Some(direction_texture(-20.0, 204)),
-            expect_deg: 0.0,
-            strength: 0.8 * 0.8,
-        },
-        Panel {
-            name: "control: tilted, not undone",
-            tilt_deg: 30.0,
-            rotation_deg: 0.0,
-            texture: None,
-            expect_deg: 30.0,
-            strength: 0.8,
-        },
-    ];
-    let (_, untilted_t, _) = tilted_plate(0.0);
     let view = View {
         camera: disc::camera(),
         lighting: disc::lighting(),
         anisotropy_override: None,
         background: Vec3::ZERO,
     };
-    let uniforms = view
-        .lighting
-        .uniforms(view.camera.position(), view.anisotropy_override);
-    // Tolerances (degrees). An 8-bit RG direction: each component within ½ of 1/255 in [0, 1],
-    // 1/255 in [−1, 1], moves a unit vector by at most √2/255 rad = 0.32°. An rgba16f map: each
-    // component of q within 2⁻¹¹ relative (half a step of f16's 10-bit mantissa, values ≤ 1), so
-    // |Δq| ≤ 2·2⁻¹¹ and the rotation by at most 2|Δq| = 2⁻⁹ rad = 0.11°. Snorm16x4 vertex
-    // frames: 1/32767 a component, under 0.01°. f32 rounding, `F32_DIRECTION_ROUNDINGS` U (below).
-    const TOL_DEG: f32 = 0.32 + 0.11 + 0.01 + F32_DIRECTION_ROUNDINGS * U * (180.0 / PI);
-    // Strength: the texture's B in an 8-bit UNORM texture decodes to b/255 exactly to within
-    // f32 rounding (Vulkan: UNORM conversion within 1 ulp... 2⁻²³ relative), times an f32 factor.
-    const TOL_STRENGTH: f32 = 1e-5;
-    let size = 24;
+    let readback = Readback::new(ctx, &renderer, view, (24, 24));
     let mut report = Vec::new();
-    for p in &panels {
+    for p in &rotation_panels() {
         let scene = panel_scene(p);
-        let gpu = renderer
-            .upload(
-                ctx,
-                &scene,
-                &[Format::Snorm16x4],
-                &MapOptions::stored(MapFormat::Rgba16Float),
-                &mut (),
-            )
-            .unwrap_or_else(|e| panic!("{}: upload: {e}", p.name));
+        let gpu = draw::upload(
+            &renderer,
+            ctx,
+            &scene,
+            &MapOptions::stored(MapFormat::Rgba16Float),
+        );
         for source in SOURCES {
-            let [frame, tangent] = renderer
-                .render_debug(
-                    ctx,
-                    &gpu,
-                    &qtangent::gpu::Shot {
-                        view: &view,
-                        source,
-                        size: glam::UVec2::new(size, size),
-                    },
-                    Output::Frame,
-                )
-                .unwrap_or_else(|e| panic!("{}: {source:?}: {e}", p.name));
-            let [radiance, world] = renderer
-                .render_debug(
-                    ctx,
-                    &gpu,
-                    &qtangent::gpu::Shot {
-                        view: &view,
-                        source,
-                        size: glam::UVec2::new(size, size),
-                    },
-                    Output::Shading,
-                )
-                .unwrap_or_else(|e| panic!("{}: {source:?}: {e}", p.name));
-            let mut worst = 0.0f32;
-            let mut covered = 0;
-            for i in 0..(size * size) as usize {
-                let [tx, ty, tz, strength] = tangent[i];
-                if !(tx.is_finite() && ty.is_finite() && tz.is_finite()) {
-                    continue;
-                }
-                covered += 1;
-                let t = Vec3::new(tx, ty, tz);
-                let off = axial_deg(t, untilted_t);
-                worst = worst.max((off - p.expect_deg).abs());
-                assert!(
-                    (strength - p.strength).abs() <= TOL_STRENGTH,
-                    "{}: {}: pixel {i}: strength {strength}, expected {}",
-                    p.name,
-                    source.label(),
-                    p.strength
-                );
-                // The BRDF with the GPU's own frame and direction: only arithmetic differs
-                // (tests/unit/gpu/render.rs derives 2⁻¹² of the largest channel).
-                let n = Vec3::new(frame[i][0], frame[i][1], frame[i][2]);
-                let m = &scene.materials[0].uniforms;
-                let s = Surface {
-                    position: Vec3::new(world[i][0], world[i][1], world[i][2]),
-                    normal: n,
-                    tangent: t,
-                    base_color: m.base_color.truncate(),
-                    metallic: m.metallic,
-                    roughness: m.roughness,
-                    anisotropy: strength,
-                };
-                let cpu = shading::shade(&s, &uniforms);
-                let gpu_rad = Vec3::new(radiance[i][0], radiance[i][1], radiance[i][2]);
-                let tol = cpu.max_element().max(gpu_rad.max_element()) * 2f32.powi(-12);
-                assert!(
-                    (cpu - gpu_rad).abs().max_element() <= tol,
-                    "{}: {}: pixel {i}: radiance {gpu_rad} on the GPU, {cpu} on the CPU",
-                    p.name,
-                    source.label()
-                );
-            }
-            assert!(
-                covered > (size * size) as usize / 2,
-                "{}: {}: only {covered} pixels drawn",
-                p.name,
-                source.label()
-            );
+            let worst = check_panel(&readback, &scene, &gpu, p, source);
             report.push(format!(
                 "{:<32} {:<20} worst {worst:.3}° off {:.0}°",
                 p.name,
@@ -309,6 +218,73 @@ fn rotation_undone_three_ways_gives_one_highlight_direction_in_every_frame_sourc
     println!("{}", report.join("\n"));
 }
 
+/// Checks one panel drawn with one frame source, pixel by pixel: the anisotropy strength, and
+/// the radiance against the CPU BRDF with the GPU's own frame and direction. Returns the worst
+/// difference of the highlight direction's angle to the untilted tangent from the expected one.
+fn check_panel(
+    readback: &Readback<'_>,
+    scene: &RenderScene,
+    gpu: &GpuScene,
+    p: &Panel,
+    source: FrameSource,
+) -> f32 {
+    let (_, untilted_t, _) = tilted_plate(0.0);
+    let view = &readback.view;
+    let uniforms = view
+        .lighting
+        .uniforms(view.camera.position(), view.anisotropy_override);
+    let [frame, tangent] = readback.frame(gpu, source);
+    let [radiance, world] = readback.shading(gpu, source);
+    let mut worst = 0.0f32;
+    let mut covered = 0;
+    for i in 0..tangent.len() {
+        let [tx, ty, tz, strength] = tangent[i];
+        if !(tx.is_finite() && ty.is_finite() && tz.is_finite()) {
+            continue;
+        }
+        covered += 1;
+        let t = Vec3::new(tx, ty, tz);
+        let off = axial_deg(t, untilted_t);
+        worst = worst.max((off - p.expect_deg).abs());
+        assert!(
+            (strength - p.strength).abs() <= TOL_STRENGTH,
+            "{}: {}: pixel {i}: strength {strength}, expected {}",
+            p.name,
+            source.label(),
+            p.strength
+        );
+        // The BRDF with the GPU's own frame and direction: only arithmetic differs
+        // (tests/unit/gpu/render.rs derives 2⁻¹² of the largest channel).
+        let n = Vec3::new(frame[i][0], frame[i][1], frame[i][2]);
+        let m = &scene.materials[0].uniforms;
+        let s = Surface {
+            position: Vec3::new(world[i][0], world[i][1], world[i][2]),
+            normal: n,
+            tangent: t,
+            base_color: m.base_color.truncate(),
+            metallic: m.metallic,
+            roughness: m.roughness,
+            anisotropy: strength,
+        };
+        let cpu = shading::shade(&s, &uniforms);
+        let gpu_rad = Vec3::new(radiance[i][0], radiance[i][1], radiance[i][2]);
+        let tol = cpu.max_element().max(gpu_rad.max_element()) * 2f32.powi(-12);
+        assert!(
+            (cpu - gpu_rad).abs().max_element() <= tol,
+            "{}: {}: pixel {i}: radiance {gpu_rad} on the GPU, {cpu} on the CPU",
+            p.name,
+            source.label()
+        );
+    }
+    assert!(
+        covered > tangent.len() / 2,
+        "{}: {}: only {covered} pixels drawn",
+        p.name,
+        source.label()
+    );
+    worst
+}
+
 /// The claim of the README's swirl-disc table, at a size a test can afford: a 256² texture
 /// read at mip 2 (64² render) and mip 3 (32²).
 #[test]
@@ -319,15 +295,12 @@ fn swirl_disc_quaternion_maps_at_most_halve_the_rg_maps_direction_error() {
     let canonical = disc::scene(texture, RgLayout::Canonical).expect("disc");
     let oriented = disc::scene(texture, RgLayout::Oriented).expect("disc");
     let upload = |scene: &RenderScene| {
-        renderer
-            .upload(
-                ctx,
-                scene,
-                &[Format::Snorm16x4],
-                &MapOptions::stored(MapFormat::Rgba16Float),
-                &mut (),
-            )
-            .expect("upload")
+        draw::upload(
+            &renderer,
+            ctx,
+            scene,
+            &MapOptions::stored(MapFormat::Rgba16Float),
+        )
     };
     let (gpu_c, gpu_o) = (upload(&canonical), upload(&oriented));
     let view = View {
@@ -348,19 +321,9 @@ fn swirl_disc_quaternion_maps_at_most_halve_the_rg_maps_direction_error() {
             disc::samples_for(size, texture),
             view.background,
         );
+        let readback = Readback::new(ctx, &renderer, view.clone(), (size, size));
         let stats = |gpu, source| {
-            let [_, t] = renderer
-                .render_debug(
-                    ctx,
-                    gpu,
-                    &qtangent::gpu::Shot {
-                        view: &view,
-                        source,
-                        size: glam::UVec2::new(size, size),
-                    },
-                    Output::Frame,
-                )
-                .expect("render");
+            let [_, t] = readback.frame(gpu, source);
             disc::direction_stats(&truth, &t, disc::COHERENT)
         };
         let rg_c = stats(&gpu_c, FrameSource::Reference);

@@ -27,7 +27,9 @@
 //!
 //! Needs a GPU adapter (lavapipe is enough); without one it fails saying how to install it.
 
-use crate::common;
+use crate::common::draw::{self, Readback};
+use crate::common::{self, context};
+use crate::gpu::kit::render_target;
 
 use glam::{DMat4, DVec3, DVec4, Mat4, Quat, Vec2, Vec3, Vec4};
 use qtangent::gpu::render::DEBUG_FORMAT;
@@ -38,10 +40,10 @@ use qtangent::qmap::EncodedMap;
 use qtangent::qmap::Encoding;
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::MapSpace;
-use qtangent::qmap::{self, tangent, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap};
+use qtangent::qmap::{tangent, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap};
 use qtangent::render::shading::{self, Surface};
-use qtangent::render::{Camera, FrameSource, Lighting, MaterialUniforms};
-use qtangent::render::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
+use qtangent::render::{Camera, FrameSource, Lighting, MaterialUniforms, SceneUniforms};
+use qtangent::render::{MapSource, RenderScene, SceneMaterial, SceneObject};
 use qtangent::Format;
 use rand::Rng;
 
@@ -49,7 +51,7 @@ const SIZE: u32 = 256;
 const MAP_W: u32 = 128;
 const MAP_H: u32 = 64;
 /// f32 unit roundoff.
-const U: f32 = f32::EPSILON / 2.0;
+const U: f32 = common::U;
 /// Vulkan's minimum sub-pixel precision: vertices snap to 2⁻⁴ px.
 const SUBPIXEL: f32 = 1.0 / 16.0;
 /// The step of the filter weights on this adapter (the quirk table: Vulkan's minimum is 2⁻⁴,
@@ -57,8 +59,6 @@ const SUBPIXEL: f32 = 1.0 / 16.0;
 fn subtexel_step(ctx: &GpuContext) -> f32 {
     common::quirks::subtexel_step(ctx)
 }
-
-use crate::common::context;
 
 fn material() -> MaterialUniforms {
     MaterialUniforms {
@@ -157,7 +157,7 @@ fn setup_stored(object: MapFormat, tangent_format: MapFormat, twist: bool) -> Se
         padding: 2,
         format: MapFormat::Rgba32Float,
     };
-    let map = qmap::bake_cpu(&bake, None, &settings, &mut ()).expect("sphere bakes");
+    let map = common::bake::bake(&bake, None, &settings);
     let tmap = tangent_field(twist);
     let half = |f: MapFormat| {
         if f.is_compressed() {
@@ -166,25 +166,16 @@ fn setup_stored(object: MapFormat, tangent_format: MapFormat, twist: bool) -> Se
             f.half_step()
         }
     };
-    let scene = RenderScene {
-        name: "analytic sphere".into(),
-        meshes: vec![SceneMesh {
-            mesh: sphere.clone(),
-            material: 0,
-            map: MapSource::Authored(Box::new(map.clone())),
-        }],
-        materials: vec![SceneMaterial {
+    let scene = draw::single_scene(
+        "analytic sphere",
+        sphere.clone(),
+        SceneMaterial {
             tangent_map: Some(Box::new(tmap.clone())),
             ..SceneMaterial::plain("test", material())
-        }],
-        objects: vec![SceneObject {
-            mesh: 0,
-            model: Mat4::IDENTITY,
-            skin: None,
-        }],
-        warnings: Vec::new(),
-        source: None,
-    };
+        },
+        MapSource::Authored(Box::new(map.clone())),
+        Mat4::IDENTITY,
+    );
     let view = View {
         camera: Camera::fit(Vec3::ZERO, 1.0, 1.0, 25.0, 20.0),
         lighting: Lighting::single(Vec3::new(0.4, 0.7, 0.6), Vec3::splat(3.0)),
@@ -390,6 +381,36 @@ fn sphere_frames_match_the_cpu_with_block_compressed_maps() {
 /// tangent field with or without its `twist`, every source in `sources` against the CPU.
 fn check_sphere(format: MapFormat, twist: bool, sources: &[FrameSource]) {
     let ctx = context();
+    let renderer = Renderer::new(ctx).expect("renderer");
+    let (st, gpu) = upload_stored(ctx, &renderer, format, twist);
+    let readback = Readback::new(ctx, &renderer, st.view.clone(), (SIZE, SIZE));
+    for &source in sources {
+        let check = SphereCheck {
+            st: &st,
+            source,
+            inv: st.view.camera.view_proj(1.0).as_dmat4().inverse(),
+            eye: st.view.camera.position(),
+            scene_u: st.view.lighting.uniforms(st.view.camera.position(), None),
+            e: subtexel_step(ctx),
+            frame: readback.frame(&gpu, source),
+            shading: readback.shading(&gpu, source),
+        };
+        common::for_seeds(
+            &format!("sphere {} ({format} maps)", source.label()),
+            1,
+            |seed, rng| check.sampled_pixels(seed, rng),
+        );
+    }
+}
+
+/// The sphere of [`check_sphere`] set up and uploaded, with both maps stored as `format` (BC5:
+/// the object-space map as BC7); checks that the upload kept those formats.
+fn upload_stored(
+    ctx: &GpuContext,
+    renderer: &Renderer,
+    format: MapFormat,
+    twist: bool,
+) -> (Setup, GpuScene) {
     let object = if format == MapFormat::Bc5 {
         MapFormat::Bc7
     } else {
@@ -403,7 +424,6 @@ fn check_sphere(format: MapFormat, twist: bool, sources: &[FrameSource]) {
         // 2/255 in [−1, 1]).
         st.half = 0.5 / 127.0;
     }
-    let renderer = Renderer::new(ctx).expect("renderer");
     let mut warnings = Vec::new();
     let gpu = renderer
         .upload(
@@ -427,118 +447,116 @@ fn check_sphere(format: MapFormat, twist: bool, sources: &[FrameSource]) {
         Some(object),
         "{warnings:?}"
     );
-    let vp = st.view.camera.view_proj(1.0).as_dmat4();
-    let inv = vp.inverse();
-    let eye = st.view.camera.position().as_dvec3();
-    let scene_u = st.view.lighting.uniforms(st.view.camera.position(), None);
-    let e = subtexel_step(ctx);
-    for &source in sources {
-        let [normals, tangents] = renderer
-            .render_debug(
-                ctx,
-                &gpu,
-                &qtangent::gpu::Shot {
-                    view: &st.view,
-                    source,
-                    size: glam::UVec2::new(SIZE, SIZE),
-                },
-                Output::Frame,
-            )
-            .expect("frame render");
-        let [radiance, world] = renderer
-            .render_debug(
-                ctx,
-                &gpu,
-                &qtangent::gpu::Shot {
-                    view: &st.view,
-                    source,
-                    size: glam::UVec2::new(SIZE, SIZE),
-                },
-                Output::Shading,
-            )
-            .expect("shading render");
-        common::for_seeds(
-            &format!("sphere {} ({format} maps)", source.label()),
-            1,
-            |seed, rng| {
-                let mut checked = 0;
-                let mut worst_frame = 0.0f32;
-                let mut worst_shade = 0.0f32;
-                for _ in 0..4000 {
-                    let (x, y) = (rng.random_range(1..SIZE - 1), rng.random_range(1..SIZE - 1));
-                    let (o, d) = pixel_ray(&inv, f64::from(x) + 0.5, f64::from(y) + 0.5);
-                    let Some((tri, l)) = cast(&st.sphere, o, d) else {
-                        continue;
-                    };
-                    let (n_cpu, t_cpu, e_filter, h_cpu) = cpu_frame(&st, source, tri, l, e);
-                    let k = (y * SIZE + x) as usize;
-                    let g = normals[k];
-                    assert!(
-                    g[0] != DEBUG_POISON,
-                    "seed {seed:#x}: pixel ({x}, {y}) is on the sphere but the GPU wrote nothing"
-                );
-                    // Stay away from the silhouette: there a neighbour may miss the sphere and the
-                    // map's level of detail grows.
-                    let wp = Vec3::new(world[k][0], world[k][1], world[k][2]);
-                    let v = (eye.as_vec3() - wp).normalize();
-                    if n_cpu.dot(v) < 0.5 {
-                        continue;
-                    }
-                    // S: the frame's change to the four neighbouring pixels' centres.
-                    let mut s = 0.0f32;
-                    for (dx, dy) in [(-1.0, 0.0), (1.0, 0.0), (0.0, -1.0), (0.0, 1.0)] {
-                        let (o2, d2) =
-                            pixel_ray(&inv, f64::from(x) + 0.5 + dx, f64::from(y) + 0.5 + dy);
-                        if let Some((t2, l2)) = cast(&st.sphere, o2, d2) {
-                            let (n2, tt2, _, _) = cpu_frame(&st, source, t2, l2, e);
-                            s = s.max(max_abs(n2, n_cpu)).max(max_abs(tt2, t_cpu));
-                        }
-                    }
-                    let bound = 2.0 * SUBPIXEL * s + e_filter + 64.0 * U;
-                    let n_gpu = Vec3::new(g[0], g[1], g[2]);
-                    let t_gpu = Vec3::new(tangents[k][0], tangents[k][1], tangents[k][2]);
-                    let err = max_abs(n_gpu, n_cpu).max(max_abs(t_gpu, t_cpu));
-                    assert!(
-                    err <= bound,
-                    "seed {seed:#x} {}: pixel ({x}, {y}) frame differs by {err:e} > bound {bound:e} \
-                     (S = {s:e}, filter {e_filter:e}); GPU n {n_gpu} t {t_gpu}, CPU n {n_cpu} t {t_cpu}",
-                    source.label()
-                );
-                    worst_frame = worst_frame.max(err / bound);
-                    // The handedness: derived from the UV winding (object-space maps have no plane
-                    // here) or the vertex's, against the map's plane and the vertex frames.
-                    if h_cpu != 0.0 {
-                        assert_eq!(
-                            g[3],
-                            h_cpu,
-                            "seed {seed:#x} {}: pixel ({x}, {y}) handedness",
-                            source.label()
-                        );
-                    }
-                    // 2: the BRDF on the GPU's own inputs.
-                    let surface = Surface::with_material(wp, n_gpu, t_gpu, &material(), -1.0);
-                    let want = shading::shade(&surface, &scene_u);
-                    let got = Vec3::new(radiance[k][0], radiance[k][1], radiance[k][2]);
-                    let tol =
-                        (2.0f32).powi(-12) * want.max_element().max(got.max_element()) + 64.0 * U;
-                    let diff = max_abs(got, want);
-                    assert!(
-                    diff <= tol,
-                    "seed {seed:#x} {}: pixel ({x}, {y}) radiance {got} vs CPU {want}: {diff:e} > {tol:e}",
-                    source.label()
-                );
-                    worst_shade = worst_shade.max(diff / tol);
-                    checked += 1;
-                }
-                assert!(checked > 1000, "only {checked} pixels checked");
-                eprintln!(
-                "{}: {checked} pixels; worst frame error {:.2e} of its bound, worst radiance error {:.2e} of its bound",
-                source.label(),
-                worst_frame,
-                worst_shade
-            );
-            },
+    (st, gpu)
+}
+
+/// One frame source of the sphere as the GPU drew it, and what the CPU needs to check its
+/// pixels.
+struct SphereCheck<'a> {
+    st: &'a Setup,
+    source: FrameSource,
+    /// The inverse of the view-projection matrix (pixel rays).
+    inv: DMat4,
+    eye: Vec3,
+    scene_u: SceneUniforms,
+    /// The filter weights' step ([`subtexel_step`]).
+    e: f32,
+    /// [`Output::Frame`]: (n, handedness) and (t, strength).
+    frame: [Vec<[f32; 4]>; 2],
+    /// [`Output::Shading`]: radiance and world position.
+    shading: [Vec<[f32; 4]>; 2],
+}
+
+impl SphereCheck<'_> {
+    /// 4000 seeded pixels: the frame and the shading of every one on the sphere and facing the
+    /// camera; more than 1000 of them must be checked.
+    fn sampled_pixels(&self, seed: u64, rng: &mut impl Rng) {
+        let mut checked = 0;
+        let mut worst_frame = 0.0f32;
+        let mut worst_shade = 0.0f32;
+        for _ in 0..4000 {
+            let (x, y) = (rng.random_range(1..SIZE - 1), rng.random_range(1..SIZE - 1));
+            let Some((frame, shade)) = self.pixel(seed, x, y) else {
+                continue;
+            };
+            worst_frame = worst_frame.max(frame);
+            worst_shade = worst_shade.max(shade);
+            checked += 1;
+        }
+        assert!(checked > 1000, "only {checked} pixels checked");
+        eprintln!(
+            "{}: {checked} pixels; worst frame error {:.2e} of its bound, worst radiance error {:.2e} of its bound",
+            self.source.label(),
+            worst_frame,
+            worst_shade
         );
+    }
+
+    /// Checks pixel (x, y) (1: the frame, 2: the shading); `None` where it is off the sphere or
+    /// near the silhouette, else the frame's and the radiance's errors as parts of their bounds.
+    fn pixel(&self, seed: u64, x: u32, y: u32) -> Option<(f32, f32)> {
+        let (st, source, label) = (self.st, self.source, self.source.label());
+        let (o, d) = pixel_ray(&self.inv, f64::from(x) + 0.5, f64::from(y) + 0.5);
+        let (tri, l) = cast(&st.sphere, o, d)?;
+        let (n_cpu, t_cpu, e_filter, h_cpu) = cpu_frame(st, source, tri, l, self.e);
+        let k = (y * SIZE + x) as usize;
+        let [normals, tangents] = &self.frame;
+        let g = normals[k];
+        assert!(
+            g[0] != DEBUG_POISON,
+            "seed {seed:#x}: pixel ({x}, {y}) is on the sphere but the GPU wrote nothing"
+        );
+        // Stay away from the silhouette: there a neighbour may miss the sphere and the map's
+        // level of detail grows.
+        let [radiance, world] = &self.shading;
+        let wp = Vec3::new(world[k][0], world[k][1], world[k][2]);
+        let v = (self.eye - wp).normalize();
+        if n_cpu.dot(v) < 0.5 {
+            return None;
+        }
+        let s = self.neighbour_change(x, y, n_cpu, t_cpu);
+        let bound = 2.0 * SUBPIXEL * s + e_filter + 64.0 * U;
+        let n_gpu = Vec3::new(g[0], g[1], g[2]);
+        let t_gpu = Vec3::new(tangents[k][0], tangents[k][1], tangents[k][2]);
+        let err = max_abs(n_gpu, n_cpu).max(max_abs(t_gpu, t_cpu));
+        assert!(
+            err <= bound,
+            "seed {seed:#x} {label}: pixel ({x}, {y}) frame differs by {err:e} > bound {bound:e} \
+             (S = {s:e}, filter {e_filter:e}); GPU n {n_gpu} t {t_gpu}, CPU n {n_cpu} t {t_cpu}",
+        );
+        // The handedness: derived from the UV winding (object-space maps have no plane here) or
+        // the vertex's, against the map's plane and the vertex frames.
+        if h_cpu != 0.0 {
+            assert_eq!(
+                g[3], h_cpu,
+                "seed {seed:#x} {label}: pixel ({x}, {y}) handedness"
+            );
+        }
+        // 2: the BRDF on the GPU's own inputs.
+        let surface = Surface::with_material(wp, n_gpu, t_gpu, &material(), -1.0);
+        let want = shading::shade(&surface, &self.scene_u);
+        let got = Vec3::new(radiance[k][0], radiance[k][1], radiance[k][2]);
+        let tol = (2.0f32).powi(-12) * want.max_element().max(got.max_element()) + 64.0 * U;
+        let diff = max_abs(got, want);
+        assert!(
+            diff <= tol,
+            "seed {seed:#x} {label}: pixel ({x}, {y}) radiance {got} vs CPU {want}: {diff:e} > {tol:e}",
+        );
+        Some((err / bound, diff / tol))
+    }
+
+    /// S: the largest change of the CPU frame (n, t) from pixel (x, y) to the four neighbouring
+    /// pixels' centres.
+    fn neighbour_change(&self, x: u32, y: u32, n: Vec3, t: Vec3) -> f32 {
+        let mut s = 0.0f32;
+        for (dx, dy) in [(-1.0, 0.0), (1.0, 0.0), (0.0, -1.0), (0.0, 1.0)] {
+            let (o, d) = pixel_ray(&self.inv, f64::from(x) + 0.5 + dx, f64::from(y) + 0.5 + dy);
+            if let Some((t2, l2)) = cast(&self.st.sphere, o, d) {
+                let (n2, tt2, _, _) = cpu_frame(self.st, self.source, t2, l2, self.e);
+                s = s.max(max_abs(n2, n)).max(max_abs(tt2, t));
+            }
+        }
+        s
     }
 }
 
@@ -547,28 +565,10 @@ fn every_pixel_of_the_sphere_is_written_and_nothing_else() {
     let ctx = context();
     let st = setup();
     let renderer = Renderer::new(ctx).expect("renderer");
-    let gpu = renderer
-        .upload(
-            ctx,
-            &st.scene,
-            &[Format::Snorm16x4],
-            &qtangent::qmap::MapOptions::default(),
-            &mut (),
-        )
-        .expect("upload");
+    let gpu = draw::upload(&renderer, ctx, &st.scene, &MapOptions::default());
     let inv = st.view.camera.view_proj(1.0).as_dmat4().inverse();
-    let [normals, _] = renderer
-        .render_debug(
-            ctx,
-            &gpu,
-            &qtangent::gpu::Shot {
-                view: &st.view,
-                source: FrameSource::QuatMap,
-                size: glam::UVec2::new(SIZE, SIZE),
-            },
-            Output::Frame,
-        )
-        .expect("render");
+    let [normals, _] = Readback::new(ctx, &renderer, st.view.clone(), (SIZE, SIZE))
+        .frame(&gpu, FrameSource::QuatMap);
     let mut mismatches = 0;
     for y in 0..SIZE {
         for x in 0..SIZE {
@@ -593,20 +593,13 @@ fn every_pixel_of_the_sphere_is_written_and_nothing_else() {
 /// [`DEPTH_FORMAT`] depth target.
 fn shading_targets(ctx: &GpuContext) -> ([wgpu::Texture; 2], wgpu::Texture) {
     let make = |label: &str, format| {
-        ctx.device.create_texture(&wgpu::TextureDescriptor {
-            label: Some(label),
-            size: wgpu::Extent3d {
-                width: SIZE,
-                height: SIZE,
-                depth_or_array_layers: 1,
-            },
-            mip_level_count: 1,
-            sample_count: 1,
-            dimension: wgpu::TextureDimension::D2,
+        render_target(
+            &ctx.device,
+            label,
             format,
-            usage: wgpu::TextureUsages::RENDER_ATTACHMENT | wgpu::TextureUsages::COPY_SRC,
-            view_formats: &[],
-        })
+            (SIZE, SIZE),
+            wgpu::TextureUsages::empty(),
+        )
     };
     (
         [
@@ -703,15 +696,7 @@ fn two_views_in_one_submission_each_match_the_view_alone() {
         },
     ];
     let renderer = Renderer::new(ctx).expect("renderer");
-    let gpu = renderer
-        .upload(
-            ctx,
-            &st.scene,
-            &[Format::Snorm16x4],
-            &qtangent::qmap::MapOptions::default(),
-            &mut (),
-        )
-        .expect("upload");
+    let gpu = draw::upload(&renderer, ctx, &st.scene, &MapOptions::default());
     // Square targets: aspect 1, as render_debug uses for SIZE × SIZE.
     let views = [
         View::fitted(&st.scene, 1.0, 30.0, 15.0),
@@ -720,20 +705,7 @@ fn two_views_in_one_submission_each_match_the_view_alone() {
     for source in [FrameSource::Reference, FrameSource::QuatMap] {
         let alone: Vec<[Vec<[f32; 4]>; 2]> = views
             .iter()
-            .map(|v| {
-                renderer
-                    .render_debug(
-                        ctx,
-                        &gpu,
-                        &qtangent::gpu::Shot {
-                            view: v,
-                            source,
-                            size: glam::UVec2::new(SIZE, SIZE),
-                        },
-                        Output::Shading,
-                    )
-                    .expect("render alone")
-            })
+            .map(|v| Readback::new(ctx, &renderer, v.clone(), (SIZE, SIZE)).shading(&gpu, source))
             .collect();
         // The views differ: the world positions of most covered pixels are not the same.
         let covered = |p: &[f32; 4]| p[0] != DEBUG_POISON;
@@ -793,17 +765,7 @@ fn a_view_prepared_for_one_scene_is_refused_for_another() {
     let ctx = context();
     let st = setup();
     let renderer = Renderer::new(ctx).expect("renderer");
-    let upload = || {
-        renderer
-            .upload(
-                ctx,
-                &st.scene,
-                &[Format::Snorm16x4],
-                &qtangent::qmap::MapOptions::default(),
-                &mut (),
-            )
-            .expect("upload")
-    };
+    let upload = || draw::upload(&renderer, ctx, &st.scene, &MapOptions::default());
     let (first, second) = (upload(), upload());
     let prepared = renderer
         .prepare_view(ctx, &first, &st.view, 1.0)

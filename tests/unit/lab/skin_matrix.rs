@@ -8,7 +8,7 @@ use crate::common;
 
 use glam::{DVec3, Vec3};
 use qtangent::gpu::GpuError;
-use qtangent::lab::skin_matrix::{self, MatrixSkinPipeline, MatrixVertex};
+use qtangent::lab::skin_matrix::{self, MatrixSkinPipeline, MatrixSkinnedVertex, MatrixVertex};
 use qtangent::skin::{reference_lbs, Bone, Influences, SkinVertices};
 use qtangent::QTangent;
 use rand::Rng;
@@ -151,8 +151,7 @@ fn matrix_skinning_matches_the_f64_evaluation() {
         let out = batch.read(ctx).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(out.len(), batch.buffers().vertex_count() as usize);
 
-        let k = influences.count();
-        let (mut worst_p, mut worst_dir, mut worst_quat) = (0.0f64, 0.0f64, 0.0f64);
+        let mut worst = Worst::default();
         for (i, range) in batch.buffers().instances().iter().enumerate() {
             let mesh = &meshes[range.mesh];
             let bones = &bones[range.bones.start as usize..range.bones.end as usize];
@@ -160,95 +159,146 @@ fn matrix_skinning_matches_the_f64_evaluation() {
             let vertices = MatrixVertex::from_skin(mesh);
             for (v, vertex) in vertices.iter().enumerate() {
                 let gpu = &out[range.output.start as usize + v];
-                let r = skin_matrix::reference(&palette, vertex, influences);
                 let what = format!("instance {i} ({}) vertex {v}", mesh.label);
-
-                // Position: γ_{K+4} · magnitude, per component.
-                let mag = magnitude(&palette, vertex, influences, vertex.position, 1.0);
-                let tol = mag * gamma(k + 4);
-                let d = (DVec3::from_array(gpu.position.map(f64::from)) - r.position).abs();
-                // `<=` is false for NaN: an unwritten (poisoned) vertex fails here.
-                assert!(
-                    d.cmple(tol).all(),
-                    "{what}: position {:?} vs f64 {:?}: difference {d:?} > allowed {tol:?}",
-                    gpu.position,
-                    r.position
-                );
-                worst_p = worst_p.max((d / mag.max(DVec3::splat(1e-30))).max_element());
-
-                // Normal and tangent directions: 2 · |Δv| / |v| + the normalize's own error.
-                for (name, got, exact, input) in [
-                    ("normal", gpu.normal, r.normal, vertex.normal),
-                    (
-                        "tangent",
-                        [gpu.tangent[0], gpu.tangent[1], gpu.tangent[2]],
-                        r.tangent,
-                        vertex.tangent.truncate(),
-                    ),
-                ] {
-                    let delta =
-                        magnitude(&palette, vertex, influences, input, 0.0).length() * gamma(k + 4);
-                    let tol = 2.0 * delta / exact.length() + NORMALIZE_TOL;
-                    let d = (DVec3::from_array(got.map(f64::from)) - exact.normalize())
-                        .abs()
-                        .max_element();
-                    assert!(
-                        d <= tol,
-                        "{what}: {name} {got:?} vs f64 {:?}: difference {d:e} > allowed {tol:e} (|M·{name}| = {})",
-                        exact.normalize(),
-                        exact.length()
-                    );
-                    worst_dir = worst_dir.max(d);
-                }
-                assert_eq!(
-                    f64::from(gpu.tangent[3]),
-                    r.handedness,
-                    "{what}: tangent w (handedness) must be copied"
-                );
-
-                // The same pose as the quaternion kernel's: positions agree with its f64 LBS
-                // reference up to how the f32 palette was built from the bones (quaternion →
-                // matrix, ~4 roundings on entries ≤ 2 in size, times the scale; the f32
-                // weights q/255, one rounding): ≤ 10 u of Σₖ wₖ (sₖ |p|₁ + |tₖ|) per component,
-                // allowed 16 ulp of it (a consistency check, not a precision one).
-                // (None where the blend has no rotation: random poses make a few.)
-                let Some(q) = reference_lbs(
-                    bones,
-                    &mesh.influences[v],
-                    mesh.positions[v],
-                    mesh.qtangent(v),
-                ) else {
-                    continue;
+                let skinned = Skinned {
+                    gpu,
+                    palette: &palette,
+                    vertex,
+                    influences,
+                    what: &what,
                 };
-                let mut scale = DVec3::ZERO;
-                for s in 0..k {
-                    if vertex.weights[s] > 0.0 {
-                        let b = &bones[usize::from(vertex.joints[s])];
-                        scale += (DVec3::splat(
-                            f64::from(b.scale()) * vertex.position.as_dvec3().abs().element_sum(),
-                        ) + b.translation().as_dvec3().abs())
-                            * f64::from(vertex.weights[s]);
-                    }
-                }
-                let tol_q = scale * (16.0 * EPS) + tol;
-                let dq = (DVec3::from_array(gpu.position.map(f64::from)) - q.position).abs();
-                assert!(
-                    dq.cmple(tol_q).all(),
-                    "{what}: position {:?} vs the quaternion LBS reference {:?}: {dq:?} > {tol_q:?}",
-                    gpu.position,
-                    q.position
-                );
-                worst_quat = worst_quat.max((dq / scale.max(DVec3::splat(1e-30))).max_element());
+                let tol = skinned.check_against_f64(&mut worst);
+                skinned.check_against_quaternion_lbs(bones, mesh, v, tol, &mut worst);
             }
         }
         eprintln!(
             "seed {seed:#x}, {max_influences} influences: worst position error {:.2} u of its magnitude, \
              worst direction error {:.2} ulp, worst distance to quaternion LBS {:.2} ulp of scale",
-            worst_p / U,
-            worst_dir / EPS,
-            worst_quat / EPS
+            worst.position / U,
+            worst.direction / EPS,
+            worst.quaternion / EPS
         );
     });
+}
+
+/// The largest errors seen, each relative to what bounds it.
+#[derive(Default)]
+struct Worst {
+    position: f64,
+    direction: f64,
+    quaternion: f64,
+}
+
+/// One vertex as the kernel skinned it, with what it was skinned from.
+struct Skinned<'a> {
+    gpu: &'a MatrixSkinnedVertex,
+    palette: &'a [glam::Mat4],
+    vertex: &'a MatrixVertex,
+    influences: Influences,
+    what: &'a str,
+}
+
+impl Skinned<'_> {
+    /// The kernel's position, normal, tangent and handedness against the f64 evaluation of the
+    /// same f32 inputs. Returns the position's tolerance, per component.
+    fn check_against_f64(&self, worst: &mut Worst) -> DVec3 {
+        let (gpu, palette, vertex, influences, what) = (
+            self.gpu,
+            self.palette,
+            self.vertex,
+            self.influences,
+            self.what,
+        );
+        let k = influences.count();
+        let r = skin_matrix::reference(palette, vertex, influences);
+        // Position: γ_{K+4} · magnitude, per component.
+        let mag = magnitude(palette, vertex, influences, vertex.position, 1.0);
+        let tol = mag * gamma(k + 4);
+        let e = self.check_position("f64", r.position, tol, mag);
+        worst.position = worst.position.max(e);
+
+        // Normal and tangent directions: 2 · |Δv| / |v| + the normalize's own error.
+        for (name, got, exact, input) in [
+            ("normal", gpu.normal, r.normal, vertex.normal),
+            (
+                "tangent",
+                [gpu.tangent[0], gpu.tangent[1], gpu.tangent[2]],
+                r.tangent,
+                vertex.tangent.truncate(),
+            ),
+        ] {
+            let delta = magnitude(palette, vertex, influences, input, 0.0).length() * gamma(k + 4);
+            let tol = 2.0 * delta / exact.length() + NORMALIZE_TOL;
+            let d = (DVec3::from_array(got.map(f64::from)) - exact.normalize())
+                .abs()
+                .max_element();
+            assert!(
+                d <= tol,
+                "{what}: {name} {got:?} vs f64 {:?}: difference {d:e} > allowed {tol:e} (|M·{name}| = {})",
+                exact.normalize(),
+                exact.length()
+            );
+            worst.direction = worst.direction.max(d);
+        }
+        assert_eq!(
+            f64::from(gpu.tangent[3]),
+            r.handedness,
+            "{what}: tangent w (handedness) must be copied"
+        );
+        tol
+    }
+
+    /// The same pose as the quaternion kernel's: positions agree with its f64 LBS reference up
+    /// to how the f32 palette was built from the bones (quaternion → matrix, ~4 roundings on
+    /// entries ≤ 2 in size, times the scale; the f32 weights q/255, one rounding): ≤ 10 u of
+    /// Σₖ wₖ (sₖ |p|₁ + |tₖ|) per component, allowed 16 ulp of it (a consistency check, not a
+    /// precision one) on top of `tol`. (Nothing where the blend has no rotation: random poses
+    /// make a few.)
+    fn check_against_quaternion_lbs(
+        &self,
+        bones: &[Bone],
+        mesh: &SkinVertices,
+        v: usize,
+        tol: DVec3,
+        worst: &mut Worst,
+    ) {
+        let vertex = self.vertex;
+        let Some(q) = reference_lbs(
+            bones,
+            &mesh.influences[v],
+            mesh.positions[v],
+            mesh.qtangent(v),
+        ) else {
+            return;
+        };
+        let mut scale = DVec3::ZERO;
+        for s in 0..self.influences.count() {
+            if vertex.weights[s] > 0.0 {
+                let b = &bones[usize::from(vertex.joints[s])];
+                scale += (DVec3::splat(
+                    f64::from(b.scale()) * vertex.position.as_dvec3().abs().element_sum(),
+                ) + b.translation().as_dvec3().abs())
+                    * f64::from(vertex.weights[s]);
+            }
+        }
+        let tol_q = scale * (16.0 * EPS) + tol;
+        let e = self.check_position("the quaternion LBS reference", q.position, tol_q, scale);
+        worst.quaternion = worst.quaternion.max(e);
+    }
+
+    /// The kernel's position within `tol` of `reference` (per component; `<=` is false for NaN:
+    /// an unwritten, poisoned vertex fails here). Returns the largest difference relative to
+    /// `scale`.
+    fn check_position(&self, against: &str, reference: DVec3, tol: DVec3, scale: DVec3) -> f64 {
+        let got = self.gpu.position;
+        let d = (DVec3::from_array(got.map(f64::from)) - reference).abs();
+        assert!(
+            d.cmple(tol).all(),
+            "{}: position {got:?} vs {against} {reference:?}: difference {d:?} > allowed {tol:?}",
+            self.what
+        );
+        (d / scale.max(DVec3::splat(1e-30))).max_element()
+    }
 }
 
 #[test]

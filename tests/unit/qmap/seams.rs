@@ -244,12 +244,12 @@ fn seam_robust_sampler_passes_the_checkerboard_where_the_plain_one_fails() {
 /// signs (UV Jacobian, facing, model handedness) have to get right.
 #[test]
 fn gpu_derived_handedness_matches_plane_and_vertices_front_back_and_mirrored() {
+    use common::draw::{self, Readback};
     use glam::Mat4;
-    use qtangent::gpu::{Output, Renderer, View, DEBUG_POISON};
+    use qtangent::gpu::{Renderer, DEBUG_POISON};
     use qtangent::qmap::MapFormat;
     use qtangent::qmap::MapOptions;
-    use qtangent::render::{Camera, FrameSource, Lighting, MaterialUniforms};
-    use qtangent::render::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
+    use qtangent::render::{FrameSource, MapSource, MaterialUniforms, SceneMaterial};
     let ctx = context();
     let renderer = Renderer::new(ctx).expect("renderer");
     // The halves' UV islands 6 texels apart at 64², so the plane's filter never mixes them.
@@ -267,65 +267,31 @@ fn gpu_derived_handedness_matches_plane_and_vertices_front_back_and_mirrored() {
         (Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0)), 0.0),
         (Mat4::from_scale(Vec3::new(-1.0, 1.0, 1.0)), 180.0),
     ] {
-        let scene = RenderScene {
-            name: "quad pair".into(),
-            meshes: vec![SceneMesh {
-                mesh: mesh.clone(),
-                material: 0,
-                map: MapSource::Bake { size: 64 },
-            }],
-            materials: vec![SceneMaterial::plain("plain", MaterialUniforms::default())],
-            objects: vec![SceneObject {
-                mesh: 0,
-                model,
-                skin: None,
-            }],
-            warnings: Vec::new(),
-            source: None,
-        };
+        let scene = draw::single_scene(
+            "quad pair",
+            mesh.clone(),
+            SceneMaterial::plain("plain", MaterialUniforms::default()),
+            MapSource::Bake { size: 64 },
+            model,
+        );
         let upload = |keep_handedness| {
             let options = MapOptions {
                 keep_handedness,
                 ..MapOptions::stored(plain)
             };
-            renderer
-                .upload(
-                    ctx,
-                    &scene,
-                    &[qtangent::Format::Snorm16x4],
-                    &options,
-                    &mut (),
-                )
-                .expect("upload")
+            draw::upload(&renderer, ctx, &scene, &options)
         };
         let (derived, plane) = (upload(false), upload(true));
-        let view = View {
-            camera: Camera::fit(Vec3::ZERO, 1.2, 1.0, yaw, 0.0),
-            lighting: Lighting::single(Vec3::new(0.3, 0.4, 0.8), Vec3::ONE),
-            anisotropy_override: None,
-            background: Vec3::ZERO,
-        };
-        const S: u32 = 96;
-        let frame = |gpu: &qtangent::gpu::GpuScene, source| {
-            renderer
-                .render_debug(
-                    ctx,
-                    gpu,
-                    &qtangent::gpu::Shot {
-                        view: &view,
-                        source,
-                        size: glam::UVec2::new(S, S),
-                    },
-                    Output::Frame,
-                )
-                .expect("render")[0]
-                .clone()
+        let readback = Readback::quad_pair(ctx, &renderer, yaw);
+        let frame = |gpu, source| {
+            let [frame, _] = readback.frame(gpu, source);
+            frame
         };
         let d = frame(&derived, FrameSource::QuatMap);
         let p = frame(&plane, FrameSource::QuatMap);
         let r = frame(&derived, FrameSource::Reference);
         let (mut covered, mut negative) = (0, 0);
-        for k in 0..(S * S) as usize {
+        for k in 0..r.len() {
             if r[k][0] == DEBUG_POISON {
                 continue;
             }

@@ -16,15 +16,14 @@
 use crate::common;
 
 use glam::{DQuat, DVec3, Mat4, Vec2, Vec3, Vec4};
-use qtangent::gpu::{Output, Renderer, View, DEBUG_POISON};
+use qtangent::gpu::{Renderer, DEBUG_POISON};
 use qtangent::mesh::Primitive;
 use qtangent::qmap::EncodedMap;
 use qtangent::qmap::Encoding;
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::MapSpace;
 use qtangent::qmap::{tangent, MapFormat, NormalMap, RasterBackend};
-use qtangent::render::{Camera, FrameSource, Lighting, MaterialUniforms};
-use qtangent::render::{MapSource, RenderScene, SceneMaterial, SceneMesh, SceneObject};
+use qtangent::render::{FrameSource, MapSource, MaterialUniforms, SceneMaterial};
 use qtangent::Format;
 use rand::Rng;
 
@@ -50,6 +49,7 @@ const U: f32 = common::U;
 const SLACK_DEG: f32 = (15.0 + 11.0 + 10.0 + 2.0) * U * (180.0 / std::f32::consts::PI);
 
 use crate::common::context;
+use crate::common::draw::{self, Readback};
 
 /// A random normal map of `w × h` (unnormalised vectors as unpacked, z > 0: tilts up to ~70°).
 fn random_normal_map(rng: &mut impl Rng, w: u32, h: u32) -> NormalMap {
@@ -270,63 +270,23 @@ fn quad_pair_mirrored_and_tiled_draws_the_reference_normal() {
         let mesh = quad_pair().prepare().expect("quad pair prepares");
         let mirrored = mesh.frames.iter().filter(|f| f.handedness() < 0.0).count();
         assert_eq!(mirrored, 4, "the right quad's frames are mirrored");
-        let scene = RenderScene {
-            name: "quad pair".into(),
-            meshes: vec![SceneMesh {
-                mesh,
-                material: 0,
-                map: MapSource::None,
-            }],
-            materials: vec![SceneMaterial {
-                normal: Some(image),
-                ..SceneMaterial::plain(
-                    "constant",
-                    MaterialUniforms {
-                        has_normal_map: 1.0,
-                        ..MaterialUniforms::default()
-                    },
-                )
-            }],
-            objects: vec![SceneObject {
-                mesh: 0,
-                model: Mat4::IDENTITY,
-                skin: None,
-            }],
-            warnings: Vec::new(),
-            source: None,
-        };
-        let gpu = renderer
-            .upload(
-                ctx,
-                &scene,
-                &[Format::Snorm16x4],
-                &MapOptions::stored(MapFormat::Rgba16Float),
-                &mut (),
+        let material = SceneMaterial {
+            normal: Some(image),
+            ..SceneMaterial::plain(
+                "constant",
+                MaterialUniforms {
+                    has_normal_map: 1.0,
+                    ..MaterialUniforms::default()
+                },
             )
-            .expect("upload");
-        let view = View {
-            camera: Camera::fit(Vec3::ZERO, 1.2, 1.0, 0.0, 0.0),
-            lighting: Lighting::single(Vec3::new(0.3, 0.4, 0.8), Vec3::ONE),
-            anisotropy_override: None,
-            background: Vec3::ZERO,
         };
-        const S: u32 = 96;
-        let render = |source| {
-            renderer
-                .render_debug(
-                    ctx,
-                    &gpu,
-                    &qtangent::gpu::Shot {
-                        view: &view,
-                        source,
-                        size: glam::UVec2::new(S, S),
-                    },
-                    Output::Frame,
-                )
-                .expect("render")
-        };
-        let [n_ref, _] = render(FrameSource::Reference);
-        let [n_tan, t_tan] = render(FrameSource::QuatMapTangent);
+        let scene =
+            draw::single_scene("quad pair", mesh, material, MapSource::None, Mat4::IDENTITY);
+        let options = MapOptions::stored(MapFormat::Rgba16Float);
+        let gpu = draw::upload(&renderer, ctx, &scene, &options);
+        let readback = Readback::quad_pair(ctx, &renderer, 0.0);
+        let [n_ref, _] = readback.frame(&gpu, FrameSource::Reference);
+        let [n_tan, t_tan] = readback.frame(&gpu, FrameSource::QuatMapTangent);
         // rgba16f: the stored rotation is within 2·asin(2·2⁻¹²) of r; the Snorm16x4 vertex frame
         // adds its own bound (the reference uses f32 frames); 64 f32 roundings of slack.
         let bound = (MapFormat::Rgba16Float
@@ -336,7 +296,7 @@ fn quad_pair_mirrored_and_tiled_draws_the_reference_normal() {
             .to_radians()
             + 64.0 * U;
         let (mut covered, mut mirrored_px, mut worst) = (0, 0, 0.0f32);
-        for k in 0..(S * S) as usize {
+        for k in 0..n_ref.len() {
             if n_ref[k][0] == DEBUG_POISON {
                 assert_eq!(n_tan[k][0], DEBUG_POISON, "pixel {k}: coverage differs");
                 continue;
