@@ -260,15 +260,13 @@ impl<'a> Table<'a> {
     fn rows(&self, size: u32, out: &std::path::Path) -> Result<(), Error> {
         let samples = disc::samples_for(size, self.texture);
         let view = &self.view;
-        let truth = disc::truth(
-            &self.canonical,
-            &view.camera,
-            &view.lighting,
-            size,
-            size,
+        let sampling = disc::TruthSampling {
+            width: size,
+            height: size,
             samples,
-            view.background,
-        );
+            background: view.background,
+        };
+        let truth = disc::truth(&self.canonical, &view.camera, &view.lighting, sampling);
         let mip = (self.texture as f32 / size as f32).log2();
         let mut sheet = vec![truth.image.clone()];
         let mut heats = Vec::new();

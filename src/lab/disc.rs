@@ -234,108 +234,153 @@ fn srgb8(x: f32) -> u8 {
     (s.clamp(0.0, 1.0) * 255.0).round() as u8
 }
 
-/// The truth of the disc `scene` (as [`scene`] made it) seen by `camera` under `lighting`:
-/// `samples²` rays a pixel on a regular grid, the analytic [`field`] at each hit. `background`
-/// is the linear colour of pixels no ray hits.
+/// How [`truth`] samples a render: its size, rays a pixel side on a regular grid, and the
+/// linear colour of pixels no ray hits.
+#[derive(Debug, Clone, Copy)]
+pub struct TruthSampling {
+    /// Width in pixels.
+    pub width: u32,
+    /// Height in pixels.
+    pub height: u32,
+    /// Rays a pixel side: `samples²` rays a pixel ([`samples_for`] picks it from the texture).
+    pub samples: u32,
+    /// Linear colour of pixels no ray hits.
+    pub background: Vec3,
+}
+
+/// One pixel's truth: its mean radiance, whether every ray hit the plate, and its direction
+/// (see [`Truth::direction`]).
+struct PixelTruth {
+    radiance: Vec3,
+    inside: bool,
+    direction: Option<(f32, f32, f32)>,
+}
+
+/// What every ray of one truth shares: the plate's frame and material, the camera's inverse
+/// and the lights.
+struct Tracer {
+    sampling: TruthSampling,
+    inverse: Mat4,
+    normal: Vec3,
+    tangent: Vec3,
+    bitangent: Vec3,
+    material: MaterialUniforms,
+    uniforms: crate::render::SceneUniforms,
+}
+
+impl Tracer {
+    /// Where the ray through film point `(fx, fy)` (pixels) meets the plate, with its UV; `None`
+    /// where it misses.
+    fn hit(&self, fx: f32, fy: f32) -> Option<(Vec3, Vec2)> {
+        let (w, h) = (self.sampling.width as f32, self.sampling.height as f32);
+        let ndc = Vec2::new(2.0 * fx / w - 1.0, 1.0 - 2.0 * fy / h);
+        let near = self.inverse.project_point3(ndc.extend(0.0));
+        let far = self.inverse.project_point3(ndc.extend(1.0));
+        let ray = far - near;
+        if ray.y.abs() < 1e-9 {
+            return None;
+        }
+        let s = -near.y / ray.y;
+        let p = near + ray * s;
+        let uv = Vec2::new(p.x / PLATE_SIZE + 0.5, p.z / PLATE_SIZE + 0.5);
+        if s < 0.0 || uv.cmplt(Vec2::ZERO).any() || uv.cmpgt(Vec2::ONE).any() {
+            return None;
+        }
+        Some((p, uv))
+    }
+
+    /// Pixel `(px, py)`: `samples²` rays, the analytic [`field`] at each hit.
+    fn pixel(&self, px: f32, py: f32) -> PixelTruth {
+        let samples = self.sampling.samples;
+        let (mut sum, mut hits, mut axial, mut strength) = (Vec3::ZERO, 0u32, Vec2::ZERO, 0.0f32);
+        for sy in 0..samples {
+            for sx in 0..samples {
+                let fx = px + (sx as f32 + 0.5) / samples as f32;
+                let fy = py + (sy as f32 + 0.5) / samples as f32;
+                let Some((position, uv)) = self.hit(fx, fy) else {
+                    continue;
+                };
+                let (d, st) = field(uv);
+                let world = (self.tangent * d.x + self.bitangent * d.y).normalize();
+                let surface = shading::Surface {
+                    position,
+                    normal: self.normal,
+                    tangent: world,
+                    base_color: self.material.base_color.truncate(),
+                    metallic: self.material.metallic,
+                    roughness: self.material.roughness,
+                    anisotropy: (self.material.anisotropy * st).clamp(0.0, 1.0),
+                };
+                sum += shading::shade(&surface, &self.uniforms);
+                hits += 1;
+                let psi = world.z.atan2(world.x);
+                axial += Vec2::new((2.0 * psi).cos(), (2.0 * psi).sin()) * st;
+                strength += st;
+            }
+        }
+        let all = samples * samples;
+        let radiance = (sum + self.sampling.background * (all - hits) as f32) / all as f32;
+        let direction = (hits == all).then(|| {
+            let coherence = if strength > 0.0 {
+                axial.length() / strength
+            } else {
+                0.0
+            };
+            (
+                0.5 * axial.y.atan2(axial.x),
+                strength / all as f32,
+                coherence,
+            )
+        });
+        PixelTruth {
+            radiance,
+            inside: hits == all,
+            direction,
+        }
+    }
+}
+
+/// The truth of the disc `scene` (as [`scene`] made it) seen by `camera` under `lighting`,
+/// sampled as `sampling` says, rows shared among the machine's threads.
 ///
 /// # Panics
 /// If the scene has no mesh.
 #[must_use]
-#[allow(clippy::too_many_arguments)]
 pub fn truth(
     scene: &RenderScene,
     camera: &Camera,
     lighting: &Lighting,
-    width: u32,
-    height: u32,
-    samples: u32,
-    background: Vec3,
+    sampling: TruthSampling,
 ) -> Truth {
     let frame = scene.meshes[0].mesh.frames[0];
-    let material = scene.materials[scene.meshes[0].material].uniforms;
-    let (n, t) = (frame.normal, frame.tangent);
-    let b = n.cross(t) * frame.handedness();
-    let aspect = width as f32 / height as f32;
-    let inverse = camera.view_proj(aspect).inverse();
-    let uniforms = lighting.uniforms(camera.position(), None);
-    let pixels = (width * height) as usize;
-    let mut radiance = vec![Vec3::ZERO; pixels];
-    let mut inside = vec![false; pixels];
-    let mut direction = vec![None; pixels];
+    let (width, height) = (sampling.width, sampling.height);
+    let tracer = Tracer {
+        sampling,
+        inverse: camera.view_proj(width as f32 / height as f32).inverse(),
+        normal: frame.normal,
+        tangent: frame.tangent,
+        bitangent: frame.normal.cross(frame.tangent) * frame.handedness(),
+        material: scene.materials[scene.meshes[0].material].uniforms,
+        uniforms: lighting.uniforms(camera.position(), None),
+    };
+    let w = width as usize;
     let threads = std::thread::available_parallelism().map_or(1, usize::from);
     let rows_per = (height as usize).div_ceil(threads).max(1);
-    let w = width as usize;
+    let mut pixels: Vec<Option<PixelTruth>> = (0..w * height as usize).map(|_| None).collect();
     std::thread::scope(|scope| {
-        let chunks = radiance
-            .chunks_mut(rows_per * w)
-            .zip(inside.chunks_mut(rows_per * w))
-            .zip(direction.chunks_mut(rows_per * w));
-        for (k, ((rad, ins), dir)) in chunks.enumerate() {
+        for (k, chunk) in pixels.chunks_mut(rows_per * w).enumerate() {
+            let tracer = &tracer;
             scope.spawn(move || {
-                for (j, ((rad, ins), dir)) in rad.iter_mut().zip(ins).zip(dir).enumerate() {
+                for (j, out) in chunk.iter_mut().enumerate() {
                     let i = k * rows_per * w + j;
-                    let (px, py) = ((i % w) as f32, (i / w) as f32);
-                    let (mut sum, mut hits, mut axial, mut strength) =
-                        (Vec3::ZERO, 0u32, Vec2::ZERO, 0.0f32);
-                    for sy in 0..samples {
-                        for sx in 0..samples {
-                            let fx = px + (sx as f32 + 0.5) / samples as f32;
-                            let fy = py + (sy as f32 + 0.5) / samples as f32;
-                            let ndc = Vec2::new(
-                                2.0 * fx / width as f32 - 1.0,
-                                1.0 - 2.0 * fy / height as f32,
-                            );
-                            let near = inverse.project_point3(ndc.extend(0.0));
-                            let far = inverse.project_point3(ndc.extend(1.0));
-                            let ray = far - near;
-                            if ray.y.abs() < 1e-9 {
-                                continue;
-                            }
-                            let s = -near.y / ray.y;
-                            let p = near + ray * s;
-                            let uv = Vec2::new(p.x / PLATE_SIZE + 0.5, p.z / PLATE_SIZE + 0.5);
-                            if s < 0.0 || uv.cmplt(Vec2::ZERO).any() || uv.cmpgt(Vec2::ONE).any() {
-                                continue;
-                            }
-                            let (d, st) = field(uv);
-                            let world = (t * d.x + b * d.y).normalize();
-                            let surface = shading::Surface {
-                                position: p,
-                                normal: n,
-                                tangent: world,
-                                base_color: material.base_color.truncate(),
-                                metallic: material.metallic,
-                                roughness: material.roughness,
-                                anisotropy: (material.anisotropy * st).clamp(0.0, 1.0),
-                            };
-                            sum += shading::shade(&surface, &uniforms);
-                            hits += 1;
-                            let psi = world.z.atan2(world.x);
-                            axial += Vec2::new((2.0 * psi).cos(), (2.0 * psi).sin()) * st;
-                            strength += st;
-                        }
-                    }
-                    let all = samples * samples;
-                    *rad = (sum + background * (all - hits) as f32) / all as f32;
-                    *ins = hits == all;
-                    if hits == all {
-                        let coherence = if strength > 0.0 {
-                            axial.length() / strength
-                        } else {
-                            0.0
-                        };
-                        *dir = Some((
-                            0.5 * axial.y.atan2(axial.x),
-                            strength / all as f32,
-                            coherence,
-                        ));
-                    }
+                    *out = Some(tracer.pixel((i % w) as f32, (i / w) as f32));
                 }
             });
         }
     });
+    let pixels: Vec<PixelTruth> = pixels.into_iter().flatten().collect();
     let image = RgbaImage::from_fn(width, height, |x, y| {
-        let r = radiance[(y * width + x) as usize];
+        let r = pixels[(y * width + x) as usize].radiance;
         let c = shading::tonemap(r, lighting.exposure);
         image::Rgba([srgb8(c.x), srgb8(c.y), srgb8(c.z), 255])
     });
@@ -343,8 +388,8 @@ pub fn truth(
         width,
         height,
         image,
-        inside,
-        direction,
+        inside: pixels.iter().map(|p| p.inside).collect(),
+        direction: pixels.iter().map(|p| p.direction).collect(),
     }
 }
 

@@ -10,7 +10,7 @@
 //! irradiance for the diffuse part, its radiance in the mirror direction times Karis' analytic
 //! environment-BRDF fit for the specular part.
 
-use glam::Vec3;
+use glam::{Vec2, Vec3};
 
 #[cfg(test)]
 use super::MaterialUniforms;
@@ -123,21 +123,13 @@ pub(crate) fn d_ggx_aniso(nh: f32, th: f32, bh: f32, at: f32, ab: f32) -> f32 {
     a2 * w2 * w2 * (1.0 / PI)
 }
 
-/// Height-correlated anisotropic Smith visibility, `G / (4 n·v n·l)` (`v_smith_aniso` in WGSL).
-#[allow(clippy::too_many_arguments)]
+/// Height-correlated anisotropic Smith visibility, `G / (4 n·v n·l)`, for roughness `(αt, αb)`
+/// and the view and light directions in the shading frame, `(t·v, b·v, n·v)` and
+/// `(t·l, b·l, n·l)` (`v_smith_aniso(at, ab, tv, bv, tl, bl, nv, nl)` in WGSL).
 #[must_use]
-pub(crate) fn v_smith_aniso(
-    at: f32,
-    ab: f32,
-    tv: f32,
-    bv: f32,
-    tl: f32,
-    bl: f32,
-    nv: f32,
-    nl: f32,
-) -> f32 {
-    let lambda_v = nl * Vec3::new(at * tv, ab * bv, nv).length();
-    let lambda_l = nv * Vec3::new(at * tl, ab * bl, nl).length();
+pub(crate) fn v_smith_aniso(alpha: Vec2, view: Vec3, light: Vec3) -> f32 {
+    let lambda_v = light.z * (view * alpha.extend(1.0)).length();
+    let lambda_l = view.z * (light * alpha.extend(1.0)).length();
     0.5 / (lambda_v + lambda_l)
 }
 
@@ -160,14 +152,9 @@ pub(crate) fn brdf_light(s: &Surface, v: Vec3, l: Vec3, light: Vec3) -> Vec3 {
     let ab = alpha;
     let d = d_ggx_aniso(nh, s.tangent.dot(h), b.dot(h), at, ab);
     let vis = v_smith_aniso(
-        at,
-        ab,
-        s.tangent.dot(v),
-        b.dot(v),
-        s.tangent.dot(l),
-        b.dot(l),
-        nv,
-        nl,
+        Vec2::new(at, ab),
+        Vec3::new(s.tangent.dot(v), b.dot(v), nv),
+        Vec3::new(s.tangent.dot(l), b.dot(l), nl),
     );
     let f0 = Vec3::splat(0.04) + (s.base_color - Vec3::splat(0.04)) * s.metallic;
     let f = f0 + (Vec3::ONE - f0) * pow5(1.0 - vh);
