@@ -329,3 +329,42 @@ pub(crate) fn copy_to_buffer(
         texture.size(),
     );
 }
+
+/// A render pass over `views` (each cleared to `clear` and stored) and the depth view `depth`
+/// (cleared to 1, the far plane, and stored).
+pub(crate) fn begin_pass<'e>(
+    encoder: &'e mut wgpu::CommandEncoder,
+    label: &str,
+    views: &[wgpu::TextureView],
+    depth: &wgpu::TextureView,
+    clear: wgpu::Color,
+) -> wgpu::RenderPass<'e> {
+    let ops = wgpu::Operations {
+        load: wgpu::LoadOp::Clear(clear),
+        store: wgpu::StoreOp::Store,
+    };
+    let attachments: Vec<Option<wgpu::RenderPassColorAttachment<'_>>> = views
+        .iter()
+        .map(|view| {
+            Some(wgpu::RenderPassColorAttachment {
+                view,
+                depth_slice: None,
+                resolve_target: None,
+                ops,
+            })
+        })
+        .collect();
+    encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
+        label: Some(label),
+        color_attachments: &attachments,
+        depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
+            view: depth,
+            depth_ops: Some(wgpu::Operations {
+                load: wgpu::LoadOp::Clear(1.0),
+                store: wgpu::StoreOp::Store,
+            }),
+            stencil_ops: None,
+        }),
+        ..Default::default()
+    })
+}

@@ -31,6 +31,8 @@
 //!   by `examples/frame_diff.rs` (`gltfpack_table.rs`, docs/GLTFPACK.md).
 
 mod gltfpack_table;
+#[path = "../../examples/common/quiet_mesa.rs"]
+mod mesa;
 mod not_run;
 mod npm;
 mod sizes;
@@ -66,7 +68,7 @@ const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|animate|aniso|ben
               the frame-error table of docs/GLTFPACK.md";
 
 fn main() -> ExitCode {
-    quiet_mesa();
+    mesa::quiet_mesa();
     let mut args = std::env::args().skip(1);
     let Some(cmd) = args.next() else {
         eprintln!("{USAGE}");
@@ -241,34 +243,6 @@ fn test(root: &Path, rest: &[String]) -> Result<(), String> {
     }
     eprintln!("{}", record.summary());
     tests
-}
-
-/// Mesa's Vulkan drivers print "XDG_RUNTIME_DIR is invalid or not set" on every run when the
-/// variable is unset (as on CI and in containers). Points it at a private folder (mode 0700,
-/// as the XDG spec asks) for every command xtask runs, so their output is only theirs. Called
-/// first thing, before any thread exists.
-fn quiet_mesa() {
-    if std::env::var_os("XDG_RUNTIME_DIR").is_some() {
-        return;
-    }
-    let uid = Command::new("id")
-        .arg("-u")
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_default();
-    let dir = std::env::temp_dir().join(format!("qtangent-runtime-{uid}"));
-    if std::fs::create_dir_all(&dir).is_err() {
-        return;
-    }
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        if std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).is_err() {
-            return;
-        }
-    }
-    // Called at the top of main, before xtask starts any thread (set_var is not thread-safe).
-    std::env::set_var("XDG_RUNTIME_DIR", &dir);
 }
 
 /// What to do when a real asset is missing: where they come from and how to name their folder.

@@ -6,7 +6,7 @@ use image::RgbaImage;
 use wgpu::util::DeviceExt;
 
 use super::super::mesh::MeshUniforms;
-use super::super::{GpuContext, GpuError};
+use super::super::{kit, GpuContext, GpuError};
 use super::pipeline::PipelineKey;
 use super::{
     GpuMesh, GpuScene, MapShading, Output, Renderer, Shot, View, DEBUG_FORMAT, DEBUG_POISON,
@@ -238,20 +238,7 @@ impl Renderer {
                     .map(|t| t.create_view(&Default::default()))
                     .collect();
                 let depth_view = depth.create_view(&Default::default());
-                let attachments = color_attachments(&views, clear);
-                let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-                    label: Some("lit"),
-                    color_attachments: &attachments,
-                    depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-                        view: &depth_view,
-                        depth_ops: Some(wgpu::Operations {
-                            load: wgpu::LoadOp::Clear(1.0),
-                            store: wgpu::StoreOp::Store,
-                        }),
-                        stencil_ops: None,
-                    }),
-                    ..Default::default()
-                });
+                let mut pass = kit::begin_pass(&mut encoder, "lit", &views, &depth_view, clear);
                 result = self.draw(ctx, scene, prepared, shot.source, output, &mut pass);
             }
             ctx.queue.submit([encoder.finish()]);
@@ -386,25 +373,4 @@ fn clear_targets(output: Output, view: &View) -> (Vec<wgpu::TextureFormat>, wgpu
             (vec![DEBUG_FORMAT; 2], clear)
         }
     }
-}
-
-/// One colour attachment per view, cleared to `clear` and stored.
-fn color_attachments(
-    views: &[wgpu::TextureView],
-    clear: wgpu::Color,
-) -> Vec<Option<wgpu::RenderPassColorAttachment<'_>>> {
-    views
-        .iter()
-        .map(|v| {
-            Some(wgpu::RenderPassColorAttachment {
-                view: v,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(clear),
-                    store: wgpu::StoreOp::Store,
-                },
-            })
-        })
-        .collect()
 }

@@ -9,8 +9,10 @@ pub mod gltf_write;
 pub mod judges;
 pub mod not_run;
 pub mod quirks;
+pub mod seeds;
 
 pub use judges::validate_gltf;
+pub use seeds::{for_seeds, quat_angle, BASE_SEED};
 
 /// The one GPU context every test shares (made on first use with [`GpuContext::new`], the
 /// tools' adapter choice). Panics with the adapter error, which says how to install lavapipe:
@@ -26,26 +28,7 @@ pub fn context() -> &'static qtangent::gpu::GpuContext {
 }
 
 use glam::{Quat, Vec3};
-use rand::{Rng, SeedableRng};
-use rand_pcg::Pcg64Mcg;
-
-/// Base seed for every random test; case `i` uses `BASE_SEED + i`.
-pub const BASE_SEED: u64 = 0x5eed_0000_0000_0000;
-
-/// Runs `case` `n` times, each with its own seeded generator. A panic inside a case is
-/// re-raised with the seed that reproduces it.
-pub fn for_seeds(name: &str, n: u64, mut case: impl FnMut(u64, &mut Pcg64Mcg)) {
-    for i in 0..n {
-        let seed = BASE_SEED + i;
-        let mut rng = Pcg64Mcg::seed_from_u64(seed);
-        let result =
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| case(seed, &mut rng)));
-        if let Err(e) = result {
-            eprintln!("{name}: failed for seed {seed:#x} (case {i})");
-            std::panic::resume_unwind(e);
-        }
-    }
-}
+use rand::Rng;
 
 /// A uniformly random unit vector.
 pub fn unit_vec3(rng: &mut impl Rng) -> Vec3 {
@@ -55,16 +38,6 @@ pub fn unit_vec3(rng: &mut impl Rng) -> Vec3 {
 /// A uniformly random rotation.
 pub fn rotation(rng: &mut impl Rng) -> Quat {
     qtangent::measure::random_rotation(rng)
-}
-
-/// Rotation angle (radians) between two unit quaternions, sign-insensitive, in f64.
-pub fn quat_angle(a: Quat, b: Quat) -> f64 {
-    let r = (a.conjugate() * b).normalize();
-    let (v, w) = (
-        glam::DVec3::new(r.x as f64, r.y as f64, r.z as f64),
-        r.w as f64,
-    );
-    2.0 * v.length().atan2(w.abs())
 }
 
 /// f32 unit roundoff: half an ulp of 1.0.

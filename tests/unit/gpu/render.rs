@@ -29,7 +29,7 @@
 
 use crate::common::draw::{self, Readback};
 use crate::common::{self, context};
-use crate::gpu::kit::render_target;
+use crate::gpu::kit::{self, render_target};
 
 use glam::{DMat4, DVec3, DVec4, Mat4, Quat, Vec2, Vec3, Vec4};
 use qtangent::gpu::render::DEBUG_FORMAT;
@@ -628,38 +628,13 @@ fn record_shading(
         .map(|t| t.create_view(&Default::default()))
         .collect();
     let depth = targets.1.create_view(&Default::default());
-    let attachments: Vec<Option<wgpu::RenderPassColorAttachment>> = views
-        .iter()
-        .map(|v| {
-            Some(wgpu::RenderPassColorAttachment {
-                view: v,
-                depth_slice: None,
-                resolve_target: None,
-                ops: wgpu::Operations {
-                    load: wgpu::LoadOp::Clear(wgpu::Color {
-                        r: p,
-                        g: p,
-                        b: p,
-                        a: p,
-                    }),
-                    store: wgpu::StoreOp::Store,
-                },
-            })
-        })
-        .collect();
-    let mut pass = encoder.begin_render_pass(&wgpu::RenderPassDescriptor {
-        label: Some("one view"),
-        color_attachments: &attachments,
-        depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
-            view: &depth,
-            depth_ops: Some(wgpu::Operations {
-                load: wgpu::LoadOp::Clear(1.0),
-                store: wgpu::StoreOp::Store,
-            }),
-            stencil_ops: None,
-        }),
-        ..Default::default()
-    });
+    let poison = wgpu::Color {
+        r: p,
+        g: p,
+        b: p,
+        a: p,
+    };
+    let mut pass = kit::begin_pass(encoder, "one view", &views, &depth, poison);
     renderer.draw(ctx, gpu, view, source, Output::Shading, &mut pass)
 }
 
