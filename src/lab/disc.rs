@@ -595,15 +595,14 @@ fn texture_file(
                 .pixels()
                 .map(|px| px.0.map(|c| f32::from(c) / 255.0))
                 .collect();
-            let blocks = crate::qmap::bc::encode_bc7(
-                size,
-                size,
-                &values,
-                3,
-                None,
-                crate::qmap::bc::Bc7Quality::Basic,
-            )
-            .map_err(DiscError::Bc7)?;
+            let job = crate::qmap::bc::Bc7Job {
+                channels: 3,
+                care: None,
+                quality: crate::qmap::bc::Bc7Quality::Basic,
+                encoder: crate::qmap::bc::BcEncoder::default(),
+            };
+            let blocks =
+                crate::qmap::bc::encode_bc7(size, size, &values, job).map_err(DiscError::Bc7)?;
             let bytes = ktx2(crate::ktx2::TexelFormat::Bc7Unorm, blocks)?;
             ("swirl_disc_anisotropy.ktx2", "image/ktx2", bytes)
         }

@@ -14,7 +14,7 @@ use glam::Vec2;
 use image::RgbaImage;
 
 use super::anisotropy::{self, DirectionField};
-use super::bc::{self, Bc7Quality};
+use super::bc::{self, Bc7Quality, BcEncoder};
 use super::stored::{EncodedMap, Encoding};
 use super::tangent::{self, TwistField};
 use super::{
@@ -34,6 +34,8 @@ pub struct MapOptions {
     pub keep_handedness: bool,
     /// BC7 encoder effort. Default [`Bc7Quality::Basic`] (all modes): the maps are what ships.
     pub bc7: Bc7Quality,
+    /// The BC5/BC7 encoder. Default [`BcEncoder::Ispc`], Intel's ISPC kernels.
+    pub encoder: BcEncoder,
     /// Padding rings grown around the UV islands of object-space maps beyond the one-texel
     /// fringe. Default 16: minified, a map is read from its mips, where level k has 2⁻ᵏ of
     /// the padding; 16 rings keep a 4-texel margin at level 2, so island edges read their own
@@ -50,6 +52,7 @@ impl Default for MapOptions {
             format: None,
             keep_handedness: false,
             bc7: Bc7Quality::Basic,
+            encoder: BcEncoder::Ispc,
             padding: 16,
             maps_dir: None,
         }
@@ -375,6 +378,7 @@ impl<'a> Baker<'a> {
         Encoding {
             keep_handedness: self.options.keep_handedness,
             bc7: self.options.bc7,
+            encoder: self.options.encoder,
             ..Encoding::new(space, format)
         }
     }

@@ -49,7 +49,7 @@ pub use anisotropy::DirectionField;
 pub use bake::{
     Baked, Baker, CpuRaster, MapOptions, ObjectInput, RasterBackend, Repack, TangentInput,
 };
-pub use bc::{Bc7Quality, BcError};
+pub use bc::{Bc7Quality, BcEncoder, BcError};
 pub use cpu::raster_cpu;
 pub use format::{MapDecode, MapFormat, MapSpace};
 pub use io::{decode_axis, write_preview, PreviewAxis};

@@ -192,7 +192,7 @@ fn bc5_level(img: &image::RgbaImage) -> Result<image::RgbaImage, super::bc::BcEr
             ]
         })
         .collect();
-    let blocks = super::bc::encode_bc5_snorm(w, h, &xy)?;
+    let blocks = super::bc::encode_bc5_snorm(w, h, &xy, super::bc::BcEncoder::default())?;
     let back = super::bc::decode_bc5_snorm(w, h, &blocks)?;
     let level = |c: f32| ((c.clamp(-1.0, 1.0) + 1.0) * 0.5 * 255.0).round() as u8;
     let mut out = image::RgbaImage::new(w, h);

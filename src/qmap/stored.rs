@@ -15,7 +15,7 @@
 
 use glam::Vec4;
 
-use super::bc::{self, Bc7Quality};
+use super::bc::{self, Bc7Quality, BcEncoder};
 use super::{tangent, BakeError, MapDecode, MapFormat, MapSpace, QuatMap, TexelKind, Unfit};
 use crate::ktx2::{Ktx2Texture, TexelFormat};
 
@@ -66,11 +66,13 @@ pub struct Encoding {
     pub axial_twist: bool,
     /// BC7 encoder effort.
     pub bc7: Bc7Quality,
+    /// The BC5/BC7 encoder.
+    pub encoder: BcEncoder,
 }
 
 impl Encoding {
     /// A map of `space` stored as `format`: handedness derived, twist as baked, BC7 at
-    /// [`Bc7Quality::Basic`] (the default of [`super::MapOptions`]).
+    /// [`Bc7Quality::Basic`] with the ISPC kernels (the defaults of [`super::MapOptions`]).
     #[must_use]
     pub fn new(space: MapSpace, format: MapFormat) -> Self {
         Self {
@@ -79,6 +81,7 @@ impl Encoding {
             keep_handedness: false,
             axial_twist: false,
             bc7: Bc7Quality::Basic,
+            encoder: BcEncoder::Ispc,
         }
     }
 }
@@ -147,6 +150,7 @@ impl EncodedMap {
             keep_handedness,
             axial_twist,
             bc7: quality,
+            encoder,
         } = *encoding;
         let (width, height) = (map.width(), map.height());
         if format.is_compressed() {
@@ -182,7 +186,7 @@ impl EncodedMap {
                         } else {
                             l.quats.iter().map(|q| [q.x, q.y]).collect()
                         };
-                        bc::encode_bc5_snorm(l.width, l.height, &pairs).map_err(bc_err)
+                        bc::encode_bc5_snorm(l.width, l.height, &pairs, encoder).map_err(bc_err)
                     })
                     .collect::<Result<_, _>>()?
             }
@@ -206,8 +210,13 @@ impl EncodedMap {
                     });
                     let quats = block_aligned(l.width, l.height, &l.quats, care.as_deref());
                     let values: Vec<[f32; 4]> = quats.iter().map(|q| q.to_array()).collect();
-                    bc::encode_bc7(l.width, l.height, &values, 4, care.as_deref(), quality)
-                        .map_err(bc_err)
+                    let job = bc::Bc7Job {
+                        channels: 4,
+                        care: care.as_deref(),
+                        quality,
+                        encoder,
+                    };
+                    bc::encode_bc7(l.width, l.height, &values, job).map_err(bc_err)
                 })
                 .collect::<Result<_, _>>()?,
             f => map

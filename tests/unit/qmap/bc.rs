@@ -19,7 +19,7 @@
 use glam::{Quat, Vec2, Vec3};
 use qtangent::qmap::bc::{
     bc5_unorm_block_to_snorm, check_size, decode_bc5_snorm, decode_bc7, encode_bc5_snorm,
-    encode_bc7, level_bytes, Bc7Quality, BcError, BLOCK_BYTES,
+    encode_bc7, level_bytes, Bc7Job, Bc7Quality, BcEncoder, BcError, BLOCK_BYTES,
 };
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -34,6 +34,20 @@ const BASIC_QUATERNIONS: Stats = Stats {
     p99: 5.9,
     max: 10.3,
 };
+
+/// Both encoders: the ISPC kernels (the default) must keep the bounds measured with the
+/// portable port (`block_compression`), which they replace.
+const ENCODERS: [BcEncoder; 2] = [BcEncoder::Ispc, BcEncoder::Portable];
+
+/// A BC7 job of `channels` with `care`, at `quality`, by `encoder`.
+fn job(channels: u8, care: Option<&[bool]>, quality: Bc7Quality, encoder: BcEncoder) -> Bc7Job<'_> {
+    Bc7Job {
+        channels,
+        care,
+        quality,
+        encoder,
+    }
+}
 
 /// A smooth random scalar field in [−1, 1]: a sum of plane waves with random directions,
 /// wavelengths in 16–128 texels, phases and amplitudes (normalised to sum to 1).
@@ -186,9 +200,15 @@ fn flip_pairs(block: &[u8; 16], c: usize) -> [(f32, f32); 16] {
 }
 
 /// Rotation errors of a BC7 round trip of `q` (4 channels) on the texels where `care` holds.
-fn bc7_errors(q: &[Quat], care: Option<&[bool]>, quality: Bc7Quality) -> Vec<f32> {
+fn bc7_errors(
+    q: &[Quat],
+    care: Option<&[bool]>,
+    quality: Bc7Quality,
+    encoder: BcEncoder,
+) -> Vec<f32> {
     let values: Vec<[f32; 4]> = q.iter().map(|q| q.to_array()).collect();
-    let blocks = encode_bc7(N as u32, N as u32, &values, 4, care, quality).expect("valid input");
+    let job = job(4, care, quality, encoder);
+    let blocks = encode_bc7(N as u32, N as u32, &values, job).expect("valid input");
     let back = decode_bc7(N as u32, N as u32, &blocks).expect("own output");
     (0..q.len())
         .filter(|&i| care.is_none_or(|c| c[i]))
@@ -279,9 +299,11 @@ fn bc4_float_decoder_matches_block_compression() {
 
 #[test]
 fn bc5_zero_is_exact() {
-    let blocks = encode_bc5_snorm(16, 8, &[[0.0; 2]; 128]).expect("valid size");
-    let back = decode_bc5_snorm(16, 8, &blocks).expect("own output");
-    assert!(back.iter().all(|v| *v == [0.0, 0.0]), "{back:?}");
+    for encoder in ENCODERS {
+        let blocks = encode_bc5_snorm(16, 8, &[[0.0; 2]; 128], encoder).expect("valid size");
+        let back = decode_bc5_snorm(16, 8, &blocks).expect("own output");
+        assert!(back.iter().all(|v| *v == [0.0, 0.0]), "{encoder}: {back:?}");
+    }
 }
 
 #[test]
@@ -292,7 +314,6 @@ fn bc5_normal_fields() {
         p99: 2.9,
         max: 4.3,
     };
-    let round = |v: f32| (127.0 * v).round();
     for seed in SEED..SEED + 3 {
         let normals = normal_field(&mut Pcg64::seed_from_u64(seed), N, N);
         let xy: Vec<[f32; 2]> = normals
@@ -300,42 +321,51 @@ fn bc5_normal_fields() {
             .map(|&m| arc_from_z(m))
             .map(|r| [r.x, r.y])
             .collect();
-        let blocks = encode_bc5_snorm(N as u32, N as u32, &xy).expect("valid size");
-        let back = decode_bc5_snorm(N as u32, N as u32, &blocks).expect("own output");
+        for encoder in ENCODERS {
+            check_bc5(seed, encoder, &normals, &xy, bound);
+        }
+    }
+}
 
-        for (b, block) in blocks.chunks_exact(BLOCK_BYTES).enumerate() {
-            let texels: Vec<usize> = (0..16)
-                .map(|t| (b / (N / 4) * 4 + t / 4) * N + b % (N / 4) * 4 + t % 4)
-                .collect();
-            let block: [u8; 16] = block.try_into().expect("chunks of 16");
-            for c in 0..2 {
-                // The snorm decode of the flipped block is the content read through unorm.
-                // 1e-6: f32 rounding of values ≤ 1 (ulp 1.2e-7) through ·255, −128, /127.
-                for (t, (s, content)) in flip_pairs(&block, c).into_iter().enumerate() {
-                    assert!(
-                        (s - content).abs() < 1e-6,
-                        "seed {seed:#x} block {b} texel {t}"
-                    );
-                }
-                // The contract: within (½ + range/14)/127 (module docs); 1e-6 as above.
-                let bytes = texels.iter().map(|&i| round(xy[i][c]));
-                let range = bytes.clone().fold(f32::MIN, f32::max) - bytes.fold(f32::MAX, f32::min);
-                let limit = (0.5 + range / 14.0) / 127.0 + 1e-6;
-                for &i in &texels {
-                    let e = (back[i][c] - xy[i][c]).abs();
-                    assert!(
-                        e <= limit,
-                        "seed {seed:#x} texel {i} component {c}: {e} > {limit}"
-                    );
-                }
+/// `bc5_normal_fields` for one seed and encoder.
+fn check_bc5(seed: u64, encoder: BcEncoder, normals: &[Vec3], xy: &[[f32; 2]], bound: Stats) {
+    let round = |v: f32| (127.0 * v).round();
+    let blocks = encode_bc5_snorm(N as u32, N as u32, xy, encoder).expect("valid size");
+    let back = decode_bc5_snorm(N as u32, N as u32, &blocks).expect("own output");
+
+    for (b, block) in blocks.chunks_exact(BLOCK_BYTES).enumerate() {
+        let texels: Vec<usize> = (0..16)
+            .map(|t| (b / (N / 4) * 4 + t / 4) * N + b % (N / 4) * 4 + t % 4)
+            .collect();
+        let block: [u8; 16] = block.try_into().expect("chunks of 16");
+        for c in 0..2 {
+            // The snorm decode of the flipped block is the content read through unorm.
+            // 1e-6: f32 rounding of values ≤ 1 (ulp 1.2e-7) through ·255, −128, /127.
+            for (t, (s, content)) in flip_pairs(&block, c).into_iter().enumerate() {
+                assert!(
+                    (s - content).abs() < 1e-6,
+                    "{encoder}: seed {seed:#x} block {b} texel {t}"
+                );
+            }
+            // The contract: within (½ + range/14)/127 (module docs); 1e-6 as above.
+            let bytes = texels.iter().map(|&i| round(xy[i][c]));
+            let range = bytes.clone().fold(f32::MIN, f32::max) - bytes.fold(f32::MAX, f32::min);
+            let limit = (0.5 + range / 14.0) / 127.0 + 1e-6;
+            for &i in &texels {
+                let e = (back[i][c] - xy[i][c]).abs();
+                assert!(
+                    e <= limit,
+                    "{encoder}: seed {seed:#x} texel {i} component {c}: {e} > {limit}"
+                );
             }
         }
-
-        let errors = (0..N * N)
-            .map(|i| angle_deg(normals[i], rebuild_w(back[i][0], back[i][1], 0.0) * Vec3::Z));
-        let s = Stats::of(errors.collect()).print("BC5 normals", seed);
-        assert_within("BC5 normals", seed, s, bound);
     }
+
+    let errors =
+        (0..N * N).map(|i| angle_deg(normals[i], rebuild_w(back[i][0], back[i][1], 0.0) * Vec3::Z));
+    let what = format!("BC5 normals, {encoder}");
+    let s = Stats::of(errors.collect()).print(&what, seed);
+    assert_within(&what, seed, s, bound);
 }
 
 #[test]
@@ -365,9 +395,11 @@ fn bc7_quaternion_fields() {
     for seed in SEED..SEED + 3 {
         let q = quat_field(&mut Pcg64::seed_from_u64(seed), N, N);
         for (quality, bound) in bounds {
-            let what = format!("BC7 {} quaternions", quality.name());
-            let s = Stats::of(bc7_errors(&q, None, quality)).print(&what, seed);
-            assert_within(&what, seed, s, bound);
+            for encoder in ENCODERS {
+                let what = format!("BC7 {} quaternions, {encoder}", quality.name());
+                let s = Stats::of(bc7_errors(&q, None, quality, encoder)).print(&what, seed);
+                assert_within(&what, seed, s, bound);
+            }
         }
     }
 }
@@ -397,18 +429,20 @@ fn bc7_tangent_space_xyz() {
     for seed in SEED..SEED + 3 {
         let r = tangent_field(&mut Pcg64::seed_from_u64(seed), N, N);
         let values: Vec<[f32; 4]> = r.iter().map(|q| [q.x, q.y, q.z, f32::NAN]).collect();
-        for (quality, bound) in bounds {
-            let blocks = encode_bc7(N as u32, N as u32, &values, 3, None, quality).expect("valid");
+        for ((quality, bound), encoder) in bounds.into_iter().flat_map(|b| ENCODERS.map(|e| (b, e)))
+        {
+            let job = job(3, None, quality, encoder);
+            let blocks = encode_bc7(N as u32, N as u32, &values, job).expect("valid");
             let back = decode_bc7(N as u32, N as u32, &blocks).expect("own output");
             // Alpha is 255, or 254 where mode 6 shares its p-bit with RGB: unused either way.
             let alpha_ok = back.iter().all(|v| v[3] >= 254.0 / 255.0 * 2.0 - 1.0);
             assert!(
                 alpha_ok,
-                "seed {seed:#x}: three channels decode with alpha 1 (or 1 − 2/255)"
+                "{encoder}: seed {seed:#x}: three channels decode with alpha 1 (or 1 − 2/255)"
             );
             let errors = (0..N * N)
                 .map(|i| rotation_deg(r[i], rebuild_w(back[i][0], back[i][1], back[i][2])));
-            let what = format!("BC7 {} tangent-space xyz", quality.name());
+            let what = format!("BC7 {} tangent-space xyz, {encoder}", quality.name());
             let s = Stats::of(errors.collect()).print(&what, seed);
             assert_within(&what, seed, s, bound);
         }
@@ -435,18 +469,25 @@ fn bc7_dont_care() {
                 q[i] = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
             }
         }
-        let with = Stats::of(bc7_errors(&q, Some(&care), Bc7Quality::Basic)).print("care", seed);
-        assert_within("BC7 basic with care", seed, with, bound);
-        // Background mixed in: the same cared-for texels, measured the same way.
-        let errors = bc7_errors(&q, None, Bc7Quality::Basic)
-            .into_iter()
-            .zip(&care);
-        let without =
-            Stats::of(errors.filter(|(_, &c)| c).map(|(e, _)| e).collect()).print("no care", seed);
-        assert!(
-            without.mean > bound.mean && without.p99 > bound.p99,
-            "seed {seed:#x}: without care {without:?} should exceed {bound:?}, or the test shows nothing"
-        );
+        for encoder in ENCODERS {
+            let basic = Bc7Quality::Basic;
+            let with = Stats::of(bc7_errors(&q, Some(&care), basic, encoder))
+                .print(&format!("care, {encoder}"), seed);
+            assert_within(
+                &format!("BC7 basic with care, {encoder}"),
+                seed,
+                with,
+                bound,
+            );
+            // Background mixed in: the same cared-for texels, measured the same way.
+            let errors = bc7_errors(&q, None, basic, encoder).into_iter().zip(&care);
+            let without = Stats::of(errors.filter(|(_, &c)| c).map(|(e, _)| e).collect())
+                .print(&format!("no care, {encoder}"), seed);
+            assert!(
+                without.mean > bound.mean && without.p99 > bound.p99,
+                "{encoder}: seed {seed:#x}: without care {without:?} should exceed {bound:?}, or the test shows nothing"
+            );
+        }
     }
 }
 
@@ -469,30 +510,38 @@ fn sizes_and_malformed_input() {
     let two = vec![[0.0; 2]; 250 * 250];
     // Any level encodes (mips of a 12² map are 6² and 3²), its last blocks padded by edge
     // repetition; it decodes back to its own size.
-    let blocks = encode_bc5_snorm(6, 3, &two[..18]).expect("a 6×3 mip encodes");
+    let blocks = encode_bc5_snorm(6, 3, &two[..18], BcEncoder::Ispc).expect("a 6×3 mip encodes");
     assert_eq!(blocks.len(), 2 * 16);
     assert_eq!(decode_bc5_snorm(6, 3, &blocks).expect("decodes").len(), 18);
     assert!(matches!(
-        encode_bc5_snorm(0, 4, &[]),
+        encode_bc5_snorm(0, 4, &[], BcEncoder::Ispc),
         Err(BcError::Size { .. })
     ));
     assert!(matches!(
-        encode_bc5_snorm(4, 4, &two[..15]),
+        encode_bc5_snorm(4, 4, &two[..15], BcEncoder::Ispc),
         Err(BcError::Texels { given: 15, .. })
     ));
     let four = [[0.0; 4]; 16];
-    let fast = Bc7Quality::Fast;
+    let fast = job(4, None, Bc7Quality::Fast, BcEncoder::Ispc);
     assert!(matches!(
-        encode_bc7(4, 4, &four[..15], 4, None, fast),
+        encode_bc7(4, 4, &four[..15], fast),
         Err(BcError::Texels { .. })
     ));
     let care = Some(&[true; 3][..]);
     assert!(matches!(
-        encode_bc7(4, 4, &four, 4, care, fast),
+        encode_bc7(4, 4, &four, Bc7Job { care, ..fast }),
         Err(BcError::Care { given: 3, .. })
     ));
     assert!(matches!(
-        encode_bc7(4, 4, &four, 2, None, fast),
+        encode_bc7(
+            4,
+            4,
+            &four,
+            Bc7Job {
+                channels: 2,
+                ..fast
+            }
+        ),
         Err(BcError::Channels(2))
     ));
     assert!(matches!(
@@ -545,10 +594,10 @@ fn tiny_mips_are_padded_by_edge_repetition() {
 
         let xy: Vec<[f32; 2]> = q.iter().map(|r| [r.x, r.y]).collect();
         let pxy: Vec<[f32; 2]> = padded.iter().map(|r| [r.x, r.y]).collect();
-        let blocks = encode_bc5_snorm(w32, h32, &xy).expect(&what);
+        let blocks = encode_bc5_snorm(w32, h32, &xy, BcEncoder::Ispc).expect(&what);
         assert_eq!(
             blocks,
-            encode_bc5_snorm(pw32, ph32, &pxy).expect(&what),
+            encode_bc5_snorm(pw32, ph32, &pxy, BcEncoder::Ispc).expect(&what),
             "{what}: BC5 blocks"
         );
         let back = decode_bc5_snorm(w32, h32, &blocks).expect(&what);
@@ -564,11 +613,11 @@ fn tiny_mips_are_padded_by_edge_repetition() {
 
         let values: Vec<[f32; 4]> = q.iter().map(|r| r.to_array()).collect();
         let pvalues: Vec<[f32; 4]> = padded.iter().map(|r| r.to_array()).collect();
-        let basic = Bc7Quality::Basic;
-        let blocks = encode_bc7(w32, h32, &values, 4, None, basic).expect(&what);
+        let basic = job(4, None, Bc7Quality::Basic, BcEncoder::Ispc);
+        let blocks = encode_bc7(w32, h32, &values, basic).expect(&what);
         assert_eq!(
             blocks,
-            encode_bc7(pw32, ph32, &pvalues, 4, None, basic).expect(&what),
+            encode_bc7(pw32, ph32, &pvalues, basic).expect(&what),
             "{what}: BC7"
         );
         let back = decode_bc7(w32, h32, &blocks).expect(&what);
