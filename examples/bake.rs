@@ -17,6 +17,9 @@
 //! - `--format`: rgba16f, snorm16, snorm8, rgba32f, bc5, bc7. Default: the compressed one —
 //!   bc5 for tangent-space maps (x, y; w rebuilt), bc7 for object-space maps. bc5 cannot hold
 //!   an object-space map (an error naming the flag); BC needs sides that are multiples of 4.
+//! - `--bc-encoder`: ispc (default; Intel's ISPC kernels, prebuilt SIMD) or portable
+//!   (`block_compression`'s Rust port of the same kernels). Both on every core; the `maps`
+//!   example's bake-time table shows their speed and angle error side by side.
 //! - `--container ktx2` (default): `NAME.ktx2`, every mip level, the format's vkFormat, a data
 //!   format descriptor and key/values `qtangent.kind`, `qtangent.format`, `qtangent.decode`;
 //!   with `--keep-handedness` (object space) also `NAME.handedness.ktx2` (R8 SNORM). Without it
@@ -51,8 +54,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use qtangent::gpu::GpuContext;
 use qtangent::mesh::{self, ImageSource, Scene};
 use qtangent::qmap::{
-    self, BakeJob, BakeSettings, Baked, Baker, Container, CpuRaster, MapFormat, MapOptions,
-    MapSpace, NormalSource, ObjectInput, OutputFile, RasterBackend, Repack, TangentInput,
+    self, BakeJob, BakeSettings, Baked, Baker, BcEncoder, Container, CpuRaster, MapFormat,
+    MapOptions, MapSpace, NormalSource, ObjectInput, OutputFile, RasterBackend, Repack,
+    TangentInput,
 };
 use serde_json::{json, Value};
 
@@ -96,6 +100,11 @@ struct Args {
     /// bc7 for object).
     #[arg(long, value_parser = cli::names::<MapFormat>(MapFormat::ALL.map(MapFormat::name)))]
     format: Option<MapFormat>,
+    /// BC5/BC7 encoder: ispc (Intel's ISPC kernels, the default) or portable
+    /// (`block_compression`'s Rust port of them; same angle error, several times slower).
+    #[arg(long, default_value_t = MapOptions::default().encoder,
+          value_parser = cli::names::<BcEncoder>(BcEncoder::ALL.map(BcEncoder::name)))]
+    bc_encoder: BcEncoder,
     /// File container: ktx2 (every format) or exr (rgba16f, snorm16, snorm8, rgba32f).
     #[arg(long, default_value = "ktx2", value_parser = cli::names::<Container>(Container::ALL.map(Container::name)))]
     container: Container,
@@ -222,6 +231,7 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
         format: args.format,
         keep_handedness: args.keep_handedness,
         padding: args.padding,
+        encoder: args.bc_encoder,
         ..MapOptions::default()
     };
     qmap::check_settings(&BakeSettings {

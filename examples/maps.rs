@@ -11,7 +11,9 @@
 //! - rendered PSNR and maximum error against the reference at two sizes.
 //!
 //! Then the bake's time per stage, compression included, for FlightHelmet's materials at 2048²
-//! and 4096² (the normal maps resized to the map size for the latter).
+//! and 4096² (the normal maps resized to the map size for the latter), with the two BC
+//! encoders side by side (Intel's ISPC kernels, the default, and `block_compression`'s portable
+//! port): Mtexel/s and the per-texel angle error of what each wrote.
 //!
 //! ```sh
 //! cargo run --release --example maps                  # everything (several minutes on 2 cores)
@@ -29,13 +31,13 @@ use image::RgbaImage;
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::{GpuScene, Renderer, View};
 use qtangent::measure::angle_deg;
-use qtangent::qmap::Bc7Quality;
 use qtangent::qmap::Encoding;
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::MapSpace;
 use qtangent::qmap::RasterBackend;
 use qtangent::qmap::{self, BakeMesh, MapFormat, NormalMap, TexelKind};
 use qtangent::qmap::{bc5_round_trip_chain, AngleStats, CpuRaster, EncodedMap};
+use qtangent::qmap::{Bc7Quality, BcEncoder};
 use qtangent::render::FrameSource;
 use qtangent::render::{self, ImageDiff};
 use qtangent::render::{MapSource, RenderScene};
@@ -197,7 +199,10 @@ fn texel_errors(
         let mask = coverage(scene, mi, exact.width(), exact.height())?;
         for f in MapFormat::ALL {
             let c = Column::Map(MapSpace::Tangent, f);
-            match EncodedMap::encode(&exact, &encoding(MapSpace::Tangent, f, bc7)) {
+            match EncodedMap::encode(
+                &exact,
+                &encoding(MapSpace::Tangent, f, bc7, BcEncoder::default()),
+            ) {
                 Ok(stored) => {
                     let (n, t) = stored.frame_angles(&exact.levels[0].quats, &mask)?;
                     push(c, n, t);
@@ -245,7 +250,10 @@ fn texel_errors(
             if f == MapFormat::Bc5 {
                 continue;
             }
-            let stored = EncodedMap::encode(&exact, &encoding(MapSpace::Object, f, bc7))?;
+            let stored = EncodedMap::encode(
+                &exact,
+                &encoding(MapSpace::Object, f, bc7, BcEncoder::default()),
+            )?;
             let (n, t) = stored.frame_angles(&exact.levels[0].quats, &mask)?;
             push(c, n, t);
         }
@@ -562,7 +570,8 @@ fn timing(
         std::thread::available_parallelism().map_or(1, usize::from)
     );
     println!("Tangent-space maps come from the normal map alone (its mips, the rotation per texel, compression); object-space maps rasterise the mesh (on {}), then hemispheres, padding and mips (CPU), then compression.\n", ctx.info.name);
-    println!("| size | kind → format | stages (summed over materials) | total |");
+    println!("BC5 and BC7 are encoded on every core by Intel's ISPC kernels (`ispc`, the default) and by `block_compression`'s portable Rust port of them (`portable`); Mtexel/s counts every mip level's texels; the per-texel error is against the f32 bake over texels inside triangles (object space) or every texel (tangent space).\n");
+    println!("| size | kind → format (encoder) | stages (summed over materials) | total |");
     println!("|---|---|---|---:|");
     let sides: &[u32] = if quick { &[2048] } else { &[2048, 4096] };
     for &side in sides {
@@ -571,7 +580,10 @@ fn timing(
             scene: &scene,
             side,
         };
-        timing.tangent(bc7)?;
+        // Each encoder side by side: the ISPC kernels (the default) and the portable port.
+        for encoder in BcEncoder::ALL {
+            timing.tangent(bc7, encoder)?;
+        }
         // Object space → BC7, at this effort and at UltraFast.
         let qualities = if bc7 == Bc7Quality::UltraFast {
             vec![bc7]
@@ -579,7 +591,9 @@ fn timing(
             vec![bc7, Bc7Quality::UltraFast]
         };
         for quality in qualities {
-            timing.object(quality)?;
+            for encoder in BcEncoder::ALL {
+                timing.object(quality, encoder)?;
+            }
         }
     }
     println!();
@@ -597,9 +611,10 @@ struct BakeTiming<'a> {
 impl BakeTiming<'_> {
     /// Tangent space → BC5 at `side`²: the rotations on the GPU (here lavapipe) and on the CPU
     /// (every core), the total with the faster.
-    fn tangent(&self, bc7: Bc7Quality) -> Result<(), Error> {
+    fn tangent(&self, bc7: Bc7Quality, encoder: BcEncoder) -> Result<(), Error> {
         let (ctx, scene, side) = (self.ctx, self.scene, self.side);
         let mut t = [Duration::ZERO; 4];
+        let (mut texels, mut normals, mut tangents) = (0, Vec::new(), Vec::new());
         for m in &scene.materials {
             let Some(normal) = &m.normal else { continue };
             let img = if normal.width() == side {
@@ -616,16 +631,25 @@ impl BakeTiming<'_> {
             let map = timed(&mut t[2], || {
                 CpuRaster.bake_tangent(&levels, None, MapFormat::Rgba32Float)
             })?;
-            timed(&mut t[3], || {
-                EncodedMap::encode(&map, &encoding(MapSpace::Tangent, MapFormat::Bc5, bc7))
-            })?;
+            let how = encoding(MapSpace::Tangent, MapFormat::Bc5, bc7, encoder);
+            let stored = timed(&mut t[3], || EncodedMap::encode(&map, &how))?;
+            texels += map.levels.iter().map(|l| l.quats.len()).sum::<usize>();
+            let all = vec![true; map.levels[0].quats.len()];
+            let (n, t) = stored.frame_angles(&map.levels[0].quats, &all)?;
+            normals.extend(n);
+            tangents.extend(t);
         }
+        let (n, tn) = (AngleStats::of(normals), AngleStats::of(tangents));
         println!(
-        "| {side}² | tangent → bc5 | mips {:.2} s, rotations on the GPU {:.2} s or on the CPU {:.2} s, BC5 {:.2} s | {:.2} s |",
+        "| {side}² | tangent → bc5 ({}) | mips {:.2} s, rotations on the GPU {:.2} s or on the CPU {:.2} s, BC5 {:.2} s ({:.0} Mtexel/s); per-texel error ° normal {}, tangent {} | {:.2} s |",
+        encoder.name(),
         t[0].as_secs_f64(),
         t[1].as_secs_f64(),
         t[2].as_secs_f64(),
         t[3].as_secs_f64(),
+        texels as f64 / t[3].as_secs_f64() / 1e6,
+        stats(Some(n)),
+        stats(Some(tn)),
         (t[0] + t[1].min(t[2]) + t[3]).as_secs_f64()
     );
         Ok(())
@@ -633,9 +657,10 @@ impl BakeTiming<'_> {
 
     /// Object space → BC7 at `side`² and effort `quality`: raster, finish and compression times,
     /// and the per-texel error against the f32 bake, inside triangles.
-    fn object(&self, quality: Bc7Quality) -> Result<(), Error> {
+    fn object(&self, quality: Bc7Quality, encoder: BcEncoder) -> Result<(), Error> {
         let (ctx, scene, side) = (self.ctx, self.scene, self.side);
         let mut o = [Duration::ZERO; 3];
+        let mut texels = 0;
         let (mut normals, mut tangents) = (Vec::new(), Vec::new());
         for (i, sm) in scene.meshes.iter().enumerate() {
             if !matches!(sm.map, MapSource::Bake { .. }) {
@@ -651,9 +676,9 @@ impl BakeTiming<'_> {
             let map = timed(&mut o[1], || {
                 qmap::finish(&raster, settings.padding, &mut ())
             });
-            let stored = timed(&mut o[2], || {
-                EncodedMap::encode(&map, &encoding(MapSpace::Object, MapFormat::Bc7, quality))
-            })?;
+            let how = encoding(MapSpace::Object, MapFormat::Bc7, quality, encoder);
+            let stored = timed(&mut o[2], || EncodedMap::encode(&map, &how))?;
+            texels += map.levels.iter().map(|l| l.quats.len()).sum::<usize>();
             let mask: Vec<bool> = map.kind.iter().map(|k| *k == TexelKind::Covered).collect();
             let (n, t) = stored.frame_angles(&map.levels[0].quats, &mask)?;
             normals.extend(n);
@@ -661,11 +686,13 @@ impl BakeTiming<'_> {
         }
         let (n, t) = (AngleStats::of(normals), AngleStats::of(tangents));
         println!(
-        "| {side}² | object → bc7 ({}) | raster (GPU) {:.2} s, finish {:.2} s, BC7 {:.2} s; per-texel error ° normal {}, tangent {} | {:.2} s |",
+        "| {side}² | object → bc7 {} ({}) | raster (GPU) {:.2} s, finish {:.2} s, BC7 {:.2} s ({:.2} Mtexel/s); per-texel error ° normal {}, tangent {} | {:.2} s |",
         quality.name(),
+        encoder.name(),
         o[0].as_secs_f64(),
         o[1].as_secs_f64(),
         o[2].as_secs_f64(),
+        texels as f64 / o[2].as_secs_f64() / 1e6,
         stats(Some(n)),
         stats(Some(t)),
         o.iter().sum::<Duration>().as_secs_f64()
@@ -674,10 +701,11 @@ impl BakeTiming<'_> {
     }
 }
 
-/// How a map of `space` is stored as `format`, BC7 at effort `bc7`.
-fn encoding(space: MapSpace, format: MapFormat, bc7: Bc7Quality) -> Encoding {
+/// How a map of `space` is stored as `format`, BC7 at effort `bc7`, by `encoder`.
+fn encoding(space: MapSpace, format: MapFormat, bc7: Bc7Quality, encoder: BcEncoder) -> Encoding {
     Encoding {
         bc7,
+        encoder,
         ..Encoding::new(space, format)
     }
 }

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::{GpuScene, Renderer, UploadReport, FALLBACK_FORMAT};
-use qtangent::qmap::Bc7Quality;
+use qtangent::qmap::{Bc7Quality, BcEncoder};
 use qtangent::qmap::{MapFormat, MapOptions};
 use qtangent::render::MapOrigin;
 use qtangent::render::RenderScene;
@@ -38,6 +38,11 @@ pub struct SceneArgs {
     #[arg(long, default_value_t = MapOptions::default().bc7,
           value_parser = names::<Bc7Quality>(Bc7Quality::ALL.map(Bc7Quality::name)))]
     pub bc7_quality: Bc7Quality,
+    /// BC5/BC7 encoder: ispc (Intel's ISPC kernels, the default) or portable
+    /// (`block_compression`'s Rust port of them; same angle error, several times slower).
+    #[arg(long, default_value_t = MapOptions::default().encoder,
+          value_parser = names::<BcEncoder>(BcEncoder::ALL.map(BcEncoder::name)))]
+    pub bc_encoder: BcEncoder,
     /// A folder of KTX2 maps written by `bake` (`<material>.ktx2`): used for the materials it
     /// has, instead of baking.
     #[arg(long, value_name = "DIR")]
@@ -75,6 +80,7 @@ impl SceneArgs {
             keep_handedness: self.keep_handedness,
             maps_dir: self.maps.clone(),
             bc7: self.bc7_quality,
+            encoder: self.bc_encoder,
             ..MapOptions::default()
         })
     }

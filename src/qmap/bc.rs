@@ -1,6 +1,8 @@
 //! Block compression of quaternion maps: BC5 SNORM for tangent-space rotations kept as (x, y),
-//! BC7 UNORM for (x, y, z) or whole object-space quaternions. CPU only; the encoders are
-//! `block_compression`'s port of Intel's ISPC texture compressor, run on all cores. The tests
+//! BC7 UNORM for (x, y, z) or whole object-space quaternions. CPU only, on all cores; the
+//! encoder is Intel's ISPC texture compressor itself ([`BcEncoder::Ispc`], `intel_tex_2`'s
+//! prebuilt kernels, the default) or `block_compression`'s Rust port of it
+//! ([`BcEncoder::Portable`]). The tests
 //! (`tests/unit/qmap/bc.rs`) judge the result by the angle of the decoded frame, not by RGB error.
 //!
 //! # Formats
@@ -49,9 +51,12 @@
 //! |                                | BC7 Fast         | 1.6  | 3.7 |  6.7 |  0.75    |
 //! |                                | BC7 Basic        | 1.5  | 3.6 |  5.9 |  0.36    |
 //!
-//! The BC7 encoder is a scalar port of a SIMD kernel: Basic takes about 16 s for a 2048²
-//! quaternion map on two cores, UltraFast about 1 s. Background blocks (no cared-for texel)
-//! are not encoded but copied from one encoded constant block.
+//! The speeds above are the portable port's. The ISPC kernels write blocks of the same angle
+//! error (the tests hold both to the bounds; on their fields the errors agree to the texel) and
+//! run BC7 several times faster: on FlightHelmet's object-space maps at 2048² (all materials,
+//! every mip, two cores) Basic encodes 4.9 Mtexel/s against the port's 0.71 (6.9×), UltraFast
+//! 27.9 against 10.2 (the `maps` example's bake-time table). Background blocks (no cared-for
+//! texel) are not encoded but copied from one encoded constant block.
 //!
 //! # Sizes
 //!
