@@ -245,20 +245,12 @@ impl Kernel {
                 out,
             ),
             Kernel::Bc5(BcEncoder::Ispc) => {
-                // One surface of the blocks side by side: 4 rows of 4·n texels, two bytes each.
-                let n = blocks.len();
-                let mut rg = vec![0u8; 16 * n * 2];
-                for (b, block) in blocks.iter().enumerate() {
-                    for (t, texel) in block.iter().enumerate() {
-                        let at = ((t / 4) * 4 * n + b * 4 + t % 4) * 2;
-                        rg[at..at + 2].copy_from_slice(&texel[..2]);
-                    }
-                }
+                let (data, width) = side_by_side::<2>(blocks);
                 let surface = RgSurface {
-                    data: &rg,
-                    width: 4 * n as u32,
+                    data: &data,
+                    width,
                     height: 4,
-                    stride: 4 * n as u32 * 2,
+                    stride: width * 2,
                 };
                 ispc_bc5::compress_blocks_into(&surface, out);
             }
@@ -267,18 +259,12 @@ impl Kernel {
                 quality,
                 alpha,
             } => {
-                let n = blocks.len();
-                let mut rgba = vec![[0u8; 4]; 16 * n];
-                for (b, block) in blocks.iter().enumerate() {
-                    for (t, texel) in block.iter().enumerate() {
-                        rgba[(t / 4) * 4 * n + b * 4 + t % 4] = *texel;
-                    }
-                }
+                let (data, width) = side_by_side::<4>(blocks);
                 let surface = RgbaSurface {
-                    data: rgba.as_flattened(),
-                    width: 4 * n as u32,
+                    data: &data,
+                    width,
                     height: 4,
-                    stride: 4 * n as u32 * 4,
+                    stride: width * 4,
                 };
                 ispc_bc7::compress_blocks_into(&quality.ispc_settings(alpha), &surface, out);
             }
@@ -291,6 +277,20 @@ impl Kernel {
             compress_rgba8(variant, block.as_flattened(), bytes, 4, 4, 16);
         }
     }
+}
+
+/// The blocks side by side as one surface for the ISPC kernels: 4 rows of 4·n texels, the first
+/// `C` channels of each; and the surface's width in texels.
+fn side_by_side<const C: usize>(blocks: &[[[u8; 4]; 16]]) -> (Vec<u8>, u32) {
+    let n = blocks.len();
+    let mut data = vec![0u8; 16 * n * C];
+    for (b, block) in blocks.iter().enumerate() {
+        for (t, texel) in block.iter().enumerate() {
+            let at = ((t / 4) * 4 * n + b * 4 + t % 4) * C;
+            data[at..at + C].copy_from_slice(&texel[..C]);
+        }
+    }
+    (data, 4 * n as u32)
 }
 
 /// Checks that a level 0 can be block-compressed: both sides ≥ 4 and multiples of 4.
