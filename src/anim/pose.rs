@@ -54,7 +54,8 @@ impl Skeleton {
     /// # Panics
     /// If `local` has fewer entries than the skeleton has nodes.
     #[must_use]
-    pub fn world_matrices(&self, local: &[Transform]) -> Vec<Mat4> {
+    #[cfg(test)]
+    pub(crate) fn world_matrices(&self, local: &[Transform]) -> Vec<Mat4> {
         let mut out = Vec::with_capacity(self.parents.len());
         self.world_matrices_into(local, &mut out);
         out

@@ -119,7 +119,11 @@ impl<'a> Container<'a> {
         let index = extent(bytes, Section::LevelIndex, HEADER_LEN as u64, index_len)?;
         let index = index
             .chunks_exact(LEVEL_ENTRY_LEN)
-            .map(|entry| LevelIndex::from_bytes(entry.try_into().expect("24-byte chunks")))
+            .map(|entry| {
+                let mut bytes = [0; LEVEL_ENTRY_LEN];
+                bytes.copy_from_slice(entry); // chunks_exact: every entry is LEVEL_ENTRY_LEN long
+                LevelIndex::from_bytes(&bytes)
+            })
             .collect();
         let i = header.index;
         let dfd = extent(

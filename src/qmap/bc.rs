@@ -330,10 +330,9 @@ pub(crate) fn encode_bc5_snorm(
             [x, y, 0, 0]
         }))
     });
-    for block in blocks.chunks_exact_mut(BLOCK_BYTES) {
-        let block: &mut [u8; BLOCK_BYTES] = block.try_into().expect("16-byte chunks");
-        bc5_unorm_block_to_snorm(block);
-    }
+    blocks
+        .chunks_exact_mut(BLOCK_BYTES)
+        .for_each(bc5_unorm_block_to_snorm);
     Ok(blocks)
 }
 
@@ -438,7 +437,7 @@ pub(crate) fn decode_bc7(width: u32, height: u32, blocks: &[u8]) -> Result<Vec<[
 /// Turns a BC5 UNORM block whose four endpoint bytes are ≥ 1 into the BC5 SNORM block that
 /// decodes to `(unorm · 255 − 128)/127` (module docs): flips the top bit of bytes 0, 1, 8, 9.
 /// Its own inverse.
-pub(crate) fn bc5_unorm_block_to_snorm(block: &mut [u8; BLOCK_BYTES]) {
+pub(crate) fn bc5_unorm_block_to_snorm(block: &mut [u8]) {
     for i in [0, 1, 8, 9] {
         block[i] ^= 0x80;
     }
@@ -537,11 +536,14 @@ impl Level {
             if !content.is_empty() {
                 kernel.encode(&content, &mut encoded);
             }
-            let mut next = encoded.chunks_exact(BLOCK_BYTES);
+            // The k-th prepared block's bytes are the k-th of `encoded`.
+            let mut k = 0;
             for (block, p) in band.chunks_exact_mut(BLOCK_BYTES).zip(&prepared) {
-                match p {
-                    Some(_) => block.copy_from_slice(next.next().expect("one a prepared block")),
-                    None => block.copy_from_slice(&background),
+                if p.is_some() {
+                    block.copy_from_slice(&encoded[k * BLOCK_BYTES..(k + 1) * BLOCK_BYTES]);
+                    k += 1;
+                } else {
+                    block.copy_from_slice(&background);
                 }
             }
         });

@@ -249,7 +249,7 @@ impl Bone {
 ///
 /// # Errors
 /// [`SkinError::NotSimilarity`] for the first matrix that is not a similarity.
-pub fn bones_from_matrices(matrices: &[Mat4]) -> Result<Vec<Bone>, SkinError> {
+pub(crate) fn bones_from_matrices(matrices: &[Mat4]) -> Result<Vec<Bone>, SkinError> {
     matrices
         .iter()
         .enumerate()
@@ -264,7 +264,7 @@ pub fn bones_from_matrices(matrices: &[Mat4]) -> Result<Vec<Bone>, SkinError> {
 /// # Errors
 /// [`SkinError::Input`] naming the skin when it has a different number of joints and inverse
 /// bind matrices, or a joint node `world` does not hold.
-pub fn skin_matrices(
+pub(crate) fn skin_matrices(
     skin: &crate::mesh::Skin,
     world: &[Mat4],
     placement: Mat4,

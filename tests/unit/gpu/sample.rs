@@ -543,13 +543,9 @@ fn filtered_frames_stay_within_the_derived_bound_of_the_cpu_filter() {
     }
 }
 
-#[test]
-fn a_half_texel_error_in_the_reference_fails_the_bound() {
-    // The bound is tight enough to catch the classic bug: a reference (or a sampler) that puts
-    // texel centres at integers instead of at i + ½. Same GPU samples, shifted CPU reference:
-    // most samples must fall outside.
-    let ctx = context();
-    let e = (-f64::from(subtexel_bits(ctx))).exp2();
+/// The swirl normal map baked onto a torus, 256² rgba16f: the map the two "the bound catches
+/// it" tests break on purpose.
+fn swirl_torus() -> (BakeMesh, QuatMap) {
     let swirl = NormalMap::default_swirl();
     let mesh = from_primitive(&procedural::torus(1.0, 0.35, 96, 48));
     let s = BakeSettings {
@@ -559,6 +555,17 @@ fn a_half_texel_error_in_the_reference_fails_the_bound() {
         format: MapFormat::Rgba16Float,
     };
     let map = bake(&mesh, Some(&swirl), &s);
+    (mesh, map)
+}
+
+#[test]
+fn a_half_texel_error_in_the_reference_fails_the_bound() {
+    // The bound is tight enough to catch the classic bug: a reference (or a sampler) that puts
+    // texel centres at integers instead of at i + ½. Same GPU samples, shifted CPU reference:
+    // most samples must fall outside.
+    let ctx = context();
+    let e = (-f64::from(subtexel_bits(ctx))).exp2();
+    let (mesh, map) = swirl_torus();
     let seed = SEED + 8;
     let points = points_inside(&mesh, N, &|_| 0.0, seed);
     let gpu_map = gq::upload_map(ctx, &map).unwrap_or_else(|e| panic!("{e}"));
@@ -602,15 +609,7 @@ fn without_hemisphere_alignment_filtering_fails_badly() {
     // texels go wrong by tens of degrees — far outside the bound the aligned map meets.
     let ctx = context();
     let e = (-f64::from(subtexel_bits(ctx))).exp2();
-    let swirl = NormalMap::default_swirl();
-    let mesh = from_primitive(&procedural::torus(1.0, 0.35, 96, 48));
-    let s = BakeSettings {
-        width: 256,
-        height: 256,
-        padding: 4,
-        format: MapFormat::Rgba16Float,
-    };
-    let map = bake(&mesh, Some(&swirl), &s);
+    let (mesh, map) = swirl_torus();
     let broken = unaligned(&map);
     let seed = SEED + 7;
     let points = points_inside(&mesh, N, &|_| 0.0, seed);
