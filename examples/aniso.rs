@@ -18,6 +18,7 @@
 //! cargo run --release --example aniso                 # the README table (about a minute)
 //! cargo run --release --example aniso -- --quick      # 512² texture, two sizes
 //! cargo run --release --example aniso -- --gltf DIR   # the disc as a glTF with a KTX2 texture
+//! cargo run --release --example aniso -- --gltf DIR --bumps   # ... with a normal map too
 //! ```
 //!
 //! Benchmark output only: `tests/unit/gpu/aniso.rs` asserts the claim.
@@ -65,6 +66,10 @@ struct Args {
     /// How `--gltf` writes the RG directions: canonical (y ≥ 0) or oriented.
     #[arg(long, default_value = "oriented", value_parser = ["canonical", "oriented"])]
     gltf_layout: String,
+    /// With `--gltf`: the bumpy disc (`swirl_disc_bumps.gltf`), a normal map under the grooves,
+    /// so a tangent-space quaternion map holds a tilt and a twist.
+    #[arg(long, requires = "gltf")]
+    bumps: bool,
 }
 
 type Error = Box<dyn std::error::Error>;
@@ -162,7 +167,12 @@ fn write_gltf(args: &Args, dir: &std::path::Path, texture: u32) -> Result<(), Er
     } else {
         RgLayout::Oriented
     };
-    let path = disc::write_gltf(dir, texture, layout, file)?;
+    let relief = if args.bumps {
+        disc::Relief::Bumps
+    } else {
+        disc::Relief::Flat
+    };
+    let path = disc::write_gltf(dir, texture, layout, file, relief)?;
     println!("wrote {}", path.display());
     Ok(())
 }
@@ -184,8 +194,8 @@ struct Table<'a> {
 
 impl<'a> Table<'a> {
     fn new(ctx: &'a GpuContext, renderer: &'a Renderer, texture: u32) -> Result<Self, Error> {
-        let canonical = disc::scene(texture, RgLayout::Canonical)?;
-        let oriented = disc::scene(texture, RgLayout::Oriented)?;
+        let canonical = disc::scene(texture, RgLayout::Canonical, disc::Relief::Flat)?;
+        let oriented = disc::scene(texture, RgLayout::Oriented, disc::Relief::Flat)?;
         let formats = [Format::Snorm16x4];
         // The compressed maps at the default effort, what `bake` and `pack` ship.
         let compressed = MapOptions::default();

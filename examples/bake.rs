@@ -141,6 +141,9 @@ impl Args {
                 "--container exr holds float maps; --format {stored} is block-compressed: use --container ktx2"
             ));
         }
+        if self.keep_handedness && stored == MapFormat::Bc5Pair {
+            return Err("--format bc5x2 stores (z, w) where the handedness plane would go: drop --keep-handedness (the handedness comes from the UV winding) or use --format bc7".into());
+        }
         if self.keep_handedness && space == MapSpace::Tangent {
             return Err("--keep-handedness is for object-space maps; a tangent-space map takes its handedness from the vertex".into());
         }

@@ -188,7 +188,7 @@ fn shading_frame(in: VertexOut, front: bool) -> Frame {
         }
     } else if FRAME_SOURCE == FRAME_SOURCE_TANGENT_MAP {
         // The vertex frame turned by the tangent-space map's rotation, at the mesh's UVs.
-        var r = qmap_quat(map_quats, map_sampler, in.uv, true);
+        var r = qmap_quat(map_quats, map_handedness, map_sampler, in.uv, true);
         if MAP_AXIAL {
             r = qmap_halve_twist(r);
         }

@@ -6,6 +6,8 @@
 //  - q_tex (Rgba16Float, Rgba16Snorm, Rgba8Snorm or Rgba32Float): per texel the unit quaternion
 //    (x, y, z, w) of the rotation [t, cross(n, t), n], object space;
 //  - h_tex (R8Snorm): the handedness, +1 or -1, and 0 for background texels.
+// A two-layer BC5 map (MAP_DECODE_BC5_PAIR, tangent space only) holds (x, y) in q_tex and (z, w)
+// in h_tex (Bc5RgSnorm): tangent-space maps take the handedness from the vertex.
 //
 // Contract (what the bake guarantees and the functions below rely on):
 //  - The map is HEMISPHERE-ALIGNED: neighbouring texels, and each mip texel with its children,
@@ -32,7 +34,8 @@
 // (x, y), w = √(1 − x² − y²) (w ≥ 0 by the map's contract; filtered (x, y) of unit texels lies in
 // the unit disc, so w is real and q unit); MAP_DECODE_BC5_ZW BC5 SNORM of a twist alone,
 // q = (0, 0, r, g) (src/qmap/stored.rs: EncodedMap::twist_only; four-channel filtering rules, so
-// seam-robust sampling applies).
+// seam-robust sampling applies); MAP_DECODE_BC5_PAIR two BC5 SNORM textures, q = (r0, g0, r1, g1)
+// (four channels: seam-robust sampling applies).
 override MAP_DECODE: u32 = MAP_DECODE_DIRECT;
 // Seam-robust sampling of four-component maps (qmap_robust); gpu::MapFilter::Linear turns it off
 // to give the plain sampler's result (the sampling tests compare the two).
@@ -45,8 +48,12 @@ override QMAP_ROBUST: bool = true;
 // smaller one moves the result by less than 0.05 of the angle between them).
 const QMAP_CONFLICT_LEN2: f32 = 0.81;
 
-fn qmap_decode_sample(s: vec4<f32>) -> vec4<f32> {
+// `s` the sample of q_tex, `s2` of the second texture (used by MAP_DECODE_BC5_PAIR only).
+fn qmap_decode_sample(s: vec4<f32>, s2: vec4<f32>) -> vec4<f32> {
     switch MAP_DECODE {
+        case MAP_DECODE_BC5_PAIR: {
+            return vec4<f32>(s.xy, s2.xy);
+        }
         case MAP_DECODE_UNORM: {
             return s * 2.0 - vec4<f32>(1.0);
         }
@@ -62,22 +69,40 @@ fn qmap_decode_sample(s: vec4<f32>) -> vec4<f32> {
     }
 }
 
-fn qmap_texel(q_tex: texture_2d<f32>, p: vec2<i32>, dims: vec2<i32>, level: i32, repeat: bool) -> vec4<f32> {
+fn qmap_texel(q_tex: texture_2d<f32>, z_tex: texture_2d<f32>, p: vec2<i32>, dims: vec2<i32>,
+              level: i32, repeat: bool) -> vec4<f32> {
     var c: vec2<i32>;
     if repeat {
         c = ((p % dims) + dims) % dims;
     } else {
         c = clamp(p, vec2<i32>(0), dims - vec2<i32>(1));
     }
-    return qmap_decode_sample(textureLoad(q_tex, c, level));
+    var s2 = vec4<f32>(0.0);
+    if MAP_DECODE == MAP_DECODE_BC5_PAIR {
+        s2 = textureLoad(z_tex, c, level);
+    }
+    return qmap_decode_sample(textureLoad(q_tex, c, level), s2);
+}
+
+// The decoded, filtered sample at uv and an explicit level of detail; `z_tex` is the second
+// texture (read only by MAP_DECODE_BC5_PAIR).
+fn qmap_sample_level(q_tex: texture_2d<f32>, z_tex: texture_2d<f32>, s: sampler, uv: vec2<f32>,
+                     lod: f32) -> vec4<f32> {
+    var s2 = vec4<f32>(0.0);
+    if MAP_DECODE == MAP_DECODE_BC5_PAIR {
+        s2 = textureSampleLevel(z_tex, s, uv, lod);
+    }
+    return qmap_decode_sample(textureSampleLevel(q_tex, s, uv, lod), s2);
 }
 
 // Seam-robust filtering: `q` is the hardware-filtered (decoded) quaternion at uv and `lod` the
 // level of detail it was sampled at. Where |q|² shows a hemisphere conflict, the four texels of
 // the nearest level are fetched, each aligned to the hemisphere of the one with the largest
 // bilinear weight, and blended by hand; elsewhere q is returned as it is. `repeat`: the map's
-// address mode (tangent-space maps tile; object-space maps clamp).
-fn qmap_robust(q_tex: texture_2d<f32>, uv: vec2<f32>, q: vec4<f32>, lod: f32, repeat: bool) -> vec4<f32> {
+// address mode (tangent-space maps tile; object-space maps clamp). `z_tex`: the second texture
+// of a two-layer map.
+fn qmap_robust(q_tex: texture_2d<f32>, z_tex: texture_2d<f32>, uv: vec2<f32>, q: vec4<f32>,
+               lod: f32, repeat: bool) -> vec4<f32> {
     // BC5 maps rebuild w ≥ 0: they have no hemisphere to conflict over.
     if !QMAP_ROBUST || MAP_DECODE == MAP_DECODE_BC5_XY || dot(q, q) >= QMAP_CONFLICT_LEN2 {
         return q;
@@ -88,10 +113,10 @@ fn qmap_robust(q_tex: texture_2d<f32>, uv: vec2<f32>, q: vec4<f32>, lod: f32, re
     let st = uv * vec2<f32>(dims) - vec2<f32>(0.5);
     let i0 = vec2<i32>(floor(st));
     let f = st - floor(st);
-    let a = qmap_texel(q_tex, i0, dims, level, repeat);
-    let b = qmap_texel(q_tex, i0 + vec2<i32>(1, 0), dims, level, repeat);
-    let c = qmap_texel(q_tex, i0 + vec2<i32>(0, 1), dims, level, repeat);
-    let d = qmap_texel(q_tex, i0 + vec2<i32>(1, 1), dims, level, repeat);
+    let a = qmap_texel(q_tex, z_tex, i0, dims, level, repeat);
+    let b = qmap_texel(q_tex, z_tex, i0 + vec2<i32>(1, 0), dims, level, repeat);
+    let c = qmap_texel(q_tex, z_tex, i0 + vec2<i32>(0, 1), dims, level, repeat);
+    let d = qmap_texel(q_tex, z_tex, i0 + vec2<i32>(1, 1), dims, level, repeat);
     let wa = (1.0 - f.x) * (1.0 - f.y);
     let wb = f.x * (1.0 - f.y);
     let wc = (1.0 - f.x) * f.y;
@@ -129,23 +154,29 @@ fn qmap_decode(q: vec4<f32>, h: f32) -> Frame {
 // fragment).
 fn qmap_frame_level(q_tex: texture_2d<f32>, h_tex: texture_2d<f32>, s: sampler, uv: vec2<f32>,
                     lod: f32) -> Frame {
-    let q = qmap_decode_sample(textureSampleLevel(q_tex, s, uv, lod));
+    let q = qmap_sample_level(q_tex, h_tex, s, uv, lod);
     let h = textureSampleLevel(h_tex, s, uv, lod).r;
-    return qmap_decode(qmap_robust(q_tex, uv, q, lod, false), h);
+    return qmap_decode(qmap_robust(q_tex, h_tex, uv, q, lod, false), h);
 }
 
-// The object-space quaternion at uv with the level of detail from screen-space derivatives,
-// decoded and seam-robust: fragment stage only, and only in uniform control flow.
-fn qmap_quat(q_tex: texture_2d<f32>, s: sampler, uv: vec2<f32>, repeat: bool) -> vec4<f32> {
-    let q = qmap_decode_sample(textureSample(q_tex, s, uv));
+// The map's quaternion at uv with the level of detail from screen-space derivatives, decoded
+// and seam-robust: fragment stage only, and only in uniform control flow. `z_tex`: the second
+// texture (read only by a two-layer map).
+fn qmap_quat(q_tex: texture_2d<f32>, z_tex: texture_2d<f32>, s: sampler, uv: vec2<f32>,
+             repeat: bool) -> vec4<f32> {
+    var s2 = vec4<f32>(0.0);
+    if MAP_DECODE == MAP_DECODE_BC5_PAIR {
+        s2 = textureSample(z_tex, s, uv);
+    }
+    let q = qmap_decode_sample(textureSample(q_tex, s, uv), s2);
     let lod = qmap_lod(uv, vec2<f32>(textureDimensions(q_tex)));
-    return qmap_robust(q_tex, uv, q, lod, repeat);
+    return qmap_robust(q_tex, z_tex, uv, q, lod, repeat);
 }
 
 // The frame at uv with the level of detail from screen-space derivatives: fragment stage only
 // (textureSample needs implicit derivatives), and only in uniform control flow.
 fn qmap_frame(q_tex: texture_2d<f32>, h_tex: texture_2d<f32>, s: sampler, uv: vec2<f32>) -> Frame {
-    let q = qmap_quat(q_tex, s, uv, false);
+    let q = qmap_quat(q_tex, h_tex, s, uv, false);
     let h = textureSample(h_tex, s, uv).r;
     return qmap_decode(q, h);
 }
@@ -206,7 +237,7 @@ fn qmap_sample(@builtin(global_invocation_id) gid: vec3<u32>,
     // The frame through the lighting shaders' function; the raw samples again (the same
     // deterministic fetches) so the test can check the filter and the decode apart.
     let f = qmap_frame_level(qmap_quats, qmap_handedness, qmap_sampler, p.xy, p.z);
-    let q = qmap_decode_sample(textureSampleLevel(qmap_quats, qmap_sampler, p.xy, p.z));
+    let q = qmap_sample_level(qmap_quats, qmap_handedness, qmap_sampler, p.xy, p.z);
     let h = textureSampleLevel(qmap_handedness, qmap_sampler, p.xy, p.z).r;
     qmap_results[4u * i] = vec4<f32>(f.n, f.handedness);
     qmap_results[4u * i + 1u] = vec4<f32>(f.t, h);

@@ -192,8 +192,8 @@ pub enum WarningKind {
         /// The share of texels that overlap, percent.
         overlap_percent: u32,
     },
-    /// BC5 holds two numbers a texel: asked of an object-space map, or of a tangent-space map
-    /// with a tilt and a twist, the map is stored as BC7.
+    /// BC5 holds two numbers a texel: asked of an object-space map, the map is stored as BC7;
+    /// of a tangent-space map with a tilt and a twist, as two BC5 layers (bc5x2).
     Bc5CannotHold {
         /// An object-space map (else a tangent-space map with a tilt and a twist).
         object_space: bool,
@@ -301,11 +301,11 @@ impl fmt::Display for WarningKind {
             ),
             Self::Bc5CannotHold { object_space } => write!(
                 f,
-                "bc5 holds two numbers a texel, not {}; stored as bc7",
+                "bc5 holds two numbers a texel, not {}",
                 if object_space {
-                    "an object-space map"
+                    "an object-space map; stored as bc7"
                 } else {
-                    "a tilt and a twist (x, y, z ≠ 0)"
+                    "a tilt and a twist (x, y, z ≠ 0); stored as bc5x2"
                 }
             ),
             Self::NotBlockSized {

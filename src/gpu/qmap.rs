@@ -28,7 +28,7 @@ pub(crate) fn texture_format(format: MapFormat) -> wgpu::TextureFormat {
         MapFormat::Rgba16Snorm => wgpu::TextureFormat::Rgba16Snorm,
         MapFormat::Rgba8Snorm => wgpu::TextureFormat::Rgba8Snorm,
         MapFormat::Rgba32Float => wgpu::TextureFormat::Rgba32Float,
-        MapFormat::Bc5 => wgpu::TextureFormat::Bc5RgSnorm,
+        MapFormat::Bc5 | MapFormat::Bc5Pair => wgpu::TextureFormat::Bc5RgSnorm,
         MapFormat::Bc7 => wgpu::TextureFormat::Bc7RgbaUnorm,
     }
 }
@@ -43,7 +43,9 @@ pub(crate) fn required_features(format: MapFormat) -> wgpu::Features {
         MapFormat::Rgba16Float | MapFormat::Rgba8Snorm => wgpu::Features::empty(),
         MapFormat::Rgba16Snorm => wgpu::Features::TEXTURE_FORMAT_16BIT_NORM,
         MapFormat::Rgba32Float => wgpu::Features::FLOAT32_FILTERABLE,
-        MapFormat::Bc5 | MapFormat::Bc7 => wgpu::Features::TEXTURE_COMPRESSION_BC,
+        MapFormat::Bc5 | MapFormat::Bc7 | MapFormat::Bc5Pair => {
+            wgpu::Features::TEXTURE_COMPRESSION_BC
+        }
     }
 }
 
@@ -74,7 +76,8 @@ pub(crate) fn check_filterable(ctx: &GpuContext, format: MapFormat) -> Result<()
 pub struct GpuQuatMap {
     /// The quaternions, `texture_format` of `format`.
     pub quats: wgpu::Texture,
-    /// The handedness plane, `HANDEDNESS_FORMAT`.
+    /// The second texture: the handedness plane (`HANDEDNESS_FORMAT`), or of a two-layer BC5
+    /// map ([`MapFormat::Bc5Pair`]) its layer 1, (z, w).
     pub handedness: wgpu::Texture,
     /// A view of every level of `quats`.
     pub quats_view: wgpu::TextureView,
@@ -252,9 +255,20 @@ pub fn upload_encoded(
     check_stored_levels(map)?;
     let mip_level_count = map.levels.len() as u32;
     let plane = map.handedness.is_some();
-    let (hand_size, hand_bytes) = match &map.handedness {
-        Some(p) => ((width, height, mip_level_count), p.concat()),
-        None => ((1, 1, 1), vec![127u8]),
+    let layers = map.format.ktx2_layers().max(1) as usize;
+    // Layer 0 of every level: the quaternion texture; layer 1 of a two-layer map takes the
+    // handedness plane's place (a tangent-space map has none).
+    let layer = |i: usize| -> Vec<u8> {
+        map.levels
+            .iter()
+            .flat_map(|l| l.chunks_exact(l.len() / layers).nth(i).unwrap_or_default())
+            .copied()
+            .collect()
+    };
+    let (hand_format, hand_size, hand_bytes) = match &map.handedness {
+        _ if layers == 2 => (texture_format(map.format), (width, height, mip_level_count), layer(1)),
+        Some(p) => (HANDEDNESS_FORMAT, (width, height, mip_level_count), p.concat()),
+        None => (HANDEDNESS_FORMAT, (1, 1, 1), vec![127u8]),
     };
     ctx.scoped("uploading a quaternion map", || {
         let (device, queue) = (&ctx.device, &ctx.queue);
@@ -266,13 +280,13 @@ pub fn upload_encoded(
             "qmap quaternions",
             tf,
             size,
-            &map.levels.concat(),
+            &layer(0),
         );
         let handedness = kit::texture(
             device,
             queue,
             "qmap handedness",
-            HANDEDNESS_FORMAT,
+            hand_format,
             hand_size,
             &hand_bytes,
         );
@@ -308,7 +322,8 @@ fn check_stored_levels(map: &EncodedMap) -> Result<(), GpuError> {
     }
     let tf = texture_format(map.format);
     let (bw, bh) = tf.block_dimensions();
-    let block = u64::from(tf.block_copy_size(None).unwrap_or(0));
+    let block = u64::from(tf.block_copy_size(None).unwrap_or(0))
+        * u64::from(map.format.ktx2_layers().max(1));
     let mut texels = 0;
     for (k, l) in map.levels.iter().enumerate() {
         let (w, h) = map.level_size(k);

@@ -59,10 +59,12 @@ pub(super) fn check_scheme(h: &Header) -> Result<(), Ktx2Error> {
     }
 }
 
-/// Refuses 3D, array and cube textures (and, when `one_d` is refused, 1D ones).
-pub(super) fn check_layers(h: &Header, one_d: OneD) -> Result<(), Ktx2Error> {
+/// Refuses 3D and cube textures, arrays unless `arrays` are read (and, when `one_d` is refused,
+/// 1D textures).
+pub(super) fn check_layers(h: &Header, one_d: OneD, arrays: Arrays) -> Result<(), Ktx2Error> {
     let one_d_refused = h.pixel_height == 0 && one_d == OneD::Refused;
-    if one_d_refused || h.pixel_depth > 0 || h.layer_count > 0 || h.face_count != 1 {
+    let array_refused = h.layer_count > 0 && arrays == Arrays::Refused;
+    if one_d_refused || h.pixel_depth > 0 || array_refused || h.face_count != 1 {
         return Err(Ktx2Error::NotTwoD {
             pixel_height: h.pixel_height,
             pixel_depth: h.pixel_depth,
@@ -78,6 +80,15 @@ pub(super) fn check_layers(h: &Header, one_d: OneD) -> Result<(), Ktx2Error> {
 pub(super) enum OneD {
     /// Read as one row.
     OneRow,
+    /// Refused.
+    Refused,
+}
+
+/// Whether array textures (layerCount > 0) are read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Arrays {
+    /// Read, every layer of every level.
+    Read,
     /// Refused.
     Refused,
 }

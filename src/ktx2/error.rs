@@ -131,7 +131,7 @@ pub enum Ktx2Error {
     },
     /// A 1D (for a texture; an image reads it as one row), 3D, array or cube texture.
     #[error(
-        "{}: qtangent reads 2D textures only (pixelDepth 0, layerCount 0, faceCount 1)",
+        "{}: qtangent reads 2D textures (pixelDepth 0, faceCount 1; an image layerCount 0)",
         shape(*.pixel_height, *.pixel_depth, *.layer_count, *.face_count)
     )]
     NotTwoD {

@@ -7,13 +7,14 @@
 //!
 //! # The file qtangent writes
 //!
-//! 2D textures only (pixelDepth 0, layerCount 0, faceCount 1), one of the eight
-//! [`TexelFormat`]s, no supercompression (scheme 0). Numbers are little-endian.
+//! 2D textures (pixelDepth 0, faceCount 1), plain (layerCount 0) or arrays of layers (a
+//! two-layer BC5 map: `qmap::MapFormat::Bc5Pair`), one of the eight [`TexelFormat`]s, no
+//! supercompression (scheme 0). Numbers are little-endian.
 //!
 //! - bytes 0–11: the identifier `«KTX 20»\r\n\x1A\n`;
 //! - bytes 12–47, u32 each: vkFormat, typeSize (1 for 8-bit and block formats, 2 for 16-bit,
-//!   4 for 32-bit), pixelWidth, pixelHeight, pixelDepth 0, layerCount 0, faceCount 1,
-//!   levelCount, supercompressionScheme 0;
+//!   4 for 32-bit), pixelWidth, pixelHeight, pixelDepth 0, layerCount (0, or the
+//!   number of layers of an array), faceCount 1, levelCount, supercompressionScheme 0;
 //! - bytes 48–79, the index: dfdByteOffset, dfdByteLength, kvdByteOffset, kvdByteLength (u32),
 //!   sgdByteOffset 0, sgdByteLength 0 (u64);
 //! - from byte 80, the level index, level 0 (largest) first: byteOffset, byteLength,
@@ -24,7 +25,8 @@
 //!   lcm(bytes per texel block, 4) with zero bytes before it (mipPadding).
 //!
 //! A level is its rows of texels (of 4 × 4 blocks for BC5 and BC7), tightly packed; level p is
-//! max(1, w >> p) × max(1, h >> p) texels and always a whole number of blocks.
+//! max(1, w >> p) × max(1, h >> p) texels and always a whole number of blocks. In an array
+//! texture each level holds layer 0's image, then layer 1's, and so on (the spec's order).
 //!
 //! # The data format descriptor
 //!
@@ -103,8 +105,11 @@ pub struct Ktx2Texture {
     pub width: u32,
     /// Level 0 height in texels, at least 1.
     pub height: u32,
+    /// 0 for a plain 2D texture; n ≥ 1 for an array texture of n layers (KTX2 layerCount).
+    pub layers: u32,
     /// 1 to ⌊log₂ max(width, height)⌋ + 1 levels, level p holding the bytes of a
-    /// max(1, w >> p) × max(1, h >> p) level of `format`: whole blocks of its block size.
+    /// max(1, w >> p) × max(1, h >> p) level of `format` (whole blocks of its block size), once
+    /// per layer of an array texture, layer 0 first.
     pub levels: Vec<Vec<u8>>,
     /// Key/value entries. [`write()`] sorts them by key and stores values as given, except that it
     /// NUL-terminates the values of the spec's text keys and adds `KTXwriter` unless present
@@ -114,7 +119,7 @@ pub struct Ktx2Texture {
 }
 
 impl Ktx2Texture {
-    /// A texture with no key/value entries of its own.
+    /// A plain 2D texture with no key/value entries of its own.
     #[must_use]
     pub fn new(format: TexelFormat, width: u32, height: u32, levels: Vec<Vec<u8>>) -> Self {
         let key_values = Vec::new();
@@ -122,9 +127,16 @@ impl Ktx2Texture {
             format,
             width,
             height,
+            layers: 0,
             levels,
             key_values,
         }
+    }
+
+    /// Images per level: 1, or the number of layers of an array texture.
+    #[must_use]
+    pub(crate) fn images(&self) -> u64 {
+        u64::from(self.layers.max(1))
     }
 
     /// The text value of `key`: its bytes without one trailing NUL, when they are UTF-8 with

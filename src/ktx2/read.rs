@@ -9,7 +9,7 @@ use std::path::Path;
 
 use ::ktx2::{Header, Reader};
 
-use super::container::{self, Container, OneD};
+use super::container::{self, Arrays, Container, OneD};
 use super::format::{DFD_SAMPLES, DFD_SAMPLE_LEN, LINEAR};
 use super::{full_mip_count, level_size, Ktx2Error, Ktx2Texture, Malformed, TexelFormat};
 
@@ -57,7 +57,7 @@ fn texture_header(h: &Header) -> Result<(TexelFormat, usize), Ktx2Error> {
     let vk_format = h.format.map_or(0, |f| f.value());
     let format =
         TexelFormat::from_vk_format(vk_format).ok_or(Ktx2Error::UnsupportedFormat { vk_format })?;
-    container::check_layers(h, OneD::Refused)?;
+    container::check_layers(h, OneD::Refused, Arrays::Read)?;
     if h.type_size != format.type_size() {
         let type_size = h.type_size;
         return Err(Malformed::TypeSize { type_size, format }.into());
@@ -99,9 +99,10 @@ fn check_sections(h: &Header) -> Result<(), Malformed> {
 fn check_levels(c: &Container, format: TexelFormat, count: usize) -> Result<(), Ktx2Error> {
     let (width, height) = (c.header.pixel_width, c.header.pixel_height);
     let align = format.mip_alignment() as u64;
+    let images = u64::from(c.header.layer_count.max(1));
     for p in 0..count {
         let size = level_size(width, height, p);
-        let expected = format.level_bytes(size.0, size.1) as u64;
+        let expected = format.level_bytes(size.0, size.1) as u64 * images;
         c.check_level(p, expected, size, format.vk_format())?;
         let entry = c.index[p];
         if c.scheme() != 0 {
@@ -177,6 +178,7 @@ pub fn read(bytes: &[u8]) -> Result<Ktx2Texture, Ktx2Error> {
         format,
         width: header.pixel_width,
         height: header.pixel_height,
+        layers: header.layer_count,
         levels,
         key_values: key_values(&reader)?,
     })

@@ -102,7 +102,7 @@ fn check(tex: &Ktx2Texture) -> Result<(), Ktx2Error> {
     }
     for (p, level) in tex.levels.iter().enumerate() {
         let size = level_size(width, height, p);
-        let expected = tex.format.level_bytes(size.0, size.1) as u64;
+        let expected = tex.format.level_bytes(size.0, size.1) as u64 * tex.images();
         check_level_len(
             p,
             level.len() as u64,
@@ -149,7 +149,7 @@ pub fn write(tex: &Ktx2Texture) -> Result<Vec<u8>, Ktx2Error> {
     );
     // vkFormat, typeSize, pixelWidth, pixelHeight, pixelDepth, layerCount, faceCount,
     // levelCount, supercompressionScheme.
-    for v in [vk, ts, tex.width, tex.height, 0, 0, 1, n, 0] {
+    for v in [vk, ts, tex.width, tex.height, 0, tex.layers, 1, n, 0] {
         put_u32(&mut out, v);
     }
     let (dfd_at, dfd_len, kvd_at) = (dfd_offset as u32, dfd.len() as u32, kvd_offset as u32);

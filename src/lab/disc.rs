@@ -12,6 +12,12 @@
 //! - r < [`BAND`]: a **fading band** of radial grooves whose strength falls from 1 to 0;
 //! - beyond: isotropic.
 //!
+//! # The bumpy disc
+//!
+//! [`Relief::Bumps`] gives the plate a normal map as well ([`normal_map`]: a grid of bumps
+//! tilting the normal by up to about 24°), so the tangent-space quaternion map holds a tilt *and*
+//! a twist per texel — the content it exists for, and the case two-channel formats cannot hold.
+//!
 //! # The RG map as engines get it
 //!
 //! The direction is axial, so a tool may write d or −d. [`RgLayout::Canonical`] writes the one
@@ -36,6 +42,7 @@ use image::RgbaImage;
 use crate::mesh::procedural::plate;
 use crate::mesh::MeshError;
 use crate::qmap::anisotropy::DirectionField;
+use crate::qmap::NormalMap;
 use crate::render::{shading, Camera, Lighting, MaterialUniforms};
 use crate::render::{MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject};
 
@@ -67,6 +74,34 @@ pub(crate) fn field(uv: Vec2) -> (Vec2, f32) {
     } else {
         (Vec2::X, 0.0)
     }
+}
+
+/// Whether the disc has a normal map as well as its anisotropy texture.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Relief {
+    /// A flat plate: the anisotropy direction only.
+    Flat,
+    /// A grid of bumps ([`normal_map`]) under the grooves.
+    Bumps,
+}
+
+/// Bumps across the plate, each way.
+const BUMPS: f32 = 8.0;
+/// The bumps' largest slope, ∂h/∂u: tan 24.2°.
+const BUMP_SLOPE: f32 = 0.45;
+
+/// The bumpy disc's tangent-space normal map, `size`², 8 bits (`(n + 1) / 2`): the height
+/// `a · sin(2πku) · sin(2πkv)` with k = 8 bumps and a slope of at most 0.45 (24°) whatever
+/// the size.
+#[must_use]
+pub fn normal_map(size: u32) -> RgbaImage {
+    use std::f32::consts::TAU;
+    let a = BUMP_SLOPE / (TAU * BUMPS);
+    // from_height's strength scales the height's change over one texel: `size` makes it ∂h/∂u.
+    NormalMap::from_height(size, size as f32, |u, v| {
+        a * (TAU * BUMPS * u).sin() * (TAU * BUMPS * v).sin()
+    })
+    .to_rgba8()
 }
 
 /// How an RG direction map stores the axial direction.
@@ -122,11 +157,14 @@ pub fn texture(size: u32, layout: RgLayout) -> RgbaImage {
     })
 }
 
-/// The disc's material: polished aluminium, fully anisotropic where the texture says so.
+/// The disc's material: polished aluminium, fully anisotropic where the texture says so, with
+/// the bumps' normal map (of the texture's size) for [`Relief::Bumps`].
 #[must_use]
-pub(crate) fn material(texture: RgbaImage) -> SceneMaterial {
+pub(crate) fn material(texture: RgbaImage, relief: Relief) -> SceneMaterial {
+    let normal = (relief == Relief::Bumps).then(|| normal_map(texture.width()));
     SceneMaterial {
         anisotropy: Some(texture),
+        normal,
         ..SceneMaterial::plain(
             "swirl disc",
             MaterialUniforms {
@@ -135,6 +173,8 @@ pub(crate) fn material(texture: RgbaImage) -> SceneMaterial {
                 roughness: 0.3,
                 anisotropy: 1.0,
                 has_anisotropy_texture: 1.0,
+                has_normal_map: if relief == Relief::Bumps { 1.0 } else { 0.0 },
+                normal_scale: 1.0,
                 ..MaterialUniforms::default()
             },
         )
@@ -142,11 +182,15 @@ pub(crate) fn material(texture: RgbaImage) -> SceneMaterial {
 }
 
 /// The disc as a scene: one plate of side [`PLATE_SIZE`] at the origin facing +Y, its
-/// object-space map baked at the texture's size.
+/// object-space map baked at the texture's size, flat or with bumps.
 ///
 /// # Errors
 /// [`SceneError::Mesh`] if the plate fails to prepare (fixed data: it does not).
-pub fn scene(texture_size: u32, layout: RgLayout) -> Result<RenderScene, SceneError> {
+pub fn scene(
+    texture_size: u32,
+    layout: RgLayout,
+    relief: Relief,
+) -> Result<RenderScene, SceneError> {
     let p = plate(PLATE_SIZE);
     let prepared = p
         .prepare()
@@ -158,7 +202,7 @@ pub fn scene(texture_size: u32, layout: RgLayout) -> Result<RenderScene, SceneEr
             material: 0,
             map: MapSource::Bake { size: texture_size },
         }],
-        materials: vec![material(texture(texture_size, layout))],
+        materials: vec![material(texture(texture_size, layout), relief)],
         objects: vec![SceneObject {
             mesh: 0,
             model: Mat4::IDENTITY,
@@ -482,9 +526,14 @@ pub enum TextureFile {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum DiscError {
-    /// The texture cannot be encoded as PNG.
-    #[error("swirl_disc_anisotropy.png: {0}")]
-    Png(image::ImageError),
+    /// A texture cannot be encoded as PNG (or written).
+    #[error("{file}: {error}")]
+    Png {
+        /// The texture's file name.
+        file: &'static str,
+        /// What failed.
+        error: image::ImageError,
+    },
     /// The texture cannot be compressed to BC7.
     #[error("swirl_disc_anisotropy.ktx2: {0}")]
     Bc7(crate::qmap::bc::BcError),
@@ -499,7 +548,8 @@ pub enum DiscError {
 /// Writes the disc as a glTF 2.0 file using KHR_materials_anisotropy into `dir`:
 /// `swirl_disc.gltf`, `swirl_disc.bin` (positions, normals, UVs, indices; no tangents, so a
 /// loader makes them) and the anisotropy texture (`size`², written as `layout` says) as `file`
-/// says. Returns the `.gltf` path.
+/// says; for [`Relief::Bumps`] `swirl_disc_bumps.gltf` with the normal map as
+/// `swirl_disc_normal.png` as well. Returns the `.gltf` path.
 ///
 /// # Errors
 /// [`DiscError`]: an encoder's error, or a file that cannot be written, named.
@@ -509,6 +559,7 @@ pub fn write_gltf(
     size: u32,
     layout: RgLayout,
     file: TextureFile,
+    relief: Relief,
 ) -> Result<std::path::PathBuf, DiscError> {
     use crate::gltf::{Builder, Target};
     use serde_json::json;
@@ -536,9 +587,9 @@ pub fn write_gltf(
     let node = b.push("nodes", json!({ "mesh": mesh, "name": "swirl disc" }));
     b.json["scene"] = json!(0);
     b.json["scenes"] = json!([{ "nodes": [node] }]);
-    let m = &material(RgbaImage::new(1, 1)).uniforms;
+    let m = &material(RgbaImage::new(1, 1), Relief::Flat).uniforms;
     let c = m.base_color;
-    b.push(
+    let material = b.push(
         "materials",
         json!({
             "name": "swirl disc",
@@ -560,7 +611,19 @@ pub fn write_gltf(
     let write_error = |path: std::path::PathBuf, error| crate::gltf::WriteError::Io { path, error };
     let image = dir.join(name);
     std::fs::write(&image, bytes).map_err(|e| write_error(image, e))?;
-    let path = dir.join("swirl_disc.gltf");
+    let mut stem = "swirl_disc";
+    if relief == Relief::Bumps {
+        stem = "swirl_disc_bumps";
+        let name = "swirl_disc_normal.png";
+        let texture = b.push("textures", json!({ "source": 1 }));
+        b.push("images", json!({ "uri": name, "mimeType": "image/png" }));
+        b.json["materials"][material]["normalTexture"] = json!({ "index": texture });
+        let image = dir.join(name);
+        normal_map(size)
+            .save(&image)
+            .map_err(|error| DiscError::Png { file: name, error })?;
+    }
+    let path = dir.join(format!("{stem}.gltf"));
     b.write_gltf(&path)?;
     Ok(path)
 }
@@ -582,7 +645,10 @@ fn texture_file(
             let mut png = Vec::new();
             image::DynamicImage::ImageRgba8(image)
                 .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
-                .map_err(DiscError::Png)?;
+                .map_err(|error| DiscError::Png {
+                    file: "swirl_disc_anisotropy.png",
+                    error,
+                })?;
             ("swirl_disc_anisotropy.png", "image/png", png)
         }
         TextureFile::Ktx2Rgba8 => (

@@ -399,9 +399,10 @@ impl<'a> Baker<'a> {
     }
 
     /// The format a map of `space` and `size` is stored in: the one asked for, or the compressed
-    /// default. Where that cannot hold the map, the nearest that can, with a warning: BC5 asked of
-    /// an object-space map or of a tilt with a twist becomes BC7 (it holds two numbers a texel); a
-    /// block format of a size BC cannot take (a side not a multiple of 4) becomes rgba16f.
+    /// default. Where that cannot hold the map, the nearest that can, with a warning: BC5 (two
+    /// numbers a texel) asked of an object-space map becomes BC7, of a tilt with a twist two BC5
+    /// layers; a block format of a size BC cannot take (a side not a multiple of 4) becomes
+    /// rgba16f.
     fn choose(
         &self,
         space: MapSpace,
@@ -416,7 +417,11 @@ impl<'a> Baker<'a> {
                     object_space: space == MapSpace::Object,
                 };
                 listener.warning(Warning::new(what, kind));
-                MapFormat::Bc7
+                if space == MapSpace::Object {
+                    MapFormat::Bc7
+                } else {
+                    MapFormat::Bc5Pair
+                }
             }
             Some(f) => f,
             None => MapFormat::default_holding(space, four_channels),

@@ -8,6 +8,7 @@
 //! | snorm8   | 4           | q                             | r                                    |
 //! | rgba32f  | 16          | q                             | r                                    |
 //! | bc5      | 1           | —                             | (x, y) snorm, w rebuilt; or (z, w)   |
+//! | bc5x2    | 2           | —                             | layer 0 (x, y), layer 1 (z, w) snorm |
 //! | bc7      | 1           | q·½+½ (RGBA), background free | r·½+½ (RGBA)                         |
 //!
 //! The uncompressed formats hold the texel as it is baked. The block formats are baked in
@@ -35,9 +36,14 @@ pub enum MapFormat {
     /// BC5 SNORM of two components, 1 B/texel: (x, y) of a tangent-space rotation with w rebuilt,
     /// or (z, w) of a twist alone. The default of tangent-space maps.
     Bc5,
-    /// BC7 UNORM of the quaternion as `q·½ + ½`, 1 B/texel. The default of object-space maps and
-    /// of tangent-space maps with a tilt and a twist.
+    /// BC7 UNORM of the quaternion as `q·½ + ½`, 1 B/texel. The default of object-space maps.
     Bc7,
+    /// Two BC5 SNORM layers, 2 B/texel: (x, y) and (z, w) of a tangent-space rotation, each
+    /// component with BC5's own endpoints (BC7's four channels share theirs). The default of
+    /// tangent-space maps with a tilt and a twist (a normal map and an anisotropy direction):
+    /// the bytes an engine spends on a BC5 normal map plus a BC5 direction map. A KTX2 array
+    /// texture of two layers; on the GPU two textures.
+    Bc5Pair,
 }
 
 /// One row of the map-format table.
@@ -58,13 +64,14 @@ pub(crate) struct MapInfo {
 impl MapFormat {
     /// Every format, in the order the tools list them (the bake's WGSL `FORMAT` codes are the
     /// positions of the uncompressed ones).
-    pub const ALL: [MapFormat; 6] = [
+    pub const ALL: [MapFormat; 7] = [
         MapFormat::Rgba16Float,
         MapFormat::Rgba16Snorm,
         MapFormat::Rgba8Snorm,
         MapFormat::Rgba32Float,
         MapFormat::Bc5,
         MapFormat::Bc7,
+        MapFormat::Bc5Pair,
     ];
 
     /// The uncompressed formats: what a bake writes texels in ([`MapFormat::raster`]).
@@ -115,10 +122,16 @@ impl MapFormat {
             ),
             MapFormat::Bc5 => row("bc5", TexelFormat::Bc5Snorm, MapDecode::Bc5Xy, None),
             MapFormat::Bc7 => row("bc7", TexelFormat::Bc7Unorm, MapDecode::Unorm, None),
+            MapFormat::Bc5Pair => row(
+                "bc5x2",
+                TexelFormat::Bc5Snorm,
+                MapDecode::Bc5Pair,
+                None,
+            ),
         }
     }
 
-    /// `rgba16f`, `snorm16`, `snorm8`, `rgba32f`, `bc5` or `bc7`.
+    /// `rgba16f`, `snorm16`, `snorm8`, `rgba32f`, `bc5`, `bc7` or `bc5x2`.
     #[must_use]
     pub fn name(self) -> &'static str {
         self.info().name
@@ -132,7 +145,8 @@ impl MapFormat {
         self as u32
     }
 
-    /// Whether the format is block-compressed (BC5, BC7: 4×4 blocks, sides multiples of 4).
+    /// Whether the format is block-compressed (BC5, BC7, two BC5 layers: 4×4 blocks, sides
+    /// multiples of 4).
     #[must_use]
     pub fn is_compressed(self) -> bool {
         self.info().half_step.is_none()
@@ -149,7 +163,7 @@ impl MapFormat {
         }
     }
 
-    /// Bytes per texel (1 for the block formats: 16 B per 4×4 block).
+    /// Bytes per texel (1 for BC5 and BC7: 16 B per 4×4 block; 2 for two BC5 layers).
     #[must_use]
     pub fn bytes_per_texel(self) -> f64 {
         match self {
@@ -157,6 +171,7 @@ impl MapFormat {
             MapFormat::Rgba8Snorm => 4.0,
             MapFormat::Rgba32Float => 16.0,
             MapFormat::Bc5 | MapFormat::Bc7 => 1.0,
+            MapFormat::Bc5Pair => 2.0,
         }
     }
 
@@ -187,18 +202,20 @@ impl MapFormat {
 
     /// The compressed format a map of `space` is stored in by default: BC5 for tangent-space
     /// maps — of (x, y) for a tilt, of (z, w) for a twist alone — and BC7 for object-space
-    /// maps. (A tangent-space map with both a tilt and a twist needs BC7's four channels; the
-    /// baker chooses that itself.)
+    /// maps. (A tangent-space map with both a tilt and a twist needs four channels, two BC5
+    /// layers; the baker chooses that itself.)
     #[must_use]
     pub fn default_for(space: MapSpace) -> Self {
         Self::default_holding(space, false)
     }
 
-    /// [`MapFormat::default_for`], and BC7 for a tangent-space map that needs `four_channels`.
+    /// [`MapFormat::default_for`], and two BC5 layers for a tangent-space map that needs
+    /// `four_channels` (docs/MAPS.md has the measurement that chose them over BC7).
     pub(crate) fn default_holding(space: MapSpace, four_channels: bool) -> Self {
         match space {
             MapSpace::Tangent if !four_channels => MapFormat::Bc5,
-            _ => MapFormat::Bc7,
+            MapSpace::Tangent => MapFormat::Bc5Pair,
+            MapSpace::Object => MapFormat::Bc7,
         }
     }
 
@@ -208,10 +225,22 @@ impl MapFormat {
         self.info().ktx2
     }
 
-    /// The format of a KTX2 texel format (the handedness plane's R8 is none).
+    /// The KTX2 layerCount: 2 for the two BC5 layers, 0 (a plain texture) for the others.
     #[must_use]
-    pub(crate) fn from_texel_format(t: TexelFormat) -> Option<Self> {
-        Self::ALL.into_iter().find(|f| f.texel_format() == t)
+    pub(crate) fn ktx2_layers(self) -> u32 {
+        if self == MapFormat::Bc5Pair {
+            2
+        } else {
+            0
+        }
+    }
+
+    /// The format of a KTX2 texel format and layerCount (the handedness plane's R8 is none).
+    #[must_use]
+    pub(crate) fn from_texel_format(t: TexelFormat, layers: u32) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|f| f.texel_format() == t && f.ktx2_layers() == layers)
     }
 
     /// The four 32-bit words the GPU baker writes for `q` in the raster format (WGSL's
@@ -314,6 +343,8 @@ pub enum MapDecode {
     Bc5Xy,
     /// `q = (0, 0, x, y)` (BC5 SNORM of a twist alone).
     Bc5Zw,
+    /// `q = (x, y, z, w)` from two BC5 SNORM textures, (x, y) and (z, w).
+    Bc5Pair,
 }
 
 named!(MapDecode, "map decode", {
@@ -321,6 +352,7 @@ named!(MapDecode, "map decode", {
     Unorm => "unorm",
     Bc5Xy => "bc5_xy",
     Bc5Zw => "bc5_zw",
+    Bc5Pair => "bc5_pair",
 });
 
 impl MapDecode {

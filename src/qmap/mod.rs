@@ -457,7 +457,8 @@ pub enum BakeError {
     },
 }
 
-/// What of a map a two-channel format (BC5) cannot hold ([`BakeError::Unfit`]); BC7 holds both.
+/// What of a map a format cannot hold ([`BakeError::Unfit`]): BC5 (two channels) an object-space
+/// map or a tilt with a twist, two BC5 layers a handedness plane; BC7 holds all three.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Unfit {
     /// An object-space map: all four components of its quaternions (BC5 holds (x, y) of a
@@ -466,6 +467,9 @@ pub enum Unfit {
     /// A tangent-space map with a tilt (x, y ≠ 0) and a twist (z ≠ 0): two numbers a texel
     /// are one or the other.
     TiltAndTwist,
+    /// An object-space map that keeps its handedness plane: two BC5 layers take the plane's
+    /// texture for (z, w), so the handedness must be derived from the UV winding.
+    HandednessPlane,
 }
 
 impl std::fmt::Display for Unfit {
@@ -476,6 +480,9 @@ impl std::fmt::Display for Unfit {
             }
             Self::TiltAndTwist => {
                 "this tangent-space map: it holds two numbers a texel, and the map has a tilt (x, y ≠ 0) and a twist (z ≠ 0)"
+            }
+            Self::HandednessPlane => {
+                "a handedness plane: its second layer, (z, w), takes the plane's place; derive the handedness from the UV winding instead"
             }
         })
     }

@@ -110,6 +110,9 @@ fn decode_text(format: MapFormat, space: MapSpace) -> &'static str {
         (MapFormat::Bc5, _) => {
             "q = (r, g, 0, sqrt(max(0, 1 - r*r - g*g))) from the snorm sample; frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
         }
+        (MapFormat::Bc5Pair, _) => {
+            "q = normalize(r0, g0, r1, g1): layer 0's snorm sample is (x, y), layer 1's (z, w); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
+        }
         (MapFormat::Bc7, MapSpace::Tangent) => {
             "q = normalize(2 * rgba - 1); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
         }
@@ -187,6 +190,31 @@ impl EncodedMap {
                             l.quats.iter().map(|q| [q.x, q.y]).collect()
                         };
                         bc::encode_bc5_snorm(l.width, l.height, &pairs, encoder).map_err(bc_err)
+                    })
+                    .collect::<Result<_, _>>()?
+            }
+            MapFormat::Bc5Pair => {
+                if space == MapSpace::Object && keep_handedness {
+                    return Err(BakeError::Unfit {
+                        format,
+                        unfit: Unfit::HandednessPlane,
+                    });
+                }
+                map.levels
+                    .iter()
+                    .map(|l| {
+                        // Each block in one hemisphere, as for BC7: both layers take their
+                        // signs from the same aligned quaternions.
+                        let quats = block_aligned(l.width, l.height, &l.quats, None);
+                        let xy: Vec<[f32; 2]> = quats.iter().map(|q| [q.x, q.y]).collect();
+                        let zw: Vec<[f32; 2]> = quats.iter().map(|q| [q.z, q.w]).collect();
+                        let mut bytes = bc::encode_bc5_snorm(l.width, l.height, &xy, encoder)
+                            .map_err(bc_err)?;
+                        bytes.extend(
+                            bc::encode_bc5_snorm(l.width, l.height, &zw, encoder)
+                                .map_err(bc_err)?,
+                        );
+                        Ok::<_, BakeError>(bytes)
                     })
                     .collect::<Result<_, _>>()?
             }
@@ -287,6 +315,15 @@ impl EncodedMap {
                 .into_iter()
                 .map(|[x, y]| tangent::rebuild_w(x, y, 0.0))
                 .collect(),
+            MapFormat::Bc5Pair => {
+                let (xy, zw) = bytes.split_at(bytes.len() / 2);
+                let xy = bc::decode_bc5_snorm(w, h, xy).map_err(bc_err)?;
+                let zw = bc::decode_bc5_snorm(w, h, zw).map_err(bc_err)?;
+                xy.into_iter()
+                    .zip(zw)
+                    .map(|([x, y], [z, w])| Vec4::new(x, y, z, w))
+                    .collect()
+            }
             MapFormat::Bc7 => bc::decode_bc7(w, h, bytes)
                 .map_err(bc_err)?
                 .into_iter()
@@ -377,6 +414,7 @@ impl EncodedMap {
             kv
         };
         let main = Ktx2Texture {
+            layers: self.format.ktx2_layers(),
             format: self.format.texel_format(),
             width: self.width,
             height: self.height,
@@ -384,6 +422,7 @@ impl EncodedMap {
             key_values: kv(self.format.name()),
         };
         let plane = self.handedness.as_ref().map(|planes| Ktx2Texture {
+            layers: 0,
             format: TexelFormat::R8Snorm,
             width: self.width,
             height: self.height,
@@ -414,10 +453,11 @@ impl EncodedMap {
         plane: Option<&Ktx2Texture>,
     ) -> Result<Self, BakeError> {
         let fail = |problem: String| Err(BakeError::Settings(format!("{what}: {problem}")));
-        let Some(format) = MapFormat::from_texel_format(main.format) else {
+        let Some(format) = MapFormat::from_texel_format(main.format, main.layers) else {
             return fail(format!(
-                "vkFormat {} is not a quaternion-map format ({})",
+                "vkFormat {} with layerCount {} is not a quaternion-map format ({})",
                 main.format.vk_format(),
+                main.layers,
                 MapFormat::ALL.map(MapFormat::name).join(", ")
             ));
         };
@@ -434,6 +474,9 @@ impl EncodedMap {
         };
         if format == MapFormat::Bc5 && space == MapSpace::Object {
             return fail("a bc5 map cannot be object-space".into());
+        }
+        if format == MapFormat::Bc5Pair && plane.is_some() {
+            return fail("a bc5x2 map has no handedness plane (its second layer is (z, w))".into());
         }
         if format.is_compressed() {
             if let Err(e) = bc::check_size(main.width, main.height) {

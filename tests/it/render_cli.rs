@@ -177,6 +177,7 @@ fn bad_map_files_are_one_line_and_status_one() {
     let other = dir.path().join("other");
     std::fs::create_dir(&other).expect("folder");
     let plane = qtangent::ktx2::Ktx2Texture {
+        layers: 0,
         format: qtangent::ktx2::TexelFormat::R8Snorm,
         width: 4,
         height: 4,

@@ -108,7 +108,7 @@ fn every_map_render_and_skin_kind_says_what_happened() {
             WarningKind::Bc5CannotHold {
                 object_space: false,
             },
-            "not a tilt and a twist",
+            "not a tilt and a twist (x, y, z ≠ 0); stored as bc5x2",
         ),
         (
             WarningKind::NotBlockSized {

@@ -59,7 +59,7 @@ mod tests;
 use image::{DynamicImage, ImageBuffer, Rgba};
 
 use super::bc::{self, BcFormat};
-use super::container::{self, Container, OneD};
+use super::container::{self, Arrays, Container, OneD};
 use super::{Ktx2Error, Malformed, IDENTIFIER};
 use formats::Layout;
 
@@ -97,7 +97,7 @@ pub(crate) fn is_ktx2(bytes: &[u8]) -> bool {
 pub(crate) fn decode_image(bytes: &[u8]) -> Result<DynamicImage, Ktx2Error> {
     let header = container::header(bytes)?;
     container::check_scheme(&header)?;
-    container::check_layers(&header, OneD::OneRow)?;
+    container::check_layers(&header, OneD::OneRow, Arrays::Refused)?;
     let (width, height) = (header.pixel_width, header.pixel_height.max(1));
     if u64::from(width) * u64::from(height) > MAX_TEXELS {
         return Err(Ktx2Error::TooManyTexels { width, height });

@@ -292,8 +292,8 @@ fn swirl_disc_quaternion_maps_at_most_halve_the_rg_maps_direction_error() {
     let ctx = context();
     let renderer = Renderer::new(ctx).expect("renderer");
     let texture = 256;
-    let canonical = disc::scene(texture, RgLayout::Canonical).expect("disc");
-    let oriented = disc::scene(texture, RgLayout::Oriented).expect("disc");
+    let canonical = disc::scene(texture, RgLayout::Canonical, disc::Relief::Flat).expect("disc");
+    let oriented = disc::scene(texture, RgLayout::Oriented, disc::Relief::Flat).expect("disc");
     let upload = |scene: &RenderScene| {
         draw::upload(
             &renderer,

@@ -211,6 +211,7 @@ fn bad_ktx2_files_are_errors_not_panics() {
     }
     // Another vkFormat: a texture qtangent writes, but no map (the handedness plane's R8).
     let r8 = Ktx2Texture {
+        layers: 0,
         format: TexelFormat::R8Snorm,
         width: 4,
         height: 4,
