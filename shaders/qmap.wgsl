@@ -6,8 +6,9 @@
 //  - q_tex (Rgba16Float, Rgba16Snorm, Rgba8Snorm or Rgba32Float): per texel the unit quaternion
 //    (x, y, z, w) of the rotation [t, cross(n, t), n], object space;
 //  - h_tex (R8Snorm): the handedness, +1 or -1, and 0 for background texels.
-// A two-layer BC5 map (MAP_DECODE_BC5_PAIR, tangent space only) holds (x, y) in q_tex and (z, w)
-// in h_tex (Bc5RgSnorm): tangent-space maps take the handedness from the vertex.
+// A two-layer BC5 map (MAP_DECODE_BC5_PAIR) holds the swing's (x, y) in q_tex and the twist's
+// (z, w) in h_tex (Bc5RgSnorm); its handedness comes from the vertex (tangent space) or the UV
+// winding (object space).
 //
 // Contract (what the bake guarantees and the functions below rely on):
 //  - The map is HEMISPHERE-ALIGNED: neighbouring texels, and each mip texel with its children,
@@ -34,8 +35,8 @@
 // (x, y), w = √(1 − x² − y²) (w ≥ 0 by the map's contract; filtered (x, y) of unit texels lies in
 // the unit disc, so w is real and q unit); MAP_DECODE_BC5_ZW BC5 SNORM of a twist alone,
 // q = (0, 0, r, g) (src/qmap/stored.rs: EncodedMap::twist_only; four-channel filtering rules, so
-// seam-robust sampling applies); MAP_DECODE_BC5_PAIR two BC5 SNORM textures, q = (r0, g0, r1, g1)
-// (four channels: seam-robust sampling applies).
+// seam-robust sampling applies); MAP_DECODE_BC5_PAIR two BC5 SNORM textures, the swing's (x, y) (w rebuilt)
+// and the twist's (z, w), q = swing ⊗ twist (the twist can wind: seam-robust sampling applies).
 override MAP_DECODE: u32 = MAP_DECODE_DIRECT;
 // Seam-robust sampling of four-component maps (qmap_robust); gpu::MapFilter::Linear turns it off
 // to give the plain sampler's result (the sampling tests compare the two).
@@ -52,7 +53,10 @@ const QMAP_CONFLICT_LEN2: f32 = 0.81;
 fn qmap_decode_sample(s: vec4<f32>, s2: vec4<f32>) -> vec4<f32> {
     switch MAP_DECODE {
         case MAP_DECODE_BC5_PAIR: {
-            return vec4<f32>(s.xy, s2.xy);
+            // swing (x, y, 0, w rebuilt) ⊗ twist (0, 0, z, w): src/qmap/tangent.rs
+            // join_swing_twist.
+            let swing = vec4<f32>(s.xy, 0.0, sqrt(max(0.0, 1.0 - dot(s.xy, s.xy))));
+            return quat_mul(swing, vec4<f32>(0.0, 0.0, s2.xy));
         }
         case MAP_DECODE_UNORM: {
             return s * 2.0 - vec4<f32>(1.0);

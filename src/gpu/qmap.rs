@@ -266,22 +266,23 @@ pub fn upload_encoded(
             .collect()
     };
     let (hand_format, hand_size, hand_bytes) = match &map.handedness {
-        _ if layers == 2 => (texture_format(map.format), (width, height, mip_level_count), layer(1)),
-        Some(p) => (HANDEDNESS_FORMAT, (width, height, mip_level_count), p.concat()),
+        _ if layers == 2 => (
+            texture_format(map.format),
+            (width, height, mip_level_count),
+            layer(1),
+        ),
+        Some(p) => (
+            HANDEDNESS_FORMAT,
+            (width, height, mip_level_count),
+            p.concat(),
+        ),
         None => (HANDEDNESS_FORMAT, (1, 1, 1), vec![127u8]),
     };
     ctx.scoped("uploading a quaternion map", || {
         let (device, queue) = (&ctx.device, &ctx.queue);
         let tf = texture_format(map.format);
         let size = (width, height, mip_level_count);
-        let quats = kit::texture(
-            device,
-            queue,
-            "qmap quaternions",
-            tf,
-            size,
-            &layer(0),
-        );
+        let quats = kit::texture(device, queue, "qmap quaternions", tf, size, &layer(0));
         let handedness = kit::texture(
             device,
             queue,

@@ -8,7 +8,7 @@
 //! | snorm8   | 4           | q                             | r                                    |
 //! | rgba32f  | 16          | q                             | r                                    |
 //! | bc5      | 1           | —                             | (x, y) snorm, w rebuilt; or (z, w)   |
-//! | bc5x2    | 2           | —                             | layer 0 (x, y), layer 1 (z, w) snorm |
+//! | bc5x2    | 2           | swing (x, y), twist (z, w)    | swing (x, y), twist (z, w), snorm    |
 //! | bc7      | 1           | q·½+½ (RGBA), background free | r·½+½ (RGBA)                         |
 //!
 //! The uncompressed formats hold the texel as it is baked. The block formats are baked in
@@ -38,11 +38,14 @@ pub enum MapFormat {
     Bc5,
     /// BC7 UNORM of the quaternion as `q·½ + ½`, 1 B/texel. The default of object-space maps.
     Bc7,
-    /// Two BC5 SNORM layers, 2 B/texel: (x, y) and (z, w) of a tangent-space rotation, each
-    /// component with BC5's own endpoints (BC7's four channels share theirs). The default of
-    /// tangent-space maps with a tilt and a twist (a normal map and an anisotropy direction):
-    /// the bytes an engine spends on a BC5 normal map plus a BC5 direction map. A KTX2 array
-    /// texture of two layers; on the GPU two textures.
+    /// Two BC5 SNORM layers, 2 B/texel: the rotation as swing ⊗ twist, layer 0 the swing's
+    /// (x, y) (w rebuilt: the normal's tilt, as a BC5 normal map holds it) and layer 1 the
+    /// twist's (z, w) about the normal (as a direction map holds it); each with BC5's own
+    /// endpoints (BC7's four channels share theirs). The default of tangent-space maps with a
+    /// tilt and a twist (a normal map and an anisotropy direction): the bytes an engine spends
+    /// on a BC5 normal map plus a BC5 direction map. A KTX2 array texture of two layers; on the
+    /// GPU two textures. Object-space maps too, with the handedness derived (the second layer
+    /// takes the plane's texture).
     Bc5Pair,
 }
 
@@ -122,12 +125,7 @@ impl MapFormat {
             ),
             MapFormat::Bc5 => row("bc5", TexelFormat::Bc5Snorm, MapDecode::Bc5Xy, None),
             MapFormat::Bc7 => row("bc7", TexelFormat::Bc7Unorm, MapDecode::Unorm, None),
-            MapFormat::Bc5Pair => row(
-                "bc5x2",
-                TexelFormat::Bc5Snorm,
-                MapDecode::Bc5Pair,
-                None,
-            ),
+            MapFormat::Bc5Pair => row("bc5x2", TexelFormat::Bc5Snorm, MapDecode::Bc5Pair, None),
         }
     }
 
@@ -343,7 +341,8 @@ pub enum MapDecode {
     Bc5Xy,
     /// `q = (0, 0, x, y)` (BC5 SNORM of a twist alone).
     Bc5Zw,
-    /// `q = (x, y, z, w)` from two BC5 SNORM textures, (x, y) and (z, w).
+    /// `q = swing ⊗ twist` from two BC5 SNORM textures: the swing's (x, y) with w rebuilt,
+    /// the twist's (z, w).
     Bc5Pair,
 }
 

@@ -111,7 +111,7 @@ fn decode_text(format: MapFormat, space: MapSpace) -> &'static str {
             "q = (r, g, 0, sqrt(max(0, 1 - r*r - g*g))) from the snorm sample; frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
         }
         (MapFormat::Bc5Pair, _) => {
-            "q = normalize(r0, g0, r1, g1): layer 0's snorm sample is (x, y), layer 1's (z, w); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
+            "swing s = (r0, g0, 0, sqrt(max(0, 1 - r0*r0 - g0*g0))) from layer 0's snorm sample, twist t = (0, 0, r1, g1) from layer 1's; q = normalize(s * t) (quaternion product); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
         }
         (MapFormat::Bc7, MapSpace::Tangent) => {
             "q = normalize(2 * rgba - 1); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
@@ -202,51 +202,10 @@ impl EncodedMap {
                 }
                 map.levels
                     .iter()
-                    .map(|l| {
-                        // Each block in one hemisphere, as for BC7: both layers take their
-                        // signs from the same aligned quaternions.
-                        let quats = block_aligned(l.width, l.height, &l.quats, None);
-                        let xy: Vec<[f32; 2]> = quats.iter().map(|q| [q.x, q.y]).collect();
-                        let zw: Vec<[f32; 2]> = quats.iter().map(|q| [q.z, q.w]).collect();
-                        let mut bytes = bc::encode_bc5_snorm(l.width, l.height, &xy, encoder)
-                            .map_err(bc_err)?;
-                        bytes.extend(
-                            bc::encode_bc5_snorm(l.width, l.height, &zw, encoder)
-                                .map_err(bc_err)?,
-                        );
-                        Ok::<_, BakeError>(bytes)
-                    })
+                    .map(|l| bc5_pair_level(l, encoder).map_err(bc_err))
                     .collect::<Result<_, _>>()?
             }
-            MapFormat::Bc7 => map
-                .levels
-                .iter()
-                .enumerate()
-                .map(|(k, l)| {
-                    let care: Option<Vec<bool>> = (space == MapSpace::Object).then(|| {
-                        if k == 0 && map.kind.len() == l.quats.len() {
-                            // Level 0: what filtering inside triangles reads (covered and
-                            // fringe texels); background and the padding rings, which exist for
-                            // the mips, are free to take the block's own values.
-                            map.kind
-                                .iter()
-                                .map(|t| matches!(t, TexelKind::Covered | TexelKind::Fringe))
-                                .collect()
-                        } else {
-                            l.quats.iter().map(|q| *q != Vec4::ZERO).collect()
-                        }
-                    });
-                    let quats = block_aligned(l.width, l.height, &l.quats, care.as_deref());
-                    let values: Vec<[f32; 4]> = quats.iter().map(|q| q.to_array()).collect();
-                    let job = bc::Bc7Job {
-                        channels: 4,
-                        care: care.as_deref(),
-                        quality,
-                        encoder,
-                    };
-                    bc::encode_bc7(l.width, l.height, &values, job).map_err(bc_err)
-                })
-                .collect::<Result<_, _>>()?,
+            MapFormat::Bc7 => bc7_levels(map, space, quality, encoder).map_err(bc_err)?,
             f => map
                 .levels
                 .iter()
@@ -321,7 +280,7 @@ impl EncodedMap {
                 let zw = bc::decode_bc5_snorm(w, h, zw).map_err(bc_err)?;
                 xy.into_iter()
                     .zip(zw)
-                    .map(|([x, y], [z, w])| Vec4::new(x, y, z, w))
+                    .map(|(s, t)| tangent::join_swing_twist(s, t))
                     .collect()
             }
             MapFormat::Bc7 => bc::decode_bc7(w, h, bytes)
@@ -534,6 +493,56 @@ impl EncodedMap {
             twist_only,
         })
     }
+}
+
+/// Every level as BC7 of the quaternion; in object space with background texels (and at
+/// level 0 the padding rings, which exist for the mips) as don't-care.
+fn bc7_levels(
+    map: &QuatMap,
+    space: MapSpace,
+    quality: Bc7Quality,
+    encoder: BcEncoder,
+) -> Result<Vec<Vec<u8>>, bc::BcError> {
+    map.levels
+        .iter()
+        .enumerate()
+        .map(|(k, l)| {
+            let care: Option<Vec<bool>> = (space == MapSpace::Object).then(|| {
+                if k == 0 && map.kind.len() == l.quats.len() {
+                    // Level 0: what filtering inside triangles reads (covered and fringe
+                    // texels); background and the padding rings are free to take the block's
+                    // own values.
+                    map.kind
+                        .iter()
+                        .map(|t| matches!(t, TexelKind::Covered | TexelKind::Fringe))
+                        .collect()
+                } else {
+                    l.quats.iter().map(|q| *q != Vec4::ZERO).collect()
+                }
+            });
+            let quats = block_aligned(l.width, l.height, &l.quats, care.as_deref());
+            let values: Vec<[f32; 4]> = quats.iter().map(|q| q.to_array()).collect();
+            let job = bc::Bc7Job {
+                channels: 4,
+                care: care.as_deref(),
+                quality,
+                encoder,
+            };
+            bc::encode_bc7(l.width, l.height, &values, job)
+        })
+        .collect()
+}
+
+/// A level as two BC5 layers, the swing's (x, y) then the twist's (z, w)
+/// ([`tangent::swing_twist`]); each block's quaternions in one hemisphere first (as for BC7), so
+/// the twists of a block agree in sign (the swing has none).
+fn bc5_pair_level(l: &super::MapLevel, encoder: BcEncoder) -> Result<Vec<u8>, bc::BcError> {
+    let quats = block_aligned(l.width, l.height, &l.quats, None);
+    let (xy, zw): (Vec<[f32; 2]>, Vec<[f32; 2]>) =
+        quats.iter().map(|&q| tangent::swing_twist(q)).unzip();
+    let mut bytes = bc::encode_bc5_snorm(l.width, l.height, &xy, encoder)?;
+    bytes.extend(bc::encode_bc5_snorm(l.width, l.height, &zw, encoder)?);
+    Ok(bytes)
 }
 
 /// The texels with each 4×4 block's quaternions put in one hemisphere (q and −q are one

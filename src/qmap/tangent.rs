@@ -239,6 +239,32 @@ pub fn halve_twist(r: Vec4) -> Vec4 {
     quat_mul(swing, half)
 }
 
+/// A rotation as swing ⊗ twist: the twist t = normalize(r.z, r.w) about z and the swing
+/// s = r ⊗ conj(t), whose z is 0 and w ≥ 0 (the shortest arc from +Z to the normal, what a
+/// normal map says). Returns ((s.x, s.y), (t.z, t.w)): the two layers of
+/// [`MapFormat::Bc5Pair`](super::MapFormat::Bc5Pair). A rotation whose (z, w) is 0 (a 180° tilt)
+/// has twist (0, 1). −r gives the same swing and −t.
+#[must_use]
+pub(crate) fn swing_twist(r: Vec4) -> ([f32; 2], [f32; 2]) {
+    let tl2 = r.z * r.z + r.w * r.w;
+    let t = if tl2 < 1e-24 {
+        Vec4::W
+    } else {
+        Vec4::new(0.0, 0.0, r.z, r.w) * (1.0 / tl2.sqrt())
+    };
+    let s = quat_mul(r, Vec4::new(0.0, 0.0, -t.z, t.w));
+    ([s.x, s.y], [t.z, t.w])
+}
+
+/// The rotation of a swing's (x, y) and a twist's (z, w) ([`swing_twist`]): the swing's w
+/// rebuilt, then swing ⊗ twist (unnormalised when the twist is). Mirrors the
+/// `MAP_DECODE_BC5_PAIR` case of `qmap_decode_sample` in `shaders/qmap.wgsl`.
+#[must_use]
+pub(crate) fn join_swing_twist(swing: [f32; 2], twist: [f32; 2]) -> Vec4 {
+    let s = rebuild_w(swing[0], swing[1], 0.0);
+    quat_mul(s, Vec4::new(0.0, 0.0, twist[0], twist[1]))
+}
+
 /// Whether a tangent-space map has tilt content (x or y ≠ 0 somewhere: a normal map's): a map
 /// with a twist *and* a tilt needs four channels; one with either alone fits two (BC5 of (x, y)
 /// with w rebuilt, or of (z, w) with x = y = 0).

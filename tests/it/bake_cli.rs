@@ -650,7 +650,7 @@ fn anisotropy_texture_becomes_the_tangent_space_maps_twist() {
         TextureFile::Png,
         disc::Relief::Flat,
     )
-        .expect("writes the disc");
+    .expect("writes the disc");
     let out_dir = dir.path().join("maps");
     let out_str = out_dir.to_string_lossy().into_owned();
     let gltf_str = gltf.to_string_lossy().into_owned();

@@ -211,7 +211,11 @@ fn every_format_round_trips_and_the_ktx2_crate_reads_it() {
 #[test]
 fn array_textures_round_trip_and_the_ktx2_crate_reads_them() {
     for_seeds("ktx2 arrays", 3, |_, rng| {
-        for f in [TexelFormat::Bc5Snorm, TexelFormat::Rgba8Snorm, TexelFormat::Bc7Unorm] {
+        for f in [
+            TexelFormat::Bc5Snorm,
+            TexelFormat::Rgba8Snorm,
+            TexelFormat::Bc7Unorm,
+        ] {
             for (w, h, n, layers) in [(64, 32, 7, 2), (16, 16, 1, 3), (8, 4, 4, 1)] {
                 let single = random_texture(rng, f, w, h, n);
                 let levels = (0..n)
@@ -227,7 +231,8 @@ fn array_textures_round_trip_and_the_ktx2_crate_reads_them() {
                     ..single
                 };
                 let bytes = written(&tex);
-                let back = read(&bytes).unwrap_or_else(|e| panic!("read {w}×{h}×{layers} {f}: {e}"));
+                let back =
+                    read(&bytes).unwrap_or_else(|e| panic!("read {w}×{h}×{layers} {f}: {e}"));
                 assert_eq!(back.layers, layers);
                 assert_eq!(back.levels, tex.levels, "{w}×{h}×{layers} {f}");
                 let reader = Reader::new(&bytes[..]).unwrap_or_else(|e| panic!("{f}: {e}"));
@@ -237,7 +242,8 @@ fn array_textures_round_trip_and_the_ktx2_crate_reads_them() {
                 // A level one layer short is refused, naming the level.
                 let mut short = tex.clone();
                 let cut = short.levels[0].len() / layers as usize;
-                short.levels[0].truncate(short.levels[0].len() - cut);
+                let keep = short.levels[0].len() - cut;
+                short.levels[0].truncate(keep);
                 assert!(matches!(write(&short), Err(Ktx2Error::LevelSize { .. })));
             }
         }
@@ -660,8 +666,14 @@ fn patched_headers_are_refused() {
     }
     // layerCount 1 is an array of one layer: the same levels; layerCount 2 needs levels twice
     // as long as these.
-    assert_eq!(patched(32, 1).map(|t| (t.layers, t.levels.len())).ok(), Some((1, 4)));
-    assert!(matches!(patched(32, 2), Err(Ktx2Error::LevelSize { .. })), "layerCount 2");
+    assert_eq!(
+        patched(32, 1).map(|t| (t.layers, t.levels.len())).ok(),
+        Some((1, 4))
+    );
+    assert!(
+        matches!(patched(32, 2), Err(Ktx2Error::LevelSize { .. })),
+        "layerCount 2"
+    );
     assert_eq!(
         message(patched(16, 2)),
         "malformed: typeSize is 2, rgba8snorm has 1"

@@ -692,7 +692,9 @@ fn nearest_sampling_at_texel_centres_returns_every_stored_texel_of_every_level()
         let tol = match format {
             MapFormat::Rgba16Float | MapFormat::Rgba32Float => 0.0,
             MapFormat::Rgba16Snorm | MapFormat::Rgba8Snorm => 4.0 * f32::EPSILON,
-            MapFormat::Bc5 | MapFormat::Bc7 => unreachable!("UNCOMPRESSED holds no block format"),
+            MapFormat::Bc5 | MapFormat::Bc7 | MapFormat::Bc5Pair => {
+                unreachable!("UNCOMPRESSED holds no block format")
+            }
         };
         for (g, (q, hd, k, x, y)) in gpu.iter().zip(&want) {
             let d = (g.filtered_quat() - *q).abs().max_element();

@@ -25,7 +25,14 @@ const SIZE: u32 = 32;
 
 fn written(file: TextureFile) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().expect("temporary folder");
-    let path = disc::write_gltf(dir.path(), SIZE, RgLayout::Canonical, file, disc::Relief::Flat).expect("writes");
+    let path = disc::write_gltf(
+        dir.path(),
+        SIZE,
+        RgLayout::Canonical,
+        file,
+        disc::Relief::Flat,
+    )
+    .expect("writes");
     (dir, path)
 }
 
