@@ -230,6 +230,37 @@ fn packed_tangent_maps_draw_as_the_source() {
     );
 }
 
+/// The bumpy swirl disc's tangent-space map (a tilt and a twist: two BC5 layers, a KTX2 array
+/// texture) is embedded as `bc5x2`, read back as stored, and draws as the source.
+#[test]
+fn packed_two_layer_maps_read_back_and_draw_as_the_source() {
+    use qtangent::lab::disc::{self, Relief, RgLayout, TextureFile};
+    let dir = tempdir();
+    let source = disc::write_gltf(
+        dir.path(),
+        128,
+        RgLayout::Oriented,
+        TextureFile::Png,
+        Relief::Bumps,
+    )
+    .unwrap_or_else(|e| panic!("the bumpy disc: {e}"));
+    let out = dir.path().join("packed.glb");
+    let options = MapOptions::default();
+    pack_file(&source, &out, Format::Snorm16x4, MapKind::Tangent, &options);
+    let b = RenderScene::load(&out).unwrap_or_else(|e| panic!("reading back: {e}"));
+    let stored = b.materials[0]
+        .packed_tangent_map
+        .as_ref()
+        .expect("the packed map is read back");
+    assert_eq!(stored.format, qtangent::qmap::MapFormat::Bc5Pair);
+    assert_round_trip(
+        &source,
+        Format::Snorm16x4,
+        MapKind::Tangent,
+        FrameSource::QuatMapTangent,
+    );
+}
+
 #[test]
 fn packed_object_maps_draw_as_the_source() {
     let dir = tempdir();
