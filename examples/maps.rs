@@ -1,6 +1,7 @@
 //! `maps`: the table that decides between quaternion maps and the normal maps they replace.
 //!
-//! For FlightHelmet, the duck and the default scene, side by side: the reference (f32 vertex
+//! For FlightHelmet, the duck, the default scene and the bumpy swirl disc (a normal map and an
+//! anisotropy direction: a tilt and a twist per texel), side by side: the reference (f32 vertex
 //! frames with the normal map as 8-bit RGBA), the reference with its normal map stored as BC5,
 //! and every map kind (object space, tangent space) in every stored format. Per column:
 //!
@@ -30,6 +31,7 @@ use glam::Vec3;
 use image::RgbaImage;
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::{GpuScene, Renderer, View};
+use qtangent::lab::disc;
 use qtangent::measure::angle_deg;
 use qtangent::qmap::Encoding;
 use qtangent::qmap::MapOptions;
@@ -72,6 +74,9 @@ struct Args {
     /// No bake-time table.
     #[arg(long)]
     no_timing: bool,
+    /// Only the scenes whose name contains this (e.g. `disc`).
+    #[arg(long)]
+    only: Option<String>,
 }
 
 type Error = Box<dyn std::error::Error>;
@@ -158,10 +163,21 @@ fn run(args: &Args) -> Result<(), Error> {
             "default scene".into(),
             qtangent::lab::content::default_scene()?,
         ),
+        (
+            "bumpy swirl disc (normal map + anisotropy)".into(),
+            disc::scene(512, disc::RgLayout::Canonical, disc::Relief::Bumps)?,
+        ),
     ];
     for (name, scene) in &scenes {
         if args.timing_only {
             break;
+        }
+        if args
+            .only
+            .as_ref()
+            .is_some_and(|o| !name.contains(o.as_str()))
+        {
+            continue;
         }
         eprintln!("maps: {name}");
         let rows = measure(&ctx, &renderer, scene, &sizes, bc7)?;
