@@ -6,7 +6,7 @@ use crate::common;
 
 use std::process::Output;
 
-use common::stderr;
+use common::{cli, stderr};
 
 fn animate(args: &[&str]) -> Output {
     common::run_example("animate", args)
@@ -20,19 +20,13 @@ fn a_short_fox_sequence_writes_frames_gif_and_sheet() {
     let fox = assets.join("gltf/Fox.glb");
     let dir = tempfile::tempdir().expect("temporary folder");
     let out_dir = dir.path().join("fox");
-    let out = animate(&[
-        fox.to_str().expect("utf-8 path"),
-        "--seconds",
-        "0.8",
-        "--fps",
-        "10",
-        "--size",
-        "160x90",
-        "--gif-width",
-        "80",
-        "-o",
-        out_dir.to_str().expect("utf-8 path"),
-    ]);
+    let out = animate(&cli(
+        "{} --seconds 0.8 --fps 10 --size 160x90 --gif-width 80 -o {}",
+        &[
+            fox.to_str().expect("utf-8 path"),
+            out_dir.to_str().expect("utf-8 path"),
+        ],
+    ));
     assert!(out.status.success(), "animate failed: {}", stderr(&out));
     // 0.8 s at 10 fps: frames 0 to 7.
     for n in 0..8 {
@@ -65,48 +59,30 @@ fn bad_input_is_one_line_and_status_one() {
     let missing = dir.path().join("nope.glb");
     let out_dir = dir.path().join("out");
     let o = out_dir.to_str().expect("utf-8 path");
-    let mut cases: Vec<(Vec<String>, &str)> = vec![
-        (
-            vec![missing.display().to_string(), "-o".into(), o.into()],
-            "nope.glb",
-        ),
-        (
-            vec!["--size".into(), "0x10".into(), "-o".into(), o.into()],
-            "positive",
-        ),
-        (
-            vec!["--fps".into(), "inf".into(), "-o".into(), o.into()],
-            "--fps",
-        ),
-        (
-            vec!["--seconds".into(), "0".into(), "-o".into(), o.into()],
-            "--seconds",
-        ),
+    let missing = missing.to_str().expect("utf-8 path");
+    // Clap's refusal (status 2) is its own message; every other is one line, status 1.
+    let mut cases: Vec<(&str, Vec<&str>, i32, &str)> = vec![
+        ("{} -o {}", vec![missing, o], 1, "nope.glb"),
+        ("--size 0x10 -o {}", vec![o], 2, "positive"),
+        ("--fps inf -o {}", vec![o], 1, "--fps"),
+        ("--seconds 0 -o {}", vec![o], 1, "--seconds"),
     ];
-    if let Some(assets) = common::assets_dir() {
-        // A file with no walk and run clips.
-        let duck = assets.join("obj/duck.obj");
-        if duck.is_file() {
-            cases.push((
-                vec![duck.display().to_string(), "-o".into(), o.into()],
-                "Walk",
-            ));
-        }
+    // A file with no walk and run clips.
+    let duck = common::assets_dir()
+        .map(|a| a.join("obj/duck.obj"))
+        .filter(|d| d.is_file());
+    if let Some(duck) = &duck {
+        cases.push((
+            "{} -o {}",
+            vec![duck.to_str().expect("utf-8 path"), o],
+            1,
+            "Walk",
+        ));
     }
-    for (args, needle) in cases {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let out = animate(&args);
-        let err = stderr(&out);
-        assert_eq!(
-            out.status.code(),
-            Some(if needle == "positive" { 2 } else { 1 }),
-            "{args:?}: {err}"
-        );
-        assert!(
-            err.contains(needle),
-            "{args:?}: stderr lacks {needle:?}: {err}"
-        );
-        if needle != "positive" {
+    for (line, paths, status, needle) in cases {
+        let args = cli(line, &paths);
+        let (_, err) = common::run_failing("animate", &args, status, needle);
+        if status == 1 {
             let lines: Vec<&str> = err
                 .lines()
                 .filter(|l| !l.contains("XDG_RUNTIME_DIR"))

@@ -68,13 +68,17 @@ fn every_asset_loads_and_prepares() {
     }
 }
 
+/// FlightHelmet from the assets folder, loaded; `None` (recorded) without the folder.
+fn flight_helmet() -> Option<mesh::Scene> {
+    let path = common::assets_dir()?.join("gltf/FlightHelmet/FlightHelmet.gltf");
+    Some(mesh::load(path).unwrap_or_else(|e| panic!("{e}")))
+}
+
 #[test]
 fn flight_helmet_tangents_survive_every_format() {
-    let Some(dir) = common::assets_dir() else {
+    let Some(scene) = flight_helmet() else {
         return;
     };
-    let scene = mesh::load(dir.join("gltf/FlightHelmet/FlightHelmet.gltf"))
-        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(scene.meshes.len(), 6);
     assert!(
         scene.materials.iter().all(|m| m.normal_texture.is_some()),
@@ -94,15 +98,7 @@ fn flight_helmet_tangents_survive_every_format() {
         );
         for format in Format::ALL {
             let e = p.vertex_stream(format).errors_against(&p.frames);
-            assert!(
-                e.max() <= format.max_error_deg(),
-                "{} {}: {}° > bound {}°",
-                p.label,
-                format.name(),
-                e.max(),
-                format.max_error_deg()
-            );
-            assert_eq!(e.handedness_errors, 0, "{} {}", p.label, format.name());
+            common::assert_within_format_bound(&p.label, format, &e);
         }
     }
 }
@@ -115,11 +111,9 @@ fn flight_helmet_tangents_survive_every_format() {
 /// checks that −1 is produced where UVs are mirrored.
 #[test]
 fn generated_handedness_matches_flight_helmet_supplied() {
-    let Some(dir) = common::assets_dir() else {
+    let Some(scene) = flight_helmet() else {
         return;
     };
-    let scene = mesh::load(dir.join("gltf/FlightHelmet/FlightHelmet.gltf"))
-        .unwrap_or_else(|e| panic!("{e}"));
     let (mut same, mut total) = (0usize, 0usize);
     for (_, prim) in scene.primitives() {
         let supplied = prim.prepare().unwrap_or_else(|e| panic!("{e}"));

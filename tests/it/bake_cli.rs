@@ -9,28 +9,21 @@
 use crate::common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-use common::stderr;
+use common::{cli, stderr};
 use glam::Vec4;
 use qtangent::mesh::procedural;
 use qtangent::qmap::ExrMap;
 use qtangent::qmap::{self, BakeMesh, BakeSettings, MapFormat, NormalMap, RasterBackend};
 use serde_json::{json, Value};
 
-fn bake_exe() -> PathBuf {
-    common::example_exe("bake")
-}
-
 fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().unwrap_or_else(|e| panic!("cannot make a temporary folder: {e}"))
 }
 
 fn bake(args: &[&str]) -> Output {
-    Command::new(bake_exe())
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run bake: {e}"))
+    common::run_example("bake", args)
 }
 
 /// Runs `bake --json` and returns the report, asserting success.
@@ -45,18 +38,12 @@ fn bake_json(args: &[&str]) -> Value {
     })
 }
 
-/// A failing run: status 1, one line on stderr starting `bake: ` and containing `needle`,
-/// nothing on stdout.
+/// A failing run: status 1, one line on stderr starting `bake: ` and containing `needle`, no
+/// panic, nothing on stdout.
 fn expect_failure(args: &[&str], needle: &str) -> String {
-    let out = bake(args);
-    let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+    let (out, err) = common::run_failing("bake", args, 1, needle);
     assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
     assert!(err.starts_with("bake: "), "{err}");
-    assert!(
-        err.contains(needle),
-        "{args:?}: expected '{needle}' in: {err}"
-    );
     assert!(out.stdout.is_empty(), "nothing on stdout for a failure");
     err
 }
@@ -99,19 +86,10 @@ fn default_cpu_bake_writes_the_library_map() {
     let dir = tempdir();
     let out_dir = dir.path().join("maps");
     let out_str = out_dir.to_string_lossy().into_owned();
-    let report = bake_json(&[
-        "--kind",
-        "object",
-        "--container",
-        "exr",
-        "--format",
-        "rgba16f",
-        "--cpu",
-        "--size",
-        "64",
-        "-o",
-        &out_str,
-    ]);
+    let report = bake_json(&cli(
+        "--kind object --container exr --format rgba16f --cpu --size 64 -o {}",
+        &[&out_str],
+    ));
     assert_eq!(report["mode"], "cpu");
     assert_eq!(report["adapter"], Value::Null);
     let maps = report["maps"].as_array().expect("maps is an array");
@@ -165,19 +143,10 @@ fn default_cpu_bake_writes_the_library_map() {
 fn text_summary_names_the_stages_and_files() {
     let dir = tempdir();
     let out_str = dir.path().to_string_lossy().into_owned();
-    let out = bake(&[
-        "--kind",
-        "object",
-        "--container",
-        "exr",
-        "--cpu",
-        "--size",
-        "16",
-        "--format",
-        "snorm8",
-        "-o",
-        &out_str,
-    ]);
+    let out = bake(&cli(
+        "--kind object --container exr --cpu --size 16 --format snorm8 -o {}",
+        &[&out_str],
+    ));
     assert!(out.status.success(), "{}", stderr(&out));
     let text = String::from_utf8_lossy(&out.stdout);
     for needle in [
@@ -267,21 +236,11 @@ fn one_map_per_material_with_uvs() {
         ],
     );
     let out_dir = dir.path().join("out");
-    let out = bake(&[
-        &mesh_path.to_string_lossy(),
-        "--kind",
-        "object",
-        "--container",
-        "exr",
-        "--format",
-        "rgba16f",
-        "--cpu",
-        "--size",
-        "32",
-        "-o",
-        &out_dir.to_string_lossy(),
-        "--json",
-    ]);
+    let mesh_str = mesh_path.to_string_lossy();
+    let out = bake(&cli(
+        "{} --kind object --container exr --format rgba16f --cpu --size 32 -o {} --json",
+        &[&mesh_str, &out_dir.to_string_lossy()],
+    ));
     let err = stderr(&out);
     assert!(out.status.success(), "{err}");
     let report: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}"));
@@ -323,18 +282,10 @@ fn one_map_per_material_with_uvs() {
 
     // In KTX2 each map names its material: `Metal_1-2.ktx2` is found as material "Metal:1".
     let ktx_dir = dir.path().join("ktx");
-    let out = bake(&[
-        &mesh_path.to_string_lossy(),
-        "--kind",
-        "object",
-        "--format",
-        "rgba16f",
-        "--cpu",
-        "--size",
-        "32",
-        "-o",
-        &ktx_dir.to_string_lossy(),
-    ]);
+    let out = bake(&cli(
+        "{} --kind object --format rgba16f --cpu --size 32 -o {}",
+        &[&mesh_str, &ktx_dir.to_string_lossy()],
+    ));
     assert!(out.status.success(), "{}", stderr(&out));
     for (file, material) in [("Metal_1.ktx2", "Metal/1"), ("Metal_1-2.ktx2", "Metal:1")] {
         let tex = qtangent::ktx2::read_file(&ktx_dir.join(file)).unwrap_or_else(|e| panic!("{e}"));
@@ -351,41 +302,26 @@ fn errors_are_one_line_with_status_1() {
     let dir = tempdir();
     let out_dir = dir.path().join("out");
     let out_str = out_dir.to_string_lossy().into_owned();
-
-    let missing = dir.path().join("no-such-mesh.gltf");
-    expect_failure(
-        &[&missing.to_string_lossy(), "--cpu", "-o", &out_str],
-        "no-such-mesh.gltf",
-    );
-    expect_failure(&["--cpu", "--size", "0", "-o", &out_str], "map size 0×0");
-    expect_failure(&["--cpu", "--size", "40000", "-o", &out_str], "16384");
-
+    let o = out_str.as_str();
+    let path = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
     // Not a PNG: the error names the image.
-    let fake = dir.path().join("fake-normals.png");
+    let fake = path("fake-normals.png");
     std::fs::write(&fake, "this is not a PNG").unwrap_or_else(|e| panic!("{e}"));
-    expect_failure(
-        &[
-            "--cpu",
-            "--size",
-            "16",
-            "--normal-map",
-            &fake.to_string_lossy(),
-            "-o",
-            &out_str,
-        ],
-        "fake-normals.png",
-    );
-    let absent = dir.path().join("absent.png");
-    expect_failure(
-        &[
-            "--cpu",
-            "--normal-map",
-            &absent.to_string_lossy(),
-            "-o",
-            &out_str,
-        ],
-        "absent.png",
-    );
+    let (missing, absent) = (path("no-such-mesh.gltf"), path("absent.png"));
+    let cases: [(&str, &[&str], &str); 5] = [
+        ("{} --cpu -o {}", &[&missing, o], "no-such-mesh.gltf"),
+        ("--cpu --size 0 -o {}", &[o], "map size 0×0"),
+        ("--cpu --size 40000 -o {}", &[o], "16384"),
+        (
+            "--cpu --size 16 --normal-map {} -o {}",
+            &[&fake, o],
+            "fake-normals.png",
+        ),
+        ("--cpu --normal-map {} -o {}", &[&absent, o], "absent.png"),
+    ];
+    for (line, paths, needle) in cases {
+        expect_failure(&cli(line, paths), needle);
+    }
     // Nothing half-written is left behind.
     assert!(listing(&out_dir).is_empty(), "{:?}", listing(&out_dir));
 
@@ -393,7 +329,7 @@ fn errors_are_one_line_with_status_1() {
     let blocker = dir.path().join("blocker");
     std::fs::write(&blocker, "").unwrap_or_else(|e| panic!("{e}"));
     expect_failure(
-        &["--cpu", "--size", "8", "-o", &blocker.to_string_lossy()],
+        &cli("--cpu --size 8 -o {}", &[&blocker.to_string_lossy()]),
         "blocker",
     );
 
@@ -401,14 +337,17 @@ fn errors_are_one_line_with_status_1() {
     let no_uvs = dir.path().join("no-uvs.gltf");
     let tri = vec![[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]];
     write_gltf(&no_uvs, &[], &[(tri, None, vec![0, 1, 2], None)]);
-    let out = bake(&[&no_uvs.to_string_lossy(), "--cpu", "-o", &out_str]);
+    let out = bake(&cli(
+        "{} --cpu -o {}",
+        &[&no_uvs.to_string_lossy(), &out_str],
+    ));
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("nothing to bake"), "{}", stderr(&out));
 }
 
 #[test]
 fn bad_format_is_rejected_with_the_valid_names() {
-    let out = bake(&["--cpu", "--format", "bogus"]);
+    let out = bake(&cli("--cpu --format bogus", &[]));
     assert!(!out.status.success());
     let err = stderr(&out);
     for name in ["rgba16f", "snorm16", "snorm8", "rgba32f", "bc5", "bc7"] {
@@ -424,21 +363,13 @@ fn normal_map_option_is_used() {
     image::RgbImage::from_pixel(4, 4, image::Rgb([160, 128, 240]))
         .save(&png)
         .unwrap_or_else(|e| panic!("{e}"));
-    let report = bake_json(&[
-        "--kind",
-        "object",
-        "--container",
-        "exr",
-        "--format",
-        "rgba16f",
-        "--cpu",
-        "--size",
-        "16",
-        "--normal-map",
-        &png.to_string_lossy(),
-        "-o",
-        &dir.path().join("out").to_string_lossy(),
-    ]);
+    let report = bake_json(&cli(
+        "--kind object --container exr --format rgba16f --cpu --size 16 --normal-map {} -o {}",
+        &[
+            &png.to_string_lossy(),
+            &dir.path().join("out").to_string_lossy(),
+        ],
+    ));
     let m = &report["maps"][0];
     assert_eq!(m["normal_map"].as_str(), Some(&*png.to_string_lossy()));
     let got = read_exr(Path::new(m["files"]["exr"].as_str().expect("exr")));
@@ -466,19 +397,10 @@ fn rotation_deg(p: Vec4, q: Vec4) -> f64 {
 #[test]
 fn gpu_bake_matches_cpu() {
     let dir = tempdir();
-    let out_dir = dir.path().join("gpu");
-    let report = bake_json(&[
-        "--kind",
-        "object",
-        "--container",
-        "exr",
-        "--format",
-        "rgba16f",
-        "--size",
-        "64",
-        "-o",
-        &out_dir.to_string_lossy(),
-    ]);
+    let report = bake_json(&cli(
+        "--kind object --container exr --format rgba16f --size 64 -o {}",
+        &[&dir.path().join("gpu").to_string_lossy()],
+    ));
     assert_eq!(report["mode"], "gpu");
     assert!(report["adapter"].is_string(), "{report}");
     let m = &report["maps"][0];
@@ -511,7 +433,7 @@ fn default_bake_is_a_tangent_space_bc5_ktx2() {
     use qtangent::qmap::{MapFormat, MapSpace};
     let dir = tempdir();
     let out_dir = dir.path().join("maps");
-    let report = bake_json(&["--cpu", "-o", &out_dir.to_string_lossy()]);
+    let report = bake_json(&cli("--cpu -o {}", &[&out_dir.to_string_lossy()]));
     assert_eq!(report["settings"]["kind"], "tangent");
     assert_eq!(report["settings"]["format"], "bc5");
     assert_eq!(report["settings"]["container"], "ktx2");
@@ -547,18 +469,10 @@ fn default_bake_is_a_tangent_space_bc5_ktx2() {
 fn object_space_ktx2_keeps_the_plane_when_asked() {
     let dir = tempdir();
     let out_dir = dir.path().join("maps");
-    let report = bake_json(&[
-        "--cpu",
-        "--kind",
-        "object",
-        "--format",
-        "snorm8",
-        "--keep-handedness",
-        "--size",
-        "32",
-        "-o",
-        &out_dir.to_string_lossy(),
-    ]);
+    let report = bake_json(&cli(
+        "--cpu --kind object --format snorm8 --keep-handedness --size 32 -o {}",
+        &[&out_dir.to_string_lossy()],
+    ));
     let m = &report["maps"][0];
     let plane = qtangent::ktx2::read_file(Path::new(
         m["files"]["handedness_ktx2"].as_str().expect("plane path"),
@@ -582,54 +496,38 @@ fn object_space_ktx2_keeps_the_plane_when_asked() {
 fn impossible_flag_combinations_name_the_flag() {
     let dir = tempdir();
     let out_str = dir.path().join("out").to_string_lossy().into_owned();
-    expect_failure(
-        &[
-            "--cpu", "--kind", "object", "--format", "bc5", "-o", &out_str,
-        ],
-        "--format bc5",
-    );
-    expect_failure(
-        &[
-            "--cpu",
-            "--container",
-            "exr",
-            "--format",
-            "bc7",
-            "-o",
-            &out_str,
-        ],
-        "--container exr",
-    );
-    expect_failure(
-        &[
-            "--cpu",
-            "--kind",
-            "tangent",
-            "--keep-handedness",
-            "-o",
-            &out_str,
-        ],
-        "--keep-handedness",
-    );
-    expect_failure(
-        &["--cpu", "--kind", "object", "--size", "250", "-o", &out_str],
-        "multiple of 4",
-    );
     // A normal map BC cannot take: 250² (the tangent-space map has the normal map's size).
     let png = dir.path().join("odd.png");
     image::RgbImage::from_pixel(250, 250, image::Rgb([128, 128, 255]))
         .save(&png)
         .unwrap_or_else(|e| panic!("{e}"));
-    expect_failure(
-        &[
-            "--cpu",
-            "--normal-map",
-            &png.to_string_lossy(),
-            "-o",
-            &out_str,
-        ],
-        "250×250",
-    );
+    let (png, o) = (png.to_string_lossy(), out_str.as_str());
+    let cases: [(&str, &[&str], &str); 5] = [
+        (
+            "--cpu --kind object --format bc5 -o {}",
+            &[o],
+            "--format bc5",
+        ),
+        (
+            "--cpu --container exr --format bc7 -o {}",
+            &[o],
+            "--container exr",
+        ),
+        (
+            "--cpu --kind tangent --keep-handedness -o {}",
+            &[o],
+            "--keep-handedness",
+        ),
+        (
+            "--cpu --kind object --size 250 -o {}",
+            &[o],
+            "multiple of 4",
+        ),
+        ("--cpu --normal-map {} -o {}", &[&png, o], "250×250"),
+    ];
+    for (line, paths, needle) in cases {
+        expect_failure(&cli(line, paths), needle);
+    }
     // Nothing half-written is left behind.
     assert!(listing(&dir.path().join("out")).is_empty());
 }
@@ -654,7 +552,7 @@ fn anisotropy_texture_becomes_the_tangent_space_maps_twist() {
     let out_dir = dir.path().join("maps");
     let out_str = out_dir.to_string_lossy().into_owned();
     let gltf_str = gltf.to_string_lossy().into_owned();
-    let report = bake_json(&[&gltf_str, "-o", &out_str]);
+    let report = bake_json(&cli("{} -o {}", &[&gltf_str, &out_str]));
     let m = &report["maps"][0];
     assert_eq!(m["format"], "bc5", "{m}");
     assert!(
@@ -715,17 +613,10 @@ fn anisotropy_texture_becomes_the_tangent_space_maps_twist() {
     .save(&normal)
     .expect("writes the normal map");
     let normal_str = normal.to_string_lossy().into_owned();
-    let report = bake_json(&[&gltf_str, "--normal-map", &normal_str, "-o", &out_str]);
+    let paths = [&*gltf_str, &normal_str, &out_str];
+    let report = bake_json(&cli("{} --normal-map {} -o {}", &paths));
     assert_eq!(report["maps"][0]["format"], "bc5x2", "{report}");
-    let out = bake(&[
-        &gltf_str,
-        "--normal-map",
-        &normal_str,
-        "--format",
-        "bc5",
-        "-o",
-        &out_str,
-    ]);
+    let out = bake(&cli("{} --normal-map {} --format bc5 -o {}", &paths));
     assert!(
         out.status.success(),
         "{}",

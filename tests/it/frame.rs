@@ -216,20 +216,18 @@ fn decoded_garbage_is_an_error_when_checked() {
     use qtangent::{Format, QTangent};
     // All-ones bytes are NaN as f32 and f16; all-zero bytes a zero quaternion.
     for format in [Format::F32x4, Format::F16x4] {
-        let nan = format.decode(&vec![0xff; format.bytes()]);
-        assert_eq!(
-            nan.try_to_frame(),
-            Err(FrameError::NonFinite("quaternion")),
-            "{}",
-            format.name()
-        );
-        let zero = format.decode(&vec![0; format.bytes()]);
-        assert_eq!(
-            zero.try_to_frame(),
-            Err(FrameError::ZeroLength("quaternion")),
-            "{}",
-            format.name()
-        );
+        for (byte, error) in [
+            (0xff, FrameError::NonFinite("quaternion")),
+            (0, FrameError::ZeroLength("quaternion")),
+        ] {
+            let garbage = format.decode(&vec![byte; format.bytes()]);
+            assert_eq!(
+                garbage.try_to_frame(),
+                Err(error),
+                "{} bytes {byte:#x}",
+                format.name()
+            );
+        }
     }
     // A real quaternion passes.
     let q = QTangent {

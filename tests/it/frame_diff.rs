@@ -639,12 +639,7 @@ fn pack_output_matches_its_source_within_the_format_bound() {
             d.uncovered
         );
         assert_eq!((d.unmatched, d.uncovered), (0, 0), "{}", format.name());
-        assert!(
-            d.errors.max() <= format.max_error_deg(),
-            "{}",
-            format.name()
-        );
-        assert_eq!(d.errors.handedness_errors, 0, "{}", format.name());
+        common::assert_within_format_bound("pack's output", format, &d.errors);
         let b = frame_attribute_bytes(&out).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(b.per_vertex(), format.bytes().next_multiple_of(4) as f64);
     }

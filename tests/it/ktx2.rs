@@ -430,14 +430,16 @@ fn key_values_are_sorted_padded_and_stored_as_given() {
 
 #[test]
 fn key_value_text_reads_text_with_or_without_its_nul() {
-    let mut tex = random_texture(&mut seeded(), TexelFormat::R8Snorm, 2, 2, 2);
-    tex.key_values = vec![
-        kv("KTXwriter", b"qtangent bake 7\0"),
-        kv("plain", b"abc"),
-        kv("binary", b"a\0b"),
-        kv("latin1", b"\xE9t\xE9\0"),
-        kv("empty", b""),
+    // Each entry, and the text it reads as (none where it is not UTF-8 or holds a NUL inside).
+    let entries: [(&str, &[u8], Option<&str>); 5] = [
+        ("KTXwriter", b"qtangent bake 7\0", Some("qtangent bake 7")),
+        ("plain", b"abc", Some("abc")),
+        ("binary", b"a\0b", None),
+        ("latin1", b"\xE9t\xE9\0", None),
+        ("empty", b"", Some("")),
     ];
+    let mut tex = random_texture(&mut seeded(), TexelFormat::R8Snorm, 2, 2, 2);
+    tex.key_values = entries.iter().map(|&(k, v, _)| kv(k, v)).collect();
     let back = read(&written(&tex)).unwrap();
     let writers = back
         .key_values
@@ -445,11 +447,9 @@ fn key_value_text_reads_text_with_or_without_its_nul() {
         .filter(|(k, _)| k == "KTXwriter")
         .count();
     assert_eq!(writers, 1, "a KTXwriter given is kept, not doubled");
-    assert_eq!(back.key_value_text("KTXwriter"), Some("qtangent bake 7"));
-    assert_eq!(back.key_value_text("plain"), Some("abc"));
-    assert_eq!(back.key_value_text("binary"), None);
-    assert_eq!(back.key_value_text("latin1"), None);
-    assert_eq!(back.key_value_text("empty"), Some(""));
+    for (key, _, text) in entries {
+        assert_eq!(back.key_value_text(key), text, "{key}");
+    }
     assert_eq!(back.key_value_text("absent"), None);
     let plain = read(&written(&Ktx2Texture {
         layers: 0,

@@ -108,6 +108,15 @@ fn expect_error(path: &Path, primitive: bool, problem: &str) -> MeshError {
     e
 }
 
+/// [`expect_error`], whose kind must match the pattern `$kind`; gives the error.
+macro_rules! expect_kind {
+    ($path:expr, $primitive:expr, $problem:expr, $kind:pat) => {{
+        let e = expect_error($path, $primitive, $problem);
+        assert!(matches!(e.kind, $kind), "{}: {:?}", $problem, e.kind);
+        e
+    }};
+}
+
 #[test]
 fn the_test_gltf_itself_loads() {
     let dir = tempdir();
@@ -121,42 +130,30 @@ fn the_test_gltf_itself_loads() {
 #[test]
 fn unreadable_truncated_and_invalid_files() {
     let dir = tempdir();
-    let e = expect_error(&dir.path().join("missing.gltf"), false, "cannot read file");
-    assert!(matches!(e.kind, ErrorKind::Io { .. }));
+    let missing = dir.path().join("missing.gltf");
+    expect_kind!(&missing, false, "cannot read file", ErrorKind::Io { .. });
 
     let good = Tri::default().write(dir.path(), "good", |_| {});
     let text = std::fs::read_to_string(&good).unwrap_or_default();
     let cut = dir.path().join("cut.gltf");
     std::fs::write(&cut, &text[..text.len() / 2]).unwrap_or_else(|e| panic!("{e}"));
-    assert!(matches!(
-        expect_error(&cut, false, "truncated").kind,
-        ErrorKind::Truncated(_)
-    ));
+    expect_kind!(&cut, false, "truncated", ErrorKind::Truncated(_));
 
     let glb = dir.path().join("cut.glb");
     let mut bytes = b"glTF".to_vec();
     bytes.extend_from_slice(&2u32.to_le_bytes());
     bytes.extend_from_slice(&1000u32.to_le_bytes()); // claims 1000 bytes, has 12
     std::fs::write(&glb, bytes).unwrap_or_else(|e| panic!("{e}"));
-    assert!(matches!(
-        expect_error(&glb, false, "GLB").kind,
-        ErrorKind::Truncated(_)
-    ));
+    expect_kind!(&glb, false, "GLB", ErrorKind::Truncated(_));
 
     let bad = dir.path().join("bad.gltf");
     std::fs::write(&bad, "{ this is not json }").unwrap_or_else(|e| panic!("{e}"));
-    assert!(matches!(
-        expect_error(&bad, false, "invalid JSON").kind,
-        ErrorKind::InvalidJson(_)
-    ));
+    expect_kind!(&bad, false, "invalid JSON", ErrorKind::InvalidJson(_));
 
     let dangling = Tri::default().write(dir.path(), "dangling", |d| {
         d["meshes"][0]["primitives"][0]["indices"] = json!(9)
     });
-    assert!(matches!(
-        expect_error(&dangling, false, "invalid glTF").kind,
-        ErrorKind::InvalidGltf(_)
-    ));
+    expect_kind!(&dangling, false, "invalid glTF", ErrorKind::InvalidGltf(_));
 
     let other = dir.path().join("mesh.ply");
     std::fs::write(&other, "ply").unwrap_or_else(|e| panic!("{e}"));
@@ -168,19 +165,23 @@ fn missing_and_short_buffers() {
     let dir = tempdir();
     let path = Tri::default().write(dir.path(), "nobin", |_| {});
     std::fs::remove_file(dir.path().join("nobin.bin")).unwrap_or_else(|e| panic!("{e}"));
-    assert!(matches!(
-        expect_error(&path, false, "'nobin.bin' is missing").kind,
+    expect_kind!(
+        &path,
+        false,
+        "'nobin.bin' is missing",
         ErrorKind::MissingBuffer { .. }
-    ));
+    );
 
     let path = Tri::default().write(dir.path(), "short", |d| {
         let n = d["buffers"][0]["byteLength"].as_u64().unwrap_or_default();
         d["buffers"][0]["byteLength"] = json!(n + 64);
     });
-    assert!(matches!(
-        expect_error(&path, false, "byteLength says").kind,
+    expect_kind!(
+        &path,
+        false,
+        "byteLength says",
         ErrorKind::ShortBuffer { .. }
-    ));
+    );
 }
 
 #[test]
@@ -188,10 +189,12 @@ fn accessor_out_of_bounds_and_wrong_type() {
     let dir = tempdir();
     // POSITION claims 4 vertices, its view holds 3.
     let path = Tri::default().write(dir.path(), "oob", |d| d["accessors"][0]["count"] = json!(4));
-    assert!(matches!(
-        expect_error(&path, true, "POSITION accessor 0 is out of bounds").kind,
+    expect_kind!(
+        &path,
+        true,
+        "POSITION accessor 0 is out of bounds",
         ErrorKind::AccessorOutOfBounds { .. }
-    ));
+    );
     // A view that runs past the end of the buffer.
     let path = Tri::default().write(dir.path(), "view", |d| {
         d["bufferViews"][3]["byteOffset"] = json!(4096)
@@ -201,10 +204,12 @@ fn accessor_out_of_bounds_and_wrong_type() {
     let path = Tri::default().write(dir.path(), "type", |d| {
         d["accessors"][1]["type"] = json!("VEC2")
     });
-    assert!(matches!(
-        expect_error(&path, true, "NORMAL accessor 1 is").kind,
+    expect_kind!(
+        &path,
+        true,
+        "NORMAL accessor 1 is",
         ErrorKind::AccessorType { .. }
-    ));
+    );
 }
 
 #[test]
@@ -215,15 +220,13 @@ fn index_out_of_range() {
         ..Default::default()
     }
     .write(dir.path(), "index", |_| {});
-    let e = expect_error(
+    let problem = "index 7 at position 2 is out of range (3 vertices)";
+    expect_kind!(
         &path,
         true,
-        "index 7 at position 2 is out of range (3 vertices)",
-    );
-    assert!(matches!(
-        e.kind,
+        problem,
         ErrorKind::IndexOutOfRange { index: 7, .. }
-    ));
+    );
 }
 
 /// NaN and infinity in positions and UVs (normals and tangents are repaired instead:
@@ -249,8 +252,8 @@ fn nan_and_infinite_values() {
     ];
     for (i, (attribute, tri)) in cases.into_iter().enumerate() {
         let path = tri.write(dir.path(), &format!("nonfinite{i}"), |_| {});
-        let e = expect_error(&path, true, &format!("{attribute} of vertex 1 is"));
-        assert!(matches!(e.kind, ErrorKind::NonFinite { .. }), "{attribute}");
+        let problem = format!("{attribute} of vertex 1 is");
+        expect_kind!(&path, true, &problem, ErrorKind::NonFinite { .. });
     }
 }
 
@@ -262,10 +265,12 @@ fn mismatched_attribute_counts() {
         ..Default::default()
     };
     let path = tri.write(dir.path(), "counts", |_| {});
-    assert!(matches!(
-        expect_error(&path, true, "TEXCOORD_0 has 2 entries but POSITION has 3").kind,
+    expect_kind!(
+        &path,
+        true,
+        "TEXCOORD_0 has 2 entries but POSITION has 3",
         ErrorKind::CountMismatch { .. }
-    ));
+    );
 }
 
 /// Points, lines and primitives whose indices make no triangle are skipped (tests/it/
@@ -282,12 +287,8 @@ fn no_triangles_at_all() {
         let path = Tri::default().write(dir.path(), &format!("mode{mode}"), |d| {
             d["meshes"][0]["primitives"][0]["mode"] = json!(mode)
         });
-        let e = expect_error(
-            &path,
-            false,
-            &format!("no triangles at all: 1 primitive(s) skipped ({name})"),
-        );
-        assert!(matches!(e.kind, ErrorKind::NoTrianglesAtAll(_)));
+        let problem = format!("no triangles at all: 1 primitive(s) skipped ({name})");
+        expect_kind!(&path, false, &problem, ErrorKind::NoTrianglesAtAll(_));
     }
     // A strip of two indices makes no triangle.
     let path = Tri {
@@ -398,22 +399,16 @@ fn bad_obj_files() {
         false,
         "range.obj",
     );
-    let e = expect_error(
-        &obj(
-            dir.path(),
-            "nan.obj",
-            "v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n",
-        ),
-        true,
-        "POSITION of vertex 1 is NaN",
+    let nan = obj(
+        dir.path(),
+        "nan.obj",
+        "v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n",
     );
-    assert!(matches!(e.kind, ErrorKind::NonFinite { .. }));
-    let e = expect_error(
-        &obj(dir.path(), "lines.obj", &format!("{tri}l 1 2 3\np 1\n")),
-        false,
-        "no triangles at all: 2 point and line elements skipped, and no faces",
-    );
-    assert!(matches!(e.kind, ErrorKind::NoTrianglesAtAll(_)));
+    let problem = "POSITION of vertex 1 is NaN";
+    expect_kind!(&nan, true, problem, ErrorKind::NonFinite { .. });
+    let lines = obj(dir.path(), "lines.obj", &format!("{tri}l 1 2 3\np 1\n"));
+    let problem = "no triangles at all: 2 point and line elements skipped, and no faces";
+    expect_kind!(&lines, false, problem, ErrorKind::NoTrianglesAtAll(_));
     let mixed = mesh::load(obj(
         dir.path(),
         "mixed.obj",
@@ -466,47 +461,21 @@ fn missing_mtl_is_a_warning() {
 /// and a one-line message on bad input, and prints JSON on good input.
 #[test]
 fn inspect_exits_non_zero_with_one_line() {
-    let exe = std::env::current_exe().unwrap_or_default();
-    let inspect = exe
-        .parent()
-        .and_then(Path::parent)
-        .map(|d| d.join("examples").join("inspect"))
-        .unwrap_or_default();
-    assert!(
-        inspect.is_file(),
-        "the inspect example is not built at {} (plain `cargo test` builds it)",
-        inspect.display()
-    );
     let dir = tempdir();
     let bad = Tri {
         indices: vec![0, 1, 7],
         ..Default::default()
     }
     .write(dir.path(), "bad", |_| {});
-    let out = std::process::Command::new(&inspect)
-        .arg(&bad)
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let bad = bad.to_string_lossy();
+    let (out, stderr) = crate::common::run_failing("inspect", &[&bad], 1, "bad.gltf");
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
-    assert!(
-        stderr.contains("bad.gltf") && stderr.contains("out of range"),
-        "{stderr}"
-    );
+    assert!(stderr.contains("out of range"), "{stderr}");
     assert!(out.stdout.is_empty(), "nothing on stdout for a bad file");
 
     let good = Tri::default().write(dir.path(), "good", |_| {});
-    let out = std::process::Command::new(&inspect)
-        .arg(&good)
-        .arg("--json")
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = crate::common::run_example("inspect", &[&good.to_string_lossy(), "--json"]);
+    assert!(out.status.success(), "{}", crate::common::stderr(&out));
     let report: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("inspect --json is not JSON: {e}"));
     assert_eq!(report["primitives"][0]["triangles"], 1);
@@ -549,10 +518,7 @@ fn hostile_references_and_sizes() {
                        "values": {"bufferView": 0}}
         });
     });
-    assert!(matches!(
-        expect_error(&path, false, "too large").kind,
-        ErrorKind::TooLarge(_)
-    ));
+    expect_kind!(&path, false, "too large", ErrorKind::TooLarge(_));
     // Invalid percent-encoding in a buffer URI (the gltf crate unwraps its decode).
     let path = Tri::default().write(dir.path(), "percent", |d| {
         d["buffers"][0]["uri"] = json!("%FF.bin")
@@ -562,10 +528,12 @@ fn hostile_references_and_sizes() {
     let path = Tri::default().write(dir.path(), "devzero", |d| {
         d["buffers"][0]["uri"] = json!("file:///dev/zero")
     });
-    assert!(matches!(
-        expect_error(&path, false, "not a regular file").kind,
+    expect_kind!(
+        &path,
+        false,
+        "not a regular file",
         ErrorKind::MissingBuffer { .. }
-    ));
+    );
     let path = Tri::default().write(dir.path(), "http", |d| {
         d["buffers"][0]["uri"] = json!("https://example.com/a.bin")
     });
@@ -576,10 +544,7 @@ fn hostile_references_and_sizes() {
     bytes.extend_from_slice(&2u32.to_le_bytes());
     bytes.extend_from_slice(&4u32.to_le_bytes());
     std::fs::write(&glb, bytes).unwrap_or_else(|e| panic!("{e}"));
-    assert!(matches!(
-        expect_error(&glb, false, "less than the header").kind,
-        ErrorKind::Truncated(_)
-    ));
+    expect_kind!(&glb, false, "less than the header", ErrorKind::Truncated(_));
     // OBJ: a negative index past the start, and an mtllib that is a device.
     let tri = "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\n";
     expect_error(

@@ -75,13 +75,8 @@ fn mutate_bytes(out: &mut Vec<u8>, rng: &mut impl Rng) {
 /// The unmutated base file loads and prepares: without this, a loader that refused everything
 /// would pass every mutation test.
 fn assert_base_loads(name: &str, bytes: &[u8], obj: bool) {
-    let path = Path::new(name);
-    let scene = if obj {
-        mesh::load_obj_slice(path, bytes, None)
-    } else {
-        mesh::load_gltf_slice(path, bytes, None)
-    }
-    .unwrap_or_else(|e| panic!("the base file {name} must load: {e}"));
+    let scene =
+        load(name, bytes, obj).unwrap_or_else(|e| panic!("the base file {name} must load: {e}"));
     let prepared = scene
         .prepare()
         .unwrap_or_else(|e| panic!("the base file {name} must prepare: {e}"));
@@ -91,14 +86,18 @@ fn assert_base_loads(name: &str, bytes: &[u8], obj: bool) {
     );
 }
 
-fn run(name: &str, bytes: &[u8], obj: bool) {
+/// Loads `bytes` as the OBJ (`obj`) or glTF/GLB file `name`.
+fn load(name: &str, bytes: &[u8], obj: bool) -> Result<mesh::Scene, mesh::MeshError> {
     let path = Path::new(name);
-    let scene = if obj {
+    if obj {
         mesh::load_obj_slice(path, bytes, None)
     } else {
         mesh::load_gltf_slice(path, bytes, None)
-    };
-    if let Ok(scene) = scene {
+    }
+}
+
+fn run(name: &str, bytes: &[u8], obj: bool) {
+    if let Ok(scene) = load(name, bytes, obj) {
         if let Ok(prepared) = scene.prepare() {
             for p in prepared {
                 let _ = p.vertex_stream(qtangent::Format::Smallest3x4);

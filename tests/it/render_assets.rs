@@ -128,30 +128,30 @@ fn asset(rel: &str) -> Option<std::path::PathBuf> {
     common::assets_dir().map(|d| d.join(rel))
 }
 
+/// The asset `rel` drawn in every mode ([`render_modes`], W×H), each checked against the
+/// reference ([`assert_equivalent`], failure pictures named `name`); `None` (recorded) without
+/// the assets folder.
+fn looks_the_same_in_every_mode(rel: &str, name: &str) -> Option<Vec<RgbaImage>> {
+    let scene = RenderScene::load(&asset(rel)?).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let (images, _, _) = render_modes(context(), &scene, W, H);
+    assert_equivalent(name, &images);
+    Some(images)
+}
+
 #[test]
 fn flight_helmet_looks_the_same_in_every_mode() {
-    let Some(path) = asset("gltf/FlightHelmet/FlightHelmet.gltf") else {
-        return;
-    };
-    let ctx = context();
-    let scene = RenderScene::load(&path).expect("FlightHelmet loads");
-    let (images, _, _) = render_modes(ctx, &scene, W, H);
-    assert!(
-        background_fraction(&images[0]) < 0.95,
-        "the helmet covers almost nothing"
-    );
-    assert_equivalent("flight-helmet", &images);
+    let path = "gltf/FlightHelmet/FlightHelmet.gltf";
+    if let Some(images) = looks_the_same_in_every_mode(path, "flight-helmet") {
+        assert!(
+            background_fraction(&images[0]) < 0.95,
+            "the helmet covers almost nothing"
+        );
+    }
 }
 
 #[test]
 fn the_duck_looks_the_same_in_every_mode() {
-    let Some(path) = asset("obj/duck.obj") else {
-        return;
-    };
-    let ctx = context();
-    let scene = RenderScene::load(&path).expect("duck loads");
-    let (images, _, _) = render_modes(ctx, &scene, W, H);
-    assert_equivalent("duck", &images);
+    looks_the_same_in_every_mode("obj/duck.obj", "duck");
 }
 
 #[test]

@@ -6,7 +6,7 @@ use crate::common;
 
 use std::process::Output;
 
-use common::stderr;
+use common::{cli, stderr};
 
 fn render(args: &[&str]) -> Output {
     common::run_example("render", args)
@@ -16,14 +16,10 @@ fn render(args: &[&str]) -> Output {
 fn default_scene_writes_every_picture_and_the_tables() {
     let dir = tempfile::tempdir().expect("temporary folder");
     let out_png = dir.path().join("scene.png");
-    let out = render(&[
-        "--size",
-        "320x180",
-        "--frames",
-        "1",
-        "-o",
-        out_png.to_str().expect("utf-8 path"),
-    ]);
+    let out = render(&cli(
+        "--size 320x180 --frames 1 -o {}",
+        &[out_png.to_str().expect("utf-8 path")],
+    ));
     assert!(out.status.success(), "render failed: {}", stderr(&out));
     for suffix in [
         "reference",
@@ -56,38 +52,24 @@ fn default_scene_writes_every_picture_and_the_tables() {
 #[test]
 fn bad_input_is_one_line_and_status_one() {
     let dir = tempfile::tempdir().expect("temporary folder");
-    let missing = dir.path().join("nope.gltf");
-    let broken = dir.path().join("broken.gltf");
+    let path = |name: &str| dir.path().join(name).to_str().expect("utf-8").to_owned();
+    let (missing, broken, png) = (path("nope.gltf"), path("broken.gltf"), path("x.png"));
     std::fs::write(&broken, b"{ not json").expect("write");
-    let out_png = dir.path().join("x.png");
-    let o = out_png.to_str().expect("utf-8 path");
-    for (args, want) in [
-        (vec![missing.to_str().expect("utf-8"), "-o", o], "nope.gltf"),
-        (
-            vec![broken.to_str().expect("utf-8"), "-o", o],
-            "broken.gltf",
-        ),
-        (vec!["--aniso", "2", "-o", o], "--aniso"),
-        (vec!["--map-size", "0", "-o", o], "--map-size"),
-        (vec!["--zoom-out", "0", "-o", o], "--zoom-out"),
-    ] {
-        let out = render(&args);
-        let err = stderr(&out);
-        assert_eq!(
-            out.status.code(),
-            Some(1),
-            "{args:?}: status {:?}, stderr {err}",
-            out.status
-        );
-        assert!(
-            err.contains(want),
-            "{args:?}: stderr does not name {want:?}: {err}"
-        );
-        assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+    let (o, out_png) = (png.as_str(), std::path::Path::new(&png));
+    let cases: [(&str, &[&str], &str); 5] = [
+        ("{} -o {}", &[&missing, o], "nope.gltf"),
+        ("{} -o {}", &[&broken, o], "broken.gltf"),
+        ("--aniso 2 -o {}", &[o], "--aniso"),
+        ("--map-size 0 -o {}", &[o], "--map-size"),
+        ("--zoom-out 0 -o {}", &[o], "--zoom-out"),
+    ];
+    for (line, paths, want) in cases {
+        let args = cli(line, paths);
+        common::run_failing("render", &args, 1, want);
         assert!(!out_png.exists(), "{args:?} wrote a picture");
     }
     // Clap rejects a malformed size before anything runs (status 2, its convention).
-    let out = render(&["--size", "0x5"]);
+    let out = render(&cli("--size 0x5", &[]));
     assert!(!out.status.success());
     assert!(stderr(&out).contains("at least 1"), "{}", stderr(&out));
 }
@@ -138,16 +120,13 @@ fn maps_load_from_ktx2_files() {
     ));
     qtangent::ktx2::write_file(&maps.join("glazed_ceramic-2.ktx2"), &ceramic).expect("writes");
     let out_png = dir.path().join("flat.png");
-    let out = render(&[
-        "--mode",
-        "quatmap-tangent",
-        "--size",
-        "160x90",
-        "--maps",
-        maps.to_str().expect("utf-8"),
-        "-o",
-        out_png.to_str().expect("utf-8"),
-    ]);
+    let out = render(&cli(
+        "--mode quatmap-tangent --size 160x90 --maps {} -o {}",
+        &[
+            maps.to_str().expect("utf-8"),
+            out_png.to_str().expect("utf-8"),
+        ],
+    ));
     let err = stderr(&out);
     assert!(out.status.success(), "render failed: {err}");
     assert!(
@@ -192,23 +171,17 @@ fn bad_map_files_are_one_line_and_status_one() {
         (&other, "vkFormat 10"),
         (&not_a_folder, "not a folder"),
     ] {
-        let out = render(&[
-            "--maps",
-            folder.to_str().expect("utf-8"),
-            "--size",
-            "64x36",
-            "-o",
-            o,
-        ]);
-        let err = stderr(&out);
-        assert_eq!(out.status.code(), Some(1), "{folder:?}: {err}");
+        let args = cli(
+            "--maps {} --size 64x36 -o {}",
+            &[folder.to_str().expect("utf-8"), o],
+        );
+        let (_, err) = common::run_failing("render", &args, 1, want);
         // The error is the last line, one line naming the problem.
         let last = err.trim_end().lines().last().unwrap_or_default();
         assert!(
             last.starts_with("render: ") && last.contains(want),
             "{folder:?}: the last line does not say {want:?}: {err}"
         );
-        assert!(!err.contains("panicked"), "{err}");
         assert!(!out_png.exists(), "{folder:?} wrote a picture");
     }
 }
@@ -240,16 +213,11 @@ fn anisotropic_gltf_with_ktx2_textures_renders_in_every_mode() {
     assert!(out.status.success(), "aniso --gltf: {}", stderr(&out));
     let gltf = dir.path().join("swirl_disc.gltf");
     let gltf = gltf.to_str().expect("utf-8 path");
-    let view = [
-        "--size", "200x200", "--pitch", "89", "--yaw", "0", "--frames", "0",
-    ];
     let all = dir.path().join("all.png");
-    let mut args = vec![gltf, "--mode", "all", "--map-format", "rgba16f"];
-    args.extend(view);
-    args.extend(["-o", all.to_str().expect("utf-8 path")]);
-    let out = render(&args);
-    assert!(out.status.success(), "render: {}", stderr(&out));
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = render_disc(
+        "{} --mode all --map-format rgba16f -o {}",
+        &[gltf, all.to_str().expect("utf-8 path")],
+    );
     let (object, tangent) = (
         psnr_of(&stdout, "quatmap"),
         psnr_of(&stdout, "quatmap-tangent"),
@@ -257,11 +225,10 @@ fn anisotropic_gltf_with_ktx2_textures_renders_in_every_mode() {
     assert!(object >= 40.0, "object-space map {object} dB:\n{stdout}");
     assert!(tangent >= 50.0, "tangent-space map {tangent} dB:\n{stdout}");
     let iso = dir.path().join("iso.png");
-    let mut args = vec![gltf, "--mode", "reference", "--aniso", "0"];
-    args.extend(view);
-    args.extend(["-o", iso.to_str().expect("utf-8 path")]);
-    let out = render(&args);
-    assert!(out.status.success(), "render --aniso 0: {}", stderr(&out));
+    render_disc(
+        "{} --mode reference --aniso 0 -o {}",
+        &[gltf, iso.to_str().expect("utf-8 path")],
+    );
     let open = |p: &std::path::Path| {
         image::open(p)
             .unwrap_or_else(|e| panic!("{}: {e}", p.display()))
@@ -289,20 +256,27 @@ fn anisotropic_gltf_with_ktx2_textures_renders_in_every_mode() {
     assert!(out.status.success(), "aniso --gltf bc7: {}", stderr(&out));
     let gltf = bc7.path().join("swirl_disc.gltf");
     let png = bc7.path().join("bc7.png");
-    let mut args = vec![gltf.to_str().expect("utf-8 path"), "--mode", "all"];
-    args.extend(view);
-    args.extend(["-o", png.to_str().expect("utf-8 path")]);
-    let out = render(&args);
-    assert!(
-        out.status.success(),
-        "render (BC7 texture): {}",
-        stderr(&out)
+    let stdout = render_disc(
+        "{} --mode all -o {}",
+        &[
+            gltf.to_str().expect("utf-8 path"),
+            png.to_str().expect("utf-8 path"),
+        ],
     );
-    let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains("tangent-space bc5"),
         "the tangent-space map of a twist alone is stored bc5 (of z, w):\n{stdout}"
     );
+}
+
+/// `render` with the [`cli`] line `line` and `paths`, viewing the swirl disc from above
+/// (200×200, pitch 89°, one frame); asserts that it succeeds and returns its stdout.
+fn render_disc(line: &str, paths: &[&str]) -> String {
+    let view = "--size 200x200 --pitch 89 --yaw 0 --frames 0";
+    let args = [cli(line, paths), cli(view, &[])].concat();
+    let out = render(&args);
+    assert!(out.status.success(), "render {args:?}: {}", stderr(&out));
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// The bumpy swirl disc (a normal map under the anisotropy grooves: a tilt and a twist per
@@ -325,17 +299,11 @@ fn tilt_and_twist_maps_default_to_two_bc5_layers_and_beat_bc7() {
         let png = dir
             .path()
             .join(format!("{}.png", format.unwrap_or("default")));
-        let mut args = vec![
-            gltf, "--mode", "all", "--size", "200x200", "--pitch", "89", "--yaw", "0", "--frames",
-            "0",
-        ];
-        if let Some(f) = format {
-            args.extend(["--map-format", f]);
-        }
-        args.extend(["-o", png.to_str().expect("utf-8 path")]);
-        let out = render(&args);
-        assert!(out.status.success(), "render {format:?}: {}", stderr(&out));
-        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let png = png.to_str().expect("utf-8 path");
+        let stdout = match format {
+            Some(f) => render_disc("{} --mode all --map-format {} -o {}", &[gltf, f, png]),
+            None => render_disc("{} --mode all -o {}", &[gltf, png]),
+        };
         (psnr_of(&stdout, "quatmap-tangent"), stdout)
     };
     let (pair, stdout) = tangent_psnr(None);

@@ -23,6 +23,18 @@ pub fn from_file(path: &std::path::Path, label: &str) -> BakeMesh {
     BakeMesh::from_prepared(label, &refs)
 }
 
+/// The exact CPU bake of `mesh` onto a `width`×`height` map: rgba32f, 2 texels of padding, no
+/// normal map — what the tests store in other formats.
+pub fn exact_map(mesh: &BakeMesh, width: u32, height: u32) -> QuatMap {
+    let settings = BakeSettings {
+        width,
+        height,
+        padding: 2,
+        format: qmap::MapFormat::Rgba32Float,
+    };
+    bake(mesh, None, &settings)
+}
+
 /// The CPU bake of `mesh` (the reference).
 pub fn bake(mesh: &BakeMesh, normal_map: Option<&NormalMap>, settings: &BakeSettings) -> QuatMap {
     qmap::bake_cpu(mesh, normal_map, settings, &mut ())

@@ -183,6 +183,49 @@ pub fn run_example(name: &str, args: &[&str]) -> std::process::Output {
         .unwrap_or_else(|e| panic!("cannot run {name}: {e}"))
 }
 
+/// A tool's arguments as a user types them: `line` split at white space, each `{}` in it
+/// replaced by the next of `paths`, whole (a path may hold a space). Panics unless there is one
+/// path for every `{}`.
+pub fn cli<'a>(line: &'a str, paths: &[&'a str]) -> Vec<&'a str> {
+    let mut paths = paths.iter();
+    let args = line
+        .split_whitespace()
+        .map(|word| match word {
+            "{}" => *paths
+                .next()
+                .unwrap_or_else(|| panic!("more {{}} than paths in {line:?}")),
+            _ => word,
+        })
+        .collect();
+    assert!(paths.next().is_none(), "more paths than {{}} in {line:?}");
+    args
+}
+
+/// Runs the example `name` with `args`, which must fail as a user should see it: exit status
+/// `status`, stderr naming `needle`, no panic. Returns the run and its stderr for the caller's
+/// further checks.
+pub fn run_failing(
+    name: &str,
+    args: &[&str],
+    status: i32,
+    needle: &str,
+) -> (std::process::Output, String) {
+    let out = run_example(name, args);
+    let err = stderr(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(status),
+        "{name} {args:?}: status {:?}, stderr {err}",
+        out.status
+    );
+    assert!(
+        err.contains(needle),
+        "{name} {args:?}: stderr does not name {needle:?}: {err}"
+    );
+    assert!(!err.contains("panicked"), "{name} {args:?} panicked: {err}");
+    (out, err)
+}
+
 /// Runs the `pack` tool on `source` with `--format` and `--maps`, writing
 /// `STEM-EXT-FORMAT-MAPS.glb` into `dir`; panics with its output unless it succeeds. Returns
 /// the GLB's path.
@@ -213,6 +256,28 @@ pub fn pack(
         stderr(&run)
     );
     out
+}
+
+/// Asserts that the frame errors `e` of `format`, measured on `what`, are within the format's
+/// documented bound ([`qtangent::Format::max_error_deg`]) and flip no handedness.
+pub fn assert_within_format_bound(
+    what: &str,
+    format: qtangent::Format,
+    e: &qtangent::measure::FrameErrors,
+) {
+    assert!(
+        e.max() <= format.max_error_deg(),
+        "{what} {}: {:.4}° beyond the bound {}°",
+        format.name(),
+        e.max(),
+        format.max_error_deg()
+    );
+    assert_eq!(
+        e.handedness_errors,
+        0,
+        "{what} {}: handedness lost",
+        format.name()
+    );
 }
 
 /// A process's stderr as text.

@@ -192,6 +192,15 @@ fn check(
     );
 }
 
+/// Bake settings of a `width`×`height` map, the rest default.
+fn sized(width: u32, height: u32) -> BakeSettings {
+    BakeSettings {
+        width,
+        height,
+        ..BakeSettings::default()
+    }
+}
+
 fn prepared(p: &qtangent::mesh::Primitive, label: &str) -> BakeMesh {
     let prep = p.prepare().expect("prepare");
     BakeMesh::from_prepared(label, &[&prep])
@@ -217,28 +226,14 @@ fn gpu_raster_matches_cpu_on_procedural_meshes() {
         );
     }
     let sphere = prepared(&procedural::uv_sphere(32, 16), "uv sphere");
-    check(
-        ctx,
-        "uv sphere",
-        &sphere,
-        None,
-        BakeSettings {
-            width: 160,
-            height: 96,
-            ..BakeSettings::default()
-        },
-    );
+    check(ctx, "uv sphere", &sphere, None, sized(160, 96));
     let quads = prepared(&procedural::mirrored_quad_pair(), "mirrored quads");
     check(
         ctx,
         "mirrored quad pair",
         &quads,
         Some(&swirl),
-        BakeSettings {
-            width: 64,
-            height: 64,
-            ..BakeSettings::default()
-        },
+        sized(64, 64),
     );
 }
 
@@ -259,56 +254,26 @@ fn gpu_raster_matches_cpu_on_overlaps_slivers_and_degenerate_triangles() {
         label: "hand-made".into(),
         ..BakeMesh::default()
     };
-    let mut tri = |uv: [Vec2; 3]| {
+    // (Texel centres of the 64² map are at (i + ½)/64: `c(i)`.)
+    let c = |i: f32| (i + 0.5) / 64.0;
+    let triangles: [[[f32; 2]; 3]; 6] = [
+        // Two overlapping triangles, both windings.
+        [[0.1, 0.1], [0.6, 0.15], [0.2, 0.7]],
+        [[0.3, 0.2], [0.25, 0.8], [0.7, 0.5]],
+        // A needle thinner than a texel, a triangle smaller than a texel, a zero-area one.
+        [[0.75, 0.05], [0.95, 0.9], [0.752, 0.06]],
+        [[0.8, 0.92], [0.805, 0.925], [0.801, 0.93]],
+        [[0.1, 0.9], [0.2, 0.9], [0.3, 0.9]],
+        // Edges through texel centres.
+        [[c(0.0), c(60.0)], [c(10.0), c(60.0)], [c(0.0), c(63.0)]],
+    ];
+    for uv in triangles {
         let base = mesh.uvs.len() as u32;
-        mesh.uvs.extend(uv);
+        mesh.uvs.extend(uv.map(Vec2::from));
         mesh.frames.extend(frames);
         mesh.indices.extend([base, base + 1, base + 2]);
-    };
-    // Two overlapping triangles, both windings.
-    tri([
-        Vec2::new(0.1, 0.1),
-        Vec2::new(0.6, 0.15),
-        Vec2::new(0.2, 0.7),
-    ]);
-    tri([
-        Vec2::new(0.3, 0.2),
-        Vec2::new(0.25, 0.8),
-        Vec2::new(0.7, 0.5),
-    ]);
-    // A needle thinner than a texel, a triangle smaller than a texel, a zero-area one.
-    tri([
-        Vec2::new(0.75, 0.05),
-        Vec2::new(0.95, 0.9),
-        Vec2::new(0.752, 0.06),
-    ]);
-    tri([
-        Vec2::new(0.8, 0.92),
-        Vec2::new(0.805, 0.925),
-        Vec2::new(0.801, 0.93),
-    ]);
-    tri([
-        Vec2::new(0.1, 0.9),
-        Vec2::new(0.2, 0.9),
-        Vec2::new(0.3, 0.9),
-    ]);
-    // Edges through texel centres (64 texels: centres at (i + ½)/64).
-    tri([
-        Vec2::new(0.5 / 64.0, 60.5 / 64.0),
-        Vec2::new(10.5 / 64.0, 60.5 / 64.0),
-        Vec2::new(0.5 / 64.0, 63.5 / 64.0),
-    ]);
-    check(
-        ctx,
-        "hand-made",
-        &mesh,
-        None,
-        BakeSettings {
-            width: 64,
-            height: 64,
-            ..BakeSettings::default()
-        },
-    );
+    }
+    check(ctx, "hand-made", &mesh, None, sized(64, 64));
 }
 
 #[test]
@@ -324,17 +289,7 @@ fn gpu_raster_matches_cpu_on_the_duck() {
         .collect();
     let refs: Vec<_> = prims.iter().collect();
     let mesh = BakeMesh::from_prepared("duck", &refs);
-    check(
-        ctx,
-        "duck",
-        &mesh,
-        None,
-        BakeSettings {
-            width: 512,
-            height: 512,
-            ..BakeSettings::default()
-        },
-    );
+    check(ctx, "duck", &mesh, None, sized(512, 512));
 }
 
 #[test]
@@ -342,11 +297,7 @@ fn map_size_beyond_the_texture_limit_is_a_clear_error() {
     let ctx = context();
     let limit = ctx.device.limits().max_texture_dimension_2d;
     let mesh = prepared(&procedural::cube(), "cube");
-    let settings = BakeSettings {
-        width: limit + 1,
-        height: 16,
-        ..BakeSettings::default()
-    };
+    let settings = sized(limit + 1, 16);
     let e = ctx
         .raster(&mesh, None, &settings, &mut ())
         .expect_err("too large");
@@ -372,16 +323,6 @@ fn gpu_raster_matches_cpu_on_flight_helmet_with_its_normal_maps() {
     };
     let ctx = context();
     for (name, mesh, nm) in common::flight_helmet_materials(&dir) {
-        check(
-            ctx,
-            &name,
-            &mesh,
-            Some(&nm),
-            BakeSettings {
-                width: 512,
-                height: 512,
-                ..BakeSettings::default()
-            },
-        );
+        check(ctx, &name, &mesh, Some(&nm), sized(512, 512));
     }
 }

@@ -40,7 +40,7 @@ use qtangent::qmap::EncodedMap;
 use qtangent::qmap::Encoding;
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::MapSpace;
-use qtangent::qmap::{tangent, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap};
+use qtangent::qmap::{tangent, BakeMesh, MapFormat, NormalMap, QuatMap};
 use qtangent::render::shading::{self, Surface};
 use qtangent::render::{Camera, FrameSource, Lighting, MaterialUniforms, SceneUniforms};
 use qtangent::render::{MapSource, RenderScene, SceneMaterial, SceneObject};
@@ -151,13 +151,7 @@ fn setup_stored(object: MapFormat, tangent_format: MapFormat, twist: bool) -> Se
         .prepare()
         .expect("sphere prepares");
     let bake = BakeMesh::from_prepared("sphere", &[&sphere]);
-    let settings = BakeSettings {
-        width: MAP_W,
-        height: MAP_H,
-        padding: 2,
-        format: MapFormat::Rgba32Float,
-    };
-    let map = common::bake::bake(&bake, None, &settings);
+    let map = common::bake::exact_map(&bake, MAP_W, MAP_H);
     let tmap = tangent_field(twist);
     let half = |f: MapFormat| {
         if f.is_compressed() {

@@ -101,6 +101,27 @@ fn random_mesh(
 }
 
 /// Runs `batch` with `bones` (poisoned output first) and reads it back.
+/// The shared GPU context and a skinning pipeline on it.
+fn skinning() -> (&'static GpuContext, SkinPipeline) {
+    let ctx = context();
+    (
+        ctx,
+        SkinPipeline::new(ctx).unwrap_or_else(|e| panic!("{e}")),
+    )
+}
+
+/// A [`random_mesh`] and a [`random_pose`] of its `joints` joints.
+fn random_case(
+    rng: &mut impl Rng,
+    label: &str,
+    vertices: usize,
+    joints: u16,
+    max_influences: usize,
+) -> (SkinVertices, Vec<Bone>) {
+    let mesh = random_mesh(rng, label, vertices, joints, max_influences);
+    (mesh, random_pose(rng, usize::from(joints)))
+}
+
 fn run(ctx: &GpuContext, batch: &SkinBatch, bones: &[Bone]) -> Vec<SkinnedVertex> {
     batch
         .set_bones(ctx, bones)
@@ -184,33 +205,45 @@ fn check(
     worst
 }
 
+/// `meshes` skinned on the GPU by `method`, one instance per entry of `instances` (a mesh
+/// index) posed by `bones` ([`run`]), and compared with the f64 reference ([`check`], `what`
+/// naming the case in every message); gives the batch, for its layout, and the worst errors,
+/// printed.
+fn skin_and_check(
+    ctx: &GpuContext,
+    pipeline: &SkinPipeline,
+    meshes: &[&SkinVertices],
+    instances: &[usize],
+    bones: &[Bone],
+    method: SkinMethod,
+    what: &str,
+) -> (SkinBatch, Worst) {
+    let batch = pipeline
+        .batch(ctx, meshes, instances, method)
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+    let got = run(ctx, &batch, bones);
+    let w = check(what, &batch, meshes, bones, &got);
+    eprintln!(
+        "{what} {}: {} vertices, worst position {:.2e} relative, frame {:.5}°",
+        method.name(),
+        w.vertices,
+        w.position_rel,
+        w.frame_deg
+    );
+    (batch, w)
+}
+
 #[test]
 fn random_poses_and_weights_match_the_f64_reference_with_4_and_8_influences() {
-    let ctx = context();
-    let pipeline = SkinPipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
+    let (ctx, pipeline) = skinning();
     common::for_seeds("random skinning", 4, |seed, rng| {
         for (max_influences, layout) in [(4, Influences::Four), (8, Influences::Eight)] {
-            let mesh = random_mesh(rng, "random mesh", 4000, 40, max_influences);
-            let bones = random_pose(rng, 40);
+            let (mesh, bones) = random_case(rng, "random mesh", 4000, 40, max_influences);
+            let what = format!("seed {seed:#x}, {max_influences} influences");
             for method in SkinMethod::ALL {
-                let batch = pipeline
-                    .batch(ctx, &[&mesh], &[0], method)
-                    .unwrap_or_else(|e| panic!("{e}"));
-                assert_eq!(batch.influences(), layout);
-                let got = run(ctx, &batch, &bones);
-                let w = check(
-                    &format!("seed {seed:#x}, {max_influences} influences"),
-                    &batch,
-                    &[&mesh],
-                    &bones,
-                    &got,
-                );
-                eprintln!(
-                    "seed {seed:#x} {} {max_influences} influences: worst position {:.2e} relative, frame {:.5}°",
-                    method.name(),
-                    w.position_rel,
-                    w.frame_deg
-                );
+                let (batch, _) =
+                    skin_and_check(ctx, &pipeline, &[&mesh], &[0], &bones, method, &what);
+                assert_eq!(batch.influences(), layout, "{what}");
             }
         }
     });
@@ -222,33 +255,17 @@ fn random_poses_and_weights_match_the_f64_reference_with_4_and_8_influences() {
 /// the kernel skins it. The output is snorm16x4 whatever the input.
 #[test]
 fn every_input_format_is_skinned_like_the_reference() {
-    let ctx = context();
-    let pipeline = SkinPipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
+    let (ctx, pipeline) = skinning();
     common::for_seeds("skinning every format", 1, |seed, rng| {
-        let mesh = random_mesh(rng, "random mesh", 1000, 24, 4);
-        let bones = random_pose(rng, 24);
+        let (mesh, bones) = random_case(rng, "random mesh", 1000, 24, 4);
         for format in qtangent::Format::ALL {
             let mesh = mesh.clone().with_format(format);
             assert_eq!(mesh.format(), format);
+            let what = format!("seed {seed:#x}, {format}");
             for method in SkinMethod::ALL {
-                let batch = pipeline
-                    .batch(ctx, &[&mesh], &[0], method)
-                    .unwrap_or_else(|e| panic!("{format}: {e}"));
-                assert_eq!(batch.format(), format);
-                let got = run(ctx, &batch, &bones);
-                let w = check(
-                    &format!("seed {seed:#x}, {format}"),
-                    &batch,
-                    &[&mesh],
-                    &bones,
-                    &got,
-                );
-                eprintln!(
-                    "{format} {}: worst position {:.2e} relative, frame {:.5}°",
-                    method.name(),
-                    w.position_rel,
-                    w.frame_deg
-                );
+                let (batch, _) =
+                    skin_and_check(ctx, &pipeline, &[&mesh], &[0], &bones, method, &what);
+                assert_eq!(batch.format(), format, "{what}");
             }
         }
         // One batch reads one format.
@@ -265,8 +282,7 @@ fn every_input_format_is_skinned_like_the_reference() {
 
 #[test]
 fn every_vertex_with_eight_influences() {
-    let ctx = context();
-    let pipeline = SkinPipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
+    let (ctx, pipeline) = skinning();
     common::for_seeds("eight influences", 2, |seed, rng| {
         // 8 distinct joints on every vertex: JOINTS_0 and JOINTS_1 both full.
         let n = 2000;
@@ -298,27 +314,17 @@ fn every_vertex_with_eight_influences() {
             "every vertex keeps its 8 influences"
         );
         let bones = random_pose(rng, 24);
+        let what = format!("seed {seed:#x}, 8 influences");
         for method in SkinMethod::ALL {
-            let batch = pipeline
-                .batch(ctx, &[&mesh], &[0], method)
-                .unwrap_or_else(|e| panic!("{e}"));
-            assert_eq!(batch.influences(), Influences::Eight);
-            let got = run(ctx, &batch, &bones);
-            check(
-                &format!("seed {seed:#x}, 8 influences"),
-                &batch,
-                &[&mesh],
-                &bones,
-                &got,
-            );
+            let (batch, _) = skin_and_check(ctx, &pipeline, &[&mesh], &[0], &bones, method, &what);
+            assert_eq!(batch.influences(), Influences::Eight, "{what}");
         }
     });
 }
 
 #[test]
 fn a_batch_of_1024_instances_of_two_meshes_in_one_dispatch() {
-    let ctx = context();
-    let pipeline = SkinPipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
+    let (ctx, pipeline) = skinning();
     common::for_seeds("1024 instances", 1, |seed, rng| {
         let a = random_mesh(rng, "mesh a", 300, 16, 4);
         let b = random_mesh(rng, "mesh b", 173, 30, 8);
@@ -327,37 +333,22 @@ fn a_batch_of_1024_instances_of_two_meshes_in_one_dispatch() {
             .iter()
             .flat_map(|&m| random_pose(rng, if m == 0 { 16 } else { 30 }))
             .collect();
+        let what = format!("seed {seed:#x}, 1024 instances");
         for method in SkinMethod::ALL {
-            let batch = pipeline
-                .batch(ctx, &[&a, &b], &instances, method)
-                .unwrap_or_else(|e| panic!("{e}"));
-            assert_eq!(batch.buffers().instances().len(), 1024);
-            let got = run(ctx, &batch, &palettes);
-            let w = check(
-                &format!("seed {seed:#x}, 1024 instances"),
-                &batch,
-                &[&a, &b],
-                &palettes,
-                &got,
+            let meshes = [&a, &b];
+            let (batch, _) = skin_and_check(
+                ctx, &pipeline, &meshes, &instances, &palettes, method, &what,
             );
-            eprintln!(
-                "1024 instances {}: {} vertices, worst {:.2e} / {:.5}°",
-                method.name(),
-                w.vertices,
-                w.position_rel,
-                w.frame_deg
-            );
+            assert_eq!(batch.buffers().instances().len(), 1024, "{what}");
         }
     });
 }
 
 #[test]
 fn one_influence_makes_lbs_and_dqs_the_same_rigid_transform() {
-    let ctx = context();
-    let pipeline = SkinPipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
+    let (ctx, pipeline) = skinning();
     common::for_seeds("one influence", 3, |seed, rng| {
-        let mesh = random_mesh(rng, "rigid", 3000, 12, 1);
-        let bones = random_pose(rng, 12);
+        let (mesh, bones) = random_case(rng, "rigid", 3000, 12, 1);
         let outputs: Vec<Vec<SkinnedVertex>> = SkinMethod::ALL
             .iter()
             .map(|&m| {
@@ -413,8 +404,7 @@ fn one_influence_makes_lbs_and_dqs_the_same_rigid_transform() {
 /// |(1 − f) + f·e^{iθ}| = √((1−f)² + f² + 2f(1−f)cos θ) (cos 85° = 0.087 in the middle).
 #[test]
 fn dual_quaternions_keep_the_volume_of_a_twisted_cylinder_where_lbs_collapses() {
-    let ctx = context();
-    let pipeline = SkinPipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
+    let (ctx, pipeline) = skinning();
     let (radius, length, segments, rings) = (1.0f32, 4.0f32, 48u32, 32u32);
     let prim = qtangent::mesh::procedural::skinned_cylinder(radius, length, segments, rings, 2);
     let prepared = prim.prepare().unwrap_or_else(|e| panic!("{e}"));
@@ -510,8 +500,7 @@ fn dual_quaternions_keep_the_volume_of_a_twisted_cylinder_where_lbs_collapses() 
 
 #[test]
 fn bad_bones_and_batches_are_errors() {
-    let ctx = context();
-    let pipeline = SkinPipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
+    let (ctx, pipeline) = skinning();
     let mut rng = rand_pcg::Pcg64Mcg::new(7);
     let mesh = random_mesh(&mut rng, "mesh 'm' primitive 0", 10, 4, 4);
     let batch = pipeline
@@ -603,8 +592,7 @@ fn the_fox_skinned_in_its_clips_matches_the_reference() {
     let prepared = prim.prepare().unwrap_or_else(|e| panic!("{e}"));
     let mesh =
         SkinVertices::from_prepared(&prepared, skin.joints.len()).unwrap_or_else(|e| panic!("{e}"));
-    let ctx = context();
-    let pipeline = SkinPipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
+    let (ctx, pipeline) = skinning();
     let mut poses: Vec<(String, Vec<qtangent::anim::Transform>)> =
         vec![("bind pose".into(), skeleton.rest.clone())];
     for clip in &scene.animations {

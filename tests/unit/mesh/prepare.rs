@@ -352,13 +352,6 @@ fn vertex_stream_interleaves_position_uv_and_qtangent() {
         }
         // Decoded from the stream, every frame is within the format's bound.
         let e = s.errors_against(&p.frames);
-        assert!(
-            e.max() <= format.max_error_deg(),
-            "{}: {} > {}",
-            format.name(),
-            e.max(),
-            format.max_error_deg()
-        );
-        assert_eq!(e.handedness_errors, 0);
+        crate::common::assert_within_format_bound(&p.label, format, &e);
     }
 }

@@ -13,8 +13,9 @@
 //!
 //! Each check is also run on a deliberately broken map and must fail there.
 
+use crate::common::bake::{bake, from_primitive};
 use glam::{DVec2, Quat, Vec2, Vec3, Vec4};
-use qtangent::mesh::{procedural, Primitive};
+use qtangent::mesh::procedural;
 use qtangent::qmap::texel::{FRINGE_RADIUS, MIN_AREA2};
 use qtangent::qmap::{self, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap, TexelKind};
 use qtangent::TangentFrame;
@@ -22,16 +23,6 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
 const SEED: u64 = 0x5eed_0000_9add_1e55;
-
-fn bake(mesh: &BakeMesh, normal_map: Option<&NormalMap>, settings: &BakeSettings) -> QuatMap {
-    qmap::bake_cpu(mesh, normal_map, settings, &mut ())
-        .unwrap_or_else(|e| panic!("{}: bake failed: {e}", mesh.label))
-}
-
-fn from_primitive(p: &Primitive) -> BakeMesh {
-    let prepared = p.prepare().unwrap_or_else(|e| panic!("{}: {e:?}", p.label));
-    BakeMesh::from_prepared(p.label.clone(), &[&prepared])
-}
 
 /// A frame from a rotation and a handedness.
 fn frame(q: Quat, handedness: f32) -> TangentFrame {

@@ -171,14 +171,20 @@ fn check_texels(
                 t.as_dvec3(),
                 n.as_dvec3().cross(t.as_dvec3()) * f64::from(h),
             );
+            // A vector of the (t, b, n) basis in object space.
+            let world = |v: DVec3| td * v.x + bd * v.y + nd * v.z;
+            // The angle of a decoded axis from its reference, within the bound.
+            let judge = |axis: &str, got: Vec3, want: DVec3| {
+                let e = angle_deg(got, want);
+                assert!(
+                    e <= bound_deg,
+                    "seed {seed:#x} {} h {h}: texel ({x}, {y}): {axis} off by {e}° > {bound_deg}°",
+                    stored.format
+                );
+                e
+            };
             let m = nm.texels[k].as_dvec3().normalize();
-            let want = td * m.x + bd * m.y + nd * m.z;
-            let e_n = angle_deg(n2, want);
-            assert!(
-                e_n <= bound_deg,
-                "seed {seed:#x} {} h {h}: texel ({x}, {y}): normal off by {e_n}° > {bound_deg}°",
-                stored.format
-            );
+            let e_n = judge("normal", n2, world(m));
             // The tangent: the arc's image of t, turned by the twist about the new normal.
             let phi = twist.map_or(0.0, |f| {
                 f(Vec2::new(
@@ -189,14 +195,7 @@ fn check_texels(
             let arc = DQuat::from_rotation_arc(DVec3::Z, m);
             let tw = DQuat::from_rotation_z(f64::from(phi));
             // In the (t, b, n) basis, b = h·cross(n, t), as the normal map's own.
-            let tl = arc * tw * DVec3::X;
-            let t_want = td * tl.x + bd * tl.y + nd * tl.z;
-            let e_t = angle_deg(t2, t_want);
-            assert!(
-                e_t <= bound_deg,
-                "seed {seed:#x} {} h {h}: texel ({x}, {y}): tangent off by {e_t}° > {bound_deg}°",
-                stored.format
-            );
+            let e_t = judge("tangent", t2, world(arc * tw * DVec3::X));
             // How much of the slack the error beyond the format's (or texel's) bound uses.
             let used = (e_n.max(e_t) - (bound_deg - SLACK_DEG)) / SLACK_DEG;
             worst = (worst.0.max(e_n), worst.1.max(e_t), worst.2.max(used));

@@ -116,35 +116,25 @@ fn bc4_block(r0: u8, r1: u8, indices: [u8; 16]) -> [u8; 8] {
 /// between, then the minimum and maximum (0 and 255, or −127 and 127). The tests' endpoints
 /// make every division exact.
 fn bc4_palette(r0: i32, r1: i32, snorm: bool) -> [i32; 8] {
-    let mix = |wa: i32, wb: i32, d: i32| {
-        let num = wa * r0 + wb * r1;
-        assert_eq!(num % d, 0, "the test's endpoints interpolate exactly");
-        num / d
+    // The d − 1 values between r0 and r1, in order: ((d − k)·r0 + k·r1) / d for k = 1 .. d − 1.
+    let between = |d: i32| {
+        (1..d).map(move |k| {
+            let num = (d - k) * r0 + k * r1;
+            assert_eq!(num % d, 0, "the test's endpoints interpolate exactly");
+            num / d
+        })
     };
-    if r0 > r1 {
-        [
-            r0,
-            r1,
-            mix(6, 1, 7),
-            mix(5, 2, 7),
-            mix(4, 3, 7),
-            mix(3, 4, 7),
-            mix(2, 5, 7),
-            mix(1, 6, 7),
-        ]
+    let (lo, hi) = if snorm { (-127, 127) } else { (0, 255) };
+    let palette: Vec<i32> = if r0 > r1 {
+        [r0, r1].into_iter().chain(between(7)).collect()
     } else {
-        let (lo, hi) = if snorm { (-127, 127) } else { (0, 255) };
-        [
-            r0,
-            r1,
-            mix(4, 1, 5),
-            mix(3, 2, 5),
-            mix(2, 3, 5),
-            mix(1, 4, 5),
-            lo,
-            hi,
-        ]
-    }
+        [r0, r1]
+            .into_iter()
+            .chain(between(5))
+            .chain([lo, hi])
+            .collect()
+    };
+    palette.try_into().expect("eight entries")
 }
 
 #[test]
