@@ -88,7 +88,8 @@ fn main() -> std::process::ExitCode {
 /// One column of the table.
 #[derive(Clone, Copy, PartialEq)]
 enum Column {
-    /// Reference mode with the normal map as stored: 8-bit RGBA (`false`) or BC5 (`true`).
+    /// Reference mode with the normal and anisotropy textures as stored: 8-bit RGBA (`false`)
+    /// or BC5 at every level, as engines ship them (`true`, `RenderScene::engine_textures`).
     Reference { bc5: bool },
     /// A quaternion map of a kind in a format.
     Map(MapSpace, MapFormat),
@@ -97,8 +98,8 @@ enum Column {
 impl Column {
     fn label(self) -> String {
         match self {
-            Column::Reference { bc5: false } => "reference (normal map RGBA8)".into(),
-            Column::Reference { bc5: true } => "reference, normal map BC5".into(),
+            Column::Reference { bc5: false } => "reference (textures RGBA8)".into(),
+            Column::Reference { bc5: true } => "reference, BC5 normal + BC5 direction".into(),
             Column::Map(s, f) => format!("{} {}", s.name(), f.name()),
         }
     }
@@ -367,16 +368,8 @@ impl Reference {
         let base = renders.upload(renders.scene, &MapOptions::default(), &mut Vec::new())?;
         let images = renders.all(&base, FrameSource::Reference)?;
         let cost = base.cost(FrameSource::Reference).unwrap_or_default();
-        let mut bc5_scene = renders.scene.clone();
-        for m in &mut bc5_scene.materials {
-            if let Some(n) = &m.normal {
-                // Every mip compressed, as an engine ships a BC5 normal map.
-                if let Ok(mut chain) = bc5_round_trip_chain(n) {
-                    m.normal = Some(chain.remove(0));
-                    m.normal_mips = Some(chain);
-                }
-            }
-        }
+        // The normal map and the anisotropy direction BC5 at every mip, as an engine ships them.
+        let bc5_scene = renders.scene.engine_textures();
         let bc5_gpu = renders.upload(&bc5_scene, &MapOptions::default(), &mut Vec::new())?;
         Ok(Self {
             images,
@@ -410,15 +403,25 @@ fn measure(
         sizes,
     };
     let reference = Reference::new(&renders)?;
-    // Normal-map bytes with mips, counted per mesh as the renderer's costs count them.
-    let normal_bytes = |bpt: f64| -> u64 {
+    // Normal-map bytes with mips, counted per mesh as the renderer's costs count them; the
+    // anisotropy texture's direction (what a quaternion map carries of it) likewise: RG8 (2 B)
+    // uncompressed, BC5 (1 B) as engines ship it. Its strength (blue) is read by every column
+    // alike and not counted.
+    let texture_bytes = |bpt: f64, direction_bpt: f64| -> u64 {
         scene
             .meshes
             .iter()
-            .filter_map(|m| scene.materials[m.material].normal.as_ref())
-            .map(|n| mip_bytes(n.width(), n.height(), bpt))
+            .map(|m| &scene.materials[m.material])
+            .map(|m| {
+                let bytes = |t: &Option<image::RgbaImage>, b: f64| {
+                    t.as_ref()
+                        .map_or(0, |t| mip_bytes(t.width(), t.height(), b))
+                };
+                bytes(&m.normal, bpt) + bytes(&m.anisotropy, direction_bpt)
+            })
             .sum()
     };
+    let has_direction = scene.materials.iter().any(|m| m.anisotropy.is_some());
     let find = |c: Column| errors.iter().find(|(k, _, _, _)| *k == c);
     let mut rows = Vec::new();
     for c in columns() {
@@ -430,9 +433,18 @@ fn measure(
         }
         match c {
             Column::Reference { bc5 } => {
-                row.bytes_per_texel = if bc5 { "1".into() } else { "4".into() };
-                row.frame_bytes =
-                    reference.frame_vertex_bytes + normal_bytes(if bc5 { 1.0 } else { 4.0 });
+                row.bytes_per_texel = match (bc5, has_direction) {
+                    (false, false) => "4".into(),
+                    (true, false) => "1".into(),
+                    (false, true) => "4 + 2".into(),
+                    (true, true) => "1 + 1".into(),
+                };
+                row.frame_bytes = reference.frame_vertex_bytes
+                    + if bc5 {
+                        texture_bytes(1.0, 1.0)
+                    } else {
+                        texture_bytes(4.0, 2.0)
+                    };
                 let images = if bc5 {
                     &reference.bc5_images
                 } else {

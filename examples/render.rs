@@ -21,9 +21,9 @@ use image::RgbaImage;
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::{GpuScene, MapReport, Renderer, Shot, View};
 use qtangent::qmap::MapFormat;
-use qtangent::render::RenderScene;
 use qtangent::render::{self, ImageDiff};
 use qtangent::render::{FrameSource, Lighting};
+use qtangent::render::{MapSource, RenderScene};
 use qtangent::Format;
 
 #[path = "common/cli.rs"]
@@ -51,7 +51,9 @@ struct Args {
     size: (u32, u32),
     /// Output PNG. With `--mode all`, `-reference`, `-qtangent`, `-quatmap`, `-quatmap-tangent`,
     /// `-diff-qtangent`, `-diff-quatmap`, `-diff-quatmap-tangent` and `-sheet` are inserted
-    /// before the extension.
+    /// before the extension; for a scene with normal or anisotropy textures also
+    /// `-reference-bc5` and `-diff-reference-bc5`, the reference drawn with those textures BC5
+    /// as engines ship them.
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// Camera yaw about +Y, degrees (0 looks from +Z).
@@ -226,19 +228,58 @@ fn run(args: &Args) -> Result<(), String> {
     if sources.len() == 1 {
         save(&images[0], &output)?;
     } else {
-        for (s, img) in sources.iter().zip(&images) {
-            save(img, &with_suffix(&output, s.mode_name()))?;
+        let mut pictures: Vec<(String, String, RgbaImage)> = sources
+            .iter()
+            .zip(images)
+            .map(|(s, img)| (s.mode_name().to_string(), s.label(), img))
+            .collect();
+        if let Some(img) = engine_reference(&shots, &scene)? {
+            pictures.push((
+                "reference-bc5".into(),
+                "reference, BC5 textures (engine)".into(),
+                img,
+            ));
         }
-        report_all(args, &shots, &mut gpu, &sources, &images, &output)?;
+        for (name, _, img) in &pictures {
+            save(img, &with_suffix(&output, name))?;
+        }
+        report_all(args, &shots, &mut gpu, &sources, &pictures, &output)?;
     }
     println!("done in {:.1} s", start.elapsed().as_secs_f64());
     Ok(())
 }
 
-/// One mode against the reference: the whole picture, and the picture without the objects
+/// The reference drawn with the scene's normal and anisotropy textures BC5-compressed at every
+/// level, as an engine ships them (`RenderScene::engine_textures`): what each quaternion-map
+/// format is to beat at equal bytes. `None` for a scene without such textures.
+fn engine_reference(shots: &Shots<'_>, scene: &RenderScene) -> Result<Option<RgbaImage>, String> {
+    if !scene
+        .materials
+        .iter()
+        .any(|m| m.normal.is_some() || m.anisotropy.is_some())
+    {
+        return Ok(None);
+    }
+    let mut engine = scene.engine_textures();
+    for w in &engine.warnings[scene.warnings.len()..] {
+        eprintln!("warning: reference with BC5 textures: {w}");
+    }
+    // The reference reads no quaternion map: none is baked for it.
+    for m in &mut engine.meshes {
+        m.map = MapSource::None;
+    }
+    let options = qtangent::MapOptions::default();
+    let gpu = shots
+        .renderer
+        .upload(shots.ctx, &engine, &[], &options, &mut ())
+        .map_err(|e| format!("uploading {} with BC5 textures: {e}", scene.name))?;
+    shots.take(&gpu, FrameSource::Reference).map(Some)
+}
+
+/// One picture against the reference: the whole picture, and the picture without the objects
 /// whose maps are authored (where the scene has some).
 struct ModeDiff {
-    source: FrameSource,
+    label: String,
     all: ImageDiff,
     without_authored: Option<ImageDiff>,
 }
@@ -250,30 +291,31 @@ fn report_all(
     shots: &Shots<'_>,
     gpu: &mut GpuScene,
     sources: &[FrameSource],
-    images: &[RgbaImage],
+    pictures: &[(String, String, RgbaImage)],
     output: &Path,
 ) -> Result<(), String> {
     let without = render_without_authored(shots, gpu, sources)?;
-    let reference = &images[0];
+    let reference = &pictures[0].2;
     let mut heatmaps = Vec::new();
     let mut diffs = Vec::new();
-    for (k, (&source, img)) in sources.iter().zip(images).enumerate().skip(1) {
+    for (k, (name, label, img)) in pictures.iter().enumerate().skip(1) {
         let all = render::diff(reference, img, None).map_err(|e| e.to_string())?;
-        let without_authored = match &without {
+        // The pictures past the modes (the engine reference) have no hidden-objects twin.
+        let without_authored = match without.as_ref().filter(|v| k < v.len()) {
             Some(v) => Some(render::diff(&v[0], &v[k], None).map_err(|e| e.to_string())?),
             None => None,
         };
         let heat = render::heatmap(reference, img).map_err(|e| e.to_string())?;
-        let name = format!("diff-{}", source.mode_name());
-        save(&heat, &with_suffix(output, &name))?;
+        save(&heat, &with_suffix(output, &format!("diff-{name}")))?;
         heatmaps.push(heat);
         diffs.push(ModeDiff {
-            source,
+            label: label.clone(),
             all,
             without_authored,
         });
     }
-    save(&sheet(images, &heatmaps)?, &with_suffix(output, "sheet"))?;
+    let images: Vec<RgbaImage> = pictures.iter().map(|(_, _, i)| i.clone()).collect();
+    save(&sheet(&images, &heatmaps)?, &with_suffix(output, "sheet"))?;
     print_diffs(&diffs, without.is_some());
     let formats = |v: &[MapReport]| {
         let mut names: Vec<&str> = v
@@ -359,7 +401,7 @@ fn print_diffs(diffs: &[ModeDiff], has_authored: bool) {
         println!("|---|---:|---:|---:|");
     }
     for ModeDiff {
-        source,
+        label,
         all: d,
         without_authored,
     } in diffs
@@ -367,13 +409,11 @@ fn print_diffs(diffs: &[ModeDiff], has_authored: bool) {
         let pct = 100.0 * d.differing as f64 / d.pixels.max(1) as f64;
         let base = format!(
             "| {} | {:.2} | {} | {:.2}% |",
-            source.label(),
-            d.psnr_db,
-            d.max_error,
-            pct
+            label, d.psnr_db, d.max_error, pct
         );
         match without_authored {
             Some(w) => println!("{base} {:.2} | {} |", w.psnr_db, w.max_error),
+            None if has_authored => println!("{base} – | – |"),
             None => println!("{base}"),
         }
     }

@@ -208,6 +208,16 @@ pub enum WarningKind {
         /// Height of level 0.
         height: u32,
     },
+    /// A texture asked to be drawn BC-compressed, as an engine ships it, has sides that are not
+    /// multiples of 4; drawn uncompressed.
+    TextureNotBlockSized {
+        /// Which texture (`normal map`, `anisotropy texture`).
+        texture: &'static str,
+        /// Width of level 0.
+        width: u32,
+        /// Height of level 0.
+        height: u32,
+    },
 
     /// A folder of maps was given, but it has no map for this material; baked instead.
     MapNotInFolder {
@@ -316,6 +326,15 @@ impl fmt::Display for WarningKind {
                 f,
                 "{format} needs sides that are multiples of 4, not {width}×{height}; stored as \
                  rgba16f"
+            ),
+            Self::TextureNotBlockSized {
+                texture,
+                width,
+                height,
+            } => write!(
+                f,
+                "its {texture} is {width}×{height}, not a multiple of 4 that BC5 can store; drawn \
+                 uncompressed"
             ),
             Self::MapNotInFolder {
                 ref file,

@@ -175,13 +175,46 @@ impl NormalMap {
 pub fn bc5_round_trip_chain(
     img: &image::RgbaImage,
 ) -> Result<Vec<image::RgbaImage>, super::bc::BcError> {
+    bc5_chain(img, Bc5Rest::NormalZ)
+}
+
+/// A KHR_materials_anisotropy texture as an engine ships its direction, BC5: every level of
+/// the renderer's mip chain (`mip_chain`, the same filter the uncompressed texture gets) with
+/// red and green (the direction, `2c − 1`) through BC5 SNORM and back, as
+/// [`bc5_round_trip_chain`] does for a normal map; blue (the strength) and alpha kept as they
+/// are. Level 0 first.
+///
+/// # Errors
+/// [`super::bc::BcError`] for a level 0 BC cannot take (not a multiple of 4).
+pub(crate) fn bc5_direction_chain(
+    img: &image::RgbaImage,
+) -> Result<Vec<image::RgbaImage>, super::bc::BcError> {
+    bc5_chain(img, Bc5Rest::Keep)
+}
+
+/// What a BC5 round trip writes to blue and alpha, which BC5 does not store.
+#[derive(Clone, Copy)]
+enum Bc5Rest {
+    /// A normal map: blue `z = √(1 − x² − y²)`, alpha 255.
+    NormalZ,
+    /// Blue and alpha of the level as they were (an anisotropy texture's strength).
+    Keep,
+}
+
+fn bc5_chain(
+    img: &image::RgbaImage,
+    rest: Bc5Rest,
+) -> Result<Vec<image::RgbaImage>, super::bc::BcError> {
     let (w, h) = img.dimensions();
     super::bc::check_size(w, h)?;
-    mip_chain(img).iter().map(bc5_level).collect()
+    mip_chain(img).iter().map(|l| bc5_level(l, rest)).collect()
 }
 
 /// One level through BC5 SNORM and back (any size: the encoder pads the last blocks).
-fn bc5_level(img: &image::RgbaImage) -> Result<image::RgbaImage, super::bc::BcError> {
+fn bc5_level(
+    img: &image::RgbaImage,
+    rest: Bc5Rest,
+) -> Result<image::RgbaImage, super::bc::BcError> {
     let (w, h) = img.dimensions();
     let xy: Vec<[f32; 2]> = img
         .pixels()
@@ -196,9 +229,14 @@ fn bc5_level(img: &image::RgbaImage) -> Result<image::RgbaImage, super::bc::BcEr
     let back = super::bc::decode_bc5_snorm(w, h, &blocks)?;
     let level = |c: f32| ((c.clamp(-1.0, 1.0) + 1.0) * 0.5 * 255.0).round() as u8;
     let mut out = image::RgbaImage::new(w, h);
-    for (p, [x, y]) in out.pixels_mut().zip(back) {
-        let z = (1.0 - x * x - y * y).max(0.0).sqrt();
-        *p = image::Rgba([level(x), level(y), level(z), 255]);
+    for ((p, [x, y]), src) in out.pixels_mut().zip(back).zip(img.pixels()) {
+        *p = match rest {
+            Bc5Rest::NormalZ => {
+                let z = (1.0 - x * x - y * y).max(0.0).sqrt();
+                image::Rgba([level(x), level(y), level(z), 255])
+            }
+            Bc5Rest::Keep => image::Rgba([level(x), level(y), src[2], src[3]]),
+        };
     }
     Ok(out)
 }

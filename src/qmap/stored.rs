@@ -16,7 +16,9 @@
 use glam::Vec4;
 
 use super::bc::{self, Bc7Quality, BcEncoder};
-use super::{tangent, BakeError, MapDecode, MapFormat, MapSpace, QuatMap, TexelKind, Unfit};
+use super::{
+    tangent, BakeError, MapDecode, MapFormat, MapLevel, MapSpace, QuatMap, TexelKind, Unfit,
+};
 use crate::ktx2::{Ktx2Texture, TexelFormat};
 
 /// A quaternion map as stored: level 0 first, each level's texel bytes (block rows for BC).
@@ -495,48 +497,62 @@ impl EncodedMap {
     }
 }
 
-/// Every level as BC7 of the quaternion; in object space with background texels (and at
-/// level 0 the padding rings, which exist for the mips) as don't-care.
+/// Every level as BC7 of the quaternion; in object space with what filtering never reads as
+/// don't-care ([`bc7_care`]).
 fn bc7_levels(
     map: &QuatMap,
     space: MapSpace,
     quality: Bc7Quality,
     encoder: BcEncoder,
 ) -> Result<Vec<Vec<u8>>, bc::BcError> {
-    map.levels
-        .iter()
-        .enumerate()
-        .map(|(k, l)| {
-            let care: Option<Vec<bool>> = (space == MapSpace::Object).then(|| {
-                if k == 0 && map.kind.len() == l.quats.len() {
-                    // Level 0: what filtering inside triangles reads (covered and fringe
-                    // texels); background and the padding rings are free to take the block's
-                    // own values.
-                    map.kind
-                        .iter()
-                        .map(|t| matches!(t, TexelKind::Covered | TexelKind::Fringe))
-                        .collect()
-                } else {
-                    l.quats.iter().map(|q| *q != Vec4::ZERO).collect()
-                }
-            });
-            let quats = block_aligned(l.width, l.height, &l.quats, care.as_deref());
-            let values: Vec<[f32; 4]> = quats.iter().map(|q| q.to_array()).collect();
-            let job = bc::Bc7Job {
-                channels: 4,
-                care: care.as_deref(),
-                quality,
-                encoder,
-            };
-            bc::encode_bc7(l.width, l.height, &values, job)
+    (0..map.levels.len())
+        .map(|k| {
+            let care = (space == MapSpace::Object).then(|| bc7_care(map, k));
+            bc7_level(&map.levels[k], care.as_deref(), quality, encoder)
         })
         .collect()
+}
+
+/// The texels of an object-space map's level `k` that filtering inside triangles reads, which
+/// BC7 must keep: at level 0 the covered and fringe texels (the fringe is every texel a bilinear
+/// footprint of a point inside a triangle touches); background and the padding rings, which
+/// exist for the mips, are free to take their block's own values. At every lower level, every
+/// filled texel (a mip of covered texels reads the padding).
+pub(crate) fn bc7_care(map: &QuatMap, k: usize) -> Vec<bool> {
+    let l = &map.levels[k];
+    if k == 0 && map.kind.len() == l.quats.len() {
+        map.kind
+            .iter()
+            .map(|t| matches!(t, TexelKind::Covered | TexelKind::Fringe))
+            .collect()
+    } else {
+        l.quats.iter().map(|q| *q != Vec4::ZERO).collect()
+    }
+}
+
+/// One level as BC7 of the quaternion, `care` as [`bc::Bc7Job::care`], each block's cared-for
+/// quaternions in one hemisphere first ([`block_aligned`]).
+pub(crate) fn bc7_level(
+    l: &MapLevel,
+    care: Option<&[bool]>,
+    quality: Bc7Quality,
+    encoder: BcEncoder,
+) -> Result<Vec<u8>, bc::BcError> {
+    let quats = block_aligned(l.width, l.height, &l.quats, care);
+    let values: Vec<[f32; 4]> = quats.iter().map(|q| q.to_array()).collect();
+    let job = bc::Bc7Job {
+        channels: 4,
+        care,
+        quality,
+        encoder,
+    };
+    bc::encode_bc7(l.width, l.height, &values, job)
 }
 
 /// A level as two BC5 layers, the swing's (x, y) then the twist's (z, w)
 /// ([`tangent::swing_twist`]); each block's quaternions in one hemisphere first (as for BC7), so
 /// the twists of a block agree in sign (the swing has none).
-fn bc5_pair_level(l: &super::MapLevel, encoder: BcEncoder) -> Result<Vec<u8>, bc::BcError> {
+fn bc5_pair_level(l: &MapLevel, encoder: BcEncoder) -> Result<Vec<u8>, bc::BcError> {
     let quats = block_aligned(l.width, l.height, &l.quats, None);
     let (xy, zw): (Vec<[f32; 2]>, Vec<[f32; 2]>) =
         quats.iter().map(|&q| tangent::swing_twist(q)).unzip();

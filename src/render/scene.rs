@@ -41,6 +41,10 @@ pub struct SceneMaterial {
     /// [`MaterialUniforms::anisotropy`] and [`MaterialUniforms::anisotropy_rotation`]. Both
     /// kinds of quaternion map carry its direction ([`SceneMaterial::direction_field`]).
     pub anisotropy: Option<RgbaImage>,
+    /// The anisotropy texture's levels below level 0 as stored (`None`: made from
+    /// `anisotropy` by the renderer's triangle filter), as [`SceneMaterial::normal_mips`] is
+    /// for the normal texture ([`RenderScene::engine_textures`] sets both).
+    pub anisotropy_mips: Option<Vec<RgbaImage>>,
     /// The tangent-space map a packed file embeds ([`crate::mesh::Material::tangent_map`]),
     /// used as stored: not baked again.
     pub packed_tangent_map: Option<Box<EncodedMap>>,
@@ -59,6 +63,7 @@ impl SceneMaterial {
             normal_mips: None,
             tangent_map: None,
             anisotropy: None,
+            anisotropy_mips: None,
             packed_tangent_map: None,
         }
     }
@@ -205,6 +210,18 @@ pub(crate) fn bake_size_for(normal: Option<(u32, u32)>) -> u32 {
     })
 }
 
+/// The warning of [`RenderScene::engine_textures`] for a texture BC cannot store.
+fn not_block_sized(material: &str, texture: &'static str, img: &RgbaImage) -> Warning {
+    Warning::new(
+        format!("material '{material}'"),
+        WarningKind::TextureNotBlockSized {
+            texture,
+            width: img.width(),
+            height: img.height(),
+        },
+    )
+}
+
 fn has_uv_area(p: &Prepared) -> bool {
     p.indices.chunks_exact(3).any(|t| {
         let [a, b, c] = [0, 1, 2].map(|k| p.uvs[t[k] as usize]);
@@ -236,6 +253,45 @@ impl RenderScene {
         let center = (lo + hi) * 0.5;
         let radius = world().map(|w| w.distance(center)).fold(0.0f32, f32::max);
         (center, radius.max(1e-6))
+    }
+
+    /// The scene with its materials' normal and anisotropy textures as an engine ships them,
+    /// BC5 at every mip level: the normal map's (x, y) ([`crate::qmap::bc5_round_trip_chain`])
+    /// and the anisotropy texture's direction (red, green; its strength in blue is kept), each
+    /// compressed and decoded again — 1 byte a texel each, 2 for a material with both. Drawn
+    /// with [`super::FrameSource::Reference`] it is what each quaternion map format replaces
+    /// at equal bytes. A texture whose sides are not multiples of 4 (which BC cannot store) is
+    /// kept as it is, with a [`WarningKind::TextureNotBlockSized`] in the new scene's warnings.
+    #[must_use]
+    pub fn engine_textures(&self) -> Self {
+        let mut scene = self.clone();
+        for m in &mut scene.materials {
+            if let Some(n) = &m.normal {
+                match crate::qmap::bc5_round_trip_chain(n) {
+                    Ok(mut chain) => {
+                        m.normal = Some(chain.remove(0));
+                        m.normal_mips = Some(chain);
+                    }
+                    Err(_) => scene
+                        .warnings
+                        .push(not_block_sized(&m.name, "normal map", n)),
+                }
+            }
+            if let Some(a) = &m.anisotropy {
+                match crate::qmap::normal_map::bc5_direction_chain(a) {
+                    Ok(mut chain) => {
+                        m.anisotropy = Some(chain.remove(0));
+                        m.anisotropy_mips = Some(chain);
+                    }
+                    Err(_) => {
+                        scene
+                            .warnings
+                            .push(not_block_sized(&m.name, "anisotropy texture", a))
+                    }
+                }
+            }
+        }
+        scene
     }
 
     /// Sets the side of every map baked from a normal map ([`MapSource::Bake`]) to `size`.
@@ -413,6 +469,7 @@ fn scene_material(
         normal_mips: None,
         tangent_map: None,
         anisotropy: texture(&aniso_texture)?,
+        anisotropy_mips: None,
         packed_tangent_map: m
             .tangent_map
             .as_ref()

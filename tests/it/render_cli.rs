@@ -311,6 +311,19 @@ fn tilt_and_twist_maps_default_to_two_bc5_layers_and_beat_bc7() {
         stdout.contains("tangent-space bc5x2"),
         "a tilt and a twist are stored as two BC5 layers by default:\n{stdout}"
     );
+    // The reference with both textures BC5, as an engine ships them (the comparison at equal
+    // bytes): its row, its picture and its heatmap. BC5 changes the textures, so the picture is
+    // not the reference's (a finite PSNR); how much it changes them is
+    // tests/unit/qmap/engine.rs's to check.
+    let engine = psnr_of(&stdout, "reference, BC5 textures (engine)");
+    assert!(
+        engine.is_finite(),
+        "the BC5 textures drew the reference unchanged:\n{stdout}"
+    );
+    for suffix in ["reference-bc5", "diff-reference-bc5"] {
+        let p = dir.path().join(format!("default-{suffix}.png"));
+        assert!(p.is_file(), "{} not written:\n{stdout}", p.display());
+    }
     let (bc7, _) = tangent_psnr(Some("bc7"));
     // 3 dB: half the mean squared error, the least a default should win by (measured 7.2 dB).
     assert!(

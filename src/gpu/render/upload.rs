@@ -229,9 +229,14 @@ impl Renderer {
             let textures = [
                 ("base colour", &m.base_color, srgb, None),
                 ("metallic-roughness", &m.metallic_roughness, unorm, None),
-                // Only the normal texture may come with its own stored mips.
+                // The normal and anisotropy textures may come with their own stored mips.
                 ("normal map", &m.normal, unorm, m.normal_mips.as_deref()),
-                ("anisotropy texture", &m.anisotropy, unorm, None),
+                (
+                    "anisotropy texture",
+                    &m.anisotropy,
+                    unorm,
+                    m.anisotropy_mips.as_deref(),
+                ),
             ];
             let mut views = Vec::with_capacity(4);
             for ((what, image, format, mips), stand_in) in textures.into_iter().zip(&stand_ins) {

@@ -4,6 +4,7 @@
 mod anisotropy;
 mod bc;
 mod cpu;
+mod engine;
 mod io;
 mod padding;
 mod seams;
