@@ -208,6 +208,14 @@ pub enum WarningKind {
         /// Height of level 0.
         height: u32,
     },
+    /// Triangles whose UVs have (next to) no area: an object-space map holds no frame of
+    /// theirs, so where they are drawn they read their neighbours' texels.
+    NoUvArea {
+        /// Triangles without UV area.
+        triangles: usize,
+        /// Triangles in the mesh.
+        of: usize,
+    },
     /// A texture asked to be drawn BC-compressed, as an engine ships it, has sides that are not
     /// multiples of 4; drawn uncompressed.
     TextureNotBlockSized {
@@ -296,50 +304,15 @@ impl fmt::Display for WarningKind {
             // ---- Animation ----
 
             // ---- Quaternion maps (bake jobs, storing) ----
-            Self::PrimitiveWithoutUvs => write!(f, "no UVs (TEXCOORD_0); skipped"),
-            Self::MaterialWithoutUvs { primitives } => {
-                write!(f, "none of its {primitives} primitives has UVs; no map")
-            }
-            Self::BakeTextureOnOtherSet { texture, set } => write!(
-                f,
-                "its {texture} texture reads TEXCOORD_{set}, which is not loaded; baked without it"
-            ),
-            Self::MapRepacked { overlap_percent } => write!(
-                f,
-                "{overlap_percent}% of its UV texels overlap; its object-space map has a UV layout \
-                 of its own"
-            ),
-            Self::Bc5CannotHold { object_space } => write!(
-                f,
-                "bc5 holds two numbers a texel, not {}",
-                if object_space {
-                    "an object-space map; stored as bc7"
-                } else {
-                    "a tilt and a twist (x, y, z ≠ 0); stored as bc5x2"
-                }
-            ),
-            Self::NotBlockSized {
-                format,
-                width,
-                height,
-            } => write!(
-                f,
-                "{format} needs sides that are multiples of 4, not {width}×{height}; stored as \
-                 rgba16f"
-            ),
-            Self::TextureNotBlockSized {
-                texture,
-                width,
-                height,
-            } => write!(
-                f,
-                "its {texture} is {width}×{height}, not a multiple of 4 that BC5 can store; drawn \
-                 uncompressed"
-            ),
-            Self::MapNotInFolder {
-                ref file,
-                ref folder,
-            } => write!(f, "no map {file} in {}; baked instead", folder.display()),
+            Self::PrimitiveWithoutUvs
+            | Self::MaterialWithoutUvs { .. }
+            | Self::BakeTextureOnOtherSet { .. }
+            | Self::MapRepacked { .. }
+            | Self::Bc5CannotHold { .. }
+            | Self::NotBlockSized { .. }
+            | Self::NoUvArea { .. }
+            | Self::TextureNotBlockSized { .. }
+            | Self::MapNotInFolder { .. } => self.fmt_maps(f),
 
             // ---- Rendering ----
             Self::NoQuaternionMap => write!(
@@ -381,6 +354,63 @@ impl fmt::Display for WarningKind {
 }
 
 impl WarningKind {
+    /// The "Quaternion maps" section's lines (the other sections' variants write nothing here).
+    fn fmt_maps(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::PrimitiveWithoutUvs => write!(f, "no UVs (TEXCOORD_0); skipped"),
+            Self::MaterialWithoutUvs { primitives } => {
+                write!(f, "none of its {primitives} primitives has UVs; no map")
+            }
+            Self::BakeTextureOnOtherSet { texture, set } => write!(
+                f,
+                "its {texture} texture reads TEXCOORD_{set}, which is not loaded; baked without it"
+            ),
+            Self::MapRepacked { overlap_percent } => write!(
+                f,
+                "{overlap_percent}% of its UV texels overlap; its object-space map has a UV layout \
+                 of its own"
+            ),
+            Self::Bc5CannotHold { object_space } => write!(
+                f,
+                "bc5 holds two numbers a texel, not {}",
+                if object_space {
+                    "an object-space map; stored as bc7"
+                } else {
+                    "a tilt and a twist (x, y, z ≠ 0); stored as bc5x2"
+                }
+            ),
+            Self::NotBlockSized {
+                format,
+                width,
+                height,
+            } => write!(
+                f,
+                "{format} needs sides that are multiples of 4, not {width}×{height}; stored as \
+                 rgba16f"
+            ),
+            Self::NoUvArea { triangles, of } => write!(
+                f,
+                "{triangles} of {of} triangles have no UV area: the object-space map holds no \
+                 frame of theirs, so they draw their neighbours' (such a mesh needs UVs of its \
+                 own, unique and with area, for an object-space map)"
+            ),
+            Self::TextureNotBlockSized {
+                texture,
+                width,
+                height,
+            } => write!(
+                f,
+                "its {texture} is {width}×{height}, not a multiple of 4 that BC5 can store; drawn \
+                 uncompressed"
+            ),
+            Self::MapNotInFolder {
+                ref file,
+                ref folder,
+            } => write!(f, "no map {file} in {}; baked instead", folder.display()),
+            _ => Ok(()),
+        }
+    }
+
     /// The "Loading meshes" section's lines (the other sections' variants write nothing here).
     fn fmt_loading(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {

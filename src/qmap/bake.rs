@@ -334,6 +334,15 @@ impl<'a> Baker<'a> {
             anisotropy::turn_raster(&mut raster, field, source_uvs.as_deref());
         }
         let mut times = vec![("raster", t.elapsed())];
+        if raster.degenerate_triangles > 0 {
+            listener.warning(Warning::new(
+                &what,
+                WarningKind::NoUvArea {
+                    triangles: raster.degenerate_triangles,
+                    of: raster.degenerate_triangles + raster.triangles,
+                },
+            ));
+        }
         let t = Instant::now();
         let map = finish(&raster, settings.padding, listener);
         times.push(("finish", t.elapsed()));

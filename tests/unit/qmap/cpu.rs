@@ -481,3 +481,70 @@ fn bad_bake_input_is_a_clear_error() {
         "out of range",
     );
 }
+
+/// An object-space bake warns about triangles whose UVs have no area (a CAD export's collapsed
+/// UVs, 995 of 2258 triangles on the Laikago leg): the map holds no frame of theirs. Three
+/// triangles, one with its three UVs on a line: exactly one of three is named; without it,
+/// no such warning.
+#[test]
+fn object_bake_warns_about_triangles_without_uv_area() {
+    use qtangent::qmap::{Baker, CpuRaster, MapOptions, ObjectInput, Repack};
+    use qtangent::{Warning, WarningKind};
+    let uvs = [
+        [(0.1, 0.1), (0.4, 0.1), (0.1, 0.4)],
+        [(0.5, 0.5), (0.9, 0.5), (0.5, 0.9)],
+        [(0.25, 0.5), (0.375, 0.625), (0.5, 0.75)], // collinear (exact in f32): no area
+    ];
+    let bake = |triangles: &[[(f32, f32); 3]]| {
+        let mut mesh = BakeMesh {
+            label: "three triangles".into(),
+            ..BakeMesh::default()
+        };
+        for t in triangles {
+            for &(u, v) in t {
+                mesh.indices.push(mesh.uvs.len() as u32);
+                mesh.uvs.push(Vec2::new(u, v));
+                mesh.frames.push(TangentFrame {
+                    normal: Vec3::Z,
+                    tangent: Vec3::X,
+                    bitangent: Vec3::Y,
+                });
+            }
+        }
+        let options = MapOptions {
+            format: Some(MapFormat::Rgba16Float),
+            ..MapOptions::default()
+        };
+        let input = ObjectInput {
+            mesh,
+            normal_map: None,
+            direction: None,
+            size: 64,
+            repack: Repack::Never,
+        };
+        let mut warnings: Vec<Warning> = Vec::new();
+        Baker::new(&CpuRaster, &options)
+            .object(input, &mut warnings)
+            .expect("a valid mesh bakes");
+        warnings
+            .into_iter()
+            .filter(|w| matches!(w.kind(), WarningKind::NoUvArea { .. }))
+            .collect::<Vec<_>>()
+    };
+    let warned = bake(&uvs);
+    assert_eq!(warned.len(), 1, "{warned:?}");
+    assert_eq!(warned[0].place(), "three triangles");
+    assert_eq!(
+        warned[0].kind(),
+        &WarningKind::NoUvArea {
+            triangles: 1,
+            of: 3
+        }
+    );
+    assert!(
+        warned[0].to_string().contains("1 of 3 triangles"),
+        "{}",
+        warned[0]
+    );
+    assert!(bake(&uvs[..2]).is_empty(), "two triangles with area warn");
+}
