@@ -30,30 +30,22 @@ fn every_format_meets_its_bound_on_a_million_frames() {
         .collect();
     let printed = table(&rows);
     for (format, e) in &rows {
-        let bound = required_max_deg(*format);
+        let (name, max) = (format.name(), e.max());
+        let (bound, documented) = (required_max_deg(*format), format.max_error_deg());
         assert!(
-            e.max() <= bound,
-            "{}: max error {}° > {bound}°\n{printed}",
-            format.name(),
-            e.max()
-        );
-        assert!(
-            format.max_error_deg() <= bound,
-            "{}: documented bound above the requirement",
-            format.name()
+            max <= bound,
+            "{name}: max error {max}° > {bound}°\n{printed}"
         );
         assert!(
-            e.max() <= format.max_error_deg(),
-            "{}: measured {}° above its documented bound",
-            format.name(),
-            e.max()
+            documented <= bound,
+            "{name}: documented bound above the requirement"
         );
-        assert_eq!(
-            e.handedness_errors,
-            0,
-            "{}: handedness errors\n{printed}",
-            format.name()
+        assert!(
+            max <= documented,
+            "{name}: measured {max}° above its documented bound"
         );
+        let handedness = e.handedness_errors;
+        assert_eq!(handedness, 0, "{name}: handedness errors\n{printed}");
         assert_eq!(e.frames, frames.len() as u64);
     }
     // The article's format really does lose degrees near w = 0 (what the robust 6 B fixes).

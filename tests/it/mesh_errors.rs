@@ -30,6 +30,14 @@ impl Default for Tri {
 }
 
 impl Tri {
+    /// The default triangle with these indices.
+    fn with_indices(indices: &[u32]) -> Self {
+        Self {
+            indices: indices.to_vec(),
+            ..Self::default()
+        }
+    }
+
     fn write(&self, dir: &Path, name: &str, edit: impl FnOnce(&mut Value)) -> PathBuf {
         let mut b = Builder::default();
         let float = AccessorLayout::float;
@@ -108,13 +116,77 @@ fn expect_error(path: &Path, primitive: bool, problem: &str) -> MeshError {
     e
 }
 
-/// [`expect_error`], whose kind must match the pattern `$kind`; gives the error.
-macro_rules! expect_kind {
-    ($path:expr, $primitive:expr, $problem:expr, $kind:pat) => {{
-        let e = expect_error($path, $primitive, $problem);
-        assert!(matches!(e.kind, $kind), "{}: {:?}", $problem, e.kind);
-        e
-    }};
+/// What a case's error kind must be: a test of [`ErrorKind`], or `None` for any kind.
+type Kind = Option<fn(&ErrorKind) -> bool>;
+
+/// A [`Kind`] that accepts the kinds matching the pattern.
+macro_rules! kind {
+    ($kind:pat) => {
+        Some((|k: &ErrorKind| matches!(k, $kind)) as fn(&ErrorKind) -> bool)
+    };
+}
+
+/// [`expect_error`], whose kind `kind` must accept.
+fn expect_kind(path: &Path, primitive: bool, problem: &str, kind: Kind) {
+    let e = expect_error(path, primitive, problem);
+    if let Some(kind) = kind {
+        assert!(kind(&e.kind), "{problem}: {:?}", e.kind);
+    }
+}
+
+/// A bad input file: a [`Tri`] written with a JSON edit (named without its extension), or bytes.
+enum File {
+    Tri(Tri, fn(&mut Value)),
+    Bytes(Vec<u8>),
+}
+
+/// The default [`Tri`] with `edit` applied to its JSON.
+fn edit(edit: fn(&mut Value)) -> File {
+    File::Tri(Tri::default(), edit)
+}
+
+/// A file of this text.
+fn text(text: impl Into<String>) -> File {
+    File::Bytes(text.into().into_bytes())
+}
+
+/// The first primitive of the first mesh of a [`Tri`]'s JSON.
+fn prim(doc: &mut Value) -> &mut Value {
+    &mut doc["meshes"][0]["primitives"][0]
+}
+
+/// A GLB header (magic, version 2) whose length field says `length`, and nothing after it.
+fn glb_header(length: u32) -> Vec<u8> {
+    [
+        b"glTF".as_slice(),
+        &2u32.to_le_bytes(),
+        &length.to_le_bytes(),
+    ]
+    .concat()
+}
+
+/// Writes `text` as the OBJ file `name` into `dir` and loads it, which must succeed.
+fn load_obj(dir: &Path, name: &str, text: &str) -> mesh::Scene {
+    mesh::load(obj(dir, name, text)).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// One bad input a line: the file's name, the file, whether the message must name the primitive,
+/// what it must say, and the error's kind ([`expect_kind`]).
+type Case<'a> = (&'a str, File, bool, &'a str, Kind);
+
+/// Writes each case's file into `dir` and expects its error ([`expect_kind`]).
+fn expect_cases<'a>(dir: &Path, cases: impl IntoIterator<Item = Case<'a>>) {
+    for (name, file, primitive, problem, kind) in cases {
+        let path = match file {
+            File::Tri(tri, edit) => tri.write(dir, name, edit),
+            File::Bytes(bytes) => {
+                let path = dir.join(name);
+                std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{e}"));
+                path
+            }
+        };
+        expect_kind(&path, primitive, problem, kind);
+    }
 }
 
 #[test]
@@ -131,33 +203,24 @@ fn the_test_gltf_itself_loads() {
 fn unreadable_truncated_and_invalid_files() {
     let dir = tempdir();
     let missing = dir.path().join("missing.gltf");
-    expect_kind!(&missing, false, "cannot read file", ErrorKind::Io { .. });
-
+    expect_kind(
+        &missing,
+        false,
+        "cannot read file",
+        kind!(ErrorKind::Io { .. }),
+    );
     let good = Tri::default().write(dir.path(), "good", |_| {});
-    let text = std::fs::read_to_string(&good).unwrap_or_default();
-    let cut = dir.path().join("cut.gltf");
-    std::fs::write(&cut, &text[..text.len() / 2]).unwrap_or_else(|e| panic!("{e}"));
-    expect_kind!(&cut, false, "truncated", ErrorKind::Truncated(_));
-
-    let glb = dir.path().join("cut.glb");
-    let mut bytes = b"glTF".to_vec();
-    bytes.extend_from_slice(&2u32.to_le_bytes());
-    bytes.extend_from_slice(&1000u32.to_le_bytes()); // claims 1000 bytes, has 12
-    std::fs::write(&glb, bytes).unwrap_or_else(|e| panic!("{e}"));
-    expect_kind!(&glb, false, "GLB", ErrorKind::Truncated(_));
-
-    let bad = dir.path().join("bad.gltf");
-    std::fs::write(&bad, "{ this is not json }").unwrap_or_else(|e| panic!("{e}"));
-    expect_kind!(&bad, false, "invalid JSON", ErrorKind::InvalidJson(_));
-
-    let dangling = Tri::default().write(dir.path(), "dangling", |d| {
-        d["meshes"][0]["primitives"][0]["indices"] = json!(9)
-    });
-    expect_kind!(&dangling, false, "invalid glTF", ErrorKind::InvalidGltf(_));
-
-    let other = dir.path().join("mesh.ply");
-    std::fs::write(&other, "ply").unwrap_or_else(|e| panic!("{e}"));
-    expect_error(&other, false, "unknown mesh format");
+    let json = std::fs::read_to_string(&good).unwrap_or_default();
+    #[rustfmt::skip]
+    let cases = [
+        ("cut.gltf", text(&json[..json.len() / 2]), false, "truncated", kind!(ErrorKind::Truncated(_))),
+        // A GLB header that claims 1000 bytes, of which the file has 12.
+        ("cut.glb", File::Bytes(glb_header(1000)), false, "GLB", kind!(ErrorKind::Truncated(_))),
+        ("bad.gltf", text("{ this is not json }"), false, "invalid JSON", kind!(ErrorKind::InvalidJson(_))),
+        ("dangling", edit(|d| prim(d)["indices"] = json!(9)), false, "invalid glTF", kind!(ErrorKind::InvalidGltf(_))),
+        ("mesh.ply", text("ply"), false, "unknown mesh format", None),
+    ];
+    expect_cases(dir.path(), cases);
 }
 
 #[test]
@@ -165,67 +228,41 @@ fn missing_and_short_buffers() {
     let dir = tempdir();
     let path = Tri::default().write(dir.path(), "nobin", |_| {});
     std::fs::remove_file(dir.path().join("nobin.bin")).unwrap_or_else(|e| panic!("{e}"));
-    expect_kind!(
-        &path,
-        false,
-        "'nobin.bin' is missing",
-        ErrorKind::MissingBuffer { .. }
-    );
-
-    let path = Tri::default().write(dir.path(), "short", |d| {
+    let missing = kind!(ErrorKind::MissingBuffer { .. });
+    expect_kind(&path, false, "'nobin.bin' is missing", missing);
+    let longer = edit(|d| {
         let n = d["buffers"][0]["byteLength"].as_u64().unwrap_or_default();
         d["buffers"][0]["byteLength"] = json!(n + 64);
     });
-    expect_kind!(
-        &path,
-        false,
-        "byteLength says",
-        ErrorKind::ShortBuffer { .. }
+    let short = kind!(ErrorKind::ShortBuffer { .. });
+    expect_cases(
+        dir.path(),
+        [("short", longer, false, "byteLength says", short)],
     );
 }
 
 #[test]
 fn accessor_out_of_bounds_and_wrong_type() {
-    let dir = tempdir();
-    // POSITION claims 4 vertices, its view holds 3.
-    let path = Tri::default().write(dir.path(), "oob", |d| d["accessors"][0]["count"] = json!(4));
-    expect_kind!(
-        &path,
-        true,
-        "POSITION accessor 0 is out of bounds",
-        ErrorKind::AccessorOutOfBounds { .. }
-    );
-    // A view that runs past the end of the buffer.
-    let path = Tri::default().write(dir.path(), "view", |d| {
-        d["bufferViews"][3]["byteOffset"] = json!(4096)
-    });
-    expect_error(&path, true, "out of bounds");
-    // NORMAL as VEC2.
-    let path = Tri::default().write(dir.path(), "type", |d| {
-        d["accessors"][1]["type"] = json!("VEC2")
-    });
-    expect_kind!(
-        &path,
-        true,
-        "NORMAL accessor 1 is",
-        ErrorKind::AccessorType { .. }
-    );
+    // POSITION claims 4 vertices, its view holds 3; a view runs past the end of the buffer;
+    // NORMAL is a VEC2.
+    #[rustfmt::skip]
+    let cases = [
+        ("oob", edit(|d| d["accessors"][0]["count"] = json!(4)), true, "POSITION accessor 0 is out of bounds", kind!(ErrorKind::AccessorOutOfBounds { .. })),
+        ("view", edit(|d| d["bufferViews"][3]["byteOffset"] = json!(4096)), true, "out of bounds", None),
+        ("type", edit(|d| d["accessors"][1]["type"] = json!("VEC2")), true, "NORMAL accessor 1 is", kind!(ErrorKind::AccessorType { .. })),
+    ];
+    expect_cases(tempdir().path(), cases);
 }
 
 #[test]
 fn index_out_of_range() {
     let dir = tempdir();
-    let path = Tri {
-        indices: vec![0, 1, 7],
-        ..Default::default()
-    }
-    .write(dir.path(), "index", |_| {});
+    let tri = Tri::with_indices(&[0, 1, 7]);
     let problem = "index 7 at position 2 is out of range (3 vertices)";
-    expect_kind!(
-        &path,
-        true,
-        problem,
-        ErrorKind::IndexOutOfRange { index: 7, .. }
+    let kind = kind!(ErrorKind::IndexOutOfRange { index: 7, .. });
+    expect_cases(
+        dir.path(),
+        [("index", File::Tri(tri, |_| {}), true, problem, kind)],
     );
 }
 
@@ -253,23 +290,21 @@ fn nan_and_infinite_values() {
     for (i, (attribute, tri)) in cases.into_iter().enumerate() {
         let path = tri.write(dir.path(), &format!("nonfinite{i}"), |_| {});
         let problem = format!("{attribute} of vertex 1 is");
-        expect_kind!(&path, true, &problem, ErrorKind::NonFinite { .. });
+        expect_kind(&path, true, &problem, kind!(ErrorKind::NonFinite { .. }));
     }
 }
 
 #[test]
 fn mismatched_attribute_counts() {
-    let dir = tempdir();
     let tri = Tri {
         uvs: vec![0.0, 1.0, 1.0, 1.0],
         ..Default::default()
     };
-    let path = tri.write(dir.path(), "counts", |_| {});
-    expect_kind!(
-        &path,
-        true,
-        "TEXCOORD_0 has 2 entries but POSITION has 3",
-        ErrorKind::CountMismatch { .. }
+    let problem = "TEXCOORD_0 has 2 entries but POSITION has 3";
+    let kind = kind!(ErrorKind::CountMismatch { .. });
+    expect_cases(
+        tempdir().path(),
+        [("counts", File::Tri(tri, |_| {}), true, problem, kind)],
     );
 }
 
@@ -285,29 +320,24 @@ fn no_triangles_at_all() {
         (3, "LINE_STRIP"),
     ] {
         let path = Tri::default().write(dir.path(), &format!("mode{mode}"), |d| {
-            d["meshes"][0]["primitives"][0]["mode"] = json!(mode)
+            prim(d)["mode"] = json!(mode)
         });
         let problem = format!("no triangles at all: 1 primitive(s) skipped ({name})");
-        expect_kind!(&path, false, &problem, ErrorKind::NoTrianglesAtAll(_));
+        expect_kind(
+            &path,
+            false,
+            &problem,
+            kind!(ErrorKind::NoTrianglesAtAll(_)),
+        );
     }
     // A strip of two indices makes no triangle.
-    let path = Tri {
-        indices: vec![0, 1],
-        ..Default::default()
-    }
-    .write(dir.path(), "strip2", |d| {
-        d["meshes"][0]["primitives"][0]["mode"] = json!(5)
-    });
-    expect_error(
-        &path,
-        false,
-        "no triangles at all: 1 primitive(s) skipped (no triangles)",
-    );
-    let path = Tri::default().write(dir.path(), "nomesh", |d| {
-        d["meshes"] = json!([]);
-        d["nodes"] = json!([{}]);
-    });
-    expect_error(&path, false, "no triangles at all: no meshes");
+    let two = Tri::with_indices(&[0, 1]);
+    #[rustfmt::skip]
+    let cases = [
+        ("strip2", File::Tri(two, |d| prim(d)["mode"] = json!(5)), false, "no triangles at all: 1 primitive(s) skipped (no triangles)", None),
+        ("nomesh", edit(|d| { d["meshes"] = json!([]); d["nodes"] = json!([{}]); }), false, "no triangles at all: no meshes", None),
+    ];
+    expect_cases(dir.path(), cases);
 }
 
 /// Four indices in a triangle list: the glTF-Validator only warns, so the fourth is dropped
@@ -315,11 +345,7 @@ fn no_triangles_at_all() {
 #[test]
 fn partial_triangles_lose_the_extra_indices() {
     let dir = tempdir();
-    let path = Tri {
-        indices: vec![0, 1, 2, 0],
-        ..Default::default()
-    }
-    .write(dir.path(), "partial", |_| {});
+    let path = Tri::with_indices(&[0, 1, 2, 0]).write(dir.path(), "partial", |_| {});
     let scene = mesh::load(&path).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(scene.meshes[0].primitives[0].indices, vec![0, 1, 2]);
     assert!(
@@ -345,25 +371,17 @@ fn strips_and_fans_become_lists() {
         uvs: vec![0.0, 1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0],
         indices: vec![0, 1, 2, 3],
     };
-    let strip = square.write(dir.path(), "strip", |d| {
-        d["meshes"][0]["primitives"][0]["mode"] = json!(5)
-    });
-    let scene = mesh::load(&strip).unwrap_or_else(|e| panic!("{e}"));
     // glTF 2.0 §3.7.2.1: strip triangle i is (v_i, v_{i+1+i%2}, v_{i+2-i%2}): (0 1 2), (1 3 2),
-    // both counter-clockwise.
-    assert_eq!(
-        scene.meshes[0].primitives[0].indices,
-        vec![0, 1, 2, 1, 3, 2]
-    );
-    let fan = square.write(dir.path(), "fan", |d| {
-        d["meshes"][0]["primitives"][0]["mode"] = json!(6)
-    });
-    let scene = mesh::load(&fan).unwrap_or_else(|e| panic!("{e}"));
-    // Fan triangles (1 2 0) and (2 3 0).
-    assert_eq!(
-        scene.meshes[0].primitives[0].indices,
-        vec![1, 2, 0, 2, 3, 0]
-    );
+    // both counter-clockwise. Fan triangles (1 2 0) and (2 3 0).
+    let lists = [
+        ("strip", 5, [0, 1, 2, 1, 3, 2]),
+        ("fan", 6, [1, 2, 0, 2, 3, 0]),
+    ];
+    for (name, mode, list) in lists {
+        let path = square.write(dir.path(), name, |d| prim(d)["mode"] = json!(mode));
+        let scene = mesh::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(scene.meshes[0].primitives[0].indices, list, "{name}");
+    }
 }
 
 #[test]
@@ -394,27 +412,15 @@ fn node_transforms_and_cycles() {
 fn bad_obj_files() {
     let dir = tempdir();
     let tri = "v 0 0 0\nv 1 0 0\nv 0 1 0\n";
-    expect_error(
-        &obj(dir.path(), "range.obj", &format!("{tri}f 1 2 9\n")),
-        false,
-        "range.obj",
-    );
-    let nan = obj(
-        dir.path(),
-        "nan.obj",
-        "v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n",
-    );
-    let problem = "POSITION of vertex 1 is NaN";
-    expect_kind!(&nan, true, problem, ErrorKind::NonFinite { .. });
-    let lines = obj(dir.path(), "lines.obj", &format!("{tri}l 1 2 3\np 1\n"));
-    let problem = "no triangles at all: 2 point and line elements skipped, and no faces";
-    expect_kind!(&lines, false, problem, ErrorKind::NoTrianglesAtAll(_));
-    let mixed = mesh::load(obj(
-        dir.path(),
-        "mixed.obj",
-        &format!("{tri}f 1 2 3\nl 1 2\n"),
-    ))
-    .unwrap_or_else(|e| panic!("{e}"));
+    #[rustfmt::skip]
+    let cases = [
+        ("range.obj", text(format!("{tri}f 1 2 9\n")), false, "range.obj", None),
+        ("nan.obj", text("v 0 0 0\nv nan 0 0\nv 0 1 0\nf 1 2 3\n"), true, "POSITION of vertex 1 is NaN", kind!(ErrorKind::NonFinite { .. })),
+        ("lines.obj", text(format!("{tri}l 1 2 3\np 1\n")), false, "no triangles at all: 2 point and line elements skipped, and no faces", kind!(ErrorKind::NoTrianglesAtAll(_))),
+        ("uvrange.obj", text(format!("{tri}vt 0 0\nf 1/1 2/5 3/1\n")), false, "uvrange.obj", None),
+    ];
+    expect_cases(dir.path(), cases);
+    let mixed = load_obj(dir.path(), "mixed.obj", &format!("{tri}f 1 2 3\nl 1 2\n"));
     assert_eq!(
         mixed.meshes[0].primitives[0].indices.len(),
         3,
@@ -428,26 +434,14 @@ fn bad_obj_files() {
         "{:?}",
         mixed.warnings
     );
-    expect_error(
-        &obj(
-            dir.path(),
-            "uvrange.obj",
-            &format!("{tri}vt 0 0\nf 1/1 2/5 3/1\n"),
-        ),
-        false,
-        "uvrange.obj",
-    );
 }
 
 #[test]
 fn missing_mtl_is_a_warning() {
     let dir = tempdir();
-    let path = obj(
-        dir.path(),
-        "warn.obj",
-        "mtllib nothere.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\nf 1/1 2/2 3/3\n",
-    );
-    let scene = mesh::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let text =
+        "mtllib nothere.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 0 1\nf 1/1 2/2 3/3\n";
+    let scene = load_obj(dir.path(), "warn.obj", text);
     assert_eq!(scene.warnings.len(), 1, "{:?}", scene.warnings);
     assert!(
         scene.warnings[0].to_string().contains("nothere.mtl"),
@@ -462,11 +456,7 @@ fn missing_mtl_is_a_warning() {
 #[test]
 fn inspect_exits_non_zero_with_one_line() {
     let dir = tempdir();
-    let bad = Tri {
-        indices: vec![0, 1, 7],
-        ..Default::default()
-    }
-    .write(dir.path(), "bad", |_| {});
+    let bad = Tri::with_indices(&[0, 1, 7]).write(dir.path(), "bad", |_| {});
     let bad = bad.to_string_lossy();
     let (out, stderr) = crate::common::run_failing("inspect", &[&bad], 1, "bad.gltf");
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
@@ -491,19 +481,15 @@ fn inspect_exits_non_zero_with_one_line() {
 /// by tests/it/mesh_mutations.rs.
 #[test]
 fn gltf_crate_panics_are_errors() {
-    let dir = tempdir();
-    // gltf-json's POSITION min/max hook indexes the accessor list before validating the index.
-    let path = Tri::default().write(dir.path(), "posindex", |d| {
-        d["meshes"][0]["primitives"][0]["attributes"]["POSITION"] = json!(7);
-    });
-    expect_error(&path, false, "accessor 7 does not exist");
-    // Image::source unwraps mimeType when the image lives in a buffer view.
-    let path = Tri::default().write(dir.path(), "mime", |d| {
-        d["images"] = json!([{"bufferView": 0}]);
-    });
-    expect_error(&path, false, "images[0] has a bufferView but no mimeType");
-    let path = Tri::default().write(dir.path(), "noimage", |d| d["images"] = json!([{}]));
-    expect_error(&path, false, "images[0] has neither a uri nor a bufferView");
+    #[rustfmt::skip]
+    let cases = [
+        // gltf-json's POSITION min/max hook indexes the accessor list before validating the index.
+        ("posindex", edit(|d| prim(d)["attributes"]["POSITION"] = json!(7)), false, "accessor 7 does not exist", None),
+        // Image::source unwraps mimeType when the image lives in a buffer view.
+        ("mime", edit(|d| d["images"] = json!([{"bufferView": 0}])), false, "images[0] has a bufferView but no mimeType", None),
+        ("noimage", edit(|d| d["images"] = json!([{}])), false, "images[0] has neither a uri nor a bufferView", None),
+    ];
+    expect_cases(tempdir().path(), cases);
 }
 
 /// Found in review: inputs that made a loader panic, read forever or allocate without bound.
@@ -511,63 +497,36 @@ fn gltf_crate_panics_are_errors() {
 fn hostile_references_and_sizes() {
     let dir = tempdir();
     // A sparse POSITION accessor with no buffer view claims a billion vertices.
-    let path = Tri::default().write(dir.path(), "sparse", |d| {
+    let sparse = edit(|d| {
         d["accessors"][0] = json!({
             "componentType": 5126, "count": 1_000_000_000u64, "type": "VEC3",
             "sparse": {"count": 1, "indices": {"bufferView": 3, "componentType": 5125},
                        "values": {"bufferView": 0}}
         });
     });
-    expect_kind!(&path, false, "too large", ErrorKind::TooLarge(_));
-    // Invalid percent-encoding in a buffer URI (the gltf crate unwraps its decode).
-    let path = Tri::default().write(dir.path(), "percent", |d| {
-        d["buffers"][0]["uri"] = json!("%FF.bin")
-    });
-    expect_error(&path, false, "buffer 0 URI '%FF.bin'");
-    // Devices are not buffers: /dev/zero would be read forever.
-    let path = Tri::default().write(dir.path(), "devzero", |d| {
-        d["buffers"][0]["uri"] = json!("file:///dev/zero")
-    });
-    expect_kind!(
-        &path,
-        false,
-        "not a regular file",
-        ErrorKind::MissingBuffer { .. }
-    );
-    let path = Tri::default().write(dir.path(), "http", |d| {
-        d["buffers"][0]["uri"] = json!("https://example.com/a.bin")
-    });
-    expect_error(&path, false, "scheme other than data: or file:");
-    // A GLB whose length field is smaller than its own header.
-    let glb = dir.path().join("tiny.glb");
-    let mut bytes = b"glTF".to_vec();
-    bytes.extend_from_slice(&2u32.to_le_bytes());
-    bytes.extend_from_slice(&4u32.to_le_bytes());
-    std::fs::write(&glb, bytes).unwrap_or_else(|e| panic!("{e}"));
-    expect_kind!(&glb, false, "less than the header", ErrorKind::Truncated(_));
-    // OBJ: a negative index past the start, and an mtllib that is a device.
     let tri = "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\n";
-    expect_error(
-        &obj(
-            dir.path(),
-            "negative.obj",
-            &format!("{tri}f 1/-3 2/1 3/1\n"),
-        ),
-        false,
-        "line 5: a face refers to texture coordinate -3, but 1 are defined before it",
-    );
     let normals = "v 0 0 0\nv 1 0 0\nv 0 1 0\nvn 0 0 1\nf 1//-3 2//1 3//1\n";
-    expect_error(
-        &obj(dir.path(), "negative_normal.obj", normals),
-        false,
-        "a face refers to normal -3, but 1 are defined before it",
-    );
-    let scene = mesh::load(obj(
+    #[rustfmt::skip]
+    let cases = [
+        ("sparse", sparse, false, "too large", kind!(ErrorKind::TooLarge(_))),
+        // Invalid percent-encoding in a buffer URI (the gltf crate unwraps its decode).
+        ("percent", edit(|d| d["buffers"][0]["uri"] = json!("%FF.bin")), false, "buffer 0 URI '%FF.bin'", None),
+        // Devices are not buffers: /dev/zero would be read forever.
+        ("devzero", edit(|d| d["buffers"][0]["uri"] = json!("file:///dev/zero")), false, "not a regular file", kind!(ErrorKind::MissingBuffer { .. })),
+        ("http", edit(|d| d["buffers"][0]["uri"] = json!("https://example.com/a.bin")), false, "scheme other than data: or file:", None),
+        // A GLB whose length field is smaller than its own header.
+        ("tiny.glb", File::Bytes(glb_header(4)), false, "less than the header", kind!(ErrorKind::Truncated(_))),
+        // OBJ: a negative index past the start.
+        ("negative.obj", text(format!("{tri}f 1/-3 2/1 3/1\n")), false, "line 5: a face refers to texture coordinate -3, but 1 are defined before it", None),
+        ("negative_normal.obj", text(normals), false, "a face refers to normal -3, but 1 are defined before it", None),
+    ];
+    expect_cases(dir.path(), cases);
+    // OBJ: an mtllib that is a device.
+    let scene = load_obj(
         dir.path(),
         "dev.obj",
         &format!("mtllib /dev/zero\n{tri}f 1 2 3\n"),
-    ))
-    .unwrap_or_else(|e| panic!("{e}"));
+    );
     assert!(
         scene
             .warnings
@@ -582,23 +541,24 @@ fn hostile_references_and_sizes() {
 #[test]
 fn node_graphs_that_are_not_forests_and_infinite_transforms() {
     let dir = tempdir();
-    let no_scene_cycle = Tri::default().write(dir.path(), "cycle2", |d| {
+    let no_scene_cycle = edit(|d| {
         d.as_object_mut().map(|o| {
             o.remove("scenes");
             o.remove("scene")
         });
         d["nodes"] = json!([{"children": [1]}, {"mesh": 0, "children": [0]}]);
     });
-    expect_error(&no_scene_cycle, false, "cycle");
-    let two_parents = Tri::default().write(dir.path(), "parents", |d| {
+    let two_parents = edit(|d| {
         d["nodes"] = json!([{"children": [2]}, {"children": [2]}, {"mesh": 0}]);
         d["scenes"] = json!([{"nodes": [0, 1]}]);
     });
-    expect_error(&two_parents, false, "node 2 has two parents");
-    let huge = Tri::default().write(dir.path(), "huge", |d| {
-        d["nodes"] = json!([{"mesh": 0, "scale": [1e39, 1.0, 1.0]}])
-    });
-    expect_error(&huge, false, "node 0: its transform");
+    #[rustfmt::skip]
+    let cases = [
+        ("cycle2", no_scene_cycle, false, "cycle", None),
+        ("parents", two_parents, false, "node 2 has two parents", None),
+        ("huge", edit(|d| d["nodes"] = json!([{"mesh": 0, "scale": [1e39, 1.0, 1.0]}])), false, "node 0: its transform", None),
+    ];
+    expect_cases(dir.path(), cases);
     // Two scenes sharing a root is valid glTF.
     let shared = Tri::default().write(dir.path(), "shared", |d| {
         d["scenes"] = json!([{"nodes": [0]}, {"nodes": [0]}]);

@@ -1013,180 +1013,100 @@ const WALK1: &str = "animation 'Walk' channel 1";
 const XYZ2: [f32; 6] = [0.0, 0.0, 0.0, 1.0, 1.0, 1.0];
 const XYZ3: [f32; 9] = [0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 2.0, 2.0, 2.0];
 
+/// One malformed channel 1 of [`walk_file`] a line: its times, values, path, interpolation and
+/// JSON edit, and what the error (which names [`WALK1`]) must say.
+type Walk<'a> = (
+    &'a [f32],
+    &'a [f32],
+    &'a str,
+    &'a str,
+    fn(&mut Value),
+    &'a [&'a str],
+);
+
+/// Channel 1 of [`walk_file`]'s JSON.
+fn channel1(doc: &mut Value) -> &mut Value {
+    &mut doc["animations"][0]["channels"][1]
+}
+
+/// [`walk_file`]'s edit that changes nothing.
+fn none(_: &mut Value) {}
+
+/// Loads each case's [`walk_file`], expecting its error ([`expect_error`]).
+fn expect_walk_errors(cases: &[Walk]) {
+    for &(times, values, path, interpolation, edit, problem) in cases {
+        expect_error(
+            &walk_file(times, values, path, interpolation, edit),
+            WALK1,
+            problem,
+        );
+    }
+}
+
 #[test]
 fn malformed_key_times_are_errors() {
-    let none = |_: &mut Value| {};
-    // Equal consecutive times.
-    expect_error(
-        &walk_file(&[0.0, 1.0, 1.0], &XYZ3, "translation", "LINEAR", none),
-        WALK1,
-        &["key 2 time 1", "strictly increase"],
-    );
-    // Decreasing.
-    expect_error(
-        &walk_file(&[0.0, 2.0, 1.0], &XYZ3, "scale", "STEP", none),
-        WALK1,
-        &["key 2 time 1 is not after key 1 time 2"],
-    );
-    // Negative start.
-    expect_error(
-        &walk_file(&[-0.5, 1.0], &XYZ2, "translation", "LINEAR", none),
-        WALK1,
-        &["first key time -0.5 is negative"],
-    );
-    // NaN and infinite times.
-    expect_error(
-        &walk_file(&[0.0, f32::NAN], &XYZ2, "translation", "LINEAR", none),
-        WALK1,
-        &["time of key 1 is NaN"],
-    );
-    expect_error(
-        &walk_file(&[f32::INFINITY, 1.0], &XYZ2, "translation", "LINEAR", none),
-        WALK1,
-        &["time of key 0 is inf"],
-    );
-    // No keys at all.
-    expect_error(
-        &walk_file(&[0.0], &XYZ2[..3], "translation", "LINEAR", |d| {
-            d["accessors"][3]["count"] = json!(0);
-        }),
-        WALK1,
-        &["input accessor 3", "count is 0"],
-    );
+    #[rustfmt::skip]
+    let cases: &[Walk] = &[
+        // Equal consecutive times.
+        (&[0.0, 1.0, 1.0], &XYZ3, "translation", "LINEAR", none, &["key 2 time 1", "strictly increase"]),
+        // Decreasing.
+        (&[0.0, 2.0, 1.0], &XYZ3, "scale", "STEP", none, &["key 2 time 1 is not after key 1 time 2"]),
+        // Negative start.
+        (&[-0.5, 1.0], &XYZ2, "translation", "LINEAR", none, &["first key time -0.5 is negative"]),
+        // NaN and infinite times.
+        (&[0.0, f32::NAN], &XYZ2, "translation", "LINEAR", none, &["time of key 1 is NaN"]),
+        (&[f32::INFINITY, 1.0], &XYZ2, "translation", "LINEAR", none, &["time of key 0 is inf"]),
+        // No keys at all.
+        (&[0.0], &XYZ2[..3], "translation", "LINEAR", |d| d["accessors"][3]["count"] = json!(0), &["input accessor 3", "count is 0"]),
+    ];
+    expect_walk_errors(cases);
 }
 
 #[test]
 fn malformed_key_values_are_errors() {
-    let none = |_: &mut Value| {};
-    expect_error(
-        &walk_file(
-            &[0.0, 1.0],
-            &[0.0, 0.0, 0.0, 1.0, f32::NAN, 1.0],
-            "translation",
-            "LINEAR",
-            none,
-        ),
-        WALK1,
-        &["value of key 1 is NaN"],
-    );
-    expect_error(
-        &walk_file(
-            &[0.0, 1.0],
-            &[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, f32::NEG_INFINITY],
-            "rotation",
-            "LINEAR",
-            none,
-        ),
-        WALK1,
-        &["value of key 1 is -inf"],
-    );
     // A CUBICSPLINE tangent: key 0's out-tangent is the third VEC3.
     let mut tangents = [0.0f32; 18];
     tangents[8] = f32::NAN;
-    expect_error(
-        &walk_file(&[0.0, 1.0], &tangents, "translation", "CUBICSPLINE", none),
-        WALK1,
-        &["out-tangent of key 0 is NaN"],
-    );
-    // A zero rotation cannot be normalised.
-    expect_error(
-        &walk_file(
-            &[0.0, 1.0],
-            &[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0],
-            "rotation",
-            "LINEAR",
-            none,
-        ),
-        WALK1,
-        &["rotation of key 1 has zero length"],
-    );
+    #[rustfmt::skip]
+    let cases: &[Walk] = &[
+        (&[0.0, 1.0], &[0.0, 0.0, 0.0, 1.0, f32::NAN, 1.0], "translation", "LINEAR", none, &["value of key 1 is NaN"]),
+        (&[0.0, 1.0], &[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, f32::NEG_INFINITY], "rotation", "LINEAR", none, &["value of key 1 is -inf"]),
+        (&[0.0, 1.0], &tangents, "translation", "CUBICSPLINE", none, &["out-tangent of key 0 is NaN"]),
+        // A zero rotation cannot be normalised.
+        (&[0.0, 1.0], &[0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0], "rotation", "LINEAR", none, &["rotation of key 1 has zero length"]),
+    ];
+    expect_walk_errors(cases);
 }
 
 #[test]
 fn malformed_counts_and_targets_are_errors() {
-    let none = |_: &mut Value| {};
-    // LINEAR: one value per key; three keys, two values.
-    expect_error(
-        &walk_file(&[0.0, 1.0, 2.0], &XYZ2, "translation", "LINEAR", none),
-        WALK1,
-        &["2 output values for 3 key times", "LINEAR needs 3"],
-    );
-    // CUBICSPLINE: three per key.
-    expect_error(
-        &walk_file(&[0.0, 1.0], &XYZ2, "scale", "CUBICSPLINE", none),
-        WALK1,
-        &["2 output values for 2 key times", "CUBICSPLINE needs 6"],
-    );
-    // Target node out of range (the gltf crate would panic reading it).
-    expect_error(
-        &walk_file(&[0.0, 1.0], &XYZ2, "translation", "LINEAR", |d| {
-            d["animations"][0]["channels"][1]["target"]["node"] = json!(99);
-        }),
-        WALK1,
-        &["target node 99 does not exist (1 nodes)"],
-    );
-    // An unknown path (the gltf crate would panic reading it).
-    expect_error(
-        &walk_file(&[0.0, 1.0], &XYZ2, "translation", "LINEAR", |d| {
-            d["animations"][0]["channels"][1]["target"]["path"] = json!("position");
-        }),
-        WALK1,
-        &["target path"],
-    );
-    // Times as VEC3, rotation as VEC3, output past the end of its buffer view.
-    expect_error(
-        &walk_file(&[0.0, 1.0, 2.0], &XYZ2, "translation", "LINEAR", |d| {
-            d["accessors"][3]["type"] = json!("VEC3");
-            d["accessors"][3]["count"] = json!(1);
-        }),
-        WALK1,
-        &["input accessor 3 is VEC3 FLOAT, expected SCALAR float"],
-    );
-    expect_error(
-        &walk_file(&[0.0, 1.0], &XYZ2, "rotation", "LINEAR", |d| {
-            d["accessors"][4]["type"] = json!("VEC3");
-            d["accessors"][4]["count"] = json!(2);
-        }),
-        WALK1,
-        &["output accessor 4 is VEC3 FLOAT, expected VEC4"],
-    );
-    expect_error(
-        &walk_file(&[0.0, 1.0], &XYZ2, "translation", "LINEAR", |d| {
-            d["accessors"][4]["count"] = json!(200);
-            d["accessors"][3]["count"] = json!(200);
-        }),
-        WALK1,
-        &["accessor 3 is out of bounds"],
-    );
-    // Integer rotations must be normalized.
-    expect_error(
-        &walk_file(&[0.0, 1.0], &[0.0; 4], "rotation", "LINEAR", |d| {
-            d["accessors"][4]["componentType"] = json!(5122); // SHORT
-            d["accessors"][4]["count"] = json!(2);
-        }),
-        WALK1,
-        &["not normalized"],
-    );
-    // A sampler, input accessor or interpolation that does not exist.
-    expect_error(
-        &walk_file(&[0.0, 1.0], &XYZ2, "translation", "LINEAR", |d| {
-            d["animations"][0]["channels"][1]["sampler"] = json!(5);
-        }),
-        WALK1,
-        &["sampler 5 does not exist (2 samplers)"],
-    );
-    expect_error(
-        &walk_file(&[0.0, 1.0], &XYZ2, "translation", "LINEAR", |d| {
-            d["animations"][0]["samplers"][1]["input"] = json!(50);
-        }),
-        WALK1,
-        &["sampler 1 input accessor 50 does not exist (5 accessors)"],
-    );
-    expect_error(
-        &walk_file(&[0.0, 1.0], &XYZ2, "translation", "BEZIER", |_| {}),
-        WALK1,
-        &["interpolation is not LINEAR, STEP or CUBICSPLINE"],
-    );
+    #[rustfmt::skip]
+    let cases: &[Walk] = &[
+        // LINEAR: one value per key; three keys, two values.
+        (&[0.0, 1.0, 2.0], &XYZ2, "translation", "LINEAR", none, &["2 output values for 3 key times", "LINEAR needs 3"]),
+        // CUBICSPLINE: three per key.
+        (&[0.0, 1.0], &XYZ2, "scale", "CUBICSPLINE", none, &["2 output values for 2 key times", "CUBICSPLINE needs 6"]),
+        // Target node out of range (the gltf crate would panic reading it).
+        (&[0.0, 1.0], &XYZ2, "translation", "LINEAR", |d| channel1(d)["target"]["node"] = json!(99), &["target node 99 does not exist (1 nodes)"]),
+        // An unknown path (the gltf crate would panic reading it).
+        (&[0.0, 1.0], &XYZ2, "translation", "LINEAR", |d| channel1(d)["target"]["path"] = json!("position"), &["target path"]),
+        // Times as VEC3, rotation as VEC3, output past the end of its buffer view.
+        (&[0.0, 1.0, 2.0], &XYZ2, "translation", "LINEAR", |d| { d["accessors"][3]["type"] = json!("VEC3"); d["accessors"][3]["count"] = json!(1); },
+            &["input accessor 3 is VEC3 FLOAT, expected SCALAR float"]),
+        (&[0.0, 1.0], &XYZ2, "rotation", "LINEAR", |d| { d["accessors"][4]["type"] = json!("VEC3"); d["accessors"][4]["count"] = json!(2); },
+            &["output accessor 4 is VEC3 FLOAT, expected VEC4"]),
+        (&[0.0, 1.0], &XYZ2, "translation", "LINEAR", |d| { d["accessors"][4]["count"] = json!(200); d["accessors"][3]["count"] = json!(200); },
+            &["accessor 3 is out of bounds"]),
+        // Integer rotations must be normalized (5122: SHORT).
+        (&[0.0, 1.0], &[0.0; 4], "rotation", "LINEAR", |d| { d["accessors"][4]["componentType"] = json!(5122); d["accessors"][4]["count"] = json!(2); },
+            &["not normalized"]),
+        // A sampler, input accessor or interpolation that does not exist.
+        (&[0.0, 1.0], &XYZ2, "translation", "LINEAR", |d| channel1(d)["sampler"] = json!(5), &["sampler 5 does not exist (2 samplers)"]),
+        (&[0.0, 1.0], &XYZ2, "translation", "LINEAR", |d| d["animations"][0]["samplers"][1]["input"] = json!(50),
+            &["sampler 1 input accessor 50 does not exist (5 accessors)"]),
+        (&[0.0, 1.0], &XYZ2, "translation", "BEZIER", none, &["interpolation is not LINEAR, STEP or CUBICSPLINE"]),
+    ];
+    expect_walk_errors(cases);
 }
 
 #[test]

@@ -651,6 +651,20 @@ fn check_events_keep_poses_in_step(loco: &Locomotion, what: &str) {
     );
 }
 
+/// The slides over `loco`'s walk and a time-warped copy of it as the run ([`warped_pair`]),
+/// `[naive, unified, events]`, once [`slide_table`] has printed them, unified has slid less than
+/// naive and [`check_events_keep_poses_in_step`] has passed.
+fn warped_slides(loco: &Locomotion, walk: &str, what: &str) -> [f32; 3] {
+    let warped = warped_pair(loco, 0.6, 0.3);
+    let [naive, unified, events, _] = slide_table(&warped, &format!("{walk} / warped copy"));
+    assert!(
+        unified < naive,
+        "warped {what}: unified {unified} ≥ naive {naive}"
+    );
+    check_events_keep_poses_in_step(&warped, what);
+    [naive, unified, events]
+}
+
 #[test]
 fn seed_blends_slide_less_than_naive() {
     // Biped walk and run with footfalls at the same fractions (the article's assumption):
@@ -664,35 +678,23 @@ fn seed_blends_slide_less_than_naive() {
     // Footfalls at different fractions (a time-warped copy as the run): only the per-segment
     // rates of step 4 keep the poses in step, so events < unified < naive, and events is
     // near zero (what is left is the event detection's sub-sample error).
-    let warped = warped_pair(&biped, 0.6, 0.3);
-    let [naive, unified, events, _] = slide_table(&warped, "biped walk / warped copy");
-    assert!(
-        unified < naive,
-        "warped biped: unified {unified} ≥ naive {naive}"
-    );
+    let [_, unified, events] = warped_slides(&biped, "biped walk", "biped");
     assert!(
         events < unified,
         "warped biped: events {events} ≥ unified {unified}"
     );
-    check_events_keep_poses_in_step(&warped, "biped");
 
     let Some((_, fox)) = fox() else {
         return;
     };
     // The same on the Fox's own walk and a warped copy of it (real, hand-keyed data).
-    let warped = warped_pair(&fox, 0.6, 0.3);
     // Events and Unified slide about equally here: Events keeps the poses in step, but its
     // per-segment rates also speed up and slow down each clip's own (hand-keyed) slide.
-    let [naive, unified, events, _] = slide_table(&warped, "Fox Walk / warped copy");
-    assert!(
-        unified < naive,
-        "Fox warped: unified {unified} ≥ naive {naive}"
-    );
+    let [naive, _, events] = warped_slides(&fox, "Fox Walk", "Fox");
     assert!(
         events < naive,
-        "Fox warped: events {events} ≥ naive {naive}"
+        "warped Fox: events {events} ≥ naive {naive}"
     );
-    check_events_keep_poses_in_step(&warped, "Fox");
 
     // The Fox's Walk and Run: its walk is a diagonal-sequence walk and its run a rotary gallop
     // (different four-foot orders and duty factors), which breaks the article's premise that
