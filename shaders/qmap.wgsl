@@ -6,7 +6,8 @@
 //  - q_tex (Rgba16Float, Rgba16Snorm, Rgba8Snorm or Rgba32Float): per texel the unit quaternion
 //    (x, y, z, w) of the rotation [t, cross(n, t), n], object space;
 //  - h_tex (R8Snorm): the handedness, +1 or -1, and 0 for background texels.
-// A two-layer BC5 map (MAP_DECODE_BC5_PAIR) holds the swing's (x, y) in q_tex and the twist's
+// A two-layer BC5 map (MAP_DECODE_BC5_PAIR in object space, MAP_DECODE_BC5_NORMAL_TWIST in
+// tangent space, whose q_tex is the normal's (x, y) instead) holds the swing's (x, y) in q_tex and the twist's
 // (z, w) in h_tex (Bc5RgSnorm); its handedness comes from the vertex (tangent space) or the UV
 // winding (object space).
 //
@@ -36,7 +37,9 @@
 // the unit disc, so w is real and q unit); MAP_DECODE_BC5_ZW BC5 SNORM of a twist alone,
 // q = (0, 0, r, g) (src/qmap/stored.rs: EncodedMap::twist_only; four-channel filtering rules, so
 // seam-robust sampling applies); MAP_DECODE_BC5_PAIR two BC5 SNORM textures, the swing's (x, y) (w rebuilt)
-// and the twist's (z, w), q = swing ⊗ twist (the twist can wind: seam-robust sampling applies).
+// and the twist's (z, w), q = swing ⊗ twist (the twist can wind: seam-robust sampling applies);
+// MAP_DECODE_BC5_NORMAL_TWIST the same with the normal's (x, y) in the first (z ≥ 0 rebuilt, the
+// swing the arc from +Z to it): a tangent-space map whose first layer is a BC5 normal map.
 override MAP_DECODE: u32 = MAP_DECODE_DIRECT;
 // Seam-robust sampling of four-component maps (qmap_robust); gpu::MapFilter::Linear turns it off
 // to give the plain sampler's result (the sampling tests compare the two).
@@ -49,13 +52,26 @@ override QMAP_ROBUST: bool = true;
 // smaller one moves the result by less than 0.05 of the angle between them).
 const QMAP_CONFLICT_LEN2: f32 = 0.81;
 
-// `s` the sample of q_tex, `s2` of the second texture (used by MAP_DECODE_BC5_PAIR only).
+// Whether the map is two textures (MAP_DECODE_BC5_PAIR, MAP_DECODE_BC5_NORMAL_TWIST): the
+// second holds the twist's (z, w).
+fn qmap_two_layers() -> bool {
+    return MAP_DECODE == MAP_DECODE_BC5_PAIR || MAP_DECODE == MAP_DECODE_BC5_NORMAL_TWIST;
+}
+
+// `s` the sample of q_tex, `s2` of the second texture (used by two-layer maps only).
 fn qmap_decode_sample(s: vec4<f32>, s2: vec4<f32>) -> vec4<f32> {
     switch MAP_DECODE {
         case MAP_DECODE_BC5_PAIR: {
             // swing (x, y, 0, w rebuilt) ⊗ twist (0, 0, z, w): src/qmap/tangent.rs
             // join_swing_twist.
             let swing = vec4<f32>(s.xy, 0.0, sqrt(max(0.0, 1.0 - dot(s.xy, s.xy))));
+            return quat_mul(swing, vec4<f32>(0.0, 0.0, s2.xy));
+        }
+        case MAP_DECODE_BC5_NORMAL_TWIST: {
+            // n = (x, y, z ≥ 0 rebuilt), swing = the arc from +Z to n, ⊗ twist (0, 0, z, w):
+            // src/qmap/tangent.rs join_normal_twist.
+            let nz = sqrt(max(0.0, 1.0 - dot(s.xy, s.xy)));
+            let swing = normalize(vec4<f32>(-s.y, s.x, 0.0, 1.0 + nz));
             return quat_mul(swing, vec4<f32>(0.0, 0.0, s2.xy));
         }
         case MAP_DECODE_UNORM: {
@@ -82,18 +98,18 @@ fn qmap_texel(q_tex: texture_2d<f32>, z_tex: texture_2d<f32>, p: vec2<i32>, dims
         c = clamp(p, vec2<i32>(0), dims - vec2<i32>(1));
     }
     var s2 = vec4<f32>(0.0);
-    if MAP_DECODE == MAP_DECODE_BC5_PAIR {
+    if qmap_two_layers() {
         s2 = textureLoad(z_tex, c, level);
     }
     return qmap_decode_sample(textureLoad(q_tex, c, level), s2);
 }
 
 // The decoded, filtered sample at uv and an explicit level of detail; `z_tex` is the second
-// texture (read only by MAP_DECODE_BC5_PAIR).
+// texture (read only by a two-layer map).
 fn qmap_sample_level(q_tex: texture_2d<f32>, z_tex: texture_2d<f32>, s: sampler, uv: vec2<f32>,
                      lod: f32) -> vec4<f32> {
     var s2 = vec4<f32>(0.0);
-    if MAP_DECODE == MAP_DECODE_BC5_PAIR {
+    if qmap_two_layers() {
         s2 = textureSampleLevel(z_tex, s, uv, lod);
     }
     return qmap_decode_sample(textureSampleLevel(q_tex, s, uv, lod), s2);
@@ -169,7 +185,7 @@ fn qmap_frame_level(q_tex: texture_2d<f32>, h_tex: texture_2d<f32>, s: sampler, 
 fn qmap_quat(q_tex: texture_2d<f32>, z_tex: texture_2d<f32>, s: sampler, uv: vec2<f32>,
              repeat: bool) -> vec4<f32> {
     var s2 = vec4<f32>(0.0);
-    if MAP_DECODE == MAP_DECODE_BC5_PAIR {
+    if qmap_two_layers() {
         s2 = textureSample(z_tex, s, uv);
     }
     let q = qmap_decode_sample(textureSample(q_tex, s, uv), s2);

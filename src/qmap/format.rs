@@ -8,7 +8,7 @@
 //! | snorm8   | 4           | q                             | r                                    |
 //! | rgba32f  | 16          | q                             | r                                    |
 //! | bc5      | 1           | —                             | (x, y) snorm, w rebuilt; or (z, w)   |
-//! | bc5x2    | 2           | swing (x, y), twist (z, w)    | swing (x, y), twist (z, w), snorm    |
+//! | bc5x2    | 2           | swing (x, y), twist (z, w)    | n or swing (x, y), twist (z, w)      |
 //! | bc7      | 1           | q·½+½ (RGBA), background free | r·½+½ (RGBA)                         |
 //!
 //! The uncompressed formats hold the texel as it is baked. The block formats are baked in
@@ -38,9 +38,10 @@ pub enum MapFormat {
     Bc5,
     /// BC7 UNORM of the quaternion as `q·½ + ½`, 1 B/texel. The default of object-space maps.
     Bc7,
-    /// Two BC5 SNORM layers, 2 B/texel: the rotation as swing ⊗ twist, layer 0 the swing's
-    /// (x, y) (w rebuilt: the normal's tilt, as a BC5 normal map holds it) and layer 1 the
-    /// twist's (z, w) about the normal (as a direction map holds it); each with BC5's own
+    /// Two BC5 SNORM layers, 2 B/texel: the rotation as swing ⊗ twist, layer 0 the normal's
+    /// (x, y) in tangent space (z rebuilt: a BC5 normal map) or the swing's (x, y) in object
+    /// space (w rebuilt), and layer 1 the twist's (z, w) about the normal (as a direction map
+    /// holds it); each with BC5's own
     /// endpoints (BC7's four channels share theirs). The default of tangent-space maps with a
     /// tilt and a twist (a normal map and an anisotropy direction): the bytes an engine spends
     /// on a BC5 normal map plus a BC5 direction map. A KTX2 array texture of two layers; on the
@@ -342,8 +343,12 @@ pub enum MapDecode {
     /// `q = (0, 0, x, y)` (BC5 SNORM of a twist alone).
     Bc5Zw,
     /// `q = swing ⊗ twist` from two BC5 SNORM textures: the swing's (x, y) with w rebuilt,
-    /// the twist's (z, w).
+    /// the twist's (z, w) (an object-space `bc5x2` map, whose normal may face any way).
     Bc5Pair,
+    /// `q = swing(n) ⊗ twist` from two BC5 SNORM textures: the normal's (x, y) with z ≥ 0
+    /// rebuilt — a BC5 normal map — and the twist's (z, w); the swing is the shortest arc from
+    /// +Z to n (a tangent-space `bc5x2` map).
+    Bc5NormalTwist,
 }
 
 named!(MapDecode, "map decode", {
@@ -352,6 +357,7 @@ named!(MapDecode, "map decode", {
     Bc5Xy => "bc5_xy",
     Bc5Zw => "bc5_zw",
     Bc5Pair => "bc5_pair",
+    Bc5NormalTwist => "bc5_normal_twist",
 });
 
 impl MapDecode {

@@ -112,8 +112,11 @@ fn decode_text(format: MapFormat, space: MapSpace) -> &'static str {
         (MapFormat::Bc5, _) => {
             "q = (r, g, 0, sqrt(max(0, 1 - r*r - g*g))) from the snorm sample; frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
         }
-        (MapFormat::Bc5Pair, _) => {
-            "swing s = (r0, g0, 0, sqrt(max(0, 1 - r0*r0 - g0*g0))) from layer 0's snorm sample, twist t = (0, 0, r1, g1) from layer 1's; q = normalize(s * t) (quaternion product); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
+        (MapFormat::Bc5Pair, MapSpace::Tangent) => {
+            "normal n = (r0, g0, sqrt(max(0, 1 - r0*r0 - g0*g0))) from layer 0's snorm sample (a BC5 normal map), swing s = normalize(-n.y, n.x, 0, 1 + n.z), twist t = (0, 0, r1, g1) from layer 1's; q = normalize(s * t) (quaternion product); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
+        }
+        (MapFormat::Bc5Pair, MapSpace::Object) => {
+            "swing s = (r0, g0, 0, sqrt(max(0, 1 - r0*r0 - g0*g0))) from layer 0's snorm sample, twist t = (0, 0, r1, g1) from layer 1's; q = normalize(s * t) (quaternion product), object space: normal = column 2, tangent = column 0 of the rotation; handedness from the sign of the UV winding against the surface"
         }
         (MapFormat::Bc7, MapSpace::Tangent) => {
             "q = normalize(2 * rgba - 1); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
@@ -204,7 +207,7 @@ impl EncodedMap {
                 }
                 map.levels
                     .iter()
-                    .map(|l| bc5_pair_level(l, encoder).map_err(bc_err))
+                    .map(|l| bc5_pair_level(l, space, encoder).map_err(bc_err))
                     .collect::<Result<_, _>>()?
             }
             MapFormat::Bc7 => bc7_levels(map, space, quality, encoder).map_err(bc_err)?,
@@ -237,12 +240,16 @@ impl EncodedMap {
         })
     }
 
-    /// How a shader decodes this map's samples (its `MAP_DECODE`): the format's, or
-    /// [`MapDecode::Bc5Zw`] for a BC5 map of (z, w) ([`EncodedMap::twist_only`]).
+    /// How a shader decodes this map's samples (its `MAP_DECODE`): the format's;
+    /// [`MapDecode::Bc5Zw`] for a BC5 map of (z, w) ([`EncodedMap::twist_only`]);
+    /// [`MapDecode::Bc5NormalTwist`] for a tangent-space `bc5x2` map (its first layer is the
+    /// normal's (x, y)).
     #[must_use]
     pub fn decode(&self) -> MapDecode {
         if self.twist_only {
             MapDecode::Bc5Zw
+        } else if self.format == MapFormat::Bc5Pair && self.space == MapSpace::Tangent {
+            MapDecode::Bc5NormalTwist
         } else {
             self.format.info().decode
         }
@@ -280,10 +287,11 @@ impl EncodedMap {
                 let (xy, zw) = bytes.split_at(bytes.len() / 2);
                 let xy = bc::decode_bc5_snorm(w, h, xy).map_err(bc_err)?;
                 let zw = bc::decode_bc5_snorm(w, h, zw).map_err(bc_err)?;
-                xy.into_iter()
-                    .zip(zw)
-                    .map(|(s, t)| tangent::join_swing_twist(s, t))
-                    .collect()
+                let join = match self.space {
+                    MapSpace::Tangent => tangent::join_normal_twist,
+                    MapSpace::Object => tangent::join_swing_twist,
+                };
+                xy.into_iter().zip(zw).map(|(s, t)| join(s, t)).collect()
             }
             MapFormat::Bc7 => bc::decode_bc7(w, h, bytes)
                 .map_err(bc_err)?
@@ -549,13 +557,21 @@ pub(crate) fn bc7_level(
     bc::encode_bc7(l.width, l.height, &values, job)
 }
 
-/// A level as two BC5 layers, the swing's (x, y) then the twist's (z, w)
-/// ([`tangent::swing_twist`]); each block's quaternions in one hemisphere first (as for BC7), so
-/// the twists of a block agree in sign (the swing has none).
-fn bc5_pair_level(l: &MapLevel, encoder: BcEncoder) -> Result<Vec<u8>, bc::BcError> {
+/// A level as two BC5 layers: the normal's (x, y) in tangent space ([`tangent::normal_twist`],
+/// a BC5 normal map) or the swing's (x, y) in object space ([`tangent::swing_twist`]), then the
+/// twist's (z, w); each block's quaternions in one hemisphere first (as for BC7), so the twists
+/// of a block agree in sign (the first layer has none).
+fn bc5_pair_level(
+    l: &MapLevel,
+    space: MapSpace,
+    encoder: BcEncoder,
+) -> Result<Vec<u8>, bc::BcError> {
     let quats = block_aligned(l.width, l.height, &l.quats, None);
-    let (xy, zw): (Vec<[f32; 2]>, Vec<[f32; 2]>) =
-        quats.iter().map(|&q| tangent::swing_twist(q)).unzip();
+    let split = match space {
+        MapSpace::Tangent => tangent::normal_twist,
+        MapSpace::Object => tangent::swing_twist,
+    };
+    let (xy, zw): (Vec<[f32; 2]>, Vec<[f32; 2]>) = quats.iter().map(|&q| split(q)).unzip();
     let mut bytes = bc::encode_bc5_snorm(l.width, l.height, &xy, encoder)?;
     bytes.extend(bc::encode_bc5_snorm(l.width, l.height, &zw, encoder)?);
     Ok(bytes)

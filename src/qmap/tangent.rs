@@ -265,6 +265,32 @@ pub(crate) fn join_swing_twist(swing: [f32; 2], twist: [f32; 2]) -> Vec4 {
     quat_mul(s, Vec4::new(0.0, 0.0, twist[0], twist[1]))
 }
 
+/// A tangent-space rotation as its normal and its twist: ((n.x, n.y), (t.z, t.w)) with
+/// n = r·Z and t the twist of [`swing_twist`] — the two layers of a tangent-space
+/// [`MapFormat::Bc5Pair`](super::MapFormat::Bc5Pair) map, the first exactly what a BC5 normal
+/// map holds. A tangent-space normal has n.z ≥ 0 (the hemisphere a normal map can say), so
+/// (x, y) alone determines it; it holds the full tilt θ as sin θ where the swing's (x, y) holds
+/// sin(θ/2), twice the resolution for the same 8-bit texel.
+#[must_use]
+pub(crate) fn normal_twist(r: Vec4) -> ([f32; 2], [f32; 2]) {
+    let (s, t) = swing_twist(r);
+    // The swing (s.x, s.y, 0, w ≥ 0) turns +Z to n = (2·w·s.y, −2·w·s.x, 1 − 2(s.x² + s.y²)).
+    let w = (1.0 - s[0] * s[0] - s[1] * s[1]).max(0.0).sqrt();
+    ([2.0 * w * s[1], -2.0 * w * s[0]], t)
+}
+
+/// The rotation of a normal's (x, y) and a twist's (z, w) ([`normal_twist`]): n.z ≥ 0 rebuilt,
+/// the swing the shortest arc from +Z to n, `normalize(−n.y, n.x, 0, 1 + n.z)`, then
+/// swing ⊗ twist (unnormalised when the twist is). Mirrors the `MAP_DECODE_BC5_NORMAL_TWIST`
+/// case of `qmap_decode_sample` in `shaders/qmap.wgsl`.
+#[must_use]
+pub(crate) fn join_normal_twist(normal: [f32; 2], twist: [f32; 2]) -> Vec4 {
+    let [x, y] = normal;
+    let z = (1.0 - x * x - y * y).max(0.0).sqrt();
+    let s = Vec4::new(-y, x, 0.0, 1.0 + z).normalize_or(Vec4::W);
+    quat_mul(s, Vec4::new(0.0, 0.0, twist[0], twist[1]))
+}
+
 /// Whether a tangent-space map has tilt content (x or y ≠ 0 somewhere: a normal map's): a map
 /// with a twist *and* a tilt needs four channels; one with either alone fits two (BC5 of (x, y)
 /// with w rebuilt, or of (z, w) with x = y = 0).

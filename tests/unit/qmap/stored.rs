@@ -229,85 +229,110 @@ fn bad_ktx2_files_are_errors_not_panics() {
 }
 
 /// Two BC5 layers ([`MapFormat::Bc5Pair`]) of a map with a tilt and a twist: read straight from
-/// the stored blocks with `bcdec_rs`, layer 0 is the swing's (x, y) and layer 1 the twist's
-/// (z, w) — each worked out here with glam (the shortest arc from +Z to the rotated +Z, and
+/// the stored blocks with `bcdec_rs`, layer 0 is the normal's (x, y) in tangent space (what a
+/// BC5 normal map holds) and the swing's (x, y) in object space, layer 1 the twist's (z, w) —
+/// each worked out here with glam (the rotated +Z, the shortest arc from +Z to it, and
 /// swing⁻¹ ⊗ r) — within BC5's contract per component (`qmap::bc`: ½ a snorm step for the byte,
 /// plus half a palette step, range/14, of the block's spread); and the map's own decode joins
-/// them back to the rotation.
+/// them back to the rotation (glam's arc from +Z to the rebuilt normal, or the swing with its w
+/// rebuilt, ⊗ the twist).
 #[test]
-fn two_bc5_layers_hold_the_swing_and_the_twist_within_bc5s_bound() {
+fn two_bc5_layers_hold_the_tilt_and_the_twist_within_bc5s_bound() {
     use glam::{Quat, Vec4};
-    common::for_seeds("bc5x2 swing and twist", 3, |seed, rng| {
+    common::for_seeds("bc5x2 tilt and twist", 3, |seed, rng| {
         let map = tangent_map(rng, 64, true);
-        let stored =
-            EncodedMap::encode(&map, &Encoding::new(MapSpace::Tangent, MapFormat::Bc5Pair))
+        for space in [MapSpace::Tangent, MapSpace::Object] {
+            let stored = EncodedMap::encode(&map, &Encoding::new(space, MapFormat::Bc5Pair))
                 .expect("bc5x2 holds a tilt and a twist");
-        let level = &map.levels[0];
-        let (w, h) = (level.width as usize, level.height as usize);
-        let bytes = &stored.levels[0];
-        let (layer0, layer1) = bytes.split_at(bytes.len() / 2);
-        // Expected (swing xy, twist zw) per texel, by glam.
-        let expected: Vec<([f32; 2], [f32; 2])> = level
-            .quats
-            .iter()
-            .map(|q| {
-                let r = Quat::from_xyzw(q.x, q.y, q.z, q.w).normalize();
-                let swing = Quat::from_rotation_arc(Vec3::Z, r * Vec3::Z);
-                let twist = swing.inverse() * r;
-                ([swing.x, swing.y], [twist.z, twist.w])
-            })
-            .collect();
-        let blocks_x = w / 4;
-        let mut layers = [vec![[0f32; 2]; w * h], vec![[0f32; 2]; w * h]];
-        for (layer, blocks) in [layer0, layer1].into_iter().enumerate() {
-            for (b, block) in blocks.chunks_exact(16).enumerate() {
-                let mut rg = [0f32; 32];
-                bcdec_rs::bc5_float(block, &mut rg, 8, true);
-                let texel =
-                    |k: usize| ((b / blocks_x) * 4 + k / 4) * w + (b % blocks_x) * 4 + k % 4;
-                // The block's twists share a hemisphere in the store; glam's may not.
-                let value = |k: usize, c: usize| {
-                    let (s, t) = expected[texel(k)];
-                    if layer == 0 {
-                        s[c]
-                    } else {
-                        let sign = if Vec2::from(t).dot(Vec2::new(rg[0], rg[1])) < 0.0 {
-                            -1.0
-                        } else {
-                            1.0
-                        };
-                        sign * t[c]
-                    }
+            let layers = bc5x2_layers(&map, &stored, seed, space);
+            // The map's decode joins the layers: (tangent) the arc from +Z to n = (x, y,
+            // √(1 − x² − y²)), (object) the swing (x, y, 0, √(1 − x² − y²)), ⊗ twist (0, 0, z, w),
+            // by glam; f32 rounding of a dozen operations on unit values: 1e-5.
+            let decoded = stored.decode_level(0).expect("decodes");
+            for (i, d) in decoded.iter().enumerate() {
+                let [x, y] = layers[0][i];
+                let [tz, tw] = layers[1][i];
+                let rebuilt = (1.0 - x * x - y * y).max(0.0).sqrt();
+                let tilt = match space {
+                    MapSpace::Tangent => Quat::from_rotation_arc(Vec3::Z, Vec3::new(x, y, rebuilt)),
+                    MapSpace::Object => Quat::from_xyzw(x, y, 0.0, rebuilt),
                 };
-                for c in 0..2 {
-                    let bytes: Vec<f32> = (0..16).map(|k| (value(k, c) * 127.0).round()).collect();
-                    let range = bytes.iter().copied().fold(f32::MIN, f32::max)
-                        - bytes.iter().copied().fold(f32::MAX, f32::min);
-                    // + 1e-4: f32 rounding of the decode and of glam's arc, far below a step.
-                    let bound = (0.5 + range / 14.0) / 127.0 + 1e-4;
-                    for k in 0..16 {
-                        let (got, want) = (rg[2 * k + c], value(k, c));
-                        layers[layer][texel(k)][c] = got;
-                        assert!(
-                            (got - want).abs() <= bound,
-                            "seed {seed:#x} layer {layer} block {b} texel {k} channel {c}: {got} against {want} (bound {bound})"
-                        );
-                    }
+                let want = Vec4::from(tilt * Quat::from_xyzw(0.0, 0.0, tz, tw));
+                assert!(
+                    (*d - want).abs().max_element() < 1e-5,
+                    "seed {seed:#x} {space} texel {i}: {d} against {want}"
+                );
+            }
+        }
+    });
+}
+
+/// The two layers of a `bc5x2` map of `space` as decoded from its level-0 blocks, each checked
+/// against glam's (normal or swing (x, y), twist (z, w)) within BC5's per-component bound.
+fn bc5x2_layers(
+    map: &QuatMap,
+    stored: &EncodedMap,
+    seed: u64,
+    space: MapSpace,
+) -> [Vec<[f32; 2]>; 2] {
+    use glam::Quat;
+    let level = &map.levels[0];
+    let (w, h) = (level.width as usize, level.height as usize);
+    let bytes = &stored.levels[0];
+    let (layer0, layer1) = bytes.split_at(bytes.len() / 2);
+    // Expected (normal or swing xy, twist zw) per texel, by glam.
+    let expected: Vec<([f32; 2], [f32; 2])> = level
+        .quats
+        .iter()
+        .map(|q| {
+            let r = Quat::from_xyzw(q.x, q.y, q.z, q.w).normalize();
+            let n = r * Vec3::Z;
+            let swing = Quat::from_rotation_arc(Vec3::Z, n);
+            let twist = swing.inverse() * r;
+            let tilt = match space {
+                MapSpace::Tangent => [n.x, n.y],
+                MapSpace::Object => [swing.x, swing.y],
+            };
+            (tilt, [twist.z, twist.w])
+        })
+        .collect();
+    let blocks_x = w / 4;
+    let mut layers = [vec![[0f32; 2]; w * h], vec![[0f32; 2]; w * h]];
+    for (layer, blocks) in [layer0, layer1].into_iter().enumerate() {
+        for (b, block) in blocks.chunks_exact(16).enumerate() {
+            let mut rg = [0f32; 32];
+            bcdec_rs::bc5_float(block, &mut rg, 8, true);
+            let texel = |k: usize| ((b / blocks_x) * 4 + k / 4) * w + (b % blocks_x) * 4 + k % 4;
+            // The block's twists share a hemisphere in the store; glam's may not.
+            let value = |k: usize, c: usize| {
+                let (s, t) = expected[texel(k)];
+                if layer == 0 {
+                    s[c]
+                } else {
+                    let sign = if Vec2::from(t).dot(Vec2::new(rg[0], rg[1])) < 0.0 {
+                        -1.0
+                    } else {
+                        1.0
+                    };
+                    sign * t[c]
+                }
+            };
+            for c in 0..2 {
+                let bytes: Vec<f32> = (0..16).map(|k| (value(k, c) * 127.0).round()).collect();
+                let range = bytes.iter().copied().fold(f32::MIN, f32::max)
+                    - bytes.iter().copied().fold(f32::MAX, f32::min);
+                // + 1e-4: f32 rounding of the decode and of glam's arc, far below a step.
+                let bound = (0.5 + range / 14.0) / 127.0 + 1e-4;
+                for k in 0..16 {
+                    let (got, want) = (rg[2 * k + c], value(k, c));
+                    layers[layer][texel(k)][c] = got;
+                    assert!(
+                        (got - want).abs() <= bound,
+                        "seed {seed:#x} {space} layer {layer} block {b} texel {k} channel {c}: {got} against {want} (bound {bound})"
+                    );
                 }
             }
         }
-        // The map's decode joins the layers: swing (x, y, 0, √(1 − x² − y²)) ⊗ twist (0, 0, z, w),
-        // the product by glam; f32 rounding of a dozen operations on unit values: 1e-5.
-        let decoded = stored.decode_level(0).expect("decodes");
-        for (i, d) in decoded.iter().enumerate() {
-            let [sx, sy] = layers[0][i];
-            let [tz, tw] = layers[1][i];
-            let swing = Quat::from_xyzw(sx, sy, 0.0, (1.0 - sx * sx - sy * sy).max(0.0).sqrt());
-            let want = Vec4::from(swing * Quat::from_xyzw(0.0, 0.0, tz, tw));
-            assert!(
-                (*d - want).abs().max_element() < 1e-5,
-                "seed {seed:#x} texel {i}: {d} against {want}"
-            );
-        }
-    });
+    }
+    layers
 }
