@@ -37,7 +37,7 @@ use qtangent::qmap::Encoding;
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::MapSpace;
 use qtangent::qmap::RasterBackend;
-use qtangent::qmap::{self, BakeMesh, MapFormat, NormalMap, TexelKind};
+use qtangent::qmap::{self, BakeMesh, MapFormat, NormalMap, QuatMap, TexelKind};
 use qtangent::qmap::{bc5_round_trip_chain, AngleStats, CpuRaster, EncodedMap};
 use qtangent::qmap::{Bc7Quality, BcEncoder};
 use qtangent::render::FrameSource;
@@ -642,7 +642,7 @@ impl BakeTiming<'_> {
     fn tangent(&self, bc7: Bc7Quality, encoder: BcEncoder) -> Result<(), Error> {
         let (ctx, scene, side) = (self.ctx, self.scene, self.side);
         let mut t = [Duration::ZERO; 4];
-        let (mut texels, mut normals, mut tangents) = (0, Vec::new(), Vec::new());
+        let mut pool = Pooled::default();
         for m in &scene.materials {
             let Some(normal) = &m.normal else { continue };
             let img = if normal.width() == side {
@@ -660,26 +660,21 @@ impl BakeTiming<'_> {
                 CpuRaster.bake_tangent(&levels, None, MapFormat::Rgba32Float)
             })?;
             let how = encoding(MapSpace::Tangent, MapFormat::Bc5, bc7, encoder);
-            let stored = timed(&mut t[3], || EncodedMap::encode(&map, &how))?;
-            texels += map.levels.iter().map(|l| l.quats.len()).sum::<usize>();
             let all = vec![true; map.levels[0].quats.len()];
-            let (n, t) = stored.frame_angles(&map.levels[0].quats, &all)?;
-            normals.extend(n);
-            tangents.extend(t);
+            pool.store(&map, &how, &all, &mut t[3])?;
         }
-        let (n, tn) = (AngleStats::of(normals), AngleStats::of(tangents));
+        let (texels, n, tn) = pool.stats();
+        let total = (t[0] + t[1].min(t[2]) + t[3]).as_secs_f64();
+        let [mips, gpu, cpu, bc5] = t.map(|d| d.as_secs_f64());
+        let (rate, name, n, tn) = (
+            texels as f64 / bc5 / 1e6,
+            encoder.name(),
+            stats(Some(n)),
+            stats(Some(tn)),
+        );
         println!(
-        "| {side}² | tangent → bc5 ({}) | mips {:.2} s, rotations on the GPU {:.2} s or on the CPU {:.2} s, BC5 {:.2} s ({:.0} Mtexel/s); per-texel error ° normal {}, tangent {} | {:.2} s |",
-        encoder.name(),
-        t[0].as_secs_f64(),
-        t[1].as_secs_f64(),
-        t[2].as_secs_f64(),
-        t[3].as_secs_f64(),
-        texels as f64 / t[3].as_secs_f64() / 1e6,
-        stats(Some(n)),
-        stats(Some(tn)),
-        (t[0] + t[1].min(t[2]) + t[3]).as_secs_f64()
-    );
+            "| {side}² | tangent → bc5 ({name}) | mips {mips:.2} s, rotations on the GPU {gpu:.2} s or on the CPU {cpu:.2} s, BC5 {bc5:.2} s ({rate:.0} Mtexel/s); per-texel error ° normal {n}, tangent {tn} | {total:.2} s |"
+        );
         Ok(())
     }
 
@@ -688,8 +683,7 @@ impl BakeTiming<'_> {
     fn object(&self, quality: Bc7Quality, encoder: BcEncoder) -> Result<(), Error> {
         let (ctx, scene, side) = (self.ctx, self.scene, self.side);
         let mut o = [Duration::ZERO; 3];
-        let mut texels = 0;
-        let (mut normals, mut tangents) = (Vec::new(), Vec::new());
+        let mut pool = Pooled::default();
         for (i, sm) in scene.meshes.iter().enumerate() {
             if !matches!(sm.map, MapSource::Bake { .. }) {
                 continue;
@@ -705,27 +699,52 @@ impl BakeTiming<'_> {
                 qmap::finish(&raster, settings.padding, &mut ())
             });
             let how = encoding(MapSpace::Object, MapFormat::Bc7, quality, encoder);
-            let stored = timed(&mut o[2], || EncodedMap::encode(&map, &how))?;
-            texels += map.levels.iter().map(|l| l.quats.len()).sum::<usize>();
             let mask: Vec<bool> = map.kind.iter().map(|k| *k == TexelKind::Covered).collect();
-            let (n, t) = stored.frame_angles(&map.levels[0].quats, &mask)?;
-            normals.extend(n);
-            tangents.extend(t);
+            pool.store(&map, &how, &mask, &mut o[2])?;
         }
-        let (n, t) = (AngleStats::of(normals), AngleStats::of(tangents));
+        let (texels, n, t) = pool.stats();
+        let total = o.iter().sum::<Duration>().as_secs_f64();
+        let [raster, finish, bc7] = o.map(|d| d.as_secs_f64());
+        let (rate, n, t) = (texels as f64 / bc7 / 1e6, stats(Some(n)), stats(Some(t)));
+        let (quality, name) = (quality.name(), encoder.name());
         println!(
-        "| {side}² | object → bc7 {} ({}) | raster (GPU) {:.2} s, finish {:.2} s, BC7 {:.2} s ({:.2} Mtexel/s); per-texel error ° normal {}, tangent {} | {:.2} s |",
-        quality.name(),
-        encoder.name(),
-        o[0].as_secs_f64(),
-        o[1].as_secs_f64(),
-        o[2].as_secs_f64(),
-        texels as f64 / o[2].as_secs_f64() / 1e6,
-        stats(Some(n)),
-        stats(Some(t)),
-        o.iter().sum::<Duration>().as_secs_f64()
-    );
+            "| {side}² | object → bc7 {quality} ({name}) | raster (GPU) {raster:.2} s, finish {finish:.2} s, BC7 {bc7:.2} s ({rate:.2} Mtexel/s); per-texel error ° normal {n}, tangent {t} | {total:.2} s |"
+        );
         Ok(())
+    }
+}
+
+/// What a bake-time row pools over the scene's maps: texels stored, and the per-texel angle
+/// errors of the stored normal and tangent against the f32 bake.
+#[derive(Default)]
+struct Pooled {
+    texels: usize,
+    normals: Vec<f64>,
+    tangents: Vec<f64>,
+}
+
+impl Pooled {
+    /// Stores `map` as `how` (the time added to `time`) and pools its texels and the errors of
+    /// level 0's texels in `mask`.
+    fn store(
+        &mut self,
+        map: &QuatMap,
+        how: &Encoding,
+        mask: &[bool],
+        time: &mut Duration,
+    ) -> Result<(), Error> {
+        let stored = timed(time, || EncodedMap::encode(map, how))?;
+        self.texels += map.levels.iter().map(|l| l.quats.len()).sum::<usize>();
+        let (n, t) = stored.frame_angles(&map.levels[0].quats, mask)?;
+        self.normals.extend(n);
+        self.tangents.extend(t);
+        Ok(())
+    }
+
+    /// Texels stored, and the statistics of the normal and tangent errors.
+    fn stats(self) -> (usize, AngleStats, AngleStats) {
+        let (n, t) = (AngleStats::of(self.normals), AngleStats::of(self.tangents));
+        (self.texels, n, t)
     }
 }
 

@@ -83,42 +83,17 @@ fn main() -> ExitCode {
         }
         "demo" => {
             ensure_vulkan();
-            cargo(
-                &root,
-                &[
-                    &["run", "--release", "--example", "demo", "--"],
-                    &strs(&rest)[..],
-                ]
-                .concat(),
-            )
-            .and_then(|()| example(&root, "embed", &[]))
-            .and_then(|()| cargo(&root, &["run", "--release", "--example", "bake"]))
-            .and_then(|()| cargo(&root, &["run", "--release", "--example", "render"]))
-            .and_then(|()| helmet_from_ktx2(&root))
-            .and_then(|()| swirl_disc(&root))
-            .and_then(|()| animate_fox(&root))
+            example(&root, "demo", &strs(&rest))
+                .and_then(|()| example(&root, "embed", &[]))
+                .and_then(|()| cargo(&root, &["run", "--release", "--example", "bake"]))
+                .and_then(|()| cargo(&root, &["run", "--release", "--example", "render"]))
+                .and_then(|()| helmet_from_ktx2(&root))
+                .and_then(|()| swirl_disc(&root))
+                .and_then(|()| animate_fox(&root))
         }
-        "bake" | "render" | "bench" | "animate" | "aniso" => {
+        "bake" | "render" | "bench" | "animate" | "aniso" | "skin-bench" => {
             ensure_vulkan();
-            cargo(
-                &root,
-                &[
-                    &["run", "--release", "--example", cmd.as_str(), "--"],
-                    &strs(&rest)[..],
-                ]
-                .concat(),
-            )
-        }
-        "skin-bench" => {
-            ensure_vulkan();
-            cargo(
-                &root,
-                &[
-                    &["run", "--release", "--example", "skin_bench", "--"],
-                    &strs(&rest)[..],
-                ]
-                .concat(),
-            )
+            example(&root, &cmd.replace('-', "_"), &strs(&rest))
         }
         "gpu-bundle" => gpu_bundle(&root),
         "npm" => npm::install(&root),
@@ -256,19 +231,29 @@ fn assets_dir(root: &Path) -> PathBuf {
     std::env::var_os("QTANGENT_ASSETS").map_or_else(|| root.join("../shared/assets"), PathBuf::from)
 }
 
+/// The shared asset `rel` for the demo step `what`, as a path argument; `None`, with a note
+/// saying where the assets come from, when the folder does not hold it.
+fn demo_asset(root: &Path, rel: &str, what: &str) -> Option<String> {
+    let path = assets_dir(root).join(rel);
+    if path.is_file() {
+        Some(path.to_string_lossy().into_owned())
+    } else {
+        eprintln!(
+            "xtask: {} not found; skipping {what} ({ASSETS_HINT})",
+            path.display()
+        );
+        None
+    }
+}
+
 /// A demo step: FlightHelmet's tangent-space maps baked to KTX2 (BC5, the `bake` defaults) in
 /// `qmaps/FlightHelmet/`, then rendered in all modes with those files loaded (`--maps`), when
 /// the shared assets hold it; a note otherwise.
 fn helmet_from_ktx2(root: &Path) -> Result<(), String> {
-    let helmet = assets_dir(root).join("gltf/FlightHelmet/FlightHelmet.gltf");
-    if !helmet.is_file() {
-        eprintln!(
-            "xtask: {} not found; skipping FlightHelmet ({ASSETS_HINT})",
-            helmet.display()
-        );
+    let Some(helmet) = demo_asset(root, "gltf/FlightHelmet/FlightHelmet.gltf", "FlightHelmet")
+    else {
         return Ok(());
-    }
-    let helmet = helmet.to_string_lossy().into_owned();
+    };
     // Shipped form: 4-byte qtangents and BC5 tangent-space maps in one validator-clean GLB,
     // drawn back from that file alone.
     let packed = "packed/FlightHelmet.glb";
@@ -350,15 +335,9 @@ fn swirl_disc(root: &Path) -> Result<(), String> {
 /// The demo's last step: the Fox's walk/run blend skinned on the GPU (`examples/animate.rs`),
 /// when the shared assets hold the Fox; a note otherwise (the Fox is not ours to embed).
 fn animate_fox(root: &Path) -> Result<(), String> {
-    let fox = assets_dir(root).join("gltf/Fox.glb");
-    if !fox.is_file() {
-        eprintln!(
-            "xtask: {} not found; skipping the animated Fox ({ASSETS_HINT})",
-            fox.display()
-        );
+    let Some(fox) = demo_asset(root, "gltf/Fox.glb", "the animated Fox") else {
         return Ok(());
-    }
-    let fox = fox.to_string_lossy().into_owned();
+    };
     cargo(
         root,
         &["run", "--release", "--example", "animate", "--", &fox],
