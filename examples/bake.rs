@@ -38,8 +38,10 @@
 //!   normal r·Z; background transparent) and, for object-space maps, `NAME.handedness.png`
 //!   (255 = +1, 0 = −1 mirrored, 128 = background).
 //!   Files are written under a temporary name and renamed, so none is ever left half written.
-//! - The raster stage runs on the GPU (wgpu; lavapipe works) unless `--cpu`; everything after
-//!   it (hemisphere choice, padding, mips) runs on the CPU either way.
+//! - The raster stage runs where the device says (`GpuContext::raster_backend`): on the GPU, or
+//!   on a CPU adapter such as lavapipe on the CPU, which is faster there; `--cpu` needs no wgpu
+//!   at all. Everything after it (hemisphere choice, padding, mips) runs on the CPU either way.
+//!   The report says which (`raster` in the JSON).
 //! - stdout: a summary per map (texel counts, seam statistics, time per stage, files), or with
 //!   `--json` one JSON document. stderr: the adapter, warnings, a progress bar on a terminal.
 //!   Errors print one line, `bake: <error>`, and exit with status 1.
@@ -252,9 +254,20 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
         eprintln!("adapter: {}", ctx.describe());
         Some(ctx)
     };
+    // The device's own choice: on a CPU adapter (lavapipe) the CPU raster, which is faster there.
     let backend: &dyn RasterBackend = match &ctx {
-        Some(ctx) => ctx,
+        Some(ctx) => ctx.raster_backend(),
         None => &CpuRaster,
+    };
+    let device = Device {
+        raster: match &ctx {
+            None => "CPU raster".to_string(),
+            Some(c) if c.info.device_type == wgpu::DeviceType::Cpu => {
+                format!("CPU raster (the adapter, {}, is a CPU)", c.describe())
+            }
+            Some(c) => format!("GPU raster on {}", c.describe()),
+        },
+        adapter: ctx.as_ref().map(GpuContext::describe),
     };
 
     let t = Instant::now();
@@ -285,8 +298,13 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
         }
     }
     ui.bar.finish_and_clear();
-    let adapter = ctx.as_ref().map(GpuContext::describe);
-    report(args, ui, adapter.as_deref(), &source, load_time, &reports)
+    report(args, ui, &device, &source, load_time, &reports)
+}
+
+/// Where the raster ran: said in the report, and the adapter (none with `--cpu`).
+struct Device {
+    raster: String,
+    adapter: Option<String>,
 }
 
 /// The scene, the name of its source and the maps to bake: `MESH`'s, or the default job's.
@@ -312,7 +330,7 @@ fn load_jobs(args: &Args, ui: &mut Ui) -> Result<(Scene, String, Vec<BakeJob>), 
 fn report(
     args: &Args,
     ui: &Ui,
-    adapter: Option<&str>,
+    device: &Device,
     source: &str,
     load_time: Duration,
     reports: &[Report],
@@ -321,7 +339,8 @@ fn report(
     if args.json {
         let doc = json!({
             "mode": if args.cpu { "cpu" } else { "gpu" },
-            "adapter": adapter,
+            "adapter": device.adapter,
+            "raster": device.raster,
             "source": source,
             "load_ms": ms(load_time),
             "out_dir": args.out.display().to_string(),
@@ -338,7 +357,7 @@ fn report(
         });
         outln!(out, "{doc}");
     } else {
-        print_text(&mut out, args, adapter, source, load_time, reports);
+        print_text(&mut out, args, device, source, load_time, reports);
     }
     // A closed pipe (`bake | head`) is not an error worth a message.
     match std::io::stdout().lock().write_all(out.as_bytes()) {
@@ -565,15 +584,12 @@ fn report_json(r: &Report) -> Value {
 fn print_text(
     out: &mut String,
     args: &Args,
-    adapter: Option<&str>,
+    device: &Device,
     source: &str,
     load: Duration,
     reports: &[Report],
 ) {
-    let mode = match adapter {
-        Some(a) => format!("GPU raster on {a}"),
-        None => "CPU raster".to_string(),
-    };
+    let mode = &device.raster;
     let size = match args.kind {
         MapSpace::Object => format!("{n}×{n} ", n = args.size),
         MapSpace::Tangent => String::new(),

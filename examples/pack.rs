@@ -138,7 +138,7 @@ fn load(args: &Args) -> Result<(Scene, Vec<Prepared>, SceneMaps), String> {
         _ => MapKinds::Tangent,
     };
     let options = MapOptions::default();
-    let baker = qtangent::qmap::Baker::new(&ctx, &options);
+    let baker = qtangent::qmap::Baker::new(ctx.raster_backend(), &options);
     let console = &mut console::Console::with_progress("pack");
     let maps = SceneMaps::new(&render, &baker, kinds, console).map_err(|e| e.to_string())?;
     let prepared = render.meshes.iter().map(|m| m.mesh.clone()).collect();

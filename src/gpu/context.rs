@@ -327,6 +327,12 @@ impl GpuContext {
         })
     }
 
+    /// Whether the adapter is a CPU (lavapipe, llvmpipe, SwiftShader): there the bake's CPU
+    /// stages are faster than its passes ([`crate::qmap::RasterBackend`] for `GpuContext`).
+    pub(crate) fn is_cpu_adapter(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
+    }
+
     /// Checks that this device can run a stage with `needs`.
     ///
     /// # Errors

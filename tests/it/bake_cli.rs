@@ -1,7 +1,8 @@
 //! The `bake` example as a user runs it: files written and equal to the library's bake, the
 //! JSON report, per-material maps from a glTF file, and one-line errors with status 1. The CLI
 //! tests bake with `--cpu` so they do not depend on the GPU raster; `gpu_bake_matches_cpu`
-//! runs the GPU path and fails (never skips) without an adapter.
+//! runs the device's path (the GPU raster, or the CPU raster on a CPU adapter, which the
+//! report must say) and fails (never skips) without an adapter.
 //!
 //! The example binary is built by plain `cargo test` (or `cargo build --release --example
 //! bake`) next to this test's binary.
@@ -389,11 +390,14 @@ fn rotation_deg(p: Vec4, q: Vec4) -> f64 {
     (2.0 * half).to_degrees()
 }
 
-/// The GPU raster through the CLI agrees with the CPU bake: same covered count and handedness,
-/// every level-0 texel within `2 · max_error_deg + 0.01°`. Each baker's stored texel is within
-/// [`MapFormat::max_error_deg`] of its own exact frame (the bound's derivation), and the two
-/// exact frames differ by f32 rounding only (far below 0.01°; see `tests/unit/gpu/bake.rs`). Compared
-/// sign-insensitively: q and −q are the same frame. Fails without a GPU adapter.
+/// The bake through the CLI with a device agrees with the CPU bake: same covered count and
+/// handedness, every level-0 texel within `2 · max_error_deg + 0.01°`. Each baker's stored
+/// texel is within [`MapFormat::max_error_deg`] of its own exact frame (the bound's
+/// derivation), and the two exact frames differ by f32 rounding only (far below 0.01°; see
+/// `tests/unit/gpu/bake.rs`, which holds the GPU raster itself to that on any adapter).
+/// Compared sign-insensitively: q and −q are the same frame. The report names the raster the
+/// device chose: the CPU's on a CPU adapter (lavapipe), the GPU's elsewhere. Fails without an
+/// adapter.
 #[test]
 fn gpu_bake_matches_cpu() {
     let dir = tempdir();
@@ -402,7 +406,16 @@ fn gpu_bake_matches_cpu() {
         &[&dir.path().join("gpu").to_string_lossy()],
     ));
     assert_eq!(report["mode"], "gpu");
-    assert!(report["adapter"].is_string(), "{report}");
+    let adapter = report["adapter"].as_str().expect("an adapter");
+    // `GpuContext::describe`: "name (backend, device type)"; a CPU adapter rasters on the CPU.
+    let raster = report["raster"].as_str().expect("the raster");
+    let on_cpu = adapter.contains(", Cpu");
+    let want = if on_cpu {
+        "CPU raster (the adapter"
+    } else {
+        "GPU raster on"
+    };
+    assert!(raster.starts_with(want), "{adapter}: {raster}");
     let m = &report["maps"][0];
     let want = library_default(64, MapFormat::Rgba16Float);
     assert_eq!(

@@ -129,7 +129,7 @@ impl Renderer {
     ) -> Result<GpuScene, GpuError> {
         // A warning every map upload repeats is said once.
         let listener = &mut Once::new(listener);
-        let baker = Baker::new(ctx, options);
+        let baker = Baker::new(ctx.raster_backend(), options);
         let maps = SceneMaps::new(scene, &baker, MapKinds::Both, listener)?;
         let mut formats: Vec<Format> = formats.to_vec();
         if !formats.contains(&FALLBACK_FORMAT) {
