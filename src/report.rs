@@ -208,6 +208,17 @@ pub enum WarningKind {
         /// Height of level 0.
         height: u32,
     },
+    /// A tangent-space map with a tilt and a twist has normals tilted past the horizon
+    /// (n.z < 0, a normal map's blue below ½), which two BC5 layers (the normal's (x, y), z ≥ 0
+    /// rebuilt) cannot hold; stored as BC7.
+    TiltPastHorizon {
+        /// Texels (over every level) tilted past the horizon.
+        texels: usize,
+    },
+    /// Two BC5 layers (bc5x2) were asked of an object-space map that keeps its handedness
+    /// plane (an authored one, or `keep_handedness`): the second layer takes the plane's place;
+    /// stored as BC7.
+    PlaneNotInBc5Pair,
     /// Triangles whose UVs have (next to) no area: an object-space map holds no frame of
     /// theirs, so where they are drawn they read their neighbours' texels.
     NoUvArea {
@@ -311,6 +322,8 @@ impl fmt::Display for WarningKind {
             | Self::Bc5CannotHold { .. }
             | Self::NotBlockSized { .. }
             | Self::NoUvArea { .. }
+            | Self::TiltPastHorizon { .. }
+            | Self::PlaneNotInBc5Pair
             | Self::TextureNotBlockSized { .. }
             | Self::MapNotInFolder { .. } => self.fmt_maps(f),
 
@@ -387,6 +400,16 @@ impl WarningKind {
                 f,
                 "{format} needs sides that are multiples of 4, not {width}×{height}; stored as \
                  rgba16f"
+            ),
+            Self::PlaneNotInBc5Pair => write!(
+                f,
+                "bc5x2 cannot keep this object-space map's handedness plane (its second layer \
+                 takes the plane's place); stored as bc7"
+            ),
+            Self::TiltPastHorizon { texels } => write!(
+                f,
+                "{texels} texels have normals tilted past the horizon (a normal map's blue below \
+                 ½), which bc5x2 cannot hold (its first layer rebuilds z ≥ 0); stored as bc7"
             ),
             Self::NoUvArea { triangles, of } => write!(
                 f,

@@ -189,6 +189,29 @@ pub struct Baked {
     pub map_uvs: Option<Vec<Vec2>>,
 }
 
+/// `encoding`, or BC7 with a warning where `bc5x2` cannot hold the map: a tangent-space map
+/// with normals tilted past the horizon (its first layer holds the normal's (x, y) with z ≥ 0
+/// rebuilt, so such a normal would come back mirrored), or an object-space map that keeps its
+/// handedness plane (its second layer takes the plane's place). BC7 holds both.
+fn fit(map: &QuatMap, encoding: Encoding, what: &str, listener: &mut dyn Listener) -> Encoding {
+    if encoding.format != MapFormat::Bc5Pair {
+        return encoding;
+    }
+    let kind = match encoding.space {
+        MapSpace::Tangent => match tangent::tilts_past_horizon(map) {
+            0 => return encoding,
+            texels => WarningKind::TiltPastHorizon { texels },
+        },
+        MapSpace::Object if encoding.keep_handedness => WarningKind::PlaneNotInBc5Pair,
+        MapSpace::Object => return encoding,
+    };
+    listener.warning(Warning::new(what, kind));
+    Encoding {
+        format: MapFormat::Bc7,
+        ..encoding
+    }
+}
+
 /// The largest side a repacked map is given automatically.
 const MAX_REPACKED_SIZE: u32 = 4096;
 
@@ -379,7 +402,7 @@ impl<'a> Baker<'a> {
             keep_handedness: space == MapSpace::Object,
             ..self.encoding(space, format)
         };
-        EncodedMap::encode(map, &encoding)
+        EncodedMap::encode(map, &fit(map, encoding, what, listener))
     }
 
     /// How the options store a map of `space` in `format`.
@@ -401,7 +424,8 @@ impl<'a> Baker<'a> {
         listener: &mut dyn Listener,
     ) -> Result<EncodedMap, BakeError> {
         listener.stage("store", 0, 1);
-        EncodedMap::encode(map, encoding).map_err(|e| BakeError::Mesh {
+        let encoding = fit(map, *encoding, what, listener);
+        EncodedMap::encode(map, &encoding).map_err(|e| BakeError::Mesh {
             label: what.to_string(),
             problem: e.to_string(),
         })

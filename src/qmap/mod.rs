@@ -470,6 +470,9 @@ pub enum Unfit {
     /// An object-space map that keeps its handedness plane: two BC5 layers take the plane's
     /// texture for (z, w), so the handedness must be derived from the UV winding.
     HandednessPlane,
+    /// A tangent-space map with normals tilted past the horizon (n.z < 0): two BC5 layers hold
+    /// the normal's (x, y) and rebuild z ≥ 0.
+    TiltPastHorizon,
 }
 
 impl std::fmt::Display for Unfit {
@@ -483,6 +486,9 @@ impl std::fmt::Display for Unfit {
             }
             Self::HandednessPlane => {
                 "a handedness plane: its second layer, (z, w), takes the plane's place; derive the handedness from the UV winding instead"
+            }
+            Self::TiltPastHorizon => {
+                "normals tilted past the horizon (n.z < 0): its first layer holds a tangent-space normal's (x, y) and rebuilds z ≥ 0"
             }
         })
     }

@@ -205,6 +205,12 @@ impl EncodedMap {
                         unfit: Unfit::HandednessPlane,
                     });
                 }
+                if space == MapSpace::Tangent && tangent::tilts_past_horizon(map) > 0 {
+                    return Err(BakeError::Unfit {
+                        format,
+                        unfit: Unfit::TiltPastHorizon,
+                    });
+                }
                 map.levels
                     .iter()
                     .map(|l| bc5_pair_level(l, space, encoder).map_err(bc_err))

@@ -268,9 +268,11 @@ pub(crate) fn join_swing_twist(swing: [f32; 2], twist: [f32; 2]) -> Vec4 {
 /// A tangent-space rotation as its normal and its twist: ((n.x, n.y), (t.z, t.w)) with
 /// n = r·Z and t the twist of [`swing_twist`] — the two layers of a tangent-space
 /// [`MapFormat::Bc5Pair`](super::MapFormat::Bc5Pair) map, the first exactly what a BC5 normal
-/// map holds. A tangent-space normal has n.z ≥ 0 (the hemisphere a normal map can say), so
-/// (x, y) alone determines it; it holds the full tilt θ as sin θ where the swing's (x, y) holds
-/// sin(θ/2), twice the resolution for the same 8-bit texel.
+/// map holds. A tangent-space normal map's normal has n.z ≥ 0 (blue ≥ ½), so
+/// (x, y) alone determines it (a normal tilted past the horizon does not fit: the bake stores
+/// such a map as BC7, `tilts_past_horizon`); it holds the tilt θ as sin θ where the swing's
+/// (x, y) holds sin(θ/2): for small tilts twice the resolution in the same 8-bit texel, equal
+/// near 65°, coarser beyond (the step in θ grows as 1/cos θ against 2/cos(θ/2)).
 #[must_use]
 pub(crate) fn normal_twist(r: Vec4) -> ([f32; 2], [f32; 2]) {
     let (s, t) = swing_twist(r);
@@ -289,6 +291,19 @@ pub(crate) fn join_normal_twist(normal: [f32; 2], twist: [f32; 2]) -> Vec4 {
     let z = (1.0 - x * x - y * y).max(0.0).sqrt();
     let s = Vec4::new(-y, x, 0.0, 1.0 + z).normalize_or(Vec4::W);
     quat_mul(s, Vec4::new(0.0, 0.0, twist[0], twist[1]))
+}
+
+/// Texels (all levels) of a tangent-space map whose normal r·Z is tilted past the horizon
+/// (n.z = 1 − 2(x² + y²) < 0): what a normal map with blue below ½ says, and what the first
+/// layer of a tangent-space `bc5x2` map (the normal's (x, y), z ≥ 0 rebuilt) cannot hold.
+#[must_use]
+pub(crate) fn tilts_past_horizon(map: &QuatMap) -> usize {
+    // Unit quaternions: n.z < 0 ⇔ x² + y² > ½ (in proportion to |q|² for unnormalised ones).
+    map.levels
+        .iter()
+        .flat_map(|l| &l.quats)
+        .filter(|q| q.x * q.x + q.y * q.y > 0.5 * q.length_squared())
+        .count()
 }
 
 /// Whether a tangent-space map has tilt content (x or y ≠ 0 somewhere: a normal map's): a map

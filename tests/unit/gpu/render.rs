@@ -363,12 +363,16 @@ fn sphere_frames_and_shading_match_the_cpu_in_every_mode() {
 /// Block-compressed maps: the CPU filters the texels the crate's BC decoder gives (BC7 decodes
 /// to bytes exactly by the spec; BC5's palette is computed in f32), so the bound is the plain
 /// formats' with the storage term replaced by the decoder's rounding (below). BC5 holds no
-/// twist, so its tangent field is a pure tilt; its object-space map is stored as BC7.
+/// twist, so its tangent field is a pure tilt; its object-space map is stored as BC7. Two BC5
+/// layers with a twist: the tangent-space map's normal (x, y) ⊗ twist
+/// (`MAP_DECODE_BC5_NORMAL_TWIST`), decoded in WGSL against the CPU's decode of the same texels
+/// (the object-space map, which keeps a handedness plane, as BC7).
 #[test]
 fn sphere_frames_match_the_cpu_with_block_compressed_maps() {
     let sources = [FrameSource::QuatMap, FrameSource::QuatMapTangent];
     check_sphere(MapFormat::Bc7, true, &sources);
     check_sphere(MapFormat::Bc5, false, &sources);
+    check_sphere(MapFormat::Bc5Pair, true, &sources);
 }
 
 /// The sphere with both maps stored as `format` (BC5: the object-space map as BC7) and a
@@ -405,7 +409,9 @@ fn upload_stored(
     format: MapFormat,
     twist: bool,
 ) -> (Setup, GpuScene) {
-    let object = if format == MapFormat::Bc5 {
+    // BC5 cannot hold an object-space map, nor two BC5 layers this one's handedness plane
+    // (an authored map keeps it): the object-space map is BC7 for both.
+    let object = if matches!(format, MapFormat::Bc5 | MapFormat::Bc5Pair) {
         MapFormat::Bc7
     } else {
         format

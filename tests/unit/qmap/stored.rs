@@ -336,3 +336,70 @@ fn bc5x2_layers(
     }
     layers
 }
+
+/// A tangent-space map whose normals tilt past the horizon (n.z < 0: a normal map's blue below
+/// ½) with a twist: two BC5 layers, whose first rebuilds z ≥ 0, refuse it, and the baker stores
+/// it as BC7 with a warning counting the texels; the same map with its normals above the
+/// horizon stays `bc5x2`.
+#[test]
+fn tilts_past_the_horizon_are_not_folded_into_two_bc5_layers() {
+    use qtangent::qmap::{Baker, CpuRaster, MapOptions};
+    use qtangent::{Warning, WarningKind};
+    let map_with = |z: f32| {
+        let level = NormalMap {
+            width: 8,
+            height: 8,
+            texels: vec![Vec3::new(1.0, 0.0, z).normalize(); 64],
+        };
+        let f = |uv: Vec2| uv.x - 0.5;
+        tangent::bake_cpu(
+            &[level],
+            Some(tangent::TwistField::Uv(&f)),
+            MapFormat::Rgba32Float,
+        )
+    };
+    let (below, above) = (map_with(-0.2), map_with(0.2));
+    let pair = Encoding::new(MapSpace::Tangent, MapFormat::Bc5Pair);
+    assert!(matches!(
+        EncodedMap::encode(&below, &pair),
+        Err(BakeError::Unfit {
+            unfit: Unfit::TiltPastHorizon,
+            ..
+        })
+    ));
+    let options = MapOptions::default();
+    let store = |map: &QuatMap| {
+        let mut warnings: Vec<Warning> = Vec::new();
+        let stored = Baker::new(&CpuRaster, &options)
+            .store(map, MapSpace::Tangent, "tilted", &mut warnings)
+            .expect("stores");
+        (stored.format, warnings)
+    };
+    let (format, warnings) = store(&below);
+    assert_eq!(format, MapFormat::Bc7);
+    // One level of 8 × 8 texels, every one tilted 101°.
+    let kinds: Vec<&WarningKind> = warnings.iter().map(Warning::kind).collect();
+    assert_eq!(kinds, [&WarningKind::TiltPastHorizon { texels: 64 }]);
+    let (format, warnings) = store(&above);
+    assert_eq!(format, MapFormat::Bc5Pair, "{warnings:?}");
+    assert!(warnings.is_empty(), "{warnings:?}");
+}
+
+/// An authored object-space map keeps its handedness plane, which two BC5 layers cannot hold
+/// (their second layer takes the plane's place): asked for `bc5x2`, the baker stores it as BC7
+/// and says so, where `render --map-format bc5x2` used to fail on the default scene's plate.
+#[test]
+fn bc5x2_asked_of_a_map_with_a_plane_is_stored_as_bc7_with_a_warning() {
+    use qtangent::qmap::{Baker, CpuRaster, MapOptions};
+    use qtangent::{Warning, WarningKind};
+    let map = object_map(16);
+    let options = MapOptions::stored(MapFormat::Bc5Pair);
+    let mut warnings: Vec<Warning> = Vec::new();
+    let stored = Baker::new(&CpuRaster, &options)
+        .store(&map, MapSpace::Object, "plate", &mut warnings)
+        .expect("stores");
+    assert_eq!(stored.format, MapFormat::Bc7);
+    assert!(stored.handedness.is_some(), "the plane is kept");
+    let kinds: Vec<&WarningKind> = warnings.iter().map(Warning::kind).collect();
+    assert_eq!(kinds, [&WarningKind::PlaneNotInBc5Pair]);
+}
