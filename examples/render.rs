@@ -3,8 +3,9 @@
 //! object-space quaternion map, or the qtangent vertex frame turned by a tangent-space
 //! quaternion map — headless, to PNG. `--mode all` renders all four, writes difference
 //! heatmaps against the reference and a side-by-side sheet, and prints PSNR, maximum error,
-//! bytes and frame times. Maps are baked on the GPU and stored as `--map-format` (default: the
-//! compressed one, BC5 or BC7), or loaded from `--maps DIR` (KTX2 files `bake` wrote).
+//! bytes and frame times. Maps are baked through the device (`GpuContext::raster_backend`: the
+//! GPU, or the CPU on a CPU adapter) and stored as `--map-format` (default: the compressed one,
+//! BC5 or BC7), or loaded from `--maps DIR` (KTX2 files `bake` wrote).
 //!
 //! ```sh
 //! cargo run --release --example render                       # the embedded default scene, all modes

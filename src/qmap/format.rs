@@ -8,7 +8,7 @@
 //! | snorm8   | 4           | q                             | r                                    |
 //! | rgba32f  | 16          | q                             | r                                    |
 //! | bc5      | 1           | —                             | (x, y) snorm, w rebuilt; or (z, w)   |
-//! | bc5x2    | 2           | swing (x, y), twist (z, w)    | n or swing (x, y), twist (z, w)      |
+//! | bc5x2    | 2           | swing (x, y), twist (z, w)    | normal (x, y), twist (z, w)          |
 //! | bc7      | 1           | q·½+½ (RGBA), background free | r·½+½ (RGBA)                         |
 //!
 //! The uncompressed formats hold the texel as it is baked. The block formats are baked in

@@ -425,11 +425,18 @@ fn gpu_bake_matches_cpu() {
     );
     let got = read_exr(Path::new(m["files"]["exr"].as_str().expect("exr")));
     assert_eq!(got.levels.len(), want.levels.len());
-    let tol = f64::from(
-        2.0 * MapFormat::Rgba16Float
+    let bound = f64::from(
+        MapFormat::Rgba16Float
             .max_error_deg()
             .expect("uncompressed"),
-    ) + 0.01;
+    );
+    // On a CPU adapter both are the CPU raster: the same exact frames, so each stored texel is
+    // within the format's own bound of the library's (+ 1e-4° of f64 rounding in the angle).
+    let tol = if on_cpu {
+        bound + 1e-4
+    } else {
+        2.0 * bound + 0.01
+    };
     let (a, b) = (&got.levels[0], &want.levels[0]);
     assert_eq!(a.handedness, b.handedness);
     for (i, (p, q)) in a.quats.iter().zip(&b.quats).enumerate() {

@@ -143,7 +143,7 @@ fn pack_maps(
         MapKind::Tangent => MapKinds::Tangent,
         MapKind::Object => MapKinds::Object,
     };
-    let baker = qtangent::qmap::Baker::new(ctx, options);
+    let baker = qtangent::qmap::Baker::new(ctx.raster_backend(), options);
     SceneMaps::new(scene, &baker, kinds, &mut ()).unwrap_or_else(|e| panic!("maps: {e}"))
 }
 

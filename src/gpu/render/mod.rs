@@ -1,6 +1,6 @@
 //! The lit renderer (`shaders/lit.wgsl`): uploads a [`RenderScene`] (vertex streams for every
-//! frame source, material textures, quaternion maps baked on the GPU) and draws it with the
-//! shading frame from the [`FrameSource`] asked for, into an offscreen image or any colour view
+//! frame source, material textures, quaternion maps baked through the device) and draws it with
+//! the shading frame from the [`FrameSource`] asked for, into an offscreen image or any colour view
 //! (the `viewer` example's window). Tests read back the shading frame or the linear radiance
 //! instead of the picture ([`Output`]).
 //!

@@ -100,7 +100,6 @@ fn random_mesh(
         .unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Runs `batch` with `bones` (poisoned output first) and reads it back.
 /// The shared GPU context and a skinning pipeline on it.
 fn skinning() -> (&'static GpuContext, SkinPipeline) {
     let ctx = context();
@@ -122,6 +121,7 @@ fn random_case(
     (mesh, random_pose(rng, usize::from(joints)))
 }
 
+/// Runs `batch` with `bones` (poisoned output first) and reads it back.
 fn run(ctx: &GpuContext, batch: &SkinBatch, bones: &[Bone]) -> Vec<SkinnedVertex> {
     batch
         .set_bones(ctx, bones)

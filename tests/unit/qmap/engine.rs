@@ -140,6 +140,12 @@ fn engine_textures_compress_what_bc_can_store_and_warn_about_the_rest() {
     assert_eq!(m.normal_mips.as_ref().map(Vec::len), Some(4));
     assert_eq!(m.anisotropy_mips.as_ref().map(Vec::len), Some(4));
     assert_ne!(m.normal, both.normal, "the normal map went through BC5");
+    let direction = |i: &RgbaImage| i.pixels().map(|p| [p[0], p[1]]).collect::<Vec<_>>();
+    assert_ne!(
+        m.anisotropy.as_ref().map(direction),
+        both.anisotropy.as_ref().map(direction),
+        "the direction went through BC5"
+    );
     let strength = |i: &RgbaImage| i.pixels().map(|p| p[2]).collect::<Vec<_>>();
     assert_eq!(
         m.anisotropy.as_ref().map(strength),

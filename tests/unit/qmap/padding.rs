@@ -768,6 +768,8 @@ fn object_space_bc7_keeps_every_texel_filtering_reads() {
     let kept = mean_max(&bc7_errors(level, &stored.levels[0], &fringe));
     let dropped = mean_max(&bc7_errors(level, &control, &fringe));
     eprintln!("fringe error, mean / max °: kept {kept:?}, don't-care {dropped:?}");
+    // Half: a margin chosen far inside the measured gap (1.77° / 23.2° kept against 118° / 180°
+    // don't-care), so only a store that lets the fringe go comes near it.
     assert!(
         kept.0 <= dropped.0 / 2.0 && kept.1 <= dropped.1 / 2.0,
         "the stored fringe ({kept:?}°) is not kept better than a don't-care fringe ({dropped:?}°)"
