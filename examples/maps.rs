@@ -212,7 +212,9 @@ fn texel_errors(
     for (mi, m) in scene.materials.iter().enumerate() {
         let Some(normal) = &m.normal else { continue };
         let levels = NormalMap::levels_from_rgba8(normal, m.uniforms.normal_scale);
-        let exact = RasterBackend::bake_tangent(ctx, &levels, None, MapFormat::Rgba32Float)?;
+        let exact = ctx
+            .raster_backend()
+            .bake_tangent(&levels, None, MapFormat::Rgba32Float)?;
         let mask = coverage(scene, mi, exact.width(), exact.height())?;
         for f in MapFormat::ALL {
             let c = Column::Map(MapSpace::Tangent, f);
@@ -644,8 +646,7 @@ struct BakeTiming<'a> {
 }
 
 impl BakeTiming<'_> {
-    /// Tangent space → BC5 at `side`²: the rotations through the device (on a CPU adapter such
-    /// as lavapipe that is the CPU bake too: `RasterBackend::bake_tangent`) and on the CPU
+    /// Tangent space → BC5 at `side`²: the rotations on the GPU (here lavapipe) and on the CPU
     /// (every core), the total with the faster.
     fn tangent(&self, bc7: Bc7Quality, encoder: BcEncoder) -> Result<(), Error> {
         let (ctx, scene, side) = (self.ctx, self.scene, self.side);
@@ -674,11 +675,6 @@ impl BakeTiming<'_> {
         let (texels, n, tn) = pool.stats();
         let total = (t[0] + t[1].min(t[2]) + t[3]).as_secs_f64();
         let [mips, gpu, cpu, bc5] = t.map(|d| d.as_secs_f64());
-        let device = if ctx.info.device_type == wgpu::DeviceType::Cpu {
-            "through the CPU adapter (the CPU bake)"
-        } else {
-            "on the GPU"
-        };
         let (rate, name, n, tn) = (
             texels as f64 / bc5 / 1e6,
             encoder.name(),
@@ -686,7 +682,7 @@ impl BakeTiming<'_> {
             stats(Some(tn)),
         );
         println!(
-            "| {side}² | tangent → bc5 ({name}) | mips {mips:.2} s, rotations {device} {gpu:.2} s or on the CPU {cpu:.2} s, BC5 {bc5:.2} s ({rate:.0} Mtexel/s); per-texel error ° normal {n}, tangent {tn} | {total:.2} s |"
+            "| {side}² | tangent → bc5 ({name}) | mips {mips:.2} s, rotations on the GPU {gpu:.2} s or on the CPU {cpu:.2} s, BC5 {bc5:.2} s ({rate:.0} Mtexel/s); per-texel error ° normal {n}, tangent {tn} | {total:.2} s |"
         );
         Ok(())
     }
