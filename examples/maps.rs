@@ -370,14 +370,10 @@ impl Reference {
         let base = renders.upload(renders.scene, &MapOptions::default(), &mut Vec::new())?;
         let images = renders.all(&base, FrameSource::Reference)?;
         let cost = base.cost(FrameSource::Reference).unwrap_or_default();
-        // The normal map and the anisotropy direction BC5 at every mip, as an engine ships them;
-        // the reference reads no quaternion map, so none is baked for it.
-        let mut bc5_scene = renders.scene.engine_textures();
+        // The normal map and the anisotropy direction BC5 at every mip, as an engine ships them.
+        let bc5_scene = renders.scene.engine_textures();
         for w in &bc5_scene.warnings[renders.scene.warnings.len()..] {
             eprintln!("warning: reference with BC5 textures: {w}");
-        }
-        for m in &mut bc5_scene.meshes {
-            m.map = MapSource::None;
         }
         let bc5_gpu = renders.upload(&bc5_scene, &MapOptions::default(), &mut Vec::new())?;
         Ok(Self {

@@ -22,9 +22,9 @@ use image::RgbaImage;
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::{GpuScene, MapReport, Renderer, Shot, View};
 use qtangent::qmap::MapFormat;
+use qtangent::render::RenderScene;
 use qtangent::render::{self, ImageDiff};
 use qtangent::render::{FrameSource, Lighting};
-use qtangent::render::{MapSource, RenderScene};
 use qtangent::Format;
 
 #[path = "common/cli.rs"]
@@ -261,13 +261,9 @@ fn engine_reference(shots: &Shots<'_>, scene: &RenderScene) -> Result<Option<Rgb
     {
         return Ok(None);
     }
-    let mut engine = scene.engine_textures();
+    let engine = scene.engine_textures();
     for w in &engine.warnings[scene.warnings.len()..] {
         eprintln!("warning: reference with BC5 textures: {w}");
-    }
-    // The reference reads no quaternion map: none is baked for it.
-    for m in &mut engine.meshes {
-        m.map = MapSource::None;
     }
     let options = qtangent::MapOptions::default();
     let gpu = shots

@@ -308,10 +308,15 @@ mod tests {
     use crate::testing::{for_seeds, quat_angle};
     use crate::{QTangent, TangentFrame};
 
+    /// The frame of unit normal `n`, unit tangent `t` ⟂ `n` and handedness `h` (the callers'
+    /// frames are orthonormal by construction).
     fn frame(n: Vec3, t: Vec3, h: f32) -> QTangent {
-        TangentFrame::new(n, t, n.cross(t) * h)
-            .expect("an orthonormal frame")
-            .to_qtangent()
+        TangentFrame {
+            normal: n,
+            tangent: t,
+            bitangent: n.cross(t) * h,
+        }
+        .to_qtangent()
     }
 
     /// The round-to-nearest snorm16 encoder (what the skinning kernel writes): within its derived

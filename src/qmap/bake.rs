@@ -19,7 +19,7 @@ use super::stored::{EncodedMap, Encoding};
 use super::tangent::{self, TwistField};
 use super::{
     atlas, finish, raster_cpu, BakeError, BakeMesh, BakeSettings, MapFormat, MapSpace, NormalMap,
-    QuatMap, Raster,
+    QuatMap, Raster, Unfit,
 };
 use crate::report::{Listener, Warning, WarningKind};
 
@@ -189,27 +189,37 @@ pub struct Baked {
     pub map_uvs: Option<Vec<Vec2>>,
 }
 
-/// `encoding`, or BC7 with a warning where `bc5x2` cannot hold the map: a tangent-space map
-/// with normals tilted past the horizon (its first layer holds the normal's (x, y) with z ≥ 0
-/// rebuilt, so such a normal would come back mirrored), or an object-space map that keeps its
-/// handedness plane (its second layer takes the plane's place). BC7 holds both.
-fn fit(map: &QuatMap, encoding: Encoding, what: &str, listener: &mut dyn Listener) -> Encoding {
-    if encoding.format != MapFormat::Bc5Pair {
-        return encoding;
-    }
-    let kind = match encoding.space {
-        MapSpace::Tangent => match tangent::tilts_past_horizon(map) {
-            0 => return encoding,
-            texels => WarningKind::TiltPastHorizon { texels },
+/// `map` stored as `encoding`; where `bc5x2` cannot hold it (what [`EncodedMap::encode`]
+/// refuses: a tangent-space map with normals tilted past the horizon, or an object-space map
+/// that keeps its handedness plane), as BC7, which holds both, with a warning.
+///
+/// # Errors
+/// What the encoder reports.
+fn encode_fitting(
+    map: &QuatMap,
+    encoding: Encoding,
+    what: &str,
+    listener: &mut dyn Listener,
+) -> Result<EncodedMap, BakeError> {
+    let kind = match EncodedMap::encode(map, &encoding) {
+        Err(BakeError::Unfit {
+            format: MapFormat::Bc5Pair,
+            unfit: Unfit::TiltPastHorizon,
+        }) => WarningKind::TiltPastHorizon {
+            texels: tangent::tilts_past_horizon(map),
         },
-        MapSpace::Object if encoding.keep_handedness => WarningKind::PlaneNotInBc5Pair,
-        MapSpace::Object => return encoding,
+        Err(BakeError::Unfit {
+            format: MapFormat::Bc5Pair,
+            unfit: Unfit::HandednessPlane,
+        }) => WarningKind::PlaneNotInBc5Pair,
+        stored => return stored,
     };
     listener.warning(Warning::new(what, kind));
-    Encoding {
+    let bc7 = Encoding {
         format: MapFormat::Bc7,
         ..encoding
-    }
+    };
+    EncodedMap::encode(map, &bc7)
 }
 
 /// The largest side a repacked map is given automatically.
@@ -402,7 +412,7 @@ impl<'a> Baker<'a> {
             keep_handedness: space == MapSpace::Object,
             ..self.encoding(space, format)
         };
-        EncodedMap::encode(map, &fit(map, encoding, what, listener))
+        encode_fitting(map, encoding, what, listener)
     }
 
     /// How the options store a map of `space` in `format`.
@@ -424,8 +434,7 @@ impl<'a> Baker<'a> {
         listener: &mut dyn Listener,
     ) -> Result<EncodedMap, BakeError> {
         listener.stage("store", 0, 1);
-        let encoding = fit(map, *encoding, what, listener);
-        EncodedMap::encode(map, &encoding).map_err(|e| BakeError::Mesh {
+        encode_fitting(map, *encoding, what, listener).map_err(|e| BakeError::Mesh {
             label: what.to_string(),
             problem: e.to_string(),
         })

@@ -255,39 +255,44 @@ impl RenderScene {
         (center, radius.max(1e-6))
     }
 
-    /// The scene with its materials' normal and anisotropy textures as an engine ships them,
-    /// BC5 at every mip level: the normal map's (x, y) ([`crate::qmap::bc5_round_trip_chain`])
-    /// and the anisotropy texture's direction (red, green; its strength in blue is kept), each
-    /// compressed and decoded again — 1 byte a texel each, 2 for a material with both. Drawn
-    /// with [`super::FrameSource::Reference`] it is what each quaternion map format replaces
-    /// at equal bytes. A texture whose sides are not multiples of 4 (which BC cannot store) is
-    /// kept as it is, with a [`WarningKind::TextureNotBlockSized`] in the new scene's warnings.
+    /// The scene as an engine ships it: no quaternion maps ([`MapSource::None`]), and its
+    /// materials' normal and anisotropy textures BC5 at every mip level — the normal map's
+    /// (x, y) ([`crate::qmap::bc5_round_trip_chain`]) and the anisotropy texture's direction
+    /// (red, green; its strength in blue is kept), each compressed and decoded again, 1 byte a
+    /// texel each. Drawn with [`super::FrameSource::Reference`] it is what each quaternion map
+    /// format replaces at equal bytes. A texture whose sides are not multiples of 4 (which BC
+    /// cannot store) is kept as it is, with a [`WarningKind::TextureNotBlockSized`] in the new
+    /// scene's warnings.
     #[must_use]
     pub fn engine_textures(&self) -> Self {
+        type Chain = fn(&RgbaImage) -> Result<Vec<RgbaImage>, crate::qmap::bc::BcError>;
         let mut scene = self.clone();
+        for m in &mut scene.meshes {
+            m.map = MapSource::None;
+        }
         for m in &mut scene.materials {
-            if let Some(n) = &m.normal {
-                match crate::qmap::bc5_round_trip_chain(n) {
-                    Ok(mut chain) => {
-                        m.normal = Some(chain.remove(0));
-                        m.normal_mips = Some(chain);
+            let textures: [(_, _, Chain, _); 2] = [
+                (
+                    &mut m.normal,
+                    &mut m.normal_mips,
+                    crate::qmap::bc5_round_trip_chain,
+                    "normal map",
+                ),
+                (
+                    &mut m.anisotropy,
+                    &mut m.anisotropy_mips,
+                    crate::qmap::normal_map::bc5_direction_chain,
+                    "anisotropy texture",
+                ),
+            ];
+            for (image, mips, chain, texture) in textures {
+                let Some(img) = image.as_ref() else { continue };
+                match chain(img) {
+                    Ok(mut levels) => {
+                        *image = Some(levels.remove(0));
+                        *mips = Some(levels);
                     }
-                    Err(_) => scene
-                        .warnings
-                        .push(not_block_sized(&m.name, "normal map", n)),
-                }
-            }
-            if let Some(a) = &m.anisotropy {
-                match crate::qmap::normal_map::bc5_direction_chain(a) {
-                    Ok(mut chain) => {
-                        m.anisotropy = Some(chain.remove(0));
-                        m.anisotropy_mips = Some(chain);
-                    }
-                    Err(_) => {
-                        scene
-                            .warnings
-                            .push(not_block_sized(&m.name, "anisotropy texture", a))
-                    }
+                    Err(_) => scene.warnings.push(not_block_sized(&m.name, texture, img)),
                 }
             }
         }

@@ -118,7 +118,14 @@ pub(crate) fn decode_image(bytes: &[u8]) -> Result<DynamicImage, Ktx2Error> {
     c.check_extents()?;
     let reader = c.reader()?;
     let level = Container::level(&reader, 0)?;
-    Ok(to_image(&level, layout, width, height))
+    to_image(&level, layout, width, height).ok_or(Ktx2Error::LevelSize {
+        level: 0,
+        len: level.len() as u64,
+        expected,
+        width,
+        height,
+        vk_format,
+    })
 }
 
 /// The bodies (from colorModel on) of the DFD's Khronos Basic blocks, walking the blocks as
@@ -173,10 +180,11 @@ fn check_block_size(
     Ok(())
 }
 
-/// Level 0's bytes (exactly [`Layout::level_bytes`] of them) as an image.
-fn to_image(data: &[u8], layout: Layout, width: u32, height: u32) -> DynamicImage {
+/// Level 0's bytes as an image; `None` where they do not make `width` × `height` texels (the
+/// caller checks the level's length against [`Layout::level_bytes`] first, so they do).
+fn to_image(data: &[u8], layout: Layout, width: u32, height: u32) -> Option<DynamicImage> {
     use formats::{snorm16, snorm8, unpack};
-    match layout {
+    let image = match layout {
         Layout::Int8 {
             channels,
             bgr,
@@ -184,7 +192,7 @@ fn to_image(data: &[u8], layout: Layout, width: u32, height: u32) -> DynamicImag
         } => {
             let read: fn(&[u8]) -> u8 = if snorm { |b| snorm8(b[0]) } else { |b| b[0] };
             let px = unpack(data, 1, channels, bgr, [0, 0, 0, u8::MAX], read);
-            DynamicImage::ImageRgba8(buffer(width, height, px))
+            DynamicImage::ImageRgba8(buffer(width, height, px)?)
         }
         Layout::Int16 { channels, snorm } => {
             let read: fn(&[u8]) -> u16 = if snorm {
@@ -193,23 +201,23 @@ fn to_image(data: &[u8], layout: Layout, width: u32, height: u32) -> DynamicImag
                 |b| u16::from_le_bytes([b[0], b[1]])
             };
             let px = unpack(data, 2, channels, false, [0, 0, 0, u16::MAX], read);
-            DynamicImage::ImageRgba16(buffer(width, height, px))
+            DynamicImage::ImageRgba16(buffer(width, height, px)?)
         }
         Layout::Half { channels } => {
             let px = unpack(data, 2, channels, false, [0.0, 0.0, 0.0, 1.0], |b| {
                 half::f16::from_le_bytes([b[0], b[1]]).to_f32()
             });
-            DynamicImage::ImageRgba32F(buffer(width, height, px))
+            DynamicImage::ImageRgba32F(buffer(width, height, px)?)
         }
         Layout::Float { channels } => {
             let px = unpack(data, 4, channels, false, [0.0, 0.0, 0.0, 1.0], |b| {
                 f32::from_le_bytes([b[0], b[1], b[2], b[3]])
             });
-            DynamicImage::ImageRgba32F(buffer(width, height, px))
+            DynamicImage::ImageRgba32F(buffer(width, height, px)?)
         }
         Layout::Block(bc @ BcFormat::Bc6h { .. }) => {
             let px = bc::decode_level(bc, width, height, data, BcFormat::block_f32);
-            DynamicImage::ImageRgba32F(buffer(width, height, px.into_flattened()))
+            DynamicImage::ImageRgba32F(buffer(width, height, px.into_flattened())?)
         }
         Layout::Block(bc) => {
             let mut px = bc::decode_level(bc, width, height, data, BcFormat::block_rgba8);
@@ -222,15 +230,20 @@ fn to_image(data: &[u8], layout: Layout, width: u32, height: u32) -> DynamicImag
                 px.iter_mut()
                     .for_each(|t| t[..channels].iter_mut().for_each(|c| *c = snorm8(*c)));
             }
-            DynamicImage::ImageRgba8(buffer(width, height, px.into_flattened()))
+            DynamicImage::ImageRgba8(buffer(width, height, px.into_flattened())?)
         }
-    }
+    };
+    Some(image)
 }
 
-/// An image buffer from `width` × `height` RGBA texels, which the callers produce exactly.
-fn buffer<T: image::Primitive>(width: u32, height: u32, px: Vec<T>) -> ImageBuffer<Rgba<T>, Vec<T>>
+/// An image buffer from `width` × `height` RGBA texels; `None` for another number.
+fn buffer<T: image::Primitive>(
+    width: u32,
+    height: u32,
+    px: Vec<T>,
+) -> Option<ImageBuffer<Rgba<T>, Vec<T>>>
 where
     Rgba<T>: image::Pixel<Subpixel = T>,
 {
-    ImageBuffer::from_raw(width, height, px).expect("width × height RGBA texels")
+    ImageBuffer::from_raw(width, height, px)
 }
