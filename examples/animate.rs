@@ -33,6 +33,8 @@ mod console;
 mod files;
 #[path = "common/fox.rs"]
 mod fox;
+#[path = "common/pictures.rs"]
+mod pictures;
 #[path = "common/scene.rs"]
 mod scene;
 
@@ -366,10 +368,10 @@ fn lbs_against_dqs(args: &Args, stage: &mut Stage, frames: &[LocoFrame]) -> Resu
             "  LBS vs DQS: PSNR {:.1} dB, max error {}",
             d.psnr_db, d.max_error
         );
-        diffs.push(render::heatmap(a, b).map_err(|e| e.to_string())?);
+        diffs.push(pictures::heatmap(a, b).map_err(|e| e.to_string())?);
     }
-    let line = |imgs: &[RgbaImage]| render::side_by_side(&imgs.iter().collect::<Vec<_>>(), 4);
-    let sheet = render::stacked(
+    let line = |imgs: &[RgbaImage]| pictures::side_by_side(&imgs.iter().collect::<Vec<_>>(), 4);
+    let sheet = pictures::stacked(
         &[
             &line(&rows[0]).map_err(|e| e.to_string())?,
             &line(&rows[1]).map_err(|e| e.to_string())?,

@@ -40,6 +40,8 @@ use qtangent::Format;
 
 #[path = "common/console.rs"]
 mod console;
+#[path = "common/pictures.rs"]
+mod pictures;
 
 #[derive(Parser)]
 #[command(about = "The swirl disc: anisotropy direction error and PSNR under minification")]
@@ -93,7 +95,7 @@ fn heat(truth: &disc::Truth, tangents: &[[f32; 4]]) -> RgbaImage {
                     90.0
                 };
                 // 0° black to 20° and beyond white-hot.
-                let [r, g, b] = render::heat_color((e / 20.0).min(1.0));
+                let [r, g, b] = pictures::heat_color((e / 20.0).min(1.0));
                 image::Rgba([r, g, b, 255])
             }
             _ => image::Rgba([40, 40, 40, 255]),
@@ -311,14 +313,16 @@ impl<'a> Table<'a> {
                 heats.push(heat(&truth, &tangents));
             }
         }
-        let mut rows: Vec<RgbaImage> =
-            vec![render::side_by_side(&sheet.iter().collect::<Vec<_>>(), 4)?];
+        let mut rows: Vec<RgbaImage> = vec![pictures::side_by_side(
+            &sheet.iter().collect::<Vec<_>>(),
+            4,
+        )?];
         let blank = RgbaImage::from_pixel(size, size, image::Rgba([0, 0, 0, 255]));
         let mut heat_row = vec![&blank];
         heat_row.extend(heats.iter());
-        rows.push(render::side_by_side(&heat_row, 4)?);
+        rows.push(pictures::side_by_side(&heat_row, 4)?);
         let out = out.join(format!("disc_{size}.png"));
-        render::stacked(&rows.iter().collect::<Vec<_>>(), 4)?.save(&out)?;
+        pictures::stacked(&rows.iter().collect::<Vec<_>>(), 4)?.save(&out)?;
         eprintln!("wrote {}", out.display());
         Ok(())
     }

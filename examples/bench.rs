@@ -10,12 +10,14 @@
 use std::time::Instant;
 
 use qtangent::gpu::{DecodePipeline, GpuContext};
-use qtangent::lab::timing::{copy_bandwidth, median, median_dispatch_seconds};
 use qtangent::measure::random_frames;
 use qtangent::{Format, QTangent, TangentFrame};
 
 #[path = "common/console.rs"]
 mod console;
+#[path = "common/timing.rs"]
+mod timing;
+use timing::{copy_bandwidth, median, median_dispatch_seconds};
 
 fn main() -> std::process::ExitCode {
     console::quiet_mesa();

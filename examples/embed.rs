@@ -30,6 +30,8 @@ mod console;
 mod files;
 #[path = "common/pass.rs"]
 mod pass;
+#[path = "common/pictures.rs"]
+mod pictures;
 
 /// The picture's size.
 const WIDTH: u32 = 480;
@@ -219,7 +221,7 @@ fn map_draw(ctx: &GpuContext, out: &str) -> Result<(), Box<dyn Error>> {
     let mapped = draw(FrameSource::QuatMapTangent)?;
     let reference = draw(FrameSource::Reference)?;
     let d = render::diff(&mapped, &reference, None)?;
-    let sheet = render::side_by_side(&[&mapped, &reference], 8)?;
+    let sheet = pictures::side_by_side(&[&mapped, &reference], 8)?;
     files::save_png(&sheet, std::path::Path::new(out))?;
     println!(
         "quaternion-map draw in the application's pass: {WIDTH}×{HEIGHT}, {:.1} dB PSNR against \

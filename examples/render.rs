@@ -33,6 +33,8 @@ mod cli;
 mod console;
 #[path = "common/files.rs"]
 mod files;
+#[path = "common/pictures.rs"]
+mod pictures;
 #[path = "common/scene.rs"]
 mod scene;
 
@@ -302,7 +304,7 @@ fn report_all(
             Some(v) => Some(render::diff(&v[0], &v[k], None).map_err(|e| e.to_string())?),
             None => None,
         };
-        let heat = render::heatmap(reference, img).map_err(|e| e.to_string())?;
+        let heat = pictures::heatmap(reference, img).map_err(|e| e.to_string())?;
         save(&heat, &with_suffix(output, &format!("diff-{name}")))?;
         heatmaps.push(heat);
         diffs.push(ModeDiff {
@@ -373,8 +375,8 @@ fn sheet(images: &[RgbaImage], heatmaps: &[RgbaImage]) -> Result<RgbaImage, Stri
     );
     let mut bottom_imgs = vec![blank];
     bottom_imgs.extend(heatmaps.iter().map(half));
-    let row = |v: &[RgbaImage]| render::side_by_side(&v.iter().collect::<Vec<_>>(), 8);
-    render::stacked(
+    let row = |v: &[RgbaImage]| pictures::side_by_side(&v.iter().collect::<Vec<_>>(), 8);
+    pictures::stacked(
         &[
             &row(&top).map_err(|e| e.to_string())?,
             &row(&bottom_imgs).map_err(|e| e.to_string())?,
@@ -388,7 +390,7 @@ fn sheet(images: &[RgbaImage], heatmaps: &[RgbaImage]) -> Result<RgbaImage, Stri
 fn print_diffs(diffs: &[ModeDiff], has_authored: bool) {
     println!(
         "\nAgainst the reference (heatmap: black = equal, white ≥ {} levels of 255):",
-        render::HEATMAP_FULL_SCALE
+        pictures::HEATMAP_FULL_SCALE
     );
     if has_authored {
         println!("| mode | PSNR (dB) | max error | pixels differing | without the authored-map objects: PSNR (dB) | max error |");

@@ -25,7 +25,6 @@ use glam::{Quat, Vec3};
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::SkinPipeline;
 use qtangent::lab::skin_matrix::MatrixSkinPipeline;
-use qtangent::lab::timing::{copy_bandwidth, median_dispatch_seconds};
 use qtangent::skin::{Bone, Influences, SkinMethod, SkinVertices};
 use qtangent::{QTangent, TangentFrame};
 use rand::{Rng, SeedableRng};
@@ -33,6 +32,9 @@ use rand_pcg::Pcg64Mcg;
 
 #[path = "common/console.rs"]
 mod console;
+#[path = "common/timing.rs"]
+mod timing;
+use timing::{copy_bandwidth, median_dispatch_seconds};
 
 #[derive(Parser)]
 #[command(about = "Quaternion (LBS, DQS) against matrix-palette skinning; prints a table")]

@@ -640,7 +640,7 @@ impl GpuContext {
     ///
     /// # Errors
     /// [`GpuError::Wgpu`] or [`GpuError::Readback`].
-    pub(crate) fn read_buffer(
+    pub fn read_buffer(
         &self,
         buffer: &wgpu::Buffer,
         size: u64,

@@ -1,7 +1,7 @@
-//! Comparing two renders: PSNR, the largest per-pixel error, and a difference heatmap a person
-//! can read.
+//! Comparing two renders: PSNR and the largest per-pixel error (the pictures made from them are
+//! the tools', `examples/common/pictures.rs`).
 
-use image::{Rgba, RgbaImage};
+use image::RgbaImage;
 
 /// Differences between two 8-bit RGBA images over their RGB channels (alpha is ignored).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -51,9 +51,6 @@ pub enum ImageDiffError {
         /// Pixels in the images.
         pixels: usize,
     },
-    /// No images were given.
-    #[error("no images")]
-    NoImages,
 }
 
 fn same_size(a: &RgbaImage, b: &RgbaImage) -> Result<(), ImageDiffError> {
@@ -116,85 +113,4 @@ pub fn diff(
         pixels,
         differing,
     })
-}
-
-/// Full scale of [`heatmap`]: a difference of this many 8-bit levels (or more) is white.
-pub const HEATMAP_FULL_SCALE: u8 = 16;
-
-/// The heatmap's colour for `t` in [0, 1]: black → blue → magenta → orange → white.
-#[must_use]
-pub fn heat_color(t: f32) -> [u8; 3] {
-    const STOPS: [[f32; 3]; 5] = [
-        [0.0, 0.0, 0.0],
-        [0.1, 0.2, 0.9],
-        [0.85, 0.1, 0.7],
-        [1.0, 0.6, 0.1],
-        [1.0, 1.0, 1.0],
-    ];
-    let x = t.clamp(0.0, 1.0) * (STOPS.len() - 1) as f32;
-    let i = (x.floor() as usize).min(STOPS.len() - 2);
-    let f = x - i as f32;
-    let c = |k: usize| STOPS[i][k] + (STOPS[i + 1][k] - STOPS[i][k]) * f;
-    [0, 1, 2].map(|k| (c(k) * 255.0).round() as u8)
-}
-
-/// A heatmap of the largest channel difference per pixel: black where the images agree, white
-/// at [`HEATMAP_FULL_SCALE`] levels or more ([`heat_color`]).
-///
-/// # Errors
-/// [`ImageDiffError::Size`] when the sizes differ.
-pub fn heatmap(a: &RgbaImage, b: &RgbaImage) -> Result<RgbaImage, ImageDiffError> {
-    same_size(a, b)?;
-    let mut out = RgbaImage::new(a.width(), a.height());
-    for ((pa, pb), po) in a.pixels().zip(b.pixels()).zip(out.pixels_mut()) {
-        let d = (0..3).map(|c| pa[c].abs_diff(pb[c])).max().unwrap_or(0);
-        let [r, g, bl] = heat_color(f32::from(d) / f32::from(HEATMAP_FULL_SCALE));
-        *po = Rgba([r, g, bl, 255]);
-    }
-    Ok(out)
-}
-
-/// Images side by side in one row, with a `gap`-pixel dark gutter; all must have the same
-/// height.
-///
-/// # Errors
-/// [`ImageDiffError`] when heights differ or there are no images.
-pub fn side_by_side(images: &[&RgbaImage], gap: u32) -> Result<RgbaImage, ImageDiffError> {
-    let Some(first) = images.first() else {
-        return Err(ImageDiffError::NoImages);
-    };
-    let h = first.height();
-    if let Some(bad) = images.iter().find(|i| i.height() != h) {
-        return Err(ImageDiffError::Size {
-            first: first.dimensions(),
-            second: bad.dimensions(),
-        });
-    }
-    let w: u32 = images.iter().map(|i| i.width()).sum::<u32>() + gap * (images.len() as u32 - 1);
-    let mut out = RgbaImage::from_pixel(w, h, Rgba([24, 24, 24, 255]));
-    let mut x = 0;
-    for img in images {
-        image::imageops::replace(&mut out, *img, i64::from(x), 0);
-        x += img.width() + gap;
-    }
-    Ok(out)
-}
-
-/// Images stacked top to bottom, left-aligned, with a `gap`-pixel dark gutter.
-///
-/// # Errors
-/// [`ImageDiffError::NoImages`] when there are none.
-pub fn stacked(images: &[&RgbaImage], gap: u32) -> Result<RgbaImage, ImageDiffError> {
-    if images.is_empty() {
-        return Err(ImageDiffError::NoImages);
-    }
-    let w = images.iter().map(|i| i.width()).max().unwrap_or(0);
-    let h: u32 = images.iter().map(|i| i.height()).sum::<u32>() + gap * (images.len() as u32 - 1);
-    let mut out = RgbaImage::from_pixel(w, h, Rgba([24, 24, 24, 255]));
-    let mut y = 0;
-    for img in images {
-        image::imageops::replace(&mut out, *img, 0, i64::from(y));
-        y += img.height() + gap;
-    }
-    Ok(out)
 }

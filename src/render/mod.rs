@@ -11,8 +11,8 @@
 //!   the one [`crate::qmap::Baker`].
 //! - [`Camera`] (orbit, fitted to the scene's bounds) and [`Lighting`] (directional and point
 //!   lights, a sky/ground ambient term), with the uniform blocks the shaders read.
-//! - [`diff`], [`heatmap`], [`side_by_side`]: PSNR, maximum error and difference pictures
-//!   between two renders.
+//! - [`diff`]: PSNR and maximum error between two renders (the difference pictures are the
+//!   tools', `examples/common/pictures.rs`).
 //!
 //! The BRDF in f32, mirroring `shaders/lit.wgsl` line for line, is the CPU reference the
 //! renderer's tests compare the GPU with; it is not part of the API.
@@ -24,9 +24,7 @@ pub(crate) mod scene;
 #[cfg(any(test, feature = "lab"))]
 pub(crate) mod shading;
 
-pub use compare::{
-    diff, heat_color, heatmap, side_by_side, stacked, ImageDiff, ImageDiffError, HEATMAP_FULL_SCALE,
-};
+pub use compare::{diff, ImageDiff, ImageDiffError};
 #[cfg(feature = "ktx2")]
 pub use maps::{MapKinds, MapOrigin, SceneMap, SceneMaps};
 pub use scene::{MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject};

@@ -8,6 +8,8 @@ pub mod gltf_build;
 pub mod gltf_write;
 pub mod judges;
 pub mod not_run;
+#[path = "../../../examples/common/pictures.rs"]
+pub mod pictures;
 pub mod quirks;
 pub mod seeds;
 
@@ -108,7 +110,7 @@ pub fn test_output_dir() -> std::path::PathBuf {
 }
 
 /// Writes `<name>-actual.png`, `<name>-expected.png` and `<name>-difference.png` (the heatmap
-/// of `qtangent::render::heatmap`) into [`test_output_dir`]; returns a line naming
+/// of `examples/common/pictures.rs`) into [`test_output_dir`]; returns a line naming
 /// them, for the failure message.
 pub fn write_failure_images(
     name: &str,
@@ -119,7 +121,7 @@ pub fn write_failure_images(
     let paths = ["actual", "expected", "difference"].map(|k| dir.join(format!("{name}-{k}.png")));
     let _ = actual.save(&paths[0]);
     let _ = expected.save(&paths[1]);
-    if let Ok(h) = qtangent::render::heatmap(actual, expected) {
+    if let Ok(h) = pictures::heatmap(actual, expected) {
         let _ = h.save(&paths[2]);
     }
     format!(

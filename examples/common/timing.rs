@@ -1,11 +1,14 @@
 //! Timing for the benchmarks (`examples/bench.rs`, `examples/skin_bench.rs`): the median time of
 //! one recorded dispatch, by timestamp queries where the adapter has them (else the host clock
 //! around a synchronised submit), and the bandwidth of a large buffer copy measured the same
-//! way, the bound a memory-bound kernel is compared with. Nothing here asserts a time.
+//! way, the bound a memory-bound kernel is compared with. Nothing here asserts a time. Included by
+//! the benchmarks (`#[path = "common/timing.rs"] mod timing;`).
+
+#![allow(dead_code)] // each tool uses what it needs
 
 use std::time::Instant;
 
-use crate::gpu::{GpuContext, GpuError};
+use qtangent::gpu::{GpuContext, GpuError};
 
 /// Records one dispatch, with timestamps at its pass's start and end (query indices `first`,
 /// `first + 1`) when given: what every stage's `encode` method takes.
