@@ -184,20 +184,30 @@ fn qmap_frame_level(q_tex: texture_2d<f32>, h_tex: texture_2d<f32>, s: sampler, 
 // texture (read only by a two-layer map).
 fn qmap_quat(q_tex: texture_2d<f32>, z_tex: texture_2d<f32>, s: sampler, uv: vec2<f32>,
              repeat: bool) -> vec4<f32> {
+    return qmap_quat_bias(q_tex, z_tex, s, uv, repeat, 0.0);
+}
+
+// qmap_quat with the level of detail moved by `bias` levels (negative: finer), as
+// textureSampleBias moves it.
+fn qmap_quat_bias(q_tex: texture_2d<f32>, z_tex: texture_2d<f32>, s: sampler, uv: vec2<f32>,
+                  repeat: bool, bias: f32) -> vec4<f32> {
     var s2 = vec4<f32>(0.0);
     if qmap_two_layers() {
-        s2 = textureSample(z_tex, s, uv);
+        s2 = textureSampleBias(z_tex, s, uv, bias);
     }
-    let q = qmap_decode_sample(textureSample(q_tex, s, uv), s2);
-    let lod = qmap_lod(uv, vec2<f32>(textureDimensions(q_tex)));
+    let q = qmap_decode_sample(textureSampleBias(q_tex, s, uv, bias), s2);
+    let lod = max(qmap_lod(uv, vec2<f32>(textureDimensions(q_tex))) + bias, 0.0);
     return qmap_robust(q_tex, z_tex, uv, q, lod, repeat);
 }
 
-// The frame at uv with the level of detail from screen-space derivatives: fragment stage only
-// (textureSample needs implicit derivatives), and only in uniform control flow.
+// The frame of an object-space map at uv with the level of detail from screen-space derivatives,
+// moved by QMAP_OBJECT_LOD_BIAS (generated: one level finer, whose levels below 0 hold the
+// normal map one level coarser, so the mesh's own frame variation keeps twice the density and
+// the normal map is filtered as its own mips filter it; src/qmap/mod.rs, OBJECT_LOD_SHIFT):
+// fragment stage only (implicit derivatives), and only in uniform control flow.
 fn qmap_frame(q_tex: texture_2d<f32>, h_tex: texture_2d<f32>, s: sampler, uv: vec2<f32>) -> Frame {
-    let q = qmap_quat(q_tex, h_tex, s, uv, false);
-    let h = textureSample(h_tex, s, uv).r;
+    let q = qmap_quat_bias(q_tex, h_tex, s, uv, false, QMAP_OBJECT_LOD_BIAS);
+    let h = textureSampleBias(h_tex, s, uv, QMAP_OBJECT_LOD_BIAS).r;
     return qmap_decode(q, h);
 }
 

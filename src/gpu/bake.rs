@@ -1,6 +1,6 @@
 //! The GPU baker's raster stage (`shaders/bake.wgsl`): two render passes over the mesh in UV
 //! space that produce the same [`Raster`] as [`crate::qmap::raster_cpu`], to be finished by
-//! [`crate::qmap::finish`] (hemisphere rule, padding, mips: shared CPU code).
+//! the CPU code both bakers share (`src/qmap/post.rs`: the coarser levels, hemisphere rule, padding).
 //!
 //! Targets: `Rgba32Uint` (the packed quaternion words), `Rg32Uint` (triangle, flags),
 //! `R16Float` (covering triangles, summed by blending; exact up to 2048) and
@@ -154,7 +154,7 @@ fn padded_row(width: u32, texel_bytes: u32) -> u32 {
 }
 
 /// Rasterises `mesh` into a quaternion map on the GPU: the same [`Raster`] as
-/// [`crate::qmap::raster_cpu`], to be finished by [`crate::qmap::finish`].
+/// [`crate::qmap::raster_cpu`], to be finished by the shared CPU code (`src/qmap/post.rs`).
 ///
 /// Stages (private functions of this file): `check_inputs`, `upload_inputs` (buffers, normal
 /// map, bind group), `pipelines` (cover and fringe), `Targets::new`, `record_passes`,

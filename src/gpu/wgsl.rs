@@ -279,6 +279,11 @@ fn codes(out: &mut String, what: &str, items: impl IntoIterator<Item = (String, 
     }
 }
 
+/// `QMAP_OBJECT_LOD_BIAS`: minus [`crate::qmap::OBJECT_LOD_SHIFT`] levels.
+pub(crate) fn object_lod_bias() -> f32 {
+    -(crate::qmap::OBJECT_LOD_SHIFT as f32)
+}
+
 /// The generated header (see the module docs).
 fn header() -> String {
     let mut s = String::from(
@@ -321,11 +326,14 @@ fn header() -> String {
         "// Smallest-three steps, sqrt(2) / (levels - 1) as f32 (src/format/smallest3.rs).\n\
          const S3_STEP_15: f32 = {:?}f;\nconst S3_STEP_812: f32 = {:?}f;\n\
          const S3_LEVELS_4B: u32 = {S3X4_LEVELS}u;\nconst S3_HALF_RANGE: f32 = {:?}f;\n\
-         // The snorm16 w bias, one step (src/format/sign_w.rs).\nconst SNORM16_W_BIAS: f32 = {:?}f;",
+         // The snorm16 w bias, one step (src/format/sign_w.rs).\nconst SNORM16_W_BIAS: f32 = {:?}f;\n\
+         // Levels an object-space map is sampled away from its footprint (src/qmap/mod.rs).\n\
+         const QMAP_OBJECT_LOD_BIAS: f32 = {:?}f;",
         step(S3X6_LEVELS),
         step(S3X4_LEVELS),
         std::f32::consts::FRAC_1_SQRT_2,
         crate::format::SNORM16_W_BIAS,
+        object_lod_bias(),
     );
     dispatch(&mut s);
     s

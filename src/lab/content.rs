@@ -199,7 +199,7 @@ pub(crate) fn spun_metal_map(plate: &Prepared, size: u32) -> QuatMap {
         }
     }
     raster.triangles = plate.indices.len() / 3;
-    qmap::finish(&raster, 0, &mut ())
+    qmap::post::finish_levels(&raster, &[], 0, &mut ())
 }
 
 /// The spun-metal tangent field as a twist about the normal, φ(uv): the angle, in the tangent

@@ -18,10 +18,89 @@ use super::bc::{self, Bc7Quality, BcEncoder};
 use super::stored::{EncodedMap, Encoding};
 use super::tangent::{self, TwistField};
 use super::{
-    atlas, finish, raster_cpu, BakeError, BakeMesh, BakeSettings, MapFormat, MapSpace, NormalMap,
-    QuatMap, Raster, Unfit,
+    atlas, post::finish_levels, raster_cpu, BakeError, BakeMesh, BakeSettings, MapFormat, MapSpace,
+    NormalMap, QuatMap, Raster, Unfit,
 };
 use crate::report::{Listener, Warning, WarningKind};
+
+/// The level of `chain` (a normal map's mip chain) a map level `side` texels across reads: the
+/// one of that size (the nearest), `shift` levels coarser, at most the last.
+fn level_for(chain: &[NormalMap], side: u32, shift: u32) -> Option<&NormalMap> {
+    let first = chain.first()?;
+    let ratio = first.width.max(first.height) as f32 / side.max(1) as f32;
+    let j = ratio.log2().round().max(0.0) as usize + shift as usize;
+    chain.get(j.min(chain.len() - 1))
+}
+
+/// Every level of an object-space map rastered on its own ([`raster_level`]): level 0 (with
+/// `listener`'s progress) and each coarser one down to 1 × 1.
+pub(crate) fn raster_levels(
+    backend: &dyn RasterBackend,
+    levels: &LevelInputs<'_>,
+    listener: &mut dyn Listener,
+) -> Result<(Raster, Vec<Raster>), BakeError> {
+    super::check_settings(&levels.settings)?;
+    let raster = raster_level(backend, levels, 0, listener)?;
+    let count = levels.settings.width.max(levels.settings.height).ilog2() as usize;
+    let mut coarse = Vec::with_capacity(count);
+    for k in 1..=count {
+        listener.stage("coarser levels", k as u64 - 1, count as u64);
+        coarse.push(raster_level(backend, levels, k, &mut ())?);
+    }
+    listener.stage("coarser levels", count as u64, count as u64);
+    Ok((raster, coarse))
+}
+
+/// Level `k` of an object-space map rastered on its own: `levels.settings`' size halved `k`
+/// times, reading the normal map's level of that size — [`super::OBJECT_LOD_SHIFT`] levels
+/// coarser below level 0 — and turned by the anisotropy direction's level of that size
+/// (not shifted: its levels are axial means, the filter the true highlight direction has,
+/// and read at their own texel centres they take no bilinear blend across its seams).
+fn raster_level(
+    backend: &dyn RasterBackend,
+    levels: &LevelInputs<'_>,
+    k: usize,
+    listener: &mut dyn Listener,
+) -> Result<Raster, BakeError> {
+    let shift = if k == 0 { 0 } else { super::OBJECT_LOD_SHIFT };
+    let (w, h) = (levels.settings.width, levels.settings.height);
+    let settings = BakeSettings {
+        width: (w >> k).max(1),
+        height: (h >> k).max(1),
+        ..levels.settings
+    };
+    let side = settings.width.max(settings.height);
+    let normal_map = levels
+        .chain
+        .as_deref()
+        .and_then(|c| level_for(c, side, shift));
+    let mut raster = backend.raster(levels.mesh, normal_map, &settings, listener)?;
+    // KHR_materials_anisotropy: the map's tangent is the anisotropy direction.
+    if let Some(field) = levels.direction {
+        // A map with a layout of its own reads the direction at each texel's own UV.
+        let reach = settings.padding as f32 + 2.0;
+        let source = levels
+            .own_uvs
+            .map(|(mesh, uvs)| atlas::source_uvs(mesh, uvs, settings.width, reach));
+        anisotropy::turn_raster(&mut raster, field, source.as_deref());
+    }
+    Ok(raster)
+}
+
+/// What every level of an object-space map is rastered from.
+pub(crate) struct LevelInputs<'a> {
+    /// The mesh, in the map's layout.
+    pub(crate) mesh: &'a BakeMesh,
+    /// The normal map's mip chain (the renderer's filter), in the map's layout.
+    pub(crate) chain: Option<Vec<NormalMap>>,
+    /// The anisotropy direction: the map's tangent.
+    pub(crate) direction: Option<&'a DirectionField>,
+    /// A map with a layout of its own: the mesh in its own UVs and the layout's UVs, to find
+    /// each texel's own UV in the direction field.
+    pub(crate) own_uvs: Option<(&'a BakeMesh, &'a [Vec2])>,
+    /// Level 0's settings.
+    pub(crate) settings: BakeSettings,
+}
 
 /// How maps are baked and stored. The defaults are the same for every tool.
 #[derive(Debug, Clone, PartialEq)]
@@ -339,7 +418,7 @@ impl<'a> Baker<'a> {
             format: format.raster(),
         };
         let mut resampled = None;
-        let (mut map_uvs, mut source_uvs) = (None, None);
+        let (mut map_uvs, mut own_uvs) = (None, None);
         if repacked {
             listener.warning(Warning::new(
                 &what,
@@ -352,21 +431,20 @@ impl<'a> Baker<'a> {
             resampled =
                 normal_map.map(|nm| atlas::resample_normal_map(&mesh, &uvs, nm, size, reach));
             if direction.is_some() {
-                source_uvs = Some(atlas::source_uvs(&mesh, &uvs, size, reach));
+                own_uvs = Some(mesh.clone());
             }
             mesh.uvs.clone_from(&uvs);
             map_uvs = Some(uvs);
         }
-        let normal_map = resampled.as_ref().or(normal_map);
         let t = Instant::now();
-        let mut raster = self
-            .backend
-            .raster(&mesh, normal_map, &settings, listener)?;
-        // KHR_materials_anisotropy: the map's tangent is the anisotropy direction.
-        if let Some(field) = direction {
-            anisotropy::turn_raster(&mut raster, field, source_uvs.as_deref());
-        }
-        let mut times = vec![("raster", t.elapsed())];
+        let levels = LevelInputs {
+            mesh: &mesh,
+            chain: resampled.as_ref().or(normal_map).map(NormalMap::mip_levels),
+            direction,
+            own_uvs: own_uvs.as_ref().zip(map_uvs.as_deref()),
+            settings,
+        };
+        let (raster, coarse) = raster_levels(self.backend, &levels, listener)?;
         if raster.degenerate_triangles > 0 {
             listener.warning(Warning::new(
                 &what,
@@ -376,8 +454,9 @@ impl<'a> Baker<'a> {
                 },
             ));
         }
+        let mut times = vec![("raster", t.elapsed())];
         let t = Instant::now();
-        let map = finish(&raster, settings.padding, listener);
+        let map = finish_levels(&raster, &coarse, settings.padding, listener);
         times.push(("finish", t.elapsed()));
         let t = Instant::now();
         let encoding = self.encoding(MapSpace::Object, format);

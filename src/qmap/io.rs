@@ -4,7 +4,7 @@
 //! # The EXR file
 //!
 //! One layer, tiled 64 × 64, ZIP-compressed (lossless), with every level of the map as an
-//! OpenEXR mip level (`ROUND_DOWN`: level k+1 is ⌊size/2⌋, down to 1 × 1, as [`super::finish`]
+//! OpenEXR mip level (`ROUND_DOWN`: level k+1 is ⌊size/2⌋, down to 1 × 1, as the bake's
 //! makes them). Channels:
 //!
 //! | channel      | holds                              | type                                   |

@@ -1,7 +1,7 @@
 //! Quaternion maps: textures that store a whole tangent frame per texel (trick #3 of "Quaternion Tricks"),
 //! baked from a mesh's vertex frames and, optionally, its tangent-space normal map. CPU only:
 //! the GPU baker in `crate::gpu::bake` produces the same [`Raster`], and everything after the
-//! raster stage ([`finish`]: hemisphere choice, seam padding, mips, statistics) is shared.
+//! raster stage (`post.rs`: hemisphere choice, seam padding, mips, statistics) is shared.
 //!
 //! # The map
 //!
@@ -13,7 +13,7 @@
 //!   reflection as the vertex formats do. The normal and tangent come from RGBA alone; the
 //!   plane is needed only for the sign of the bitangent.
 //! - **Hemisphere rule**: q and −q are the same rotation, but bilinear filtering between them
-//!   cancels. [`finish`] picks the sign of every texel by a breadth-first flood fill over each
+//!   cancels. The bake picks the sign of every texel by a breadth-first flood fill over each
 //!   island (4-neighbours), each texel taking the sign that agrees (dot ≥ 0) with the texel it
 //!   was reached from, so hardware filtering followed by normalisation (nlerp) decodes the
 //!   right frame. Pairs that still disagree (across hard edges, seams that meet in texture
@@ -57,7 +57,6 @@ pub use io::{decode_axis, write_preview, PreviewAxis};
 pub use io::{read_exr, write_exr, ExrMap, ReadExrError};
 pub use job::{BakeJob, Container, NormalSource, OutputFile, SceneJobs};
 pub use normal_map::{bc5_round_trip_chain, NormalMap};
-pub use post::finish;
 pub use stored::{AngleStats, EncodedMap, Encoding, KEY_MATERIAL};
 pub use tangent::{halve_twist, TwistField};
 use texel::BakeTriangle;
@@ -279,6 +278,16 @@ impl Default for BakeSettings {
         }
     }
 }
+
+/// How many levels coarser than its size each level of an object-space map below level 0 reads
+/// the normal map, and how many levels finer than its footprint
+/// the renderer samples the map (`QMAP_OBJECT_LOD_BIAS`, generated into the WGSL from this).
+/// The map carries two kinds of detail: the mesh's own frame variation, which the vertex
+/// interpolation it replaces never filters, and the normal map's, which the renderer filters by
+/// its mips. Sampled a level finer, the first keeps twice the density; baked a level coarser,
+/// the second is filtered as the normal map's own mips filter it. docs/MAPS.md ("Mip levels of
+/// object-space maps") has the measurements.
+pub(crate) const OBJECT_LOD_SHIFT: u32 = 1;
 
 /// The raster stage's output (level 0, before hemisphere choice and padding): what the GPU
 /// baker reads back and the CPU reference computes.
@@ -511,7 +520,10 @@ pub fn check_settings(s: &BakeSettings) -> Result<(), BakeError> {
     Ok(())
 }
 
-/// Bakes on the CPU: [`raster_cpu`] then [`finish`].
+/// Bakes on the CPU as [`Baker::object`] bakes a map that keeps the mesh's UVs and has no
+/// anisotropy direction, at any width and height: every level rastered ([`raster_cpu`]), the
+/// normal map read at each level's size (one level coarser below level 0, see
+/// `OBJECT_LOD_SHIFT`), then padding and the hemisphere rule.
 ///
 /// # Errors
 /// As [`BakeMesh::validate`] and [`check_settings`].
@@ -521,8 +533,20 @@ pub fn bake_cpu(
     settings: &BakeSettings,
     listener: &mut dyn Listener,
 ) -> Result<QuatMap, BakeError> {
-    let raster = raster_cpu(mesh, normal_map, settings, listener)?;
-    Ok(finish(&raster, settings.padding, listener))
+    let levels = bake::LevelInputs {
+        mesh,
+        chain: normal_map.map(NormalMap::mip_levels),
+        direction: None,
+        own_uvs: None,
+        settings: *settings,
+    };
+    let (raster, coarse) = bake::raster_levels(&CpuRaster, &levels, listener)?;
+    Ok(post::finish_levels(
+        &raster,
+        &coarse,
+        settings.padding,
+        listener,
+    ))
 }
 
 #[cfg(all(test, feature = "default"))]

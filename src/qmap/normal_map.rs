@@ -152,6 +152,43 @@ impl NormalMap {
         }
     }
 
+    /// The map's mip chain, this level first, down to 1 × 1: each level the previous resized to
+    /// half (rounded down, at least 1) with the triangle filter `mip_chain` gives the renderer's
+    /// 8-bit levels, here on the unpacked vectors (the filter is linear, so the `scale` applied
+    /// before filtering is the scale applied after).
+    #[must_use]
+    pub(crate) fn mip_levels(&self) -> Vec<Self> {
+        let mut levels = vec![self.clone()];
+        while let Some(last) = levels.last() {
+            if last.width == 1 && last.height == 1 {
+                break;
+            }
+            levels.push(last.halved());
+        }
+        levels
+    }
+
+    /// This map at half size (rounded down, at least 1), triangle-filtered along each axis.
+    fn halved(&self) -> Self {
+        let (w, h) = (self.width as usize, self.height as usize);
+        let (nw, nh) = ((w / 2).max(1), (h / 2).max(1));
+        let rows: Vec<Vec3> = (0..h)
+            .flat_map(|y| {
+                let row = &self.texels[y * w..(y + 1) * w];
+                (0..nw).map(move |x| triangle_tap(w, nw, x, |i| row[i]))
+            })
+            .collect();
+        let texels = (0..nh)
+            .flat_map(|y| (0..nw).map(move |x| (x, y)))
+            .map(|(x, y)| triangle_tap(h, nh, y, |i| rows[i * nw + x]))
+            .collect();
+        Self {
+            width: nw as u32,
+            height: nh as u32,
+            texels,
+        }
+    }
+
     /// The normal maps of an 8-bit normal texture's mip chain (`mip_chain`), each unpacked
     /// with `scale` as [`NormalMap::from_image`] does: what a renderer samples at each level,
     /// so a tangent-space map baked from these levels filters like the normal map it replaces.
@@ -239,6 +276,30 @@ fn bc5_level(
         };
     }
     Ok(out)
+}
+
+/// Output sample `i` of `n` resampled from `m` inputs (`at(j)`) with a triangle filter as wide
+/// as the ratio `m / n` (the `image` crate's `FilterType::Triangle`: at a ratio of 2 the taps
+/// are 1, 3, 3, 1 over eight), taps outside `0..m` dropped and the rest renormalised.
+fn triangle_tap(m: usize, n: usize, i: usize, at: impl Fn(usize) -> Vec3) -> Vec3 {
+    let ratio = m as f32 / n as f32;
+    let support = ratio.max(1.0);
+    let centre = (i as f32 + 0.5) * ratio;
+    let lo = (centre - support).floor().max(0.0) as usize;
+    let hi = ((centre + support).ceil() as usize).min(m);
+    let (mut sum, mut weight) = (Vec3::ZERO, 0.0);
+    for j in lo..hi {
+        let t = 1.0 - ((j as f32 + 0.5 - centre) / support).abs();
+        if t > 0.0 {
+            sum += at(j) * t;
+            weight += t;
+        }
+    }
+    if weight > 0.0 {
+        sum / weight
+    } else {
+        at(lo.min(m - 1))
+    }
 }
 
 /// The mip chain of an 8-bit image as the renderer uploads it: level k+1 is level k resized to

@@ -210,9 +210,17 @@ pub(crate) fn next_level(format: super::MapFormat, level: &MapLevel) -> MapLevel
 
 /// From a raster to a finished map: hemisphere rule over covered and fringe texels, `padding`
 /// rings (each padded texel aligned with the neighbours it averages), mips down to 1×1, and the
-/// statistics.
+/// statistics. Level `k + 1` is baked on its own where `coarse[k]` (a raster of that level's
+/// size) is given: its covered and fringe texels take the baked frame, turned into the
+/// hemisphere of the mean of their children; the rest (padding, background) keep that mean.
+/// Levels past `coarse` are means only.
 #[must_use]
-pub fn finish(raster: &Raster, padding: u32, listener: &mut dyn Listener) -> QuatMap {
+pub(crate) fn finish_levels(
+    raster: &Raster,
+    coarse: &[Raster],
+    padding: u32,
+    listener: &mut dyn Listener,
+) -> QuatMap {
     let (w, h) = (raster.width, raster.height);
     let mut quats = raster.quats.clone();
     let mut handedness = raster.handedness.clone();
@@ -260,7 +268,10 @@ pub fn finish(raster: &Raster, padding: u32, listener: &mut dyn Listener) -> Qua
     };
     let mut levels = Vec::new();
     while level.width > 1 || level.height > 1 {
-        let next = next_level(raster.format, &level);
+        let mut next = next_level(raster.format, &level);
+        if let Some(baked) = coarse.get(levels.len()) {
+            take_baked(&mut next, baked);
+        }
         levels.push(std::mem::replace(&mut level, next));
     }
     levels.push(level);
@@ -277,6 +288,23 @@ pub fn finish(raster: &Raster, padding: u32, listener: &mut dyn Listener) -> Qua
         kind,
         triangle,
         stats,
+    }
+}
+
+/// Puts the covered and fringe texels of `baked` (a raster of `level`'s size) into `level`, each
+/// flipped into the hemisphere of the value it replaces where there is one.
+fn take_baked(level: &mut MapLevel, baked: &Raster) {
+    if (baked.width, baked.height) != (level.width, level.height) {
+        return;
+    }
+    for (k, kind) in baked.kind.iter().enumerate() {
+        if *kind == TexelKind::Background {
+            continue;
+        }
+        let q = baked.quats[k];
+        let mean = level.quats[k];
+        level.quats[k] = if mean.dot(q) < 0.0 { -q } else { q };
+        level.handedness[k] = baked.handedness[k];
     }
 }
 

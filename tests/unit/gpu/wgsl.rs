@@ -129,6 +129,11 @@ fn generated_constants_have_the_rust_values() {
         ("S3_STEP_812", step(S3X4_LEVELS)),
         ("S3_HALF_RANGE", std::f32::consts::FRAC_1_SQRT_2),
         ("SNORM16_W_BIAS", SNORM16_W_BIAS),
+        // One level finer for each level the object-space bake reads the normal map coarser.
+        (
+            "QMAP_OBJECT_LOD_BIAS",
+            -(crate::qmap::OBJECT_LOD_SHIFT as f32),
+        ),
     ] {
         match literal(&module, name) {
             naga::Literal::F32(v) => assert_eq!(v.to_bits(), want.to_bits(), "{name}"),

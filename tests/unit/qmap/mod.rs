@@ -6,6 +6,7 @@ mod bc;
 mod cpu;
 mod engine;
 mod io;
+mod levels;
 mod padding;
 mod seams;
 mod stored;
