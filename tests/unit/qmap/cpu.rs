@@ -296,7 +296,7 @@ fn torus_map_matches_the_analytic_field() {
 }
 
 /// Two triangles covering the unit UV square, every corner with the same frame.
-fn flat_quad(frame: TangentFrame) -> BakeMesh {
+pub(super) fn flat_quad(frame: TangentFrame) -> BakeMesh {
     BakeMesh {
         label: "flat quad".into(),
         uvs: vec![

@@ -3,7 +3,7 @@
 //! so that the renderer, sampling the map one level finer than its footprint, filters the normal
 //! map as the normal map's own mips would.
 
-use glam::{Quat, Vec2, Vec3, Vec4};
+use glam::{Quat, Vec3, Vec4};
 use qtangent::qmap::{
     self, BakeMesh, Baker, CpuRaster, MapFormat, MapOptions, NormalMap, ObjectInput, Repack,
 };
@@ -11,24 +11,11 @@ use qtangent::{QTangent, TangentFrame};
 
 /// Two triangles covering the unit UV square, every corner the identity frame.
 fn flat_quad() -> BakeMesh {
-    BakeMesh {
-        label: "flat quad".into(),
-        uvs: vec![
-            Vec2::new(0.0, 0.0),
-            Vec2::new(1.0, 0.0),
-            Vec2::new(1.0, 1.0),
-            Vec2::new(0.0, 1.0),
-        ],
-        frames: vec![
-            TangentFrame {
-                normal: Vec3::Z,
-                tangent: Vec3::X,
-                bitangent: Vec3::Y,
-            };
-            4
-        ],
-        indices: vec![0, 1, 2, 0, 2, 3],
-    }
+    super::cpu::flat_quad(TangentFrame {
+        normal: Vec3::Z,
+        tangent: Vec3::X,
+        bitangent: Vec3::Y,
+    })
 }
 
 /// The normal a stored texel decodes to.
