@@ -24,6 +24,9 @@ use qtangent::render::RenderScene;
 use qtangent::render::{MapKinds, SceneMaps};
 use qtangent::Format;
 
+/// Bytes of the f32 normal + tangent (3 + 4 floats) that a qtangent replaces.
+const F32_NORMAL_TANGENT_BYTES: usize = 28;
+
 #[path = "common/cli.rs"]
 mod cli;
 #[path = "common/console.rs"]
@@ -100,7 +103,7 @@ fn run(args: &Args) -> Result<(), String> {
         "pack: frames: {} ({} bytes a vertex, against {} for f32 NORMAL + TANGENT); read back: normal {:.4}° mean / {:.4}° max, tangent {:.4}° / {:.4}°, bitangent {:.4}° / {:.4}° (bound {}°)",
         args.format.name(),
         r.frame_bytes_per_vertex,
-        mesh::F32_NORMAL_TANGENT_BYTES,
+        F32_NORMAL_TANGENT_BYTES,
         errors.normal.mean(),
         errors.normal.max,
         errors.tangent.mean(),

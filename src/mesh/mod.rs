@@ -45,7 +45,6 @@ pub use tangents::{Prepared, PrimitiveStats, Source};
 pub use vertex::VertexStream;
 
 use crate::anim::{Locomotion, LocomotionError, Skeleton};
-use crate::Format;
 
 /// Everything read from one mesh file.
 #[derive(Debug, Clone, Default)]
@@ -656,15 +655,6 @@ impl Scene {
             })
             .collect()
     }
-}
-
-/// Bytes of the f32 normal + tangent (3 + 4 floats) that a qtangent replaces.
-pub const F32_NORMAL_TANGENT_BYTES: usize = 28;
-
-/// Bytes per vertex a format saves against [`F32_NORMAL_TANGENT_BYTES`] (negative if it costs).
-#[must_use]
-pub fn bytes_saved(format: Format) -> i64 {
-    F32_NORMAL_TANGENT_BYTES as i64 - format.bytes() as i64
 }
 
 #[cfg(all(test, feature = "default"))]
