@@ -10,7 +10,7 @@
 //! 2. [`Primitive::prepare`] fills in what is missing — angle-weighted smooth normals and MikkTSpace
 //!    tangents — and splits vertices where triangles of opposite handedness meet,
 //!    giving a [`Prepared`] primitive whose every vertex has a well-defined [`TangentFrame`](crate::TangentFrame).
-//! 3. [`Prepared::vertex_stream`] encodes the frames in any [`Format`] and interleaves them with
+//! 3. [`Prepared::vertex_stream`] encodes the frames in any [`Format`](crate::Format) and interleaves them with
 //!    position and UV ([`VertexStream`]).
 //!
 //! [`compare_frames`] measures a rewritten file's frames (gltfpack's, `pack`'s) against its
