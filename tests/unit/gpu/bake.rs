@@ -238,6 +238,39 @@ fn gpu_raster_matches_cpu_on_procedural_meshes() {
 }
 
 #[test]
+fn gpu_raster_takes_every_level_size_of_an_object_map() {
+    // An object-space bake rasters every level on its own, down to 1 × 1 (a map that is not a
+    // power of two gives odd sizes): the GPU raster must take each size and agree with the CPU
+    // texel by texel under the module's tie rules; where a level has texels enough to judge (16
+    // a side and up), most of what it covers must also be compared.
+    let ctx = context();
+    let torus = prepared(&procedural::torus(1.0, 0.4, 64, 32), "torus");
+    let swirl = NormalMap::default_swirl();
+    let (mut w, mut h) = (200u32, 72u32);
+    loop {
+        let s = BakeSettings {
+            width: w,
+            height: h,
+            padding: 4,
+            format: MapFormat::Rgba16Float,
+        };
+        if w.min(h) >= 16 {
+            check(ctx, "torus level", &torus, Some(&swirl), s);
+        } else {
+            let cpu = qmap::raster_cpu(&torus, Some(&swirl), &s, &mut ()).expect("CPU raster");
+            let gpu = crate::gpu::bake::raster_gpu(ctx, &torus, Some(&swirl), &s, &mut ())
+                .expect("GPU raster");
+            assert_eq!((gpu.width, gpu.height), (w, h));
+            compare(&format!("torus level {w}×{h}"), &torus, &cpu, &gpu);
+        }
+        if w == 1 && h == 1 {
+            break;
+        }
+        (w, h) = ((w / 2).max(1), (h / 2).max(1));
+    }
+}
+
+#[test]
 fn gpu_raster_matches_cpu_on_overlaps_slivers_and_degenerate_triangles() {
     let ctx = context();
     let f = |n: glam::Vec3, t: glam::Vec3| TangentFrame {
