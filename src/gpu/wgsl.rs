@@ -280,7 +280,7 @@ fn codes(out: &mut String, what: &str, items: impl IntoIterator<Item = (String, 
 }
 
 /// `QMAP_OBJECT_LOD_BIAS`: minus [`crate::qmap::OBJECT_LOD_SHIFT`] levels.
-pub(crate) fn object_lod_bias() -> f32 {
+fn object_lod_bias() -> f32 {
     -(crate::qmap::OBJECT_LOD_SHIFT as f32)
 }
 

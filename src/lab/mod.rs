@@ -1,7 +1,8 @@
 //! Lab equipment: what qtangent's own tests, tools and benchmarks use that is not part of the
 //! API — content made in code (the default scene and its spun-metal plate, a checkered ground),
 //! the swirl disc of KHR_materials_anisotropy with its supersampled ground truth and its own glTF
-//! file, GPU readbacks of intermediate results and the matrix-palette skinning baseline. Behind the `lab` cargo feature; it may change in any release.
+//! file, GPU readbacks of intermediate results and the matrix-palette skinning baseline. Behind
+//! the `lab` cargo feature; it may change in any release.
 //!
 //! It lives in the crate, rather than in a crate of its own, because it reaches what the API
 //! keeps private (stage internals, the WGSL modules); a feature keeps it out of every build that

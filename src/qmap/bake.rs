@@ -23,13 +23,21 @@ use super::{
 };
 use crate::report::{Listener, Warning, WarningKind};
 
-/// The level of `chain` (a normal map's mip chain) a map level `side` texels across reads: the
-/// one of that size (the nearest), `shift` levels coarser, at most the last.
-fn level_for(chain: &[NormalMap], side: u32, shift: u32) -> Option<&NormalMap> {
-    let first = chain.first()?;
+/// The level of a normal map (`first`, then its `coarser` levels) a map level `side` texels
+/// across reads: the one of that size (the nearest), `shift` levels coarser, at most the last.
+fn level_for<'m>(
+    first: &'m NormalMap,
+    coarser: &'m [NormalMap],
+    side: u32,
+    shift: u32,
+) -> &'m NormalMap {
     let ratio = first.width.max(first.height) as f32 / side.max(1) as f32;
-    let j = ratio.log2().round().max(0.0) as usize + shift as usize;
-    chain.get(j.min(chain.len() - 1))
+    let j = (ratio.log2().round().max(0.0) as usize + shift as usize).min(coarser.len());
+    if j == 0 {
+        first
+    } else {
+        &coarser[j - 1]
+    }
 }
 
 /// Every level of an object-space map rastered on its own ([`raster_level`]): level 0 (with
@@ -71,9 +79,8 @@ fn raster_level(
     };
     let side = settings.width.max(settings.height);
     let normal_map = levels
-        .chain
-        .as_deref()
-        .and_then(|c| level_for(c, side, shift));
+        .normal_map
+        .map(|(first, coarser)| level_for(first, coarser, side, shift));
     let mut raster = backend.raster(levels.mesh, normal_map, &settings, listener)?;
     // KHR_materials_anisotropy: the map's tangent is the anisotropy direction.
     if let Some(field) = levels.direction {
@@ -91,8 +98,8 @@ fn raster_level(
 pub(crate) struct LevelInputs<'a> {
     /// The mesh, in the map's layout.
     pub(crate) mesh: &'a BakeMesh,
-    /// The normal map's mip chain (the renderer's filter), in the map's layout.
-    pub(crate) chain: Option<Vec<NormalMap>>,
+    /// The normal map in the map's layout, and its levels below it (the renderer's filter).
+    pub(crate) normal_map: Option<(&'a NormalMap, &'a [NormalMap])>,
     /// The anisotropy direction: the map's tangent.
     pub(crate) direction: Option<&'a DirectionField>,
     /// A map with a layout of its own: the mesh in its own UVs and the layout's UVs, to find
@@ -437,9 +444,13 @@ impl<'a> Baker<'a> {
             map_uvs = Some(uvs);
         }
         let t = Instant::now();
+        let normal_map = resampled.as_ref().or(normal_map);
+        let coarser = normal_map
+            .map(NormalMap::coarser_levels)
+            .unwrap_or_default();
         let levels = LevelInputs {
             mesh: &mesh,
-            chain: resampled.as_ref().or(normal_map).map(NormalMap::mip_levels),
+            normal_map: normal_map.map(|nm| (nm, coarser.as_slice())),
             direction,
             own_uvs: own_uvs.as_ref().zip(map_uvs.as_deref()),
             settings,

@@ -152,20 +152,21 @@ impl NormalMap {
         }
     }
 
-    /// The map's mip chain, this level first, down to 1 × 1: each level the previous resized to
+    /// The map's mip levels below this one, down to 1 × 1: each level the previous resized to
     /// half (rounded down, at least 1) with the triangle filter `mip_chain` gives the renderer's
     /// 8-bit levels, here on the unpacked vectors (the filter is linear, so the `scale` applied
     /// before filtering is the scale applied after).
     #[must_use]
-    pub(crate) fn mip_levels(&self) -> Vec<Self> {
-        let mut levels = vec![self.clone()];
-        while let Some(last) = levels.last() {
+    pub(crate) fn coarser_levels(&self) -> Vec<Self> {
+        let mut levels: Vec<Self> = Vec::new();
+        loop {
+            let last = levels.last().unwrap_or(self);
             if last.width == 1 && last.height == 1 {
-                break;
+                return levels;
             }
-            levels.push(last.halved());
+            let next = last.halved();
+            levels.push(next);
         }
-        levels
     }
 
     /// This map at half size (rounded down, at least 1), triangle-filtered along each axis.

@@ -294,17 +294,15 @@ pub(crate) fn finish_levels(
 /// Puts the covered and fringe texels of `baked` (a raster of `level`'s size) into `level`, each
 /// flipped into the hemisphere of the value it replaces where there is one.
 fn take_baked(level: &mut MapLevel, baked: &Raster) {
-    if (baked.width, baked.height) != (level.width, level.height) {
-        return;
-    }
-    for (k, kind) in baked.kind.iter().enumerate() {
-        if *kind == TexelKind::Background {
-            continue;
+    debug_assert_eq!((baked.width, baked.height), (level.width, level.height));
+    let texels = level.quats.iter_mut().zip(&mut level.handedness);
+    for ((mean, hand), ((q, h), kind)) in
+        texels.zip(baked.quats.iter().zip(&baked.handedness).zip(&baked.kind))
+    {
+        if *kind != TexelKind::Background {
+            *mean = if mean.dot(*q) < 0.0 { -*q } else { *q };
+            *hand = *h;
         }
-        let q = baked.quats[k];
-        let mean = level.quats[k];
-        level.quats[k] = if mean.dot(q) < 0.0 { -q } else { q };
-        level.handedness[k] = baked.handedness[k];
     }
 }
 
