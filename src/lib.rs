@@ -12,7 +12,7 @@
 //! | encode a mesh's frames | [`mesh::load`], [`mesh::Prepared::vertex_stream`], [`Format`] |
 //! | decode them in your WGSL | [`gpu::Wgsl`], [`gpu::vertex_layout`], [`gpu::DecodePipeline`] |
 //! | bake and store a quaternion map | [`qmap::Baker`] with [`qmap::MapOptions`], [`qmap::EncodedMap`], [`ktx2::write_file`] |
-//! | sample it | [`gpu::upload_map`], [`gpu::sample_frames`], `qmap_frame` in [`gpu::Wgsl::Qmap`] |
+//! | sample it | [`gpu::upload_encoded`], [`gpu::sample_frames`], `qmap_frame` in [`gpu::Wgsl::Qmap`] |
 //! | pack a glTF | [`pack::pack`] with [`render::SceneMaps`] |
 //! | skin a batch | [`skin::SkinVertices`], [`skin::Bone`], [`gpu::SkinPipeline`] |
 //! | draw and compare | [`gpu::Renderer`], [`render::RenderScene`], [`render::diff`] |

@@ -103,7 +103,7 @@ pub struct ErrorStat {
 
 impl ErrorStat {
     /// Adds one sample. A NaN sample makes `max` NaN, so it cannot pass a bound unnoticed.
-    pub fn add(&mut self, deg: f64) {
+    pub(crate) fn add(&mut self, deg: f64) {
         self.sum += deg;
         self.count += 1;
         if deg.is_nan() || self.max.is_nan() {

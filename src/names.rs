@@ -24,12 +24,6 @@ impl ParseNameError {
             valid,
         }
     }
-
-    /// Every valid (canonical) name, in the type's order.
-    #[must_use]
-    pub fn valid(&self) -> &[&'static str] {
-        &self.valid
-    }
 }
 
 // Written by hand, not derived with thiserror: the core builds on glam, half and bytemuck alone.

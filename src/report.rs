@@ -32,7 +32,7 @@ pub struct Warning {
 impl Warning {
     /// A warning about `place` (a file, `FILE: mesh 'X' primitive 2`, `material 'Y'`).
     #[must_use]
-    pub fn new(place: impl Into<String>, kind: WarningKind) -> Self {
+    pub(crate) fn new(place: impl Into<String>, kind: WarningKind) -> Self {
         Self {
             place: place.into(),
             kind,

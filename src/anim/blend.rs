@@ -11,9 +11,9 @@ use super::{
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum RootMotion {
     /// `TA_i(t) = t·V_i`: the root moves uniformly at the clip's mean ground velocity
-    /// ([`Gait::velocity`]).
+    /// (`Gait::velocity`).
     Uniform,
-    /// `TA_i(t) = root_i(t)` ([`Gait::root`]): the root moves as the feet that are down say,
+    /// `TA_i(t) = root_i(t)` (`Gait::root`): the root moves as the feet that are down say,
     /// so it slows and surges within the cycle as the clip does. Same stride as `Uniform`.
     #[default]
     Contacts,
@@ -112,7 +112,7 @@ impl ClipKind {
 /// while a foot is down it moves backwards in animation space at the ground speed. A foot is
 /// down over a sample step when it is within `GaitSettings::contact_fraction` of its height
 /// range above its lowest point at both ends and does not move forwards; the root track
-/// [`Gait::root`] moves by minus the mean displacement of the feet that are down (interpolated
+/// `Gait::root` moves by minus the mean displacement of the feet that are down (interpolated
 /// across flight phases), and its end is the stride: speed `v = stride / T` (the article's
 /// `d·30/N`). The target bone is that root, `TA_i(t) = translation(root_i(t))` for clip time
 /// `t` in `[0, T_i)` ([`RootMotion::Contacts`], the default), or the uniform
@@ -122,7 +122,7 @@ impl ClipKind {
 /// `(1 − b)·r_w·root_w' + b·r_r·root_r'`. The poses are the clips' in-place local transforms,
 /// blended with `blend_poses` against the rest pose.
 ///
-/// **Event feet.** The footfall order must be the same in both clips. [`Locomotion::new`] uses
+/// **Event feet.** The footfall order must be the same in both clips. `Locomotion::new` uses
 /// the longest prefix of the listed feet whose cyclic footfall order agrees; list them in order
 /// of preference. Two feet always qualify when each lands once per cycle (two points on a circle
 /// have one cyclic order). A quadruped's four-foot order can change between gaits: the Fox
@@ -197,7 +197,7 @@ impl Locomotion {
     /// Any `Gait::analyse` error, and [`LocomotionError::UpMismatch`],
     /// [`LocomotionError::DirectionMismatch`], [`LocomotionError::NotSlower`],
     /// [`LocomotionError::NoCommonEvents`], [`LocomotionError::CoincidentEvents`].
-    pub fn new(
+    pub(crate) fn new(
         skeleton: &Skeleton,
         walk: &Clip,
         run: &Clip,
@@ -277,7 +277,7 @@ impl Locomotion {
     }
 
     /// The same blend with the footfalls of `event_feet` (indices into the feet given to
-    /// [`Locomotion::new`]) as the events.
+    /// `Locomotion::new`) as the events.
     ///
     /// # Errors
     /// [`LocomotionError::EventFeetDisagree`] when their footfall order differs between the

@@ -10,7 +10,7 @@ use super::Transform;
 
 /// How a channel interpolates between keyframes (glTF `sampler.interpolation`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Interpolation {
+pub(crate) enum Interpolation {
     /// Hold the previous key's value.
     Step,
     /// Lerp for translation and scale; shortest-path slerp for rotation (glTF spec).
@@ -22,7 +22,7 @@ pub enum Interpolation {
 
 /// Which part of a node's transform a channel drives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Property {
+pub(crate) enum Property {
     /// `translation` (xyz of the values).
     Translation,
     /// `rotation` (unit quaternion xyzw).
@@ -35,26 +35,26 @@ pub enum Property {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Channel {
     /// Target node index (into [`crate::mesh::Scene::nodes`]).
-    pub node: usize,
+    pub(crate) node: usize,
     /// Which property.
-    pub property: Property,
+    pub(crate) property: Property,
     /// Interpolation.
-    pub interpolation: Interpolation,
+    pub(crate) interpolation: Interpolation,
     /// Key times in seconds: not empty, finite, at least 0, strictly increasing (the loader
     /// checks all four).
-    pub times: Vec<f32>,
+    pub(crate) times: Vec<f32>,
     /// Key values: one per key (STEP/LINEAR) or three per key (CUBICSPLINE: in-tangent, value,
     /// out-tangent, as glTF stores them). Vec3 properties use xyz and w = 0. Rotation values are
     /// unit quaternions (xyzw; the loader normalises them), rotation tangents are as the file
     /// gives them.
-    pub values: Vec<Vec4>,
+    pub(crate) values: Vec<Vec4>,
 }
 
 /// A named animation: channels over a common time range.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Clip {
     /// Name in the file, or `animation N`.
-    pub name: String,
+    pub(crate) name: String,
     /// Largest last key time over the channels (seconds); the clip runs over `[0, duration]`.
     /// 0 when it has no channels, or only keys at time 0.
     pub duration: f32,
@@ -89,7 +89,7 @@ impl Channel {
     /// If `values` holds fewer entries than `times` needs (one or three per key); loaded
     /// channels always hold exactly that many.
     #[must_use]
-    pub fn sample(&self, t: f32) -> Vec4 {
+    pub(crate) fn sample(&self, t: f32) -> Vec4 {
         let times = &self.times;
         let (Some(&first), Some(&last)) = (times.first(), times.last()) else {
             return match self.property {
@@ -175,7 +175,7 @@ impl Clip {
     ///
     /// # Panics
     /// As [`Channel::sample`] (never for loaded clips).
-    pub fn sample(&self, t: f32, pose: &mut [Transform]) {
+    pub(crate) fn sample(&self, t: f32, pose: &mut [Transform]) {
         let t = if t >= 0.0 { t.min(self.duration) } else { 0.0 };
         for channel in &self.channels {
             let Some(node) = pose.get_mut(channel.node) else {
@@ -195,10 +195,10 @@ impl Clip {
     pub(crate) fn node_channels(&self, node: usize) -> impl Iterator<Item = &Channel> {
         self.channels.iter().filter(move |c| c.node == node)
     }
-
+    #[cfg(test)]
     /// The clip named `name` in `clips` (e.g. [`crate::mesh::Scene::animations`]).
     #[must_use]
-    pub fn find<'a>(clips: &'a [Clip], name: &str) -> Option<&'a Clip> {
+    pub(crate) fn find<'a>(clips: &'a [Clip], name: &str) -> Option<&'a Clip> {
         clips.iter().find(|c| c.name == name)
     }
 }

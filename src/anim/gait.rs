@@ -10,19 +10,19 @@ use super::{Clip, LocomotionError, Skeleton};
 pub(crate) struct GaitSettings {
     /// Samples per second of clip time (default 240: ten per key of a 24 fps clip). At least 64
     /// samples are taken per cycle whatever the rate.
-    pub sample_rate: f32,
+    pub(crate) sample_rate: f32,
     /// A foot is down while its height is at most `lowest + contact_fraction·(highest −
     /// lowest)` over the cycle, in `(0, 1)` (default 0.2).
-    pub contact_fraction: f32,
+    pub(crate) contact_fraction: f32,
     /// Airborne gaps shorter than this fraction of the cycle are merged into the contact around
     /// them, so a foot that wobbles across the threshold lands once (default 0.05).
-    pub min_gap: f32,
+    pub(crate) min_gap: f32,
     /// Also require a down foot not to move forwards relative to the body (default true): a
     /// foot that skims the ground at the end of its swing has not landed yet.
-    pub stance_moves_backwards: bool,
+    pub(crate) stance_moves_backwards: bool,
     /// The world up axis; `None` finds it: the signed coordinate axis nearest to the mean
     /// offset from the feet to their lowest common ancestor (the body) over the cycle.
-    pub up: Option<Vec3>,
+    pub(crate) up: Option<Vec3>,
 }
 
 impl Default for GaitSettings {
@@ -62,10 +62,10 @@ impl Contact {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FootGait {
     /// Node index of the foot bone.
-    pub node: usize,
+    pub(crate) node: usize,
     /// Its name.
     pub name: String,
-    /// Lowest height (along [`Gait::up`]) over the cycle.
+    /// Lowest height (along `Gait::up`) over the cycle.
     pub lowest: f32,
     /// Highest height over the cycle.
     pub highest: f32,
@@ -76,12 +76,6 @@ pub struct FootGait {
 }
 
 impl FootGait {
-    /// Footfall times (touch-downs), sorted, clip seconds.
-    #[must_use]
-    pub fn footfalls(&self) -> Vec<f32> {
-        self.contacts.iter().map(|c| c.start).collect()
-    }
-
     /// Fraction of the cycle the foot is down.
     #[must_use]
     pub fn duty_factor(&self, duration: f32) -> f32 {
@@ -106,12 +100,12 @@ pub struct Gait {
     /// Cycle length (the clip's duration), seconds.
     pub duration: f32,
     /// World up axis (unit).
-    pub up: Vec3,
+    pub(crate) up: Vec3,
     /// Node whose offset from the feet gave `up` (the feet's lowest common ancestor).
-    pub body: Option<usize>,
+    pub(crate) body: Option<usize>,
     /// Mean ground velocity in the skeleton's root space, horizontal: the stride over the
     /// cycle time, `root[n] / duration` (the article's `v = d·30/N`).
-    pub velocity: Vec3,
+    pub(crate) velocity: Vec3,
     /// The root motion the in-place clip implies, sampled at `k·duration/n` for `k = 0..=n`:
     /// `root[0] = 0`, and over each sample step the root moves by minus the mean horizontal
     /// displacement of the feet that are down over the step (so those feet stand still on the
@@ -119,7 +113,7 @@ pub struct Gait {
     /// and last step of each stance are left out, as they may straddle touch-down or lift-off.
     /// Steps with no foot down (a gallop's flight) take the displacement interpolated
     /// linearly, cyclically, between the nearest steps that have one. `root[n]` is the stride.
-    pub root: Vec<Vec3>,
+    pub(crate) root: Vec<Vec3>,
     /// Per foot, in the order given.
     pub feet: Vec<FootGait>,
 }

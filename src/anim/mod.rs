@@ -1,9 +1,9 @@
 //! Skeletal animation on the CPU (no wgpu): node transforms ([`Transform`]), glTF animation
 //! clips ([`Clip`]: STEP, LINEAR, CUBICSPLINE on translation, rotation and scale), the local →
-//! model hierarchy ([`Skeleton`]), and the walk/run locomotion blend of "Blending a Walk/Run
+//! model hierarchy (`Skeleton`), and the walk/run locomotion blend of "Blending a Walk/Run
 //! cycle" ([`Locomotion`], whose docs describe the method, played by a [`Player`]) with its gait
 //! analysis ([`Gait`]) and foot-slide measure ([`FootSlide`]). A loaded scene makes its skeleton
-//! and blend ([`crate::mesh::Scene::skeleton`], [`crate::mesh::Scene::locomotion`]).
+//! and blend (`crate::mesh::Scene::skeleton`, [`crate::mesh::Scene::locomotion`]).
 //!
 //! The GPU side is [`crate::skin`] (bones as quaternion + translation + uniform scale) and
 //! [`crate::gpu::SkinPipeline`] (the compute kernel).
@@ -18,13 +18,14 @@ mod pose;
 mod slide;
 
 pub use blend::{BlendMethod, ClipKind, Locomotion, RootMotion};
-pub use clip::{Channel, Clip, Interpolation, Property};
+pub use clip::{Channel, Clip};
+#[cfg(feature = "gltf")]
+pub(crate) use clip::{Interpolation, Property};
 pub use error::LocomotionError;
 pub(crate) use gait::GaitSettings;
 pub use gait::{Contact, FootGait, Footfall, Gait};
 pub use player::{LocoFrame, Player};
-pub(crate) use pose::blend_poses;
-pub use pose::Skeleton;
+pub(crate) use pose::{blend_poses, Skeleton};
 pub(crate) use slide::{foot_slide, ContactRule};
 pub use slide::{slide_summary, speed_ramp, FootSlide};
 
@@ -34,16 +35,16 @@ use glam::{Mat4, Quat, Vec3};
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Transform {
     /// Translation.
-    pub translation: Vec3,
+    pub(crate) translation: Vec3,
     /// Unit rotation.
-    pub rotation: Quat,
+    pub(crate) rotation: Quat,
     /// Per-axis scale.
-    pub scale: Vec3,
+    pub(crate) scale: Vec3,
 }
 
 impl Transform {
     /// No translation, rotation or scale.
-    pub const IDENTITY: Self = Self {
+    pub(crate) const IDENTITY: Self = Self {
         translation: Vec3::ZERO,
         rotation: Quat::IDENTITY,
         scale: Vec3::ONE,
@@ -51,19 +52,8 @@ impl Transform {
 
     /// `T · R · S` as a matrix.
     #[must_use]
-    pub fn to_mat4(&self) -> Mat4 {
+    pub(crate) fn to_mat4(self) -> Mat4 {
         Mat4::from_scale_rotation_translation(self.scale, self.rotation, self.translation)
-    }
-
-    /// Decomposes `m` (translation, rotation, scale; any shear is lost).
-    #[must_use]
-    pub fn from_mat4(m: Mat4) -> Self {
-        let (scale, rotation, translation) = m.to_scale_rotation_translation();
-        Self {
-            translation,
-            rotation,
-            scale,
-        }
     }
 }
 

@@ -31,7 +31,7 @@ pub struct LocoFrame {
     /// (`Locomotion::root_velocity`; `V_i` with [`RootMotion::Uniform`](super::RootMotion::Uniform)).
     pub speed: f32,
     /// Clip times sampled for this frame, seconds: `[walk, run]`.
-    pub clip_times: [f32; 2],
+    pub(crate) clip_times: [f32; 2],
 }
 
 /// A rigid transform (rotation then translation), the "target bone" and "animation
@@ -95,7 +95,7 @@ struct FootLock {
 /// [`Player::advance`]; read the result with [`Player::frame`]).
 ///
 /// `L` is how it holds its [`Locomotion`]: owned (the default, [`Locomotion::into_player`] or
-/// [`Player::new`]) or borrowed (`&Locomotion`, `Locomotion::player`).
+/// `Player::new`) or borrowed (`&Locomotion`, `Locomotion::player`).
 #[derive(Debug, Clone)]
 pub struct Player<L: Borrow<Locomotion> = Locomotion> {
     loco: L,
@@ -128,7 +128,7 @@ impl<L: Borrow<Locomotion>> Player<L> {
     /// A player for `method`, at its start phases (see [`crate::anim::Locomotion`], "Phase
     /// alignment") with the character at the origin, showing the walk.
     #[must_use]
-    pub fn new(locomotion: L, method: BlendMethod) -> Self {
+    pub(crate) fn new(locomotion: L, method: BlendMethod) -> Self {
         let loco: &Locomotion = locomotion.borrow();
         let rest = &loco.skeleton.rest;
         let start = if method == BlendMethod::Events {

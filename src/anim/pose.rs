@@ -7,16 +7,16 @@ use super::Transform;
 /// The node tree of a glTF scene: parents, rest transforms, and an order in which every parent
 /// comes before its children.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Skeleton {
+pub(crate) struct Skeleton {
     /// Node names (`node N` when unnamed).
-    pub names: Vec<String>,
+    pub(crate) names: Vec<String>,
     /// Parent of each node (always a valid index; `None` for a root).
-    pub parents: Vec<Option<usize>>,
+    pub(crate) parents: Vec<Option<usize>>,
     /// Local transform of each node as the file gives it (the rest pose).
-    pub rest: Vec<Transform>,
+    pub(crate) rest: Vec<Transform>,
     /// Every node index once, parents before children (depth first from each root in index
     /// order).
-    pub order: Vec<usize>,
+    pub(crate) order: Vec<usize>,
 }
 
 impl Skeleton {
@@ -42,7 +42,7 @@ impl Skeleton {
 
     /// Index of the node named `name`.
     #[must_use]
-    pub fn find(&self, name: &str) -> Option<usize> {
+    pub(crate) fn find(&self, name: &str) -> Option<usize> {
         self.names.iter().position(|n| n == name)
     }
 

@@ -11,9 +11,9 @@ use super::{LocoFrame, Skeleton};
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ContactRule {
     /// Threshold per foot in the walk.
-    pub walk: Vec<f32>,
+    pub(crate) walk: Vec<f32>,
     /// Threshold per foot in the run.
-    pub run: Vec<f32>,
+    pub(crate) run: Vec<f32>,
 }
 
 impl ContactRule {
@@ -28,7 +28,7 @@ impl ContactRule {
 #[derive(Debug, Clone, PartialEq)]
 pub struct FootSlide {
     /// Foot name.
-    pub foot: String,
+    pub(crate) foot: String,
     /// Mean horizontal world speed while down, units per second (0 when never down).
     pub mean: f32,
     /// Maximum horizontal world speed while down.

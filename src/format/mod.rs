@@ -107,38 +107,38 @@ pub(crate) const GLTF_SHORT: u32 = 5122;
 #[cfg_attr(not(feature = "gltf"), allow(dead_code))]
 pub(crate) struct GltfLayout {
     /// The accessor's `componentType`.
-    pub component_type: u32,
+    pub(crate) component_type: u32,
     /// Components per element: the accessor's `type` is `VEC2`, `VEC3` or `VEC4`.
-    pub components: usize,
+    pub(crate) components: usize,
     /// The accessor's `normalized`.
-    pub normalized: bool,
+    pub(crate) normalized: bool,
 }
 
 /// One row of the format table: everything the crate knows about a format.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Info {
     /// The canonical name.
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// Other spellings accepted when parsing (earlier names included).
-    pub aliases: &'static [&'static str],
+    pub(crate) aliases: &'static [&'static str],
     /// Bytes per frame.
-    pub bytes: usize,
+    pub(crate) bytes: usize,
     /// The bound on the decoded error of n, t and b, degrees.
-    pub max_error_deg: f64,
+    pub(crate) max_error_deg: f64,
     /// How the GPU fetches it.
     #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
-    pub fetch: Fetch,
+    pub(crate) fetch: Fetch,
     /// The WGSL function (in `shaders/qtangent.wgsl`) taking the fetched attribute to a
     /// `QTangent` (rotation and handedness).
     #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
-    pub wgsl_qtangent: &'static str,
+    pub(crate) wgsl_qtangent: &'static str,
     /// Its `_QTANGENT` accessor.
     #[cfg_attr(not(feature = "gltf"), allow(dead_code))]
-    pub gltf: GltfLayout,
+    pub(crate) gltf: GltfLayout,
     /// Appends exactly `bytes` little-endian bytes.
-    pub encode: fn(&QTangent, &mut Vec<u8>),
+    pub(crate) encode: fn(&QTangent, &mut Vec<u8>),
     /// Decodes exactly `bytes` bytes.
-    pub decode: fn(&[u8]) -> QTangent,
+    pub(crate) decode: fn(&[u8]) -> QTangent,
 }
 
 const fn gltf(component_type: u32, components: usize, normalized: bool) -> GltfLayout {

@@ -16,9 +16,9 @@ pub(crate) fn is_glb(bytes: &[u8]) -> bool {
 #[derive(Debug, Clone)]
 pub(crate) struct Parts<'a> {
     /// The JSON text.
-    pub json: &'a [u8],
+    pub(crate) json: &'a [u8],
     /// The GLB binary chunk (none for `.gltf`, or a GLB without one).
-    pub bin: Option<&'a [u8]>,
+    pub(crate) bin: Option<&'a [u8]>,
 }
 
 /// Splits a `.glb` into its chunks, or takes a `.gltf` as JSON.

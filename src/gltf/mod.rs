@@ -7,7 +7,7 @@
 //! - The one reader (crate-internal): the GLB container, buffers (GLB chunk, `data:` URIs,
 //!   files), and accessors of any layout — normalised, quantised (KHR_mesh_quantization),
 //!   sparse, zero-filled — read as bytes, floats or unsigned integers. Its failures are
-//!   [`ReadError`] (file, container, buffers) and [`AccessorError`] (one accessor).
+//!   `ReadError` (file, container, buffers) and [`AccessorError`] (one accessor).
 //! - The names both share: [`ComponentType`], [`AccessorType`], [`AccessorLayout`],
 //!   [`Target`], and the extension names the crate reads and writes (`QTANGENT_frames`,
 //!   docs/GLTF.md).
@@ -19,7 +19,8 @@ pub(crate) mod read;
 pub(crate) mod uri;
 mod write;
 
-pub use error::{AccessorError, ReadError, WriteError};
+pub(crate) use error::ReadError;
+pub use error::{AccessorError, WriteError};
 pub use names::{AccessorLayout, AccessorType, ComponentType, Target};
 pub use uri::data_uri;
 pub use write::{BufferUri, Builder};

@@ -100,37 +100,37 @@ fn read_uri(buffer: usize, uri: &str, base: Option<&Path>) -> Result<Vec<u8>, Re
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Placed {
     /// The buffer view.
-    pub view: usize,
+    pub(crate) view: usize,
     /// `byteOffset` into it.
-    pub offset: usize,
+    pub(crate) offset: usize,
 }
 
 /// An accessor's sparse part (glTF 2.0 §3.6.2.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Sparse {
     /// Elements replaced.
-    pub count: usize,
+    pub(crate) count: usize,
     /// The indices of the elements replaced, tightly packed.
-    pub indices: Placed,
+    pub(crate) indices: Placed,
     /// The indices' type (unsigned byte, short or int).
-    pub index_type: ComponentType,
+    pub(crate) index_type: ComponentType,
     /// The values, tightly packed.
-    pub values: Placed,
+    pub(crate) values: Placed,
 }
 
 /// An accessor as its JSON describes it ([`describe`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Accessor {
     /// Its index in the file.
-    pub index: usize,
+    pub(crate) index: usize,
     /// How its elements are stored.
-    pub layout: AccessorLayout,
+    pub(crate) layout: AccessorLayout,
     /// Elements.
-    pub count: usize,
+    pub(crate) count: usize,
     /// Its elements' place; `None`: zeros.
-    pub place: Option<Placed>,
+    pub(crate) place: Option<Placed>,
     /// Its sparse part.
-    pub sparse: Option<Sparse>,
+    pub(crate) sparse: Option<Sparse>,
 }
 
 /// Accessor `a` of the document `json`, from its JSON alone (no buffer is read): its layout,
@@ -219,9 +219,9 @@ fn bad_field(field: &'static str, found: &Value) -> AccessorError {
 #[derive(Debug, Clone)]
 pub(crate) struct View<'a> {
     /// Its `byteLength` bytes.
-    pub bytes: Cow<'a, [u8]>,
+    pub(crate) bytes: Cow<'a, [u8]>,
     /// Its `byteStride`, if it has one.
-    pub stride: Option<usize>,
+    pub(crate) stride: Option<usize>,
 }
 
 /// Reads accessors and buffer views of one document from its buffers ([`read_buffers`]).

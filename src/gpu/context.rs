@@ -191,25 +191,25 @@ pub struct GpuContext {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct StageNeeds {
     /// The stage, for messages ("batch decode").
-    pub stage: &'static str,
+    pub(crate) stage: &'static str,
     /// Device features it cannot run without.
-    pub features: wgpu::Features,
+    pub(crate) features: wgpu::Features,
     /// Whether it runs compute shaders.
-    pub compute: bool,
+    pub(crate) compute: bool,
     /// Whether its vertex stage reads storage buffers.
-    pub vertex_storage: bool,
+    pub(crate) vertex_storage: bool,
     /// Storage buffers bound in one shader stage.
-    pub storage_buffers_per_shader_stage: u32,
+    pub(crate) storage_buffers_per_shader_stage: u32,
     /// Sampled textures bound in one shader stage.
-    pub sampled_textures_per_shader_stage: u32,
+    pub(crate) sampled_textures_per_shader_stage: u32,
     /// Uniform buffers bound in one shader stage.
-    pub uniform_buffers_per_shader_stage: u32,
+    pub(crate) uniform_buffers_per_shader_stage: u32,
     /// Bind groups.
-    pub bind_groups: u32,
+    pub(crate) bind_groups: u32,
     /// Vertex buffers.
-    pub vertex_buffers: u32,
+    pub(crate) vertex_buffers: u32,
     /// Colour attachments.
-    pub color_attachments: u32,
+    pub(crate) color_attachments: u32,
 }
 
 impl StageNeeds {
@@ -409,7 +409,7 @@ impl GpuContext {
         Ok(())
     }
 
-    /// Creates a headless context, blocking. See [`GpuContext::new_async`].
+    /// Creates a headless context, blocking. See `GpuContext::new_async`.
     ///
     /// # Errors
     /// [`GpuError::NoAdapter`] (with what was seen and how to install lavapipe) or
@@ -430,7 +430,7 @@ impl GpuContext {
     ///
     /// # Errors
     /// As [`GpuContext::new`].
-    pub async fn new_async() -> Result<Self, GpuError> {
+    pub(crate) async fn new_async() -> Result<Self, GpuError> {
         let mut backends = wgpu::Backends::empty();
         let mut adapters = Vec::new();
         for b in backend_tries() {
@@ -453,7 +453,7 @@ impl GpuContext {
     /// windowed viewer's.
     ///
     /// Picks among the adapters of `instance` that support `surface` as
-    /// [`GpuContext::new_async`] does (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, discrete GPUs first)
+    /// `GpuContext::new_async` does (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, discrete GPUs first)
     /// and requests the device with the same features, limits
     /// and error handling.
     ///

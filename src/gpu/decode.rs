@@ -18,13 +18,13 @@ pub struct GpuFrame {
     /// +1 or −1.
     pub handedness: f32,
     /// Unit tangent.
-    pub tangent: [f32; 3],
+    pub(crate) tangent: [f32; 3],
     /// Written as 0.
-    pub pad0: f32,
+    pub(crate) pad0: f32,
     /// Unit bitangent, `cross(n, t) · handedness`.
     pub bitangent: [f32; 3],
     /// Written as 0.
-    pub pad1: f32,
+    pub(crate) pad1: f32,
 }
 
 const _: () = assert!(std::mem::size_of::<GpuFrame>() == 48);
@@ -62,10 +62,6 @@ pub struct DecodePipeline {
 
 /// A batch uploaded and bound, ready to dispatch any number of times (the benchmark reuses it).
 pub struct DecodeBatch {
-    /// The batch's format.
-    pub format: Format,
-    /// Frames in the batch.
-    pub count: u32,
     groups: [u32; 2],
     input_bytes: u64,
     output: wgpu::Buffer,
@@ -180,8 +176,6 @@ impl DecodePipeline {
                 ],
             );
             DecodeBatch {
-                format,
-                count: count as u32,
                 groups: [x, y],
                 input_bytes,
                 output,

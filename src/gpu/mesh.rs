@@ -84,15 +84,15 @@ pub fn format_constant(format: Format) -> (&'static str, f64) {
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct MeshUniforms {
     /// Object to world.
-    pub model: Mat4,
+    pub(crate) model: Mat4,
     /// Inverse transpose of `model`'s upper 3×3, in a mat4 (no vec3/mat3 in uniforms).
-    pub normal_matrix: Mat4,
+    pub(crate) normal_matrix: Mat4,
     /// World to clip.
-    pub view_proj: Mat4,
+    pub(crate) view_proj: Mat4,
     /// `sign(det(model))`: a mirroring model matrix flips every frame's handedness.
-    pub model_handedness: f32,
+    pub(crate) model_handedness: f32,
     /// Padding to 16 bytes.
-    pub pad: [f32; 3],
+    pub(crate) pad: [f32; 3],
 }
 
 const _: () = assert!(std::mem::size_of::<MeshUniforms>() == 208);

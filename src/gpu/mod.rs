@@ -1,7 +1,7 @@
 //! GPU side: a wgpu context ([`GpuContext`], headless or your own device) and the stages, one
 //! file each with its WGSL file in `shaders/`: batch decode ([`DecodePipeline`]), the mesh vertex
 //! stage ([`vertex_layout`], [`MeshUniforms`]), the quaternion-map bake (a
-//! [`crate::qmap::RasterBackend`]) and sampling ([`upload_map`], [`sample_frames`]), skinning
+//! [`crate::qmap::RasterBackend`]) and sampling (`upload_map`, [`sample_frames`]), skinning
 //! ([`SkinPipeline`], [`RigBatch`]) and the lit renderer ([`Renderer`]). The only part of the
 //! crate that uses wgpu; CPU modules never depend on it.
 
@@ -21,14 +21,14 @@ pub use context::{GpuContext, GpuError};
 pub use decode::{DecodeBatch, DecodePipeline, GpuFrame};
 pub use mesh::{format_constant, vertex_entry_point, vertex_layout, MeshUniforms};
 pub use qmap::{
-    map_decode_constant, sample_frames, upload_encoded, upload_map, GpuQuatMap, MapFilter,
-    SampledFrame,
+    map_decode_constant, sample_frames, upload_encoded, GpuQuatMap, MapFilter, SampledFrame,
 };
 pub use render::{
-    GpuScene, MapReport, ModeCost, Output, PreparedView, Renderer, Shot, UploadReport, View,
-    DEBUG_POISON, DEPTH_FORMAT, FALLBACK_FORMAT,
+    GpuScene, MapReport, Output, Renderer, Shot, UploadReport, View, DEBUG_POISON, DEPTH_FORMAT,
+    FALLBACK_FORMAT,
 };
-pub use skin::{output_layout, InstanceRange, RigBatch, SkinBatch, SkinBuffers, SkinPipeline};
+pub use render::{ModeCost, PreparedView};
+pub use skin::{RigBatch, SkinBatch, SkinPipeline};
 pub use wgsl::Wgsl;
 
 #[cfg(all(test, feature = "default"))]

@@ -74,36 +74,30 @@ pub(crate) fn check_filterable(ctx: &GpuContext, format: MapFormat) -> Result<()
 
 /// A quaternion map on the GPU: two textures with the map's mip chain, and views of all levels.
 pub struct GpuQuatMap {
-    /// The quaternions, `texture_format` of `format`.
-    pub quats: wgpu::Texture,
+    /// The quaternions, `texture_format` of `format`; held so the texture lives as long as the
+    /// map (shaders read it through `quats_view`).
+    #[allow(dead_code)]
+    pub(crate) quats: wgpu::Texture,
     /// The second texture: the handedness plane (`HANDEDNESS_FORMAT`), or of a two-layer BC5
     /// map ([`MapFormat::Bc5Pair`]) its layer 1, (z, w).
-    pub handedness: wgpu::Texture,
+    /// Held, like `quats`, for as long as the map lives.
+    #[allow(dead_code)]
+    pub(crate) handedness: wgpu::Texture,
     /// A view of every level of `quats`.
-    pub quats_view: wgpu::TextureView,
+    pub(crate) quats_view: wgpu::TextureView,
     /// A view of every level of `handedness`.
-    pub handedness_view: wgpu::TextureView,
+    pub(crate) handedness_view: wgpu::TextureView,
     /// How the texels are stored (rgba16f for a block-compressed map decoded at upload on a
     /// device without BC sampling).
-    pub format: MapFormat,
+    pub(crate) format: MapFormat,
     /// How a shader decodes a sample ([`EncodedMap::decode`]).
-    pub decode: MapDecode,
-    /// Object or tangent space.
-    pub space: MapSpace,
+    pub(crate) decode: MapDecode,
     /// A tangent-space map whose twist is stored doubled
     /// ([`crate::qmap::stored::EncodedMap::axial_twist`]): shaders halve it.
-    pub axial_twist: bool,
-    /// A BC5 map of (z, w), a twist alone ([`crate::qmap::stored::EncodedMap::twist_only`]).
-    pub twist_only: bool,
+    pub(crate) axial_twist: bool,
     /// Whether `handedness` holds the map's own plane (false: a 1×1 +1 stand-in; the handedness
     /// is derived or comes from the vertex).
-    pub plane: bool,
-    /// Width of level 0.
-    pub width: u32,
-    /// Height of level 0.
-    pub height: u32,
-    /// Number of mip levels uploaded.
-    pub mip_level_count: u32,
+    pub(crate) plane: bool,
 }
 
 impl GpuQuatMap {
@@ -185,7 +179,7 @@ fn check_levels(map: &QuatMap) -> Result<(), GpuError> {
 /// [`GpuError::TextureTooLarge`] when a side exceeds `max_texture_dimension_2d`;
 /// [`GpuError::Invalid`] for inconsistent levels or a format the device cannot filter
 /// (`check_filterable`); [`GpuError::Wgpu`].
-pub fn upload_map(ctx: &GpuContext, map: &QuatMap) -> Result<GpuQuatMap, GpuError> {
+pub(crate) fn upload_map(ctx: &GpuContext, map: &QuatMap) -> Result<GpuQuatMap, GpuError> {
     check_levels(map)?;
     let (width, height) = (map.width(), map.height());
     let limit = ctx.device.limits().max_texture_dimension_2d;
@@ -298,13 +292,8 @@ pub fn upload_encoded(
             handedness,
             format: map.format,
             decode: map.decode(),
-            space: map.space,
             axial_twist: map.axial_twist,
-            twist_only: map.twist_only,
             plane,
-            width,
-            height,
-            mip_level_count,
         }
     })
 }
@@ -380,19 +369,19 @@ fn sampler(device: &wgpu::Device, filter: wgpu::FilterMode) -> wgpu::Sampler {
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct SampledFrame {
     /// Unit normal decoded by `qmap_frame_level`.
-    pub normal: [f32; 3],
+    pub(crate) normal: [f32; 3],
     /// ±1: the sign of `filtered_handedness` (0 counts as +1).
-    pub handedness: f32,
+    pub(crate) handedness: f32,
     /// Unit tangent.
-    pub tangent: [f32; 3],
+    pub(crate) tangent: [f32; 3],
     /// The handedness plane as the sampler filtered it, in [−1, 1].
-    pub filtered_handedness: f32,
+    pub(crate) filtered_handedness: f32,
     /// Unit bitangent, `cross(n, t) · handedness`.
-    pub bitangent: [f32; 3],
+    pub(crate) bitangent: [f32; 3],
     /// Written as 0.
-    pub pad: f32,
+    pub(crate) pad: f32,
     /// The quaternion as the sampler filtered it, before normalisation (x, y, z, w).
-    pub filtered: [f32; 4],
+    pub(crate) filtered: [f32; 4],
 }
 
 const _: () = assert!(std::mem::size_of::<SampledFrame>() == 64);

@@ -65,7 +65,7 @@ const OUTPUT_ATTRIBUTES: [wgpu::VertexAttribute; 2] = [
 /// `Snorm16x4` at location 2 (20 bytes a vertex), as `mesh.wgsl`'s `vs_vec4f` reads it with
 /// `QTANGENT_FORMAT` set to snorm16x4; UVs come from a second buffer (`Float32x2` at location 1).
 #[must_use]
-pub fn output_layout() -> wgpu::VertexBufferLayout<'static> {
+pub(crate) fn output_layout() -> wgpu::VertexBufferLayout<'static> {
     wgpu::VertexBufferLayout {
         array_stride: (OUTPUT_WORDS * 4) as u64,
         step_mode: wgpu::VertexStepMode::Vertex,
@@ -92,13 +92,13 @@ struct PipelineKey {
 
 /// Where one instance of a batch reads and writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct InstanceRange {
+pub(crate) struct InstanceRange {
     /// Index of its mesh in the batch's mesh list.
-    pub mesh: usize,
+    pub(crate) mesh: usize,
     /// Its vertices in the output buffer.
-    pub output: Range<u32>,
+    pub(crate) output: Range<u32>,
     /// Its palette in the bone buffer.
-    pub bones: Range<u32>,
+    pub(crate) bones: Range<u32>,
 }
 
 /// A batch uploaded and bound: set bones, dispatch, draw or read back, any number of times.
@@ -178,7 +178,6 @@ pub struct SkinBuffers {
     instances: Vec<InstanceRange>,
     vertex_count: u32,
     bone_count: u32,
-    input_bytes: u64,
     groups: [u32; 2],
     pub(crate) palette: wgpu::Buffer,
     output: wgpu::Buffer,
@@ -326,7 +325,6 @@ impl SkinBuffers {
                 instances: table.ranges,
                 vertex_count: out as u32,
                 bone_count: bone as u32,
-                input_bytes,
                 groups,
                 palette,
                 output,
@@ -390,20 +388,14 @@ impl SkinBuffers {
 
     /// Where each instance reads and writes, in instance order.
     #[must_use]
-    pub fn instances(&self) -> &[InstanceRange] {
+    pub(crate) fn instances(&self) -> &[InstanceRange] {
         &self.instances
     }
 
     /// The skinned vertices, instance `i` at `instances()[i].output`.
     #[must_use]
-    pub fn output(&self) -> &wgpu::Buffer {
+    pub(crate) fn output(&self) -> &wgpu::Buffer {
         &self.output
-    }
-
-    /// Bytes of packed input uploaded (each mesh once).
-    #[must_use]
-    pub fn input_bytes(&self) -> u64 {
-        self.input_bytes
     }
 
     /// Records what `record` encodes, submits it and waits.
@@ -484,7 +476,7 @@ impl SkinPipeline {
     /// Uploads `meshes` once each and lays out one instance per entry of `instances` (an index
     /// into `meshes`), each with a palette of its mesh's `joint_count` bones. The influence
     /// count is the smallest that holds every mesh's vertices; every mesh must upload its
-    /// frames in the same format ([`SkinVertices::with_format`]). Bones start as the identity
+    /// frames in the same format (`SkinVertices::with_format`). Bones start as the identity
     /// (the bind pose); set them with [`SkinBatch::set_bones`].
     ///
     /// # Errors
@@ -545,7 +537,7 @@ impl SkinPipeline {
 
 impl SkinBatch {
     /// The batch's buffers: vertex and bone counts, where each instance reads and writes, and
-    /// the output vertex buffer (in [`output_layout`]).
+    /// the output vertex buffer (in `output_layout`).
     #[must_use]
     pub fn buffers(&self) -> &SkinBuffers {
         &self.core
@@ -569,10 +561,10 @@ impl SkinBatch {
     pub fn influences(&self) -> Influences {
         self.influences
     }
-
+    #[cfg(test)]
     /// The format of the input qtangents (every mesh's).
     #[must_use]
-    pub fn format(&self) -> Format {
+    pub(crate) fn format(&self) -> Format {
         self.format
     }
 
@@ -586,7 +578,7 @@ impl SkinBatch {
     /// hand-built [`Bone`] need not be).
     ///
     /// # Errors
-    /// [`GpuError::Count`] when the count is not [`SkinBuffers::bone_count`], [`GpuError::Invalid`]
+    /// [`GpuError::Count`] when the count is not `SkinBuffers::bone_count`, [`GpuError::Invalid`]
     /// when a bone is not
     /// finite, has a (near) zero rotation or a scale ≤ 0 (a mirroring scale would flip positions
     /// but not the frames' handedness).

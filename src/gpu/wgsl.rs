@@ -216,7 +216,7 @@ pub enum Wgsl {
     /// `qtangent_frame_vec2u`, `qtangent_frame_u32` taking a format code.
     Library,
     /// The library and the shipped vertex stage (`shaders/mesh.wgsl`: `vs_vec4f`, `vs_vec2u`,
-    /// `vs_u32` with the `QTANGENT_FORMAT` override; see [`super::vertex_entry_point`]).
+    /// `vs_u32` with the `QTANGENT_FORMAT` override; see `super::vertex_entry_point`).
     Mesh,
     /// The library and quaternion-map sampling (`shaders/qmap.wgsl`: `qmap_frame`, `qmap_quat`,
     /// `qmap_apply_tangent`, `qmap_halve_twist`, the `MAP_DECODE` override and its codes).

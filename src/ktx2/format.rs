@@ -107,7 +107,7 @@ impl TexelFormat {
 
     /// The `VkFormat` number, as the header's vkFormat holds it.
     #[must_use]
-    pub const fn vk_format(self) -> u32 {
+    pub(crate) const fn vk_format(self) -> u32 {
         self.spec().vk
     }
 

@@ -94,7 +94,7 @@ const BUMP_SLOPE: f32 = 0.45;
 /// `a · sin(2πku) · sin(2πkv)` with k = 8 bumps and a slope of at most 0.45 (24°) whatever
 /// the size.
 #[must_use]
-pub fn normal_map(size: u32) -> RgbaImage {
+pub(crate) fn normal_map(size: u32) -> RgbaImage {
     use std::f32::consts::TAU;
     let a = BUMP_SLOPE / (TAU * BUMPS);
     // from_height's strength scales the height's change over one texel: `size` makes it ∂h/∂u.
@@ -115,16 +115,7 @@ pub enum RgLayout {
     Oriented,
 }
 
-impl RgLayout {
-    /// `canonical` or `oriented`.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Canonical => "canonical",
-            Self::Oriented => "oriented",
-        }
-    }
-}
+impl RgLayout {}
 
 /// The disc's KHR_materials_anisotropy texture, `size`²: RG = d · ½ + ½, B = strength, 8 bits,
 /// each texel the field at its centre; oriented as the quaternion bake orients it
@@ -455,7 +446,7 @@ pub fn axial_error_deg(a: f32, b: f32) -> f32 {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct DirectionStats {
     /// Pixels judged: inside, with a mean strength of at least [`MIN_JUDGED_STRENGTH`].
-    pub pixels: usize,
+    pub(crate) pixels: usize,
     /// Mean axial error, degrees.
     pub mean_deg: f32,
     /// 99th percentile, degrees.

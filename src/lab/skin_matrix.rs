@@ -40,9 +40,9 @@ pub struct MatrixSkinnedVertex {
     /// Skinned position.
     pub position: [f32; 3],
     /// Skinned normal, unit.
-    pub normal: [f32; 3],
+    pub(crate) normal: [f32; 3],
     /// Skinned tangent, unit xyz; w the input's handedness (±1), copied.
-    pub tangent: [f32; 4],
+    pub(crate) tangent: [f32; 4],
 }
 
 const _: () = assert!(std::mem::size_of::<MatrixSkinnedVertex>() == OUTPUT_WORDS * 4);
@@ -51,15 +51,15 @@ const _: () = assert!(std::mem::size_of::<MatrixSkinnedVertex>() == OUTPUT_WORDS
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MatrixVertex {
     /// Rest position.
-    pub position: Vec3,
+    pub(crate) position: Vec3,
     /// Rest normal, unit.
-    pub normal: Vec3,
+    pub(crate) normal: Vec3,
     /// Rest tangent, unit xyz; w the handedness (±1).
-    pub tangent: Vec4,
+    pub(crate) tangent: Vec4,
     /// Joint per slot (unused slots 0).
-    pub joints: [u16; MAX_INFLUENCES],
+    pub(crate) joints: [u16; MAX_INFLUENCES],
     /// Weight per slot, summing to 1 (unused slots 0).
-    pub weights: [f32; MAX_INFLUENCES],
+    pub(crate) weights: [f32; MAX_INFLUENCES],
 }
 
 impl MatrixVertex {
@@ -106,7 +106,7 @@ pub(crate) fn pack_into(vertices: &[MatrixVertex], influences: Influences, out: 
 
 /// The palette for `bones`: [`Bone::to_mat4`] of each (`p ↦ s·R·p + t`).
 #[must_use]
-pub fn palette(bones: &[Bone]) -> Vec<Mat4> {
+pub(crate) fn palette(bones: &[Bone]) -> Vec<Mat4> {
     bones.iter().copied().map(Bone::to_mat4).collect()
 }
 
@@ -114,13 +114,13 @@ pub fn palette(bones: &[Bone]) -> Vec<Mat4> {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MatrixReference {
     /// `M·(p, 1)`.
-    pub position: DVec3,
+    pub(crate) position: DVec3,
     /// `M·(n, 0)`, not normalised: its length is how much `M` scales the normal.
-    pub normal: DVec3,
+    pub(crate) normal: DVec3,
     /// `M·(t.xyz, 0)`, not normalised.
-    pub tangent: DVec3,
+    pub(crate) tangent: DVec3,
     /// The input tangent's w, which the kernel copies.
-    pub handedness: f64,
+    pub(crate) handedness: f64,
 }
 
 /// `M = Σ wᵢ palette[jᵢ]` over the first `influences` slots in f64, joints clamped to the
@@ -284,12 +284,12 @@ impl MatrixSkinBatch {
         self.core
             .encode(encoder, "skin_matrix", &self.pipeline, timestamps);
     }
-
+    #[cfg(test)]
     /// Dispatches once and waits.
     ///
     /// # Errors
     /// [`GpuError::Wgpu`].
-    pub fn run(&self, ctx: &GpuContext) -> Result<(), GpuError> {
+    pub(crate) fn run(&self, ctx: &GpuContext) -> Result<(), GpuError> {
         self.core.run(ctx, "matrix skinning on the GPU", |encoder| {
             self.encode(encoder, None);
         })

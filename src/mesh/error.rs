@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, thiserror::Error)]
 pub struct MeshError {
     /// The file.
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// `mesh 'Name' primitive 0`, `animation 'Walk' channel 3`, or `None` for file-level
     /// problems.
-    pub place: Option<String>,
+    pub(crate) place: Option<String>,
     /// What is wrong (also in the message, so it is not repeated as a `source`).
     pub kind: ErrorKind,
 }
@@ -20,7 +20,7 @@ pub struct MeshError {
 impl MeshError {
     /// A problem with the whole file.
     #[must_use]
-    pub fn file(file: &Path, kind: ErrorKind) -> Self {
+    pub(crate) fn file(file: &Path, kind: ErrorKind) -> Self {
         Self {
             file: file.to_path_buf(),
             place: None,
@@ -30,7 +30,7 @@ impl MeshError {
 
     /// A problem in one mesh/primitive or animation channel.
     #[must_use]
-    pub fn at(file: &Path, place: &str, kind: ErrorKind) -> Self {
+    pub(crate) fn at(file: &Path, place: &str, kind: ErrorKind) -> Self {
         Self {
             file: file.to_path_buf(),
             place: Some(place.to_owned()),
@@ -247,7 +247,7 @@ pub enum ErrorKind {
 /// Messages do not name the image: callers add [`super::ImageSource::describe`].
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum ImageError {
+pub(crate) enum ImageError {
     /// The file cannot be read.
     #[error("{0}")]
     Io(std::io::Error),
@@ -263,6 +263,10 @@ pub enum ImageError {
     Ktx2(crate::ktx2::Ktx2Error),
     /// An image of a kind this build was compiled without.
     #[error("{what}: enable qtangent's `{feature}` cargo feature")]
+    #[cfg_attr(
+        all(feature = "jpeg", feature = "ktx2", feature = "gltf"),
+        allow(dead_code)
+    )]
     FeatureOff {
         /// The kind of image.
         what: &'static str,

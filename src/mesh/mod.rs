@@ -36,11 +36,12 @@ use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
-pub use compare::{
-    compare_frames, frame_attribute_bytes, FrameAttributeBytes, FrameDiff, FrameDiffError,
-    Tolerance, VertexDiff, WorldVertices,
-};
-pub use error::{ErrorKind, ImageError, MeshError};
+pub use compare::VertexDiff;
+pub use compare::{compare_frames, FrameDiff, FrameDiffError, Tolerance, WorldVertices};
+#[cfg(feature = "gltf")]
+pub use compare::{frame_attribute_bytes, FrameAttributeBytes};
+pub(crate) use error::ImageError;
+pub use error::{ErrorKind, MeshError};
 pub use tangents::{Prepared, PrimitiveStats, Source};
 pub use vertex::VertexStream;
 
@@ -57,8 +58,8 @@ pub struct Scene {
     pub materials: Vec<Material>,
     /// Skins referenced by [`Instance::skin`].
     pub skins: Vec<Skin>,
-    /// Every glTF node in file order ([`Instance::node`], [`Skin::joints`] and
-    /// [`Channel::node`](crate::anim::Channel::node) index it). Empty for OBJ.
+    /// Every glTF node in file order (`Instance::node`, `Skin::joints` and
+    /// `Channel::node` index it). Empty for OBJ.
     pub nodes: Vec<Node>,
     /// glTF animations in file order (see [`crate::anim`]). Empty for OBJ.
     pub animations: Vec<crate::anim::Clip>,
@@ -83,7 +84,7 @@ pub struct Mesh {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Instance {
     /// Index of the node in the file.
-    pub node: usize,
+    pub(crate) node: usize,
     /// Node-to-world matrix (the node's matrix times all its ancestors').
     pub world: Mat4,
     /// Index into [`Scene::skins`] when the node is skinned.
@@ -94,28 +95,28 @@ pub struct Instance {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
     /// Name in the file, or `node N`.
-    pub name: String,
+    pub(crate) name: String,
     /// Index of the node whose `children` list it is in; `None` for a root. The loader rejects
     /// files where a node has two parents or sits in a cycle.
-    pub parent: Option<usize>,
+    pub(crate) parent: Option<usize>,
     /// Translation, rotation and scale as the file gives them, or decomposed from the node's
     /// `matrix` (any shear is lost, with a warning in [`Scene::warnings`]). Rotations are kept
     /// as written (not renormalised), so `local.to_mat4()` reproduces the matrix the loader
     /// uses for [`Instance::world`] and [`Skin::joint_world`].
-    pub local: crate::anim::Transform,
+    pub(crate) local: crate::anim::Transform,
 }
 
 /// A skin: the joints (node indices) and their inverse bind matrices.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Skin {
     /// Skin name, or `skin N`.
-    pub name: String,
+    pub(crate) name: String,
     /// Node index of each joint; `JOINTS_n` values index this list.
-    pub joints: Vec<usize>,
+    pub(crate) joints: Vec<usize>,
     /// One per joint (identity when the file gives none).
-    pub inverse_bind: Vec<Mat4>,
+    pub(crate) inverse_bind: Vec<Mat4>,
     /// Node-to-world matrix of each joint in the file's rest pose.
-    pub joint_world: Vec<Mat4>,
+    pub(crate) joint_world: Vec<Mat4>,
 }
 
 /// Where a texture's pixels live. Images are not decoded at load time; embedded bytes are
@@ -153,7 +154,7 @@ impl ImageSource {
     /// # Errors
     /// What failed (unreadable file, bad base64, undecodable or empty image), without the name
     /// (see [`ImageSource::describe`]).
-    pub fn decode(&self) -> Result<image::DynamicImage, ImageError> {
+    pub(crate) fn decode(&self) -> Result<image::DynamicImage, ImageError> {
         let decode = |bytes: &[u8]| {
             #[cfg(feature = "ktx2")]
             if crate::ktx2::is_ktx2(bytes) {
@@ -182,7 +183,7 @@ impl ImageSource {
     ///
     /// # Errors
     /// An unreadable file or bad base64, without the name (see [`ImageSource::describe`]).
-    pub fn bytes(&self) -> Result<Vec<u8>, ImageError> {
+    pub(crate) fn bytes(&self) -> Result<Vec<u8>, ImageError> {
         match self {
             Self::File(path) => std::fs::read(path).map_err(ImageError::Io),
             #[cfg(feature = "gltf")]
@@ -203,11 +204,11 @@ impl ImageSource {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TextureRef {
     /// The image.
-    pub image: ImageSource,
+    pub(crate) image: ImageSource,
     /// Which UV set it reads (0 is the only one loaded).
     pub tex_coord: u32,
     /// glTF `normalTexture.scale` (1 for other textures).
-    pub scale: f32,
+    pub(crate) scale: f32,
 }
 
 /// glTF's KHR_texture_transform: `uv' = T(offset) · R(rotation) · S(scale) · uv`.
@@ -231,7 +232,7 @@ pub struct TextureTransform {
 
 impl TextureTransform {
     /// No transform: offset 0, rotation 0, scale 1 (the extension's defaults).
-    pub const IDENTITY: Self = Self {
+    pub(crate) const IDENTITY: Self = Self {
         offset: Vec2::ZERO,
         rotation: 0.0,
         scale: Vec2::ONE,
@@ -239,7 +240,7 @@ impl TextureTransform {
 
     /// The transformed UV (the extension's matrix, applied in f32).
     #[must_use]
-    pub fn apply(&self, uv: Vec2) -> Vec2 {
+    pub(crate) fn apply(&self, uv: Vec2) -> Vec2 {
         let (s, c) = self.rotation.sin_cos();
         let p = uv * self.scale;
         // Column-major [c, −s, s, c]: see the type's docs for why not the GLSL listing's.
@@ -251,40 +252,40 @@ impl TextureTransform {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Material {
     /// Material name, or `material N`.
-    pub name: String,
+    pub(crate) name: String,
     /// Linear RGBA base colour factor.
-    pub base_color: Vec4,
+    pub(crate) base_color: Vec4,
     /// Base colour texture.
-    pub base_color_texture: Option<TextureRef>,
+    pub(crate) base_color_texture: Option<TextureRef>,
     /// Tangent-space normal map.
     pub normal_texture: Option<TextureRef>,
     /// glTF metallic-roughness texture (B = metal, G = roughness).
-    pub metallic_roughness_texture: Option<TextureRef>,
+    pub(crate) metallic_roughness_texture: Option<TextureRef>,
     /// Metallic factor.
-    pub metallic: f32,
+    pub(crate) metallic: f32,
     /// Roughness factor.
-    pub roughness: f32,
+    pub(crate) roughness: f32,
     /// KHR_materials_anisotropy, when the material uses it.
-    pub anisotropy: Option<Anisotropy>,
+    pub(crate) anisotropy: Option<Anisotropy>,
     /// The KHR_texture_transform every texture of the material that qtangent reads shares. The
     /// loader has applied it to the UVs of every primitive that uses the material, so nothing
     /// downstream applies it again (a writer carrying the material over drops it).
     pub uv_transform: Option<TextureTransform>,
     /// The tangent-space quaternion map a packed file embeds for this material
     /// (`QTANGENT_frames.tangentMap`): a KTX2 image qtangent wrote.
-    pub tangent_map: Option<ImageSource>,
+    pub(crate) tangent_map: Option<ImageSource>,
 }
 
 /// A material's KHR_materials_anisotropy: the strength and direction of an anisotropic GGX
 /// lobe (`crate::qmap::anisotropy` has the direction's rules).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Anisotropy {
+pub(crate) struct Anisotropy {
     /// `anisotropyStrength` in [0, 1] (multiplies the texture's blue channel).
-    pub strength: f32,
+    pub(crate) strength: f32,
     /// `anisotropyRotation`, radians counter-clockwise from the tangent towards the bitangent.
-    pub rotation: f32,
+    pub(crate) rotation: f32,
     /// `anisotropyTexture`: RG the direction (`rg · 2 − 1`, tangent space), B the strength.
-    pub texture: Option<TextureRef>,
+    pub(crate) texture: Option<TextureRef>,
 }
 
 impl Default for Material {
@@ -350,11 +351,11 @@ pub struct Primitive {
 #[derive(Debug, Clone, PartialEq)]
 pub struct PackedMap {
     /// The KTX2 image.
-    pub image: ImageSource,
+    pub(crate) image: ImageSource,
     /// The UV set the map is read with (`texCoord`): 0 for the primitive's own UVs.
-    pub tex_coord: u32,
+    pub(crate) tex_coord: u32,
     /// That set's UVs, one per vertex, when it is not set 0 (a repacked atlas).
-    pub uvs: Option<Vec<Vec2>>,
+    pub(crate) uvs: Option<Vec<Vec2>>,
 }
 
 impl Primitive {
@@ -458,7 +459,7 @@ impl Primitive {
 
     /// Number of triangles.
     #[must_use]
-    pub fn triangle_count(&self) -> usize {
+    pub(crate) fn triangle_count(&self) -> usize {
         self.indices.len() / 3
     }
 }
@@ -581,7 +582,7 @@ impl Scene {
     /// making its lowest-index node a root (`parents` says so), so [`Skeleton::order`](crate::anim::Skeleton::order) always
     /// lists every node once with its parent first.
     #[must_use]
-    pub fn skeleton(&self) -> Skeleton {
+    pub(crate) fn skeleton(&self) -> Skeleton {
         Skeleton::new(
             self.nodes.iter().map(|n| n.name.clone()).collect(),
             self.nodes.iter().map(|n| n.parent).collect(),
@@ -590,11 +591,11 @@ impl Scene {
     }
 
     /// The walk/run blend of the clips named `walk` and `run`, with the feet named `feet`: finds
-    /// them by name and calls [`Locomotion::new`](crate::anim::Locomotion::new).
+    /// them by name and calls `Locomotion::new`.
     ///
     /// # Errors
     /// [`LocomotionError::MissingClip`] / [`LocomotionError::MissingNode`] naming what is
-    /// missing, then as [`Locomotion::new`](crate::anim::Locomotion::new).
+    /// missing, then as `Locomotion::new`.
     pub fn locomotion(
         &self,
         walk: &str,

@@ -17,9 +17,9 @@ use crate::{Warning, WarningKind};
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct Repairs {
     /// Normals regenerated (they were zero-length, NaN or infinite).
-    pub normals: usize,
+    pub(crate) normals: usize,
     /// Tangents replaced by zero (a component was NaN or infinite).
-    pub tangents: usize,
+    pub(crate) tangents: usize,
 }
 
 impl Repairs {

@@ -105,8 +105,6 @@ pub struct Prepared {
     pub joints: Vec<Vec<[u16; 4]>>,
     /// Skin weights, split along with the vertices.
     pub weights: Vec<Vec<[f32; 4]>>,
-    /// Material index, as loaded.
-    pub material: Option<usize>,
     /// What was done.
     pub stats: PrimitiveStats,
 }
@@ -235,7 +233,6 @@ impl Primitive {
             frames,
             indices,
             source_vertex,
-            material: self.material,
             stats,
         })
     }
@@ -386,7 +383,6 @@ impl Primitive {
             source_vertex: (0..n as u32).collect(),
             joints: self.joints.clone(),
             weights: self.weights.clone(),
-            material: self.material,
             stats: PrimitiveStats {
                 vertices_in: n,
                 vertices: n,

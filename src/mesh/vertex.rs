@@ -41,24 +41,18 @@ pub(crate) fn stride(format: Format) -> usize {
 #[derive(Debug, Clone, PartialEq)]
 pub struct VertexStream {
     /// The qtangent format.
-    pub format: Format,
+    pub(crate) format: Format,
     /// Bytes per vertex (`stride`).
     pub stride: usize,
     /// Number of vertices.
     pub vertex_count: usize,
     /// `vertex_count * stride` bytes, little-endian.
-    pub bytes: Vec<u8>,
+    pub(crate) bytes: Vec<u8>,
     /// Triangle list.
-    pub indices: Vec<u32>,
+    pub(crate) indices: Vec<u32>,
 }
 
 impl Prepared {
-    /// The rotation + reflection of every vertex's frame.
-    #[must_use]
-    pub fn qtangents(&self) -> Vec<QTangent> {
-        self.frames.iter().map(|f| f.to_qtangent()).collect()
-    }
-
     /// Encodes every vertex into an interleaved stream (see the module docs for the layout).
     #[must_use]
     pub fn vertex_stream(&self, format: Format) -> VertexStream {

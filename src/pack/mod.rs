@@ -99,7 +99,7 @@ pub struct PackReport {
     /// Bytes a vertex's `_QTANGENT` takes in the file (the format padded to 4).
     pub frame_bytes_per_vertex: usize,
     /// Bytes of embedded KTX2 maps.
-    pub map_bytes: usize,
+    pub(crate) map_bytes: usize,
     /// Maps embedded: (what, bytes).
     pub maps: Vec<(String, usize)>,
     /// Things dropped or changed, each naming where.
@@ -111,15 +111,15 @@ pub struct PackReport {
 #[error("{}: {kind}", file.display())]
 pub struct PackError {
     /// The file being packed.
-    pub file: PathBuf,
+    pub(crate) file: PathBuf,
     /// What went wrong.
-    pub kind: PackErrorKind,
+    pub(crate) kind: PackErrorKind,
 }
 
 /// What stopped a file being packed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum PackErrorKind {
+pub(crate) enum PackErrorKind {
     /// `prepared` does not hold one entry per primitive of the scene.
     #[error("{prepared} prepared primitives for {scene} in the scene")]
     PreparedCount {

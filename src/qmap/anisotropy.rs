@@ -73,24 +73,24 @@ pub(crate) fn direction_of(texel: Vec3, rotation: Vec2) -> (Vec2, f32) {
 
 /// One level of a [`DirectionField`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct DirectionLevel {
+pub(crate) struct DirectionLevel {
     /// Width in texels.
-    pub width: u32,
+    pub(crate) width: u32,
     /// Height in texels.
-    pub height: u32,
+    pub(crate) height: u32,
     /// Oriented unit directions in tangent space (x tangent, y bitangent), row-major; neighbours
     /// agree in sign except across the field's seams. Zero where the field has no direction
     /// (zero strength, or children that cancel).
-    pub dirs: Vec<Vec2>,
+    pub(crate) dirs: Vec<Vec2>,
     /// Strength in [0, 1] (the texture's b, or a mean of it).
-    pub strength: Vec<f32>,
+    pub(crate) strength: Vec<f32>,
 }
 
 /// An axial direction field with its mip chain, oriented (see the module docs).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DirectionField {
     /// Level 0 first, down to 1 × 1.
-    pub levels: Vec<DirectionLevel>,
+    pub(crate) levels: Vec<DirectionLevel>,
 }
 
 impl DirectionField {
@@ -124,7 +124,8 @@ impl DirectionField {
     /// # Panics
     /// If `w` or `h` is 0.
     #[must_use]
-    pub fn from_fn(w: u32, h: u32, f: &dyn Fn(Vec2) -> (Vec2, f32)) -> Self {
+    #[cfg_attr(not(any(feature = "gpu", feature = "lab")), allow(dead_code))]
+    pub(crate) fn from_fn(w: u32, h: u32, f: &dyn Fn(Vec2) -> (Vec2, f32)) -> Self {
         assert!(w > 0 && h > 0, "an empty direction field");
         let (mut axial, mut strength) = (Vec::new(), Vec::new());
         for y in 0..h {
@@ -256,7 +257,7 @@ impl DirectionLevel {
     /// The oriented direction at `uv`, bilinear over the four nearest texel centres with repeat
     /// addressing (not renormalised; zero where they cancel).
     #[must_use]
-    pub fn sample(&self, uv: Vec2) -> Vec2 {
+    pub(crate) fn sample(&self, uv: Vec2) -> Vec2 {
         let (w, h) = (self.width as i64, self.height as i64);
         let st = uv * Vec2::new(w as f32, h as f32) - Vec2::splat(0.5);
         let (x0, y0) = (st.x.floor() as i64, st.y.floor() as i64);

@@ -272,7 +272,7 @@ pub struct Baked {
     pub stored: EncodedMap,
     /// The UVs (one per vertex of the input mesh) of the layout it was baked in, when it got a
     /// layout of its own ([`Repack::WhenOverlapping`]).
-    pub map_uvs: Option<Vec<Vec2>>,
+    pub(crate) map_uvs: Option<Vec<Vec2>>,
 }
 
 /// `map` stored as `encoding`; where `bc5x2` cannot hold it (what [`EncodedMap::encode`]
@@ -326,7 +326,7 @@ impl<'a> Baker<'a> {
 
     /// The options.
     #[must_use]
-    pub fn options(&self) -> &MapOptions {
+    pub(crate) fn options(&self) -> &MapOptions {
         self.options
     }
 
@@ -488,7 +488,7 @@ impl<'a> Baker<'a> {
     ///
     /// # Errors
     /// What the encoder reports.
-    pub fn store(
+    pub(crate) fn store(
         &self,
         map: &QuatMap,
         space: MapSpace,

@@ -67,7 +67,7 @@ fn span(min: f32, max: f32, r: f32, n: u32) -> (u32, u32) {
 /// The raster stage on the CPU (see the module docs and [`super`]).
 ///
 /// # Errors
-/// As [`BakeMesh::validate`] and [`check_settings`].
+/// As `BakeMesh::validate` and [`check_settings`].
 pub fn raster_cpu(
     mesh: &BakeMesh,
     normal_map: Option<&NormalMap>,

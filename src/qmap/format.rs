@@ -54,15 +54,16 @@ pub enum MapFormat {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct MapInfo {
     /// The canonical name (`bake --format`, the KTX2 `qtangent.format` entry, tables).
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// The KTX2 texel format.
-    pub ktx2: TexelFormat,
+    pub(crate) ktx2: TexelFormat,
     /// How a shader turns a filtered sample into a quaternion (a BC5 map of a twist alone is
     /// [`MapDecode::Bc5Zw`] instead).
-    pub decode: MapDecode,
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+    pub(crate) decode: MapDecode,
     /// Half a quantisation step of one stored component of a unit quaternion; `None` for the
     /// block formats, whose error is measured, not bounded.
-    pub half_step: Option<f32>,
+    pub(crate) half_step: Option<f32>,
 }
 
 impl MapFormat {
@@ -245,7 +246,7 @@ impl MapFormat {
     /// The four 32-bit words the GPU baker writes for `q` in the raster format (WGSL's
     /// `pack2x16float`, `pack2x16snorm`, `pack4x8snorm` or `bitcast`; unused words 0).
     #[must_use]
-    pub fn pack(self, q: Vec4) -> [u32; 4] {
+    pub(crate) fn pack(self, q: Vec4) -> [u32; 4] {
         let snorm = |v: f32, m: f32| (v.clamp(-1.0, 1.0) * m + 0.5).floor() as i32;
         match self.raster() {
             MapFormat::Rgba16Float => {
@@ -267,7 +268,7 @@ impl MapFormat {
     /// The quaternion four packed words stand for (the inverse of [`MapFormat::pack`] up to the
     /// quantisation; snorm −32768 / −128 decode as −1, as GPUs do).
     #[must_use]
-    pub fn unpack(self, w: [u32; 4]) -> Vec4 {
+    pub(crate) fn unpack(self, w: [u32; 4]) -> Vec4 {
         let h = |bits: u32| half::f16::from_bits(bits as u16).to_f32();
         let s16 = |bits: u32| (f32::from(bits as u16 as i16) / 32767.0).max(-1.0);
         let s8 = |bits: u32| (f32::from(bits as u8 as i8) / 127.0).max(-1.0);

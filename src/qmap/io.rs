@@ -93,7 +93,7 @@ fn write_atomically(
 ///
 /// # Errors
 /// [`BakeError::Write`] naming `path` when the file cannot be written.
-pub fn write_exr(map: &QuatMap, path: &Path) -> Result<(), BakeError> {
+pub(crate) fn write_exr(map: &QuatMap, path: &Path) -> Result<(), BakeError> {
     let f16s = map.format == MapFormat::Rgba16Float;
     let component = |i: usize| -> Vec<FlatSamples> {
         map.levels
@@ -163,7 +163,7 @@ pub fn write_exr(map: &QuatMap, path: &Path) -> Result<(), BakeError> {
 }
 
 #[cfg(feature = "exr")]
-/// A quaternion map read back from a file [`write_exr`] wrote.
+/// A quaternion map read back from a file `write_exr` wrote.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExrMap {
     /// The format named by `FORMAT_ATTRIBUTE`.
@@ -178,13 +178,13 @@ pub struct ExrMap {
 #[error("reading {}: {problem}", path.display())]
 pub struct ReadExrError {
     /// The file.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// What is wrong.
-    pub problem: String,
+    pub(crate) problem: String,
 }
 
 #[cfg(feature = "exr")]
-/// Reads a file written by [`write_exr`]: every level's quaternions and handedness, exactly as
+/// Reads a file written by `write_exr`: every level's quaternions and handedness, exactly as
 /// stored, and the format. Strict: any other layout is an error.
 ///
 /// # Errors
@@ -400,7 +400,11 @@ fn write_png(
 ///
 /// # Errors
 /// [`BakeError::Write`] naming `path`.
-pub fn write_preview(level: &MapLevel, axis: PreviewAxis, path: &Path) -> Result<(), BakeError> {
+pub(crate) fn write_preview(
+    level: &MapLevel,
+    axis: PreviewAxis,
+    path: &Path,
+) -> Result<(), BakeError> {
     let img = preview_rgba8(level, axis);
     // zlib's fastest level: a 2048² preview in 0.2 s and 4.3 MB, against 1.5 s and 2.6 MB at
     // the default level.

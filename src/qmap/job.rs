@@ -69,7 +69,7 @@ impl NormalSource {
         }
     }
 
-    /// Decodes the normal map for the object-space raster ([`NormalMap::load`]); `None` for
+    /// Decodes the normal map for the object-space raster (`NormalMap::load`); `None` for
     /// [`NormalSource::None`]. `mesh_file` names the mesh in errors.
     ///
     /// # Errors
@@ -107,7 +107,7 @@ pub struct AnisotropySource {
     /// The anisotropy texture (RG the direction).
     pub image: ImageSource,
     /// `anisotropyRotation`, radians.
-    pub rotation: f32,
+    pub(crate) rotation: f32,
 }
 
 impl AnisotropySource {
@@ -514,7 +514,7 @@ pub enum Container {
     /// KTX 2.0: every format, every mip level, the qtangent key/values. The default.
     #[default]
     Ktx2,
-    /// OpenEXR: float formats only ([`super::io::write_exr`]).
+    /// OpenEXR: float formats only (`super::io::write_exr`).
     Exr,
 }
 

@@ -52,9 +52,9 @@ pub use bake::{
 pub use bc::{Bc7Quality, BcEncoder, BcError};
 pub use cpu::raster_cpu;
 pub use format::{MapDecode, MapFormat, MapSpace};
-pub use io::{decode_axis, write_preview, PreviewAxis};
+pub use io::{decode_axis, PreviewAxis};
 #[cfg(feature = "exr")]
-pub use io::{read_exr, write_exr, ExrMap, ReadExrError};
+pub use io::{read_exr, ExrMap, ReadExrError};
 pub use job::{BakeJob, Container, NormalSource, OutputFile, SceneJobs};
 pub use normal_map::{bc5_round_trip_chain, NormalMap};
 pub use stored::{AngleStats, EncodedMap, Encoding, KEY_MATERIAL};
@@ -88,7 +88,7 @@ pub struct BakeMesh {
     /// What the map is of, for messages ("file: material 'X'").
     pub label: String,
     /// Per-vertex UVs.
-    pub uvs: Vec<Vec2>,
+    pub(crate) uvs: Vec<Vec2>,
     /// Per-vertex frames.
     pub frames: Vec<TangentFrame>,
     /// Triangle list.
@@ -118,7 +118,7 @@ impl BakeMesh {
     /// for bit; vertices split for their frames still share UVs) belong to one island. Islands
     /// are numbered in the order of their first triangle.
     #[must_use]
-    pub fn islands(&self) -> Vec<u32> {
+    pub(crate) fn islands(&self) -> Vec<u32> {
         let n = self.triangle_count();
         let mut parent: Vec<usize> = (0..n).collect();
         fn root(parent: &mut [usize], mut i: usize) -> usize {
@@ -208,7 +208,7 @@ impl BakeMesh {
     ///
     /// # Errors
     /// [`BakeError::Mesh`] naming the problem.
-    pub fn validate(&self) -> Result<(), BakeError> {
+    pub(crate) fn validate(&self) -> Result<(), BakeError> {
         let fail = |problem: String| {
             Err(BakeError::Mesh {
                 label: self.label.clone(),
@@ -294,31 +294,31 @@ pub(crate) const OBJECT_LOD_SHIFT: u32 = 1;
 #[derive(Debug, Clone, PartialEq)]
 pub struct Raster {
     /// Width in texels.
-    pub width: u32,
+    pub(crate) width: u32,
     /// Height in texels.
-    pub height: u32,
+    pub(crate) height: u32,
     /// Format the quaternions were quantised to.
-    pub format: MapFormat,
+    pub(crate) format: MapFormat,
     /// Quantised quaternions, w ≥ 0 as baked (before the hemisphere rule); 0 for background.
-    pub quats: Vec<Vec4>,
+    pub(crate) quats: Vec<Vec4>,
     /// ±1, 0 for background.
-    pub handedness: Vec<i8>,
+    pub(crate) handedness: Vec<i8>,
     /// Covered, fringe or background.
     pub kind: Vec<TexelKind>,
     /// The triangle that wrote the texel; `u32::MAX` for background.
-    pub triangle: Vec<u32>,
+    pub(crate) triangle: Vec<u32>,
     /// How many triangles cover the texel centre (saturating at `u16::MAX`).
-    pub coverage: Vec<u16>,
+    pub(crate) coverage: Vec<u16>,
     /// Triangles skipped because their UV area is (nearly) zero (`texel::MIN_AREA2`).
-    pub degenerate_triangles: usize,
+    pub(crate) degenerate_triangles: usize,
     /// Triangles baked.
-    pub triangles: usize,
+    pub(crate) triangles: usize,
 }
 
 impl Raster {
     /// An empty raster (all background).
     #[must_use]
-    pub fn empty(width: u32, height: u32, format: MapFormat) -> Self {
+    pub(crate) fn empty(width: u32, height: u32, format: MapFormat) -> Self {
         let n = width as usize * height as usize;
         Self {
             width,
@@ -339,9 +339,9 @@ impl Raster {
 #[derive(Debug, Clone, PartialEq)]
 pub struct MapLevel {
     /// Width in texels.
-    pub width: u32,
+    pub(crate) width: u32,
     /// Height in texels.
-    pub height: u32,
+    pub(crate) height: u32,
     /// Quantised quaternions, hemisphere-aligned; 0 for background.
     pub quats: Vec<Vec4>,
     /// ±1, 0 for background.
@@ -526,7 +526,7 @@ pub fn check_settings(s: &BakeSettings) -> Result<(), BakeError> {
 /// `OBJECT_LOD_SHIFT`), then padding and the hemisphere rule.
 ///
 /// # Errors
-/// As [`BakeMesh::validate`] and [`check_settings`].
+/// As `BakeMesh::validate` and [`check_settings`].
 pub fn bake_cpu(
     mesh: &BakeMesh,
     normal_map: Option<&NormalMap>,

@@ -27,7 +27,7 @@ pub struct NormalMap {
 impl NormalMap {
     /// Unpacks an image's RGB (8 or 16 bits per channel) as `2c − 1`, x and y times `scale`.
     #[must_use]
-    pub fn from_image(image: &image::DynamicImage, scale: f32) -> Self {
+    pub(crate) fn from_image(image: &image::DynamicImage, scale: f32) -> Self {
         let rgb = image.to_rgb32f();
         let (width, height) = rgb.dimensions();
         let texels = rgb
@@ -45,7 +45,7 @@ impl NormalMap {
     }
 
     /// The map as an 8-bit RGB(A) image, `round((v + 1) / 2 · 255)` per channel, alpha 255: how
-    /// a procedural map is stored for a renderer. Inverse of [`NormalMap::from_image`] with scale
+    /// a procedural map is stored for a renderer. Inverse of `NormalMap::from_image` with scale
     /// 1 to within half a level (1/255 in the unpacked vector); components outside [−1, 1] clamp.
     #[must_use]
     pub fn to_rgba8(&self) -> image::RgbaImage {
@@ -62,7 +62,11 @@ impl NormalMap {
     ///
     /// # Errors
     /// [`BakeError::Image`] naming the image and what failed.
-    pub fn load(source: &ImageSource, scale: f32, mesh_file: &Path) -> Result<Self, BakeError> {
+    pub(crate) fn load(
+        source: &ImageSource,
+        scale: f32,
+        mesh_file: &Path,
+    ) -> Result<Self, BakeError> {
         let fail = |what: String, problem: String| BakeError::Image {
             mesh: mesh_file.to_path_buf(),
             image: what,
@@ -191,7 +195,7 @@ impl NormalMap {
     }
 
     /// The normal maps of an 8-bit normal texture's mip chain (`mip_chain`), each unpacked
-    /// with `scale` as [`NormalMap::from_image`] does: what a renderer samples at each level,
+    /// with `scale` as `NormalMap::from_image` does: what a renderer samples at each level,
     /// so a tangent-space map baked from these levels filters like the normal map it replaces.
     #[must_use]
     pub fn levels_from_rgba8(image: &image::RgbaImage, scale: f32) -> Vec<Self> {

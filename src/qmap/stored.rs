@@ -36,7 +36,7 @@ pub struct EncodedMap {
     pub levels: Vec<Vec<u8>>,
     /// The handedness plane (R8 SNORM: ±127, background 0) per level, when kept; `None` when
     /// derived from the UV winding (object space) or taken from the vertex (tangent space).
-    pub handedness: Option<Vec<Vec<u8>>>,
+    pub(crate) handedness: Option<Vec<Vec<u8>>>,
     /// A tangent-space map whose twist about the normal is stored **doubled**, `arc ⊗ rot_z(2φ)`:
     /// an axial direction field (KHR_materials_anisotropy: d ≡ −d), for which φ and φ + π are the
     /// same groove, so the stored rotations of d and −d are q and −q — the hemisphere rule's

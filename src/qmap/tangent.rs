@@ -59,7 +59,7 @@ pub enum TwistField<'a> {
 impl TwistField<'_> {
     /// φ at texel `i` of level `level`, a `w × h` level.
     #[must_use]
-    pub fn at(&self, level: usize, i: usize, w: u32, h: u32) -> f32 {
+    pub(crate) fn at(&self, level: usize, i: usize, w: u32, h: u32) -> f32 {
         match self {
             Self::Uv(f) => {
                 let (x, y) = (i as u32 % w, i as u32 / w);

@@ -15,9 +15,9 @@ use crate::TangentFrame;
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct BakeTriangle {
     /// Corner positions in texel units: texel (x, y) has its centre at (x + ½, y + ½).
-    pub p: [Vec2; 3],
+    pub(crate) p: [Vec2; 3],
     /// Corner frames (object space).
-    pub frames: [TangentFrame; 3],
+    pub(crate) frames: [TangentFrame; 3],
 }
 
 /// Twice the signed area of the triangle in texel², as [`barycentric`] computes it. Triangles

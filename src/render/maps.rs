@@ -3,6 +3,9 @@
 //! was loaded from, from a folder of KTX2 files `bake` wrote, as authored in code, or baked and
 //! stored by the one [`Baker`] (so a packed file draws exactly as its source does).
 
+// The CPU side of a GPU stage: without the `gpu` feature some of it has no caller.
+#![cfg_attr(not(feature = "gpu"), allow(dead_code))]
+
 use std::path::{Path, PathBuf};
 
 use glam::Vec2;
@@ -42,14 +45,14 @@ pub enum MapOrigin {
 #[derive(Debug, Clone)]
 pub struct SceneMap {
     /// The stored map.
-    pub map: EncodedMap,
+    pub(crate) map: EncodedMap,
     /// Where it came from.
-    pub origin: MapOrigin,
+    pub(crate) origin: MapOrigin,
     /// An object-space map's own UVs (one per vertex) when it was baked in a layout of its own
     /// (then drawn with that second UV set).
-    pub map_uvs: Option<Vec<Vec2>>,
+    pub(crate) map_uvs: Option<Vec<Vec2>>,
     /// The bake's statistics, for a map baked here or authored.
-    pub stats: Option<MapStats>,
+    pub(crate) stats: Option<MapStats>,
 }
 
 impl SceneMap {
@@ -68,10 +71,10 @@ impl SceneMap {
 pub struct SceneMaps {
     /// Per material, in [`RenderScene::materials`] order: its tangent-space map (empty when not
     /// asked for).
-    pub tangent: Vec<Option<SceneMap>>,
+    pub(crate) tangent: Vec<Option<SceneMap>>,
     /// Per mesh, in [`RenderScene::meshes`] order: its object-space map (empty when not asked
     /// for).
-    pub object: Vec<Option<SceneMap>>,
+    pub(crate) object: Vec<Option<SceneMap>>,
 }
 
 impl SceneMaps {

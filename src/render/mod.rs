@@ -78,41 +78,41 @@ pub(crate) const MAX_LIGHTS: usize = 4;
 /// A light as the shaders read it.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct LightUniform {
+pub(crate) struct LightUniform {
     /// w = 0: xyz is the unit direction *towards* the light (directional);
     /// w = 1: xyz is the light's world position (point light, inverse-square falloff).
-    pub position: Vec4,
+    pub(crate) position: Vec4,
     /// Linear RGB radiance scale (colour × intensity); w unused.
-    pub color: Vec4,
+    pub(crate) color: Vec4,
 }
 
 /// `SceneUniforms` in `shaders/lit.wgsl`, field for field (48 + 32 × `MAX_LIGHTS` bytes).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct SceneUniforms {
+pub(crate) struct SceneUniforms {
     /// World-space camera position (w = 1).
-    pub camera_position: Vec4,
+    pub(crate) camera_position: Vec4,
     /// Ambient radiance from above (+Y), linear RGB; w unused.
-    pub sky: Vec4,
+    pub(crate) sky: Vec4,
     /// Ambient radiance from below, linear RGB; w unused.
-    pub ground: Vec4,
+    pub(crate) ground: Vec4,
     /// Exposure multiplier applied before tone mapping.
-    pub exposure: f32,
+    pub(crate) exposure: f32,
     /// Number of valid entries in `lights`.
-    pub light_count: u32,
+    pub(crate) light_count: u32,
     /// ≥ 0: every material's anisotropy strength is replaced by this; < 0: the materials' own.
-    pub anisotropy_override: f32,
+    pub(crate) anisotropy_override: f32,
     /// Padding.
-    pub pad: f32,
+    pub(crate) pad: f32,
     /// The lights; entries past `light_count` are ignored.
-    pub lights: [LightUniform; MAX_LIGHTS],
+    pub(crate) lights: [LightUniform; MAX_LIGHTS],
 }
 
 const _: () = assert!(std::mem::size_of::<SceneUniforms>() == 64 + 32 * MAX_LIGHTS);
 
 /// A directional or point light.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Light {
+pub(crate) enum Light {
     /// Parallel light arriving from `towards_light` (unit vector pointing at the light).
     Directional {
         /// Unit direction from the surface towards the light.
@@ -133,11 +133,11 @@ pub enum Light {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Lighting {
     /// At most `MAX_LIGHTS` lights.
-    pub lights: Vec<Light>,
+    pub(crate) lights: Vec<Light>,
     /// Ambient radiance from above.
-    pub sky: Vec3,
+    pub(crate) sky: Vec3,
     /// Ambient radiance from below.
-    pub ground: Vec3,
+    pub(crate) ground: Vec3,
     /// Exposure before tone mapping.
     pub exposure: f32,
 }
@@ -197,7 +197,8 @@ impl Lighting {
     /// The uniform block for a camera at `camera_position`. Lights past `MAX_LIGHTS` are
     /// dropped.
     #[must_use]
-    pub fn uniforms(
+    #[cfg_attr(not(any(feature = "gpu", feature = "lab")), allow(dead_code))]
+    pub(crate) fn uniforms(
         &self,
         camera_position: Vec3,
         anisotropy_override: Option<f32>,
@@ -236,28 +237,28 @@ impl Lighting {
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct MaterialUniforms {
     /// Linear RGBA base colour factor (multiplies the base colour texture).
-    pub base_color: Vec4,
+    pub(crate) base_color: Vec4,
     /// Metallic factor (multiplies the texture's B).
-    pub metallic: f32,
+    pub(crate) metallic: f32,
     /// Perceptual roughness factor (multiplies the texture's G).
-    pub roughness: f32,
+    pub(crate) roughness: f32,
     /// glTF `normalTexture.scale`: multiplies the normal map's x and y.
     pub normal_scale: f32,
     /// Anisotropy strength in [0, 1] (KHR_materials_anisotropy's `anisotropyStrength`, times
     /// the texture's B where there is one): α along the anisotropy direction grows to
     /// `mix(α, 1, strength²)`.
-    pub anisotropy: f32,
+    pub(crate) anisotropy: f32,
     /// 1 when the material has a normal map (0: the interpolated frame is used as is).
-    pub has_normal_map: f32,
+    pub(crate) has_normal_map: f32,
     /// Alpha-mask cutoff; fragments with alpha below it are discarded (0 for opaque/blend).
-    pub alpha_cutoff: f32,
+    pub(crate) alpha_cutoff: f32,
     /// (cos θ, sin θ) of KHR_materials_anisotropy's `anisotropyRotation` θ: the anisotropy
     /// direction turned from the tangent towards the bitangent.
-    pub anisotropy_rotation: [f32; 2],
+    pub(crate) anisotropy_rotation: [f32; 2],
     /// 1 when the material has an anisotropy texture (RG direction, B strength).
-    pub has_anisotropy_texture: f32,
+    pub(crate) has_anisotropy_texture: f32,
     /// Padding.
-    pub pad: [f32; 3],
+    pub(crate) pad: [f32; 3],
 }
 
 const _: () = assert!(std::mem::size_of::<MaterialUniforms>() == 64);
@@ -306,7 +307,7 @@ pub struct Camera {
     /// Distance from the target.
     pub distance: f32,
     /// Vertical field of view, degrees.
-    pub fov_y_deg: f32,
+    pub(crate) fov_y_deg: f32,
     /// Radius of the scene's bounding sphere: sets the near and far planes.
     pub scene_radius: f32,
 }
@@ -333,14 +334,16 @@ impl Camera {
 
     /// World-space eye position.
     #[must_use]
-    pub fn position(&self) -> Vec3 {
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+    pub(crate) fn position(&self) -> Vec3 {
         self.target
             + direction_from_angles(self.yaw_deg, self.pitch_deg.clamp(-89.0, 89.0)) * self.distance
     }
 
     /// World to clip (right-handed, depth 0 at near to 1 at far, wgpu's convention).
     #[must_use]
-    pub fn view_proj(&self, aspect: f32) -> Mat4 {
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+    pub(crate) fn view_proj(&self, aspect: f32) -> Mat4 {
         let eye = self.position();
         let view = Mat4::look_at_rh(eye, self.target, Vec3::Y);
         let near = (self.distance - 1.5 * self.scene_radius).max(self.distance * 1e-3);

@@ -19,33 +19,33 @@ use crate::{Warning, WarningKind};
 #[derive(Debug, Clone, PartialEq)]
 pub struct SceneMaterial {
     /// Name for messages and tables.
-    pub name: String,
+    pub(crate) name: String,
     /// The factors the shader reads.
     pub uniforms: MaterialUniforms,
     /// Base colour, sRGB-encoded.
-    pub base_color: Option<RgbaImage>,
+    pub(crate) base_color: Option<RgbaImage>,
     /// glTF metallic-roughness: G roughness, B metallic (linear).
-    pub metallic_roughness: Option<RgbaImage>,
+    pub(crate) metallic_roughness: Option<RgbaImage>,
     /// Tangent-space normal map, `(v + 1) / 2` per channel (linear), unscaled: the scale is
     /// [`MaterialUniforms::normal_scale`].
     pub normal: Option<RgbaImage>,
     /// The normal texture's levels below level 0 as stored (`None`: made from `normal` by the
     /// renderer's triangle filter). A BC5 normal map has every level compressed
     /// ([`crate::qmap::normal_map::bc5_round_trip_chain`]).
-    pub normal_mips: Option<Vec<RgbaImage>>,
+    pub(crate) normal_mips: Option<Vec<RgbaImage>>,
     /// An authored tangent-space quaternion map (`crate::qmap::tangent`) — a tangent field no
     /// normal map can say — used by the `quatmap-tangent` mode instead of one baked from
     /// `normal`.
-    pub tangent_map: Option<Box<QuatMap>>,
+    pub(crate) tangent_map: Option<Box<QuatMap>>,
     /// KHR_materials_anisotropy's texture (RG direction, B strength; linear), its factors in
-    /// [`MaterialUniforms::anisotropy`] and [`MaterialUniforms::anisotropy_rotation`]. Both
-    /// kinds of quaternion map carry its direction ([`SceneMaterial::direction_field`]).
+    /// `MaterialUniforms::anisotropy` and `MaterialUniforms::anisotropy_rotation`. Both
+    /// kinds of quaternion map carry its direction (`SceneMaterial::direction_field`).
     pub anisotropy: Option<RgbaImage>,
     /// The anisotropy texture's levels below level 0 as stored (`None`: made from
     /// `anisotropy` by the renderer's triangle filter), as [`SceneMaterial::normal_mips`] is
     /// for the normal texture ([`RenderScene::engine_textures`] sets both).
-    pub anisotropy_mips: Option<Vec<RgbaImage>>,
-    /// The tangent-space map a packed file embeds ([`crate::mesh::Material::tangent_map`]),
+    pub(crate) anisotropy_mips: Option<Vec<RgbaImage>>,
+    /// The tangent-space map a packed file embeds (`crate::mesh::Material::tangent_map`),
     /// used as stored: not baked again.
     pub packed_tangent_map: Option<Box<EncodedMap>>,
 }
@@ -53,7 +53,7 @@ pub struct SceneMaterial {
 impl SceneMaterial {
     /// A textureless material.
     #[must_use]
-    pub fn plain(name: &str, uniforms: MaterialUniforms) -> Self {
+    pub(crate) fn plain(name: &str, uniforms: MaterialUniforms) -> Self {
         Self {
             name: name.to_owned(),
             uniforms,
@@ -72,7 +72,7 @@ impl SceneMaterial {
     /// rotation, oriented and with axial mips ([`DirectionField`]); `None` without a texture
     /// (then the shader turns the tangent by the rotation itself).
     #[must_use]
-    pub fn direction_field(&self) -> Option<DirectionField> {
+    pub(crate) fn direction_field(&self) -> Option<DirectionField> {
         self.anisotropy
             .as_ref()
             .map(|t| DirectionField::from_texture(t, self.uniforms.anisotropy_rotation_radians()))
@@ -405,13 +405,6 @@ impl RenderScene {
             warnings,
             source: Some(loaded),
         })
-    }
-
-    /// The loaded file this scene was made from ([`RenderScene::source`]): what
-    /// [`SceneObject::skin`] indexes; `None` for scenes made in code.
-    #[must_use]
-    pub fn loaded(&self) -> Option<&mesh::Scene> {
-        self.source.as_ref()
     }
 }
 

@@ -30,20 +30,20 @@ pub(crate) const MIN_N_DOT_V: f32 = 1e-4;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Surface {
     /// World position.
-    pub position: Vec3,
+    pub(crate) position: Vec3,
     /// Unit shading normal (after the normal map).
-    pub normal: Vec3,
+    pub(crate) normal: Vec3,
     /// Unit tangent perpendicular to `normal`: the direction along which anisotropic
     /// materials are rougher.
-    pub tangent: Vec3,
+    pub(crate) tangent: Vec3,
     /// Linear base colour.
-    pub base_color: Vec3,
+    pub(crate) base_color: Vec3,
     /// Metallic in [0, 1].
-    pub metallic: f32,
+    pub(crate) metallic: f32,
     /// Perceptual roughness in [0, 1].
-    pub roughness: f32,
+    pub(crate) roughness: f32,
     /// Anisotropy strength in [0, 1].
-    pub anisotropy: f32,
+    pub(crate) anisotropy: f32,
 }
 
 impl Surface {

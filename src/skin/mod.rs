@@ -27,6 +27,9 @@
 //! reflection (the sign of w) carried over unchanged, so mirrored UVs survive skinning
 //! (ozz-animation issue #164 is what happens when they do not).
 
+// The CPU side of a GPU stage: without the `gpu` feature some of it has no caller.
+#![cfg_attr(not(feature = "gpu"), allow(dead_code))]
+
 use glam::{Mat4, Quat, Vec3, Vec4};
 
 use crate::format::decode_snorm16x4;
@@ -39,7 +42,7 @@ pub mod rig;
 pub use reference::{frame_angle_deg, reference, Reference, OUTPUT_BOUND_DEG};
 #[cfg(test)]
 pub(crate) use reference::{lbs_vector_frame_error, reference_lbs};
-pub use rig::{Rig, RigMesh};
+pub use rig::Rig;
 
 /// Bones in one palette at most: joint indices are stored as one byte.
 pub const MAX_JOINTS: usize = 256;
@@ -144,9 +147,9 @@ pub enum SkinError {
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct Bone {
     /// Unit quaternion, xyzw.
-    pub rotation: [f32; 4],
+    pub(crate) rotation: [f32; 4],
     /// Translation xyz, uniform scale in w.
-    pub translation_scale: [f32; 4],
+    pub(crate) translation_scale: [f32; 4],
 }
 
 /// Relative tolerance of [`Bone::from_mat4`] for unequal column lengths and non-perpendicular
@@ -172,19 +175,19 @@ impl Bone {
 
     /// The rotation.
     #[must_use]
-    pub fn rotation(&self) -> Quat {
+    pub(crate) fn rotation(&self) -> Quat {
         Quat::from_array(self.rotation)
     }
 
     /// The translation.
     #[must_use]
-    pub fn translation(&self) -> Vec3 {
+    pub(crate) fn translation(&self) -> Vec3 {
         Vec4::from_array(self.translation_scale).truncate()
     }
 
     /// The uniform scale.
     #[must_use]
-    pub fn scale(&self) -> f32 {
+    pub(crate) fn scale(&self) -> f32 {
         self.translation_scale[3]
     }
 
@@ -295,17 +298,17 @@ pub(crate) enum InfluenceError {
 /// One vertex's influences after packing: joint indices and weights in 1/255 units (summing to
 /// 255 exactly), largest first, zero-weight slots last.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct PackedInfluences {
+pub(crate) struct PackedInfluences {
     /// Joint index per slot.
-    pub joints: [u8; MAX_INFLUENCES],
+    pub(crate) joints: [u8; MAX_INFLUENCES],
     /// Weight per slot, unorm8.
-    pub weights: [u8; MAX_INFLUENCES],
+    pub(crate) weights: [u8; MAX_INFLUENCES],
 }
 
 impl PackedInfluences {
     /// Influences with a non-zero weight.
     #[must_use]
-    pub fn count(&self) -> usize {
+    pub(crate) fn count(&self) -> usize {
         self.weights.iter().filter(|&&w| w > 0).count()
     }
 
@@ -395,7 +398,7 @@ impl PackedInfluences {
 }
 
 /// A skinned mesh's vertices in the packed layout: rest position, qtangent (in any [`Format`];
-/// [`Format::Snorm16x4`] unless [`SkinVertices::with_format`] says otherwise) and up to eight
+/// [`Format::Snorm16x4`] unless `SkinVertices::with_format` says otherwise) and up to eight
 /// influences per vertex. What `crate::gpu::skin` uploads; the kernel reads every format and
 /// writes snorm16x4.
 #[derive(Debug, Clone, PartialEq)]
@@ -415,7 +418,7 @@ pub struct SkinVertices {
     /// Joints in the palette the influences index.
     pub(crate) joint_count: usize,
     /// Non-zero influences dropped beyond `MAX_INFLUENCES` (summed over vertices).
-    pub dropped_influences: usize,
+    pub(crate) dropped_influences: usize,
 }
 
 impl SkinVertices {
@@ -499,7 +502,10 @@ impl SkinVertices {
     ///
     /// # Errors
     /// As [`SkinVertices::new`] (an unskinned primitive has no `JOINTS_0`).
-    pub fn from_prepared(p: &crate::mesh::Prepared, joint_count: usize) -> Result<Self, SkinError> {
+    pub(crate) fn from_prepared(
+        p: &crate::mesh::Prepared,
+        joint_count: usize,
+    ) -> Result<Self, SkinError> {
         let frames: Vec<QTangent> = p.frames.iter().map(|f| f.to_qtangent()).collect();
         Self::new(
             &p.label,
@@ -532,13 +538,13 @@ impl SkinVertices {
 
     /// Vertices.
     #[must_use]
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.positions.len()
     }
 
     /// True with no vertices.
     #[must_use]
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.positions.is_empty()
     }
 
@@ -552,11 +558,11 @@ impl SkinVertices {
             .max()
             .unwrap_or(0)
     }
-
+    #[cfg(test)]
     /// The same vertices with their rest frames uploaded in `format` (encoded from the frames
     /// as given, not from another format's codes).
     #[must_use]
-    pub fn with_format(mut self, format: Format) -> Self {
+    pub(crate) fn with_format(mut self, format: Format) -> Self {
         self.encoded = encode(format, &self.frames);
         self.format = format;
         self
@@ -564,7 +570,7 @@ impl SkinVertices {
 
     /// The format the rest frames are uploaded in.
     #[must_use]
-    pub fn format(&self) -> Format {
+    pub(crate) fn format(&self) -> Format {
         self.format
     }
 
@@ -573,7 +579,7 @@ impl SkinVertices {
     /// # Panics
     /// If `v >= len()`.
     #[must_use]
-    pub fn qtangent(&self, v: usize) -> QTangent {
+    pub(crate) fn qtangent(&self, v: usize) -> QTangent {
         let n = self.format.bytes();
         self.format.decode(&self.encoded[v * n..(v + 1) * n])
     }
@@ -632,7 +638,7 @@ pub struct SkinnedVertex {
     /// Skinned position.
     pub position: [f32; 3],
     /// Skinned frame, Snorm16x4 (the handedness in the sign of w).
-    pub qtangent: [i16; 4],
+    pub(crate) qtangent: [i16; 4],
 }
 
 impl SkinnedVertex {

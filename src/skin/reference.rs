@@ -14,11 +14,11 @@ pub struct Reference {
     /// Skinned position.
     pub position: DVec3,
     /// Rotation applied to the frame (unit).
-    pub rotation: DQuat,
+    pub(crate) rotation: DQuat,
     /// Skinned frame: `rotation · q`, reflection unchanged.
     pub frame: DQuat,
     /// True when the frame is mirrored (the input's, carried over).
-    pub reflected: bool,
+    pub(crate) reflected: bool,
 }
 
 fn dquat(b: &Bone) -> DQuat {

@@ -3,6 +3,9 @@
 //! [`crate::anim`] produces them) to the bones each mesh needs. The GPU side is
 //! [`crate::gpu::RigBatch`].
 
+// The CPU side of a GPU stage: without the `gpu` feature some of it has no caller.
+#![cfg_attr(not(feature = "gpu"), allow(dead_code))]
+
 #[cfg(any(test, feature = "gpu"))]
 use glam::Mat4;
 
@@ -16,15 +19,15 @@ use crate::mesh::{Prepared, Scene, Skin};
 
 /// One skinned mesh of a [`Rig`]: an object drawn posed by one glTF skin.
 #[derive(Debug, Clone)]
-pub struct RigMesh {
+pub(crate) struct RigMesh {
     /// The caller's id of the object this mesh draws: what was passed to [`Rig::new`] (for
     /// example an index into [`crate::render::RenderScene::objects`]), or the running number
     /// of [`Rig::from_scene`].
-    pub object: usize,
+    pub(crate) object: usize,
     /// Index into the scene's [`Scene::skins`] (and `Rig::skins`).
-    pub skin: usize,
+    pub(crate) skin: usize,
     /// The packed skinned vertices (bind pose), `joint_count` the skin's joints.
-    pub vertices: SkinVertices,
+    pub(crate) vertices: SkinVertices,
 }
 
 /// The skinned meshes of a scene, each with its skin, and the scene's node hierarchy: turns a
@@ -42,13 +45,13 @@ pub struct Rig {
 
 impl Rig {
     /// A rig of the given skinned objects of `scene`: `(object id, its prepared primitive, its
-    /// skin index into scene.skins)` each. The object ids are the caller's ([`RigMesh::object`]);
+    /// skin index into scene.skins)` each. The object ids are the caller's (`RigMesh::object`);
     /// a renderer's scene that already prepared its primitives passes them here.
     ///
     /// # Errors
     /// [`SkinError::Input`] for a skin index the scene does not have, a skin whose joints and
     /// inverse bind matrices differ in number or whose joints are not nodes of the scene, and
-    /// what [`SkinVertices::from_prepared`] rejects.
+    /// what `SkinVertices::from_prepared` rejects.
     pub fn new<'p>(
         scene: &Scene,
         objects: impl IntoIterator<Item = (usize, &'p Prepared, usize)>,
@@ -95,14 +98,14 @@ impl Rig {
             warnings,
         })
     }
-
+    #[cfg(test)]
     /// A rig of every skinned mesh instance of `scene` (each primitive of each node that uses
     /// a mesh with a skin), prepared here. [`RigMesh::object`] numbers them from 0 in file
     /// order (meshes, their primitives, the primitive's skinned instances).
     ///
     /// # Errors
     /// [`SkinError::Input`] for a primitive that does not prepare, then as [`Rig::new`].
-    pub fn from_scene(scene: &Scene) -> Result<Self, SkinError> {
+    pub(crate) fn from_scene(scene: &Scene) -> Result<Self, SkinError> {
         let mut prepared = Vec::new();
         for m in &scene.meshes {
             for p in &m.primitives {
@@ -149,10 +152,10 @@ impl Rig {
     pub fn objects(&self) -> impl Iterator<Item = usize> + '_ {
         self.meshes.iter().map(|m| m.object)
     }
-
+    #[cfg(test)]
     /// Bones of every palette together: the sum of the meshes' skin joints.
     #[must_use]
-    pub fn bone_count(&self) -> usize {
+    pub(crate) fn bone_count(&self) -> usize {
         self.meshes
             .iter()
             .map(|m| self.skins[m.skin].joints.len())

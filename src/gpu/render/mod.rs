@@ -116,7 +116,7 @@ pub struct MapReport {
     /// [`FALLBACK_FORMAT`] vertex frames in quaternion-map mode).
     pub format: Option<MapFormat>,
     /// The bake's statistics, for maps baked by the upload or authored.
-    pub stats: Option<MapStats>,
+    pub(crate) stats: Option<MapStats>,
     /// Where the map came from (`None` without one).
     pub origin: Option<MapOrigin>,
 }
@@ -141,7 +141,7 @@ pub struct UploadReport {
     /// Per mesh, in [`RenderScene::meshes`] order: its object-space map.
     pub object_maps: Vec<MapReport>,
     /// Per frame source, the bytes it needs on the GPU.
-    pub costs: Vec<(FrameSource, ModeCost)>,
+    pub(crate) costs: Vec<(FrameSource, ModeCost)>,
     /// Objects whose mesh's map is authored ([`crate::render::MapSource::Authored`]):
     /// frames only a quaternion map has, so the other modes differ there by design.
     pub authored_objects: Vec<usize>,

@@ -65,11 +65,11 @@ impl PipelineKey {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub(crate) struct MapShading {
     /// [`crate::qmap::stored::EncodedMap::decode`].
-    pub decode: crate::qmap::MapDecode,
+    pub(crate) decode: crate::qmap::MapDecode,
     /// Object-space handedness from the UV winding (no plane).
-    pub derived_handedness: bool,
+    pub(crate) derived_handedness: bool,
     /// A tangent-space map with a doubled (axial) twist (`MAP_AXIAL`).
-    pub axial_twist: bool,
+    pub(crate) axial_twist: bool,
 }
 
 impl MapShading {

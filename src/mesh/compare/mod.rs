@@ -90,7 +90,10 @@ impl WorldVertices {
     ///
     /// # Errors
     /// As [`WorldVertices::from_scene`], but for preparing.
-    pub fn from_prepared(scene: &Scene, prepared: &[Prepared]) -> Result<Self, FrameDiffError> {
+    pub(crate) fn from_prepared(
+        scene: &Scene,
+        prepared: &[Prepared],
+    ) -> Result<Self, FrameDiffError> {
         let mut out = Self::default();
         let mut next = prepared.iter();
         for mesh in &scene.meshes {

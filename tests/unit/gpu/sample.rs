@@ -665,7 +665,7 @@ fn nearest_sampling_at_texel_centres_returns_every_stored_texel_of_every_level()
         let Some(gpu_map) = upload_or_skip(ctx, &map) else {
             continue;
         };
-        assert_eq!(gpu_map.mip_level_count as usize, map.levels.len());
+        assert_eq!(gpu_map.quats.mip_level_count() as usize, map.levels.len());
         assert_eq!(gq::texture_format(format), gpu_map.quats.format());
         let mut points = Vec::new();
         let mut want = Vec::new();

@@ -149,7 +149,7 @@ fn checkerboard() -> (QuatMap, Vec<Vec4>) {
 fn seam_robust_sampler_passes_the_checkerboard_where_the_plain_one_fails() {
     let ctx = context();
     let (map, smooth) = checkerboard();
-    let gpu_map = gq::upload_map(ctx, &map).unwrap_or_else(|e| panic!("{e}"));
+    let gpu_map = qtangent::gpu::qmap::upload_map(ctx, &map).unwrap_or_else(|e| panic!("{e}"));
     let n = 32.0f32;
     common::for_seeds("checkerboard", 1, |seed, rng| {
         // Points between texel centres, away from the clamped border.
