@@ -82,7 +82,7 @@ async fn create_device() -> Result<(wgpu::Adapter, wgpu::Device, wgpu::Queue), B
 
 /// A torus's frames packed as `Snorm16x4`, decoded on the GPU and compared with the CPU decode
 /// of the same words (`Format::unpack`): both run the same operations, so every component
-/// agrees within 58 ε (the bound `tests/it/gpu_decode.rs` derives for the bitangent, the
+/// agrees within 58 ε (the bound `tests/unit/gpu/decode.rs` derives for the bitangent, the
 /// loosest), and the handedness is equal.
 fn decode_batch(ctx: &GpuContext) -> Result<(), Box<dyn Error>> {
     let prim = procedural::torus(1.0, 0.4, 64, 32).prepare()?;

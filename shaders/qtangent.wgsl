@@ -4,7 +4,7 @@
 // smallest-three constants, the per-format dispatch qtangent_frame_* and qtangent_record_frame),
 // this file, then the stage's own files (src/gpu/wgsl.rs). Every function here mirrors a CPU
 // function in src/ in the same f32 operations and order, so the GPU and CPU results agree to a few
-// ulps (tests/it/gpu_decode.rs derives the bound).
+// ulps (tests/unit/gpu/decode.rs derives the bound).
 // Packed data is read from u32 words (unpack2x16float, unpack2x16snorm, bit operations), so no
 // adapter needs SHADER_F16.
 

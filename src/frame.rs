@@ -198,3 +198,7 @@ impl QTangent {
         }
     }
 }
+
+#[cfg(all(test, feature = "default"))]
+#[path = "../tests/unit/frame.rs"]
+mod tests;

@@ -162,7 +162,7 @@ pub fn rotate_vec3(q: Quat, v: Vec3) -> Vec3 {
 /// same matrix. The shader function `quat_to_mat3` in `shaders/qtangent.wgsl` is the same
 /// arithmetic in the same order.
 #[must_use]
-pub fn quat_to_mat3(q: Quat) -> Mat3 {
+pub(crate) fn quat_to_mat3(q: Quat) -> Mat3 {
     let (x2, y2, z2, w2) = (q.x * q.x, q.y * q.y, q.z * q.z, q.w * q.w);
     let (two_x, two_y, two_w) = (2.0 * q.x, 2.0 * q.y, 2.0 * q.w);
     let xy = two_x * q.y;
@@ -178,3 +178,7 @@ pub fn quat_to_mat3(q: Quat) -> Mat3 {
         Vec3::new(xz + wy, yz - wx, w2 - x2 - y2 + z2),
     )
 }
+
+#[cfg(all(test, feature = "default"))]
+#[path = "../tests/unit/quat.rs"]
+mod tests;

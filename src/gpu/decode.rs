@@ -218,7 +218,7 @@ impl DecodeBatch {
     }
 
     /// Fills the output with all-ones words (NaN as f32).
-    pub fn poison(&self, ctx: &GpuContext) {
+    pub(crate) fn poison(&self, ctx: &GpuContext) {
         let nan = vec![0xffu8; self.output.size() as usize];
         ctx.queue.write_buffer(&self.output, 0, &nan);
     }
@@ -244,7 +244,7 @@ impl DecodeBatch {
     ///
     /// # Errors
     /// [`GpuError::Wgpu`].
-    pub fn run(&self, ctx: &GpuContext) -> Result<(), GpuError> {
+    pub(crate) fn run(&self, ctx: &GpuContext) -> Result<(), GpuError> {
         ctx.scoped("decoding on the GPU", || {
             let mut encoder = ctx.device.create_command_encoder(&Default::default());
             self.encode(&mut encoder, None);
@@ -257,7 +257,7 @@ impl DecodeBatch {
     ///
     /// # Errors
     /// [`GpuError::Wgpu`] or [`GpuError::Readback`].
-    pub fn read(&self, ctx: &GpuContext) -> Result<Vec<GpuFrame>, GpuError> {
+    pub(crate) fn read(&self, ctx: &GpuContext) -> Result<Vec<GpuFrame>, GpuError> {
         let bytes = ctx.read_buffer(&self.output, self.output.size(), "decoded frames")?;
         Ok(bytemuck::pod_collect_to_vec(&bytes))
     }

@@ -29,7 +29,7 @@ fn model() -> Mat4 {
 const MODEL_CONDITION: f32 = 2.0;
 
 // Per-component tolerance between the GPU's and the CPU's world n and t, derived:
-//  - the decoded object-space frames differ by ≤ 28ε per component (tests/it/gpu_decode.rs);
+//  - the decoded object-space frames differ by ≤ 28ε per component (tests/unit/gpu/decode.rs);
 //  - M·v (three products, two sums; either side may fuse) adds ≤ 3ε relative to Σ|m||v|;
 //  - both differences are magnified by at most cond(M) when the result is normalised, for
 //    |Δv| ≤ √3 · (28 + 3)ε;

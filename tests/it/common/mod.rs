@@ -14,7 +14,7 @@ pub mod quirks;
 pub mod seeds;
 
 pub use judges::validate_gltf;
-pub use seeds::{for_seeds, quat_angle, BASE_SEED};
+pub use seeds::{for_seeds, BASE_SEED};
 
 /// The one GPU context every test shares (made on first use with [`GpuContext::new`], the
 /// tools' adapter choice). Panics with the adapter error, which says how to install lavapipe:

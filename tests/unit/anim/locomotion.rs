@@ -353,7 +353,7 @@ fn assert_pose_is_clip(frame: &LocoFrame, clip: &Clip, rest: &[Transform], t: f3
         assert_eq!(a.translation, b.translation, "{what} node {i}: translation");
         assert_eq!(a.scale, b.scale, "{what} node {i}: scale");
         // Normalising a unit quaternion moves it by ≤ 2ε; measuring in f32 adds a few ε.
-        let angle = common::quat_angle(a.rotation, b.rotation);
+        let angle = common::seeds::quat_angle(a.rotation, b.rotation);
         assert!(
             angle <= 16.0 * f64::from(EPS),
             "{what} node {i}: rotation off by {angle} rad"

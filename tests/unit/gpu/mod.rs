@@ -3,6 +3,8 @@
 
 mod aniso;
 mod bake;
+mod decode;
 mod render;
+mod render_skinned;
 mod sample;
 mod skin;

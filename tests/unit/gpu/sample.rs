@@ -30,7 +30,7 @@
 //! (< 1 where the texels differ) and a GPU value within E = E_w + E_a of it are at most
 //! asin(E / L) apart in direction; the rotations differ by twice that, and no rotated vector
 //! (n, t, b) moves further: angle ≤ 2·asin(E / L), plus the GPU's f32 decode of a unit
-//! quaternion (tests/it/gpu_decode.rs: ≤ 28 ulp per component, √3·28ε as an angle; 64ε here).
+//! quaternion (tests/unit/gpu/decode.rs: ≤ 28 ulp per component, √3·28ε as an angle; 64ε here).
 //! Where E ≥ L the bound is vacuous (counted; none occur in aligned maps inside triangles).
 //!
 //! Trilinear (fractional lod): the GPU blends the bilinear results A and B of levels ⌊lod⌋ and
@@ -361,7 +361,7 @@ fn evaluate_at(
 }
 
 // The GPU's decode of its own filtered quaternion against the CPU's f32 decode of the same
-// value (tests/it/gpu_decode.rs derives these: n, t ≤ 28 ulp of 1; b ≤ 58).
+// value (tests/unit/gpu/decode.rs derives these: n, t ≤ 28 ulp of 1; b ≤ 58).
 const DECODE_TOL: f32 = 58.0 * f32::EPSILON;
 
 /// Asserts every sample against its bound and returns a one-line summary.

@@ -21,7 +21,7 @@ use rand::Rng;
 use crate::common::context;
 
 // Position tolerance, relative to the size of the terms the kernel sums: max over influences of
-// s·|p| + |t|. Each term sᵢR(qᵢ)p + tᵢ costs ~19ε in the matrix entries (see tests/it/gpu_decode.rs,
+// s·|p| + |t|. Each term sᵢR(qᵢ)p + tᵢ costs ~19ε in the matrix entries (see tests/unit/gpu/decode.rs,
 // the same quat_to_mat3), ~3ε in the product and sum, and the weights wᵢ/Σw ~2ε; summing ≤ 8
 // terms adds ≤ 8ε: ~32ε for LBS. DQS normalises (8ε), rotates (≈ 10ε) and rebuilds the
 // translation from products of unit quaternions and |t| (≈ 12ε): ~30ε. 128ε leaves room for

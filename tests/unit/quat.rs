@@ -2,7 +2,8 @@
 
 use crate::common;
 
-use common::{for_seeds, quat_angle, rotation, unit_vec3, U};
+use common::seeds::quat_angle;
+use common::{for_seeds, rotation, unit_vec3, U};
 use glam::{Mat3, Quat, Vec3};
 use qtangent::quat::{
     angular_velocity, integrate, nlerp_shortest, quat_to_mat3, rotate_vec3, rotation_arc,
