@@ -9,7 +9,7 @@ use super::{
 
 /// The animation-space target bone `TA_i(t)` of the in-place clips (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum RootMotion {
+pub(crate) enum RootMotion {
     /// `TA_i(t) = t·V_i`: the root moves uniformly at the clip's mean ground velocity
     /// (`Gait::velocity`).
     Uniform,
@@ -26,7 +26,7 @@ crate::names::named!(RootMotion, "root motion", { Uniform => "uniform", Contacts
 pub enum BlendMethod {
     /// Each clip plays at its own rate from one clock; poses blended with weight `b`; the
     /// character moves by the blend of the clips' root displacements (`(1 − b)·V_w + b·V_r`
-    /// per second with [`RootMotion::Uniform`]). What you get without the seed: the cycles
+    /// per second with `RootMotion::Uniform`). What you get without the seed: the cycles
     /// drift in and out of phase.
     Naive,
     /// The article's steps 1–3: one shared phase (both clips loop together) and target/origin blending.
@@ -61,7 +61,7 @@ pub(super) const RUN: usize = 1;
 
 /// One of the two clips a [`Locomotion`] blends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ClipKind {
+pub(crate) enum ClipKind {
     /// The slower clip (blend parameter 0).
     Walk,
     /// The faster clip (blend parameter 1).
@@ -115,8 +115,8 @@ impl ClipKind {
 /// `Gait::root` moves by minus the mean displacement of the feet that are down (interpolated
 /// across flight phases), and its end is the stride: speed `v = stride / T` (the article's
 /// `d·30/N`). The target bone is that root, `TA_i(t) = translation(root_i(t))` for clip time
-/// `t` in `[0, T_i)` ([`RootMotion::Contacts`], the default), or the uniform
-/// `translation(t·V_i)` ([`RootMotion::Uniform`]). When a clip loops its origin steps forward
+/// `t` in `[0, T_i)` (`RootMotion::Contacts`, the default), or the uniform
+/// `translation(t·V_i)` (`RootMotion::Uniform`). When a clip loops its origin steps forward
 /// by the stride, `AO_i ← AO_i · TA_i(T_i)`, as a root-motion clip's would. With a
 /// translation-only target `AO · blend(TA)` equals `TW`: the placement advances at
 /// `(1 − b)·r_w·root_w' + b·r_r·root_r'`. The poses are the clips' in-place local transforms,
@@ -133,7 +133,7 @@ impl ClipKind {
 /// order, and the hind legs propel both gaits. Two three-foot sets do keep their order (right hind, right fore and
 /// either left foot), but their segments differ so much between the clips (e.g. right fore →
 /// left hind: 17 % of the walk, 56 % of the run) that the per-segment rates swing several-fold
-/// and the feet slide more (with [`Locomotion::with_event_feet`]: events 77–83 units/s mean,
+/// and the feet slide more (with `Locomotion::with_event_feet`: events 77–83 units/s mean,
 /// 1000–2100 max, against 71 and 680 for the hind pair).
 ///
 /// **Phase alignment.** [`BlendMethod::Unified`] and [`BlendMethod::Naive`] start the walk at event 0 and
@@ -282,7 +282,7 @@ impl Locomotion {
     /// # Errors
     /// [`LocomotionError::EventFeetDisagree`] when their footfall order differs between the
     /// clips (or the list is empty or out of range), [`LocomotionError::CoincidentEvents`].
-    pub fn with_event_feet(mut self, event_feet: &[usize]) -> Result<Self, LocomotionError> {
+    pub(crate) fn with_event_feet(mut self, event_feet: &[usize]) -> Result<Self, LocomotionError> {
         let mut subset = event_feet.to_vec();
         subset.sort_unstable();
         subset.dedup();
@@ -362,7 +362,7 @@ impl Locomotion {
 
     /// The same blend with another target-bone model (default [`RootMotion::Contacts`]).
     #[must_use]
-    pub fn with_root_motion(mut self, root_motion: RootMotion) -> Self {
+    pub(crate) fn with_root_motion(mut self, root_motion: RootMotion) -> Self {
         self.root_motion = root_motion;
         self
     }
@@ -413,7 +413,7 @@ impl Locomotion {
 
     /// The analysis of `clip`.
     #[must_use]
-    pub fn gait(&self, clip: ClipKind) -> &Gait {
+    pub(crate) fn gait(&self, clip: ClipKind) -> &Gait {
         &self.gaits[clip.index()]
     }
 
@@ -451,7 +451,7 @@ impl Locomotion {
 
     /// The event feet, as indices into `Locomotion::feet`.
     #[must_use]
-    pub fn event_feet(&self) -> &[usize] {
+    pub(crate) fn event_feet(&self) -> &[usize] {
         &self.event_feet
     }
 
@@ -459,7 +459,7 @@ impl Locomotion {
     /// the same footfall of the same foot), seconds in `[0, T_c)`; event 0 is the walk's
     /// earliest.
     #[must_use]
-    pub fn events(&self, clip: ClipKind) -> Vec<f32> {
+    pub(crate) fn events(&self, clip: ClipKind) -> Vec<f32> {
         let c = clip.index();
         let t = f64::from(self.gaits[c].duration);
         self.events[c].iter().map(|&e| (e % t) as f32).collect()
@@ -467,7 +467,7 @@ impl Locomotion {
 
     /// The foot (index into `Locomotion::feet`) of each event.
     #[must_use]
-    pub fn event_foot(&self) -> &[usize] {
+    pub(crate) fn event_foot(&self) -> &[usize] {
         &self.event_foot
     }
 

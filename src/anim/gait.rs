@@ -39,7 +39,7 @@ impl Default for GaitSettings {
 
 /// One stance of one foot: from touch-down to lift-off.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Contact {
+pub(crate) struct Contact {
     /// Touch-down (the footfall), clip seconds in `[0, duration)`.
     pub start: f32,
     /// Lift-off, clip seconds in `(start, start + duration]` (past `duration` when the stance
@@ -60,7 +60,7 @@ impl Contact {
 
 /// One foot over one clip.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FootGait {
+pub(crate) struct FootGait {
     /// Node index of the foot bone.
     pub(crate) node: usize,
     /// Its name.
@@ -78,14 +78,14 @@ pub struct FootGait {
 impl FootGait {
     /// Fraction of the cycle the foot is down.
     #[must_use]
-    pub fn duty_factor(&self, duration: f32) -> f32 {
+    pub(crate) fn duty_factor(&self, duration: f32) -> f32 {
         self.contacts.iter().map(Contact::duration).sum::<f32>() / duration
     }
 }
 
 /// A footfall of one of the analysed feet.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Footfall {
+pub(crate) struct Footfall {
     /// Clip seconds in `[0, duration)`.
     pub time: f32,
     /// Index into [`Gait::feet`].
@@ -115,7 +115,7 @@ pub struct Gait {
     /// linearly, cyclically, between the nearest steps that have one. `root[n]` is the stride.
     pub(crate) root: Vec<Vec3>,
     /// Per foot, in the order given.
-    pub feet: Vec<FootGait>,
+    pub(crate) feet: Vec<FootGait>,
 }
 
 impl Gait {
@@ -133,7 +133,7 @@ impl Gait {
 
     /// Distance covered per cycle: `speed · duration`.
     #[must_use]
-    pub fn stride(&self) -> f32 {
+    pub(crate) fn stride(&self) -> f32 {
         self.speed() * self.duration
     }
 
@@ -157,7 +157,7 @@ impl Gait {
 
     /// Every footfall of every foot, sorted by time.
     #[must_use]
-    pub fn footfalls(&self) -> Vec<Footfall> {
+    pub(crate) fn footfalls(&self) -> Vec<Footfall> {
         let mut all: Vec<Footfall> = self
             .feet
             .iter()

@@ -17,13 +17,15 @@ mod player;
 mod pose;
 mod slide;
 
-pub use blend::{BlendMethod, ClipKind, Locomotion, RootMotion};
+pub use blend::{BlendMethod, Locomotion};
+pub(crate) use blend::{ClipKind, RootMotion};
 pub use clip::{Channel, Clip};
 #[cfg(feature = "gltf")]
 pub(crate) use clip::{Interpolation, Property};
 pub use error::LocomotionError;
+pub use gait::Gait;
 pub(crate) use gait::GaitSettings;
-pub use gait::{Contact, FootGait, Footfall, Gait};
+pub(crate) use gait::Footfall;
 pub use player::{LocoFrame, Player};
 pub(crate) use pose::{blend_poses, Skeleton};
 pub(crate) use slide::{foot_slide, ContactRule};

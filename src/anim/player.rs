@@ -28,7 +28,7 @@ pub struct LocoFrame {
     /// Ground speed of the placement at this frame's rates, units per second:
     /// `|(1 − b)·r_w·TA_w' + b·r_r·TA_r'|` with `r_i` the clip-time rates (1 for
     /// [`BlendMethod::Naive`]) and `TA_i'` the root velocity at the frame's clip time
-    /// (`Locomotion::root_velocity`; `V_i` with [`RootMotion::Uniform`](super::RootMotion::Uniform)).
+    /// (`Locomotion::root_velocity`; `V_i` with `RootMotion::Uniform`).
     pub speed: f32,
     /// Clip times sampled for this frame, seconds: `[walk, run]`.
     pub(crate) clip_times: [f32; 2],

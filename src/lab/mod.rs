@@ -1,7 +1,8 @@
 //! Lab equipment: what qtangent's own tests, tools and benchmarks use that is not part of the
 //! API — content made in code (the default scene and its spun-metal plate, a checkered ground),
 //! the swirl disc of KHR_materials_anisotropy with its supersampled ground truth and its own glTF
-//! file, GPU readbacks of intermediate results and the matrix-palette skinning baseline. Behind
+//! file, GPU readbacks of intermediate results, the matrix-palette skinning baseline and the walk/run
+//! measurement (gaits, footfall events, foot slide). Behind
 //! the `lab` cargo feature; it may change in any release.
 //!
 //! It lives in the crate, rather than in a crate of its own, because it reaches what the API
@@ -16,6 +17,8 @@ pub mod disc;
 pub mod readback;
 #[cfg(feature = "gpu")]
 pub mod skin_matrix;
+#[cfg(feature = "pipeline")]
+pub mod walkrun;
 
 #[cfg(all(test, feature = "default"))]
 #[path = "../../tests/unit/lab/mod.rs"]

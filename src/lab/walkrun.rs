@@ -1,0 +1,175 @@
+//! The walk/run measurement the `walkrun` tool prints: the gait analysis of a [`Locomotion`]'s
+//! two clips (axes, ground speeds, strides, each foot's stances, the footfall order), its
+//! footfall events, and the foot slide of every blend method over a walk → run → walk speed
+//! ramp, for both root-motion targets. The analysis behind it (`Gait`'s stances and footfalls,
+//! the event feet, the root-motion target) is what the blend itself runs on; it stays inside
+//! the crate, and this is its one window.
+
+use std::fmt::Write as _;
+
+use crate::anim::{slide_summary, speed_ramp, BlendMethod, ClipKind, Locomotion, RootMotion};
+
+/// `loco` with the footfall events taken from the feet named in `names` (bone names; none: as
+/// it is).
+///
+/// # Errors
+/// A one-line message when a name is not one of the analysed feet, or the feet cannot carry
+/// events.
+pub fn with_event_feet(loco: Locomotion, names: &[String]) -> Result<Locomotion, String> {
+    if names.is_empty() {
+        return Ok(loco);
+    }
+    let feet: Vec<&str> = loco
+        .gait(ClipKind::Walk)
+        .feet
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect();
+    let picked = names
+        .iter()
+        .map(|e| {
+            feet.iter()
+                .position(|n| n == e)
+                .ok_or_else(|| format!("--events: `{e}` is not one of the feet {feet:?}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    loco.with_event_feet(&picked).map_err(|e| e.to_string())
+}
+
+/// The whole report: gaits, events, and foot slide over a ramp of `seconds` at `fps`.
+#[must_use]
+pub fn report(loco: &Locomotion, fps: f32, seconds: f32) -> String {
+    let mut s = String::new();
+    gaits(&mut s, loco);
+    events(&mut s, loco);
+    foot_slide(&mut s, loco, fps, seconds);
+    s
+}
+
+/// The gait analysis of both clips: axes, speeds, strides, each foot's stances, footfalls.
+fn gaits(s: &mut String, loco: &Locomotion) {
+    let [walk, run] = loco.gaits();
+    let _ = writeln!(
+        s,
+        "up {}  forward: walk {} run {}",
+        loco.up(),
+        walk.forward(),
+        run.forward()
+    );
+    for g in [walk, run] {
+        let _ = writeln!(
+            s,
+            "\n{:<6} cycle {:.4} s  ground speed {:.2} units/s  stride {:.2} units",
+            g.clip,
+            g.duration,
+            g.speed(),
+            g.stride()
+        );
+        let _ = writeln!(
+            s,
+            "  {:<18} {:>7} {:>7} {:>7}  {:>6}  stances (touch-down → lift-off, s; sweep)",
+            "foot", "lowest", "highest", "thresh", "duty"
+        );
+        for f in &g.feet {
+            let stances: Vec<String> = f
+                .contacts
+                .iter()
+                .map(|c| format!("{:.3}→{:.3} ({:.1})", c.start, c.end, c.sweep.length()))
+                .collect();
+            let _ = writeln!(
+                s,
+                "  {:<18} {:>7.2} {:>7.2} {:>7.2}  {:>5.0}%  {}",
+                f.name,
+                f.lowest,
+                f.highest,
+                f.threshold,
+                100.0 * f.duty_factor(g.duration),
+                stances.join(", ")
+            );
+        }
+        let order: Vec<String> = g
+            .footfalls()
+            .iter()
+            .map(|f| format!("{} {:.2}", g.feet[f.foot].name, f.time / g.duration))
+            .collect();
+        let _ = writeln!(
+            s,
+            "  footfall order (cycle fraction): {}",
+            order.join(" → ")
+        );
+    }
+}
+
+/// The event feet and their footfall times in each clip.
+fn events(s: &mut String, loco: &Locomotion) {
+    let [walk, run] = loco.gaits();
+    let names: Vec<&str> = loco
+        .event_feet()
+        .iter()
+        .map(|&i| walk.feet[i].name.as_str())
+        .collect();
+    let _ = writeln!(s, "\nevent feet: {}", names.join(", "));
+    for (c, g) in [(ClipKind::Walk, walk), (ClipKind::Run, run)] {
+        let ev: Vec<String> = loco
+            .events(c)
+            .iter()
+            .zip(loco.event_foot())
+            .map(|(t, &f)| format!("{} {:.3} s ({:.2})", g.feet[f].name, t, t / g.duration))
+            .collect();
+        let _ = writeln!(s, "  {:<6} {}", g.clip, ev.join(" → "));
+    }
+}
+
+/// Foot slide over the walk → run → walk ramp: every blend method, and each clip alone, for
+/// both targets of the root motion.
+fn foot_slide(s: &mut String, loco: &Locomotion, fps: f32, seconds: f32) {
+    let [walk, run] = loco.gaits();
+    let dt = 1.0 / fps;
+    let speeds = speed_ramp(walk.speed(), run.speed(), seconds, fps);
+    let _ = writeln!(
+        s,
+        "\nfoot slide over the ramp ({} frames at {} fps, {:.2} → {:.2} → {:.2} units/s): \
+         horizontal foot speed while down, units/s, mean / max (steps counted)",
+        speeds.len(),
+        fps,
+        walk.speed(),
+        run.speed(),
+        walk.speed()
+    );
+    let feet: Vec<&str> = walk.feet.iter().map(|f| f.name.as_str()).collect();
+    for root in RootMotion::ALL {
+        let loco = loco.clone().with_root_motion(root);
+        let _ = writeln!(s, "\n  target bone: {} root motion", root.name());
+        let _ = write!(s, "  {:<8}", "method");
+        for f in &feet {
+            let _ = write!(s, " {f:>24}");
+        }
+        let _ = writeln!(s, " {:>16}", "all feet");
+        let mut rows = Vec::new();
+        for method in BlendMethod::ALL {
+            let frames = loco.simulate(method, &speeds, dt);
+            rows.push((method.name(), loco.foot_slide(&frames, dt)));
+        }
+        // Baselines: each clip alone at its own speed (the clips' own slide).
+        for (name, v) in [("walk", walk.speed()), ("run", run.speed())] {
+            let frames = loco.simulate(BlendMethod::Unified, &vec![v; speeds.len()], dt);
+            rows.push((name, loco.foot_slide(&frames, dt)));
+        }
+        for (name, slides) in &rows {
+            let _ = write!(s, "  {name:<8}");
+            for slide in slides {
+                let cell = format!(
+                    "{:.1} / {:.1} ({})",
+                    slide.mean, slide.max, slide.contact_frames
+                );
+                let _ = write!(s, " {cell:>24}");
+            }
+            let (mean, max) = slide_summary(slides);
+            let _ = writeln!(s, " {:>16}", format!("{mean:.1} / {max:.1}"));
+        }
+    }
+    let _ = writeln!(
+        s,
+        "  (walk, run: each clip alone at its own speed, for reference)"
+    );
+}
