@@ -15,7 +15,9 @@
 //! only. Vertices come from the same [`SkinVertices`] (frames decoded from their qtangents,
 //! weights the unorm8 ones as f32), so both kernels skin the same data.
 
-use glam::{DMat4, DVec3, Mat4, Vec3, Vec4};
+#[cfg(test)]
+use glam::{DMat4, DVec3};
+use glam::{Mat4, Vec3, Vec4};
 
 use crate::gpu::skin::{batch_influences, batch_layout, BatchDesc, SkinBuffers};
 use crate::gpu::wgsl::Stage;
@@ -49,7 +51,7 @@ const _: () = assert!(std::mem::size_of::<MatrixSkinnedVertex>() == OUTPUT_WORDS
 
 /// One input vertex of the baseline layout, unpacked.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MatrixVertex {
+pub(crate) struct MatrixVertex {
     /// Rest position.
     pub(crate) position: Vec3,
     /// Rest normal, unit.
@@ -110,9 +112,10 @@ pub(crate) fn palette(bones: &[Bone]) -> Vec<Mat4> {
     bones.iter().copied().map(Bone::to_mat4).collect()
 }
 
+#[cfg(test)]
 /// The baseline's skinning of one vertex in f64, on the very f32 values the kernel reads.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct MatrixReference {
+pub(crate) struct MatrixReference {
     /// `M·(p, 1)`.
     pub(crate) position: DVec3,
     /// `M·(n, 0)`, not normalised: its length is how much `M` scales the normal.
@@ -123,6 +126,7 @@ pub struct MatrixReference {
     pub(crate) handedness: f64,
 }
 
+#[cfg(test)]
 /// `M = Σ wᵢ palette[jᵢ]` over the first `influences` slots in f64, joints clamped to the
 /// palette as the kernel clamps them.
 ///
@@ -141,12 +145,13 @@ pub(crate) fn blended_matrix(palette: &[Mat4], v: &MatrixVertex, influences: Inf
     m
 }
 
+#[cfg(test)]
 /// LBS of one vertex in f64 (see [`MatrixReference`]).
 ///
 /// # Panics
 /// If `palette` is empty.
 #[must_use]
-pub fn reference(palette: &[Mat4], v: &MatrixVertex, influences: Influences) -> MatrixReference {
+pub(crate) fn reference(palette: &[Mat4], v: &MatrixVertex, influences: Influences) -> MatrixReference {
     let m = blended_matrix(palette, v, influences);
     MatrixReference {
         position: (m * v.position.as_dvec3().extend(1.0)).truncate(),
