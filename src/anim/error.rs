@@ -174,4 +174,12 @@ pub enum LocomotionError {
         /// The name looked for.
         name: String,
     },
+    /// A footfall-event foot named that is not one of the analysed feet.
+    #[error("`{name}` is not one of the feet {feet:?}")]
+    NotAFoot {
+        /// The name given.
+        name: String,
+        /// The analysed feet's names.
+        feet: Vec<String>,
+    },
 }

@@ -23,9 +23,9 @@ pub use clip::{Channel, Clip};
 #[cfg(feature = "gltf")]
 pub(crate) use clip::{Interpolation, Property};
 pub use error::LocomotionError;
+pub(crate) use gait::Footfall;
 pub use gait::Gait;
 pub(crate) use gait::GaitSettings;
-pub(crate) use gait::Footfall;
 pub use player::{LocoFrame, Player};
 pub(crate) use pose::{blend_poses, Skeleton};
 pub(crate) use slide::{foot_slide, ContactRule};

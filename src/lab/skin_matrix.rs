@@ -151,7 +151,11 @@ pub(crate) fn blended_matrix(palette: &[Mat4], v: &MatrixVertex, influences: Inf
 /// # Panics
 /// If `palette` is empty.
 #[must_use]
-pub(crate) fn reference(palette: &[Mat4], v: &MatrixVertex, influences: Influences) -> MatrixReference {
+pub(crate) fn reference(
+    palette: &[Mat4],
+    v: &MatrixVertex,
+    influences: Influences,
+) -> MatrixReference {
     let m = blended_matrix(palette, v, influences);
     MatrixReference {
         position: (m * v.position.as_dvec3().extend(1.0)).truncate(),

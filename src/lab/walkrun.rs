@@ -7,33 +7,38 @@
 
 use std::fmt::Write as _;
 
-use crate::anim::{slide_summary, speed_ramp, BlendMethod, ClipKind, Locomotion, RootMotion};
+use crate::anim::{
+    slide_summary, speed_ramp, BlendMethod, ClipKind, Locomotion, LocomotionError, RootMotion,
+};
 
 /// `loco` with the footfall events taken from the feet named in `names` (bone names; none: as
 /// it is).
 ///
 /// # Errors
-/// A one-line message when a name is not one of the analysed feet, or the feet cannot carry
-/// events.
-pub fn with_event_feet(loco: Locomotion, names: &[String]) -> Result<Locomotion, String> {
+/// [`LocomotionError::NotAFoot`] when a name is not one of the analysed feet, and what
+/// `Locomotion::with_event_feet` reports when the feet cannot carry events.
+pub fn with_event_feet(loco: Locomotion, names: &[String]) -> Result<Locomotion, LocomotionError> {
     if names.is_empty() {
         return Ok(loco);
     }
-    let feet: Vec<&str> = loco
+    let feet: Vec<String> = loco
         .gait(ClipKind::Walk)
         .feet
         .iter()
-        .map(|f| f.name.as_str())
+        .map(|f| f.name.clone())
         .collect();
     let picked = names
         .iter()
         .map(|e| {
             feet.iter()
                 .position(|n| n == e)
-                .ok_or_else(|| format!("--events: `{e}` is not one of the feet {feet:?}"))
+                .ok_or_else(|| LocomotionError::NotAFoot {
+                    name: e.clone(),
+                    feet: feet.clone(),
+                })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    loco.with_event_feet(&picked).map_err(|e| e.to_string())
+    loco.with_event_feet(&picked)
 }
 
 /// The whole report: gaits, events, and foot slide over a ramp of `seconds` at `fps`.
