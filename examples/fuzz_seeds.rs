@@ -1,6 +1,6 @@
 //! Write the handwritten seed corpora of the mesh-loader fuzz targets (`xtask/fuzz/`): small glTF
-//! files written with the library's writer ([`qtangent::gltf::Builder`]) and OBJ texts, each a
-//! feature of the format the loaders must handle. `cargo xtask fuzz` runs this before fuzzing.
+//! files written with the crate's glTF writer and OBJ texts (`qtangent::lab::fuzz_seeds`), each
+//! a feature of the format the loaders must handle. `cargo xtask fuzz` runs this before fuzzing.
 //!
 //! `cargo run --release --example fuzz_seeds -- DIR` writes `DIR/load_gltf/seed-*` and
 //! `DIR/load_obj/seed-*`.
@@ -8,8 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use qtangent::gltf::{BufferUri, Builder, Target};
-use serde_json::json;
+use qtangent::lab::fuzz_seeds::{gltf_seeds, OBJ_SEEDS};
 
 fn main() -> ExitCode {
     let dir = std::env::args_os().nth(1).map(PathBuf::from);
@@ -36,126 +35,3 @@ fn write(dir: &Path) -> Result<(), String> {
     }
     Ok(())
 }
-
-/// The attributes of a seed: POSITION and what else it has.
-struct Attributes<'a> {
-    positions: &'a [[f32; 3]],
-    normals: Option<&'a [[f32; 3]]>,
-    uvs: Option<&'a [[f32; 2]]>,
-    tangents: Option<&'a [[f32; 4]]>,
-}
-
-/// Handwritten glTF seeds, buffers embedded as data URIs (and one GLB): a bare triangle, a
-/// strip, a fan, and an indexed quad with every attribute the loader reads.
-fn gltf_seeds() -> Result<Vec<(&'static str, Vec<u8>)>, qtangent::gltf::WriteError> {
-    let tri = [[0., 0., 0.], [1., 0., 0.], [0., 1., 0.]];
-    let quad = [[0., 0., 0.], [1., 0., 0.], [1., 1., 0.], [0., 1., 0.]];
-    let normals = [[0., 0., 1.]; 4];
-    let uvs = [[0., 1.], [1., 1.], [1., 0.], [0., 0.]];
-    let tangents = [[1., 0., 0., 1.]; 4];
-    let only = |positions| Attributes {
-        positions,
-        normals: None,
-        uvs: None,
-        tangents: None,
-    };
-    let full = Attributes {
-        positions: &quad,
-        normals: Some(&normals),
-        uvs: Some(&uvs),
-        tangents: Some(&tangents),
-    };
-    let gltf = |b: Builder| b.to_gltf(BufferUri::DataUri).to_string().into_bytes();
-    Ok(vec![
-        ("triangle.gltf", gltf(seed(4, &only(&tri), None))),
-        (
-            "strip.gltf",
-            gltf(seed(
-                5,
-                &Attributes {
-                    uvs: Some(&uvs),
-                    ..only(&quad)
-                },
-                None,
-            )),
-        ),
-        (
-            "fan.gltf",
-            gltf(seed(
-                6,
-                &Attributes {
-                    normals: Some(&normals),
-                    ..only(&quad)
-                },
-                Some(&[0, 1, 2, 3]),
-            )),
-        ),
-        (
-            "indexed.gltf",
-            gltf(seed(4, &full, Some(&[0, 1, 2, 0, 2, 3]))),
-        ),
-        (
-            "indexed.glb",
-            seed(4, &full, Some(&[0, 1, 2, 0, 2, 3])).to_glb()?,
-        ),
-    ])
-}
-
-/// A document with one node (translated), one mesh and one primitive of `mode` with a
-/// material: the attributes as f32, the indices (if any) as u16.
-fn seed(mode: u32, a: &Attributes<'_>, indices: Option<&[u32]>) -> Builder {
-    let mut b = Builder::default();
-    let vertex = Some(Target::ArrayBuffer);
-    let mut attributes = json!({ "POSITION": b.positions(a.positions) });
-    if let Some(n) = a.normals {
-        attributes["NORMAL"] = json!(b.floats(n, vertex));
-    }
-    if let Some(uv) = a.uvs {
-        attributes["TEXCOORD_0"] = json!(b.floats(uv, vertex));
-    }
-    if let Some(t) = a.tangents {
-        attributes["TANGENT"] = json!(b.floats(t, vertex));
-    }
-    let mut primitive = json!({ "attributes": attributes, "mode": mode, "material": 0 });
-    if let Some(indices) = indices {
-        primitive["indices"] = json!(b.indices(indices));
-    }
-    b.push(
-        "meshes",
-        json!({ "name": "seed", "primitives": [primitive] }),
-    );
-    b.push("nodes", json!({ "mesh": 0, "translation": [1, 0, 0] }));
-    b.push(
-        "materials",
-        json!({ "pbrMetallicRoughness": { "metallicFactor": 0.5 } }),
-    );
-    b.json["scene"] = json!(0);
-    b.json["scenes"] = json!([{ "nodes": [0] }]);
-    b
-}
-
-/// Handwritten OBJ seeds: each a feature of the format the loader must handle.
-const OBJ_SEEDS: &[(&str, &str)] = &[
-    ("triangle.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n"),
-    (
-        "quad-uv-normal.obj",
-        "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvn 0 0 1\n\
-         f 1/1/1 2/2/1 3/3/1 4/4/1\n",
-    ),
-    (
-        "groups-negative.obj",
-        "# two objects, relative indices, smoothing groups\nmtllib missing.mtl\no a\n\
-         v 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl red\ns 1\nf -3 -2 -1\ng b\nv 0 0 1\nv 1 0 1\n\
-         v 0 1 1\nvt 0 0\nvt 1 0\nvt 0 1\ns off\nf -3/-3 -2/-2 -1/-1\nl 1 2\np 3\n",
-    ),
-    (
-        "pentagon-normals.obj",
-        "v 1 0 0\nv 0.31 0.95 0\nv -0.81 0.59 0\nv -0.81 -0.59 0\nv 0.31 -0.95 0\nvn 0 0 1\n\
-         f 1//1 2//1 3//1 4//1 5//1\n",
-    ),
-    (
-        "mirrored-uv.obj",
-        "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv -1 0 0\nv -1 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n\
-         f 1/1 2/2 3/3\nf 1/1 3/3 4/4\nf 1/1 4/4 6/3\nf 1/1 6/3 5/2\n",
-    ),
-];

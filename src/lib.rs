@@ -24,7 +24,8 @@
 //!   "Angular velocity from two known orientations", made robust), the frame types at the root
 //!   ([`TangentFrame`], [`QTangent`]), [`Format`] (six vertex formats, one table row each) and
 //!   [`measure`] (angles and seeded frames);
-//! - files: [`gltf`] (the one accessor reader and the one writer) and [`ktx2`];
+//! - files: `gltf` (crate-internal: the one accessor reader and the one writer, under the
+//!   loader, [`pack`] and the tests) and [`ktx2`];
 //! - CPU preparation: [`mesh`] (loading, normals, MikkTSpace, seam splits, vertex streams),
 //!   [`anim`] (clips, poses, the walk/run blend), [`qmap`] (the bake, BC5/BC7, stored maps) and
 //!   [`skin`] (bones and the f64 reference);
@@ -63,7 +64,7 @@ pub mod anim;
 mod format;
 mod frame;
 #[cfg(feature = "gltf")]
-pub mod gltf;
+mod gltf;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 #[cfg(feature = "pipeline")]
@@ -96,6 +97,9 @@ extern crate self as qtangent;
 #[path = "../tests/it/common/mod.rs"]
 #[allow(unreachable_pub, unused_imports)]
 mod common;
+#[cfg(all(test, feature = "default"))]
+#[path = "../tests/unit/gltf_files/mod.rs"]
+mod gltf_files;
 
 pub use format::Format;
 pub use frame::{FrameError, QTangent, TangentFrame};

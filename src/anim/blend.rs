@@ -59,6 +59,7 @@ pub(super) const WALK: usize = 0;
 /// Index of the run in per-clip arrays.
 pub(super) const RUN: usize = 1;
 
+#[cfg(any(test, feature = "lab"))]
 /// One of the two clips a [`Locomotion`] blends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) enum ClipKind {
@@ -68,8 +69,10 @@ pub(crate) enum ClipKind {
     Run,
 }
 
+#[cfg(any(test, feature = "lab"))]
 crate::names::named!(ClipKind, "clip", { Walk => "walk", Run => "run" });
 
+#[cfg(any(test, feature = "lab"))]
 impl ClipKind {
     /// Position in per-clip arrays: 0 for the walk, 1 for the run.
     #[must_use]
@@ -276,6 +279,7 @@ impl Locomotion {
         Ok(loco)
     }
 
+    #[cfg(any(test, feature = "lab"))]
     /// The same blend with the footfalls of `event_feet` (indices into the feet given to
     /// `Locomotion::new`) as the events.
     ///
@@ -360,6 +364,7 @@ impl Locomotion {
         Ok(())
     }
 
+    #[cfg(any(test, feature = "lab"))]
     /// The same blend with another target-bone model (default [`RootMotion::Contacts`]).
     #[must_use]
     pub(crate) fn with_root_motion(mut self, root_motion: RootMotion) -> Self {
@@ -411,6 +416,7 @@ impl Locomotion {
         }
     }
 
+    #[cfg(any(test, feature = "lab"))]
     /// The analysis of `clip`.
     #[must_use]
     pub(crate) fn gait(&self, clip: ClipKind) -> &Gait {
@@ -449,12 +455,14 @@ impl Locomotion {
         self.gaits[WALK].up
     }
 
+    #[cfg(any(test, feature = "lab"))]
     /// The event feet, as indices into `Locomotion::feet`.
     #[must_use]
     pub(crate) fn event_feet(&self) -> &[usize] {
         &self.event_feet
     }
 
+    #[cfg(any(test, feature = "lab"))]
     /// Event times of `clip` in corresponding order (event `k` of the walk and of the run are
     /// the same footfall of the same foot), seconds in `[0, T_c)`; event 0 is the walk's
     /// earliest.
@@ -465,6 +473,7 @@ impl Locomotion {
         self.events[c].iter().map(|&e| (e % t) as f32).collect()
     }
 
+    #[cfg(any(test, feature = "lab"))]
     /// The foot (index into `Locomotion::feet`) of each event.
     #[must_use]
     pub(crate) fn event_foot(&self) -> &[usize] {

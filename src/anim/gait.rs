@@ -51,6 +51,7 @@ pub(crate) struct Contact {
 }
 
 impl Contact {
+    #[cfg(any(test, feature = "lab"))]
     /// Length of the stance in seconds.
     #[must_use]
     pub(crate) fn duration(&self) -> f32 {
@@ -76,6 +77,7 @@ pub(crate) struct FootGait {
 }
 
 impl FootGait {
+    #[cfg(any(test, feature = "lab"))]
     /// Fraction of the cycle the foot is down.
     #[must_use]
     pub(crate) fn duty_factor(&self, duration: f32) -> f32 {

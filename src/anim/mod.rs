@@ -18,6 +18,7 @@ mod pose;
 mod slide;
 
 pub use blend::{BlendMethod, Locomotion};
+#[cfg(any(test, feature = "lab"))]
 pub(crate) use blend::{ClipKind, RootMotion};
 pub use clip::{Channel, Clip};
 #[cfg(feature = "gltf")]

@@ -1,5 +1,8 @@
 //! glTF 2.0 files: bytes in, plain data out, and back. The files layer under the mesh loader,
-//! `pack` and `compare`; it knows nothing of meshes' preparation, maps or rendering.
+//! `pack` and `compare`; it knows nothing of meshes' preparation, maps or rendering. It is
+//! crate-internal: users read glTF through [`crate::mesh::load`] and write it through
+//! [`crate::pack`]; its error types are public where those report them (`mesh::AccessorError`,
+//! `pack::ReadError`, `pack::WriteError`).
 //!
 //! - [`Builder`]: the one writer — a JSON document with one binary buffer, its buffer views and
 //!   accessors appended by type, written as `.glb` or `.gltf` (buffer beside it or a `data:`
@@ -19,8 +22,10 @@ pub(crate) mod read;
 pub(crate) mod uri;
 mod write;
 
-pub(crate) use error::ReadError;
-pub use error::{AccessorError, WriteError};
-pub use names::{AccessorLayout, AccessorType, ComponentType, Target};
-pub use uri::data_uri;
-pub use write::{BufferUri, Builder};
+pub use error::{AccessorError, ReadError, WriteError};
+pub(crate) use names::{AccessorLayout, AccessorType, ComponentType, Target};
+#[cfg(test)]
+pub(crate) use uri::data_uri;
+#[cfg(any(test, feature = "lab"))]
+pub(crate) use write::BufferUri;
+pub(crate) use write::Builder;

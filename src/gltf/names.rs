@@ -114,7 +114,7 @@ crate::names::named!(AccessorType, "accessor type", {
 impl AccessorType {
     /// Components per element (16 for `MAT4`).
     #[must_use]
-    pub const fn components(self) -> usize {
+    pub(crate) const fn components(self) -> usize {
         let (columns, rows) = self.shape();
         columns * rows
     }
@@ -159,7 +159,7 @@ pub struct AccessorLayout {
 impl AccessorLayout {
     /// An f32 layout of `kind`.
     #[must_use]
-    pub const fn float(kind: AccessorType) -> Self {
+    pub(crate) const fn float(kind: AccessorType) -> Self {
         Self {
             component: ComponentType::Float,
             kind,
@@ -220,7 +220,7 @@ impl AccessorLayout {
 
 /// A buffer view's `target`: what the GPU binds it as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Target {
+pub(crate) enum Target {
     /// `ARRAY_BUFFER` (34962): vertex attributes.
     ArrayBuffer,
     /// `ELEMENT_ARRAY_BUFFER` (34963): indices.

@@ -53,10 +53,11 @@ pub(crate) fn decode_data_uri(uri: &str) -> Result<Vec<u8>, ReadError> {
     BASE64.decode(payload.trim()).map_err(ReadError::Base64)
 }
 
+#[cfg(any(test, feature = "lab"))]
 /// A `data:` URI holding `bytes` as base64 (with padding), of MIME type `mime`:
 /// `data:image/png;base64,iVBORw0…`.
 #[must_use]
-pub fn data_uri(mime: &str, bytes: &[u8]) -> String {
+pub(crate) fn data_uri(mime: &str, bytes: &[u8]) -> String {
     format!("data:{mime};base64,{}", BASE64.encode(bytes))
 }
 

@@ -4,44 +4,31 @@
 //! written as a `.glb` or as a `.gltf` whose buffer is a file beside it or a `data:` URI. `pack`,
 //! the swirl disc, the tests and the fuzz seeds write through it.
 
+#[cfg(any(test, feature = "lab"))]
 use std::path::Path;
 
 use serde_json::{json, Value};
 
 use super::glb;
 use super::names::{AccessorLayout, AccessorType, ComponentType, Target};
+#[cfg(any(test, feature = "lab"))]
 use super::uri::data_uri;
 use super::WriteError;
 
-/// A glTF document under construction with its binary buffer.
-///
-/// ```
-/// use qtangent::gltf::{Builder, Target};
-///
-/// let mut b = Builder::default();
-/// let position = b.positions(&[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]);
-/// let indices = b.indices(&[0, 1, 2]);
-/// let mesh = b.push(
-///     "meshes",
-///     serde_json::json!({"primitives": [{"attributes": {"POSITION": position}, "indices": indices}]}),
-/// );
-/// let node = b.push("nodes", serde_json::json!({"mesh": mesh}));
-/// b.json["scenes"] = serde_json::json!([{"nodes": [node]}]);
-/// let glb = b.to_glb()?;
-/// assert_eq!(&glb[..4], b"glTF");
-/// # Ok::<(), qtangent::gltf::WriteError>(())
-/// ```
+/// A glTF document under construction with its binary buffer (its use is shown by the test
+/// `a_triangle_written_by_the_builder_is_a_glb` in `tests/unit/gltf_files/mod.rs`).
 #[derive(Debug, Clone)]
-pub struct Builder {
+pub(crate) struct Builder {
     /// The document. Its `bufferViews` and `accessors` grow through the builder; `buffers` is
     /// written with the file ([`Builder::to_glb`], [`Builder::to_gltf`]).
     pub json: Value,
     bin: Vec<u8>,
 }
 
+#[cfg(any(test, feature = "lab"))]
 /// Where a `.gltf`'s buffer goes ([`Builder::to_gltf`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BufferUri<'a> {
+pub(crate) enum BufferUri<'a> {
     /// Inside the document, as a base64 `data:` URI.
     DataUri,
     /// In a file of this (relative) URI, which the caller writes with [`Builder::bin`].
@@ -60,7 +47,7 @@ impl Builder {
     /// `accessors` are replaced by the builder's, so whatever named the old ones must be
     /// rewritten.
     #[must_use]
-    pub fn new(mut json: Value) -> Self {
+    pub(crate) fn new(mut json: Value) -> Self {
         if let Some(doc) = json.as_object_mut() {
             doc.remove("buffers");
             doc.insert("bufferViews".into(), json!([]));
@@ -73,7 +60,7 @@ impl Builder {
     }
 
     /// Appends `item` to the top-level array `key` (made when missing); returns its index.
-    pub fn push(&mut self, key: &str, item: Value) -> usize {
+    pub(crate) fn push(&mut self, key: &str, item: Value) -> usize {
         if let Some(list) = self.json[key].as_array_mut() {
             list.push(item);
             return list.len() - 1;
@@ -84,7 +71,12 @@ impl Builder {
 
     /// Appends `bytes` as a buffer view of their own, with `target` and `byteStride` when given;
     /// returns the view's index.
-    pub fn view(&mut self, bytes: &[u8], target: Option<Target>, stride: Option<usize>) -> usize {
+    pub(crate) fn view(
+        &mut self,
+        bytes: &[u8],
+        target: Option<Target>,
+        stride: Option<usize>,
+    ) -> usize {
         self.bin.resize(self.bin.len().next_multiple_of(4), 0);
         let mut view = json!({
             "buffer": 0,
@@ -104,7 +96,7 @@ impl Builder {
     /// Appends an accessor of `layout` over `data` (its elements tightly packed, as many as
     /// fit) in a view of its own; returns the accessor's index. A vertex attribute
     /// ([`Target::ArrayBuffer`]) pads each element to 4 bytes and writes that `byteStride`.
-    pub fn accessor(
+    pub(crate) fn accessor(
         &mut self,
         data: &[u8],
         layout: AccessorLayout,
@@ -137,7 +129,11 @@ impl Builder {
 
     /// An f32 accessor of `N` components an element (1 to 4: `SCALAR` to `VEC4`; 9: `MAT3`;
     /// 16: `MAT4`); returns its index.
-    pub fn floats<const N: usize>(&mut self, values: &[[f32; N]], target: Option<Target>) -> usize {
+    pub(crate) fn floats<const N: usize>(
+        &mut self,
+        values: &[[f32; N]],
+        target: Option<Target>,
+    ) -> usize {
         let kind = const {
             match N {
                 1 => AccessorType::Scalar,
@@ -159,7 +155,7 @@ impl Builder {
 
     /// A `POSITION` attribute: f32 `VEC3` with the `min` and `max` glTF requires of it; returns
     /// its index.
-    pub fn positions(&mut self, positions: &[[f32; 3]]) -> usize {
+    pub(crate) fn positions(&mut self, positions: &[[f32; 3]]) -> usize {
         let index = self.floats(positions, Some(Target::ArrayBuffer));
         let (lo, hi) = positions.iter().fold(
             ([f32::INFINITY; 3], [f32::NEG_INFINITY; 3]),
@@ -177,7 +173,7 @@ impl Builder {
 
     /// A triangle list: `UNSIGNED_SHORT` when every index is below 65535 (the restart value),
     /// else `UNSIGNED_INT`; returns its index.
-    pub fn indices(&mut self, indices: &[u32]) -> usize {
+    pub(crate) fn indices(&mut self, indices: &[u32]) -> usize {
         let short = indices.iter().all(|&i| i < 65535);
         let (data, component): (Vec<u8>, _) = if short {
             let data = indices
@@ -197,9 +193,10 @@ impl Builder {
         self.accessor(&data, layout, Some(Target::ElementArrayBuffer))
     }
 
+    #[cfg(test)]
     /// The binary buffer written so far.
     #[must_use]
-    pub fn bin(&self) -> &[u8] {
+    pub(crate) fn bin(&self) -> &[u8] {
         &self.bin
     }
 
@@ -228,20 +225,22 @@ impl Builder {
         json
     }
 
+    #[cfg(any(test, feature = "lab"))]
     /// The document as a `.gltf` whose buffer is at `buffer` (when there is one).
     #[must_use]
-    pub fn to_gltf(&self, buffer: BufferUri<'_>) -> Value {
+    pub(crate) fn to_gltf(&self, buffer: BufferUri<'_>) -> Value {
         self.finished(Some(match buffer {
             BufferUri::DataUri => data_uri("application/octet-stream", &self.bin),
             BufferUri::File(uri) => uri.to_string(),
         }))
     }
 
+    #[cfg(any(test, feature = "lab"))]
     /// Writes `path` (a `.gltf`) and its buffer beside it, named as `path` with `.bin`.
     ///
     /// # Errors
     /// [`WriteError::Io`] naming the file.
-    pub fn write_gltf(&self, path: &Path) -> Result<(), WriteError> {
+    pub(crate) fn write_gltf(&self, path: &Path) -> Result<(), WriteError> {
         let bin = path.with_extension("bin");
         let name = bin.file_name().map(|n| n.to_string_lossy().into_owned());
         let doc = self.to_gltf(BufferUri::File(name.as_deref().unwrap_or("buffer.bin")));
@@ -261,7 +260,7 @@ impl Builder {
     ///
     /// # Errors
     /// [`WriteError::TooLarge`] past the 4 GiB a GLB can hold.
-    pub fn to_glb(&self) -> Result<Vec<u8>, WriteError> {
+    pub(crate) fn to_glb(&self) -> Result<Vec<u8>, WriteError> {
         glb::write(self.finished(None).to_string().as_bytes(), &self.bin)
     }
 }

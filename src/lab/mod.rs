@@ -2,7 +2,7 @@
 //! API — content made in code (the default scene and its spun-metal plate, a checkered ground),
 //! the swirl disc of KHR_materials_anisotropy with its supersampled ground truth and its own glTF
 //! file, GPU readbacks of intermediate results, the matrix-palette skinning baseline and the walk/run
-//! measurement (gaits, footfall events, foot slide). Behind
+//! measurement (gaits, footfall events, foot slide) and the fuzz targets' seed files. Behind
 //! the `lab` cargo feature; it may change in any release.
 //!
 //! It lives in the crate, rather than in a crate of its own, because it reaches what the API
@@ -13,6 +13,8 @@
 pub mod content;
 #[cfg(feature = "pipeline")]
 pub mod disc;
+#[cfg(feature = "gltf")]
+pub mod fuzz_seeds;
 #[cfg(feature = "gpu")]
 pub mod readback;
 #[cfg(feature = "gpu")]

@@ -36,6 +36,8 @@ use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
+#[cfg(feature = "gltf")]
+pub use crate::gltf::AccessorError;
 pub use compare::VertexDiff;
 pub use compare::{compare_frames, FrameDiff, FrameDiffError, Tolerance, WorldVertices};
 #[cfg(feature = "gltf")]

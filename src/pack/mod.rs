@@ -23,6 +23,7 @@
 
 mod source;
 
+pub use crate::gltf::{ReadError, WriteError};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -34,10 +35,7 @@ use crate::gltf::names::{
     KHR_MESH_QUANTIZATION, KHR_TEXTURE_TRANSFORM, QTANGENT_ATTRIBUTE, QTANGENT_FRAMES,
 };
 use crate::gltf::read::as_usize;
-use crate::gltf::{
-    AccessorError, AccessorLayout, AccessorType, Builder, ComponentType, ReadError, Target,
-    WriteError,
-};
+use crate::gltf::{AccessorError, AccessorLayout, AccessorType, Builder, ComponentType, Target};
 use crate::mesh::{ImageError, Prepared, Primitive, Scene};
 use crate::qmap::stored::EncodedMap;
 use crate::render::{SceneMap, SceneMaps};

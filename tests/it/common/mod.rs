@@ -4,8 +4,6 @@
 
 pub mod bake;
 pub mod draw;
-pub mod gltf_build;
-pub mod gltf_write;
 pub mod judges;
 pub mod not_run;
 #[path = "../../../examples/common/pictures.rs"]
@@ -13,7 +11,6 @@ pub mod pictures;
 pub mod quirks;
 pub mod seeds;
 
-pub use judges::validate_gltf;
 pub use seeds::{for_seeds, BASE_SEED};
 
 /// The one GPU context every test shares (made on first use with [`GpuContext::new`], the

@@ -11,8 +11,8 @@ use qtangent::mesh::{self, ErrorKind, Scene, TextureTransform};
 use qtangent::WarningKind;
 use serde_json::{json, Value};
 
-use crate::common::gltf_build::GltfBuild;
 use crate::common::U;
+use crate::gltf_files::gltf_build::GltfBuild;
 
 fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().unwrap_or_else(|e| panic!("cannot make a temporary folder: {e}"))

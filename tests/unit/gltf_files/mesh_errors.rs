@@ -267,7 +267,7 @@ fn index_out_of_range() {
 }
 
 /// NaN and infinity in positions and UVs (normals and tangents are repaired instead:
-/// tests/it/gltf_inputs.rs).
+/// tests/unit/gltf_files/gltf_inputs.rs).
 #[test]
 fn nan_and_infinite_values() {
     let dir = tempdir();

@@ -11,29 +11,29 @@ use serde_json::{json, Value};
 
 /// One primitive's attributes (f32, JOINTS_0 as u16) and u32 indices.
 #[derive(Debug, Clone, Default)]
-pub struct GltfPrimitive {
+pub(crate) struct GltfPrimitive {
     /// POSITION.
-    pub positions: Vec<Vec3>,
+    pub(crate) positions: Vec<Vec3>,
     /// NORMAL.
-    pub normals: Option<Vec<Vec3>>,
+    pub(crate) normals: Option<Vec<Vec3>>,
     /// TANGENT (w = ±1).
-    pub tangents: Option<Vec<Vec4>>,
+    pub(crate) tangents: Option<Vec<Vec4>>,
     /// TEXCOORD_0.
-    pub uvs: Option<Vec<Vec2>>,
+    pub(crate) uvs: Option<Vec<Vec2>>,
     /// JOINTS_0.
-    pub joints: Option<Vec<[u16; 4]>>,
+    pub(crate) joints: Option<Vec<[u16; 4]>>,
     /// WEIGHTS_0.
-    pub weights: Option<Vec<[f32; 4]>>,
+    pub(crate) weights: Option<Vec<[f32; 4]>>,
     /// Triangle list.
-    pub indices: Vec<u32>,
+    pub(crate) indices: Vec<u32>,
     /// Index into [`GltfFile::normal_maps`] (one material per normal map).
-    pub material: Option<usize>,
+    pub(crate) material: Option<usize>,
 }
 
 impl GltfPrimitive {
     /// A prepared primitive's vertices, with its frames as NORMAL and TANGENT (w the
     /// handedness), so loading the file gives back the same frames.
-    pub fn from_prepared(p: &qtangent::mesh::Prepared) -> Self {
+    pub(crate) fn from_prepared(p: &qtangent::mesh::Prepared) -> Self {
         let skin = |i: usize| {
             p.joints
                 .first()
@@ -61,7 +61,7 @@ impl GltfPrimitive {
 
 impl GltfPrimitive {
     /// The same primitive using material `index`.
-    pub fn with_material(self, index: usize) -> Self {
+    pub(crate) fn with_material(self, index: usize) -> Self {
         Self {
             material: Some(index),
             ..self
@@ -71,19 +71,19 @@ impl GltfPrimitive {
 
 /// A node: a TRS transform, a mesh and a skin, children.
 #[derive(Debug, Clone)]
-pub struct GltfNode {
+pub(crate) struct GltfNode {
     /// Index into [`GltfFile::meshes`].
-    pub mesh: Option<usize>,
+    pub(crate) mesh: Option<usize>,
     /// Index into [`GltfFile::skins`].
-    pub skin: Option<usize>,
+    pub(crate) skin: Option<usize>,
     /// Translation.
-    pub translation: Vec3,
+    pub(crate) translation: Vec3,
     /// Rotation.
-    pub rotation: Quat,
+    pub(crate) rotation: Quat,
     /// Scale.
-    pub scale: Vec3,
+    pub(crate) scale: Vec3,
     /// Child nodes.
-    pub children: Vec<usize>,
+    pub(crate) children: Vec<usize>,
 }
 
 impl Default for GltfNode {
@@ -101,29 +101,29 @@ impl Default for GltfNode {
 
 /// A skin: joint nodes and their inverse bind matrices.
 #[derive(Debug, Clone, Default)]
-pub struct GltfSkin {
+pub(crate) struct GltfSkin {
     /// Node of each joint.
-    pub joints: Vec<usize>,
+    pub(crate) joints: Vec<usize>,
     /// One per joint.
-    pub inverse_bind: Vec<Mat4>,
+    pub(crate) inverse_bind: Vec<Mat4>,
 }
 
 /// A whole file.
 #[derive(Debug, Clone, Default)]
-pub struct GltfFile {
+pub(crate) struct GltfFile {
     /// Meshes, each a list of primitives.
-    pub meshes: Vec<Vec<GltfPrimitive>>,
+    pub(crate) meshes: Vec<Vec<GltfPrimitive>>,
     /// Nodes; the scene holds every node that is no other node's child.
-    pub nodes: Vec<GltfNode>,
+    pub(crate) nodes: Vec<GltfNode>,
     /// Skins.
-    pub skins: Vec<GltfSkin>,
+    pub(crate) skins: Vec<GltfSkin>,
     /// Material `i` has normal map `i`, written as `NAME-normal-i.png` next to the file.
-    pub normal_maps: Vec<image::RgbaImage>,
+    pub(crate) normal_maps: Vec<image::RgbaImage>,
 }
 
 impl GltfFile {
     /// One mesh of one primitive, drawn by one node at the origin.
-    pub fn single(primitive: GltfPrimitive) -> Self {
+    pub(crate) fn single(primitive: GltfPrimitive) -> Self {
         Self {
             meshes: vec![vec![primitive]],
             nodes: vec![GltfNode {
@@ -135,18 +135,23 @@ impl GltfFile {
     }
 
     /// The same file with one more material, whose normal map is `map`.
-    pub fn with_normal_map(mut self, map: image::RgbaImage) -> Self {
+    pub(crate) fn with_normal_map(mut self, map: image::RgbaImage) -> Self {
         self.normal_maps.push(map);
         self
     }
 
     /// Writes `NAME.gltf`, `NAME.bin` and the normal maps into `dir`; returns the glTF's path.
-    pub fn write(&self, dir: &Path, name: &str) -> PathBuf {
+    pub(crate) fn write(&self, dir: &Path, name: &str) -> PathBuf {
         self.write_with(dir, name, |_| {})
     }
 
     /// As [`GltfFile::write`], letting `edit` change the JSON first (to break it on purpose).
-    pub fn write_with(&self, dir: &Path, name: &str, edit: impl FnOnce(&mut Value)) -> PathBuf {
+    pub(crate) fn write_with(
+        &self,
+        dir: &Path,
+        name: &str,
+        edit: impl FnOnce(&mut Value),
+    ) -> PathBuf {
         let mut b = Builder::default();
         b.json["asset"]["generator"] = json!("qtangent tests");
         let meshes: Vec<Value> = self
@@ -275,7 +280,7 @@ fn raw<T: bytemuck::Pod>(v: &Option<Vec<T>>) -> Option<&[u8]> {
 
 /// A tangent-space normal map of `size`² texels: bumps in a grid, RGB = (n + 1)/2, the way glTF
 /// stores them (+Y up in the image).
-pub fn bumpy_normal_map(size: u32) -> image::RgbaImage {
+pub(crate) fn bumpy_normal_map(size: u32) -> image::RgbaImage {
     image::RgbaImage::from_fn(size, size, |x, y| {
         let (u, v) = (
             (x as f32 + 0.5) / size as f32 * std::f32::consts::TAU * 2.0,

@@ -1,4 +1,4 @@
-//! Khronos' glTF-Validator as a judge (`common::validate_gltf`, through `xtask/npm/validate.mjs`):
+//! Khronos' glTF-Validator as a judge (`common::judges::validate_gltf`, through `xtask/npm/validate.mjs`):
 //! first that the helper can fail — files with known errors report them with the expected code,
 //! a minimal valid file reports none — then that every file the `pack` tool writes validates
 //! without errors, for every format and map kind, from glTF and from OBJ input.
@@ -11,9 +11,10 @@ use std::path::{Path, PathBuf};
 use qtangent::mesh::procedural;
 use qtangent::Format;
 
-use crate::common::gltf_write::{bumpy_normal_map, GltfFile, GltfPrimitive};
+use crate::common;
+use crate::common::judges::validate_gltf;
 use crate::common::judges::Report;
-use crate::common::{self, validate_gltf};
+use crate::gltf_files::gltf_write::{bumpy_normal_map, GltfFile, GltfPrimitive};
 
 fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().unwrap_or_else(|e| panic!("cannot make a temporary folder: {e}"))

@@ -13,8 +13,10 @@ use qtangent::mesh::{compare_frames, frame_attribute_bytes, FrameDiff, Tolerance
 use rand::seq::SliceRandom;
 use rand::Rng;
 
-use crate::common::gltf_write::{bumpy_normal_map, GltfFile, GltfNode, GltfPrimitive, GltfSkin};
 use crate::common::{self, for_seeds};
+use crate::gltf_files::gltf_write::{
+    bumpy_normal_map, GltfFile, GltfNode, GltfPrimitive, GltfSkin,
+};
 
 fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().unwrap_or_else(|e| panic!("cannot make a temporary folder: {e}"))

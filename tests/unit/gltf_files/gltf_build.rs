@@ -1,16 +1,16 @@
-//! glTF files written by tests, over the library's writer ([`qtangent::gltf::Builder`]): a JSON
+//! glTF files written by tests, over the crate's writer (`crate::gltf::Builder`): a JSON
 //! document and one binary buffer, saved as `.gltf` + `.bin` or as one `.glb`, with the
 //! shorthands the tests use.
 
 use std::ops::{Deref, DerefMut};
 use std::path::{Path, PathBuf};
 
-use qtangent::gltf::{AccessorLayout, AccessorType, BufferUri, Builder};
+use qtangent::gltf::{AccessorLayout, AccessorType, Builder};
 use serde_json::{json, Value};
 
 /// A document under construction and its buffer: the library's [`Builder`] (its `json`, `push`,
 /// `accessor`, …) with a scene to put meshes in.
-pub struct GltfBuild(pub Builder);
+pub(crate) struct GltfBuild(pub Builder);
 
 impl Default for GltfBuild {
     fn default() -> Self {
@@ -37,13 +37,13 @@ impl DerefMut for GltfBuild {
 
 impl GltfBuild {
     /// A buffer view over `bytes` (placed at a 4-byte boundary), with `byteStride` when given.
-    pub fn view(&mut self, bytes: &[u8], stride: Option<usize>) -> usize {
+    pub(crate) fn view(&mut self, bytes: &[u8], stride: Option<usize>) -> usize {
         self.0.view(bytes, None, stride)
     }
 
     /// Elements of `element` bytes each, every one padded to `stride` bytes: a strided view
     /// (vertex attributes must start on 4-byte boundaries).
-    pub fn strided_view(&mut self, elements: &[Vec<u8>], stride: usize) -> usize {
+    pub(crate) fn strided_view(&mut self, elements: &[Vec<u8>], stride: usize) -> usize {
         let mut bytes = Vec::new();
         for e in elements {
             assert!(e.len() <= stride);
@@ -55,7 +55,7 @@ impl GltfBuild {
 
     /// A float accessor of `ty` (`VEC3`, …) over `data` in its own view; `POSITION` data gets
     /// `min`/`max` when `bounds` is set.
-    pub fn floats(&mut self, data: &[f32], ty: &str, bounds: bool) -> usize {
+    pub(crate) fn floats(&mut self, data: &[f32], ty: &str, bounds: bool) -> usize {
         let kind: AccessorType = ty.parse().unwrap_or_else(|e| panic!("{e}"));
         let dims = kind.components();
         let accessor = self.0.accessor(
@@ -75,14 +75,14 @@ impl GltfBuild {
     }
 
     /// A `u16` index accessor.
-    pub fn indices(&mut self, indices: &[u16]) -> usize {
+    pub(crate) fn indices(&mut self, indices: &[u16]) -> usize {
         let wide: Vec<u32> = indices.iter().map(|&i| u32::from(i)).collect();
         self.0.indices(&wide)
     }
 
     /// A mesh of the given primitives with one node placing it (listed in scene 0); returns the
     /// mesh index.
-    pub fn mesh(&mut self, name: &str, primitives: Value, node: Value) -> usize {
+    pub(crate) fn mesh(&mut self, name: &str, primitives: Value, node: Value) -> usize {
         let mesh = self.push("meshes", json!({"name": name, "primitives": primitives}));
         let mut node = node;
         node["mesh"] = json!(mesh);
@@ -94,22 +94,17 @@ impl GltfBuild {
     }
 
     /// Writes `dir/name.gltf` and `dir/name.bin`; returns the `.gltf` path.
-    pub fn write_gltf(&self, dir: &Path, name: &str) -> PathBuf {
+    pub(crate) fn write_gltf(&self, dir: &Path, name: &str) -> PathBuf {
         let path = dir.join(format!("{name}.gltf"));
         self.0.write_gltf(&path).unwrap_or_else(|e| panic!("{e}"));
         path
     }
 
     /// Writes `dir/name.glb` (JSON chunk, then the binary chunk); returns its path.
-    pub fn write_glb(&self, dir: &Path, name: &str) -> PathBuf {
+    pub(crate) fn write_glb(&self, dir: &Path, name: &str) -> PathBuf {
         let path = dir.join(format!("{name}.glb"));
         let glb = self.0.to_glb().unwrap_or_else(|e| panic!("{e}"));
         std::fs::write(&path, glb).unwrap_or_else(|e| panic!("{e}"));
         path
-    }
-
-    /// The document with its buffer as a `data:` URI, one file with nothing beside it.
-    pub fn embedded(&self) -> Value {
-        self.0.to_gltf(BufferUri::DataUri)
     }
 }
