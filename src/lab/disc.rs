@@ -121,7 +121,7 @@ impl RgLayout {}
 /// each texel the field at its centre; oriented as the quaternion bake orients it
 /// ([`DirectionField`]'s level 0) for [`RgLayout::Oriented`].
 #[must_use]
-pub fn texture(size: u32, layout: RgLayout) -> RgbaImage {
+pub(crate) fn texture(size: u32, layout: RgLayout) -> RgbaImage {
     let q = |x: f32| (x.clamp(0.0, 1.0) * 255.0).round() as u8;
     let oriented =
         (layout == RgLayout::Oriented).then(|| DirectionField::from_fn(size, size, &field));

@@ -309,7 +309,7 @@ impl Default for Material {
 
 /// One indexed triangle list with its vertex attributes, as loaded (checked, not yet prepared).
 ///
-/// Invariants (the loaders and [`Primitive::validate`] enforce them): every attribute present
+/// Invariants (the loaders and `Primitive::validate` enforce them): every attribute present
 /// has one entry per position, every value is finite, indices are in range and come in threes,
 /// there is at least one triangle, supplied normals are not zero-length.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -349,7 +349,7 @@ pub struct Primitive {
 }
 
 /// A quaternion map embedded in a packed file (`QTANGENT_frames`, docs/GLTF.md): a KTX2 image
-/// qtangent wrote ([`crate::qmap::stored::EncodedMap::from_ktx2`] reads it).
+/// qtangent wrote (`crate::qmap::stored::EncodedMap::from_ktx2` reads it).
 #[derive(Debug, Clone, PartialEq)]
 pub struct PackedMap {
     /// The KTX2 image.
@@ -365,7 +365,7 @@ impl Primitive {
     ///
     /// # Errors
     /// The first problem found, as an [`ErrorKind`].
-    pub fn validate(&self) -> Result<(), ErrorKind> {
+    pub(crate) fn validate(&self) -> Result<(), ErrorKind> {
         let n = self.positions.len();
         if n == 0 {
             return Err(ErrorKind::NoPositions);

@@ -189,6 +189,7 @@ pub fn mirrored_quad_pair() -> Primitive {
     )
 }
 
+#[cfg(test)]
 /// An open cylinder of `radius` along +y from 0 to `length`, skinned to a chain of `bones`
 /// joints spaced evenly along the axis (joint `j` at `y = j·length/(bones − 1)`): each vertex
 /// blends the two joints around it linearly in y (`JOINTS_0 = [j, j+1, 0, 0]`, `WEIGHTS_0 =
@@ -200,7 +201,7 @@ pub fn mirrored_quad_pair() -> Primitive {
 /// # Panics
 /// If `segments < 3`, `rings < 1`, `bones < 2` or the sizes are not positive.
 #[must_use]
-pub fn skinned_cylinder(
+pub(crate) fn skinned_cylinder(
     radius: f32,
     length: f32,
     segments: u32,
@@ -245,9 +246,10 @@ pub fn skinned_cylinder(
     }
 }
 
+#[cfg(test)]
 /// The inverse bind matrices of [`skinned_cylinder`]'s joints: translations by `−y_j`.
 #[must_use]
-pub fn skinned_cylinder_inverse_bind(length: f32, bones: u16) -> Vec<glam::Mat4> {
+pub(crate) fn skinned_cylinder_inverse_bind(length: f32, bones: u16) -> Vec<glam::Mat4> {
     (0..bones)
         .map(|j| {
             glam::Mat4::from_translation(Vec3::new(

@@ -166,7 +166,7 @@ impl Primitive {
     /// UV and skin attributes.
     ///
     /// # Errors
-    /// The invariants of [`Primitive`] broken (see [`Primitive::validate`]).
+    /// The invariants of [`Primitive`] broken (see `Primitive::validate`).
     pub fn prepare(&self) -> Result<Prepared, ErrorKind> {
         self.validate()?;
         if let Some(q) = &self.qtangents {

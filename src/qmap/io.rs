@@ -27,7 +27,7 @@
 //! and rename it into place, removing it on failure.
 
 use std::path::Path;
-#[cfg(feature = "exr")]
+#[cfg(all(test, feature = "exr"))]
 use std::path::PathBuf;
 
 #[cfg(feature = "exr")]
@@ -35,9 +35,10 @@ use exr::math::{RoundingMode, Vec2};
 #[cfg(feature = "exr")]
 use exr::prelude::{
     f16, AnyChannel, AnyChannels, AttributeValue, Blocks, Compression, Encoding, FlatSamples,
-    Image, Layer, LayerAttributes, Levels, LineOrder, ReadChannels, ReadLayers, SmallVec, Text,
-    WritableImage,
+    Image, Layer, LayerAttributes, Levels, LineOrder, SmallVec, Text, WritableImage,
 };
+#[cfg(all(test, feature = "exr"))]
+use exr::prelude::{ReadChannels, ReadLayers};
 use glam::{Vec3, Vec4};
 use image::codecs::png::{CompressionType, FilterType, PngEncoder};
 
@@ -162,27 +163,30 @@ pub(crate) fn write_exr(map: &QuatMap, path: &Path) -> Result<(), BakeError> {
     })
 }
 
+#[cfg(test)]
 #[cfg(feature = "exr")]
 /// A quaternion map read back from a file `write_exr` wrote.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ExrMap {
+pub(crate) struct ExrMap {
     /// The format named by `FORMAT_ATTRIBUTE`.
     pub format: MapFormat,
     /// Level 0 first, down to 1 × 1.
     pub levels: Vec<MapLevel>,
 }
 
+#[cfg(test)]
 #[cfg(feature = "exr")]
 /// Reading a quaternion-map EXR failed.
 #[derive(Debug, thiserror::Error)]
 #[error("reading {}: {problem}", path.display())]
-pub struct ReadExrError {
+pub(crate) struct ReadExrError {
     /// The file.
     pub(crate) path: PathBuf,
     /// What is wrong.
     pub(crate) problem: String,
 }
 
+#[cfg(test)]
 #[cfg(feature = "exr")]
 /// Reads a file written by `write_exr`: every level's quaternions and handedness, exactly as
 /// stored, and the format. Strict: any other layout is an error.
@@ -190,7 +194,7 @@ pub struct ReadExrError {
 /// # Errors
 /// [`ReadExrError`] naming the file: unreadable, not EXR, no `FORMAT_ATTRIBUTE`, a channel
 /// missing or of the wrong type, levels that are not mips, handedness other than ±1 or 0.
-pub fn read_exr(path: &Path) -> Result<ExrMap, ReadExrError> {
+pub(crate) fn read_exr(path: &Path) -> Result<ExrMap, ReadExrError> {
     let fail = |problem: String| ReadExrError {
         path: path.to_path_buf(),
         problem,
@@ -247,6 +251,7 @@ pub fn read_exr(path: &Path) -> Result<ExrMap, ReadExrError> {
     Ok(ExrMap { format, levels })
 }
 
+#[cfg(test)]
 #[cfg(feature = "exr")]
 /// Level `k` of a map read by [`read_exr`] from its R, G, B, A and handedness samples.
 ///
@@ -306,12 +311,13 @@ fn exr_level(
 
 /// Which axis of the frame a preview shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum PreviewAxis {
+pub(crate) enum PreviewAxis {
     /// Column 2 of the rotation: the normal. The default: an object-space normal map.
     #[default]
     Normal,
     /// Column 0: the tangent (the direction of +u). Shows where the tangent field turns or
-    /// breaks, which the normal view hides.
+    /// breaks, which the normal view hides (the tests look at it; the tools write normals).
+    #[cfg_attr(not(test), allow(dead_code))]
     Tangent,
 }
 
@@ -319,7 +325,7 @@ pub enum PreviewAxis {
 /// quantised texel decodes the same way a shader's nlerp does). `None` for a zero quaternion
 /// (background).
 #[must_use]
-pub fn decode_axis(q: Vec4, axis: PreviewAxis) -> Option<Vec3> {
+pub(crate) fn decode_axis(q: Vec4, axis: PreviewAxis) -> Option<Vec3> {
     let len2 = q.length_squared();
     if len2 < 1e-12 {
         return None;

@@ -52,13 +52,16 @@ pub use bake::{
 pub use bc::{Bc7Quality, BcEncoder, BcError};
 pub use cpu::raster_cpu;
 pub use format::{MapDecode, MapFormat, MapSpace};
-pub use io::{decode_axis, PreviewAxis};
-#[cfg(feature = "exr")]
-pub use io::{read_exr, ExrMap, ReadExrError};
+#[cfg(test)]
+pub(crate) use io::{decode_axis, PreviewAxis};
+#[cfg(all(test, feature = "exr"))]
+pub(crate) use io::{read_exr, ExrMap};
 pub use job::{BakeJob, Container, NormalSource, OutputFile, SceneJobs};
 pub use normal_map::{bc5_round_trip_chain, NormalMap};
 pub use stored::{AngleStats, EncodedMap, Encoding, KEY_MATERIAL};
-pub use tangent::{halve_twist, TwistField};
+#[cfg(test)]
+pub(crate) use tangent::halve_twist;
+pub use tangent::TwistField;
 use texel::BakeTriangle;
 
 use crate::mesh::Prepared;

@@ -48,7 +48,7 @@ impl NormalMap {
     /// a procedural map is stored for a renderer. Inverse of `NormalMap::from_image` with scale
     /// 1 to within half a level (1/255 in the unpacked vector); components outside [−1, 1] clamp.
     #[must_use]
-    pub fn to_rgba8(&self) -> image::RgbaImage {
+    pub(crate) fn to_rgba8(&self) -> image::RgbaImage {
         let level = |c: f32| ((c.clamp(-1.0, 1.0) + 1.0) * 0.5 * 255.0).round() as u8;
         let mut img = image::RgbaImage::new(self.width, self.height);
         for (p, v) in img.pixels_mut().zip(&self.texels) {
@@ -87,7 +87,7 @@ impl NormalMap {
     /// unit square), by central differences: `normalize(−∂h/∂u, ∂h/∂v, 1)` in texel units
     /// scaled by `strength` (v grows downwards, so ∂/∂v is negated for the +Y-up convention).
     #[must_use]
-    pub fn from_height(size: u32, strength: f32, h: impl Fn(f32, f32) -> f32) -> Self {
+    pub(crate) fn from_height(size: u32, strength: f32, h: impl Fn(f32, f32) -> f32) -> Self {
         let s = size as f32;
         let mut texels = Vec::with_capacity((size * size) as usize);
         for y in 0..size {

@@ -41,7 +41,7 @@ pub struct EncodedMap {
     /// an axial direction field (KHR_materials_anisotropy: d ≡ −d), for which φ and φ + π are the
     /// same groove, so the stored rotations of d and −d are q and −q — the hemisphere rule's
     /// case — and a field that turns once round a point has no seam at all. Decoders halve the
-    /// twist ([`tangent::halve_twist`]); the twist's quantisation error is halved with it. KTX2
+    /// twist (`tangent::halve_twist`); the twist's quantisation error is halved with it. KTX2
     /// key `KEY_TWIST` = `axial`.
     pub axial_twist: bool,
     /// A BC5 tangent-space map of a twist alone (x = y = 0 everywhere: an anisotropy direction
@@ -272,7 +272,7 @@ impl EncodedMap {
     ///
     /// # Errors
     /// [`BakeError::Settings`] for a level that does not exist or has the wrong byte count.
-    pub fn decode_level(&self, k: usize) -> Result<Vec<Vec4>, BakeError> {
+    pub(crate) fn decode_level(&self, k: usize) -> Result<Vec<Vec4>, BakeError> {
         let (w, h) = self.level_size(k);
         let bytes = self.levels.get(k).ok_or_else(|| {
             BakeError::Settings(format!("level {k} of a {}-level map", self.levels.len()))
@@ -422,7 +422,7 @@ impl EncodedMap {
     /// # Errors
     /// [`BakeError::Settings`] naming `what` for a texel format that is no map format, a missing
     /// or unknown `qtangent.kind`, or a plane of another size.
-    pub fn from_ktx2(
+    pub(crate) fn from_ktx2(
         what: &str,
         main: &Ktx2Texture,
         plane: Option<&Ktx2Texture>,
@@ -664,7 +664,7 @@ impl EncodedMap {
     /// [`AngleStats::of`] summarises them; the `maps` table pools them over materials.
     ///
     /// # Errors
-    /// As [`EncodedMap::decode_level`]; [`BakeError::Settings`] when `exact` or `mask` do not
+    /// As `EncodedMap::decode_level`; [`BakeError::Settings`] when `exact` or `mask` do not
     /// have a texel each.
     pub fn frame_angles(
         &self,

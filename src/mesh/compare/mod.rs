@@ -203,13 +203,14 @@ impl WorldVertices {
 
     /// Number of vertices.
     #[must_use]
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.positions.len()
     }
 
+    #[cfg(test)]
     /// True when the scene draws no vertex.
     #[must_use]
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.positions.is_empty()
     }
 }
