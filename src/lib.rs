@@ -11,7 +11,7 @@
 //! |---|---|
 //! | encode a mesh's frames | [`mesh::load`], [`mesh::Prepared::vertex_stream`], [`Format`] |
 //! | decode them in your WGSL | [`gpu::Wgsl`], [`gpu::vertex_layout`], [`gpu::DecodePipeline`] |
-//! | bake and store a quaternion map | [`qmap::Baker`] with [`qmap::MapOptions`], [`qmap::EncodedMap`], [`ktx2::write_file`] |
+//! | bake and store a quaternion map | [`qmap::Baker`] with [`qmap::MapOptions`], [`qmap::EncodedMap::write_ktx2`] |
 //! | sample it | [`gpu::upload_encoded`], [`gpu::sample_frames`], `qmap_frame` in [`gpu::Wgsl::Qmap`] |
 //! | pack a glTF | [`pack::pack`] with [`render::SceneMaps`] |
 //! | skin a batch | [`skin::SkinVertices`], [`skin::Bone`], [`gpu::SkinPipeline`] |
@@ -24,8 +24,10 @@
 //!   "Angular velocity from two known orientations", made robust), the frame types at the root
 //!   ([`TangentFrame`], [`QTangent`]), [`Format`] (six vertex formats, one table row each) and
 //!   [`measure`] (angles and seeded frames);
-//! - files: `gltf` (crate-internal: the one accessor reader and the one writer, under the
-//!   loader, [`pack`] and the tests) and [`ktx2`];
+//! - files: `gltf` and `ktx2` (crate-internal: the one glTF accessor reader and writer, under
+//!   the loader, [`pack`] and the tests, and the one KTX2 reader and writer, under
+//!   [`qmap::EncodedMap::write_ktx2`] and [`qmap::EncodedMap::read_ktx2`]; [`ktx2`] keeps
+//!   only their error types);
 //! - CPU preparation: [`mesh`] (loading, normals, MikkTSpace, seam splits, vertex streams),
 //!   [`anim`] (clips, poses, the walk/run blend), [`qmap`] (the bake, BC5/BC7, stored maps) and
 //!   [`skin`] (bones and the f64 reference);

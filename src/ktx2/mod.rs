@@ -45,7 +45,7 @@
 //! sorted by key bytes, which for UTF-8 is the code-point order the spec asks for. Values are
 //! written byte for byte as given: the spec lets a value be any bytes, so the writer cannot tell
 //! text from binary and does not guess — pass text with its NUL (`b"text\0"`), as the spec
-//! recommends; [`Ktx2Texture::key_value_text`] reads text with or without it. The exceptions
+//! recommends; `Ktx2Texture::key_value_text` reads text with or without it. The exceptions
 //! are the keys the spec reserves that apply to a 2D texture — `KTXorientation`, `KTXswizzle`,
 //! `KTXwriter`, `KTXwriterScParams` — whose values the spec makes NUL-terminated UTF-8: the
 //! writer appends the NUL when it is missing (so they read back with it) and refuses other
@@ -54,7 +54,7 @@
 //!
 //! # Reading
 //!
-//! One reader (`container.rs`) serves [`read()`] (a [`Ktx2Texture`] in one of the eight
+//! One reader (`container.rs`) serves `read()` (a `Ktx2Texture` in one of the eight
 //! formats: maps, handedness planes, material textures) and the glTF loader's KTX2 images
 //! (`image/`: level 0 of any uncompressed or BC1–BC7 format, as an [`::image::DynamicImage`]).
 //! It checks the identifier and the header (parsed by [`::ktx2::Header`]), then every section's
@@ -83,8 +83,8 @@ pub use format::TexelFormat;
 #[cfg(feature = "ktx2")]
 pub(crate) use image::{decode_image, is_ktx2};
 #[cfg(feature = "ktx2")]
-pub use read::{read, read_file};
-pub use write::{write, write_file};
+pub(crate) use read::{read, read_file};
+pub(crate) use write::{write, write_file};
 
 /// The 12 bytes every KTX 2.0 file starts with: `«KTX 20»\r\n\x1A\n`.
 pub(crate) const IDENTIFIER: [u8; 12] = [
@@ -98,7 +98,7 @@ const LEVEL_ENTRY_LEN: usize = 24;
 
 /// One texture: level 0 first, each level's bytes tightly packed rows (block rows for BC).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Ktx2Texture {
+pub(crate) struct Ktx2Texture {
     /// Format of every level.
     pub format: TexelFormat,
     /// Level 0 width in texels, at least 1.
@@ -119,9 +119,10 @@ pub struct Ktx2Texture {
 }
 
 impl Ktx2Texture {
+    #[cfg_attr(not(any(test, feature = "lab")), allow(dead_code))]
     /// A plain 2D texture with no key/value entries of its own.
     #[must_use]
-    pub fn new(format: TexelFormat, width: u32, height: u32, levels: Vec<Vec<u8>>) -> Self {
+    pub(crate) fn new(format: TexelFormat, width: u32, height: u32, levels: Vec<Vec<u8>>) -> Self {
         let key_values = Vec::new();
         Self {
             format,
@@ -142,7 +143,7 @@ impl Ktx2Texture {
     /// The text value of `key`: its bytes without one trailing NUL, when they are UTF-8 with
     /// no other NUL; `None` when the key is absent or its value is not such text.
     #[must_use]
-    pub fn key_value_text(&self, key: &str) -> Option<&str> {
+    pub(crate) fn key_value_text(&self, key: &str) -> Option<&str> {
         let (_, value) = self.key_values.iter().find(|(k, _)| k == key)?;
         let text = value.strip_suffix(&[0]).unwrap_or(value);
         if text.contains(&0) {
@@ -189,3 +190,7 @@ fn check_level_len(
 fn put_u32(out: &mut Vec<u8>, v: u32) {
     out.extend(v.to_le_bytes());
 }
+
+#[cfg(all(test, feature = "default"))]
+#[path = "../../tests/unit/ktx2/files.rs"]
+mod tests;

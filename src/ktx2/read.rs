@@ -163,7 +163,7 @@ fn key_values(reader: &Reader<&[u8]>) -> Result<Vec<(String, Vec<u8>)>, Malforme
 /// [`UnsupportedScheme`](Ktx2Error::UnsupportedScheme), [`NotTwoD`](Ktx2Error::NotTwoD),
 /// [`LevelCount`](Ktx2Error::LevelCount), [`LevelSize`](Ktx2Error::LevelSize),
 /// [`Malformed`](Ktx2Error::Malformed), [`Parse`](Ktx2Error::Parse). It never panics.
-pub fn read(bytes: &[u8]) -> Result<Ktx2Texture, Ktx2Error> {
+pub(crate) fn read(bytes: &[u8]) -> Result<Ktx2Texture, Ktx2Error> {
     let header = container::header(bytes)?;
     let (format, count) = texture_header(&header)?;
     let c = Container::new(bytes, header)?;
@@ -189,7 +189,7 @@ pub fn read(bytes: &[u8]) -> Result<Ktx2Texture, Ktx2Error> {
 /// # Errors
 /// [`Ktx2Error::Io`] when the file cannot be read; those of [`read()`] as
 /// [`InFile`](Ktx2Error::InFile), naming `path`.
-pub fn read_file(path: &Path) -> Result<Ktx2Texture, Ktx2Error> {
+pub(crate) fn read_file(path: &Path) -> Result<Ktx2Texture, Ktx2Error> {
     let bytes = std::fs::read(path).map_err(|error| Ktx2Error::Io {
         path: path.to_path_buf(),
         action: "read",

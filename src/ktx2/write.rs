@@ -121,7 +121,7 @@ fn check(tex: &Ktx2Texture) -> Result<(), Ktx2Error> {
 /// ⌊log₂ max(width, height)⌋ + 1), [`LevelSize`](Ktx2Error::LevelSize),
 /// [`Key`](Ktx2Error::Key) (a reserved, empty, duplicate or malformed key),
 /// [`KeyValuesTooLarge`](Ktx2Error::KeyValuesTooLarge).
-pub fn write(tex: &Ktx2Texture) -> Result<Vec<u8>, Ktx2Error> {
+pub(crate) fn write(tex: &Ktx2Texture) -> Result<Vec<u8>, Ktx2Error> {
     check(tex)?;
     let dfd = tex.format.dfd();
     let kvd = key_value_data(&tex.key_values)?;
@@ -178,7 +178,7 @@ pub fn write(tex: &Ktx2Texture) -> Result<Vec<u8>, Ktx2Error> {
 ///
 /// # Errors
 /// Those of [`write()`], naming `path`, and [`Ktx2Error::Io`].
-pub fn write_file(path: &Path, tex: &Ktx2Texture) -> Result<(), Ktx2Error> {
+pub(crate) fn write_file(path: &Path, tex: &Ktx2Texture) -> Result<(), Ktx2Error> {
     let bytes = write(tex).map_err(|e| e.in_file(path))?;
     let io = |error| Ktx2Error::Io {
         path: path.to_path_buf(),

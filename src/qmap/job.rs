@@ -385,9 +385,8 @@ pub struct OutputFile {
 }
 
 /// Writes an encoded map as `dir/NAME.ktx2` and, when it keeps the handedness plane,
-/// `dir/NAME.handedness.ktx2`; a material name is recorded under
-/// [`super::stored::KEY_MATERIAL`] in both. Each file is written under a temporary name and
-/// renamed ([`crate::ktx2::write_file`]).
+/// `dir/NAME.handedness.ktx2` ([`super::EncodedMap::write_ktx2`], which records the material
+/// name in both).
 ///
 /// # Errors
 /// [`BakeError::Ktx2`] when a file cannot be encoded or written.
@@ -397,29 +396,13 @@ pub(crate) fn write_ktx2(
     encoded: &super::stored::EncodedMap,
     material: Option<&str>,
 ) -> Result<Vec<OutputFile>, BakeError> {
-    let (mut main, mut plane) = encoded.to_ktx2();
-    if let Some(material) = material {
-        let key = (
-            super::stored::KEY_MATERIAL.to_string(),
-            [material.as_bytes(), &[0]].concat(),
-        );
-        main.key_values.push(key.clone());
-        if let Some(p) = &mut plane {
-            p.key_values.push(key);
-        }
-    }
-    let mut files = Vec::new();
-    let path = out_path(dir, name, "ktx2");
-    crate::ktx2::write_file(&path, &main)?;
-    files.push(OutputFile { role: "ktx2", path });
-    if let Some(plane) = plane {
-        let path = out_path(dir, name, "handedness.ktx2");
-        crate::ktx2::write_file(&path, &plane)?;
-        files.push(OutputFile {
-            role: "handedness_ktx2",
-            path,
-        });
-    }
+    let written = encoded.write_ktx2(&out_path(dir, name, "ktx2"), material)?;
+    let roles = ["ktx2", "handedness_ktx2"];
+    let files = roles
+        .into_iter()
+        .zip(written)
+        .map(|(role, path)| OutputFile { role, path })
+        .collect();
     Ok(files)
 }
 

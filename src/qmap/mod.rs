@@ -58,7 +58,7 @@ pub(crate) use io::{decode_axis, PreviewAxis};
 pub(crate) use io::{read_exr, ExrMap};
 pub use job::{BakeJob, Container, NormalSource, OutputFile, SceneJobs};
 pub use normal_map::{bc5_round_trip_chain, NormalMap};
-pub use stored::{AngleStats, EncodedMap, Encoding, KEY_MATERIAL};
+pub use stored::{AngleStats, EncodedMap, Encoding};
 #[cfg(test)]
 pub(crate) use tangent::halve_twist;
 pub use tangent::TwistField;

@@ -1,6 +1,6 @@
 //! Quaternion maps as stored and shipped: the texel bytes of every level in a [`MapFormat`]
 //! (uncompressed or block-compressed), the map's [`MapSpace`], and the optional handedness plane —
-//! what a KTX2 file holds ([`EncodedMap::to_ktx2`] / [`EncodedMap::from_ktx2`]) and what the
+//! what a KTX2 file holds ([`EncodedMap::write_ktx2`] / [`EncodedMap::read_ktx2`]) and what the
 //! renderer uploads. CPU only.
 //!
 //! The formats are in [`MapFormat`]'s table.
@@ -96,7 +96,19 @@ pub(crate) const KEY_FORMAT: &str = "qtangent.format";
 pub(crate) const KEY_DECODE: &str = "qtangent.decode";
 /// KTX2 key of the material the map is of (written by `bake`; how `render --maps` finds a map
 /// whose file name had to differ from the material's).
-pub const KEY_MATERIAL: &str = "qtangent.material";
+pub(crate) const KEY_MATERIAL: &str = "qtangent.material";
+
+/// Where the handedness plane of the map file `path` is: beside it, `NAME.handedness.ktx2` for
+/// `NAME.ktx2` (any other name gets `.handedness.ktx2` appended).
+#[must_use]
+pub(crate) fn plane_path(path: &std::path::Path) -> std::path::PathBuf {
+    let file = path
+        .file_name()
+        .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+    let stem = file.strip_suffix(".ktx2").unwrap_or(&file);
+    path.with_file_name(format!("{stem}.handedness.ktx2"))
+}
+
 /// KTX2 key naming the quaternion components a two-channel (BC5) map holds: `zw` for a twist
 /// alone ([`EncodedMap::twist_only`]); absent, (x, y).
 pub(crate) const KEY_CHANNELS: &str = "qtangent.channels";
@@ -363,7 +375,7 @@ impl EncodedMap {
     /// The KTX2 textures: the map (with its space, format and decode recipe as key/values) and
     /// the handedness plane when kept.
     #[must_use]
-    pub fn to_ktx2(&self) -> (Ktx2Texture, Option<Ktx2Texture>) {
+    pub(crate) fn to_ktx2(&self) -> (Ktx2Texture, Option<Ktx2Texture>) {
         let kv = |extra: &str| {
             let mut kv = vec![
                 (KEY_SPACE.to_string(), text(self.space.name())),
@@ -414,6 +426,56 @@ impl EncodedMap {
             ],
         });
         (main, plane)
+    }
+
+    /// Writes the map as the KTX 2.0 file `path` and, when it keeps the handedness plane, the
+    /// plane beside it (`NAME.handedness.ktx2` for `NAME.ktx2`). `material`, when given, is
+    /// recorded in both under the key `qtangent.material`, where a renderer reading a
+    /// folder of maps (`render --maps`) finds a material's map whatever the file is called.
+    /// Each file is written under a temporary name and renamed, so no half-written map is left
+    /// behind. Returns the files written, the map first.
+    ///
+    /// # Errors
+    /// [`BakeError::Ktx2`] naming the file that could not be encoded or written.
+    pub fn write_ktx2(
+        &self,
+        path: &std::path::Path,
+        material: Option<&str>,
+    ) -> Result<Vec<std::path::PathBuf>, BakeError> {
+        let (mut main, mut plane) = self.to_ktx2();
+        if let Some(material) = material {
+            let key = (KEY_MATERIAL.to_string(), text(material));
+            main.key_values.push(key.clone());
+            if let Some(p) = &mut plane {
+                p.key_values.push(key);
+            }
+        }
+        crate::ktx2::write_file(path, &main)?;
+        let mut files = vec![path.to_path_buf()];
+        if let Some(plane) = plane {
+            let plane_path = plane_path(path);
+            crate::ktx2::write_file(&plane_path, &plane)?;
+            files.push(plane_path);
+        }
+        Ok(files)
+    }
+
+    #[cfg(feature = "ktx2")]
+    /// Reads a map [`EncodedMap::write_ktx2`] wrote (or `bake` or `pack`): the KTX 2.0 file
+    /// `path` and, when it exists, the handedness plane beside it (`NAME.handedness.ktx2`).
+    ///
+    /// # Errors
+    /// [`BakeError::Ktx2`] for a file that does not read as KTX 2.0; [`BakeError::Settings`]
+    /// naming the file for one that holds no quaternion map, or a plane of another size.
+    pub fn read_ktx2(path: &std::path::Path) -> Result<Self, BakeError> {
+        let main = crate::ktx2::read_file(path)?;
+        let plane_path = plane_path(path);
+        let plane = if plane_path.exists() {
+            Some(crate::ktx2::read_file(&plane_path)?)
+        } else {
+            None
+        };
+        Self::from_ktx2(&path.display().to_string(), &main, plane.as_ref())
     }
 
     #[cfg(feature = "ktx2")]

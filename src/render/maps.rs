@@ -227,13 +227,7 @@ pub(crate) fn load_from_dir(
     let Some(main) = main else {
         return Ok(None);
     };
-    let file = path
-        .file_name()
-        .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
-    let plane_path = path.with_file_name(format!(
-        "{}.handedness.ktx2",
-        file.strip_suffix(".ktx2").unwrap_or(&file)
-    ));
+    let plane_path = crate::qmap::stored::plane_path(&path);
     let plane = if plane_path.exists() {
         Some(crate::ktx2::read_file(&plane_path)?)
     } else {

@@ -13,7 +13,6 @@ mod docs;
 mod encodings;
 mod gpu_context;
 mod gpu_mesh;
-mod ktx2;
 mod layers;
 mod mesh_mutations;
 mod render_assets;

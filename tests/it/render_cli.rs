@@ -74,9 +74,9 @@ fn bad_input_is_one_line_and_status_one() {
     assert!(stderr(&out).contains("at least 1"), "{}", stderr(&out));
 }
 
-/// A tangent-space map in KTX2 for the default scene's copper material: identity rotations
-/// (a flat surface), BC5, 8×8 with mips.
-fn identity_map_ktx2() -> qtangent::ktx2::Ktx2Texture {
+/// A tangent-space map for the default scene's copper material: identity rotations (a flat
+/// surface), BC5, 8×8 with mips.
+fn identity_map() -> qtangent::qmap::EncodedMap {
     use qtangent::qmap::EncodedMap;
     use qtangent::qmap::{MapFormat, MapSpace};
     let levels: Vec<qtangent::qmap::NormalMap> = [8u32, 4, 2, 1]
@@ -94,15 +94,46 @@ fn identity_map_ktx2() -> qtangent::ktx2::Ktx2Texture {
         qtangent::qmap::MapFormat::Rgba32Float,
     )
     .expect("bakes");
-    let stored = EncodedMap::encode(
+    EncodedMap::encode(
         &map,
         &qtangent::qmap::Encoding {
             bc7: qtangent::qmap::Bc7Quality::UltraFast,
             ..qtangent::qmap::Encoding::new(MapSpace::Tangent, MapFormat::Bc5)
         },
     )
+    .expect("stores")
+}
+
+/// An object-space map of a small torus that keeps its handedness plane, written as
+/// `dir/torus.ktx2` and `dir/torus.handedness.ktx2`: the files written, map first.
+fn object_map_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    use qtangent::qmap::{self, BakeMesh, BakeSettings, EncodedMap, Encoding, MapFormat, MapSpace};
+    let prim = qtangent::mesh::procedural::torus(1.0, 0.4, 16, 8)
+        .prepare()
+        .expect("prepares");
+    let settings = BakeSettings {
+        width: 16,
+        height: 16,
+        ..BakeSettings::default()
+    };
+    let map = qmap::bake_cpu(
+        &BakeMesh::from_prepared("torus", &[&prim]),
+        None,
+        &settings,
+        &mut (),
+    )
+    .expect("bakes");
+    let stored = EncodedMap::encode(
+        &map,
+        &Encoding {
+            keep_handedness: true,
+            ..Encoding::new(MapSpace::Object, MapFormat::Rgba16Float)
+        },
+    )
     .expect("stores");
-    stored.to_ktx2().0
+    stored
+        .write_ktx2(&dir.join("torus.ktx2"), None)
+        .expect("writes")
 }
 
 #[test]
@@ -110,15 +141,13 @@ fn maps_load_from_ktx2_files() {
     let dir = tempfile::tempdir().expect("temporary folder");
     let maps = dir.path().join("maps");
     std::fs::create_dir(&maps).expect("maps folder");
-    qtangent::ktx2::write_file(&maps.join("copper.ktx2"), &identity_map_ktx2()).expect("writes");
+    let map = identity_map();
+    map.write_ktx2(&maps.join("copper.ktx2"), None)
+        .expect("writes");
     // A file whose name is not the material's is found by its `qtangent.material` key (how
     // `bake` names a map whose stem another material took).
-    let mut ceramic = identity_map_ktx2();
-    ceramic.key_values.push((
-        qtangent::qmap::KEY_MATERIAL.into(),
-        b"glazed ceramic\0".to_vec(),
-    ));
-    qtangent::ktx2::write_file(&maps.join("glazed_ceramic-2.ktx2"), &ceramic).expect("writes");
+    map.write_ktx2(&maps.join("glazed_ceramic-2.ktx2"), Some("glazed ceramic"))
+        .expect("writes");
     let out_png = dir.path().join("flat.png");
     let out = render(&cli(
         "--mode quatmap-tangent --size 160x90 --maps {} -o {}",
@@ -147,7 +176,10 @@ fn bad_map_files_are_one_line_and_status_one() {
     let dir = tempfile::tempdir().expect("temporary folder");
     let out_png = dir.path().join("x.png");
     let o = out_png.to_str().expect("utf-8 path");
-    let good = qtangent::ktx2::write(&identity_map_ktx2()).expect("writes");
+    let written = identity_map()
+        .write_ktx2(&dir.path().join("good.ktx2"), None)
+        .expect("writes");
+    let good = std::fs::read(&written[0]).expect("reads");
     // Truncated.
     let truncated = dir.path().join("truncated");
     std::fs::create_dir(&truncated).expect("folder");
@@ -155,15 +187,8 @@ fn bad_map_files_are_one_line_and_status_one() {
     // Another vkFormat: the handedness plane's R8 where a map should be.
     let other = dir.path().join("other");
     std::fs::create_dir(&other).expect("folder");
-    let plane = qtangent::ktx2::Ktx2Texture {
-        layers: 0,
-        format: qtangent::ktx2::TexelFormat::R8Snorm,
-        width: 4,
-        height: 4,
-        levels: vec![vec![127; 16]],
-        key_values: vec![("qtangent.kind".into(), b"tangent\0".to_vec())],
-    };
-    qtangent::ktx2::write_file(&other.join("copper.ktx2"), &plane).expect("writes");
+    let torus = object_map_files(dir.path());
+    std::fs::copy(&torus[1], other.join("copper.ktx2")).expect("copies the plane");
     let not_a_folder = dir.path().join("file");
     std::fs::write(&not_a_folder, b"").expect("write");
     for (folder, want) in [

@@ -11,7 +11,7 @@ pub mod pictures;
 pub mod quirks;
 pub mod seeds;
 
-pub use seeds::{for_seeds, BASE_SEED};
+pub use seeds::for_seeds;
 
 /// The one GPU context every test shares (made on first use with [`GpuContext::new`], the
 /// tools' adapter choice). Panics with the adapter error, which says how to install lavapipe:

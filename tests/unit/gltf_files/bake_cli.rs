@@ -291,7 +291,7 @@ fn one_map_per_material_with_uvs() {
     for (file, material) in [("Metal_1.ktx2", "Metal/1"), ("Metal_1-2.ktx2", "Metal:1")] {
         let tex = qtangent::ktx2::read_file(&ktx_dir.join(file)).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
-            tex.key_value_text(qtangent::qmap::KEY_MATERIAL),
+            tex.key_value_text(qtangent::qmap::stored::KEY_MATERIAL),
             Some(material),
             "{file}"
         );

@@ -305,7 +305,8 @@ impl Skinned<'_> {
 fn matrix_batch_rejects_bad_input() {
     let ctx = context();
     let pipeline = MatrixSkinPipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
-    let mut rng = <rand_pcg::Pcg64Mcg as rand::SeedableRng>::seed_from_u64(common::BASE_SEED);
+    let mut rng =
+        <rand_pcg::Pcg64Mcg as rand::SeedableRng>::seed_from_u64(common::seeds::BASE_SEED);
     let mesh = random_mesh(&mut rng, "mesh", 10, 8, 4);
     assert!(matches!(
         pipeline.batch(ctx, &[&mesh], &[]),

@@ -1,4 +1,4 @@
-//! `qtangent::ktx2`: the writer against the KTX 2.0 spec's bytes written out here and against
+//! The KTX2 writer (`crate::ktx2`, crate-internal) against the KTX 2.0 spec's bytes written out here and against
 //! the independent `ktx2` crate (its reader and its DFD generator); the reader against every
 //! truncation, patched headers and random byte flips, which must give errors, never panics, and
 //! against supercompressed files made here (Zstandard by the C library, ZLIB by `flate2`).
@@ -136,7 +136,7 @@ fn random_texture(rng: &mut impl Rng, f: TexelFormat, w: u32, h: u32, n: usize) 
 
 /// A generator with a fixed seed, for tests that need random bytes but not many cases.
 fn seeded() -> rand_pcg::Pcg64Mcg {
-    rand::SeedableRng::seed_from_u64(common::BASE_SEED)
+    rand::SeedableRng::seed_from_u64(common::seeds::BASE_SEED)
 }
 
 fn kv(key: &str, value: &[u8]) -> (String, Vec<u8>) {
