@@ -24,10 +24,9 @@ pub use qmap::{
     map_decode_constant, sample_frames, upload_encoded, GpuQuatMap, MapFilter, SampledFrame,
 };
 pub use render::{
-    GpuScene, MapReport, Output, Renderer, Shot, UploadReport, View, DEBUG_POISON, DEPTH_FORMAT,
-    FALLBACK_FORMAT,
+    GpuScene, MapReport, ModeCost, Output, PreparedView, Renderer, Shot, UploadReport, View,
+    DEBUG_POISON, DEPTH_FORMAT, FALLBACK_FORMAT,
 };
-pub use render::{ModeCost, PreparedView};
 pub use skin::{RigBatch, SkinBatch, SkinPipeline};
 pub use wgsl::Wgsl;
 

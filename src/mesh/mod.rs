@@ -38,8 +38,9 @@ use glam::{Mat4, Vec2, Vec3, Vec4};
 
 #[cfg(feature = "gltf")]
 pub use crate::gltf::AccessorError;
-pub use compare::VertexDiff;
-pub use compare::{compare_frames, FrameDiff, FrameDiffError, Tolerance, WorldVertices};
+pub use compare::{
+    compare_frames, FrameDiff, FrameDiffError, Tolerance, VertexDiff, WorldVertices,
+};
 #[cfg(feature = "gltf")]
 pub use compare::{frame_attribute_bytes, FrameAttributeBytes};
 pub(crate) use error::ImageError;

@@ -37,7 +37,7 @@ use crate::frame::QTangent;
 use crate::Format;
 
 mod reference;
-pub mod rig;
+mod rig;
 
 pub use reference::{frame_angle_deg, reference, Reference, OUTPUT_BOUND_DEG};
 #[cfg(test)]
