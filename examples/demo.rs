@@ -7,11 +7,13 @@
 use std::time::Instant;
 
 use qtangent::gpu::{DecodePipeline, GpuContext};
-use qtangent::measure::{self, max_component_diff, FrameErrors};
+use qtangent::measure::{self, FrameErrors};
 use qtangent::{Format, QTangent};
 
 #[path = "common/console.rs"]
 mod console;
+#[path = "common/frames.rs"]
+mod frames;
 
 fn main() -> std::process::ExitCode {
     console::quiet_mesa();
@@ -34,7 +36,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         .iter()
         .map(|&f| (f, measure::measure(f, &frames)))
         .collect();
-    print!("{}", measure::table(&rows));
+    print!("{}", frames::table(&rows));
 
     let ctx = GpuContext::new()?;
     let pipeline = DecodePipeline::new(&ctx)?;
@@ -56,7 +58,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         for (i, (g, source)) in gpu.iter().zip(&frames).enumerate() {
             let g = g.to_frame();
             let cpu = format.unpack(&packed, i).to_frame();
-            let d = max_component_diff(&g, &cpu);
+            let d = frames::max_component_diff(&g, &cpu);
             diff = if d.is_nan() { f32::NAN } else { diff.max(d) };
             errors.add(source, &g);
         }

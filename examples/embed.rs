@@ -18,7 +18,6 @@ use qtangent::gpu::DecodePipeline;
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::SkinPipeline;
 use qtangent::gpu::{Output, Renderer, View, DEPTH_FORMAT};
-use qtangent::measure::max_abs_diff;
 use qtangent::mesh::procedural;
 use qtangent::render::{self, FrameSource};
 use qtangent::skin::{self, Bone, SkinMethod, SkinVertices};
@@ -28,6 +27,9 @@ use qtangent::{Format, QTangent};
 mod console;
 #[path = "common/files.rs"]
 mod files;
+#[path = "common/frames.rs"]
+mod frames;
+use frames::max_abs_diff;
 #[path = "common/pass.rs"]
 mod pass;
 #[path = "common/pictures.rs"]

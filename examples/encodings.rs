@@ -4,7 +4,11 @@
 //!
 //! `cargo run --release --example encodings [-- FRAMES]`
 
-use qtangent::measure::{self, measure, table, table_frames};
+use qtangent::measure::{self, measure, table_frames};
+
+#[path = "common/frames.rs"]
+mod frames;
+use frames::table;
 use qtangent::Format;
 
 fn main() {

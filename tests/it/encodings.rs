@@ -1,8 +1,9 @@
 //! Encoding bounds (the required numbers), known bits (the byte contract of `Format::encode_into`
 //! and `Format::decode`), and stream packing.
 
+use crate::common::frames::table;
 use glam::{Quat, Vec3};
-use qtangent::measure::{axis_aligned_frames, measure, table, table_frames};
+use qtangent::measure::{axis_aligned_frames, measure, table_frames};
 use qtangent::Format;
 use qtangent::{QTangent, TangentFrame};
 

@@ -4,10 +4,10 @@
 
 use std::sync::{Arc, Mutex};
 
+use crate::common::frames::max_abs_diff;
 use qtangent::gpu::DecodePipeline;
 use qtangent::gpu::SkinPipeline;
 use qtangent::gpu::{GpuContext, GpuError};
-use qtangent::measure::max_abs_diff;
 use qtangent::{Format, QTangent};
 
 use crate::common::context;

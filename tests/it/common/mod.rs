@@ -4,6 +4,8 @@
 
 pub mod bake;
 pub mod draw;
+#[path = "../../../examples/common/frames.rs"]
+pub mod frames;
 pub mod judges;
 pub mod not_run;
 #[path = "../../../examples/common/pictures.rs"]

@@ -4,8 +4,9 @@
 //! These tests need a GPU adapter; Mesa's software Vulkan (lavapipe) is enough. Without one they
 //! fail — under CI and elsewhere — with a message saying how to install it.
 
+use crate::common::frames::{max_abs_diff, max_component_diff};
 use qtangent::gpu::{DecodePipeline, GpuError};
-use qtangent::measure::{max_abs_diff, max_component_diff, table_frames, FrameErrors};
+use qtangent::measure::{table_frames, FrameErrors};
 use qtangent::{Format, QTangent};
 
 use crate::common::context;

@@ -334,9 +334,9 @@ fn evaluate_at(
                 g.handedness == want
             });
             let (n32, t32, b32) = frame_from_quat_f32(g.filtered_quat(), g.handedness);
-            let decode_diff = qtangent::measure::max_abs_diff(n32, f.normal)
-                .max(qtangent::measure::max_abs_diff(t32, f.tangent))
-                .max(qtangent::measure::max_abs_diff(b32, f.bitangent));
+            let decode_diff = crate::common::frames::max_abs_diff(n32, f.normal)
+                .max(crate::common::frames::max_abs_diff(t32, f.tangent))
+                .max(crate::common::frames::max_abs_diff(b32, f.bitangent));
             let lod0 = bilinear(&map.levels[0], uv, 0.0);
             Sample {
                 normal_deg: angle(n_gpu, n_ref).to_degrees(),
