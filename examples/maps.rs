@@ -309,7 +309,7 @@ fn coverage(scene: &RenderScene, mi: usize, w: u32, h: u32) -> Result<Vec<bool>,
         padding: 0,
         format: MapFormat::Rgba8Snorm,
     };
-    let raster = qmap::raster_cpu(&bake, None, &settings, &mut ())?;
+    let raster = CpuRaster.raster(&bake, None, &settings, &mut ())?;
     for (m, k) in mask.iter_mut().zip(&raster.kind) {
         *m = *k == TexelKind::Covered;
     }

@@ -161,7 +161,7 @@ pub trait RasterBackend {
     /// What it is, for reports: `CPU`, or the GPU adapter.
     fn describe(&self) -> String;
 
-    /// The object-space raster of `mesh` (see [`raster_cpu`], whose result every backend
+    /// The object-space raster of `mesh` (see [`CpuRaster`], whose result every backend
     /// reproduces).
     ///
     /// # Errors

@@ -68,7 +68,7 @@ fn span(min: f32, max: f32, r: f32, n: u32) -> (u32, u32) {
 ///
 /// # Errors
 /// As `BakeMesh::validate` and [`check_settings`].
-pub fn raster_cpu(
+pub(crate) fn raster_cpu(
     mesh: &BakeMesh,
     normal_map: Option<&NormalMap>,
     settings: &BakeSettings,

@@ -50,7 +50,7 @@ pub use bake::{
     Baked, Baker, CpuRaster, MapOptions, ObjectInput, RasterBackend, Repack, TangentInput,
 };
 pub use bc::{Bc7Quality, BcEncoder, BcError};
-pub use cpu::raster_cpu;
+pub(crate) use cpu::raster_cpu;
 pub use format::{MapDecode, MapFormat, MapSpace};
 #[cfg(test)]
 pub(crate) use io::{decode_axis, PreviewAxis};
@@ -524,7 +524,7 @@ pub fn check_settings(s: &BakeSettings) -> Result<(), BakeError> {
 }
 
 /// Bakes on the CPU as [`Baker::object`] bakes a map that keeps the mesh's UVs and has no
-/// anisotropy direction, at any width and height: every level rastered ([`raster_cpu`]), the
+/// anisotropy direction, at any width and height: every level rastered ([`CpuRaster`]), the
 /// normal map read at each level's size (one level coarser below level 0, see
 /// `OBJECT_LOD_SHIFT`), then padding and the hemisphere rule.
 ///
