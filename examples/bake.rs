@@ -57,8 +57,7 @@ use qtangent::gpu::GpuContext;
 use qtangent::mesh::{self, ImageSource, Scene};
 use qtangent::qmap::{
     self, BakeJob, BakeSettings, Baked, Baker, BcEncoder, Container, CpuRaster, MapFormat,
-    MapOptions, MapSpace, NormalSource, ObjectInput, OutputFile, RasterBackend, Repack,
-    TangentInput,
+    MapOptions, MapSpace, NormalSource, OutputFile, RasterBackend,
 };
 use serde_json::{json, Value};
 
@@ -408,67 +407,17 @@ fn bake_one(
     baker: &Baker<'_>,
     ui: &mut Ui,
 ) -> Result<Option<Report>, Error> {
-    // Load: prepare the primitives (normals, MikkTSpace tangents, seam splits), decode the
-    // normal map (as the renderer uploads it, for the tangent kind) and the anisotropy
-    // direction.
-    let t = Instant::now();
-    ui.stage(&job.name, "prepare", 0, 1);
-    let prepared = job.prepare(scene)?;
-    let bake_mesh = job.bake_mesh_of(&prepared);
-    let outside = bake_mesh.triangles_outside_unit_square();
-    if outside > 0 {
-        ui.warn(format!(
-            "{}: {outside} of {} triangles reach outside the [0, 1]² UV square; only the part \
-             inside is baked",
-            job.label,
-            bake_mesh.triangle_count()
-        ));
-    }
-    let mesh_file = &scene.source;
-    let field = job
-        .anisotropy
-        .as_ref()
-        .map(|a| a.direction_field(mesh_file))
-        .transpose()?;
-    let direction = field.as_ref().map(|(f, _)| f);
+    // Prepare the primitives (normals, MikkTSpace tangents, seam splits), read the normal map
+    // and the anisotropy direction, bake.
     let mut listener = JobListener { ui, job: &job.name };
-    let baked = match args.kind {
-        MapSpace::Object => {
-            let normal_map = job.normal.load(mesh_file)?;
-            let input = ObjectInput {
-                mesh: bake_mesh,
-                normal_map: normal_map.as_ref(),
-                direction,
-                size: args.size,
-                repack: Repack::Never,
-            };
-            let load = t.elapsed();
-            let mut baked = baker.object(input, &mut listener)?;
-            baked.times.insert(0, ("load", load));
-            baked
-        }
-        MapSpace::Tangent => {
-            let normal = job.normal.decode_rgba8(mesh_file)?;
-            let input = TangentInput {
-                what: &job.label,
-                normal_map: normal.as_ref().map(|(image, _)| image),
-                normal_scale: normal.as_ref().map_or(1.0, |(_, scale)| *scale),
-                direction,
-                authored: None,
-            };
-            let load = t.elapsed();
-            let Some(mut baked) = baker.tangent(&input, &mut listener)? else {
-                listener.ui.warn(format!(
-                    "{}: no normal map; a tangent-space map would be the identity, so none is \
-                     written",
-                    job.label
-                ));
-                return Ok(None);
-            };
-            baked.times.insert(0, ("load", load));
-            baked
-        }
+    let Some(done) = job.bake(scene, baker, args.kind, args.size, &mut listener)? else {
+        listener.ui.warn(format!(
+            "{}: no normal map; a tangent-space map would be the identity, so none is written",
+            job.label
+        ));
+        return Ok(None);
     };
+    let baked = done.baked;
     let ui = listener.ui;
     let space = args.kind;
     if space == MapSpace::Object && baked.map.stats.covered == 0 {
@@ -479,7 +428,7 @@ fn bake_one(
         ));
     }
     let t = Instant::now();
-    let files = write(job, args, &baked, field.is_some(), ui)?;
+    let files = write(job, args, &baked, done.has_direction, ui)?;
     let mut times = baked.times;
     times.push(("write", t.elapsed()));
     ui.stage(&job.name, "written", 1, 1);
@@ -489,7 +438,7 @@ fn bake_one(
         label: job.label.clone(),
         what: job.what.clone(),
         material: job.material_name.clone(),
-        primitives: prepared.iter().map(|p| p.label.clone()).collect(),
+        primitives: done.primitives,
         normal_map: job.normal.describe(),
         anisotropy: job.anisotropy.as_ref().map(|a| a.image.describe()),
         format: baked.stored.format,

@@ -97,7 +97,9 @@ fn run() -> Result<(), String> {
             None
         } else {
             let t = Instant::now();
-            qmap::CpuRaster.raster(&mesh, nm, &settings, &mut ()).map_err(|e| e.to_string())?;
+            qmap::CpuRaster
+                .raster(&mesh, nm, &settings, &mut ())
+                .map_err(|e| e.to_string())?;
             Some(t.elapsed())
         };
         gpu_total += ms(gpu);

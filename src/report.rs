@@ -219,6 +219,13 @@ pub enum WarningKind {
     /// plane (an authored one, or `keep_handedness`): the second layer takes the plane's place;
     /// stored as BC7.
     PlaneNotInBc5Pair,
+    /// Triangles with a vertex outside the [0, 1]² UV square: only the part inside is baked.
+    OutsideUvSquare {
+        /// Triangles that reach outside.
+        triangles: usize,
+        /// Triangles in the mesh.
+        of: usize,
+    },
     /// Triangles whose UVs have (next to) no area: an object-space map holds no frame of
     /// theirs, so where they are drawn they read their neighbours' texels.
     NoUvArea {
@@ -322,6 +329,7 @@ impl fmt::Display for WarningKind {
             | Self::Bc5CannotHold { .. }
             | Self::NotBlockSized { .. }
             | Self::NoUvArea { .. }
+            | Self::OutsideUvSquare { .. }
             | Self::TiltPastHorizon { .. }
             | Self::PlaneNotInBc5Pair
             | Self::TextureNotBlockSized { .. }
@@ -410,6 +418,11 @@ impl WarningKind {
                 f,
                 "{texels} texels have normals tilted past the horizon (a normal map's blue below \
                  ½), which bc5x2 cannot hold (its first layer rebuilds z ≥ 0); stored as bc7"
+            ),
+            Self::OutsideUvSquare { triangles, of } => write!(
+                f,
+                "{triangles} of {of} triangles reach outside the [0, 1]² UV square; only the part \
+                 inside is baked"
             ),
             Self::NoUvArea { triangles, of } => write!(
                 f,

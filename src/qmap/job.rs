@@ -21,7 +21,9 @@
 //! Nothing here prints: what is wrong but not fatal comes back as warnings, one line each.
 
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
+use crate::report::Listener;
 use crate::{Warning, WarningKind};
 
 use image::RgbaImage;
@@ -29,7 +31,7 @@ use image::RgbaImage;
 use super::anisotropy::DirectionField;
 use super::stored::file_stem;
 use super::MapSpace;
-use super::{BakeError, BakeMesh, NormalMap};
+use super::{BakeError, BakeMesh, Baked, Baker, NormalMap, ObjectInput, Repack, TangentInput};
 use crate::mesh::{ErrorKind, ImageSource, MeshError, Prepared, Scene};
 
 /// Where a map's normal map comes from.
@@ -90,7 +92,10 @@ impl NormalSource {
     ///
     /// # Errors
     /// [`BakeError::Image`] when the image cannot be read or decoded.
-    pub fn decode_rgba8(&self, mesh_file: &Path) -> Result<Option<(RgbaImage, f32)>, BakeError> {
+    pub(crate) fn decode_rgba8(
+        &self,
+        mesh_file: &Path,
+    ) -> Result<Option<(RgbaImage, f32)>, BakeError> {
         match self {
             NormalSource::None => Ok(None),
             NormalSource::Swirl => Ok(Some((NormalMap::default_swirl().to_rgba8(), 1.0))),
@@ -115,7 +120,7 @@ impl AnisotropySource {
     ///
     /// # Errors
     /// [`BakeError::Image`] when the image cannot be read or decoded.
-    pub fn direction_field(
+    pub(crate) fn direction_field(
         &self,
         mesh_file: &Path,
     ) -> Result<(DirectionField, (u32, u32)), BakeError> {
@@ -294,7 +299,7 @@ impl BakeJob {
     /// # Errors
     /// The first primitive that fails (or an index past the scene's primitives), named with
     /// the file.
-    pub fn prepare(&self, scene: &Scene) -> Result<Vec<Prepared>, MeshError> {
+    pub(crate) fn prepare(&self, scene: &Scene) -> Result<Vec<Prepared>, MeshError> {
         self.primitives
             .iter()
             .map(|&i| {
@@ -311,16 +316,17 @@ impl BakeJob {
     /// The bake mesh of already prepared primitives ([`BakeMesh::from_prepared`]), labelled
     /// with [`BakeJob::label`].
     #[must_use]
-    pub fn bake_mesh_of(&self, prepared: &[Prepared]) -> BakeMesh {
+    pub(crate) fn bake_mesh_of(&self, prepared: &[Prepared]) -> BakeMesh {
         let refs: Vec<&Prepared> = prepared.iter().collect();
         BakeMesh::from_prepared(self.label.clone(), &refs)
     }
 
-    /// Prepares the primitives ([`BakeJob::prepare`]) and concatenates them into one bake mesh
-    /// ([`BakeJob::bake_mesh_of`]).
+    /// Prepares the job's primitives ([`crate::mesh::Primitive::prepare`]: normals, MikkTSpace
+    /// tangents, seam splits) and concatenates them into one bake mesh labelled with
+    /// [`BakeJob::label`], for a bake of one's own ([`BakeJob::bake`] does the whole job).
     ///
     /// # Errors
-    /// As [`BakeJob::prepare`].
+    /// The first primitive that fails, named with the file.
     pub fn bake_mesh(&self, scene: &Scene) -> Result<BakeMesh, MeshError> {
         Ok(self.bake_mesh_of(&self.prepare(scene)?))
     }
@@ -353,6 +359,96 @@ impl BakeJob {
             label: self.label.clone(),
             problem: format!("{what} {}: {e}", image.describe()),
         })
+    }
+}
+
+/// A job's map as [`BakeJob::bake`] bakes it.
+#[derive(Debug, Clone)]
+pub struct JobMap {
+    /// The map as baked and stored; its `times` start with `load` (preparing the primitives and
+    /// reading the textures).
+    pub baked: Baked,
+    /// The labels of the primitives it holds, in order.
+    pub primitives: Vec<String>,
+    /// Whether it carries the material's anisotropy direction (a tangent-space map's twist is
+    /// then axial).
+    pub has_direction: bool,
+}
+
+impl BakeJob {
+    /// Bakes the job's map of `space` with `baker`: prepares its primitives, reads its normal
+    /// map and anisotropy direction (beside `scene`'s file), and bakes — object space at
+    /// `size`² in the mesh's own UVs, tangent space at its normal map's size. `Ok(None)` for a
+    /// tangent-space job without a normal map, whose map would be the identity. Triangles that
+    /// reach outside the UV square are a warning to `listener` (only the part inside is baked).
+    ///
+    /// # Errors
+    /// [`BakeError::Prepare`] for a primitive that cannot be prepared, [`BakeError::Image`] for a
+    /// texture that does not read, and what [`Baker::object`] / [`Baker::tangent`] report.
+    pub fn bake(
+        &self,
+        scene: &Scene,
+        baker: &Baker<'_>,
+        space: MapSpace,
+        size: u32,
+        listener: &mut dyn Listener,
+    ) -> Result<Option<JobMap>, BakeError> {
+        let t = Instant::now();
+        listener.stage("prepare", 0, 1);
+        let prepared = self.prepare(scene)?;
+        let mesh = self.bake_mesh_of(&prepared);
+        let outside = mesh.triangles_outside_unit_square();
+        if outside > 0 {
+            let kind = WarningKind::OutsideUvSquare {
+                triangles: outside,
+                of: mesh.triangle_count(),
+            };
+            listener.warning(Warning::new(self.label.clone(), kind));
+        }
+        let file = &scene.source;
+        let field = self
+            .anisotropy
+            .as_ref()
+            .map(|a| a.direction_field(file))
+            .transpose()?;
+        let direction = field.as_ref().map(|(f, _)| f);
+        let baked = match space {
+            MapSpace::Object => {
+                let normal_map = self.normal.load(file)?;
+                let input = ObjectInput {
+                    mesh,
+                    normal_map: normal_map.as_ref(),
+                    direction,
+                    size,
+                    repack: Repack::Never,
+                };
+                let load = t.elapsed();
+                let mut baked = baker.object(input, listener)?;
+                baked.times.insert(0, ("load", load));
+                baked
+            }
+            MapSpace::Tangent => {
+                let normal = self.normal.decode_rgba8(file)?;
+                let input = TangentInput {
+                    what: &self.label,
+                    normal_map: normal.as_ref().map(|(image, _)| image),
+                    normal_scale: normal.as_ref().map_or(1.0, |(_, scale)| *scale),
+                    direction,
+                    authored: None,
+                };
+                let load = t.elapsed();
+                let Some(mut baked) = baker.tangent(&input, listener)? else {
+                    return Ok(None);
+                };
+                baked.times.insert(0, ("load", load));
+                baked
+            }
+        };
+        Ok(Some(JobMap {
+            baked,
+            primitives: prepared.iter().map(|p| p.label.clone()).collect(),
+            has_direction: field.is_some(),
+        }))
     }
 }
 

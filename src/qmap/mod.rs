@@ -56,7 +56,7 @@ pub use format::{MapDecode, MapFormat, MapSpace};
 pub(crate) use io::{decode_axis, PreviewAxis};
 #[cfg(all(test, feature = "exr"))]
 pub(crate) use io::{read_exr, ExrMap};
-pub use job::{BakeJob, Container, NormalSource, OutputFile, SceneJobs};
+pub use job::{BakeJob, Container, JobMap, NormalSource, OutputFile, SceneJobs};
 pub use normal_map::{bc5_round_trip_chain, NormalMap};
 pub use stored::{AngleStats, EncodedMap, Encoding};
 #[cfg(test)]
@@ -195,7 +195,7 @@ impl BakeMesh {
     /// Number of triangles with a vertex outside the [0, 1]² UV square (only the part inside
     /// is baked).
     #[must_use]
-    pub fn triangles_outside_unit_square(&self) -> usize {
+    pub(crate) fn triangles_outside_unit_square(&self) -> usize {
         let outside = |uv: &Vec2| !(0.0..=1.0).contains(&uv.x) || !(0.0..=1.0).contains(&uv.y);
         self.indices
             .chunks_exact(3)
@@ -456,6 +456,9 @@ pub enum BakeError {
     /// A KTX2 file could not be encoded or written (the error names the file).
     #[error(transparent)]
     Ktx2(#[from] crate::ktx2::Ktx2Error),
+    /// A primitive of the mesh could not be prepared (normals, tangents, seam splits).
+    #[error(transparent)]
+    Prepare(#[from] crate::mesh::MeshError),
     /// The raster backend (the GPU) failed.
     #[error(transparent)]
     Backend(Box<dyn std::error::Error + Send + Sync>),

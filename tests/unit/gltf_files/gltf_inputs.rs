@@ -882,3 +882,62 @@ fn texture_transform_is_applied_to_the_uvs() {
         "material 'Mixed': its textures on UV set 0 have different KHR_texture_transforms",
     );
 }
+
+/// `BakeJob::bake`, the bake tool's one call per job: a quad whose UVs reach outside [0, 1]²
+/// bakes with a warning naming both its triangles; the map's times start with `load`; a
+/// tangent-space job without a normal map bakes nothing (the identity).
+#[test]
+fn a_bake_job_bakes_its_map_and_warns_of_uvs_outside_the_square() {
+    use qtangent::qmap::{BakeJob, Baker, CpuRaster, MapOptions, MapSpace};
+    use qtangent::{Warning, WarningKind};
+
+    let dir = tempdir();
+    let mut b = GltfBuild::default();
+    let positions = [0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0];
+    // u from -0.5: both triangles reach outside the square.
+    let uvs = [-0.5, 1.0, 1.0, 1.0, 1.0, 0.0, -0.5, 0.0];
+    let p = b.floats(&positions, "VEC3", true);
+    let t = b.floats(&uvs, "VEC2", false);
+    let i = b.indices(&[0, 1, 2, 0, 2, 3]);
+    b.json["materials"] = json!([{ "name": "plain" }]);
+    let prim =
+        json!([{"attributes": {"POSITION": p, "TEXCOORD_0": t}, "indices": i, "material": 0}]);
+    b.mesh("Quad", prim, json!({}));
+    let scene = load(&b.write_gltf(dir.path(), "outside"));
+    let jobs = BakeJob::from_scene(&scene, None);
+    assert_eq!(jobs.jobs.len(), 1, "one material, one job");
+    let job = &jobs.jobs[0];
+
+    let options = MapOptions::default();
+    let baker = Baker::new(&CpuRaster, &options);
+    let mut warnings: Vec<Warning> = Vec::new();
+    let done = job
+        .bake(&scene, &baker, MapSpace::Object, 16, &mut warnings)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .expect("an object-space map");
+    let outside: Vec<_> = warnings
+        .iter()
+        .filter(|w| matches!(w.kind(), WarningKind::OutsideUvSquare { .. }))
+        .collect();
+    assert_eq!(outside.len(), 1, "{warnings:?}");
+    assert!(matches!(
+        outside[0].kind(),
+        WarningKind::OutsideUvSquare {
+            triangles: 2,
+            of: 2
+        }
+    ));
+    assert_eq!(done.primitives.len(), 1);
+    assert!(!done.has_direction);
+    assert_eq!(done.baked.times[0].0, "load");
+    assert_eq!((done.baked.map.width(), done.baked.map.height()), (16, 16));
+    assert!(
+        done.baked.map.stats.covered > 0,
+        "the part inside the square is baked"
+    );
+
+    let tangent = job
+        .bake(&scene, &baker, MapSpace::Tangent, 16, &mut Vec::new())
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(tangent.is_none(), "no normal map: no tangent-space map");
+}
