@@ -27,7 +27,7 @@
 //! - files: `gltf` and `ktx2` (crate-internal: the one glTF accessor reader and writer, under
 //!   the loader, [`pack`] and the tests, and the one KTX2 reader and writer, under
 //!   [`qmap::EncodedMap::write_ktx2`] and [`qmap::EncodedMap::read_ktx2`]; [`ktx2`] keeps
-//!   only their error types);
+//!   only their error types and the texel formats those name);
 //! - CPU preparation: [`mesh`] (loading, normals, MikkTSpace, seam splits, vertex streams),
 //!   [`anim`] (clips, poses, the walk/run blend), [`qmap`] (the bake, BC5/BC7, stored maps) and
 //!   [`skin`] (bones and the f64 reference);

@@ -33,7 +33,7 @@ pub(crate) enum Property {
 
 /// One animated property of one node.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Channel {
+pub(crate) struct Channel {
     /// Target node index (into [`crate::mesh::Scene::nodes`]).
     pub(crate) node: usize,
     /// Which property.
@@ -54,12 +54,12 @@ pub struct Channel {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Clip {
     /// Name in the file, or `animation N`.
-    pub(crate) name: String,
+    pub name: String,
     /// Largest last key time over the channels (seconds); the clip runs over `[0, duration]`.
     /// 0 when it has no channels, or only keys at time 0.
     pub duration: f32,
     /// Channels in file order.
-    pub channels: Vec<Channel>,
+    pub(crate) channels: Vec<Channel>,
 }
 
 /// Below this angle (radians, between the two quaternions as 4-vectors) slerp falls back to

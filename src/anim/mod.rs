@@ -1,9 +1,9 @@
 //! Skeletal animation on the CPU (no wgpu): node transforms ([`Transform`]), glTF animation
 //! clips ([`Clip`]: STEP, LINEAR, CUBICSPLINE on translation, rotation and scale), the local →
-//! model hierarchy (`Skeleton`), and the walk/run locomotion blend of "Blending a Walk/Run
-//! cycle" ([`Locomotion`], whose docs describe the method, played by a [`Player`]) with its gait
-//! analysis ([`Gait`]) and foot-slide measure ([`FootSlide`]). A loaded scene makes its skeleton
-//! and blend (`crate::mesh::Scene::skeleton`, [`crate::mesh::Scene::locomotion`]).
+//! model hierarchy (a skeleton, inside the crate), and the walk/run locomotion blend of
+//! "Blending a Walk/Run cycle" ([`Locomotion`], whose docs describe the method, played by a
+//! [`Player`]) with its gait analysis ([`Gait`]) and foot-slide measure ([`FootSlide`]). A loaded
+//! scene makes its blend ([`crate::mesh::Scene::locomotion`]).
 //!
 //! The GPU side is [`crate::skin`] (bones as quaternion + translation + uniform scale) and
 //! [`crate::gpu::SkinPipeline`] (the compute kernel).
@@ -20,7 +20,8 @@ mod slide;
 pub use blend::{BlendMethod, Locomotion};
 #[cfg(any(test, feature = "lab"))]
 pub(crate) use blend::{ClipKind, RootMotion};
-pub use clip::{Channel, Clip};
+pub(crate) use clip::Channel;
+pub use clip::Clip;
 #[cfg(feature = "gltf")]
 pub(crate) use clip::{Interpolation, Property};
 pub use error::LocomotionError;

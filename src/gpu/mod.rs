@@ -1,7 +1,7 @@
 //! GPU side: a wgpu context ([`GpuContext`], headless or your own device) and the stages, one
 //! file each with its WGSL file in `shaders/`: batch decode ([`DecodePipeline`]), the mesh vertex
 //! stage ([`vertex_layout`], [`MeshUniforms`]), the quaternion-map bake (a
-//! [`crate::qmap::RasterBackend`]) and sampling (`upload_map`, [`sample_frames`]), skinning
+//! [`crate::qmap::RasterBackend`]) and sampling ([`upload_encoded`], [`sample_frames`]), skinning
 //! ([`SkinPipeline`], [`RigBatch`]) and the lit renderer ([`Renderer`]). The only part of the
 //! crate that uses wgpu; CPU modules never depend on it.
 
@@ -27,7 +27,7 @@ pub use render::{
     GpuScene, MapReport, ModeCost, Output, PreparedView, Renderer, Shot, UploadReport, View,
     DEBUG_POISON, DEPTH_FORMAT, FALLBACK_FORMAT,
 };
-pub use skin::{RigBatch, SkinBatch, SkinPipeline};
+pub use skin::{output_layout, InstanceRange, RigBatch, SkinBatch, SkinBuffers, SkinPipeline};
 pub use wgsl::Wgsl;
 
 #[cfg(all(test, feature = "default"))]

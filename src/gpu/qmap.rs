@@ -104,10 +104,7 @@ impl GpuQuatMap {
     /// Bind-group entries 0, 1, 2: the quaternion view, the handedness view and `sampler` —
     /// the order `qmap.wgsl`'s sampling entry and `lit.wgsl` both declare.
     #[must_use]
-    pub(crate) fn entries<'a>(
-        &'a self,
-        sampler: &'a wgpu::Sampler,
-    ) -> [wgpu::BindGroupEntry<'a>; 3] {
+    pub fn entries<'a>(&'a self, sampler: &'a wgpu::Sampler) -> [wgpu::BindGroupEntry<'a>; 3] {
         [
             wgpu::BindGroupEntry {
                 binding: 0,

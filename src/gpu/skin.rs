@@ -65,7 +65,7 @@ const OUTPUT_ATTRIBUTES: [wgpu::VertexAttribute; 2] = [
 /// `Snorm16x4` at location 2 (20 bytes a vertex), as `mesh.wgsl`'s `vs_vec4f` reads it with
 /// `QTANGENT_FORMAT` set to snorm16x4; UVs come from a second buffer (`Float32x2` at location 1).
 #[must_use]
-pub(crate) fn output_layout() -> wgpu::VertexBufferLayout<'static> {
+pub fn output_layout() -> wgpu::VertexBufferLayout<'static> {
     wgpu::VertexBufferLayout {
         array_stride: (OUTPUT_WORDS * 4) as u64,
         step_mode: wgpu::VertexStepMode::Vertex,
@@ -92,13 +92,13 @@ struct PipelineKey {
 
 /// Where one instance of a batch reads and writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct InstanceRange {
+pub struct InstanceRange {
     /// Index of its mesh in the batch's mesh list.
-    pub(crate) mesh: usize,
+    pub mesh: usize,
     /// Its vertices in the output buffer.
-    pub(crate) output: Range<u32>,
+    pub output: Range<u32>,
     /// Its palette in the bone buffer.
-    pub(crate) bones: Range<u32>,
+    pub bones: Range<u32>,
 }
 
 /// A batch uploaded and bound: set bones, dispatch, draw or read back, any number of times.
@@ -388,13 +388,13 @@ impl SkinBuffers {
 
     /// Where each instance reads and writes, in instance order.
     #[must_use]
-    pub(crate) fn instances(&self) -> &[InstanceRange] {
+    pub fn instances(&self) -> &[InstanceRange] {
         &self.instances
     }
 
     /// The skinned vertices, instance `i` at `instances()[i].output`.
     #[must_use]
-    pub(crate) fn output(&self) -> &wgpu::Buffer {
+    pub fn output(&self) -> &wgpu::Buffer {
         &self.output
     }
 

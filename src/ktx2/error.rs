@@ -172,7 +172,7 @@ pub enum Ktx2Error {
     Io {
         /// The file.
         path: PathBuf,
-        /// "read" or "write".
+        /// "read", "write" or "remove".
         action: &'static str,
         /// The OS error.
         error: std::io::Error,

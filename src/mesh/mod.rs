@@ -98,28 +98,28 @@ pub struct Instance {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
     /// Name in the file, or `node N`.
-    pub(crate) name: String,
+    pub name: String,
     /// Index of the node whose `children` list it is in; `None` for a root. The loader rejects
     /// files where a node has two parents or sits in a cycle.
-    pub(crate) parent: Option<usize>,
+    pub parent: Option<usize>,
     /// Translation, rotation and scale as the file gives them, or decomposed from the node's
     /// `matrix` (any shear is lost, with a warning in [`Scene::warnings`]). Rotations are kept
     /// as written (not renormalised), so `local.to_mat4()` reproduces the matrix the loader
     /// uses for [`Instance::world`] and [`Skin::joint_world`].
-    pub(crate) local: crate::anim::Transform,
+    pub local: crate::anim::Transform,
 }
 
 /// A skin: the joints (node indices) and their inverse bind matrices.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Skin {
     /// Skin name, or `skin N`.
-    pub(crate) name: String,
+    pub name: String,
     /// Node index of each joint; `JOINTS_n` values index this list.
-    pub(crate) joints: Vec<usize>,
+    pub joints: Vec<usize>,
     /// One per joint (identity when the file gives none).
-    pub(crate) inverse_bind: Vec<Mat4>,
+    pub inverse_bind: Vec<Mat4>,
     /// Node-to-world matrix of each joint in the file's rest pose.
-    pub(crate) joint_world: Vec<Mat4>,
+    pub joint_world: Vec<Mat4>,
 }
 
 /// Where a texture's pixels live. Images are not decoded at load time; embedded bytes are
@@ -255,19 +255,19 @@ impl TextureTransform {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Material {
     /// Material name, or `material N`.
-    pub(crate) name: String,
+    pub name: String,
     /// Linear RGBA base colour factor.
-    pub(crate) base_color: Vec4,
+    pub base_color: Vec4,
     /// Base colour texture.
-    pub(crate) base_color_texture: Option<TextureRef>,
+    pub base_color_texture: Option<TextureRef>,
     /// Tangent-space normal map.
     pub normal_texture: Option<TextureRef>,
     /// glTF metallic-roughness texture (B = metal, G = roughness).
-    pub(crate) metallic_roughness_texture: Option<TextureRef>,
+    pub metallic_roughness_texture: Option<TextureRef>,
     /// Metallic factor.
-    pub(crate) metallic: f32,
+    pub metallic: f32,
     /// Roughness factor.
-    pub(crate) roughness: f32,
+    pub roughness: f32,
     /// KHR_materials_anisotropy, when the material uses it.
     pub(crate) anisotropy: Option<Anisotropy>,
     /// The KHR_texture_transform every texture of the material that qtangent reads shares. The

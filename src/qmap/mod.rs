@@ -59,9 +59,7 @@ pub(crate) use io::{read_exr, ExrMap};
 pub use job::{BakeJob, Container, JobMap, NormalSource, OutputFile, SceneJobs};
 pub use normal_map::{bc5_round_trip_chain, NormalMap};
 pub use stored::{AngleStats, EncodedMap, Encoding};
-#[cfg(test)]
-pub(crate) use tangent::halve_twist;
-pub use tangent::TwistField;
+pub use tangent::{halve_twist, TwistField};
 use texel::BakeTriangle;
 
 use crate::mesh::Prepared;

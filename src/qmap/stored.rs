@@ -36,7 +36,7 @@ pub struct EncodedMap {
     pub levels: Vec<Vec<u8>>,
     /// The handedness plane (R8 SNORM: ±127, background 0) per level, when kept; `None` when
     /// derived from the UV winding (object space) or taken from the vertex (tangent space).
-    pub(crate) handedness: Option<Vec<Vec<u8>>>,
+    pub handedness: Option<Vec<Vec<u8>>>,
     /// A tangent-space map whose twist about the normal is stored **doubled**, `arc ⊗ rot_z(2φ)`:
     /// an axial direction field (KHR_materials_anisotropy: d ≡ −d), for which φ and φ + π are the
     /// same groove, so the stored rotations of d and −d are q and −q — the hemisphere rule's
@@ -433,7 +433,9 @@ impl EncodedMap {
     /// recorded in both under the key `qtangent.material`, where a renderer reading a
     /// folder of maps (`render --maps`) finds a material's map whatever the file is called.
     /// Each file is written under a temporary name and renamed, so no half-written map is left
-    /// behind. Returns the files written, the map first.
+    /// behind; a map without a plane removes a plane file left beside `path` by an earlier
+    /// write, which [`EncodedMap::read_ktx2`] would otherwise read with it. Returns the files
+    /// written, the map first.
     ///
     /// # Errors
     /// [`BakeError::Ktx2`] naming the file that could not be encoded or written.
@@ -452,10 +454,23 @@ impl EncodedMap {
         }
         crate::ktx2::write_file(path, &main)?;
         let mut files = vec![path.to_path_buf()];
+        let plane_path = plane_path(path);
         if let Some(plane) = plane {
-            let plane_path = plane_path(path);
             crate::ktx2::write_file(&plane_path, &plane)?;
             files.push(plane_path);
+        } else {
+            // A plane left from an earlier map of this name would be read with this one.
+            match std::fs::remove_file(&plane_path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(crate::ktx2::Ktx2Error::Io {
+                        path: plane_path,
+                        action: "remove",
+                        error: e,
+                    }
+                    .into());
+                }
+                _ => {}
+            }
         }
         Ok(files)
     }

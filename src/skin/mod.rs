@@ -3,7 +3,7 @@
 //!
 //! A **bone** is a similarity transform `p ↦ s·R(q)·p + t` stored as a unit quaternion, a
 //! translation and a uniform scale (32 bytes, [`Bone`]). glTF gives skin matrices
-//! `placement · joint_world · inverse_bind`; `Bone::from_mat4` decomposes them and rejects
+//! `placement · joint_world · inverse_bind`; [`Bone::from_mat4`] decomposes them and rejects
 //! shear or non-uniform scale, which neither method below can represent.
 //!
 //! Two methods ([`SkinMethod`]), both weights renormalised (`wᵢ / Σw`):
@@ -208,7 +208,7 @@ impl Bone {
     /// [`SkinError::NotSimilarity`] (naming `joint`) for non-finite values, a reflection or
     /// zero scale, column lengths that differ or columns that are not perpendicular by more than
     /// `SIMILARITY_TOLERANCE` (relative).
-    pub(crate) fn from_mat4(m: Mat4, joint: usize) -> Result<Self, SkinError> {
+    pub fn from_mat4(m: Mat4, joint: usize) -> Result<Self, SkinError> {
         let err = |problem: String| SkinError::NotSimilarity { joint, problem };
         if !m.is_finite() {
             return Err(err("it has NaN or infinite values".into()));

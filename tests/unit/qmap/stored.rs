@@ -403,3 +403,55 @@ fn bc5x2_asked_of_a_map_with_a_plane_is_stored_as_bc7_with_a_warning() {
     let kinds: Vec<&WarningKind> = warnings.iter().map(Warning::kind).collect();
     assert_eq!(kinds, [&WarningKind::PlaneNotInBc5Pair]);
 }
+
+/// `write_ktx2` / `read_ktx2` on files: the map and its plane beside it, the material key both
+/// carry, a map without a plane removing a stale plane (else `read_ktx2` would read it with
+/// the new map), and a file name that does not end in `.ktx2`.
+#[test]
+fn maps_written_to_files_read_back_with_their_plane() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let with_plane = EncodedMap::encode(
+        &object_map(8),
+        &Encoding {
+            keep_handedness: true,
+            ..Encoding::new(MapSpace::Object, MapFormat::Rgba16Float)
+        },
+    )
+    .expect("stores");
+    assert!(with_plane.handedness.is_some(), "the test needs a plane");
+    let path = dir.path().join("m.ktx2");
+    let files = with_plane
+        .write_ktx2(&path, Some("glazed ceramic"))
+        .expect("writes");
+    assert_eq!(files, [path.clone(), dir.path().join("m.handedness.ktx2")]);
+    assert_eq!(EncodedMap::read_ktx2(&path).expect("reads"), with_plane);
+    for f in &files {
+        let tex = ktx2::read_file(f).expect("reads");
+        assert_eq!(
+            tex.key_value_text(qtangent::qmap::stored::KEY_MATERIAL),
+            Some("glazed ceramic"),
+            "{}",
+            f.display()
+        );
+    }
+
+    // The same name without a plane: the old plane goes, and the map reads alone.
+    let without = EncodedMap::encode(
+        &object_map(8),
+        &Encoding::new(MapSpace::Object, MapFormat::Rgba16Float),
+    )
+    .expect("stores");
+    assert!(without.handedness.is_none());
+    assert_eq!(
+        without.write_ktx2(&path, None).expect("writes"),
+        [path.clone()]
+    );
+    assert!(!files[1].exists(), "a stale plane is left beside the map");
+    assert_eq!(EncodedMap::read_ktx2(&path).expect("reads"), without);
+
+    // Any other name gets `.handedness.ktx2` appended for its plane.
+    let odd = dir.path().join("m.bin");
+    let files = with_plane.write_ktx2(&odd, None).expect("writes");
+    assert_eq!(files[1], dir.path().join("m.bin.handedness.ktx2"));
+    assert_eq!(EncodedMap::read_ktx2(&odd).expect("reads"), with_plane);
+}
