@@ -3,9 +3,6 @@
 //! was loaded from, from a folder of KTX2 files `bake` wrote, as authored in code, or baked and
 //! stored by the one [`Baker`] (so a packed file draws exactly as its source does).
 
-// The CPU side of a GPU stage: without the `gpu` feature some of it has no caller.
-#![cfg_attr(not(feature = "gpu"), allow(dead_code))]
-
 use std::path::{Path, PathBuf};
 
 use glam::Vec2;
@@ -46,11 +43,13 @@ pub enum MapOrigin {
 pub struct SceneMap {
     /// The stored map.
     pub(crate) map: EncodedMap,
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
     /// Where it came from.
     pub(crate) origin: MapOrigin,
     /// An object-space map's own UVs (one per vertex) when it was baked in a layout of its own
     /// (then drawn with that second UV set).
     pub(crate) map_uvs: Option<Vec<Vec2>>,
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
     /// The bake's statistics, for a map baked here or authored.
     pub(crate) stats: Option<MapStats>,
 }

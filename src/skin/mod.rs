@@ -27,9 +27,6 @@
 //! reflection (the sign of w) carried over unchanged, so mirrored UVs survive skinning
 //! (ozz-animation issue #164 is what happens when they do not).
 
-// The CPU side of a GPU stage: without the `gpu` feature some of it has no caller.
-#![cfg_attr(not(feature = "gpu"), allow(dead_code))]
-
 use glam::{Mat4, Quat, Vec3, Vec4};
 
 use crate::format::decode_snorm16x4;
@@ -173,6 +170,7 @@ impl Bone {
         }
     }
 
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
     /// The rotation.
     #[must_use]
     pub(crate) fn rotation(&self) -> Quat {
@@ -248,6 +246,7 @@ impl Bone {
     }
 }
 
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
 /// Bones for a palette of skin matrices (`placement · joint_world · inverse_bind`).
 ///
 /// # Errors
@@ -260,6 +259,7 @@ pub(crate) fn bones_from_matrices(matrices: &[Mat4]) -> Result<Vec<Bone>, SkinEr
         .collect()
 }
 
+#[cfg_attr(not(feature = "gpu"), allow(dead_code))]
 /// Skin matrices of a glTF skin for a posed skeleton: `placement · world[joint] · inverse_bind`.
 /// `world` holds node-to-world matrices indexed by node
 /// ([`crate::anim::Skeleton::world_matrices`]).
@@ -306,6 +306,7 @@ pub(crate) struct PackedInfluences {
 }
 
 impl PackedInfluences {
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
     /// Influences with a non-zero weight.
     #[must_use]
     pub(crate) fn count(&self) -> usize {
@@ -536,12 +537,14 @@ impl SkinVertices {
         self.positions[v]
     }
 
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
     /// Vertices.
     #[must_use]
     pub(crate) fn len(&self) -> usize {
         self.positions.len()
     }
 
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
     /// True with no vertices.
     #[must_use]
     pub(crate) fn is_empty(&self) -> bool {
@@ -568,6 +571,7 @@ impl SkinVertices {
         self
     }
 
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
     /// The format the rest frames are uploaded in.
     #[must_use]
     pub(crate) fn format(&self) -> Format {

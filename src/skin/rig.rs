@@ -3,9 +3,6 @@
 //! [`crate::anim`] produces them) to the bones each mesh needs. The GPU side is
 //! [`crate::gpu::RigBatch`].
 
-// The CPU side of a GPU stage: without the `gpu` feature some of it has no caller.
-#![cfg_attr(not(feature = "gpu"), allow(dead_code))]
-
 #[cfg(any(test, feature = "gpu"))]
 use glam::Mat4;
 
@@ -24,8 +21,10 @@ pub(crate) struct RigMesh {
     /// example an index into [`crate::render::RenderScene::objects`]), or the running number
     /// of [`Rig::from_scene`].
     pub(crate) object: usize,
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
     /// Index into the scene's [`Scene::skins`] (and `Rig::skins`).
     pub(crate) skin: usize,
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
     /// The packed skinned vertices (bind pose), `joint_count` the skin's joints.
     pub(crate) vertices: SkinVertices,
 }
@@ -36,6 +35,7 @@ pub(crate) struct RigMesh {
 pub struct Rig {
     #[cfg_attr(not(any(test, feature = "gpu")), allow(dead_code))]
     skeleton: Skeleton,
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
     skins: Vec<Skin>,
     meshes: Vec<RigMesh>,
     /// Things worth telling the user that do not stop skinning (influences dropped beyond
