@@ -428,7 +428,7 @@ fn bake_one(
         ));
     }
     let t = Instant::now();
-    let files = write(job, args, &baked, done.has_direction, ui)?;
+    let files = write(job, args, &baked, ui)?;
     let mut times = baked.times;
     times.push(("write", t.elapsed()));
     ui.stage(&job.name, "written", 1, 1);
@@ -452,15 +452,10 @@ fn bake_one(
 }
 
 /// Writes a baked map in the container asked for, with its previews.
-fn write(
-    job: &BakeJob,
-    args: &Args,
-    baked: &Baked,
-    twisted: bool,
-    ui: &mut Ui,
-) -> Result<Vec<OutputFile>, Error> {
+fn write(job: &BakeJob, args: &Args, baked: &Baked, ui: &mut Ui) -> Result<Vec<OutputFile>, Error> {
     ui.stage(&job.name, "write", 0, 1);
-    if args.container == Container::Exr && args.kind == MapSpace::Tangent && twisted {
+    // Only a tangent-space map with an anisotropy direction stores its twist doubled.
+    if args.container == Container::Exr && baked.stored.axial_twist {
         ui.warn(format!(
             "{}: the EXR holds the anisotropy twist doubled (axial: halve it to decode, \
              which KTX2 records as qtangent.twist = axial); EXR carries no such flag",

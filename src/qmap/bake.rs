@@ -48,25 +48,31 @@ pub(crate) fn raster_levels(
     listener: &mut dyn Listener,
 ) -> Result<(Raster, Vec<Raster>), BakeError> {
     super::check_settings(&levels.settings)?;
-    let raster = raster_level(backend, levels, 0, listener)?;
+    // The normal map's own levels, the renderer's filter, for the coarser map levels to read.
+    let coarser = levels
+        .normal_map
+        .map(NormalMap::coarser_levels)
+        .unwrap_or_default();
+    let raster = raster_level(backend, levels, &coarser, 0, listener)?;
     let count = levels.settings.width.max(levels.settings.height).ilog2() as usize;
     let mut coarse = Vec::with_capacity(count);
     for k in 1..=count {
         listener.stage("coarser levels", k as u64 - 1, count as u64);
-        coarse.push(raster_level(backend, levels, k, &mut ())?);
+        coarse.push(raster_level(backend, levels, &coarser, k, &mut ())?);
     }
     listener.stage("coarser levels", count as u64, count as u64);
     Ok((raster, coarse))
 }
 
 /// Level `k` of an object-space map rastered on its own: `levels.settings`' size halved `k`
-/// times, reading the normal map's level of that size — [`super::OBJECT_LOD_SHIFT`] levels
+/// times, reading the normal map's level of that size (of `coarser`, its levels below it) — [`super::OBJECT_LOD_SHIFT`] levels
 /// coarser below level 0 — and turned by the anisotropy direction's level of that size
 /// (not shifted: its levels are axial means, the filter the true highlight direction has,
 /// and read at their own texel centres they take no bilinear blend across its seams).
 fn raster_level(
     backend: &dyn RasterBackend,
     levels: &LevelInputs<'_>,
+    coarser: &[NormalMap],
     k: usize,
     listener: &mut dyn Listener,
 ) -> Result<Raster, BakeError> {
@@ -80,7 +86,7 @@ fn raster_level(
     let side = settings.width.max(settings.height);
     let normal_map = levels
         .normal_map
-        .map(|(first, coarser)| level_for(first, coarser, side, shift));
+        .map(|first| level_for(first, coarser, side, shift));
     let mut raster = backend.raster(levels.mesh, normal_map, &settings, listener)?;
     // KHR_materials_anisotropy: the map's tangent is the anisotropy direction.
     if let Some(field) = levels.direction {
@@ -98,8 +104,8 @@ fn raster_level(
 pub(crate) struct LevelInputs<'a> {
     /// The mesh, in the map's layout.
     pub(crate) mesh: &'a BakeMesh,
-    /// The normal map in the map's layout, and its levels below it (the renderer's filter).
-    pub(crate) normal_map: Option<(&'a NormalMap, &'a [NormalMap])>,
+    /// The normal map in the map's layout.
+    pub(crate) normal_map: Option<&'a NormalMap>,
     /// The anisotropy direction: the map's tangent.
     pub(crate) direction: Option<&'a DirectionField>,
     /// A map with a layout of its own: the mesh in its own UVs and the layout's UVs, to find
@@ -444,13 +450,9 @@ impl<'a> Baker<'a> {
             map_uvs = Some(uvs);
         }
         let t = Instant::now();
-        let normal_map = resampled.as_ref().or(normal_map);
-        let coarser = normal_map
-            .map(NormalMap::coarser_levels)
-            .unwrap_or_default();
         let levels = LevelInputs {
             mesh: &mesh,
-            normal_map: normal_map.map(|nm| (nm, coarser.as_slice())),
+            normal_map: resampled.as_ref().or(normal_map),
             direction,
             own_uvs: own_uvs.as_ref().zip(map_uvs.as_deref()),
             settings,

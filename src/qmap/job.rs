@@ -370,9 +370,6 @@ pub struct JobMap {
     pub baked: Baked,
     /// The labels of the primitives it holds, in order.
     pub primitives: Vec<String>,
-    /// Whether it carries the material's anisotropy direction (a tangent-space map's twist is
-    /// then axial).
-    pub has_direction: bool,
 }
 
 impl BakeJob {
@@ -447,7 +444,6 @@ impl BakeJob {
         Ok(Some(JobMap {
             baked,
             primitives: prepared.iter().map(|p| p.label.clone()).collect(),
-            has_direction: field.is_some(),
         }))
     }
 }

@@ -539,12 +539,9 @@ pub fn bake_cpu(
     settings: &BakeSettings,
     listener: &mut dyn Listener,
 ) -> Result<QuatMap, BakeError> {
-    let coarser = normal_map
-        .map(NormalMap::coarser_levels)
-        .unwrap_or_default();
     let levels = bake::LevelInputs {
         mesh,
-        normal_map: normal_map.map(|nm| (nm, coarser.as_slice())),
+        normal_map,
         direction: None,
         own_uvs: None,
         settings: *settings,

@@ -101,7 +101,7 @@ pub(crate) const KEY_MATERIAL: &str = "qtangent.material";
 /// Where the handedness plane of the map file `path` is: beside it, `NAME.handedness.ktx2` for
 /// `NAME.ktx2` (any other name gets `.handedness.ktx2` appended).
 #[must_use]
-pub(crate) fn plane_path(path: &std::path::Path) -> std::path::PathBuf {
+fn plane_path(path: &std::path::Path) -> std::path::PathBuf {
     let file = path
         .file_name()
         .map_or_else(String::new, |f| f.to_string_lossy().into_owned());

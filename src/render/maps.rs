@@ -213,32 +213,21 @@ pub(crate) fn load_from_dir(
     space: MapSpace,
 ) -> Result<Option<(EncodedMap, PathBuf)>, BakeError> {
     let stem = file_stem(name);
-    let mut path: PathBuf = dir.join(format!("{stem}.ktx2"));
-    let main = if path.exists() {
-        Some(crate::ktx2::read_file(&path)?)
-    } else {
-        // `bake` renames a stem two materials share (`Name-2`); its files say whose they are.
-        find_by_material(dir, name).map(|(p, tex)| {
-            path = p;
-            tex
-        })
-    };
-    let Some(main) = main else {
+    let path = dir.join(format!("{stem}.ktx2"));
+    // `bake` renames a stem two materials share (`Name-2`); its files say whose they are.
+    let Some(path) = Some(path)
+        .filter(|p| p.exists())
+        .or_else(|| find_by_material(dir, name))
+    else {
         return Ok(None);
     };
-    let plane_path = crate::qmap::stored::plane_path(&path);
-    let plane = if plane_path.exists() {
-        Some(crate::ktx2::read_file(&plane_path)?)
-    } else {
-        None
-    };
-    let map = EncodedMap::from_ktx2(&path.display().to_string(), &main, plane.as_ref())?;
+    let map = EncodedMap::read_ktx2(&path)?;
     Ok((map.space == space).then_some((map, path)))
 }
 
 /// The map file in `dir` whose `qtangent.material` is `name`. Other materials' files are not
 /// this lookup's to judge: unreadable ones are skipped.
-fn find_by_material(dir: &Path, name: &str) -> Option<(PathBuf, crate::ktx2::Ktx2Texture)> {
+fn find_by_material(dir: &Path, name: &str) -> Option<PathBuf> {
     for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
         let p = entry.path();
         let Some(file) = p.file_name().map(|f| f.to_string_lossy().into_owned()) else {
@@ -249,7 +238,7 @@ fn find_by_material(dir: &Path, name: &str) -> Option<(PathBuf, crate::ktx2::Ktx
         }
         if let Ok(tex) = crate::ktx2::read_file(&p) {
             if tex.key_value_text(KEY_MATERIAL) == Some(name) {
-                return Some((p, tex));
+                return Some(p);
             }
         }
     }

@@ -928,7 +928,10 @@ fn a_bake_job_bakes_its_map_and_warns_of_uvs_outside_the_square() {
         }
     ));
     assert_eq!(done.primitives.len(), 1);
-    assert!(!done.has_direction);
+    assert!(
+        !done.baked.stored.axial_twist,
+        "no direction, no axial twist"
+    );
     assert_eq!(done.baked.times[0].0, "load");
     assert_eq!((done.baked.map.width(), done.baked.map.height()), (16, 16));
     assert!(
