@@ -10,7 +10,7 @@
 use std::time::Instant;
 
 use qtangent::gpu::{DecodePipeline, GpuContext};
-use qtangent::measure::random_frames;
+use qtangent::lab::encodings::random_frames;
 use qtangent::{Format, QTangent, TangentFrame};
 
 #[path = "common/console.rs"]

@@ -7,7 +7,8 @@
 use std::time::Instant;
 
 use qtangent::gpu::{DecodePipeline, GpuContext};
-use qtangent::measure::{self, FrameErrors};
+use qtangent::lab::encodings;
+use qtangent::measure::FrameErrors;
 use qtangent::{Format, QTangent};
 
 #[path = "common/console.rs"]
@@ -27,14 +28,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             .parse::<usize>()
             .map_err(|e| format!("FRAMES must be a whole number ({a:?}: {e})"))?,
     };
-    let frames = measure::table_frames(count);
+    let frames = encodings::table_frames(count);
     println!(
         "qtangent encodings: {}\n",
-        measure::describe_table_frames(count)
+        encodings::describe_table_frames(count)
     );
     let rows: Vec<_> = Format::ALL
         .iter()
-        .map(|&f| (f, measure::measure(f, &frames)))
+        .map(|&f| (f, encodings::measure(f, &frames)))
         .collect();
     print!("{}", frames::table(&rows));
 

@@ -1,10 +1,10 @@
 //! Prints the encodings table: bytes, mean and max angular error of the decoded normal, tangent
 //! and bitangent, and handedness errors, one row per format, over 1,000,000 seeded random frames
-//! plus the axis-aligned frames and two stress sets (see `measure::table_frames`).
+//! plus the axis-aligned frames and two stress sets (see `lab::encodings::table_frames`).
 //!
 //! `cargo run --release --example encodings [-- FRAMES]`
 
-use qtangent::measure::{self, measure, table_frames};
+use qtangent::lab::encodings::{self, measure, table_frames};
 
 #[path = "common/frames.rs"]
 mod frames;
@@ -21,7 +21,7 @@ fn main() {
         }
     };
     let frames = table_frames(count);
-    println!("{}\n", measure::describe_table_frames(count));
+    println!("{}\n", encodings::describe_table_frames(count));
     let rows: Vec<_> = Format::ALL
         .iter()
         .map(|&f| (f, measure(f, &frames)))

@@ -9,7 +9,7 @@
 //! derived from the candidate's quantisation (`--position-bits`, `--uv-bits`: gltfpack's `-vp`
 //! and `-vt`, defaults 14 and 12; `--float` for f32 storage, as `pack` writes; `--exact` for
 //! none), and the angles of n, t and b to the
-//! source's frame are measured (`qtangent::mesh::compare_frames`). The candidate's frame bytes per
+//! source's frame are measured (`qtangent::lab::frame_diff::compare_frames`). The candidate's frame bytes per
 //! vertex and its size are read from the file. `--row LABEL` prints one markdown table row
 //! instead of the text report (`--header` the table's header before it), as `cargo xtask
 //! gltfpack-table` collects them; `--worst N` lists the N vertices with the largest error.
@@ -18,9 +18,10 @@
 use std::path::PathBuf;
 
 use clap::Parser;
-use qtangent::mesh::{
-    self, compare_frames, FrameAttributeBytes, FrameDiff, FrameDiffError, Tolerance, WorldVertices,
+use qtangent::lab::frame_diff::{
+    compare_frames, FrameAttributeBytes, FrameDiff, FrameDiffError, Tolerance, WorldVertices,
 };
+use qtangent::mesh;
 
 #[derive(Parser)]
 #[command(about = "Frame error of a rewritten glTF (gltfpack, pack) against its source")]
@@ -71,7 +72,7 @@ fn run(args: &Args) -> Result<(), FrameDiffError> {
         Tolerance::for_quantisation(&source, args.position_bits, args.uv_bits)
     };
     let diff = compare_frames(&source, &candidate, tolerance);
-    let bytes = qtangent::mesh::frame_attribute_bytes(&args.candidate).ok();
+    let bytes = qtangent::lab::frame_diff::frame_attribute_bytes(&args.candidate).ok();
     match &args.row {
         Some(label) => {
             if args.header {

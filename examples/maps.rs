@@ -32,14 +32,16 @@ use image::RgbaImage;
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::{GpuScene, Renderer, View};
 use qtangent::lab::disc;
+use qtangent::lab::map_angles::{frame_angles, AngleStats};
+use qtangent::lab::maps as lab_maps;
 use qtangent::measure::angle_deg;
 use qtangent::qmap::Encoding;
 use qtangent::qmap::MapSpace;
 use qtangent::qmap::RasterBackend;
 use qtangent::qmap::{self, BakeMesh, MapFormat, NormalMap, QuatMap, TexelKind};
-use qtangent::qmap::{bc5_round_trip_chain, AngleStats, CpuRaster, EncodedMap};
 use qtangent::qmap::{Baker, MapOptions, ObjectInput, Repack};
 use qtangent::qmap::{Bc7Quality, BcEncoder};
+use qtangent::qmap::{CpuRaster, EncodedMap};
 use qtangent::render::FrameSource;
 use qtangent::render::{self, ImageDiff};
 use qtangent::render::{MapSource, RenderScene};
@@ -211,7 +213,7 @@ fn texel_errors(
     // inside the triangles of its meshes (their UVs rasterised at the map's size).
     for (mi, m) in scene.materials.iter().enumerate() {
         let Some(normal) = &m.normal else { continue };
-        let levels = NormalMap::levels_from_rgba8(normal, m.uniforms.normal_scale);
+        let levels = lab_maps::normal_map_levels(normal, m.uniforms.normal_scale);
         let exact = ctx
             .raster_backend()
             .bake_tangent(&levels, None, MapFormat::Rgba32Float)?;
@@ -223,14 +225,16 @@ fn texel_errors(
                 &encoding(MapSpace::Tangent, f, bc7, BcEncoder::default()),
             ) {
                 Ok(stored) => {
-                    let (n, t) = stored.frame_angles(&exact.levels[0].quats, &mask)?;
+                    let (n, t) = frame_angles(&stored, &exact.levels[0].quats, &mask)?;
                     push(c, n, t);
                 }
                 Err(e) => notes.push((c, e.to_string())),
             }
         }
         // The normal map itself: RGBA8 is the source (0 by definition); BC5 against it.
-        if let Ok(bc5) = bc5_round_trip_chain(normal).map(|mut chain| chain.swap_remove(0)) {
+        if let Ok(bc5) =
+            lab_maps::bc5_round_trip_chain(normal).map(|mut chain| chain.swap_remove(0))
+        {
             let mut errs = Vec::new();
             for ((a, b), inside) in normal.pixels().zip(bc5.pixels()).zip(&mask) {
                 if *inside {
@@ -258,7 +262,7 @@ fn texel_errors(
         };
         let f32_options = MapOptions::stored(MapFormat::Rgba32Float);
         let baker = qtangent::qmap::Baker::new(ctx.raster_backend(), &f32_options);
-        let exact = scene.bake_object(i, size, &baker, &mut ())?.map;
+        let exact = lab_maps::bake_object(&scene, i, size, &baker, &mut ())?.map;
         let mask: Vec<bool> = exact
             .kind
             .iter()
@@ -273,7 +277,7 @@ fn texel_errors(
                 &exact,
                 &encoding(MapSpace::Object, f, bc7, BcEncoder::default()),
             )?;
-            let (n, t) = stored.frame_angles(&exact.levels[0].quats, &mask)?;
+            let (n, t) = frame_angles(&stored, &exact.levels[0].quats, &mask)?;
             push(c, n, t);
         }
     }
@@ -477,7 +481,7 @@ fn map_column(
     bc7: Bc7Quality,
     row: &mut Row,
 ) -> Result<(), Error> {
-    row.bytes_per_texel = format!("{}", format.bytes_per_texel());
+    row.bytes_per_texel = format!("{}", lab_maps::bytes_per_texel(format));
     let options = MapOptions {
         bc7,
         ..MapOptions::stored(format)
@@ -656,7 +660,7 @@ impl BakeTiming<'_> {
                 image::imageops::resize(normal, side, side, image::imageops::FilterType::Triangle)
             };
             let levels = timed(&mut t[0], || {
-                NormalMap::levels_from_rgba8(&img, m.uniforms.normal_scale)
+                lab_maps::normal_map_levels(&img, m.uniforms.normal_scale)
             });
             timed(&mut t[1], || {
                 RasterBackend::bake_tangent(ctx, &levels, None, MapFormat::Rgba32Float)
@@ -693,13 +697,13 @@ impl BakeTiming<'_> {
             if !matches!(sm.map, MapSource::Bake { .. }) {
                 continue;
             }
-            let (bake, normal_map) = scene.bake_input(i);
+            let (bake, normal_map) = lab_maps::bake_input(&scene, i);
             let normal_map = normal_map.map(|nm| resize_normal_map(&nm, side));
             // The f32 bake as the renderer's baker makes it (every level rastered where the
             // device rasters fastest), timed by its own phases; stored below.
             let options = MapOptions {
                 format: Some(MapFormat::Rgba32Float),
-                padding: RenderScene::bake_settings(side).padding,
+                padding: lab_maps::bake_settings(side).padding,
                 ..MapOptions::default()
             };
             let input = ObjectInput {
@@ -756,7 +760,7 @@ impl Pooled {
     ) -> Result<(), Error> {
         let stored = timed(time, || EncodedMap::encode(map, how))?;
         self.texels += map.levels.iter().map(|l| l.quats.len()).sum::<usize>();
-        let (n, t) = stored.frame_angles(&map.levels[0].quats, mask)?;
+        let (n, t) = frame_angles(&stored, &map.levels[0].quats, mask)?;
         self.normals.extend(n);
         self.tangents.extend(t);
         Ok(())
@@ -794,10 +798,13 @@ fn resize_normal_map(nm: &NormalMap, side: u32) -> NormalMap {
     let texels = (0..side * side)
         .map(|i| {
             let (x, y) = (i % side, i / side);
-            nm.sample(glam::Vec2::new(
-                (x as f32 + 0.5) / side as f32,
-                (y as f32 + 0.5) / side as f32,
-            ))
+            lab_maps::sample_normal_map(
+                nm,
+                glam::Vec2::new(
+                    (x as f32 + 0.5) / side as f32,
+                    (y as f32 + 0.5) / side as f32,
+                ),
+            )
         })
         .collect();
     NormalMap {

@@ -339,7 +339,8 @@ impl std::str::FromStr for Format {
 #[cfg(test)]
 mod tests {
     use super::Format;
-    use crate::measure::{angle_deg, axis_aligned_frames};
+    use crate::lab::encodings::axis_aligned_frames;
+    use crate::measure::angle_deg;
 
     #[test]
     fn every_format_round_trips_axis_aligned_frames_within_its_bound() {

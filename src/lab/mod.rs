@@ -13,8 +13,15 @@
 pub mod content;
 #[cfg(feature = "pipeline")]
 pub mod disc;
+pub mod encodings;
+#[cfg(feature = "pipeline")]
+pub mod frame_diff;
 #[cfg(feature = "gltf")]
 pub mod fuzz_seeds;
+#[cfg(feature = "pipeline")]
+pub mod map_angles;
+#[cfg(feature = "pipeline")]
+pub mod maps;
 #[cfg(feature = "gpu")]
 pub mod readback;
 #[cfg(feature = "gpu")]

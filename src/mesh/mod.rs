@@ -13,13 +13,9 @@
 //! 3. [`Prepared::vertex_stream`] encodes the frames in any [`Format`](crate::Format) and interleaves them with
 //!    position and UV ([`VertexStream`]).
 //!
-//! [`compare_frames`] measures a rewritten file's frames (gltfpack's, `pack`'s) against its
-//! source's, vertex by vertex in world space.
-//!
 //! Texture coordinates are kept in glTF's convention everywhere (origin at the image's top-left,
 //! v down, as wgpu samples); the OBJ loader flips `v` on the way in.
 
-pub(crate) mod compare;
 mod error;
 #[cfg(feature = "gltf")]
 mod load_gltf;
@@ -38,11 +34,6 @@ use glam::{Mat4, Vec2, Vec3, Vec4};
 
 #[cfg(feature = "gltf")]
 pub use crate::gltf::AccessorError;
-pub use compare::{
-    compare_frames, FrameDiff, FrameDiffError, Tolerance, VertexDiff, WorldVertices,
-};
-#[cfg(feature = "gltf")]
-pub use compare::{frame_attribute_bytes, FrameAttributeBytes};
 pub(crate) use error::ImageError;
 pub use error::{ErrorKind, MeshError};
 pub use tangents::{Prepared, PrimitiveStats, Source};

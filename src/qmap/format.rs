@@ -165,7 +165,7 @@ impl MapFormat {
 
     /// Bytes per texel (1 for BC5 and BC7: 16 B per 4×4 block; 2 for two BC5 layers).
     #[must_use]
-    pub fn bytes_per_texel(self) -> f64 {
+    pub(crate) fn bytes_per_texel(self) -> f64 {
         match self {
             MapFormat::Rgba16Float | MapFormat::Rgba16Snorm => 8.0,
             MapFormat::Rgba8Snorm => 4.0,

@@ -27,7 +27,6 @@
 //! - **Overlaps**: where several triangles cover a texel (mirrored or stacked UV islands) the
 //!   lowest-numbered triangle wins; the texels are counted in [`MapStats::overlapping`].
 
-mod angles;
 pub(crate) mod anisotropy;
 pub(crate) mod atlas;
 mod bake;
@@ -46,7 +45,6 @@ use std::path::PathBuf;
 
 use glam::{Vec2, Vec4};
 
-pub use angles::AngleStats;
 pub use anisotropy::DirectionField;
 pub use bake::{
     Baked, Baker, CpuRaster, MapOptions, ObjectInput, RasterBackend, Repack, TangentInput,
@@ -59,7 +57,7 @@ pub(crate) use io::{decode_axis, PreviewAxis};
 #[cfg(all(test, feature = "exr"))]
 pub(crate) use io::{read_exr, ExrMap};
 pub use job::{BakeJob, Container, JobMap, NormalSource, OutputFile, SceneJobs};
-pub use normal_map::{bc5_round_trip_chain, NormalMap};
+pub use normal_map::NormalMap;
 pub use stored::{EncodedMap, Encoding};
 pub use tangent::{halve_twist, TwistField};
 use texel::BakeTriangle;

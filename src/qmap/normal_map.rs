@@ -119,7 +119,7 @@ impl NormalMap {
     /// Bilinear sample at `uv` (texel centres at `(i + ½) / size`), repeat wrapping, unnormalised.
     /// Mirrors `sample_normal_map` in `shaders/bake.wgsl`.
     #[must_use]
-    pub fn sample(&self, uv: Vec2) -> Vec3 {
+    pub(crate) fn sample(&self, uv: Vec2) -> Vec3 {
         let s = Vec2::new(
             uv.x * self.width as f32 - 0.5,
             uv.y * self.height as f32 - 0.5,
@@ -198,7 +198,7 @@ impl NormalMap {
     /// with `scale` as `NormalMap::from_image` does: what a renderer samples at each level,
     /// so a tangent-space map baked from these levels filters like the normal map it replaces.
     #[must_use]
-    pub fn levels_from_rgba8(image: &image::RgbaImage, scale: f32) -> Vec<Self> {
+    pub(crate) fn levels_from_rgba8(image: &image::RgbaImage, scale: f32) -> Vec<Self> {
         mip_chain(image)
             .into_iter()
             .map(|l| Self::from_image(&image::DynamicImage::ImageRgba8(l), scale))
@@ -214,7 +214,7 @@ impl NormalMap {
 ///
 /// # Errors
 /// [`super::bc::BcError`] for a level 0 BC cannot take (not a multiple of 4).
-pub fn bc5_round_trip_chain(
+pub(crate) fn bc5_round_trip_chain(
     img: &image::RgbaImage,
 ) -> Result<Vec<image::RgbaImage>, super::bc::BcError> {
     bc5_chain(img, Bc5Rest::NormalZ)

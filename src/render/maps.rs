@@ -254,7 +254,7 @@ impl RenderScene {
     ///
     /// # Panics
     /// If `i` is not a mesh of the scene.
-    pub fn bake_object(
+    pub(crate) fn bake_object(
         &self,
         i: usize,
         size: u32,

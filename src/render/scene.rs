@@ -12,7 +12,7 @@ use crate::mesh::{self, MeshError, Prepared, TextureRef};
 use crate::qmap::anisotropy::DirectionField;
 use crate::qmap::stored::EncodedMap;
 use crate::qmap::MapSpace;
-use crate::qmap::{texel, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap};
+use crate::qmap::{texel, NormalMap, QuatMap};
 use crate::{Warning, WarningKind};
 
 /// A material ready for upload: constant factors and decoded 8-bit textures.
@@ -257,7 +257,7 @@ impl RenderScene {
 
     /// The scene as an engine ships it: no quaternion maps ([`MapSource::None`]), and its
     /// materials' normal and anisotropy textures BC5 at every mip level — the normal map's
-    /// (x, y) ([`crate::qmap::bc5_round_trip_chain`]) and the anisotropy texture's direction
+    /// (x, y) ([`crate::qmap::normal_map::bc5_round_trip_chain`]) and the anisotropy texture's direction
     /// (red, green; its strength in blue is kept), each compressed and decoded again, 1 byte a
     /// texel each. Drawn with [`super::FrameSource::Reference`] it is what each quaternion map
     /// format replaces at equal bytes. A texture whose sides are not multiples of 4 (which BC
@@ -275,7 +275,7 @@ impl RenderScene {
                 (
                     &mut m.normal,
                     &mut m.normal_mips,
-                    crate::qmap::bc5_round_trip_chain,
+                    crate::qmap::normal_map::bc5_round_trip_chain,
                     "normal map",
                 ),
                 (
@@ -305,27 +305,6 @@ impl RenderScene {
             if let MapSource::Bake { size: s } = &mut m.map {
                 *s = size;
             }
-        }
-    }
-
-    /// The bake input of mesh `i`: its frames and UVs, and its material's normal map.
-    #[must_use]
-    pub fn bake_input(&self, i: usize) -> (BakeMesh, Option<NormalMap>) {
-        let m = &self.meshes[i];
-        let label = format!("{}: {}", self.name, m.mesh.label);
-        let bake = BakeMesh::from_prepared(label, &[&m.mesh]);
-        (bake, self.materials[m.material].bake_normal_map())
-    }
-
-    /// Bake settings for a map of `size`² in the renderer's format (rgba16f) with
-    /// `RENDER_PADDING` rings of padding.
-    #[must_use]
-    pub fn bake_settings(size: u32) -> BakeSettings {
-        BakeSettings {
-            width: size,
-            height: size,
-            padding: RENDER_PADDING,
-            format: MapFormat::Rgba16Float,
         }
     }
 

@@ -33,12 +33,12 @@ use rand::Rng;
 
 /// A uniformly random unit vector.
 pub fn unit_vec3(rng: &mut impl Rng) -> Vec3 {
-    qtangent::measure::random_rotation(rng) * Vec3::Z
+    qtangent::lab::encodings::random_rotation(rng) * Vec3::Z
 }
 
 /// A uniformly random rotation.
 pub fn rotation(rng: &mut impl Rng) -> Quat {
-    qtangent::measure::random_rotation(rng)
+    qtangent::lab::encodings::random_rotation(rng)
 }
 
 /// f32 unit roundoff: half an ulp of 1.0.

@@ -1,4 +1,4 @@
-//! The frame comparison behind the gltfpack table (`qtangent::mesh::compare_frames`,
+//! The frame comparison behind the gltfpack table (`qtangent::lab::frame_diff::compare_frames`,
 //! `examples/frame_diff.rs`): a file against itself is exact; a copy that is shuffled, quantised
 //! (the dequantisation in its node transform, or for a skinned mesh in its inverse bind
 //! matrices, with the mesh node moved, which glTF ignores) and has known frame perturbations
@@ -8,8 +8,10 @@
 use std::path::Path;
 
 use glam::{Quat, Vec2, Vec3, Vec4};
+use qtangent::lab::frame_diff::{
+    compare_frames, frame_attribute_bytes, FrameDiff, Tolerance, WorldVertices,
+};
 use qtangent::mesh::{self, procedural, Prepared};
-use qtangent::mesh::{compare_frames, frame_attribute_bytes, FrameDiff, Tolerance, WorldVertices};
 use rand::seq::SliceRandom;
 use rand::Rng;
 

@@ -6,7 +6,8 @@
 
 use crate::common::frames::{max_abs_diff, max_component_diff};
 use qtangent::gpu::{DecodePipeline, GpuError};
-use qtangent::measure::{table_frames, FrameErrors};
+use qtangent::lab::encodings::table_frames;
+use qtangent::measure::FrameErrors;
 use qtangent::{Format, QTangent};
 
 use crate::common::context;
@@ -33,7 +34,7 @@ fn gpu_decode_matches_cpu_and_source_for_every_format() {
     let ctx = context();
     let pipeline = DecodePipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
     // 1,000,000 seeded random frames, the 48 axis-aligned ones and the two stress sets (see
-    // measure::table_frames; seeds there).
+    // lab::encodings::table_frames; seeds there).
     let frames = table_frames(1_000_000);
     let qt: Vec<QTangent> = frames.iter().map(|f| f.to_qtangent()).collect();
     for format in Format::ALL {

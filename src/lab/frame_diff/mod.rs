@@ -36,9 +36,9 @@ use glam::{Mat3, Mat4, Vec2, Vec3};
 #[cfg(feature = "gltf")]
 pub use attribute_bytes::{frame_attribute_bytes, FrameAttributeBytes};
 
-use super::{MeshError, Prepared, Scene};
 use crate::frame::TangentFrame;
 use crate::measure::{angle_deg, FrameErrors};
+use crate::mesh::{MeshError, Prepared, Scene};
 
 /// What can stop a comparison.
 #[derive(Debug, thiserror::Error)]
@@ -132,7 +132,7 @@ impl WorldVertices {
         &mut self,
         scene: &Scene,
         p: &Prepared,
-        skin: &super::Skin,
+        skin: &crate::mesh::Skin,
     ) -> Result<(), FrameDiffError> {
         let err = |vertex: usize, problem: String| FrameDiffError::Vertex {
             file: scene.source.clone(),
