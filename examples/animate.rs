@@ -15,10 +15,11 @@ use std::time::{Duration, Instant};
 use clap::Parser;
 use glam::Vec3;
 use image::RgbaImage;
-use qtangent::anim::{slide_summary, speed_ramp, BlendMethod, LocoFrame, Locomotion};
+use qtangent::anim::{speed_ramp, BlendMethod, LocoFrame, Locomotion};
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::{GpuScene, Renderer, View};
 use qtangent::gpu::{RigBatch, SkinPipeline};
+use qtangent::lab::walkrun::{foot_slide, simulate, slide_summary};
 use qtangent::render;
 use qtangent::render::{Camera, FrameSource, Lighting};
 use qtangent::render::{MapSource, RenderScene};
@@ -196,7 +197,7 @@ fn run(args: &Args) -> Result<(), String> {
         return Err("--seconds × --fps gives no frames".into());
     }
     let dt = 1.0 / args.fps;
-    let frames = loco.simulate(args.blend, &speeds, dt);
+    let frames = simulate(&loco, args.blend, &speeds, dt);
     let sequence = Sequence {
         loco,
         speeds,
@@ -398,8 +399,8 @@ fn print_foot_slide(sequence: &Sequence) {
     println!("foot slide while in contact (units/s; walk speed {v_walk:.1}):");
     println!("  {:<8} {:>8} {:>8}", "blend", "mean", "max");
     for b in BlendMethod::ALL {
-        let f = loco.simulate(b, speeds, *dt);
-        let (mean, max) = slide_summary(&loco.foot_slide(&f, *dt));
+        let f = simulate(&loco, b, speeds, *dt);
+        let (mean, max) = slide_summary(&foot_slide(&loco, &f, *dt));
         println!("  {:<8} {mean:>8.2} {max:>8.2}", b.name());
     }
 }

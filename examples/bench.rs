@@ -15,9 +15,7 @@ use qtangent::{Format, QTangent, TangentFrame};
 
 #[path = "common/console.rs"]
 mod console;
-#[path = "common/timing.rs"]
-mod timing;
-use timing::{copy_bandwidth, median, median_dispatch_seconds};
+use qtangent::lab::timing::{clock, copy_bandwidth, decode_dispatch_seconds, median};
 
 fn main() -> std::process::ExitCode {
     console::quiet_mesa();
@@ -46,11 +44,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let frames = arg(1, fit)?;
     let runs = arg(2, 15)?.max(1);
     let pipeline = DecodePipeline::new(&ctx)?;
-    let timing = if ctx.has_timestamps() {
-        "timestamp queries (compute pass only)"
-    } else {
-        "host clock around submit + wait"
-    };
+    let timing = clock(&ctx);
     println!("adapter: {}", ctx.describe());
     println!("frames: {frames}, runs: {runs} (median after 3 warm-up runs), GPU timing: {timing}");
     println!("CPU: single thread, Format::unpack + QTangent::to_frame per frame\n");
@@ -70,9 +64,9 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for format in Format::ALL {
         let packed = format.pack(&source);
-        let batch = pipeline.prepare(&ctx, format, &packed, frames)?;
-        let gpu_s = median_dispatch_seconds(&ctx, runs, &|e, ts| batch.encode(e, ts))?;
-        let bytes = (batch.input_bytes() + batch.output_bytes()) as f64;
+        let (gpu_s, bytes) =
+            decode_dispatch_seconds(&ctx, &pipeline, format, &packed, frames, runs)?;
+        let bytes = bytes as f64;
 
         let mut out = vec![
             TangentFrame {

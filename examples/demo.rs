@@ -91,10 +91,10 @@ fn meshes(ctx: &GpuContext) -> Result<(), Box<dyn std::error::Error>> {
         glam::Mat4::from_rotation_y(0.5) * glam::Mat4::from_scale(glam::Vec3::new(1.0, 2.0, 1.0));
     let uniforms = MeshUniforms::new(model, glam::Mat4::IDENTITY);
     for prim in [
-        procedural::cube(),
-        procedural::uv_sphere(64, 32),
+        qtangent::lab::content::cube(),
+        qtangent::lab::content::uv_sphere(64, 32),
         procedural::torus(1.0, 0.35, 96, 48),
-        procedural::mirrored_quad_pair(),
+        qtangent::lab::content::mirrored_quad_pair(),
     ] {
         let p = prim.prepare().map_err(|e| format!("{}: {e}", prim.label))?;
         let (mut diff, mut error) = (0.0f32, 0.0f64);

@@ -32,9 +32,7 @@ use rand_pcg::Pcg64Mcg;
 
 #[path = "common/console.rs"]
 mod console;
-#[path = "common/timing.rs"]
-mod timing;
-use timing::{copy_bandwidth, median_dispatch_seconds};
+use qtangent::lab::timing::{clock, copy_bandwidth, median_dispatch_seconds};
 
 #[derive(Parser)]
 #[command(about = "Quaternion (LBS, DQS) against matrix-palette skinning; prints a table")]
@@ -276,11 +274,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     }
     let runs = args.runs.max(1);
     let ctx = GpuContext::new()?;
-    let timing = if ctx.has_timestamps() {
-        "timestamp queries (compute pass only)"
-    } else {
-        "host clock around submit + wait"
-    };
+    let timing = clock(&ctx);
     println!("adapter: {}", ctx.describe());
     println!(
         "instances: {:?} × {} vertices, {} bones each, meshes: {}, runs: {runs} (median after 3 warm-up runs), GPU timing: {timing}",

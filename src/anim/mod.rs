@@ -30,8 +30,9 @@ pub use gait::Gait;
 pub(crate) use gait::GaitSettings;
 pub use player::{LocoFrame, Player};
 pub(crate) use pose::{blend_poses, Skeleton};
+pub(crate) use slide::slide_summary;
 pub(crate) use slide::{foot_slide, ContactRule};
-pub use slide::{slide_summary, speed_ramp, FootSlide};
+pub use slide::{speed_ramp, FootSlide};
 
 use glam::{Mat4, Quat, Vec3};
 

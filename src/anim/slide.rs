@@ -39,7 +39,7 @@ pub struct FootSlide {
 
 /// Mean over feet of [`FootSlide::mean`], and the largest [`FootSlide::max`].
 #[must_use]
-pub fn slide_summary(slides: &[FootSlide]) -> (f32, f32) {
+pub(crate) fn slide_summary(slides: &[FootSlide]) -> (f32, f32) {
     let mean = slides.iter().map(|s| s.mean).sum::<f32>() / slides.len().max(1) as f32;
     let max = slides.iter().map(|s| s.max).fold(0.0, f32::max);
     (mean, max)

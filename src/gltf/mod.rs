@@ -15,14 +15,14 @@
 //!   [`Target`], and the extension names the crate reads and writes (`QTANGENT_frames`,
 //!   docs/GLTF.md).
 
-mod error;
+pub(crate) mod error;
 pub(crate) mod glb;
 pub(crate) mod names;
 pub(crate) mod read;
 pub(crate) mod uri;
 mod write;
 
-pub use error::{AccessorError, ReadError, WriteError};
+pub(crate) use error::{AccessorError, ReadError, WriteError};
 pub(crate) use names::{AccessorLayout, AccessorType, ComponentType, Target};
 #[cfg(test)]
 pub(crate) use uri::data_uri;

@@ -538,7 +538,7 @@ impl GpuContext {
 
     /// Whether GPU timestamps can be written at compute-pass boundaries.
     #[must_use]
-    pub fn has_timestamps(&self) -> bool {
+    pub(crate) fn has_timestamps(&self) -> bool {
         self.device
             .features()
             .contains(wgpu::Features::TIMESTAMP_QUERY)
@@ -640,7 +640,7 @@ impl GpuContext {
     ///
     /// # Errors
     /// [`GpuError::Wgpu`] or [`GpuError::Readback`].
-    pub fn read_buffer(
+    pub(crate) fn read_buffer(
         &self,
         buffer: &wgpu::Buffer,
         size: u64,

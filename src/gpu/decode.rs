@@ -61,7 +61,7 @@ pub struct DecodePipeline {
 }
 
 /// A batch uploaded and bound, ready to dispatch any number of times (the benchmark reuses it).
-pub struct DecodeBatch {
+pub(crate) struct DecodeBatch {
     groups: [u32; 2],
     input_bytes: u64,
     output: wgpu::Buffer,
@@ -114,7 +114,7 @@ impl DecodePipeline {
     /// [`GpuError::Empty`] for an empty batch, [`GpuError::Count`] for a stream shorter than
     /// `count` frames;
     /// [`GpuError::TooLarge`] beyond the device's buffer or dispatch limits; [`GpuError::Wgpu`].
-    pub fn prepare(
+    pub(crate) fn prepare(
         &self,
         ctx: &GpuContext,
         format: Format,
@@ -189,7 +189,9 @@ impl DecodePipeline {
     /// poisoned with NaN first, so a frame the shader did not write fails any comparison.
     ///
     /// # Errors
-    /// As [`DecodePipeline::prepare`], plus readback failures.
+    /// [`GpuError::Empty`] for an empty batch, [`GpuError::Count`] for a stream shorter than
+    /// `count` frames; [`GpuError::TooLarge`] beyond the device's buffer or dispatch limits;
+    /// [`GpuError::Wgpu`]; readback failures.
     pub fn decode(
         &self,
         ctx: &GpuContext,
@@ -207,13 +209,13 @@ impl DecodePipeline {
 impl DecodeBatch {
     /// Bytes of packed input (the stream as uploaded, padding included).
     #[must_use]
-    pub fn input_bytes(&self) -> u64 {
+    pub(crate) fn input_bytes(&self) -> u64 {
         self.input_bytes
     }
 
     /// Bytes of decoded output (48 per frame).
     #[must_use]
-    pub fn output_bytes(&self) -> u64 {
+    pub(crate) fn output_bytes(&self) -> u64 {
         self.output.size()
     }
 
@@ -225,7 +227,7 @@ impl DecodeBatch {
 
     /// Records the dispatch, with timestamps at the pass's start and end (query indices
     /// `first`, `first + 1`) when given.
-    pub fn encode(
+    pub(crate) fn encode(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         timestamps: Option<(&wgpu::QuerySet, u32)>,

@@ -18,7 +18,7 @@ pub(crate) mod wgsl;
 
 pub(crate) use context::StageNeeds;
 pub use context::{GpuContext, GpuError};
-pub use decode::{DecodeBatch, DecodePipeline, GpuFrame};
+pub use decode::{DecodePipeline, GpuFrame};
 pub use mesh::{format_constant, vertex_entry_point, vertex_layout, MeshUniforms};
 pub use qmap::{
     map_decode_constant, sample_frames, upload_encoded, GpuQuatMap, MapFilter, SampledFrame,

@@ -14,6 +14,29 @@ use crate::qmap::{self, texel, MapFormat, NormalMap, QuatMap, Raster, TexelKind}
 use crate::render::MaterialUniforms;
 use crate::render::{MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject};
 
+/// A unit cube centred on the origin, 4 vertices a face, each face mapped to the whole UV
+/// square (handedness +1).
+#[must_use]
+pub fn cube() -> mesh::Primitive {
+    procedural::cube()
+}
+
+/// A UV sphere of radius 1 with `segments` columns and `rings` rows (seam column repeated).
+///
+/// # Panics
+/// If `segments < 3` or `rings < 2`.
+#[must_use]
+pub fn uv_sphere(segments: u32, rings: u32) -> mesh::Primitive {
+    procedural::uv_sphere(segments, rings)
+}
+
+/// Two unit quads side by side sharing an edge, the right one's UVs mirrored: a mirror seam, as
+/// on a symmetric character (`prepare` splits its 2 shared vertices).
+#[must_use]
+pub fn mirrored_quad_pair() -> mesh::Primitive {
+    procedural::mirrored_quad_pair()
+}
+
 /// What the tools' SCENE argument names: `default` is [`default_scene`], anything else a file
 /// for [`RenderScene::load`].
 ///

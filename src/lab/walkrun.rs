@@ -8,7 +8,8 @@
 use std::fmt::Write as _;
 
 use crate::anim::{
-    slide_summary, speed_ramp, BlendMethod, ClipKind, Locomotion, LocomotionError, RootMotion,
+    speed_ramp, BlendMethod, ClipKind, FootSlide, LocoFrame, Locomotion, LocomotionError,
+    RootMotion,
 };
 
 /// `loco` with the footfall events taken from the feet named in `names` (bone names; none: as
@@ -41,13 +42,36 @@ pub fn with_event_feet(loco: Locomotion, names: &[String]) -> Result<Locomotion,
     loco.with_event_feet(&picked)
 }
 
+/// `method` played over a speed schedule: frame `n` shows time `n·dt`, after advancing with
+/// the blend for `speeds[n]` (frame 0 is the start state).
+///
+/// # Panics
+/// If `dt` is not positive and finite or a speed is not finite.
+#[must_use]
+pub fn simulate(loco: &Locomotion, method: BlendMethod, speeds: &[f32], dt: f32) -> Vec<LocoFrame> {
+    loco.simulate(method, speeds, dt)
+}
+
+/// The foot slide of every foot over `frames` (`dt` apart): the horizontal world speed of each
+/// foot while it is down, under the blend's one contact rule for every method.
+#[must_use]
+pub fn foot_slide(loco: &Locomotion, frames: &[LocoFrame], dt: f32) -> Vec<FootSlide> {
+    loco.foot_slide(frames, dt)
+}
+
+/// The mean over feet of [`FootSlide::mean`], and the largest [`FootSlide::max`].
+#[must_use]
+pub fn slide_summary(slides: &[FootSlide]) -> (f32, f32) {
+    crate::anim::slide_summary(slides)
+}
+
 /// The whole report: gaits, events, and foot slide over a ramp of `seconds` at `fps`.
 #[must_use]
 pub fn report(loco: &Locomotion, fps: f32, seconds: f32) -> String {
     let mut s = String::new();
     gaits(&mut s, loco);
     events(&mut s, loco);
-    foot_slide(&mut s, loco, fps, seconds);
+    foot_slide_table(&mut s, loco, fps, seconds);
     s
 }
 
@@ -127,7 +151,7 @@ fn events(s: &mut String, loco: &Locomotion) {
 
 /// Foot slide over the walk → run → walk ramp: every blend method, and each clip alone, for
 /// both targets of the root motion.
-fn foot_slide(s: &mut String, loco: &Locomotion, fps: f32, seconds: f32) {
+fn foot_slide_table(s: &mut String, loco: &Locomotion, fps: f32, seconds: f32) {
     let [walk, run] = loco.gaits();
     let dt = 1.0 / fps;
     let speeds = speed_ramp(walk.speed(), run.speed(), seconds, fps);
@@ -169,7 +193,7 @@ fn foot_slide(s: &mut String, loco: &Locomotion, fps: f32, seconds: f32) {
                 );
                 let _ = write!(s, " {cell:>24}");
             }
-            let (mean, max) = slide_summary(slides);
+            let (mean, max) = crate::anim::slide_summary(slides);
             let _ = writeln!(s, " {:>16}", format!("{mean:.1} / {max:.1}"));
         }
     }

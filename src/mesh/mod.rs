@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 use glam::{Mat4, Vec2, Vec3, Vec4};
 
 #[cfg(feature = "gltf")]
-pub use crate::gltf::AccessorError;
+pub use crate::gltf::error::AccessorError;
 pub(crate) use error::ImageError;
 pub use error::{ErrorKind, MeshError};
 pub use tangents::{Prepared, PrimitiveStats, Source};

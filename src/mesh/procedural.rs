@@ -1,5 +1,6 @@
-//! Procedural meshes with analytically known frames, for tests and the demos: a cube, a UV
-//! sphere, a torus and a pair of quads with mirrored UVs. Each comes with exact normals and UVs
+//! Procedural meshes with analytically known frames: a torus, for the examples and the embedded
+//! defaults, and for the tests and demos (through `lab::content`) a cube, a UV sphere and a pair
+//! of quads with mirrored UVs. Each comes with exact normals and UVs
 //! (glTF convention, v down) and no tangents, so [`Primitive::prepare`] runs MikkTSpace on them.
 //!
 //! The UVs are laid out so that unmirrored surfaces have handedness +1: `u` runs along the
@@ -43,7 +44,8 @@ pub(crate) const CUBE_FACES: [(Vec3, Vec3); 6] = [
 /// 12 triangles wound counter-clockwise seen from outside, each face mapped to the whole
 /// `[0, 1]²` UV square. Frames: `CUBE_FACES`, handedness +1.
 #[must_use]
-pub fn cube() -> Primitive {
+#[cfg_attr(not(feature = "lab"), allow(dead_code))]
+pub(crate) fn cube() -> Primitive {
     let (mut p, mut n, mut uv, mut idx) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (normal, tangent) in CUBE_FACES {
         let up = normal.cross(tangent); // the bitangent: direction of 1 - v
@@ -84,7 +86,8 @@ pub(crate) fn sphere_point(theta: f32, phi: f32) -> Vec3 {
 /// # Panics
 /// If `segments < 3` or `rings < 2`.
 #[must_use]
-pub fn uv_sphere(segments: u32, rings: u32) -> Primitive {
+#[cfg_attr(not(feature = "lab"), allow(dead_code))]
+pub(crate) fn uv_sphere(segments: u32, rings: u32) -> Primitive {
     assert!(
         segments >= 3 && rings >= 2,
         "a UV sphere needs at least 3 segments and 2 rings"
@@ -168,7 +171,8 @@ pub fn torus(major: f32, minor: f32, segments: u32, rings: u32) -> Primitive {
 /// −X, handedness −1): a mirror seam, as on a symmetric character. The two shared vertices have
 /// the same UV on both sides, so the file-level mesh has 6 vertices and `prepare` must split 2.
 #[must_use]
-pub fn mirrored_quad_pair() -> Primitive {
+#[cfg_attr(not(feature = "lab"), allow(dead_code))]
+pub(crate) fn mirrored_quad_pair() -> Primitive {
     let mut p = Vec::new();
     let mut uv = Vec::new();
     for y in [0.0, 1.0] {

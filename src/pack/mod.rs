@@ -23,7 +23,7 @@
 
 mod source;
 
-pub use crate::gltf::{ReadError, WriteError};
+pub use crate::gltf::error::{ReadError, WriteError};
 use std::collections::HashMap;
 use std::path::PathBuf;
 

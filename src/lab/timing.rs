@@ -1,14 +1,13 @@
 //! Timing for the benchmarks (`examples/bench.rs`, `examples/skin_bench.rs`): the median time of
 //! one recorded dispatch, by timestamp queries where the adapter has them (else the host clock
-//! around a synchronised submit), and the bandwidth of a large buffer copy measured the same
-//! way, the bound a memory-bound kernel is compared with. Nothing here asserts a time. Included by
-//! the benchmarks (`#[path = "common/timing.rs"] mod timing;`).
-
-#![allow(dead_code)] // each tool uses what it needs
+//! around a synchronised submit), the batch decode's dispatch timed that way, and the bandwidth
+//! of a large buffer copy, the bound a memory-bound kernel is compared with. Nothing here asserts
+//! a time.
 
 use std::time::Instant;
 
-use qtangent::gpu::{GpuContext, GpuError};
+use crate::gpu::{DecodePipeline, GpuContext, GpuError};
+use crate::Format;
 
 /// Records one dispatch, with timestamps at its pass's start and end (query indices `first`,
 /// `first + 1`) when given: what every stage's `encode` method takes.
@@ -25,7 +24,7 @@ pub fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Median seconds of one dispatch recorded by `encode`, over `runs` runs after 3 warm-ups:
-/// the pass's timestamps when [`GpuContext::has_timestamps`], else the host clock around a
+/// the pass's timestamps where the adapter has them ([`clock`]), else the host clock around a
 /// submit and wait.
 ///
 /// # Errors
@@ -128,4 +127,34 @@ pub fn copy_bandwidth(ctx: &GpuContext, runs: usize) -> Result<(f64, u64), GpuEr
     }
     let s = median(times);
     Ok((2.0 * size as f64 * f64::from(COPIES) / s / 1e9, size))
+}
+
+/// What [`median_dispatch_seconds`] times with on `ctx`: the pass's timestamp queries, or the
+/// host clock around a submit and wait.
+#[must_use]
+pub fn clock(ctx: &GpuContext) -> &'static str {
+    if ctx.has_timestamps() {
+        "timestamp queries (compute pass only)"
+    } else {
+        "host clock around submit + wait"
+    }
+}
+
+/// The batch decode's dispatch timed: `count` frames packed by [`Format::pack`] in `format`,
+/// uploaded and bound once, then the median seconds of one dispatch over `runs` runs
+/// ([`median_dispatch_seconds`]), with the bytes it moves (packed input + decoded output).
+///
+/// # Errors
+/// As `DecodePipeline::decode`, plus timing readback errors.
+pub fn decode_dispatch_seconds(
+    ctx: &GpuContext,
+    pipeline: &DecodePipeline,
+    format: Format,
+    packed: &[u32],
+    count: usize,
+    runs: usize,
+) -> Result<(f64, u64), GpuError> {
+    let batch = pipeline.prepare(ctx, format, packed, count)?;
+    let seconds = median_dispatch_seconds(ctx, runs, &|e, ts| batch.encode(e, ts))?;
+    Ok((seconds, batch.input_bytes() + batch.output_bytes()))
 }
