@@ -399,8 +399,8 @@ fn print_foot_slide(sequence: &Sequence) {
     println!("foot slide while in contact (units/s; walk speed {v_walk:.1}):");
     println!("  {:<8} {:>8} {:>8}", "blend", "mean", "max");
     for b in BlendMethod::ALL {
-        let f = simulate(&loco, b, speeds, *dt);
-        let (mean, max) = slide_summary(&foot_slide(&loco, &f, *dt));
+        let f = simulate(loco, b, speeds, *dt);
+        let (mean, max) = slide_summary(&foot_slide(loco, &f, *dt));
         println!("  {:<8} {mean:>8.2} {max:>8.2}", b.name());
     }
 }

@@ -20,7 +20,7 @@ use qtangent::gpu::SkinPipeline;
 use qtangent::gpu::{Output, Renderer, View, DEPTH_FORMAT};
 use qtangent::mesh::procedural;
 use qtangent::render::{self, FrameSource};
-use qtangent::skin::{self, Bone, SkinMethod, SkinVertices};
+use qtangent::skin::{Bone, SkinMethod, SkinVertices};
 use qtangent::{Format, QTangent};
 
 #[path = "common/console.rs"]
@@ -150,19 +150,19 @@ fn skin_batch(ctx: &GpuContext) -> Result<(), Box<dyn Error>> {
     let got = batch.read(ctx)?;
     let (mut worst_p, mut worst_f) = (0.0f64, 0.0f64);
     for (v, out) in got.iter().enumerate() {
-        let r = skin::reference(method, &bones, &mesh, v)
+        let r = qtangent::lab::skin_reference::reference(method, &bones, &mesh, v)
             .ok_or("skin: the reference has no rotation for a vertex")?;
         let p = glam::DVec3::from_array(out.position.map(f64::from));
         let size = f64::from(mesh.position(v).length()) + 1.0;
         worst_p = worst_p.max((p - r.position).length() / size);
-        worst_f = worst_f.max(skin::frame_angle_deg(
+        worst_f = worst_f.max(qtangent::lab::skin_reference::frame_angle_deg(
             out.frame().rotation.as_dquat(),
             r.frame,
         ));
     }
     let (p_tol, f_tol) = (
         128.0 * f64::from(f32::EPSILON),
-        skin::OUTPUT_BOUND_DEG + 0.01,
+        qtangent::lab::skin_reference::OUTPUT_BOUND_DEG + 0.01,
     );
     println!(
         "skinning batch: {} vertices, dual quaternions, GPU against the CPU reference: position \

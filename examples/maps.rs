@@ -262,7 +262,7 @@ fn texel_errors(
         };
         let f32_options = MapOptions::stored(MapFormat::Rgba32Float);
         let baker = qtangent::qmap::Baker::new(ctx.raster_backend(), &f32_options);
-        let exact = lab_maps::bake_object(&scene, i, size, &baker, &mut ())?.map;
+        let exact = lab_maps::bake_object(scene, i, size, &baker, &mut ())?.map;
         let mask: Vec<bool> = exact
             .kind
             .iter()
@@ -697,7 +697,7 @@ impl BakeTiming<'_> {
             if !matches!(sm.map, MapSource::Bake { .. }) {
                 continue;
             }
-            let (bake, normal_map) = lab_maps::bake_input(&scene, i);
+            let (bake, normal_map) = lab_maps::bake_input(scene, i);
             let normal_map = normal_map.map(|nm| resize_normal_map(&nm, side));
             // The f32 bake as the renderer's baker makes it (every level rastered where the
             // device rasters fastest), timed by its own phases; stored below.

@@ -591,6 +591,7 @@ impl Locomotion {
 
     /// `foot_slide` of every foot with this blend's up axis and contact rule.
     #[must_use]
+    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
     pub(crate) fn foot_slide(&self, frames: &[LocoFrame], dt: f32) -> Vec<FootSlide> {
         foot_slide(
             &self.skeleton,
@@ -622,6 +623,7 @@ impl Locomotion {
     /// # Panics
     /// If `dt` is not positive and finite or a speed is not finite.
     #[must_use]
+    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
     pub(crate) fn simulate(&self, method: BlendMethod, speeds: &[f32], dt: f32) -> Vec<LocoFrame> {
         assert!(
             dt.is_finite() && dt > 0.0,

@@ -30,6 +30,7 @@ pub use gait::Gait;
 pub(crate) use gait::GaitSettings;
 pub use player::{LocoFrame, Player};
 pub(crate) use pose::{blend_poses, Skeleton};
+#[cfg(feature = "lab")]
 pub(crate) use slide::slide_summary;
 pub(crate) use slide::{foot_slide, ContactRule};
 pub use slide::{speed_ramp, FootSlide};

@@ -39,6 +39,7 @@ pub struct FootSlide {
 
 /// Mean over feet of [`FootSlide::mean`], and the largest [`FootSlide::max`].
 #[must_use]
+#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 pub(crate) fn slide_summary(slides: &[FootSlide]) -> (f32, f32) {
     let mean = slides.iter().map(|s| s.mean).sum::<f32>() / slides.len().max(1) as f32;
     let max = slides.iter().map(|s| s.max).fold(0.0, f32::max);
@@ -53,6 +54,7 @@ pub(crate) fn slide_summary(slides: &[FootSlide]) -> (f32, f32) {
 /// # Panics
 /// If `rule` has fewer entries than `feet` or a foot index is out of range.
 #[must_use]
+#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 pub(crate) fn foot_slide(
     skeleton: &Skeleton,
     frames: &[LocoFrame],

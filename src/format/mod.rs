@@ -32,10 +32,12 @@ use crate::frame::QTangent;
 
 // The skinning reference packs snorm16 frames by rounding to nearest, as the kernel does; the
 // WGSL header carries the smallest-three constants and the snorm16 w bias.
+#[cfg(feature = "pipeline")]
+pub(crate) use sign_w::decode_snorm16x4;
+#[cfg(all(feature = "pipeline", feature = "lab"))]
+pub(crate) use sign_w::SNORM16_NEAREST_BOUND_DEG;
 #[cfg(feature = "gpu")]
 pub(crate) use sign_w::SNORM16_W_BIAS;
-#[cfg(feature = "pipeline")]
-pub(crate) use sign_w::{decode_snorm16x4, SNORM16_NEAREST_BOUND_DEG};
 #[cfg(feature = "gpu")]
 pub(crate) use smallest3::{smallest3_step, S3X4_LEVELS, S3X6_LEVELS};
 

@@ -223,7 +223,7 @@ pub(super) fn encode_snorm16x4(q: &QTangent) -> [i16; 4] {
 /// the four components to the nearest step moves the quaternion by at most √4 · ½ step =
 /// 1/32767, which turns the rotation by at most twice that; raising w to the bias (one step)
 /// turns it by at most another 2/32767 rad.
-#[cfg_attr(not(feature = "pipeline"), allow(dead_code))] // the skinning reference's
+#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 pub(crate) const SNORM16_NEAREST_BOUND_DEG: f64 = 4.0 / 32767.0 * (180.0 / std::f64::consts::PI);
 
 /// Encodes as four snorm16 by rounding each component to the nearest step, as WGSL's

@@ -538,6 +538,7 @@ impl GpuContext {
 
     /// Whether GPU timestamps can be written at compute-pass boundaries.
     #[must_use]
+    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
     pub(crate) fn has_timestamps(&self) -> bool {
         self.device
             .features()

@@ -63,6 +63,7 @@ pub struct DecodePipeline {
 /// A batch uploaded and bound, ready to dispatch any number of times (the benchmark reuses it).
 pub(crate) struct DecodeBatch {
     groups: [u32; 2],
+    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
     input_bytes: u64,
     output: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
@@ -209,12 +210,14 @@ impl DecodePipeline {
 impl DecodeBatch {
     /// Bytes of packed input (the stream as uploaded, padding included).
     #[must_use]
+    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
     pub(crate) fn input_bytes(&self) -> u64 {
         self.input_bytes
     }
 
     /// Bytes of decoded output (48 per frame).
     #[must_use]
+    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
     pub(crate) fn output_bytes(&self) -> u64 {
         self.output.size()
     }

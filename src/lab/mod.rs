@@ -26,6 +26,8 @@ pub mod maps;
 pub mod readback;
 #[cfg(feature = "gpu")]
 pub mod skin_matrix;
+#[cfg(feature = "pipeline")]
+pub mod skin_reference;
 #[cfg(feature = "gpu")]
 pub mod timing;
 #[cfg(feature = "pipeline")]

@@ -6,7 +6,7 @@
 //! influences, 88 with 8 — and one `mat4x4<f32>` per bone (64 bytes, built on the CPU from the
 //! same [`Bone`]s). Linear blend `M = Σ wᵢ Mᵢ`; position `M·(p, 1)`; normal and tangent by `M`
 //! itself, normalised (the usual shortcut: right while `M` is a rotation times a uniform scale,
-//! see [`crate::skin::lbs_vector_frame_error`] for where it is not); output f32 position, normal
+//! see [`crate::lab::skin_reference::lbs_vector_frame_error`] for where it is not); output f32 position, normal
 //! and tangent, 40 bytes. So it moves 104 bytes a vertex with 4 influences where the quaternion
 //! layout moves 48.
 //!

@@ -268,7 +268,7 @@ pub(crate) fn skinned_cylinder_inverse_bind(length: f32, bones: u16) -> Vec<glam
 /// A square plate of side `size` in the y = 0 plane facing +Y, UV `[0, 1]²` (u along +X, v
 /// along +Z), as a 16 × 16 grid so the vertex interpolation has vertices to work with.
 #[must_use]
-#[cfg_attr(not(any(feature = "gpu", feature = "lab")), allow(dead_code))]
+#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 pub(crate) fn plate(size: f32) -> Primitive {
     let n = 16u32;
     let (mut p, mut nor, mut uv, mut idx) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());

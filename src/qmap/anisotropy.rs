@@ -124,7 +124,7 @@ impl DirectionField {
     /// # Panics
     /// If `w` or `h` is 0.
     #[must_use]
-    #[cfg_attr(not(any(feature = "gpu", feature = "lab")), allow(dead_code))]
+    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
     pub(crate) fn from_fn(w: u32, h: u32, f: &dyn Fn(Vec2) -> (Vec2, f32)) -> Self {
         assert!(w > 0 && h > 0, "an empty direction field");
         let (mut axial, mut strength) = (Vec::new(), Vec::new());

@@ -195,6 +195,7 @@ pub(crate) const MIN_BAKE_SIZE: u32 = 512;
 /// level k has 2⁻ᵏ of the padding: 16 rings keep a 4-texel margin at level 2 (a quarter of the
 /// normal map's resolution), so island edges read their own frames rather than a neighbour
 /// island's or background.
+#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 pub(crate) const RENDER_PADDING: u32 = 16;
 /// Largest side chosen automatically (the bake itself allows more).
 pub(crate) const MAX_AUTO_BAKE_SIZE: u32 = 4096;

@@ -1,5 +1,6 @@
 //! Skinning with quaternion bones, CPU side (no wgpu): bones, the packed vertex layout the GPU
-//! kernel reads, and the f64 reference the kernel is tested against.
+//! kernel reads. (The f64 reference the kernel is tested against is lab equipment:
+//! `lab::skin_reference`.)
 //!
 //! A **bone** is a similarity transform `p ↦ s·R(q)·p + t` stored as a unit quaternion, a
 //! translation and a uniform scale (32 bytes, [`Bone`]). glTF gives skin matrices
@@ -13,7 +14,7 @@
 //!   the bones agree that is their common rotation; where they disagree, `A` is no longer a
 //!   rotation (it shrinks: the candy wrapper) and "transform n by the cofactor of A and t by A"
 //!   (what engines with f32 normal + tangent do) gives a normal and tangent that are no longer
-//!   perpendicular — `lbs_vector_frame_error` measures how far apart the two answers are. A
+//!   perpendicular — the lab's `lbs_vector_frame_error` measures how far apart the two answers are. A
 //!   quaternion frame must stay a rotation, so the polar factor is the choice: it is the
 //!   rotation that best fits the deformation, and it keeps the frame orthonormal by
 //!   construction.
@@ -33,12 +34,8 @@ use crate::format::decode_snorm16x4;
 use crate::frame::QTangent;
 use crate::Format;
 
-mod reference;
 mod rig;
 
-pub use reference::{frame_angle_deg, reference, Reference, OUTPUT_BOUND_DEG};
-#[cfg(test)]
-pub(crate) use reference::{lbs_vector_frame_error, reference_lbs};
 pub use rig::Rig;
 
 /// Bones in one palette at most: joint indices are stored as one byte.
@@ -170,15 +167,16 @@ impl Bone {
         }
     }
 
-    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
     /// The rotation.
     #[must_use]
+    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
     pub(crate) fn rotation(&self) -> Quat {
         Quat::from_array(self.rotation)
     }
 
     /// The translation.
     #[must_use]
+    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
     pub(crate) fn translation(&self) -> Vec3 {
         Vec4::from_array(self.translation_scale).truncate()
     }
@@ -383,6 +381,7 @@ impl PackedInfluences {
     }
 
     /// The influences with a non-zero weight: joint index and renormalised weight in f64.
+    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
     pub(crate) fn iter_f64(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
         let w = self.weights_f64();
         (0..MAX_INFLUENCES)
@@ -392,6 +391,7 @@ impl PackedInfluences {
 
     /// The renormalised weights in f64 (what the kernel computes in f32).
     #[must_use]
+    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
     pub(crate) fn weights_f64(&self) -> [f64; MAX_INFLUENCES] {
         let total: f64 = self.weights.iter().map(|&w| f64::from(w)).sum();
         self.weights.map(|w| f64::from(w) / total)
@@ -583,6 +583,7 @@ impl SkinVertices {
     /// # Panics
     /// If `v >= len()`.
     #[must_use]
+    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
     pub(crate) fn qtangent(&self, v: usize) -> QTangent {
         let n = self.format.bytes();
         self.format.decode(&self.encoded[v * n..(v + 1) * n])

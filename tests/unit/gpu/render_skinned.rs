@@ -12,9 +12,10 @@ use crate::common::draw::{self, Readback};
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::{GpuScene, Renderer, View, DEBUG_POISON};
 use qtangent::gpu::{SkinBatch, SkinPipeline};
+use qtangent::lab::skin_reference::OUTPUT_BOUND_DEG;
 use qtangent::render::FrameSource;
 use qtangent::render::RenderScene;
-use qtangent::skin::{Bone, SkinMethod, SkinVertices, OUTPUT_BOUND_DEG};
+use qtangent::skin::{Bone, SkinMethod, SkinVertices};
 use qtangent::{Format, QTangent};
 
 const W: u32 = 320;

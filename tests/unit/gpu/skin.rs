@@ -1,5 +1,5 @@
 //! GPU batch skinning (`shaders/skin.wgsl`) checked by readback against the f64 CPU reference
-//! (`qtangent::skin::reference_*`): random poses and weights on random and procedural meshes and
+//! (`qtangent::lab::skin_reference`): random poses and weights on random and procedural meshes and
 //! on the Fox, 4- and 8-influence layouts, 1000+ instances in one dispatch, LBS = DQS with one
 //! influence, the candy wrapper, handedness.
 //!
@@ -11,10 +11,8 @@ use crate::common;
 use glam::{Mat4, Quat, Vec3};
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::{SkinBatch, SkinPipeline};
-use qtangent::skin::{
-    frame_angle_deg, reference, Bone, Influences, SkinMethod, SkinVertices, SkinnedVertex,
-    OUTPUT_BOUND_DEG,
-};
+use qtangent::lab::skin_reference::{frame_angle_deg, reference, OUTPUT_BOUND_DEG};
+use qtangent::skin::{Bone, Influences, SkinMethod, SkinVertices, SkinnedVertex};
 use qtangent::QTangent;
 use rand::Rng;
 
@@ -635,9 +633,11 @@ fn the_fox_skinned_in_its_clips_matches_the_reference() {
                 let (mut n_max, mut t_max, mut sum) = (0.0f64, 0.0f64, 0.0f64);
                 for v in 0..mesh.len() {
                     let inf = &mesh.influences[v];
-                    if let Some((n, t)) =
-                        qtangent::skin::lbs_vector_frame_error(&bones, inf, mesh.qtangent(v))
-                    {
+                    if let Some((n, t)) = qtangent::lab::skin_reference::lbs_vector_frame_error(
+                        &bones,
+                        inf,
+                        mesh.qtangent(v),
+                    ) {
                         n_max = n_max.max(n);
                         t_max = t_max.max(t);
                         sum += n;

@@ -9,7 +9,8 @@ use crate::common;
 use glam::{DVec3, Vec3};
 use qtangent::gpu::GpuError;
 use qtangent::lab::skin_matrix::{self, MatrixSkinPipeline, MatrixSkinnedVertex, MatrixVertex};
-use qtangent::skin::{reference_lbs, Bone, Influences, SkinVertices};
+use qtangent::lab::skin_reference::reference_lbs;
+use qtangent::skin::{Bone, Influences, SkinVertices};
 use qtangent::QTangent;
 use rand::Rng;
 

@@ -4,9 +4,9 @@
 
 use glam::{DMat3, DQuat, DVec3, Vec3};
 
-use super::{Bone, PackedInfluences, SkinMethod, SkinVertices};
 use crate::format::SNORM16_NEAREST_BOUND_DEG;
 use crate::frame::QTangent;
+use crate::skin::{Bone, PackedInfluences, SkinMethod, SkinVertices};
 
 /// Skinning of one vertex in f64: the reference.
 #[derive(Debug, Clone, Copy, PartialEq)]
