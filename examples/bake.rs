@@ -440,7 +440,7 @@ fn bake_one(
         material: job.material_name.clone(),
         primitives: done.primitives,
         normal_map: job.normal.describe(),
-        anisotropy: job.anisotropy.as_ref().map(|a| a.image.describe()),
+        anisotropy: job.anisotropy.as_ref().map(|a| a.image.to_string()),
         format: baked.stored.format,
         map_stats: map.stats,
         levels: map.levels.len(),

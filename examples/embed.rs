@@ -145,7 +145,7 @@ fn skin_batch(ctx: &GpuContext) -> Result<(), Box<dyn Error>> {
     let pipeline = SkinPipeline::new(ctx)?;
     let batch = pipeline.batch(ctx, &[&mesh], &[0], method)?;
     batch.set_bones(ctx, &bones)?;
-    batch.buffers().poison(ctx);
+    qtangent::lab::readback::poison_skin_output(batch.buffers(), ctx);
     batch.run(ctx)?;
     let got = batch.read(ctx)?;
     let (mut worst_p, mut worst_f) = (0.0f64, 0.0f64);

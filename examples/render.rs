@@ -225,7 +225,7 @@ fn run(args: &Args) -> Result<(), String> {
     for &s in &sources {
         let img = shots
             .take(&gpu, s)
-            .map_err(|e| format!("rendering {} in {} mode: {e}", scene.name, s.label()))?;
+            .map_err(|e| format!("rendering {} in {} mode: {e}", scene.name, s))?;
         images.push(img);
     }
     if sources.len() == 1 {
@@ -234,7 +234,7 @@ fn run(args: &Args) -> Result<(), String> {
         let mut pictures: Vec<(String, String, RgbaImage)> = sources
             .iter()
             .zip(images)
-            .map(|(s, img)| (s.mode_name().to_string(), s.label(), img))
+            .map(|(s, img)| (s.mode_name().to_string(), s.to_string(), img))
             .collect();
         if let Some(img) = engine_reference(&shots, &scene)? {
             pictures.push((
@@ -450,7 +450,7 @@ fn print_costs(
         };
         println!(
             "| {} | {} | {} | {} | {t} |",
-            s.label(),
+            s,
             kib(c.vertex_bytes),
             kib(c.frame_vertex_bytes),
             kib(c.frame_texture_bytes)

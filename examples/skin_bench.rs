@@ -114,7 +114,7 @@ fn cylinder(n: usize, bones: usize, influences: usize) -> Result<SkinVertices, S
 /// template's (copied, so building a million-vertex batch stays cheap).
 fn variant(template: &SkinVertices, rng: &mut impl Rng, label: String) -> SkinVertices {
     let radius = rng.random_range(0.8..1.2f32);
-    let mut v = template.map_positions(|p| {
+    let mut v = qtangent::lab::skin_matrix::with_positions(template, |p| {
         let jitter = Vec3::new(rng.random(), rng.random(), rng.random()) * 0.01;
         Vec3::new(p.x * radius, p.y, p.z * radius) + jitter
     });
@@ -226,7 +226,7 @@ fn bench_size(
         let batch = pipelines.1.batch(ctx, &refs, &which)?;
         check_packing("matrix", batch.influences, expected)?;
         batch.set_bones(ctx, &bones)?;
-        batch.buffers().poison(ctx);
+        qtangent::lab::readback::poison_skin_output(batch.buffers(), ctx);
         let s = median_dispatch_seconds(ctx, args.runs, &|e, ts| batch.encode(e, ts))?;
         check_finite("matrix LBS", batch.read(ctx)?.iter().map(|v| v.position))?;
         let bpv = batch.bytes_per_vertex();
@@ -237,7 +237,7 @@ fn bench_size(
     batch.set_bones(ctx, &bones)?;
     for method in SkinMethod::ALL {
         batch.set_method(method);
-        batch.buffers().poison(ctx);
+        qtangent::lab::readback::poison_skin_output(batch.buffers(), ctx);
         let s = median_dispatch_seconds(ctx, args.runs, &|e, ts| batch.encode(e, ts))?;
         let name = match method {
             SkinMethod::Linear => "quaternion LBS",

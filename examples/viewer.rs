@@ -549,7 +549,7 @@ impl Viewer {
             .map_or_else(String::new, |a| format!(" | {}", a.label()));
         println!(
             "{} | anisotropy {} | sun at {:.0}°{anim}",
-            self.source().label(),
+            self.source(),
             self.anisotropy_label(),
             self.sun_yaw
         );
@@ -575,7 +575,7 @@ impl Viewer {
         self.window.set_title(&format!(
             "{} — {} — anisotropy {}{anim} — {time} — qtangent viewer",
             self.scene_name,
-            self.source().label(),
+            self.source(),
             self.anisotropy_label()
         ));
         self.last_title = Some(Instant::now());
@@ -697,13 +697,7 @@ impl Viewer {
                 self.ctx.queue.submit([encoder.finish()]);
             })
             .map_err(|e| e.to_string())?;
-        drawn.map_err(|e| {
-            format!(
-                "drawing {} in {} mode: {e}",
-                self.scene_name,
-                source.label()
-            )
-        })
+        drawn.map_err(|e| format!("drawing {} in {} mode: {e}", self.scene_name, source))
     }
 
     /// Moves the animation on to now and points the camera and the lights at the animal; on a

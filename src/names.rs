@@ -74,7 +74,7 @@ macro_rules! named {
 
         impl ::std::fmt::Display for $ty {
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                f.write_str(self.name())
+                f.pad(self.name())
             }
         }
 

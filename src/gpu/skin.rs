@@ -348,7 +348,8 @@ impl SkinBuffers {
 
     /// Fills the output with all-ones words (NaN as f32), so a vertex the kernel does not
     /// write fails any comparison.
-    pub fn poison(&self, ctx: &GpuContext) {
+    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
+    pub(crate) fn poison(&self, ctx: &GpuContext) {
         let nan = vec![0xffu8; self.output.size() as usize];
         ctx.queue.write_buffer(&self.output, 0, &nan);
     }

@@ -221,3 +221,9 @@ fn draw_points(
     ctx.queue.submit([encoder.finish()]);
     (readbacks, textures)
 }
+
+/// Fills the skinning output of `buffers` with all-ones words (NaN as f32), so a vertex the
+/// kernel does not write fails any comparison: what a check does before it dispatches.
+pub fn poison_skin_output(buffers: &crate::gpu::SkinBuffers, ctx: &GpuContext) {
+    buffers.poison(ctx);
+}

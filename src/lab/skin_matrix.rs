@@ -312,3 +312,10 @@ impl MatrixSkinBatch {
         self.core.read(ctx, "matrix-skinned vertices")
     }
 }
+
+/// A copy of `template` whose every rest position is moved by `f` (frames and influences kept):
+/// another instance of the same rig with its own shape, for a batch of distinct instances.
+#[must_use]
+pub fn with_positions(template: &SkinVertices, f: impl FnMut(Vec3) -> Vec3) -> SkinVertices {
+    template.map_positions(f)
+}

@@ -244,7 +244,7 @@ pub enum ErrorKind {
 }
 
 /// An image a material names cannot be read or decoded ([`super::ImageSource::decode`]).
-/// Messages do not name the image: callers add [`super::ImageSource::describe`].
+/// Messages do not name the image: callers add the [`super::ImageSource`]'s name (its `Display`).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub(crate) enum ImageError {

@@ -130,24 +130,25 @@ pub enum ImageSource {
     },
 }
 
-impl ImageSource {
-    /// A name for messages: the file's path, `data: URI image` or `embedded image/png image`.
-    #[must_use]
-    pub fn describe(&self) -> String {
+/// A name for messages: the file's path, `data: URI image` or `embedded image/png image`.
+impl std::fmt::Display for ImageSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::File(path) => path.display().to_string(),
-            Self::DataUri(_) => "data: URI image".to_string(),
-            Self::Embedded { mime, .. } => format!("embedded {mime} image"),
+            Self::File(path) => f.pad(&path.display().to_string()),
+            Self::DataUri(_) => f.pad("data: URI image"),
+            Self::Embedded { mime, .. } => f.pad(&format!("embedded {mime} image")),
         }
     }
+}
 
+impl ImageSource {
     /// Decodes the image: PNG, JPEG or GIF (guessed from the bytes), or KTX2 (level 0:
     /// uncompressed, BC1–BC7, Zstandard or ZLIB supercompressed; Basis Universal is refused —
     /// [`crate::ktx2`]).
     ///
     /// # Errors
     /// What failed (unreadable file, bad base64, undecodable or empty image), without the name
-    /// (see [`ImageSource::describe`]).
+    /// (see `ImageSource`'s `Display`).
     pub(crate) fn decode(&self) -> Result<image::DynamicImage, ImageError> {
         let decode = |bytes: &[u8]| {
             #[cfg(feature = "ktx2")]
@@ -176,7 +177,7 @@ impl ImageSource {
     /// The encoded bytes (a file read, a data URI decoded, embedded bytes copied).
     ///
     /// # Errors
-    /// An unreadable file or bad base64, without the name (see [`ImageSource::describe`]).
+    /// An unreadable file or bad base64, without the name (see `ImageSource`'s `Display`).
     pub(crate) fn bytes(&self) -> Result<Vec<u8>, ImageError> {
         match self {
             Self::File(path) => std::fs::read(path).map_err(ImageError::Io),

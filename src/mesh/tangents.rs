@@ -47,17 +47,11 @@ pub enum Source {
     FromNormal,
 }
 
-impl Source {
-    /// `supplied`, `generated` or `from normal`.
-    #[must_use]
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Supplied => "supplied",
-            Self::Generated => "generated",
-            Self::FromNormal => "from normal",
-        }
-    }
-}
+crate::names::named!(Source, "frame source", {
+    Supplied => "supplied",
+    Generated => "generated",
+    FromNormal => "from normal",
+});
 
 /// What [`Primitive::prepare`] did, for reports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -91,7 +91,7 @@ impl Source {
                 Err(error) => return Err(PackErrorKind::ImageUri { image: i, error }),
             };
             source.bytes().map_err(|error| PackErrorKind::Image {
-                image: source.describe(),
+                image: source.to_string(),
                 error,
             })?
         };

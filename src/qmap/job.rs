@@ -61,7 +61,7 @@ impl NormalSource {
             NormalSource::None => None,
             NormalSource::Swirl => Some("procedural swirl (256²)".to_string()),
             NormalSource::Image { image, scale } => {
-                let name = image.describe();
+                let name = image.to_string();
                 Some(if *scale == 1.0 {
                     name
                 } else {
@@ -135,7 +135,7 @@ impl AnisotropySource {
 fn decode_image(image: &ImageSource, mesh_file: &Path) -> Result<image::DynamicImage, BakeError> {
     image.decode().map_err(|problem| BakeError::Image {
         mesh: mesh_file.to_path_buf(),
-        image: image.describe(),
+        image: image.to_string(),
         problem: problem.to_string(),
     })
 }
@@ -357,7 +357,7 @@ impl BakeJob {
         let img = decode_image(image, mesh_file)?;
         super::bc::check_size(img.width(), img.height()).map_err(|e| BakeError::Mesh {
             label: self.label.clone(),
-            problem: format!("{what} {}: {e}", image.describe()),
+            problem: format!("{what} {image}: {e}"),
         })
     }
 }

@@ -72,7 +72,7 @@ impl NormalMap {
             image: what,
             problem,
         };
-        let name = source.describe();
+        let name = source.to_string();
         let image = source
             .decode()
             .map_err(|e| fail(name.clone(), e.to_string()))?;

@@ -61,13 +61,14 @@ impl FrameSource {
             Self::QuatMapTangent => "quatmap-tangent",
         }
     }
+}
 
-    /// A label for tables: `reference`, `qtangent snorm16x4`, `quatmap`.
-    #[must_use]
-    pub fn label(self) -> String {
+/// A label for tables: `reference`, `qtangent snorm16x4`, `quatmap`.
+impl std::fmt::Display for FrameSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Self::QTangent(f) => format!("qtangent {}", f.name()),
-            other => other.mode_name().to_string(),
+            Self::QTangent(format) => f.pad(&format!("qtangent {}", format.name())),
+            other => f.pad(other.mode_name()),
         }
     }
 }

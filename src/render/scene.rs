@@ -405,7 +405,7 @@ fn scene_material(
             .map_err(|problem| SceneError::Image {
                 file: path.to_path_buf(),
                 material: m.name.clone(),
-                image: t.image.describe(),
+                image: t.image.to_string(),
                 problem: problem.to_string(),
             })
     };
@@ -543,14 +543,14 @@ fn packed_map(
     let fail = |problem: String| SceneError::Image {
         file: file.to_path_buf(),
         material: owner.to_owned(),
-        image: image.describe(),
+        image: image.to_string(),
         problem,
     };
     let bytes = image.bytes().map_err(|e| fail(e.to_string()))?;
     #[cfg(feature = "ktx2")]
     {
         let tex = crate::ktx2::read(&bytes).map_err(|e| fail(e.to_string()))?;
-        let map = EncodedMap::from_ktx2(&image.describe(), &tex, None)
+        let map = EncodedMap::from_ktx2(&image.to_string(), &tex, None)
             .map_err(|e| fail(e.to_string()))?;
         if map.space != space {
             return Err(fail(format!(

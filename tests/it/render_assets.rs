@@ -89,7 +89,7 @@ fn render_modes_with(
         .map(|&s| {
             renderer
                 .render_image(ctx, &gpu, &view, s, w, h)
-                .unwrap_or_else(|e| panic!("{}: {} render failed: {e}", scene.name, s.label()))
+                .unwrap_or_else(|e| panic!("{}: {} render failed: {e}", scene.name, s))
         })
         .collect();
     (images, gpu, view)
@@ -103,7 +103,7 @@ fn background_fraction(img: &RgbaImage) -> f64 {
 fn assert_equivalent(name: &str, images: &[RgbaImage]) {
     for (k, s) in MODES.iter().enumerate().skip(1) {
         let d = render::diff(&images[k], &images[0], None).expect("same size");
-        eprintln!("{name}: {} vs reference: {d}", s.label());
+        eprintln!("{name}: {} vs reference: {d}", s);
         let bound = if *s == FrameSource::QuatMapTangent {
             MIN_TANGENT_PSNR_DB
         } else {
@@ -117,7 +117,7 @@ fn assert_equivalent(name: &str, images: &[RgbaImage]) {
             );
             panic!(
                 "{name}: {} differs from the reference: {d} (bound {bound} dB); {where_}",
-                s.label()
+                s
             );
         }
     }
@@ -187,14 +187,14 @@ fn every_gltf_asset_renders_in_every_mode() {
             eprintln!(
                 "{}: {} covers {:.1}% of the image",
                 path.display(),
-                s.label(),
+                s,
                 100.0 * (1.0 - bg)
             );
             assert!(
                 bg < 0.99,
                 "{}: {} drew (almost) nothing; {}",
                 path.display(),
-                s.label(),
+                s,
                 common::write_failure_images(&format!("asset-{}", s.mode_name()), img, img)
             );
         }

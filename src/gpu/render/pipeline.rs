@@ -258,7 +258,7 @@ impl Renderer {
             constants: &constants,
             ..Default::default()
         };
-        let label = format!("lit {} {:?}", key.source.label(), key.output);
+        let label = format!("lit {} {:?}", key.source, key.output);
         ctx.scoped(&format!("creating the {label} pipeline"), || {
             ctx.device
                 .create_render_pipeline(&wgpu::RenderPipelineDescriptor {
@@ -324,7 +324,7 @@ impl VertexInput {
         if key.skinned {
             if key.source != FrameSource::QTangent(Format::Snorm16x4) {
                 return Err(GpuError::Invalid {
-                    what: format!("skinned meshes drawn with {}", key.source.label()),
+                    what: format!("skinned meshes drawn with {}", key.source),
                     reason: "skinned meshes are drawn with their snorm16x4 frames",
                 });
             }

@@ -104,6 +104,6 @@ impl<'a> Readback<'a> {
         };
         self.renderer
             .render_debug(self.ctx, gpu, &shot, output)
-            .unwrap_or_else(|e| panic!("{}: {output:?}: {e}", source.label()))
+            .unwrap_or_else(|e| panic!("{}: {output:?}: {e}", source))
     }
 }

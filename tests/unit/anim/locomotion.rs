@@ -930,6 +930,8 @@ fn names_parse_and_clip_kinds_index() {
         assert_eq!(m.name().parse::<BlendMethod>(), Ok(m));
         assert_eq!(m.to_string(), m.name());
     }
+    // Display pads like a string, so tables can align names with `{:<8}`.
+    assert_eq!(format!("[{:<8}]", BlendMethod::Locked), "[locked  ]");
     assert_eq!("LOCKED".parse::<BlendMethod>(), Ok(BlendMethod::Locked));
     let e = "fast".parse::<BlendMethod>().unwrap_err().to_string();
     assert!(

@@ -183,7 +183,7 @@ fn assert_round_trip(source: &Path, format: Format, maps: MapKind) {
             .and_then(|s| s.to_str())
             .unwrap_or("source"),
         maps.name(),
-        mode.label().replace(' ', "-")
+        mode.to_string().replace(' ', "-")
     );
     if maps != MapKind::None {
         assert!(!report.maps.is_empty(), "{name}: no map was embedded");

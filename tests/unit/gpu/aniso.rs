@@ -202,14 +202,14 @@ fn rotation_undone_three_ways_gives_one_highlight_direction_in_every_frame_sourc
             report.push(format!(
                 "{:<32} {:<20} worst {worst:.3}° off {:.0}°",
                 p.name,
-                source.label(),
+                source.to_string(),
                 p.expect_deg
             ));
             assert!(
                 worst <= TOL_DEG,
                 "{}: {}: the highlight direction is up to {worst:.3}° from {}° off the untilted tangent (tolerance {TOL_DEG}°)\n{}",
                 p.name,
-                source.label(),
+                source,
                 p.expect_deg,
                 report.join("\n")
             );
@@ -250,7 +250,7 @@ fn check_panel(
             (strength - p.strength).abs() <= TOL_STRENGTH,
             "{}: {}: pixel {i}: strength {strength}, expected {}",
             p.name,
-            source.label(),
+            source,
             p.strength
         );
         // The BRDF with the GPU's own frame and direction: only arithmetic differs
@@ -273,14 +273,14 @@ fn check_panel(
             (cpu - gpu_rad).abs().max_element() <= tol,
             "{}: {}: pixel {i}: radiance {gpu_rad} on the GPU, {cpu} on the CPU",
             p.name,
-            source.label()
+            source
         );
     }
     assert!(
         covered > tangent.len() / 2,
         "{}: {}: only {covered} pixels drawn",
         p.name,
-        source.label()
+        source
     );
     worst
 }

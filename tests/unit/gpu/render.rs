@@ -394,7 +394,7 @@ fn check_sphere(format: MapFormat, twist: bool, sources: &[FrameSource]) {
             shading: readback.shading(&gpu, source),
         };
         common::for_seeds(
-            &format!("sphere {} ({format} maps)", source.label()),
+            &format!("sphere {} ({format} maps)", source),
             1,
             |seed, rng| check.sampled_pixels(seed, rng),
         );
@@ -486,7 +486,7 @@ impl SphereCheck<'_> {
         assert!(checked > 1000, "only {checked} pixels checked");
         eprintln!(
             "{}: {checked} pixels; worst frame error {:.2e} of its bound, worst radiance error {:.2e} of its bound",
-            self.source.label(),
+            self.source,
             worst_frame,
             worst_shade
         );
@@ -495,7 +495,7 @@ impl SphereCheck<'_> {
     /// Checks pixel (x, y) (1: the frame, 2: the shading); `None` where it is off the sphere or
     /// near the silhouette, else the frame's and the radiance's errors as parts of their bounds.
     fn pixel(&self, seed: u64, x: u32, y: u32) -> Option<(f32, f32)> {
-        let (st, source, label) = (self.st, self.source, self.source.label());
+        let (st, source, label) = (self.st, self.source, self.source.to_string());
         let (o, d) = pixel_ray(&self.inv, f64::from(x) + 0.5, f64::from(y) + 0.5);
         let (tri, l) = cast(&st.sphere, o, d)?;
         let (n_cpu, t_cpu, e_filter, h_cpu) = cpu_frame(st, source, tri, l, self.e);
@@ -699,7 +699,7 @@ fn two_views_in_one_submission_each_match_the_view_alone() {
             seen > (SIZE * SIZE / 8) as usize && same * 100 < seen,
             "{}: the two views are not different enough to test anything ({seen} pixels \
              covered, {both} by both, {same} identical)",
-            source.label()
+            source
         );
         let prepared: Vec<PreparedView> = views
             .iter()
@@ -722,7 +722,7 @@ fn two_views_in_one_submission_each_match_the_view_alone() {
                     differ.is_empty(),
                     "{}: view {k} drawn beside the other differs from it alone in {what} at \
                      {} pixels (first at {:?}: {:?} vs {:?})",
-                    source.label(),
+                    source,
                     differ.len(),
                     differ.first().map(|&j| (j as u32 % SIZE, j as u32 / SIZE)),
                     differ.first().map(|&j| got[j]),
@@ -845,4 +845,20 @@ fn normal_mapping_mirror_tilts_towards_tangent_and_bitangent() {
         p.dot(n).abs() <= 4.0 * U && (p.length() - 1.0).abs() <= 4.0 * U,
         "{p}"
     );
+}
+
+/// A frame source's label (its `Display`): the mode name, with the format for qtangent vertex
+/// frames; padded like a string so the tools' tables align.
+#[test]
+fn frame_source_labels() {
+    assert_eq!(FrameSource::Reference.to_string(), "reference");
+    assert_eq!(
+        FrameSource::QTangent(Format::Smallest3x4).to_string(),
+        format!("qtangent {}", Format::Smallest3x4.name())
+    );
+    assert_eq!(
+        format!("[{:<17}]", FrameSource::QuatMapTangent),
+        "[quatmap-tangent  ]"
+    );
+    assert_eq!(format!("[{:>8}]", FrameSource::QuatMap), "[ quatmap]");
 }
