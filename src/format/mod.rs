@@ -341,8 +341,7 @@ impl std::str::FromStr for Format {
 #[cfg(test)]
 mod tests {
     use super::Format;
-    use crate::lab::encodings::axis_aligned_frames;
-    use crate::measure::angle_deg;
+    use crate::measure::{angle_deg, axis_aligned_frames};
 
     #[test]
     fn every_format_round_trips_axis_aligned_frames_within_its_bound() {

@@ -304,7 +304,7 @@ mod tests {
     use glam::Vec3;
 
     use super::{decode_snorm16x4, encode_snorm16x4_nearest, SNORM16_NEAREST_BOUND_DEG};
-    use crate::lab::encodings::{axis_aligned_frames, table_frames};
+    use crate::measure::{axis_aligned_frames, table_frames};
     use crate::testing::{for_seeds, quat_angle};
     use crate::{QTangent, TangentFrame};
 
@@ -357,7 +357,7 @@ mod tests {
             use rand::Rng;
             for _ in 0..50_000 {
                 let q = QTangent {
-                    rotation: crate::lab::encodings::random_rotation(rng),
+                    rotation: crate::measure::random_rotation(rng),
                     reflected: rng.random_bool(0.5),
                 };
                 check(&q, "random frame");

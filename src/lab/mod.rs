@@ -1,9 +1,12 @@
 //! Lab equipment: what qtangent's own tests, tools and benchmarks use that is not part of the
-//! API — content made in code (the default scene and its spun-metal plate, a checkered ground),
-//! the swirl disc of KHR_materials_anisotropy with its supersampled ground truth and its own glTF
-//! file, GPU readbacks of intermediate results, the matrix-palette skinning baseline and the walk/run
-//! measurement (gaits, footfall events, foot slide) and the fuzz targets' seed files. Behind
-//! the `lab` cargo feature; it may change in any release.
+//! API — content made in code (the default scene and its spun-metal plate, a checkered ground,
+//! the test shapes), the swirl disc of KHR_materials_anisotropy with its supersampled ground
+//! truth and its own glTF file, the frame comparison of a rewritten file against its source
+//! (the gltfpack table), the encodings table's frames, a stored map's angle statistics and the
+//! `maps` table's window into the bake, the benchmarks' timing, GPU readbacks of intermediate
+//! results, the matrix-palette skinning baseline and the skinning kernel's f64 reference, the
+//! walk/run measurement (gaits, footfall events, simulation, foot slide) and the fuzz targets'
+//! seed files. Behind the `lab` cargo feature; it may change in any release.
 //!
 //! It lives in the crate, rather than in a crate of its own, because it reaches what the API
 //! keeps private (stage internals, the WGSL modules); a feature keeps it out of every build that

@@ -52,8 +52,8 @@ pub enum NormalSource {
 }
 
 impl NormalSource {
-    /// A name for reports: `procedural swirl (256²)`, or the image's
-    /// [`ImageSource::describe`] with ` (scale S)` when the scale is not 1; `None` for no
+    /// A name for reports: `procedural swirl (256²)`, or the
+    /// [`ImageSource`]'s name with ` (scale S)` when the scale is not 1; `None` for no
     /// normal map.
     #[must_use]
     pub fn describe(&self) -> Option<String> {
