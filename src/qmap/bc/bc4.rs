@@ -1,0 +1,159 @@
+//! Endpoint refinement of BC4 blocks (each half of a BC5 block). The kernels take a block's
+//! smallest and largest value as its endpoints, so the eight palette entries span the whole
+//! range, and pick each value's entry by its byte; where the values are not spread evenly
+//! between the extremes (a curve in a block: a bump's slope across a coarse mip level) a pair of
+//! endpoints inside or just outside the extremes fits them better. This pass first re-picks each
+//! value's entry for the block's own endpoints by the value itself, then fits the endpoints by
+//! least squares to the entries the values take (three rounds), tries every pair of whole
+//! endpoints within ±4 of the fit, and keeps the candidate with the smallest squared error — the
+//! kernel's own block when nothing beats it, so a block is never made worse — among those that
+//! keep every value within the kernel's bound (half a palette step of the block's range, plus
+//! half a byte). Blocks spanning at most 7 bytes keep their endpoints: their palette already
+//! steps by a byte or less. Measured on the bumpy swirl disc (512² textures), `render --mode
+//! all`, 640×480: the tangent-space `bc5x2` map 44.94 → 46.61 dB (rgba16f 47.15); the BC5
+//! encode of FlightHelmet's tangent-space maps at 2048² 0.73 → 2.8 s on two cores
+//! (docs/MAPS.md).
+//!
+//! Everything is on the BC4 UNORM scale (bytes 0–255, palette interpolated in f32 as the D3D11
+//! functional spec §19.5.3 defines it); the BC5 SNORM blocks the crate writes are UNORM blocks
+//! whose endpoint bytes are flipped afterwards (`super`'s module docs), a linear map that keeps
+//! every error as it is.
+
+/// How far from the least-squares endpoints (whole steps) the search looks.
+const SEARCH: i32 = 4;
+
+/// Blocks whose values span at most this many bytes are left as the kernel made them: with
+/// eight entries a step apart or less, the byte rounding is the error, not the endpoints.
+const SMALL_RANGE: f32 = 7.0;
+
+/// Least-squares rounds: indices from the endpoints, then endpoints from the indices.
+const FIT_ROUNDS: usize = 3;
+
+/// The 8-value mode's palette position of the entry `k` steps from `e0` towards `e1`
+/// (0 → index 0, 7 → index 1, 1…6 → indices 2…7).
+fn index_of_step(k: usize) -> u64 {
+    match k {
+        0 => 0,
+        7 => 1,
+        k => k as u64 + 1,
+    }
+}
+
+/// The 16 values a BC4 UNORM block (8 bytes) decodes to, on the 0–255 scale: the crate's one
+/// BC decoder (`bcdec_rs`, the palette interpolated in f32).
+fn decode(block: &[u8]) -> [f32; 16] {
+    let mut texels = [0.0f32; 16];
+    bcdec_rs::bc4_float(block, &mut texels, 4, false);
+    texels.map(|v| v * 255.0)
+}
+
+/// The steps (0–7 from `e0` towards `e1`) of the entries nearest `target` in the 8-value mode
+/// (`e0 > e1`).
+fn steps(e0: f32, e1: f32, target: &[f32; 16]) -> [usize; 16] {
+    let steps_per_unit = 7.0 / (e0 - e1);
+    target.map(|t| ((e0 - t) * steps_per_unit).round().clamp(0.0, 7.0) as usize)
+}
+
+/// The squared error of the 8-value encoding with endpoints `e0 > e1`, or `None` as soon as it
+/// exceeds `limit` or a value is off by more than `bound`.
+fn error_within(e0: f32, e1: f32, target: &[f32; 16], limit: f32, bound: f32) -> Option<f32> {
+    let (per_step, steps_per_unit) = ((e1 - e0) / 7.0, 7.0 / (e0 - e1));
+    let mut sum = 0.0f32;
+    for &t in target {
+        // Nearest step: +½ and truncation (the value is clamped to [0, 7] first, so ≥ 0).
+        let k = (((e0 - t) * steps_per_unit).clamp(0.0, 7.0) + 0.5).trunc();
+        let d = per_step.mul_add(k, e0) - t;
+        sum += d * d;
+        if sum >= limit || d.abs() > bound {
+            return None;
+        }
+    }
+    Some(sum)
+}
+
+/// The endpoints minimising the squared error of `target` with each value at its `steps`
+/// (`None` when the steps do not determine two endpoints: all equal).
+fn least_squares(steps: &[usize; 16], target: &[f32; 16]) -> Option<(f32, f32)> {
+    let (mut aa, mut ab, mut bb, mut at, mut bt) = (0.0f32, 0.0, 0.0, 0.0, 0.0);
+    for (&s, &t) in steps.iter().zip(target) {
+        let w = s as f32 / 7.0;
+        let (a, b) = (1.0 - w, w);
+        aa += a * a;
+        ab += a * b;
+        bb += b * b;
+        at += a * t;
+        bt += b * t;
+    }
+    let det = aa * bb - ab * ab;
+    (det.abs() > 1e-6).then(|| ((at * bb - bt * ab) / det, (aa * bt - ab * at) / det))
+}
+
+/// Refines `block` (8 bytes of BC4 UNORM) towards `target` (its 16 values on the 0–255 scale)
+/// as the module docs say: the result is never worse in squared error, and a block of new
+/// endpoints keeps every value within `bound` of its target (the block's own endpoints with
+/// better indices only lower each value's error).
+pub(crate) fn refine(block: &mut [u8], target: &[f32; 16], bound: f32) {
+    let original = decode(block);
+    let mut best = original
+        .iter()
+        .zip(target)
+        .map(|(d, t)| (d - t) * (d - t))
+        .sum::<f32>();
+    let mut chosen: Option<(u8, u8)> = None;
+    // The block's own endpoints, each value at its nearest entry (the kernels pick by the
+    // value's byte, which can be one entry off).
+    if block[0] > block[1] {
+        let (e0, e1) = (f32::from(block[0]), f32::from(block[1]));
+        if let Some(sum) = error_within(e0, e1, target, best, f32::MAX) {
+            best = sum;
+            chosen = Some((block[0], block[1]));
+        }
+    }
+    let (lo, hi) = target
+        .iter()
+        .fold((f32::MAX, f32::MIN), |(lo, hi), &t| (lo.min(t), hi.max(t)));
+    if hi - lo <= SMALL_RANGE {
+        return write(block, chosen, target); // a palette step of a byte at most: as good as any
+    }
+    let (mut e0, mut e1) = (hi, lo);
+    for _ in 0..FIT_ROUNDS {
+        let Some((a, b)) = least_squares(&steps(e0, e1, target), target) else {
+            break;
+        };
+        (e0, e1) = (a.max(b), a.min(b));
+        if e0 - e1 < 1.0 {
+            return write(block, chosen, target);
+        }
+    }
+    // Every pair of whole endpoints within ±SEARCH of the fit.
+    let (f0, f1) = (e0.round() as i32, e1.round() as i32);
+    for d0 in -SEARCH..=SEARCH {
+        for d1 in -SEARCH..=SEARCH {
+            let (a, b) = ((f0 + d0).clamp(1, 255), (f1 + d1).clamp(1, 255));
+            if a <= b {
+                continue;
+            }
+            if let Some(sum) = error_within(a as f32, b as f32, target, best, bound) {
+                best = sum;
+                chosen = Some((a as u8, b as u8));
+            }
+        }
+    }
+    write(block, chosen, target);
+}
+
+/// Writes the 8-value block with endpoints `chosen` and each value of `target` at its nearest
+/// entry into `block`; leaves `block` as it is for `None`.
+fn write(block: &mut [u8], chosen: Option<(u8, u8)>, target: &[f32; 16]) {
+    if let Some((c0, c1)) = chosen {
+        let bits = steps(f32::from(c0), f32::from(c1), target)
+            .iter()
+            .enumerate()
+            .fold(0u64, |acc, (t, &k)| acc | index_of_step(k) << (3 * t));
+        block[0] = c0;
+        block[1] = c1;
+        for (b, byte) in block[2..8].iter_mut().enumerate() {
+            *byte = (bits >> (8 * b)) as u8;
+        }
+    }
+}
