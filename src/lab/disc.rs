@@ -4,17 +4,17 @@
 //!
 //! # The disc
 //!
-//! A flat metal plate ([`crate::mesh::procedural::plate`]) whose anisotropy texture holds, in the tangent
+//! A flat metal plate (`crate::mesh::procedural::plate`) whose anisotropy texture holds, in the tangent
 //! plane's (t, b) basis with p = (u − ½, −(v − ½)) (glTF UVs run down while b points up):
 //!
-//! - r < [`CIRCLES`]: grooves in **circles** about the centre;
-//! - r < [`SPIRAL`]: a **spiral**, the circle turned by 45°;
-//! - r < [`BAND`]: a **fading band** of radial grooves whose strength falls from 1 to 0;
+//! - r < `CIRCLES`: grooves in **circles** about the centre;
+//! - r < `SPIRAL`: a **spiral**, the circle turned by 45°;
+//! - r < `BAND`: a **fading band** of radial grooves whose strength falls from 1 to 0;
 //! - beyond: isotropic.
 //!
 //! # The bumpy disc
 //!
-//! [`Relief::Bumps`] gives the plate a normal map as well ([`normal_map`]: a grid of bumps
+//! [`Relief::Bumps`] gives the plate a normal map as well (`normal_map`: a grid of bumps
 //! tilting the normal by up to about 24°), so the tangent-space quaternion map holds a tilt *and*
 //! a twist per texel — the content it exists for, and the case two-channel formats cannot hold.
 //!
@@ -30,7 +30,7 @@
 //! # The truth
 //!
 //! [`truth`] casts `samples²` rays through every pixel, evaluates the analytic field (never a
-//! texture, never filtered) and the CPU BRDF ([`super::shading`]) at each hit, and keeps the
+//! texture, never filtered) and the CPU BRDF (`render::shading`) at each hit, and keeps the
 //! mean radiance (tone-mapped and sRGB-encoded like the GPU's target) and the strength-weighted
 //! axial mean of the world-space direction.
 
@@ -81,7 +81,7 @@ pub(crate) fn field(uv: Vec2) -> (Vec2, f32) {
 pub enum Relief {
     /// A flat plate: the anisotropy direction only.
     Flat,
-    /// A grid of bumps ([`normal_map`]) under the grooves.
+    /// A grid of bumps (`normal_map`) under the grooves.
     Bumps,
 }
 
@@ -110,7 +110,7 @@ pub enum RgLayout {
     /// d with y ≥ 0 (x ≥ 0 on the axis): what a tool writing from an angle in [0°, 180°) gives.
     Canonical,
     /// Oriented so neighbours agree, by the quaternion bake's own orientation
-    /// ([`crate::qmap::anisotropy`]): the best an RG map can be, with seams only where the
+    /// (`crate::qmap::anisotropy`): the best an RG map can be, with seams only where the
     /// field cannot be oriented.
     Oriented,
 }
@@ -172,7 +172,7 @@ pub(crate) fn material(texture: RgbaImage, relief: Relief) -> SceneMaterial {
     }
 }
 
-/// The disc as a scene: one plate of side [`PLATE_SIZE`] at the origin facing +Y, its
+/// The disc as a scene: one plate of side `PLATE_SIZE` at the origin facing +Y, its
 /// object-space map baked at the texture's size, flat or with bumps.
 ///
 /// # Errors

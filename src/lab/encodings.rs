@@ -48,7 +48,7 @@ pub fn table_frames(count: usize) -> Vec<TangentFrame> {
     measure::table_frames(count)
 }
 
-/// One line saying what [`table_frames`]`(count)` holds.
+/// One line saying what `table_frames(count)` holds.
 #[must_use]
 pub fn describe_table_frames(count: usize) -> String {
     measure::describe_table_frames(count)

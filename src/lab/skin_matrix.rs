@@ -1,16 +1,16 @@
 //! The matrix-palette skinning baseline (`shaders/skin_matrix.wgsl`): what the quaternion kernel
-//! ([`crate::gpu::skin`]) is measured against in `examples/skin_bench.rs`.
+//! (`crate::gpu::skin`) is measured against in `examples/skin_bench.rs`.
 //!
 //! The layout engines use (Bevy's mesh attributes, rend3's skinning pass): per vertex an f32
 //! position, normal and tangent (w = handedness), u16 joints and f32 weights — 64 bytes with 4
 //! influences, 88 with 8 — and one `mat4x4<f32>` per bone (64 bytes, built on the CPU from the
 //! same [`Bone`]s). Linear blend `M = Σ wᵢ Mᵢ`; position `M·(p, 1)`; normal and tangent by `M`
 //! itself, normalised (the usual shortcut: right while `M` is a rotation times a uniform scale,
-//! see [`crate::lab::skin_reference::lbs_vector_frame_error`] for where it is not); output f32 position, normal
+//! see `crate::lab::skin_reference::lbs_vector_frame_error` for where it is not); output f32 position, normal
 //! and tangent, 40 bytes. So it moves 104 bytes a vertex with 4 influences where the quaternion
 //! layout moves 48.
 //!
-//! The batch structure is [`crate::gpu::skin`]'s (instance table, binary search, one 2D dispatch for
+//! The batch structure is `crate::gpu::skin`'s (instance table, binary search, one 2D dispatch for
 //! every instance), so a comparison of the two measures the layout and the per-vertex arithmetic
 //! only. Vertices come from the same [`SkinVertices`] (frames decoded from their qtangents,
 //! weights the unorm8 ones as f32), so both kernels skin the same data.
@@ -208,13 +208,14 @@ impl MatrixSkinPipeline {
 
     /// Uploads `meshes` once each (in the baseline layout) and lays out one instance per entry
     /// of `instances` (an index into `meshes`), each with a palette of its mesh's `joint_count`
-    /// matrices — as [`crate::gpu::skin::SkinPipeline::batch`] does. The influence count is the
+    /// matrices — as [`crate::gpu::SkinPipeline::batch`] does. The influence count is the
     /// smallest that holds every mesh's vertices. Matrices start as the identity; set them with
     /// [`MatrixSkinBatch::set_bones`].
     ///
     /// # Errors
-    /// [`GpuError::Input`] for an empty batch, an instance naming no mesh, a mesh with no
-    /// vertices or joints; [`GpuError::TooLarge`] beyond the device's buffer or dispatch limits.
+    /// As [`crate::gpu::SkinPipeline::batch`]: [`GpuError::Empty`] for an empty batch or a mesh
+    /// with no vertices, [`GpuError::OutOfRange`] for an instance naming no mesh;
+    /// [`GpuError::TooLarge`] beyond the device's buffer or dispatch limits.
     pub fn batch(
         &self,
         ctx: &GpuContext,
@@ -257,10 +258,10 @@ impl MatrixSkinBatch {
     }
 
     /// Uploads every instance's palette, concatenated in instance order, as matrices
-    /// ([`palette`]).
+    /// (`palette`).
     ///
     /// # Errors
-    /// As [`MatrixSkinBatch::set_matrices`].
+    /// As `MatrixSkinBatch::set_matrices`.
     pub fn set_bones(&self, ctx: &GpuContext, bones: &[Bone]) -> Result<(), GpuError> {
         self.set_matrices(ctx, &palette(bones))
     }

@@ -1,5 +1,5 @@
 //! The f64 skinning reference the kernel is tested against: linear blend with the polar
-//! factor, dual quaternions, and the frame-angle measure (see the [`super`] module docs for the
+//! factor, dual quaternions, and the frame-angle measure (see the [`crate::skin`] module docs for the
 //! methods).
 
 use glam::{DMat3, DQuat, DVec3, Vec3};

@@ -44,7 +44,7 @@ use std::process::{Command, ExitCode, Stdio};
 const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|animate|aniso|bench|skin-bench|gpu-bundle|fuzz|npm|gltfpack-table> [ARGS...]
   test        set up a Vulkan adapter if needed (lavapipe); check formatting and that no src/
               file is over 800 lines; build and unit-test the crate with --no-default-features;
-              clippy --all-targets -D warnings; cargo doc with warnings denied; install the
+              clippy --all-targets -D warnings; cargo doc (with and without the lab) with warnings denied; install the
               pinned glTF judges (npm, when node is present; required under CI); then cargo
               test --release --workspace [ARGS], and count the tests that did not run
   demo        set up a Vulkan adapter if needed, then run the demo (ARGS: frame count), the
@@ -182,12 +182,14 @@ fn test(root: &Path, rest: &[String]) -> Result<(), String> {
             ],
         )
     })?;
+    // The lab's docs too (not published, but read by whoever works on the tools), first, so the
+    // public API's are what target/doc holds at the end.
     step("docs", &|| {
-        cargo_env(
-            root,
-            &["doc", "--no-deps", "--package", "qtangent"],
-            &[("RUSTDOCFLAGS", "-D warnings")],
-        )
+        for features in [&["--features", "lab"][..], &[]] {
+            let args = [&["doc", "--no-deps", "--package", "qtangent"][..], features].concat();
+            cargo_env(root, &args, &[("RUSTDOCFLAGS", "-D warnings")])?;
+        }
+        Ok(())
     })?;
     // The glTF validator and gltfpack for the tests (npm, pinned); their folder goes to the
     // tests as `QTANGENT_NPM`.

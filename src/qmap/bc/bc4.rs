@@ -51,7 +51,12 @@ fn decode(block: &[u8]) -> [f32; 16] {
 /// (`e0 > e1`).
 fn steps(e0: f32, e1: f32, target: &[f32; 16]) -> [usize; 16] {
     let steps_per_unit = 7.0 / (e0 - e1);
-    target.map(|t| ((e0 - t) * steps_per_unit).round().clamp(0.0, 7.0) as usize)
+    target.map(|t| nearest_step((e0 - t) * steps_per_unit) as usize)
+}
+
+/// The whole step nearest `s` steps, within 0–7: +½ and truncation (after the clamp, so ≥ 0).
+fn nearest_step(s: f32) -> f32 {
+    (s.clamp(0.0, 7.0) + 0.5).trunc()
 }
 
 /// The squared error of the 8-value encoding with endpoints `e0 > e1`, or `None` as soon as it
@@ -60,8 +65,7 @@ fn error_within(e0: f32, e1: f32, target: &[f32; 16], limit: f32, bound: f32) ->
     let (per_step, steps_per_unit) = ((e1 - e0) / 7.0, 7.0 / (e0 - e1));
     let mut sum = 0.0f32;
     for &t in target {
-        // Nearest step: +½ and truncation (the value is clamped to [0, 7] first, so ≥ 0).
-        let k = (((e0 - t) * steps_per_unit).clamp(0.0, 7.0) + 0.5).trunc();
+        let k = nearest_step((e0 - t) * steps_per_unit);
         let d = per_step.mul_add(k, e0) - t;
         sum += d * d;
         if sum >= limit || d.abs() > bound {
@@ -93,6 +97,8 @@ fn least_squares(steps: &[usize; 16], target: &[f32; 16]) -> Option<(f32, f32)> 
 /// endpoints keeps every value within `bound` of its target (the block's own endpoints with
 /// better indices only lower each value's error).
 pub(crate) fn refine(block: &mut [u8], target: &[f32; 16], bound: f32) {
+    // A NaN would pass every comparison below; the caller maps NaN to 0 first.
+    debug_assert!(target.iter().all(|t| t.is_finite()), "{target:?}");
     let original = decode(block);
     let mut best = original
         .iter()

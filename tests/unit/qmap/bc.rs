@@ -410,9 +410,9 @@ fn bc5_and_extremes_sse(xy: &[[f32; 2]], blocks: &[u8]) -> (f64, f64) {
     (ours, extremes)
 }
 
-/// BC5's endpoint refinement (`src/qmap/bc/bc4.rs`): against the kernels' rule of a block's
-/// extremes as its endpoints, the squared error of smooth normal fields is never larger, and on
-/// a field whose 4×4 blocks hold a curve (wavelengths of 6–16 texels, as a map's coarser mip
+/// BC5's endpoint refinement (`src/qmap/bc/bc4.rs`), end to end: against a model of the kernels'
+/// rule (a block's extremes as its endpoints, each value at its nearest entry), the squared error
+/// of smooth normal fields is a fifth smaller, and on a field whose 4×4 blocks hold a curve (wavelengths of 6–16 texels, as a map's coarser mip
 /// levels have: the bumps of the swirl disc are 16 texels apart at its third level) it is
 /// clearly smaller. `bc5_normal_fields` checks that the contract still holds.
 #[test]
@@ -465,11 +465,13 @@ fn bc4_block(e0: u8, e1: u8, index: [u64; 16]) -> [u8; 8] {
 /// endpoints, each byte at its nearest entry) and on arbitrary blocks (random endpoints, either
 /// palette mode, random indices), for curved, random and nearly flat values: the squared error,
 /// decoded by `bcdec_rs`, is never larger, and a block given new endpoints keeps every value
-/// within the bound it was given.
+/// within the bound it was given and both endpoints ≥ 1 (the BC5 SNORM flip needs them so:
+/// `src/qmap/bc/mod.rs`). The curves reach the bottom of the range, clamped to 1.
 #[test]
 fn bc4_refinement_is_never_worse() {
     let rng = &mut Pcg64::seed_from_u64(SEED);
-    let (mut improved, cases) = (0, 30_000);
+    // Blocks improved: made as the kernels make them, and arbitrary.
+    let (mut improved, cases) = ([0usize; 2], 30_000);
     for case in 0..cases {
         let target: [f32; 16] = match case % 3 {
             0 => {
@@ -520,14 +522,20 @@ fn bc4_refinement_is_never_worse() {
         let mut refined = block;
         qtangent::qmap::bc::bc4::refine(&mut refined, &target, bound);
         let (before, after) = (sse(&block), sse(&refined));
-        // 1e-3: the refinement's f32 sum of 16 squares against this f32 one, each term ≤ 255²
-        // (relative rounding 1.2e-7 a term, 16 terms: 0.13 of 255², far below a byte's 1).
+        // The refinement judges with its own f32 palette (e0 + k·(e1 − e0)/7), bcdec with
+        // (a·(7 − k) + b·k)/7/255·255: the two differ by δ ≤ 255 · 2.4e-7 ≈ 6e-5 a value, so a
+        // sum of 16 squared errors by at most 2δ·Σ|e| ≤ 8δ·√SSE ≈ 5e-4·√SSE. Twice that:
+        let tolerance = 1e-3 * before.sqrt().max(1.0);
         assert!(
-            after <= before + 1e-3 * before.max(1.0),
+            after <= before + tolerance,
             "case {case}: {before} → {after}: {block:?} → {refined:?}"
         );
-        improved += usize::from(after < before);
+        improved[case % 2] += usize::from(after < before - tolerance);
         if refined[..2] != block[..2] {
+            assert!(
+                refined[0] >= 1 && refined[1] >= 1,
+                "case {case}: endpoint 0 in {refined:?}"
+            );
             let d = bc4_f32(&refined, false);
             for t in 0..16 {
                 // 1e-3 bytes: the f32 palette of the refinement against bcdec's.
@@ -538,11 +546,21 @@ fn bc4_refinement_is_never_worse() {
             }
         }
     }
-    println!("BC4 refinement: {improved} of {cases} blocks improved");
-    // Seeded: at least the random blocks (a sixth of the cases) improve.
+    let [kernel, arbitrary] = improved;
+    println!(
+        "BC4 refinement: {kernel} of {} kernel-made and {arbitrary} of {} arbitrary blocks improved",
+        cases / 2,
+        cases / 2
+    );
+    // Measured (seed SEED): 14,827 of the 15,000 kernel-made blocks (the entries re-picked by
+    // value, the curves' endpoints fitted), 12,445 of the arbitrary ones; a few percent less at least.
     assert!(
-        improved >= cases / 6,
-        "only {improved} of {cases} blocks improved"
+        kernel >= 14_000,
+        "only {kernel} kernel-made blocks improved"
+    );
+    assert!(
+        arbitrary >= 11_500,
+        "only {arbitrary} arbitrary blocks improved"
     );
 }
 
