@@ -304,6 +304,20 @@ fn render_disc(line: &str, paths: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The bumpy swirl disc with `texture`² textures written into `dir` by `aniso --gltf --bumps`;
+/// the path of its glTF file.
+fn bumpy_disc(dir: &std::path::Path, texture: &str) -> String {
+    let d = dir.to_str().expect("utf-8 path");
+    let out = common::run_example("aniso", &["--gltf", d, "--texture", texture, "--bumps"]);
+    assert!(
+        out.status.success(),
+        "aniso --gltf --bumps: {}",
+        stderr(&out)
+    );
+    let gltf = dir.join("swirl_disc_bumps.gltf");
+    gltf.to_str().expect("utf-8 path").to_owned()
+}
+
 /// The bumpy swirl disc (a normal map under the anisotropy grooves: a tilt and a twist per
 /// texel) stores its tangent-space map as two BC5 layers by default, and that map renders
 /// closer to the reference than BC7's four channels at the same content — the measurement that
@@ -311,15 +325,8 @@ fn render_disc(line: &str, paths: &[&str]) -> String {
 #[test]
 fn tilt_and_twist_maps_default_to_two_bc5_layers_and_beat_bc7() {
     let dir = tempfile::tempdir().expect("temporary folder");
-    let d = dir.path().to_str().expect("utf-8 path");
-    let out = common::run_example("aniso", &["--gltf", d, "--texture", "256", "--bumps"]);
-    assert!(
-        out.status.success(),
-        "aniso --gltf --bumps: {}",
-        stderr(&out)
-    );
-    let gltf = dir.path().join("swirl_disc_bumps.gltf");
-    let gltf = gltf.to_str().expect("utf-8 path");
+    let gltf = bumpy_disc(dir.path(), "256");
+    let gltf = gltf.as_str();
     let tangent_psnr = |format: Option<&str>| {
         let png = dir
             .path()
@@ -366,15 +373,8 @@ fn tilt_and_twist_maps_default_to_two_bc5_layers_and_beat_bc7() {
 #[test]
 fn tilt_and_twist_bc5_pair_renders_within_0_6_db_of_rgba16f() {
     let dir = tempfile::tempdir().expect("temporary folder");
-    let d = dir.path().to_str().expect("utf-8 path");
-    let out = common::run_example("aniso", &["--gltf", d, "--texture", "512", "--bumps"]);
-    assert!(
-        out.status.success(),
-        "aniso --gltf --bumps: {}",
-        stderr(&out)
-    );
-    let gltf = dir.path().join("swirl_disc_bumps.gltf");
-    let gltf = gltf.to_str().expect("utf-8 path");
+    let gltf = bumpy_disc(dir.path(), "512");
+    let gltf = gltf.as_str();
     let tangent_psnr = |format: &str| {
         let png = dir.path().join(format!("{format}.png"));
         let png = png.to_str().expect("utf-8 path");
