@@ -104,7 +104,9 @@ pub(crate) const GLTF_SHORT: u32 = 5122;
 /// integers, and application-specific attributes may not use unsigned component types, so every
 /// format but `f32x4` is stored as `SHORT` components: its exact bytes (the encoder's
 /// little-endian output), read back as bit patterns. `snorm16x4` alone is also a meaningful
-/// normalised accessor (the quaternion itself).
+/// normalised accessor (the quaternion itself); `smallest3x6` is marked normalised only so that
+/// no two formats share a layout (the loader names the format from the layout when a tool has
+/// dropped the primitive's `QTANGENT_frames`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(not(feature = "gltf"), allow(dead_code))]
 pub(crate) struct GltfLayout {
@@ -217,7 +219,9 @@ impl Format {
                 max_error_deg: 0.007,
                 fetch: Fetch::Uint32x2,
                 wgsl_qtangent: "qtangent_smallest3x6",
-                gltf: gltf(GLTF_SHORT, 3, false),
+                // `normalized` only to tell it from f16x3's SHORT VEC3: no two formats share a
+                // layout, so a file whose QTANGENT_frames a tool dropped still says its format.
+                gltf: gltf(GLTF_SHORT, 3, true),
                 encode: smallest3::write_6,
                 decode: smallest3::read_6,
             },

@@ -1,7 +1,7 @@
 //! `_QTANGENT`: the frames of a file qtangent wrote (`pack`), decoded into
 //! [`Primitive::qtangents`](crate::mesh::Primitive::qtangents). The format is the primitive's
-//! `QTANGENT_frames.format` (docs/GLTF.md); without it, only the two unambiguous layouts are
-//! accepted (FLOAT VEC4: f32x4; normalised SHORT VEC4: snorm16x4).
+//! `QTANGENT_frames.format` (docs/GLTF.md); without it (a tool that rewrote the file dropped
+//! the extension), the accessor's layout, which no two formats share.
 
 use glam::Vec2;
 use gltf::mesh::Semantic;
@@ -11,7 +11,6 @@ use super::File;
 use crate::frame::QTangent;
 use crate::gltf::names::{AccessorLayout, QTANGENT_ATTRIBUTE, QTANGENT_FRAMES};
 use crate::gltf::read::Reader;
-use crate::gltf::AccessorType;
 use crate::mesh::{ErrorKind, ImageSource, PackedMap};
 use crate::Format;
 
@@ -37,21 +36,25 @@ pub(super) fn read_qtangents(
         })
         .transpose()?;
     let found = acc.layout;
+    // A tool that converts accessors (quantising, compressing) without knowing the attribute.
+    const CAUSE: &str = "a tool rewrote the attribute after pack; run gltfpack or glTF-Transform before pack, not after";
     let format = match named {
         Some(f) => f,
-        None if found == AccessorLayout::float(AccessorType::Vec4) => Format::F32x4,
-        None if found == AccessorLayout::of_format(Format::Snorm16x4) => Format::Snorm16x4,
-        None => {
-            return Err(bad(format!(
-                "accessor {} could be several formats and the primitive has no {QTANGENT_FRAMES}.format",
-                acc.index
-            )))
-        }
+        None => Format::ALL
+            .into_iter()
+            .find(|&f| AccessorLayout::of_format(f) == found)
+            .ok_or_else(|| {
+                bad(format!(
+                    "accessor {} is {}, which is no qtangent format's layout, and the primitive has no {QTANGENT_FRAMES}.format ({CAUSE})",
+                    acc.index,
+                    found.describe(),
+                ))
+            })?,
     };
     let want = AccessorLayout::of_format(format);
     if found != want {
         return Err(bad(format!(
-            "accessor {} is {}, but {} is stored as {}",
+            "accessor {} is {}, but {} is stored as {} ({CAUSE})",
             acc.index,
             found.describe(),
             format.name(),

@@ -431,3 +431,124 @@ fn the_pack_tool_reports_and_refuses_bad_input() {
         assert!(!Path::new("y.glb").exists(), "a failed run left y.glb");
     }
 }
+
+/// The packed torus (no maps) in `format`: its prepared source and the GLB.
+fn packed_torus(format: Format) -> (Vec<mesh::Prepared>, Vec<u8>) {
+    let dir = tempdir();
+    let scene = mesh::load(torus_source(dir.path())).unwrap_or_else(|e| panic!("{e}"));
+    let prepared = scene.prepare().unwrap_or_else(|e| panic!("{e}"));
+    let options = PackOptions {
+        format,
+        keep_normals: true,
+    };
+    let packed = pack::pack(&scene, &prepared, &SceneMaps::default(), &options)
+        .unwrap_or_else(|e| panic!("pack: {e}"));
+    (prepared, packed.glb)
+}
+
+/// `glb` with its JSON changed by `edit` (the binary chunk kept), as a tool would write it back.
+fn rewritten(glb: &[u8], edit: impl FnOnce(&mut serde_json::Value)) -> Vec<u8> {
+    let parts = gltf::glb::split(glb).unwrap_or_else(|e| panic!("{e}"));
+    let mut json: serde_json::Value =
+        serde_json::from_slice(parts.json).unwrap_or_else(|e| panic!("{e}"));
+    edit(&mut json);
+    let text = serde_json::to_vec(&json).unwrap_or_else(|e| panic!("{e}"));
+    gltf::glb::write(&text, parts.bin.unwrap_or_default()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// What glTF-Transform does to an extension it does not know when it writes a file back: the
+/// primitives' `QTANGENT_frames` and its entries in `extensionsUsed` / `extensionsRequired` go.
+fn drop_qtangent_frames(json: &mut serde_json::Value) {
+    for mesh in json["meshes"].as_array_mut().into_iter().flatten() {
+        for prim in mesh["primitives"].as_array_mut().into_iter().flatten() {
+            if let Some(ext) = prim.get_mut("extensions").and_then(|e| e.as_object_mut()) {
+                ext.remove(gltf::names::QTANGENT_FRAMES);
+            }
+        }
+    }
+    for list in ["extensionsUsed", "extensionsRequired"] {
+        if let Some(names) = json.get_mut(list).and_then(|l| l.as_array_mut()) {
+            names.retain(|n| n != gltf::names::QTANGENT_FRAMES);
+        }
+    }
+}
+
+/// The `_QTANGENT` accessor of the first primitive.
+fn qtangent_accessor(json: &mut serde_json::Value) -> &mut serde_json::Value {
+    let index = json["meshes"][0]["primitives"][0]["attributes"][gltf::names::QTANGENT_ATTRIBUTE]
+        .as_u64()
+        .expect("a _QTANGENT attribute") as usize;
+    &mut json["accessors"][index]
+}
+
+/// A packed file whose `QTANGENT_frames` a tool dropped still reads back, in every format,
+/// within the format's bound: no two formats share an accessor layout, so the layout names
+/// the format (docs/GLTF.md, "Decoding `_QTANGENT`").
+#[test]
+fn frames_survive_a_tool_that_drops_the_extension() {
+    for format in Format::ALL {
+        let (prepared, glb) = packed_torus(format);
+        let glb = rewritten(&glb, drop_qtangent_frames);
+        assert!(
+            !String::from_utf8_lossy(&glb).contains(gltf::names::QTANGENT_FRAMES),
+            "{}: the extension is still there",
+            format.name()
+        );
+        let back = mesh::load_gltf_slice(Path::new("rewritten.glb"), &glb, None)
+            .unwrap_or_else(|e| panic!("{}: {e}", format.name()));
+        let back = back.prepare().unwrap_or_else(|e| panic!("{e}"));
+        let mut errors = FrameErrors::default();
+        for (p, b) in prepared.iter().zip(&back) {
+            assert_eq!(p.frames.len(), b.frames.len(), "{}: vertex count", p.label);
+            for (f, g) in p.frames.iter().zip(&b.frames) {
+                errors.add(f, g);
+            }
+        }
+        common::assert_within_format_bound("torus, extension dropped", format, &errors);
+    }
+}
+
+/// A `_QTANGENT` accessor a tool changed is refused with one line that names the accessor, what
+/// it is, what the format needs and the likely cause — with the extension (the declared format
+/// no longer matches) and without it (no format has the layout).
+#[test]
+fn a_changed_qtangent_accessor_is_refused_with_its_likely_cause() {
+    let (_, glb) = packed_torus(Format::Snorm16x4);
+    // A tool that dequantised the normalised shorts into floats, extension kept.
+    let kept = rewritten(&glb, |json| {
+        let acc = qtangent_accessor(json);
+        acc["normalized"] = serde_json::Value::Bool(false);
+    });
+    // …and one that also dropped the extension, leaving a layout no format has.
+    let dropped = rewritten(&glb, |json| {
+        drop_qtangent_frames(json);
+        let acc = qtangent_accessor(json);
+        acc["type"] = serde_json::Value::from("VEC2");
+        acc["normalized"] = serde_json::Value::Bool(true);
+    });
+    for (what, glb, says) in [
+        (
+            "extension kept",
+            kept,
+            "but snorm16x4 is stored as VEC4 SHORT normalized",
+        ),
+        (
+            "extension dropped",
+            dropped,
+            "which is no qtangent format's layout",
+        ),
+    ] {
+        let e = mesh::load_gltf_slice(Path::new("changed.glb"), &glb, None)
+            .map(|_| ())
+            .expect_err(what)
+            .to_string();
+        assert!(
+            e.contains("changed.glb")
+                && e.contains("_QTANGENT: accessor")
+                && e.contains(says)
+                && e.contains("run gltfpack or glTF-Transform before pack"),
+            "{what}: {e}"
+        );
+        assert!(!e.contains('\n'), "{what}: more than one line: {e}");
+    }
+}
