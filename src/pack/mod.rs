@@ -256,6 +256,7 @@ pub fn pack(
             frame_bytes_per_vertex: AccessorLayout::of_format(options.format).vertex_stride(),
             ..PackReport::default()
         },
+        fallback: None,
     };
     w.images().map_err(fail)?;
     w.skins_and_animations().map_err(fail)?;
@@ -264,6 +265,17 @@ pub fn pack(
     w.finish().map_err(fail)
 }
 
+/// The core `source` of every quaternion-map texture, for loaders that require one (the
+/// KHR_texture_basisu pattern; the map itself is the texture's `QTANGENT_frames.source`): a 1×1
+/// PNG of the flat normal (128, 128, 255, 255), 70 bytes, written once.
+pub(crate) const FALLBACK_PNG: [u8; 70] = [
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+    0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0x68, 0x68, 0xf8, 0xff,
+    0x1f, 0x00, 0x06, 0x82, 0x02, 0xff, 0x6c, 0xe0, 0x43, 0x23, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
+    0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
 /// The packed file being written: the source's document, its accessors and views rewritten.
 struct Writer<'a> {
     source: &'a Source,
@@ -271,6 +283,8 @@ struct Writer<'a> {
     /// Source accessor → written accessor.
     copied: HashMap<usize, usize>,
     report: PackReport,
+    /// The image of [`FALLBACK_PNG`], once a map texture needed it.
+    fallback: Option<usize>,
 }
 
 impl Writer<'_> {
@@ -612,8 +626,8 @@ impl Writer<'_> {
         Ok(next_uv_set)
     }
 
-    /// Embeds a map as a KTX2 image with a texture whose source only the extension names;
-    /// returns the texture's index.
+    /// Embeds a map as a KTX2 image with a texture whose extension names it and whose core
+    /// `source` is the [`FALLBACK_PNG`]; returns the texture's index.
     fn map_texture(
         &mut self,
         map: &EncodedMap,
@@ -647,10 +661,23 @@ impl Writer<'_> {
                 "wrapT": wrap,
             }),
         );
+        let fallback = match self.fallback {
+            Some(i) => i,
+            None => {
+                let view = self.out.view(&FALLBACK_PNG, None, None);
+                let name = "fallback for quaternion maps (QTANGENT_frames)";
+                let i = self.out.push(
+                    "images",
+                    json!({ "bufferView": view, "mimeType": "image/png", "name": name }),
+                );
+                *self.fallback.insert(i)
+            }
+        };
         Ok(self.out.push(
             "textures",
             json!({
                 "sampler": sampler,
+                "source": fallback,
                 "name": what,
                 "extensions": { QTANGENT_FRAMES: { "source": image } },
             }),

@@ -166,6 +166,46 @@ fn draw(scene: &RenderScene, mode: FrameSource, options: &MapOptions) -> RgbaIma
 
 /// Packs `source` with `maps` and draws both with what that file's frames are (the qtangents in
 /// `format`, or the maps); they must agree to the round-trip bound.
+/// Every texture of the packed file at `path` has a core `source`, as loaders that validate
+/// every texture require; a quaternion map's is a 1×1 PNG of the flat normal (read by the
+/// `image` crate, not by qtangent), its map being the texture's `QTANGENT_frames.source`.
+fn assert_textures_have_core_sources(name: &str, path: &Path) {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("{e}"));
+    let parts = gltf::glb::split(&bytes).unwrap_or_else(|e| panic!("{e}"));
+    let json: serde_json::Value = serde_json::from_slice(parts.json).expect("JSON");
+    let bin = parts.bin.expect("a binary chunk");
+    for (t, texture) in json["textures"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .enumerate()
+    {
+        let source = texture["source"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{name}: texture {t} has no core source: {texture}"));
+        if texture["extensions"][gltf::names::QTANGENT_FRAMES].is_null() {
+            continue;
+        }
+        let image = &json["images"][source as usize];
+        assert_eq!(
+            image["mimeType"], "image/png",
+            "{name}: texture {t}'s fallback"
+        );
+        let view = &json["bufferViews"][image["bufferView"].as_u64().expect("a view") as usize];
+        let start = view["byteOffset"].as_u64().unwrap_or(0) as usize;
+        let end = start + view["byteLength"].as_u64().expect("a length") as usize;
+        let png = image::load_from_memory(&bin[start..end])
+            .unwrap_or_else(|e| panic!("{name}: texture {t}'s fallback: {e}"))
+            .to_rgba8();
+        assert_eq!(png.dimensions(), (1, 1), "{name}: texture {t}'s fallback");
+        assert_eq!(
+            png.get_pixel(0, 0).0,
+            [128, 128, 255, 255],
+            "{name}: texture {t}"
+        );
+    }
+}
+
 fn assert_round_trip(source: &Path, format: Format, maps: MapKind) {
     let mode = match maps {
         MapKind::None => FrameSource::QTangent(format),
@@ -200,6 +240,7 @@ fn assert_round_trip(source: &Path, format: Format, maps: MapKind) {
             "{name}: the packed file's maps were not read back"
         );
     }
+    assert_textures_have_core_sources(&name, &out);
     let expected = draw(&a, mode, &options);
     let actual = draw(&b, mode, &options);
     let d = render::diff(&actual, &expected, None).expect("same size");
