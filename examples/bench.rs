@@ -10,12 +10,16 @@
 use std::time::Instant;
 
 use qtangent::gpu::{DecodePipeline, GpuContext};
-use qtangent::lab::encodings::random_frames;
 use qtangent::{Format, QTangent, TangentFrame};
 
 #[path = "common/console.rs"]
 mod console;
-use qtangent::lab::timing::{clock, copy_bandwidth, decode_dispatch_seconds, median};
+#[path = "common/table_frames.rs"]
+mod table_frames;
+#[path = "common/timing.rs"]
+mod timing;
+use table_frames::random_frames;
+use timing::{clock, copy_bandwidth, median, median_dispatch_seconds};
 
 fn main() -> std::process::ExitCode {
     console::quiet_mesa();
@@ -64,8 +68,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for format in Format::ALL {
         let packed = format.pack(&source);
-        let (gpu_s, bytes) =
-            decode_dispatch_seconds(&ctx, &pipeline, format, &packed, frames, runs)?;
+        let (gpu_s, bytes) = qtangent::lab::time_decode_dispatch(
+            &ctx,
+            &pipeline,
+            format,
+            &packed,
+            frames,
+            |encode| median_dispatch_seconds(&ctx, runs, encode),
+        )?;
         let bytes = bytes as f64;
 
         let mut out = vec![

@@ -7,7 +7,6 @@
 use std::time::Instant;
 
 use qtangent::gpu::{DecodePipeline, GpuContext};
-use qtangent::lab::encodings;
 use qtangent::measure::FrameErrors;
 use qtangent::{Format, QTangent};
 
@@ -15,6 +14,8 @@ use qtangent::{Format, QTangent};
 mod console;
 #[path = "common/frames.rs"]
 mod frames;
+#[path = "common/table_frames.rs"]
+mod table_frames;
 
 fn main() -> std::process::ExitCode {
     console::quiet_mesa();
@@ -28,14 +29,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             .parse::<usize>()
             .map_err(|e| format!("FRAMES must be a whole number ({a:?}: {e})"))?,
     };
-    let frames = encodings::table_frames(count);
+    let frames = table_frames::table_frames(count);
     println!(
         "qtangent encodings: {}\n",
-        encodings::describe_table_frames(count)
+        table_frames::describe_table_frames(count)
     );
     let rows: Vec<_> = Format::ALL
         .iter()
-        .map(|&f| (f, encodings::measure(f, &frames)))
+        .map(|&f| (f, table_frames::measure(f, &frames)))
         .collect();
     print!("{}", frames::table(&rows));
 

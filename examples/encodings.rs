@@ -1,15 +1,16 @@
 //! Prints the encodings table: bytes, mean and max angular error of the decoded normal, tangent
 //! and bitangent, and handedness errors, one row per format, over 1,000,000 seeded random frames
-//! plus the axis-aligned frames and two stress sets (see `lab::encodings::table_frames`).
+//! plus the axis-aligned frames and two stress sets (see `examples/common/table_frames.rs`).
 //!
 //! `cargo run --release --example encodings [-- FRAMES]`
 
-use qtangent::lab::encodings::{self, measure, table_frames};
-
 #[path = "common/frames.rs"]
 mod frames;
+#[path = "common/table_frames.rs"]
+mod table_frames;
 use frames::table;
 use qtangent::Format;
+use table_frames::{describe_table_frames, measure, table_frames};
 
 fn main() {
     let count = match std::env::args().nth(1).map(|a| a.parse::<usize>()) {
@@ -21,7 +22,7 @@ fn main() {
         }
     };
     let frames = table_frames(count);
-    println!("{}\n", encodings::describe_table_frames(count));
+    println!("{}\n", describe_table_frames(count));
     let rows: Vec<_> = Format::ALL
         .iter()
         .map(|&f| (f, measure(f, &frames)))

@@ -32,7 +32,11 @@ use rand_pcg::Pcg64Mcg;
 
 #[path = "common/console.rs"]
 mod console;
-use qtangent::lab::timing::{clock, copy_bandwidth, median_dispatch_seconds};
+#[path = "common/table_frames.rs"]
+mod table_frames;
+#[path = "common/timing.rs"]
+mod timing;
+use timing::{clock, copy_bandwidth, median_dispatch_seconds};
 
 #[derive(Parser)]
 #[command(about = "Quaternion (LBS, DQS) against matrix-palette skinning; prints a table")]
@@ -126,11 +130,11 @@ fn variant(template: &SkinVertices, rng: &mut impl Rng, label: String) -> SkinVe
 /// times, at each bone, a bend of up to 45° about a random axis through the bone's rest point
 /// on the cylinder's axis and a uniform scale of 0.9–1.1 about it.
 fn pose(rng: &mut impl Rng, bones: usize, out: &mut Vec<Bone>) {
-    let placement = qtangent::lab::encodings::random_rotation(rng);
+    let placement = table_frames::random_rotation(rng);
     let offset = (Vec3::new(rng.random(), rng.random(), rng.random()) * 2.0 - 1.0) * 50.0;
     let spacing = 2.0 / bones as f32;
     for b in 0..bones {
-        let axis = (qtangent::lab::encodings::random_rotation(rng) * Vec3::Z).normalize();
+        let axis = (table_frames::random_rotation(rng) * Vec3::Z).normalize();
         let bend = Quat::from_axis_angle(axis, rng.random_range(0.0..45f32.to_radians()));
         let scale = rng.random_range(0.9..1.1f32);
         let centre = Vec3::Y * spacing * (b as f32 + 0.5);

@@ -88,12 +88,12 @@ pub mod render;
 mod report;
 #[cfg(feature = "pipeline")]
 pub mod skin;
-#[cfg(all(test, feature = "random"))]
+#[cfg(all(test, feature = "default"))]
 mod testing;
 
 // The crate's unit tests that need the whole pipeline share the integration tests' helpers
 // (`tests/it/common`), and name the crate as the integration tests do.
-#[cfg(all(test, feature = "default"))]
+#[cfg(test)]
 extern crate self as qtangent;
 #[cfg(all(test, feature = "default"))]
 #[path = "../tests/it/common/mod.rs"]

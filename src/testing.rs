@@ -2,13 +2,8 @@
 //! and the angle between two rotations (both from `tests/it/common/seeds.rs`, which the
 //! integration tests share), and the GPU context.
 
-// With the default features `tests/it/common` is in the build already (src/lib.rs).
-#[cfg(feature = "default")]
+// `tests/it/common` is in the unit tests' build (src/lib.rs).
 use crate::common::seeds;
-#[cfg(not(feature = "default"))]
-#[path = "../tests/it/common/seeds.rs"]
-#[allow(unreachable_pub, dead_code)]
-mod seeds;
 
 pub(crate) use seeds::{for_seeds, quat_angle};
 

@@ -339,13 +339,21 @@ impl std::str::FromStr for Format {
     }
 }
 
+// The tools' and tests' frames, here in the core build too.
+#[cfg(test)]
+#[path = "../../examples/common/table_frames.rs"]
+#[allow(unreachable_pub)]
+mod table_frames;
+
 /// Unit tests that run in the core build (`--no-default-features`): every format round-trips
 /// the 48 axis-aligned frames (24 rotations × both handednesses) within its documented bound
 /// and keeps the handedness; names and aliases parse back.
 #[cfg(test)]
 mod tests {
+    use super::table_frames;
     use super::Format;
-    use crate::measure::{angle_deg, axis_aligned_frames};
+    use crate::measure::angle_deg;
+    use table_frames::axis_aligned_frames;
 
     #[test]
     fn every_format_round_trips_axis_aligned_frames_within_its_bound() {

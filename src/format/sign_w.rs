@@ -223,7 +223,7 @@ pub(super) fn encode_snorm16x4(q: &QTangent) -> [i16; 4] {
 /// the four components to the nearest step moves the quaternion by at most √4 · ½ step =
 /// 1/32767, which turns the rotation by at most twice that; raising w to the bias (one step)
 /// turns it by at most another 2/32767 rad.
-#[cfg_attr(not(feature = "lab"), allow(dead_code))]
+#[cfg_attr(not(all(feature = "lab", feature = "pipeline")), allow(dead_code))]
 pub(crate) const SNORM16_NEAREST_BOUND_DEG: f64 = 4.0 / 32767.0 * (180.0 / std::f64::consts::PI);
 
 /// Encodes as four snorm16 by rounding each component to the nearest step, as WGSL's
@@ -235,7 +235,7 @@ pub(crate) const SNORM16_NEAREST_BOUND_DEG: f64 = 4.0 / 32767.0 * (180.0 / std::
 /// Handedness: the sign of w, kept at least one step from 0 ([`SNORM16_W_BIAS`]). Decode with
 /// [`decode_snorm16x4`].
 #[must_use]
-#[cfg(all(test, feature = "random"))] // the CPU mirror of the skinning kernel's packing, whose bound its tests establish
+#[cfg(all(test, feature = "default"))] // the CPU mirror of the skinning kernel's packing, whose bound its tests establish
 pub(crate) fn encode_snorm16x4_nearest(q: &QTangent) -> [i16; 4] {
     let v = signed_w(q, SNORM16_W_BIAS);
     // |w| ≥ 1/32767 rounds to at least one step on its side.
@@ -299,12 +299,12 @@ pub(super) fn u16_at(bytes: &[u8], i: usize) -> u16 {
 
 /// Unit tests of the round-to-nearest snorm16 encoder (what the skinning kernel writes; not a
 /// table format, so not reachable through [`super::Format`]).
-#[cfg(all(test, feature = "random"))]
+#[cfg(all(test, feature = "default"))]
 mod tests {
     use glam::Vec3;
 
     use super::{decode_snorm16x4, encode_snorm16x4_nearest, SNORM16_NEAREST_BOUND_DEG};
-    use crate::measure::{axis_aligned_frames, table_frames};
+    use crate::common::table_frames::{axis_aligned_frames, random_rotation, table_frames};
     use crate::testing::{for_seeds, quat_angle};
     use crate::{QTangent, TangentFrame};
 
@@ -357,7 +357,7 @@ mod tests {
             use rand::Rng;
             for _ in 0..50_000 {
                 let q = QTangent {
-                    rotation: crate::measure::random_rotation(rng),
+                    rotation: random_rotation(rng),
                     reflected: rng.random_bool(0.5),
                 };
                 check(&q, "random frame");

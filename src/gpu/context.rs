@@ -536,15 +536,6 @@ impl GpuContext {
         )
     }
 
-    /// Whether GPU timestamps can be written at compute-pass boundaries.
-    #[must_use]
-    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
-    pub(crate) fn has_timestamps(&self) -> bool {
-        self.device
-            .features()
-            .contains(wgpu::Features::TIMESTAMP_QUERY)
-    }
-
     /// Runs `f` inside validation and out-of-memory error scopes and turns any wgpu error
     /// (including ones collected earlier outside a scope) into [`GpuError::Wgpu`].
     ///
@@ -757,6 +748,6 @@ impl GpuContext {
     }
 }
 
-#[cfg(all(test, feature = "random"))]
+#[cfg(all(test, feature = "default"))]
 #[path = "../../tests/unit/gpu/context.rs"]
 mod tests;

@@ -2,8 +2,8 @@
 //! API — content made in code (the default scene and its spun-metal plate, a checkered ground,
 //! the test shapes), the swirl disc of KHR_materials_anisotropy with its supersampled ground
 //! truth and its own glTF file, the frame comparison of a rewritten file against its source
-//! (the gltfpack table), the encodings table's frames, a stored map's angle statistics and the
-//! `maps` table's window into the bake, the benchmarks' timing, GPU readbacks of intermediate
+//! (the gltfpack table), a stored map's angle statistics and the
+//! `maps` table's window into the bake, GPU readbacks of intermediate
 //! results, the matrix-palette skinning baseline and the skinning kernel's f64 reference, the
 //! walk/run measurement (gaits, footfall events, simulation, foot slide) and the fuzz targets'
 //! seed files. Behind the `lab` cargo feature; it may change in any release.
@@ -16,7 +16,6 @@
 pub mod content;
 #[cfg(feature = "pipeline")]
 pub mod disc;
-pub mod encodings;
 #[cfg(feature = "pipeline")]
 pub mod frame_diff;
 #[cfg(feature = "gltf")]
@@ -31,10 +30,32 @@ pub mod readback;
 pub mod skin_matrix;
 #[cfg(feature = "pipeline")]
 pub mod skin_reference;
-#[cfg(feature = "gpu")]
-pub mod timing;
 #[cfg(feature = "pipeline")]
 pub mod walkrun;
+
+/// The batch decode's one dispatch, for a benchmark to time: `count` frames packed by
+/// [`crate::Format::pack`] in `format` are uploaded and bound once, then `time` gets the
+/// function that records the dispatch (with timestamps at its pass's start and end, query
+/// indices `first`, `first + 1`, when given) and returns its seconds. Returns those seconds
+/// and the bytes one dispatch moves (packed input + decoded output).
+///
+/// # Errors
+/// As `DecodePipeline::decode`, and what `time` returns.
+#[cfg(feature = "gpu")]
+pub fn time_decode_dispatch(
+    ctx: &crate::gpu::GpuContext,
+    pipeline: &crate::gpu::DecodePipeline,
+    format: crate::Format,
+    packed: &[u32],
+    count: usize,
+    time: impl FnOnce(
+        &dyn Fn(&mut wgpu::CommandEncoder, Option<(&wgpu::QuerySet, u32)>),
+    ) -> Result<f64, crate::gpu::GpuError>,
+) -> Result<(f64, u64), crate::gpu::GpuError> {
+    let batch = pipeline.prepare(ctx, format, packed, count)?;
+    let seconds = time(&|e, ts| batch.encode(e, ts))?;
+    Ok((seconds, batch.input_bytes() + batch.output_bytes()))
+}
 
 #[cfg(all(test, feature = "default"))]
 #[path = "../../tests/unit/lab/mod.rs"]

@@ -2,8 +2,8 @@
 //! and `Format::decode`), and stream packing.
 
 use crate::common::frames::table;
+use crate::common::table_frames::{axis_aligned_frames, measure, random_frames, table_frames};
 use glam::{Quat, Vec3};
-use qtangent::lab::encodings::{axis_aligned_frames, measure, table_frames};
 use qtangent::Format;
 use qtangent::{QTangent, TangentFrame};
 
@@ -187,7 +187,7 @@ fn known_bits() {
 fn packed_streams_decode_like_single_frames() {
     // Odd and even counts: the 6-byte formats straddle word boundaries every other frame.
     for count in [1usize, 2, 3, 7, 1000, 1001] {
-        let q: Vec<QTangent> = qtangent::lab::encodings::random_frames(count as u64, count)
+        let q: Vec<QTangent> = random_frames(count as u64, count)
             .iter()
             .map(|f| f.to_qtangent())
             .collect();
@@ -217,7 +217,7 @@ fn packed_streams_decode_like_single_frames() {
 fn f16_encoders_never_write_subnormals() {
     // GPUs may flush f16 subnormals to zero; the encoders avoid them so GPU and CPU agree.
     // Subnormal = exponent bits 0x7c00 all clear with a non-zero mantissa.
-    let frames = qtangent::lab::encodings::random_frames(11, 200_000);
+    let frames = random_frames(11, 200_000);
     for f in &frames {
         let q = f.to_qtangent();
         let f16x4 = halves(&bytes(Format::F16x4, &q));

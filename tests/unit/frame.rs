@@ -3,9 +3,9 @@
 
 use crate::common;
 
+use crate::common::table_frames::{axis_aligned_frames, random_frames};
 use common::{for_seeds, rotation, unit_vec3, U};
 use glam::{Vec3, Vec4};
-use qtangent::lab::encodings::axis_aligned_frames;
 use qtangent::measure::angle_deg;
 use qtangent::{FrameError, TangentFrame};
 use rand::Rng;
@@ -190,7 +190,7 @@ fn degenerate_input_is_an_error() {
 
 #[test]
 fn quaternion_round_trip_is_exact_to_f32() {
-    let mut frames = qtangent::lab::encodings::random_frames(7, 100_000);
+    let mut frames = random_frames(7, 100_000);
     frames.extend(axis_aligned_frames());
     for (i, f) in frames.iter().enumerate() {
         let back = f.to_qtangent().to_frame();

@@ -12,6 +12,8 @@ pub mod not_run;
 pub mod pictures;
 pub mod quirks;
 pub mod seeds;
+#[path = "../../../examples/common/table_frames.rs"]
+pub mod table_frames;
 
 pub use seeds::for_seeds;
 
@@ -33,12 +35,12 @@ use rand::Rng;
 
 /// A uniformly random unit vector.
 pub fn unit_vec3(rng: &mut impl Rng) -> Vec3 {
-    qtangent::lab::encodings::random_rotation(rng) * Vec3::Z
+    table_frames::random_rotation(rng) * Vec3::Z
 }
 
 /// A uniformly random rotation.
 pub fn rotation(rng: &mut impl Rng) -> Quat {
-    qtangent::lab::encodings::random_rotation(rng)
+    table_frames::random_rotation(rng)
 }
 
 /// f32 unit roundoff: half an ulp of 1.0.

@@ -5,8 +5,8 @@
 //! fail — under CI and elsewhere — with a message saying how to install it.
 
 use crate::common::frames::{max_abs_diff, max_component_diff};
+use crate::common::table_frames::table_frames;
 use qtangent::gpu::{DecodePipeline, GpuError};
-use qtangent::lab::encodings::table_frames;
 use qtangent::measure::FrameErrors;
 use qtangent::{Format, QTangent};
 
@@ -34,7 +34,7 @@ fn gpu_decode_matches_cpu_and_source_for_every_format() {
     let ctx = context();
     let pipeline = DecodePipeline::new(ctx).unwrap_or_else(|e| panic!("{e}"));
     // 1,000,000 seeded random frames, the 48 axis-aligned ones and the two stress sets (see
-    // lab::encodings::table_frames; seeds there).
+    // `examples/common/table_frames.rs`; seeds there).
     let frames = table_frames(1_000_000);
     let qt: Vec<QTangent> = frames.iter().map(|f| f.to_qtangent()).collect();
     for format in Format::ALL {

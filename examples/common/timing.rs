@@ -3,11 +3,11 @@
 //! around a synchronised submit), the batch decode's dispatch timed that way, and the bandwidth
 //! of a large buffer copy, the bound a memory-bound kernel is compared with. Nothing here asserts
 //! a time.
+#![allow(dead_code)] // each benchmark takes what it needs
 
 use std::time::Instant;
 
-use crate::gpu::{DecodePipeline, GpuContext, GpuError};
-use crate::Format;
+use qtangent::gpu::{GpuContext, GpuError};
 
 /// Records one dispatch, with timestamps at its pass's start and end (query indices `first`,
 /// `first + 1`) when given: what every stage's `encode` method takes.
@@ -34,13 +34,14 @@ pub fn median_dispatch_seconds(
     runs: usize,
     encode: &Encode<'_>,
 ) -> Result<f64, GpuError> {
-    // With `resolve`: timestamps 0 and 1 around the pass, resolved into the buffer.
-    let submit = |resolve: Option<(&wgpu::QuerySet, &wgpu::Buffer)>| {
+    // With `resolve`: timestamps 0 and 1 resolved into the first buffer, copied into the second.
+    let submit = |resolve: Option<(&wgpu::QuerySet, &wgpu::Buffer, &wgpu::Buffer)>| {
         ctx.scoped("timing a dispatch", || {
             let mut encoder = ctx.device.create_command_encoder(&Default::default());
-            encode(&mut encoder, resolve.map(|(query_set, _)| (query_set, 0)));
-            if let Some((query_set, buffer)) = resolve {
+            encode(&mut encoder, resolve.map(|(query_set, ..)| (query_set, 0)));
+            if let Some((query_set, buffer, staging)) = resolve {
                 encoder.resolve_query_set(query_set, 0..2, buffer, 0);
+                encoder.copy_buffer_to_buffer(buffer, 0, staging, 0, 16);
             }
             ctx.queue.submit([encoder.finish()]);
         })
@@ -50,7 +51,7 @@ pub fn median_dispatch_seconds(
         ctx.wait()?;
     }
     let mut times = Vec::with_capacity(runs);
-    if !ctx.has_timestamps() {
+    if !has_timestamps(ctx) {
         for _ in 0..runs {
             let t = Instant::now();
             submit(None)?;
@@ -59,7 +60,7 @@ pub fn median_dispatch_seconds(
         }
         return Ok(median(times));
     }
-    let (query_set, resolve) = ctx.scoped("creating timestamp queries", || {
+    let (query_set, resolve, staging) = ctx.scoped("creating timestamp queries", || {
         let query_set = ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
             label: Some("qtangent timing"),
             ty: wgpu::QueryType::Timestamp,
@@ -71,13 +72,32 @@ pub fn median_dispatch_seconds(
             usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
             mapped_at_creation: false,
         });
-        (query_set, resolve)
+        let staging = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("qtangent timestamps, mapped"),
+            size: 16,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        (query_set, resolve, staging)
     })?;
     let period_ns = f64::from(ctx.queue.get_timestamp_period());
     for _ in 0..runs {
-        submit(Some((&query_set, &resolve)))?;
-        let raw = ctx.read_buffer(&resolve, 16, "timestamps")?;
+        submit(Some((&query_set, &resolve, &staging)))?;
+        let (tx, rx) = std::sync::mpsc::channel();
+        staging.map_async(wgpu::MapMode::Read, .., move |r| {
+            let _ = tx.send(r);
+        });
+        ctx.wait()?;
+        let mapped = rx.recv().map(|r| r.map(|()| staging.get_mapped_range(..)));
+        let Ok(Ok(Ok(raw))) = mapped else {
+            return Err(GpuError::Readback {
+                what: "timestamps".into(),
+                message: "the timestamp buffer could not be mapped".into(),
+            });
+        };
         let t: Vec<u64> = bytemuck::pod_collect_to_vec(&raw);
+        drop(raw);
+        staging.unmap();
         times.push(t[1].wrapping_sub(t[0]) as f64 * period_ns * 1e-9);
     }
     Ok(median(times))
@@ -133,28 +153,16 @@ pub fn copy_bandwidth(ctx: &GpuContext, runs: usize) -> Result<(f64, u64), GpuEr
 /// host clock around a submit and wait.
 #[must_use]
 pub fn clock(ctx: &GpuContext) -> &'static str {
-    if ctx.has_timestamps() {
+    if has_timestamps(ctx) {
         "timestamp queries (compute pass only)"
     } else {
         "host clock around submit + wait"
     }
 }
 
-/// The batch decode's dispatch timed: `count` frames packed by [`Format::pack`] in `format`,
-/// uploaded and bound once, then the median seconds of one dispatch over `runs` runs
-/// ([`median_dispatch_seconds`]), with the bytes it moves (packed input + decoded output).
-///
-/// # Errors
-/// As `DecodePipeline::decode`, plus timing readback errors.
-pub fn decode_dispatch_seconds(
-    ctx: &GpuContext,
-    pipeline: &DecodePipeline,
-    format: Format,
-    packed: &[u32],
-    count: usize,
-    runs: usize,
-) -> Result<(f64, u64), GpuError> {
-    let batch = pipeline.prepare(ctx, format, packed, count)?;
-    let seconds = median_dispatch_seconds(ctx, runs, &|e, ts| batch.encode(e, ts))?;
-    Ok((seconds, batch.input_bytes() + batch.output_bytes()))
+/// Whether `ctx`'s device has timestamp queries, which [`median_dispatch_seconds`] times with.
+fn has_timestamps(ctx: &GpuContext) -> bool {
+    ctx.device
+        .features()
+        .contains(wgpu::Features::TIMESTAMP_QUERY)
 }
