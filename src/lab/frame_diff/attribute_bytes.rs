@@ -15,24 +15,24 @@ use crate::mesh::{ErrorKind, MeshError};
 
 /// The frame attributes of one file (see the module docs).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FrameAttributeBytes {
+pub(crate) struct FrameAttributeBytes {
     /// Vertices (`POSITION` elements) over every primitive of every mesh in the file.
-    pub vertices: u64,
+    pub(crate) vertices: u64,
     /// Bytes of the frame attributes over those primitives, each element padded to 4.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
     /// Each distinct layout of the frame attributes of a primitive, in file order, e.g.
     /// `NORMAL snorm8x3 + TANGENT snorm8x4`, or `none`.
-    pub layouts: Vec<String>,
+    pub(crate) layouts: Vec<String>,
     /// The size of the file and of the external files its buffers and images name.
-    pub file_bytes: u64,
+    pub(crate) file_bytes: u64,
     /// Of those, the bytes of images: external image files and the buffer views images use.
-    pub image_bytes: u64,
+    pub(crate) image_bytes: u64,
 }
 
 impl FrameAttributeBytes {
     /// Frame bytes per vertex, averaged over the vertices (0 for a file without vertices).
     #[must_use]
-    pub fn per_vertex(&self) -> f64 {
+    pub(crate) fn per_vertex(&self) -> f64 {
         if self.vertices == 0 {
             0.0
         } else {
@@ -48,7 +48,7 @@ impl FrameAttributeBytes {
 /// # Errors
 /// The file cannot be read or is not glTF; an attribute names an accessor that does not exist
 /// or has an invalid component type or type.
-pub fn frame_attribute_bytes(path: &Path) -> Result<FrameAttributeBytes, MeshError> {
+pub(crate) fn frame_attribute_bytes(path: &Path) -> Result<FrameAttributeBytes, MeshError> {
     let file_err = |kind| MeshError::file(path, kind);
     let bytes = std::fs::read(path).map_err(|error| {
         file_err(ErrorKind::Io {

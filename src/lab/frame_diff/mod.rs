@@ -27,6 +27,7 @@
 
 #[cfg(feature = "gltf")]
 mod attribute_bytes;
+mod report;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -34,7 +35,8 @@ use std::path::PathBuf;
 use glam::{Mat3, Mat4, Vec2, Vec3};
 
 #[cfg(feature = "gltf")]
-pub use attribute_bytes::{frame_attribute_bytes, FrameAttributeBytes};
+pub(crate) use attribute_bytes::{frame_attribute_bytes, FrameAttributeBytes};
+pub use report::{frame_diff, Matching, Output};
 
 use crate::frame::TangentFrame;
 use crate::measure::{angle_deg, FrameErrors};
@@ -63,14 +65,14 @@ pub enum FrameDiffError {
 /// Every drawn vertex of a scene in world space (rigid instances by their node, skinned ones in
 /// the bind pose), with its UV and its prepared frame turned into world space.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct WorldVertices {
+pub(crate) struct WorldVertices {
     /// World-space positions.
-    pub positions: Vec<Vec3>,
+    pub(crate) positions: Vec<Vec3>,
     /// UV set 0 (zeros where a primitive has none, as [`Prepared::uvs`]).
-    pub uvs: Vec<Vec2>,
+    pub(crate) uvs: Vec<Vec2>,
     /// World-space frames: each vector unit length, not re-orthonormalised (a non-uniform scale
     /// tilts them alike in both files).
-    pub frames: Vec<TangentFrame>,
+    pub(crate) frames: Vec<TangentFrame>,
 }
 
 impl WorldVertices {
@@ -80,7 +82,7 @@ impl WorldVertices {
     /// # Errors
     /// A primitive that does not prepare; a skinned vertex whose joint is outside its skin,
     /// whose weights sum to zero or whose bind-pose matrix is singular.
-    pub fn from_scene(scene: &Scene) -> Result<Self, FrameDiffError> {
+    pub(crate) fn from_scene(scene: &Scene) -> Result<Self, FrameDiffError> {
         let prepared = scene.prepare()?;
         Self::from_prepared(scene, &prepared)
     }
@@ -238,16 +240,16 @@ impl Placement {
 /// How far a candidate vertex may lie from its source vertex: the world-space distance of the
 /// positions and the distance of the UVs (both Euclidean).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Tolerance {
+pub(crate) struct Tolerance {
     /// Largest position distance (world units).
-    pub position: f32,
+    pub(crate) position: f32,
     /// Largest UV distance.
-    pub uv: f32,
+    pub(crate) uv: f32,
 }
 
 impl Tolerance {
     /// Bit-for-bit equal positions and UVs (a file against itself).
-    pub const EXACT: Self = Self {
+    pub(crate) const EXACT: Self = Self {
         position: 0.0,
         uv: 0.0,
     };
@@ -269,7 +271,11 @@ impl Tolerance {
     ///   coordinate `M`; 8 such roundings allow `4ε·M`, doubled for the source's own transforms:
     ///   `8ε·M` is added to each tolerance.
     #[must_use]
-    pub fn for_quantisation(source: &WorldVertices, position_bits: u32, uv_bits: u32) -> Self {
+    pub(crate) fn for_quantisation(
+        source: &WorldVertices,
+        position_bits: u32,
+        uv_bits: u32,
+    ) -> Self {
         let grid = |bits: u32| f64::from(2u32.saturating_pow(bits.clamp(1, 31)) - 1);
         let (pmin, pmax) = bounds(&source.positions);
         let (umin, umax) = bounds2(&source.uvs);
@@ -286,7 +292,7 @@ impl Tolerance {
     /// the rounding term of [`Tolerance::for_quantisation`], `8ε·M` (`M` the largest coordinate
     /// of the source's positions, or of its UVs), for the transforms both files go through.
     #[must_use]
-    pub fn for_float(source: &WorldVertices) -> Self {
+    pub(crate) fn for_float(source: &WorldVertices) -> Self {
         let (pmin, pmax) = bounds(&source.positions);
         let (umin, umax) = bounds2(&source.uvs);
         let rounding = |big: f32| 8.0 * f32::EPSILON * big;
@@ -313,27 +319,27 @@ fn bounds2(v: &[Vec2]) -> (Vec2, Vec2) {
 
 /// The result of [`compare_frames`].
 #[derive(Debug, Clone, Default)]
-pub struct FrameDiff {
+pub(crate) struct FrameDiff {
     /// Angles (degrees) between the matched frames' normals, tangents and bitangents, and the
     /// handedness changes, over the matched candidate vertices (`errors.frames` of them).
-    pub errors: FrameErrors,
+    pub(crate) errors: FrameErrors,
     /// Vertices in the source.
-    pub source_vertices: usize,
+    pub(crate) source_vertices: usize,
     /// Vertices in the candidate.
-    pub candidate_vertices: usize,
+    pub(crate) candidate_vertices: usize,
     /// Candidate vertices with no source vertex within the tolerance.
-    pub unmatched: usize,
+    pub(crate) unmatched: usize,
     /// Source vertices with no candidate vertex within the tolerance (dropped by the tool; a
     /// merged duplicate still has its twin's partner and is not counted).
-    pub uncovered: usize,
+    pub(crate) uncovered: usize,
     /// For each candidate vertex, the source vertex it was matched to.
-    pub matches: Vec<Option<u32>>,
+    pub(crate) matches: Vec<Option<u32>>,
 }
 
 impl FrameDiff {
     /// The share of matched vertices whose handedness survived (1 when none were matched).
     #[must_use]
-    pub fn handedness_kept(&self) -> f64 {
+    pub(crate) fn handedness_kept(&self) -> f64 {
         if self.errors.frames == 0 {
             1.0
         } else {
@@ -344,13 +350,13 @@ impl FrameDiff {
 
 /// One matched vertex and its angles, for reports ([`FrameDiff::worst`]).
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct VertexDiff {
+pub(crate) struct VertexDiff {
     /// The candidate's vertex.
-    pub candidate: usize,
+    pub(crate) candidate: usize,
     /// The source vertex it was matched to.
-    pub source: usize,
+    pub(crate) source: usize,
     /// Angles (degrees) between the normals, tangents and bitangents.
-    pub angles: [f64; 3],
+    pub(crate) angles: [f64; 3],
 }
 
 impl FrameDiff {
@@ -358,7 +364,7 @@ impl FrameDiff {
     /// finding out where an error comes from. `source` and `candidate` are the vertices this
     /// diff was made from.
     #[must_use]
-    pub fn worst(
+    pub(crate) fn worst(
         &self,
         source: &WorldVertices,
         candidate: &WorldVertices,
@@ -392,7 +398,7 @@ impl FrameDiff {
 /// Matches `candidate`'s vertices to `source`'s within `tolerance` (the nearest frame among
 /// those within it, see the module docs) and measures the frames.
 #[must_use]
-pub fn compare_frames(
+pub(crate) fn compare_frames(
     source: &WorldVertices,
     candidate: &WorldVertices,
     tolerance: Tolerance,
