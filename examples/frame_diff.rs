@@ -18,7 +18,7 @@
 use std::path::PathBuf;
 
 use clap::Parser;
-use qtangent::lab::frame_diff::{frame_diff, Matching, Output};
+use qtangent::lab::frame_diff::{frame_diff, DiffOutput, Matching};
 
 #[derive(Parser)]
 #[command(about = "Frame error of a rewritten glTF (gltfpack, pack) against its source")]
@@ -63,11 +63,11 @@ fn main() {
         }
     };
     let output = match args.row {
-        Some(label) => Output::Row {
+        Some(label) => DiffOutput::Row {
             label,
             header: args.header,
         },
-        None => Output::Report { worst: args.worst },
+        None => DiffOutput::Report { worst: args.worst },
     };
     match frame_diff(&args.source, &args.candidate, matching, &output) {
         Ok(text) => print!("{text}"),

@@ -36,7 +36,7 @@ use glam::{Mat3, Mat4, Vec2, Vec3};
 
 #[cfg(feature = "gltf")]
 pub(crate) use attribute_bytes::{frame_attribute_bytes, FrameAttributeBytes};
-pub use report::{frame_diff, Matching, Output};
+pub use report::{frame_diff, DiffOutput, Matching};
 
 use crate::frame::TangentFrame;
 use crate::measure::{angle_deg, FrameErrors};

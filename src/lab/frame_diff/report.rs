@@ -27,7 +27,7 @@ pub enum Matching {
 
 /// What [`frame_diff`] writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Output {
+pub enum DiffOutput {
     /// The text report, listing the `worst` matched vertices with the largest error.
     Report {
         /// How many of the worst vertices to list (0 for none).
@@ -56,7 +56,7 @@ pub fn frame_diff(
     source: &Path,
     candidate: &Path,
     matching: Matching,
-    output: &Output,
+    output: &DiffOutput,
 ) -> Result<String, FrameDiffError> {
     let s = WorldVertices::from_scene(&mesh::load(source)?)?;
     let c = WorldVertices::from_scene(&mesh::load(candidate)?)?;
@@ -72,13 +72,13 @@ pub fn frame_diff(
     let bytes = Bytes::read(candidate);
     let mut out = String::new();
     match output {
-        Output::Row { label, header } => {
+        DiffOutput::Row { label, header } => {
             if *header {
                 let _ = writeln!(out, "{HEADER}");
             }
             let _ = writeln!(out, "{}", row(label, &diff, &bytes));
         }
-        Output::Report { worst } => {
+        DiffOutput::Report { worst } => {
             let files = (source, candidate);
             report(&mut out, files, matching, tolerance, &diff, &bytes);
             worst_vertices(&mut out, &diff, (&s, &c), *worst);
