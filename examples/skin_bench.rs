@@ -24,7 +24,7 @@ use clap::Parser;
 use glam::{Quat, Vec3};
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::SkinPipeline;
-use qtangent::lab::skin_matrix::MatrixSkinPipeline;
+use qtangent::lab::skin_matrix::{input_words, time_matrix_skinning};
 use qtangent::skin::{Bone, Influences, SkinMethod, SkinVertices};
 use qtangent::{QTangent, TangentFrame};
 use rand::{Rng, SeedableRng};
@@ -72,7 +72,7 @@ fn main() -> std::process::ExitCode {
 /// bones by `1 / (1 + (d / spacing)²)`. Frames: normal radial, tangent around the axis; the half
 /// of each ring with `cos φ < 0` is mirrored (as mirrored UVs would make it), so both handedness
 /// paths run.
-fn cylinder(n: usize, bones: usize, influences: usize) -> Result<SkinVertices, String> {
+fn cylinder(n: usize, bones: usize, influences: usize) -> Result<Cylinder, String> {
     let label = format!("cylinder of {n} vertices, {bones} bones, {influences} influences");
     let segments = n.clamp(1, 32);
     let rings = n.div_ceil(segments);
@@ -109,21 +109,49 @@ fn cylinder(n: usize, bones: usize, influences: usize) -> Result<SkinVertices, S
             weights[s].push(ws[s]);
         }
     }
-    SkinVertices::new(&label, &positions, &frames, &joints, &weights, bones)
-        .map_err(|e| e.to_string())
+    Ok(Cylinder {
+        positions,
+        frames,
+        joints,
+        weights,
+        bones,
+    })
 }
 
-/// A copy of `template` with its own positions: the radius scaled by 0.8–1.2 and every vertex
-/// moved by up to 0.01, so no two instances read the same bytes. Frames and influences are the
-/// template's (copied, so building a million-vertex batch stays cheap).
-fn variant(template: &SkinVertices, rng: &mut impl Rng, label: String) -> SkinVertices {
+/// What [`cylinder`] makes, before it is packed.
+struct Cylinder {
+    positions: Vec<Vec3>,
+    frames: Vec<QTangent>,
+    joints: Vec<Vec<[u16; 4]>>,
+    weights: Vec<Vec<[f32; 4]>>,
+    bones: usize,
+}
+
+impl Cylinder {
+    /// The cylinder packed, every rest position moved by `f`.
+    fn skin(&self, label: &str, f: impl FnMut(Vec3) -> Vec3) -> Result<SkinVertices, String> {
+        let positions: Vec<Vec3> = self.positions.iter().copied().map(f).collect();
+        SkinVertices::new(
+            label,
+            &positions,
+            &self.frames,
+            &self.joints,
+            &self.weights,
+            self.bones,
+        )
+        .map_err(|e| e.to_string())
+    }
+}
+
+/// `template` with its own positions: the radius scaled by 0.8–1.2 and every vertex moved by
+/// up to 0.01, so no two instances read the same bytes. Frames and influences are the
+/// template's.
+fn variant(template: &Cylinder, rng: &mut impl Rng, label: &str) -> Result<SkinVertices, String> {
     let radius = rng.random_range(0.8..1.2f32);
-    let mut v = qtangent::lab::skin_matrix::with_positions(template, |p| {
+    template.skin(label, |p| {
         let jitter = Vec3::new(rng.random(), rng.random(), rng.random()) * 0.01;
         Vec3::new(p.x * radius, p.y, p.z * radius) + jitter
-    });
-    v.label = label;
-    v
+    })
 }
 
 /// One instance's pose: a random placement (any rotation, within 50 units of the origin)
@@ -189,7 +217,7 @@ fn check_packing(what: &str, packed: Influences, expected: Influences) -> Result
 /// Times every method at one batch size and influence count.
 fn bench_size(
     ctx: &GpuContext,
-    pipelines: (&SkinPipeline, &MatrixSkinPipeline),
+    pipeline: &SkinPipeline,
     args: &Args,
     instances: usize,
     influences: usize,
@@ -200,8 +228,8 @@ fn bench_size(
     let t = Instant::now();
     let template = cylinder(args.vertices, args.bones, influences)?;
     let meshes: Vec<SkinVertices> = (0..mesh_count)
-        .map(|m| variant(&template, &mut rng, format!("cylinder {m}")))
-        .collect();
+        .map(|m| variant(&template, &mut rng, &format!("cylinder {m}")))
+        .collect::<Result<_, _>>()?;
     let refs: Vec<&SkinVertices> = meshes.iter().collect();
     let which: Vec<usize> = (0..instances).map(|i| i % mesh_count).collect();
     let mut bones = Vec::with_capacity(instances * args.bones);
@@ -227,16 +255,14 @@ fn bench_size(
         seconds,
     };
     {
-        let batch = pipelines.1.batch(ctx, &refs, &which)?;
-        check_packing("matrix", batch.influences, expected)?;
-        batch.set_bones(ctx, &bones)?;
-        qtangent::lab::readback::poison_skin_output(batch.buffers(), ctx);
-        let s = median_dispatch_seconds(ctx, args.runs, &|e, ts| batch.encode(e, ts))?;
-        check_finite("matrix LBS", batch.read(ctx)?.iter().map(|v| v.position))?;
-        let bpv = batch.bytes_per_vertex();
-        rows.push(row("matrix LBS", MATRIX_LAYOUT, (bpv - 40, 40), s));
+        let m = time_matrix_skinning(ctx, &refs, &which, &bones, |encode| {
+            median_dispatch_seconds(ctx, args.runs, encode)
+        })?;
+        check_packing("matrix", m.influences, expected)?;
+        let bpv = m.bytes_per_vertex;
+        rows.push(row("matrix LBS", MATRIX_LAYOUT, (bpv - 40, 40), m.seconds));
     }
-    let mut batch = pipelines.0.batch(ctx, &refs, &which, SkinMethod::Linear)?;
+    let mut batch = pipeline.batch(ctx, &refs, &which, SkinMethod::Linear)?;
     check_packing("quaternion", batch.influences(), expected)?;
     batch.set_bones(ctx, &bones)?;
     for method in SkinMethod::ALL {
@@ -258,9 +284,7 @@ fn bench_size(
 /// largest buffer: the matrix input, 88 B a vertex with 8 influences).
 fn fits(ctx: &GpuContext, vertices: u64, influences: usize) -> bool {
     let l = ctx.device.limits();
-    let largest = vertices
-        * qtangent::lab::skin_matrix::input_words(Influences::for_count(influences)) as u64
-        * 4;
+    let largest = vertices * input_words(Influences::for_count(influences)) as u64 * 4;
     largest <= l.max_storage_buffer_binding_size.min(l.max_buffer_size)
 }
 
@@ -293,7 +317,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         copy.0,
         copy.1 >> 20
     );
-    let pipelines = (&SkinPipeline::new(&ctx)?, &MatrixSkinPipeline::new(&ctx)?);
+    let pipeline = SkinPipeline::new(&ctx)?;
     let mut rows = Vec::new();
     for &instances in &args.instances {
         for influences in [4, 8] {
@@ -305,7 +329,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
                 );
                 continue;
             }
-            rows.extend(bench_size(&ctx, pipelines, &args, instances, influences)?);
+            rows.extend(bench_size(&ctx, &pipeline, &args, instances, influences)?);
         }
     }
     println!();

@@ -38,9 +38,9 @@ pub const fn input_words(influences: Influences) -> usize {
 /// A skinned vertex as the kernel writes it: `shaders/skin_matrix.wgsl`'s output, 40 bytes.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
-pub struct MatrixSkinnedVertex {
+pub(crate) struct MatrixSkinnedVertex {
     /// Skinned position.
-    pub position: [f32; 3],
+    pub(crate) position: [f32; 3],
     /// Skinned normal, unit.
     pub(crate) normal: [f32; 3],
     /// Skinned tangent, unit xyz; w the input's handedness (±1), copied.
@@ -166,16 +166,16 @@ pub(crate) fn reference(
 }
 
 /// The compiled baseline: a pipeline per influence count.
-pub struct MatrixSkinPipeline {
+pub(crate) struct MatrixSkinPipeline {
     layout: wgpu::BindGroupLayout,
     /// Four, Eight.
     pipelines: [wgpu::ComputePipeline; 2],
 }
 
 /// A batch uploaded and bound: set bones, dispatch, read back, any number of times.
-pub struct MatrixSkinBatch {
+pub(crate) struct MatrixSkinBatch {
     /// Influences per vertex the meshes were packed with.
-    pub influences: Influences,
+    pub(crate) influences: Influences,
     core: SkinBuffers,
     pipeline: wgpu::ComputePipeline,
 }
@@ -185,7 +185,7 @@ impl MatrixSkinPipeline {
     ///
     /// # Errors
     /// [`GpuError::Wgpu`] if the shader or a pipeline fails validation.
-    pub fn new(ctx: &GpuContext) -> Result<Self, GpuError> {
+    pub(crate) fn new(ctx: &GpuContext) -> Result<Self, GpuError> {
         ctx.check(&crate::gpu::skin::NEEDS)?;
         ctx.scoped("compiling shaders/skin_matrix.wgsl", || {
             let device = &ctx.device;
@@ -216,7 +216,7 @@ impl MatrixSkinPipeline {
     /// As [`crate::gpu::SkinPipeline::batch`]: [`GpuError::Empty`] for an empty batch or a mesh
     /// with no vertices, [`GpuError::OutOfRange`] for an instance naming no mesh;
     /// [`GpuError::TooLarge`] beyond the device's buffer or dispatch limits.
-    pub fn batch(
+    pub(crate) fn batch(
         &self,
         ctx: &GpuContext,
         meshes: &[&SkinVertices],
@@ -246,14 +246,15 @@ impl MatrixSkinPipeline {
 impl MatrixSkinBatch {
     /// The batch's buffers (output: [`MatrixSkinnedVertex`]).
     #[must_use]
-    pub fn buffers(&self) -> &SkinBuffers {
+    #[cfg(test)]
+    pub(crate) fn buffers(&self) -> &SkinBuffers {
         &self.core
     }
 
     /// Bytes each skinned vertex moves through memory: its input (64 or 88) and its output
     /// (40); palette reads are shared by a palette's vertices and not counted.
     #[must_use]
-    pub fn bytes_per_vertex(&self) -> u64 {
+    pub(crate) fn bytes_per_vertex(&self) -> u64 {
         (input_words(self.influences) + OUTPUT_WORDS) as u64 * 4
     }
 
@@ -262,7 +263,7 @@ impl MatrixSkinBatch {
     ///
     /// # Errors
     /// As `MatrixSkinBatch::set_matrices`.
-    pub fn set_bones(&self, ctx: &GpuContext, bones: &[Bone]) -> Result<(), GpuError> {
+    pub(crate) fn set_bones(&self, ctx: &GpuContext, bones: &[Bone]) -> Result<(), GpuError> {
         self.set_matrices(ctx, &palette(bones))
     }
 
@@ -286,7 +287,7 @@ impl MatrixSkinBatch {
 
     /// Records the dispatch, with timestamps at the pass's start and end (query indices
     /// `first`, `first + 1`) when given.
-    pub fn encode(
+    pub(crate) fn encode(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         timestamps: Option<(&wgpu::QuerySet, u32)>,
@@ -309,14 +310,60 @@ impl MatrixSkinBatch {
     ///
     /// # Errors
     /// [`GpuError::Wgpu`] or [`GpuError::Readback`].
-    pub fn read(&self, ctx: &GpuContext) -> Result<Vec<MatrixSkinnedVertex>, GpuError> {
+    pub(crate) fn read(&self, ctx: &GpuContext) -> Result<Vec<MatrixSkinnedVertex>, GpuError> {
         self.core.read(ctx, "matrix-skinned vertices")
     }
 }
 
-/// A copy of `template` whose every rest position is moved by `f` (frames and influences kept):
-/// another instance of the same rig with its own shape, for a batch of distinct instances.
-#[must_use]
-pub fn with_positions(template: &SkinVertices, f: impl FnMut(Vec3) -> Vec3) -> SkinVertices {
-    template.map_positions(f)
+/// What [`time_matrix_skinning`] measured.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MatrixTiming {
+    /// Influences per vertex the meshes were packed with.
+    pub influences: Influences,
+    /// Bytes each skinned vertex moves through memory: its input (64 or 88) and its output
+    /// (40); palette reads are shared by a palette's vertices and not counted.
+    pub bytes_per_vertex: u64,
+    /// What `time` returned.
+    pub seconds: f64,
+}
+
+/// The baseline's one dispatch over a batch, for a benchmark to time: `meshes` uploaded once
+/// each, one instance per entry of `instances` (an index into `meshes`) with its palette in
+/// `bones` (every instance's, concatenated in instance order), as
+/// [`crate::gpu::SkinPipeline::batch`] lays a batch out. `time` gets the function that records
+/// the dispatch (with timestamps at its pass's start and end, query indices `first`,
+/// `first + 1`, when given) and returns its seconds. The output is poisoned before and read back
+/// after: every skinned position must be finite.
+///
+/// # Errors
+/// As [`crate::gpu::SkinPipeline::batch`] and `SkinBatch::set_bones`; what `time` returns;
+/// [`GpuError::Invalid`] for a skinned position that is not finite.
+pub fn time_matrix_skinning(
+    ctx: &GpuContext,
+    meshes: &[&SkinVertices],
+    instances: &[usize],
+    bones: &[Bone],
+    time: impl FnOnce(
+        &dyn Fn(&mut wgpu::CommandEncoder, Option<(&wgpu::QuerySet, u32)>),
+    ) -> Result<f64, GpuError>,
+) -> Result<MatrixTiming, GpuError> {
+    let batch = MatrixSkinPipeline::new(ctx)?.batch(ctx, meshes, instances)?;
+    batch.set_bones(ctx, bones)?;
+    batch.core.poison(ctx);
+    let seconds = time(&|e, ts| batch.encode(e, ts))?;
+    if let Some(i) = batch
+        .read(ctx)?
+        .iter()
+        .position(|v| !v.position.iter().all(|x| x.is_finite()))
+    {
+        return Err(GpuError::Invalid {
+            what: format!("matrix-skinned vertex {i}'s position"),
+            reason: "not finite",
+        });
+    }
+    Ok(MatrixTiming {
+        influences: batch.influences,
+        bytes_per_vertex: batch.bytes_per_vertex(),
+        seconds,
+    })
 }
