@@ -6,17 +6,17 @@ use glam::{DMat3, DQuat, DVec3, Vec3};
 
 use crate::format::SNORM16_NEAREST_BOUND_DEG;
 use crate::frame::QTangent;
-use crate::skin::{Bone, PackedInfluences, SkinMethod, SkinVertices};
+use crate::skin::{Bone, PackedInfluences, SkinMethod, SkinVertices, SkinnedVertex};
 
 /// Skinning of one vertex in f64: the reference.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Reference {
+pub(crate) struct Reference {
     /// Skinned position.
-    pub position: DVec3,
+    pub(crate) position: DVec3,
     /// Rotation applied to the frame (unit).
     pub(crate) rotation: DQuat,
     /// Skinned frame: `rotation · q`, reflection unchanged.
-    pub frame: DQuat,
+    pub(crate) frame: DQuat,
     /// True when the frame is mirrored (the input's, carried over).
     pub(crate) reflected: bool,
 }
@@ -135,7 +135,7 @@ pub(crate) fn reference_dqs(
 /// # Panics
 /// If `v >= mesh.len()`.
 #[must_use]
-pub fn reference(
+pub(crate) fn reference(
     method: SkinMethod,
     bones: &[Bone],
     mesh: &SkinVertices,
@@ -172,7 +172,7 @@ pub(crate) fn lbs_vector_frame_error(
 
 /// Angle in degrees between the rotations of two frames (q and −q are the same rotation).
 #[must_use]
-pub fn frame_angle_deg(a: DQuat, b: DQuat) -> f64 {
+pub(crate) fn frame_angle_deg(a: DQuat, b: DQuat) -> f64 {
     // atan2 of the relative rotation keeps its digits at small angles, where acos would not.
     let r = a.normalize().conjugate() * b.normalize();
     2.0 * DVec3::new(r.x, r.y, r.z)
@@ -185,4 +185,56 @@ pub fn frame_angle_deg(a: DQuat, b: DQuat) -> f64 {
 /// to the nearest snorm16 step (as the CPU reference packs its frames), so its
 /// bound, 4/32767 rad = 0.0070° (the CPU encoder's rounding search does better,
 /// [`crate::Format::max_error_deg`]; a kernel cannot afford it).
-pub const OUTPUT_BOUND_DEG: f64 = SNORM16_NEAREST_BOUND_DEG;
+pub(crate) const OUTPUT_BOUND_DEG: f64 = SNORM16_NEAREST_BOUND_DEG;
+
+/// How far a skinned batch's output is from the f64 reference: the largest position error
+/// relative to the rest position's distance from the origin plus one, and the largest frame
+/// angle (degrees), over every vertex.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SkinningError {
+    /// Largest `|p − reference| / (|rest position| + 1)`.
+    pub position: f64,
+    /// Largest angle between an output frame and the reference's (degrees).
+    pub frame_deg: f64,
+    /// What the output's own rounding allows the frame: 4/32767 rad = 0.0070° (it is packed to
+    /// the nearest snorm16 step).
+    pub frame_bound_deg: f64,
+}
+
+/// The output of one mesh's batch (`got[v]` is vertex `v` of `mesh`, skinned by `method` with
+/// the palette `bones`) against the f64 reference. A non-finite output makes the error NaN, so
+/// a poisoned vertex the kernel never wrote cannot pass a bound. `None` where a vertex's blend
+/// has no rotation (the bones' rotations cancel) or an influence names a bone `bones` lacks.
+///
+/// # Panics
+/// If `got` and `mesh` differ in length.
+#[must_use]
+pub fn skinning_error(
+    method: SkinMethod,
+    bones: &[Bone],
+    mesh: &SkinVertices,
+    got: &[SkinnedVertex],
+) -> Option<SkinningError> {
+    assert_eq!(
+        got.len(),
+        mesh.len(),
+        "{}: one output per vertex",
+        mesh.label
+    );
+    // The larger, NaN winning.
+    let worse = |m: f64, x: f64| if x.is_nan() || x > m { x } else { m };
+    let mut e = SkinningError {
+        position: 0.0,
+        frame_deg: 0.0,
+        frame_bound_deg: OUTPUT_BOUND_DEG,
+    };
+    for (v, out) in got.iter().enumerate() {
+        let r = reference(method, bones, mesh, v)?;
+        let p = DVec3::from_array(out.position.map(f64::from));
+        let size = f64::from(mesh.position(v).length()) + 1.0;
+        e.position = worse(e.position, (p - r.position).length() / size);
+        let angle = frame_angle_deg(out.frame().rotation.as_dquat(), r.frame);
+        e.frame_deg = worse(e.frame_deg, angle);
+    }
+    Some(e)
+}
