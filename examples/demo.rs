@@ -83,7 +83,6 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 fn meshes(ctx: &GpuContext) -> Result<(), Box<dyn std::error::Error>> {
     use qtangent::gpu::MeshUniforms;
     use qtangent::lab::readback::read_vertex_frames;
-    use qtangent::mesh::procedural;
 
     println!("\nMeshes through the vertex stage (world n and t read back, compared with the CPU):");
     println!("| mesh                          | vertices (file → split) | mirrored triangles | worst GPU-CPU diff, all formats | worst error (not f16x3) |");
@@ -91,12 +90,7 @@ fn meshes(ctx: &GpuContext) -> Result<(), Box<dyn std::error::Error>> {
     let model =
         glam::Mat4::from_rotation_y(0.5) * glam::Mat4::from_scale(glam::Vec3::new(1.0, 2.0, 1.0));
     let uniforms = MeshUniforms::new(model, glam::Mat4::IDENTITY);
-    for prim in [
-        qtangent::lab::content::cube(),
-        qtangent::lab::content::uv_sphere(64, 32),
-        procedural::torus(1.0, 0.35, 96, 48),
-        qtangent::lab::content::mirrored_quad_pair(),
-    ] {
+    for prim in qtangent::lab::content::demo_meshes() {
         let p = prim.prepare().map_err(|e| format!("{}: {e}", prim.label))?;
         let (mut diff, mut error) = (0.0f32, 0.0f64);
         for format in Format::ALL {

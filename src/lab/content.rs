@@ -14,27 +14,18 @@ use crate::qmap::{self, texel, MapFormat, NormalMap, QuatMap, Raster, TexelKind}
 use crate::render::MaterialUniforms;
 use crate::render::{MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject};
 
-/// A unit cube centred on the origin, 4 vertices a face, each face mapped to the whole UV
-/// square (handedness +1).
+/// The demo's meshes: a unit cube (4 vertices a face, each face the whole UV square), a UV
+/// sphere of radius 1 (64 × 32, seam column repeated), a torus (radii 1 and 0.35, 96 × 48) and
+/// two unit quads sharing an edge whose right one's UVs are mirrored (a mirror seam, as on a
+/// symmetric character; `prepare` splits its 2 shared vertices).
 #[must_use]
-pub fn cube() -> mesh::Primitive {
-    procedural::cube()
-}
-
-/// A UV sphere of radius 1 with `segments` columns and `rings` rows (seam column repeated).
-///
-/// # Panics
-/// If `segments < 3` or `rings < 2`.
-#[must_use]
-pub fn uv_sphere(segments: u32, rings: u32) -> mesh::Primitive {
-    procedural::uv_sphere(segments, rings)
-}
-
-/// Two unit quads side by side sharing an edge, the right one's UVs mirrored: a mirror seam, as
-/// on a symmetric character (`prepare` splits its 2 shared vertices).
-#[must_use]
-pub fn mirrored_quad_pair() -> mesh::Primitive {
-    procedural::mirrored_quad_pair()
+pub fn demo_meshes() -> [mesh::Primitive; 4] {
+    [
+        procedural::cube(),
+        procedural::uv_sphere(64, 32),
+        procedural::torus(1.0, 0.35, 96, 48),
+        procedural::mirrored_quad_pair(),
+    ]
 }
 
 /// What the tools' SCENE argument names: `default` is [`default_scene`], anything else a file

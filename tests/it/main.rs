@@ -12,7 +12,6 @@ mod assets_qmap;
 mod docs;
 mod encodings;
 mod gpu_context;
-mod gpu_mesh;
 mod layers;
 mod mesh_mutations;
 mod render_assets;

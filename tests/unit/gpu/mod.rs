@@ -4,6 +4,7 @@
 mod aniso;
 mod bake;
 mod decode;
+mod mesh;
 mod render;
 mod render_skinned;
 mod sample;

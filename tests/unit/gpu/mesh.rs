@@ -87,9 +87,9 @@ fn check(ctx: &GpuContext, p: &Prepared) {
 fn vertex_stage_decode_matches_cpu_on_procedural_meshes() {
     let ctx = context();
     for prim in [
-        qtangent::lab::content::mirrored_quad_pair(),
+        procedural::mirrored_quad_pair(),
         procedural::torus(1.0, 0.3, 48, 24),
-        qtangent::lab::content::cube(),
+        procedural::cube(),
     ] {
         let p = prim
             .prepare()
@@ -115,7 +115,7 @@ fn vertex_stage_decode_matches_cpu_on_loaded_meshes() {
 #[test]
 fn mirroring_model_flips_handedness_and_unwritten_vertices_fail() {
     let ctx = context();
-    let p = qtangent::lab::content::mirrored_quad_pair()
+    let p = procedural::mirrored_quad_pair()
         .prepare()
         .unwrap_or_else(|e| panic!("{e}"));
     let stream = p.vertex_stream(Format::Snorm16x4);
