@@ -82,7 +82,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// CPU part for any glTF/OBJ file).
 fn meshes(ctx: &GpuContext) -> Result<(), Box<dyn std::error::Error>> {
     use qtangent::gpu::MeshUniforms;
-    use qtangent::lab::readback::read_vertex_frames;
+    use qtangent::lab::readback::vertex_stage_diff;
 
     println!("\nMeshes through the vertex stage (world n and t read back, compared with the CPU):");
     println!("| mesh                          | vertices (file → split) | mirrored triangles | worst GPU-CPU diff, all formats | worst error (not f16x3) |");
@@ -98,15 +98,12 @@ fn meshes(ctx: &GpuContext) -> Result<(), Box<dyn std::error::Error>> {
             if format != Format::F16x3 {
                 error = error.max(stream.errors_against(&p.frames).max());
             }
-            let gpu = read_vertex_frames(ctx, &stream, &uniforms)?;
-            for i in 0..stream.vertex_count {
-                let (n, t) = uniforms.world_frame(&stream.qtangent(i).to_frame());
-                let d = (gpu.normals[i] - n)
-                    .abs()
-                    .max_element()
-                    .max((gpu.tangents[i] - t).abs().max_element());
-                diff = if d.is_nan() { f32::NAN } else { diff.max(d) };
-            }
+            let d = vertex_stage_diff(ctx, &stream, &uniforms)?;
+            diff = if d.is_nan() || diff.is_nan() {
+                f32::NAN
+            } else {
+                diff.max(d)
+            };
         }
         let s = p.stats;
         println!(

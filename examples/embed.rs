@@ -145,7 +145,7 @@ fn skin_batch(ctx: &GpuContext) -> Result<(), Box<dyn Error>> {
     let pipeline = SkinPipeline::new(ctx)?;
     let batch = pipeline.batch(ctx, &[&mesh], &[0], method)?;
     batch.set_bones(ctx, &bones)?;
-    qtangent::lab::readback::poison_skin_output(batch.buffers(), ctx);
+    poison(ctx, batch.buffers().output());
     batch.run(ctx)?;
     let got = batch.read(ctx)?;
     let e = qtangent::lab::skin_reference::skinning_error(method, &bones, &mesh, &got)
@@ -222,4 +222,11 @@ fn map_draw(ctx: &GpuContext, out: &str) -> Result<(), Box<dyn Error>> {
         d.psnr_db
     );
     Ok(())
+}
+
+/// Fills `buffer` with 0xff bytes (NaN as f32, −1 as snorm16) before a kernel writes it, so an
+/// output it never wrote cannot pass a check.
+fn poison(ctx: &GpuContext, buffer: &wgpu::Buffer) {
+    ctx.queue
+        .write_buffer(buffer, 0, &vec![0xffu8; buffer.size() as usize]);
 }

@@ -1,5 +1,5 @@
 //! Write the handwritten seed corpora of the mesh-loader fuzz targets (`xtask/fuzz/`): small glTF
-//! files written with the crate's glTF writer and OBJ texts (`qtangent::lab::fuzz_seeds`), each
+//! files written with the crate's glTF writer (`qtangent::lab::fuzz_seeds`) and OBJ texts, each
 //! a feature of the format the loaders must handle. `cargo xtask fuzz` runs this before fuzzing.
 //!
 //! `cargo run --release --example fuzz_seeds -- DIR` writes `DIR/load_gltf/seed-*` and
@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use qtangent::lab::fuzz_seeds::{gltf_seeds, OBJ_SEEDS};
+use qtangent::lab::fuzz_seeds::gltf_seeds;
 
 fn main() -> ExitCode {
     let dir = std::env::args_os().nth(1).map(PathBuf::from);
@@ -35,3 +35,29 @@ fn write(dir: &Path) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Handwritten OBJ seeds: each a feature of the format the loader must handle.
+const OBJ_SEEDS: &[(&str, &str)] = &[
+    ("triangle.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n"),
+    (
+        "quad-uv-normal.obj",
+        "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvn 0 0 1\n\
+         f 1/1/1 2/2/1 3/3/1 4/4/1\n",
+    ),
+    (
+        "groups-negative.obj",
+        "# two objects, relative indices, smoothing groups\nmtllib missing.mtl\no a\n\
+         v 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl red\ns 1\nf -3 -2 -1\ng b\nv 0 0 1\nv 1 0 1\n\
+         v 0 1 1\nvt 0 0\nvt 1 0\nvt 0 1\ns off\nf -3/-3 -2/-2 -1/-1\nl 1 2\np 3\n",
+    ),
+    (
+        "pentagon-normals.obj",
+        "v 1 0 0\nv 0.31 0.95 0\nv -0.81 0.59 0\nv -0.81 -0.59 0\nv 0.31 -0.95 0\nvn 0 0 1\n\
+         f 1//1 2//1 3//1 4//1 5//1\n",
+    ),
+    (
+        "mirrored-uv.obj",
+        "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv -1 0 0\nv -1 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n\
+         f 1/1 2/2 3/3\nf 1/1 3/3 4/4\nf 1/1 4/4 6/3\nf 1/1 6/3 5/2\n",
+    ),
+];

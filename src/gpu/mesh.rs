@@ -114,7 +114,8 @@ impl MeshUniforms {
     /// The world-space normal and tangent (w = handedness) the vertex function computes from
     /// an object-space frame, in the same f32 operations (CPU reference for the readback test).
     #[must_use]
-    pub fn world_frame(&self, f: &crate::TangentFrame) -> (Vec3, glam::Vec4) {
+    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
+    pub(crate) fn world_frame(&self, f: &crate::TangentFrame) -> (Vec3, glam::Vec4) {
         let n = (self.normal_matrix * f.normal.extend(0.0))
             .truncate()
             .normalize();

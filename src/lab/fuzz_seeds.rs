@@ -1,7 +1,7 @@
-//! The handwritten seed corpora of the mesh-loader fuzz targets (`xtask/fuzz/`): small glTF
-//! files written with the crate's one glTF writer, and OBJ texts, each a feature of the format
-//! the loaders must handle. `examples/fuzz_seeds.rs` writes them; `cargo xtask fuzz` runs it
-//! before fuzzing.
+//! The glTF seed corpus of the mesh-loader fuzz targets (`xtask/fuzz/`): small files written
+//! with the crate's one glTF writer, each a feature of the format the loader must handle.
+//! `examples/fuzz_seeds.rs` writes them with its OBJ texts; `cargo xtask fuzz` runs it before
+//! fuzzing.
 
 use serde_json::json;
 
@@ -103,29 +103,3 @@ fn seed(mode: u32, a: &Attributes<'_>, indices: Option<&[u32]>) -> Builder {
     b.json["scenes"] = json!([{ "nodes": [0] }]);
     b
 }
-
-/// Handwritten OBJ seeds: each a feature of the format the loader must handle.
-pub const OBJ_SEEDS: &[(&str, &str)] = &[
-    ("triangle.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n"),
-    (
-        "quad-uv-normal.obj",
-        "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\nvn 0 0 1\n\
-         f 1/1/1 2/2/1 3/3/1 4/4/1\n",
-    ),
-    (
-        "groups-negative.obj",
-        "# two objects, relative indices, smoothing groups\nmtllib missing.mtl\no a\n\
-         v 0 0 0\nv 1 0 0\nv 0 1 0\nusemtl red\ns 1\nf -3 -2 -1\ng b\nv 0 0 1\nv 1 0 1\n\
-         v 0 1 1\nvt 0 0\nvt 1 0\nvt 0 1\ns off\nf -3/-3 -2/-2 -1/-1\nl 1 2\np 3\n",
-    ),
-    (
-        "pentagon-normals.obj",
-        "v 1 0 0\nv 0.31 0.95 0\nv -0.81 0.59 0\nv -0.81 -0.59 0\nv 0.31 -0.95 0\nvn 0 0 1\n\
-         f 1//1 2//1 3//1 4//1 5//1\n",
-    ),
-    (
-        "mirrored-uv.obj",
-        "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nv -1 0 0\nv -1 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n\
-         f 1/1 2/2 3/3\nf 1/1 3/3 4/4\nf 1/1 4/4 6/3\nf 1/1 6/3 5/2\n",
-    ),
-];

@@ -23,11 +23,11 @@ const TARGET_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
 /// World-space frames of every vertex as the vertex stage computed them: entry `i` is vertex
 /// `i`; entries past the vertex count (the rest of the last grid row) hold the −7 poison.
 #[derive(Debug, Clone, PartialEq)]
-pub struct VertexFrames {
+pub(crate) struct VertexFrames {
     /// World normal per vertex (the target's xyz).
-    pub normals: Vec<Vec3>,
+    pub(crate) normals: Vec<Vec3>,
     /// World tangent per vertex, w = handedness.
-    pub tangents: Vec<Vec4>,
+    pub(crate) tangents: Vec<Vec4>,
 }
 
 /// Renders `stream` as points with `GRID_WIDTH` set and reads back the world n and t each vertex
@@ -39,7 +39,7 @@ pub struct VertexFrames {
 /// # Errors
 /// [`GpuError::TooLarge`] when the grid exceeds the device's texture size;
 /// [`GpuError::Empty`] for an empty stream; [`GpuError::Wgpu`] / [`GpuError::Readback`].
-pub fn read_vertex_frames(
+pub(crate) fn read_vertex_frames(
     ctx: &GpuContext,
     stream: &VertexStream,
     uniforms: &MeshUniforms,
@@ -222,8 +222,31 @@ fn draw_points(
     (readbacks, textures)
 }
 
-/// Fills the skinning output of `buffers` with all-ones words (NaN as f32), so a vertex the
-/// kernel does not write fails any comparison: what a check does before it dispatches.
-pub fn poison_skin_output(buffers: &crate::gpu::SkinBuffers, ctx: &GpuContext) {
-    buffers.poison(ctx);
+/// The largest component difference between the world normal and tangent the vertex stage
+/// computed for each vertex of `stream` ([`read_vertex_frames`]) and the CPU decode of the same
+/// bytes moved to world space by `uniforms`: NaN when any vertex was not written or is not
+/// finite, so an unwritten vertex cannot pass a bound.
+///
+/// # Errors
+/// As [`read_vertex_frames`].
+pub fn vertex_stage_diff(
+    ctx: &GpuContext,
+    stream: &VertexStream,
+    uniforms: &MeshUniforms,
+) -> Result<f32, GpuError> {
+    let gpu = read_vertex_frames(ctx, stream, uniforms)?;
+    let mut diff = 0.0f32;
+    for i in 0..stream.vertex_count {
+        let (n, t) = uniforms.world_frame(&stream.qtangent(i).to_frame());
+        let d = (gpu.normals[i] - n)
+            .abs()
+            .max_element()
+            .max((gpu.tangents[i] - t).abs().max_element());
+        diff = if d.is_nan() || diff.is_nan() {
+            f32::NAN
+        } else {
+            diff.max(d)
+        };
+    }
+    Ok(diff)
 }
