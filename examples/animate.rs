@@ -19,7 +19,7 @@ use qtangent::anim::{speed_ramp, BlendMethod, LocoFrame, Locomotion};
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::{GpuScene, Renderer, View};
 use qtangent::gpu::{RigBatch, SkinPipeline};
-use qtangent::lab::walkrun::{foot_slide, simulate, slide_summary};
+use qtangent::lab::walkrun::{foot_slide_by_method, simulate};
 use qtangent::render;
 use qtangent::render::{Camera, FrameSource, Lighting};
 use qtangent::render::{MapSource, RenderScene};
@@ -398,9 +398,7 @@ fn print_foot_slide(sequence: &Sequence) {
     let v_walk = loco.gaits()[0].speed();
     println!("foot slide while in contact (units/s; walk speed {v_walk:.1}):");
     println!("  {:<8} {:>8} {:>8}", "blend", "mean", "max");
-    for b in BlendMethod::ALL {
-        let f = simulate(loco, b, speeds, *dt);
-        let (mean, max) = slide_summary(&foot_slide(loco, &f, *dt));
+    for (b, mean, max) in foot_slide_by_method(loco, speeds, *dt) {
         println!("  {:<8} {mean:>8.2} {max:>8.2}", b.name());
     }
 }

@@ -62,9 +62,10 @@ fn run(args: &Args) -> Result<(), String> {
     }
     let path = args.fox.clone().unwrap_or_else(fox::default_path);
     let scene = mesh::load(&path).map_err(|e| e.to_string())?;
-    let loco = walkrun::with_event_feet(fox::locomotion_of(&path, &scene)?, &args.events)
+    let loco = fox::locomotion_of(&path, &scene)?;
+    let report = walkrun::report(loco, &args.events, args.fps, args.seconds)
         .map_err(|e| format!("--events: {e}"))?;
     println!("{}", path.display());
-    print!("{}", walkrun::report(&loco, args.fps, args.seconds));
+    print!("{report}");
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! clips ([`Clip`]: STEP, LINEAR, CUBICSPLINE on translation, rotation and scale), the local →
 //! model hierarchy (a skeleton, inside the crate), and the walk/run locomotion blend of
 //! "Blending a Walk/Run cycle" ([`Locomotion`], whose docs describe the method, played by a
-//! [`Player`]) with its gait analysis ([`Gait`]) and foot-slide measure ([`FootSlide`]). A loaded
+//! [`Player`]) with its gait analysis ([`Gait`]; the foot-slide measure is the lab's). A loaded
 //! scene makes its blend ([`crate::mesh::Scene::locomotion`]).
 //!
 //! The GPU side is [`crate::skin`] (bones as quaternion + translation + uniform scale) and
@@ -32,8 +32,9 @@ pub use player::{LocoFrame, Player};
 pub(crate) use pose::{blend_poses, Skeleton};
 #[cfg(feature = "lab")]
 pub(crate) use slide::slide_summary;
+pub use slide::speed_ramp;
+pub(crate) use slide::FootSlide;
 pub(crate) use slide::{foot_slide, ContactRule};
-pub use slide::{speed_ramp, FootSlide};
 
 use glam::{Mat4, Quat, Vec3};
 

@@ -26,15 +26,15 @@ impl ContactRule {
 
 /// Foot slide of one foot over a run of frames.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FootSlide {
+pub(crate) struct FootSlide {
     /// Foot name.
     pub(crate) foot: String,
     /// Mean horizontal world speed while down, units per second (0 when never down).
-    pub mean: f32,
+    pub(crate) mean: f32,
     /// Maximum horizontal world speed while down.
-    pub max: f32,
+    pub(crate) max: f32,
     /// Frame steps counted (both ends down).
-    pub contact_frames: usize,
+    pub(crate) contact_frames: usize,
 }
 
 /// Mean over feet of [`FootSlide::mean`], and the largest [`FootSlide::max`].

@@ -8,8 +8,7 @@
 use std::fmt::Write as _;
 
 use crate::anim::{
-    speed_ramp, BlendMethod, ClipKind, FootSlide, LocoFrame, Locomotion, LocomotionError,
-    RootMotion,
+    speed_ramp, BlendMethod, ClipKind, LocoFrame, Locomotion, LocomotionError, RootMotion,
 };
 
 /// `loco` with the footfall events taken from the feet named in `names` (bone names; none: as
@@ -18,7 +17,7 @@ use crate::anim::{
 /// # Errors
 /// [`LocomotionError::NotAFoot`] when a name is not one of the analysed feet, and what
 /// `Locomotion::with_event_feet` reports when the feet cannot carry events.
-pub fn with_event_feet(loco: Locomotion, names: &[String]) -> Result<Locomotion, LocomotionError> {
+fn with_event_feet(loco: Locomotion, names: &[String]) -> Result<Locomotion, LocomotionError> {
     if names.is_empty() {
         return Ok(loco);
     }
@@ -52,27 +51,45 @@ pub fn simulate(loco: &Locomotion, method: BlendMethod, speeds: &[f32], dt: f32)
     loco.simulate(method, speeds, dt)
 }
 
-/// The foot slide of every foot over `frames` (`dt` apart): the horizontal world speed of each
-/// foot while it is down, under the blend's one contact rule for every method.
+/// The foot slide of each blend method over the speed schedule `speeds` (frames `dt` apart):
+/// the mean over feet of each foot's mean slide and the largest slide of any foot, the
+/// horizontal world speed of each foot while it is down, under the blend's one contact rule.
+///
+/// # Panics
+/// As [`simulate`].
 #[must_use]
-pub fn foot_slide(loco: &Locomotion, frames: &[LocoFrame], dt: f32) -> Vec<FootSlide> {
-    loco.foot_slide(frames, dt)
+pub fn foot_slide_by_method(
+    loco: &Locomotion,
+    speeds: &[f32],
+    dt: f32,
+) -> Vec<(BlendMethod, f32, f32)> {
+    BlendMethod::ALL
+        .into_iter()
+        .map(|method| {
+            let frames = loco.simulate(method, speeds, dt);
+            let (mean, max) = crate::anim::slide_summary(&loco.foot_slide(&frames, dt));
+            (method, mean, max)
+        })
+        .collect()
 }
 
-/// The mean over feet of [`FootSlide::mean`], and the largest [`FootSlide::max`].
-#[must_use]
-pub fn slide_summary(slides: &[FootSlide]) -> (f32, f32) {
-    crate::anim::slide_summary(slides)
-}
-
-/// The whole report: gaits, events, and foot slide over a ramp of `seconds` at `fps`.
-#[must_use]
-pub fn report(loco: &Locomotion, fps: f32, seconds: f32) -> String {
+/// The whole report: gaits, events (from the feet named in `event_feet`, bone names; none: the
+/// analysis's own), and foot slide over a ramp of `seconds` at `fps`.
+///
+/// # Errors
+/// As [`with_event_feet`].
+pub fn report(
+    loco: Locomotion,
+    event_feet: &[String],
+    fps: f32,
+    seconds: f32,
+) -> Result<String, LocomotionError> {
+    let loco = &with_event_feet(loco, event_feet)?;
     let mut s = String::new();
     gaits(&mut s, loco);
     events(&mut s, loco);
     foot_slide_table(&mut s, loco, fps, seconds);
-    s
+    Ok(s)
 }
 
 /// The gait analysis of both clips: axes, speeds, strides, each foot's stances, footfalls.
