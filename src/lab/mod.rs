@@ -21,8 +21,6 @@ pub mod frame_diff;
 #[cfg(feature = "gltf")]
 pub mod fuzz_seeds;
 #[cfg(feature = "pipeline")]
-pub mod map_angles;
-#[cfg(feature = "pipeline")]
 pub mod maps;
 #[cfg(feature = "gpu")]
 pub mod readback;
