@@ -29,7 +29,7 @@
 //!
 //! # The truth
 //!
-//! [`truth`] casts `samples²` rays through every pixel, evaluates the analytic field (never a
+//! `truth` casts `samples²` rays through every pixel, evaluates the analytic field (never a
 //! texture, never filtered) and the CPU BRDF (`render::shading`) at each hit, and keeps the
 //! mean radiance (tone-mapped and sRGB-encoded like the GPU's target) and the strength-weighted
 //! axial mean of the world-space direction.
@@ -45,6 +45,11 @@ use crate::qmap::anisotropy::DirectionField;
 use crate::qmap::NormalMap;
 use crate::render::{shading, Camera, Lighting, MaterialUniforms};
 use crate::render::{MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject};
+
+#[cfg(feature = "gpu")]
+mod table;
+#[cfg(feature = "gpu")]
+pub use table::{disc_table, DiscSheet};
 
 /// Radius (in UV) of the circles.
 pub(crate) const CIRCLES: f32 = 0.16;
@@ -206,7 +211,7 @@ pub fn scene(
 
 /// The camera of the table: straight down (pitch 89°) on the plate, which fills the image.
 #[must_use]
-pub fn camera() -> Camera {
+pub(crate) fn camera() -> Camera {
     let fov_y_deg = 40.0f32;
     let half = 0.5 * PLATE_SIZE;
     Camera {
@@ -223,7 +228,7 @@ pub fn camera() -> Camera {
 /// The table's lights: a point light low over one side and a grazing sun, so the grooves draw
 /// long highlights across the disc; a dim sky.
 #[must_use]
-pub fn lighting() -> Lighting {
+pub(crate) fn lighting() -> Lighting {
     Lighting {
         lights: vec![
             crate::render::Light::Point {
@@ -241,22 +246,18 @@ pub fn lighting() -> Lighting {
     }
 }
 
-/// The supersampled truth of a `width × height` render.
+/// The supersampled truth of a render (its size is the image's).
 #[derive(Debug, Clone)]
-pub struct Truth {
-    /// Width in pixels.
-    pub width: u32,
-    /// Height in pixels.
-    pub height: u32,
+pub(crate) struct Truth {
     /// Mean radiance, tone-mapped and sRGB-encoded (background where no ray hit).
-    pub image: RgbaImage,
+    pub(crate) image: RgbaImage,
     /// Pixels every ray of which hit the plate.
-    pub inside: Vec<bool>,
+    pub(crate) inside: Vec<bool>,
     /// Per pixel the axial mean direction's angle in the XZ plane (radians, atan2(z, x)), the
     /// mean strength and the coherence (the axial mean's length over the mean strength: 1 where
     /// every ray saw one direction, less where the pixel straddles a change of direction);
     /// `None` outside.
-    pub direction: Vec<Option<(f32, f32, f32)>>,
+    pub(crate) direction: Vec<Option<(f32, f32, f32)>>,
 }
 
 /// sRGB encoding of a linear value in [0, 1] to 8 bits (the render target's).
@@ -272,15 +273,15 @@ fn srgb8(x: f32) -> u8 {
 /// How [`truth`] samples a render: its size, rays a pixel side on a regular grid, and the
 /// linear colour of pixels no ray hits.
 #[derive(Debug, Clone, Copy)]
-pub struct TruthSampling {
+pub(crate) struct TruthSampling {
     /// Width in pixels.
-    pub width: u32,
+    pub(crate) width: u32,
     /// Height in pixels.
-    pub height: u32,
+    pub(crate) height: u32,
     /// Rays a pixel side: `samples²` rays a pixel ([`samples_for`] picks it from the texture).
-    pub samples: u32,
+    pub(crate) samples: u32,
     /// Linear colour of pixels no ray hits.
-    pub background: Vec3,
+    pub(crate) background: Vec3,
 }
 
 /// One pixel's truth: its mean radiance, whether every ray hit the plate, and its direction
@@ -381,7 +382,7 @@ impl Tracer {
 /// # Panics
 /// If the scene has no mesh.
 #[must_use]
-pub fn truth(
+pub(crate) fn truth(
     scene: &RenderScene,
     camera: &Camera,
     lighting: &Lighting,
@@ -420,8 +421,6 @@ pub fn truth(
         image::Rgba([srgb8(c.x), srgb8(c.y), srgb8(c.z), 255])
     });
     Truth {
-        width,
-        height,
         image,
         inside: pixels.iter().map(|p| p.inside).collect(),
         direction: pixels.iter().map(|p| p.direction).collect(),
@@ -431,42 +430,46 @@ pub fn truth(
 /// Rays a pixel side for a render of `width` pixels across a texture of `texture` texels: at
 /// least two a texel (so every texel under the pixel is seen), at least 6, at most 32.
 #[must_use]
-pub fn samples_for(width: u32, texture: u32) -> u32 {
+pub(crate) fn samples_for(width: u32, texture: u32) -> u32 {
     (2 * texture.div_ceil(width.max(1))).clamp(6, 32)
 }
 
 /// The axial angle between two directions in the XZ plane given as angles, in degrees (0–90).
 #[must_use]
-pub fn axial_error_deg(a: f32, b: f32) -> f32 {
+pub(crate) fn axial_error_deg(a: f32, b: f32) -> f32 {
     let d = 2.0 * (a - b);
     0.5 * d.sin().atan2(d.cos()).abs().to_degrees()
 }
 
 /// How a render's anisotropy direction compares with the truth.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct DirectionStats {
+pub(crate) struct DirectionStats {
     /// Pixels judged: inside, with a mean strength of at least [`MIN_JUDGED_STRENGTH`].
     pub(crate) pixels: usize,
     /// Mean axial error, degrees.
-    pub mean_deg: f32,
+    pub(crate) mean_deg: f32,
     /// 99th percentile, degrees.
-    pub p99_deg: f32,
+    pub(crate) p99_deg: f32,
 }
 
 /// Pixels whose true mean strength is below this are not judged: their direction barely
 /// changes the highlight.
-pub const MIN_JUDGED_STRENGTH: f32 = 0.1;
+pub(crate) const MIN_JUDGED_STRENGTH: f32 = 0.1;
 
 /// Coherence at or above which a pixel's true direction is one direction: the rays under the
 /// pixel agree to within about ±13° (the mean of cos 2δ over a uniform spread of ±13° is 0.95).
-pub const COHERENT: f32 = 0.95;
+pub(crate) const COHERENT: f32 = 0.95;
 
 /// The direction error of a render's debug frame (`tangents`: the second target of
 /// `Output::Frame`, (t, strength) per pixel) against `truth`, over the pixels inside with a
 /// true mean strength of at least [`MIN_JUDGED_STRENGTH`] and a coherence of at least
 /// `min_coherence` (0: all of them; [`COHERENT`]: those whose truth is one direction).
 #[must_use]
-pub fn direction_stats(truth: &Truth, tangents: &[[f32; 4]], min_coherence: f32) -> DirectionStats {
+pub(crate) fn direction_stats(
+    truth: &Truth,
+    tangents: &[[f32; 4]],
+    min_coherence: f32,
+) -> DirectionStats {
     let mut errors: Vec<f32> = truth
         .direction
         .iter()
@@ -512,8 +515,7 @@ pub enum TextureFile {
     Ktx2Bc7,
 }
 
-/// The swirl disc's glTF could not be written ([`write_gltf`]).
-#[cfg(feature = "gltf")]
+/// The swirl disc's glTF could not be written ([`write_gltf`]), or its table not measured.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum DiscError {
@@ -532,8 +534,19 @@ pub enum DiscError {
     #[error("swirl_disc_anisotropy.ktx2: {0}")]
     Ktx2(crate::ktx2::Ktx2Error),
     /// A file cannot be written.
+    #[cfg(feature = "gltf")]
     #[error(transparent)]
     Write(#[from] crate::gltf::WriteError),
+    /// The disc's scene cannot be made.
+    #[error(transparent)]
+    Scene(#[from] SceneError),
+    /// An upload or a render failed ([`disc_table`]).
+    #[cfg(feature = "gpu")]
+    #[error(transparent)]
+    Gpu(#[from] crate::gpu::GpuError),
+    /// A render cannot be compared with the truth ([`disc_table`]).
+    #[error(transparent)]
+    Diff(#[from] crate::render::ImageDiffError),
 }
 
 /// Writes the disc as a glTF 2.0 file using KHR_materials_anisotropy into `dir`:
