@@ -102,6 +102,11 @@ mod common;
 #[cfg(all(test, feature = "default"))]
 #[path = "../tests/unit/gltf_files/mod.rs"]
 mod gltf_files;
+// Drawing a scene for the renderer's unit tests: the debug read-backs are crate-internal.
+#[cfg(all(test, feature = "default"))]
+#[path = "../tests/unit/draw.rs"]
+#[allow(unreachable_pub)]
+mod draw;
 
 pub use format::Format;
 pub use frame::{FrameError, QTangent, TangentFrame};

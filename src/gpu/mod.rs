@@ -17,6 +17,8 @@ pub(crate) mod skin;
 pub(crate) mod wgsl;
 
 pub(crate) use context::StageNeeds;
+#[cfg(test)]
+pub(crate) use render::DEBUG_POISON;
 pub use context::{GpuContext, GpuError};
 pub use decode::{DecodePipeline, GpuFrame};
 pub use mesh::{format_constant, vertex_entry_point, vertex_layout, MeshUniforms};
@@ -25,7 +27,7 @@ pub use qmap::{
 };
 pub use render::{
     GpuScene, MapReport, ModeCost, Output, PreparedView, Renderer, Shot, UploadReport, View,
-    DEBUG_POISON, DEPTH_FORMAT, FALLBACK_FORMAT,
+    DEPTH_FORMAT, FALLBACK_FORMAT,
 };
 pub use skin::{output_layout, InstanceRange, RigBatch, SkinBatch, SkinBuffers, SkinPipeline};
 pub use wgsl::Wgsl;

@@ -183,7 +183,8 @@ impl Lighting {
 
     /// One directional light and no ambient: what the analytic tests use.
     #[must_use]
-    pub fn single(towards_light: Vec3, color: Vec3) -> Self {
+    #[cfg(test)]
+    pub(crate) fn single(towards_light: Vec3, color: Vec3) -> Self {
         Self {
             lights: vec![Light::Directional {
                 towards_light: towards_light.normalize(),

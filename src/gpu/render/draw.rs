@@ -279,11 +279,13 @@ impl Renderer {
 
     /// Renders a debug output ([`Output::Frame`] or [`Output::Shading`]) of `shot` and reads
     /// back its two targets, row-major, one `[f32; 4]` per pixel; pixels no triangle covered hold
-    /// [`DEBUG_POISON`].
+    /// [`DEBUG_POISON`]. The tests' and the lab's readback; a renderer of its own draws these
+    /// outputs into its targets with [`Renderer::draw`].
     ///
     /// # Errors
     /// [`GpuError::Invalid`] for [`Output::Color`]; as [`Renderer::render_image`].
-    pub fn render_debug(
+    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
+    pub(crate) fn render_debug(
         &self,
         ctx: &GpuContext,
         scene: &GpuScene,

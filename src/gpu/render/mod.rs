@@ -52,7 +52,7 @@ pub(crate) const DEBUG_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32
 pub const FALLBACK_FORMAT: Format = Format::Snorm16x4;
 /// Value the debug targets are cleared to: no component of a unit vector or of a world position
 /// on screen is −7·10⁹, so a pixel nothing wrote is recognisable.
-pub const DEBUG_POISON: f32 = -7.0e9;
+pub(crate) const DEBUG_POISON: f32 = -7.0e9;
 
 /// What the fragment stage writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

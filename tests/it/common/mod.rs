@@ -3,7 +3,6 @@
 #![allow(dead_code)]
 
 pub mod bake;
-pub mod draw;
 #[path = "../../../examples/common/frames.rs"]
 pub mod frames;
 pub mod judges;

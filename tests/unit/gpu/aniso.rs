@@ -31,7 +31,7 @@ use qtangent::render::{MapSource, RenderScene, SceneMaterial};
 use qtangent::Format;
 
 use crate::common::context;
-use crate::common::draw::{self, Readback};
+use crate::draw::{self, Readback};
 
 const SOURCES: [FrameSource; 4] = [
     FrameSource::Reference,

@@ -27,8 +27,8 @@
 //!
 //! Needs a GPU adapter (lavapipe is enough); without one it fails saying how to install it.
 
-use crate::common::draw::{self, Readback};
 use crate::common::{self, context};
+use crate::draw::{self, Readback};
 use crate::gpu::kit::{self, render_target};
 
 use glam::{DMat4, DVec3, DVec4, Mat4, Quat, Vec2, Vec3, Vec4};

@@ -7,7 +7,7 @@
 //! Needs a GPU adapter (lavapipe is enough); the duck needs the shared assets.
 
 use crate::common;
-use crate::common::draw::{self, Readback};
+use crate::draw::{self, Readback};
 
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::{GpuScene, Renderer, View, DEBUG_POISON};

@@ -244,7 +244,7 @@ fn seam_robust_sampler_passes_the_checkerboard_where_the_plain_one_fails() {
 /// signs (UV Jacobian, facing, model handedness) have to get right.
 #[test]
 fn gpu_derived_handedness_matches_plane_and_vertices_front_back_and_mirrored() {
-    use common::draw::{self, Readback};
+    use crate::draw::{self, Readback};
     use glam::Mat4;
     use qtangent::gpu::{Renderer, DEBUG_POISON};
     use qtangent::qmap::MapFormat;

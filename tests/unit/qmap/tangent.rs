@@ -49,7 +49,7 @@ const U: f32 = common::U;
 const SLACK_DEG: f32 = (15.0 + 11.0 + 10.0 + 2.0) * U * (180.0 / std::f32::consts::PI);
 
 use crate::common::context;
-use crate::common::draw::{self, Readback};
+use crate::draw::{self, Readback};
 
 /// A random normal map of `w × h` (unnormalised vectors as unpacked, z > 0: tilts up to ~70°).
 fn random_normal_map(rng: &mut impl Rng, w: u32, h: u32) -> NormalMap {
