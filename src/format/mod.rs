@@ -339,11 +339,14 @@ impl std::str::FromStr for Format {
     }
 }
 
-// The tools' and tests' frames, here in the core build too.
-#[cfg(test)]
+// The tools' and tests' frames: in the unit tests' shared helpers with the default features,
+// included here in the core build.
+#[cfg(all(test, not(feature = "default")))]
 #[path = "../../examples/common/table_frames.rs"]
 #[allow(unreachable_pub)]
 mod table_frames;
+#[cfg(all(test, feature = "default"))]
+use crate::common::table_frames;
 
 /// Unit tests that run in the core build (`--no-default-features`): every format round-trips
 /// the 48 axis-aligned frames (24 rotations × both handednesses) within its documented bound

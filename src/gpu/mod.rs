@@ -17,14 +17,14 @@ pub(crate) mod skin;
 pub(crate) mod wgsl;
 
 pub(crate) use context::StageNeeds;
-#[cfg(test)]
-pub(crate) use render::DEBUG_POISON;
 pub use context::{GpuContext, GpuError};
 pub use decode::{DecodePipeline, GpuFrame};
 pub use mesh::{format_constant, vertex_entry_point, vertex_layout, MeshUniforms};
 pub use qmap::{
     map_decode_constant, sample_frames, upload_encoded, GpuQuatMap, MapFilter, SampledFrame,
 };
+#[cfg(test)]
+pub(crate) use render::DEBUG_POISON;
 pub use render::{
     GpuScene, MapReport, ModeCost, Output, PreparedView, Renderer, Shot, UploadReport, View,
     DEPTH_FORMAT, FALLBACK_FORMAT,

@@ -223,12 +223,12 @@ fn draw_points(
 }
 
 /// The largest component difference between the world normal and tangent the vertex stage
-/// computed for each vertex of `stream` ([`read_vertex_frames`]) and the CPU decode of the same
+/// computed for each vertex of `stream` (`read_vertex_frames`) and the CPU decode of the same
 /// bytes moved to world space by `uniforms`: NaN when any vertex was not written or is not
 /// finite, so an unwritten vertex cannot pass a bound.
 ///
 /// # Errors
-/// As [`read_vertex_frames`].
+/// As `read_vertex_frames`.
 pub fn vertex_stage_diff(
     ctx: &GpuContext,
     stream: &VertexStream,

@@ -77,7 +77,7 @@ pub fn foot_slide_by_method(
 /// analysis's own), and foot slide over a ramp of `seconds` at `fps`.
 ///
 /// # Errors
-/// As [`with_event_feet`].
+/// As `with_event_feet`.
 pub fn report(
     loco: Locomotion,
     event_feet: &[String],

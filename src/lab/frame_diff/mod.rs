@@ -5,15 +5,15 @@
 //! dequantisation into node transforms (or, for skinned meshes, into the inverse bind matrices).
 //! So vertices are compared where they are drawn:
 //!
-//! 1. [`WorldVertices::from_scene`] prepares every primitive ([`Scene::prepare`]: supplied or
+//! 1. `WorldVertices::from_scene` prepares every primitive ([`Scene::prepare`]: supplied or
 //!    generated frames, mirror-seam splits) and places every vertex of every instance in world
 //!    space. A rigid instance uses its node's world matrix; a **skinned** one ignores its node
 //!    (glTF 2.0 §3.7.3.3) and is put in its bind pose, `p' = Σ wᵢ · joint_worldᵢ ·
 //!    inverse_bindᵢ · p` with the weights renormalised, which is where gltfpack's dequantisation
 //!    of skinned positions lives. Tangents and bitangents go through the linear part `L` of the
 //!    matrix, normals through `L⁻ᵀ`, each renormalised.
-//! 2. [`compare_frames`] matches every candidate vertex to the nearest source vertex whose position and
-//!    UV both lie within a [`Tolerance`] (from the quantisation: [`Tolerance::for_quantisation`]),
+//! 2. `compare_frames` matches every candidate vertex to the nearest source vertex whose position and
+//!    UV both lie within a `Tolerance` (from the quantisation: `Tolerance::for_quantisation`),
 //!    and measures the angle between the matched frames' normals, tangents and bitangents, how
 //!    many kept their handedness, and which vertices found no partner on either side.
 //!

@@ -1,10 +1,10 @@
-//! The `maps` table's window into the bake: what the tool that measures every map format on a
-//! scene needs and a renderer or an asset pipeline does not — a scene mesh's bake input and the
-//! renderer's bake settings, one mesh's object-space bake, the BC5 round trip of a normal map,
-//! a normal map's mip levels and samples, and a format's storage cost; and the judge of a
-//! stored map against an exact one by what it does to the frame: the angles between decoded
-//! and exact normals and tangents per texel ([`frame_angles`]) and their statistics
-//! ([`AngleStats`]), what the table reports for every format.
+//! The `maps` tool's tables, the one that decides between quaternion maps and the normal maps
+//! they replace ([`scene_table`]) and the bake-time table ([`bake_timing`]), and what they
+//! need of the bake that a renderer or an asset pipeline does not: a scene mesh's bake input
+//! and the renderer's bake settings, one mesh's object-space bake, the BC5 round trip of a
+//! normal map, a normal map's mip levels and samples, a format's storage cost, and the judge of
+//! a stored map against an exact one by what it does to the frame (the angles between decoded
+//! and exact normals and tangents per texel, and their statistics).
 
 use glam::{Vec2, Vec3, Vec4};
 
@@ -15,12 +15,54 @@ use crate::render::scene::RENDER_PADDING;
 use crate::render::RenderScene;
 use crate::Listener;
 
+#[cfg(feature = "gpu")]
+mod table;
+#[cfg(feature = "gpu")]
+mod timing;
+#[cfg(feature = "gpu")]
+pub use table::scene_table;
+#[cfg(feature = "gpu")]
+pub use timing::bake_timing;
+
+/// What stops a `maps` table.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum MapsError {
+    /// A bake or a store failed.
+    #[error(transparent)]
+    Bake(#[from] BakeError),
+    /// A normal texture cannot be compressed to BC5 for the reference.
+    #[error(transparent)]
+    Bc(#[from] crate::qmap::BcError),
+    /// An upload or a render failed.
+    #[cfg(feature = "gpu")]
+    #[error(transparent)]
+    Gpu(#[from] crate::gpu::GpuError),
+    /// A render cannot be compared with the reference.
+    #[error(transparent)]
+    Diff(#[from] crate::render::ImageDiffError),
+}
+
+/// How a map of `space` is stored as `format`, BC7 at effort `bc7`, by `encoder`.
+pub(crate) fn encoding(
+    space: crate::qmap::MapSpace,
+    format: MapFormat,
+    bc7: crate::qmap::Bc7Quality,
+    encoder: crate::qmap::BcEncoder,
+) -> crate::qmap::Encoding {
+    crate::qmap::Encoding {
+        bc7,
+        encoder,
+        ..crate::qmap::Encoding::new(space, format)
+    }
+}
+
 /// The bake input of mesh `i` of `scene`: its frames and UVs, and its material's normal map.
 ///
 /// # Panics
 /// If `i` is not a mesh of the scene.
 #[must_use]
-pub fn bake_input(scene: &RenderScene, i: usize) -> (BakeMesh, Option<NormalMap>) {
+pub(crate) fn bake_input(scene: &RenderScene, i: usize) -> (BakeMesh, Option<NormalMap>) {
     let m = &scene.meshes[i];
     let label = format!("{}: {}", scene.name, m.mesh.label);
     let bake = BakeMesh::from_prepared(label, &[&m.mesh]);
@@ -30,7 +72,7 @@ pub fn bake_input(scene: &RenderScene, i: usize) -> (BakeMesh, Option<NormalMap>
 /// Bake settings for a map of `size`² in the renderer's format (rgba16f) with the renderer's
 /// padding.
 #[must_use]
-pub fn bake_settings(size: u32) -> BakeSettings {
+pub(crate) fn bake_settings(size: u32) -> BakeSettings {
     BakeSettings {
         width: size,
         height: size,
@@ -47,7 +89,7 @@ pub fn bake_settings(size: u32) -> BakeSettings {
 ///
 /// # Panics
 /// If `i` is not a mesh of the scene.
-pub fn bake_object(
+pub(crate) fn bake_object(
     scene: &RenderScene,
     i: usize,
     size: u32,
@@ -62,7 +104,7 @@ pub fn bake_object(
 ///
 /// # Errors
 /// [`crate::qmap::BcError`] for a level 0 BC cannot take (not a multiple of 4).
-pub fn bc5_round_trip_chain(
+pub(crate) fn bc5_round_trip_chain(
     img: &image::RgbaImage,
 ) -> Result<Vec<image::RgbaImage>, crate::qmap::BcError> {
     crate::qmap::normal_map::bc5_round_trip_chain(img)
@@ -71,39 +113,39 @@ pub fn bc5_round_trip_chain(
 /// The normal maps of an 8-bit normal texture's mip chain, each unpacked with `scale`: what a
 /// renderer samples at each level.
 #[must_use]
-pub fn normal_map_levels(image: &image::RgbaImage, scale: f32) -> Vec<NormalMap> {
+pub(crate) fn normal_map_levels(image: &image::RgbaImage, scale: f32) -> Vec<NormalMap> {
     NormalMap::levels_from_rgba8(image, scale)
 }
 
 /// A bilinear sample of `map` at `uv` (repeat wrapping, unnormalised), as the bake reads it.
 #[must_use]
-pub fn sample_normal_map(map: &NormalMap, uv: Vec2) -> Vec3 {
+pub(crate) fn sample_normal_map(map: &NormalMap, uv: Vec2) -> Vec3 {
     map.sample(uv)
 }
 
 /// Bytes a texel of `format` takes (1 for BC5 and BC7, 2 for two BC5 layers).
 #[must_use]
-pub fn bytes_per_texel(format: MapFormat) -> f64 {
+pub(crate) fn bytes_per_texel(format: MapFormat) -> f64 {
     format.bytes_per_texel()
 }
 
 /// Angle statistics of one axis over a set of texels, degrees.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct AngleStats {
+pub(crate) struct AngleStats {
     /// Texels measured.
-    pub count: usize,
+    pub(crate) count: usize,
     /// Mean angle.
-    pub mean: f64,
+    pub(crate) mean: f64,
     /// 99th percentile (nearest rank).
-    pub p99: f64,
+    pub(crate) p99: f64,
     /// Largest angle.
-    pub max: f64,
+    pub(crate) max: f64,
 }
 
 impl AngleStats {
     /// The statistics of `angles` (degrees; empty gives zeros).
     #[must_use]
-    pub fn of(mut angles: Vec<f64>) -> Self {
+    pub(crate) fn of(mut angles: Vec<f64>) -> Self {
         if angles.is_empty() {
             return Self::default();
         }
@@ -129,7 +171,7 @@ impl AngleStats {
 /// # Errors
 /// As `EncodedMap::decode_level`; [`BakeError::Settings`] when `exact` or `mask` do not
 /// have a texel each.
-pub fn frame_angles(
+pub(crate) fn frame_angles(
     map: &EncodedMap,
     exact: &[Vec4],
     mask: &[bool],
