@@ -19,7 +19,7 @@ use qtangent::anim::{speed_ramp, BlendMethod, LocoFrame, Locomotion};
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::{GpuScene, Renderer, View};
 use qtangent::gpu::{RigBatch, SkinPipeline};
-use qtangent::lab::walkrun::{foot_slide_by_method, simulate};
+use qtangent::lab::walkrun::foot_slide_by_method;
 use qtangent::render;
 use qtangent::render::{Camera, FrameSource, Lighting};
 use qtangent::render::{MapSource, RenderScene};
@@ -197,7 +197,17 @@ fn run(args: &Args) -> Result<(), String> {
         return Err("--seconds × --fps gives no frames".into());
     }
     let dt = 1.0 / args.fps;
-    let frames = simulate(&loco, args.blend, &speeds, dt);
+    // The blend played over the schedule: frame n shows time n·dt, after advancing at
+    // speeds[n] (frame 0 is the start state).
+    let mut player = loco.clone().into_player(args.blend);
+    let frames: Vec<LocoFrame> = speeds
+        .iter()
+        .enumerate()
+        .map(|(n, &v)| {
+            player.advance(v, if n == 0 { 0.0 } else { dt });
+            player.frame().clone()
+        })
+        .collect();
     let sequence = Sequence {
         loco,
         speeds,

@@ -57,8 +57,13 @@ impl SceneArgs {
     /// The scene named by SCENE, its maps sized by `--map-size`. Its warnings are left for the
     /// tool to print.
     pub fn load(&self) -> Result<RenderScene, String> {
-        let mut scene =
-            qtangent::lab::content::scene_from_arg(&self.scene).map_err(|e| e.to_string())?;
+        // `default` is the embedded default scene, anything else a file.
+        let scene = if self.scene == "default" {
+            qtangent::lab::content::default_scene()
+        } else {
+            RenderScene::load(std::path::Path::new(&self.scene))
+        };
+        let mut scene = scene.map_err(|e| e.to_string())?;
         if let Some(size) = self.map_size {
             if !(1..=16384).contains(&size) {
                 return Err(format!("--map-size {size} is outside 1 to 16384"));

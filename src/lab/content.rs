@@ -28,19 +28,6 @@ pub fn demo_meshes() -> [mesh::Primitive; 4] {
     ]
 }
 
-/// What the tools' SCENE argument names: `default` is [`default_scene`], anything else a file
-/// for [`RenderScene::load`].
-///
-/// # Errors
-/// As those two.
-pub fn scene_from_arg(arg: &str) -> Result<RenderScene, SceneError> {
-    if arg == "default" {
-        default_scene()
-    } else {
-        RenderScene::load(Path::new(arg))
-    }
-}
-
 /// The embedded default scene: a copper torus with a swirl-and-bumps normal map, a glazed
 /// sphere with a hammered normal map (both baked into quaternion maps), on a floor plate of
 /// spun metal whose quaternion map is authored in code — a circular tangent field under an

@@ -7,9 +7,7 @@
 
 use std::fmt::Write as _;
 
-use crate::anim::{
-    speed_ramp, BlendMethod, ClipKind, LocoFrame, Locomotion, LocomotionError, RootMotion,
-};
+use crate::anim::{speed_ramp, BlendMethod, ClipKind, Locomotion, LocomotionError, RootMotion};
 
 /// `loco` with the footfall events taken from the feet named in `names` (bone names; none: as
 /// it is).
@@ -41,22 +39,12 @@ fn with_event_feet(loco: Locomotion, names: &[String]) -> Result<Locomotion, Loc
     loco.with_event_feet(&picked)
 }
 
-/// `method` played over a speed schedule: frame `n` shows time `n·dt`, after advancing with
-/// the blend for `speeds[n]` (frame 0 is the start state).
-///
-/// # Panics
-/// If `dt` is not positive and finite or a speed is not finite.
-#[must_use]
-pub fn simulate(loco: &Locomotion, method: BlendMethod, speeds: &[f32], dt: f32) -> Vec<LocoFrame> {
-    loco.simulate(method, speeds, dt)
-}
-
 /// The foot slide of each blend method over the speed schedule `speeds` (frames `dt` apart):
 /// the mean over feet of each foot's mean slide and the largest slide of any foot, the
 /// horizontal world speed of each foot while it is down, under the blend's one contact rule.
 ///
 /// # Panics
-/// As [`simulate`].
+/// If `dt` is not positive and finite or a speed is not finite.
 #[must_use]
 pub fn foot_slide_by_method(
     loco: &Locomotion,
