@@ -1,16 +1,20 @@
 //! Lab equipment: what qtangent's own tests, tools and benchmarks use that is not part of the
-//! API — content made in code (the default scene and its spun-metal plate, a checkered ground,
-//! the test shapes), the swirl disc of KHR_materials_anisotropy with its supersampled ground
-//! truth and its own glTF file, the frame comparison of a rewritten file against its source
-//! (the gltfpack table), a stored map's angle statistics and the
-//! `maps` table's window into the bake, GPU readbacks of intermediate
-//! results, the matrix-palette skinning baseline and the skinning kernel's f64 reference, the
-//! walk/run measurement (gaits, footfall events, simulation, foot slide) and the fuzz targets'
-//! seed files. Behind the `lab` cargo feature; it may change in any release.
+//! API. Each measurement tool takes its table from one or two calls here and only parses its
+//! arguments, prints and draws: the swirl-disc table (`disc::disc_table`, and the disc as a
+//! glTF file), the `maps` tables (`maps::scene_table`, `maps::bake_timing`), the frame
+//! comparison behind the gltfpack table (`frame_diff::frame_diff`), the walk/run report and the
+//! foot slide of every blend (`walkrun`), the matrix-palette skinning baseline and the decode
+//! batch timed (`skin_matrix::time_matrix_skinning`, [`time_decode_dispatch`]). Besides: content
+//! made in code (the default scene and its spun-metal plate, a checkered ground, the demo's
+//! shapes), the vertex-stage and skinning checks against the CPU (`readback`,
+//! `skin_reference`) and the fuzz targets' glTF seeds. Behind the `lab` cargo feature; it may
+//! change in any release.
 //!
 //! It lives in the crate, rather than in a crate of its own, because it reaches what the API
 //! keeps private (stage internals, the WGSL modules); a feature keeps it out of every build that
-//! does not ask for it, and out of the documented surface.
+//! does not ask for it, and out of the documented surface. Equipment that needs only the public
+//! API lives with the tools (`examples/common/`: benchmark timing, the encodings table's frames,
+//! pictures).
 
 #[cfg(feature = "pipeline")]
 pub mod content;
