@@ -429,7 +429,7 @@ fn print_costs(
     sources: &[FrameSource],
 ) -> Result<(), String> {
     let (width, height) = args.size;
-    println!("\nCost on the GPU ({} vertices):", gpu.vertex_count());
+    println!("\nCost on the GPU ({} vertices):", gpu.report().vertices);
     println!("| mode | vertex buffers | of which frame | frame textures (mips incl.) | frame time ({}×{}) |", width, height);
     println!("|---|---:|---:|---:|---:|");
     for &s in sources {

@@ -134,8 +134,8 @@ pub fn summary(scene: &RenderScene, gpu: &GpuScene) -> String {
         scene.name,
         scene.meshes.len(),
         scene.objects.len(),
-        gpu.vertex_count(),
-        gpu.triangles_drawn()
+        gpu.report().vertices,
+        gpu.report().triangles
     )
 }
 

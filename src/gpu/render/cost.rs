@@ -52,19 +52,4 @@ impl GpuScene {
             .find(|(s, _)| *s == source)
             .map(|(_, c)| *c)
     }
-
-    /// Total vertices.
-    #[must_use]
-    pub fn vertex_count(&self) -> u64 {
-        self.meshes.iter().map(|m| m.vertex_count).sum()
-    }
-
-    /// Total triangles drawn per frame.
-    #[must_use]
-    pub fn triangles_drawn(&self) -> u64 {
-        self.objects
-            .iter()
-            .map(|o| u64::from(self.meshes[o.mesh].index_count / 3))
-            .sum()
-    }
 }

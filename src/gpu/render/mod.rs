@@ -145,6 +145,10 @@ pub struct UploadReport {
     /// Objects whose mesh's map is authored ([`crate::render::MapSource::Authored`]):
     /// frames only a quaternion map has, so the other modes differ there by design.
     pub authored_objects: Vec<usize>,
+    /// Vertices uploaded, over every mesh.
+    pub vertices: u64,
+    /// Triangles drawn per frame with every object shown.
+    pub triangles: u64,
 }
 
 struct GpuMesh {

@@ -171,6 +171,11 @@ impl Renderer {
             })
             .collect();
         report.costs = sorted_costs(costs);
+        report.vertices = meshes.iter().map(|m| m.vertex_count).sum();
+        report.triangles = objects
+            .iter()
+            .map(|o| u64::from(meshes[o.mesh].index_count / 3))
+            .sum();
         Ok(GpuScene {
             meshes,
             materials,
