@@ -13,12 +13,8 @@ use crate::skin::{Bone, PackedInfluences, SkinMethod, SkinVertices, SkinnedVerte
 pub(crate) struct Reference {
     /// Skinned position.
     pub(crate) position: DVec3,
-    /// Rotation applied to the frame (unit).
-    pub(crate) rotation: DQuat,
-    /// Skinned frame: `rotation · q`, reflection unchanged.
+    /// Skinned frame: the blend's rotation times the input's, its reflection unchanged.
     pub(crate) frame: DQuat,
-    /// True when the frame is mirrored (the input's, carried over).
-    pub(crate) reflected: bool,
 }
 
 fn dquat(b: &Bone) -> DQuat {
@@ -83,9 +79,7 @@ pub(crate) fn reference_lbs(
     let r = DQuat::from_mat3(&polar_rotation(a)?).normalize();
     Some(Reference {
         position: a * dvec(p) + t,
-        rotation: r,
         frame: rotate_frame(r, q),
-        reflected: q.reflected,
     })
 }
 
@@ -123,9 +117,7 @@ pub(crate) fn reference_dqs(
     let t = ce * c0.conjugate() * 2.0;
     Some(Reference {
         position: c0 * (dvec(p) * scale) + DVec3::new(t.x, t.y, t.z),
-        rotation: c0,
         frame: rotate_frame(c0, q),
-        reflected: q.reflected,
     })
 }
 

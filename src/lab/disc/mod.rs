@@ -275,13 +275,26 @@ fn srgb8(x: f32) -> u8 {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct TruthSampling {
     /// Width in pixels.
-    pub(crate) width: u32,
+    width: u32,
     /// Height in pixels.
-    pub(crate) height: u32,
+    height: u32,
     /// Rays a pixel side: `samples²` rays a pixel ([`samples_for`] picks it from the texture).
-    pub(crate) samples: u32,
+    samples: u32,
     /// Linear colour of pixels no ray hits.
-    pub(crate) background: Vec3,
+    background: Vec3,
+}
+
+impl TruthSampling {
+    /// A `size`² render across a `texture`² texture ([`samples_for`] rays a pixel side) on
+    /// `background`.
+    pub(crate) fn square(size: u32, texture: u32, background: Vec3) -> Self {
+        Self {
+            width: size,
+            height: size,
+            samples: samples_for(size, texture),
+            background,
+        }
+    }
 }
 
 /// One pixel's truth: its mean radiance, whether every ray hit the plate, and its direction

@@ -11,8 +11,8 @@ use glam::Vec3;
 use image::RgbaImage;
 
 use super::{
-    axial_error_deg, camera, direction_stats, lighting, samples_for, scene, truth, DiscError,
-    Relief, RgLayout, Truth, TruthSampling, COHERENT, MIN_JUDGED_STRENGTH,
+    axial_error_deg, camera, direction_stats, lighting, scene, truth, DiscError, Relief, RgLayout,
+    Truth, TruthSampling, COHERENT, MIN_JUDGED_STRENGTH,
 };
 use crate::gpu::{GpuContext, GpuScene, MapReport, Output, Renderer, Shot, View};
 use crate::qmap::{MapFormat, MapOptions};
@@ -181,12 +181,7 @@ impl<'a> Table<'a> {
     /// The table's rows at one render size, and its pictures.
     fn sheet(&self, size: u32) -> Result<DiscSheet, DiscError> {
         let view = &self.view;
-        let sampling = TruthSampling {
-            width: size,
-            height: size,
-            samples: samples_for(size, self.texture),
-            background: view.background,
-        };
+        let sampling = TruthSampling::square(size, self.texture, view.background);
         let truth = truth(&self.canonical, &view.camera, &view.lighting, sampling);
         let mip = (self.texture as f32 / size as f32).log2();
         let mut sheet = DiscSheet {

@@ -66,12 +66,12 @@ pub enum FrameDiffError {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct WorldVertices {
     /// World-space positions.
-    pub(crate) positions: Vec<Vec3>,
+    positions: Vec<Vec3>,
     /// UV set 0 (zeros where a primitive has none, as [`Prepared::uvs`]).
-    pub(crate) uvs: Vec<Vec2>,
+    uvs: Vec<Vec2>,
     /// World-space frames: each vector unit length, not re-orthonormalised (a non-uniform scale
     /// tilts them alike in both files).
-    pub(crate) frames: Vec<TangentFrame>,
+    frames: Vec<TangentFrame>,
 }
 
 impl WorldVertices {
@@ -241,9 +241,9 @@ impl Placement {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Tolerance {
     /// Largest position distance (world units).
-    pub(crate) position: f32,
+    position: f32,
     /// Largest UV distance.
-    pub(crate) uv: f32,
+    uv: f32,
 }
 
 impl Tolerance {
@@ -321,18 +321,18 @@ fn bounds2(v: &[Vec2]) -> (Vec2, Vec2) {
 pub(crate) struct FrameDiff {
     /// Angles (degrees) between the matched frames' normals, tangents and bitangents, and the
     /// handedness changes, over the matched candidate vertices (`errors.frames` of them).
-    pub(crate) errors: FrameErrors,
+    errors: FrameErrors,
     /// Vertices in the source.
-    pub(crate) source_vertices: usize,
+    source_vertices: usize,
     /// Vertices in the candidate.
-    pub(crate) candidate_vertices: usize,
+    candidate_vertices: usize,
     /// Candidate vertices with no source vertex within the tolerance.
-    pub(crate) unmatched: usize,
+    unmatched: usize,
     /// Source vertices with no candidate vertex within the tolerance (dropped by the tool; a
     /// merged duplicate still has its twin's partner and is not counted).
-    pub(crate) uncovered: usize,
+    uncovered: usize,
     /// For each candidate vertex, the source vertex it was matched to.
-    pub(crate) matches: Vec<Option<u32>>,
+    matches: Vec<Option<u32>>,
 }
 
 impl FrameDiff {
@@ -351,11 +351,11 @@ impl FrameDiff {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct VertexDiff {
     /// The candidate's vertex.
-    pub(crate) candidate: usize,
+    candidate: usize,
     /// The source vertex it was matched to.
-    pub(crate) source: usize,
+    source: usize,
     /// Angles (degrees) between the normals, tangents and bitangents.
-    pub(crate) angles: [f64; 3],
+    angles: [f64; 3],
 }
 
 impl FrameDiff {
@@ -729,3 +729,7 @@ fn worst_vertices(
         );
     }
 }
+
+#[cfg(all(test, feature = "default"))]
+#[path = "../../../tests/unit/lab/frame_diff.rs"]
+mod tests;

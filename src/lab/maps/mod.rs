@@ -133,13 +133,13 @@ pub(crate) fn bytes_per_texel(format: MapFormat) -> f64 {
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct AngleStats {
     /// Texels measured.
-    pub(crate) count: usize,
+    count: usize,
     /// Mean angle.
-    pub(crate) mean: f64,
+    mean: f64,
     /// 99th percentile (nearest rank).
-    pub(crate) p99: f64,
+    p99: f64,
     /// Largest angle.
-    pub(crate) max: f64,
+    max: f64,
 }
 
 impl AngleStats {

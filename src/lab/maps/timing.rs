@@ -48,7 +48,7 @@ pub fn bake_timing(
         let timing = BakeTiming { ctx, scene, side };
         // Each encoder side by side: the ISPC kernels (the default) and the portable port.
         for encoder in BcEncoder::ALL {
-            timing.tangent(&mut out, bc7, encoder)?;
+            out.push_str(&timing.tangent(bc7, encoder)?);
         }
         // Object space → BC7, at this effort and at UltraFast.
         let qualities = if bc7 == Bc7Quality::UltraFast {
@@ -58,7 +58,7 @@ pub fn bake_timing(
         };
         for quality in qualities {
             for encoder in BcEncoder::ALL {
-                timing.object(&mut out, quality, encoder)?;
+                out.push_str(&timing.object(quality, encoder)?);
             }
         }
     }
@@ -77,12 +77,7 @@ struct BakeTiming<'a> {
 impl BakeTiming<'_> {
     /// Tangent space → BC5 at `side`²: the rotations on the GPU (here lavapipe) and on the CPU
     /// (every core), the total with the faster.
-    fn tangent(
-        &self,
-        out: &mut String,
-        bc7: Bc7Quality,
-        encoder: BcEncoder,
-    ) -> Result<(), MapsError> {
+    fn tangent(&self, bc7: Bc7Quality, encoder: BcEncoder) -> Result<String, MapsError> {
         let (ctx, scene, side) = (self.ctx, self.scene, self.side);
         let mut t = [Duration::ZERO; 4];
         let mut pool = Pooled::default();
@@ -115,21 +110,14 @@ impl BakeTiming<'_> {
             stats(Some(n)),
             stats(Some(tn)),
         );
-        let _ = writeln!(
-            out,
-            "| {side}² | tangent → bc5 ({name}) | mips {mips:.2} s, rotations on the GPU {gpu:.2} s or on the CPU {cpu:.2} s, BC5 {bc5:.2} s ({rate:.0} Mtexel/s); per-texel error ° normal {n}, tangent {tn} | {total:.2} s |"
-        );
-        Ok(())
+        Ok(format!(
+            "| {side}² | tangent → bc5 ({name}) | mips {mips:.2} s, rotations on the GPU {gpu:.2} s or on the CPU {cpu:.2} s, BC5 {bc5:.2} s ({rate:.0} Mtexel/s); per-texel error ° normal {n}, tangent {tn} | {total:.2} s |\n"
+        ))
     }
 
     /// Object space → BC7 at `side`² and effort `quality`: raster, finish and compression times,
     /// and the per-texel error against the f32 bake, inside triangles.
-    fn object(
-        &self,
-        out: &mut String,
-        quality: Bc7Quality,
-        encoder: BcEncoder,
-    ) -> Result<(), MapsError> {
+    fn object(&self, quality: Bc7Quality, encoder: BcEncoder) -> Result<String, MapsError> {
         let (ctx, scene, side) = (self.ctx, self.scene, self.side);
         let mut o = [Duration::ZERO; 3];
         let mut pool = Pooled::default();
@@ -172,11 +160,9 @@ impl BakeTiming<'_> {
         let (rate, n, t) = (texels as f64 / bc7 / 1e6, stats(Some(n)), stats(Some(t)));
         let (quality, name) = (quality.name(), encoder.name());
         let raster_on = ctx.raster_backend().describe();
-        let _ = writeln!(
-            out,
-            "| {side}² | object → bc7 {quality} ({name}) | raster, every level ({raster_on}) {raster:.2} s, finish {finish:.2} s, BC7 {bc7:.2} s ({rate:.2} Mtexel/s); per-texel error ° normal {n}, tangent {t} | {total:.2} s |"
-        );
-        Ok(())
+        Ok(format!(
+            "| {side}² | object → bc7 {quality} ({name}) | raster, every level ({raster_on}) {raster:.2} s, finish {finish:.2} s, BC7 {bc7:.2} s ({rate:.2} Mtexel/s); per-texel error ° normal {n}, tangent {t} | {total:.2} s |\n"
+        ))
     }
 }
 

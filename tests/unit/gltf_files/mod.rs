@@ -4,7 +4,6 @@
 //! because the writer is not public API.
 
 mod bake_cli;
-mod frame_diff;
 pub(crate) mod gltf_build;
 mod gltf_inputs;
 mod gltf_validator;

@@ -312,12 +312,7 @@ fn swirl_disc_quaternion_maps_at_most_halve_the_rg_maps_direction_error() {
     let mut table = Vec::new();
     let mut failures = Vec::new();
     for size in [64u32, 32] {
-        let sampling = disc::TruthSampling {
-            width: size,
-            height: size,
-            samples: disc::samples_for(size, texture),
-            background: view.background,
-        };
+        let sampling = disc::TruthSampling::square(size, texture, view.background);
         let truth = disc::truth(&canonical, &view.camera, &view.lighting, sampling);
         let readback = Readback::new(ctx, &renderer, view.clone(), (size, size));
         let stats = |gpu, source| {
