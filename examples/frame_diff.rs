@@ -9,7 +9,7 @@
 //! derived from the candidate's quantisation (`--position-bits`, `--uv-bits`: gltfpack's `-vp`
 //! and `-vt`, defaults 14 and 12; `--float` for f32 storage, as `pack` writes; `--exact` for
 //! none), and the angles of n, t and b to the
-//! source's frame are measured (`qtangent::lab::frame_diff::frame_diff`). The candidate's frame bytes per
+//! source's frame are measured (`qtangent::lab::frame_diff::diff_files`). The candidate's frame bytes per
 //! vertex and its size are read from the file. `--row LABEL` prints one markdown table row
 //! instead of the text report (`--header` the table's header before it), as `cargo xtask
 //! gltfpack-table` collects them; `--worst N` lists the N vertices with the largest error.
@@ -18,7 +18,7 @@
 use std::path::PathBuf;
 
 use clap::Parser;
-use qtangent::lab::frame_diff::{frame_diff, DiffOutput, Matching};
+use qtangent::lab::frame_diff::{diff_files, DiffOutput, Matching};
 
 #[derive(Parser)]
 #[command(about = "Frame error of a rewritten glTF (gltfpack, pack) against its source")]
@@ -69,7 +69,7 @@ fn main() {
         },
         None => DiffOutput::Report { worst: args.worst },
     };
-    match frame_diff(&args.source, &args.candidate, matching, &output) {
+    match diff_files(&args.source, &args.candidate, matching, &output) {
         Ok(text) => print!("{text}"),
         Err(e) => {
             eprintln!("frame_diff: {e}");

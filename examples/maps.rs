@@ -130,7 +130,9 @@ fn run(args: &Args) -> Result<(), Error> {
     if !args.no_timing {
         let helmet = RenderScene::load(&assets.join("gltf/FlightHelmet/FlightHelmet.gltf"))?;
         let sides: &[u32] = if args.quick { &[2048] } else { &[2048, 4096] };
-        print!("{}", maps::bake_timing(&ctx, &helmet, sides, bc7)?);
+        maps::bake_timing(&ctx, "FlightHelmet", &helmet, sides, bc7, |text| {
+            print!("{text}");
+        })?;
     }
     Ok(())
 }

@@ -1,8 +1,8 @@
 //! Timing for the benchmarks (`examples/bench.rs`, `examples/skin_bench.rs`): the median time of
 //! one recorded dispatch, by timestamp queries where the adapter has them (else the host clock
-//! around a synchronised submit), the batch decode's dispatch timed that way, and the bandwidth
-//! of a large buffer copy, the bound a memory-bound kernel is compared with. Nothing here asserts
-//! a time.
+//! around a synchronised submit; the batch decode's dispatch is handed to it by
+//! `qtangent::lab::time_decode_dispatch`), and the bandwidth of a large buffer copy, the bound a
+//! memory-bound kernel is compared with. Nothing here asserts a time.
 #![allow(dead_code)] // each benchmark takes what it needs
 
 use std::time::Instant;

@@ -2,7 +2,7 @@
 //! API. Each measurement tool takes its table from one or two calls here and only parses its
 //! arguments, prints and draws: the swirl-disc table (`disc::disc_table`, and the disc as a
 //! glTF file), the `maps` tables (`maps::scene_table`, `maps::bake_timing`), the frame
-//! comparison behind the gltfpack table (`frame_diff::frame_diff`), the walk/run report and the
+//! comparison behind the gltfpack table (`frame_diff::diff_files`), the walk/run report and the
 //! foot slide of every blend (`walkrun`), the matrix-palette skinning baseline and the decode
 //! batch timed (`skin_matrix::time_matrix_skinning`, [`time_decode_dispatch`]). Besides: content
 //! made in code (the default scene and its spun-metal plate, a checkered ground, the demo's

@@ -224,8 +224,8 @@ fn draw_points(
 
 /// The largest component difference between the world normal and tangent the vertex stage
 /// computed for each vertex of `stream` (`read_vertex_frames`) and the CPU decode of the same
-/// bytes moved to world space by `uniforms`: NaN when any vertex was not written or is not
-/// finite, so an unwritten vertex cannot pass a bound.
+/// bytes moved to world space by `uniforms` (`frames_diff`, NaN-propagating). A vertex the
+/// GPU never wrote reads as the −7 clear value, far outside any bound.
 ///
 /// # Errors
 /// As `read_vertex_frames`.
@@ -235,18 +235,28 @@ pub fn vertex_stage_diff(
     uniforms: &MeshUniforms,
 ) -> Result<f32, GpuError> {
     let gpu = read_vertex_frames(ctx, stream, uniforms)?;
+    Ok(frames_diff(&gpu, stream, uniforms))
+}
+
+/// The comparison of [`vertex_stage_diff`]: NaN as soon as any component the GPU wrote is not
+/// finite (`f32::max` and `Vec3::max_element` would drop a NaN), so it cannot pass a bound.
+pub(crate) fn frames_diff(
+    gpu: &VertexFrames,
+    stream: &VertexStream,
+    uniforms: &MeshUniforms,
+) -> f32 {
     let mut diff = 0.0f32;
     for i in 0..stream.vertex_count {
+        let (normal, tangent) = (gpu.normals[i], gpu.tangents[i]);
+        if !(normal.is_finite() && tangent.is_finite()) {
+            return f32::NAN;
+        }
         let (n, t) = uniforms.world_frame(&stream.qtangent(i).to_frame());
-        let d = (gpu.normals[i] - n)
+        let d = (normal - n)
             .abs()
             .max_element()
-            .max((gpu.tangents[i] - t).abs().max_element());
-        diff = if d.is_nan() || diff.is_nan() {
-            f32::NAN
-        } else {
-            diff.max(d)
-        };
+            .max((tangent - t).abs().max_element());
+        diff = diff.max(d);
     }
-    Ok(diff)
+    diff
 }

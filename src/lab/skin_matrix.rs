@@ -31,7 +31,7 @@ pub(crate) const OUTPUT_WORDS: usize = 10;
 /// joints and `count` of f32 weights: 16 (64 bytes) with [`Influences::Four`], 22 (88 bytes) with
 /// `Eight`.
 #[must_use]
-pub(crate) const fn input_words(influences: Influences) -> usize {
+pub const fn input_words(influences: Influences) -> usize {
     10 + influences.count() / 2 + influences.count()
 }
 

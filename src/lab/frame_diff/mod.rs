@@ -532,7 +532,7 @@ pub enum Matching {
     },
 }
 
-/// What [`frame_diff`] writes.
+/// What [`diff_files`] writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DiffOutput {
     /// The text report, listing the `worst` matched vertices with the largest error.
@@ -559,7 +559,7 @@ const HEADER: &str = "| file | size (MB) | without images (kB) | vertices | fram
 ///
 /// # Errors
 /// A file that does not load or prepare, or whose vertices cannot be placed in world space.
-pub fn frame_diff(
+pub fn diff_files(
     source: &Path,
     candidate: &Path,
     matching: Matching,

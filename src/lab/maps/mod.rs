@@ -31,9 +31,6 @@ pub enum MapsError {
     /// A bake or a store failed.
     #[error(transparent)]
     Bake(#[from] BakeError),
-    /// A normal texture cannot be compressed to BC5 for the reference.
-    #[error(transparent)]
-    Bc(#[from] crate::qmap::BcError),
     /// An upload or a render failed.
     #[cfg(feature = "gpu")]
     #[error(transparent)]

@@ -272,7 +272,8 @@ impl Reference {
         // The normal map and the anisotropy direction BC5 at every mip, as an engine ships them.
         let bc5_scene = renders.scene.engine_textures();
         for w in &bc5_scene.warnings[renders.scene.warnings.len()..] {
-            listener.warning(w.clone());
+            let place = format!("reference with BC5 textures: {}", w.place());
+            listener.warning(crate::Warning::new(place, w.kind().clone()));
         }
         let bc5_gpu = renders.upload(&bc5_scene, &MapOptions::default(), &mut Vec::new())?;
         Ok(Self {

@@ -18,37 +18,41 @@ use crate::qmap::{
 };
 use crate::render::{MapSource, RenderScene};
 
-/// The bake-time table of `scene`'s maps (FlightHelmet's, in the tool) at each of `sides`²
-/// (its normal maps resized to that size where they differ), BC7 at effort `bc7` and at
-/// UltraFast: a markdown section, lines ending in `\n`.
+/// The bake-time table of `scene`'s maps (titled `name`; FlightHelmet's, in the tool) at each
+/// of `sides`² (its normal maps resized to that size where they differ), BC7 at effort `bc7` and
+/// at UltraFast: a markdown section, handed to `each` piece by piece as it is measured (the
+/// title, description and header first, then every row; lines end in `\n`). A row takes
+/// seconds to minutes.
 ///
 /// # Errors
 /// A bake or store that fails.
 pub fn bake_timing(
     ctx: &GpuContext,
+    name: &str,
     scene: &RenderScene,
     sides: &[u32],
     bc7: Bc7Quality,
-) -> Result<String, MapsError> {
-    let mut out = String::new();
+    mut each: impl FnMut(&str),
+) -> Result<(), MapsError> {
+    let mut head = String::new();
     let _ = writeln!(
-        out,
-        "## Bake time, {}, all materials ({} cores)\n",
-        scene.name,
+        head,
+        "## Bake time, {name}, all materials ({} cores)\n",
         std::thread::available_parallelism().map_or(1, usize::from)
     );
-    let _ = writeln!(out, "Tangent-space maps come from the normal map alone (its mips, the rotation per texel, compression); object-space maps rasterise the mesh (on {}), then hemispheres, padding and mips (CPU), then compression.\n", ctx.info.name);
-    let _ = writeln!(out, "BC5 and BC7 are encoded on every core by Intel's ISPC kernels (`ispc`, the default) and by `block_compression`'s portable Rust port of them (`portable`); Mtexel/s counts every mip level's texels; the per-texel error is against the f32 bake over texels inside triangles (object space) or every texel (tangent space).\n");
+    let _ = writeln!(head, "Tangent-space maps come from the normal map alone (its mips, the rotation per texel, compression); object-space maps rasterise the mesh (on {}), then hemispheres, padding and mips (CPU), then compression.\n", ctx.info.name);
+    let _ = writeln!(head, "BC5 and BC7 are encoded on every core by Intel's ISPC kernels (`ispc`, the default) and by `block_compression`'s portable Rust port of them (`portable`); Mtexel/s counts every mip level's texels; the per-texel error is against the f32 bake over texels inside triangles (object space) or every texel (tangent space).\n");
     let _ = writeln!(
-        out,
+        head,
         "| size | kind → format (encoder) | stages (summed over materials) | total |"
     );
-    let _ = writeln!(out, "|---|---|---|---:|");
+    let _ = writeln!(head, "|---|---|---|---:|");
+    each(&head);
     for &side in sides {
         let timing = BakeTiming { ctx, scene, side };
         // Each encoder side by side: the ISPC kernels (the default) and the portable port.
         for encoder in BcEncoder::ALL {
-            out.push_str(&timing.tangent(bc7, encoder)?);
+            each(&timing.tangent(bc7, encoder)?);
         }
         // Object space → BC7, at this effort and at UltraFast.
         let qualities = if bc7 == Bc7Quality::UltraFast {
@@ -58,12 +62,12 @@ pub fn bake_timing(
         };
         for quality in qualities {
             for encoder in BcEncoder::ALL {
-                out.push_str(&timing.object(quality, encoder)?);
+                each(&timing.object(quality, encoder)?);
             }
         }
     }
-    let _ = writeln!(out);
-    Ok(out)
+    each("\n");
+    Ok(())
 }
 
 /// One size's rows of the bake-time table.

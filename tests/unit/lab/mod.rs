@@ -1,3 +1,5 @@
-//! Tests of the lab equipment: the matrix-palette skinning baseline against its f64 reference.
+//! Tests of the lab equipment: the matrix-palette skinning baseline against its f64 reference,
+//! and the checks of GPU outputs against the CPU.
 
+mod checks;
 mod skin_matrix;
