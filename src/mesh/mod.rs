@@ -503,15 +503,7 @@ fn check_finite<const N: usize>(
 /// zero-length rotations.
 pub fn load(path: impl AsRef<Path>) -> Result<Scene, MeshError> {
     let path = path.as_ref();
-    let ext = path
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    let loader = match ext.as_deref() {
-        Some("gltf" | "glb") => load_gltf_slice,
-        Some("obj") => load_obj_slice,
-        _ => return Err(MeshError::file(path, ErrorKind::UnknownExtension)),
-    };
+    loader(path)?;
     let bytes = std::fs::read(path).map_err(|source| {
         let what = "file".into();
         MeshError::file(
@@ -523,48 +515,52 @@ pub fn load(path: impl AsRef<Path>) -> Result<Scene, MeshError> {
         )
     })?;
     // External buffers, images and .mtl files are resolved next to the mesh.
-    loader(path, &bytes, Some(path.parent().unwrap_or(Path::new("."))))
+    load_bytes(path, &bytes, Some(path.parent().unwrap_or(Path::new("."))))
 }
 
-/// Loads glTF (JSON or GLB) from memory. External buffers and images are resolved against
-/// `base` (none: only embedded data is allowed). `name` is used in messages.
+/// Loads a mesh file from memory, glTF (JSON or GLB) or OBJ as `name`'s extension says (as
+/// [`load`] reads a path). External buffers, images and `mtllib` files are resolved against
+/// `base` (none: only embedded data is allowed; OBJ materials are skipped with a warning).
+/// `name` is used in messages.
 ///
 /// # Errors
 /// As [`load`].
-pub fn load_gltf_slice(name: &Path, bytes: &[u8], base: Option<&Path>) -> Result<Scene, MeshError> {
-    #[cfg(feature = "gltf")]
-    return load_gltf::load_slice(name, bytes, base);
-    #[cfg(not(feature = "gltf"))]
-    {
-        let _ = (bytes, base);
-        Err(MeshError::file(
+pub fn load_bytes(name: &Path, bytes: &[u8], base: Option<&Path>) -> Result<Scene, MeshError> {
+    loader(name)?(name, bytes, base)
+}
+
+/// One file format's loader from memory: name for messages, bytes, base folder.
+type Loader = fn(&Path, &[u8], Option<&Path>) -> Result<Scene, MeshError>;
+
+/// What loads a file named `name`: its extension's loader, or the error naming the extension
+/// or the cargo feature that is off.
+fn loader(name: &Path) -> Result<Loader, MeshError> {
+    let ext = name
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        #[cfg(feature = "gltf")]
+        Some("gltf" | "glb") => Ok(load_gltf::load_slice),
+        #[cfg(not(feature = "gltf"))]
+        Some("gltf" | "glb") => Err(MeshError::file(
             name,
             ErrorKind::FeatureOff {
                 format: "glTF",
                 feature: "gltf",
             },
-        ))
-    }
-}
-
-/// Loads OBJ from memory; `mtllib` files are resolved against `base` (none: materials are
-/// skipped with a warning). `name` is used in messages.
-///
-/// # Errors
-/// As [`load`].
-pub fn load_obj_slice(name: &Path, bytes: &[u8], base: Option<&Path>) -> Result<Scene, MeshError> {
-    #[cfg(feature = "obj")]
-    return load_obj::load_slice(name, bytes, base);
-    #[cfg(not(feature = "obj"))]
-    {
-        let _ = (bytes, base);
-        Err(MeshError::file(
+        )),
+        #[cfg(feature = "obj")]
+        Some("obj") => Ok(load_obj::load_slice),
+        #[cfg(not(feature = "obj"))]
+        Some("obj") => Err(MeshError::file(
             name,
             ErrorKind::FeatureOff {
                 format: "OBJ",
                 feature: "obj",
             },
-        ))
+        )),
+        _ => Err(MeshError::file(name, ErrorKind::UnknownExtension)),
     }
 }
 

@@ -90,9 +90,9 @@ fn assert_base_loads(name: &str, bytes: &[u8], obj: bool) {
 fn load(name: &str, bytes: &[u8], obj: bool) -> Result<mesh::Scene, mesh::MeshError> {
     let path = Path::new(name);
     if obj {
-        mesh::load_obj_slice(path, bytes, None)
+        mesh::load_bytes(path, bytes, None)
     } else {
-        mesh::load_gltf_slice(path, bytes, None)
+        mesh::load_bytes(path, bytes, None)
     }
 }
 

@@ -89,7 +89,7 @@ impl Builder {
 
 fn load(doc: &Value) -> Result<Scene, MeshError> {
     let bytes = serde_json::to_vec(doc).expect("test JSON serialises");
-    mesh::load_gltf_slice(Path::new("anim.gltf"), &bytes, None)
+    mesh::load_bytes(Path::new("anim.gltf"), &bytes, None)
 }
 
 #[track_caller]

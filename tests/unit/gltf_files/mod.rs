@@ -27,7 +27,7 @@ fn a_triangle_written_by_the_builder_is_a_glb() {
     b.json["scenes"] = serde_json::json!([{ "nodes": [node] }]);
     let glb = b.to_glb().unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(&glb[..4], b"glTF");
-    let scene = crate::mesh::load_gltf_slice(std::path::Path::new("triangle.glb"), &glb, None)
+    let scene = crate::mesh::load_bytes(std::path::Path::new("triangle.glb"), &glb, None)
         .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(scene.primitives().count(), 1);
 }

@@ -419,7 +419,7 @@ fn skins_nodes_and_animations_are_carried_over() {
             &PackOptions::default(),
         )
         .unwrap_or_else(|e| panic!("{rel}: pack: {e}"));
-        let back = mesh::load_gltf_slice(Path::new("packed.glb"), &packed.glb, None)
+        let back = mesh::load_bytes(Path::new("packed.glb"), &packed.glb, None)
             .unwrap_or_else(|e| panic!("{rel}: reading back: {e}"));
         assert_eq!(back.nodes, scene.nodes, "{rel}: nodes");
         assert_eq!(back.skins, scene.skins, "{rel}: skins");
@@ -535,7 +535,7 @@ fn frames_survive_a_tool_that_drops_the_extension() {
             "{}: the extension is still there",
             format.name()
         );
-        let back = mesh::load_gltf_slice(Path::new("rewritten.glb"), &glb, None)
+        let back = mesh::load_bytes(Path::new("rewritten.glb"), &glb, None)
             .unwrap_or_else(|e| panic!("{}: {e}", format.name()));
         let back = back.prepare().unwrap_or_else(|e| panic!("{e}"));
         let mut errors = FrameErrors::default();
@@ -579,7 +579,7 @@ fn a_changed_qtangent_accessor_is_refused_with_its_likely_cause() {
             "which is no qtangent format's layout",
         ),
     ] {
-        let e = mesh::load_gltf_slice(Path::new("changed.glb"), &glb, None)
+        let e = mesh::load_bytes(Path::new("changed.glb"), &glb, None)
             .map(|_| ())
             .expect_err(what)
             .to_string();

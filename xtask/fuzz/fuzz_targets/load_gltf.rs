@@ -9,7 +9,7 @@ use libfuzzer_sys::fuzz_target;
 use qtangent::{mesh, Format};
 
 fuzz_target!(|bytes: &[u8]| {
-    let Ok(scene) = mesh::load_gltf_slice(Path::new("fuzz.gltf"), bytes, None) else { return };
+    let Ok(scene) = mesh::load_bytes(Path::new("fuzz.gltf"), bytes, None) else { return };
     let Ok(prepared) = scene.prepare() else { return };
     for p in &prepared {
         for format in Format::ALL {
