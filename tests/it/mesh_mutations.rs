@@ -74,9 +74,8 @@ fn mutate_bytes(out: &mut Vec<u8>, rng: &mut impl Rng) {
 
 /// The unmutated base file loads and prepares: without this, a loader that refused everything
 /// would pass every mutation test.
-fn assert_base_loads(name: &str, bytes: &[u8], obj: bool) {
-    let scene =
-        load(name, bytes, obj).unwrap_or_else(|e| panic!("the base file {name} must load: {e}"));
+fn assert_base_loads(name: &str, bytes: &[u8]) {
+    let scene = load(name, bytes).unwrap_or_else(|e| panic!("the base file {name} must load: {e}"));
     let prepared = scene
         .prepare()
         .unwrap_or_else(|e| panic!("the base file {name} must prepare: {e}"));
@@ -86,18 +85,13 @@ fn assert_base_loads(name: &str, bytes: &[u8], obj: bool) {
     );
 }
 
-/// Loads `bytes` as the OBJ (`obj`) or glTF/GLB file `name`.
-fn load(name: &str, bytes: &[u8], obj: bool) -> Result<mesh::Scene, mesh::MeshError> {
-    let path = Path::new(name);
-    if obj {
-        mesh::load_bytes(path, bytes, None)
-    } else {
-        mesh::load_bytes(path, bytes, None)
-    }
+/// Loads `bytes` as the file `name` (OBJ or glTF/GLB, by its extension).
+fn load(name: &str, bytes: &[u8]) -> Result<mesh::Scene, mesh::MeshError> {
+    mesh::load_bytes(Path::new(name), bytes, None)
 }
 
-fn run(name: &str, bytes: &[u8], obj: bool) {
-    if let Ok(scene) = load(name, bytes, obj) {
+fn run(name: &str, bytes: &[u8]) {
+    if let Ok(scene) = load(name, bytes) {
         if let Ok(prepared) = scene.prepare() {
             for p in prepared {
                 let _ = p.vertex_stream(qtangent::Format::Smallest3x4);
@@ -113,9 +107,9 @@ fn mutated_gltf_json_never_panics() {
     };
     let text =
         std::fs::read_to_string(dir.join("gltf/SimpleSkin.gltf")).unwrap_or_else(|e| panic!("{e}"));
-    assert_base_loads("SimpleSkin.gltf", text.as_bytes(), false);
+    assert_base_loads("SimpleSkin.gltf", text.as_bytes());
     common::for_seeds("mutated SimpleSkin.gltf", 20_000, |_, rng| {
-        run("mutated.gltf", &mutate_text(&text, rng), false);
+        run("mutated.gltf", &mutate_text(&text, rng));
     });
 }
 
@@ -125,7 +119,7 @@ fn mutated_glb_never_panics() {
         return;
     };
     let glb = std::fs::read(dir.join("gltf/Fox.glb")).unwrap_or_else(|e| panic!("{e}"));
-    assert_base_loads("Fox.glb", &glb, false);
+    assert_base_loads("Fox.glb", &glb);
     // The JSON chunk starts at byte 20; damage it as text, or the whole file as bytes.
     let json_len = u32::from_le_bytes([glb[12], glb[13], glb[14], glb[15]]) as usize;
     let json = String::from_utf8_lossy(&glb[20..20 + json_len]).into_owned();
@@ -148,7 +142,7 @@ fn mutated_glb_never_panics() {
             mutate_bytes(&mut b, rng);
             b
         };
-        run("mutated.glb", &bytes, false);
+        run("mutated.glb", &bytes);
     });
 }
 
@@ -159,9 +153,9 @@ fn mutated_obj_never_panics() {
     };
     let text = std::fs::read_to_string(dir.join("obj/torus_textured.obj"))
         .unwrap_or_else(|e| panic!("{e}"));
-    assert_base_loads("torus_textured.obj", text.as_bytes(), true);
+    assert_base_loads("torus_textured.obj", text.as_bytes());
     common::for_seeds("mutated torus_textured.obj", 1000, |_, rng| {
-        run("mutated.obj", &mutate_text(&text, rng), true);
+        run("mutated.obj", &mutate_text(&text, rng));
     });
 }
 
@@ -174,7 +168,7 @@ fn fuzz_seeds_load_and_their_mutations_never_panic() {
     let out = common::run_example("fuzz_seeds", &[&dir.path().to_string_lossy()]);
     assert!(out.status.success(), "fuzz_seeds: {}", common::stderr(&out));
     let mut seeds = 0;
-    for (target, obj) in [("load_gltf", false), ("load_obj", true)] {
+    for target in ["load_gltf", "load_obj"] {
         let mut files: Vec<_> = std::fs::read_dir(dir.path().join(target))
             .unwrap_or_else(|e| panic!("{target}: {e}"))
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -184,7 +178,7 @@ fn fuzz_seeds_load_and_their_mutations_never_panic() {
             let name = file.file_name().map(|n| n.to_string_lossy().into_owned());
             let name = name.unwrap_or_default();
             let bytes = std::fs::read(&file).unwrap_or_else(|e| panic!("{name}: {e}"));
-            assert_base_loads(&name, &bytes, obj);
+            assert_base_loads(&name, &bytes);
             common::for_seeds(&format!("mutated {name}"), 200, |_, rng| {
                 let mutated = if name.ends_with(".glb") {
                     let mut b = bytes.clone();
@@ -193,7 +187,7 @@ fn fuzz_seeds_load_and_their_mutations_never_panic() {
                 } else {
                     mutate_text(&String::from_utf8_lossy(&bytes), rng)
                 };
-                run(&name, &mutated, obj);
+                run(&name, &mutated);
             });
             seeds += 1;
         }
