@@ -367,3 +367,11 @@ pub fn time_matrix_skinning(
         seconds,
     })
 }
+
+/// A copy of `template` whose every rest position is moved by `f` (frames and influences kept,
+/// not packed again): another instance of the same rig with its own shape, cheap enough for a
+/// benchmark's million-vertex batch of distinct instances.
+#[must_use]
+pub fn with_positions(template: &SkinVertices, f: impl FnMut(Vec3) -> Vec3) -> SkinVertices {
+    template.map_positions(f)
+}

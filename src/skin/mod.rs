@@ -518,6 +518,17 @@ impl SkinVertices {
         )
     }
 
+    /// A copy whose every rest position is moved by `f` (frames and influences kept): another
+    /// instance of the same rig with its own shape.
+    #[must_use]
+    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
+    pub(crate) fn map_positions(&self, f: impl FnMut(Vec3) -> Vec3) -> Self {
+        Self {
+            positions: self.positions.iter().copied().map(f).collect(),
+            ..self.clone()
+        }
+    }
+
     /// The rest position of vertex `v`.
     ///
     /// # Panics
