@@ -88,13 +88,15 @@ pub fn median_dispatch_seconds(
             let _ = tx.send(r);
         });
         ctx.wait()?;
-        let mapped = rx.recv().map(|r| r.map(|()| staging.get_mapped_range(..)));
-        let Ok(Ok(Ok(raw))) = mapped else {
-            return Err(GpuError::Readback {
+        let raw = rx
+            .recv()
+            .map_err(|e| e.to_string())
+            .and_then(|r| r.map_err(|e| e.to_string()))
+            .and_then(|()| staging.get_mapped_range(..).map_err(|e| e.to_string()))
+            .map_err(|message| GpuError::Readback {
                 what: "timestamps".into(),
-                message: "the timestamp buffer could not be mapped".into(),
-            });
-        };
+                message,
+            })?;
         let t: Vec<u64> = bytemuck::pod_collect_to_vec(&raw);
         drop(raw);
         staging.unmap();

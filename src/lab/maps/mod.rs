@@ -1,19 +1,13 @@
 //! The `maps` tool's tables, the one that decides between quaternion maps and the normal maps
-//! they replace ([`scene_table`]) and the bake-time table ([`bake_timing`]), and what they
-//! need of the bake that a renderer or an asset pipeline does not: a scene mesh's bake input
-//! and the renderer's bake settings, one mesh's object-space bake, the BC5 round trip of a
-//! normal map, a normal map's mip levels and samples, a format's storage cost, and the judge of
-//! a stored map against an exact one by what it does to the frame (the angles between decoded
-//! and exact normals and tangents per texel, and their statistics).
+//! they replace ([`scene_table`]) and the bake-time table ([`bake_timing`]), with what both
+//! need: a scene mesh's bake input, and the judge of a stored map against an exact one by what
+//! it does to the frame (the angles between decoded and exact normals and tangents per texel,
+//! and their statistics).
 
-use glam::{Vec2, Vec3, Vec4};
+use glam::Vec4;
 
-use crate::qmap::{
-    tangent, BakeError, BakeMesh, BakeSettings, Baked, Baker, EncodedMap, MapFormat, NormalMap,
-};
-use crate::render::scene::RENDER_PADDING;
+use crate::qmap::{tangent, BakeError, BakeMesh, EncodedMap, MapFormat, NormalMap};
 use crate::render::RenderScene;
-use crate::Listener;
 
 #[cfg(feature = "gpu")]
 mod table;
@@ -64,66 +58,6 @@ pub(crate) fn bake_input(scene: &RenderScene, i: usize) -> (BakeMesh, Option<Nor
     let label = format!("{}: {}", scene.name, m.mesh.label);
     let bake = BakeMesh::from_prepared(label, &[&m.mesh]);
     (bake, scene.materials[m.material].bake_normal_map())
-}
-
-/// Bake settings for a map of `size`² in the renderer's format (rgba16f) with the renderer's
-/// padding.
-#[must_use]
-pub(crate) fn bake_settings(size: u32) -> BakeSettings {
-    BakeSettings {
-        width: size,
-        height: size,
-        padding: RENDER_PADDING,
-        format: MapFormat::Rgba16Float,
-    }
-}
-
-/// The object-space map of mesh `i` of `scene`, as the renderer bakes it (its normal map and
-/// anisotropy direction, a UV layout of its own where its UVs overlap).
-///
-/// # Errors
-/// What [`Baker::object`] reports.
-///
-/// # Panics
-/// If `i` is not a mesh of the scene.
-pub(crate) fn bake_object(
-    scene: &RenderScene,
-    i: usize,
-    size: u32,
-    baker: &Baker<'_>,
-    listener: &mut dyn Listener,
-) -> Result<Baked, BakeError> {
-    scene.bake_object(i, size, baker, listener)
-}
-
-/// An 8-bit normal texture as a shipping engine stores it, BC5, every mip level compressed and
-/// decoded again (z rebuilt), level 0 first: what a renderer that samples a BC5 normal map sees.
-///
-/// # Errors
-/// [`crate::qmap::BcError`] for a level 0 BC cannot take (not a multiple of 4).
-pub(crate) fn bc5_round_trip_chain(
-    img: &image::RgbaImage,
-) -> Result<Vec<image::RgbaImage>, crate::qmap::BcError> {
-    crate::qmap::normal_map::bc5_round_trip_chain(img)
-}
-
-/// The normal maps of an 8-bit normal texture's mip chain, each unpacked with `scale`: what a
-/// renderer samples at each level.
-#[must_use]
-pub(crate) fn normal_map_levels(image: &image::RgbaImage, scale: f32) -> Vec<NormalMap> {
-    NormalMap::levels_from_rgba8(image, scale)
-}
-
-/// A bilinear sample of `map` at `uv` (repeat wrapping, unnormalised), as the bake reads it.
-#[must_use]
-pub(crate) fn sample_normal_map(map: &NormalMap, uv: Vec2) -> Vec3 {
-    map.sample(uv)
-}
-
-/// Bytes a texel of `format` takes (1 for BC5 and BC7, 2 for two BC5 layers).
-#[must_use]
-pub(crate) fn bytes_per_texel(format: MapFormat) -> f64 {
-    format.bytes_per_texel()
 }
 
 /// Angle statistics of one axis over a set of texels, degrees.

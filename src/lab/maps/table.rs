@@ -9,15 +9,12 @@ use std::fmt::Write as _;
 use glam::Vec3;
 use image::RgbaImage;
 
-use super::{
-    bake_object, bc5_round_trip_chain, bytes_per_texel, encoding, frame_angles, normal_map_levels,
-    AngleStats, MapsError,
-};
+use super::{encoding, frame_angles, AngleStats, MapsError};
 use crate::gpu::{GpuContext, GpuScene, Renderer, View};
 use crate::measure::angle_deg;
 use crate::qmap::{
     self, BakeMesh, Bc7Quality, BcEncoder, CpuRaster, EncodedMap, MapFormat, MapOptions, MapSpace,
-    RasterBackend, TexelKind,
+    NormalMap, RasterBackend, TexelKind,
 };
 use crate::render::{self, FrameSource, ImageDiff, MapSource, RenderScene};
 use crate::{Format, Listener};
@@ -110,7 +107,7 @@ fn texel_errors(
     // inside the triangles of its meshes (their UVs rasterised at the map's size).
     for (mi, m) in scene.materials.iter().enumerate() {
         let Some(normal) = &m.normal else { continue };
-        let levels = normal_map_levels(normal, m.uniforms.normal_scale);
+        let levels = NormalMap::levels_from_rgba8(normal, m.uniforms.normal_scale);
         let exact = ctx
             .raster_backend()
             .bake_tangent(&levels, None, MapFormat::Rgba32Float)?;
@@ -129,7 +126,9 @@ fn texel_errors(
             }
         }
         // The normal map itself: RGBA8 is the source (0 by definition); BC5 against it.
-        if let Ok(bc5) = bc5_round_trip_chain(normal).map(|mut chain| chain.swap_remove(0)) {
+        if let Ok(bc5) = crate::qmap::normal_map::bc5_round_trip_chain(normal)
+            .map(|mut chain| chain.swap_remove(0))
+        {
             let mut errs = Vec::new();
             for ((a, b), inside) in normal.pixels().zip(bc5.pixels()).zip(&mask) {
                 if *inside {
@@ -157,7 +156,7 @@ fn texel_errors(
         };
         let f32_options = MapOptions::stored(MapFormat::Rgba32Float);
         let baker = crate::qmap::Baker::new(ctx.raster_backend(), &f32_options);
-        let exact = bake_object(scene, i, size, &baker, &mut ())?.map;
+        let exact = scene.bake_object(i, size, &baker, &mut ())?.map;
         let mask: Vec<bool> = exact
             .kind
             .iter()
@@ -378,7 +377,7 @@ fn map_column(
     bc7: Bc7Quality,
     row: &mut Row,
 ) -> Result<(), MapsError> {
-    row.bytes_per_texel = format!("{}", bytes_per_texel(format));
+    row.bytes_per_texel = format!("{}", format.bytes_per_texel());
     let options = MapOptions {
         bc7,
         ..MapOptions::stored(format)

@@ -7,15 +7,13 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use super::table::stats;
-use super::{
-    bake_input, bake_settings, encoding, frame_angles, normal_map_levels, sample_normal_map,
-    AngleStats, MapsError,
-};
+use super::{bake_input, encoding, frame_angles, AngleStats, MapsError};
 use crate::gpu::GpuContext;
 use crate::qmap::{
     Baker, Bc7Quality, BcEncoder, CpuRaster, EncodedMap, Encoding, MapFormat, MapOptions, MapSpace,
     NormalMap, ObjectInput, QuatMap, RasterBackend, Repack, TexelKind,
 };
+use crate::render::scene::RENDER_PADDING;
 use crate::render::{MapSource, RenderScene};
 
 /// The bake-time table of `scene`'s maps (titled `name`; FlightHelmet's, in the tool) at each
@@ -93,7 +91,7 @@ impl BakeTiming<'_> {
                 image::imageops::resize(normal, side, side, image::imageops::FilterType::Triangle)
             };
             let levels = timed(&mut t[0], || {
-                normal_map_levels(&img, m.uniforms.normal_scale)
+                NormalMap::levels_from_rgba8(&img, m.uniforms.normal_scale)
             });
             timed(&mut t[1], || {
                 RasterBackend::bake_tangent(ctx, &levels, None, MapFormat::Rgba32Float)
@@ -135,7 +133,7 @@ impl BakeTiming<'_> {
             // device rasters fastest), timed by its own phases; stored below.
             let options = MapOptions {
                 format: Some(MapFormat::Rgba32Float),
-                padding: bake_settings(side).padding,
+                padding: RENDER_PADDING,
                 ..MapOptions::default()
             };
             let input = ObjectInput {
@@ -220,13 +218,10 @@ fn resize_normal_map(nm: &NormalMap, side: u32) -> NormalMap {
     let texels = (0..side * side)
         .map(|i| {
             let (x, y) = (i % side, i / side);
-            sample_normal_map(
-                nm,
-                glam::Vec2::new(
-                    (x as f32 + 0.5) / side as f32,
-                    (y as f32 + 0.5) / side as f32,
-                ),
-            )
+            nm.sample(glam::Vec2::new(
+                (x as f32 + 0.5) / side as f32,
+                (y as f32 + 0.5) / side as f32,
+            ))
         })
         .collect();
     NormalMap {
