@@ -278,10 +278,10 @@ fn stage(
     let batch = rig.batch();
     println!(
         "skinning {} vertices ({} influences, {} B a vertex) with {} bones a frame",
-        batch.buffers().vertex_count(),
+        batch.vertex_count(),
         batch.influences().count(),
         batch.bytes_per_vertex(),
-        batch.buffers().bone_count()
+        batch.bone_count()
     );
     let (w, h) = args.size;
     Ok(Stage {

@@ -56,8 +56,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use qtangent::gpu::GpuContext;
 use qtangent::mesh::{self, ImageSource, Scene};
 use qtangent::qmap::{
-    self, BakeJob, BakeSettings, Baked, Baker, BcEncoder, Container, CpuRaster, MapFormat,
-    MapOptions, MapSpace, NormalSource, OutputFile, RasterBackend,
+    self, BakeJob, Baked, Baker, BcEncoder, Container, MapFormat, MapOptions, MapSpace,
+    NormalSource, OutputFile, RasterBackend,
 };
 use serde_json::{json, Value};
 
@@ -134,6 +134,13 @@ impl Args {
     /// Checks the flags against each other before any work.
     fn check(&self) -> Result<(), String> {
         let (space, stored) = (self.kind, self.stored());
+        if !(1..=qmap::MAX_MAP_SIZE).contains(&self.size) {
+            return Err(format!(
+                "map size {0}×{0} is out of range (1 to {1} texels a side)",
+                self.size,
+                qmap::MAX_MAP_SIZE
+            ));
+        }
         if space == MapSpace::Object && stored == MapFormat::Bc5 {
             return Err("--format bc5 holds two channels, (x, y) of a tangent-space rotation; an object-space map needs all four: use --format bc7 (or --kind tangent)".into());
         }
@@ -238,12 +245,6 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
         encoder: args.bc_encoder,
         ..MapOptions::default()
     };
-    qmap::check_settings(&BakeSettings {
-        width: args.size,
-        height: args.size,
-        padding: args.padding,
-        format: args.stored().raster(),
-    })?;
 
     // The GPU first: without one, nothing else is worth doing.
     let ctx = if args.cpu {
@@ -254,10 +255,9 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
         Some(ctx)
     };
     // The device's own choice: on a CPU adapter (lavapipe) the CPU raster, which is faster there.
-    let backend: &dyn RasterBackend = match &ctx {
-        Some(ctx) => ctx.raster_backend(),
-        None => &CpuRaster,
-    };
+    let backend = ctx
+        .as_ref()
+        .map_or(RasterBackend::CPU, GpuContext::raster_backend);
     let device = Device {
         raster: match &ctx {
             None => "CPU raster".to_string(),
@@ -315,14 +315,12 @@ fn load_jobs(args: &Args, ui: &mut Ui) -> Result<(Scene, String, Vec<BakeJob>), 
     for w in &scene.warnings {
         ui.warn(format!("{}: {w}", scene.source.display()));
     }
-    let planned = BakeJob::from_scene(&scene, args.normal_map.as_deref());
-    for w in &planned.warnings {
+    let mut warnings = Vec::new();
+    let jobs = BakeJob::from_scene(&scene, args.normal_map.as_deref(), &mut warnings);
+    for w in warnings {
         ui.warn(w.to_string());
     }
-    if let Some(e) = planned.nothing_to_bake(&scene) {
-        return Err(e.into());
-    }
-    Ok((scene, path.display().to_string(), planned.jobs))
+    Ok((scene, path.display().to_string(), jobs?))
 }
 
 /// Prints the report on stdout: one JSON document (`--json`) or text.
@@ -370,7 +368,7 @@ fn report(
 /// The embedded default: one procedural torus with the swirl (or `--normal-map`), as a scene of
 /// one primitive.
 fn default_job(args: &Args) -> (Scene, String, Vec<BakeJob>) {
-    let torus = mesh::procedural::torus(1.0, 0.4, 96, 48);
+    let torus = mesh::Primitive::torus(1.0, 0.4, 96, 48);
     let scene = Scene {
         source: PathBuf::from("default torus"),
         meshes: vec![mesh::Mesh {

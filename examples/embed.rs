@@ -18,7 +18,7 @@ use qtangent::gpu::DecodePipeline;
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::SkinPipeline;
 use qtangent::gpu::{Output, Renderer, View, DEPTH_FORMAT};
-use qtangent::mesh::procedural;
+use qtangent::mesh::Primitive;
 use qtangent::render::{self, FrameSource};
 use qtangent::skin::{Bone, SkinMethod, SkinVertices};
 use qtangent::{Format, QTangent};
@@ -87,7 +87,7 @@ async fn create_device() -> Result<(wgpu::Adapter, wgpu::Device, wgpu::Queue), B
 /// agrees within 58 ε (the bound `tests/unit/gpu/decode.rs` derives for the bitangent, the
 /// loosest), and the handedness is equal.
 fn decode_batch(ctx: &GpuContext) -> Result<(), Box<dyn Error>> {
-    let prim = procedural::torus(1.0, 0.4, 64, 32).prepare()?;
+    let prim = Primitive::torus(1.0, 0.4, 64, 32).prepare()?;
     let format = Format::Snorm16x4;
     let qtangents: Vec<QTangent> = prim.frames.iter().map(|f| f.to_qtangent()).collect();
     let packed = format.pack(&qtangents);
@@ -122,7 +122,7 @@ fn decode_batch(ctx: &GpuContext) -> Result<(), Box<dyn Error>> {
 /// checked against the f64 CPU reference (position 128 ε relative, frame within the output
 /// format's bound, as `tests/unit/gpu/skin.rs` derives).
 fn skin_batch(ctx: &GpuContext) -> Result<(), Box<dyn Error>> {
-    let prim = procedural::torus(1.0, 0.3, 48, 16).prepare()?;
+    let prim = Primitive::torus(1.0, 0.3, 48, 16).prepare()?;
     let frames: Vec<QTangent> = prim.frames.iter().map(|f| f.to_qtangent()).collect();
     let (joints, weights): (Vec<[u16; 4]>, Vec<[f32; 4]>) = prim
         .positions
@@ -145,7 +145,7 @@ fn skin_batch(ctx: &GpuContext) -> Result<(), Box<dyn Error>> {
     let pipeline = SkinPipeline::new(ctx)?;
     let batch = pipeline.batch(ctx, &[&mesh], &[0], method)?;
     batch.set_bones(ctx, &bones)?;
-    poison(ctx, batch.buffers().output());
+    poison(ctx, batch.output());
     batch.run(ctx)?;
     let got = batch.read(ctx)?;
     let e = qtangent::lab::skin_reference::skinning_error(method, &bones, &mesh, &got)

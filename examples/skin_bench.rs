@@ -239,7 +239,7 @@ fn bench_size(
     batch.set_bones(ctx, &bones)?;
     for method in SkinMethod::ALL {
         batch.set_method(method);
-        poison(ctx, batch.buffers().output());
+        poison(ctx, batch.output());
         let s = median_dispatch_seconds(ctx, args.runs, &|e, ts| batch.encode(e, ts))?;
         let name = match method {
             SkinMethod::Linear => "quaternion LBS",

@@ -102,6 +102,10 @@ mod common;
 #[cfg(all(test, feature = "default"))]
 #[path = "../tests/unit/gltf_files/mod.rs"]
 mod gltf_files;
+// CPU reference bakes for the map tests: `qmap::bake_cpu` is crate-internal.
+#[cfg(all(test, feature = "default"))]
+#[path = "../tests/unit/bake.rs"]
+mod test_bake;
 // Drawing a scene for the renderer's unit tests: the debug read-backs are crate-internal.
 #[cfg(all(test, feature = "default"))]
 #[path = "../tests/unit/draw.rs"]

@@ -5,7 +5,7 @@
 //! Everything here is CPU-only and uses glam types. Quaternions are `(x, y, z, w)` with `w` the
 //! scalar part, and rotations compose right to left (`q2 * q1` applies `q1` first), as in glam.
 
-use glam::{Mat3, Quat, Vec3, Vec4};
+use glam::{Mat3, Quat, Vec3};
 
 /// Below this `|θ|⁴/24` (the first Taylor term dropped), [`integrate`] uses the small-angle
 /// series. "Quaternions: How" names it `MACHINE_SMALL_FLOAT`; `f32::EPSILON` is the value that makes the
@@ -119,39 +119,6 @@ pub fn rotation_arc(from: Vec3, to: Vec3) -> Quat {
         from.any_orthonormal_vector()
     };
     (half_vector_arc(c, to) * half_vector_arc(from, c)).normalize()
-}
-
-/// Normalised linear blend from `from` (at `t = 0`) to `to` (at `t = 1`) along the shorter arc:
-/// `QuatBlend` of "Quaternions: How". Inputs must be unit quaternions.
-///
-/// **At 180°** (a 4D dot product of exactly zero) both arcs are equally short. That article's test
-/// (`dot < 0` flips `to`) keeps `to` as given, so the path is decided by the signs the caller
-/// happened to pass, and an arbitrarily small perturbation of either input switches to the
-/// other arc: the blend is discontinuous there. It never divides by zero: after the sign choice
-/// `|(1-t)·from + t·to|² ≥ 1/2`, so the normalisation is always well defined.
-#[must_use]
-pub fn nlerp_shortest(from: Quat, to: Quat, t: f32) -> Quat {
-    let to = if from.dot(to) < 0.0 { -to } else { to };
-    let v = Vec4::from(from) * (1.0 - t) + Vec4::from(to) * t;
-    Quat::from_vec4(v).normalize()
-}
-
-/// Rotates `v` by unit quaternion `q` with the optimised formula of "Quaternion Tricks" (trick #1):
-/// `v' = v + 2·[w(q⃗ × v) + q⃗ × (q⃗ × v)]`, 18 multiplies and 12 adds.
-///
-/// Equals `q * v` (glam) to f32 rounding for unit `q`. For a non-unit `q` the result is not a
-/// scaled rotation; normalise first.
-#[must_use]
-pub fn rotate_vec3(q: Quat, v: Vec3) -> Vec3 {
-    let x1 = q.y * v.z - q.z * v.y;
-    let y1 = q.z * v.x - q.x * v.z;
-    let z1 = q.x * v.y - q.y * v.x;
-
-    let x2 = q.w * x1 + q.y * z1 - q.z * y1;
-    let y2 = q.w * y1 + q.z * x1 - q.x * z1;
-    let z2 = q.w * z1 + q.x * y1 - q.y * x1;
-
-    Vec3::new(v.x + 2.0 * x2, v.y + 2.0 * y2, v.z + 2.0 * z2)
 }
 
 /// `MatrixFromQuaternion` of "Quaternions: How": a 3×3 matrix from any quaternion, unit or not.

@@ -9,7 +9,7 @@ use super::names::{AccessorLayout, ComponentType};
 /// A glTF file's container, JSON or buffers cannot be read.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum ReadError {
+pub(crate) enum ReadError {
     /// Fewer bytes than a GLB header.
     #[error("GLB: {bytes} bytes, fewer than the 12-byte header")]
     GlbHeader {

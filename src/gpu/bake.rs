@@ -28,8 +28,8 @@ pub(crate) const NEEDS: StageNeeds = StageNeeds {
 use crate::qmap::tangent::TwistField;
 use crate::qmap::texel::{FRINGE_RADIUS, MIN_AREA2};
 use crate::qmap::{
-    BakeError, BakeMesh, BakeSettings, CpuRaster, MapFormat, NormalMap, QuatMap, Raster,
-    RasterBackend, TexelKind,
+    BakeError, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap, Raster,
+    RasterBackend, RasterStages, TexelKind,
 };
 use crate::report::Listener;
 
@@ -88,16 +88,24 @@ impl GpuContext {
     /// rotations 1.1 s against 7.3 s). The renderer, `pack` and `bake` bake through it; the
     /// `GpuContext` itself is always the GPU.
     #[must_use]
-    pub fn raster_backend(&self) -> &dyn RasterBackend {
+    pub fn raster_backend(&self) -> RasterBackend<'_> {
         if self.is_cpu_adapter() {
-            &CpuRaster
+            RasterBackend::CPU
         } else {
-            self
+            RasterBackend(self)
         }
     }
 }
 
-impl RasterBackend for GpuContext {
+/// The device's GPU raster, whatever the adapter (on a CPU adapter
+/// [`GpuContext::raster_backend`] chooses the CPU's instead): for measuring one against the other.
+impl<'a> From<&'a GpuContext> for RasterBackend<'a> {
+    fn from(ctx: &'a GpuContext) -> Self {
+        RasterBackend(ctx)
+    }
+}
+
+impl RasterStages for GpuContext {
     fn describe(&self) -> String {
         format!("GPU ({})", GpuContext::describe(self))
     }

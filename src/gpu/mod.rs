@@ -29,7 +29,7 @@ pub use render::{
     GpuScene, MapReport, ModeCost, Output, PreparedView, Renderer, Shot, UploadReport, View,
     DEPTH_FORMAT, FALLBACK_FORMAT,
 };
-pub use skin::{output_layout, InstanceRange, RigBatch, SkinBatch, SkinBuffers, SkinPipeline};
+pub use skin::{output_layout, InstanceRange, RigBatch, SkinBatch, SkinPipeline};
 pub use wgsl::Wgsl;
 
 #[cfg(all(test, feature = "default"))]

@@ -173,11 +173,13 @@ pub(crate) struct BatchDesc<'a> {
 
 /// A skinning batch's buffers: its instance table, palettes, output, bind group and dispatch
 /// size — the structure both skinning kernels share, so a comparison of the two measures their
-/// layouts and arithmetic ([`SkinBatch::buffers`]).
-pub struct SkinBuffers {
+/// layouts and arithmetic (`SkinBatch::buffers`).
+pub(crate) struct SkinBuffers {
     instances: Vec<InstanceRange>,
-    vertex_count: u32,
-    bone_count: u32,
+    /// Output vertices (all instances).
+    pub(crate) vertex_count: u32,
+    /// Bones (all palettes).
+    pub(crate) bone_count: u32,
     groups: [u32; 2],
     pub(crate) palette: wgpu::Buffer,
     output: wgpu::Buffer,
@@ -375,27 +377,15 @@ impl SkinBuffers {
 }
 
 impl SkinBuffers {
-    /// Output vertices (all instances).
-    #[must_use]
-    pub fn vertex_count(&self) -> u32 {
-        self.vertex_count
-    }
-
-    /// Bones (all palettes).
-    #[must_use]
-    pub fn bone_count(&self) -> u32 {
-        self.bone_count
-    }
-
     /// Where each instance reads and writes, in instance order.
     #[must_use]
-    pub fn instances(&self) -> &[InstanceRange] {
+    pub(crate) fn instances(&self) -> &[InstanceRange] {
         &self.instances
     }
 
     /// The skinned vertices, instance `i` at `instances()[i].output`.
     #[must_use]
-    pub fn output(&self) -> &wgpu::Buffer {
+    pub(crate) fn output(&self) -> &wgpu::Buffer {
         &self.output
     }
 
@@ -537,11 +527,34 @@ impl SkinPipeline {
 }
 
 impl SkinBatch {
-    /// The batch's buffers: vertex and bone counts, where each instance reads and writes, and
-    /// the output vertex buffer (in `output_layout`).
+    /// The batch's buffers, as the matrix-skinning baseline shares them.
     #[must_use]
-    pub fn buffers(&self) -> &SkinBuffers {
+    pub(crate) fn buffers(&self) -> &SkinBuffers {
         &self.core
+    }
+
+    /// Output vertices (all instances).
+    #[must_use]
+    pub fn vertex_count(&self) -> u32 {
+        self.core.vertex_count
+    }
+
+    /// Bones (all palettes).
+    #[must_use]
+    pub fn bone_count(&self) -> u32 {
+        self.core.bone_count
+    }
+
+    /// Where each instance reads and writes, in instance order.
+    #[must_use]
+    pub fn instances(&self) -> &[InstanceRange] {
+        &self.core.instances
+    }
+
+    /// The skinned vertices (in [`output_layout`]), instance `i` at `instances()[i].output`.
+    #[must_use]
+    pub fn output(&self) -> &wgpu::Buffer {
+        &self.core.output
     }
 
     /// Bytes each skinned vertex moves through memory: its packed input (28 or 36) and its

@@ -9,7 +9,7 @@ use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use image::RgbaImage;
 
 use crate::mesh::procedural::{self, plate};
-use crate::mesh::{self, MeshError, Prepared};
+use crate::mesh::{self, MeshError, Prepared, Primitive};
 use crate::qmap::{self, texel, MapFormat, NormalMap, QuatMap, Raster, TexelKind};
 use crate::render::MaterialUniforms;
 use crate::render::{MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject};
@@ -23,7 +23,7 @@ pub fn demo_meshes() -> [mesh::Primitive; 4] {
     [
         procedural::cube(),
         procedural::uv_sphere(64, 32),
-        procedural::torus(1.0, 0.35, 96, 48),
+        Primitive::torus(1.0, 0.35, 96, 48),
         procedural::mirrored_quad_pair(),
     ]
 }
@@ -46,7 +46,7 @@ pub fn default_scene() -> Result<RenderScene, SceneError> {
     let plate = prepare(plate(2.6))?;
     let meshes = vec![
         SceneMesh {
-            mesh: prepare(procedural::torus(0.75, 0.3, 96, 48))?,
+            mesh: prepare(Primitive::torus(0.75, 0.3, 96, 48))?,
             material: 0,
             map: MapSource::Bake { size: 512 },
         },

@@ -135,35 +135,37 @@ pub(crate) fn torus_point(major: f32, minor: f32, phi: f32, psi: f32) -> (Vec3, 
     (centre + n * minor, n)
 }
 
-/// A torus: vertex `(i, j)` (`i` in `0..=rings` around the tube, `j` in `0..=segments` around
-/// the axis) is index `i * (segments + 1) + j`, at `torus_point(major, minor, 2π j / segments,
-/// −2π i / rings)` with UV `(j / segments, i / rings)` (the minus sign makes `1 − v` run along
-/// `cross(n, t)`, handedness +1).
-///
-/// # Panics
-/// If `segments < 3`, `rings < 3`, or not `0 < minor < major`.
-#[must_use]
-pub fn torus(major: f32, minor: f32, segments: u32, rings: u32) -> Primitive {
-    assert!(
-        segments >= 3 && rings >= 3,
-        "a torus needs at least 3 segments and 3 rings"
-    );
-    assert!(
-        0.0 < minor && minor < major,
-        "a torus needs 0 < minor < major"
-    );
-    let (mut p, mut n, mut uv) = (Vec::new(), Vec::new(), Vec::new());
-    for i in 0..=rings {
-        for j in 0..=segments {
-            let (u, v) = (j as f32 / segments as f32, i as f32 / rings as f32);
-            let (pos, normal) = torus_point(major, minor, u * TAU, -v * TAU);
-            p.push(pos);
-            n.push(normal);
-            uv.push(Vec2::new(u, v));
+impl Primitive {
+    /// A torus: vertex `(i, j)` (`i` in `0..=rings` around the tube, `j` in `0..=segments` around
+    /// the axis) is index `i * (segments + 1) + j`, at `torus_point(major, minor, 2π j / segments,
+    /// −2π i / rings)` with UV `(j / segments, i / rings)` (the minus sign makes `1 − v` run along
+    /// `cross(n, t)`, handedness +1).
+    ///
+    /// # Panics
+    /// If `segments < 3`, `rings < 3`, or not `0 < minor < major`.
+    #[must_use]
+    pub fn torus(major: f32, minor: f32, segments: u32, rings: u32) -> Self {
+        assert!(
+            segments >= 3 && rings >= 3,
+            "a torus needs at least 3 segments and 3 rings"
+        );
+        assert!(
+            0.0 < minor && minor < major,
+            "a torus needs 0 < minor < major"
+        );
+        let (mut p, mut n, mut uv) = (Vec::new(), Vec::new(), Vec::new());
+        for i in 0..=rings {
+            for j in 0..=segments {
+                let (u, v) = (j as f32 / segments as f32, i as f32 / rings as f32);
+                let (pos, normal) = torus_point(major, minor, u * TAU, -v * TAU);
+                p.push(pos);
+                n.push(normal);
+                uv.push(Vec2::new(u, v));
+            }
         }
+        let idx = grid_triangles(rings, segments).flatten().collect();
+        primitive("procedural torus", p, n, uv, idx)
     }
-    let idx = grid_triangles(rings, segments).flatten().collect();
-    primitive("procedural torus", p, n, uv, idx)
 }
 
 /// Two unit quads side by side in the z = 0 plane, normal +Z, sharing the edge x = 1. The left

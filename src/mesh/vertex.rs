@@ -81,7 +81,7 @@ impl VertexStream {
     /// # Panics
     /// If `i >= vertex_count`.
     #[must_use]
-    pub fn qtangent(&self, i: usize) -> QTangent {
+    pub(crate) fn qtangent(&self, i: usize) -> QTangent {
         let start = i * self.stride + QTANGENT_OFFSET;
         self.format
             .decode(&self.bytes[start..start + self.format.bytes()])

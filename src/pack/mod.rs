@@ -23,7 +23,8 @@
 
 mod source;
 
-pub use crate::gltf::error::{ReadError, WriteError};
+use crate::gltf::error::ReadError;
+pub use crate::gltf::error::WriteError;
 use std::collections::HashMap;
 use std::path::PathBuf;
 

@@ -43,7 +43,7 @@ fn level_for<'m>(
 /// Every level of an object-space map rastered on its own ([`raster_level`]): level 0 (with
 /// `listener`'s progress) and each coarser one down to 1 × 1.
 pub(crate) fn raster_levels(
-    backend: &dyn RasterBackend,
+    backend: &dyn RasterStages,
     levels: &LevelInputs<'_>,
     listener: &mut dyn Listener,
 ) -> Result<(Raster, Vec<Raster>), BakeError> {
@@ -70,7 +70,7 @@ pub(crate) fn raster_levels(
 /// (not shifted: its levels are axial means, the filter the true highlight direction has,
 /// and read at their own texel centres they take no bilinear blend across its seams).
 fn raster_level(
-    backend: &dyn RasterBackend,
+    backend: &dyn RasterStages,
     levels: &LevelInputs<'_>,
     coarser: &[NormalMap],
     k: usize,
@@ -154,7 +154,7 @@ impl Default for MapOptions {
 impl MapOptions {
     /// The defaults with maps stored as `format`.
     #[must_use]
-    pub fn stored(format: MapFormat) -> Self {
+    pub(crate) fn stored(format: MapFormat) -> Self {
         Self {
             format: Some(format),
             ..Self::default()
@@ -162,8 +162,33 @@ impl MapOptions {
     }
 }
 
-/// Where the raster stages run.
-pub trait RasterBackend {
+/// Where a bake's raster stages run: [`RasterBackend::CPU`], or a device's own choice
+/// (`qtangent::gpu::GpuContext::raster_backend`). A backend is chosen, not written: the stages
+/// are the crate's own, and the GPU's are tested texel for texel against the CPU's.
+#[derive(Clone, Copy)]
+pub struct RasterBackend<'a>(pub(crate) &'a dyn RasterStages);
+
+impl RasterBackend<'static> {
+    /// The CPU: the reference raster, and the tangent-space bake on every core.
+    pub const CPU: Self = RasterBackend(&CpuRaster);
+}
+
+impl RasterBackend<'_> {
+    /// What it is, for reports: `CPU`, or the GPU adapter.
+    #[must_use]
+    pub fn describe(&self) -> String {
+        self.0.describe()
+    }
+}
+
+impl std::fmt::Debug for RasterBackend<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("RasterBackend").field(&self.describe()).finish()
+    }
+}
+
+/// The stages a backend runs.
+pub(crate) trait RasterStages {
     /// What it is, for reports: `CPU`, or the GPU adapter.
     fn describe(&self) -> String;
 
@@ -195,9 +220,9 @@ pub trait RasterBackend {
 
 /// The CPU: the reference raster and the tangent-space bake on every core.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct CpuRaster;
+pub(crate) struct CpuRaster;
 
-impl RasterBackend for CpuRaster {
+impl RasterStages for CpuRaster {
     fn describe(&self) -> String {
         "CPU".into()
     }
@@ -319,14 +344,14 @@ const MAX_REPACKED_SIZE: u32 = 4096;
 
 /// Bakes and stores maps on a backend with a set of options.
 pub struct Baker<'a> {
-    backend: &'a dyn RasterBackend,
+    backend: RasterBackend<'a>,
     options: &'a MapOptions,
 }
 
 impl<'a> Baker<'a> {
     /// A baker running its raster stages on `backend`.
     #[must_use]
-    pub fn new(backend: &'a dyn RasterBackend, options: &'a MapOptions) -> Self {
+    pub fn new(backend: RasterBackend<'a>, options: &'a MapOptions) -> Self {
         Self { backend, options }
     }
 
@@ -375,7 +400,7 @@ impl<'a> Baker<'a> {
         let mut times = vec![("mips", t.elapsed())];
         let t = Instant::now();
         listener.stage("tangent-space bake", 0, 1);
-        let map = self.backend.bake_tangent(&levels, field, format.raster())?;
+        let map = self.backend.0.bake_tangent(&levels, field, format.raster())?;
         listener.stage("tangent-space bake", 1, 1);
         times.push(("bake", t.elapsed()));
         let t = Instant::now();
@@ -457,7 +482,7 @@ impl<'a> Baker<'a> {
             own_uvs: own_uvs.as_ref().zip(map_uvs.as_deref()),
             settings,
         };
-        let (raster, coarse) = raster_levels(self.backend, &levels, listener)?;
+        let (raster, coarse) = raster_levels(self.backend.0, &levels, listener)?;
         if raster.degenerate_triangles > 0 {
             listener.warning(Warning::new(
                 &what,

@@ -2,23 +2,25 @@
 //! needs — its primitives, its normal map, its anisotropy texture, its output name.
 //!
 //! ```no_run
-//! use qtangent::qmap::{self, BakeJob, BakeSettings};
+//! use qtangent::qmap::{BakeJob, Baker, MapOptions, MapSpace, RasterBackend};
 //!
 //! let scene = qtangent::mesh::load("helmet.gltf")?;
-//! let planned = BakeJob::from_scene(&scene, None);
-//! for w in &planned.warnings {
-//!     eprintln!("warning: {w}");
+//! let mut warnings = Vec::new(); // a `Listener`: what is wrong but not fatal, one line each
+//! let jobs = BakeJob::from_scene(&scene, None, &mut warnings)?;
+//! let options = MapOptions::default();
+//! let baker = Baker::new(RasterBackend::CPU, &options);
+//! for job in &jobs {
+//!     if let Some(done) = job.bake(&scene, &baker, MapSpace::Object, 1024, &mut warnings)? {
+//!         println!("{}: {} texels covered", job.name, done.baked.map.stats.covered);
+//!     }
 //! }
-//! for job in &planned.jobs {
-//!     let mesh = job.bake_mesh(&scene)?;
-//!     let normal_map = job.normal.load(&scene.source)?;
-//!     let map = qmap::bake_cpu(&mesh, normal_map.as_ref(), &BakeSettings::default(), &mut ())?;
-//!     println!("{}: {} texels covered", job.name, map.stats.covered);
+//! for w in &warnings {
+//!     eprintln!("warning: {w}");
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! Nothing here prints: what is wrong but not fatal comes back as warnings, one line each.
+//! Nothing here prints: what is wrong but not fatal goes to the listener, one line each.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -162,43 +164,26 @@ pub struct BakeJob {
     pub anisotropy: Option<AnisotropySource>,
 }
 
-/// The jobs a scene asks for, and what was wrong but not fatal.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct SceneJobs {
-    /// One job per material with UVs, in order of first use.
-    pub jobs: Vec<BakeJob>,
-    /// One line each: primitives without UVs (skipped), materials none of whose primitives has
-    /// UVs, textures that read a UV set other than 0 (ignored).
-    pub warnings: Vec<Warning>,
-}
-
-impl SceneJobs {
-    /// The error for a scene that asks for no map: [`BakeError::Mesh`],
-    /// `FILE: no primitive has UVs (TEXCOORD_0); nothing to bake`; `None` when there are jobs.
-    #[must_use]
-    pub fn nothing_to_bake(&self, scene: &Scene) -> Option<BakeError> {
-        self.jobs.is_empty().then(|| BakeError::Mesh {
-            label: scene.source.display().to_string(),
-            problem: "no primitive has UVs (TEXCOORD_0); nothing to bake".into(),
-        })
-    }
-}
-
 impl BakeJob {
     /// One job per material that has primitives with UVs, in order of first use; primitives
     /// with no material make one job named after the file. The normal map is `normal_map` when
     /// given (for every job, scale 1), else the material's normal texture with its scale, else
     /// none. Primitives without UVs are skipped, and textures reading a UV set other than 0
-    /// ignored, with a warning each. No job at all (no primitive has UVs) is not an error here:
-    /// [`SceneJobs::nothing_to_bake`] says so.
-    #[must_use]
-    pub fn from_scene(scene: &Scene, normal_map: Option<&Path>) -> SceneJobs {
+    /// ignored, with a warning each to `listener`.
+    ///
+    /// # Errors
+    /// [`BakeError::Mesh`] when no primitive has UVs:
+    /// `FILE: no primitive has UVs (TEXCOORD_0); nothing to bake` (after the warnings).
+    pub fn from_scene(
+        scene: &Scene,
+        normal_map: Option<&Path>,
+        listener: &mut dyn Listener,
+    ) -> Result<Vec<BakeJob>, BakeError> {
         let file = scene.source.display().to_string();
         let stem = scene
             .source
             .file_stem()
             .map_or_else(|| "mesh".to_string(), |s| s.to_string_lossy().into_owned());
-        let mut warnings = Vec::new();
         // (material, primitives with UVs, primitives seen)
         let mut groups: Vec<(Option<usize>, Vec<usize>, usize)> = Vec::new();
         for (i, (_, p)) in scene.primitives().enumerate() {
@@ -211,7 +196,7 @@ impl BakeJob {
             };
             groups[g].2 += 1;
             if p.uvs.is_none() {
-                warnings.push(Warning::new(
+                listener.warning(Warning::new(
                     format!("{file}: {}", p.label),
                     WarningKind::PrimitiveWithoutUvs,
                 ));
@@ -228,7 +213,7 @@ impl BakeJob {
                 None => "primitives without a material".to_string(),
             };
             if primitives.is_empty() {
-                warnings.push(Warning::new(
+                listener.warning(Warning::new(
                     format!("{file}: {what}"),
                     WarningKind::MaterialWithoutUvs { primitives: seen },
                 ));
@@ -242,7 +227,7 @@ impl BakeJob {
             } else {
                 match mat.and_then(|m| m.normal_texture.as_ref()) {
                     Some(t) if t.tex_coord != 0 => {
-                        warnings.push(Warning::new(
+                        listener.warning(Warning::new(
                             format!("{file}: {what}"),
                             WarningKind::BakeTextureOnOtherSet {
                                 texture: "normal",
@@ -261,7 +246,7 @@ impl BakeJob {
             let anisotropy = match mat.and_then(|m| m.anisotropy.as_ref()) {
                 Some(a) => match &a.texture {
                     Some(t) if t.tex_coord != 0 => {
-                        warnings.push(Warning::new(
+                        listener.warning(Warning::new(
                             format!("{file}: {what}"),
                             WarningKind::BakeTextureOnOtherSet {
                                 texture: "anisotropy",
@@ -290,7 +275,13 @@ impl BakeJob {
                 anisotropy,
             });
         }
-        SceneJobs { jobs, warnings }
+        if jobs.is_empty() {
+            return Err(BakeError::Mesh {
+                label: file,
+                problem: "no primitive has UVs (TEXCOORD_0); nothing to bake".into(),
+            });
+        }
+        Ok(jobs)
     }
 
     /// Prepares the job's primitives ([`crate::mesh::Primitive::prepare`]: normals, MikkTSpace

@@ -46,24 +46,21 @@ use std::path::PathBuf;
 use glam::{Vec2, Vec4};
 
 pub use anisotropy::DirectionField;
-pub use bake::{
-    Baked, Baker, CpuRaster, MapOptions, ObjectInput, RasterBackend, Repack, TangentInput,
-};
+pub use bake::{Baked, Baker, MapOptions, ObjectInput, RasterBackend, Repack, TangentInput};
 pub use bc::{Bc7Quality, BcEncoder, BcError};
+pub(crate) use bake::{CpuRaster, RasterStages};
 pub(crate) use cpu::raster_cpu;
 pub use format::{MapDecode, MapFormat, MapSpace};
 #[cfg(test)]
 pub(crate) use io::{decode_axis, PreviewAxis};
 #[cfg(all(test, feature = "exr"))]
 pub(crate) use io::{read_exr, ExrMap};
-pub use job::{BakeJob, Container, JobMap, NormalSource, OutputFile, SceneJobs};
+pub use job::{BakeJob, Container, JobMap, NormalSource, OutputFile};
 pub use normal_map::NormalMap;
 pub use stored::{EncodedMap, Encoding};
-pub use tangent::{halve_twist, TwistField};
 use texel::BakeTriangle;
 
 use crate::mesh::Prepared;
-use crate::report::Listener;
 use crate::TangentFrame;
 
 /// What a texel of level 0 is.
@@ -186,7 +183,7 @@ impl BakeMesh {
 
     /// Number of triangles.
     #[must_use]
-    pub fn triangle_count(&self) -> usize {
+    pub(crate) fn triangle_count(&self) -> usize {
         self.indices.len() / 3
     }
 
@@ -258,15 +255,15 @@ impl BakeMesh {
 
 /// How to bake.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BakeSettings {
+pub(crate) struct BakeSettings {
     /// Map width in texels.
-    pub width: u32,
+    pub(crate) width: u32,
     /// Map height in texels.
-    pub height: u32,
+    pub(crate) height: u32,
     /// Rings grown beyond the fringe (default 4).
-    pub padding: u32,
+    pub(crate) padding: u32,
     /// Storage format (default [`MapFormat::Rgba16Float`]).
-    pub format: MapFormat,
+    pub(crate) format: MapFormat,
 }
 
 impl Default for BakeSettings {
@@ -293,7 +290,7 @@ pub(crate) const OBJECT_LOD_SHIFT: u32 = 1;
 /// The raster stage's output (level 0, before hemisphere choice and padding): what the GPU
 /// baker reads back and the CPU reference computes.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Raster {
+pub(crate) struct Raster {
     /// Width in texels.
     pub(crate) width: u32,
     /// Height in texels.
@@ -507,14 +504,17 @@ impl std::fmt::Display for Unfit {
     }
 }
 
-/// Checks the map size: at least 1×1 and at most 16384 on a side. The bakers keep about 45
-/// bytes per texel on the host (raster, finished levels, statistics), 12 GB at 16384²; the GPU
-/// baker also checks the adapter's texture limit.
+/// The largest side of a baked map, in texels. The bakers keep about 45 bytes per texel on the
+/// host (raster, finished levels, statistics), 12 GB at 16384²; the GPU baker also checks the
+/// adapter's texture limit.
+pub const MAX_MAP_SIZE: u32 = 16384;
+
+/// Checks the map size: at least 1×1 and at most [`MAX_MAP_SIZE`] on a side.
 ///
 /// # Errors
 /// [`BakeError::Settings`].
-pub fn check_settings(s: &BakeSettings) -> Result<(), BakeError> {
-    const MAX: u32 = 16384;
+pub(crate) fn check_settings(s: &BakeSettings) -> Result<(), BakeError> {
+    const MAX: u32 = MAX_MAP_SIZE;
     if s.width == 0 || s.height == 0 || s.width > MAX || s.height > MAX {
         return Err(BakeError::Settings(format!(
             "map size {}×{} is out of range (1 to {MAX} texels a side)",
@@ -527,15 +527,17 @@ pub fn check_settings(s: &BakeSettings) -> Result<(), BakeError> {
 /// Bakes on the CPU as [`Baker::object`] bakes a map that keeps the mesh's UVs and has no
 /// anisotropy direction, at any width and height: every level rastered ([`CpuRaster`]), the
 /// normal map read at each level's size (one level coarser below level 0, see
-/// `OBJECT_LOD_SHIFT`), then padding and the hemisphere rule.
+/// `OBJECT_LOD_SHIFT`), then padding and the hemisphere rule: the tests' reference, at the
+/// sizes and paddings they choose.
 ///
 /// # Errors
 /// As `BakeMesh::validate` and [`check_settings`].
-pub fn bake_cpu(
+#[cfg(test)]
+pub(crate) fn bake_cpu(
     mesh: &BakeMesh,
     normal_map: Option<&NormalMap>,
     settings: &BakeSettings,
-    listener: &mut dyn Listener,
+    listener: &mut dyn crate::report::Listener,
 ) -> Result<QuatMap, BakeError> {
     let levels = bake::LevelInputs {
         mesh,

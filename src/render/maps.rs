@@ -40,7 +40,7 @@ pub enum MapOrigin {
 
 /// A material's tangent-space map or a mesh's object-space map.
 #[derive(Debug, Clone)]
-pub struct SceneMap {
+pub(crate) struct SceneMap {
     /// The stored map.
     pub(crate) map: EncodedMap,
     #[cfg_attr(not(feature = "gpu"), allow(dead_code))]

@@ -26,7 +26,8 @@ pub(crate) mod shading;
 
 pub use compare::{diff, ImageDiff, ImageDiffError};
 #[cfg(feature = "ktx2")]
-pub use maps::{MapKinds, MapOrigin, SceneMap, SceneMaps};
+pub(crate) use maps::SceneMap;
+pub use maps::{MapKinds, MapOrigin, SceneMaps};
 pub use scene::{MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject};
 
 use glam::{Mat4, Vec3, Vec4};

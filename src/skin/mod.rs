@@ -534,7 +534,7 @@ impl SkinVertices {
     /// # Panics
     /// If `v >= len()`.
     #[must_use]
-    pub fn position(&self, v: usize) -> Vec3 {
+    pub(crate) fn position(&self, v: usize) -> Vec3 {
         self.positions[v]
     }
 

@@ -41,7 +41,7 @@ fn a_device_handed_in_runs_the_decode_and_keeps_its_error_handler() {
 
     // Frames of a torus decode on the handed-in device as on the CPU (58 ε a component: the
     // bound tests/unit/gpu/decode.rs derives for the bitangent, the loosest).
-    let prim = qtangent::mesh::procedural::torus(1.0, 0.4, 32, 16)
+    let prim = qtangent::mesh::Primitive::torus(1.0, 0.4, 32, 16)
         .prepare()
         .unwrap_or_else(|e| panic!("{e}"));
     let q: Vec<QTangent> = prim.frames.iter().map(|f| f.to_qtangent()).collect();

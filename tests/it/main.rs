@@ -8,7 +8,6 @@ mod common;
 
 mod animate_cli;
 mod assets;
-mod assets_qmap;
 mod docs;
 mod encodings;
 mod gpu_context;

@@ -59,7 +59,10 @@ const MODES: [FrameSource; 4] = [
 ];
 
 fn plain_maps() -> MapOptions {
-    MapOptions::stored(MapFormat::Rgba16Float)
+    MapOptions {
+        format: Some(MapFormat::Rgba16Float),
+        ..MapOptions::default()
+    }
 }
 
 /// Renders `scene` in the four modes at `w × h` from the default camera, maps rgba16f.
@@ -261,8 +264,9 @@ fn flight_helmet_bc5_tangent_maps_match_bc5_normal_maps() {
     // The object-space maps (BC7, baked too though not drawn here) at the fastest effort: what is
     // measured is the tangent-space BC5 maps, which the effort does not touch.
     let options = MapOptions {
+        format: Some(MapFormat::Bc5),
         bc7: qtangent::qmap::Bc7Quality::UltraFast,
-        ..MapOptions::stored(MapFormat::Bc5)
+        ..MapOptions::default()
     };
     let gpu = renderer
         .upload(ctx, &scene, &[Format::Snorm16x4], &options, &mut ())

@@ -74,64 +74,53 @@ fn bad_input_is_one_line_and_status_one() {
     assert!(stderr(&out).contains("at least 1"), "{}", stderr(&out));
 }
 
-/// A tangent-space map for the default scene's copper material: identity rotations (a flat
-/// surface), BC5, 8×8 with mips.
+/// A tangent-space map for the default scene's copper material: a flat normal map's rotations
+/// (a tilt of 0.32°: 8-bit 128 is 0.5 + 1/510), BC5, 8×8 with mips.
 fn identity_map() -> qtangent::qmap::EncodedMap {
-    use qtangent::qmap::EncodedMap;
-    use qtangent::qmap::{MapFormat, MapSpace};
-    let levels: Vec<qtangent::qmap::NormalMap> = [8u32, 4, 2, 1]
-        .iter()
-        .map(|&s| qtangent::qmap::NormalMap {
-            width: s,
-            height: s,
-            texels: vec![glam::Vec3::Z; (s * s) as usize],
-        })
-        .collect();
-    let map = qtangent::qmap::RasterBackend::bake_tangent(
-        &qtangent::qmap::CpuRaster,
-        &levels,
-        None,
-        qtangent::qmap::MapFormat::Rgba32Float,
-    )
-    .expect("bakes");
-    EncodedMap::encode(
-        &map,
-        &qtangent::qmap::Encoding {
-            bc7: qtangent::qmap::Bc7Quality::UltraFast,
-            ..qtangent::qmap::Encoding::new(MapSpace::Tangent, MapFormat::Bc5)
-        },
-    )
-    .expect("stores")
+    use qtangent::qmap::{Baker, Bc7Quality, MapFormat, MapOptions, RasterBackend, TangentInput};
+    let flat = image::RgbaImage::from_pixel(8, 8, image::Rgba([128, 128, 255, 255]));
+    let options = MapOptions {
+        format: Some(MapFormat::Bc5),
+        bc7: Bc7Quality::UltraFast,
+        ..MapOptions::default()
+    };
+    let input = TangentInput {
+        what: "copper",
+        normal_map: Some(&flat),
+        normal_scale: 1.0,
+        ..TangentInput::default()
+    };
+    Baker::new(RasterBackend::CPU, &options)
+        .tangent(&input, &mut ())
+        .expect("bakes")
+        .expect("a normal map makes a map")
+        .stored
 }
 
 /// An object-space map of a small torus that keeps its handedness plane, written as
 /// `dir/torus.ktx2` and `dir/torus.handedness.ktx2`: the files written, map first.
 fn object_map_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    use qtangent::qmap::{self, BakeMesh, BakeSettings, EncodedMap, Encoding, MapFormat, MapSpace};
-    let prim = qtangent::mesh::procedural::torus(1.0, 0.4, 16, 8)
+    use qtangent::qmap::{Baker, BakeMesh, MapFormat, MapOptions, ObjectInput, RasterBackend, Repack};
+    let prim = qtangent::mesh::Primitive::torus(1.0, 0.4, 16, 8)
         .prepare()
         .expect("prepares");
-    let settings = BakeSettings {
-        width: 16,
-        height: 16,
-        ..BakeSettings::default()
+    let options = MapOptions {
+        format: Some(MapFormat::Rgba16Float),
+        keep_handedness: true,
+        ..MapOptions::default()
     };
-    let map = qmap::bake_cpu(
-        &BakeMesh::from_prepared("torus", &[&prim]),
-        None,
-        &settings,
-        &mut (),
-    )
-    .expect("bakes");
-    let stored = EncodedMap::encode(
-        &map,
-        &Encoding {
-            keep_handedness: true,
-            ..Encoding::new(MapSpace::Object, MapFormat::Rgba16Float)
-        },
-    )
-    .expect("stores");
-    stored
+    let input = ObjectInput {
+        mesh: BakeMesh::from_prepared("torus", &[&prim]),
+        normal_map: None,
+        direction: None,
+        size: 16,
+        repack: Repack::Never,
+    };
+    let baked = Baker::new(RasterBackend::CPU, &options)
+        .object(input, &mut ())
+        .expect("bakes");
+    baked
+        .stored
         .write_ktx2(&dir.join("torus.ktx2"), None)
         .expect("writes")
 }

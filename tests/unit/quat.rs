@@ -5,9 +5,7 @@ use crate::common;
 use common::seeds::quat_angle;
 use common::{for_seeds, rotation, unit_vec3, U};
 use glam::{Mat3, Quat, Vec3};
-use qtangent::quat::{
-    angular_velocity, integrate, nlerp_shortest, quat_to_mat3, rotate_vec3, rotation_arc,
-};
+use qtangent::quat::{angular_velocity, integrate, quat_to_mat3, rotation_arc};
 use rand::Rng;
 
 const CASES: u64 = 20_000;
@@ -188,80 +186,6 @@ fn rotation_arc_antiparallel_is_a_half_turn() {
         let q = rotation_arc(a, -a);
         assert!(q.is_finite() && (q * a + a).length() <= 4.0 * U, "{a}: {q}");
     }
-}
-
-#[test]
-fn nlerp_matches_glam_lerp_and_takes_the_short_way() {
-    for_seeds(
-        "nlerp_matches_glam_lerp_and_takes_the_short_way",
-        CASES,
-        |seed, rng| {
-            let a = rotation(rng);
-            let b = rotation(rng);
-            let t = rng.random::<f32>();
-            let ours = nlerp_shortest(a, b, t);
-            // glam's Quat::lerp is the same shortest-path normalised lerp (flips when dot < 0).
-            let glam = a.lerp(b, t);
-            let angle = quat_angle(ours, glam);
-            assert!(
-                angle <= ROTATION_TOL,
-                "seed {seed:#x}: a {a} b {b} t {t}: {ours} vs glam {glam}"
-            );
-            // Short way: the blend never lies further from either end than the ends from each other.
-            let ab = quat_angle(a, b);
-            assert!(
-                quat_angle(a, ours) <= ab + ROTATION_TOL,
-                "seed {seed:#x}: went the long way"
-            );
-            assert!(
-                quat_angle(b, ours) <= ab + ROTATION_TOL,
-                "seed {seed:#x}: went the long way"
-            );
-        },
-    );
-    // Ends: t = 0 gives a, t = 1 gives b (up to sign).
-    let (a, b) = (Quat::from_rotation_y(0.3), -Quat::from_rotation_x(2.0));
-    assert!(quat_angle(nlerp_shortest(a, b, 0.0), a) <= ROTATION_TOL);
-    assert!(quat_angle(nlerp_shortest(a, b, 1.0), b) <= ROTATION_TOL);
-}
-
-#[test]
-fn nlerp_at_180_degrees_is_finite_but_discontinuous() {
-    // Identity and a half turn about z: 4D dot exactly 0, both arcs equally long.
-    let from = Quat::IDENTITY;
-    let to = Quat::from_xyzw(0.0, 0.0, 1.0, 0.0);
-    let mid = nlerp_shortest(from, to, 0.5);
-    assert!((mid.length() - 1.0).abs() <= 4.0 * U, "{mid}");
-    // Tie: `to` is kept as given, so the blend turns +90° about +z.
-    assert!(
-        quat_angle(mid, Quat::from_rotation_z(std::f32::consts::FRAC_PI_2)) <= ROTATION_TOL,
-        "{mid}"
-    );
-    // A perturbation of 1e-3 rad either side of the tie picks opposite arcs: a jump of ~180°.
-    let nudge = |e: f32| Quat::from_rotation_z(std::f32::consts::PI + e);
-    let plus = nlerp_shortest(from, nudge(1e-3), 0.5);
-    let minus = nlerp_shortest(from, nudge(-1e-3), 0.5);
-    let jump = quat_angle(plus, minus);
-    assert!(
-        jump > 3.0,
-        "expected the two sides of 180° to take opposite arcs, got {jump} rad apart"
-    );
-}
-
-#[test]
-fn rotate_vec3_matches_glam() {
-    for_seeds("rotate_vec3_matches_glam", CASES, |seed, rng| {
-        let q = rotation(rng);
-        let v = unit_vec3(rng) * rng.random_range(0.01..100.0);
-        let ours = rotate_vec3(q, v);
-        let glam = q * v;
-        // Both are ~12 roundings of terms ≤ 2|v|: |Δ| ≤ 2·12·u·2|v|.
-        let tol = 48.0 * U * v.length();
-        assert!(
-            (ours - glam).length() <= tol,
-            "seed {seed:#x}: q {q} v {v}: {ours} vs glam {glam}"
-        );
-    });
 }
 
 #[test]

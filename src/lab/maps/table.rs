@@ -14,7 +14,7 @@ use crate::gpu::{GpuContext, GpuScene, Renderer, View};
 use crate::measure::angle_deg;
 use crate::qmap::{
     self, BakeMesh, Bc7Quality, BcEncoder, CpuRaster, EncodedMap, MapFormat, MapOptions, MapSpace,
-    NormalMap, RasterBackend, TexelKind,
+    NormalMap, RasterStages, TexelKind,
 };
 use crate::render::{self, FrameSource, ImageDiff, MapSource, RenderScene};
 use crate::{Format, Listener};
@@ -110,6 +110,7 @@ fn texel_errors(
         let levels = NormalMap::levels_from_rgba8(normal, m.uniforms.normal_scale);
         let exact = ctx
             .raster_backend()
+            .0
             .bake_tangent(&levels, None, MapFormat::Rgba32Float)?;
         let mask = coverage(scene, mi, exact.width(), exact.height())?;
         for f in MapFormat::ALL {

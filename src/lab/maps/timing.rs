@@ -11,7 +11,7 @@ use super::{bake_input, encoding, frame_angles, AngleStats, MapsError};
 use crate::gpu::GpuContext;
 use crate::qmap::{
     Baker, Bc7Quality, BcEncoder, CpuRaster, EncodedMap, Encoding, MapFormat, MapOptions, MapSpace,
-    NormalMap, ObjectInput, QuatMap, RasterBackend, Repack, TexelKind,
+    NormalMap, ObjectInput, QuatMap, RasterStages, Repack, TexelKind,
 };
 use crate::render::scene::RENDER_PADDING;
 use crate::render::{MapSource, RenderScene};
@@ -94,7 +94,7 @@ impl BakeTiming<'_> {
                 NormalMap::levels_from_rgba8(&img, m.uniforms.normal_scale)
             });
             timed(&mut t[1], || {
-                RasterBackend::bake_tangent(ctx, &levels, None, MapFormat::Rgba32Float)
+                RasterStages::bake_tangent(ctx, &levels, None, MapFormat::Rgba32Float)
             })?;
             let map = timed(&mut t[2], || {
                 CpuRaster.bake_tangent(&levels, None, MapFormat::Rgba32Float)

@@ -2,7 +2,6 @@
 //! seed is printed on failure, the shared assets, failure pictures and the tools.
 #![allow(dead_code)]
 
-pub mod bake;
 #[path = "../../../examples/common/frames.rs"]
 pub mod frames;
 pub mod judges;
@@ -74,11 +73,10 @@ pub fn flight_helmet_materials(
 ) -> Vec<(String, qtangent::qmap::BakeMesh, qtangent::qmap::NormalMap)> {
     let path = dir.join("gltf/FlightHelmet/FlightHelmet.gltf");
     let scene = qtangent::mesh::load(&path).expect("FlightHelmet loads");
-    let planned = qtangent::qmap::BakeJob::from_scene(&scene, None);
-    assert!(planned.warnings.is_empty(), "{:?}", planned.warnings);
-    planned
-        .jobs
-        .iter()
+    let mut warnings = Vec::new();
+    let jobs = qtangent::qmap::BakeJob::from_scene(&scene, None, &mut warnings).expect("jobs");
+    assert!(warnings.is_empty(), "{warnings:?}");
+    jobs.iter()
         .map(|job| {
             let name = job
                 .material_name

@@ -14,9 +14,9 @@ use std::process::Output;
 
 use common::{cli, stderr};
 use glam::Vec4;
-use qtangent::mesh::procedural;
+use qtangent::mesh::Primitive;
 use qtangent::qmap::ExrMap;
-use qtangent::qmap::{self, BakeMesh, BakeSettings, MapFormat, NormalMap, RasterBackend};
+use qtangent::qmap::{self, BakeMesh, BakeSettings, MapFormat, NormalMap, RasterStages};
 use serde_json::{json, Value};
 
 fn tempdir() -> tempfile::TempDir {
@@ -64,7 +64,7 @@ fn listing(dir: &Path) -> Vec<String> {
 
 /// What the CLI's default bake is: the same torus and normal map through the library.
 fn library_default(size: u32, format: MapFormat) -> qmap::QuatMap {
-    let prepared = procedural::torus(1.0, 0.4, 96, 48)
+    let prepared = Primitive::torus(1.0, 0.4, 96, 48)
         .prepare()
         .unwrap_or_else(|e| panic!("{e}"));
     let mesh = BakeMesh::from_prepared("default torus", &[&prepared]);
@@ -598,7 +598,7 @@ fn anisotropy_texture_becomes_the_tangent_space_maps_twist() {
             continue; // judged where the disc is fully anisotropic
         }
         let d = glam::Vec2::new(f32::from(p.0[0]), f32::from(p.0[1])) / 127.5 - glam::Vec2::ONE;
-        let r = qmap::halve_twist(*q);
+        let r = qmap::tangent::halve_twist(*q);
         let t = glam::Quat::from_vec4(r.normalize()) * glam::Vec3::X;
         // The map's frame is [t, b, n] in tangent space (x tangent, y bitangent): its tangent's
         // (x, y) is the direction, either sign.

@@ -24,7 +24,7 @@ use image::RgbaImage;
 use qtangent::gltf;
 use qtangent::gpu::{Renderer, View};
 use qtangent::measure::FrameErrors;
-use qtangent::mesh::{self, procedural, Primitive};
+use qtangent::mesh::{self, Primitive};
 use qtangent::pack::{self, MapKind, PackOptions};
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::NormalMap;
@@ -96,7 +96,7 @@ fn write_textured_gltf(dir: &Path, name: &str, prim: &Primitive, normal: &RgbaIm
 
 /// The test's textured source: a torus with the swirl normal map.
 fn torus_source(dir: &Path) -> PathBuf {
-    let torus = procedural::torus(0.75, 0.3, 48, 24);
+    let torus = Primitive::torus(0.75, 0.3, 48, 24);
     write_textured_gltf(dir, "torus", &torus, &NormalMap::default_swirl().to_rgba8())
 }
 

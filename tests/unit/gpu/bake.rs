@@ -26,7 +26,7 @@ use qtangent::gpu::{GpuContext, GpuError};
 use qtangent::mesh::procedural;
 use qtangent::qmap::texel::{self, FRINGE_RADIUS, MIN_AREA2};
 use qtangent::qmap::{
-    self, BakeError, BakeMesh, BakeSettings, MapFormat, NormalMap, Raster, RasterBackend, TexelKind,
+    self, BakeError, BakeMesh, BakeSettings, MapFormat, NormalMap, Raster, RasterStages, TexelKind,
 };
 use qtangent::TangentFrame;
 
@@ -209,7 +209,7 @@ fn prepared(p: &qtangent::mesh::Primitive, label: &str) -> BakeMesh {
 #[test]
 fn gpu_raster_matches_cpu_on_procedural_meshes() {
     let ctx = context();
-    let torus = prepared(&procedural::torus(1.0, 0.4, 64, 32), "torus");
+    let torus = prepared(&qtangent::mesh::Primitive::torus(1.0, 0.4, 64, 32), "torus");
     let swirl = NormalMap::default_swirl();
     for format in MapFormat::UNCOMPRESSED {
         check(
@@ -244,7 +244,7 @@ fn gpu_raster_takes_every_level_size_of_an_object_map() {
     // texel by texel under the module's tie rules; where a level has texels enough to judge (16
     // a side and up), most of what it covers must also be compared.
     let ctx = context();
-    let torus = prepared(&procedural::torus(1.0, 0.4, 64, 32), "torus");
+    let torus = prepared(&qtangent::mesh::Primitive::torus(1.0, 0.4, 64, 32), "torus");
     let swirl = NormalMap::default_swirl();
     let (mut w, mut h) = (200u32, 72u32);
     loop {

@@ -88,7 +88,7 @@ fn vertex_stage_decode_matches_cpu_on_procedural_meshes() {
     let ctx = context();
     for prim in [
         procedural::mirrored_quad_pair(),
-        procedural::torus(1.0, 0.3, 48, 24),
+        qtangent::mesh::Primitive::torus(1.0, 0.3, 48, 24),
         procedural::cube(),
     ] {
         let p = prim

@@ -151,7 +151,7 @@ fn setup_stored(object: MapFormat, tangent_format: MapFormat, twist: bool) -> Se
         .prepare()
         .expect("sphere prepares");
     let bake = BakeMesh::from_prepared("sphere", &[&sphere]);
-    let map = common::bake::exact_map(&bake, MAP_W, MAP_H);
+    let map = crate::test_bake::exact_map(&bake, MAP_W, MAP_H);
     let tmap = tangent_field(twist);
     let half = |f: MapFormat| {
         if f.is_compressed() {

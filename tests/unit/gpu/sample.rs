@@ -67,7 +67,7 @@ use qtangent::qmap::{
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
-use crate::common::bake::{bake, from_primitive};
+use crate::test_bake::{bake, from_primitive};
 use crate::common::context;
 
 const SEED: u64 = 0x5eed_0000_0a4a_9000;
@@ -107,7 +107,7 @@ fn mirrored_islands() -> BakeMesh {
 fn meshes() -> Vec<(BakeMesh, u32, u32)> {
     vec![
         (
-            from_primitive(&procedural::torus(1.0, 0.35, 96, 48)),
+            from_primitive(&qtangent::mesh::Primitive::torus(1.0, 0.35, 96, 48)),
             256,
             256,
         ),
@@ -533,7 +533,7 @@ fn filtered_frames_stay_within_the_derived_bound_of_the_cpu_filter() {
 /// it" tests break on purpose.
 fn swirl_torus() -> (BakeMesh, QuatMap) {
     let swirl = NormalMap::default_swirl();
-    let mesh = from_primitive(&procedural::torus(1.0, 0.35, 96, 48));
+    let mesh = from_primitive(&qtangent::mesh::Primitive::torus(1.0, 0.35, 96, 48));
     let s = BakeSettings {
         width: 256,
         height: 256,

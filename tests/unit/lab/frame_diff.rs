@@ -45,7 +45,7 @@ const ROUNDING_DEG: f64 = 16.0 * f32::EPSILON as f64 * 180.0 / std::f64::consts:
 /// The torus and the mirrored quad pair (handedness −1 vertices and mirror-seam splits, whose
 /// twins share position and UV), as one file with a rotated, scaled, moved node.
 fn two_primitive_file() -> GltfFile {
-    let torus = prepared(&procedural::torus(1.0, 0.4, 24, 12));
+    let torus = prepared(&qtangent::mesh::Primitive::torus(1.0, 0.4, 24, 12));
     let quads = prepared(&procedural::mirrored_quad_pair());
     GltfFile {
         meshes: vec![vec![
@@ -152,7 +152,7 @@ fn expected(kinds: &[Perturbation], moved: &[(Perturbation, f64)]) -> (f64, f64)
 #[test]
 fn a_shuffled_quantised_perturbed_copy_gives_the_errors_put_in() {
     for_seeds("frame_diff shuffled copy", 4, |seed, rng| {
-        let src = prepared(&procedural::torus(1.0, 0.4, 24, 12));
+        let src = prepared(&qtangent::mesh::Primitive::torus(1.0, 0.4, 24, 12));
         let n = src.positions.len();
         let node = GltfNode {
             translation: Vec3::new(-1.0, 0.25, 4.0),
@@ -458,7 +458,7 @@ fn skinned_copy_with_the_dequantisation_in_the_inverse_binds_matches() {
 /// of it is not (and its source is then uncovered).
 #[test]
 fn the_tolerance_is_a_boundary() {
-    let torus = prepared(&procedural::torus(1.0, 0.4, 24, 12));
+    let torus = prepared(&qtangent::mesh::Primitive::torus(1.0, 0.4, 24, 12));
     let v = WorldVertices {
         positions: torus.positions.clone(),
         uvs: torus.uvs.clone(),
@@ -522,7 +522,7 @@ fn frame_bytes_are_read_from_the_accessors() {
     });
     let e = frame_attribute_bytes(&edited).unwrap_or_else(|e| panic!("{e}"));
     let (torus, quads) = (
-        prepared(&procedural::torus(1.0, 0.4, 24, 12))
+        prepared(&qtangent::mesh::Primitive::torus(1.0, 0.4, 24, 12))
             .positions
             .len() as u64,
         prepared(&procedural::mirrored_quad_pair()).positions.len() as u64,
@@ -592,7 +592,7 @@ fn the_frame_diff_tool_reports_and_fails_cleanly() {
 /// rounded nearer the other.
 #[test]
 fn near_twins_are_told_apart_by_their_frames() {
-    let torus = prepared(&procedural::torus(1.0, 0.4, 24, 12));
+    let torus = prepared(&qtangent::mesh::Primitive::torus(1.0, 0.4, 24, 12));
     let mut source = WorldVertices {
         positions: torus.positions.clone(),
         uvs: torus.uvs.clone(),

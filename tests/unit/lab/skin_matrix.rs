@@ -143,14 +143,14 @@ fn matrix_skinning_matches_the_f64_evaluation() {
             batch.bytes_per_vertex(),
             if max_influences == 4 { 104 } else { 128 }
         );
-        let bones = random_bones(rng, batch.buffers().bone_count() as usize);
+        let bones = random_bones(rng, batch.buffers().bone_count as usize);
         batch
             .set_bones(ctx, &bones)
             .unwrap_or_else(|e| panic!("{e}"));
         batch.buffers().poison(ctx);
         batch.run(ctx).unwrap_or_else(|e| panic!("{e}"));
         let out = batch.read(ctx).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(out.len(), batch.buffers().vertex_count() as usize);
+        assert_eq!(out.len(), batch.buffers().vertex_count as usize);
 
         let mut worst = Worst::default();
         for (i, range) in batch.buffers().instances().iter().enumerate() {
@@ -324,7 +324,7 @@ fn matrix_batch_rejects_bad_input() {
     let batch = pipeline
         .batch(ctx, &[&mesh], &[0, 0])
         .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(batch.buffers().bone_count(), 16);
+    assert_eq!(batch.buffers().bone_count, 16);
     assert!(matches!(
         batch.set_bones(ctx, &[Bone::IDENTITY; 15]),
         Err(GpuError::Count {

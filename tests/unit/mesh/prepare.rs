@@ -212,7 +212,7 @@ fn torus_tangents_follow_the_major_circle() {
     let segments = 48;
     check_revolution_tangents(
         "torus",
-        &procedural::torus(1.0, 0.3, segments, 24),
+        &Primitive::torus(1.0, 0.3, segments, 24),
         segments,
         |_| false,
     );
@@ -313,7 +313,7 @@ fn degenerate_uv_triangles_are_counted_and_get_fallback_frames() {
 
 #[test]
 fn vertex_stream_interleaves_position_uv_and_qtangent() {
-    let p = procedural::torus(1.0, 0.3, 12, 8)
+    let p = Primitive::torus(1.0, 0.3, 12, 8)
         .prepare()
         .unwrap_or_else(|e| panic!("{e}"));
     for format in Format::ALL {

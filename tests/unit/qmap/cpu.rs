@@ -173,7 +173,7 @@ fn coverage_follows_the_top_left_rule() {
 /// so the field is known everywhere: n from `torus_point`, t = (−sin φ, 0, −cos φ), b = n × t.
 fn analytic_torus(segments: u32, rings: u32) -> (BakeMesh, impl Fn(Vec2) -> TangentFrame) {
     let (major, minor) = (1.0, 0.4);
-    let prim = procedural::torus(major, minor, segments, rings);
+    let prim = qtangent::mesh::Primitive::torus(major, minor, segments, rings);
     let field = move |uv: Vec2| {
         let (phi, psi) = (uv.x * TAU, -uv.y * TAU);
         let (_, n) = procedural::torus_point(major, minor, phi, psi);
@@ -488,7 +488,7 @@ fn bad_bake_input_is_a_clear_error() {
 /// no such warning.
 #[test]
 fn object_bake_warns_about_triangles_without_uv_area() {
-    use qtangent::qmap::{Baker, CpuRaster, MapOptions, ObjectInput, Repack};
+    use qtangent::qmap::{Baker, MapOptions, ObjectInput, Repack};
     use qtangent::{Warning, WarningKind};
     let uvs = [
         [(0.1, 0.1), (0.4, 0.1), (0.1, 0.4)],
@@ -523,7 +523,7 @@ fn object_bake_warns_about_triangles_without_uv_area() {
             repack: Repack::Never,
         };
         let mut warnings: Vec<Warning> = Vec::new();
-        Baker::new(&CpuRaster, &options)
+        Baker::new(qtangent::qmap::RasterBackend::CPU, &options)
             .object(input, &mut warnings)
             .expect("a valid mesh bakes");
         warnings

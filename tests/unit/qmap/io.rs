@@ -1,12 +1,12 @@
 //! `qmap::io`: EXR round trips over every level and format, previews and handedness images.
 
 use glam::{Vec3, Vec4};
-use qtangent::mesh::procedural;
+use qtangent::mesh::Primitive;
 use qtangent::qmap::io::*;
 use qtangent::qmap::{bake_cpu, BakeMesh, BakeSettings, MapFormat, MapLevel, NormalMap, QuatMap};
 
 fn torus_map(format: MapFormat, width: u32, height: u32) -> QuatMap {
-    let prepared = procedural::torus(1.0, 0.4, 24, 12)
+    let prepared = Primitive::torus(1.0, 0.4, 24, 12)
         .prepare()
         .expect("the procedural torus prepares");
     let mesh = BakeMesh::from_prepared("torus", &[&prepared]);

@@ -5,7 +5,7 @@
 
 use glam::{Quat, Vec3, Vec4};
 use qtangent::qmap::{
-    self, BakeMesh, Baker, CpuRaster, MapFormat, MapOptions, NormalMap, ObjectInput, Repack,
+    self, BakeMesh, Baker, MapFormat, MapOptions, NormalMap, ObjectInput, Repack,
 };
 use qtangent::{QTangent, TangentFrame};
 
@@ -63,7 +63,7 @@ fn object_levels_read_the_normal_map_one_level_coarser() {
         size: SIDE,
         repack: Repack::Never,
     };
-    let baked = Baker::new(&CpuRaster, &options)
+    let baked = Baker::new(qtangent::qmap::RasterBackend::CPU, &options)
         .object(input, &mut ())
         .expect("a flat quad bakes");
     let levels = &baked.map.levels;

@@ -2,6 +2,7 @@
 //! EXR, the tangent-space bake and seams — against references written independently here.
 
 mod anisotropy;
+mod assets;
 mod bc;
 mod cpu;
 mod engine;

@@ -15,7 +15,7 @@
 //!
 //! Each check is also run on a deliberately broken map and must fail there.
 
-use crate::common::bake::{bake, from_primitive};
+use crate::test_bake::{bake, from_primitive};
 use glam::{DVec2, Quat, Vec2, Vec3, Vec4};
 use qtangent::mesh::procedural;
 use qtangent::qmap::texel::{FRINGE_RADIUS, MIN_AREA2};
@@ -79,7 +79,7 @@ fn slivers() -> BakeMesh {
 fn atlas() -> BakeMesh {
     let parts = [
         (
-            procedural::torus(1.0, 0.35, 48, 24),
+            qtangent::mesh::Primitive::torus(1.0, 0.35, 48, 24),
             (0.031, 0.042),
             (0.5, 0.45),
         ),
@@ -111,14 +111,14 @@ pub(super) fn cases() -> Vec<(BakeMesh, Option<NormalMap>, u32, u32)> {
     vec![
         (atlas(), Some(NormalMap::default_swirl()), 256, 256),
         (
-            from_primitive(&procedural::torus(1.0, 0.35, 96, 48)),
+            from_primitive(&qtangent::mesh::Primitive::torus(1.0, 0.35, 96, 48)),
             Some(NormalMap::default_swirl()),
             256,
             256,
         ),
         // Not a power of two: odd sizes in the mip chain.
         (
-            from_primitive(&procedural::torus(1.0, 0.35, 96, 48)),
+            from_primitive(&qtangent::mesh::Primitive::torus(1.0, 0.35, 96, 48)),
             None,
             200,
             72,
@@ -639,7 +639,7 @@ fn mips_are_hemisphere_aligned_means_of_their_children() {
 fn an_unaligned_mip_fails_the_mip_check() {
     // Negate every other texel of level 0 (a checkerboard) and build level 1 by plain,
     // unaligned averaging: the sums cancel and the check must say so.
-    let mesh = from_primitive(&procedural::torus(1.0, 0.35, 96, 48));
+    let mesh = from_primitive(&qtangent::mesh::Primitive::torus(1.0, 0.35, 96, 48));
     let swirl = NormalMap::default_swirl();
     let mut map = bake(&mesh, Some(&swirl), &settings(128, 128, 4));
     let (w, h) = (map.width() as usize, map.height() as usize);

@@ -40,8 +40,8 @@ fn tangent_map(rng: &mut impl Rng, size: u32, twist: bool) -> QuatMap {
 }
 
 fn object_map(size: u32) -> QuatMap {
-    let torus = qtangent::mesh::procedural::torus(1.0, 0.4, 24, 12);
-    common::bake::exact_map(&common::bake::from_primitive(&torus), size, size)
+    let torus = qtangent::mesh::Primitive::torus(1.0, 0.4, 24, 12);
+    crate::test_bake::exact_map(&crate::test_bake::from_primitive(&torus), size, size)
 }
 
 #[test]
@@ -343,7 +343,7 @@ fn bc5x2_layers(
 /// horizon stays `bc5x2`.
 #[test]
 fn tilts_past_the_horizon_are_not_folded_into_two_bc5_layers() {
-    use qtangent::qmap::{Baker, CpuRaster, MapOptions};
+    use qtangent::qmap::{Baker, MapOptions};
     use qtangent::{Warning, WarningKind};
     let map_with = |z: f32| {
         let level = NormalMap {
@@ -370,7 +370,7 @@ fn tilts_past_the_horizon_are_not_folded_into_two_bc5_layers() {
     let options = MapOptions::default();
     let store = |map: &QuatMap| {
         let mut warnings: Vec<Warning> = Vec::new();
-        let stored = Baker::new(&CpuRaster, &options)
+        let stored = Baker::new(qtangent::qmap::RasterBackend::CPU, &options)
             .store(map, MapSpace::Tangent, "tilted", &mut warnings)
             .expect("stores");
         (stored.format, warnings)
@@ -390,12 +390,12 @@ fn tilts_past_the_horizon_are_not_folded_into_two_bc5_layers() {
 /// and says so, where `render --map-format bc5x2` used to fail on the default scene's plate.
 #[test]
 fn bc5x2_asked_of_a_map_with_a_plane_is_stored_as_bc7_with_a_warning() {
-    use qtangent::qmap::{Baker, CpuRaster, MapOptions};
+    use qtangent::qmap::{Baker, MapOptions};
     use qtangent::{Warning, WarningKind};
     let map = object_map(16);
     let options = MapOptions::stored(MapFormat::Bc5Pair);
     let mut warnings: Vec<Warning> = Vec::new();
-    let stored = Baker::new(&CpuRaster, &options)
+    let stored = Baker::new(qtangent::qmap::RasterBackend::CPU, &options)
         .store(&map, MapSpace::Object, "plate", &mut warnings)
         .expect("stores");
     assert_eq!(stored.format, MapFormat::Bc7);

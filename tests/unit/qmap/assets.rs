@@ -1,6 +1,7 @@
 //! Quaternion-map conformance over the shared meshes ($QTANGENT_ASSETS): FlightHelmet with each
 //! material's normal map, and the duck, baked by the CPU reference (the GPU's agreement with it
-//! is tests/unit/gpu/bake.rs).
+//! is tests/unit/gpu/bake.rs). Crate-internal tests: the reference bake at the sizes they choose is
+//! not public API.
 
 use crate::common;
 
@@ -121,7 +122,7 @@ fn duck_bakes_without_a_normal_map() {
     let Some(dir) = common::assets_dir() else {
         return;
     };
-    let mesh = common::bake::from_file(&dir.join("obj/duck.obj"), "duck");
+    let mesh = crate::test_bake::from_file(&dir.join("obj/duck.obj"), "duck");
     let map = qmap::bake_cpu(
         &mesh,
         None,

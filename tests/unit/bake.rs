@@ -4,13 +4,13 @@ use qtangent::mesh::Primitive;
 use qtangent::qmap::{self, BakeMesh, BakeSettings, NormalMap, QuatMap};
 
 /// `p` prepared, as one bake mesh named by its label.
-pub fn from_primitive(p: &Primitive) -> BakeMesh {
+pub(crate) fn from_primitive(p: &Primitive) -> BakeMesh {
     let prepared = p.prepare().unwrap_or_else(|e| panic!("{}: {e:?}", p.label));
     BakeMesh::from_prepared(p.label.clone(), &[&prepared])
 }
 
 /// Every primitive of the file at `path` prepared, as one bake mesh named `label`.
-pub fn from_file(path: &std::path::Path, label: &str) -> BakeMesh {
+pub(crate) fn from_file(path: &std::path::Path, label: &str) -> BakeMesh {
     let scene = qtangent::mesh::load(path).unwrap_or_else(|e| panic!("{label}: {e}"));
     let prims: Vec<_> = scene
         .primitives()
@@ -25,7 +25,7 @@ pub fn from_file(path: &std::path::Path, label: &str) -> BakeMesh {
 
 /// The exact CPU bake of `mesh` onto a `width`×`height` map: rgba32f, 2 texels of padding, no
 /// normal map — what the tests store in other formats.
-pub fn exact_map(mesh: &BakeMesh, width: u32, height: u32) -> QuatMap {
+pub(crate) fn exact_map(mesh: &BakeMesh, width: u32, height: u32) -> QuatMap {
     let settings = BakeSettings {
         width,
         height,
@@ -36,7 +36,7 @@ pub fn exact_map(mesh: &BakeMesh, width: u32, height: u32) -> QuatMap {
 }
 
 /// The CPU bake of `mesh` (the reference).
-pub fn bake(mesh: &BakeMesh, normal_map: Option<&NormalMap>, settings: &BakeSettings) -> QuatMap {
+pub(crate) fn bake(mesh: &BakeMesh, normal_map: Option<&NormalMap>, settings: &BakeSettings) -> QuatMap {
     qmap::bake_cpu(mesh, normal_map, settings, &mut ())
         .unwrap_or_else(|e| panic!("{}: bake failed: {e}", mesh.label))
 }
