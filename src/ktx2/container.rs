@@ -165,7 +165,7 @@ impl<'a> Container<'a> {
     ///
     /// # Errors
     /// [`Ktx2Error::Truncated`], [`LevelSize`](Ktx2Error::LevelSize),
-    /// [`Malformed::CannotExpand`].
+    /// [`Ktx2Error::CannotExpand`].
     pub(super) fn check_level(
         &self,
         p: usize,
@@ -219,7 +219,7 @@ impl<'a> Container<'a> {
     ///
     /// # Errors
     /// [`Ktx2Error::LevelTooLarge`] for a level that does not fit in memory,
-    /// [`Malformed::Decompress`], [`Malformed::DecompressedLength`].
+    /// [`Ktx2Error::Decompress`], [`Ktx2Error::DecompressedLength`].
     pub(super) fn level<'r>(
         reader: &'r Reader<&'a [u8]>,
         p: usize,

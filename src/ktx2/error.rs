@@ -1,6 +1,6 @@
-//! What can go wrong writing, reading or decoding a KTX 2.0 file: [`Ktx2Error`], with
-//! [`Malformed`] for files that contradict the spec and [`Section`] for the part a truncated
-//! file lacks. Messages are one line; [`Ktx2Error::InFile`] and [`Ktx2Error::Io`] name the file.
+//! What can go wrong writing, reading or decoding a KTX 2.0 file: [`Ktx2Error`] (its
+//! `malformed: …` variants for files that contradict the spec), with [`Section`] for the part a
+//! truncated file lacks. Messages are one line; [`Ktx2Error::InFile`] and [`Ktx2Error::Io`] name the file.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -160,9 +160,147 @@ pub enum Ktx2Error {
         /// Its (uncompressed) bytes.
         bytes: u64,
     },
-    /// The file contradicts the spec.
-    #[error("malformed: {0}")]
-    Malformed(#[from] Malformed),
+    // How a file contradicts the spec (or, for a map, what qtangent writes): "malformed: …".
+    /// The header's typeSize is not the format's.
+    #[error("malformed: typeSize is {type_size}, {format} has {}", format.type_size())]
+    TypeSize {
+        /// The file's typeSize.
+        type_size: u32,
+        /// The format.
+        format: TexelFormat,
+    },
+    /// levelCount 0 ("generate the mips") for a block-compressed format.
+    #[error("malformed: levelCount is 0, not allowed for {0}")]
+    ZeroLevelCount(TexelFormat),
+    /// Supercompression global data without BasisLZ.
+    #[error("malformed: sgdByteLength is {0} without BasisLZ supercompression")]
+    SgdLength(u64),
+    /// Key/value data away from the end of the DFD.
+    #[error("malformed: the key/value data starts at byte {offset}, not where the DFD ends ({dfd_end})")]
+    KvdOffset {
+        /// kvdByteOffset.
+        offset: u32,
+        /// dfdByteOffset + dfdByteLength.
+        dfd_end: u64,
+    },
+    /// A DFD of another length than the format's.
+    #[error(
+        "malformed: the data format descriptor is not {format}'s: it is {len} bytes, {format}'s is \
+         {expected} (one Basic block)"
+    )]
+    DfdLength {
+        /// The format.
+        format: TexelFormat,
+        /// dfdByteLength.
+        len: usize,
+        /// The format's DFD length.
+        expected: usize,
+    },
+    /// A DFD byte that the format fixes, with another value.
+    #[error(
+        "malformed: the data format descriptor is not {format}'s: byte {byte} ({field}) is {found}, not \
+         {expected}"
+    )]
+    DfdByte {
+        /// The format.
+        format: TexelFormat,
+        /// Offset in the DFD section.
+        byte: usize,
+        /// The field the byte belongs to.
+        field: &'static str,
+        /// The file's byte.
+        found: u8,
+        /// The format's.
+        expected: u8,
+    },
+    /// DFD blocks that do not tile the DFD section.
+    #[error("malformed: the data format descriptor's blocks do not fill its {0} bytes")]
+    DfdBlocks(usize),
+    /// A Basic DFD block whose texel block size is not the format's.
+    #[error(
+        "malformed: the data format descriptor's texelBlockDimension is {found:?}, {}'s is {expected:?}",
+        format_name(*.vk_format)
+    )]
+    DfdBlockSize {
+        /// The file's vkFormat.
+        vk_format: u32,
+        /// texelBlockDimension0..3 as stored (size − 1).
+        found: [u8; 4],
+        /// The format's.
+        expected: [u8; 4],
+    },
+    /// An uncompressed level whose uncompressedByteLength is not its byteLength.
+    #[error("malformed: level {level} has uncompressedByteLength {uncompressed} but byteLength {length}")]
+    UncompressedLength {
+        /// The level.
+        level: usize,
+        /// uncompressedByteLength.
+        uncompressed: u64,
+        /// byteLength.
+        length: u64,
+    },
+    /// An uncompressed level off the format's alignment.
+    #[error("malformed: level {level} starts at byte {offset}, not a multiple of {align} (mipPadding)")]
+    Alignment {
+        /// The level.
+        level: usize,
+        /// byteOffset.
+        offset: u64,
+        /// lcm(bytes per block, 4).
+        align: u64,
+    },
+    /// Key/value data that its well-formed entries do not fill.
+    #[error("malformed: the key/value data is {kvd_len} bytes but its well-formed entries fill {filled}")]
+    KvdFill {
+        /// kvdByteLength.
+        kvd_len: u32,
+        /// Bytes the entries fill.
+        filled: u64,
+    },
+    /// A supercompressed level claiming more bytes than its data can expand to.
+    #[error(
+        "malformed: {stored} bytes of {} data cannot expand to level {level}'s {expected} bytes (at most \
+         {ratio}:1)",
+        scheme_name(*.scheme)
+    )]
+    CannotExpand {
+        /// The level.
+        level: usize,
+        /// The supercompression scheme.
+        scheme: u32,
+        /// byteLength.
+        stored: u64,
+        /// uncompressedByteLength.
+        expected: u64,
+        /// The scheme's largest expansion.
+        ratio: u64,
+    },
+    /// Supercompressed data that does not decompress.
+    #[error("malformed: level {level}'s {} data does not decompress: {error}", scheme_name(*.scheme))]
+    Decompress {
+        /// The level.
+        level: usize,
+        /// The supercompression scheme.
+        scheme: u32,
+        /// The decompressor's error.
+        error: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// Supercompressed data that decompresses to another length than uncompressedByteLength.
+    #[error(
+        "malformed: level {level}'s {} data decompresses to {}, uncompressedByteLength is {expected}",
+        scheme_name(*.scheme),
+        match .got { Some(n) => format!("{n} bytes"), None => "more".into() }
+    )]
+    DecompressedLength {
+        /// The level.
+        level: usize,
+        /// The supercompression scheme.
+        scheme: u32,
+        /// Bytes it gave, `None` for more than `expected`.
+        got: Option<usize>,
+        /// uncompressedByteLength.
+        expected: u64,
+    },
     /// The `ktx2` crate's reader refused the file.
     #[cfg(feature = "ktx2")]
     #[error("the ktx2 crate rejects the file: {0}")]
@@ -187,150 +325,6 @@ pub enum Ktx2Error {
     },
 }
 
-/// How a KTX 2.0 file contradicts the spec (or, for a map, what qtangent writes).
-#[derive(Debug, thiserror::Error)]
-pub enum Malformed {
-    /// The header's typeSize is not the format's.
-    #[error("typeSize is {type_size}, {format} has {}", format.type_size())]
-    TypeSize {
-        /// The file's typeSize.
-        type_size: u32,
-        /// The format.
-        format: TexelFormat,
-    },
-    /// levelCount 0 ("generate the mips") for a block-compressed format.
-    #[error("levelCount is 0, not allowed for {0}")]
-    ZeroLevelCount(TexelFormat),
-    /// Supercompression global data without BasisLZ.
-    #[error("sgdByteLength is {0} without BasisLZ supercompression")]
-    SgdLength(u64),
-    /// Key/value data away from the end of the DFD.
-    #[error("the key/value data starts at byte {offset}, not where the DFD ends ({dfd_end})")]
-    KvdOffset {
-        /// kvdByteOffset.
-        offset: u32,
-        /// dfdByteOffset + dfdByteLength.
-        dfd_end: u64,
-    },
-    /// A DFD of another length than the format's.
-    #[error(
-        "the data format descriptor is not {format}'s: it is {len} bytes, {format}'s is \
-         {expected} (one Basic block)"
-    )]
-    DfdLength {
-        /// The format.
-        format: TexelFormat,
-        /// dfdByteLength.
-        len: usize,
-        /// The format's DFD length.
-        expected: usize,
-    },
-    /// A DFD byte that the format fixes, with another value.
-    #[error(
-        "the data format descriptor is not {format}'s: byte {byte} ({field}) is {found}, not \
-         {expected}"
-    )]
-    DfdByte {
-        /// The format.
-        format: TexelFormat,
-        /// Offset in the DFD section.
-        byte: usize,
-        /// The field the byte belongs to.
-        field: &'static str,
-        /// The file's byte.
-        found: u8,
-        /// The format's.
-        expected: u8,
-    },
-    /// DFD blocks that do not tile the DFD section.
-    #[error("the data format descriptor's blocks do not fill its {0} bytes")]
-    DfdBlocks(usize),
-    /// A Basic DFD block whose texel block size is not the format's.
-    #[error(
-        "the data format descriptor's texelBlockDimension is {found:?}, {}'s is {expected:?}",
-        format_name(*.vk_format)
-    )]
-    DfdBlockSize {
-        /// The file's vkFormat.
-        vk_format: u32,
-        /// texelBlockDimension0..3 as stored (size − 1).
-        found: [u8; 4],
-        /// The format's.
-        expected: [u8; 4],
-    },
-    /// An uncompressed level whose uncompressedByteLength is not its byteLength.
-    #[error("level {level} has uncompressedByteLength {uncompressed} but byteLength {length}")]
-    UncompressedLength {
-        /// The level.
-        level: usize,
-        /// uncompressedByteLength.
-        uncompressed: u64,
-        /// byteLength.
-        length: u64,
-    },
-    /// An uncompressed level off the format's alignment.
-    #[error("level {level} starts at byte {offset}, not a multiple of {align} (mipPadding)")]
-    Alignment {
-        /// The level.
-        level: usize,
-        /// byteOffset.
-        offset: u64,
-        /// lcm(bytes per block, 4).
-        align: u64,
-    },
-    /// Key/value data that its well-formed entries do not fill.
-    #[error("the key/value data is {kvd_len} bytes but its well-formed entries fill {filled}")]
-    KvdFill {
-        /// kvdByteLength.
-        kvd_len: u32,
-        /// Bytes the entries fill.
-        filled: u64,
-    },
-    /// A supercompressed level claiming more bytes than its data can expand to.
-    #[error(
-        "{stored} bytes of {} data cannot expand to level {level}'s {expected} bytes (at most \
-         {ratio}:1)",
-        scheme_name(*.scheme)
-    )]
-    CannotExpand {
-        /// The level.
-        level: usize,
-        /// The supercompression scheme.
-        scheme: u32,
-        /// byteLength.
-        stored: u64,
-        /// uncompressedByteLength.
-        expected: u64,
-        /// The scheme's largest expansion.
-        ratio: u64,
-    },
-    /// Supercompressed data that does not decompress.
-    #[error("level {level}'s {} data does not decompress: {error}", scheme_name(*.scheme))]
-    Decompress {
-        /// The level.
-        level: usize,
-        /// The supercompression scheme.
-        scheme: u32,
-        /// The decompressor's error.
-        error: Box<dyn std::error::Error + Send + Sync>,
-    },
-    /// Supercompressed data that decompresses to another length than uncompressedByteLength.
-    #[error(
-        "level {level}'s {} data decompresses to {}, uncompressedByteLength is {expected}",
-        scheme_name(*.scheme),
-        match .got { Some(n) => format!("{n} bytes"), None => "more".into() }
-    )]
-    DecompressedLength {
-        /// The level.
-        level: usize,
-        /// The supercompression scheme.
-        scheme: u32,
-        /// Bytes it gave, `None` for more than `expected`.
-        got: Option<usize>,
-        /// uncompressedByteLength.
-        expected: u64,
-    },
-}
 
 /// A part of a KTX 2.0 file, in file order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -78,7 +78,7 @@ mod read;
 mod supercompression;
 mod write;
 
-pub use error::{Ktx2Error, Malformed, Section};
+pub use error::{Ktx2Error, Section};
 pub use format::TexelFormat;
 #[cfg(feature = "ktx2")]
 pub(crate) use image::{decode_image, is_ktx2};

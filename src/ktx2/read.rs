@@ -11,14 +11,14 @@ use ::ktx2::{Header, Reader};
 
 use super::container::{self, Arrays, Container, OneD};
 use super::format::{DFD_SAMPLES, DFD_SAMPLE_LEN, LINEAR};
-use super::{full_mip_count, level_size, Ktx2Error, Ktx2Texture, Malformed, TexelFormat};
+use super::{full_mip_count, level_size, Ktx2Error, Ktx2Texture, TexelFormat};
 
 /// Checks the DFD fields the spec says must match the format (all but primaries, transfer,
 /// flags and the samples' LINEAR bit) against the DFD the writer makes for `format`.
-fn check_dfd(format: TexelFormat, found: &[u8]) -> Result<(), Malformed> {
+fn check_dfd(format: TexelFormat, found: &[u8]) -> Result<(), Ktx2Error> {
     let expected = format.dfd();
     if found.len() != expected.len() {
-        return Err(Malformed::DfdLength {
+        return Err(Ktx2Error::DfdLength {
             format,
             len: found.len(),
             expected: expected.len(),
@@ -37,7 +37,7 @@ fn check_dfd(format: TexelFormat, found: &[u8]) -> Result<(), Malformed> {
             _ => (0, "dfdTotalSize or block header"),
         };
         if (found ^ expected) & !free != 0 {
-            return Err(Malformed::DfdByte {
+            return Err(Ktx2Error::DfdByte {
                 format,
                 byte,
                 field,
@@ -60,12 +60,12 @@ fn texture_header(h: &Header) -> Result<(TexelFormat, usize), Ktx2Error> {
     container::check_layers(h, OneD::Refused, Arrays::Read)?;
     if h.type_size != format.type_size() {
         let type_size = h.type_size;
-        return Err(Malformed::TypeSize { type_size, format }.into());
+        return Err(Ktx2Error::TypeSize { type_size, format }.into());
     }
     let (width, height) = (h.pixel_width, h.pixel_height);
     let max = full_mip_count(width, height);
     match h.level_count {
-        0 if format.block_size() != (1, 1) => Err(Malformed::ZeroLevelCount(format).into()),
+        0 if format.block_size() != (1, 1) => Err(Ktx2Error::ZeroLevelCount(format).into()),
         0 => Ok((format, 1)),
         n if n > max => Err(Ktx2Error::LevelCount {
             count: u64::from(n),
@@ -79,14 +79,14 @@ fn texture_header(h: &Header) -> Result<(TexelFormat, usize), Ktx2Error> {
 
 /// Checks what the sections of a file qtangent writes are: no supercompression global data,
 /// and the key/value data right after the DFD.
-fn check_sections(h: &Header) -> Result<(), Malformed> {
+fn check_sections(h: &Header) -> Result<(), Ktx2Error> {
     let i = h.index;
     if i.sgd_byte_length != 0 {
-        return Err(Malformed::SgdLength(i.sgd_byte_length));
+        return Err(Ktx2Error::SgdLength(i.sgd_byte_length));
     }
     let dfd_end = u64::from(i.dfd_byte_offset) + u64::from(i.dfd_byte_length);
     if i.kvd_byte_length != 0 && u64::from(i.kvd_byte_offset) != dfd_end {
-        return Err(Malformed::KvdOffset {
+        return Err(Ktx2Error::KvdOffset {
             offset: i.kvd_byte_offset,
             dfd_end,
         });
@@ -111,7 +111,7 @@ fn check_levels(c: &Container, format: TexelFormat, count: usize) -> Result<(), 
         let (offset, length) = (entry.byte_offset, entry.byte_length);
         if entry.uncompressed_byte_length != length {
             let uncompressed = entry.uncompressed_byte_length;
-            return Err(Malformed::UncompressedLength {
+            return Err(Ktx2Error::UncompressedLength {
                 level: p,
                 uncompressed,
                 length,
@@ -119,7 +119,7 @@ fn check_levels(c: &Container, format: TexelFormat, count: usize) -> Result<(), 
             .into());
         }
         if offset % align != 0 {
-            return Err(Malformed::Alignment {
+            return Err(Ktx2Error::Alignment {
                 level: p,
                 offset,
                 align,
@@ -132,7 +132,7 @@ fn check_levels(c: &Container, format: TexelFormat, count: usize) -> Result<(), 
 
 /// The key/value entries, in file order; they must fill kvdByteLength (the `ktx2` crate's
 /// iterator skips malformed entries).
-fn key_values(reader: &Reader<&[u8]>) -> Result<Vec<(String, Vec<u8>)>, Malformed> {
+fn key_values(reader: &Reader<&[u8]>) -> Result<Vec<(String, Vec<u8>)>, Ktx2Error> {
     let mut key_values = Vec::new();
     let mut filled = 0u64;
     for (key, value) in reader.key_value_data() {
@@ -141,7 +141,7 @@ fn key_values(reader: &Reader<&[u8]>) -> Result<Vec<(String, Vec<u8>)>, Malforme
     }
     let kvd_len = reader.header().index.kvd_byte_length;
     if filled != u64::from(kvd_len) {
-        return Err(Malformed::KvdFill { kvd_len, filled });
+        return Err(Ktx2Error::KvdFill { kvd_len, filled });
     }
     Ok(key_values)
 }
@@ -162,7 +162,7 @@ fn key_values(reader: &Reader<&[u8]>) -> Result<Vec<(String, Vec<u8>)>, Malforme
 /// [`BasisUniversal`](Ktx2Error::BasisUniversal),
 /// [`UnsupportedScheme`](Ktx2Error::UnsupportedScheme), [`NotTwoD`](Ktx2Error::NotTwoD),
 /// [`LevelCount`](Ktx2Error::LevelCount), [`LevelSize`](Ktx2Error::LevelSize),
-/// [`Malformed`](Ktx2Error::Malformed), [`Parse`](Ktx2Error::Parse). It never panics.
+/// the `malformed: …` variants of [`Ktx2Error`], [`Parse`](Ktx2Error::Parse). It never panics.
 pub(crate) fn read(bytes: &[u8]) -> Result<Ktx2Texture, Ktx2Error> {
     let header = container::header(bytes)?;
     let (format, count) = texture_header(&header)?;

@@ -4,7 +4,7 @@
 
 use std::io::Read;
 
-use super::Malformed;
+use super::Ktx2Error;
 
 /// Zstandard.
 pub(super) const ZSTD: u32 = 2;
@@ -28,14 +28,14 @@ pub(super) fn check_ratio(
     scheme: u32,
     stored: u64,
     expected: u64,
-) -> Result<(), Malformed> {
+) -> Result<(), Ktx2Error> {
     let ratio = if scheme == ZSTD {
         MAX_ZSTD_RATIO
     } else {
         MAX_DEFLATE_RATIO
     };
     if expected > stored.saturating_mul(ratio) {
-        return Err(Malformed::CannotExpand {
+        return Err(Ktx2Error::CannotExpand {
             level,
             scheme,
             stored,
@@ -53,8 +53,8 @@ pub(super) fn expand(
     scheme: u32,
     data: &[u8],
     expected: usize,
-) -> Result<Vec<u8>, Malformed> {
-    let fail = |error| Malformed::Decompress {
+) -> Result<Vec<u8>, Ktx2Error> {
+    let fail = |error| Ktx2Error::Decompress {
         level,
         scheme,
         error,
@@ -66,7 +66,7 @@ pub(super) fn expand(
     };
     match out {
         Some(out) if out.len() == expected => Ok(out),
-        got => Err(Malformed::DecompressedLength {
+        got => Err(Ktx2Error::DecompressedLength {
             level,
             scheme,
             got: got.map(|out| out.len()),

@@ -60,7 +60,7 @@ use image::{DynamicImage, ImageBuffer, Rgba};
 
 use super::bc::{self, BcFormat};
 use super::container::{self, Arrays, Container, OneD};
-use super::{Ktx2Error, Malformed, IDENTIFIER};
+use super::{Ktx2Error, IDENTIFIER};
 use formats::Layout;
 
 /// Largest level 0 decoded: 16384 × 16384 texels (1 GiB as RGBA8, 4 GiB as RGBA32F).
@@ -92,7 +92,7 @@ pub(crate) fn is_ktx2(bytes: &[u8]) -> bool {
 /// [`UnsupportedImageFormat`](Ktx2Error::UnsupportedImageFormat),
 /// [`UnsupportedScheme`](Ktx2Error::UnsupportedScheme), [`NotTwoD`](Ktx2Error::NotTwoD),
 /// [`TooManyTexels`](Ktx2Error::TooManyTexels), [`LevelSize`](Ktx2Error::LevelSize),
-/// [`Malformed`](Ktx2Error::Malformed), [`Parse`](Ktx2Error::Parse); never a panic, and no
+/// the `malformed: …` variants, [`Parse`](Ktx2Error::Parse); never a panic, and no
 /// buffer larger than the file's bytes can back.
 pub(crate) fn decode_image(bytes: &[u8]) -> Result<DynamicImage, Ktx2Error> {
     let header = container::header(bytes)?;
@@ -163,14 +163,14 @@ fn check_block_size(
     basic_blocks: Option<Vec<&[u8]>>,
     vk_format: u32,
     layout: Layout,
-) -> Result<(), Malformed> {
+) -> Result<(), Ktx2Error> {
     let edge = layout.block_edge() - 1;
     let expected = [edge, edge, 0, 0];
-    let blocks = basic_blocks.ok_or(Malformed::DfdBlocks(0))?;
+    let blocks = basic_blocks.ok_or(Ktx2Error::DfdBlocks(0))?;
     for block in blocks {
         let found = block.get(4..8).and_then(|d| d.try_into().ok());
         if found != Some(expected) {
-            return Err(Malformed::DfdBlockSize {
+            return Err(Ktx2Error::DfdBlockSize {
                 vk_format,
                 found: found.unwrap_or_default(),
                 expected,

@@ -10,7 +10,7 @@ use ::ktx2::dfd::{Basic, Block};
 use ::ktx2::{ColorModel, Format, Reader};
 use common::for_seeds;
 use qtangent::ktx2::{
-    read, read_file, write, write_file, Ktx2Error, Ktx2Texture, Malformed, Section, TexelFormat,
+    read, read_file, write, write_file, Ktx2Error, Ktx2Texture, Section, TexelFormat,
 };
 use rand::{Rng, RngCore};
 
@@ -646,11 +646,11 @@ fn patched_headers_are_refused() {
     // Zstandard is read, but these levels are not Zstandard data.
     assert!(matches!(
         patched(44, 2),
-        Err(Ktx2Error::Malformed(Malformed::Decompress {
+        Err(Ktx2Error::Decompress {
             level: 0,
             scheme: 2,
             ..
-        }))
+        })
     ));
     for (at, v, what) in [
         (24, 0, "a 1D texture"),
@@ -711,9 +711,9 @@ fn patched_levels_are_refused() {
     set32(&mut b, 40, 0);
     assert!(matches!(
         read(&b),
-        Err(Ktx2Error::Malformed(Malformed::ZeroLevelCount(
+        Err(Ktx2Error::ZeroLevelCount(
             TexelFormat::Bc7Unorm
-        )))
+        ))
     ));
 
     // Level 1's index entry: byteOffset at 104, byteLength at 112, uncompressed at 120.
@@ -723,11 +723,11 @@ fn patched_levels_are_refused() {
     );
     assert!(matches!(
         patched(120, 31),
-        Err(Ktx2Error::Malformed(Malformed::UncompressedLength {
+        Err(Ktx2Error::UncompressedLength {
             level: 1,
             uncompressed: 31,
             length: 32
-        }))
+        })
     ));
     let offset = le32(&good, 104);
     let e = message(patched(104, offset + 1));
@@ -737,7 +737,7 @@ fn patched_levels_are_refused() {
     );
     assert!(matches!(
         patched(72, 8),
-        Err(Ktx2Error::Malformed(Malformed::SgdLength(8)))
+        Err(Ktx2Error::SgdLength(8))
     ));
 }
 
@@ -770,10 +770,10 @@ fn patched_dfds_and_key_values_are_refused() {
         assert!(
             matches!(
                 read(&b),
-                Err(Ktx2Error::Malformed(Malformed::DfdByte {
+                Err(Ktx2Error::DfdByte {
                     field: "texelBlockDimension",
                     ..
-                }))
+                })
             ),
             "DFD byte {byte}"
         );
@@ -785,7 +785,7 @@ fn patched_dfds_and_key_values_are_refused() {
     assert!(
         matches!(
             read(&b),
-            Err(Ktx2Error::Malformed(Malformed::KvdFill { .. }))
+            Err(Ktx2Error::KvdFill { .. })
         ),
         "kvd entry length"
     );
@@ -861,11 +861,11 @@ fn supercompressed_levels_are_read() {
         assert!(
             matches!(
                 read(&b),
-                Err(Ktx2Error::Malformed(Malformed::DecompressedLength {
+                Err(Ktx2Error::DecompressedLength {
                     got: Some(64),
                     expected: 128,
                     ..
-                }))
+                })
             ),
             "scheme {scheme}: {:?}",
             read(&b)
@@ -875,7 +875,7 @@ fn supercompressed_levels_are_read() {
         b[88..96].copy_from_slice(&0u64.to_le_bytes());
         assert!(matches!(
             read(&b),
-            Err(Ktx2Error::Malformed(Malformed::CannotExpand { .. }))
+            Err(Ktx2Error::CannotExpand { .. })
         ));
     }
 }

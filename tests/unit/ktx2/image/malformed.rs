@@ -10,7 +10,7 @@ use super::{
     decode, decoded, dfd_of, dfd_section, encode, error_of, ramp, random_bytes, Ktx2, Ktx2Error,
     Section, SUPPORTED,
 };
-use crate::ktx2::Malformed;
+
 
 // ---------------------------------------------------------------------------------------------
 // Supercompression.
@@ -74,12 +74,12 @@ fn supercompressed_sizes_are_checked() {
     let rgba = vec![5u8; 8 * 8 * 4];
     // (bytes it decompressed to, None for more; uncompressedByteLength) of a length error.
     let lengths = |e: &Ktx2Error| match e {
-        Ktx2Error::Malformed(Malformed::DecompressedLength {
+        Ktx2Error::DecompressedLength {
             level: 0,
             got,
             expected,
             ..
-        }) => Some((*got, *expected)),
+        } => Some((*got, *expected)),
         _ => None,
     };
     for pack in [Ktx2::zstd, Ktx2::zlib] {
@@ -127,7 +127,7 @@ fn supercompressed_sizes_are_checked() {
         let e = with_stream(corrupt);
         let undecodable = matches!(
             e,
-            Ktx2Error::Malformed(Malformed::Decompress { level: 0, .. })
+            Ktx2Error::Decompress { level: 0, .. }
         );
         assert!(undecodable || lengths(&e).is_some(), "{e:?}");
     }
@@ -147,11 +147,11 @@ fn a_level_claiming_more_than_its_bytes_can_expand_to_is_refused() {
     assert!(
         matches!(
             e,
-            Ktx2Error::Malformed(Malformed::CannotExpand {
+            Ktx2Error::CannotExpand {
                 stored: 9,
                 ratio: 32768,
                 ..
-            })
+            }
         ),
         "{e:?}"
     );
@@ -299,7 +299,7 @@ fn level_sizes_are_checked() {
         file.dfd[16..20].copy_from_slice(&dims);
         let e = error_of(&file.bytes());
         assert!(
-            matches!(e, Ktx2Error::Malformed(Malformed::DfdBlockSize { found, .. })
+            matches!(e, Ktx2Error::DfdBlockSize { found, .. }
                 if found == dims),
             "{e:?}"
         );
