@@ -348,12 +348,10 @@ fn render_without_authored(
     if authored.is_empty() {
         return Ok(None);
     }
-    for &k in &authored {
-        gpu.hide(k);
-    }
+    gpu.set_hidden(&authored);
     let pictures: Result<Vec<RgbaImage>, String> =
         sources.iter().map(|&s| shots.take(gpu, s)).collect();
-    gpu.show_all();
+    gpu.set_hidden(&[]);
     pictures.map(Some)
 }
 

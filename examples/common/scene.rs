@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use qtangent::gpu::GpuContext;
-use qtangent::gpu::{GpuScene, Renderer, UploadReport, FALLBACK_FORMAT};
+use qtangent::gpu::{GpuScene, Renderer, UploadReport};
 use qtangent::qmap::{Bc7Quality, BcEncoder};
 use qtangent::qmap::{MapFormat, MapOptions};
 use qtangent::render::MapOrigin;
@@ -119,9 +119,8 @@ pub fn upload(
         .filter(|m| m.format.is_none())
     {
         eprintln!(
-            "note: {} has no quaternion map; quatmap mode draws it with {} vertex frames",
-            m.name,
-            FALLBACK_FORMAT.name()
+            "note: {} has no quaternion map; quatmap mode draws it with its qtangent vertex frames",
+            m.name
         );
     }
     Ok(gpu)

@@ -27,7 +27,7 @@ pub use qmap::{
 pub(crate) use render::DEBUG_POISON;
 pub use render::{
     GpuScene, MapReport, ModeCost, Output, PreparedView, Renderer, Shot, UploadReport, View,
-    DEPTH_FORMAT, FALLBACK_FORMAT,
+    DEPTH_FORMAT,
 };
 pub use skin::{output_layout, InstanceRange, RigBatch, SkinBatch, SkinPipeline};
 pub use wgsl::Wgsl;

@@ -155,7 +155,7 @@ impl MapFormat {
     /// The format a bake writes texels in before storing them in this one: the format itself,
     /// or rgba32f for the block formats (their encoder's input).
     #[must_use]
-    pub fn raster(self) -> MapFormat {
+    pub(crate) fn raster(self) -> MapFormat {
         if self.is_compressed() {
             MapFormat::Rgba32Float
         } else {
@@ -184,7 +184,8 @@ impl MapFormat {
     /// half a step (f16: 2⁻¹²; f32: 2⁻²⁵; snorm: (½ + 2⁻⁸)/32767 and (½ + 2⁻¹⁶)/127, the
     /// packing's two f32 roundings included).
     #[must_use]
-    pub fn half_step(self) -> f32 {
+    #[cfg(test)]
+    pub(crate) fn half_step(self) -> f32 {
         self.raster().info().half_step.unwrap_or(f32::EPSILON)
     }
 

@@ -57,7 +57,8 @@ pub(crate) use io::{decode_axis, PreviewAxis};
 pub(crate) use io::{read_exr, ExrMap};
 pub use job::{BakeJob, Container, JobMap, NormalSource, OutputFile};
 pub use normal_map::NormalMap;
-pub use stored::{EncodedMap, Encoding};
+pub(crate) use stored::Encoding;
+pub use stored::EncodedMap;
 use texel::BakeTriangle;
 
 use crate::mesh::Prepared;

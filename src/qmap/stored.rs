@@ -55,28 +55,28 @@ pub struct EncodedMap {
 /// How a map is stored ([`EncodedMap::encode`]): its space, its format, and the encoder's
 /// choices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Encoding {
+pub(crate) struct Encoding {
     /// Object or tangent space.
-    pub space: MapSpace,
+    pub(crate) space: MapSpace,
     /// The stored format.
-    pub format: MapFormat,
+    pub(crate) format: MapFormat,
     /// Object space: keep the handedness plane instead of deriving the handedness from the UV
     /// winding. Ignored in tangent space (the vertex has it).
-    pub keep_handedness: bool,
+    pub(crate) keep_handedness: bool,
     /// The map's twist is already doubled ([`EncodedMap::axial_twist`]: an axial direction
     /// field); recorded, not applied.
-    pub axial_twist: bool,
+    pub(crate) axial_twist: bool,
     /// BC7 encoder effort.
-    pub bc7: Bc7Quality,
+    pub(crate) bc7: Bc7Quality,
     /// The BC5/BC7 encoder.
-    pub encoder: BcEncoder,
+    pub(crate) encoder: BcEncoder,
 }
 
 impl Encoding {
     /// A map of `space` stored as `format`: handedness derived, twist as baked, BC7 at
     /// [`Bc7Quality::Basic`] with the ISPC kernels (the defaults of [`super::MapOptions`]).
     #[must_use]
-    pub fn new(space: MapSpace, format: MapFormat) -> Self {
+    pub(crate) fn new(space: MapSpace, format: MapFormat) -> Self {
         Self {
             space,
             format,
@@ -163,7 +163,7 @@ impl EncodedMap {
     /// or of a tangent-space map with a twist and a tilt); [`BakeError::Settings`] for a size BC
     /// cannot take (not a
     /// multiple of 4).
-    pub fn encode(map: &QuatMap, encoding: &Encoding) -> Result<Self, BakeError> {
+    pub(crate) fn encode(map: &QuatMap, encoding: &Encoding) -> Result<Self, BakeError> {
         let Encoding {
             space,
             format,

@@ -228,9 +228,7 @@ fn default_scene_agrees_except_where_only_a_map_can_draw() {
     let authored = gpu.report().authored_objects.clone();
     assert_eq!(authored.len(), 1, "one authored map");
     // Without the spun plate the modes must agree.
-    for &k in &authored {
-        gpu.hide(k);
-    }
+    gpu.set_hidden(&authored);
     let without = render(&gpu);
     assert_equivalent("default-scene-without-plate", &without);
     // With it, the map's circular tangent field must change the picture: the reference's

@@ -44,7 +44,7 @@ impl Renderer {
     ///
     /// Nothing is written to a buffer that an earlier draw reads, so views prepared one after
     /// another and drawn in one submission each keep their own camera. Objects' skinned state
-    /// ([`GpuScene::set_skinned`]) and visibility ([`GpuScene::hide`]) are read at draw time.
+    /// ([`GpuScene::set_skinned`]) and visibility ([`GpuScene::set_hidden`]) are read at draw time.
     ///
     /// # Errors
     /// [`GpuError::TooLarge`] when the scene has so many objects that their uniform slots do not

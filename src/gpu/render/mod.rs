@@ -49,7 +49,7 @@ pub const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 /// Format of the debug targets.
 pub(crate) const DEBUG_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Rgba32Float;
 /// The qtangent format a mesh without a quaternion map falls back to in quaternion-map mode.
-pub const FALLBACK_FORMAT: Format = Format::Snorm16x4;
+pub(crate) const FALLBACK_FORMAT: Format = Format::Snorm16x4;
 /// Value the debug targets are cleared to: no component of a unit vector or of a world position
 /// on screen is −7·10⁹, so a pixel nothing wrote is recognisable.
 pub(crate) const DEBUG_POISON: f32 = -7.0e9;
@@ -112,8 +112,8 @@ pub struct Shot<'a> {
 pub struct MapReport {
     /// The material's name or the mesh's label.
     pub name: String,
-    /// The stored format of its map; `None`: it has none (a mesh then draws with
-    /// [`FALLBACK_FORMAT`] vertex frames in quaternion-map mode).
+    /// The stored format of its map; `None`: it has none (a mesh then draws with its
+    /// qtangent vertex frames, Snorm16x4, in quaternion-map mode).
     pub format: Option<MapFormat>,
     /// The bake's statistics, for maps baked by the upload or authored.
     pub(crate) stats: Option<MapStats>,
@@ -217,16 +217,15 @@ impl GpuScene {
         &self.report
     }
 
-    /// Stops drawing object `object` (until [`GpuScene::show_all`]).
-    pub fn hide(&mut self, object: usize) {
-        if let Some(v) = self.visible.get_mut(object) {
-            *v = false;
-        }
-    }
-
-    /// Draws every object again.
-    pub fn show_all(&mut self) {
+    /// Draws every object but those in `hidden` (indices past the last object are ignored);
+    /// `&[]` draws them all again.
+    pub fn set_hidden(&mut self, hidden: &[usize]) {
         self.visible.fill(true);
+        for &o in hidden {
+            if let Some(v) = self.visible.get_mut(o) {
+                *v = false;
+            }
+        }
     }
 
     /// Draws object `object` from now on with the vertices instance `instance` of `batch`

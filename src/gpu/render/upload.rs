@@ -110,7 +110,7 @@ fn upload_levels(
 
 impl Renderer {
     /// Uploads `scene`: a reference stream, a position+UV stream and a qtangent stream per
-    /// format in `formats` (plus [`FALLBACK_FORMAT`]) for every mesh; material textures with
+    /// format in `formats` (plus Snorm16x4, which quaternion-map mode draws meshes without a map with) for every mesh; material textures with
     /// mips; and both kinds of quaternion map — from the file, loaded, authored or baked on this
     /// GPU — stored as `options` says ([`SceneMaps::new`]). Progress and what was approximated
     /// go to `listener`.

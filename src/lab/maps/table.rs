@@ -249,9 +249,8 @@ impl Renders<'_> {
         let mut gpu =
             self.renderer
                 .upload(self.ctx, scene, &[Format::Snorm16x4], options, warnings)?;
-        for k in gpu.report().authored_objects.clone() {
-            gpu.hide(k);
-        }
+        let authored = gpu.report().authored_objects.clone();
+        gpu.set_hidden(&authored);
         Ok(gpu)
     }
 }
