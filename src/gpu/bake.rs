@@ -28,8 +28,8 @@ pub(crate) const NEEDS: StageNeeds = StageNeeds {
 use crate::qmap::tangent::TwistField;
 use crate::qmap::texel::{FRINGE_RADIUS, MIN_AREA2};
 use crate::qmap::{
-    BakeError, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap, Raster,
-    RasterBackend, RasterStages, TexelKind,
+    BakeError, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap, Raster, RasterBackend,
+    RasterStages, TexelKind,
 };
 use crate::report::Listener;
 

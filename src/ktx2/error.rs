@@ -176,7 +176,9 @@ pub enum Ktx2Error {
     #[error("malformed: sgdByteLength is {0} without BasisLZ supercompression")]
     SgdLength(u64),
     /// Key/value data away from the end of the DFD.
-    #[error("malformed: the key/value data starts at byte {offset}, not where the DFD ends ({dfd_end})")]
+    #[error(
+        "malformed: the key/value data starts at byte {offset}, not where the DFD ends ({dfd_end})"
+    )]
     KvdOffset {
         /// kvdByteOffset.
         offset: u32,
@@ -240,7 +242,9 @@ pub enum Ktx2Error {
         length: u64,
     },
     /// An uncompressed level off the format's alignment.
-    #[error("malformed: level {level} starts at byte {offset}, not a multiple of {align} (mipPadding)")]
+    #[error(
+        "malformed: level {level} starts at byte {offset}, not a multiple of {align} (mipPadding)"
+    )]
     Alignment {
         /// The level.
         level: usize,
@@ -324,7 +328,6 @@ pub enum Ktx2Error {
         error: Box<Ktx2Error>,
     },
 }
-
 
 /// A part of a KTX 2.0 file, in file order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -35,6 +35,59 @@ pub mod skin_reference;
 #[cfg(feature = "pipeline")]
 pub mod walkrun;
 
+/// What stops a measurement tool's lab call: one error for the lab's tables, scenes and files.
+#[cfg(feature = "pipeline")]
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LabError {
+    /// A texture cannot be encoded as PNG (or written).
+    #[error("{file}: {error}")]
+    Png {
+        /// The texture's file name.
+        file: &'static str,
+        /// What failed.
+        error: image::ImageError,
+    },
+    /// The swirl disc's texture cannot be compressed to BC7.
+    #[error("swirl_disc_anisotropy.ktx2: {0}")]
+    Bc7(crate::qmap::BcError),
+    /// The swirl disc's texture cannot be written as KTX2.
+    #[error("swirl_disc_anisotropy.ktx2: {0}")]
+    Ktx2(crate::ktx2::Ktx2Error),
+    /// A file cannot be written.
+    #[cfg(feature = "gltf")]
+    #[error(transparent)]
+    Write(#[from] crate::pack::WriteError),
+    /// A scene cannot be made.
+    #[error(transparent)]
+    Scene(#[from] crate::render::SceneError),
+    /// An upload or a render failed.
+    #[cfg(feature = "gpu")]
+    #[error(transparent)]
+    Gpu(#[from] crate::gpu::GpuError),
+    /// A render cannot be compared with its reference.
+    #[error(transparent)]
+    Diff(#[from] crate::render::ImageDiffError),
+    /// A bake or a store failed.
+    #[error(transparent)]
+    Bake(#[from] crate::qmap::BakeError),
+    /// A file did not load or prepare.
+    #[error(transparent)]
+    Mesh(#[from] crate::mesh::MeshError),
+    /// A vertex cannot be placed in world space.
+    #[error("{}: {label}: vertex {vertex}: {problem}", file.display())]
+    Vertex {
+        /// The scene's file.
+        file: std::path::PathBuf,
+        /// The primitive (`mesh 'Name' primitive 0`).
+        label: String,
+        /// The prepared vertex.
+        vertex: usize,
+        /// What is wrong: a joint outside the skin, weights summing to zero, a singular matrix.
+        problem: String,
+    },
+}
+
 /// The batch decode's one dispatch, for a benchmark to time: `count` frames packed by
 /// [`crate::Format::pack`] in `format` are uploaded and bound once, then `time` gets the
 /// function that records the dispatch (with timestamps at its pass's start and end, query

@@ -183,7 +183,9 @@ impl RasterBackend<'_> {
 
 impl std::fmt::Debug for RasterBackend<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_tuple("RasterBackend").field(&self.describe()).finish()
+        f.debug_tuple("RasterBackend")
+            .field(&self.describe())
+            .finish()
     }
 }
 
@@ -400,7 +402,10 @@ impl<'a> Baker<'a> {
         let mut times = vec![("mips", t.elapsed())];
         let t = Instant::now();
         listener.stage("tangent-space bake", 0, 1);
-        let map = self.backend.0.bake_tangent(&levels, field, format.raster())?;
+        let map = self
+            .backend
+            .0
+            .bake_tangent(&levels, field, format.raster())?;
         listener.stage("tangent-space bake", 1, 1);
         times.push(("bake", t.elapsed()));
         let t = Instant::now();

@@ -47,8 +47,8 @@ use glam::{Vec2, Vec4};
 
 pub use anisotropy::DirectionField;
 pub use bake::{Baked, Baker, MapOptions, ObjectInput, RasterBackend, Repack, TangentInput};
-pub use bc::{Bc7Quality, BcEncoder, BcError};
 pub(crate) use bake::{CpuRaster, RasterStages};
+pub use bc::{Bc7Quality, BcEncoder, BcError};
 pub(crate) use cpu::raster_cpu;
 pub use format::{MapDecode, MapFormat, MapSpace};
 #[cfg(test)]
@@ -57,8 +57,8 @@ pub(crate) use io::{decode_axis, PreviewAxis};
 pub(crate) use io::{read_exr, ExrMap};
 pub use job::{BakeJob, Container, JobMap, NormalSource, OutputFile};
 pub use normal_map::NormalMap;
-pub(crate) use stored::Encoding;
 pub use stored::EncodedMap;
+pub(crate) use stored::Encoding;
 use texel::BakeTriangle;
 
 use crate::mesh::Prepared;

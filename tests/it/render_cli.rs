@@ -100,7 +100,9 @@ fn identity_map() -> qtangent::qmap::EncodedMap {
 /// An object-space map of a small torus that keeps its handedness plane, written as
 /// `dir/torus.ktx2` and `dir/torus.handedness.ktx2`: the files written, map first.
 fn object_map_files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    use qtangent::qmap::{Baker, BakeMesh, MapFormat, MapOptions, ObjectInput, RasterBackend, Repack};
+    use qtangent::qmap::{
+        BakeMesh, Baker, MapFormat, MapOptions, ObjectInput, RasterBackend, Repack,
+    };
     let prim = qtangent::mesh::Primitive::torus(1.0, 0.4, 16, 8)
         .prepare()
         .expect("prepares");

@@ -36,7 +36,11 @@ pub(crate) fn exact_map(mesh: &BakeMesh, width: u32, height: u32) -> QuatMap {
 }
 
 /// The CPU bake of `mesh` (the reference).
-pub(crate) fn bake(mesh: &BakeMesh, normal_map: Option<&NormalMap>, settings: &BakeSettings) -> QuatMap {
+pub(crate) fn bake(
+    mesh: &BakeMesh,
+    normal_map: Option<&NormalMap>,
+    settings: &BakeSettings,
+) -> QuatMap {
     qmap::bake_cpu(mesh, normal_map, settings, &mut ())
         .unwrap_or_else(|e| panic!("{}: bake failed: {e}", mesh.label))
 }

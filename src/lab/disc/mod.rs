@@ -39,6 +39,7 @@ use std::f32::consts::{FRAC_PI_4, PI};
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use image::RgbaImage;
 
+use crate::lab::LabError;
 use crate::mesh::procedural::plate;
 use crate::mesh::MeshError;
 use crate::qmap::anisotropy::DirectionField;
@@ -528,40 +529,6 @@ pub enum TextureFile {
     Ktx2Bc7,
 }
 
-/// The swirl disc's glTF could not be written ([`write_gltf`]), or its table not measured.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum DiscError {
-    /// A texture cannot be encoded as PNG (or written).
-    #[error("{file}: {error}")]
-    Png {
-        /// The texture's file name.
-        file: &'static str,
-        /// What failed.
-        error: image::ImageError,
-    },
-    /// The texture cannot be compressed to BC7.
-    #[error("swirl_disc_anisotropy.ktx2: {0}")]
-    Bc7(crate::qmap::bc::BcError),
-    /// The texture cannot be written as KTX2.
-    #[error("swirl_disc_anisotropy.ktx2: {0}")]
-    Ktx2(crate::ktx2::Ktx2Error),
-    /// A file cannot be written.
-    #[cfg(feature = "gltf")]
-    #[error(transparent)]
-    Write(#[from] crate::gltf::WriteError),
-    /// The disc's scene cannot be made.
-    #[error(transparent)]
-    Scene(#[from] SceneError),
-    /// An upload or a render failed ([`disc_table`]).
-    #[cfg(feature = "gpu")]
-    #[error(transparent)]
-    Gpu(#[from] crate::gpu::GpuError),
-    /// A render cannot be compared with the truth ([`disc_table`]).
-    #[error(transparent)]
-    Diff(#[from] crate::render::ImageDiffError),
-}
-
 /// Writes the disc as a glTF 2.0 file using KHR_materials_anisotropy into `dir`:
 /// `swirl_disc.gltf`, `swirl_disc.bin` (positions, normals, UVs, indices; no tangents, so a
 /// loader makes them) and the anisotropy texture (`size`², written as `layout` says) as `file`
@@ -569,7 +536,7 @@ pub enum DiscError {
 /// `swirl_disc_normal.png` as well. Returns the `.gltf` path.
 ///
 /// # Errors
-/// [`DiscError`]: an encoder's error, or a file that cannot be written, named.
+/// [`LabError`]: an encoder's error, or a file that cannot be written, named.
 #[cfg(feature = "gltf")]
 pub fn write_gltf(
     dir: &std::path::Path,
@@ -577,7 +544,7 @@ pub fn write_gltf(
     layout: RgLayout,
     file: TextureFile,
     relief: Relief,
-) -> Result<std::path::PathBuf, DiscError> {
+) -> Result<std::path::PathBuf, LabError> {
     use crate::gltf::{Builder, Target};
     use serde_json::json;
     let p = plate(PLATE_SIZE);
@@ -638,7 +605,7 @@ pub fn write_gltf(
         let image = dir.join(name);
         normal_map(size)
             .save(&image)
-            .map_err(|error| DiscError::Png { file: name, error })?;
+            .map_err(|error| LabError::Png { file: name, error })?;
     }
     let path = dir.join(format!("{stem}.gltf"));
     b.write_gltf(&path)?;
@@ -651,18 +618,18 @@ fn texture_file(
     size: u32,
     layout: RgLayout,
     file: TextureFile,
-) -> Result<(&'static str, &'static str, Vec<u8>), DiscError> {
+) -> Result<(&'static str, &'static str, Vec<u8>), LabError> {
     let image = texture(size, layout);
     let ktx2 = |format, data| {
         let tex = crate::ktx2::Ktx2Texture::new(format, size, size, vec![data]);
-        crate::ktx2::write(&tex).map_err(DiscError::Ktx2)
+        crate::ktx2::write(&tex).map_err(LabError::Ktx2)
     };
     Ok(match file {
         TextureFile::Png => {
             let mut png = Vec::new();
             image::DynamicImage::ImageRgba8(image)
                 .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
-                .map_err(|error| DiscError::Png {
+                .map_err(|error| LabError::Png {
                     file: "swirl_disc_anisotropy.png",
                     error,
                 })?;
@@ -685,7 +652,7 @@ fn texture_file(
                 encoder: crate::qmap::bc::BcEncoder::default(),
             };
             let blocks =
-                crate::qmap::bc::encode_bc7(size, size, &values, job).map_err(DiscError::Bc7)?;
+                crate::qmap::bc::encode_bc7(size, size, &values, job).map_err(LabError::Bc7)?;
             let bytes = ktx2(crate::ktx2::TexelFormat::Bc7Unorm, blocks)?;
             ("swirl_disc_anisotropy.ktx2", "image/ktx2", bytes)
         }

@@ -11,10 +11,11 @@ use glam::Vec3;
 use image::RgbaImage;
 
 use super::{
-    axial_error_deg, camera, direction_stats, lighting, scene, truth, DiscError, Relief, RgLayout,
-    Truth, TruthSampling, COHERENT, MIN_JUDGED_STRENGTH,
+    axial_error_deg, camera, direction_stats, lighting, scene, truth, Relief, RgLayout, Truth,
+    TruthSampling, COHERENT, MIN_JUDGED_STRENGTH,
 };
 use crate::gpu::{GpuContext, GpuScene, MapReport, Output, Renderer, Shot, View};
+use crate::lab::LabError;
 use crate::qmap::{MapFormat, MapOptions};
 use crate::render::{self, FrameSource, RenderScene};
 use crate::{Format, Listener};
@@ -63,7 +64,7 @@ struct Table<'a> {
 ///
 /// # Errors
 /// A scene, upload, render or comparison that fails, and what `each` returns.
-pub fn disc_table<E: From<DiscError>>(
+pub fn disc_table<E: From<LabError>>(
     ctx: &GpuContext,
     renderer: &Renderer,
     texture: u32,
@@ -92,7 +93,7 @@ impl<'a> Table<'a> {
         renderer: &'a Renderer,
         texture: u32,
         listener: &mut dyn Listener,
-    ) -> Result<Self, DiscError> {
+    ) -> Result<Self, LabError> {
         let canonical = scene(texture, RgLayout::Canonical, Relief::Flat)?;
         let oriented = scene(texture, RgLayout::Oriented, Relief::Flat)?;
         let formats = [Format::Snorm16x4];
@@ -179,7 +180,7 @@ impl<'a> Table<'a> {
     }
 
     /// The table's rows at one render size, and its pictures.
-    fn sheet(&self, size: u32) -> Result<DiscSheet, DiscError> {
+    fn sheet(&self, size: u32) -> Result<DiscSheet, LabError> {
         let view = &self.view;
         let sampling = TruthSampling::square(size, self.texture, view.background);
         let truth = truth(&self.canonical, &view.camera, &view.lighting, sampling);

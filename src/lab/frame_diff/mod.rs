@@ -30,7 +30,7 @@ mod attribute_bytes;
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use glam::{Mat3, Mat4, Vec2, Vec3};
 
@@ -38,28 +38,9 @@ use glam::{Mat3, Mat4, Vec2, Vec3};
 pub(crate) use attribute_bytes::{frame_attribute_bytes, FrameAttributeBytes};
 
 use crate::frame::TangentFrame;
+use crate::lab::LabError;
 use crate::measure::{angle_deg, ErrorStat, FrameErrors};
-use crate::mesh::{self, MeshError, Prepared, Scene};
-
-/// What can stop a comparison.
-#[derive(Debug, thiserror::Error)]
-pub enum FrameDiffError {
-    /// A file did not load or prepare.
-    #[error(transparent)]
-    Mesh(#[from] MeshError),
-    /// A vertex cannot be placed in world space.
-    #[error("{}: {label}: vertex {vertex}: {problem}", file.display())]
-    Vertex {
-        /// The scene's file.
-        file: PathBuf,
-        /// The primitive (`mesh 'Name' primitive 0`).
-        label: String,
-        /// The prepared vertex.
-        vertex: usize,
-        /// What is wrong: a joint outside the skin, weights summing to zero, a singular matrix.
-        problem: String,
-    },
-}
+use crate::mesh::{self, Prepared, Scene};
 
 /// Every drawn vertex of a scene in world space (rigid instances by their node, skinned ones in
 /// the bind pose), with its UV and its prepared frame turned into world space.
@@ -81,7 +62,7 @@ impl WorldVertices {
     /// # Errors
     /// A primitive that does not prepare; a skinned vertex whose joint is outside its skin,
     /// whose weights sum to zero or whose bind-pose matrix is singular.
-    pub(crate) fn from_scene(scene: &Scene) -> Result<Self, FrameDiffError> {
+    pub(crate) fn from_scene(scene: &Scene) -> Result<Self, LabError> {
         let prepared = scene.prepare()?;
         Self::from_prepared(scene, &prepared)
     }
@@ -91,10 +72,7 @@ impl WorldVertices {
     ///
     /// # Errors
     /// As [`WorldVertices::from_scene`], but for preparing.
-    pub(crate) fn from_prepared(
-        scene: &Scene,
-        prepared: &[Prepared],
-    ) -> Result<Self, FrameDiffError> {
+    pub(crate) fn from_prepared(scene: &Scene, prepared: &[Prepared]) -> Result<Self, LabError> {
         let mut out = Self::default();
         let mut next = prepared.iter();
         for mesh in &scene.meshes {
@@ -111,13 +89,8 @@ impl WorldVertices {
         Ok(out)
     }
 
-    fn push_rigid(
-        &mut self,
-        scene: &Scene,
-        p: &Prepared,
-        world: Mat4,
-    ) -> Result<(), FrameDiffError> {
-        let linear = Placement::new(world).ok_or_else(|| FrameDiffError::Vertex {
+    fn push_rigid(&mut self, scene: &Scene, p: &Prepared, world: Mat4) -> Result<(), LabError> {
+        let linear = Placement::new(world).ok_or_else(|| LabError::Vertex {
             file: scene.source.clone(),
             label: p.label.clone(),
             vertex: 0,
@@ -134,8 +107,8 @@ impl WorldVertices {
         scene: &Scene,
         p: &Prepared,
         skin: &crate::mesh::Skin,
-    ) -> Result<(), FrameDiffError> {
-        let err = |vertex: usize, problem: String| FrameDiffError::Vertex {
+    ) -> Result<(), LabError> {
+        let err = |vertex: usize, problem: String| LabError::Vertex {
             file: scene.source.clone(),
             label: p.label.clone(),
             vertex,
@@ -564,7 +537,7 @@ pub fn diff_files(
     candidate: &Path,
     matching: Matching,
     output: &DiffOutput,
-) -> Result<String, FrameDiffError> {
+) -> Result<String, LabError> {
     let s = WorldVertices::from_scene(&mesh::load(source)?)?;
     let c = WorldVertices::from_scene(&mesh::load(candidate)?)?;
     let tolerance = match matching {

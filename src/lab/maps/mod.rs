@@ -18,22 +18,6 @@ pub use table::scene_table;
 #[cfg(feature = "gpu")]
 pub use timing::bake_timing;
 
-/// What stops a `maps` table.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum MapsError {
-    /// A bake or a store failed.
-    #[error(transparent)]
-    Bake(#[from] BakeError),
-    /// An upload or a render failed.
-    #[cfg(feature = "gpu")]
-    #[error(transparent)]
-    Gpu(#[from] crate::gpu::GpuError),
-    /// A render cannot be compared with the reference.
-    #[error(transparent)]
-    Diff(#[from] crate::render::ImageDiffError),
-}
-
 /// How a map of `space` is stored as `format`, BC7 at effort `bc7`, by `encoder`.
 pub(crate) fn encoding(
     space: crate::qmap::MapSpace,

@@ -9,8 +9,9 @@ use std::fmt::Write as _;
 use glam::Vec3;
 use image::RgbaImage;
 
-use super::{encoding, frame_angles, AngleStats, MapsError};
+use super::{encoding, frame_angles, AngleStats};
 use crate::gpu::{GpuContext, GpuScene, Renderer, View};
+use crate::lab::LabError;
 use crate::measure::angle_deg;
 use crate::qmap::{
     self, BakeMesh, Bc7Quality, BcEncoder, CpuRaster, EncodedMap, MapFormat, MapOptions, MapSpace,
@@ -33,7 +34,7 @@ pub fn scene_table(
     sizes: &[(u32, u32)],
     bc7: Bc7Quality,
     listener: &mut dyn Listener,
-) -> Result<String, MapsError> {
+) -> Result<String, LabError> {
     let rows = measure(ctx, renderer, scene, sizes, bc7, listener)?;
     let mut out = String::new();
     print_table(&mut out, name, scene, sizes, &rows);
@@ -92,7 +93,7 @@ fn texel_errors(
     ctx: &GpuContext,
     scene: &RenderScene,
     bc7: Bc7Quality,
-) -> Result<Vec<(Column, AngleStats, AngleStats, String)>, MapsError> {
+) -> Result<Vec<(Column, AngleStats, AngleStats, String)>, LabError> {
     let mut pooled: Vec<(Column, Vec<f64>, Vec<f64>)> = Vec::new();
     let mut notes: Vec<(Column, String)> = Vec::new();
     let mut push =
@@ -190,7 +191,7 @@ fn texel_errors(
 
 /// Texels of a `w × h` map inside the UV triangles of the meshes using material `mi` (UVs
 /// outside [0, 1] clipped).
-fn coverage(scene: &RenderScene, mi: usize, w: u32, h: u32) -> Result<Vec<bool>, MapsError> {
+fn coverage(scene: &RenderScene, mi: usize, w: u32, h: u32) -> Result<Vec<bool>, LabError> {
     let prims: Vec<_> = scene
         .meshes
         .iter()
@@ -225,7 +226,7 @@ struct Renders<'a> {
 
 impl Renders<'_> {
     /// `gpu` drawn with `source` at every size.
-    fn all(&self, gpu: &GpuScene, source: FrameSource) -> Result<Vec<RgbaImage>, MapsError> {
+    fn all(&self, gpu: &GpuScene, source: FrameSource) -> Result<Vec<RgbaImage>, LabError> {
         self.sizes
             .iter()
             .map(|&(w, h)| {
@@ -245,7 +246,7 @@ impl Renders<'_> {
         scene: &RenderScene,
         options: &MapOptions,
         warnings: &mut Vec<crate::Warning>,
-    ) -> Result<GpuScene, MapsError> {
+    ) -> Result<GpuScene, LabError> {
         let mut gpu =
             self.renderer
                 .upload(self.ctx, scene, &[Format::Snorm16x4], options, warnings)?;
@@ -264,7 +265,7 @@ struct Reference {
 }
 
 impl Reference {
-    fn new(renders: &Renders<'_>, listener: &mut dyn Listener) -> Result<Self, MapsError> {
+    fn new(renders: &Renders<'_>, listener: &mut dyn Listener) -> Result<Self, LabError> {
         let base = renders.upload(renders.scene, &MapOptions::default(), &mut Vec::new())?;
         let images = renders.all(&base, FrameSource::Reference)?;
         let cost = base.cost(FrameSource::Reference).unwrap_or_default();
@@ -283,11 +284,11 @@ impl Reference {
     }
 
     /// Each of `images` against the reference picture of its size.
-    fn diffs(&self, images: &[RgbaImage]) -> Result<Vec<ImageDiff>, MapsError> {
+    fn diffs(&self, images: &[RgbaImage]) -> Result<Vec<ImageDiff>, LabError> {
         self.images
             .iter()
             .zip(images)
-            .map(|(a, b)| render::diff(a, b, None).map_err(MapsError::from))
+            .map(|(a, b)| render::diff(a, b, None).map_err(LabError::from))
             .collect()
     }
 }
@@ -299,7 +300,7 @@ fn measure(
     sizes: &[(u32, u32)],
     bc7: Bc7Quality,
     listener: &mut dyn Listener,
-) -> Result<Vec<(Column, Row)>, MapsError> {
+) -> Result<Vec<(Column, Row)>, LabError> {
     let errors = texel_errors(ctx, scene, bc7)?;
     let renders = Renders {
         ctx,
@@ -376,7 +377,7 @@ fn map_column(
     (space, format): (MapSpace, MapFormat),
     bc7: Bc7Quality,
     row: &mut Row,
-) -> Result<(), MapsError> {
+) -> Result<(), LabError> {
     row.bytes_per_texel = format!("{}", format.bytes_per_texel());
     let options = MapOptions {
         bc7,

@@ -7,8 +7,9 @@ use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use super::table::stats;
-use super::{bake_input, encoding, frame_angles, AngleStats, MapsError};
+use super::{bake_input, encoding, frame_angles, AngleStats};
 use crate::gpu::GpuContext;
+use crate::lab::LabError;
 use crate::qmap::{
     Baker, Bc7Quality, BcEncoder, CpuRaster, EncodedMap, Encoding, MapFormat, MapOptions, MapSpace,
     NormalMap, ObjectInput, QuatMap, RasterStages, Repack, TexelKind,
@@ -31,7 +32,7 @@ pub fn bake_timing(
     sides: &[u32],
     bc7: Bc7Quality,
     mut each: impl FnMut(&str),
-) -> Result<(), MapsError> {
+) -> Result<(), LabError> {
     let mut head = String::new();
     let _ = writeln!(
         head,
@@ -79,7 +80,7 @@ struct BakeTiming<'a> {
 impl BakeTiming<'_> {
     /// Tangent space → BC5 at `side`²: the rotations on the GPU (here lavapipe) and on the CPU
     /// (every core), the total with the faster.
-    fn tangent(&self, bc7: Bc7Quality, encoder: BcEncoder) -> Result<String, MapsError> {
+    fn tangent(&self, bc7: Bc7Quality, encoder: BcEncoder) -> Result<String, LabError> {
         let (ctx, scene, side) = (self.ctx, self.scene, self.side);
         let mut t = [Duration::ZERO; 4];
         let mut pool = Pooled::default();
@@ -119,7 +120,7 @@ impl BakeTiming<'_> {
 
     /// Object space → BC7 at `side`² and effort `quality`: raster, finish and compression times,
     /// and the per-texel error against the f32 bake, inside triangles.
-    fn object(&self, quality: Bc7Quality, encoder: BcEncoder) -> Result<String, MapsError> {
+    fn object(&self, quality: Bc7Quality, encoder: BcEncoder) -> Result<String, LabError> {
         let (ctx, scene, side) = (self.ctx, self.scene, self.side);
         let mut o = [Duration::ZERO; 3];
         let mut pool = Pooled::default();
@@ -186,7 +187,7 @@ impl Pooled {
         how: &Encoding,
         mask: &[bool],
         time: &mut Duration,
-    ) -> Result<(), MapsError> {
+    ) -> Result<(), LabError> {
         let stored = timed(time, || EncodedMap::encode(map, how))?;
         self.texels += map.levels.iter().map(|l| l.quats.len()).sum::<usize>();
         let (n, t) = frame_angles(&stored, &map.levels[0].quats, mask)?;

@@ -67,8 +67,8 @@ use qtangent::qmap::{
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
 
-use crate::test_bake::{bake, from_primitive};
 use crate::common::context;
+use crate::test_bake::{bake, from_primitive};
 
 const SEED: u64 = 0x5eed_0000_0a4a_9000;
 

@@ -711,9 +711,7 @@ fn patched_levels_are_refused() {
     set32(&mut b, 40, 0);
     assert!(matches!(
         read(&b),
-        Err(Ktx2Error::ZeroLevelCount(
-            TexelFormat::Bc7Unorm
-        ))
+        Err(Ktx2Error::ZeroLevelCount(TexelFormat::Bc7Unorm))
     ));
 
     // Level 1's index entry: byteOffset at 104, byteLength at 112, uncompressed at 120.
@@ -735,10 +733,7 @@ fn patched_levels_are_refused() {
         e.contains("level 1 starts at byte") && e.contains("not a multiple of 4"),
         "{e}"
     );
-    assert!(matches!(
-        patched(72, 8),
-        Err(Ktx2Error::SgdLength(8))
-    ));
+    assert!(matches!(patched(72, 8), Err(Ktx2Error::SgdLength(8))));
 }
 
 /// A file with its DFD or a key/value entry patched.
@@ -783,10 +778,7 @@ fn patched_dfds_and_key_values_are_refused() {
     let mut b = good.clone();
     set32(&mut b, kvd_at, 1000);
     assert!(
-        matches!(
-            read(&b),
-            Err(Ktx2Error::KvdFill { .. })
-        ),
+        matches!(read(&b), Err(Ktx2Error::KvdFill { .. })),
         "kvd entry length"
     );
 }
@@ -873,10 +865,7 @@ fn supercompressed_levels_are_read() {
         // A byteLength of 0 cannot expand to anything.
         let mut b = packed.clone();
         b[88..96].copy_from_slice(&0u64.to_le_bytes());
-        assert!(matches!(
-            read(&b),
-            Err(Ktx2Error::CannotExpand { .. })
-        ));
+        assert!(matches!(read(&b), Err(Ktx2Error::CannotExpand { .. })));
     }
 }
 

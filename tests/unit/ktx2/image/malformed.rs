@@ -11,7 +11,6 @@ use super::{
     Section, SUPPORTED,
 };
 
-
 // ---------------------------------------------------------------------------------------------
 // Supercompression.
 
@@ -125,10 +124,7 @@ fn supercompressed_sizes_are_checked() {
         let mut corrupt = good.levels[0].0.clone();
         corrupt.iter_mut().skip(2).for_each(|b| *b ^= 0x5A);
         let e = with_stream(corrupt);
-        let undecodable = matches!(
-            e,
-            Ktx2Error::Decompress { level: 0, .. }
-        );
+        let undecodable = matches!(e, Ktx2Error::Decompress { level: 0, .. });
         assert!(undecodable || lengths(&e).is_some(), "{e:?}");
     }
 }
