@@ -252,7 +252,7 @@ fn stage(
         .map_err(|e| e.to_string())?;
 
     let ctx = GpuContext::new().map_err(|e| console::advise(&e))?;
-    println!("adapter: {}", ctx.describe());
+    println!("adapter: {}", ctx);
     let renderer = Renderer::new(&ctx).map_err(|e| e.to_string())?;
     let format = Format::Snorm16x4;
     let mut gpu_scene = renderer

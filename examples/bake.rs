@@ -251,7 +251,7 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
         None
     } else {
         let ctx = GpuContext::new()?;
-        eprintln!("adapter: {}", ctx.describe());
+        eprintln!("adapter: {}", ctx);
         Some(ctx)
     };
     // The device's own choice: on a CPU adapter (lavapipe) the CPU raster, which is faster there.
@@ -262,11 +262,11 @@ fn run(args: &Args, ui: &mut Ui) -> Result<(), Error> {
         raster: match &ctx {
             None => "CPU raster".to_string(),
             Some(c) if c.info.device_type == wgpu::DeviceType::Cpu => {
-                format!("CPU raster (the adapter, {}, is a CPU)", c.describe())
+                format!("CPU raster (the adapter, {}, is a CPU)", c)
             }
-            Some(c) => format!("GPU raster on {}", c.describe()),
+            Some(c) => format!("GPU raster on {}", c),
         },
-        adapter: ctx.as_ref().map(GpuContext::describe),
+        adapter: ctx.as_ref().map(GpuContext::to_string),
     };
 
     let t = Instant::now();

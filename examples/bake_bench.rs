@@ -87,7 +87,7 @@ fn run() -> Result<(), String> {
         .unwrap_or_else(|| cli::assets_dir().join("gltf/FlightHelmet/FlightHelmet.gltf"));
     let scene = qtangent::mesh::load(&mesh_path).map_err(|e| e.to_string())?;
     let ctx = GpuContext::new().map_err(|e| e.to_string())?;
-    println!("adapter: {}", ctx.describe());
+    println!("adapter: {}", ctx);
     println!(
         "mesh: {}, map {}², format rgba16f",
         mesh_path.display(),

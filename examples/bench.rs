@@ -49,7 +49,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let runs = arg(2, 15)?.max(1);
     let pipeline = DecodePipeline::new(&ctx)?;
     let timing = clock(&ctx);
-    println!("adapter: {}", ctx.describe());
+    println!("adapter: {}", ctx);
     println!("frames: {frames}, runs: {runs} (median after 3 warm-up runs), GPU timing: {timing}");
     println!("CPU: single thread, Format::unpack + QTangent::to_frame per frame\n");
 

@@ -44,7 +44,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let pipeline = DecodePipeline::new(&ctx)?;
     println!(
         "\nGPU decode on {}: {} frames per format",
-        ctx.describe(),
+        ctx,
         frames.len()
     );
     println!("| format       | GPU vs CPU decode (max abs diff) | GPU vs source (max °) | handedness errors | GPU wall time |");

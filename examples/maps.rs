@@ -83,10 +83,7 @@ fn run(args: &Args) -> Result<(), Error> {
         .map_err(|e| format!("--bc7-quality {}: {e}", args.bc7_quality))?;
     let ctx = GpuContext::new()?;
     let renderer = Renderer::new(&ctx)?;
-    println!(
-        "# Quaternion maps against normal maps ({})\n",
-        ctx.describe()
-    );
+    println!("# Quaternion maps against normal maps ({})\n", ctx);
     println!(
         "BC7 effort: {}. Renders against the reference (f32 vertex frames, RGBA8 normal map).\n",
         bc7.name()

@@ -135,7 +135,7 @@ fn load(args: &Args) -> Result<(Scene, Vec<Prepared>, SceneMaps), String> {
     }
     let render = RenderScene::load(&args.mesh).map_err(|e| e.to_string())?;
     let ctx = qtangent::gpu::GpuContext::new().map_err(|e| e.to_string())?;
-    eprintln!("pack: {}", ctx.describe());
+    eprintln!("pack: {}", ctx);
     let kinds = match args.maps {
         MapKind::Object => MapKinds::Object,
         _ => MapKinds::Tangent,

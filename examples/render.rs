@@ -212,7 +212,7 @@ fn run(args: &Args) -> Result<(), String> {
     println!(
         "{}; {width}×{height} on {}",
         scene::summary(&scene, &gpu),
-        ctx.describe()
+        ctx
     );
     let shots = Shots {
         ctx: &ctx,

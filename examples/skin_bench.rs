@@ -276,7 +276,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let runs = args.runs.max(1);
     let ctx = GpuContext::new()?;
     let timing = clock(&ctx);
-    println!("adapter: {}", ctx.describe());
+    println!("adapter: {}", ctx);
     println!(
         "instances: {:?} × {} vertices, {} bones each, meshes: {}, runs: {runs} (median after 3 warm-up runs), GPU timing: {timing}",
         args.instances,

@@ -424,7 +424,7 @@ impl Viewer {
         let renderer = Renderer::new(&ctx).map_err(|e| e.to_string())?;
         let options = args.scene.map_options()?;
         let mut gpu = scene::upload("viewer", &ctx, &renderer, &scene, &Format::ALL, &options)?;
-        println!("{}; on {}", scene::summary(&scene, &gpu), ctx.describe());
+        println!("{}; on {}", scene::summary(&scene, &gpu), ctx);
         let anim = skinned.and_then(|s| match s.start(&ctx, &mut gpu) {
             Ok(a) => Some(a),
             Err(e) => {
@@ -779,7 +779,7 @@ fn surface_config(
 ) -> Result<(wgpu::SurfaceConfiguration, wgpu::TextureFormat), String> {
     let mut config = surface
         .get_default_config(&ctx.adapter, size.width.max(1), size.height.max(1))
-        .ok_or_else(|| format!("{} cannot present to this window", ctx.describe()))?;
+        .ok_or_else(|| format!("{} cannot present to this window", ctx))?;
     let formats = surface.get_capabilities(&ctx.adapter).formats;
     // An sRGB format encodes the tone-mapped picture as `render`'s PNGs do; without one, an
     // sRGB view of a plain 8-bit format does the same.

@@ -107,7 +107,7 @@ impl<'a> From<&'a GpuContext> for RasterBackend<'a> {
 
 impl RasterStages for GpuContext {
     fn describe(&self) -> String {
-        format!("GPU ({})", GpuContext::describe(self))
+        format!("GPU ({self})")
     }
 
     fn raster(

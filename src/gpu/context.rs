@@ -184,6 +184,18 @@ pub struct GpuContext {
     uncaptured: Option<Arc<Mutex<Vec<String>>>>,
 }
 
+/// One line naming the adapter, backend and driver.
+impl std::fmt::Display for GpuContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let i = &self.info;
+        write!(
+            f,
+            "{} ({:?}, {:?}, {} {})",
+            i.name, i.backend, i.device_type, i.driver, i.driver_info
+        )
+    }
+}
+
 /// What one GPU stage needs of a device beyond what every device has. Each stage checks its
 /// needs ([`GpuContext::check`]) before it builds anything, so a device handed in through
 /// [`GpuContext::from_device`] that lacks one gets an error naming it instead of a wgpu
@@ -524,16 +536,6 @@ impl GpuContext {
             info,
             uncaptured: Some(uncaptured),
         })
-    }
-
-    /// One line naming the adapter, backend and driver.
-    #[must_use]
-    pub fn describe(&self) -> String {
-        let i = &self.info;
-        format!(
-            "{} ({:?}, {:?}, {} {})",
-            i.name, i.backend, i.device_type, i.driver, i.driver_info
-        )
     }
 
     /// Runs `f` inside validation and out-of-memory error scopes and turns any wgpu error

@@ -60,12 +60,12 @@ fn texture_header(h: &Header) -> Result<(TexelFormat, usize), Ktx2Error> {
     container::check_layers(h, OneD::Refused, Arrays::Read)?;
     if h.type_size != format.type_size() {
         let type_size = h.type_size;
-        return Err(Ktx2Error::TypeSize { type_size, format }.into());
+        return Err(Ktx2Error::TypeSize { type_size, format });
     }
     let (width, height) = (h.pixel_width, h.pixel_height);
     let max = full_mip_count(width, height);
     match h.level_count {
-        0 if format.block_size() != (1, 1) => Err(Ktx2Error::ZeroLevelCount(format).into()),
+        0 if format.block_size() != (1, 1) => Err(Ktx2Error::ZeroLevelCount(format)),
         0 => Ok((format, 1)),
         n if n > max => Err(Ktx2Error::LevelCount {
             count: u64::from(n),
@@ -115,16 +115,14 @@ fn check_levels(c: &Container, format: TexelFormat, count: usize) -> Result<(), 
                 level: p,
                 uncompressed,
                 length,
-            }
-            .into());
+            });
         }
         if offset % align != 0 {
             return Err(Ktx2Error::Alignment {
                 level: p,
                 offset,
                 align,
-            }
-            .into());
+            });
         }
     }
     Ok(())

@@ -173,18 +173,17 @@ impl RasterBackend<'static> {
     pub const CPU: Self = RasterBackend(&CpuRaster);
 }
 
-impl RasterBackend<'_> {
-    /// What it is, for reports: `CPU`, or the GPU adapter.
-    #[must_use]
-    pub fn describe(&self) -> String {
-        self.0.describe()
+/// What it is, for reports: `CPU`, or the GPU adapter.
+impl std::fmt::Display for RasterBackend<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0.describe())
     }
 }
 
 impl std::fmt::Debug for RasterBackend<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_tuple("RasterBackend")
-            .field(&self.describe())
+            .field(&self.0.describe())
             .finish()
     }
 }

@@ -243,26 +243,7 @@ impl BakeJob {
                     None => NormalSource::None,
                 }
             };
-            let anisotropy = match mat.and_then(|m| m.anisotropy.as_ref()) {
-                Some(a) => match &a.texture {
-                    Some(t) if t.tex_coord != 0 => {
-                        listener.warning(Warning::new(
-                            format!("{file}: {what}"),
-                            WarningKind::BakeTextureOnOtherSet {
-                                texture: "anisotropy",
-                                set: t.tex_coord,
-                            },
-                        ));
-                        None
-                    }
-                    Some(t) => Some(AnisotropySource {
-                        image: t.image.clone(),
-                        rotation: a.rotation,
-                    }),
-                    None => None,
-                },
-                None => None,
-            };
+            let anisotropy = anisotropy_source(mat, &format!("{file}: {what}"), listener);
             let base = mat.map_or(stem.as_str(), |m| m.name.as_str());
             jobs.push(BakeJob {
                 name: unique_name(&file_stem(base), &mut used_names),
@@ -351,6 +332,31 @@ impl BakeJob {
             problem: format!("{what} {image}: {e}"),
         })
     }
+}
+
+/// The anisotropy texture `mat` bakes with, if any; one on a UV set other than 0 is ignored with
+/// a warning to `listener` naming `place`.
+fn anisotropy_source(
+    mat: Option<&crate::mesh::Material>,
+    place: &str,
+    listener: &mut dyn Listener,
+) -> Option<AnisotropySource> {
+    let a = mat.and_then(|m| m.anisotropy.as_ref())?;
+    let t = a.texture.as_ref()?;
+    if t.tex_coord != 0 {
+        listener.warning(Warning::new(
+            place,
+            WarningKind::BakeTextureOnOtherSet {
+                texture: "anisotropy",
+                set: t.tex_coord,
+            },
+        ));
+        return None;
+    }
+    Some(AnisotropySource {
+        image: t.image.clone(),
+        rotation: a.rotation,
+    })
 }
 
 /// A job's map as [`BakeJob::bake`] bakes it.

@@ -174,7 +174,7 @@ impl<'a> Table<'a> {
              PSNR over pixels wholly on the plate.\n\n\
              | size | mip | frame source | direction mean | p99 | mean, coherent | p99, coherent | PSNR |\n\
              |---|---|---|---|---|---|---|---|\n",
-            self.ctx.describe(),
+            self.ctx,
             self.texture
         )
     }

@@ -162,7 +162,7 @@ impl BakeTiming<'_> {
         let [raster, finish, bc7] = o.map(|d| d.as_secs_f64());
         let (rate, n, t) = (texels as f64 / bc7 / 1e6, stats(Some(n)), stats(Some(t)));
         let (quality, name) = (quality.name(), encoder.name());
-        let raster_on = ctx.raster_backend().describe();
+        let raster_on = ctx.raster_backend().to_string();
         Ok(format!(
             "| {side}² | object → bc7 {quality} ({name}) | raster, every level ({raster_on}) {raster:.2} s, finish {finish:.2} s, BC7 {bc7:.2} s ({rate:.2} Mtexel/s); per-texel error ° normal {n}, tangent {t} | {total:.2} s |\n"
         ))

@@ -23,7 +23,7 @@ pub fn context() -> &'static qtangent::gpu::GpuContext {
     CONTEXT.get_or_init(|| {
         let ctx = qtangent::gpu::GpuContext::new()
             .unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}"));
-        eprintln!("tests: GPU adapter {}", ctx.describe());
+        eprintln!("tests: GPU adapter {}", ctx);
         ctx
     })
 }

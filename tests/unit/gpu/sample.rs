@@ -490,7 +490,7 @@ fn filtered_frames_stay_within_the_derived_bound_of_the_cpu_filter() {
     let e = (-f64::from(subtexel_bits(ctx))).exp2();
     println!(
         "{}: sub-texel precision assumed {} bits",
-        ctx.describe(),
+        ctx,
         subtexel_bits(ctx)
     );
     let swirl = NormalMap::default_swirl();
