@@ -42,7 +42,7 @@ struct Args {
     #[arg(long, default_value = "512,256,128,64")]
     sizes: String,
     /// Side of the anisotropy texture.
-    #[arg(long, default_value_t = disc::TEXTURE_SIZE)]
+    #[arg(long, default_value_t = 1024)]
     texture: u32,
     /// Folder for the sheet and heatmaps.
     #[arg(long, default_value = "target/aniso")]

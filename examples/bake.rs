@@ -437,7 +437,7 @@ fn bake_one(
         what: job.what.clone(),
         material: job.material_name.clone(),
         primitives: done.primitives,
-        normal_map: job.normal.describe(),
+        normal_map: (job.normal != NormalSource::None).then(|| job.normal.to_string()),
         anisotropy: job.anisotropy.as_ref().map(|a| a.image.to_string()),
         format: baked.stored.format,
         map_stats: map.stats,

@@ -1,5 +1,5 @@
 //! Write the handwritten seed corpora of the mesh-loader fuzz targets (`xtask/fuzz/`): small glTF
-//! files written with the crate's glTF writer (`qtangent::lab::fuzz_seeds`) and OBJ texts, each
+//! files written with the crate's glTF writer (`qtangent::lab::content::gltf_seeds`) and OBJ texts, each
 //! a feature of the format the loaders must handle. `cargo xtask fuzz` runs this before fuzzing.
 //!
 //! `cargo run --release --example fuzz_seeds -- DIR` writes `DIR/load_gltf/seed-*` and
@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use qtangent::lab::fuzz_seeds::gltf_seeds;
+use qtangent::lab::content::gltf_seeds;
 
 fn main() -> ExitCode {
     let dir = std::env::args_os().nth(1).map(PathBuf::from);

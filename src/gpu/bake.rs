@@ -81,7 +81,7 @@ pub(crate) fn format_code(format: MapFormat) -> f64 {
 impl GpuContext {
     /// The raster and tangent-space bake this device's bakes should use
     /// ([`crate::qmap::Baker::new`]): the GPU's own, or on a CPU adapter (lavapipe,
-    /// SwiftShader) the CPU's on every core — the same texels ([`crate::qmap::CpuRaster`] and
+    /// SwiftShader) the CPU's on every core — the same texels ([`crate::qmap::RasterBackend::CPU`] and
     /// the CPU tangent-space bake are the references the GPU stages are tested against), several
     /// times faster there than the software rasteriser's passes and copies (FlightHelmet at
     /// 2048², six object-space maps on two cores: 2.4 s against 12.1 s; the tangent-space

@@ -1,6 +1,7 @@
 //! Content made in code: the default scene (a copper torus and a glazed sphere under normal
 //! maps baked into quaternion maps, on a spun-metal plate whose tangent field only a quaternion
-//! map can draw), the plate itself, and a checkered ground for animated scenes.
+//! map can draw), the plate itself, a checkered ground for animated scenes, and the glTF seeds
+//! of the fuzz targets.
 
 use std::f32::consts::{PI, TAU};
 use std::path::{Path, PathBuf};
@@ -301,4 +302,115 @@ pub fn add_ground(
         skin: None,
     });
     Ok(scene.objects.len() - 1)
+}
+
+/// The attributes of a fuzz seed: POSITION and what else it has.
+#[cfg(feature = "gltf")]
+struct Attributes<'a> {
+    positions: &'a [[f32; 3]],
+    normals: Option<&'a [[f32; 3]]>,
+    uvs: Option<&'a [[f32; 2]]>,
+    tangents: Option<&'a [[f32; 4]]>,
+}
+
+/// The glTF seed corpus of the mesh-loader fuzz targets (`xtask/fuzz/`), each a feature of the
+/// format the loader must handle, written with the crate's one glTF writer
+/// (`examples/fuzz_seeds.rs` writes them with its OBJ texts; `cargo xtask fuzz` runs it before
+/// fuzzing). Handwritten glTF seeds, buffers embedded as data URIs (and one GLB): a bare triangle, a
+/// strip, a fan, and an indexed quad with every attribute the loader reads.
+#[cfg(feature = "gltf")]
+pub fn gltf_seeds() -> Result<Vec<(&'static str, Vec<u8>)>, crate::pack::WriteError> {
+    let tri = [[0., 0., 0.], [1., 0., 0.], [0., 1., 0.]];
+    let quad = [[0., 0., 0.], [1., 0., 0.], [1., 1., 0.], [0., 1., 0.]];
+    let normals = [[0., 0., 1.]; 4];
+    let uvs = [[0., 1.], [1., 1.], [1., 0.], [0., 0.]];
+    let tangents = [[1., 0., 0., 1.]; 4];
+    let only = |positions| Attributes {
+        positions,
+        normals: None,
+        uvs: None,
+        tangents: None,
+    };
+    let full = Attributes {
+        positions: &quad,
+        normals: Some(&normals),
+        uvs: Some(&uvs),
+        tangents: Some(&tangents),
+    };
+    let gltf = |b: crate::gltf::Builder| {
+        b.to_gltf(crate::gltf::BufferUri::DataUri)
+            .to_string()
+            .into_bytes()
+    };
+    Ok(vec![
+        ("triangle.gltf", gltf(seed(4, &only(&tri), None))),
+        (
+            "strip.gltf",
+            gltf(seed(
+                5,
+                &Attributes {
+                    uvs: Some(&uvs),
+                    ..only(&quad)
+                },
+                None,
+            )),
+        ),
+        (
+            "fan.gltf",
+            gltf(seed(
+                6,
+                &Attributes {
+                    normals: Some(&normals),
+                    ..only(&quad)
+                },
+                Some(&[0, 1, 2, 3]),
+            )),
+        ),
+        (
+            "indexed.gltf",
+            gltf(seed(4, &full, Some(&[0, 1, 2, 0, 2, 3]))),
+        ),
+        (
+            "indexed.glb",
+            seed(4, &full, Some(&[0, 1, 2, 0, 2, 3])).to_glb()?,
+        ),
+    ])
+}
+
+/// A document with one node (translated), one mesh and one primitive of `mode` with a
+/// material: the attributes as f32, the indices (if any) as u16.
+#[cfg(feature = "gltf")]
+fn seed(mode: u32, a: &Attributes<'_>, indices: Option<&[u32]>) -> crate::gltf::Builder {
+    let mut b = crate::gltf::Builder::default();
+    let vertex = Some(crate::gltf::Target::ArrayBuffer);
+    let mut attributes = serde_json::json!({ "POSITION": b.positions(a.positions) });
+    if let Some(n) = a.normals {
+        attributes["NORMAL"] = serde_json::json!(b.floats(n, vertex));
+    }
+    if let Some(uv) = a.uvs {
+        attributes["TEXCOORD_0"] = serde_json::json!(b.floats(uv, vertex));
+    }
+    if let Some(t) = a.tangents {
+        attributes["TANGENT"] = serde_json::json!(b.floats(t, vertex));
+    }
+    let mut primitive =
+        serde_json::json!({ "attributes": attributes, "mode": mode, "material": 0 });
+    if let Some(indices) = indices {
+        primitive["indices"] = serde_json::json!(b.indices(indices));
+    }
+    b.push(
+        "meshes",
+        serde_json::json!({ "name": "seed", "primitives": [primitive] }),
+    );
+    b.push(
+        "nodes",
+        serde_json::json!({ "mesh": 0, "translation": [1, 0, 0] }),
+    );
+    b.push(
+        "materials",
+        serde_json::json!({ "pbrMetallicRoughness": { "metallicFactor": 0.5 } }),
+    );
+    b.json["scene"] = serde_json::json!(0);
+    b.json["scenes"] = serde_json::json!([{ "nodes": [0] }]);
+    b
 }

@@ -22,8 +22,6 @@ pub mod content;
 pub mod disc;
 #[cfg(feature = "pipeline")]
 pub mod frame_diff;
-#[cfg(feature = "gltf")]
-pub mod fuzz_seeds;
 #[cfg(feature = "pipeline")]
 pub mod maps;
 #[cfg(feature = "gpu")]

@@ -53,26 +53,20 @@ pub enum NormalSource {
     },
 }
 
-impl NormalSource {
-    /// A name for reports: `procedural swirl (256²)`, or the
-    /// [`ImageSource`]'s name with ` (scale S)` when the scale is not 1; `None` for no
-    /// normal map.
-    #[must_use]
-    pub fn describe(&self) -> Option<String> {
+/// A name for reports: `none`, `procedural swirl (256²)`, or the [`ImageSource`]'s name with
+/// ` (scale S)` when the scale is not 1.
+impl std::fmt::Display for NormalSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            NormalSource::None => None,
-            NormalSource::Swirl => Some("procedural swirl (256²)".to_string()),
-            NormalSource::Image { image, scale } => {
-                let name = image.to_string();
-                Some(if *scale == 1.0 {
-                    name
-                } else {
-                    format!("{name} (scale {scale})")
-                })
-            }
+            NormalSource::None => f.write_str("none"),
+            NormalSource::Swirl => f.write_str("procedural swirl (256²)"),
+            NormalSource::Image { image, scale } if *scale == 1.0 => write!(f, "{image}"),
+            NormalSource::Image { image, scale } => write!(f, "{image} (scale {scale})"),
         }
     }
+}
 
+impl NormalSource {
     /// Decodes the normal map for the object-space raster (`NormalMap::load`); `None` for
     /// [`NormalSource::None`]. `mesh_file` names the mesh in errors.
     ///
@@ -156,7 +150,7 @@ pub struct BakeJob {
     pub material: Option<usize>,
     /// The material's name, if any.
     pub material_name: Option<String>,
-    /// Indices into [`Scene::primitives`] (file order), every one with UVs.
+    /// Indices of primitives in file order (every mesh's in turn), every one with UVs.
     pub primitives: Vec<usize>,
     /// The normal map.
     pub normal: NormalSource,

@@ -1,6 +1,6 @@
 //! Quaternion maps: textures that store a whole tangent frame per texel (trick #3 of "Quaternion Tricks"),
 //! baked from a mesh's vertex frames and, optionally, its tangent-space normal map. CPU only:
-//! the GPU baker in `crate::gpu::bake` produces the same [`Raster`], and everything after the
+//! the GPU baker in `crate::gpu::bake` produces the same raster, and everything after the
 //! raster stage (`post.rs`: hemisphere choice, seam padding, mips, statistics) is shared.
 //!
 //! # The map

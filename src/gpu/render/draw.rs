@@ -130,7 +130,7 @@ impl Renderer {
 
     /// Records the draw of `scene` as `view` (from [`Renderer::prepare_view`] of this scene)
     /// into `pass`, targets already begun: every visible object with the pipeline of `source`
-    /// and `output` (meshes without a map use [`FALLBACK_FORMAT`] in quaternion-map mode).
+    /// and `output` (meshes without a map use their Snorm16x4 qtangents in quaternion-map mode).
     ///
     /// It writes nothing: it only records commands that read `view`'s buffers, so any number of
     /// draws — of different views, into one pass or several, in one encoder — can go in one

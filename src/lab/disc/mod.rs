@@ -60,8 +60,6 @@ pub(crate) const SPIRAL: f32 = 0.32;
 pub(crate) const BAND: f32 = 0.46;
 /// Side of the plate, world units.
 pub(crate) const PLATE_SIZE: f32 = 2.0;
-/// Side of the anisotropy texture the table uses.
-pub const TEXTURE_SIZE: u32 = 1024;
 
 /// The analytic field at `uv`: the oriented unit direction in (t, b) and the strength.
 #[must_use]
