@@ -442,8 +442,8 @@ fn bake_one(
         format: baked.stored.format,
         map_stats: map.stats,
         levels: map.levels.len(),
-        width: map.width(),
-        height: map.height(),
+        width: map.stats.width,
+        height: map.stats.height,
         times,
         files,
     }))

@@ -9,9 +9,12 @@
 //! `../shared/assets/...` beside the crate). Each material is baked as the library bakes it
 //! (`Baker::object`, rgba16f) on the device's GPU raster (`RasterBackend::from(&GpuContext)`,
 //! whatever the adapter) and on the CPU's (`RasterBackend::CPU`); the times are the bakes' own
-//! `raster` phase (every level: upload, both render passes and readback on the GPU), median of
-//! `--runs` after one warm-up on the GPU, once on the CPU. `finish` (hemisphere rule, padding,
-//! mips) is shared CPU code, timed once. Never asserted anywhere: this prints a table.
+//! `raster` phase: every level rastered (on the GPU: upload, both render passes and readback per
+//! level), plus the normal map's coarser levels, shared CPU work that is small beside it. Median
+//! of `--runs` after one warm-up on the GPU, once on the CPU. `finish` (hemisphere rule,
+//! padding, mips) is shared CPU code, shown from the warm-up. Every run bakes whole (finish and
+//! store too), so a run takes about twice its raster time. Never asserted anywhere: this prints
+//! a table.
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! `pack` and `compare`; it knows nothing of meshes' preparation, maps or rendering. It is
 //! crate-internal: users read glTF through [`crate::mesh::load`] and write it through
 //! [`crate::pack`]; its error types are public where those report them (`mesh::AccessorError`,
-//! `pack::ReadError`, `pack::WriteError`).
+//! `pack::WriteError`).
 //!
 //! - [`Builder`]: the one writer — a JSON document with one binary buffer, its buffer views and
 //!   accessors appended by type, written as `.glb` or `.gltf` (buffer beside it or a `data:`

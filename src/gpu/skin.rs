@@ -592,7 +592,7 @@ impl SkinBatch {
     /// hand-built [`Bone`] need not be).
     ///
     /// # Errors
-    /// [`GpuError::Count`] when the count is not `SkinBuffers::bone_count`, [`GpuError::Invalid`]
+    /// [`GpuError::Count`] when the count is not [`SkinBatch::bone_count`], [`GpuError::Invalid`]
     /// when a bone is not
     /// finite, has a (near) zero rotation or a scale ≤ 0 (a mirroring scale would flip positions
     /// but not the frames' handedness).

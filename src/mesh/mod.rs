@@ -629,7 +629,7 @@ impl Scene {
     }
 
     /// Every primitive with its mesh, in file order.
-    pub(crate) fn primitives(&self) -> impl Iterator<Item = (&Mesh, &Primitive)> {
+    pub fn primitives(&self) -> impl Iterator<Item = (&Mesh, &Primitive)> {
         self.meshes
             .iter()
             .flat_map(|m| m.primitives.iter().map(move |p| (m, p)))

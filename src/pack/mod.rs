@@ -214,7 +214,7 @@ const DROPPED_EXTENSIONS: [&str; 3] = [
 ];
 
 /// Writes `scene` as a GLB carrying `prepared`'s frames in `options.format` and `maps`.
-/// `prepared` holds one entry per primitive of `scene`, in file order (every mesh's primitives in turn) (as
+/// `prepared` holds one entry per primitive of `scene`, in [`Scene::primitives`] order (as
 /// [`Scene::prepare`] returns them, and as a [`RenderScene`](crate::render::RenderScene)
 /// loaded from the file holds its meshes); `maps` is indexed the same way (its tangent-space maps
 /// by material: entries past the file's materials are not written), or

@@ -154,6 +154,7 @@ impl Default for MapOptions {
 impl MapOptions {
     /// The defaults with maps stored as `format`.
     #[must_use]
+    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
     pub(crate) fn stored(format: MapFormat) -> Self {
         Self {
             format: Some(format),
@@ -512,14 +513,14 @@ impl<'a> Baker<'a> {
         })
     }
 
-    /// Stores an already baked map (an authored one) as the options ask: a tangent-space map
-    /// with a tilt and a twist needs four channels (BC7 where BC5 was asked for, with a
-    /// warning); an object-space map keeps its handedness plane (made by hand, its handedness
-    /// need not follow the UV winding).
+    /// Stores an already baked map (a [`Baked::map`] in another format, or an authored one) as
+    /// the options ask, `what` naming it in warnings: a tangent-space map with a tilt and a
+    /// twist needs four channels (BC7 where BC5 was asked for, with a warning); an object-space
+    /// map keeps its handedness plane (its handedness need not follow the UV winding).
     ///
     /// # Errors
     /// What the encoder reports.
-    pub(crate) fn store(
+    pub fn store(
         &self,
         map: &QuatMap,
         space: MapSpace,

@@ -150,7 +150,7 @@ pub struct BakeJob {
     pub material: Option<usize>,
     /// The material's name, if any.
     pub material_name: Option<String>,
-    /// Indices of primitives in file order (every mesh's in turn), every one with UVs.
+    /// Indices into [`Scene::primitives`] (file order), every one with UVs.
     pub primitives: Vec<usize>,
     /// The normal map.
     pub normal: NormalSource,

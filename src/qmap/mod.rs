@@ -46,8 +46,10 @@ use std::path::PathBuf;
 use glam::{Vec2, Vec4};
 
 pub use anisotropy::DirectionField;
+#[cfg(any(test, feature = "lab"))]
+pub(crate) use bake::CpuRaster;
+pub(crate) use bake::RasterStages;
 pub use bake::{Baked, Baker, MapOptions, ObjectInput, RasterBackend, Repack, TangentInput};
-pub(crate) use bake::{CpuRaster, RasterStages};
 pub use bc::{Bc7Quality, BcEncoder, BcError};
 pub(crate) use cpu::raster_cpu;
 pub use format::{MapDecode, MapFormat, MapSpace};
@@ -58,6 +60,7 @@ pub(crate) use io::{read_exr, ExrMap};
 pub use job::{BakeJob, Container, JobMap, NormalSource, OutputFile};
 pub use normal_map::NormalMap;
 pub use stored::EncodedMap;
+#[cfg(any(test, feature = "lab"))]
 pub(crate) use stored::Encoding;
 use texel::BakeTriangle;
 
@@ -404,15 +407,15 @@ pub struct QuatMap {
 }
 
 impl QuatMap {
-    /// Width of level 0.
+    /// Width of level 0 (`stats.width` to a user).
     #[must_use]
-    pub fn width(&self) -> u32 {
+    pub(crate) fn width(&self) -> u32 {
         self.levels[0].width
     }
 
-    /// Height of level 0.
+    /// Height of level 0 (`stats.height` to a user).
     #[must_use]
-    pub fn height(&self) -> u32 {
+    pub(crate) fn height(&self) -> u32 {
         self.levels[0].height
     }
 }

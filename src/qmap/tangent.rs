@@ -49,6 +49,7 @@ pub(crate) type Twist<'a> = &'a (dyn Fn(Vec2) -> f32 + Sync);
 #[derive(Clone, Copy)]
 pub(crate) enum TwistField<'a> {
     /// A function of UV (`Twist`), evaluated at every texel centre of every level.
+    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
     Uv(Twist<'a>),
     /// Given per level and texel (row-major), as
     /// `super::anisotropy::DirectionField::twist_levels` makes them from a
@@ -222,6 +223,7 @@ pub(crate) fn align(levels: &mut [MapLevel]) {
 /// twist of exactly 2π (t = −1) halves to the identity, which is φ = π axially. `r` need not be
 /// unit. Mirrors `qmap_halve_twist` in `shaders/qmap.wgsl`.
 #[must_use]
+#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 pub(crate) fn halve_twist(r: Vec4) -> Vec4 {
     let tl2 = r.z * r.z + r.w * r.w;
     if tl2 < 1e-24 {

@@ -534,6 +534,7 @@ impl SkinVertices {
     /// # Panics
     /// If `v >= len()`.
     #[must_use]
+    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
     pub(crate) fn position(&self, v: usize) -> Vec3 {
         self.positions[v]
     }

@@ -115,7 +115,7 @@ fn generated_handedness_matches_flight_helmet_supplied() {
         return;
     };
     let (mut same, mut total) = (0usize, 0usize);
-    for prim in scene.meshes.iter().flat_map(|m| &m.primitives) {
+    for (_, prim) in scene.primitives() {
         let supplied = prim.prepare().unwrap_or_else(|e| panic!("{e}"));
         let mut stripped = prim.clone();
         stripped.tangents = None;

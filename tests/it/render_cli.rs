@@ -76,7 +76,7 @@ fn bad_input_is_one_line_and_status_one() {
 
 /// A tangent-space map for the default scene's copper material: a flat normal map's rotations
 /// (a tilt of 0.32°: 8-bit 128 is 0.5 + 1/510), BC5, 8×8 with mips.
-fn identity_map() -> qtangent::qmap::EncodedMap {
+fn flat_map() -> qtangent::qmap::EncodedMap {
     use qtangent::qmap::{Baker, Bc7Quality, MapFormat, MapOptions, RasterBackend, TangentInput};
     let flat = image::RgbaImage::from_pixel(8, 8, image::Rgba([128, 128, 255, 255]));
     let options = MapOptions {
@@ -132,7 +132,7 @@ fn maps_load_from_ktx2_files() {
     let dir = tempfile::tempdir().expect("temporary folder");
     let maps = dir.path().join("maps");
     std::fs::create_dir(&maps).expect("maps folder");
-    let map = identity_map();
+    let map = flat_map();
     map.write_ktx2(&maps.join("copper.ktx2"), None)
         .expect("writes");
     // A file whose name is not the material's is found by its `qtangent.material` key (how
@@ -167,7 +167,7 @@ fn bad_map_files_are_one_line_and_status_one() {
     let dir = tempfile::tempdir().expect("temporary folder");
     let out_png = dir.path().join("x.png");
     let o = out_png.to_str().expect("utf-8 path");
-    let written = identity_map()
+    let written = flat_map()
         .write_ktx2(&dir.path().join("good.ktx2"), None)
         .expect("writes");
     let good = std::fs::read(&written[0]).expect("reads");
