@@ -88,6 +88,16 @@ fn check(v: Vec3, name: &'static str) -> Result<DVec3, FrameError> {
 }
 
 impl TangentFrame {
+    /// The frame of three vectors as a GPU stage writes them, taken as they are.
+    #[cfg(feature = "gpu")]
+    pub(crate) fn from_arrays(normal: [f32; 3], tangent: [f32; 3], bitangent: [f32; 3]) -> Self {
+        Self {
+            normal: Vec3::from_array(normal),
+            tangent: Vec3::from_array(tangent),
+            bitangent: Vec3::from_array(bitangent),
+        }
+    }
+
     /// Builds an orthonormal frame from possibly non-orthonormal vectors.
     ///
     /// The normal is kept exactly (only normalised); the tangent is made perpendicular to it

@@ -28,8 +28,8 @@ pub(crate) const NEEDS: StageNeeds = StageNeeds {
 use crate::qmap::tangent::TwistField;
 use crate::qmap::texel::{FRINGE_RADIUS, MIN_AREA2};
 use crate::qmap::{
-    BakeError, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap, Raster, RasterBackend,
-    RasterStages, TexelKind,
+    BakeError, BakeMesh, BakeSettings, LevelInputs, MapFormat, NormalMap, QuatMap, Raster,
+    RasterBackend, RasterStages, TexelKind,
 };
 use crate::report::Listener;
 
@@ -112,12 +112,17 @@ impl RasterStages for GpuContext {
 
     fn raster(
         &self,
-        mesh: &BakeMesh,
-        normal_map: Option<&NormalMap>,
-        settings: &BakeSettings,
+        level: &LevelInputs<'_>,
         listener: &mut dyn Listener,
     ) -> Result<Raster, BakeError> {
-        raster_gpu(self, mesh, normal_map, settings, listener).map_err(GpuError::into_bake)
+        raster_gpu(
+            self,
+            level.mesh,
+            level.normal_map,
+            &level.settings,
+            listener,
+        )
+        .map_err(GpuError::into_bake)
     }
 
     /// The GPU's tangent-space bake (`shaders/bake_tangent.wgsl`), whatever the adapter: a
@@ -530,11 +535,7 @@ fn record_passes(
                     depth_slice: None,
                     resolve_target: None,
                     ops: wgpu::Operations {
-                        load: if first {
-                            wgpu::LoadOp::Clear(clear)
-                        } else {
-                            wgpu::LoadOp::Load
-                        },
+                        load: clear_first(first, clear),
                         store: wgpu::StoreOp::Store,
                     },
                 })
@@ -546,19 +547,11 @@ fn record_passes(
             depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                 view: &depth_view,
                 depth_ops: Some(wgpu::Operations {
-                    load: if first {
-                        wgpu::LoadOp::Clear(1.0)
-                    } else {
-                        wgpu::LoadOp::Load
-                    },
+                    load: clear_first(first, 1.0),
                     store: wgpu::StoreOp::Store,
                 }),
                 stencil_ops: Some(wgpu::Operations {
-                    load: if first {
-                        wgpu::LoadOp::Clear(0)
-                    } else {
-                        wgpu::LoadOp::Load
-                    },
+                    load: clear_first(first, 0),
                     store: wgpu::StoreOp::Store,
                 }),
             }),
@@ -658,4 +651,13 @@ fn unpack_raster(
         .count();
     r.triangles = mesh.triangle_count() - r.degenerate_triangles;
     Ok(r)
+}
+
+/// The first pass clears a target to `clear`; the second loads what the first wrote.
+fn clear_first<T>(first: bool, clear: T) -> wgpu::LoadOp<T> {
+    if first {
+        wgpu::LoadOp::Clear(clear)
+    } else {
+        wgpu::LoadOp::Load
+    }
 }

@@ -345,6 +345,22 @@ impl GpuContext {
         self.info.device_type == wgpu::DeviceType::Cpu
     }
 
+    /// Checks that this device can run `stage` ([`GpuContext::check`] of `needs`), then hands
+    /// the device and the stage's compiled module to `build`, inside error scopes named `doing`.
+    ///
+    /// # Errors
+    /// As [`GpuContext::check`]; [`GpuError::Wgpu`] for what fails validation.
+    pub(crate) fn compile<T>(
+        &self,
+        needs: &StageNeeds,
+        stage: super::wgsl::Stage,
+        doing: &str,
+        build: impl FnOnce(&wgpu::Device, wgpu::ShaderModule) -> T,
+    ) -> Result<T, GpuError> {
+        self.check(needs)?;
+        self.scoped(doing, || build(&self.device, stage.module(&self.device)))
+    }
+
     /// Checks that this device can run a stage with `needs`.
     ///
     /// # Errors
@@ -585,23 +601,14 @@ impl GpuContext {
         let padded =
             row.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
         let size = u64::from(padded) * u64::from(height);
-        let buffer = self.scoped(&format!("copying {what} for readback"), || {
-            let buffer = self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("texture readback"),
-                size,
-                usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
-                mapped_at_creation: false,
-            });
-            let mut encoder = self.device.create_command_encoder(&Default::default());
-            super::kit::copy_to_buffer(&mut encoder, texture, &buffer, padded);
-            self.queue.submit([encoder.finish()]);
-            buffer
-        })?;
-        let bytes = self
-            .map_read(&[&buffer], what)?
-            .into_iter()
-            .next()
-            .unwrap_or_default();
+        let bytes = self.staged(
+            &format!("copying {what} for readback"),
+            what,
+            size,
+            |e, b| {
+                super::kit::copy_to_buffer(e, texture, b, padded);
+            },
+        )?;
         let mut out = Vec::with_capacity(row as usize * height as usize);
         for r in bytes.chunks_exact(padded as usize) {
             out.extend_from_slice(&r[..row as usize]);
@@ -640,7 +647,24 @@ impl GpuContext {
         size: u64,
         what: &str,
     ) -> Result<Vec<u8>, GpuError> {
-        let staging = self.scoped(&format!("reading back {what}"), || {
+        self.staged(&format!("reading back {what}"), what, size, |e, staging| {
+            e.copy_buffer_to_buffer(buffer, 0, staging, 0, size);
+        })
+    }
+
+    /// A `size`-byte staging buffer filled by what `copy` records (inside error scopes named
+    /// `doing`), submitted, mapped and read: its bytes.
+    ///
+    /// # Errors
+    /// [`GpuError::Wgpu`] or [`GpuError::Readback`].
+    fn staged(
+        &self,
+        doing: &str,
+        what: &str,
+        size: u64,
+        copy: impl FnOnce(&mut wgpu::CommandEncoder, &wgpu::Buffer),
+    ) -> Result<Vec<u8>, GpuError> {
+        let staging = self.scoped(doing, || {
             let staging = self.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("qtangent readback"),
                 size,
@@ -648,7 +672,7 @@ impl GpuContext {
                 mapped_at_creation: false,
             });
             let mut encoder = self.device.create_command_encoder(&Default::default());
-            encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, size);
+            copy(&mut encoder, &staging);
             self.queue.submit([encoder.finish()]);
             staging
         })?;

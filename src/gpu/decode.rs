@@ -6,7 +6,6 @@ use super::mesh::format_constant;
 use super::wgsl::Stage;
 use crate::frame::TangentFrame;
 use crate::Format;
-use glam::Vec3;
 
 /// One decoded frame as the shader writes it: three `vec4<f32>`, 48 bytes, no `vec3` in the
 /// storage layout (WGSL twin: the three stores in `store()` of `shaders/decode.wgsl`).
@@ -33,11 +32,7 @@ impl GpuFrame {
     /// The frame's three vectors (the handedness is in the bitangent's direction).
     #[must_use]
     pub fn to_frame(&self) -> TangentFrame {
-        TangentFrame {
-            normal: Vec3::from_array(self.normal),
-            tangent: Vec3::from_array(self.tangent),
-            bitangent: Vec3::from_array(self.bitangent),
-        }
+        TangentFrame::from_arrays(self.normal, self.tangent, self.bitangent)
     }
 }
 
@@ -87,10 +82,8 @@ impl DecodePipeline {
     /// [`GpuError::MissingLimit`] / [`GpuError::MissingCapability`] for a device short of
     /// `NEEDS`; [`GpuError::Wgpu`] if the shader or a pipeline fails validation.
     pub fn new(ctx: &GpuContext) -> Result<Self, GpuError> {
-        ctx.check(&NEEDS)?;
-        ctx.scoped("compiling shaders/decode.wgsl", || {
-            let device = &ctx.device;
-            let module = Stage::Decode.module(device);
+        let doing = "compiling shaders/decode.wgsl";
+        ctx.compile(&NEEDS, Stage::Decode, doing, |device, module| {
             let compute = wgpu::ShaderStages::COMPUTE;
             let (layout, pipeline_layout) = kit::layouts(
                 device,
@@ -224,8 +217,7 @@ impl DecodeBatch {
 
     /// Fills the output with all-ones words (NaN as f32).
     pub(crate) fn poison(&self, ctx: &GpuContext) {
-        let nan = vec![0xffu8; self.output.size() as usize];
-        ctx.queue.write_buffer(&self.output, 0, &nan);
+        kit::poison(&ctx.queue, &self.output);
     }
 
     /// Records the dispatch, with timestamps at the pass's start and end (query indices

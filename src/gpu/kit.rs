@@ -167,8 +167,13 @@ pub(crate) fn poisoned_output(
             | wgpu::BufferUsages::COPY_DST,
         mapped_at_creation: false,
     });
-    queue.write_buffer(&buffer, 0, &vec![0xffu8; size as usize]);
+    poison(queue, &buffer);
     buffer
+}
+
+/// Fills `buffer` with all-ones words again (NaN as f32), as [`poisoned_output`] made it.
+pub(crate) fn poison(queue: &wgpu::Queue, buffer: &wgpu::Buffer) {
+    queue.write_buffer(buffer, 0, &vec![0xffu8; buffer.size() as usize]);
 }
 
 /// A buffer holding `contents` with `usage`.

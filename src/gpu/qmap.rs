@@ -6,7 +6,7 @@
 //! values exactly, [`MapFormat::texel_bytes`]), the handedness plane in [`HANDEDNESS_FORMAT`]
 //! (±1 as ±127, background 0), both with the map's full mip chain.
 
-use glam::{Vec2, Vec3};
+use glam::Vec2;
 
 use super::kit::{self, Access};
 use super::wgsl::Stage;
@@ -387,11 +387,7 @@ impl SampledFrame {
     /// The decoded frame's three vectors.
     #[must_use]
     pub fn to_frame(&self) -> TangentFrame {
-        TangentFrame {
-            normal: Vec3::from_array(self.normal),
-            tangent: Vec3::from_array(self.tangent),
-            bitangent: Vec3::from_array(self.bitangent),
-        }
+        TangentFrame::from_arrays(self.normal, self.tangent, self.bitangent)
     }
 
     /// The filtered quaternion before normalisation.

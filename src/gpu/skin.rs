@@ -352,8 +352,7 @@ impl SkinBuffers {
     /// write fails any comparison.
     #[cfg_attr(not(feature = "lab"), allow(dead_code))]
     pub(crate) fn poison(&self, ctx: &GpuContext) {
-        let nan = vec![0xffu8; self.output.size() as usize];
-        ctx.queue.write_buffer(&self.output, 0, &nan);
+        kit::poison(&ctx.queue, &self.output);
     }
 
     /// Records the dispatch with `pipeline`, with timestamps at the pass's start and end
@@ -422,10 +421,8 @@ impl SkinPipeline {
     /// [`GpuError::MissingLimit`] / [`GpuError::MissingCapability`] for a device short of
     /// `NEEDS`; [`GpuError::Wgpu`] if the shader fails validation.
     pub fn new(ctx: &GpuContext) -> Result<Self, GpuError> {
-        ctx.check(&NEEDS)?;
-        ctx.scoped("compiling shaders/skin.wgsl", || {
-            let device = &ctx.device;
-            let module = Stage::Skin.module(device);
+        let doing = "compiling shaders/skin.wgsl";
+        ctx.compile(&NEEDS, Stage::Skin, doing, |device, module| {
             let (layout, pipeline_layout) = batch_layout(device, "skin");
             Self {
                 layout,

@@ -186,10 +186,11 @@ impl MatrixSkinPipeline {
     /// # Errors
     /// [`GpuError::Wgpu`] if the shader or a pipeline fails validation.
     pub(crate) fn new(ctx: &GpuContext) -> Result<Self, GpuError> {
-        ctx.check(&crate::gpu::skin::NEEDS)?;
-        ctx.scoped("compiling shaders/skin_matrix.wgsl", || {
-            let device = &ctx.device;
-            let module = Stage::SkinMatrix.module(device);
+        let (needs, doing) = (
+            &crate::gpu::skin::NEEDS,
+            "compiling shaders/skin_matrix.wgsl",
+        );
+        ctx.compile(needs, Stage::SkinMatrix, doing, |device, module| {
             let (layout, pipeline_layout) = batch_layout(device, "skin_matrix");
             let pipelines = [Influences::Four, Influences::Eight].map(|influences| {
                 let constants = [("INFLUENCES", influences.count() as f64)];

@@ -185,33 +185,27 @@ impl Primitive {
                 .count()
         });
         let (corners, tangent_source) = self.corner_frames(&normals);
-        let Split {
-            source_vertex,
-            frames,
-            fallback,
-            indices,
-            split,
-            mirror_split,
-        } = Split::new(&self.indices, n_in, &corners, &normals);
+        let split = Split::new(&self.indices, n_in, &corners, &normals);
         let stats = PrimitiveStats {
             vertices_in: n_in,
-            vertices: frames.len(),
+            vertices: split.frames.len(),
             triangles: self.triangle_count(),
             normals: normal_source,
             tangents: tangent_source,
             normal_fallbacks,
             degenerate_uv_triangles,
-            mirrored_triangles: mirrored(&indices, &frames),
-            split_vertices: split,
-            mirror_split_vertices: mirror_split,
-            fallback_frames: fallback.iter().filter(|&&b| b).count(),
+            mirrored_triangles: mirrored(&split.indices, &split.frames),
+            split_vertices: split.split,
+            mirror_split_vertices: split.mirror_split,
+            fallback_frames: split.fallback.iter().filter(|&&b| b).count(),
         };
+        let source_vertex = split.source_vertex;
         let gather = |values: &[_]| source_vertex.iter().map(|&v| values[v as usize]).collect();
         Ok(Prepared {
             label: self.label.clone(),
             positions: gather(&self.positions),
             uvs: self.uvs.as_ref().map_or_else(
-                || vec![Vec2::ZERO; frames.len()],
+                || vec![Vec2::ZERO; source_vertex.len()],
                 |uv| source_vertex.iter().map(|&v| uv[v as usize]).collect(),
             ),
             joints: self
@@ -224,8 +218,8 @@ impl Primitive {
                 .iter()
                 .map(|w| source_vertex.iter().map(|&v| w[v as usize]).collect())
                 .collect(),
-            frames,
-            indices,
+            frames: split.frames,
+            indices: split.indices,
             source_vertex,
             stats,
         })

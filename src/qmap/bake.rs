@@ -87,7 +87,12 @@ fn raster_level(
     let normal_map = levels
         .normal_map
         .map(|first| level_for(first, coarser, side, shift));
-    let mut raster = backend.raster(levels.mesh, normal_map, &settings, listener)?;
+    let level = LevelInputs {
+        normal_map,
+        settings,
+        ..*levels
+    };
+    let mut raster = backend.raster(&level, listener)?;
     // KHR_materials_anisotropy: the map's tangent is the anisotropy direction.
     if let Some(field) = levels.direction {
         // A map with a layout of its own reads the direction at each texel's own UV.
@@ -100,7 +105,9 @@ fn raster_level(
     Ok(raster)
 }
 
-/// What every level of an object-space map is rastered from.
+/// What every level of an object-space map is rastered from (and, with a level's own normal
+/// map and settings, what one level is).
+#[derive(Clone, Copy)]
 pub(crate) struct LevelInputs<'a> {
     /// The mesh, in the map's layout.
     pub(crate) mesh: &'a BakeMesh,
@@ -194,16 +201,14 @@ pub(crate) trait RasterStages {
     /// What it is, for reports: `CPU`, or the GPU adapter.
     fn describe(&self) -> String;
 
-    /// The object-space raster of `mesh` (see [`CpuRaster`], whose result every backend
-    /// reproduces).
+    /// The object-space raster of `level`'s mesh under its normal map, at its settings (see
+    /// [`CpuRaster`], whose result every backend reproduces); the direction is turned in after.
     ///
     /// # Errors
     /// What the mesh, the settings or the backend cannot do.
     fn raster(
         &self,
-        mesh: &BakeMesh,
-        normal_map: Option<&NormalMap>,
-        settings: &BakeSettings,
+        level: &LevelInputs<'_>,
         listener: &mut dyn Listener,
     ) -> Result<Raster, BakeError>;
 
@@ -231,12 +236,10 @@ impl RasterStages for CpuRaster {
 
     fn raster(
         &self,
-        mesh: &BakeMesh,
-        normal_map: Option<&NormalMap>,
-        settings: &BakeSettings,
+        level: &LevelInputs<'_>,
         listener: &mut dyn Listener,
     ) -> Result<Raster, BakeError> {
-        raster_cpu(mesh, normal_map, settings, listener)
+        raster_cpu(level.mesh, level.normal_map, &level.settings, listener)
     }
 
     fn bake_tangent(

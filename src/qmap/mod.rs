@@ -48,8 +48,8 @@ use glam::{Vec2, Vec4};
 pub use anisotropy::DirectionField;
 #[cfg(any(test, feature = "lab"))]
 pub(crate) use bake::CpuRaster;
-pub(crate) use bake::RasterStages;
 pub use bake::{Baked, Baker, MapOptions, ObjectInput, RasterBackend, Repack, TangentInput};
+pub(crate) use bake::{LevelInputs, RasterStages};
 pub use bc::{Bc7Quality, BcEncoder, BcError};
 pub(crate) use cpu::raster_cpu;
 pub use format::{MapDecode, MapFormat, MapSpace};
@@ -257,16 +257,13 @@ impl BakeMesh {
     }
 }
 
-/// How to bake.
+/// How to bake: the map's `width` and `height` in texels, the `padding` rings grown beyond the
+/// fringe (default 4) and the raster `format` (default [`MapFormat::Rgba16Float`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct BakeSettings {
-    /// Map width in texels.
     pub(crate) width: u32,
-    /// Map height in texels.
     pub(crate) height: u32,
-    /// Rings grown beyond the fringe (default 4).
     pub(crate) padding: u32,
-    /// Storage format (default [`MapFormat::Rgba16Float`]).
     pub(crate) format: MapFormat,
 }
 

@@ -52,23 +52,19 @@ pub struct EncodedMap {
     pub twist_only: bool,
 }
 
-/// How a map is stored ([`EncodedMap::encode`]): its space, its format, and the encoder's
-/// choices.
+/// How a map is stored ([`EncodedMap::encode`]): its `space` (object or tangent) and stored
+/// `format`; `keep_handedness`, for object space, keeps the handedness plane instead of deriving
+/// the handedness from the UV winding (ignored in tangent space: the vertex has it);
+/// `axial_twist` records that the map's twist is already doubled ([`EncodedMap::axial_twist`]:
+/// an axial direction field), not applied; `bc7` is the BC7 encoder's effort and `encoder` the
+/// BC5/BC7 kernels.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Encoding {
-    /// Object or tangent space.
     pub(crate) space: MapSpace,
-    /// The stored format.
     pub(crate) format: MapFormat,
-    /// Object space: keep the handedness plane instead of deriving the handedness from the UV
-    /// winding. Ignored in tangent space (the vertex has it).
     pub(crate) keep_handedness: bool,
-    /// The map's twist is already doubled ([`EncodedMap::axial_twist`]: an axial direction
-    /// field); recorded, not applied.
     pub(crate) axial_twist: bool,
-    /// BC7 encoder effort.
     pub(crate) bc7: Bc7Quality,
-    /// The BC5/BC7 encoder.
     pub(crate) encoder: BcEncoder,
 }
 

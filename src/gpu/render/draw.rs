@@ -3,7 +3,6 @@
 
 use glam::UVec2;
 use image::RgbaImage;
-use wgpu::util::DeviceExt;
 
 use super::super::mesh::MeshUniforms;
 use super::super::{kit, GpuContext, GpuError};
@@ -88,36 +87,27 @@ impl Renderer {
             .lighting
             .uniforms(view.camera.position(), view.anisotropy_override);
         ctx.scoped("preparing a view", || {
-            let objects = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("lit view objects"),
-                contents: &data,
-                usage: wgpu::BufferUsages::UNIFORM,
+            let uniform = wgpu::BufferUsages::UNIFORM;
+            let objects = kit::buffer(device, "lit view objects", &data, uniform);
+            let one_object = wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                buffer: &objects,
+                offset: 0,
+                size: wgpu::BufferSize::new(size),
             });
-            let object_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("lit view objects"),
-                layout: &self.object_layout,
-                entries: &[wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                        buffer: &objects,
-                        offset: 0,
-                        size: wgpu::BufferSize::new(size),
-                    }),
-                }],
-            });
-            let uniforms = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some("lit view scene"),
-                contents: bytemuck::bytes_of(&scene_uniforms),
-                usage: wgpu::BufferUsages::UNIFORM,
-            });
-            let scene_group = device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("lit view scene"),
-                layout: &self.scene_layout,
-                entries: &[wgpu::BindGroupEntry {
-                    binding: 0,
-                    resource: uniforms.as_entire_binding(),
-                }],
-            });
+            let object_group = kit::bind_group(
+                device,
+                "lit view objects",
+                &self.object_layout,
+                &[one_object],
+            );
+            let scene_bytes = bytemuck::bytes_of(&scene_uniforms);
+            let uniforms = kit::buffer(device, "lit view scene", scene_bytes, uniform);
+            let scene_group = kit::bind_group(
+                device,
+                "lit view scene",
+                &self.scene_layout,
+                &[uniforms.as_entire_binding()],
+            );
             PreparedView {
                 scene_id: scene.id,
                 objects: scene.objects.len(),

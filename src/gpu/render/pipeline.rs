@@ -140,76 +140,79 @@ impl Renderer {
     /// # Errors
     /// [`GpuError::Wgpu`] if the shader or a layout is rejected.
     pub fn new(ctx: &GpuContext) -> Result<Self, GpuError> {
-        ctx.check(&NEEDS)?;
-        let device = &ctx.device;
-        ctx.scoped("creating the lit renderer", || {
-            let module = Stage::Lit.module(device);
-            let layout = |label, entries: &[wgpu::BindGroupLayoutEntry]| {
-                device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                    label: Some(label),
-                    entries,
-                })
-            };
-            let object_layout = layout("lit object", &[dynamic_uniform_entry(0)]);
-            let scene_layout = layout("lit scene", &[uniform_entry(0)]);
-            let material_layout = layout(
-                "lit material",
-                &[
-                    uniform_entry(0),
-                    texture_entry(1),
-                    texture_entry(2),
-                    texture_entry(3),
-                    sampler_entry(4),
-                    texture_entry(5),
-                ],
-            );
-            let map_layout = layout(
-                "lit quaternion map",
-                &[texture_entry(0), texture_entry(1), sampler_entry(2)],
-            );
-            let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
-                label: Some("lit"),
-                bind_group_layouts: &[
-                    Some(&object_layout),
-                    Some(&scene_layout),
-                    Some(&material_layout),
-                    Some(&map_layout),
-                ],
-                immediate_size: 0,
-            });
-            // glTF's default sampler: repeat, trilinear.
-            let material_sampler = device.create_sampler(&wgpu::SamplerDescriptor {
-                label: Some("lit material"),
-                address_mode_u: wgpu::AddressMode::Repeat,
-                address_mode_v: wgpu::AddressMode::Repeat,
-                mag_filter: wgpu::FilterMode::Linear,
-                min_filter: wgpu::FilterMode::Linear,
-                mipmap_filter: wgpu::MipmapFilterMode::Linear,
-                ..Default::default()
-            });
-            // The map's padding covers the texels a bilinear footprint reaches past an island;
-            // clamping keeps the far edge out.
-            let map_sampler = device.create_sampler(&wgpu::SamplerDescriptor {
-                label: Some("lit quaternion map"),
-                address_mode_u: wgpu::AddressMode::ClampToEdge,
-                address_mode_v: wgpu::AddressMode::ClampToEdge,
-                mag_filter: wgpu::FilterMode::Linear,
-                min_filter: wgpu::FilterMode::Linear,
-                mipmap_filter: wgpu::MipmapFilterMode::Linear,
-                ..Default::default()
-            });
-            Self {
-                module,
-                layout: pipeline_layout,
-                object_layout,
-                scene_layout,
-                material_layout,
-                map_layout,
-                material_sampler,
-                map_sampler,
-                pipelines: PipelineCache::new(),
-            }
-        })
+        ctx.compile(
+            &NEEDS,
+            Stage::Lit,
+            "creating the lit renderer",
+            |device, module| {
+                let layout = |label, entries: &[wgpu::BindGroupLayoutEntry]| {
+                    device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                        label: Some(label),
+                        entries,
+                    })
+                };
+                let object_layout = layout("lit object", &[dynamic_uniform_entry(0)]);
+                let scene_layout = layout("lit scene", &[uniform_entry(0)]);
+                let material_layout = layout(
+                    "lit material",
+                    &[
+                        uniform_entry(0),
+                        texture_entry(1),
+                        texture_entry(2),
+                        texture_entry(3),
+                        sampler_entry(4),
+                        texture_entry(5),
+                    ],
+                );
+                let map_layout = layout(
+                    "lit quaternion map",
+                    &[texture_entry(0), texture_entry(1), sampler_entry(2)],
+                );
+                let pipeline_layout =
+                    device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                        label: Some("lit"),
+                        bind_group_layouts: &[
+                            Some(&object_layout),
+                            Some(&scene_layout),
+                            Some(&material_layout),
+                            Some(&map_layout),
+                        ],
+                        immediate_size: 0,
+                    });
+                // glTF's default sampler: repeat, trilinear.
+                let material_sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+                    label: Some("lit material"),
+                    address_mode_u: wgpu::AddressMode::Repeat,
+                    address_mode_v: wgpu::AddressMode::Repeat,
+                    mag_filter: wgpu::FilterMode::Linear,
+                    min_filter: wgpu::FilterMode::Linear,
+                    mipmap_filter: wgpu::MipmapFilterMode::Linear,
+                    ..Default::default()
+                });
+                // The map's padding covers the texels a bilinear footprint reaches past an island;
+                // clamping keeps the far edge out.
+                let map_sampler = device.create_sampler(&wgpu::SamplerDescriptor {
+                    label: Some("lit quaternion map"),
+                    address_mode_u: wgpu::AddressMode::ClampToEdge,
+                    address_mode_v: wgpu::AddressMode::ClampToEdge,
+                    mag_filter: wgpu::FilterMode::Linear,
+                    min_filter: wgpu::FilterMode::Linear,
+                    mipmap_filter: wgpu::MipmapFilterMode::Linear,
+                    ..Default::default()
+                });
+                Self {
+                    module,
+                    layout: pipeline_layout,
+                    object_layout,
+                    scene_layout,
+                    material_layout,
+                    map_layout,
+                    material_sampler,
+                    map_sampler,
+                    pipelines: PipelineCache::new(),
+                }
+            },
+        )
     }
 
     /// The pipeline for `key` (built on first use and kept).

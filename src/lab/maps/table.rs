@@ -14,8 +14,8 @@ use crate::gpu::{GpuContext, GpuScene, Renderer, View};
 use crate::lab::LabError;
 use crate::measure::angle_deg;
 use crate::qmap::{
-    self, BakeMesh, Bc7Quality, BcEncoder, CpuRaster, EncodedMap, MapFormat, MapOptions, MapSpace,
-    NormalMap, RasterStages, TexelKind,
+    self, BakeMesh, Bc7Quality, BcEncoder, EncodedMap, MapFormat, MapOptions, MapSpace, NormalMap,
+    TexelKind,
 };
 use crate::render::{self, FrameSource, ImageDiff, MapSource, RenderScene};
 use crate::{Format, Listener};
@@ -209,7 +209,7 @@ fn coverage(scene: &RenderScene, mi: usize, w: u32, h: u32) -> Result<Vec<bool>,
         padding: 0,
         format: MapFormat::Rgba8Snorm,
     };
-    let raster = CpuRaster.raster(&bake, None, &settings, &mut ())?;
+    let raster = qmap::raster_cpu(&bake, None, &settings, &mut ())?;
     for (m, k) in mask.iter_mut().zip(&raster.kind) {
         *m = *k == TexelKind::Covered;
     }

@@ -331,9 +331,14 @@ fn map_size_beyond_the_texture_limit_is_a_clear_error() {
     let limit = ctx.device.limits().max_texture_dimension_2d;
     let mesh = prepared(&procedural::cube(), "cube");
     let settings = sized(limit + 1, 16);
-    let e = ctx
-        .raster(&mesh, None, &settings, &mut ())
-        .expect_err("too large");
+    let level = qtangent::qmap::LevelInputs {
+        mesh: &mesh,
+        normal_map: None,
+        direction: None,
+        own_uvs: None,
+        settings,
+    };
+    let e = ctx.raster(&level, &mut ()).expect_err("too large");
     let gpu_error = match &e {
         BakeError::Backend(b) => b.downcast_ref::<GpuError>(),
         _ => None,
