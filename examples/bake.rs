@@ -155,7 +155,7 @@ impl Args {
         if self.keep_handedness && space == MapSpace::Tangent {
             return Err("--keep-handedness is for object-space maps; a tangent-space map takes its handedness from the vertex".into());
         }
-        if space == MapSpace::Object && stored.is_compressed() && self.size % 4 != 0 {
+        if space == MapSpace::Object && stored.is_compressed() && !self.size.is_multiple_of(4) {
             return Err(format!(
                 "--size {}: BC needs a map side that is a multiple of 4",
                 self.size

@@ -157,6 +157,15 @@ pub enum AccessorError {
         /// Views in the file.
         count: usize,
     },
+    /// A meshopt-compressed buffer view (EXT_meshopt_compression, KHR_meshopt_compression) that
+    /// does not decode: its extension object, or its stream.
+    #[error("buffer view {view}, meshopt-compressed: {problem}")]
+    Meshopt {
+        /// The view.
+        view: usize,
+        /// What is wrong.
+        problem: String,
+    },
     /// A buffer view's buffer does not exist.
     #[error("buffer view {view} names buffer {buffer}, which does not exist")]
     NoBuffer {

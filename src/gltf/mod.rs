@@ -17,6 +17,7 @@
 
 pub(crate) mod error;
 pub(crate) mod glb;
+pub(crate) mod meshopt;
 pub(crate) mod names;
 pub(crate) mod read;
 pub(crate) mod uri;

@@ -13,9 +13,10 @@
 //! - a sparse accessor's values replace its base elements at its indices;
 //! - an accessor with no buffer view is zeros (glTF 2.0 §3.6.2.4), before any sparse values.
 //!
-//! Every byte of a buffer view comes through [`Reader::view`]: a decoder for compressed views
-//! (EXT_meshopt_compression) belongs there, returning the view's decoded bytes; a decoder of
-//! compressed primitives (KHR_draco_mesh_compression) would supply an accessor's elements where
+//! Every byte of a buffer view comes through [`Reader::view`]: a view compressed with
+//! EXT_meshopt_compression or KHR_meshopt_compression comes back decoded
+//! ([`super::meshopt`]); its fallback buffer is read as empty. A decoder of compressed
+//! primitives (KHR_draco_mesh_compression) would supply an accessor's elements where
 //! [`Reader::bytes`] reads them.
 
 use std::borrow::Cow;
@@ -52,6 +53,11 @@ pub(crate) fn read_buffers(
     let mut buffers = Vec::new();
     for (buffer, b) in json["buffers"].as_array().into_iter().flatten().enumerate() {
         let data = match b.get("uri").and_then(Value::as_str) {
+            // EXT_meshopt_compression's fallback: its views are decoded from another buffer.
+            None if super::meshopt::is_fallback(b) => {
+                buffers.push(Vec::new());
+                continue;
+            }
             None => bin.take().ok_or(ReadError::NoBinChunk { buffer })?.to_vec(),
             Some(uri) => read_uri(buffer, uri, base)?,
         };
@@ -250,10 +256,17 @@ impl<'a> Reader<'a> {
             view: v,
             count: views.len(),
         })?;
-        let buffer = field(view, "buffer", as_usize)?;
-        let offset = optional(view, "byteOffset")?;
         let length = field(view, "byteLength", as_usize)?;
         let stride = view.get("byteStride").and_then(as_usize);
+        if let Some(ext) = super::meshopt::extension(view) {
+            let bytes = super::meshopt::decode(v, length, ext, self.buffers)?;
+            return Ok(View {
+                bytes: Cow::Owned(bytes),
+                stride,
+            });
+        }
+        let buffer = field(view, "buffer", as_usize)?;
+        let offset = optional(view, "byteOffset")?;
         let data = self
             .buffers
             .get(buffer)

@@ -275,11 +275,13 @@ pub fn add_ground(
     scene.materials.push(SceneMaterial {
         base_color: Some(RgbaImage::from_fn(128, 128, |x, y| {
             let [a, b] = [[150, 146, 138, 255], [96, 100, 104, 255]];
-            image::Rgba(if (x / CHECKER_TEXELS + y / CHECKER_TEXELS) % 2 == 0 {
-                a
-            } else {
-                b
-            })
+            image::Rgba(
+                if (x / CHECKER_TEXELS + y / CHECKER_TEXELS).is_multiple_of(2) {
+                    a
+                } else {
+                    b
+                },
+            )
         })),
         ..SceneMaterial::plain(
             "ground",

@@ -107,9 +107,13 @@ pub enum ErrorKind {
     /// Something else the glTF crate refused (unsupported URI scheme, bad base64, …).
     #[error("{0}")]
     Gltf(String),
-    /// An accessor reads past its buffer view or buffer, or cannot be read.
+    /// An accessor reads past its buffer view or buffer, or cannot be read (its compressed view
+    /// does not decode).
     #[cfg(feature = "gltf")]
-    #[error("{attribute} accessor {accessor} is out of bounds: {detail}")]
+    #[error("{attribute} accessor {accessor} {}: {detail}", match **detail {
+        crate::gltf::AccessorError::Meshopt { .. } => "cannot be decoded",
+        _ => "is out of bounds",
+    })]
     AccessorOutOfBounds {
         /// `POSITION`, `indices`, …
         attribute: String,
@@ -166,8 +170,8 @@ pub enum ErrorKind {
         /// Position count.
         positions: usize,
     },
-    /// The file needs an extension qtangent cannot read its geometry without (a mesh
-    /// compression: Draco, meshopt). The message names it and says what to do.
+    /// The file needs an extension qtangent cannot read its geometry without (Draco mesh
+    /// compression). The message names it and says what to do.
     #[error("{extension} is required: {advice}")]
     UnsupportedCompression {
         /// The extension's name, as the file's `extensionsRequired` lists it.

@@ -429,7 +429,7 @@ impl Primitive {
         if let Some(uvs) = &self.uvs {
             check_finite("TEXCOORD_0", uvs.iter().map(|v| v.to_array()))?;
         }
-        if self.indices.len() % 3 != 0 {
+        if !self.indices.len().is_multiple_of(3) {
             return Err(ErrorKind::PartialTriangle {
                 indices: self.indices.len(),
             });
@@ -494,8 +494,8 @@ fn check_finite<const N: usize>(
 /// A [`MeshError`] naming the file, the mesh/primitive or material where there is one, and the
 /// problem: unreadable or truncated file, invalid JSON, missing or short buffer, accessor out of
 /// bounds or of a type the attribute does not allow, index out of range, NaN/infinite
-/// positions, UVs or weights, mismatched attribute counts, a required mesh compression
-/// (KHR_draco_mesh_compression, EXT_meshopt_compression: named, with what to do), no triangles
+/// positions, UVs or weights, mismatched attribute counts, a meshopt-compressed view that does
+/// not decode, a required Draco compression (named, with what to do), no triangles
 /// at all (every primitive skipped, or no meshes), OBJ text tobj cannot parse (with its line
 /// number), unknown file extension; in animations (named as `animation 'Walk' channel 3`): a
 /// target node that does not exist, key times that are not finite, negative or not strictly

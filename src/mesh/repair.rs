@@ -57,7 +57,7 @@ pub(crate) fn repair(p: &mut Primitive) -> Repairs {
     let mut done = Repairs::default();
     let n = p.positions.len();
     let geometry_ok = p.positions.iter().all(|v| v.is_finite())
-        && p.indices.len() % 3 == 0
+        && p.indices.len().is_multiple_of(3)
         && p.indices.iter().all(|&i| (i as usize) < n)
         && p.smoothing_ids.as_ref().is_none_or(|ids| ids.len() == n);
     if let Some(tangents) = &mut p.tangents {

@@ -224,7 +224,7 @@ impl BakeMesh {
                 self.frames.len()
             ));
         }
-        if self.indices.is_empty() || self.indices.len() % 3 != 0 {
+        if self.indices.is_empty() || !self.indices.len().is_multiple_of(3) {
             return fail(format!(
                 "{} indices is not a whole, non-empty triangle list",
                 self.indices.len()

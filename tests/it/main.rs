@@ -13,5 +13,6 @@ mod encodings;
 mod gpu_context;
 mod layers;
 mod mesh_mutations;
+mod meshopt;
 mod render_assets;
 mod render_cli;

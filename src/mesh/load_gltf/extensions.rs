@@ -1,9 +1,9 @@
 //! Which extensions a file may require.
 //!
 //! gltf-json refuses every required extension outside its own short list; the loader decides
-//! instead. The ones qtangent reads ([`READ`]) load silently. A mesh compression
-//! ([`COMPRESSION`]) is refused with a one-line message naming it: its accessors hold no
-//! readable data. Any other required extension loads with a warning naming it, since qtangent
+//! instead. The ones qtangent reads ([`READ`]) load silently, meshopt's compressed buffer views
+//! among them (the one glTF reader decodes them). Draco ([`COMPRESSION`]) is refused with a
+//! one-line message naming it: its accessors hold no readable data. Any other required extension loads with a warning naming it, since qtangent
 //! reads the geometry without it (the glTF-Validator, too, only warns about extensions it does
 //! not know). Extensions that are only in `extensionsUsed` are never a reason to refuse: a
 //! compression there comes with uncompressed fallback data, which is what is read.
@@ -18,6 +18,8 @@ use crate::{Warning, WarningKind};
 /// Extensions the loader reads.
 pub(super) const READ: &[&str] = &[
     KHR_MESH_QUANTIZATION,
+    EXT_MESHOPT_COMPRESSION,
+    KHR_MESHOPT_COMPRESSION,
     KHR_TEXTURE_TRANSFORM,
     KHR_MATERIALS_ANISOTROPY,
     KHR_TEXTURE_BASISU,
@@ -27,19 +29,8 @@ const DRACO_ADVICE: &str = "qtangent does not decode Draco-compressed meshes; re
      file without Draco compression (for example, import it into Blender and export glTF with \
      compression off)";
 
-// Checked with gltfpack 1.3: given an EXT_meshopt_compression file, it decodes it and writes no
-// compression unless told to (docs/MESHES.md has the command; a library message names no
-// command line).
-const MESHOPT_ADVICE: &str = "qtangent does not decode meshopt-compressed buffers; decompress \
-     the file first (gltfpack, for one, reads EXT_meshopt_compression and writes uncompressed \
-     buffers unless asked to compress)";
-
-/// Mesh compressions, with what the refusal says to do.
-pub(super) const COMPRESSION: &[(&str, &str)] = &[
-    (KHR_DRACO_MESH_COMPRESSION, DRACO_ADVICE),
-    (EXT_MESHOPT_COMPRESSION, MESHOPT_ADVICE),
-    (KHR_MESHOPT_COMPRESSION, MESHOPT_ADVICE),
-];
+/// Mesh compressions the loader refuses, with what the refusal says to do.
+pub(super) const COMPRESSION: &[(&str, &str)] = &[(KHR_DRACO_MESH_COMPRESSION, DRACO_ADVICE)];
 
 /// Checks the file's `extensionsRequired` (see the module docs).
 ///

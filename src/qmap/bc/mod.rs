@@ -305,7 +305,7 @@ fn side_by_side<const C: usize>(blocks: &[[[u8; 4]; 16]]) -> (Vec<u8>, u32) {
 /// # Errors
 /// [`BcError::Size`].
 pub(crate) fn check_size(width: u32, height: u32) -> Result<(), BcError> {
-    if width == 0 || height == 0 || width % 4 != 0 || height % 4 != 0 {
+    if width == 0 || height == 0 || !width.is_multiple_of(4) || !height.is_multiple_of(4) {
         return Err(BcError::Size { width, height });
     }
     Ok(())

@@ -1,0 +1,223 @@
+//! Buffer views compressed with EXT_meshopt_compression (or KHR_meshopt_compression, its
+//! ratified form with the same bitstream), decoded by meshoptimizer itself (the `meshopt` crate)
+//! for [`super::read::Reader::view`]: the vertex codec (`ATTRIBUTES`), the index codecs
+//! (`TRIANGLES`, `INDICES`) and the filters that undo a lossy pre-transform (`OCTAHEDRAL`,
+//! `QUATERNION`, `EXPONENTIAL`, and KHR's `COLOR`).
+//!
+//! meshoptimizer's decoders are safe for untrusted input (they may decode garbage, never read or
+//! write out of bounds), but they assert their size arguments; every one is checked here first,
+//! against what the extension's specification allows, so a bad file is an error, never an abort.
+
+use serde_json::Value;
+
+use super::error::AccessorError;
+use super::names::{EXT_MESHOPT_COMPRESSION, KHR_MESHOPT_COMPRESSION};
+use super::read::{as_usize, MAX_ELEMENTS};
+
+/// The meshopt extension object of a buffer view or a buffer, if it has one.
+pub(crate) fn extension(item: &Value) -> Option<&Value> {
+    let e = item.get("extensions")?;
+    e.get(EXT_MESHOPT_COMPRESSION)
+        .or_else(|| e.get(KHR_MESHOPT_COMPRESSION))
+}
+
+/// Whether a buffer is a meshopt fallback: no data of its own that a decoder needs (its views
+/// are all compressed, their bytes elsewhere).
+pub(crate) fn is_fallback(buffer: &Value) -> bool {
+    extension(buffer).is_some_and(|e| e["fallback"].as_bool() == Some(true))
+}
+
+/// How a compressed view was encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Attributes,
+    Triangles,
+    Indices,
+}
+
+/// The lossy pre-transform the decoder undoes after the codec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Filter {
+    None,
+    Octahedral,
+    Quaternion,
+    Exponential,
+    Color,
+}
+
+/// Decodes compressed buffer view `view` (its meshopt extension object `ext`) from `buffers`:
+/// `count` elements of `byteStride` bytes, which must be the view's own `byteLength`.
+///
+/// # Errors
+/// [`AccessorError::Meshopt`] naming what the extension object or the stream gets wrong.
+pub(crate) fn decode(
+    view: usize,
+    view_length: usize,
+    ext: &Value,
+    buffers: &[Vec<u8>],
+) -> Result<Vec<u8>, AccessorError> {
+    let fail = |problem: String| AccessorError::Meshopt { view, problem };
+    let number = |key: &str| {
+        as_usize(&ext[key]).ok_or_else(|| fail(format!("{key} is {}", json_or_missing(&ext[key]))))
+    };
+    let (buffer, length, stride, count) = (
+        number("buffer")?,
+        number("byteLength")?,
+        number("byteStride")?,
+        number("count")?,
+    );
+    let offset = match ext.get("byteOffset") {
+        None => 0,
+        Some(_) => number("byteOffset")?,
+    };
+    let mode = match ext["mode"].as_str() {
+        Some("ATTRIBUTES") => Mode::Attributes,
+        Some("TRIANGLES") => Mode::Triangles,
+        Some("INDICES") => Mode::Indices,
+        _ => return Err(fail(format!("mode is {}", json_or_missing(&ext["mode"])))),
+    };
+    let filter = match ext.get("filter").map(Value::as_str) {
+        None | Some(Some("NONE")) => Filter::None,
+        Some(Some("OCTAHEDRAL")) => Filter::Octahedral,
+        Some(Some("QUATERNION")) => Filter::Quaternion,
+        Some(Some("EXPONENTIAL")) => Filter::Exponential,
+        Some(Some("COLOR")) => Filter::Color,
+        _ => return Err(fail(format!("filter is {}", ext["filter"]))),
+    };
+    check_layout(mode, filter, stride, count).map_err(|p| fail(p.into()))?;
+    let decoded_len = count * stride;
+    if decoded_len != view_length {
+        return Err(fail(format!(
+            "{count} elements of {stride} bytes are {decoded_len} bytes, but the view's byteLength is {view_length}"
+        )));
+    }
+    let data = buffers
+        .get(buffer)
+        .ok_or_else(|| fail(format!("buffer {buffer} does not exist")))?;
+    let source = offset
+        .checked_add(length)
+        .and_then(|end| data.get(offset..end))
+        .ok_or_else(|| {
+            fail(format!(
+                "bytes {offset}..{offset}+{length} run past buffer {buffer}'s {}",
+                data.len()
+            ))
+        })?;
+    // Words, so the filters' 16- and 32-bit reads are aligned; `count * stride` is a multiple of
+    // 4 in every mode but 16-bit indices, which round up and are cut back below.
+    let mut words = vec![0u32; decoded_len.div_ceil(4)];
+    let code = run_codec(mode, &mut words, count, stride, source);
+    if code != 0 {
+        return Err(fail(format!(
+            "the {} stream does not decode (meshoptimizer error {code})",
+            match mode {
+                Mode::Attributes => "ATTRIBUTES",
+                Mode::Triangles => "TRIANGLES",
+                Mode::Indices => "INDICES",
+            }
+        )));
+    }
+    run_filter(filter, &mut words, count, stride);
+    let mut bytes: Vec<u8> = bytemuck::cast_slice(&words).to_vec();
+    bytes.truncate(decoded_len);
+    Ok(bytes)
+}
+
+/// What the extension allows of a mode's stride, count and filter (and what meshoptimizer
+/// asserts): attributes 4 to 256 bytes in steps of 4; indices 2 or 4 bytes, triangles in threes,
+/// unfiltered; octahedral and colour filters 4 or 8 bytes, quaternions 8.
+fn check_layout(
+    mode: Mode,
+    filter: Filter,
+    stride: usize,
+    count: usize,
+) -> Result<(), &'static str> {
+    if count == 0 || count > MAX_ELEMENTS {
+        return Err("count must be 1 to 2^27");
+    }
+    match mode {
+        Mode::Attributes if stride == 0 || stride > 256 || !stride.is_multiple_of(4) => {
+            Err("ATTRIBUTES needs a byteStride of 4 to 256, a multiple of 4")
+        }
+        Mode::Triangles | Mode::Indices if stride != 2 && stride != 4 => {
+            Err("TRIANGLES and INDICES need a byteStride of 2 or 4")
+        }
+        Mode::Triangles if !count.is_multiple_of(3) => {
+            Err("TRIANGLES needs a count divisible by 3")
+        }
+        Mode::Triangles | Mode::Indices if filter != Filter::None => {
+            Err("TRIANGLES and INDICES take no filter")
+        }
+        _ => match filter {
+            Filter::Octahedral | Filter::Color if stride != 4 && stride != 8 => {
+                Err("OCTAHEDRAL and COLOR need a byteStride of 4 or 8")
+            }
+            Filter::Quaternion if stride != 8 => Err("QUATERNION needs a byteStride of 8"),
+            _ => Ok(()),
+        },
+    }
+}
+
+/// Runs the mode's codec from `source` into `out` (at least `count * stride` bytes); 0 on
+/// success, meshoptimizer's error code otherwise.
+fn run_codec(mode: Mode, out: &mut [u32], count: usize, stride: usize, source: &[u8]) -> i32 {
+    assert!(out.len() * 4 >= count * stride, "a caller bug: too small");
+    let destination = out.as_mut_ptr().cast();
+    // SAFETY: `out` holds at least `count * stride` bytes (asserted above) and `source` is a
+    // live slice of `source.len()` bytes; `check_layout` gave the decoders only the strides and
+    // counts they accept (they assert them). meshoptimizer documents these decoders as safe for
+    // untrusted input: they never read past `source` nor write past `count * stride` bytes.
+    unsafe {
+        match mode {
+            Mode::Attributes => meshopt::ffi::meshopt_decodeVertexBuffer(
+                destination,
+                count,
+                stride,
+                source.as_ptr(),
+                source.len(),
+            ),
+            Mode::Triangles => meshopt::ffi::meshopt_decodeIndexBuffer(
+                destination,
+                count,
+                stride,
+                source.as_ptr(),
+                source.len(),
+            ),
+            Mode::Indices => meshopt::ffi::meshopt_decodeIndexSequence(
+                destination,
+                count,
+                stride,
+                source.as_ptr(),
+                source.len(),
+            ),
+        }
+    }
+}
+
+/// Undoes `filter` in place on `count` elements of `stride` bytes.
+fn run_filter(filter: Filter, words: &mut [u32], count: usize, stride: usize) {
+    let f = match filter {
+        Filter::None => return,
+        Filter::Octahedral => meshopt::ffi::meshopt_decodeFilterOct,
+        Filter::Quaternion => meshopt::ffi::meshopt_decodeFilterQuat,
+        Filter::Exponential => meshopt::ffi::meshopt_decodeFilterExp,
+        Filter::Color => meshopt::ffi::meshopt_decodeFilterColor,
+    };
+    assert!(words.len() * 4 >= count * stride, "a caller bug: too small");
+    // SAFETY: `words` is 4-byte aligned and holds `count * stride` bytes (asserted); the stride
+    // is one `check_layout` allows for this filter, as the filter asserts.
+    unsafe { f(words.as_mut_ptr().cast(), count, stride) }
+}
+
+/// A JSON value for a message, or `missing`.
+fn json_or_missing(v: &Value) -> String {
+    if v.is_null() {
+        "missing".into()
+    } else {
+        v.to_string()
+    }
+}
+
+#[cfg(all(test, feature = "default"))]
+#[path = "../../tests/unit/gltf_meshopt.rs"]
+mod tests;

@@ -1,0 +1,96 @@
+//! Files gltfpack compresses with EXT_meshopt_compression load, and hold what the same file
+//! uncompressed holds: gltfpack writes each asset plain (quantised, uncompressed), with `-c` (the
+//! lossless codecs only) and with `-cc` (the filters too), and the loader reads all of them.
+
+use std::ffi::OsStr;
+use std::path::Path;
+
+use crate::common;
+use qtangent::mesh::{self, Scene};
+
+/// `src` through gltfpack with `flags` into `dir/name`, loaded.
+fn packed(src: &Path, dir: &Path, name: &str, flags: &[&str]) -> Option<Scene> {
+    let out = dir.join(name);
+    let mut args: Vec<&OsStr> = vec![OsStr::new("-i"), src.as_os_str(), OsStr::new("-o")];
+    args.push(out.as_os_str());
+    args.extend(flags.iter().map(OsStr::new));
+    common::judges::gltfpack(&args)?;
+    Some(mesh::load(&out).unwrap_or_else(|e| panic!("{name}: {e}")))
+}
+
+/// The triangles of `indices`, each turned to start at its smallest index: the meshopt index
+/// codec keeps every triangle and its winding but may start it at another corner.
+fn triangles(indices: &[u32]) -> Vec<[u32; 3]> {
+    indices
+        .chunks_exact(3)
+        .map(|t| {
+            let k = (0..3).min_by_key(|&k| t[k]).unwrap_or(0);
+            [t[k], t[(k + 1) % 3], t[(k + 2) % 3]]
+        })
+        .collect()
+}
+
+/// Every primitive of `a` equals `b`'s, field by field (positions, UVs, indices, skin
+/// attributes, as loaded), and so do the skins and the animations.
+fn assert_same(what: &str, a: &Scene, b: &Scene) {
+    let (pa, pb): (Vec<_>, Vec<_>) = (a.primitives().collect(), b.primitives().collect());
+    assert_eq!(pa.len(), pb.len(), "{what}: primitives");
+    for ((_, x), (_, y)) in pa.iter().zip(&pb) {
+        let l = &x.label;
+        assert_eq!(x.positions, y.positions, "{what}: {l}: positions");
+        assert_eq!(x.normals, y.normals, "{what}: {l}: normals");
+        assert_eq!(x.tangents, y.tangents, "{what}: {l}: tangents");
+        assert_eq!(x.uvs, y.uvs, "{what}: {l}: UVs");
+        assert_eq!(x.joints, y.joints, "{what}: {l}: joints");
+        assert_eq!(x.weights, y.weights, "{what}: {l}: weights");
+        assert_eq!(
+            triangles(&x.indices),
+            triangles(&y.indices),
+            "{what}: {l}: triangles"
+        );
+        assert_eq!(x.material, y.material, "{what}: {l}: material");
+    }
+    assert_eq!(a.skins, b.skins, "{what}: skins");
+    assert!(a.animations == b.animations, "{what}: animations differ");
+}
+
+#[test]
+fn gltfpack_meshopt_files_load_and_decode_to_the_uncompressed_data() {
+    let Some(assets) = common::assets_dir() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temporary folder");
+    for (name, src) in [
+        ("fox", assets.join("gltf/Fox.glb")),
+        ("helmet", assets.join("gltf/FlightHelmet/FlightHelmet.gltf")),
+    ] {
+        let Some(plain) = packed(&src, dir.path(), &format!("{name}.glb"), &[]) else {
+            return;
+        };
+        // The vertex and index codecs are lossless: what `-c` decodes to is the plain file's
+        // quantised data, bit for bit (and its animation keys too).
+        let c = packed(&src, dir.path(), &format!("{name}-c.glb"), &["-c"]).expect("gltfpack");
+        assert_same(&format!("{name} -c"), &plain, &c);
+        // The same as .gltf: the compressed bytes in a .bin, the fallback buffer with no URI.
+        let c_gltf =
+            packed(&src, dir.path(), &format!("{name}-c.gltf"), &["-c"]).expect("gltfpack");
+        assert_same(&format!("{name} -c .gltf"), &plain, &c_gltf);
+        // `-cc` adds the lossy filters (octahedral normals and tangents, quaternion and
+        // exponential animation keys) and quantises on its own terms, so its data is not the
+        // plain file's: the same primitives, vertices and triangles, and every frame prepares.
+        let cc = packed(&src, dir.path(), &format!("{name}-cc.glb"), &["-cc"]).expect("gltfpack");
+        let (pp, pc): (Vec<_>, Vec<_>) = (plain.primitives().collect(), cc.primitives().collect());
+        assert_eq!(pp.len(), pc.len(), "{name} -cc: primitives");
+        for ((_, x), (_, y)) in pp.iter().zip(&pc) {
+            assert_eq!(
+                x.positions.len(),
+                y.positions.len(),
+                "{name} -cc: {}",
+                x.label
+            );
+            assert_eq!(x.indices.len(), y.indices.len(), "{name} -cc: {}", x.label);
+        }
+        cc.prepare().unwrap_or_else(|e| panic!("{name} -cc: {e}"));
+        assert_eq!(plain.animations.len(), cc.animations.len(), "{name} -cc");
+    }
+}
