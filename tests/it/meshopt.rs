@@ -94,3 +94,42 @@ fn gltfpack_meshopt_files_load_and_decode_to_the_uncompressed_data() {
         assert_eq!(plain.animations.len(), cc.animations.len(), "{name} -cc");
     }
 }
+
+/// The order that works, tested: gltfpack first (here `-c`, compressed), then `pack`. The packed
+/// file validates with no error and its frames are the compressed file's, within the format's
+/// bound.
+#[test]
+fn a_gltfpack_c_file_through_pack_validates_and_keeps_its_frames() {
+    let Some(assets) = common::assets_dir() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let src = assets.join("gltf/FlightHelmet/FlightHelmet.gltf");
+    let Some(scene) = packed(&src, dir.path(), "helmet-c.glb", &["-c"]) else {
+        return;
+    };
+    let prepared = scene.prepare().unwrap_or_else(|e| panic!("{e}"));
+    let format = qtangent::Format::Smallest3x4;
+    let options = qtangent::pack::PackOptions {
+        format,
+        ..Default::default()
+    };
+    let out = qtangent::pack::pack(&scene, &prepared, &Default::default(), &options)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let path = dir.path().join("helmet-c-packed.glb");
+    std::fs::write(&path, &out.glb).expect("writes");
+    if let Some(report) = common::judges::validate_gltf(&path) {
+        report.assert_no_errors();
+    }
+    let back = mesh::load(&path).unwrap_or_else(|e| panic!("{e}"));
+    let back = back.prepare().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(back.len(), prepared.len(), "primitives");
+    let mut errors = qtangent::measure::FrameErrors::default();
+    for (p, q) in prepared.iter().zip(&back) {
+        assert_eq!(p.frames.len(), q.frames.len(), "{}: vertices", p.label);
+        for (a, b) in p.frames.iter().zip(&q.frames) {
+            errors.add(a, b);
+        }
+    }
+    common::assert_within_format_bound("FlightHelmet -c packed", format, &errors);
+}
