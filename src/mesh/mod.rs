@@ -318,8 +318,13 @@ pub struct Primitive {
     /// UV set 0, glTF convention (origin top-left).
     pub uvs: Option<Vec<Vec2>>,
     /// Vertices with the same id share one smooth normal when normals are generated (the OBJ
-    /// position index). `None`: every vertex is its own (glTF: honour the file's vertex splits).
+    /// position index). `None`: every vertex is its own.
     pub smoothing_ids: Option<Vec<u32>>,
+    /// When `normals` is `None`: each triangle gets its own face normal, its vertices split where
+    /// triangles meet at an angle (glTF 2.0: a primitive without NORMAL is shaded flat), instead
+    /// of smooth angle-weighted normals over shared vertices (OBJ without `vn`, shapes made in
+    /// code). The glTF loader sets it.
+    pub flat_normals: bool,
     /// `JOINTS_0`, `JOINTS_1`, … as read.
     pub joints: Vec<Vec<[u16; 4]>>,
     /// `WEIGHTS_0`, `WEIGHTS_1`, … as read (normalised integers converted to float).

@@ -184,7 +184,11 @@ impl Primitive {
                 .filter(|t| degenerate_uv([0, 1, 2].map(|k| uvs[t[k] as usize])))
                 .count()
         });
-        let (corners, tangent_source) = self.corner_frames(&normals);
+        let (corners, tangent_source) = if self.normals.is_none() && self.flat_normals {
+            self.flat_corner_frames(&normals)
+        } else {
+            self.corner_frames(&normals)
+        };
         let split = Split::new(&self.indices, n_in, &corners, &normals);
         let stats = PrimitiveStats {
             vertices_in: n_in,
@@ -254,6 +258,35 @@ impl Primitive {
                 (corners.collect(), Source::FromNormal)
             }
         }
+    }
+
+    /// The corner frames of flat shading: every corner of a triangle takes the triangle's face
+    /// normal (`smooth[v]`, the vertex's smooth normal, where the triangle has no area), with
+    /// tangents as [`Primitive::corner_frames`] makes them, on the mesh with no vertex shared.
+    fn flat_corner_frames(&self, smooth: &[Vec3]) -> (Vec<(TangentFrame, bool)>, Source) {
+        let corner = |values: &[Vec2]| self.indices.iter().map(|&v| values[v as usize]).collect();
+        let mut normals = Vec::with_capacity(self.indices.len());
+        for t in self.indices.chunks_exact(3) {
+            let p = [0, 1, 2].map(|k| self.positions[t[k] as usize]);
+            // `+ 0.0` turns −0 into +0: a face's two triangles then give the same frame (the
+            // tangent built from a normal reads the sign of its z, zero included).
+            let face = (p[1] - p[0])
+                .cross(p[2] - p[0])
+                .try_normalize()
+                .map(|n| n + Vec3::ZERO);
+            normals.extend(t.iter().map(|&v| face.unwrap_or(smooth[v as usize])));
+        }
+        let unshared = Primitive {
+            positions: self
+                .indices
+                .iter()
+                .map(|&v| self.positions[v as usize])
+                .collect(),
+            uvs: self.uvs.as_deref().map(corner),
+            indices: (0..self.indices.len() as u32).collect(),
+            ..Primitive::default()
+        };
+        unshared.corner_frames(&normals)
     }
 
     /// MikkTSpace corner frames; a corner it leaves without a usable tangent falls back to its

@@ -133,3 +133,35 @@ fn a_gltfpack_c_file_through_pack_validates_and_keeps_its_frames() {
     }
     common::assert_within_format_bound("FlightHelmet -c packed", format, &errors);
 }
+
+/// glTF 2.0: a primitive without NORMAL is shaded flat. gltfpack welds the Fox's 1728 corners
+/// (its file has no normals) into 434 vertices; loaded, every corner's normal is perpendicular
+/// to its triangle's edges, and the vertices split back to one per corner and face.
+#[test]
+fn a_welded_file_without_normals_is_shaded_flat() {
+    let Some(assets) = common::assets_dir() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let Some(fox) = packed(&assets.join("gltf/Fox.glb"), dir.path(), "fox.glb", &[]) else {
+        return;
+    };
+    let (_, prim) = fox.primitives().next().expect("a primitive");
+    assert!(prim.normals.is_none() && prim.positions.len() == 434);
+    let p = prim.prepare().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.frames.len(), 1728, "every corner its face's vertex");
+    for tri in p.indices.chunks_exact(3) {
+        let [a, b, c] = [0, 1, 2].map(|k| p.positions[tri[k] as usize]);
+        for &v in tri {
+            let n = p.frames[v as usize].normal;
+            // A unit normal from one f32 cross product and normalisation: its dot with an edge
+            // is within 8ε of the edge's length (rounding of ~6 products and sums, each ε).
+            for e in [b - a, c - b, a - c] {
+                assert!(
+                    n.dot(e).abs() <= 8.0 * f32::EPSILON * e.length(),
+                    "{n} · {e}"
+                );
+            }
+        }
+    }
+}

@@ -224,6 +224,7 @@ fn vertices(file: &File<'_>, a: &Accessors, positions: Vec<Vec3>) -> Result<Prim
         .map(|(s, acc)| file.read(acc, Reader::floats::<4>, &format!("WEIGHTS_{s}")))
         .collect::<Result<Vec<_>, ErrorKind>>()?;
     Ok(Primitive {
+        flat_normals: normals.is_none(),
         positions,
         normals,
         tangents,

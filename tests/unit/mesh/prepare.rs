@@ -114,6 +114,64 @@ fn generated_normals_honour_splits_and_smoothing_ids() {
     }
 }
 
+/// The cube welded to its 8 corners, without normals or UVs.
+fn welded_cube() -> Primitive {
+    let cube = procedural::cube();
+    let corner =
+        |p: Vec3| u32::from(p.x > 0.0) | u32::from(p.y > 0.0) << 1 | u32::from(p.z > 0.0) << 2;
+    let mut positions = vec![Vec3::ZERO; 8];
+    for p in &cube.positions {
+        positions[corner(*p) as usize] = *p;
+    }
+    Primitive {
+        label: "welded cube".into(),
+        positions,
+        indices: cube
+            .indices
+            .iter()
+            .map(|&v| corner(cube.positions[v as usize]))
+            .collect(),
+        ..Primitive::default()
+    }
+}
+
+#[test]
+fn a_normal_less_welded_mesh_is_shaded_flat_when_asked() {
+    // glTF's rule (the loader sets `flat_normals`): every corner of every triangle takes its
+    // face's normal, an axis here (cross products of axis edges, normalised exactly), so each
+    // of the 8 corners splits into one vertex per face it touches: 24 in all.
+    let cube = procedural::cube();
+    let flat = Primitive {
+        flat_normals: true,
+        ..welded_cube()
+    }
+    .prepare()
+    .unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(flat.frames.len(), 24, "one vertex per corner and face");
+    assert_eq!(flat.stats.normals, Source::Generated);
+    for (t, tri) in flat.indices.chunks_exact(3).enumerate() {
+        let face = procedural::CUBE_FACES[cube.indices[3 * t] as usize / 4].0;
+        for &v in tri {
+            assert_eq!(
+                flat.frames[v as usize].normal, face,
+                "triangle {t} vertex {v}"
+            );
+            assert_orthonormal(&flat.frames[v as usize], "flat");
+        }
+    }
+    // Without the flag the same mesh is smooth: 8 vertices, each on its corner's diagonal
+    // (within the 8ε of the smoothing test above).
+    let smooth = welded_cube().prepare().unwrap_or_else(|e| panic!("{e:?}"));
+    assert_eq!(smooth.frames.len(), 8);
+    for (v, f) in smooth.frames.iter().enumerate() {
+        let expected = smooth.positions[v].signum() / 3f32.sqrt();
+        assert!(
+            (f.normal - expected).abs().max_element() <= 8.0 * EPS,
+            "vertex {v}"
+        );
+    }
+}
+
 #[test]
 fn generated_normals_on_a_sphere_are_within_the_triangle_circumradius() {
     let sphere = procedural::uv_sphere(32, 16);
