@@ -251,6 +251,18 @@ pub enum AccessorError {
     SparseIndexType(ComponentType),
 }
 
+impl AccessorError {
+    /// Whether the accessor's data is there but does not decode (a meshopt view), its sparse
+    /// parts included, rather than out of bounds or malformed.
+    pub(crate) fn is_undecodable(&self) -> bool {
+        match self {
+            Self::Meshopt { .. } => true,
+            Self::SparseIndices(e) | Self::SparseValues(e) => e.is_undecodable(),
+            _ => false,
+        }
+    }
+}
+
 /// A glTF file cannot be written.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -14,17 +14,29 @@ use super::error::AccessorError;
 use super::names::{EXT_MESHOPT_COMPRESSION, KHR_MESHOPT_COMPRESSION};
 use super::read::{as_usize, MAX_ELEMENTS};
 
-/// The meshopt extension object of a buffer view or a buffer, if it has one.
+/// The meshopt extension object of a buffer view or a buffer, if it has one (EXT's where it
+/// names both, which [`decode`]'s caller refuses for a view).
 pub(crate) fn extension(item: &Value) -> Option<&Value> {
     let e = item.get("extensions")?;
     e.get(EXT_MESHOPT_COMPRESSION)
         .or_else(|| e.get(KHR_MESHOPT_COMPRESSION))
 }
 
-/// Whether a buffer is a meshopt fallback: no data of its own that a decoder needs (its views
-/// are all compressed, their bytes elsewhere).
-pub(crate) fn is_fallback(buffer: &Value) -> bool {
-    extension(buffer).is_some_and(|e| e["fallback"].as_bool() == Some(true))
+/// Whether buffer `b` of `json` is a meshopt fallback: marked so, or (the mark is optional)
+/// without a URI and read only by compressed views. Its bytes are never read: its views decode
+/// from other buffers.
+pub(crate) fn is_fallback(json: &Value, b: usize) -> bool {
+    let buffer = &json["buffers"][b];
+    if extension(buffer).is_some_and(|e| e["fallback"].as_bool() == Some(true)) {
+        return true;
+    }
+    let mut views = json["bufferViews"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|v| as_usize(&v["buffer"]) == Some(b))
+        .peekable();
+    buffer.get("uri").is_none() && views.peek().is_some() && views.all(|v| extension(v).is_some())
 }
 
 /// How a compressed view was encoded.
@@ -52,7 +64,7 @@ enum Filter {
 /// [`AccessorError::Meshopt`] naming what the extension object or the stream gets wrong.
 pub(crate) fn decode(
     view: usize,
-    view_length: usize,
+    (view_length, view_stride): (usize, Option<usize>),
     ext: &Value,
     buffers: &[Vec<u8>],
 ) -> Result<Vec<u8>, AccessorError> {
@@ -85,7 +97,15 @@ pub(crate) fn decode(
         _ => return Err(fail(format!("filter is {}", ext["filter"]))),
     };
     check_layout(mode, filter, stride, count).map_err(|p| fail(p.into()))?;
-    let decoded_len = count * stride;
+    if let Some(s) = view_stride.filter(|&s| s != stride) {
+        return Err(fail(format!(
+            "the view's byteStride {s} is not the extension's {stride}"
+        )));
+    }
+    // At most 2^27 × 256 = 2^35 bytes: checked, for targets where that overflows `usize`.
+    let decoded_len = count
+        .checked_mul(stride)
+        .ok_or_else(|| fail(format!("{count} elements of {stride} bytes overflow")))?;
     if decoded_len != view_length {
         return Err(fail(format!(
             "{count} elements of {stride} bytes are {decoded_len} bytes, but the view's byteLength is {view_length}"
@@ -103,6 +123,7 @@ pub(crate) fn decode(
                 data.len()
             ))
         })?;
+    check_source_length(mode, count, decoded_len, source.len()).map_err(fail)?;
     // Words, so the filters' 16- and 32-bit reads are aligned; `count * stride` is a multiple of
     // 4 in every mode but 16-bit indices, which round up and are cut back below.
     let mut words = vec![0u32; decoded_len.div_ceil(4)];
@@ -121,6 +142,30 @@ pub(crate) fn decode(
     let mut bytes: Vec<u8> = bytemuck::cast_slice(&words).to_vec();
     bytes.truncate(decoded_len);
     Ok(bytes)
+}
+
+/// The least compressed bytes that can decode to `count` elements (`decoded_len` bytes), so a
+/// small file cannot ask for a large allocation: the index codecs' own minimums
+/// (meshoptimizer refuses less: a header byte, a byte a triangle or an index, and its tail), and
+/// for attributes one byte per 4096 decoded — looser than the codec's best case, 64 decoded
+/// bytes a byte in version 0 and about 1024 in version 1 (groups of zeros in a few bits).
+fn check_source_length(
+    mode: Mode,
+    count: usize,
+    decoded_len: usize,
+    have: usize,
+) -> Result<(), String> {
+    let least = match mode {
+        Mode::Attributes => 1 + decoded_len / 4096,
+        Mode::Triangles => 1 + count / 3 + 16,
+        Mode::Indices => 1 + count + 4,
+    };
+    if have < least {
+        return Err(format!(
+            "{have} compressed bytes cannot hold {decoded_len} decoded bytes (at least {least})"
+        ));
+    }
+    Ok(())
 }
 
 /// What the extension allows of a mode's stride, count and filter (and what meshoptimizer
@@ -161,7 +206,12 @@ fn check_layout(
 /// Runs the mode's codec from `source` into `out` (at least `count * stride` bytes); 0 on
 /// success, meshoptimizer's error code otherwise.
 fn run_codec(mode: Mode, out: &mut [u32], count: usize, stride: usize, source: &[u8]) -> i32 {
-    assert!(out.len() * 4 >= count * stride, "a caller bug: too small");
+    assert!(
+        count
+            .checked_mul(stride)
+            .is_some_and(|n| n <= out.len() * 4),
+        "a caller bug: too small"
+    );
     let destination = out.as_mut_ptr().cast();
     // SAFETY: `out` holds at least `count * stride` bytes (asserted above) and `source` is a
     // live slice of `source.len()` bytes; `check_layout` gave the decoders only the strides and
@@ -203,7 +253,12 @@ fn run_filter(filter: Filter, words: &mut [u32], count: usize, stride: usize) {
         Filter::Exponential => meshopt::ffi::meshopt_decodeFilterExp,
         Filter::Color => meshopt::ffi::meshopt_decodeFilterColor,
     };
-    assert!(words.len() * 4 >= count * stride, "a caller bug: too small");
+    assert!(
+        count
+            .checked_mul(stride)
+            .is_some_and(|n| n <= words.len() * 4),
+        "a caller bug: too small"
+    );
     // SAFETY: `words` is 4-byte aligned and holds `count * stride` bytes (asserted); the stride
     // is one `check_layout` allows for this filter, as the filter asserts.
     unsafe { f(words.as_mut_ptr().cast(), count, stride) }

@@ -53,12 +53,14 @@ pub(crate) fn read_buffers(
     let mut buffers = Vec::new();
     for (buffer, b) in json["buffers"].as_array().into_iter().flatten().enumerate() {
         let data = match b.get("uri").and_then(Value::as_str) {
-            // EXT_meshopt_compression's fallback: its views are decoded from another buffer.
-            None if super::meshopt::is_fallback(b) => {
+            // A meshopt fallback: its views are decoded from another buffer.
+            None if super::meshopt::is_fallback(json, buffer) => {
                 buffers.push(Vec::new());
                 continue;
             }
-            None => bin.take().ok_or(ReadError::NoBinChunk { buffer })?.to_vec(),
+            // Only the first buffer is the GLB's binary chunk.
+            None if buffer == 0 => bin.take().ok_or(ReadError::NoBinChunk { buffer })?.to_vec(),
+            None => return Err(ReadError::NoBinChunk { buffer }),
             Some(uri) => read_uri(buffer, uri, base)?,
         };
         let expected = as_usize(&b["byteLength"]).unwrap_or(0);
@@ -259,7 +261,19 @@ impl<'a> Reader<'a> {
         let length = field(view, "byteLength", as_usize)?;
         let stride = view.get("byteStride").and_then(as_usize);
         if let Some(ext) = super::meshopt::extension(view) {
-            let bytes = super::meshopt::decode(v, length, ext, self.buffers)?;
+            if view["extensions"]
+                .get(super::names::KHR_MESHOPT_COMPRESSION)
+                .is_some()
+                && view["extensions"]
+                    .get(super::names::EXT_MESHOPT_COMPRESSION)
+                    .is_some()
+            {
+                return Err(AccessorError::Meshopt {
+                    view: v,
+                    problem: "it names both EXT_ and KHR_meshopt_compression".into(),
+                });
+            }
+            let bytes = super::meshopt::decode(v, (length, stride), ext, self.buffers)?;
             return Ok(View {
                 bytes: Cow::Owned(bytes),
                 stride,

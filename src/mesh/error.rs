@@ -110,9 +110,10 @@ pub enum ErrorKind {
     /// An accessor reads past its buffer view or buffer, or cannot be read (its compressed view
     /// does not decode).
     #[cfg(feature = "gltf")]
-    #[error("{attribute} accessor {accessor} {}: {detail}", match **detail {
-        crate::gltf::AccessorError::Meshopt { .. } => "cannot be decoded",
-        _ => "is out of bounds",
+    #[error("{attribute} accessor {accessor} {}: {detail}", if detail.is_undecodable() {
+        "cannot be decoded"
+    } else {
+        "is out of bounds"
     })]
     AccessorOutOfBounds {
         /// `POSITION`, `indices`, …

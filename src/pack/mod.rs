@@ -33,7 +33,8 @@ use serde_json::{json, Map, Value};
 use self::source::Source;
 use crate::gltf::names::{
     EXT_MESHOPT_COMPRESSION, EXT_MESH_GPU_INSTANCING, KHR_DRACO_MESH_COMPRESSION,
-    KHR_MESH_QUANTIZATION, KHR_TEXTURE_TRANSFORM, QTANGENT_ATTRIBUTE, QTANGENT_FRAMES,
+    KHR_MESHOPT_COMPRESSION, KHR_MESH_QUANTIZATION, KHR_TEXTURE_TRANSFORM, QTANGENT_ATTRIBUTE,
+    QTANGENT_FRAMES,
 };
 use crate::gltf::read::as_usize;
 use crate::gltf::{AccessorError, AccessorLayout, AccessorType, Builder, ComponentType, Target};
@@ -207,10 +208,11 @@ pub(crate) enum PackErrorKind {
 }
 
 /// Extensions whose work the packed file no longer needs.
-const DROPPED_EXTENSIONS: [&str; 3] = [
+const DROPPED_EXTENSIONS: [&str; 4] = [
     KHR_MESH_QUANTIZATION,
     KHR_DRACO_MESH_COMPRESSION,
     EXT_MESHOPT_COMPRESSION,
+    KHR_MESHOPT_COMPRESSION,
 ];
 
 /// Writes `scene` as a GLB carrying `prepared`'s frames in `options.format` and `maps`.

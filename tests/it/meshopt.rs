@@ -152,15 +152,18 @@ fn a_welded_file_without_normals_is_shaded_flat() {
     assert_eq!(p.frames.len(), 1728, "every corner its face's vertex");
     for tri in p.indices.chunks_exact(3) {
         let [a, b, c] = [0, 1, 2].map(|k| p.positions[tri[k] as usize]);
+        let (e1, e2) = (b - a, c - a);
+        // A unit normal from one f32 cross product and normalisation: each component of
+        // e1 × e2 is off by about 4ε·|e1||e2| (two products and a difference), a tilt of
+        // 4ε·|e1||e2| / |e1 × e2| radians, the slimmer the triangle the more; its dot with an
+        // edge is off by that tilt times the edge's length, and the dot itself adds ε·|e|.
+        // Twice that sum, for the normalisation and the dot's own rounding.
+        let tilt = 4.0 * f32::EPSILON * e1.length() * e2.length() / e1.cross(e2).length();
         for &v in tri {
             let n = p.frames[v as usize].normal;
-            // A unit normal from one f32 cross product and normalisation: its dot with an edge
-            // is within 8ε of the edge's length (rounding of ~6 products and sums, each ε).
-            for e in [b - a, c - b, a - c] {
-                assert!(
-                    n.dot(e).abs() <= 8.0 * f32::EPSILON * e.length(),
-                    "{n} · {e}"
-                );
+            for e in [e1, c - b, -e2] {
+                let bound = 2.0 * (tilt + f32::EPSILON) * e.length();
+                assert!(n.dot(e).abs() <= bound, "{n} · {e} beyond {bound}");
             }
         }
     }

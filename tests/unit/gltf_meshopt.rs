@@ -198,6 +198,13 @@ fn malformed_extensions_and_streams_are_errors_naming_the_view() {
             &[0u8; 40],
             "does not decode",
         ),
+        // A tiny stream claiming a large decoded size is refused before any allocation.
+        (
+            with("count", json!(1 << 20)),
+            8 << 20,
+            &encoded,
+            "cannot hold 8388608 decoded bytes",
+        ),
         (
             json!({"byteLength": encoded.len(), "byteStride": 3, "count": 6, "mode": "TRIANGLES"}),
             18,
@@ -237,6 +244,48 @@ fn malformed_extensions_and_streams_are_errors_naming_the_view() {
 }
 
 #[test]
+fn khr_meshopt_compression_and_odd_16_bit_triangles_decode() {
+    // The ratified name, and 9 16-bit indices: 18 bytes, not a whole number of words.
+    let indices: Vec<u32> = vec![0, 1, 2, 2, 1, 3, 3, 1, 4];
+    let encoded = meshopt::encode_index_buffer(&indices, 5).expect("encodes");
+    let mut json = document(
+        18,
+        None,
+        json!({"byteLength": encoded.len(), "byteStride": 2, "count": 9, "mode": "TRIANGLES"}),
+    );
+    let ext = json["bufferViews"][0]["extensions"]["EXT_meshopt_compression"].take();
+    json["bufferViews"][0]["extensions"] = json!({"KHR_meshopt_compression": ext});
+    let bytes = view(&json, &encoded).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(bytes.len(), 18);
+    let mut got: Vec<u32> = bytemuck::pod_collect_to_vec::<u8, u16>(&bytes)
+        .into_iter()
+        .map(u32::from)
+        .collect();
+    let mut want = indices.clone();
+    got.sort_unstable();
+    want.sort_unstable();
+    assert_eq!(got, want, "the same corners");
+    // Both names on one view: refused (KHR_meshopt_compression forbids it).
+    json["bufferViews"][0]["extensions"]["EXT_meshopt_compression"] =
+        json["bufferViews"][0]["extensions"]["KHR_meshopt_compression"].clone();
+    let e = view(&json, &encoded).expect_err("both names");
+    assert!(e.to_string().contains("names both"), "{e}");
+}
+
+#[test]
+fn the_views_byte_stride_must_be_the_extensions() {
+    let vertices: Vec<[u32; 2]> = (0..16).map(|i| [i, i]).collect();
+    let encoded = meshopt::encode_vertex_buffer(&vertices).expect("encodes");
+    let json = document(128, Some(16), attributes(&encoded, 16, 8, "NONE"));
+    let e = view(&json, &encoded).expect_err("stride mismatch");
+    assert!(
+        e.to_string()
+            .contains("byteStride 16 is not the extension's 8"),
+        "{e}"
+    );
+}
+
+#[test]
 fn a_fallback_buffer_reads_as_empty_and_only_its_compressed_views_are_read() {
     // A GLB whose fallback buffer has no URI: only buffer 0 takes the binary chunk.
     let json = json!({
@@ -254,4 +303,23 @@ fn a_fallback_buffer_reads_as_empty_and_only_its_compressed_views_are_read() {
         .view(0)
         .expect_err("nothing behind it");
     assert!(e.to_string().contains("buffer 1 has 0"), "{e}");
+
+    // The fallback mark is optional: a buffer with no URI that only compressed views read is
+    // one too (here at index 0, so the binary chunk is not given to it).
+    let json = json!({
+        "buffers": [{"byteLength": 100}, {"uri": "data:application/octet-stream;base64,AAAA",
+            "byteLength": 3}],
+        "bufferViews": [{"buffer": 0, "byteLength": 8, "byteStride": 8, "extensions":
+            {"EXT_meshopt_compression": {"buffer": 1, "byteLength": 3, "byteStride": 8,
+                "count": 1, "mode": "ATTRIBUTES"}}}]
+    });
+    let buffers =
+        crate::gltf::read::read_buffers(&json, None, None).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(buffers[0], Vec::<u8>::new());
+    // Only buffer 0 may be a GLB's binary chunk.
+    let json = json!({"buffers": [{"uri": "data:application/octet-stream;base64,AAAA",
+        "byteLength": 3}, {"byteLength": 4}]});
+    let e = crate::gltf::read::read_buffers(&json, Some(&[1, 2, 3, 4]), None)
+        .expect_err("buffer 1 cannot be the chunk");
+    assert!(e.to_string().contains("buffer 1"), "{e}");
 }
