@@ -123,14 +123,7 @@ fn a_gltfpack_c_file_through_pack_validates_and_keeps_its_frames() {
     }
     let back = mesh::load(&path).unwrap_or_else(|e| panic!("{e}"));
     let back = back.prepare().unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(back.len(), prepared.len(), "primitives");
-    let mut errors = qtangent::measure::FrameErrors::default();
-    for (p, q) in prepared.iter().zip(&back) {
-        assert_eq!(p.frames.len(), q.frames.len(), "{}: vertices", p.label);
-        for (a, b) in p.frames.iter().zip(&q.frames) {
-            errors.add(a, b);
-        }
-    }
+    let errors = common::frame_errors(&prepared, &back);
     common::assert_within_format_bound("FlightHelmet -c packed", format, &errors);
 }
 

@@ -258,6 +258,23 @@ pub fn pack(
     out
 }
 
+/// The frame errors of `got` against `want`, primitive by primitive and vertex by vertex (the
+/// same primitives with the same vertices: asserted).
+pub fn frame_errors(
+    want: &[qtangent::mesh::Prepared],
+    got: &[qtangent::mesh::Prepared],
+) -> qtangent::measure::FrameErrors {
+    assert_eq!(want.len(), got.len(), "primitives");
+    let mut errors = qtangent::measure::FrameErrors::default();
+    for (p, q) in want.iter().zip(got) {
+        assert_eq!(p.frames.len(), q.frames.len(), "{}: vertices", p.label);
+        for (a, b) in p.frames.iter().zip(&q.frames) {
+            errors.add(a, b);
+        }
+    }
+    errors
+}
+
 /// Asserts that the frame errors `e` of `format`, measured on `what`, are within the format's
 /// documented bound ([`qtangent::Format::max_error_deg`]) and flip no handedness.
 pub fn assert_within_format_bound(

@@ -538,13 +538,7 @@ fn frames_survive_a_tool_that_drops_the_extension() {
         let back = mesh::load_bytes(Path::new("rewritten.glb"), &glb, None)
             .unwrap_or_else(|e| panic!("{}: {e}", format.name()));
         let back = back.prepare().unwrap_or_else(|e| panic!("{e}"));
-        let mut errors = FrameErrors::default();
-        for (p, b) in prepared.iter().zip(&back) {
-            assert_eq!(p.frames.len(), b.frames.len(), "{}: vertex count", p.label);
-            for (f, g) in p.frames.iter().zip(&b.frames) {
-                errors.add(f, g);
-            }
-        }
+        let errors = common::frame_errors(&prepared, &back);
         common::assert_within_format_bound("torus, extension dropped", format, &errors);
     }
 }
