@@ -23,20 +23,30 @@ pub(crate) fn extension(item: &Value) -> Option<&Value> {
 }
 
 /// Whether buffer `b` of `json` is a meshopt fallback: marked so, or (the mark is optional)
-/// without a URI and read only by compressed views. Its bytes are never read: its views decode
-/// from other buffers.
+/// without a URI, the parent of compressed views only, and no compressed view's source. Its
+/// bytes are never read: its views decode from other buffers.
 pub(crate) fn is_fallback(json: &Value, b: usize) -> bool {
     let buffer = &json["buffers"][b];
     if extension(buffer).is_some_and(|e| e["fallback"].as_bool() == Some(true)) {
         return true;
     }
-    let mut views = json["bufferViews"]
+    let views: Vec<&Value> = json["bufferViews"]
         .as_array()
         .into_iter()
         .flatten()
+        .collect();
+    let mut parent_of = views
+        .iter()
         .filter(|v| as_usize(&v["buffer"]) == Some(b))
         .peekable();
-    buffer.get("uri").is_none() && views.peek().is_some() && views.all(|v| extension(v).is_some())
+    let source_of_any = views
+        .iter()
+        .filter_map(|v| extension(v))
+        .any(|e| as_usize(&e["buffer"]) == Some(b));
+    buffer.get("uri").is_none()
+        && !source_of_any
+        && parent_of.peek().is_some()
+        && parent_of.all(|v| extension(v).is_some())
 }
 
 /// How a compressed view was encoded.
