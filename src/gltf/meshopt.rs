@@ -15,7 +15,7 @@ use super::names::{EXT_MESHOPT_COMPRESSION, KHR_MESHOPT_COMPRESSION};
 use super::read::{as_usize, MAX_ELEMENTS};
 
 /// The meshopt extension object of a buffer view or a buffer, if it has one (EXT's where it
-/// names both, which [`decode`]'s caller refuses for a view).
+/// names both, which [`decode`] refuses for a view).
 pub(crate) fn extension(item: &Value) -> Option<&Value> {
     let e = item.get("extensions")?;
     e.get(EXT_MESHOPT_COMPRESSION)
@@ -67,18 +67,32 @@ enum Filter {
     Color,
 }
 
-/// Decodes compressed buffer view `view` (its meshopt extension object `ext`) from `buffers`:
-/// `count` elements of `byteStride` bytes, which must be the view's own `byteLength`.
+/// Decodes compressed buffer view `view` (its JSON `json`, `byteLength` `view_length`) from
+/// `buffers`: `count` elements of `byteStride` bytes, which must be the view's `byteLength`.
 ///
 /// # Errors
 /// [`AccessorError::Meshopt`] naming what the extension object or the stream gets wrong.
 pub(crate) fn decode(
     view: usize,
-    (view_length, view_stride): (usize, Option<usize>),
-    ext: &Value,
+    json: &Value,
+    view_length: usize,
     buffers: &[Vec<u8>],
 ) -> Result<Vec<u8>, AccessorError> {
     let fail = |problem: String| AccessorError::Meshopt { view, problem };
+    let names = &json["extensions"];
+    let ext = match (
+        names.get(EXT_MESHOPT_COMPRESSION),
+        names.get(KHR_MESHOPT_COMPRESSION),
+    ) {
+        (Some(_), Some(_)) => {
+            return Err(fail(
+                "it names both EXT_ and KHR_meshopt_compression".into(),
+            ));
+        }
+        (Some(ext), None) | (None, Some(ext)) => ext,
+        (None, None) => return Err(fail("it is not compressed".into())),
+    };
+    let view_stride = json.get("byteStride").and_then(as_usize);
     let number = |key: &str| {
         as_usize(&ext[key]).ok_or_else(|| fail(format!("{key} is {}", json_or_missing(&ext[key]))))
     };

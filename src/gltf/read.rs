@@ -260,20 +260,8 @@ impl<'a> Reader<'a> {
         })?;
         let length = field(view, "byteLength", as_usize)?;
         let stride = view.get("byteStride").and_then(as_usize);
-        if let Some(ext) = super::meshopt::extension(view) {
-            if view["extensions"]
-                .get(super::names::KHR_MESHOPT_COMPRESSION)
-                .is_some()
-                && view["extensions"]
-                    .get(super::names::EXT_MESHOPT_COMPRESSION)
-                    .is_some()
-            {
-                return Err(AccessorError::Meshopt {
-                    view: v,
-                    problem: "it names both EXT_ and KHR_meshopt_compression".into(),
-                });
-            }
-            let bytes = super::meshopt::decode(v, (length, stride), ext, self.buffers)?;
+        if super::meshopt::extension(view).is_some() {
+            let bytes = super::meshopt::decode(v, view, length, self.buffers)?;
             return Ok(View {
                 bytes: Cow::Owned(bytes),
                 stride,

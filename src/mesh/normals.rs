@@ -5,6 +5,13 @@
 
 use glam::Vec3;
 
+/// The unit normal of triangle `p` (counter-clockwise front), `None` where it has (nearly) no
+/// area.
+#[must_use]
+pub(crate) fn face_normal(p: [Vec3; 3]) -> Option<Vec3> {
+    (p[1] - p[0]).cross(p[2] - p[0]).try_normalize()
+}
+
 /// Angle-weighted normals, one per vertex, and how many vertices got the fallback.
 ///
 /// Vertices with the same `smoothing_ids` entry share one normal (OBJ: the position index);
@@ -27,7 +34,7 @@ pub(crate) fn angle_weighted(
     let mut sum = vec![Vec3::ZERO; groups];
     for tri in indices.chunks_exact(3) {
         let p = [0, 1, 2].map(|k| positions[tri[k] as usize]);
-        let Some(face) = (p[1] - p[0]).cross(p[2] - p[0]).try_normalize() else {
+        let Some(face) = face_normal(p) else {
             continue;
         };
         for k in 0..3 {

@@ -106,7 +106,9 @@ pub struct Prepared {
 /// The frame of a unit normal with no tangent information (see the module docs).
 #[must_use]
 pub(crate) fn frame_from_normal(normal: Vec3, handedness: f32) -> TangentFrame {
-    let n = normal.normalize();
+    // `+ 0.0` turns −0 into +0: glam's orthonormal pair reads the sign of z, zero included, so
+    // without it two equal normals (a face's two triangles, say) could get different tangents.
+    let n = normal.normalize() + Vec3::ZERO;
     let (t, _) = n.any_orthonormal_pair();
     TangentFrame {
         normal: n,
@@ -267,13 +269,7 @@ impl Primitive {
         let corner = |values: &[Vec2]| self.indices.iter().map(|&v| values[v as usize]).collect();
         let mut normals = Vec::with_capacity(self.indices.len());
         for t in self.indices.chunks_exact(3) {
-            let p = [0, 1, 2].map(|k| self.positions[t[k] as usize]);
-            // `+ 0.0` turns −0 into +0: a face's two triangles then give the same frame (the
-            // tangent built from a normal reads the sign of its z, zero included).
-            let face = (p[1] - p[0])
-                .cross(p[2] - p[0])
-                .try_normalize()
-                .map(|n| n + Vec3::ZERO);
+            let face = normals::face_normal([0, 1, 2].map(|k| self.positions[t[k] as usize]));
             normals.extend(t.iter().map(|&v| face.unwrap_or(smooth[v as usize])));
         }
         let unshared = Primitive {
