@@ -3,7 +3,8 @@
 //! images, everything else (materials, nodes, skins, animations) carried over.
 //!
 //! `cargo run --release --example pack -- MESH -o OUT.glb [--format snorm16x4|smallest3x4|…]
-//! [--maps tangent|object|none] [--keep-normals]`
+//! [--maps tangent|object|none] [--keep-normals] [--position-bits 14] [--uv-bits 12] [--float]
+//! [--compress none|meshopt]`
 //!
 //! The file is read back once written: the frames decoded from it are measured against the
 //! frames packed (they must be within the format's bound), and the sizes are reported. Maps
@@ -52,6 +53,18 @@ struct Args {
     /// Keep f32 NORMAL and TANGENT as well, for viewers that do not know the extension.
     #[arg(long)]
     keep_normals: bool,
+    /// Bits of a quantised position (1 to 16; KHR_mesh_quantization, one grid for the file).
+    #[arg(long, default_value_t = 14, value_parser = clap::value_parser!(u8).range(1..=16))]
+    position_bits: u8,
+    /// Bits of a quantised UV (1 to 16; a grid per material, KHR_texture_transform).
+    #[arg(long, default_value_t = 12, value_parser = clap::value_parser!(u8).range(1..=16))]
+    uv_bits: u8,
+    /// Keep positions, UVs, weights and rotations as f32 (no quantisation).
+    #[arg(long)]
+    float: bool,
+    /// Compression: none, or meshopt (EXT_meshopt_compression).
+    #[arg(long, default_value = "none", value_parser = ["none", "meshopt"])]
+    compress: String,
 }
 
 fn main() -> ExitCode {
@@ -66,6 +79,9 @@ fn run(args: &Args) -> Result<(), String> {
     let options = PackOptions {
         format: args.format,
         keep_normals: args.keep_normals,
+        position_bits: (!args.float).then_some(args.position_bits),
+        uv_bits: (!args.float).then_some(args.uv_bits),
+        meshopt: args.compress == "meshopt",
     };
     let packed = pack::pack(&scene, &prepared, &maps, &options).map_err(|e| e.to_string())?;
     for w in &packed.report.warnings {
@@ -76,7 +92,7 @@ fn run(args: &Args) -> Result<(), String> {
     let back = mesh::load(&args.output).map_err(|e| format!("reading the output back: {e}"))?;
     let back = back.prepare().map_err(|e| e.to_string())?;
     let mut errors = FrameErrors::default();
-    for (p, b) in prepared.iter().zip(&back) {
+    for (p, b) in packed.primitives.iter().zip(&back) {
         if p.frames.len() != b.frames.len() {
             return Err(format!(
                 "{}: {} vertices written, {} read back",
@@ -112,6 +128,12 @@ fn run(args: &Args) -> Result<(), String> {
         errors.bitangent.max,
         args.format.max_error_deg()
     );
+    if !args.float {
+        println!(
+            "pack: quantised: positions {} bits, largest error {:.3e} (mesh units); UVs {} bits, largest error {:.3e}",
+            args.position_bits, r.position_error, args.uv_bits, r.uv_error
+        );
+    }
     for (what, bytes) in &r.maps {
         println!("pack: map: {what}: {bytes} bytes (KTX2)");
     }

@@ -294,6 +294,9 @@ pub enum WarningKind {
     MorphTargetsDropped,
     /// A mesh left without a triangle primitive was removed, with its node references.
     EmptyMeshRemoved,
+    /// Positions were kept as f32: a node instances a mesh (EXT_mesh_gpu_instancing), and the
+    /// dequantisation cannot go between the instance's transform and the vertex.
+    PositionsNotQuantised,
 }
 
 impl fmt::Display for WarningKind {
@@ -365,6 +368,10 @@ impl fmt::Display for WarningKind {
             Self::MorphTargetsDropped => write!(
                 f,
                 "morph targets dropped (their normal and tangent deltas have no qtangent form)"
+            ),
+            Self::PositionsNotQuantised => write!(
+                f,
+                "kept as f32: a node instances a mesh (EXT_mesh_gpu_instancing)"
             ),
             Self::EmptyMeshRemoved => write!(
                 f,

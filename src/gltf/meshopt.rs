@@ -300,3 +300,81 @@ fn json_or_missing(v: &Value) -> String {
 #[cfg(all(test, feature = "default"))]
 #[path = "../../tests/unit/gltf_meshopt.rs"]
 mod tests;
+
+/// How a buffer view is compressed ([`encode`]): `count` elements of `stride` bytes, triangle
+/// indices or vertex-codec attributes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Encoding {
+    /// Bytes an element (a multiple of 4 up to 256 for attributes; 2 or 4 for indices).
+    pub(crate) stride: usize,
+    /// Elements (a multiple of 3 for triangles).
+    pub(crate) count: usize,
+    /// Triangle indices (`TRIANGLES`), else `ATTRIBUTES`.
+    pub(crate) triangles: bool,
+}
+
+impl Encoding {
+    /// Whether the extension's specification allows this encoding (anything else stays
+    /// uncompressed).
+    pub(crate) fn allowed(&self) -> bool {
+        if self.triangles {
+            matches!(self.stride, 2 | 4) && self.count.is_multiple_of(3)
+        } else {
+            self.stride.is_multiple_of(4) && (4..=256).contains(&self.stride)
+        }
+    }
+
+    /// The view's EXT_meshopt_compression object for `length` compressed bytes at `offset` of
+    /// buffer 0.
+    pub(crate) fn json(&self, offset: usize, length: usize) -> Value {
+        serde_json::json!({
+            "buffer": 0,
+            "byteOffset": offset,
+            "byteLength": length,
+            "byteStride": self.stride,
+            "mode": if self.triangles { "TRIANGLES" } else { "ATTRIBUTES" },
+            "count": self.count,
+        })
+    }
+}
+
+/// `bytes` (`count × stride`, an [`Encoding`] that is [`Encoding::allowed`]) compressed by
+/// meshoptimizer: the index codec for triangles, else the vertex codec at version 0, the one
+/// EXT_meshopt_compression decoders read.
+pub(crate) fn encode(bytes: &[u8], e: Encoding) -> Vec<u8> {
+    debug_assert!(e.allowed() && bytes.len() == e.count * e.stride);
+    if e.triangles {
+        let indices: Vec<u32> = if e.stride == 2 {
+            bytes
+                .chunks_exact(2)
+                .map(|c| u32::from(u16::from_le_bytes([c[0], c[1]])))
+                .collect()
+        } else {
+            bytes
+                .chunks_exact(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect()
+        };
+        let vertices = indices.iter().max().map_or(0, |&m| m as usize + 1);
+        // The crate's encoder cannot fail: it sizes its output by the bound.
+        return meshopt::encode_index_buffer(&indices, vertices).unwrap_or_default();
+    }
+    // SAFETY: a pure function of its two sizes.
+    let bound = unsafe { meshopt::ffi::meshopt_encodeVertexBufferBound(e.count, e.stride) };
+    let mut out = vec![0u8; bound];
+    // SAFETY: `out` holds the bound for `count` elements of `stride` bytes, which `bytes` holds
+    // (checked above); the stride is a multiple of 4 up to 256, as the encoder asserts.
+    let size = unsafe {
+        meshopt::ffi::meshopt_encodeVertexBufferLevel(
+            out.as_mut_ptr(),
+            out.len(),
+            bytes.as_ptr().cast(),
+            e.count,
+            e.stride,
+            2,
+            0,
+        )
+    };
+    out.truncate(size);
+    out
+}

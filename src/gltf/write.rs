@@ -10,6 +10,8 @@ use std::path::Path;
 use serde_json::{json, Value};
 
 use super::glb;
+use super::meshopt::{encode, Encoding};
+use super::names::EXT_MESHOPT_COMPRESSION;
 use super::names::{AccessorLayout, AccessorType, ComponentType, Target};
 #[cfg(any(test, feature = "lab"))]
 use super::uri::data_uri;
@@ -23,6 +25,9 @@ pub(crate) struct Builder {
     /// written with the file ([`Builder::to_glb`], [`Builder::to_gltf`]).
     pub json: Value,
     bin: Vec<u8>,
+    /// Bytes of the EXT_meshopt_compression fallback buffer (buffer 1, not written), once
+    /// [`Builder::compress_meshopt`] has run.
+    fallback: usize,
 }
 
 #[cfg(any(test, feature = "lab"))]
@@ -56,6 +61,7 @@ impl Builder {
         Self {
             json,
             bin: Vec::new(),
+            fallback: 0,
         }
     }
 
@@ -193,6 +199,68 @@ impl Builder {
         self.accessor(&data, layout, Some(Target::ElementArrayBuffer))
     }
 
+    /// Compresses every buffer view an accessor reads whose layout EXT_meshopt_compression
+    /// allows (triangle indices; attributes of 4 to 256 bytes an element, a multiple of 4):
+    /// the compressed streams go to the binary buffer, and the views move to a fallback buffer
+    /// (buffer 1) the file does not carry, as the extension specifies. Images and views of
+    /// other layouts stay as they are. Call it last, once: views appended later are not
+    /// compressed.
+    pub(crate) fn compress_meshopt(&mut self) {
+        let views = self.json["bufferViews"].as_array().map_or(0, Vec::len);
+        let accessors = self.json["accessors"].as_array().map_or(0, Vec::len);
+        // The encoding of each view one accessor reads whole; `None` once a second reads it.
+        let mut plan: Vec<Option<Option<Encoding>>> = vec![None; views];
+        for a in 0..accessors {
+            let Ok(acc) = super::read::describe(&self.json, a) else {
+                continue;
+            };
+            let Some(place) = acc.place.filter(|_| acc.sparse.is_none()) else {
+                continue;
+            };
+            let view = &self.json["bufferViews"][place.view];
+            let stride = view["byteStride"]
+                .as_u64()
+                .map_or(acc.layout.element_bytes(), |s| s as usize);
+            let e = Encoding {
+                stride,
+                count: acc.count,
+                triangles: view["target"].as_u64()
+                    == Some(u64::from(Target::ElementArrayBuffer.code())),
+            };
+            let whole = place.offset == 0
+                && view["byteLength"].as_u64() == Some((stride * acc.count) as u64);
+            plan[place.view] = match plan[place.view] {
+                None if whole && e.allowed() => Some(Some(e)),
+                _ => Some(None),
+            };
+        }
+        let old = std::mem::take(&mut self.bin);
+        let mut fallback = 0;
+        for (v, e) in plan.into_iter().enumerate() {
+            let view = &mut self.json["bufferViews"][v];
+            let start = view["byteOffset"].as_u64().unwrap_or(0) as usize;
+            let length = view["byteLength"].as_u64().unwrap_or(0) as usize;
+            let bytes = old.get(start..start + length).unwrap_or_default();
+            self.bin.resize(self.bin.len().next_multiple_of(4), 0);
+            match e.flatten() {
+                Some(e) => {
+                    let packed = encode(bytes, e);
+                    view["buffer"] = json!(1);
+                    view["byteOffset"] = json!(fallback);
+                    view["extensions"] =
+                        json!({ EXT_MESHOPT_COMPRESSION: e.json(self.bin.len(), packed.len()) });
+                    fallback = (fallback + length).next_multiple_of(4);
+                    self.bin.extend_from_slice(&packed);
+                }
+                None => {
+                    view["byteOffset"] = json!(self.bin.len());
+                    self.bin.extend_from_slice(bytes);
+                }
+            }
+        }
+        self.fallback = fallback;
+    }
+
     #[cfg(test)]
     /// The binary buffer written so far.
     #[must_use]
@@ -219,7 +287,14 @@ impl Builder {
                 if let Some(uri) = uri {
                     buffer["uri"] = json!(uri);
                 }
-                doc.insert("buffers".into(), json!([buffer]));
+                let mut buffers = vec![buffer];
+                if self.fallback > 0 {
+                    buffers.push(json!({
+                        "byteLength": self.fallback,
+                        "extensions": { EXT_MESHOPT_COMPRESSION: { "fallback": true } },
+                    }));
+                }
+                doc.insert("buffers".into(), json!(buffers));
             }
         }
         json

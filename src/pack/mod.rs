@@ -21,15 +21,20 @@
 //! CPU only: maps are made by the caller ([`SceneMaps::new`], with the GPU as the baker's raster
 //! backend where there is one).
 
+mod error;
+mod order;
+mod quantize;
 mod source;
 
-use crate::gltf::error::ReadError;
+pub use self::error::PackError;
+pub(crate) use self::error::PackErrorKind;
+
 pub use crate::gltf::error::WriteError;
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use serde_json::{json, Map, Value};
 
+use self::quantize::{PositionGrid, UvGrid};
 use self::source::Source;
 use crate::gltf::names::{
     EXT_MESHOPT_COMPRESSION, EXT_MESH_GPU_INSTANCING, KHR_DRACO_MESH_COMPRESSION,
@@ -37,8 +42,8 @@ use crate::gltf::names::{
     QTANGENT_FRAMES,
 };
 use crate::gltf::read::as_usize;
-use crate::gltf::{AccessorError, AccessorLayout, AccessorType, Builder, ComponentType, Target};
-use crate::mesh::{ImageError, Prepared, Primitive, Scene};
+use crate::gltf::{AccessorLayout, AccessorType, Builder, ComponentType, Target};
+use crate::mesh::{Prepared, Primitive, Scene};
 use crate::qmap::stored::EncodedMap;
 use crate::render::{SceneMap, SceneMaps};
 use crate::{Format, Warning, WarningKind};
@@ -52,6 +57,15 @@ pub struct PackOptions {
     /// Keep f32 NORMAL and TANGENT beside `_QTANGENT`, so viewers that do not know the
     /// extension still light the model.
     pub keep_normals: bool,
+    /// Quantise positions to this many bits (1 to 16) on one grid for the file
+    /// (KHR_mesh_quantization; `None`: f32). Default 14, gltfpack's.
+    pub position_bits: Option<u8>,
+    /// Quantise UVs to this many bits (1 to 16) on a grid per material, dequantised by
+    /// KHR_texture_transform (`None`: f32). Default 12, gltfpack's.
+    pub uv_bits: Option<u8>,
+    /// Compress vertex, index and animation data with meshoptimizer (EXT_meshopt_compression),
+    /// with an uncompressed fallback buffer the file does not carry.
+    pub meshopt: bool,
 }
 
 impl Default for PackOptions {
@@ -59,6 +73,9 @@ impl Default for PackOptions {
         Self {
             format: Format::Snorm16x4,
             keep_normals: false,
+            position_bits: Some(14),
+            uv_bits: Some(12),
+            meshopt: false,
         }
     }
 }
@@ -85,6 +102,10 @@ pub struct Packed {
     pub glb: Vec<u8>,
     /// Figures and warnings.
     pub report: PackReport,
+    /// The primitives as written, in [`Scene::primitives`] order: their vertices in the order
+    /// the file holds them (optimised for the GPU's vertex cache and fetch; vertices no
+    /// triangle uses dropped), positions and UVs before quantisation.
+    pub primitives: Vec<Prepared>,
 }
 
 /// Figures about a packed file.
@@ -100,111 +121,15 @@ pub struct PackReport {
     pub frame_bytes_per_vertex: usize,
     /// Bytes of embedded KTX2 maps.
     pub(crate) map_bytes: usize,
+    /// The largest distance between a position and its quantised copy, in the mesh's units
+    /// (0 for f32).
+    pub position_error: f32,
+    /// The largest distance between a UV and its quantised copy (0 for f32).
+    pub uv_error: f32,
     /// Maps embedded: (what, bytes).
     pub maps: Vec<(String, usize)>,
     /// Things dropped or changed, each naming where.
     pub warnings: Vec<Warning>,
-}
-
-/// A file could not be packed.
-#[derive(Debug, thiserror::Error)]
-#[error("{}: {kind}", file.display())]
-pub struct PackError {
-    /// The file being packed.
-    pub(crate) file: PathBuf,
-    /// What went wrong.
-    pub(crate) kind: PackErrorKind,
-}
-
-/// What stopped a file being packed.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub(crate) enum PackErrorKind {
-    /// `prepared` does not hold one entry per primitive of the scene.
-    #[error("{prepared} prepared primitives for {scene} in the scene")]
-    PreparedCount {
-        /// Entries in `prepared`.
-        prepared: usize,
-        /// Primitives in the scene.
-        scene: usize,
-    },
-    /// The file has changed since it was loaded.
-    #[error("the file has {file} meshes but {loaded} were loaded")]
-    MeshCount {
-        /// Meshes in the file.
-        file: usize,
-        /// Meshes in the scene.
-        loaded: usize,
-    },
-    /// The file cannot be read again.
-    #[error("cannot read: {0}")]
-    Io(std::io::Error),
-    /// Its container, JSON or buffers cannot be read.
-    #[error("{0}")]
-    Read(#[from] ReadError),
-    /// An accessor to copy cannot be read.
-    #[error("accessor {accessor} {error}")]
-    Accessor {
-        /// The accessor.
-        accessor: usize,
-        /// What is wrong with it.
-        error: AccessorError,
-    },
-    /// An attribute to copy through the vertex splits has fewer elements than POSITION.
-    #[error("{primitive}: {attribute} has fewer elements than POSITION")]
-    ShortAttribute {
-        /// The primitive.
-        primitive: String,
-        /// The attribute.
-        attribute: String,
-    },
-    /// An image with neither a URI nor a buffer view.
-    #[error("image {image} has neither uri nor bufferView")]
-    ImageWithoutSource {
-        /// The image.
-        image: usize,
-    },
-    /// An image's buffer view cannot be read.
-    #[error("image {image}: {error}")]
-    ImageView {
-        /// The image.
-        image: usize,
-        /// What is wrong with its view.
-        error: AccessorError,
-    },
-    /// An image's URI cannot be used.
-    #[error("image {image}: {error}")]
-    ImageUri {
-        /// The image.
-        image: usize,
-        /// What is wrong with its URI.
-        error: ReadError,
-    },
-    /// An image's file or data URI cannot be read.
-    #[error("{image}: {error}")]
-    Image {
-        /// The image, described.
-        image: String,
-        /// The problem.
-        error: ImageError,
-    },
-    /// An image with no `mimeType` whose bytes are not PNG, JPEG, WebP or KTX2.
-    #[error("image {image}: not PNG, JPEG, WebP or KTX2")]
-    ImageType {
-        /// The image.
-        image: usize,
-    },
-    /// A map cannot be written as KTX2.
-    #[error("{what}: {error}")]
-    Ktx2 {
-        /// The map.
-        what: String,
-        /// The writer's error.
-        error: crate::ktx2::Ktx2Error,
-    },
-    /// The GLB cannot be written.
-    #[error("GLB: {0}")]
-    Write(#[from] WriteError),
 }
 
 /// Extensions whose work the packed file no longer needs.
@@ -251,6 +176,12 @@ pub fn pack(
     } else {
         Source::synthetic(file, scene)
     };
+    for (what, bits) in [("position", options.position_bits), ("UV", options.uv_bits)] {
+        if let Some(bits) = bits.filter(|b| !(1..=quantize::MAX_BITS).contains(b)) {
+            return Err(fail(PackErrorKind::Bits { what, bits }));
+        }
+    }
+    let instanced = quantize::instanced(&source.json);
     let mut w = Writer {
         source: &source,
         out: Builder::new(source.json.clone()),
@@ -260,12 +191,26 @@ pub fn pack(
             ..PackReport::default()
         },
         fallback: None,
+        position_grid: options
+            .position_bits
+            .filter(|_| !instanced)
+            .and_then(|bits| PositionGrid::new(prepared, bits)),
+        uv_grids: options.uv_bits.map_or_else(Vec::new, |bits| {
+            quantize::uv_grids(&source.json, scene, prepared, bits)
+        }),
+        quantise: options.position_bits.is_some() || options.uv_bits.is_some(),
+        rotations: HashMap::new(),
+        written: prepared.to_vec(),
     };
+    if instanced && options.position_bits.is_some() {
+        w.warn_instanced();
+    }
     w.images().map_err(fail)?;
     w.skins_and_animations().map_err(fail)?;
     w.meshes(scene, prepared, maps, options).map_err(fail)?;
+    w.dequantising_nodes();
     w.materials(scene, maps).map_err(fail)?;
-    w.finish().map_err(fail)
+    w.finish(options.meshopt).map_err(fail)
 }
 
 /// The core `source` of every quaternion-map texture, for loaders that require one (the
@@ -288,6 +233,16 @@ struct Writer<'a> {
     report: PackReport,
     /// The image of [`FALLBACK_PNG`], once a map texture needed it.
     fallback: Option<usize>,
+    /// The file's position grid, when positions are quantised.
+    position_grid: Option<PositionGrid>,
+    /// Each material's UV grid, when UVs are quantised and it has a texture reading set 0.
+    uv_grids: Vec<Option<UvGrid>>,
+    /// Whether weights and animation rotations are quantised (with positions or UVs).
+    quantise: bool,
+    /// Source rotation accessor → written quantised accessor.
+    rotations: HashMap<usize, usize>,
+    /// The primitives as written ([`Packed::primitives`]).
+    written: Vec<Prepared>,
 }
 
 impl Writer<'_> {
@@ -343,8 +298,7 @@ impl Writer<'_> {
     fn skins_and_animations(&mut self) -> Result<(), PackErrorKind> {
         let out = |w: &Self, key: &str| w.out.json[key].as_array().map_or(0, Vec::len);
         for s in 0..out(self, "skins") {
-            let v = self.out.json["skins"][s]["inverseBindMatrices"].clone();
-            if let Some(a) = self.remap(&v)? {
+            if let Some(a) = self.inverse_binds(s)? {
                 self.out.json["skins"][s]["inverseBindMatrices"] = json!(a);
             }
         }
@@ -352,10 +306,23 @@ impl Writer<'_> {
             let samplers = self.out.json["animations"][an]["samplers"]
                 .as_array()
                 .map_or(0, Vec::len);
+            let rotations: Vec<usize> = self.out.json["animations"][an]["channels"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|c| c["target"]["path"] == "rotation")
+                .filter_map(|c| as_usize(&c["sampler"]))
+                .collect();
             for s in 0..samplers {
                 for key in ["input", "output"] {
                     let v = self.out.json["animations"][an]["samplers"][s][key].clone();
-                    if let Some(a) = self.remap(&v)? {
+                    let rotation = match as_usize(&v) {
+                        Some(a) if key == "output" && rotations.contains(&s) => {
+                            self.rotation_output(a)?
+                        }
+                        _ => None,
+                    };
+                    if let Some(a) = rotation.map_or_else(|| self.remap(&v), |a| Ok(Some(a)))? {
                         self.out.json["animations"][an]["samplers"][s][key] = json!(a);
                     }
                 }
@@ -415,7 +382,7 @@ impl Writer<'_> {
                 let flat = first + k;
                 dropped_targets |= src.get("targets").is_some();
                 let object = maps.object.get(flat).and_then(Option::as_ref);
-                let p = self.primitive(src, loaded, &prepared[flat], object, options)?;
+                let p = self.primitive(src, loaded, (flat, &prepared[flat]), object, options)?;
                 out_prims.push(p);
             }
             first += mesh.primitives.len();
@@ -485,10 +452,12 @@ impl Writer<'_> {
         &mut self,
         src: &Value,
         loaded: &Primitive,
-        p: &Prepared,
+        (flat, p): (usize, &Prepared),
         object: Option<&SceneMap>,
         options: &PackOptions,
     ) -> Result<Value, PackErrorKind> {
+        let (p, map_uvs) = order::optimised(p, object.and_then(|o| o.map_uvs.as_deref()));
+        let p = &p;
         self.report.primitives += 1;
         self.report.vertices_in += loaded.positions.len();
         self.report.vertices += p.positions.len();
@@ -496,7 +465,7 @@ impl Writer<'_> {
         let next_uv_set = self.copy_attributes(src, p, &mut attrs)?;
         let mut ext = json!({ "format": options.format.name() });
         if let Some(o) = object {
-            let tex_coord = match &o.map_uvs {
+            let tex_coord = match &map_uvs {
                 Some(uvs) => {
                     let uvs: Vec<[f32; 2]> = uvs.iter().map(|v| v.to_array()).collect();
                     let uvs = self.out.floats(&uvs, Some(Target::ArrayBuffer));
@@ -511,6 +480,9 @@ impl Writer<'_> {
         }
         let indices = self.out.indices(&p.indices);
         let mut out = json!({ "attributes": attrs, "indices": indices, "mode": 4 });
+        if let Some(slot) = self.written.get_mut(flat) {
+            slot.clone_from(p);
+        }
         for key in ["material", "extras"] {
             if let Some(v) = src.get(key) {
                 out[key] = v.clone();
@@ -533,11 +505,11 @@ impl Writer<'_> {
     ) -> Map<String, Value> {
         let vertex = Some(Target::ArrayBuffer);
         let mut attrs = Map::new();
-        let positions: Vec<[f32; 3]> = p.positions.iter().map(|v| v.to_array()).collect();
-        attrs.insert("POSITION".into(), json!(self.out.positions(&positions)));
+        let position = self.position_attribute(&p.positions);
+        attrs.insert("POSITION".into(), json!(position));
         if loaded.uvs.is_some() {
-            let uvs: Vec<[f32; 2]> = p.uvs.iter().map(|v| v.to_array()).collect();
-            attrs.insert("TEXCOORD_0".into(), json!(self.out.floats(&uvs, vertex)));
+            let uvs = self.uv_attribute(loaded.material, &p.uvs);
+            attrs.insert("TEXCOORD_0".into(), json!(uvs));
         }
         let mut q = Vec::with_capacity(p.frames.len() * options.format.bytes());
         for f in &p.frames {
@@ -576,10 +548,8 @@ impl Writer<'_> {
             attrs.insert(format!("JOINTS_{s}"), json!(a));
         }
         for (s, weights) in p.weights.iter().enumerate() {
-            attrs.insert(
-                format!("WEIGHTS_{s}"),
-                json!(self.out.floats(weights, vertex)),
-            );
+            let a = self.weights_attribute(weights);
+            attrs.insert(format!("WEIGHTS_{s}"), json!(a));
         }
         attrs
     }
@@ -707,12 +677,13 @@ impl Writer<'_> {
                 material["extensions"][QTANGENT_FRAMES] =
                     json!({ "tangentMap": { "index": texture } });
             }
+            self.uv_transforms(j);
         }
         Ok(())
     }
 
     /// The extension lists and the generator brought up to date, empty lists removed; the GLB.
-    fn finish(mut self) -> Result<Packed, PackErrorKind> {
+    fn finish(mut self, meshopt: bool) -> Result<Packed, PackErrorKind> {
         let out = &mut self.out.json;
         out["asset"]["generator"] = json!(concat!("qtangent pack ", env!("CARGO_PKG_VERSION")));
         let transform_used = uses_key(&out["materials"], KHR_TEXTURE_TRANSFORM);
@@ -729,8 +700,37 @@ impl Writer<'_> {
         if !out["extensionsUsed"].is_array() {
             out["extensionsUsed"] = json!([]);
         }
-        if let Some(list) = out["extensionsUsed"].as_array_mut() {
-            list.push(json!(QTANGENT_FRAMES));
+        let mut used = vec![QTANGENT_FRAMES];
+        let mut required = Vec::new();
+        let listed = |out: &Value, e: &str| {
+            out["extensionsUsed"]
+                .as_array()
+                .is_some_and(|l| l.iter().any(|x| x == e))
+        };
+        if transform_used && !listed(out, KHR_TEXTURE_TRANSFORM) {
+            used.push(KHR_TEXTURE_TRANSFORM);
+        }
+        if self.position_grid.is_some() {
+            required.push(KHR_MESH_QUANTIZATION);
+        }
+        if meshopt {
+            required.push(EXT_MESHOPT_COMPRESSION);
+        }
+        for (key, add) in [("extensionsUsed", &used), ("extensionsRequired", &required)] {
+            if !out[key].is_array() {
+                out[key] = json!([]);
+            }
+            if let Some(list) = out[key].as_array_mut() {
+                list.extend(
+                    add.iter()
+                        .chain(if key == "extensionsUsed" {
+                            &required[..]
+                        } else {
+                            &[]
+                        })
+                        .map(|e| json!(e)),
+                );
+            }
         }
         if let Some(obj) = out.as_object_mut() {
             for key in ["extensionsRequired", "images", "samplers", "textures"] {
@@ -743,9 +743,13 @@ impl Writer<'_> {
                 }
             }
         }
+        if meshopt {
+            self.out.compress_meshopt();
+        }
         Ok(Packed {
             glb: self.out.to_glb()?,
             report: self.report,
+            primitives: self.written,
         })
     }
 }

@@ -123,7 +123,7 @@ fn a_gltfpack_c_file_through_pack_validates_and_keeps_its_frames() {
     }
     let back = mesh::load(&path).unwrap_or_else(|e| panic!("{e}"));
     let back = back.prepare().unwrap_or_else(|e| panic!("{e}"));
-    let errors = common::frame_errors(&prepared, &back);
+    let errors = common::frame_errors(&out.primitives, &back);
     common::assert_within_format_bound("FlightHelmet -c packed", format, &errors);
 }
 

@@ -38,9 +38,19 @@ use serde_json::json;
 use crate::common::{self, context};
 
 /// The round-trip bound (see the module docs).
-const MIN_ROUND_TRIP_PSNR_DB: f64 = 60.0;
+pub(super) const MIN_ROUND_TRIP_PSNR_DB: f64 = 60.0;
 /// The target for 4-byte frames on FlightHelmet.
 const FOUR_BYTE_TARGET_DEG: f64 = 0.2;
+
+/// `pack` without quantisation: positions, UVs, weights and rotations written as f32, so the
+/// tests that need them exact can ask for it.
+fn float() -> PackOptions {
+    PackOptions {
+        position_bits: None,
+        uv_bits: None,
+        ..PackOptions::default()
+    }
+}
 
 fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().unwrap_or_else(|e| panic!("cannot make a temporary folder: {e}"))
@@ -59,7 +69,12 @@ fn png_data_uri(img: &RgbaImage) -> String {
 /// A glTF of `prim` (POSITION, NORMAL, TEXCOORD_0, indices) with a material whose normal
 /// texture is `normal` (embedded as a PNG data URI), placed by a node with a rotation; its
 /// buffer a data URI too.
-fn write_textured_gltf(dir: &Path, name: &str, prim: &Primitive, normal: &RgbaImage) -> PathBuf {
+pub(super) fn write_textured_gltf(
+    dir: &Path,
+    name: &str,
+    prim: &Primitive,
+    normal: &RgbaImage,
+) -> PathBuf {
     let normals = prim.normals.as_ref().expect("the test mesh has normals");
     let uvs = prim.uvs.as_ref().expect("the test mesh has UVs");
     let mut b = gltf::Builder::default();
@@ -116,16 +131,8 @@ fn pack_file(
         .source
         .as_ref()
         .expect("a loaded scene keeps its file");
-    let packed = pack::pack(
-        loaded,
-        &prepared,
-        &maps,
-        &PackOptions {
-            format,
-            keep_normals: false,
-        },
-    )
-    .unwrap_or_else(|e| panic!("pack: {e}"));
+    let packed = pack::pack(loaded, &prepared, &maps, &PackOptions { format, ..float() })
+        .unwrap_or_else(|e| panic!("pack: {e}"));
     std::fs::write(out, &packed.glb).unwrap_or_else(|e| panic!("{e}"));
     packed.report
 }
@@ -326,6 +333,7 @@ fn read_back_errors(source: &Path, format: Format) -> FrameErrors {
         &PackOptions {
             format,
             keep_normals: true,
+            ..float()
         },
     )
     .unwrap_or_else(|e| panic!("pack: {e}"));
@@ -345,7 +353,7 @@ fn read_back_errors(source: &Path, format: Format) -> FrameErrors {
     let back = back.prepare().unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(back.len(), prepared.len(), "primitive count");
     let mut errors = FrameErrors::default();
-    for (p, b) in prepared.iter().zip(&back) {
+    for (p, b) in packed.primitives.iter().zip(&back) {
         assert_eq!(p.frames.len(), b.frames.len(), "{}: vertex count", p.label);
         assert_eq!(p.indices, b.indices, "{}: indices", p.label);
         assert_eq!(
@@ -412,13 +420,8 @@ fn skins_nodes_and_animations_are_carried_over() {
         let source = assets.join(rel);
         let scene = mesh::load(&source).unwrap_or_else(|e| panic!("{e}"));
         let prepared = scene.prepare().unwrap_or_else(|e| panic!("{e}"));
-        let packed = pack::pack(
-            &scene,
-            &prepared,
-            &SceneMaps::default(),
-            &PackOptions::default(),
-        )
-        .unwrap_or_else(|e| panic!("{rel}: pack: {e}"));
+        let packed = pack::pack(&scene, &prepared, &SceneMaps::default(), &float())
+            .unwrap_or_else(|e| panic!("{rel}: pack: {e}"));
         let back = mesh::load_bytes(Path::new("packed.glb"), &packed.glb, None)
             .unwrap_or_else(|e| panic!("{rel}: reading back: {e}"));
         assert_eq!(back.nodes, scene.nodes, "{rel}: nodes");
@@ -428,7 +431,7 @@ fn skins_nodes_and_animations_are_carried_over() {
             |s: &mesh::Scene| -> Vec<_> { s.meshes.iter().map(|m| m.instances.clone()).collect() };
         assert_eq!(inst(&back), inst(&scene), "{rel}: instances");
         let back = back.prepare().unwrap_or_else(|e| panic!("{e}"));
-        for (p, b) in prepared.iter().zip(&back) {
+        for (p, b) in packed.primitives.iter().zip(&back) {
             assert_eq!(p.joints, b.joints, "{rel}: joints");
             assert_eq!(p.weights, b.weights, "{rel}: weights (f32 written, exact)");
         }
@@ -450,11 +453,17 @@ fn the_pack_tool_reports_and_refuses_bad_input() {
     );
     assert!(text.contains("read back"), "report: {text}");
     assert!(out.is_file(), "no output");
-    let cases: [(&[&str], &str); 3] = [
+    assert!(
+        text.contains("quantised: positions 14 bits"),
+        "report: {text}"
+    );
+    let cases: [(&[&str], &str); 5] = [
         (
             &[&src, "-o", "x.glb", "--format", "f16"],
             "unknown format 'f16'",
         ),
+        (&[&src, "-o", "x.glb", "--position-bits", "17"], "17"),
+        (&[&src, "-o", "x.glb", "--compress", "zstd"], "zstd"),
         (
             &[&src, "-o", "x.glb", "--maps", "both"],
             "unknown map kind 'both'",
@@ -481,10 +490,11 @@ fn packed_torus(format: Format) -> (Vec<mesh::Prepared>, Vec<u8>) {
     let options = PackOptions {
         format,
         keep_normals: true,
+        ..float()
     };
     let packed = pack::pack(&scene, &prepared, &SceneMaps::default(), &options)
         .unwrap_or_else(|e| panic!("pack: {e}"));
-    (prepared, packed.glb)
+    (packed.primitives, packed.glb)
 }
 
 /// `glb` with its JSON changed by `edit` (the binary chunk kept), as a tool would write it back.

@@ -622,7 +622,9 @@ fn near_twins_are_told_apart_by_their_frames() {
 }
 
 /// `pack`'s output against its source, as `cargo xtask gltfpack-table` measures it: every vertex
-/// matched with f32 tolerance (`--float`), every frame within its format's bound
+/// matched within the tolerance of pack's default quantisation (14-bit positions on one grid
+/// over the longest side of the file's box, which the world box's diagonal bounds; 12-bit UVs on
+/// a grid per material, whose sides the UV box's longest side bounds), every frame within its format's bound
 /// (`Format::max_error_deg`, derived in docs/FORMATS.md), handedness kept, and the frame bytes
 /// read from the GLB are the `_QTANGENT` element padded to 4.
 #[test]
@@ -633,7 +635,7 @@ fn pack_output_matches_its_source_within_the_format_bound() {
     for format in qtangent::Format::ALL {
         let out = common::pack(&source, dir.path(), format, "none");
         let c = world(&out);
-        let d = compare_frames(&s, &c, Tolerance::for_float(&s));
+        let d = compare_frames(&s, &c, Tolerance::for_quantisation(&s, 14, 12));
         println!(
             "{}: max {:.5}° (bound {}°), unmatched {}, uncovered {}",
             format.name(),
@@ -646,5 +648,62 @@ fn pack_output_matches_its_source_within_the_format_bound() {
         common::assert_within_format_bound("pack's output", format, &d.errors);
         let b = frame_attribute_bytes(&out).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(b.per_vertex(), format.bytes().next_multiple_of(4) as f64);
+    }
+}
+
+/// Skinned files (the Fox, SimpleSkin) quantised, compressed or not: the dequantisation goes
+/// into the inverse bind matrices, so every vertex of the Fox (whose rest pose is its bind pose)
+/// lands within the quantisation's tolerance of its source (`Tolerance::for_quantisation`, as
+/// `cargo xtask gltfpack-table` measures gltfpack), frames within the format's bound; weights
+/// move less than one step of 1/255 (floored, then at most one more). SimpleSkin rests bent,
+/// where a weight's step moves a vertex by the step times the bend: its weights are checked,
+/// not its places.
+#[test]
+fn skinned_files_quantise_into_their_inverse_binds() {
+    use qtangent::pack::{self, PackOptions};
+    use qtangent::render::SceneMaps;
+    let Some(assets) = common::assets_dir() else {
+        return;
+    };
+    let format = qtangent::Format::Smallest3x4;
+    for rel in ["gltf/Fox.glb", "gltf/SimpleSkin.gltf"] {
+        let scene = mesh::load(assets.join(rel)).unwrap_or_else(|e| panic!("{e}"));
+        let source = WorldVertices::from_scene(&scene).unwrap_or_else(|e| panic!("{e}"));
+        for meshopt in [false, true] {
+            let prepared = scene.prepare().unwrap_or_else(|e| panic!("{e}"));
+            let options = PackOptions {
+                format,
+                meshopt,
+                ..PackOptions::default()
+            };
+            let out = pack::pack(&scene, &prepared, &SceneMaps::default(), &options)
+                .unwrap_or_else(|e| panic!("{rel}: pack: {e}"));
+            let back = mesh::load_bytes(Path::new("packed.glb"), &out.glb, None)
+                .unwrap_or_else(|e| panic!("{rel}: {e}"));
+            let world = WorldVertices::from_scene(&back).unwrap_or_else(|e| panic!("{e}"));
+            if rel.contains("Fox") {
+                let t = Tolerance::for_quantisation(&source, 14, 12);
+                let d = compare_frames(&source, &world, t);
+                assert_eq!(
+                    (d.unmatched, d.uncovered),
+                    (0, 0),
+                    "{rel} (meshopt {meshopt})"
+                );
+                common::assert_within_format_bound(rel, format, &d.errors);
+            }
+            let back = back.prepare().unwrap_or_else(|e| panic!("{e}"));
+            for (p, b) in out.primitives.iter().zip(&back) {
+                assert_eq!(p.joints, b.joints, "{rel}: joints");
+                for (w, v) in p.weights.iter().flatten().zip(b.weights.iter().flatten()) {
+                    let sum: f32 = w.iter().sum();
+                    for k in 0..4 {
+                        assert!(
+                            (w[k] / sum - v[k]).abs() < 1.0 / 255.0 + 1e-6,
+                            "{rel}: weights {w:?} → {v:?}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

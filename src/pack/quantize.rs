@@ -1,0 +1,471 @@
+//! Quantised vertex data, as gltfpack writes it (KHR_mesh_quantization):
+//!
+//! - **Positions** on one grid for the whole file: `bits` per axis over the longest side of the
+//!   box of every position written, as unsigned 16-bit integers. One grid keeps the seams
+//!   between meshes closed and lets one transform dequantise everything: each node that places
+//!   a mesh gets a child node holding the mesh and the grid's translation and uniform scale (a
+//!   uniform scale turns no normal), and each skin's inverse bind matrices are multiplied by it
+//!   (glTF ignores a skinned mesh's node). A coordinate moves at most half a step,
+//!   `extent / (2ᵇ − 1) / 2`.
+//! - **UVs** on a grid per material: `bits` per axis over the box of the UVs of every primitive
+//!   using the material, as unsigned normalised 16-bit integers holding the grid index, and a
+//!   KHR_texture_transform (offset and scale) on every texture of the material that reads UV
+//!   set 0. A primitive whose material has no such texture keeps f32 UVs (no place for a
+//!   transform).
+//! - **Weights** as unsigned normalised bytes whose sum is exactly 255 (core glTF).
+//! - **Rotations** of animations as normalised 16-bit integers (core glTF).
+//!
+//! `PackReport::position_error` and `PackReport::uv_error` are the largest distances measured
+//! between a value and its dequantised copy.
+
+use glam::{Mat4, Vec2, Vec3};
+use serde_json::{json, Value};
+
+use super::{PackErrorKind, Writer};
+use crate::gltf::names::{EXT_MESH_GPU_INSTANCING, KHR_TEXTURE_TRANSFORM};
+use crate::gltf::read::as_usize;
+use crate::gltf::{AccessorLayout, AccessorType, ComponentType, Target};
+use crate::mesh::{Prepared, Scene};
+use crate::{Warning, WarningKind};
+
+/// The most bits a quantised position or UV takes (stored as 16-bit integers).
+pub(super) const MAX_BITS: u8 = 16;
+
+/// A box's lower corner and the step of a grid of `2ᵇ − 1` steps over its longest side, or
+/// over each side (`per_axis`).
+fn grid<const N: usize>(
+    values: impl Iterator<Item = [f32; N]>,
+    bits: u8,
+) -> Option<([f32; N], [f32; N])> {
+    let (lo, hi) = values.fold(
+        ([f32::INFINITY; N], [f32::NEG_INFINITY; N]),
+        |(lo, hi), v| {
+            (
+                std::array::from_fn(|k| lo[k].min(v[k])),
+                std::array::from_fn(|k| hi[k].max(v[k])),
+            )
+        },
+    );
+    if !lo.iter().chain(&hi).all(|v| v.is_finite()) {
+        return None;
+    }
+    let levels = ((1u32 << bits) - 1) as f32;
+    let step = std::array::from_fn(|k| {
+        let side = hi[k] - lo[k];
+        if side > 0.0 {
+            side / levels
+        } else {
+            1.0
+        }
+    });
+    Some((lo, step))
+}
+
+/// Grid indices of `v` on the grid at `lo` with `step`, clamped to `bits`.
+fn quantise<const N: usize>(v: [f32; N], lo: [f32; N], step: [f32; N], bits: u8) -> [u16; N] {
+    let top = ((1u32 << bits) - 1) as f32;
+    std::array::from_fn(|k| ((v[k] - lo[k]) / step[k]).round().clamp(0.0, top) as u16)
+}
+
+/// The file's one position grid.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct PositionGrid {
+    offset: Vec3,
+    step: f32,
+    bits: u8,
+}
+
+impl PositionGrid {
+    /// The grid over every position of `prepared`, or `None` when there is none (or one is not
+    /// finite).
+    pub(super) fn new(prepared: &[Prepared], bits: u8) -> Option<Self> {
+        let all = prepared.iter().flat_map(|p| &p.positions);
+        let (lo, steps) = grid(all.map(|p| p.to_array()), bits)?;
+        // One step for every axis: the longest side's.
+        let step = steps.into_iter().fold(0.0f32, f32::max);
+        let step = if step > 0.0 { step } else { 1.0 };
+        Some(Self {
+            offset: Vec3::from(lo),
+            step,
+            bits,
+        })
+    }
+
+    /// The grid indices of `p`.
+    fn quantise(&self, p: Vec3) -> [u16; 3] {
+        quantise(
+            p.to_array(),
+            self.offset.to_array(),
+            [self.step; 3],
+            self.bits,
+        )
+    }
+
+    /// The position grid indices `q` stand for.
+    fn dequantise(&self, q: [u16; 3]) -> Vec3 {
+        Vec3::new(q[0].into(), q[1].into(), q[2].into()) * self.step + self.offset
+    }
+
+    /// Grid indices to the mesh's space: translation by the box's corner after a uniform scale
+    /// by the step.
+    fn matrix(&self) -> Mat4 {
+        Mat4::from_translation(self.offset) * Mat4::from_scale(Vec3::splat(self.step))
+    }
+}
+
+/// A material's UV grid.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) struct UvGrid {
+    offset: Vec2,
+    step: Vec2,
+    bits: u8,
+}
+
+impl UvGrid {
+    /// The grid indices of `uv`.
+    fn quantise(&self, uv: Vec2) -> [u16; 2] {
+        quantise(
+            uv.to_array(),
+            self.offset.to_array(),
+            self.step.to_array(),
+            self.bits,
+        )
+    }
+
+    /// The UV grid indices `q` stand for.
+    fn dequantise(&self, q: [u16; 2]) -> Vec2 {
+        Vec2::new(q[0].into(), q[1].into()) * self.step + self.offset
+    }
+
+    /// The KHR_texture_transform that turns the stored value (`q / 65535`, normalised) into
+    /// the UV: scale `step · 65535`, offset the box's corner.
+    fn transform(&self) -> Value {
+        let scale = self.step * f32::from(u16::MAX);
+        json!({ "offset": self.offset.to_array(), "scale": scale.to_array() })
+    }
+}
+
+/// Whether a material (its JSON) has a texture reading UV set 0, where a transform can go.
+fn reads_set_0(v: &Value) -> bool {
+    match v {
+        Value::Object(obj) => {
+            let texture = obj.contains_key("index")
+                && obj.get("texCoord").and_then(Value::as_u64).unwrap_or(0) == 0;
+            texture || obj.values().any(reads_set_0)
+        }
+        Value::Array(list) => list.iter().any(reads_set_0),
+        _ => false,
+    }
+}
+
+/// Puts `transform` on every texture of a material (its JSON) that reads UV set 0.
+fn add_transform(v: &mut Value, transform: &Value) {
+    match v {
+        Value::Object(obj) => {
+            let texture = obj.contains_key("index")
+                && obj.get("texCoord").and_then(Value::as_u64).unwrap_or(0) == 0;
+            if texture {
+                let ext = obj.entry("extensions").or_insert_with(|| json!({}));
+                ext[KHR_TEXTURE_TRANSFORM] = transform.clone();
+                return;
+            }
+            obj.values_mut().for_each(|c| add_transform(c, transform));
+        }
+        Value::Array(list) => list.iter_mut().for_each(|c| add_transform(c, transform)),
+        _ => {}
+    }
+}
+
+/// The UV grid of each material of `scene` (`None` where the material has no texture reading
+/// UV set 0, or no primitive with UVs uses it).
+pub(super) fn uv_grids(
+    json: &Value,
+    scene: &Scene,
+    prepared: &[Prepared],
+    bits: u8,
+) -> Vec<Option<UvGrid>> {
+    (0..scene.materials.len())
+        .map(|m| {
+            if !reads_set_0(&json["materials"][m]) {
+                return None;
+            }
+            let uvs = scene
+                .primitives()
+                .zip(prepared)
+                .filter(|((_, p), _)| p.material == Some(m) && p.uvs.is_some())
+                .flat_map(|(_, q)| &q.uvs);
+            let (lo, step) = grid(uvs.map(|uv| uv.to_array()), bits)?;
+            Some(UvGrid {
+                offset: Vec2::from(lo),
+                step: Vec2::from(step),
+                bits,
+            })
+        })
+        .collect()
+}
+
+/// Whether positions can be quantised in this file: not when a node instances its mesh
+/// (EXT_mesh_gpu_instancing applies the instance's transform after the node's, where the
+/// dequantisation would have to come first).
+pub(super) fn instanced(json: &Value) -> bool {
+    json["nodes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|n| n["extensions"].get(EXT_MESH_GPU_INSTANCING).is_some())
+}
+
+/// Quantised weights: each set's four bytes sum to 255, the remainder of the rounding given
+/// to the largest fractions first.
+fn weight_bytes(w: [f32; 4]) -> [u8; 4] {
+    let sum: f32 = w.iter().map(|v| v.max(0.0)).sum();
+    if sum <= 0.0 {
+        return [255, 0, 0, 0];
+    }
+    let scaled = w.map(|v| v.max(0.0) / sum * 255.0);
+    let mut bytes = scaled.map(|v| v.floor() as u8);
+    let given: u32 = bytes.iter().map(|&b| u32::from(b)).sum();
+    let mut order = [0, 1, 2, 3];
+    order.sort_by(|&a, &b| {
+        let fa = scaled[a] - scaled[a].floor();
+        let fb = scaled[b] - scaled[b].floor();
+        fb.total_cmp(&fa)
+    });
+    for &k in order.iter().take(255usize.saturating_sub(given as usize)) {
+        bytes[k] += 1;
+    }
+    bytes
+}
+
+impl Writer<'_> {
+    /// The POSITION attribute: on the file's grid when there is one (unsigned 16-bit integers
+    /// with their min/max), else f32.
+    pub(super) fn position_attribute(&mut self, positions: &[Vec3]) -> usize {
+        let Some(grid) = self.position_grid else {
+            let floats: Vec<[f32; 3]> = positions.iter().map(|v| v.to_array()).collect();
+            return self.out.positions(&floats);
+        };
+        let q: Vec<[u16; 3]> = positions.iter().map(|&p| grid.quantise(p)).collect();
+        for (&p, &k) in positions.iter().zip(&q) {
+            let error = p.distance(grid.dequantise(k));
+            self.report.position_error = self.report.position_error.max(error);
+        }
+        let layout = AccessorLayout {
+            component: ComponentType::UnsignedShort,
+            kind: AccessorType::Vec3,
+            normalized: false,
+        };
+        let a = self
+            .out
+            .accessor(bytemuck::cast_slice(&q), layout, Some(Target::ArrayBuffer));
+        let (lo, hi) = q.iter().fold(([u16::MAX; 3], [0u16; 3]), |(lo, hi), v| {
+            (
+                std::array::from_fn(|k| lo[k].min(v[k])),
+                std::array::from_fn(|k| hi[k].max(v[k])),
+            )
+        });
+        self.out.json["accessors"][a]["min"] = json!(lo);
+        self.out.json["accessors"][a]["max"] = json!(hi);
+        a
+    }
+
+    /// The TEXCOORD_0 attribute of a primitive using `material`: on the material's grid when
+    /// it has one (unsigned normalised 16-bit), else f32.
+    pub(super) fn uv_attribute(&mut self, material: Option<usize>, uvs: &[Vec2]) -> usize {
+        let grid = material.and_then(|m| self.uv_grids.get(m).copied().flatten());
+        let Some(grid) = grid else {
+            let floats: Vec<[f32; 2]> = uvs.iter().map(|v| v.to_array()).collect();
+            return self.out.floats(&floats, Some(Target::ArrayBuffer));
+        };
+        let q: Vec<[u16; 2]> = uvs.iter().map(|&uv| grid.quantise(uv)).collect();
+        for (&uv, &k) in uvs.iter().zip(&q) {
+            self.report.uv_error = self.report.uv_error.max(uv.distance(grid.dequantise(k)));
+        }
+        let layout = AccessorLayout {
+            component: ComponentType::UnsignedShort,
+            kind: AccessorType::Vec2,
+            normalized: true,
+        };
+        self.out
+            .accessor(bytemuck::cast_slice(&q), layout, Some(Target::ArrayBuffer))
+    }
+
+    /// A WEIGHTS_n attribute: unsigned normalised bytes when quantising, else f32.
+    pub(super) fn weights_attribute(&mut self, weights: &[[f32; 4]]) -> usize {
+        if !self.quantise {
+            return self.out.floats(weights, Some(Target::ArrayBuffer));
+        }
+        let bytes: Vec<u8> = weights.iter().flat_map(|&w| weight_bytes(w)).collect();
+        let layout = AccessorLayout {
+            component: ComponentType::UnsignedByte,
+            kind: AccessorType::Vec4,
+            normalized: true,
+        };
+        self.out.accessor(&bytes, layout, Some(Target::ArrayBuffer))
+    }
+
+    /// The KHR_texture_transform of material `m`'s UV grid on its textures reading set 0.
+    pub(super) fn uv_transforms(&mut self, m: usize) {
+        if let Some(Some(grid)) = self.uv_grids.get(m) {
+            let transform = grid.transform();
+            add_transform(&mut self.out.json["materials"][m], &transform);
+        }
+    }
+
+    /// Inverse bind matrices of skin `s` (copied from the source, or identities for each
+    /// joint when it has none), times the position grid's matrix when positions are
+    /// quantised; returns the accessor.
+    pub(super) fn inverse_binds(&mut self, s: usize) -> Result<Option<usize>, PackErrorKind> {
+        let source = self.out.json["skins"][s]["inverseBindMatrices"].clone();
+        let Some(grid) = self.position_grid else {
+            return self.remap(&source);
+        };
+        let matrices: Vec<Mat4> = match as_usize(&source) {
+            Some(a) => {
+                let (acc, bytes) = self.source.accessor(a)?;
+                let floats = self
+                    .source
+                    .reader()
+                    .floats::<16>(&acc)
+                    .map_err(|error| PackErrorKind::Accessor { accessor: a, error })?;
+                drop(bytes);
+                floats.iter().map(Mat4::from_cols_array).collect()
+            }
+            None => {
+                let joints = self.out.json["skins"][s]["joints"]
+                    .as_array()
+                    .map_or(0, Vec::len);
+                vec![Mat4::IDENTITY; joints]
+            }
+        };
+        let t = grid.matrix();
+        let out: Vec<[f32; 16]> = matrices.iter().map(|m| (*m * t).to_cols_array()).collect();
+        Ok(Some(self.out.floats(&out, None)))
+    }
+
+    /// Rotation outputs of animations as normalised 16-bit integers when quantising (the
+    /// accessor `a`, an f32 VEC4); `None` when it is not one.
+    pub(super) fn rotation_output(&mut self, a: usize) -> Result<Option<usize>, PackErrorKind> {
+        if !self.quantise {
+            return Ok(None);
+        }
+        if let Some(&done) = self.rotations.get(&a) {
+            return Ok(Some(done));
+        }
+        let (acc, _) = self.source.accessor(a)?;
+        if acc.layout != AccessorLayout::float(AccessorType::Vec4) {
+            return Ok(None);
+        }
+        let floats = self
+            .source
+            .reader()
+            .floats::<4>(&acc)
+            .map_err(|error| PackErrorKind::Accessor { accessor: a, error })?;
+        let q: Vec<i16> = floats
+            .iter()
+            .flatten()
+            .map(|v| (v.clamp(-1.0, 1.0) * 32767.0).round() as i16)
+            .collect();
+        let layout = AccessorLayout {
+            component: ComponentType::Short,
+            kind: AccessorType::Vec4,
+            normalized: true,
+        };
+        let index = self.out.accessor(bytemuck::cast_slice(&q), layout, None);
+        self.rotations.insert(a, index);
+        Ok(Some(index))
+    }
+
+    /// Every node placing a mesh without a skin gets a child node holding the mesh and the
+    /// position grid's translation and scale (when positions are quantised).
+    pub(super) fn dequantising_nodes(&mut self) {
+        let Some(grid) = self.position_grid else {
+            return;
+        };
+        let count = self.out.json["nodes"].as_array().map_or(0, Vec::len);
+        for n in 0..count {
+            let node = &self.out.json["nodes"][n];
+            let Some(mesh) = node.get("mesh").cloned() else {
+                continue;
+            };
+            if node.get("skin").is_some() {
+                continue;
+            }
+            let child = self.out.push(
+                "nodes",
+                json!({
+                    "mesh": mesh,
+                    "translation": grid.offset.to_array(),
+                    "scale": [grid.step, grid.step, grid.step],
+                }),
+            );
+            let node = &mut self.out.json["nodes"][n];
+            if let Some(obj) = node.as_object_mut() {
+                obj.remove("mesh");
+                obj.remove("weights");
+            }
+            if !node["children"].is_array() {
+                node["children"] = json!([]);
+            }
+            if let Some(children) = node["children"].as_array_mut() {
+                children.push(json!(child));
+            }
+        }
+    }
+
+    /// A warning when the file instances meshes and positions stay f32.
+    pub(super) fn warn_instanced(&mut self) {
+        self.report.warnings.push(Warning::new(
+            "positions".to_string(),
+            WarningKind::PositionsNotQuantised,
+        ));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::weight_bytes;
+
+    /// Weights keep their sum: exactly 255 however they round.
+    #[test]
+    fn weights_sum_to_255() {
+        let mut rng = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            // xorshift64: seeded, so the weights are the same every run.
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            (rng >> 40) as f32 / (1u64 << 24) as f32
+        };
+        let mut cases = vec![
+            [1.0, 0.0, 0.0, 0.0],
+            [0.25; 4],
+            [0.0; 4],
+            [2.0, 2.0, 0.0, 0.0],
+        ];
+        cases.extend((0..1000).map(|_| [next(), next(), next(), next()]));
+        for w in cases {
+            let b = weight_bytes(w);
+            assert_eq!(
+                b.iter().map(|&v| u32::from(v)).sum::<u32>(),
+                255,
+                "{w:?} → {b:?}"
+            );
+            let sum: f32 = w.iter().sum();
+            if sum > 0.0 {
+                for (v, q) in w.iter().zip(b) {
+                    // Floor, then at most one more: under one step of 1/255 from the weight.
+                    assert!(
+                        (f32::from(q) / 255.0 - v / sum).abs() < 1.0 / 255.0,
+                        "{w:?} → {b:?}"
+                    );
+                }
+            }
+        }
+        assert_eq!(
+            weight_bytes([1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0, 0.0]),
+            [85, 85, 85, 0]
+        );
+        assert_eq!(weight_bytes([0.71, 0.29, 0.0, 0.0]), [181, 74, 0, 0]);
+    }
+}
