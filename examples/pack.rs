@@ -4,7 +4,7 @@
 //!
 //! `cargo run --release --example pack -- MESH -o OUT.glb [--format snorm16x4|smallest3x4|…]
 //! [--maps tangent|object|none] [--keep-normals] [--position-bits 14] [--uv-bits 12] [--float]
-//! [--compress none|meshopt]`
+//! [--compress none|meshopt] [--normal-maps keep|drop]`
 //!
 //! The file is read back once written: the frames decoded from it are measured against the
 //! frames packed (they must be within the format's bound), and the sizes are reported. Maps
@@ -65,6 +65,10 @@ struct Args {
     /// Compression: none, or meshopt (EXT_meshopt_compression).
     #[arg(long, default_value = "none", value_parser = ["none", "meshopt"])]
     compress: String,
+    /// With `--maps tangent`: keep the source's normal maps (viewers without QTANGENT_frames
+    /// still show the bumps) or drop those the maps replace (the smallest file).
+    #[arg(long, default_value = "keep", value_parser = ["keep", "drop"])]
+    normal_maps: String,
 }
 
 fn main() -> ExitCode {
@@ -72,6 +76,13 @@ fn main() -> ExitCode {
 }
 
 fn run(args: &Args) -> Result<(), String> {
+    let drop_normal_maps = args.normal_maps == "drop";
+    if drop_normal_maps && args.maps != MapKind::Tangent {
+        return Err(
+            "--normal-maps drop needs --maps tangent (the maps that replace the normal maps)"
+                .into(),
+        );
+    }
     let (scene, prepared, maps) = load(args)?;
     for w in &scene.warnings {
         eprintln!("pack: warning: {}: {w}", scene.source.display());
@@ -82,6 +93,7 @@ fn run(args: &Args) -> Result<(), String> {
         position_bits: (!args.float).then_some(args.position_bits),
         uv_bits: (!args.float).then_some(args.uv_bits),
         meshopt: args.compress == "meshopt",
+        drop_normal_maps,
     };
     let packed = pack::pack(&scene, &prepared, &maps, &options).map_err(|e| e.to_string())?;
     for w in &packed.report.warnings {
@@ -132,6 +144,12 @@ fn run(args: &Args) -> Result<(), String> {
         println!(
             "pack: quantised: positions {} bits, largest error {:.3e} (mesh units); UVs {} bits, largest error {:.3e}",
             args.position_bits, r.position_error, args.uv_bits, r.uv_error
+        );
+    }
+    if drop_normal_maps {
+        println!(
+            "pack: normal maps: {} source images dropped (the tangent-space maps replace them)",
+            r.normal_maps_dropped
         );
     }
     for (what, bytes) in &r.maps {

@@ -49,6 +49,15 @@ pub(crate) enum ReadError {
     /// A GLB whose first chunk is not JSON.
     #[error("GLB: the first chunk is not JSON")]
     GlbNoJson,
+    /// A KHR_draco_mesh_compression primitive that does not decode: its extension object, its
+    /// stream, or what the stream holds against the primitive's accessors.
+    #[error("{primitive}, Draco-compressed: {what}")]
+    Draco {
+        /// `mesh M primitive P`.
+        primitive: String,
+        /// What is wrong.
+        what: String,
+    },
     /// The JSON does not parse.
     #[error("invalid JSON: {0}")]
     Json(serde_json::Error),

@@ -9,12 +9,15 @@
 //!   URI).
 //! - The one reader (crate-internal): the GLB container, buffers (GLB chunk, `data:` URIs,
 //!   files), and accessors of any layout — normalised, quantised (KHR_mesh_quantization),
-//!   sparse, zero-filled — read as bytes, floats or unsigned integers. Its failures are
+//!   sparse, zero-filled, meshopt-compressed views (EXT/KHR_meshopt_compression, `meshopt`),
+//!   Draco-compressed primitives (KHR_draco_mesh_compression, decoded into a buffer of their
+//!   own first, `draco`) — read as bytes, floats or unsigned integers. Its failures are
 //!   `ReadError` (file, container, buffers) and [`AccessorError`] (one accessor).
 //! - The names both share: [`ComponentType`], [`AccessorType`], [`AccessorLayout`],
 //!   [`Target`], and the extension names the crate reads and writes (`QTANGENT_frames`,
 //!   docs/GLTF.md).
 
+pub(crate) mod draco;
 pub(crate) mod error;
 pub(crate) mod glb;
 pub(crate) mod meshopt;

@@ -171,15 +171,6 @@ pub enum ErrorKind {
         /// Position count.
         positions: usize,
     },
-    /// The file needs an extension qtangent cannot read its geometry without (Draco mesh
-    /// compression). The message names it and says what to do.
-    #[error("{extension} is required: {advice}")]
-    UnsupportedCompression {
-        /// The extension's name, as the file's `extensionsRequired` lists it.
-        extension: String,
-        /// What qtangent does not do and how to get a file it reads.
-        advice: &'static str,
-    },
     /// Nothing in the file is a triangle: every primitive was skipped (points, lines, no
     /// positions) or there are no meshes. The text says what was skipped.
     #[error("no triangles at all: {0}")]

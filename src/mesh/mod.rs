@@ -500,7 +500,7 @@ fn check_finite<const N: usize>(
 /// problem: unreadable or truncated file, invalid JSON, missing or short buffer, accessor out of
 /// bounds or of a type the attribute does not allow, index out of range, NaN/infinite
 /// positions, UVs or weights, mismatched attribute counts, a meshopt-compressed view that does
-/// not decode, a required Draco compression (named, with what to do), no triangles
+/// not decode, a Draco-compressed primitive that does not decode, no triangles
 /// at all (every primitive skipped, or no meshes), OBJ text tobj cannot parse (with its line
 /// number), unknown file extension; in animations (named as `animation 'Walk' channel 3`): a
 /// target node that does not exist, key times that are not finite, negative or not strictly

@@ -22,6 +22,7 @@
 //! backend where there is one).
 
 mod error;
+mod fallback;
 mod order;
 mod quantize;
 mod source;
@@ -66,6 +67,10 @@ pub struct PackOptions {
     /// Compress vertex, index and animation data with meshoptimizer (EXT_meshopt_compression),
     /// with an uncompressed fallback buffer the file does not carry.
     pub meshopt: bool,
+    /// With tangent-space maps: drop the source's normal maps those maps replace, and the
+    /// images only they used (the smallest file). By default they are kept, so viewers that do
+    /// not know `QTANGENT_frames` still show the bumps.
+    pub drop_normal_maps: bool,
 }
 
 impl Default for PackOptions {
@@ -76,6 +81,7 @@ impl Default for PackOptions {
             position_bits: Some(14),
             uv_bits: Some(12),
             meshopt: false,
+            drop_normal_maps: false,
         }
     }
 }
@@ -126,6 +132,8 @@ pub struct PackReport {
     pub position_error: f32,
     /// The largest distance between a UV and its quantised copy (0 for f32).
     pub uv_error: f32,
+    /// Source images dropped with the normal maps ([`PackOptions::drop_normal_maps`]).
+    pub normal_maps_dropped: usize,
     /// Maps embedded: (what, bytes).
     pub maps: Vec<(String, usize)>,
     /// Things dropped or changed, each naming where.
@@ -201,9 +209,18 @@ pub fn pack(
         quantise: options.position_bits.is_some() || options.uv_bits.is_some(),
         rotations: HashMap::new(),
         written: prepared.to_vec(),
+        image_origin: (0..source.json["images"].as_array().map_or(0, Vec::len)).collect(),
     };
     if instanced && options.position_bits.is_some() {
         w.warn_instanced();
+    }
+    if options.drop_normal_maps {
+        let replaced: Vec<usize> = (0..scene.materials.len())
+            .filter(|&m| maps.tangent.get(m).is_some_and(Option::is_some))
+            .collect();
+        w.image_origin = fallback::drop_normal_maps(&mut w.out.json, &replaced);
+        w.report.normal_maps_dropped =
+            source.json["images"].as_array().map_or(0, Vec::len) - w.image_origin.len();
     }
     w.images().map_err(fail)?;
     w.skins_and_animations().map_err(fail)?;
@@ -243,6 +260,9 @@ struct Writer<'a> {
     rotations: HashMap<usize, usize>,
     /// The primitives as written ([`Packed::primitives`]).
     written: Vec<Prepared>,
+    /// The source's image each written image is (all of them, unless normal maps were
+    /// dropped).
+    image_origin: Vec<usize>,
 }
 
 impl Writer<'_> {
@@ -250,7 +270,8 @@ impl Writer<'_> {
     fn images(&mut self) -> Result<(), PackErrorKind> {
         let count = self.out.json["images"].as_array().map_or(0, Vec::len);
         for i in 0..count {
-            let (bytes, mime) = self.source.image(i)?;
+            let origin = self.image_origin.get(i).copied().unwrap_or(i);
+            let (bytes, mime) = self.source.image(origin)?;
             let view = self.out.view(&bytes, None, None);
             let image = &mut self.out.json["images"][i];
             let mut embedded = json!({ "bufferView": view, "mimeType": mime });

@@ -31,9 +31,10 @@ impl Source {
     pub(super) fn read(path: &Path) -> Result<Self, PackErrorKind> {
         let bytes = std::fs::read(path).map_err(PackErrorKind::Io)?;
         let parts = glb::split(&bytes)?;
-        let json: Value = serde_json::from_slice(parts.json).map_err(ReadError::Json)?;
+        let mut json: Value = serde_json::from_slice(parts.json).map_err(ReadError::Json)?;
         let base = path.parent().unwrap_or(Path::new(".")).to_path_buf();
-        let buffers = read_buffers(&json, parts.bin, Some(&base))?;
+        let mut buffers = read_buffers(&json, parts.bin, Some(&base))?;
+        crate::gltf::draco::expand(&mut json, &mut buffers)?;
         Ok(Self {
             json,
             buffers,

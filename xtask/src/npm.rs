@@ -13,7 +13,7 @@ use std::process::Command;
 pub const ENV: &str = "QTANGENT_NPM";
 
 /// The packages `package.json` pins, each checked for after an install.
-const PACKAGES: &[&str] = &["gltf-validator", "gltfpack"];
+const PACKAGES: &[&str] = &["gltf-validator", "gltfpack", "@gltf-transform/cli"];
 
 /// The lowest node major version the packages accept (gltfpack's `engines`: `node >= 18`).
 const MIN_NODE_MAJOR: u32 = 18;

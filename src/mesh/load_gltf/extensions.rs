@@ -2,8 +2,8 @@
 //!
 //! gltf-json refuses every required extension outside its own short list; the loader decides
 //! instead. The ones qtangent reads ([`READ`]) load silently, meshopt's compressed buffer views
-//! among them (the one glTF reader decodes them). Draco ([`COMPRESSION`]) is refused with a
-//! one-line message naming it: its accessors hold no readable data. Any other required extension loads with a warning naming it, since qtangent
+//! and Draco's compressed primitives among them (the one glTF reader decodes them). Any other
+//! required extension loads with a warning naming it, since qtangent
 //! reads the geometry without it (the glTF-Validator, too, only warns about extensions it does
 //! not know). Extensions that are only in `extensionsUsed` are never a reason to refuse: a
 //! compression there comes with uncompressed fallback data, which is what is read.
@@ -20,34 +20,23 @@ pub(super) const READ: &[&str] = &[
     KHR_MESH_QUANTIZATION,
     EXT_MESHOPT_COMPRESSION,
     KHR_MESHOPT_COMPRESSION,
+    KHR_DRACO_MESH_COMPRESSION,
     KHR_TEXTURE_TRANSFORM,
     KHR_MATERIALS_ANISOTROPY,
     KHR_TEXTURE_BASISU,
 ];
 
-const DRACO_ADVICE: &str = "qtangent does not decode Draco-compressed meshes; re-export the \
-     file without Draco compression (for example, import it into Blender and export glTF with \
-     compression off)";
-
-/// Mesh compressions the loader refuses, with what the refusal says to do.
-pub(super) const COMPRESSION: &[(&str, &str)] = &[(KHR_DRACO_MESH_COMPRESSION, DRACO_ADVICE)];
-
-/// Checks the file's `extensionsRequired` (see the module docs).
+/// Checks the file's `extensionsRequired` (see the module docs): a warning naming those
+/// qtangent does not read.
 ///
 /// # Errors
-/// [`ErrorKind::UnsupportedCompression`] for the first mesh compression the file requires.
+/// None today; the signature keeps the loader's order of checks.
 pub(super) fn check_required(
     root: &gltf::json::Root,
     warnings: &mut Vec<Warning>,
 ) -> Result<(), ErrorKind> {
     let mut unknown = Vec::new();
     for ext in &root.extensions_required {
-        if let Some((_, advice)) = COMPRESSION.iter().find(|(name, _)| name == ext) {
-            return Err(ErrorKind::UnsupportedCompression {
-                extension: ext.clone(),
-                advice,
-            });
-        }
         if !READ.contains(&ext.as_str()) && !unknown.contains(ext) {
             unknown.push(ext.clone());
         }

@@ -308,6 +308,7 @@ pub(super) fn material(
         }
         None => None,
     };
+    slots.extend(super::qtangent::tangent_map_slot(m, &name)?);
     let uv_transform = texture_transform::shared(&name, &slots, reading.warnings);
     Ok(Material {
         base_color: Vec4::from(pbr.base_color_factor()),

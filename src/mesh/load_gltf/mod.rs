@@ -56,12 +56,14 @@ pub(super) fn load_slice(
     let file_err = |kind| MeshError::file(name, kind);
     let parts = glb::split(bytes).map_err(|e| file_err(ErrorKind::Truncated(e.to_string())))?;
     let mut warnings = Vec::new();
-    let (json, doc) = patch::parse(parts.json, &mut warnings).map_err(file_err)?;
+    let (mut json, doc) = patch::parse(parts.json, &mut warnings).map_err(file_err)?;
     extensions::check_required(doc.as_json(), &mut warnings).map_err(file_err)?;
     check_animation_indices(doc.as_json())
         .map_err(|(label, kind)| MeshError::at(name, &label, kind))?;
     validate(&doc).map_err(file_err)?;
-    let buffers = read_buffers(&json, parts.bin, base).map_err(|e| file_err(buffer_error(e)))?;
+    let mut buffers =
+        read_buffers(&json, parts.bin, base).map_err(|e| file_err(buffer_error(e)))?;
+    crate::gltf::draco::expand(&mut json, &mut buffers).map_err(|e| file_err(buffer_error(e)))?;
     let mut file = File {
         doc: &doc,
         json: &json,

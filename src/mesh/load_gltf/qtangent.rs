@@ -7,9 +7,12 @@ use glam::Vec2;
 use gltf::mesh::Semantic;
 
 use super::accessor::{checked, read, TEXCOORD};
+use super::texture_transform::{self, Slot};
 use super::File;
 use crate::frame::QTangent;
-use crate::gltf::names::{AccessorLayout, QTANGENT_ATTRIBUTE, QTANGENT_FRAMES};
+use crate::gltf::names::{
+    AccessorLayout, KHR_TEXTURE_TRANSFORM, QTANGENT_ATTRIBUTE, QTANGENT_FRAMES,
+};
 use crate::gltf::read::Reader;
 use crate::mesh::{ErrorKind, ImageSource, PackedMap};
 use crate::Format;
@@ -112,6 +115,43 @@ pub(super) fn tangent_map(
         .and_then(|e| e.get("tangentMap"))
         .map(|r| map_image(file, r, "tangentMap"))
         .transpose()
+}
+
+/// The UV slot of a material's `QTANGENT_frames.tangentMap` (its `texCoord` and its
+/// KHR_texture_transform, as `pack` writes for quantised UVs), for the material's shared UV
+/// transform; `None` without one.
+///
+/// # Errors
+/// A transform value of the wrong type or not finite, naming the material.
+pub(super) fn tangent_map_slot(
+    m: &gltf::Material<'_>,
+    material: &str,
+) -> Result<Option<Slot>, ErrorKind> {
+    let Some(r) = m
+        .extension_value(QTANGENT_FRAMES)
+        .and_then(|e| e.get("tangentMap"))
+    else {
+        return Ok(None);
+    };
+    let tex_coord = r
+        .get("texCoord")
+        .and_then(gltf::json::Value::as_u64)
+        .map_or(0, |s| u32::try_from(s).unwrap_or(u32::MAX));
+    let ext = r
+        .get("extensions")
+        .and_then(|e| e.get(KHR_TEXTURE_TRANSFORM));
+    let (transform, tex_coord) = match ext {
+        Some(ext) => {
+            let (t, set) = texture_transform::parse(ext, material, "tangentMap")?;
+            (Some(t), set.unwrap_or(tex_coord))
+        }
+        None => (None, tex_coord),
+    };
+    Ok(Some(Slot {
+        which: "tangentMap",
+        tex_coord,
+        transform,
+    }))
 }
 
 /// A primitive's `QTANGENT_frames.objectMap`, with the UV set it reads when that is not 0.

@@ -1,4 +1,5 @@
-//! The glTF judges: Khronos' glTF-Validator and gltfpack, npm packages that `cargo xtask test`
+//! The glTF judges: Khronos' glTF-Validator, gltfpack and glTF-Transform (with Google's Draco
+//! decoder, draco3dgltf), npm packages that `cargo xtask test`
 //! installs, pinned (`xtask/npm/`), into `target/npm` and names in `QTANGENT_NPM`. Under CI
 //! (`CI` set) a missing node or package fails the test; elsewhere the test records that it did
 //! not run ([`super::not_run::did_not_run`]), as [`super::assets_dir`] does for missing assets.
@@ -20,7 +21,7 @@ pub fn npm_dir() -> Option<PathBuf> {
             .arg("--version")
             .output()
             .is_ok_and(|o| o.status.success());
-        let missing: Vec<&str> = ["gltf-validator", "gltfpack"]
+        let missing: Vec<&str> = ["gltf-validator", "gltfpack", "@gltf-transform/cli"]
             .into_iter()
             .filter(|p| !dir.join("node_modules").join(p).join("package.json").is_file())
             .collect();
@@ -181,6 +182,47 @@ pub fn gltfpack(args: &[&std::ffi::OsStr]) -> Option<()> {
         out.status,
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
+    );
+    Some(())
+}
+
+/// `node` running `script` with `args`, failing with its output.
+fn node(script: &Path, args: &[&std::ffi::OsStr]) {
+    let out = Command::new("node")
+        .arg(script)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run node {}: {e}", script.display()));
+    assert!(
+        out.status.success(),
+        "{} {args:?} failed ({}): {}{}",
+        script.display(),
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// glTF-Transform's CLI (`gltf-transform ARGS`, e.g. `copy IN OUT`, `draco IN OUT`); `None`
+/// as [`npm_dir`] says.
+pub fn gltf_transform(args: &[&std::ffi::OsStr]) -> Option<()> {
+    let dir = npm_dir()?;
+    node(
+        &dir.join("node_modules/@gltf-transform/cli/bin/cli.js"),
+        args,
+    );
+    Some(())
+}
+
+/// `input` read by glTF-Transform, its Draco primitives decoded by Google's Draco decoder
+/// (draco3dgltf), written to `output` without Draco (`xtask/npm/undraco.mjs`); `None` as
+/// [`npm_dir`] says.
+pub fn undraco(input: &Path, output: &Path) -> Option<()> {
+    let dir = npm_dir()?;
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("xtask/npm/undraco.mjs");
+    node(
+        &script,
+        &[input.as_os_str(), output.as_os_str(), dir.as_os_str()],
     );
     Some(())
 }

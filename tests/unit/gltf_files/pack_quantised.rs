@@ -257,3 +257,86 @@ fn the_quantised_compressed_torus_draws_as_its_source() {
         panic!("the quantised torus draws differently: {d} (bound {MIN_PSNR_DB} dB); {where_}");
     }
 }
+
+/// `--normal-maps drop` with tangent-space maps: the source's normal map leaves the file (its
+/// texture and its image, nothing else names them), the file is smaller by at least the
+/// image, validates, and draws in quatmap-tangent mode exactly as the file that keeps it.
+#[test]
+fn dropped_normal_maps_leave_the_file_and_the_picture_unchanged() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let torus = mesh::Primitive::torus(0.75, 0.3, 48, 24);
+    let normal = NormalMap::default_swirl().to_rgba8();
+    let source = super::pack::write_textured_gltf(dir.path(), "torus", &torus, &normal);
+    let ctx = context();
+    let scene = RenderScene::load(&source).unwrap_or_else(|e| panic!("{e}"));
+    let map_options = MapOptions::default();
+    let baker = qtangent::qmap::Baker::new(ctx.raster_backend(), &map_options);
+    let maps = SceneMaps::new(&scene, &baker, render::MapKinds::Tangent, &mut ())
+        .unwrap_or_else(|e| panic!("maps: {e}"));
+    let prepared: Vec<_> = scene.meshes.iter().map(|m| m.mesh.clone()).collect();
+    let loaded = scene
+        .source
+        .as_ref()
+        .expect("a loaded scene keeps its file");
+    let mut files = Vec::new();
+    for drop_normal_maps in [false, true] {
+        let options = PackOptions {
+            drop_normal_maps,
+            ..PackOptions::default()
+        };
+        let out = pack::pack(loaded, &prepared, &maps, &options).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            out.report.normal_maps_dropped,
+            usize::from(drop_normal_maps)
+        );
+        let path = dir
+            .path()
+            .join(format!("torus-drop-{drop_normal_maps}.glb"));
+        std::fs::write(&path, &out.glb).expect("writes");
+        if let Some(report) = common::judges::validate_gltf(&path) {
+            report.assert_no_errors();
+        }
+        let json = json_of(&out.glb);
+        let material = &json["materials"][0];
+        assert_eq!(material.get("normalTexture").is_some(), !drop_normal_maps);
+        assert!(!material["extensions"]["QTANGENT_frames"]["tangentMap"].is_null());
+        files.push((path, out.glb.len()));
+    }
+    let png = {
+        let mut bytes = Vec::new();
+        normal
+            .write_to(
+                &mut std::io::Cursor::new(&mut bytes),
+                image::ImageFormat::Png,
+            )
+            .expect("PNG");
+        bytes.len()
+    };
+    assert!(
+        files[1].1 + png <= files[0].1 + 8,
+        "dropped: {} bytes, kept: {} bytes, the PNG {png} bytes",
+        files[1].1,
+        files[0].1
+    );
+    let pictures: Vec<_> = files
+        .iter()
+        .map(|(path, _)| {
+            let s = RenderScene::load(path).unwrap_or_else(|e| panic!("{e}"));
+            let ctx = context();
+            let renderer = Renderer::new(ctx).expect("renderer");
+            let gpu = renderer
+                .upload(ctx, &s, &[], &map_options, &mut ())
+                .unwrap_or_else(|e| panic!("upload: {e}"));
+            let view = View::fitted(&s, 320.0 / 240.0, 30.0, 20.0);
+            renderer
+                .render_image(ctx, &gpu, &view, FrameSource::QuatMapTangent, 320, 240)
+                .unwrap_or_else(|e| panic!("render: {e}"))
+        })
+        .collect();
+    let d = render::diff(&pictures[1], &pictures[0], None).expect("same size");
+    if d.differing != 0 {
+        let where_ =
+            common::write_failure_images("pack-drop-normal-maps", &pictures[1], &pictures[0]);
+        panic!("dropping the normal map changed the picture: {d}; {where_}");
+    }
+}
