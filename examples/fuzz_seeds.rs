@@ -1,14 +1,22 @@
-//! Write the handwritten seed corpora of the mesh-loader fuzz targets (`xtask/fuzz/`): small glTF
-//! files written with the crate's glTF writer (`qtangent::lab::content::gltf_seeds`) and OBJ texts, each
-//! a feature of the format the loaders must handle. `cargo xtask fuzz` runs this before fuzzing.
+//! Write the handwritten seed corpora of the fuzz targets (`xtask/fuzz/`): small glTF files
+//! written with the crate's glTF writer (`qtangent::lab::content::gltf_seeds`) and OBJ texts,
+//! each a feature of the format the loaders must handle; a small torus packed by `pack` in every
+//! `_QTANGENT` format (`read_qtangent`) and with `--compress meshopt` (`load_compressed_gltf`);
+//! and its object-space map baked and written as KTX2 in every map format (`read_ktx2`).
+//! `cargo xtask fuzz` runs this before fuzzing, then adds gltfpack's and glTF-Transform's
+//! compressed files where the npm judges are installed.
 //!
-//! `cargo run --release --example fuzz_seeds -- DIR` writes `DIR/load_gltf/seed-*` and
-//! `DIR/load_obj/seed-*`.
+//! `cargo run --release --example fuzz_seeds -- DIR` writes `DIR/<target>/seed-*`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use qtangent::lab::content::gltf_seeds;
+use qtangent::mesh;
+use qtangent::pack::{self, PackOptions};
+use qtangent::qmap::{BakeMesh, Baker, MapFormat, MapOptions, ObjectInput, RasterBackend, Repack};
+use qtangent::render::SceneMaps;
+use qtangent::Format;
 
 fn main() -> ExitCode {
     let dir = std::env::args_os().nth(1).map(PathBuf::from);
@@ -32,6 +40,72 @@ fn write(dir: &Path) -> Result<(), String> {
     }
     for (name, text) in OBJ_SEEDS {
         put("load_obj", name, text.as_bytes())?;
+    }
+    let tmp = tempfile::tempdir().map_err(|e| format!("a temporary folder: {e}"))?;
+    // The indexed quad (normals, UVs, tangents) the glTF seeds hold, packed.
+    let (_, full) = gltf_seeds()
+        .map_err(|e| e.to_string())?
+        .into_iter()
+        .find(|(name, _)| *name == "indexed.gltf")
+        .ok_or("no indexed.gltf seed")?;
+    let source = tmp.path().join("quad.gltf");
+    std::fs::write(&source, full).map_err(|e| format!("{}: {e}", source.display()))?;
+    let scene = mesh::load(&source).map_err(|e| e.to_string())?;
+    let prepared = scene.prepare().map_err(|e| e.to_string())?;
+    for format in Format::ALL {
+        for meshopt in [false, true] {
+            let options = PackOptions {
+                format,
+                meshopt,
+                ..PackOptions::default()
+            };
+            let packed = pack::pack(&scene, &prepared, &SceneMaps::default(), &options)
+                .map_err(|e| e.to_string())?;
+            let name = format!(
+                "quad-{}{}.glb",
+                format.name(),
+                if meshopt { "-meshopt" } else { "" }
+            );
+            let target = if meshopt {
+                "load_compressed_gltf"
+            } else {
+                "read_qtangent"
+            };
+            put(target, &name, &packed.glb)?;
+        }
+    }
+    // Object-space maps of a small torus in every map format, as `bake` writes them.
+    let torus = mesh::Primitive::torus(1.0, 0.4, 8, 4)
+        .prepare()
+        .map_err(|e| e.to_string())?;
+    for format in MapFormat::ALL {
+        let options = MapOptions {
+            format: Some(format),
+            keep_handedness: true,
+            ..MapOptions::default()
+        };
+        let input = ObjectInput {
+            mesh: BakeMesh::from_prepared("torus", &[&torus]),
+            normal_map: None,
+            direction: None,
+            size: 8,
+            repack: Repack::Never,
+        };
+        let Ok(baked) = Baker::new(RasterBackend::CPU, &options).object(input, &mut ()) else {
+            continue; // a format object-space maps do not take
+        };
+        let path = tmp.path().join(format!("torus-{}.ktx2", format.name()));
+        let files = baked
+            .stored
+            .write_ktx2(&path, None)
+            .map_err(|e| e.to_string())?;
+        for file in files {
+            let bytes = std::fs::read(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+            let name = file
+                .file_name()
+                .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+            put("read_ktx2", &name, &bytes)?;
+        }
     }
     Ok(())
 }

@@ -58,10 +58,10 @@ pub(crate) fn expand(json: &mut Value, buffers: &mut Vec<Vec<u8>>) -> Result<(),
                 continue;
             }
             let mesh = decode_stream(json, buffers, ext).map_err(fail)?;
-            let mut targets: Vec<(usize, Option<u32>)> = Vec::new();
-            if let Some(a) = as_usize(&prim["indices"]) {
-                targets.push((a, None));
-            }
+            // A Draco mesh is indexed: its points are not a triangle list in order.
+            let indices = as_usize(&prim["indices"])
+                .ok_or_else(|| fail("the primitive has no indices".into()))?;
+            let mut targets: Vec<(usize, Option<u32>)> = vec![(indices, None)];
             for (name, id) in ext["attributes"].as_object().into_iter().flatten() {
                 let id = id
                     .as_u64()
@@ -77,6 +77,14 @@ pub(crate) fn expand(json: &mut Value, buffers: &mut Vec<Vec<u8>>) -> Result<(),
                     continue;
                 }
                 let bytes = accessor_data(json, a, id, &mesh).map_err(fail)?;
+                // The file's decoded data together stays within what qtangent reads, 4 bytes an
+                // element at most counted (a small stream that many primitives decode again
+                // cannot grow without bound).
+                if out.len().saturating_add(bytes.len()) > 4 * MAX_ELEMENTS {
+                    return Err(fail(
+                        "the decoded data is larger than qtangent reads".into(),
+                    ));
+                }
                 out.resize(out.len().next_multiple_of(4), 0);
                 let view = push(
                     json,
@@ -208,8 +216,10 @@ fn accessor_data(
             }
             let mut raw = attr.read_f32s(count, components);
             if component == ComponentType::Float && attr.normalized() {
+                // glTF's normalisation: signed values clamped at −1 (the type's minimum is one
+                // past −max).
                 let max = integer_max(attr.data_type());
-                raw.iter_mut().for_each(|v| *v /= max);
+                raw.iter_mut().for_each(|v| *v = (*v / max).max(-1.0));
             }
             raw
         }

@@ -340,9 +340,12 @@ impl Encoding {
 
 /// `bytes` (`count × stride`, an [`Encoding`] that is [`Encoding::allowed`]) compressed by
 /// meshoptimizer: the index codec for triangles, else the vertex codec at version 0, the one
-/// EXT_meshopt_compression decoders read.
-pub(crate) fn encode(bytes: &[u8], e: Encoding) -> Vec<u8> {
-    debug_assert!(e.allowed() && bytes.len() == e.count * e.stride);
+/// EXT_meshopt_compression decoders read; `None` for bytes or an encoding that do not fit
+/// (the view then stays uncompressed).
+pub(crate) fn encode(bytes: &[u8], e: Encoding) -> Option<Vec<u8>> {
+    if !e.allowed() || Some(bytes.len()) != e.count.checked_mul(e.stride) {
+        return None;
+    }
     if e.triangles {
         let indices: Vec<u32> = if e.stride == 2 {
             bytes
@@ -357,7 +360,7 @@ pub(crate) fn encode(bytes: &[u8], e: Encoding) -> Vec<u8> {
         };
         let vertices = indices.iter().max().map_or(0, |&m| m as usize + 1);
         // The crate's encoder cannot fail: it sizes its output by the bound.
-        return meshopt::encode_index_buffer(&indices, vertices).unwrap_or_default();
+        return meshopt::encode_index_buffer(&indices, vertices).ok();
     }
     // SAFETY: a pure function of its two sizes.
     let bound = unsafe { meshopt::ffi::meshopt_encodeVertexBufferBound(e.count, e.stride) };
@@ -376,5 +379,5 @@ pub(crate) fn encode(bytes: &[u8], e: Encoding) -> Vec<u8> {
         )
     };
     out.truncate(size);
-    out
+    Some(out)
 }

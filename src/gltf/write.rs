@@ -242,9 +242,8 @@ impl Builder {
             let length = view["byteLength"].as_u64().unwrap_or(0) as usize;
             let bytes = old.get(start..start + length).unwrap_or_default();
             self.bin.resize(self.bin.len().next_multiple_of(4), 0);
-            match e.flatten() {
-                Some(e) => {
-                    let packed = encode(bytes, e);
+            match e.flatten().and_then(|e| Some((e, encode(bytes, e)?))) {
+                Some((e, packed)) => {
                     view["buffer"] = json!(1);
                     view["byteOffset"] = json!(fallback);
                     view["extensions"] =
@@ -343,6 +342,85 @@ impl Builder {
 #[cfg(test)]
 mod tests {
     use super::{BufferUri, Builder, Target};
+
+    /// Every accessor of a compressed builder reads back byte for byte as before compressing
+    /// (positions padded to 8, UVs, both index widths, animation-like floats, a matrix); a
+    /// layout the extension does not allow (6-byte elements outside a vertex buffer) stays
+    /// uncompressed; the fallback buffer is marked and has no URI.
+    #[test]
+    fn compressed_accessors_read_back_byte_for_byte() {
+        use crate::gltf::read::{read_buffers, Reader};
+        use crate::gltf::{glb, AccessorLayout, AccessorType, ComponentType};
+        let read_all = |glb_bytes: &[u8]| -> Vec<Vec<u8>> {
+            let parts = glb::split(glb_bytes).unwrap_or_else(|e| panic!("{e}"));
+            let json: serde_json::Value =
+                serde_json::from_slice(parts.json).unwrap_or_else(|e| panic!("{e}"));
+            let buffers = read_buffers(&json, parts.bin, None).unwrap_or_else(|e| panic!("{e}"));
+            let r = Reader::new(&json, &buffers);
+            (0..json["accessors"].as_array().map_or(0, Vec::len))
+                .map(|a| {
+                    let acc = r.accessor(a).unwrap_or_else(|e| panic!("{a}: {e}"));
+                    r.bytes(&acc).unwrap_or_else(|e| panic!("{a}: {e}"))
+                })
+                .collect()
+        };
+        let mut b = Builder::default();
+        let n = 300u32;
+        let short3 = AccessorLayout {
+            component: ComponentType::UnsignedShort,
+            kind: AccessorType::Vec3,
+            normalized: false,
+        };
+        let positions: Vec<u8> = (0..n * 3)
+            .flat_map(|i| ((i * 37) as u16).to_le_bytes())
+            .collect();
+        b.accessor(&positions, short3, Some(Target::ArrayBuffer));
+        let uvs: Vec<[f32; 2]> = (0..n)
+            .map(|i| [i as f32 / 7.0, 1.0 / (1.0 + i as f32)])
+            .collect();
+        b.floats(&uvs, Some(Target::ArrayBuffer));
+        let tris: Vec<u32> = (0..n - 2).flat_map(|i| [i, i + 1, i + 2]).collect();
+        // Each triangle turned to the corner the index codec starts it from, as `pack` writes
+        // them (the codec keeps triangles and windings, not the starting corner).
+        let tris = meshopt::encode_index_buffer(&tris, n as usize)
+            .and_then(|e| meshopt::decode_index_buffer::<u32>(&e, tris.len()))
+            .unwrap_or_else(|e| panic!("{e}"));
+        b.indices(&tris);
+        let wide: Vec<u32> = tris.iter().map(|&i| i * 300).collect();
+        let wide = meshopt::encode_index_buffer(&wide, 300 * n as usize)
+            .and_then(|e| meshopt::decode_index_buffer::<u32>(&e, wide.len()))
+            .unwrap_or_else(|e| panic!("{e}"));
+        b.indices(&wide);
+        b.floats(&(0..n).map(|i| [i as f32 * 0.1]).collect::<Vec<_>>(), None);
+        b.floats(&[[1.0f32; 16], [2.0; 16]], None);
+        let odd = b.accessor(&positions, short3, None);
+        let plain = b.to_glb().unwrap_or_else(|e| panic!("{e}"));
+        b.compress_meshopt();
+        let squeezed = b.to_glb().unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            squeezed.len() < plain.len(),
+            "{} ≥ {}",
+            squeezed.len(),
+            plain.len()
+        );
+        assert_eq!(read_all(&squeezed), read_all(&plain));
+        let views = b.json["bufferViews"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default();
+        let compressed =
+            |v: &serde_json::Value| !v["extensions"]["EXT_meshopt_compression"].is_null();
+        let odd_view = b.json["accessors"][odd]["bufferView"].as_u64().unwrap_or(0) as usize;
+        for (i, v) in views.iter().enumerate() {
+            assert_eq!(compressed(v), i != odd_view, "view {i}: {v}");
+        }
+        let doc = b.to_gltf(BufferUri::DataUri);
+        assert_eq!(
+            doc["buffers"][1]["extensions"]["EXT_meshopt_compression"]["fallback"],
+            true
+        );
+        assert!(doc["buffers"][1].get("uri").is_none());
+    }
     use crate::gltf::read::{read_buffers, Reader};
     use crate::gltf::{glb, AccessorLayout, AccessorType, ComponentType};
 

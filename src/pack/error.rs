@@ -1,21 +1,9 @@
-//! Why a file could not be packed: one error naming the file, and what stopped it.
-
-use std::path::PathBuf;
+//! What stopped a file being packed ([`super::PackError`] names the file).
 
 use crate::gltf::error::ReadError;
 use crate::gltf::error::WriteError;
 use crate::gltf::AccessorError;
 use crate::mesh::ImageError;
-
-/// A file could not be packed.
-#[derive(Debug, thiserror::Error)]
-#[error("{}: {kind}", file.display())]
-pub struct PackError {
-    /// The file being packed.
-    pub(crate) file: PathBuf,
-    /// What went wrong.
-    pub(crate) kind: PackErrorKind,
-}
 
 /// What stopped a file being packed.
 #[derive(Debug, thiserror::Error)]

@@ -77,8 +77,10 @@ fn retain(json: &mut Value, key: &str, keep: impl Fn(usize) -> bool) -> Vec<Opti
     new
 }
 
-/// Drops the `normalTexture` of each material in `materials`, and the textures and images
-/// nothing names after that; returns the source index of each image left.
+/// Drops the `normalTexture` of each material in `materials`, the textures no material names
+/// after that, and the images only those textures used; returns the source index of each
+/// image left. (Images other extensions name outside textures, as EXT_lights_image_based does,
+/// are never dropped: only images of dropped textures are candidates.)
 pub(super) fn drop_normal_maps(json: &mut Value, materials: &[usize]) -> Vec<usize> {
     for &m in materials {
         let material = json
@@ -91,15 +93,22 @@ pub(super) fn drop_normal_maps(json: &mut Value, materials: &[usize]) -> Vec<usi
     }
     let mut used = BTreeSet::new();
     texture_refs(&json["materials"], &mut used);
+    // Only the textures nothing names any more leave, and only the images they alone used (an
+    // image named elsewhere, by a kept texture or another extension, stays).
+    let textures_list = json["textures"].as_array().cloned().unwrap_or_default();
+    let (gone, kept): (Vec<_>, Vec<_>) = textures_list
+        .iter()
+        .enumerate()
+        .partition(|(t, _)| !used.contains(t));
+    let kept_images: BTreeSet<usize> = kept.iter().flat_map(|(_, t)| image_refs(t)).collect();
+    let dropped_images: BTreeSet<usize> = gone
+        .iter()
+        .flat_map(|(_, t)| image_refs(t))
+        .filter(|i| !kept_images.contains(i))
+        .collect();
     let textures = retain(json, "textures", |t| used.contains(&t));
     renumber(&mut json["materials"], &textures);
-    let images: BTreeSet<usize> = json["textures"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(image_refs)
-        .collect();
-    let new = retain(json, "images", |i| images.contains(&i));
+    let new = retain(json, "images", |i| !dropped_images.contains(&i));
     for texture in json["textures"].as_array_mut().into_iter().flatten() {
         if let Some(s) = texture.get("source").and_then(as_usize) {
             texture["source"] = new.get(s).copied().flatten().into();
@@ -129,13 +138,15 @@ mod tests {
                 {"occlusionTexture": {"index": 2}, "emissiveTexture": {"index": 3}}
             ],
             "textures": [{"source": 0}, {"source": 1}, {"source": 2}, {"source": 3}],
-            "images": [{"uri": "n0.png"}, {"uri": "c.png"}, {"uri": "n1.png"}, {"uri": "e.png"}]
+            "images": [{"uri": "n0.png"}, {"uri": "c.png"}, {"uri": "n1.png"}, {"uri": "e.png"},
+                       {"uri": "named-by-another-extension.png"}]
         });
         let kept = super::drop_normal_maps(&mut doc, &[0, 1]);
-        assert_eq!(kept, [1, 2, 3]);
+        assert_eq!(kept, [1, 2, 3, 4]);
         assert_eq!(
             doc["images"],
-            json!([{"uri": "c.png"}, {"uri": "n1.png"}, {"uri": "e.png"}])
+            json!([{"uri": "c.png"}, {"uri": "n1.png"}, {"uri": "e.png"},
+                   {"uri": "named-by-another-extension.png"}])
         );
         assert_eq!(
             doc["textures"],

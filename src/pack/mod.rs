@@ -26,17 +26,19 @@ mod fallback;
 mod order;
 mod quantize;
 mod source;
+mod textures;
 
-pub use self::error::PackError;
 pub(crate) use self::error::PackErrorKind;
 
 pub use crate::gltf::error::WriteError;
 use std::collections::HashMap;
+use std::path::PathBuf;
 
 use serde_json::{json, Map, Value};
 
 use self::quantize::{PositionGrid, UvGrid};
 use self::source::Source;
+use self::textures::uses_key;
 use crate::gltf::names::{
     EXT_MESHOPT_COMPRESSION, EXT_MESH_GPU_INSTANCING, KHR_DRACO_MESH_COMPRESSION,
     KHR_MESHOPT_COMPRESSION, KHR_MESH_QUANTIZATION, KHR_TEXTURE_TRANSFORM, QTANGENT_ATTRIBUTE,
@@ -45,7 +47,6 @@ use crate::gltf::names::{
 use crate::gltf::read::as_usize;
 use crate::gltf::{AccessorLayout, AccessorType, Builder, ComponentType, Target};
 use crate::mesh::{Prepared, Primitive, Scene};
-use crate::qmap::stored::EncodedMap;
 use crate::render::{SceneMap, SceneMaps};
 use crate::{Format, Warning, WarningKind};
 
@@ -140,6 +141,16 @@ pub struct PackReport {
     pub warnings: Vec<Warning>,
 }
 
+/// A file could not be packed.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {kind}", file.display())]
+pub struct PackError {
+    /// The file being packed.
+    pub(crate) file: PathBuf,
+    /// What went wrong.
+    pub(crate) kind: PackErrorKind,
+}
+
 /// Extensions whose work the packed file no longer needs.
 const DROPPED_EXTENSIONS: [&str; 4] = [
     KHR_MESH_QUANTIZATION,
@@ -204,7 +215,8 @@ pub fn pack(
             .filter(|_| !instanced)
             .and_then(|bits| PositionGrid::new(prepared, bits)),
         uv_grids: options.uv_bits.map_or_else(Vec::new, |bits| {
-            quantize::uv_grids(&source.json, scene, prepared, bits)
+            let tangent: Vec<bool> = maps.tangent.iter().map(Option::is_some).collect();
+            quantize::uv_grids(scene, prepared, &tangent, bits)
         }),
         quantise: options.position_bits.is_some() || options.uv_bits.is_some(),
         rotations: HashMap::new(),
@@ -230,17 +242,6 @@ pub fn pack(
     w.finish(options.meshopt).map_err(fail)
 }
 
-/// The core `source` of every quaternion-map texture, for loaders that require one (the
-/// KHR_texture_basisu pattern; the map itself is the texture's `QTANGENT_frames.source`): a 1×1
-/// PNG of the flat normal (128, 128, 255, 255), 70 bytes, written once.
-pub(crate) const FALLBACK_PNG: [u8; 70] = [
-    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
-    0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
-    0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0x68, 0x68, 0xf8, 0xff,
-    0x1f, 0x00, 0x06, 0x82, 0x02, 0xff, 0x6c, 0xe0, 0x43, 0x23, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
-    0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
-];
-
 /// The packed file being written: the source's document, its accessors and views rewritten.
 struct Writer<'a> {
     source: &'a Source,
@@ -248,7 +249,7 @@ struct Writer<'a> {
     /// Source accessor → written accessor.
     copied: HashMap<usize, usize>,
     report: PackReport,
-    /// The image of [`FALLBACK_PNG`], once a map texture needed it.
+    /// The image of [`textures::FALLBACK_PNG`], once a map texture needed it.
     fallback: Option<usize>,
     /// The file's position grid, when positions are quantised.
     position_grid: Option<PositionGrid>,
@@ -337,8 +338,11 @@ impl Writer<'_> {
             for s in 0..samplers {
                 for key in ["input", "output"] {
                     let v = self.out.json["animations"][an]["samplers"][s][key].clone();
+                    // A cubic spline's tangents may pass ±1: those keys stay f32.
+                    let cubic = self.out.json["animations"][an]["samplers"][s]["interpolation"]
+                        == "CUBICSPLINE";
                     let rotation = match as_usize(&v) {
-                        Some(a) if key == "output" && rotations.contains(&s) => {
+                        Some(a) if key == "output" && rotations.contains(&s) && !cubic => {
                             self.rotation_output(a)?
                         }
                         _ => None,
@@ -477,7 +481,8 @@ impl Writer<'_> {
         object: Option<&SceneMap>,
         options: &PackOptions,
     ) -> Result<Value, PackErrorKind> {
-        let (p, map_uvs) = order::optimised(p, object.and_then(|o| o.map_uvs.as_deref()));
+        let map_uvs = object.and_then(|o| o.map_uvs.as_deref());
+        let (p, map_uvs) = order::optimised(p, map_uvs);
         let p = &p;
         self.report.primitives += 1;
         self.report.vertices_in += loaded.positions.len();
@@ -498,6 +503,14 @@ impl Writer<'_> {
             let texture =
                 self.map_texture(&o.map, &format!("{} object-space map", p.label), false)?;
             ext["objectMap"] = json!({ "index": texture, "texCoord": tex_coord });
+            // On the mesh's quantised UVs, the map needs their transform too.
+            match self.uv_grid(loaded.material) {
+                Some(grid) if tex_coord == 0 && loaded.uvs.is_some() => {
+                    ext["objectMap"]["extensions"] =
+                        json!({ KHR_TEXTURE_TRANSFORM: grid.transform() });
+                }
+                _ => {}
+            }
         }
         let indices = self.out.indices(&p.indices);
         let mut out = json!({ "attributes": attrs, "indices": indices, "mode": 4 });
@@ -568,8 +581,7 @@ impl Writer<'_> {
             let a = self.out.accessor(&data, layout, vertex);
             attrs.insert(format!("JOINTS_{s}"), json!(a));
         }
-        for (s, weights) in p.weights.iter().enumerate() {
-            let a = self.weights_attribute(weights);
+        for (s, a) in self.weight_attributes(&p.weights).into_iter().enumerate() {
             attrs.insert(format!("WEIGHTS_{s}"), json!(a));
         }
         attrs
@@ -618,89 +630,6 @@ impl Writer<'_> {
             attrs.insert(name.clone(), json!(index));
         }
         Ok(next_uv_set)
-    }
-
-    /// Embeds a map as a KTX2 image with a texture whose extension names it and whose core
-    /// `source` is the [`FALLBACK_PNG`]; returns the texture's index.
-    fn map_texture(
-        &mut self,
-        map: &EncodedMap,
-        what: &str,
-        repeat: bool,
-    ) -> Result<usize, PackErrorKind> {
-        let (main, _) = map.to_ktx2();
-        let bytes = crate::ktx2::write(&main).map_err(|error| PackErrorKind::Ktx2 {
-            what: what.to_string(),
-            error,
-        })?;
-        self.report.map_bytes += bytes.len();
-        self.report.maps.push((what.to_string(), bytes.len()));
-        let view = self.out.view(&bytes, None, None);
-        let image = self.out.push(
-            "images",
-            json!({
-                "bufferView": view,
-                "mimeType": "image/ktx2",
-                "name": what,
-            }),
-        );
-        // LINEAR / LINEAR_MIPMAP_LINEAR; REPEAT (tangent-space maps tile) or CLAMP_TO_EDGE.
-        let wrap = if repeat { 10497 } else { 33071 };
-        let sampler = self.out.push(
-            "samplers",
-            json!({
-                "magFilter": 9729,
-                "minFilter": 9987,
-                "wrapS": wrap,
-                "wrapT": wrap,
-            }),
-        );
-        let fallback = match self.fallback {
-            Some(i) => i,
-            None => {
-                let view = self.out.view(&FALLBACK_PNG, None, None);
-                let name = "fallback for quaternion maps (QTANGENT_frames)";
-                let i = self.out.push(
-                    "images",
-                    json!({ "bufferView": view, "mimeType": "image/png", "name": name }),
-                );
-                *self.fallback.insert(i)
-            }
-        };
-        Ok(self.out.push(
-            "textures",
-            json!({
-                "sampler": sampler,
-                "source": fallback,
-                "name": what,
-                "extensions": { QTANGENT_FRAMES: { "source": image } },
-            }),
-        ))
-    }
-
-    /// Tangent-space maps on their materials; KHR_texture_transform dropped where the loader
-    /// applied it to the UVs.
-    fn materials(&mut self, scene: &Scene, maps: &SceneMaps) -> Result<(), PackErrorKind> {
-        for (j, m) in scene.materials.iter().enumerate() {
-            if m.uv_transform.is_some() {
-                strip_transforms(&mut self.out.json["materials"][j]);
-            }
-            if let Some(Some(map)) = maps.tangent.get(j) {
-                let texture = self.map_texture(
-                    &map.map,
-                    &format!("material '{}' tangent-space map", m.name),
-                    true,
-                )?;
-                let material = &mut self.out.json["materials"][j];
-                if !material["extensions"].is_object() {
-                    material["extensions"] = json!({});
-                }
-                material["extensions"][QTANGENT_FRAMES] =
-                    json!({ "tangentMap": { "index": texture } });
-            }
-            self.uv_transforms(j);
-        }
-        Ok(())
     }
 
     /// The extension lists and the generator brought up to date, empty lists removed; the GLB.
@@ -772,47 +701,5 @@ impl Writer<'_> {
             report: self.report,
             primitives: self.written,
         })
-    }
-}
-
-/// Removes KHR_texture_transform from every texture reference of a material that reads UV set
-/// 0 (the set the loader transformed).
-fn strip_transforms(v: &mut Value) {
-    match v {
-        Value::Object(obj) => {
-            let reads_set_0 = obj.contains_key("index")
-                && obj.get("texCoord").and_then(Value::as_u64).unwrap_or(0) == 0;
-            if reads_set_0 {
-                if let Some(ext) = obj.get_mut("extensions").and_then(Value::as_object_mut) {
-                    let own_set = ext["KHR_texture_transform"]["texCoord"]
-                        .as_u64()
-                        .unwrap_or(0);
-                    if own_set == 0 {
-                        ext.remove("KHR_texture_transform");
-                    }
-                }
-                if obj
-                    .get("extensions")
-                    .and_then(Value::as_object)
-                    .is_some_and(Map::is_empty)
-                {
-                    obj.remove("extensions");
-                }
-            }
-            for (_, child) in obj.iter_mut() {
-                strip_transforms(child);
-            }
-        }
-        Value::Array(list) => list.iter_mut().for_each(strip_transforms),
-        _ => {}
-    }
-}
-
-/// Whether `key` appears as an object key anywhere under `v`.
-fn uses_key(v: &Value, key: &str) -> bool {
-    match v {
-        Value::Object(obj) => obj.contains_key(key) || obj.values().any(|c| uses_key(c, key)),
-        Value::Array(list) => list.iter().any(|c| uses_key(c, key)),
-        _ => false,
     }
 }

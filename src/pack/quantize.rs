@@ -137,56 +137,102 @@ impl UvGrid {
         Vec2::new(q[0].into(), q[1].into()) * self.step + self.offset
     }
 
-    /// The KHR_texture_transform that turns the stored value (`q / 65535`, normalised) into
-    /// the UV: scale `step · 65535`, offset the box's corner.
-    fn transform(&self) -> Value {
-        let scale = self.step * f32::from(u16::MAX);
-        json!({ "offset": self.offset.to_array(), "scale": scale.to_array() })
+    /// The scale that turns the stored value (`q / 65535`, normalised) into the UV's offset
+    /// from the box's corner: `step · 65535`.
+    fn scale(&self) -> Vec2 {
+        self.step * f32::from(u16::MAX)
+    }
+
+    /// The KHR_texture_transform that turns the stored value into the UV: [`UvGrid::scale`],
+    /// offset the box's corner.
+    pub(super) fn transform(&self) -> Value {
+        json!({ "offset": self.offset.to_array(), "scale": self.scale().to_array() })
     }
 }
 
-/// Whether a material (its JSON) has a texture reading UV set 0, where a transform can go.
-fn reads_set_0(v: &Value) -> bool {
-    match v {
-        Value::Object(obj) => {
-            let texture = obj.contains_key("index")
-                && obj.get("texCoord").and_then(Value::as_u64).unwrap_or(0) == 0;
-            texture || obj.values().any(reads_set_0)
-        }
-        Value::Array(list) => list.iter().any(reads_set_0),
-        _ => false,
-    }
+/// The UV set a texture reference (its JSON object) reads: its KHR_texture_transform's
+/// `texCoord` override, else its own `texCoord`, else 0.
+fn set_read(obj: &serde_json::Map<String, Value>) -> u64 {
+    let own = obj.get("texCoord").and_then(Value::as_u64).unwrap_or(0);
+    obj.get("extensions")
+        .and_then(|e| e.get(KHR_TEXTURE_TRANSFORM))
+        .and_then(|t| t.get("texCoord"))
+        .and_then(Value::as_u64)
+        .unwrap_or(own)
 }
 
-/// Puts `transform` on every texture of a material (its JSON) that reads UV set 0.
-fn add_transform(v: &mut Value, transform: &Value) {
+/// `grid` (offset, scale) composed under a texture's own KHR_texture_transform `t`, one the
+/// loader did not apply (`T·R·S·(grid(q))`): offset `o + R(s ⊙ g.offset)`, scale `s ⊙
+/// g.scale`, its rotation and `texCoord` kept. The rotation is `TextureTransform::apply`'s.
+fn compose(t: &Value, grid: &UvGrid) -> Value {
+    let pair = |key: &str, default: f32| -> Vec2 {
+        let v = &t[key];
+        let at = |k: usize| {
+            v.get(k)
+                .and_then(Value::as_f64)
+                .map_or(default, |x| x as f32)
+        };
+        Vec2::new(at(0), at(1))
+    };
+    let (offset, scale) = (pair("offset", 0.0), pair("scale", 1.0));
+    let rotation = t["rotation"].as_f64().unwrap_or(0.0) as f32;
+    let (sin, cos) = rotation.sin_cos();
+    let p = scale * grid.offset;
+    let turned = Vec2::new(cos * p.x + sin * p.y, -sin * p.x + cos * p.y);
+    let mut out = t.clone();
+    out["offset"] = json!((offset + turned).to_array());
+    out["scale"] = json!((scale * grid.scale()).to_array());
+    out
+}
+
+/// Puts the UV grid's transform on every texture of a material (its JSON) that reads UV set 0,
+/// composed with the texture's own where it has one.
+fn add_transform(v: &mut Value, grid: &UvGrid) {
     match v {
         Value::Object(obj) => {
-            let texture = obj.contains_key("index")
-                && obj.get("texCoord").and_then(Value::as_u64).unwrap_or(0) == 0;
-            if texture {
-                let ext = obj.entry("extensions").or_insert_with(|| json!({}));
-                ext[KHR_TEXTURE_TRANSFORM] = transform.clone();
+            if obj.contains_key("index") {
+                if set_read(obj) == 0 {
+                    let ext = obj.entry("extensions").or_insert_with(|| json!({}));
+                    let own = ext.get(KHR_TEXTURE_TRANSFORM);
+                    let t = own.map_or_else(|| grid.transform(), |t| compose(t, grid));
+                    ext[KHR_TEXTURE_TRANSFORM] = t;
+                }
                 return;
             }
-            obj.values_mut().for_each(|c| add_transform(c, transform));
+            obj.values_mut().for_each(|c| add_transform(c, grid));
         }
-        Value::Array(list) => list.iter_mut().for_each(|c| add_transform(c, transform)),
+        Value::Array(list) => list.iter_mut().for_each(|c| add_transform(c, grid)),
         _ => {}
     }
 }
 
-/// The UV grid of each material of `scene` (`None` where the material has no texture reading
-/// UV set 0, or no primitive with UVs uses it).
+/// The UV grid of each material of `scene`: for one with a texture the loader reads (base
+/// colour, normal, metallic-roughness, anisotropy, a tangent-space map, already in the file or
+/// `tangent_map[m]` now) on UV set 0 — the loader applies the material's transform to the UVs
+/// only then — and a primitive with UVs using it; else `None`.
 pub(super) fn uv_grids(
-    json: &Value,
     scene: &Scene,
     prepared: &[Prepared],
+    tangent_map: &[bool],
     bits: u8,
 ) -> Vec<Option<UvGrid>> {
-    (0..scene.materials.len())
-        .map(|m| {
-            if !reads_set_0(&json["materials"][m]) {
+    let on_set_0 = |t: Option<&crate::mesh::TextureRef>| t.is_some_and(|t| t.tex_coord == 0);
+    scene
+        .materials
+        .iter()
+        .enumerate()
+        .map(|(m, material)| {
+            let anisotropy = material
+                .anisotropy
+                .as_ref()
+                .and_then(|a| a.texture.as_ref());
+            let read = on_set_0(material.base_color_texture.as_ref())
+                || on_set_0(material.normal_texture.as_ref())
+                || on_set_0(material.metallic_roughness_texture.as_ref())
+                || on_set_0(anisotropy)
+                || material.tangent_map.is_some()
+                || tangent_map.get(m).copied().unwrap_or(false);
+            if !read {
                 return None;
             }
             let uvs = scene
@@ -215,17 +261,24 @@ pub(super) fn instanced(json: &Value) -> bool {
         .any(|n| n["extensions"].get(EXT_MESH_GPU_INSTANCING).is_some())
 }
 
-/// Quantised weights: each set's four bytes sum to 255, the remainder of the rounding given
-/// to the largest fractions first.
-fn weight_bytes(w: [f32; 4]) -> [u8; 4] {
+/// Quantised weights of one vertex, all its sets together (4 per set): the bytes sum to 255,
+/// floored and the remainder given to the largest fractions first; a vertex whose weights sum
+/// to nothing gets its first joint's full weight.
+fn weight_bytes(w: &[f32]) -> Vec<u8> {
     let sum: f32 = w.iter().map(|v| v.max(0.0)).sum();
-    if sum <= 0.0 {
-        return [255, 0, 0, 0];
+    let mut bytes = vec![0u8; w.len()];
+    if sum <= 0.0 || !sum.is_finite() {
+        if let Some(first) = bytes.first_mut() {
+            *first = 255;
+        }
+        return bytes;
     }
-    let scaled = w.map(|v| v.max(0.0) / sum * 255.0);
-    let mut bytes = scaled.map(|v| v.floor() as u8);
+    let scaled: Vec<f32> = w.iter().map(|v| v.max(0.0) / sum * 255.0).collect();
+    for (b, v) in bytes.iter_mut().zip(&scaled) {
+        *b = v.floor() as u8;
+    }
     let given: u32 = bytes.iter().map(|&b| u32::from(b)).sum();
-    let mut order = [0, 1, 2, 3];
+    let mut order: Vec<usize> = (0..w.len()).collect();
     order.sort_by(|&a, &b| {
         let fa = scaled[a] - scaled[a].floor();
         let fb = scaled[b] - scaled[b].floor();
@@ -272,8 +325,7 @@ impl Writer<'_> {
     /// The TEXCOORD_0 attribute of a primitive using `material`: on the material's grid when
     /// it has one (unsigned normalised 16-bit), else f32.
     pub(super) fn uv_attribute(&mut self, material: Option<usize>, uvs: &[Vec2]) -> usize {
-        let grid = material.and_then(|m| self.uv_grids.get(m).copied().flatten());
-        let Some(grid) = grid else {
+        let Some(grid) = self.uv_grid(material) else {
             let floats: Vec<[f32; 2]> = uvs.iter().map(|v| v.to_array()).collect();
             return self.out.floats(&floats, Some(Target::ArrayBuffer));
         };
@@ -290,26 +342,77 @@ impl Writer<'_> {
             .accessor(bytemuck::cast_slice(&q), layout, Some(Target::ArrayBuffer))
     }
 
-    /// A WEIGHTS_n attribute: unsigned normalised bytes when quantising, else f32.
-    pub(super) fn weights_attribute(&mut self, weights: &[[f32; 4]]) -> usize {
+    /// The WEIGHTS_n attributes, one per set: unsigned normalised bytes when quantising (every
+    /// vertex's sets together summing to 255), else f32.
+    pub(super) fn weight_attributes(&mut self, sets: &[Vec<[f32; 4]>]) -> Vec<usize> {
         if !self.quantise {
-            return self.out.floats(weights, Some(Target::ArrayBuffer));
+            return sets
+                .iter()
+                .map(|w| self.out.floats(w, Some(Target::ArrayBuffer)))
+                .collect();
         }
-        let bytes: Vec<u8> = weights.iter().flat_map(|&w| weight_bytes(w)).collect();
+        let vertices = sets.first().map_or(0, Vec::len);
+        let mut bytes = vec![Vec::with_capacity(vertices * 4); sets.len()];
+        let mut all = Vec::with_capacity(sets.len() * 4);
+        for v in 0..vertices {
+            all.clear();
+            all.extend(
+                sets.iter()
+                    .flat_map(|w| w.get(v).copied().unwrap_or([0.0; 4])),
+            );
+            for (set, b) in bytes.iter_mut().zip(weight_bytes(&all).chunks_exact(4)) {
+                set.extend_from_slice(b);
+            }
+        }
         let layout = AccessorLayout {
             component: ComponentType::UnsignedByte,
             kind: AccessorType::Vec4,
             normalized: true,
         };
-        self.out.accessor(&bytes, layout, Some(Target::ArrayBuffer))
+        bytes
+            .iter()
+            .map(|b| self.out.accessor(b, layout, Some(Target::ArrayBuffer)))
+            .collect()
     }
 
     /// The KHR_texture_transform of material `m`'s UV grid on its textures reading set 0.
     pub(super) fn uv_transforms(&mut self, m: usize) {
-        if let Some(Some(grid)) = self.uv_grids.get(m) {
-            let transform = grid.transform();
-            add_transform(&mut self.out.json["materials"][m], &transform);
+        if let Some(Some(grid)) = self.uv_grids.get(m).copied() {
+            let material = self
+                .out
+                .json
+                .get_mut("materials")
+                .and_then(|l| l.get_mut(m));
+            if let Some(material) = material {
+                add_transform(material, &grid);
+            }
         }
+    }
+
+    /// KHR_materials_volume's `thicknessFactor` of material `m` in grid units: it is a length
+    /// in the mesh's space, which the dequantising scale multiplies by the step.
+    pub(super) fn volume_thickness(&mut self, m: usize) {
+        let Some(grid) = self.position_grid else {
+            return;
+        };
+        let volume = self
+            .out
+            .json
+            .get_mut("materials")
+            .and_then(|l| l.get_mut(m))
+            .and_then(|m| m.get_mut("extensions"))
+            .and_then(|e| e.get_mut("KHR_materials_volume"))
+            .and_then(Value::as_object_mut);
+        if let Some(volume) = volume {
+            if let Some(t) = volume.get("thicknessFactor").and_then(Value::as_f64) {
+                volume.insert("thicknessFactor".into(), json!(t / f64::from(grid.step)));
+            }
+        }
+    }
+
+    /// Material `m`'s UV grid, when its UVs are quantised.
+    pub(super) fn uv_grid(&self, m: Option<usize>) -> Option<UvGrid> {
+        m.and_then(|m| self.uv_grids.get(m).copied().flatten())
     }
 
     /// Inverse bind matrices of skin `s` (copied from the source, or identities for each
@@ -426,7 +529,9 @@ impl Writer<'_> {
 mod tests {
     use super::weight_bytes;
 
-    /// Weights keep their sum: exactly 255 however they round.
+    /// Weights keep their sum: exactly 255 however they round, over one set or two together
+    /// (eight influences), each byte under one step of 1/255 from its weight; a vertex whose
+    /// weights sum to nothing gets its first joint's full weight.
     #[test]
     fn weights_sum_to_255() {
         let mut rng = 0x2545_f491_4f6c_dd1du64;
@@ -437,35 +542,29 @@ mod tests {
             rng ^= rng << 17;
             (rng >> 40) as f32 / (1u64 << 24) as f32
         };
-        let mut cases = vec![
-            [1.0, 0.0, 0.0, 0.0],
-            [0.25; 4],
-            [0.0; 4],
-            [2.0, 2.0, 0.0, 0.0],
+        let mut cases: Vec<Vec<f32>> = vec![
+            vec![1.0, 0.0, 0.0, 0.0],
+            vec![0.25; 4],
+            vec![2.0, 2.0, 0.0, 0.0],
+            vec![0.25, 0.25, 0.0, 0.0, 0.25, 0.25, 0.0, 0.0],
         ];
-        cases.extend((0..1000).map(|_| [next(), next(), next(), next()]));
+        cases.extend((0..1000).map(|k| (0..4 * (1 + k % 2)).map(|_| next()).collect()));
         for w in cases {
-            let b = weight_bytes(w);
-            assert_eq!(
-                b.iter().map(|&v| u32::from(v)).sum::<u32>(),
-                255,
-                "{w:?} → {b:?}"
-            );
+            let b = weight_bytes(&w);
+            let total: u32 = b.iter().map(|&v| u32::from(v)).sum();
+            assert_eq!(total, 255, "{w:?} → {b:?}");
             let sum: f32 = w.iter().sum();
-            if sum > 0.0 {
-                for (v, q) in w.iter().zip(b) {
-                    // Floor, then at most one more: under one step of 1/255 from the weight.
-                    assert!(
-                        (f32::from(q) / 255.0 - v / sum).abs() < 1.0 / 255.0,
-                        "{w:?} → {b:?}"
-                    );
-                }
+            for (v, q) in w.iter().zip(&b) {
+                // Floor, then at most one more: under one step of 1/255 from the weight.
+                let d = (f32::from(*q) / 255.0 - v / sum).abs();
+                assert!(d < 1.0 / 255.0, "{w:?} → {b:?}");
             }
         }
         assert_eq!(
-            weight_bytes([1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0, 0.0]),
+            weight_bytes(&[1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0, 0.0]),
             [85, 85, 85, 0]
         );
-        assert_eq!(weight_bytes([0.71, 0.29, 0.0, 0.0]), [181, 74, 0, 0]);
+        assert_eq!(weight_bytes(&[0.71, 0.29, 0.0, 0.0]), [181, 74, 0, 0]);
+        assert_eq!(weight_bytes(&[0.0; 8]), [255, 0, 0, 0, 0, 0, 0, 0]);
     }
 }

@@ -57,6 +57,23 @@ fn assert_same(what: &str, a: &Scene, b: &Scene) {
     assert!(a.animations == b.animations, "{what}: animations differ");
 }
 
+/// `b` has `a`'s primitives, vertices and triangles (its data may differ: a lossy filter), and
+/// every primitive prepares.
+fn assert_same_counts(what: &str, a: &Scene, b: &Scene) {
+    let (pa, pb): (Vec<_>, Vec<_>) = (a.primitives().collect(), b.primitives().collect());
+    assert_eq!(pa.len(), pb.len(), "{what}: primitives");
+    for ((_, x), (_, y)) in pa.iter().zip(&pb) {
+        let l = &x.label;
+        assert_eq!(
+            x.positions.len(),
+            y.positions.len(),
+            "{what}: {l}: vertices"
+        );
+        assert_eq!(x.indices.len(), y.indices.len(), "{what}: {l}: indices");
+    }
+    b.prepare().unwrap_or_else(|e| panic!("{what}: {e}"));
+}
+
 #[test]
 fn gltfpack_meshopt_files_load_and_decode_to_the_uncompressed_data() {
     let Some(assets) = common::assets_dir() else {
@@ -82,18 +99,7 @@ fn gltfpack_meshopt_files_load_and_decode_to_the_uncompressed_data() {
         // exponential animation keys) and quantises on its own terms, so its data is not the
         // plain file's: the same primitives, vertices and triangles, and every frame prepares.
         let cc = packed(&src, dir.path(), &format!("{name}-cc.glb"), &["-cc"]).expect("gltfpack");
-        let (pp, pc): (Vec<_>, Vec<_>) = (plain.primitives().collect(), cc.primitives().collect());
-        assert_eq!(pp.len(), pc.len(), "{name} -cc: primitives");
-        for ((_, x), (_, y)) in pp.iter().zip(&pc) {
-            assert_eq!(
-                x.positions.len(),
-                y.positions.len(),
-                "{name} -cc: {}",
-                x.label
-            );
-            assert_eq!(x.indices.len(), y.indices.len(), "{name} -cc: {}", x.label);
-        }
-        cc.prepare().unwrap_or_else(|e| panic!("{name} -cc: {e}"));
+        assert_same_counts(&format!("{name} -cc"), &plain, &cc);
         assert_eq!(plain.animations.len(), cc.animations.len(), "{name} -cc");
     }
 }
@@ -213,21 +219,7 @@ fn gltf_transform_meshopt_files_load() {
     };
     let source = mesh::load(&src).unwrap_or_else(|e| panic!("{e}"));
     let squeezed = mesh::load(&out).unwrap_or_else(|e| panic!("{}: {e}", out.display()));
-    let (a, b): (Vec<_>, Vec<_>) = (
-        source.primitives().collect(),
-        squeezed.primitives().collect(),
-    );
-    assert_eq!(a.len(), b.len(), "primitives");
-    for ((_, x), (_, y)) in a.iter().zip(&b) {
-        assert_eq!(
-            x.positions.len(),
-            y.positions.len(),
-            "{}: vertices",
-            x.label
-        );
-        assert_eq!(x.indices.len(), y.indices.len(), "{}: indices", x.label);
-    }
-    squeezed.prepare().unwrap_or_else(|e| panic!("{e}"));
+    assert_same_counts("FlightHelmet, glTF-Transform meshopt", &source, &squeezed);
 }
 
 /// A packed file (quantised, meshopt-compressed) put through `gltf-transform copy`, which

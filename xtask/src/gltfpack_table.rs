@@ -1,8 +1,13 @@
-//! `cargo xtask gltfpack-table`: gltfpack (default settings, and `-vn 16`) and qtangent's `pack`
-//! (`--format smallest3x4` and `snorm16x4`, `--maps none`) on FlightHelmet and the Fox from the
-//! shared assets, each output measured against its source by `examples/frame_diff.rs`: file
-//! size, frame bytes per vertex read from the written file's accessors, the n/t/b angle errors,
-//! handedness kept and unmatched vertices, printed as one markdown table (docs/GLTFPACK.md).
+//! `cargo xtask gltfpack-table`: gltfpack (default settings, `-vn 16`, `-c`, `-cc`),
+//! glTF-Transform's `optimize`, and qtangent's `pack` (quantised as gltfpack quantises, with and
+//! without `--compress meshopt`, with tangent-space maps and their normal-map fallbacks kept or
+//! dropped, and f32 for reference) on FlightHelmet and the Fox from the shared assets. Each
+//! output is measured against its source by `examples/frame_diff.rs` (file size with and
+//! without images, frame bytes per vertex read from the written file's accessors, the n/t/b
+//! angle errors, handedness kept, unmatched vertices, the largest position and UV moves), then
+//! judged: Khronos' validator (its error count), and `gltf-transform copy` (whether the copy
+//! loads in qtangent and keeps the file's frames). Printed as one markdown table
+//! (docs/GLTFPACK.md).
 
 use std::path::Path;
 use std::process::Command;
@@ -22,51 +27,133 @@ struct Run {
     file: &'static str,
     tool: Tool,
     args: &'static [&'static str],
-    /// `frame_diff`'s matching flags: gltfpack's quantisation bits, or `--float` for pack's f32.
+    /// `frame_diff`'s matching flags: the quantisation bits, or `--float` for f32.
     matching: &'static [&'static str],
+    /// Only for assets with normal maps (the tangent-space map rows).
+    needs_normal_maps: bool,
 }
 
 enum Tool {
     Gltfpack,
+    GltfTransform,
     Pack,
 }
 
+/// gltfpack's and `pack`'s default quantisation (-vp 14, -vt 12), and glTF-Transform's
+/// `optimize` (its `quantize` step: 14-bit positions, 12-bit UVs).
+const QUANTISED: &[&str] = &["--position-bits", "14", "--uv-bits", "12"];
+
+const fn run(
+    label: &'static str,
+    file: &'static str,
+    tool: Tool,
+    args: &'static [&'static str],
+) -> Run {
+    Run {
+        label,
+        file,
+        tool,
+        args,
+        matching: QUANTISED,
+        needs_normal_maps: false,
+    }
+}
+
 const RUNS: &[Run] = &[
+    run("gltfpack", "gltfpack", Tool::Gltfpack, &[]),
+    run(
+        "gltfpack -vn 16",
+        "gltfpack-vn16",
+        Tool::Gltfpack,
+        &["-vn", "16"],
+    ),
+    run("gltfpack -c", "gltfpack-c", Tool::Gltfpack, &["-c"]),
+    run("gltfpack -cc", "gltfpack-cc", Tool::Gltfpack, &["-cc"]),
+    run(
+        "gltf-transform optimize",
+        "gltf-transform-optimize",
+        Tool::GltfTransform,
+        &["optimize"],
+    ),
     Run {
-        label: "gltfpack",
-        file: "gltfpack",
-        tool: Tool::Gltfpack,
-        args: &[],
-        // gltfpack's defaults: -vp 14, -vt 12.
-        matching: &["--position-bits", "14", "--uv-bits", "12"],
-    },
-    Run {
-        label: "gltfpack -vn 16",
-        file: "gltfpack-vn16",
-        tool: Tool::Gltfpack,
-        args: &["-vn", "16"],
-        matching: &["--position-bits", "14", "--uv-bits", "12"],
-    },
-    Run {
-        label: "pack --format smallest3x4 --maps none",
-        file: "pack-smallest3x4",
+        label: "pack --format smallest3x4 --maps none --float",
+        file: "pack-smallest3x4-float",
         tool: Tool::Pack,
-        args: &["--format", "smallest3x4", "--maps", "none"],
+        args: &["--format", "smallest3x4", "--maps", "none", "--float"],
         matching: &["--float"],
+        needs_normal_maps: false,
+    },
+    run(
+        "pack --format smallest3x4 --maps none",
+        "pack-smallest3x4",
+        Tool::Pack,
+        &["--format", "smallest3x4", "--maps", "none"],
+    ),
+    run(
+        "pack --format snorm16x4 --maps none",
+        "pack-snorm16x4",
+        Tool::Pack,
+        &["--format", "snorm16x4", "--maps", "none"],
+    ),
+    run(
+        "pack --format smallest3x4 --maps none --compress meshopt",
+        "pack-smallest3x4-meshopt",
+        Tool::Pack,
+        &[
+            "--format",
+            "smallest3x4",
+            "--maps",
+            "none",
+            "--compress",
+            "meshopt",
+        ],
+    ),
+    Run {
+        needs_normal_maps: true,
+        ..run(
+            "pack --format smallest3x4 --maps tangent --compress meshopt (normal maps kept)",
+            "pack-smallest3x4-tangent-meshopt",
+            Tool::Pack,
+            &[
+                "--format",
+                "smallest3x4",
+                "--maps",
+                "tangent",
+                "--compress",
+                "meshopt",
+            ],
+        )
     },
     Run {
-        label: "pack --format snorm16x4 --maps none",
-        file: "pack-snorm16x4",
-        tool: Tool::Pack,
-        args: &["--format", "snorm16x4", "--maps", "none"],
-        matching: &["--float"],
+        needs_normal_maps: true,
+        ..run(
+            "pack --format smallest3x4 --maps tangent --compress meshopt --normal-maps drop",
+            "pack-smallest3x4-tangent-meshopt-drop",
+            Tool::Pack,
+            &[
+                "--format",
+                "smallest3x4",
+                "--maps",
+                "tangent",
+                "--compress",
+                "meshopt",
+                "--normal-maps",
+                "drop",
+            ],
+        )
     },
 ];
 
+/// The judges' columns, after `frame_diff`'s.
+const JUDGE_HEADER: [&str; 2] = [
+    " validator errors | after `gltf-transform copy` |",
+    "---:|---|",
+];
+
 /// Runs every tool on every asset into `target/gltfpack-table/` and prints the table.
-pub fn run(root: &Path, assets: &Path) -> Result<(), String> {
+pub fn run_table(root: &Path, assets: &Path) -> Result<(), String> {
     let judges = npm::ensure(root)?.ok_or(
-        "gltfpack-table needs node and npm (apt-get install nodejs npm) for gltfpack; see the note above",
+        "gltfpack-table needs node and npm (apt-get install nodejs npm) for gltfpack and glTF-Transform; see the note above",
     )?;
     let out = root.join("target/gltfpack-table");
     std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
@@ -91,20 +178,30 @@ pub fn run(root: &Path, assets: &Path) -> Result<(), String> {
                 crate::ASSETS_HINT
             ));
         }
+        let has_normal_maps = std::fs::read(&source)
+            .is_ok_and(|b| String::from_utf8_lossy(&b).contains("normalTexture"));
         let source = source.to_string_lossy().into_owned();
         let label = format!("{name}: source");
         let mut diff = vec![source.as_str(), &source, "--exact", "--row", &label];
         if i == 0 {
             diff.push("--header");
         }
-        table.push(frame_diff(root, &diff)?);
-        for run in RUNS {
+        let rows = frame_diff(root, &diff)?;
+        table.push(with_judges(&rows, &judge(root, &judges, &source, &out)));
+        for run in RUNS
+            .iter()
+            .filter(|r| has_normal_maps || !r.needs_normal_maps)
+        {
             let file = out.join(format!("{name}-{}.glb", run.file));
             let file = file.to_string_lossy().into_owned();
             match run.tool {
                 Tool::Gltfpack => {
                     let args = [&["-i", source.as_str(), "-o", &file], run.args].concat();
                     npm::gltfpack(&judges, &args)?;
+                }
+                Tool::GltfTransform => {
+                    let args = [run.args, &[source.as_str(), &file]].concat();
+                    npm::gltf_transform(&judges, &args)?;
                 }
                 Tool::Pack => {
                     let args = [&[source.as_str(), "-o", &file], run.args].concat();
@@ -113,11 +210,91 @@ pub fn run(root: &Path, assets: &Path) -> Result<(), String> {
             }
             let label = format!("{name}: {}", run.label);
             let args = [&[source.as_str(), &file, "--row", &label], run.matching].concat();
-            table.push(frame_diff(root, &args)?);
+            let row = frame_diff(root, &args).unwrap_or_else(|e| {
+                format!(
+                    "| {label} | does not load in qtangent: {} |\n",
+                    first_line(&e)
+                )
+            });
+            table.push(with_judges(&row, &judge(root, &judges, &file, &out)));
         }
     }
     println!("\n{}", table.concat());
     Ok(())
+}
+
+/// `rows` (frame_diff's header lines, if any, and its row) with `judged` appended to the row
+/// and the judges' header to the header lines.
+fn with_judges(rows: &str, judged: &str) -> String {
+    let mut out = String::new();
+    let lines: Vec<&str> = rows.lines().collect();
+    let header = lines.len().saturating_sub(1);
+    for (k, line) in lines.iter().enumerate() {
+        out.push_str(line);
+        if k < header {
+            out.push_str(JUDGE_HEADER[k.min(1)]);
+        } else {
+            out.push_str(judged);
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The judges' cells for `file`: the validator's error count, and what `gltf-transform copy`
+/// makes of it (loads in qtangent with the same frames, or not).
+fn judge(root: &Path, judges: &Path, file: &str, out: &Path) -> String {
+    let validate = root.join("xtask/npm/validate.mjs");
+    let dir = judges.to_string_lossy();
+    let errors = npm::node(&validate, &[file, &dir])
+        .ok()
+        .and_then(|report| num_errors(&report))
+        .map_or_else(|| "?".to_string(), |n| n.to_string());
+    let copy = out.join("copy.glb");
+    let copy = copy.to_string_lossy();
+    let after = match npm::gltf_transform(judges, &["copy", file, &copy]) {
+        Err(e) => format!("copy fails: {}", first_line(&e)),
+        Ok(()) => match frame_diff(root, &[file, &copy, "--exact", "--row", "copy"]) {
+            Err(e) => format!("does not load: {}", first_line(&e)),
+            Ok(row) => kept(&row),
+        },
+    };
+    format!(" {errors} | {after} |")
+}
+
+/// "frames kept" when a copy's row (against the file it copies) has every vertex matched and
+/// no angle, else what changed.
+fn kept(row: &str) -> String {
+    let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+    // | label | size | data | vertices | B/v | layouts | n | t | b | handedness | un/uncovered |
+    let max = |cell: &str| -> f64 {
+        cell.rsplit('/')
+            .next()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(f64::NAN)
+    };
+    let worst = (7..=9)
+        .map(|k| cells.get(k).map_or(f64::NAN, |c| max(c)))
+        .fold(0.0f64, f64::max);
+    let unmatched = cells.get(11).copied().unwrap_or("?");
+    let layouts = cells.get(6).copied().unwrap_or("?");
+    if worst == 0.0 && unmatched == "0 / 0" {
+        format!("frames kept ({layouts})")
+    } else {
+        format!("frames changed: {worst:.3}° max, unmatched / uncovered {unmatched} ({layouts})")
+    }
+}
+
+/// The `numErrors` of a validator report (xtask reads no JSON otherwise, so no parser).
+fn num_errors(report: &str) -> Option<u64> {
+    let at = report.find("\"numErrors\"")? + "\"numErrors\"".len();
+    let rest = report[at..].trim_start().strip_prefix(':')?.trim_start();
+    let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
+fn first_line(e: &str) -> &str {
+    e.lines().find(|l| !l.trim().is_empty()).unwrap_or(e)
 }
 
 /// `frame_diff ARGS`'s standard output (its rows), failing with its error.

@@ -23,8 +23,9 @@
 //!   palette, `examples/skin_bench.rs`).
 //! - `cargo xtask gpu-bundle` — builds the benchmark and gathers it with the Vulkan loader in
 //!   `.gpu/` and `.gl/` for a machine with a GPU but no toolchain (see docs/PERFORMANCE.md).
-//! - `cargo xtask fuzz [SECONDS]` — fuzzes the glTF and OBJ loaders (`xtask/fuzz/`) with
-//!   cargo-fuzz, SECONDS each (default 60), after writing seed corpora.
+//! - `cargo xtask fuzz [SECONDS [TARGET…]]` — fuzzes the glTF and OBJ loaders, compressed glTF
+//!   (meshopt, Draco), `_QTANGENT` reading and KTX2 reading (`xtask/fuzz/`) with cargo-fuzz,
+//!   SECONDS each (default 60), all targets or those named, after writing seed corpora.
 //! - `cargo xtask npm` — installs the pinned glTF judges (glTF-Validator, gltfpack) into
 //!   `target/npm` (`npm.rs`; `cargo xtask test` does this before the tests).
 //! - `cargo xtask gltfpack-table` — gltfpack and `pack` on FlightHelmet and the Fox, measured
@@ -62,7 +63,7 @@ const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|animate|aniso|ben
   bench       run the decode benchmark (ARGS passed on)
   skin-bench  run the skinning benchmark (ARGS passed on, e.g. --instances 1024,16384)
   gpu-bundle  build the benchmark into .gpu/ and fetch the Vulkan loader into .gl/
-  fuzz        fuzz the glTF and OBJ loaders for SECONDS each (default 60; installs cargo-fuzz)
+  fuzz        fuzz the loaders, compressed glTF, _QTANGENT and KTX2 for SECONDS each (default 60), all or the TARGETs named (installs cargo-fuzz)
   npm         install the pinned glTF validator and gltfpack (xtask/npm/) into target/npm
   gltfpack-table  run gltfpack and pack on FlightHelmet and the Fox (shared assets) and print
               the frame-error table of docs/GLTFPACK.md";
@@ -97,10 +98,10 @@ fn main() -> ExitCode {
         }
         "gpu-bundle" => gpu_bundle(&root),
         "npm" => npm::install(&root),
-        "gltfpack-table" => gltfpack_table::run(&root, &assets_dir(&root)),
+        "gltfpack-table" => gltfpack_table::run_table(&root, &assets_dir(&root)),
         "fuzz" => match rest.first().map(|s| s.parse::<u64>()) {
-            None => fuzz(&root, 60),
-            Some(Ok(seconds)) => fuzz(&root, seconds),
+            None => fuzz(&root, 60, &[]),
+            Some(Ok(seconds)) => fuzz(&root, seconds, &rest[1..]),
             Some(Err(_)) => Err(format!("fuzz: SECONDS must be a whole number\n{USAGE}")),
         },
         "-h" | "--help" | "help" => {
@@ -546,6 +547,23 @@ const FUZZ_TARGETS: &[(&str, &[&str])] = &[
         ],
     ),
     ("load_obj", &["-max_len=262144", "-timeout=10"]),
+    (
+        "load_compressed_gltf",
+        &[
+            "-max_len=262144",
+            "-timeout=10",
+            "-dict=xtask/fuzz/gltf.dict",
+        ],
+    ),
+    (
+        "read_qtangent",
+        &[
+            "-max_len=262144",
+            "-timeout=10",
+            "-dict=xtask/fuzz/gltf.dict",
+        ],
+    ),
+    ("read_ktx2", &["-max_len=65536", "-timeout=10"]),
 ];
 
 /// Seeds larger than this are not copied from the assets folder (the `-max_len` above).
@@ -555,7 +573,17 @@ const SEED_MAX_BYTES: u64 = 262_144;
 /// `xtask/fuzz/corpus/` (gitignored), then fuzzes each target for `seconds` with debug
 /// assertions and overflow checks on. Fails if any target fails (crash, hang, out of memory);
 /// the input is then in `xtask/fuzz/artifacts/<target>/`.
-fn fuzz(root: &Path, seconds: u64) -> Result<(), String> {
+fn fuzz(root: &Path, seconds: u64, only: &[String]) -> Result<(), String> {
+    if let Some(unknown) = only
+        .iter()
+        .find(|t| !FUZZ_TARGETS.iter().any(|(n, _)| n == t))
+    {
+        let names: Vec<&str> = FUZZ_TARGETS.iter().map(|(n, _)| *n).collect();
+        return Err(format!(
+            "fuzz: no target '{unknown}' (targets: {})",
+            names.join(", ")
+        ));
+    }
     let cargo_bin = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let has_fuzz = Command::new(&cargo_bin)
         .args(["fuzz", "--version"])
@@ -569,7 +597,10 @@ fn fuzz(root: &Path, seconds: u64) -> Result<(), String> {
     write_seeds(root, &fuzz_dir)?;
     let mut summary = Vec::new();
     let mut failed = Vec::new();
-    for (target, options) in FUZZ_TARGETS {
+    let chosen = FUZZ_TARGETS
+        .iter()
+        .filter(|(n, _)| only.is_empty() || only.iter().any(|t| t == n));
+    for (target, options) in chosen {
         let corpus = format!("xtask/fuzz/corpus/{target}");
         let time = format!("-max_total_time={seconds}");
         let mut child = Command::new(&cargo_bin)
@@ -629,6 +660,41 @@ fn fuzz(root: &Path, seconds: u64) -> Result<(), String> {
     }
 }
 
+/// gltfpack's (`-c`, `-cc`) and glTF-Transform's (`draco`, `meshopt`) compressed copies of the
+/// Fox and SimpleSkin for `load_compressed_gltf`, written into `corpus/tools/`; none (with a
+/// note) where the npm judges are not installed.
+fn compressed_seeds(root: &Path, assets: &Path, corpus: &Path) -> Vec<(&'static str, PathBuf)> {
+    let Ok(Some(judges)) = npm::ensure(root) else {
+        eprintln!("xtask: note: no npm judges, so no gltfpack or glTF-Transform seeds");
+        return Vec::new();
+    };
+    let out = corpus.join("tools");
+    let _ = std::fs::create_dir_all(&out);
+    let mut seeds = Vec::new();
+    for (name, rel) in [
+        ("Fox", "gltf/Fox.glb"),
+        ("SimpleSkin", "gltf/SimpleSkin.gltf"),
+    ] {
+        let src = assets.join(rel);
+        let src = src.to_string_lossy();
+        for (tag, flag) in [("c", "-c"), ("cc", "-cc")] {
+            let file = out.join(format!("{name}-gltfpack-{tag}.glb"));
+            let f = file.to_string_lossy().into_owned();
+            if npm::gltfpack(&judges, &["-i", &src, "-o", &f, flag]).is_ok() {
+                seeds.push(("load_compressed_gltf", file));
+            }
+        }
+        for command in ["draco", "meshopt"] {
+            let file = out.join(format!("{name}-gltf-transform-{command}.glb"));
+            let f = file.to_string_lossy().into_owned();
+            if npm::gltf_transform(&judges, &[command, &src, &f]).is_ok() {
+                seeds.push(("load_compressed_gltf", file));
+            }
+        }
+    }
+    seeds
+}
+
 /// Writes the seed corpora: small handwritten meshes (written by qtangent's own glTF writer,
 /// `examples/fuzz_seeds.rs`), and the shared conformance assets (`$QTANGENT_ASSETS`, default
 /// `../shared/assets` beside the project; missing files skipped).
@@ -659,6 +725,7 @@ fn write_seeds(root: &Path, fuzz_dir: &Path) -> Result<(), String> {
         ("load_gltf", assets.join("gltf/Fox.glb")),
         ("load_gltf", assets.join("gltf/SimpleSkin.gltf")),
     ];
+    shared.extend(compressed_seeds(root, &assets, &corpus));
     if let Ok(dir) = std::fs::read_dir(assets.join("obj")) {
         let mut objs: Vec<PathBuf> = dir
             .filter_map(|e| e.ok().map(|e| e.path()))

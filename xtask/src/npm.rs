@@ -141,17 +141,31 @@ fn node_major() -> Result<u32, String> {
 
 /// `node <dir>/node_modules/gltfpack/cli.js ARGS`, failing with gltfpack's output.
 pub fn gltfpack(dir: &Path, args: &[&str]) -> Result<(), String> {
-    let cli = dir.join("node_modules/gltfpack/cli.js");
+    node(&dir.join("node_modules/gltfpack/cli.js"), args).map(|_| ())
+}
+
+/// `node <dir>/node_modules/@gltf-transform/cli/bin/cli.js ARGS`, failing with its output.
+pub fn gltf_transform(dir: &Path, args: &[&str]) -> Result<(), String> {
+    node(
+        &dir.join("node_modules/@gltf-transform/cli/bin/cli.js"),
+        args,
+    )
+    .map(|_| ())
+}
+
+/// `node SCRIPT ARGS`'s standard output, failing with its output.
+pub fn node(script: &Path, args: &[&str]) -> Result<String, String> {
     let out = Command::new("node")
-        .arg(&cli)
+        .arg(script)
         .args(args)
         .output()
-        .map_err(|e| format!("could not run node {}: {e}", cli.display()))?;
+        .map_err(|e| format!("could not run node {}: {e}", script.display()))?;
     if out.status.success() {
-        Ok(())
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     } else {
         Err(format!(
-            "gltfpack {} failed ({}): {}{}",
+            "{} {} failed ({}): {}{}",
+            script.display(),
             args.join(" "),
             out.status,
             String::from_utf8_lossy(&out.stdout),

@@ -306,6 +306,10 @@ pub(crate) struct FrameDiff {
     uncovered: usize,
     /// For each candidate vertex, the source vertex it was matched to.
     matches: Vec<Option<u32>>,
+    /// The largest distance between a matched pair's world positions.
+    position_error: f32,
+    /// The largest distance between a matched pair's UVs.
+    uv_error: f32,
 }
 
 impl FrameDiff {
@@ -406,6 +410,9 @@ pub(crate) fn compare_frames(
             continue;
         };
         diff.errors.add(&source.frames[chosen as usize], frame);
+        let s = chosen as usize;
+        diff.position_error = diff.position_error.max(source.positions[s].distance(p));
+        diff.uv_error = diff.uv_error.max(source.uvs[s].distance(uv));
         diff.matches.push(Some(chosen));
     }
     let back = Grid::new(candidate, tolerance);
@@ -523,7 +530,7 @@ pub enum DiffOutput {
 }
 
 /// The markdown table's header and alignment row.
-const HEADER: &str = "| file | size (MB) | without images (kB) | vertices | frame B/vertex | frame attributes | n mean / max (°) | t mean / max (°) | b mean / max (°) | handedness kept | unmatched / uncovered |\n|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|";
+const HEADER: &str = "| file | size (MB) | without images (kB) | vertices | frame B/vertex | frame attributes | n mean / max (°) | t mean / max (°) | b mean / max (°) | handedness kept | unmatched / uncovered | position / UV error |\n|---|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|";
 
 /// How far the rewritten file `candidate`'s tangent frames are from those of `source`, the file
 /// it was made from (see the module docs for how vertices are matched), with the candidate's
@@ -600,14 +607,16 @@ fn row(label: &str, d: &FrameDiff, bytes: &Bytes) -> String {
         },
     );
     format!(
-        "| {label} | {size} | {data} | {} | {per_vertex} | {layouts} | {} | {} | {} | {:.3}% | {} / {} |",
+        "| {label} | {size} | {data} | {} | {per_vertex} | {layouts} | {} | {} | {} | {:.3}% | {} / {} | {:.1e} / {:.1e} |",
         d.candidate_vertices,
         pair(&d.errors.normal),
         pair(&d.errors.tangent),
         pair(&d.errors.bitangent),
         100.0 * d.handedness_kept(),
         d.unmatched,
-        d.uncovered
+        d.uncovered,
+        d.position_error,
+        d.uv_error
     )
 }
 
@@ -658,6 +667,11 @@ fn report(
         out,
         "matched   {} of {} candidate vertices ({} unmatched); {} source vertices uncovered",
         d.errors.frames, d.candidate_vertices, d.unmatched, d.uncovered
+    );
+    let _ = writeln!(
+        out,
+        "moved     position {:.3e} max (world units), UV {:.3e} max",
+        d.position_error, d.uv_error
     );
     for (name, s) in [
         ("normal", &d.errors.normal),

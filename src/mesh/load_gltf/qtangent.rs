@@ -117,6 +117,13 @@ pub(super) fn tangent_map(
         .transpose()
 }
 
+/// A texture reference's `texCoord` (0 when absent; past u32, a set no file has).
+fn tex_coord(r: &gltf::json::Value) -> u32 {
+    r.get("texCoord")
+        .and_then(gltf::json::Value::as_u64)
+        .map_or(0, |s| u32::try_from(s).unwrap_or(u32::MAX))
+}
+
 /// The UV slot of a material's `QTANGENT_frames.tangentMap` (its `texCoord` and its
 /// KHR_texture_transform, as `pack` writes for quantised UVs), for the material's shared UV
 /// transform; `None` without one.
@@ -133,10 +140,7 @@ pub(super) fn tangent_map_slot(
     else {
         return Ok(None);
     };
-    let tex_coord = r
-        .get("texCoord")
-        .and_then(gltf::json::Value::as_u64)
-        .map_or(0, |s| u32::try_from(s).unwrap_or(u32::MAX));
+    let tex_coord = tex_coord(r);
     let ext = r
         .get("extensions")
         .and_then(|e| e.get(KHR_TEXTURE_TRANSFORM));
@@ -167,10 +171,7 @@ pub(super) fn object_map(
         return Ok(None);
     };
     let image = map_image(file, reference, "objectMap")?;
-    let tex_coord = reference
-        .get("texCoord")
-        .and_then(gltf::json::Value::as_u64)
-        .map_or(0, |s| u32::try_from(s).unwrap_or(u32::MAX));
+    let tex_coord = tex_coord(reference);
     let uvs = if tex_coord == 0 {
         None
     } else {

@@ -170,19 +170,7 @@ pub fn validate_gltf(path: &Path) -> Option<Report> {
 /// when it fails. `None` outside CI when node or the package is missing (see [`npm_dir`]).
 pub fn gltfpack(args: &[&std::ffi::OsStr]) -> Option<()> {
     let dir = npm_dir()?;
-    let cli = dir.join("node_modules/gltfpack/cli.js");
-    let out = Command::new("node")
-        .arg(&cli)
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run node {}: {e}", cli.display()));
-    assert!(
-        out.status.success(),
-        "gltfpack {args:?} failed ({}): {}{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    node(&dir.join("node_modules/gltfpack/cli.js"), args);
     Some(())
 }
 
