@@ -174,7 +174,9 @@ impl TangentFrame {
 
 impl QTangent {
     /// [`QTangent::to_frame`] for quaternions from outside (decoded bytes of unknown origin):
-    /// a NaN/infinite or (near) zero quaternion is an error instead of a NaN frame.
+    /// a NaN/infinite or (near) zero quaternion is an error instead of a NaN frame, and one
+    /// whose squared length leaves f32 (components past 10¹⁹, as raw f32x4 bytes can hold) is
+    /// scaled down first instead of giving a zero frame.
     ///
     /// # Errors
     /// [`FrameError::NonFinite`] or [`FrameError::ZeroLength`], naming "quaternion".
@@ -183,10 +185,21 @@ impl QTangent {
         if !q.is_finite() {
             return Err(FrameError::NonFinite("quaternion"));
         }
-        if q.abs().max_element() < MIN_MAGNITUDE {
+        let largest = q.abs().max_element();
+        if largest < MIN_MAGNITUDE {
             return Err(FrameError::ZeroLength("quaternion"));
         }
-        Ok(self.to_frame())
+        let squared = q.length_squared();
+        if squared.is_finite() && squared >= f32::MIN_POSITIVE {
+            return Ok(self.to_frame());
+        }
+        // Components so large (or small) that their squares leave f32: the same rotation,
+        // scaled to a largest component of 1 first.
+        let scaled = QTangent {
+            rotation: glam::Quat::from_vec4(q / largest),
+            reflected: self.reflected,
+        };
+        Ok(scaled.to_frame())
     }
 
     /// The frame this rotation and reflection stand for: tangent = column 0, normal = column 2

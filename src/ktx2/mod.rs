@@ -162,7 +162,14 @@ pub(crate) const fn full_mip_count(width: u32, height: u32) -> u32 {
 
 /// Size of level `p`: max(1, w >> p) × max(1, h >> p). `p` < 32.
 fn level_size(width: u32, height: u32, p: usize) -> (u32, u32) {
-    ((width >> p).max(1), (height >> p).max(1))
+    let shift = |x: u32| {
+        u32::try_from(p)
+            .ok()
+            .and_then(|p| x.checked_shr(p))
+            .unwrap_or(0)
+            .max(1)
+    };
+    (shift(width), shift(height))
 }
 
 /// Checks that level `p`, a `size` level of vkFormat `vk_format`, is `expected` bytes: `len`.

@@ -236,4 +236,31 @@ fn decoded_garbage_is_an_error_when_checked() {
         reflected: false,
     };
     assert!(q.try_to_frame().is_ok());
+    // Found by the read_qtangent fuzz target: f32x4 bytes holding components near 10³¹, whose
+    // squares overflow f32, gave a zero frame. Scaled first, they are the rotation they stand
+    // for: here the axis of the largest component turned half a turn, as (1, 0, 0, 0) is.
+    let huge = QTangent {
+        rotation: glam::Quat::from_xyzw(7.9e31, 1.0e24, 4.8e22, 1.8e28),
+        reflected: false,
+    };
+    let unit = QTangent {
+        rotation: glam::Quat::from_xyzw(1.0, 0.0, 0.0, 0.0),
+        reflected: false,
+    };
+    let (a, b) = (
+        huge.try_to_frame().unwrap_or_else(|e| panic!("{e}")),
+        unit.to_frame(),
+    );
+    // The other components are at most 1.8·10²⁸ / 7.9·10³¹ of the largest: the rotation is
+    // (1, 0, 0, 0) turned by at most twice that (a unit quaternion's angle is twice its
+    // components' tilt), plus f32 rounding.
+    let tilt = 2.0 * 1.8e28 / 7.9e31;
+    for (x, y) in [
+        (a.normal, b.normal),
+        (a.tangent, b.tangent),
+        (a.bitangent, b.bitangent),
+    ] {
+        assert!(x.is_finite() && (x.length() - 1.0).abs() < 1e-6, "{x}");
+        assert!(x.angle_between(y) <= tilt * 1.01 + 1e-6, "{x} against {y}");
+    }
 }

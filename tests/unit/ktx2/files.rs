@@ -616,7 +616,19 @@ fn message(r: Result<Ktx2Texture, Ktx2Error>) -> String {
 /// A valid file with one header field patched: the reader names the problem.
 #[test]
 fn patched_headers_are_refused() {
-    let (_, _, patched) = patchable();
+    let (_, good, patched) = patchable();
+    // Found by the read_ktx2 fuzz target: a header whose layers × a level's bytes pass u64
+    // overflowed the expected size (and one with levels past 32 shifted the size past u32).
+    for (at, v) in [(20, u32::MAX), (24, u32::MAX), (32, u32::MAX), (40, 40)] {
+        let mut huge = good.clone();
+        for &(a, x) in &[(20, u32::MAX), (24, u32::MAX), (32, u32::MAX)] {
+            if a <= at {
+                set32(&mut huge, a, x);
+            }
+        }
+        set32(&mut huge, at, v);
+        assert!(read(&huge).is_err(), "byte {at} = {v}");
+    }
 
     assert_eq!(
         message(patched(12, 44)),

@@ -3,17 +3,7 @@
 //! `Ok` or `Err`, never panic, hang or abort.
 #![no_main]
 
-use std::path::Path;
+#[path = "common.rs"]
+mod common;
 
-use libfuzzer_sys::fuzz_target;
-use qtangent::{mesh, Format};
-
-fuzz_target!(|bytes: &[u8]| {
-    let Ok(scene) = mesh::load_bytes(Path::new("fuzz.obj"), bytes, None) else { return };
-    let Ok(prepared) = scene.prepare() else { return };
-    for p in &prepared {
-        for format in Format::ALL {
-            let _ = p.vertex_stream(format);
-        }
-    }
-});
+libfuzzer_sys::fuzz_target!(|bytes: &[u8]| common::load_prepare_encode("fuzz.obj", bytes));
