@@ -11,6 +11,12 @@ use std::path::Path;
 use crate::common;
 use qtangent::mesh::{self, Scene};
 
+/// The shared assets and a temporary folder; `None` (recorded) without the assets.
+fn assets_and_folder() -> Option<(std::path::PathBuf, tempfile::TempDir)> {
+    let assets = common::assets_dir()?;
+    Some((assets, tempfile::tempdir().expect("temporary folder")))
+}
+
 /// `src` through gltfpack with `flags` into `dir/name`, loaded.
 fn packed(src: &Path, dir: &Path, name: &str, flags: &[&str]) -> Option<Scene> {
     let out = dir.join(name);
@@ -76,10 +82,9 @@ fn assert_same_counts(what: &str, a: &Scene, b: &Scene) {
 
 #[test]
 fn gltfpack_meshopt_files_load_and_decode_to_the_uncompressed_data() {
-    let Some(assets) = common::assets_dir() else {
+    let Some((assets, dir)) = assets_and_folder() else {
         return;
     };
-    let dir = tempfile::tempdir().expect("temporary folder");
     for (name, src) in [
         ("fox", assets.join("gltf/Fox.glb")),
         ("helmet", assets.join("gltf/FlightHelmet/FlightHelmet.gltf")),
@@ -109,10 +114,9 @@ fn gltfpack_meshopt_files_load_and_decode_to_the_uncompressed_data() {
 /// bound.
 #[test]
 fn a_gltfpack_c_file_through_pack_validates_and_keeps_its_frames() {
-    let Some(assets) = common::assets_dir() else {
+    let Some((assets, dir)) = assets_and_folder() else {
         return;
     };
-    let dir = tempfile::tempdir().expect("temporary folder");
     let src = assets.join("gltf/FlightHelmet/FlightHelmet.gltf");
     let Some(scene) = packed(&src, dir.path(), "helmet-c.glb", &["-c"]) else {
         return;
@@ -141,10 +145,9 @@ fn a_gltfpack_c_file_through_pack_validates_and_keeps_its_frames() {
 /// to its triangle's edges, and the vertices split back to one per corner and face.
 #[test]
 fn a_welded_file_without_normals_is_shaded_flat() {
-    let Some(assets) = common::assets_dir() else {
+    let Some((assets, dir)) = assets_and_folder() else {
         return;
     };
-    let dir = tempfile::tempdir().expect("temporary folder");
     let Some(fox) = packed(&assets.join("gltf/Fox.glb"), dir.path(), "fox.glb", &[]) else {
         return;
     };
@@ -179,17 +182,23 @@ fn transformed(command: &str, src: &Path, dir: &Path, name: &str) -> Option<std:
     Some(out)
 }
 
+/// FlightHelmet through `gltf-transform COMMAND` in a temporary folder: the source, the output
+/// and the folder; `None` as the assets and the judges say.
+fn helmet_through(
+    command: &str,
+) -> Option<(std::path::PathBuf, std::path::PathBuf, tempfile::TempDir)> {
+    let (assets, dir) = assets_and_folder()?;
+    let src = assets.join("gltf/FlightHelmet/FlightHelmet.gltf");
+    let out = transformed(command, &src, dir.path(), &format!("helmet-{command}.glb"))?;
+    Some((src, out, dir))
+}
+
 /// glTF-Transform's `draco` output of FlightHelmet (positions 14 bits, normals 10, UVs 12,
 /// tangents 12, its defaults) loads, and its every primitive is what Google's own Draco decoder
 /// (draco3dgltf, through glTF-Transform: `xtask/npm/undraco.mjs`) makes of it, field by field.
 #[test]
 fn draco_files_decode_as_googles_decoder_decodes_them() {
-    let Some(assets) = common::assets_dir() else {
-        return;
-    };
-    let dir = tempfile::tempdir().expect("temporary folder");
-    let src = assets.join("gltf/FlightHelmet/FlightHelmet.gltf");
-    let Some(draco) = transformed("draco", &src, dir.path(), "helmet-draco.glb") else {
+    let Some((_, draco, dir)) = helmet_through("draco") else {
         return;
     };
     let plain = dir.path().join("helmet-undraco.glb");
@@ -209,12 +218,7 @@ fn draco_files_decode_as_googles_decoder_decodes_them() {
 /// loads with every primitive, vertex and triangle of the source.
 #[test]
 fn gltf_transform_meshopt_files_load() {
-    let Some(assets) = common::assets_dir() else {
-        return;
-    };
-    let dir = tempfile::tempdir().expect("temporary folder");
-    let src = assets.join("gltf/FlightHelmet/FlightHelmet.gltf");
-    let Some(out) = transformed("meshopt", &src, dir.path(), "helmet-meshopt.glb") else {
+    let Some((src, out, _dir)) = helmet_through("meshopt") else {
         return;
     };
     let source = mesh::load(&src).unwrap_or_else(|e| panic!("{e}"));
@@ -229,10 +233,9 @@ fn gltf_transform_meshopt_files_load() {
 /// with frames the loader makes, which is why gltfpack goes before `pack` (docs/GLTF.md).
 #[test]
 fn a_packed_file_survives_gltf_transform_copy_but_not_gltfpack() {
-    let Some(assets) = common::assets_dir() else {
+    let Some((assets, dir)) = assets_and_folder() else {
         return;
     };
-    let dir = tempfile::tempdir().expect("temporary folder");
     let src = assets.join("gltf/FlightHelmet/FlightHelmet.gltf");
     let scene = mesh::load(&src).unwrap_or_else(|e| panic!("{e}"));
     let prepared = scene.prepare().unwrap_or_else(|e| panic!("{e}"));

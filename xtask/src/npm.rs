@@ -1,4 +1,5 @@
-//! The judges: Khronos' glTF-Validator and meshoptimizer's gltfpack, two npm packages pinned by
+//! The judges: Khronos' glTF-Validator, meshoptimizer's gltfpack and glTF-Transform's CLI (with
+//! Google's Draco decoder, draco3dgltf), npm packages pinned by
 //! `xtask/npm/package.json` and `package-lock.json` and installed with `npm ci` into
 //! `target/npm/` (a folder of the project, never a global install). Tests find it through
 //! `QTANGENT_NPM`, which `cargo xtask test` exports to the test step.

@@ -117,6 +117,14 @@ pub(super) fn tangent_map(
         .transpose()
 }
 
+/// The map reference `key` (`tangentMap`, `objectMap`) of a `QTANGENT_frames` object.
+fn map_reference<'a>(
+    ext: Option<&'a gltf::json::Value>,
+    key: &str,
+) -> Option<&'a gltf::json::Value> {
+    ext?.get(key)
+}
+
 /// A texture reference's `texCoord` (0 when absent; past u32, a set no file has).
 fn tex_coord(r: &gltf::json::Value) -> u32 {
     r.get("texCoord")
@@ -134,10 +142,7 @@ pub(super) fn tangent_map_slot(
     m: &gltf::Material<'_>,
     material: &str,
 ) -> Result<Option<Slot>, ErrorKind> {
-    let Some(r) = m
-        .extension_value(QTANGENT_FRAMES)
-        .and_then(|e| e.get("tangentMap"))
-    else {
+    let Some(r) = map_reference(m.extension_value(QTANGENT_FRAMES), "tangentMap") else {
         return Ok(None);
     };
     let tex_coord = tex_coord(r);
@@ -164,10 +169,7 @@ pub(super) fn object_map(
     prim: &gltf::Primitive<'_>,
     vertices: usize,
 ) -> Result<Option<PackedMap>, ErrorKind> {
-    let Some(reference) = prim
-        .extension_value(QTANGENT_FRAMES)
-        .and_then(|e| e.get("objectMap"))
-    else {
+    let Some(reference) = map_reference(prim.extension_value(QTANGENT_FRAMES), "objectMap") else {
         return Ok(None);
     };
     let image = map_image(file, reference, "objectMap")?;

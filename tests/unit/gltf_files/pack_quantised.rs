@@ -31,6 +31,13 @@ fn rounding(largest: f32) -> f32 {
     8.0 * f32::EPSILON * largest
 }
 
+/// The test's source, written into `dir`: a torus with the swirl normal map.
+fn torus_source(dir: &Path) -> std::path::PathBuf {
+    let torus = mesh::Primitive::torus(0.75, 0.3, 48, 24);
+    let normal = NormalMap::default_swirl().to_rgba8();
+    super::pack::write_textured_gltf(dir, "torus", &torus, &normal)
+}
+
 /// `scene` packed in `format` with the defaults, compressed or not.
 fn packed(scene: &Scene, format: Format, meshopt: bool) -> Packed {
     let prepared = scene.prepare().unwrap_or_else(|e| panic!("{e}"));
@@ -89,9 +96,7 @@ fn placed(scene: &Scene, prepared: &[mesh::Prepared]) -> Vec<(Vec3, glam::Vec2)>
 #[test]
 fn the_quantised_torus_is_within_its_bounds_and_compresses_losslessly() {
     let dir = tempfile::tempdir().expect("temporary folder");
-    let torus = mesh::Primitive::torus(0.75, 0.3, 48, 24);
-    let normal = NormalMap::default_swirl().to_rgba8();
-    let source = super::pack::write_textured_gltf(dir.path(), "torus", &torus, &normal);
+    let source = torus_source(dir.path());
     let scene = mesh::load(&source).unwrap_or_else(|e| panic!("{e}"));
     let format = Format::Smallest3x4;
     let plain = packed(&scene, format, false);
@@ -228,9 +233,7 @@ fn the_quantised_compressed_torus_draws_as_its_source() {
     const CALM_LEVELS: u8 = 16;
     const MIN_PSNR_DB: f64 = super::pack::MIN_ROUND_TRIP_PSNR_DB;
     let dir = tempfile::tempdir().expect("temporary folder");
-    let torus = mesh::Primitive::torus(0.75, 0.3, 48, 24);
-    let normal = NormalMap::default_swirl().to_rgba8();
-    let source = super::pack::write_textured_gltf(dir.path(), "torus", &torus, &normal);
+    let source = torus_source(dir.path());
     let scene = mesh::load(&source).unwrap_or_else(|e| panic!("{e}"));
     let format = Format::Snorm16x4;
     let mut pictures = Vec::new();
@@ -264,9 +267,7 @@ fn the_quantised_compressed_torus_draws_as_its_source() {
 #[test]
 fn dropped_normal_maps_leave_the_file_and_the_picture_unchanged() {
     let dir = tempfile::tempdir().expect("temporary folder");
-    let torus = mesh::Primitive::torus(0.75, 0.3, 48, 24);
-    let normal = NormalMap::default_swirl().to_rgba8();
-    let source = super::pack::write_textured_gltf(dir.path(), "torus", &torus, &normal);
+    let source = torus_source(dir.path());
     let ctx = context();
     let scene = RenderScene::load(&source).unwrap_or_else(|e| panic!("{e}"));
     let map_options = MapOptions::default();
@@ -304,7 +305,8 @@ fn dropped_normal_maps_leave_the_file_and_the_picture_unchanged() {
     }
     let png = {
         let mut bytes = Vec::new();
-        normal
+        NormalMap::default_swirl()
+            .to_rgba8()
             .write_to(
                 &mut std::io::Cursor::new(&mut bytes),
                 image::ImageFormat::Png,
