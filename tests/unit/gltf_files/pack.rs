@@ -457,13 +457,17 @@ fn the_pack_tool_reports_and_refuses_bad_input() {
         text.contains("quantised: positions 14 bits"),
         "report: {text}"
     );
-    let cases: [(&[&str], &str); 5] = [
+    let cases: [(&[&str], &str); 6] = [
         (
             &[&src, "-o", "x.glb", "--format", "f16"],
             "unknown format 'f16'",
         ),
         (&[&src, "-o", "x.glb", "--position-bits", "17"], "17"),
         (&[&src, "-o", "x.glb", "--compress", "zstd"], "zstd"),
+        (
+            &[&src, "-o", "x.glb", "--normal-maps", "drop"],
+            "--normal-maps drop needs --maps tangent",
+        ),
         (
             &[&src, "-o", "x.glb", "--maps", "both"],
             "unknown map kind 'both'",
