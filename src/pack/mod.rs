@@ -7,16 +7,20 @@
 //! is carried over as written: materials (emissive, occlusion, alpha, their extensions), nodes,
 //! skins, animations, cameras, extras. What changes:
 //!
-//! - every triangle primitive is rewritten: POSITION (f32, with min/max), TEXCOORD_0 (f32, as
-//!   loaded: quantised UVs dequantised, a material's KHR_texture_transform applied), `_QTANGENT`,
-//!   JOINTS_n/WEIGHTS_n, indices as a triangle list, vertices split where the frames need it
-//!   ([`Primitive::prepare`](crate::mesh::Primitive::prepare)); other attributes (TEXCOORD_1,
-//!   COLOR_0, `_CUSTOM`) are copied through the split; with [`PackOptions::keep_normals`],
-//!   f32 NORMAL and TANGENT too;
+//! - every triangle primitive is rewritten: POSITION (quantised on one grid for the file,
+//!   KHR_mesh_quantization, or f32; with min/max), TEXCOORD_0 (as loaded — quantised UVs
+//!   dequantised, a material's KHR_texture_transform applied — then quantised on a grid per
+//!   material, or f32), `_QTANGENT`, JOINTS_n/WEIGHTS_n, indices as a triangle list, vertices
+//!   split where the frames need it ([`Primitive::prepare`](crate::mesh::Primitive::prepare))
+//!   and ordered for the GPU (`order.rs`); other attributes (TEXCOORD_1, COLOR_0, `_CUSTOM`)
+//!   are copied through the split; with [`PackOptions::keep_normals`], f32 NORMAL and TANGENT
+//!   too (`quantize.rs` has the grids, and the nodes and inverse binds that undo them);
 //! - primitives the loader skipped (points, lines) and morph targets are dropped, with a warning;
-//! - one buffer, the GLB's binary chunk; every image is embedded;
-//! - KHR_mesh_quantization, Draco and meshopt leave `extensionsUsed` (nothing uses them any
-//!   more); KHR_texture_transform leaves the textures whose transform is now in the UVs.
+//! - one buffer, the GLB's binary chunk (with [`PackOptions::meshopt`], compressed, and a
+//!   fallback buffer the file does not carry); every image is embedded (with
+//!   [`PackOptions::drop_normal_maps`], not those the tangent-space maps replace: `fallback.rs`);
+//! - Draco and meshopt input leave `extensionsUsed`; KHR_texture_transform leaves the textures
+//!   whose transform is now in the UVs (and comes back with the UV grid's).
 //!
 //! CPU only: maps are made by the caller ([`SceneMaps::new`], with the GPU as the baker's raster
 //! backend where there is one).
