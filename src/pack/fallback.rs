@@ -77,10 +77,29 @@ fn retain(json: &mut Value, key: &str, keep: impl Fn(usize) -> bool) -> Vec<Opti
     new
 }
 
+/// Extensions known to name textures only from materials and images only from textures, so
+/// that dropping and renumbering them is safe (any other extension in `extensionsUsed` might
+/// name an image or a texture by index: then nothing is renumbered).
+const KNOWN: &[&str] = &[
+    "KHR_texture_transform",
+    "KHR_texture_basisu",
+    "EXT_texture_webp",
+    "EXT_texture_avif",
+    "KHR_mesh_quantization",
+    "EXT_meshopt_compression",
+    "KHR_meshopt_compression",
+    "KHR_draco_mesh_compression",
+    "KHR_lights_punctual",
+    "KHR_materials_variants",
+    "EXT_mesh_gpu_instancing",
+    "QTANGENT_frames",
+];
+
 /// Drops the `normalTexture` of each material in `materials`, the textures no material names
 /// after that, and the images only those textures used; returns the source index of each
-/// image left. (Images other extensions name outside textures, as EXT_lights_image_based does,
-/// are never dropped: only images of dropped textures are candidates.)
+/// image left. Textures and images stay as they are (only the references leave) when the file
+/// uses an extension outside [`KNOWN`] and the `KHR_materials_*` family, which could name them
+/// by index elsewhere.
 pub(super) fn drop_normal_maps(json: &mut Value, materials: &[usize]) -> Vec<usize> {
     for &m in materials {
         let material = json
@@ -90,6 +109,18 @@ pub(super) fn drop_normal_maps(json: &mut Value, materials: &[usize]) -> Vec<usi
         if let Some(obj) = material {
             obj.remove("normalTexture");
         }
+    }
+    let images = json["images"].as_array().map_or(0, Vec::len);
+    let unknown = json["extensionsUsed"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|e| {
+            let e = e.as_str().unwrap_or("");
+            !KNOWN.contains(&e) && !e.starts_with("KHR_materials_")
+        });
+    if unknown {
+        return (0..images).collect();
     }
     let mut used = BTreeSet::new();
     texture_refs(&json["materials"], &mut used);
@@ -160,5 +191,16 @@ mod tests {
                 {"occlusionTexture": {"index": 1}, "emissiveTexture": {"index": 2}}
             ])
         );
+        // A file with an extension that could name images or textures by index elsewhere:
+        // the references leave, nothing is renumbered.
+        let mut other = json!({
+            "extensionsUsed": ["EXT_lights_image_based"],
+            "materials": [{"normalTexture": {"index": 0}}],
+            "textures": [{"source": 0}],
+            "images": [{"uri": "n0.png"}]
+        });
+        assert_eq!(super::drop_normal_maps(&mut other, &[0]), [0]);
+        assert_eq!(other["textures"], json!([{"source": 0}]));
+        assert_eq!(other["materials"], json!([{}]));
     }
 }

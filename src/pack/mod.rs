@@ -220,7 +220,7 @@ pub fn pack(
             .and_then(|bits| PositionGrid::new(prepared, bits)),
         uv_grids: options.uv_bits.map_or_else(Vec::new, |bits| {
             let tangent: Vec<bool> = maps.tangent.iter().map(Option::is_some).collect();
-            quantize::uv_grids(scene, prepared, &tangent, bits)
+            quantize::uv_grids(&source.json, scene, prepared, &tangent, bits)
         }),
         quantise: options.position_bits.is_some() || options.uv_bits.is_some(),
         rotations: HashMap::new(),

@@ -137,22 +137,17 @@ impl UvGrid {
         Vec2::new(q[0].into(), q[1].into()) * self.step + self.offset
     }
 
-    /// The scale that turns the stored value (`q / 65535`, normalised) into the UV's offset
-    /// from the box's corner: `step · 65535`.
-    fn scale(&self) -> Vec2 {
-        self.step * f32::from(u16::MAX)
-    }
-
-    /// The KHR_texture_transform that turns the stored value into the UV: [`UvGrid::scale`],
-    /// offset the box's corner.
+    /// The KHR_texture_transform that turns the stored value (`q / 65535`, normalised) into
+    /// the UV: scale `step · 65535`, offset the box's corner.
     pub(super) fn transform(&self) -> Value {
-        json!({ "offset": self.offset.to_array(), "scale": self.scale().to_array() })
+        let scale = self.step * f32::from(u16::MAX);
+        json!({ "offset": self.offset.to_array(), "scale": scale.to_array() })
     }
 }
 
 /// The UV set a texture reference (its JSON object) reads: its KHR_texture_transform's
 /// `texCoord` override, else its own `texCoord`, else 0.
-fn set_read(obj: &serde_json::Map<String, Value>) -> u64 {
+pub(super) fn set_read(obj: &serde_json::Map<String, Value>) -> u64 {
     let own = obj.get("texCoord").and_then(Value::as_u64).unwrap_or(0);
     obj.get("extensions")
         .and_then(|e| e.get(KHR_TEXTURE_TRANSFORM))
@@ -161,41 +156,20 @@ fn set_read(obj: &serde_json::Map<String, Value>) -> u64 {
         .unwrap_or(own)
 }
 
-/// `grid` (offset, scale) composed under a texture's own KHR_texture_transform `t`, one the
-/// loader did not apply (`T·R·S·(grid(q))`): offset `o + R(s ⊙ g.offset)`, scale `s ⊙
-/// g.scale`, its rotation and `texCoord` kept. The rotation is `TextureTransform::apply`'s.
-fn compose(t: &Value, grid: &UvGrid) -> Value {
-    let pair = |key: &str, default: f32| -> Vec2 {
-        let v = &t[key];
-        let at = |k: usize| {
-            v.get(k)
-                .and_then(Value::as_f64)
-                .map_or(default, |x| x as f32)
-        };
-        Vec2::new(at(0), at(1))
-    };
-    let (offset, scale) = (pair("offset", 0.0), pair("scale", 1.0));
-    let rotation = t["rotation"].as_f64().unwrap_or(0.0) as f32;
-    let (sin, cos) = rotation.sin_cos();
-    let p = scale * grid.offset;
-    let turned = Vec2::new(cos * p.x + sin * p.y, -sin * p.x + cos * p.y);
-    let mut out = t.clone();
-    out["offset"] = json!((offset + turned).to_array());
-    out["scale"] = json!((scale * grid.scale()).to_array());
-    out
-}
-
-/// Puts the UV grid's transform on every texture of a material (its JSON) that reads UV set 0,
-/// composed with the texture's own where it has one.
+/// Puts the UV grid's transform on every texture of a material (its JSON) that reads UV set 0
+/// (none of them has one of its own: [`uv_grids`] gives no grid then).
 fn add_transform(v: &mut Value, grid: &UvGrid) {
     match v {
         Value::Object(obj) => {
             if obj.contains_key("index") {
                 if set_read(obj) == 0 {
                     let ext = obj.entry("extensions").or_insert_with(|| json!({}));
-                    let own = ext.get(KHR_TEXTURE_TRANSFORM);
-                    let t = own.map_or_else(|| grid.transform(), |t| compose(t, grid));
-                    ext[KHR_TEXTURE_TRANSFORM] = t;
+                    if !ext.is_object() {
+                        *ext = json!({});
+                    }
+                    if let Some(ext) = ext.as_object_mut() {
+                        ext.insert(KHR_TEXTURE_TRANSFORM.into(), grid.transform());
+                    }
                 }
                 return;
             }
@@ -206,11 +180,33 @@ fn add_transform(v: &mut Value, grid: &UvGrid) {
     }
 }
 
+/// Whether a texture of a material (its JSON) reading UV set 0 has a KHR_texture_transform of
+/// its own.
+fn own_transform_on_set_0(v: &Value) -> bool {
+    match v {
+        Value::Object(obj) => {
+            if obj.contains_key("index") {
+                return set_read(obj) == 0
+                    && obj
+                        .get("extensions")
+                        .and_then(|e| e.get(KHR_TEXTURE_TRANSFORM))
+                        .is_some();
+            }
+            obj.values().any(own_transform_on_set_0)
+        }
+        Value::Array(list) => list.iter().any(own_transform_on_set_0),
+        _ => false,
+    }
+}
+
 /// The UV grid of each material of `scene`: for one with a texture the loader reads (base
 /// colour, normal, metallic-roughness, anisotropy, a tangent-space map, already in the file or
 /// `tangent_map[m]` now) on UV set 0 — the loader applies the material's transform to the UVs
-/// only then — and a primitive with UVs using it; else `None`.
+/// only then — and a primitive with UVs using it; else `None`. Nor for a material whose set-0
+/// textures keep transforms of their own (the loader applied none, they differ): one grid
+/// transform could not serve them all, so its UVs stay f32.
 pub(super) fn uv_grids(
+    json: &Value,
     scene: &Scene,
     prepared: &[Prepared],
     tangent_map: &[bool],
@@ -232,7 +228,9 @@ pub(super) fn uv_grids(
                 || on_set_0(anisotropy)
                 || material.tangent_map.is_some()
                 || tangent_map.get(m).copied().unwrap_or(false);
-            if !read {
+            let own =
+                material.uv_transform.is_none() && own_transform_on_set_0(&json["materials"][m]);
+            if !read || own {
                 return None;
             }
             let uvs = scene
@@ -527,7 +525,41 @@ impl Writer<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::weight_bytes;
+    use super::{add_transform, own_transform_on_set_0, weight_bytes, UvGrid};
+    use glam::Vec2;
+    use serde_json::json;
+
+    /// The grid's transform goes on every texture reading set 0 (its transform's `texCoord`
+    /// override counted), whatever its `extensions` held, and on no other; a set-0 texture with
+    /// a transform of its own is found, through an override too.
+    #[test]
+    fn grid_transforms_go_on_set_0_textures_only() {
+        let grid = UvGrid {
+            offset: Vec2::new(0.25, 0.5),
+            step: Vec2::splat(1.0 / 4095.0),
+            bits: 12,
+        };
+        let mut m = json!({
+            "occlusionTexture": {"index": 0, "extensions": 5},
+            "emissiveTexture": {"index": 1, "texCoord": 1},
+            "extensions": {"KHR_materials_clearcoat": {"clearcoatTexture": {"index": 2}}}
+        });
+        assert!(!own_transform_on_set_0(&m));
+        add_transform(&mut m, &grid);
+        let t = |v: &serde_json::Value| v["extensions"]["KHR_texture_transform"].clone();
+        assert_eq!(t(&m["occlusionTexture"]), grid.transform());
+        assert_eq!(
+            t(&m["extensions"]["KHR_materials_clearcoat"]["clearcoatTexture"]),
+            grid.transform()
+        );
+        assert!(m["emissiveTexture"].get("extensions").is_none());
+        let sent_to_0 = json!({"normalTexture": {"index": 0, "texCoord": 1,
+            "extensions": {"KHR_texture_transform": {"texCoord": 0, "scale": [2.0, 2.0]}}}});
+        assert!(own_transform_on_set_0(&sent_to_0));
+        let sent_to_1 = json!({"normalTexture": {"index": 0,
+            "extensions": {"KHR_texture_transform": {"texCoord": 1, "scale": [2.0, 2.0]}}}});
+        assert!(!own_transform_on_set_0(&sent_to_1));
+    }
 
     /// Weights keep their sum: exactly 255 however they round, over one set or two together
     /// (eight influences), each byte under one step of 1/255 from its weight; a vertex whose

@@ -116,16 +116,16 @@ impl Writer<'_> {
 fn strip_transforms(v: &mut Value) {
     match v {
         Value::Object(obj) => {
-            let reads_set_0 = obj.contains_key("index")
-                && obj.get("texCoord").and_then(Value::as_u64).unwrap_or(0) == 0;
-            if reads_set_0 {
+            // The set the texture reads, its transform's `texCoord` override included (the
+            // loader's view).
+            if obj.contains_key("index") && super::quantize::set_read(obj) == 0 {
                 if let Some(ext) = obj.get_mut("extensions").and_then(Value::as_object_mut) {
-                    let own_set = ext["KHR_texture_transform"]["texCoord"]
-                        .as_u64()
-                        .unwrap_or(0);
-                    if own_set == 0 {
-                        ext.remove("KHR_texture_transform");
-                    }
+                    ext.remove("KHR_texture_transform");
+                }
+                // A transform that sent the texture to set 0 leaves; the texture still reads
+                // set 0.
+                if obj.get("texCoord").is_some() {
+                    obj.insert("texCoord".into(), json!(0));
                 }
                 if obj
                     .get("extensions")
