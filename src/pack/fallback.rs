@@ -8,6 +8,11 @@ use std::collections::BTreeSet;
 
 use serde_json::Value;
 
+use crate::gltf::names::{
+    EXT_MESHOPT_COMPRESSION, EXT_MESH_GPU_INSTANCING, EXT_TEXTURE_WEBP, KHR_DRACO_MESH_COMPRESSION,
+    KHR_MESHOPT_COMPRESSION, KHR_MESH_QUANTIZATION, KHR_TEXTURE_BASISU, KHR_TEXTURE_TRANSFORM,
+    MSFT_TEXTURE_DDS, QTANGENT_FRAMES,
+};
 use crate::gltf::read::as_usize;
 
 /// Every texture index a material (its JSON) names: the `index` of each texture info.
@@ -81,18 +86,19 @@ fn retain(json: &mut Value, key: &str, keep: impl Fn(usize) -> bool) -> Vec<Opti
 /// that dropping and renumbering them is safe (any other extension in `extensionsUsed` might
 /// name an image or a texture by index: then nothing is renumbered).
 const KNOWN: &[&str] = &[
-    "KHR_texture_transform",
-    "KHR_texture_basisu",
-    "EXT_texture_webp",
+    KHR_TEXTURE_TRANSFORM,
+    KHR_TEXTURE_BASISU,
+    EXT_TEXTURE_WEBP,
+    MSFT_TEXTURE_DDS,
     "EXT_texture_avif",
-    "KHR_mesh_quantization",
-    "EXT_meshopt_compression",
-    "KHR_meshopt_compression",
-    "KHR_draco_mesh_compression",
+    KHR_MESH_QUANTIZATION,
+    EXT_MESHOPT_COMPRESSION,
+    KHR_MESHOPT_COMPRESSION,
+    KHR_DRACO_MESH_COMPRESSION,
     "KHR_lights_punctual",
     "KHR_materials_variants",
-    "EXT_mesh_gpu_instancing",
-    "QTANGENT_frames",
+    EXT_MESH_GPU_INSTANCING,
+    QTANGENT_FRAMES,
 ];
 
 /// Drops the `normalTexture` of each material in `materials`, the textures no material names

@@ -224,7 +224,7 @@ pub fn pack(
         }),
         quantise: options.position_bits.is_some() || options.uv_bits.is_some(),
         rotations: HashMap::new(),
-        written: prepared.to_vec(),
+        written: vec![None; prepared.len()],
         image_origin: (0..source.json["images"].as_array().map_or(0, Vec::len)).collect(),
     };
     if instanced && options.position_bits.is_some() {
@@ -263,8 +263,8 @@ struct Writer<'a> {
     quantise: bool,
     /// Source rotation accessor → written quantised accessor.
     rotations: HashMap<usize, usize>,
-    /// The primitives as written ([`Packed::primitives`]).
-    written: Vec<Prepared>,
+    /// The primitives as written ([`Packed::primitives`]), each filled in when written.
+    written: Vec<Option<Prepared>>,
     /// The source's image each written image is (all of them, unless normal maps were
     /// dropped).
     image_origin: Vec<usize>,
@@ -486,8 +486,8 @@ impl Writer<'_> {
         options: &PackOptions,
     ) -> Result<Value, PackErrorKind> {
         let map_uvs = object.and_then(|o| o.map_uvs.as_deref());
-        let (p, map_uvs) = order::optimised(p, map_uvs);
-        let p = &p;
+        let (written, map_uvs) = order::optimised(p, map_uvs);
+        let p = &written;
         self.report.primitives += 1;
         self.report.vertices_in += loaded.positions.len();
         self.report.vertices += p.positions.len();
@@ -518,9 +518,6 @@ impl Writer<'_> {
         }
         let indices = self.out.indices(&p.indices);
         let mut out = json!({ "attributes": attrs, "indices": indices, "mode": 4 });
-        if let Some(slot) = self.written.get_mut(flat) {
-            slot.clone_from(p);
-        }
         for key in ["material", "extras"] {
             if let Some(v) = src.get(key) {
                 out[key] = v.clone();
@@ -530,6 +527,9 @@ impl Writer<'_> {
         extensions.remove(KHR_DRACO_MESH_COMPRESSION);
         extensions.insert(QTANGENT_FRAMES.into(), ext);
         out["extensions"] = Value::Object(extensions);
+        if let Some(slot) = self.written.get_mut(flat) {
+            *slot = Some(written);
+        }
         Ok(out)
     }
 
@@ -703,7 +703,7 @@ impl Writer<'_> {
         Ok(Packed {
             glb: self.out.to_glb()?,
             report: self.report,
-            primitives: self.written,
+            primitives: self.written.into_iter().flatten().collect(),
         })
     }
 }

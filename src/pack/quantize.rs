@@ -10,10 +10,11 @@
 //! - **UVs** on a grid per material: `bits` per axis over the box of the UVs of every primitive
 //!   using the material, as unsigned normalised 16-bit integers holding the grid index, and a
 //!   KHR_texture_transform (offset and scale) on every texture of the material that reads UV
-//!   set 0. A primitive whose material has no such texture keeps f32 UVs (no place for a
-//!   transform).
-//! - **Weights** as unsigned normalised bytes whose sum is exactly 255 (core glTF).
-//! - **Rotations** of animations as normalised 16-bit integers (core glTF).
+//!   set 0. UVs stay f32 where qtangent's loader would not undo the grid ([`uv_grids`]).
+//! - **Weights** as unsigned normalised bytes, a vertex's sets together summing to exactly 255
+//!   (core glTF).
+//! - **Rotations** of animations as normalised 16-bit integers, but for cubic splines (core
+//!   glTF).
 //!
 //! `PackReport::position_error` and `PackReport::uv_error` are the largest distances measured
 //! between a value and its dequantised copy.
@@ -31,8 +32,8 @@ use crate::{Warning, WarningKind};
 /// The most bits a quantised position or UV takes (stored as 16-bit integers).
 pub(super) const MAX_BITS: u8 = 16;
 
-/// A box's lower corner and the step of a grid of `2ᵇ − 1` steps over its longest side, or
-/// over each side (`per_axis`).
+/// A box's lower corner and, on each axis, the step of a grid of `2ᵇ − 1` steps over that
+/// side (1 for a side of zero length); `None` without values, or with one not finite.
 fn grid<const N: usize>(
     values: impl Iterator<Item = [f32; N]>,
     bits: u8,
@@ -423,13 +424,7 @@ impl Writer<'_> {
         };
         let matrices: Vec<Mat4> = match as_usize(&source) {
             Some(a) => {
-                let (acc, bytes) = self.source.accessor(a)?;
-                let floats = self
-                    .source
-                    .reader()
-                    .floats::<16>(&acc)
-                    .map_err(|error| PackErrorKind::Accessor { accessor: a, error })?;
-                drop(bytes);
+                let floats = self.source_floats::<16>(a, None)?.unwrap_or_default();
                 floats.iter().map(Mat4::from_cols_array).collect()
             }
             None => {
@@ -453,15 +448,9 @@ impl Writer<'_> {
         if let Some(&done) = self.rotations.get(&a) {
             return Ok(Some(done));
         }
-        let (acc, _) = self.source.accessor(a)?;
-        if acc.layout != AccessorLayout::float(AccessorType::Vec4) {
+        let Some(floats) = self.source_floats::<4>(a, Some(AccessorType::Vec4))? else {
             return Ok(None);
-        }
-        let floats = self
-            .source
-            .reader()
-            .floats::<4>(&acc)
-            .map_err(|error| PackErrorKind::Accessor { accessor: a, error })?;
+        };
         let q: Vec<i16> = floats
             .iter()
             .flatten()
@@ -475,6 +464,22 @@ impl Writer<'_> {
         let index = self.out.accessor(bytemuck::cast_slice(&q), layout, None);
         self.rotations.insert(a, index);
         Ok(Some(index))
+    }
+
+    /// Source accessor `a`'s values as f32, read once; `None` when `only` names an f32 layout
+    /// it does not have.
+    fn source_floats<const N: usize>(
+        &self,
+        a: usize,
+        only: Option<AccessorType>,
+    ) -> Result<Option<Vec<[f32; N]>>, PackErrorKind> {
+        let error = |error| PackErrorKind::Accessor { accessor: a, error };
+        let reader = self.source.reader();
+        let acc = reader.accessor(a).map_err(error)?;
+        if only.is_some_and(|kind| acc.layout != AccessorLayout::float(kind)) {
+            return Ok(None);
+        }
+        reader.floats::<N>(&acc).map(Some).map_err(error)
     }
 
     /// Every node placing a mesh without a skin gets a child node holding the mesh and the
