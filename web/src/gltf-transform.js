@@ -1,0 +1,231 @@
+// QTANGENT_frames for glTF-Transform: register it and qtangent's files keep what they need through
+// any glTF-Transform pipeline (the primitive's `_QTANGENT` format and object-space map, the
+// material's tangent-space map, the KTX2 map images with their PNG fallbacks).
+//
+//   import { NodeIO } from '@gltf-transform/core';
+//   import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
+//   import { QTangentFrames } from 'qtangent-three/gltf-transform';
+//   const io = new NodeIO().registerExtensions( [ ...ALL_EXTENSIONS, QTangentFrames ] );
+//
+// What each common function does to `_QTANGENT` with the extension registered is measured by
+// web/test/transform.mjs and listed in docs/WEB.md.
+
+import { Extension, ExtensionProperty, PropertyType, TextureInfo } from '@gltf-transform/core';
+
+export const QTANGENT_FRAMES = 'QTANGENT_frames';
+
+// The 1×1 PNG of the flat normal `pack` writes as every map texture's core `source` (loaders that
+// validate every texture need one; src/pack/textures.rs FALLBACK_PNG).
+const FALLBACK_PNG_URI = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNoaPj/HwAGggL/bOBDIwAAAABJRU5ErkJggg==';
+
+/** A primitive's QTANGENT_frames: its `_QTANGENT` format and optional object-space map. */
+export class QTangentPrimitive extends ExtensionProperty {
+
+	static EXTENSION_NAME = QTANGENT_FRAMES;
+
+	init() {
+
+		this.extensionName = QTANGENT_FRAMES;
+		this.propertyType = 'QTangentPrimitive';
+		this.parentTypes = [ PropertyType.PRIMITIVE ];
+
+	}
+
+	getDefaults() {
+
+		return Object.assign( super.getDefaults(), {
+			format: null,
+			objectMap: null,
+			objectMapInfo: new TextureInfo( this.graph, 'objectMapInfo' ),
+		} );
+
+	}
+
+	/** The `_QTANGENT` format's name (`smallest3x4`, …). */
+	getFormat() { return this.get( 'format' ); }
+	setFormat( format ) { return this.set( 'format', format ); }
+	/** The object-space quaternion map (a KTX2 Texture), or null. */
+	getObjectMap() { return this.getRef( 'objectMap' ); }
+	getObjectMapInfo() { return this.getRef( 'objectMap' ) ? this.getRef( 'objectMapInfo' ) : null; }
+	setObjectMap( texture ) { return this.setRef( 'objectMap', texture ); }
+
+}
+
+/** A material's QTANGENT_frames: its tangent-space quaternion map. */
+export class QTangentMaterial extends ExtensionProperty {
+
+	static EXTENSION_NAME = QTANGENT_FRAMES;
+
+	init() {
+
+		this.extensionName = QTANGENT_FRAMES;
+		this.propertyType = 'QTangentMaterial';
+		this.parentTypes = [ PropertyType.MATERIAL ];
+
+	}
+
+	getDefaults() {
+
+		return Object.assign( super.getDefaults(), {
+			tangentMap: null,
+			tangentMapInfo: new TextureInfo( this.graph, 'tangentMapInfo' ),
+		} );
+
+	}
+
+	/** The tangent-space quaternion map (a KTX2 Texture), or null. */
+	getTangentMap() { return this.getRef( 'tangentMap' ); }
+	getTangentMapInfo() { return this.getRef( 'tangentMap' ) ? this.getRef( 'tangentMapInfo' ) : null; }
+	setTangentMap( texture ) { return this.setRef( 'tangentMap', texture ); }
+
+}
+
+/** The QTANGENT_frames extension (docs/GLTF.md, "The QTANGENT_frames extension"). */
+export class QTangentFrames extends Extension {
+
+	static EXTENSION_NAME = QTANGENT_FRAMES;
+	extensionName = QTANGENT_FRAMES;
+	prewriteTypes = [ PropertyType.MESH ];
+
+	createPrimitive() { return new QTangentPrimitive( this.document.getGraph() ); }
+	createMaterial() { return new QTangentMaterial( this.document.getGraph() ); }
+
+	/** @hidden */
+	read( context ) {
+
+		const json = context.jsonDoc.json;
+		const mapTexture = ( infoDef, what ) => {
+
+			const textureDef = json.textures?.[ infoDef.index ];
+			const source = textureDef?.extensions?.[ QTANGENT_FRAMES ]?.source ?? textureDef?.source;
+			const texture = context.textures[ source ];
+			if ( ! texture ) throw new Error( `${ QTANGENT_FRAMES }: ${ what } names texture ${ infoDef.index }, which has no image` );
+			return texture;
+
+		};
+
+		( json.materials ?? [] ).forEach( ( def, i ) => {
+
+			const ext = def.extensions?.[ QTANGENT_FRAMES ];
+			if ( ! ext?.tangentMap ) return;
+			const p = this.createMaterial().setTangentMap( mapTexture( ext.tangentMap, `material ${ i }'s tangentMap` ) );
+			context.setTextureInfo( p.getTangentMapInfo(), ext.tangentMap );
+			context.materials[ i ].setExtension( QTANGENT_FRAMES, p );
+
+		} );
+		( json.meshes ?? [] ).forEach( ( meshDef, m ) => {
+
+			const primitives = context.meshes[ m ].listPrimitives();
+			meshDef.primitives.forEach( ( def, j ) => {
+
+				const ext = def.extensions?.[ QTANGENT_FRAMES ];
+				if ( ! ext ) return;
+				const p = this.createPrimitive();
+				if ( ext.format !== undefined ) p.setFormat( ext.format );
+				if ( ext.objectMap ) {
+
+					p.setObjectMap( mapTexture( ext.objectMap, `mesh ${ m } primitive ${ j }'s objectMap` ) );
+					context.setTextureInfo( p.getObjectMapInfo(), ext.objectMap );
+
+				}
+
+				primitives[ j ].setExtension( QTANGENT_FRAMES, p );
+
+			} );
+
+		} );
+		return this;
+
+	}
+
+	/** @hidden The texture references, before KHR_texture_transform writes their transforms. */
+	prewrite( context ) {
+
+		this._defs = new Map();
+		const root = this.document.getRoot();
+		for ( const material of root.listMaterials() ) {
+
+			const p = material.getExtension( QTANGENT_FRAMES );
+			if ( p?.getTangentMap() ) this._defs.set( p, { tangentMap: context.createTextureInfoDef( p.getTangentMap(), p.getTangentMapInfo() ) } );
+
+		}
+
+		for ( const mesh of root.listMeshes() ) for ( const prim of mesh.listPrimitives() ) {
+
+			const p = prim.getExtension( QTANGENT_FRAMES );
+			if ( p?.getObjectMap() ) this._defs.set( p, { objectMap: context.createTextureInfoDef( p.getObjectMap(), p.getObjectMapInfo() ) } );
+
+		}
+
+		return this;
+
+	}
+
+	/** @hidden */
+	write( context ) {
+
+		const json = context.jsonDoc.json;
+		const defs = this._defs ?? new Map();
+		const mapTextures = new Set();
+		for ( const material of this.document.getRoot().listMaterials() ) {
+
+			const p = material.getExtension( QTANGENT_FRAMES );
+			if ( ! p ) continue;
+			const def = json.materials[ context.materialIndexMap.get( material ) ];
+			const ext = {};
+			if ( defs.get( p )?.tangentMap ) {
+
+				ext.tangentMap = defs.get( p ).tangentMap;
+				mapTextures.add( ext.tangentMap.index );
+
+			}
+
+			def.extensions = { ...( def.extensions ?? {} ), [ QTANGENT_FRAMES ]: ext };
+
+		}
+
+		for ( const mesh of this.document.getRoot().listMeshes() ) {
+
+			const meshDef = json.meshes[ context.meshIndexMap.get( mesh ) ];
+			mesh.listPrimitives().forEach( ( prim, j ) => {
+
+				const p = prim.getExtension( QTANGENT_FRAMES );
+				if ( ! p ) return;
+				const ext = {};
+				if ( p.getFormat() !== null ) ext.format = p.getFormat();
+				if ( defs.get( p )?.objectMap ) {
+
+					ext.objectMap = defs.get( p ).objectMap;
+					mapTextures.add( ext.objectMap.index );
+
+				}
+
+				const def = meshDef.primitives[ j ];
+				def.extensions = { ...( def.extensions ?? {} ), [ QTANGENT_FRAMES ]: ext };
+
+			} );
+
+		}
+
+		// The map's KTX2 image moves into the texture's extension; the core source is the PNG.
+		if ( mapTextures.size > 0 ) {
+
+			json.images = json.images ?? [];
+			const fallback = json.images.length;
+			json.images.push( { name: 'fallback for quaternion maps (QTANGENT_frames)', mimeType: 'image/png', uri: FALLBACK_PNG_URI } );
+			for ( const t of mapTextures ) {
+
+				const textureDef = json.textures[ t ];
+				textureDef.extensions = { ...( textureDef.extensions ?? {} ), [ QTANGENT_FRAMES ]: { source: textureDef.source } };
+				textureDef.source = fallback;
+
+			}
+
+		}
+
+		this._defs = undefined;
+		return this;
+
+	}
+
+}

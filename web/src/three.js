@@ -1,0 +1,605 @@
+// QTangentPlugin: qtangent's files in three.js' GLTFLoader.
+//
+//   const loader = new GLTFLoader();
+//   loader.register( ( parser ) => new QTangentPlugin( parser, { renderer, mode: 'gpu' } ) );
+//
+// - `_QTANGENT` (every format `pack` writes, named by the primitive's QTANGENT_frames.format or,
+//   where a tool dropped that, by the accessor's layout) becomes three.js' NORMAL and TANGENT on
+//   load (mode 'decode': every material and feature works), or stays on the GPU as the format's
+//   bytes and is decoded in the vertex shader (mode 'gpu', the default: 4 bytes a vertex for
+//   smallest3x4 where NORMAL + TANGENT take 28); three.js' skinning then turns the decoded frame.
+//   Geometry with morph targets is decoded on load in either mode (a warning says so).
+// - A material's QTANGENT_frames.tangentMap (a tangent-space quaternion map) replaces its normal
+//   map in the fragment shader: the vertex frame [t, b, n] turned by the map's rotation, so the
+//   normal *and* the tangent change per pixel; with KHR_materials_anisotropy and an anisotropy
+//   texture, the map's tangent is the anisotropy direction. A primitive's QTANGENT_frames.objectMap
+//   (an object-space quaternion map) gives the frame from the map alone.
+// - The maps' KTX2 images go through three.js' KTX2Loader (BC5, BC7, RGBA16F, RGBA32F); SNORM
+//   layouts WebGL cannot sample, and BC5 where the device has no RGTC, are decoded here to half
+//   floats.
+
+import {
+	ClampToEdgeWrapping, DataTexture, DataUtils, HalfFloatType, LinearFilter, LinearMipmapLinearFilter,
+	MirroredRepeatWrapping, NoColorSpace, ObjectSpaceNormalMap, RepeatWrapping, RGBAFormat, RGFormat,
+	BufferAttribute, Float32BufferAttribute, TangentSpaceNormalMap, ShaderChunk,
+} from 'three';
+import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
+import { read as readKtx2 } from 'three/addons/libs/ktx-parse.module.js';
+
+import { FORMATS, formatByLayout, formatByName } from './formats.js';
+import { decodeFrames } from './decode.js';
+
+export const EXTENSION = 'QTANGENT_frames';
+
+const WRAPPINGS = { 33071: ClampToEdgeWrapping, 33648: MirroredRepeatWrapping, 10497: RepeatWrapping };
+
+const VK_BC5_SNORM = 142;
+const VK_BC5_UNORM = 141;
+const VK_BC7_UNORM = 145;
+const VK_R8G8B8A8_SNORM = 38;
+const VK_R16G16B16A16_SNORM = 92;
+const VK_R16G16B16A16_SFLOAT = 97;
+const VK_R32G32B32A32_SFLOAT = 109;
+
+/** How a map's samples become a quaternion in the shader (QT_MAP_DECODE). */
+export const MapDecode = Object.freeze( { XY: 0, ZW: 1, UNORM: 2, PLAIN: 3 } );
+
+const f32 = ( x ) => {
+
+	// The f32 value written with enough digits for GLSL to read it back exactly.
+	const v = Math.fround( x );
+	return v.toPrecision( 9 ) + ( Number.isInteger( v ) ? '.0' : '' );
+
+};
+
+/** The GLSL of every format's decoder, `qtFrame()` picking one by QT_FORMAT (format codes). */
+export const GLSL_DECODE = /* glsl */`
+const float QT_S3_STEP_15 = ${ f32( Math.fround( Math.SQRT2 ) / 32767 ) };
+const float QT_S3_STEP_812 = ${ f32( Math.fround( Math.SQRT2 ) / 811 ) };
+const float QT_S3_HALF = ${ f32( Math.SQRT1_2 ) };
+struct QtFrame { vec3 n; vec3 t; float h; };
+mat3 qtQuatToMat3( vec4 q ) {
+	float x2 = q.x * q.x, y2 = q.y * q.y, z2 = q.z * q.z, w2 = q.w * q.w;
+	float xy = 2.0 * q.x * q.y, xz = 2.0 * q.x * q.z, yz = 2.0 * q.y * q.z;
+	float wx = 2.0 * q.w * q.x, wy = 2.0 * q.w * q.y, wz = 2.0 * q.w * q.z;
+	return mat3( w2 + x2 - y2 - z2, xy + wz, xz - wy,
+	             xy - wz, w2 - x2 + y2 - z2, yz + wx,
+	             xz + wy, yz - wx, w2 - x2 - y2 + z2 );
+}
+QtFrame qtFrameOf( vec4 q, bool reflected ) {
+	mat3 m = qtQuatToMat3( q * inversesqrt( dot( q, q ) ) );
+	return QtFrame( m[ 2 ], m[ 0 ], reflected ? - 1.0 : 1.0 );
+}
+vec4 qtS3Rebuild( uint index, float a, float b, float c ) {
+	float l = sqrt( max( 0.0, 1.0 - ( a * a + b * b + c * c ) ) );
+	if ( index == 0u ) return vec4( l, a, b, c );
+	if ( index == 1u ) return vec4( a, l, b, c );
+	if ( index == 2u ) return vec4( a, b, l, c );
+	return vec4( a, b, c, l );
+}
+#if QT_FORMAT == 0 || QT_FORMAT == 2
+in vec4 qtangent;
+QtFrame qtFrame() { return qtFrameOf( qtangent, qtangent.w < 0.0 ); }
+#elif QT_FORMAT == 1
+in highp uvec2 qtangent;
+QtFrame qtFrame() {
+	vec4 q = vec4( unpackHalf2x16( qtangent.x ), unpackHalf2x16( qtangent.y ) );
+	return qtFrameOf( q, q.w < 0.0 );
+}
+#elif QT_FORMAT == 3
+in highp uvec2 qtangent;
+QtFrame qtFrame() {
+	vec2 xy = unpackHalf2x16( qtangent.x & ~0x4000u );
+	float z = unpackHalf2x16( qtangent.y ).x;
+	float w = sqrt( max( 0.0, 1.0 - ( xy.x * xy.x + xy.y * xy.y + z * z ) ) );
+	return qtFrameOf( vec4( xy, z, w ), ( qtangent.x & 0x4000u ) != 0u );
+}
+#elif QT_FORMAT == 4
+in highp uvec2 qtangent;
+QtFrame qtFrame() {
+	uint lo = qtangent.x, hi = qtangent.y;
+	float a = float( lo & 0x7fffu ) * QT_S3_STEP_15 - QT_S3_HALF;
+	float b = float( ( lo >> 15u ) & 0x7fffu ) * QT_S3_STEP_15 - QT_S3_HALF;
+	float c = float( ( lo >> 30u ) | ( ( hi & 0x1fffu ) << 2u ) ) * QT_S3_STEP_15 - QT_S3_HALF;
+	return qtFrameOf( qtS3Rebuild( ( hi >> 13u ) & 3u, a, b, c ), ( ( hi >> 15u ) & 1u ) == 1u );
+}
+#elif QT_FORMAT == 5
+in highp uint qtangent;
+QtFrame qtFrame() {
+	uint p = qtangent & 0x1fffffffu;
+	float a = float( p % 812u ) * QT_S3_STEP_812 - QT_S3_HALF;
+	float b = float( ( p / 812u ) % 812u ) * QT_S3_STEP_812 - QT_S3_HALF;
+	float c = float( p / ( 812u * 812u ) ) * QT_S3_STEP_812 - QT_S3_HALF;
+	return qtFrameOf( qtS3Rebuild( ( qtangent >> 29u ) & 3u, a, b, c ), ( qtangent >> 31u ) == 1u );
+}
+#endif
+`;
+
+/** The GLSL of a map sample's decode (QT_MAP_DECODE) and the axial twist's halving. */
+export const GLSL_MAP = /* glsl */`
+mat3 qtQuatToMat3( vec4 q ) {
+	float x2 = q.x * q.x, y2 = q.y * q.y, z2 = q.z * q.z, w2 = q.w * q.w;
+	float xy = 2.0 * q.x * q.y, xz = 2.0 * q.x * q.z, yz = 2.0 * q.y * q.z;
+	float wx = 2.0 * q.w * q.x, wy = 2.0 * q.w * q.y, wz = 2.0 * q.w * q.z;
+	return mat3( w2 + x2 - y2 - z2, xy + wz, xz - wy,
+	             xy - wz, w2 - x2 + y2 - z2, yz + wx,
+	             xz + wy, yz - wx, w2 - x2 - y2 + z2 );
+}
+vec4 qtQuatMul( vec4 a, vec4 b ) {
+	return vec4( a.w * b.xyz + b.w * a.xyz + cross( a.xyz, b.xyz ), a.w * b.w - dot( a.xyz, b.xyz ) );
+}
+vec4 qtMapDecode( vec4 s ) {
+#if QT_MAP_DECODE == 0
+	return vec4( s.xy, 0.0, sqrt( max( 0.0, 1.0 - dot( s.xy, s.xy ) ) ) );
+#elif QT_MAP_DECODE == 1
+	return vec4( 0.0, 0.0, s.xy );
+#elif QT_MAP_DECODE == 2
+	return s * 2.0 - 1.0;
+#else
+	return s;
+#endif
+}
+// An axial map stores its twist about z doubled (an anisotropy direction d ≡ −d): swing ⊗
+// rot_z(2φ) → swing ⊗ rot_z(φ), as qmap_halve_twist in qtangent's shaders/qmap.wgsl.
+vec4 qtHalveTwist( vec4 r ) {
+	float tl2 = r.z * r.z + r.w * r.w;
+	if ( tl2 < 1e-24 ) return r;
+	vec4 t = vec4( 0.0, 0.0, r.z, r.w ) * inversesqrt( tl2 );
+	vec4 swing = qtQuatMul( r, vec4( 0.0, 0.0, - t.z, t.w ) );
+	vec4 h = t + vec4( 0.0, 0.0, 0.0, 1.0 );
+	float hl2 = dot( h, h );
+	vec4 half_ = hl2 >= 1e-24 ? h * inversesqrt( hl2 ) : vec4( 0.0, 0.0, 0.0, 1.0 );
+	return qtQuatMul( swing, half_ );
+}
+mat3 qtMapRotation( vec4 s ) {
+	vec4 r = qtMapDecode( s );
+#ifdef QT_MAP_AXIAL
+	r = qtHalveTwist( r );
+#endif
+	return qtQuatToMat3( r * inversesqrt( max( dot( r, r ), 1e-30 ) ) );
+}
+`;
+
+// The tangent-space map in place of three.js' normal map: [t, b, n] (three.js' tbn, b already
+// h·(n × t), faces already flipped) times the map's rotation is the frame at the pixel
+// (qtangent's docs/MAPS.md: in [t, b, n] the rotation needs no handedness of its own).
+const FRAGMENT_TANGENT_MAP = /* glsl */`
+	tbn = tbn * qtMapRotation( texture2D( normalMap, vNormalMapUv ) );
+	normal = normalize( tbn[ 2 ] );
+`;
+
+// The object-space map: the frame from the map alone, sampled one level finer (its levels below
+// 0 were baked for that), moved to view space as three.js moves an object-space normal.
+const FRAGMENT_OBJECT_MAP = /* glsl */`
+	mat3 qtM = qtMapRotation( texture( normalMap, vNormalMapUv, - 1.0 ) );
+	normal = qtM[ 2 ];
+	#ifdef FLIP_SIDED
+		normal = - normal;
+	#endif
+	#ifdef DOUBLE_SIDED
+		normal = normal * faceDirection;
+	#endif
+	normal = normalize( normalMatrix * normal );
+`;
+
+function patchShader( shader, q ) {
+
+	// three.js shades a mesh without a NORMAL attribute flat; the frames are the normals.
+	shader.vertexShader = `#undef FLAT_SHADED\n${ shader.vertexShader }`;
+	shader.fragmentShader = `#undef FLAT_SHADED\n${ shader.fragmentShader }`;
+	if ( q.format !== undefined ) {
+
+		shader.vertexShader = shader.vertexShader
+			.replace( '#include <common>', `#include <common>\n${ GLSL_DECODE }` )
+			.replace( '#include <beginnormal_vertex>', `QtFrame qtf = qtFrame();
+vec3 objectNormal = qtf.n;
+#ifdef USE_TANGENT
+	vec3 objectTangent = qtf.t;
+#endif` )
+			.replace( '#include <normal_vertex>', ShaderChunk.normal_vertex.replace( 'tangent.w', 'qtf.h' ) );
+
+	}
+
+	if ( q.map ) {
+
+		shader.fragmentShader = shader.fragmentShader
+			.replace( '#include <common>', `#include <common>\n${ GLSL_MAP }` )
+			.replace( '#include <normal_fragment_maps>', q.map === 'tangent' ? FRAGMENT_TANGENT_MAP : FRAGMENT_OBJECT_MAP );
+		if ( q.map === 'tangent' ) {
+
+			// With an anisotropy texture, its strength (B) along the map's tangent: the map was
+			// baked with the texture's direction (qtangent's lit.wgsl does the same).
+			shader.fragmentShader = shader.fragmentShader.replace(
+				'#include <lights_physical_fragment>',
+				ShaderChunk.lights_physical_fragment.replace(
+					'anisotropyMat * normalize( 2.0 * anisotropyPolar.rg - vec2( 1.0 ) ) * anisotropyPolar.b',
+					'vec2( length( anisotropyVector ) * anisotropyPolar.b, 0.0 )' ) );
+
+		}
+
+	}
+
+}
+
+/** Half floats of a float array (for the layouts WebGL cannot sample as they are). */
+function halfTexture( levels, width, height, channels ) {
+
+	const mipmaps = levels.map( ( data, k ) => {
+
+		const h = new Uint16Array( data.length );
+		for ( let i = 0; i < data.length; i ++ ) h[ i ] = DataUtils.toHalfFloat( data[ i ] );
+		return { data: h, width: Math.max( 1, width >> k ), height: Math.max( 1, height >> k ) };
+
+	} );
+	const t = new DataTexture( mipmaps[ 0 ].data, width, height, channels === 2 ? RGFormat : RGBAFormat, HalfFloatType );
+	t.mipmaps = mipmaps;
+	return t;
+
+}
+
+/** BC5 SNORM (or UNORM) blocks as (r, g) floats in [−1, 1] (or [0, 1]), row-major (BC4's palette
+ * of the Khronos Data Format Specification, §21.3, per channel). */
+export function decodeBc5( bytes, width, height, signed ) {
+
+	const out = new Float32Array( width * height * 2 );
+	const bw = Math.ceil( width / 4 ), bh = Math.ceil( height / 4 );
+	const [ lo, hi, scale ] = signed ? [ - 127, 127, 127 ] : [ 0, 255, 255 ];
+	for ( let by = 0; by < bh; by ++ ) for ( let bx = 0; bx < bw; bx ++ ) {
+
+		for ( let c = 0; c < 2; c ++ ) {
+
+			const b = 16 * ( by * bw + bx ) + 8 * c;
+			const byte = ( v ) => signed ? Math.max( ( v << 24 ) >> 24, - 127 ) : v;
+			const e0 = byte( bytes[ b ] ), e1 = byte( bytes[ b + 1 ] );
+			const p = [ e0, e1 ];
+			if ( e0 > e1 ) for ( let i = 1; i < 7; i ++ ) p.push( ( ( 7 - i ) * e0 + i * e1 ) / 7 );
+			else {
+
+				for ( let i = 1; i < 5; i ++ ) p.push( ( ( 5 - i ) * e0 + i * e1 ) / 5 );
+				p.push( lo, hi );
+
+			}
+
+			let bits = 0;
+			for ( let i = 0; i < 6; i ++ ) bits += bytes[ b + 2 + i ] * 2 ** ( 8 * i );
+			for ( let i = 0; i < 16; i ++ ) {
+
+				const x = 4 * bx + ( i & 3 ), y = 4 * by + ( i >> 2 );
+				const idx = Math.floor( bits / 2 ** ( 3 * i ) ) % 8;
+				if ( x < width && y < height ) out[ 2 * ( y * width + x ) + c ] = p[ idx ] / scale;
+
+			}
+
+		}
+
+	}
+
+	return out;
+
+}
+
+export class QTangentPlugin {
+
+	/**
+	 * @param {GLTFParser} parser
+	 * @param {object} [options]
+	 * @param {'gpu'|'decode'} [options.mode='gpu'] Keep `_QTANGENT` on the GPU and decode it in the
+	 *   vertex shader, or decode it on load into NORMAL and TANGENT.
+	 * @param {WebGLRenderer} [options.renderer] Tells which compressed formats the device samples;
+	 *   needed unless `ktx2Loader` is given.
+	 * @param {KTX2Loader} [options.ktx2Loader] A KTX2Loader already set up with `detectSupport`.
+	 * @param {boolean} [options.maps=true] Use the quaternion maps (false: the file's own normal maps).
+	 * @param {(message: string) => void} [options.onWarning] Where warnings go (console.warn).
+	 */
+	constructor( parser, options = {} ) {
+
+		this.parser = parser;
+		this.name = EXTENSION;
+		this.mode = options.mode ?? 'gpu';
+		if ( this.mode !== 'gpu' && this.mode !== 'decode' ) throw new Error( `QTangentPlugin: mode must be 'gpu' or 'decode', not '${ this.mode }'` );
+		this.renderer = options.renderer;
+		this.ktx2Loader = options.ktx2Loader;
+		this.useMaps = options.maps ?? true;
+		this.warn = options.onWarning ?? ( ( m ) => console.warn( m ) );
+		this.materials = new Map();
+		this.geometries = new Map();
+
+	}
+
+	_hasExtension( name ) {
+
+		if ( this.renderer ) return this.renderer.extensions.has( name );
+		return true;
+
+	}
+
+	_ktx2() {
+
+		if ( ! this.ktx2Loader ) {
+
+			if ( ! this.renderer ) throw new Error( 'QTangentPlugin: pass { renderer } or { ktx2Loader } to read quaternion maps' );
+			this.ktx2Loader = new KTX2Loader().detectSupport( this.renderer );
+
+		}
+
+		return this.ktx2Loader;
+
+	}
+
+	/** GLTFLoader hook: a texture whose QTANGENT_frames names a KTX2 map image. */
+	loadTexture( textureIndex ) {
+
+		const json = this.parser.json;
+		const def = json.textures[ textureIndex ];
+		const ext = def.extensions?.[ EXTENSION ];
+		if ( ! ext || ! this.useMaps ) return null;
+		return this._loadMap( ext.source, def ).then( ( texture ) => {
+
+			this.parser.associations.set( texture, { textures: textureIndex } );
+			return texture;
+
+		} );
+
+	}
+
+	async _imageBytes( imageIndex ) {
+
+		const image = this.parser.json.images?.[ imageIndex ];
+		if ( ! image ) throw new Error( `QTANGENT_frames: image ${ imageIndex } does not exist` );
+		if ( image.bufferView !== undefined ) return this.parser.getDependency( 'bufferView', image.bufferView );
+		const url = new URL( image.uri, new URL( this.parser.options.path || '', globalThis.location?.href ) ).href;
+		const response = await fetch( url );
+		if ( ! response.ok ) throw new Error( `QTANGENT_frames: image ${ imageIndex } (${ image.uri }): HTTP ${ response.status }` );
+		return response.arrayBuffer();
+
+	}
+
+	async _loadMap( imageIndex, textureDef ) {
+
+		const buffer = await this._imageBytes( imageIndex );
+		const container = readKtx2( new Uint8Array( buffer ) );
+		const text = ( key ) => {
+
+			const v = container.keyValue[ key ];
+			return v === undefined ? undefined : new TextDecoder().decode( v ).replace( /\0$/, '' );
+
+		};
+
+		const meta = {
+			kind: text( 'qtangent.kind' ) ?? 'tangent',
+			format: text( 'qtangent.format' ),
+			axial: text( 'qtangent.twist' ) === 'axial',
+			decode: MapDecode.PLAIN,
+			bytes: container.levels.reduce( ( s, l ) => s + l.uncompressedByteLength, 0 ),
+		};
+		if ( container.layerCount > 1 ) throw new Error( `QTANGENT_frames: image ${ imageIndex } is a ${ container.layerCount }-layer map (bc5x2), which this plugin does not read yet` );
+		const { vkFormat } = container;
+		const w = container.pixelWidth, h = container.pixelHeight;
+		let texture;
+		if ( vkFormat === VK_BC5_SNORM || vkFormat === VK_BC5_UNORM ) {
+
+			meta.decode = text( 'qtangent.channels' ) === 'zw' ? MapDecode.ZW : MapDecode.XY;
+			if ( ! this._hasExtension( 'EXT_texture_compression_rgtc' ) ) {
+
+				const levels = container.levels.map( ( l, k ) => decodeBc5( l.levelData, Math.max( 1, w >> k ), Math.max( 1, h >> k ), vkFormat === VK_BC5_SNORM ) );
+				texture = halfTexture( levels, w, h, 2 );
+				meta.bytes = levels.reduce( ( s, l ) => s + 2 * l.length, 0 );
+
+			}
+
+		} else if ( vkFormat === VK_BC7_UNORM ) {
+
+			meta.decode = MapDecode.UNORM;
+			if ( ! this._hasExtension( 'EXT_texture_compression_bptc' ) ) throw new Error( `QTANGENT_frames: image ${ imageIndex } is BC7 and this device has no EXT_texture_compression_bptc` );
+
+		} else if ( vkFormat === VK_R8G8B8A8_SNORM || vkFormat === VK_R16G16B16A16_SNORM ) {
+
+			const bits = vkFormat === VK_R8G8B8A8_SNORM ? 8 : 16;
+			const max = bits === 8 ? 127 : 32767;
+			const levels = container.levels.map( ( l ) => {
+
+				const src = bits === 8 ? new Int8Array( l.levelData.buffer, l.levelData.byteOffset, l.levelData.byteLength )
+					: new Int16Array( l.levelData.slice().buffer );
+				return Float32Array.from( src, ( v ) => Math.max( v / max, - 1 ) );
+
+			} );
+			texture = halfTexture( levels, w, h, 4 );
+			meta.bytes = levels.reduce( ( s, l ) => s + 2 * l.length, 0 );
+
+		} else if ( vkFormat !== VK_R16G16B16A16_SFLOAT && vkFormat !== VK_R32G32B32A32_SFLOAT ) {
+
+			throw new Error( `QTANGENT_frames: image ${ imageIndex } has vkFormat ${ vkFormat }, not a quaternion map layout` );
+
+		}
+
+		if ( ! texture ) {
+
+			const loader = this._ktx2();
+			texture = await new Promise( ( resolve, reject ) => loader.parse( buffer.slice( 0 ), resolve, reject ) );
+
+		}
+
+		const sampler = this.parser.json.samplers?.[ textureDef.sampler ] ?? {};
+		texture.wrapS = WRAPPINGS[ sampler.wrapS ] ?? RepeatWrapping;
+		texture.wrapT = WRAPPINGS[ sampler.wrapT ] ?? RepeatWrapping;
+		texture.magFilter = LinearFilter;
+		texture.minFilter = ( texture.mipmaps?.length ?? 1 ) > 1 ? LinearMipmapLinearFilter : LinearFilter;
+		texture.generateMipmaps = false;
+		texture.flipY = false;
+		texture.colorSpace = NoColorSpace;
+		texture.userData.qtangent = meta;
+		texture.needsUpdate = true;
+		return texture;
+
+	}
+
+	/** GLTFLoader hook: every mesh's frames and maps, once the scene is built. */
+	async afterRoot( result ) {
+
+		const pending = [];
+		for ( const scene of result.scenes ) scene.traverse( ( object ) => {
+
+			if ( object.isMesh ) pending.push( this._setUpMesh( object ) );
+
+		} );
+		await Promise.all( pending );
+
+	}
+
+	_primitiveOf( mesh ) {
+
+		const ref = this.parser.associations.get( mesh );
+		if ( ! ref || ref.meshes === undefined || ref.primitives === undefined ) return undefined;
+		return this.parser.json.meshes[ ref.meshes ]?.primitives?.[ ref.primitives ];
+
+	}
+
+	_setUpGeometry( geometry, primitive ) {
+
+		if ( this.geometries.has( geometry ) ) return this.geometries.get( geometry );
+		const attr = geometry.attributes._qtangent;
+		let info = { format: undefined, gpu: false };
+		if ( attr ) {
+
+			const named = primitive.extensions?.[ EXTENSION ]?.format;
+			const array = attr.isInterleavedBufferAttribute ? attr.data.array : attr.array;
+			const componentType = array instanceof Float32Array ? 5126 : array instanceof Int16Array ? 5122 : 0;
+			const byLayout = formatByLayout( componentType, attr.itemSize, attr.normalized );
+			const format = named !== undefined ? formatByName( named ) : byLayout;
+			if ( ! format ) throw new Error( `QTANGENT_frames: _QTANGENT format '${ named }' is not one qtangent writes` );
+			if ( byLayout !== format ) throw new Error( `QTANGENT_frames: _QTANGENT is ${ attr.itemSize } components of type ${ componentType }${ attr.normalized ? ' normalized' : '' }, which ${ format.name } is not (a tool converted the attribute after pack?)` );
+			const { bytes, stride } = attributeBytes( attr );
+			const count = attr.count;
+			let mode = this.mode;
+			if ( mode === 'gpu' && Object.keys( geometry.morphAttributes ).length > 0 ) {
+
+				this.warn( `QTangentPlugin: '${ geometry.name || 'geometry' }' has morph targets; its frames are decoded on load` );
+				mode = 'decode';
+
+			}
+
+			geometry.deleteAttribute( '_qtangent' );
+			if ( mode === 'decode' ) {
+
+				const { normal, tangent } = decodeFrames( format, bytes, count, stride );
+				geometry.setAttribute( 'normal', new Float32BufferAttribute( normal, 3 ) );
+				geometry.setAttribute( 'tangent', new Float32BufferAttribute( tangent, 4 ) );
+
+			} else {
+
+				geometry.setAttribute( 'qtangent', gpuAttribute( format, bytes, count, stride ) );
+
+			}
+
+			info = { format, gpu: mode === 'gpu' };
+
+		}
+
+		this.geometries.set( geometry, info );
+		return info;
+
+	}
+
+	async _setUpMesh( mesh ) {
+
+		const primitive = this._primitiveOf( mesh );
+		if ( ! primitive ) return;
+		const info = this._setUpGeometry( mesh.geometry, primitive );
+		const materialIndex = primitive.material;
+		const materialDef = materialIndex !== undefined ? this.parser.json.materials[ materialIndex ] : {};
+		const tangentMap = this.useMaps ? materialDef.extensions?.[ EXTENSION ]?.tangentMap : undefined;
+		const objectMap = this.useMaps ? primitive.extensions?.[ EXTENSION ]?.objectMap : undefined;
+		if ( ! info.format && ! tangentMap && ! objectMap ) return;
+		const key = [ mesh.material.uuid, info.gpu ? info.format.code : - 1, tangentMap ? 't' : objectMap ? `o${ objectMap.index }` : '' ].join( ':' );
+		if ( ! this.materials.has( key ) ) this.materials.set( key, this._material( mesh.material, materialDef, info, tangentMap, objectMap ) );
+		mesh.material = await this.materials.get( key );
+		mesh.userData.qtangent = { format: info.format?.name, gpu: info.gpu, map: tangentMap ? 'tangent' : objectMap ? 'object' : undefined };
+
+	}
+
+	async _material( source, materialDef, info, tangentMap, objectMap ) {
+
+		const material = source.clone();
+		material.flatShading = false;
+		// GLTFLoader flips normalScale.y for geometry without TANGENT (derivative tangents); the
+		// frames give it tangents.
+		if ( material.normalScale && materialDef.normalTexture ) {
+
+			const s = materialDef.normalTexture.scale ?? 1;
+			material.normalScale.set( s, s );
+
+		}
+
+		const q = { format: info.gpu ? info.format.code : undefined, map: undefined };
+		material.defines = { ...( material.defines ?? {} ) };
+		if ( q.format !== undefined ) {
+
+			material.defines.QT_FORMAT = q.format;
+			material.defines.USE_TANGENT = '';
+
+		}
+
+		const mapInfo = tangentMap ?? objectMap;
+		if ( mapInfo ) {
+
+			const params = {};
+			const texture = await this.parser.assignTexture( params, 'normalMap', mapInfo );
+			if ( texture ) {
+
+				q.map = tangentMap ? 'tangent' : 'object';
+				material.normalMap = texture;
+				material.normalMapType = tangentMap ? TangentSpaceNormalMap : ObjectSpaceNormalMap;
+				material.defines.QT_MAP_DECODE = texture.userData.qtangent?.decode ?? MapDecode.PLAIN;
+				if ( texture.userData.qtangent?.axial ) material.defines.QT_MAP_AXIAL = '';
+
+			}
+
+		}
+
+		const cacheKey = `qtangent:${ q.format ?? '' }:${ q.map ?? '' }`;
+		material.onBeforeCompile = ( shader ) => patchShader( shader, q );
+		material.customProgramCacheKey = () => cacheKey;
+		material.userData.qtangent = q;
+		material.needsUpdate = true;
+		return material;
+
+	}
+
+}
+
+/** The bytes of every element of an attribute (each element's format bytes first) and the stride. */
+function attributeBytes( attr ) {
+
+	if ( attr.isInterleavedBufferAttribute ) {
+
+		const a = attr.data.array;
+		const bytes = new Uint8Array( a.buffer, a.byteOffset + attr.offset * a.BYTES_PER_ELEMENT, a.byteLength - attr.offset * a.BYTES_PER_ELEMENT );
+		return { bytes, stride: attr.data.stride * a.BYTES_PER_ELEMENT };
+
+	}
+
+	const a = attr.array;
+	return { bytes: new Uint8Array( a.buffer, a.byteOffset, a.byteLength ), stride: attr.itemSize * a.BYTES_PER_ELEMENT };
+
+}
+
+/** The attribute the vertex shader decodes: the format's own bytes, as the GLSL above reads them. */
+function gpuAttribute( format, bytes, count, stride ) {
+
+	if ( format.name === 'f32x4' || format.name === 'snorm16x4' ) {
+
+		const Type = format.name === 'f32x4' ? Float32Array : Int16Array;
+		const out = new Uint8Array( count * format.bytes );
+		for ( let i = 0; i < count; i ++ ) out.set( bytes.subarray( i * stride, i * stride + format.bytes ), i * format.bytes );
+		return new BufferAttribute( new Type( out.buffer ), 4, format.name === 'snorm16x4' );
+
+	}
+
+	const words = format.bytes <= 4 ? 1 : 2;
+	const out = new Uint8Array( count * 4 * words );
+	for ( let i = 0; i < count; i ++ ) out.set( bytes.subarray( i * stride, i * stride + format.bytes ), i * 4 * words );
+	return new BufferAttribute( new Uint32Array( out.buffer ), words );
+
+}
+
+export { FORMATS, decodeFrames };

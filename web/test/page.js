@@ -1,0 +1,190 @@
+// The browser side of web/test/run.mjs: renders a glTF file with three.js, with or without
+// QTangentPlugin, from a camera and lights that depend only on the case, and hands the pixels back.
+
+import * as THREE from 'three';
+import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
+import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
+import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
+import { QTangentPlugin } from '../src/three.js';
+import { FORMATS } from '../src/formats.js';
+import { decodeQTangent, toFrame } from '../src/decode.js';
+
+const canvas = document.getElementById( 'c' );
+const renderer = new THREE.WebGLRenderer( { canvas, antialias: false, preserveDrawingBuffer: true } );
+renderer.setPixelRatio( 1 );
+renderer.setSize( 512, 512, false );
+const ktx2 = new KTX2Loader().setTranscoderPath( '/node_modules/three/examples/jsm/libs/basis/' ).detectSupport( renderer );
+
+/** Loads `url`; `plugin`: null (three.js alone) or the plugin's options. */
+async function load( url, plugin ) {
+
+	const loader = new GLTFLoader().setKTX2Loader( ktx2 ).setMeshoptDecoder( MeshoptDecoder );
+	if ( plugin ) loader.register( ( parser ) => new QTangentPlugin( parser, { renderer, ktx2Loader: ktx2, ...plugin } ) );
+	return loader.loadAsync( url );
+
+}
+
+/** A scene for `gltf` and its camera: `view` says where the camera is, relative to `box`. */
+function stage( gltf, box, view ) {
+
+	const scene = new THREE.Scene();
+	scene.background = new THREE.Color( 0.18, 0.2, 0.24 );
+	scene.add( new THREE.HemisphereLight( 0xdde8ff, 0x403830, 1.2 ) );
+	const key = new THREE.DirectionalLight( 0xffffff, 3.0 );
+	key.position.set( ...view.light );
+	scene.add( key );
+	const rim = new THREE.DirectionalLight( 0xffeedd, 1.2 );
+	rim.position.set( - 2, 1, - 1 );
+	scene.add( rim );
+	scene.add( gltf.scene );
+	const center = new THREE.Vector3( ...box.center );
+	const camera = new THREE.PerspectiveCamera( 30, 1, box.radius / 50, box.radius * 50 );
+	const dir = new THREE.Vector3( ...view.dir ).normalize();
+	camera.position.copy( center ).addScaledVector( dir, box.radius * view.distance );
+	camera.lookAt( center );
+	return { scene, camera };
+
+}
+
+function pose( gltf, time ) {
+
+	if ( time === undefined || gltf.animations.length === 0 ) return;
+	const mixer = new THREE.AnimationMixer( gltf.scene );
+	mixer.clipAction( gltf.animations[ 0 ] ).play();
+	mixer.setTime( time );
+	gltf.scene.updateMatrixWorld( true );
+
+}
+
+function boxOf( object ) {
+
+	object.updateMatrixWorld( true );
+	const b = new THREE.Box3().setFromObject( object );
+	const s = b.getBoundingSphere( new THREE.Sphere() );
+	return { center: s.center.toArray(), radius: s.radius };
+
+}
+
+function frameBytes( object ) {
+
+	let frames = 0, vertices = 0, textures = 0;
+	const seen = new Set(), seenTex = new Set();
+	object.traverse( ( o ) => {
+
+		if ( ! o.isMesh ) return;
+		const g = o.geometry;
+		if ( ! seen.has( g ) ) {
+
+			seen.add( g );
+			vertices += g.attributes.position.count;
+			for ( const name of [ 'normal', 'tangent', 'qtangent' ] ) if ( g.attributes[ name ] ) frames += g.attributes[ name ].array.byteLength;
+
+		}
+
+		const t = o.material.normalMap;
+		if ( t && ! seenTex.has( t.uuid ) ) {
+
+			seenTex.add( t.uuid );
+			const mips = t.mipmaps?.length ? t.mipmaps : [ { data: t.image?.data } ];
+			const m = t.userData.qtangent?.bytes ?? mips.reduce( ( s, m ) => s + ( m.data?.byteLength ?? 0 ), 0 );
+			// An image (PNG) on the GPU: RGBA8 with a full mip chain (4/3).
+			textures += m || ( t.image?.width ?? 0 ) * ( t.image?.height ?? 0 ) * 4 * 4 / 3;
+
+		}
+
+	} );
+	return { frames, vertices, framesPerVertex: vertices ? frames / vertices : 0, textures };
+
+}
+
+function pixels() {
+
+	const gl = renderer.getContext();
+	const data = new Uint8Array( 512 * 512 * 4 );
+	gl.readPixels( 0, 0, 512, 512, gl.RGBA, gl.UNSIGNED_BYTE, data );
+	let s = '';
+	for ( let i = 0; i < data.length; i += 0x8000 ) s += String.fromCharCode.apply( null, data.subarray( i, i + 0x8000 ) );
+	return btoa( s );
+
+}
+
+window.qt = {
+
+	/** Renders `url`; returns the pixels (base64 RGBA, bottom row first), the box and the bytes. */
+	async render( url, { plugin = null, box = null, view, time } ) {
+
+		const gltf = await load( url, plugin );
+		pose( gltf, time );
+		const b = box ?? boxOf( gltf.scene );
+		const { scene, camera } = stage( gltf, b, view );
+		renderer.render( scene, camera );
+		return { pixels: pixels(), png: canvas.toDataURL( 'image/png' ), box: b, bytes: frameBytes( gltf.scene ) };
+
+	},
+
+	/** Milliseconds a frame for each of `cases` (each loaded once), interleaved over `rounds`. */
+	async timing( cases, rounds, frames ) {
+
+		const gl = renderer.getContext();
+		const staged = [];
+		for ( const c of cases ) {
+
+			const gltf = await load( c.url, c.plugin );
+			pose( gltf, c.time );
+			staged.push( stage( gltf, c.box, c.view ) );
+
+		}
+
+		const totals = staged.map( () => [] );
+		const px = new Uint8Array( 4 );
+		for ( let r = 0; r < rounds; r ++ ) staged.forEach( ( s, i ) => {
+
+			renderer.render( s.scene, s.camera ); // warm
+			gl.readPixels( 0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px );
+			const t0 = performance.now();
+			for ( let k = 0; k < frames; k ++ ) renderer.render( s.scene, s.camera );
+			gl.readPixels( 0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px );
+			totals[ i ].push( ( performance.now() - t0 ) / frames );
+
+		} );
+		return totals.map( ( t ) => t.sort( ( a, b ) => a - b )[ t.length >> 1 ] );
+
+	},
+
+	/** The JavaScript decoders against the Rust test's table: the formats and every frame, bit for bit. */
+	checkDecoders( table ) {
+
+		const bits = ( x ) => new Uint32Array( new Float32Array( [ x ] ).buffer )[ 0 ];
+		const problems = [];
+		for ( const want of table.formats ) {
+
+			const have = FORMATS.find( ( f ) => f.name === want.name );
+			for ( const key of [ 'bytes', 'maxErrorDeg', 'componentType', 'itemSize', 'normalized', 'code' ] ) {
+
+				if ( ! have || have[ key ] !== want[ key ] ) problems.push( `format ${ want.name }: ${ key } is ${ have?.[ key ] } in JavaScript, ${ want[ key ] } in Rust` );
+
+			}
+
+		}
+
+		if ( FORMATS.length !== table.formats.length ) problems.push( `${ FORMATS.length } formats in JavaScript, ${ table.formats.length } in Rust` );
+		let checked = 0;
+		for ( const c of table.frames ) {
+
+			const bytes = Uint8Array.from( c.bytes.match( /../g ).map( ( h ) => parseInt( h, 16 ) ) );
+			const q = decodeQTangent( c.format, bytes );
+			const fr = toFrame( q );
+			const got = [ q.x, q.y, q.z, q.w, ...fr.normal, ...fr.tangent, ...fr.bitangent ].map( bits );
+			const want = [ ...c.q, ...c.n, ...c.t, ...c.b ];
+			const bad = got.findIndex( ( g, i ) => g !== want[ i ] );
+			if ( bad >= 0 || q.reflected !== c.reflected ) problems.push( `${ c.format} ${ c.bytes }: value ${ bad } is ${ got[ bad ] }, Rust ${ want[ bad ] }; reflected ${ q.reflected } / ${ c.reflected }` );
+			checked ++;
+
+		}
+
+		return { checked, problems: problems.slice( 0, 20 ), mismatches: problems.length };
+
+	},
+
+};
+window.qtReady = true;

@@ -1,0 +1,136 @@
+// The browser tests, run by tests/it/web.rs: `node web/test/run.mjs FIXTURES OUT`.
+//
+// FIXTURES holds cases.json (what to render and compare, written by the Rust test), frames.json
+// (the Rust decoders' table) and the files it names. Renders three.js' picture of each source file
+// (three.js alone) and of its packed file (through QTangentPlugin) from one camera, writes every
+// picture to OUT, and prints one JSON line of figures for the Rust test to judge.
+
+import { readFile, writeFile, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { serve } from '../serve.mjs';
+import { launch, open } from './browser.mjs';
+import { roundTrip } from './transform.mjs';
+
+const [ fixtures, out ] = process.argv.slice( 2 );
+if ( ! fixtures || ! out ) {
+
+	console.error( 'usage: node web/test/run.mjs FIXTURES OUT' );
+	process.exit( 2 );
+
+}
+
+await mkdir( out, { recursive: true } );
+const cases = JSON.parse( await readFile( join( fixtures, 'cases.json' ), 'utf8' ) );
+const frames = JSON.parse( await readFile( join( fixtures, 'frames.json' ), 'utf8' ) );
+
+function psnr( a, b, background ) {
+
+	// Over every pixel, and over the pixels either picture covers (differs from the background).
+	const A = Buffer.from( a, 'base64' ), B = Buffer.from( b, 'base64' );
+	let se = 0, seModel = 0, model = 0;
+	for ( let i = 0; i < A.length; i += 4 ) {
+
+		let s = 0, bg = true;
+		for ( let c = 0; c < 3; c ++ ) {
+
+			const d = A[ i + c ] - B[ i + c ];
+			s += d * d;
+			if ( Math.abs( A[ i + c ] - background[ c ] ) > 1 || Math.abs( B[ i + c ] - background[ c ] ) > 1 ) bg = false;
+
+		}
+
+		se += s;
+		if ( ! bg ) {
+
+			seModel += s;
+			model ++;
+
+		}
+
+	}
+
+	const db = ( e, n ) => e === 0 ? Infinity : 10 * Math.log10( 255 * 255 / ( e / ( 3 * n ) ) );
+	return { all: db( se, A.length / 4 ), model: db( seModel, Math.max( model, 1 ) ), coverage: model / ( A.length / 4 ) };
+
+}
+
+async function savePng( name, dataUrl ) {
+
+	await writeFile( join( out, `${ name }.png` ), Buffer.from( dataUrl.split( ',' )[ 1 ], 'base64' ) );
+
+}
+
+const server = await serve( fixtures );
+const base = `http://127.0.0.1:${ server.address().port }`;
+const browser = await launch();
+const messages = [];
+const result = { renders: [], timing: [], viewer: [], messages };
+try {
+
+	const page = await open( browser, `${ base }/test/page.html`, messages );
+	await page.waitForFunction( 'window.qtReady === true', { timeout: 60000 } );
+	result.webgl = await page.evaluate( () => {
+
+		const gl = document.getElementById( 'c' ).getContext( 'webgl2' );
+		const info = gl.getExtension( 'WEBGL_debug_renderer_info' );
+		return { renderer: info ? gl.getParameter( info.UNMASKED_RENDERER_WEBGL ) : gl.getParameter( gl.RENDERER ), extensions: gl.getSupportedExtensions() };
+
+	} );
+	result.decoders = await page.evaluate( ( t ) => window.qt.checkDecoders( t ), frames );
+
+	// The glTF-Transform round trips, in node, before the pictures that read them.
+	for ( const c of cases.renders ) for ( const v of c.variants ) {
+
+		if ( v.roundTrip ) await roundTrip( join( fixtures, v.roundTrip ), join( fixtures, v.file ) );
+
+	}
+
+	const background = [ 0.18, 0.2, 0.24 ].map( ( x ) => Math.round( 255 * ( x <= 0.0031308 ? 12.92 * x : 1.055 * x ** ( 1 / 2.4 ) - 0.055 ) ) );
+	for ( const c of cases.renders ) {
+
+		const source = await page.evaluate( ( url, o ) => window.qt.render( url, o ), `/files/${ c.source }`, { view: c.view, time: c.time } );
+		await savePng( `${ c.name }-source`, source.png );
+		const row = { name: c.name, source: source.bytes, variants: [] };
+		for ( const v of c.variants ) {
+
+			const r = await page.evaluate( ( url, o ) => window.qt.render( url, o ), `/files/${ v.file }`, { plugin: v.plugin, box: source.box, view: c.view, time: c.time } );
+			await savePng( `${ c.name }-${ v.name }`, r.png );
+			row.variants.push( { name: v.name, psnr: psnr( source.pixels, r.pixels, background ), bytes: r.bytes } );
+
+		}
+
+		result.renders.push( row );
+		if ( c.timing ) {
+
+			const list = [ { url: `/files/${ c.source }`, plugin: null }, ...c.variants.filter( ( v ) => c.timing.includes( v.name ) ).map( ( v ) => ( { url: `/files/${ v.file }`, plugin: v.plugin } ) ) ];
+			const ms = await page.evaluate( ( l, rounds, n ) => window.qt.timing( l, rounds, n ),
+				list.map( ( l ) => ( { ...l, box: source.box, view: c.view, time: c.time } ) ), 5, 4 );
+			result.timing.push( { name: c.name, source: ms[ 0 ], variants: c.timing.map( ( n, i ) => ( { name: n, ms: ms[ i + 1 ], ratio: ms[ i + 1 ] / ms[ 0 ] } ) ) } );
+
+		}
+
+	}
+
+	await page.close();
+
+	// The viewer: each mode of each file shows the model.
+	for ( const v of cases.viewer ) {
+
+		const vp = await open( browser, `${ base }/viewer.html?file=/files/${ v.file }&mode=${ v.mode }`, messages );
+		await vp.waitForFunction( 'window.viewerReady === true || window.viewerError', { timeout: 300000 } );
+		const state = await vp.evaluate( () => ( { error: window.viewerError ?? null, status: document.getElementById( 'status' ).textContent, covered: window.viewerCoverage() } ) );
+		const shot = join( out, `viewer-${ v.name }.png` );
+		await vp.screenshot( { path: shot } );
+		result.viewer.push( { name: v.name, ...state } );
+		await vp.close();
+
+	}
+
+} finally {
+
+	await browser.close();
+	server.close();
+
+}
+
+console.log( JSON.stringify( result ) );
