@@ -16,3 +16,4 @@ mod mesh_mutations;
 mod meshopt;
 mod render_assets;
 mod render_cli;
+mod web;

@@ -85,13 +85,15 @@ export class QTangentFrames extends Extension {
 
 	static EXTENSION_NAME = QTANGENT_FRAMES;
 	extensionName = QTANGENT_FRAMES;
+	prereadTypes = [ PropertyType.MESH ];
 	prewriteTypes = [ PropertyType.MESH ];
 
 	createPrimitive() { return new QTangentPrimitive( this.document.getGraph() ); }
 	createMaterial() { return new QTangentMaterial( this.document.getGraph() ); }
 
-	/** @hidden */
-	read( context ) {
+	/** @hidden Before the other extensions read, so KHR_texture_transform sees the maps' texture
+	 * infos; the primitives' properties wait in `_pending` until `read` (primitives exist then). */
+	preread( context ) {
 
 		const json = context.jsonDoc.json;
 		const mapTexture = ( infoDef, what ) => {
@@ -113,27 +115,32 @@ export class QTangentFrames extends Extension {
 			context.materials[ i ].setExtension( QTANGENT_FRAMES, p );
 
 		} );
-		( json.meshes ?? [] ).forEach( ( meshDef, m ) => {
+		this._pending = [];
+		( json.meshes ?? [] ).forEach( ( meshDef, m ) => ( meshDef.primitives ?? [] ).forEach( ( def, j ) => {
 
-			const primitives = context.meshes[ m ].listPrimitives();
-			meshDef.primitives.forEach( ( def, j ) => {
+			const ext = def.extensions?.[ QTANGENT_FRAMES ];
+			if ( ! ext ) return;
+			const p = this.createPrimitive();
+			if ( ext.format !== undefined ) p.setFormat( ext.format );
+			if ( ext.objectMap ) {
 
-				const ext = def.extensions?.[ QTANGENT_FRAMES ];
-				if ( ! ext ) return;
-				const p = this.createPrimitive();
-				if ( ext.format !== undefined ) p.setFormat( ext.format );
-				if ( ext.objectMap ) {
+				p.setObjectMap( mapTexture( ext.objectMap, `mesh ${ m } primitive ${ j }'s objectMap` ) );
+				context.setTextureInfo( p.getObjectMapInfo(), ext.objectMap );
 
-					p.setObjectMap( mapTexture( ext.objectMap, `mesh ${ m } primitive ${ j }'s objectMap` ) );
-					context.setTextureInfo( p.getObjectMapInfo(), ext.objectMap );
+			}
 
-				}
+			this._pending.push( [ m, j, p ] );
 
-				primitives[ j ].setExtension( QTANGENT_FRAMES, p );
+		} ) );
+		return this;
 
-			} );
+	}
 
-		} );
+	/** @hidden */
+	read( context ) {
+
+		for ( const [ m, j, p ] of this._pending ?? [] ) context.meshes[ m ].listPrimitives()[ j ].setExtension( QTANGENT_FRAMES, p );
+		this._pending = undefined;
 		return this;
 
 	}

@@ -1,0 +1,331 @@
+//! qtangent on the web (docs/WEB.md): three.js, with `web/`'s QTangentPlugin, in Debian's
+//! headless chromium (WebGL2 on SwiftShader), driven by `web/test/run.mjs` through
+//! puppeteer-core. One test, one browser: the JavaScript decoders against the Rust ones bit for
+//! bit; FlightHelmet, the Fox and the anisotropic disc packed by `pack` and drawn by three.js
+//! through the plugin against three.js' picture of their sources; a glTF-Transform round trip;
+//! the viewer in every mode. `cargo xtask test` installs chromium and `web/`'s pinned packages;
+//! under CI a missing one fails the test.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use glam::{Quat, Vec3};
+use qtangent::{Format, QTangent};
+use rand::{Rng, SeedableRng};
+use serde_json::{json, Value};
+
+use crate::common::{self, not_run::did_not_run};
+
+/// `web/` and its installed packages, node and a chromium; `None` (recorded) outside CI when
+/// one is missing, a panic under CI.
+fn web_dir() -> Option<PathBuf> {
+    let web = Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
+    let node = Command::new("node")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let chromium = std::env::var_os("QTANGENT_CHROMIUM")
+        .map(PathBuf::from)
+        .into_iter()
+        .chain(["/usr/bin/chromium", "/usr/bin/chromium-browser"].map(PathBuf::from))
+        .any(|p| p.is_file());
+    let missing = if !node {
+        Some("node not found (apt-get install nodejs npm)")
+    } else if !web.join("node_modules/puppeteer-core/package.json").is_file()
+        || !web.join("node_modules/three/package.json").is_file()
+    {
+        Some("web/'s packages are not installed (`cargo xtask test` runs `npm ci` in web/)")
+    } else if !chromium {
+        Some("no chromium (apt-get install chromium; `cargo xtask test` installs it as root)")
+    } else {
+        None
+    };
+    match missing {
+        None => Some(web),
+        Some(why) if std::env::var_os("CI").is_some() => panic!("under CI: {why}"),
+        Some(why) => {
+            did_not_run(why);
+            None
+        }
+    }
+}
+
+/// The frames the decoders are checked on: seeded random rotations, the 24 axis-aligned
+/// rotations and frames with w near 0 (where f16x3's rebuild and the sign-of-w formats' bias
+/// act), each both handed.
+fn test_frames() -> Vec<QTangent> {
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(0x7765_6232);
+    let mut rotations: Vec<Quat> = (0..400).map(|_| common::rotation(&mut rng)).collect();
+    let axes = [Vec3::X, Vec3::Y, Vec3::Z, -Vec3::X, -Vec3::Y, -Vec3::Z];
+    for n in axes {
+        for t in axes {
+            if n.dot(t).abs() < 0.5 {
+                let m = glam::Mat3::from_cols(t, n.cross(t), n);
+                rotations.push(Quat::from_mat3(&m));
+            }
+        }
+    }
+    for w in [0.0, 1e-7, 1e-5, 3e-5, 1e-3, -1e-6] {
+        let axis = common::unit_vec3(&mut rng);
+        let xyz = axis * (1.0f32 - w * w).sqrt();
+        rotations.push(Quat::from_xyzw(xyz.x, xyz.y, xyz.z, w).normalize());
+    }
+    rotations.push(Quat::from_xyzw(0.5, 0.5, 0.5, 0.5));
+    rotations.push(Quat::from_xyzw(rng.random_range(-1.0..1.0), 0.0, 0.0, 0.0).normalize());
+    rotations
+        .into_iter()
+        .flat_map(|rotation| {
+            [false, true].map(|reflected| QTangent {
+                rotation,
+                reflected,
+            })
+        })
+        .collect()
+}
+
+/// The `_QTANGENT` accessor of the first primitive of the GLB at `path`: componentType, item
+/// size and `normalized`.
+fn qtangent_layout(path: &Path) -> (u64, u64, bool) {
+    let bytes = std::fs::read(path).expect("packed GLB");
+    let len = u32::from_le_bytes(bytes[12..16].try_into().expect("chunk length")) as usize;
+    let doc: Value = serde_json::from_slice(&bytes[20..20 + len]).expect("GLB JSON");
+    let a = &doc["accessors"][doc["meshes"][0]["primitives"][0]["attributes"]["_QTANGENT"]
+        .as_u64()
+        .expect("_QTANGENT") as usize];
+    let size = match a["type"].as_str() {
+        Some("VEC2") => 2,
+        Some("VEC3") => 3,
+        Some("VEC4") => 4,
+        other => panic!("_QTANGENT type {other:?}"),
+    };
+    (
+        a["componentType"].as_u64().expect("componentType"),
+        size,
+        a["normalized"].as_bool().unwrap_or(false),
+    )
+}
+
+/// The Rust side of the decoder check: each format's row (its accessor as `pack` writes it) and
+/// every test frame encoded, decoded and turned into a frame, as f32 bits.
+fn decoder_table(assets: &Path, dir: &Path) -> Value {
+    let torus = assets.join("obj/duck.obj");
+    let formats: Vec<Value> = Format::ALL
+        .iter()
+        .enumerate()
+        .map(|(code, &f)| {
+            let (component_type, item_size, normalized) =
+                qtangent_layout(&common::pack(&torus, dir, f, "none"));
+            json!({
+                "name": f.name(), "bytes": f.bytes(), "maxErrorDeg": f.max_error_deg(),
+                "componentType": component_type, "itemSize": item_size,
+                "normalized": normalized, "code": code,
+            })
+        })
+        .collect();
+    let bits = |v: Vec3| v.to_array().map(f32::to_bits).to_vec();
+    let mut frames = Vec::new();
+    for f in Format::ALL {
+        for q in test_frames() {
+            let mut bytes = Vec::new();
+            f.encode_into(&q, &mut bytes);
+            let d = f.decode(&bytes);
+            let fr = d.to_frame();
+            frames.push(json!({
+                "format": f.name(),
+                "bytes": bytes.iter().map(|b| format!("{b:02x}")).collect::<String>(),
+                "q": d.rotation.to_array().map(f32::to_bits),
+                "reflected": d.reflected,
+                "n": bits(fr.normal), "t": bits(fr.tangent), "b": bits(fr.bitangent),
+            }));
+        }
+    }
+    json!({ "formats": formats, "frames": frames })
+}
+
+/// Runs the `example` tool with `args`, panicking with its output unless it succeeds.
+fn run_tool(example: &str, args: &[&str]) {
+    let out = common::run_example(example, args);
+    assert!(
+        out.status.success(),
+        "{example} {}: {}",
+        args.join(" "),
+        common::stderr(&out)
+    );
+}
+
+/// The files the browser draws, in `dir`: FlightHelmet (its source folder linked, packed at 4
+/// bytes with BC5 tangent-space maps, quantised and not, compressed), the Fox (posed), the disc
+/// with KHR_materials_anisotropy. Returns cases.json.
+fn fixtures(assets: &Path, dir: &Path) -> Value {
+    let p = |name: &str| dir.join(name).to_string_lossy().into_owned();
+    std::os::unix::fs::symlink(assets.join("gltf/FlightHelmet"), dir.join("helmet-src"))
+        .expect("link FlightHelmet");
+    let helmet = assets.join("gltf/FlightHelmet/FlightHelmet.gltf");
+    let helmet = helmet.to_str().expect("utf-8 path");
+    let fox = assets.join("gltf/Fox.glb");
+    let fox = fox.to_str().expect("utf-8 path");
+    let s3 = ["--format", "smallest3x4"];
+    let tangent = ["--maps", "tangent"];
+    let packs: [(&str, &str, Vec<&str>); 6] = [
+        ("helmet.glb", helmet, [&s3[..], &tangent].concat()),
+        ("helmet-float.glb", helmet, [&s3[..], &tangent, &["--float"]].concat()),
+        ("helmet-meshopt.glb", helmet, [&s3[..], &tangent, &["--compress", "meshopt"]].concat()),
+        ("fox.glb", fox, s3.to_vec()),
+        // The Fox has no NORMAL: three.js alone shades it flat. Its reference is the source
+        // with the frames qtangent's loader makes, written as f32 NORMAL and TANGENT.
+        ("fox-reference.glb", fox, vec!["--format", "f32x4", "--float", "--keep-normals"]),
+        ("disc.glb", "", [&s3[..], &tangent].concat()),
+    ];
+    run_tool("aniso", &["--gltf", &p("disc"), "--gltf-texture", "png", "--texture", "256"]);
+    let disc = p("disc/swirl_disc.gltf");
+    for (out, source, extra) in packs {
+        let source = if source.is_empty() { disc.as_str() } else { source };
+        let o = p(out);
+        run_tool("pack", &[&[source, "-o", o.as_str()][..], &extra].concat());
+    }
+    let helmet_view = json!({ "dir": [0.3, 0.25, 1.0], "distance": 3.2, "light": [1, 2, 3] });
+    let gpu = json!({ "mode": "gpu" });
+    let viewer: Vec<Value> = ["file", "qtangent", "maps", "difference"]
+        .iter()
+        .map(|m| json!({ "name": format!("helmet-{m}"), "file": "helmet.glb", "mode": m }))
+        .chain([json!({ "name": "plain-gltf", "file": "helmet-src/FlightHelmet.gltf", "mode": "file" })])
+        .collect();
+    json!({
+        "renders": [
+            { "name": "helmet", "source": "helmet-src/FlightHelmet.gltf", "view": helmet_view,
+              "timing": ["gpu"],
+              "variants": [
+                { "name": "gpu", "file": "helmet.glb", "plugin": gpu },
+                { "name": "decode", "file": "helmet.glb", "plugin": { "mode": "decode" } },
+                { "name": "float-gpu", "file": "helmet-float.glb", "plugin": gpu },
+                { "name": "float-frames-only", "file": "helmet-float.glb", "plugin": { "mode": "gpu", "maps": false } },
+                { "name": "meshopt-gpu", "file": "helmet-meshopt.glb", "plugin": gpu },
+                { "name": "transformed-gpu", "file": "helmet-transformed.glb", "roundTrip": "helmet.glb", "plugin": gpu },
+              ] },
+            { "name": "fox", "source": "fox-reference.glb", "time": 0.5,
+              "view": { "dir": [1.0, 0.4, 0.6], "distance": 3.0, "light": [1, 2, 3] },
+              "variants": [
+                { "name": "gpu", "file": "fox.glb", "plugin": gpu },
+                { "name": "decode", "file": "fox.glb", "plugin": { "mode": "decode" } },
+              ] },
+            { "name": "disc", "source": "disc/swirl_disc.gltf",
+              "view": { "dir": [0.0, 0.9, 1.0], "distance": 2.2, "light": [0.3, 1, 0.2] },
+              "variants": [ { "name": "gpu", "file": "disc.glb", "plugin": gpu } ] },
+        ],
+        "viewer": viewer,
+    })
+}
+
+/// The variant `name` of render `case` in the driver's result.
+fn variant<'a>(result: &'a Value, case: &str, name: &str) -> &'a Value {
+    result["renders"]
+        .as_array()
+        .and_then(|r| r.iter().find(|c| c["name"] == case))
+        .and_then(|c| c["variants"].as_array())
+        .and_then(|v| v.iter().find(|v| v["name"] == name))
+        .unwrap_or_else(|| panic!("no {case} {name} in the result"))
+}
+
+/// PSNR over the whole picture (∞ for identical pictures, which JSON writes as null).
+fn psnr(v: &Value) -> f64 {
+    v["psnr"]["all"].as_f64().unwrap_or(f64::INFINITY)
+}
+
+#[test]
+fn three_js_draws_packed_files_through_the_plugin() {
+    let Some(assets) = common::assets_dir() else {
+        return;
+    };
+    let Some(web) = web_dir() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let table = decoder_table(&assets, dir.path());
+    let cases = fixtures(&assets, dir.path());
+    for (name, v) in [("frames.json", &table), ("cases.json", &cases)] {
+        std::fs::write(dir.path().join(name), v.to_string()).expect("write fixture");
+    }
+    let out_dir = common::test_output_dir().join("web");
+    let run = Command::new("node")
+        .arg(web.join("test/run.mjs"))
+        .arg(dir.path())
+        .arg(&out_dir)
+        .output()
+        .expect("run node");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "web/test/run.mjs failed ({}): {}{}",
+        run.status,
+        stdout,
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let result: Value = serde_json::from_str(stdout.lines().last().unwrap_or_default())
+        .unwrap_or_else(|e| panic!("run.mjs printed no result ({e}): {stdout}"));
+    std::fs::write(out_dir.join("result.json"), result.to_string()).expect("write result");
+    eprintln!("web: pictures and figures in {}", out_dir.display());
+
+    // The decoders: every format's row and every frame, bit for bit.
+    let d = &result["decoders"];
+    assert_eq!(d["mismatches"], 0, "JavaScript against Rust: {d}");
+    assert_eq!(d["checked"], table["frames"].as_array().map_or(0, Vec::len));
+
+    // No console error or warning from three.js, the plugin or the pages.
+    assert_eq!(result["messages"], json!([]), "console messages");
+
+    // Decoding in the vertex shader draws what decoding on load draws: the same f32 frames
+    // (the GLSL decoder mirrors the JavaScript one), so the same pixels.
+    for case in ["helmet", "fox"] {
+        let (g, dv) = (variant(&result, case, "gpu"), variant(&result, case, "decode"));
+        assert_eq!(g["psnr"], dv["psnr"], "{case}: GPU decode against decode on load");
+        // 4 bytes a vertex on the GPU (smallest3x4), against 28 for NORMAL + TANGENT.
+        assert_eq!(g["bytes"]["framesPerVertex"], 4, "{case}: {}", g["bytes"]);
+        assert_eq!(dv["bytes"]["framesPerVertex"], 28, "{case}: {}", dv["bytes"]);
+    }
+    // The lossless steps draw the identical picture: EXT_meshopt_compression (the codecs are
+    // lossless) and a glTF-Transform round trip with the extension registered.
+    for v in ["meshopt-gpu", "transformed-gpu"] {
+        assert_eq!(
+            variant(&result, "helmet", v)["psnr"],
+            variant(&result, "helmet", "gpu")["psnr"],
+            "{v}"
+        );
+    }
+    // glTF-Transform's output with the extension registered is a valid file.
+    if let Some(report) = common::judges::validate_gltf(&dir.path().join("helmet-transformed.glb")) {
+        report.assert_no_errors();
+    }
+    // Targets (docs/WEB.md). The frames alone, 4 bytes at 0.19°, with the source's PNG normal
+    // maps: the renderer's own round-trip target, 60 dB (docs/GLTF.md).
+    let frames_only = psnr(variant(&result, "helmet", "float-frames-only"));
+    assert!(frames_only >= 60.0, "helmet frames alone {frames_only:.2} dB");
+    // 4-byte frames and BC5 maps against the source: 50 dB, the target (met where the
+    // positions and UVs stay f32; the default quantisation, gltfpack's grid, is reported).
+    let maps = psnr(variant(&result, "helmet", "float-gpu"));
+    assert!(maps >= 50.0, "helmet, 4-byte frames and BC5 maps: {maps:.2} dB");
+    // The Fox posed, packed with the defaults: 50 dB, the target.
+    let fox = psnr(variant(&result, "fox", "gpu"));
+    assert!(fox >= 50.0, "the Fox: {fox:.2} dB");
+
+    // The viewer: every mode shows the model (more than 5% of the canvas is not background:
+    // FlightHelmet covers about a quarter of it).
+    for v in result["viewer"].as_array().expect("viewer") {
+        assert_eq!(v["error"], Value::Null, "viewer {v}");
+        let covered = v["covered"].as_f64().unwrap_or(0.0);
+        assert!(covered > 0.05, "viewer {}: {covered:.3} covered", v["name"]);
+    }
+    // The figures docs/WEB.md reports.
+    for c in result["renders"].as_array().expect("renders") {
+        for v in c["variants"].as_array().expect("variants") {
+            eprintln!(
+                "web: {} {}: {:.2} dB ({:.2} dB over the model), {} B of frames a vertex",
+                c["name"],
+                v["name"],
+                psnr(v),
+                v["psnr"]["model"].as_f64().unwrap_or(f64::INFINITY),
+                v["bytes"]["framesPerVertex"]
+            );
+        }
+    }
+    eprintln!("web: frame times {}", result["timing"]);
+}
