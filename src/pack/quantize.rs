@@ -33,7 +33,8 @@ use crate::{Warning, WarningKind};
 pub(super) const MAX_BITS: u8 = 16;
 
 /// A box's lower corner and, on each axis, the step of a grid of `2ᵇ − 1` steps over that
-/// side (1 for a side of zero length); `None` without values, or with one not finite.
+/// side (0 for a side of zero length: callers choose); `None` without values, or with one not
+/// finite.
 fn grid<const N: usize>(
     values: impl Iterator<Item = [f32; N]>,
     bits: u8,
@@ -56,7 +57,7 @@ fn grid<const N: usize>(
         if side > 0.0 {
             side / levels
         } else {
-            1.0
+            0.0
         }
     });
     Some((lo, step))
@@ -82,7 +83,8 @@ impl PositionGrid {
     pub(super) fn new(prepared: &[Prepared], bits: u8) -> Option<Self> {
         let all = prepared.iter().flat_map(|p| &p.positions);
         let (lo, steps) = grid(all.map(|p| p.to_array()), bits)?;
-        // One step for every axis: the longest side's.
+        // One step for every axis: the longest side's (a flat side, step 0, has no say: a flat
+        // mesh keeps its grid; 1 only when every side is flat).
         let step = steps.into_iter().fold(0.0f32, f32::max);
         let step = if step > 0.0 { step } else { 1.0 };
         Some(Self {
@@ -242,7 +244,8 @@ pub(super) fn uv_grids(
             let (lo, step) = grid(uvs.map(|uv| uv.to_array()), bits)?;
             Some(UvGrid {
                 offset: Vec2::from(lo),
-                step: Vec2::from(step),
+                // Every UV on a flat side is the corner: any step serves; 1.
+                step: Vec2::from(step.map(|s| if s > 0.0 { s } else { 1.0 })),
                 bits,
             })
         })

@@ -342,3 +342,24 @@ fn dropped_normal_maps_leave_the_file_and_the_picture_unchanged() {
         panic!("dropping the normal map changed the picture: {d}; {where_}");
     }
 }
+
+/// A flat mesh (the anisotropic disc lies in y = 0): its flat side has no say in the one grid
+/// step, which is the longest side's. The step used to be 1 for a side of zero length, so the
+/// disc (2 units wide) was quantised to whole units: 0.71 off.
+#[test]
+fn a_flat_mesh_keeps_its_grid() {
+    use qtangent::lab::disc::{write_gltf, Relief, RgLayout, TextureFile};
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let source = write_gltf(dir.path(), 16, RgLayout::Oriented, TextureFile::Png, Relief::Flat)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let scene = mesh::load(&source).unwrap_or_else(|e| panic!("{e}"));
+    let plain = packed(&scene, Format::Smallest3x4, false);
+    // The disc spans 2 units: 14 bits give a step of 2 / 16383; a position moves at most half
+    // a step on each of the two axes the disc spans (y is exact).
+    let bound = 2.0 / 16383.0 / 2.0 * 2f32.sqrt();
+    assert!(
+        plain.report.position_error <= bound,
+        "a flat mesh: {} off, bound {bound}",
+        plain.report.position_error
+    );
+}
