@@ -31,7 +31,9 @@ fn web_dir() -> Option<PathBuf> {
         .any(|p| p.is_file());
     let missing = if !node {
         Some("node not found (apt-get install nodejs npm)")
-    } else if !web.join("node_modules/puppeteer-core/package.json").is_file()
+    } else if !web
+        .join("node_modules/puppeteer-core/package.json")
+        .is_file()
         || !web.join("node_modules/three/package.json").is_file()
     {
         Some("web/'s packages are not installed (`cargo xtask test` runs `npm ci` in web/)")
@@ -168,18 +170,44 @@ fn fixtures(assets: &Path, dir: &Path) -> Value {
     let tangent = ["--maps", "tangent"];
     let packs: [(&str, &str, Vec<&str>); 6] = [
         ("helmet.glb", helmet, [&s3[..], &tangent].concat()),
-        ("helmet-float.glb", helmet, [&s3[..], &tangent, &["--float"]].concat()),
-        ("helmet-meshopt.glb", helmet, [&s3[..], &tangent, &["--compress", "meshopt"]].concat()),
+        (
+            "helmet-float.glb",
+            helmet,
+            [&s3[..], &tangent, &["--float"]].concat(),
+        ),
+        (
+            "helmet-meshopt.glb",
+            helmet,
+            [&s3[..], &tangent, &["--compress", "meshopt"]].concat(),
+        ),
         ("fox.glb", fox, s3.to_vec()),
         // The Fox has no NORMAL: three.js alone shades it flat. Its reference is the source
         // with the frames qtangent's loader makes, written as f32 NORMAL and TANGENT.
-        ("fox-reference.glb", fox, vec!["--format", "f32x4", "--float", "--keep-normals"]),
+        (
+            "fox-reference.glb",
+            fox,
+            vec!["--format", "f32x4", "--float", "--keep-normals"],
+        ),
         ("disc.glb", "", [&s3[..], &tangent].concat()),
     ];
-    run_tool("aniso", &["--gltf", &p("disc"), "--gltf-texture", "png", "--texture", "256"]);
+    run_tool(
+        "aniso",
+        &[
+            "--gltf",
+            &p("disc"),
+            "--gltf-texture",
+            "png",
+            "--texture",
+            "256",
+        ],
+    );
     let disc = p("disc/swirl_disc.gltf");
     for (out, source, extra) in packs {
-        let source = if source.is_empty() { disc.as_str() } else { source };
+        let source = if source.is_empty() {
+            disc.as_str()
+        } else {
+            source
+        };
         let o = p(out);
         run_tool("pack", &[&[source, "-o", o.as_str()][..], &extra].concat());
     }
@@ -188,7 +216,9 @@ fn fixtures(assets: &Path, dir: &Path) -> Value {
     let viewer: Vec<Value> = ["file", "qtangent", "maps", "difference"]
         .iter()
         .map(|m| json!({ "name": format!("helmet-{m}"), "file": "helmet.glb", "mode": m }))
-        .chain([json!({ "name": "plain-gltf", "file": "helmet-src/FlightHelmet.gltf", "mode": "file" })])
+        .chain([
+            json!({ "name": "plain-gltf", "file": "helmet-src/FlightHelmet.gltf", "mode": "file" }),
+        ])
         .collect();
     json!({
         "renders": [
@@ -276,11 +306,21 @@ fn three_js_draws_packed_files_through_the_plugin() {
     // Decoding in the vertex shader draws what decoding on load draws: the same f32 frames
     // (the GLSL decoder mirrors the JavaScript one), so the same pixels.
     for case in ["helmet", "fox"] {
-        let (g, dv) = (variant(&result, case, "gpu"), variant(&result, case, "decode"));
-        assert_eq!(g["psnr"], dv["psnr"], "{case}: GPU decode against decode on load");
+        let (g, dv) = (
+            variant(&result, case, "gpu"),
+            variant(&result, case, "decode"),
+        );
+        assert_eq!(
+            g["psnr"], dv["psnr"],
+            "{case}: GPU decode against decode on load"
+        );
         // 4 bytes a vertex on the GPU (smallest3x4), against 28 for NORMAL + TANGENT.
         assert_eq!(g["bytes"]["framesPerVertex"], 4, "{case}: {}", g["bytes"]);
-        assert_eq!(dv["bytes"]["framesPerVertex"], 28, "{case}: {}", dv["bytes"]);
+        assert_eq!(
+            dv["bytes"]["framesPerVertex"], 28,
+            "{case}: {}",
+            dv["bytes"]
+        );
     }
     // The lossless steps draw the identical picture: EXT_meshopt_compression (the codecs are
     // lossless) and a glTF-Transform round trip with the extension registered.
@@ -292,17 +332,24 @@ fn three_js_draws_packed_files_through_the_plugin() {
         );
     }
     // glTF-Transform's output with the extension registered is a valid file.
-    if let Some(report) = common::judges::validate_gltf(&dir.path().join("helmet-transformed.glb")) {
+    if let Some(report) = common::judges::validate_gltf(&dir.path().join("helmet-transformed.glb"))
+    {
         report.assert_no_errors();
     }
     // Targets (docs/WEB.md). The frames alone, 4 bytes at 0.19°, with the source's PNG normal
     // maps: the renderer's own round-trip target, 60 dB (docs/GLTF.md).
     let frames_only = psnr(variant(&result, "helmet", "float-frames-only"));
-    assert!(frames_only >= 60.0, "helmet frames alone {frames_only:.2} dB");
+    assert!(
+        frames_only >= 60.0,
+        "helmet frames alone {frames_only:.2} dB"
+    );
     // 4-byte frames and BC5 maps against the source: 50 dB, the target (met where the
     // positions and UVs stay f32; the default quantisation, gltfpack's grid, is reported).
     let maps = psnr(variant(&result, "helmet", "float-gpu"));
-    assert!(maps >= 50.0, "helmet, 4-byte frames and BC5 maps: {maps:.2} dB");
+    assert!(
+        maps >= 50.0,
+        "helmet, 4-byte frames and BC5 maps: {maps:.2} dB"
+    );
     // The Fox posed, packed with the defaults: 50 dB, the target.
     let fox = psnr(variant(&result, "fox", "gpu"));
     assert!(fox >= 50.0, "the Fox: {fox:.2} dB");

@@ -30,6 +30,8 @@
 //!   `target/npm` (`npm.rs`; `cargo xtask test` does this before the tests).
 //! - `cargo xtask gltfpack-table` — gltfpack and `pack` on FlightHelmet and the Fox, measured
 //!   by `examples/frame_diff.rs` (`gltfpack_table.rs`, docs/GLTFPACK.md).
+//! - `cargo xtask web [FILE|FOLDER] [--port N]` — the three.js viewer (`web/viewer.html`) on
+//!   loopback, after installing `web/`'s pinned packages (`web.rs`; docs/WEB.md).
 
 mod gltfpack_table;
 #[path = "../../examples/common/quiet_mesa.rs"]
@@ -37,12 +39,13 @@ mod mesa;
 mod not_run;
 mod npm;
 mod sizes;
+mod web;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
-const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|animate|aniso|bench|skin-bench|gpu-bundle|fuzz|npm|gltfpack-table> [ARGS...]
+const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|animate|aniso|bench|skin-bench|gpu-bundle|fuzz|npm|gltfpack-table|web> [ARGS...]
   test        set up a Vulkan adapter if needed (lavapipe); check formatting and that no src/
               file is over 800 lines; build and unit-test the crate with --no-default-features;
               clippy --all-targets -D warnings; cargo doc (with and without the lab) with warnings denied; install the
@@ -65,6 +68,7 @@ const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|animate|aniso|ben
   gpu-bundle  build the benchmark into .gpu/ and fetch the Vulkan loader into .gl/
   fuzz        fuzz the loaders, compressed glTF, _QTANGENT and KTX2 for SECONDS each (default 60), all or the TARGETs named (installs cargo-fuzz)
   npm         install the pinned glTF validator and gltfpack (xtask/npm/) into target/npm
+  web         the three.js viewer (web/viewer.html) on http://127.0.0.1:8080: [FILE.glb|FOLDER] [--port N]
   gltfpack-table  run gltfpack and pack on FlightHelmet and the Fox (shared assets) and print
               the frame-error table of docs/GLTFPACK.md";
 
@@ -98,6 +102,7 @@ fn main() -> ExitCode {
         }
         "gpu-bundle" => gpu_bundle(&root),
         "npm" => npm::install(&root),
+        "web" => web::serve(&root, &strs(&rest)),
         "gltfpack-table" => gltfpack_table::run_table(&root, &assets_dir(&root)),
         "fuzz" => match rest.first().map(|s| s.parse::<u64>()) {
             None => fuzz(&root, 60, &[]),
@@ -199,6 +204,8 @@ fn test(root: &Path, rest: &[String]) -> Result<(), String> {
         *judges.borrow_mut() = npm::ensure(root)?;
         Ok(())
     })?;
+    // web/'s packages and chromium for the browser test (tests/it/web.rs).
+    step("web packages and chromium", &|| web::ensure(root))?;
     let judges = judges
         .into_inner()
         .map(|d| d.to_string_lossy().into_owned());
@@ -416,6 +423,18 @@ fn ensure_vulkan() {
         "xtask: no Vulkan loader/driver found; installing Mesa's software Vulkan (lavapipe): {}",
         PACKAGES.join(" ")
     );
+    match apt_install(PACKAGES) {
+        Ok(()) if has_lavapipe() => eprintln!("xtask: lavapipe installed"),
+        Ok(()) => eprintln!(
+            "xtask: installed {}, but no lavapipe found",
+            PACKAGES.join(" ")
+        ),
+        Err(e) => eprintln!("xtask: {e}; the GPU tests will say what they see"),
+    }
+}
+
+/// Installs Debian `packages` with apt-get, as root or through passwordless sudo.
+fn apt_install(packages: &[&str]) -> Result<(), String> {
     let root = Command::new("id")
         .arg("-u")
         .output()
@@ -430,13 +449,15 @@ fn ensure_vulkan() {
         .output()
         .is_ok_and(|o| o.status.success());
     if !has_apt || !(root || sudo) {
-        eprintln!(
-            "xtask: cannot install it here ({}). Install the packages `{}` (Debian/Ubuntu), or your \
-             distribution's Mesa Vulkan drivers, and run again.",
-            if has_apt { "not root and no passwordless sudo" } else { "no apt-get" },
-            PACKAGES.join(" ")
-        );
-        return;
+        return Err(format!(
+            "cannot install `{}` here ({}); install it and run again",
+            packages.join(" "),
+            if has_apt {
+                "not root and no passwordless sudo"
+            } else {
+                "no apt-get"
+            },
+        ));
     }
     let run = |args: &[&str]| {
         let mut cmd = if root {
@@ -452,15 +473,15 @@ fn ensure_vulkan() {
             .status()
             .is_ok_and(|s| s.success())
     };
-    let ok = run(&["apt-get", "update", "-qq"])
-        && run(&[&["apt-get", "install", "-y", "-qq"], PACKAGES].concat());
-    if ok && has_lavapipe() {
-        eprintln!("xtask: lavapipe installed");
+    if run(&["apt-get", "update", "-qq"])
+        && run(&[&["apt-get", "install", "-y", "-qq"], packages].concat())
+    {
+        Ok(())
     } else {
-        eprintln!(
-            "xtask: installing {} failed; the GPU tests will say what they see",
-            PACKAGES.join(" ")
-        );
+        Err(format!(
+            "installing `{}` with apt-get failed",
+            packages.join(" ")
+        ))
     }
 }
 

@@ -350,8 +350,14 @@ fn dropped_normal_maps_leave_the_file_and_the_picture_unchanged() {
 fn a_flat_mesh_keeps_its_grid() {
     use qtangent::lab::disc::{write_gltf, Relief, RgLayout, TextureFile};
     let dir = tempfile::tempdir().expect("temporary folder");
-    let source = write_gltf(dir.path(), 16, RgLayout::Oriented, TextureFile::Png, Relief::Flat)
-        .unwrap_or_else(|e| panic!("{e}"));
+    let source = write_gltf(
+        dir.path(),
+        16,
+        RgLayout::Oriented,
+        TextureFile::Png,
+        Relief::Flat,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
     let scene = mesh::load(&source).unwrap_or_else(|e| panic!("{e}"));
     let plain = packed(&scene, Format::Smallest3x4, false);
     // The disc spans 2 units: 14 bits give a step of 2 / 16383; a position moves at most half
