@@ -9,7 +9,7 @@ import { readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { serve } from '../serve.mjs';
 import { launch, open } from './browser.mjs';
-import { roundTrip } from './transform.mjs';
+import { functionsTable, roundTrip } from './transform.mjs';
 
 const [ fixtures, out ] = process.argv.slice( 2 );
 if ( ! fixtures || ! out ) {
@@ -84,6 +84,9 @@ try {
 		if ( v.roundTrip ) await roundTrip( join( fixtures, v.roundTrip ), join( fixtures, v.file ) );
 
 	}
+
+	// What each common glTF-Transform function does to _QTANGENT (docs/WEB.md's table).
+	if ( cases.functions ) result.functions = await functionsTable( join( fixtures, cases.functions ) );
 
 	const background = [ 0.18, 0.2, 0.24 ].map( ( x ) => Math.round( 255 * ( x <= 0.0031308 ? 12.92 * x : 1.055 * x ** ( 1 / 2.4 ) - 0.055 ) ) );
 	for ( const c of cases.renders ) {

@@ -2,7 +2,7 @@
 // (`node web/test/transform.mjs FILE.glb`) what each common function does to `_QTANGENT`, the
 // table in docs/WEB.md.
 
-import { NodeIO } from '@gltf-transform/core';
+import { Logger, NodeIO } from '@gltf-transform/core';
 import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
 import * as fn from '@gltf-transform/functions';
 import { MeshoptDecoder, MeshoptEncoder, MeshoptSimplifier } from 'meshoptimizer';
@@ -82,6 +82,11 @@ export async function functionsTable( file ) {
 		try {
 
 			const doc = await i.read( file );
+			// What the function says (it says when it skips _QTANGENT), kept for the table.
+			const said = new Set();
+			const logger = new Logger( Logger.Verbosity.INFO );
+			for ( const level of [ 'info', 'warn', 'error' ] ) logger[ level ] = ( m ) => said.add( String( m ) );
+			doc.setLogger( logger );
 			await doc.transform( ...transforms );
 			const bytes = await i.writeBinary( doc );
 			const after = survey( await i.readBinary( bytes ) );
@@ -90,6 +95,7 @@ export async function functionsTable( file ) {
 				name, ok: true, bytes: bytes.byteLength,
 				qtangent: `${ after.qtangent }/${ after.primitives }`, format: `${ after.formatKept }/${ after.primitives }`,
 				layout: `${ after.layoutOk }/${ after.qtangent }`, invented, maps: after.tangentMaps + after.objectMaps,
+				said: [ ...said ].filter( ( m ) => /QTANGENT|qtangent/.test( m ) ),
 			} );
 
 		} catch ( e ) {
