@@ -52,12 +52,9 @@ const f32 = ( x ) => {
 
 };
 
-/** The GLSL of every format's decoder, `qtFrame()` picking one by QT_FORMAT (format codes). */
-export const GLSL_DECODE = /* glsl */`
-const float QT_S3_STEP_15 = ${ f32( Math.fround( Math.SQRT2 ) / 32767 ) };
-const float QT_S3_STEP_812 = ${ f32( Math.fround( Math.SQRT2 ) / 811 ) };
-const float QT_S3_HALF = ${ f32( Math.SQRT1_2 ) };
-struct QtFrame { vec3 n; vec3 t; float h; };
+// The rotation matrix of a unit quaternion (x, y, z, w): "Quaternions: How", as quat_to_mat3 in
+// qtangent's shaders/qtangent.wgsl. Both shader stages use it.
+const GLSL_QUAT_TO_MAT3 = /* glsl */`
 mat3 qtQuatToMat3( vec4 q ) {
 	float x2 = q.x * q.x, y2 = q.y * q.y, z2 = q.z * q.z, w2 = q.w * q.w;
 	float xy = 2.0 * q.x * q.y, xz = 2.0 * q.x * q.z, yz = 2.0 * q.y * q.z;
@@ -66,7 +63,15 @@ mat3 qtQuatToMat3( vec4 q ) {
 	             xy - wz, w2 - x2 + y2 - z2, yz + wx,
 	             xz + wy, yz - wx, w2 - x2 - y2 + z2 );
 }
-QtFrame qtFrameOf( vec4 q, bool reflected ) {
+`;
+
+/** The GLSL of every format's decoder, `qtFrame()` picking one by QT_FORMAT (format codes). */
+export const GLSL_DECODE = /* glsl */`
+const float QT_S3_STEP_15 = ${ f32( Math.fround( Math.SQRT2 ) / 32767 ) };
+const float QT_S3_STEP_812 = ${ f32( Math.fround( Math.SQRT2 ) / 811 ) };
+const float QT_S3_HALF = ${ f32( Math.SQRT1_2 ) };
+struct QtFrame { vec3 n; vec3 t; float h; };
+${ GLSL_QUAT_TO_MAT3 }QtFrame qtFrameOf( vec4 q, bool reflected ) {
 	mat3 m = qtQuatToMat3( q * inversesqrt( dot( q, q ) ) );
 	return QtFrame( m[ 2 ], m[ 0 ], reflected ? - 1.0 : 1.0 );
 }
@@ -117,15 +122,7 @@ QtFrame qtFrame() {
 
 /** The GLSL of a map sample's decode (QT_MAP_DECODE) and the axial twist's halving. */
 export const GLSL_MAP = /* glsl */`
-mat3 qtQuatToMat3( vec4 q ) {
-	float x2 = q.x * q.x, y2 = q.y * q.y, z2 = q.z * q.z, w2 = q.w * q.w;
-	float xy = 2.0 * q.x * q.y, xz = 2.0 * q.x * q.z, yz = 2.0 * q.y * q.z;
-	float wx = 2.0 * q.w * q.x, wy = 2.0 * q.w * q.y, wz = 2.0 * q.w * q.z;
-	return mat3( w2 + x2 - y2 - z2, xy + wz, xz - wy,
-	             xy - wz, w2 - x2 + y2 - z2, yz + wx,
-	             xz + wy, yz - wx, w2 - x2 - y2 + z2 );
-}
-vec4 qtQuatMul( vec4 a, vec4 b ) {
+${ GLSL_QUAT_TO_MAT3 }vec4 qtQuatMul( vec4 a, vec4 b ) {
 	return vec4( a.w * b.xyz + b.w * a.xyz + cross( a.xyz, b.xyz ), a.w * b.w - dot( a.xyz, b.xyz ) );
 }
 vec4 qtMapDecode( vec4 s ) {
