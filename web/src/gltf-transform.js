@@ -18,28 +18,33 @@ export const QTANGENT_FRAMES = 'QTANGENT_frames';
 // validate every texture need one; src/pack/textures.rs FALLBACK_PNG).
 const FALLBACK_PNG_URI = 'data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNoaPj/HwAGggL/bOBDIwAAAABJRU5ErkJggg==';
 
+/** An ExtensionProperty of QTANGENT_frames on `parentType` holding one map, `slot`, and its info. */
+function mapProperty( propertyType, parentType, slot, defaults ) {
+
+	return class extends ExtensionProperty {
+
+		static EXTENSION_NAME = QTANGENT_FRAMES;
+
+		init() {
+
+			this.extensionName = QTANGENT_FRAMES;
+			this.propertyType = propertyType;
+			this.parentTypes = [ parentType ];
+
+		}
+
+		getDefaults() {
+
+			return Object.assign( super.getDefaults(), defaults, { [ slot ]: null, [ `${ slot }Info` ]: new TextureInfo( this.graph, `${ slot }Info` ) } );
+
+		}
+
+	};
+
+}
+
 /** A primitive's QTANGENT_frames: its `_QTANGENT` format and optional object-space map. */
-export class QTangentPrimitive extends ExtensionProperty {
-
-	static EXTENSION_NAME = QTANGENT_FRAMES;
-
-	init() {
-
-		this.extensionName = QTANGENT_FRAMES;
-		this.propertyType = 'QTangentPrimitive';
-		this.parentTypes = [ PropertyType.PRIMITIVE ];
-
-	}
-
-	getDefaults() {
-
-		return Object.assign( super.getDefaults(), {
-			format: null,
-			objectMap: null,
-			objectMapInfo: new TextureInfo( this.graph, 'objectMapInfo' ),
-		} );
-
-	}
+export class QTangentPrimitive extends mapProperty( 'QTangentPrimitive', PropertyType.PRIMITIVE, 'objectMap', { format: null } ) {
 
 	/** The `_QTANGENT` format's name (`smallest3x4`, …). */
 	getFormat() { return this.get( 'format' ); }
@@ -52,26 +57,7 @@ export class QTangentPrimitive extends ExtensionProperty {
 }
 
 /** A material's QTANGENT_frames: its tangent-space quaternion map. */
-export class QTangentMaterial extends ExtensionProperty {
-
-	static EXTENSION_NAME = QTANGENT_FRAMES;
-
-	init() {
-
-		this.extensionName = QTANGENT_FRAMES;
-		this.propertyType = 'QTangentMaterial';
-		this.parentTypes = [ PropertyType.MATERIAL ];
-
-	}
-
-	getDefaults() {
-
-		return Object.assign( super.getDefaults(), {
-			tangentMap: null,
-			tangentMapInfo: new TextureInfo( this.graph, 'tangentMapInfo' ),
-		} );
-
-	}
+export class QTangentMaterial extends mapProperty( 'QTangentMaterial', PropertyType.MATERIAL, 'tangentMap', {} ) {
 
 	/** The tangent-space quaternion map (a KTX2 Texture), or null. */
 	getTangentMap() { return this.getRef( 'tangentMap' ); }

@@ -369,16 +369,20 @@ fn cargo(root: &Path, args: &[&str]) -> Result<(), String> {
 
 fn cargo_env(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Result<(), String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let status = Command::new(&cargo)
-        .args(args)
-        .envs(env.iter().copied())
-        .current_dir(root)
+    let mut cmd = Command::new(&cargo);
+    cmd.args(args).envs(env.iter().copied()).current_dir(root);
+    run(cmd, &format!("cargo {}", args.join(" ")))
+}
+
+/// Runs `cmd`, failing with `what` when it cannot start or does not succeed.
+fn run(mut cmd: Command, what: &str) -> Result<(), String> {
+    let status = cmd
         .status()
-        .map_err(|e| format!("could not run {cargo}: {e}"))?;
+        .map_err(|e| format!("could not run `{what}`: {e}"))?;
     if status.success() {
         Ok(())
     } else {
-        Err(format!("`cargo {}` failed ({status})", args.join(" ")))
+        Err(format!("`{what}` failed ({status})"))
     }
 }
 

@@ -90,15 +90,7 @@ fn install_into(root: &Path) -> Result<PathBuf, String> {
         let to = dir.join(file);
         std::fs::write(&to, bytes).map_err(|e| format!("{}: {e}", to.display()))?;
     }
-    // `npm ci` installs exactly the lock file's versions (and fails if package.json disagrees).
-    let status = Command::new("npm")
-        .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
-        .current_dir(&dir)
-        .status()
-        .map_err(|e| format!("could not run npm: {e}"))?;
-    if !status.success() {
-        return Err(format!("`npm ci` in {} failed ({status})", dir.display()));
-    }
+    ci(&dir)?;
     if !installed(&dir, &files, &wanted) {
         return Err(format!(
             "`npm ci` in {} succeeded but {} are not all there",
@@ -107,6 +99,14 @@ fn install_into(root: &Path) -> Result<PathBuf, String> {
         ));
     }
     Ok(dir)
+}
+
+/// `npm ci` in `dir`: exactly the lock file's versions (it fails if package.json disagrees).
+pub fn ci(dir: &Path) -> Result<(), String> {
+    let mut cmd = Command::new("npm");
+    cmd.args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
+        .current_dir(dir);
+    crate::run(cmd, &format!("npm ci in {}", dir.display()))
 }
 
 /// True when `dir` holds the pinned manifest and lock file and every package is installed.

@@ -38,14 +38,7 @@ fn install_packages(root: &Path) -> Result<(), String> {
         return Ok(());
     }
     eprintln!("xtask: installing web/'s pinned packages (npm ci in web/)");
-    let status = Command::new("npm")
-        .args(["ci", "--no-audit", "--no-fund", "--loglevel=error"])
-        .current_dir(&web)
-        .status()
-        .map_err(|e| format!("could not run npm (apt-get install nodejs npm): {e}"))?;
-    if !status.success() {
-        return Err(format!("`npm ci` in web/ failed ({status})"));
-    }
+    crate::npm::ci(&web)?;
     std::fs::write(&stamp, &lock).map_err(|e| format!("{}: {e}", stamp.display()))
 }
 
@@ -62,14 +55,7 @@ fn install_chromium() -> Result<(), String> {
 /// `cargo xtask web [FILE|FOLDER] [--port N]`: the viewer on 127.0.0.1 (`web/serve.mjs`).
 pub fn serve(root: &Path, args: &[&str]) -> Result<(), String> {
     install_packages(root)?;
-    let status = Command::new("node")
-        .arg(root.join("web/serve.mjs"))
-        .args(args)
-        .status()
-        .map_err(|e| format!("could not run node (apt-get install nodejs npm): {e}"))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("web/serve.mjs ended with {status}"))
-    }
+    let mut cmd = Command::new("node");
+    cmd.arg(root.join("web/serve.mjs")).args(args);
+    crate::run(cmd, "node web/serve.mjs")
 }
