@@ -148,8 +148,48 @@ vec4 qtHalveTwist( vec4 r ) {
 	vec4 half_ = hl2 >= 1e-24 ? h * inversesqrt( hl2 ) : vec4( 0.0, 0.0, 0.0, 1.0 );
 	return qtQuatMul( swing, half_ );
 }
-mat3 qtMapRotation( vec4 s ) {
-	vec4 r = qtMapDecode( s );
+// Seam-robust sampling, as qmap_robust in qtangent's shaders/qmap.wgsl: where the filtered
+// quaternion is short (|q|² < 0.81: the texels under the filter disagree, q against −q), the four
+// texels of the nearest level are fetched, aligned to the one with the largest weight and blended
+// by hand. BC5 maps of (x, y) rebuild w ≥ 0 and have no hemisphere to conflict over.
+#ifdef QT_MAP_ROBUST
+vec4 qtMapTexel( ivec2 p, ivec2 dims, int level ) {
+#ifdef QT_MAP_REPEAT
+	ivec2 c = ( ( p % dims ) + dims ) % dims;
+#else
+	ivec2 c = clamp( p, ivec2( 0 ), dims - 1 );
+#endif
+	return qtMapDecode( texelFetch( normalMap, c, level ) );
+}
+vec4 qtMapRobust( vec2 uv, vec4 q, float lod ) {
+	if ( dot( q, q ) >= 0.81 ) return q;
+	int level = clamp( int( round( lod ) ), 0, QT_MAP_LEVELS - 1 );
+	ivec2 dims = textureSize( normalMap, level );
+	vec2 st = uv * vec2( dims ) - 0.5;
+	ivec2 i0 = ivec2( floor( st ) );
+	vec2 f = st - floor( st );
+	vec4 a = qtMapTexel( i0, dims, level ), b = qtMapTexel( i0 + ivec2( 1, 0 ), dims, level );
+	vec4 c = qtMapTexel( i0 + ivec2( 0, 1 ), dims, level ), d = qtMapTexel( i0 + ivec2( 1, 1 ), dims, level );
+	vec4 w = vec4( ( 1.0 - f.x ) * ( 1.0 - f.y ), f.x * ( 1.0 - f.y ), ( 1.0 - f.x ) * f.y, f.x * f.y );
+	vec4 strongest = a;
+	float best = w.x;
+	if ( w.y > best ) { best = w.y; strongest = b; }
+	if ( w.z > best ) { best = w.z; strongest = c; }
+	if ( w.w > best ) { best = w.w; strongest = d; }
+	return a * w.x * ( dot( a, strongest ) >= 0.0 ? 1.0 : - 1.0 ) + b * w.y * ( dot( b, strongest ) >= 0.0 ? 1.0 : - 1.0 )
+		+ c * w.z * ( dot( c, strongest ) >= 0.0 ? 1.0 : - 1.0 ) + d * w.w * ( dot( d, strongest ) >= 0.0 ? 1.0 : - 1.0 );
+}
+#endif
+// The map's rotation at uv, its level of detail moved by bias levels.
+mat3 qtMapRotation( vec2 uv, float bias ) {
+	vec4 r = qtMapDecode( texture( normalMap, uv, bias ) );
+#ifdef QT_MAP_ROBUST
+	// The level hardware sampling picks (isotropic), from derivatives taken in uniform control flow.
+	vec2 size0 = vec2( textureSize( normalMap, 0 ) );
+	vec2 dx = dFdx( uv ) * size0, dy = dFdy( uv ) * size0;
+	float lod = max( 0.5 * log2( max( max( dot( dx, dx ), dot( dy, dy ) ), 1e-12 ) ) + bias, 0.0 );
+	r = qtMapRobust( uv, r, lod );
+#endif
 #ifdef QT_MAP_AXIAL
 	r = qtHalveTwist( r );
 #endif
@@ -161,14 +201,14 @@ mat3 qtMapRotation( vec4 s ) {
 // h·(n × t), faces already flipped) times the map's rotation is the frame at the pixel
 // (qtangent's docs/MAPS.md: in [t, b, n] the rotation needs no handedness of its own).
 const FRAGMENT_TANGENT_MAP = /* glsl */`
-	tbn = tbn * qtMapRotation( texture2D( normalMap, vNormalMapUv ) );
+	tbn = tbn * qtMapRotation( vNormalMapUv, 0.0 );
 	normal = normalize( tbn[ 2 ] );
 `;
 
 // The object-space map: the frame from the map alone, sampled one level finer (its levels below
 // 0 were baked for that), moved to view space as three.js moves an object-space normal.
 const FRAGMENT_OBJECT_MAP = /* glsl */`
-	mat3 qtM = qtMapRotation( texture( normalMap, vNormalMapUv, - 1.0 ) );
+	mat3 qtM = qtMapRotation( vNormalMapUv, - 1.0 );
 	normal = qtM[ 2 ];
 	#ifdef FLIP_SIDED
 		normal = - normal;
@@ -200,7 +240,7 @@ vec3 objectNormal = qtf.n;
 	if ( q.map ) {
 
 		shader.fragmentShader = shader.fragmentShader
-			.replace( '#include <common>', `#include <common>\n${ GLSL_MAP }` )
+			.replace( '#include <normalmap_pars_fragment>', `#include <normalmap_pars_fragment>\n${ GLSL_MAP }` )
 			.replace( '#include <normal_fragment_maps>', q.map === 'tangent' ? FRAGMENT_TANGENT_MAP : FRAGMENT_OBJECT_MAP );
 		if ( q.map === 'tangent' ) {
 
@@ -548,6 +588,13 @@ export class QTangentPlugin {
 				material.normalMapType = tangentMap ? TangentSpaceNormalMap : ObjectSpaceNormalMap;
 				material.defines.QT_MAP_DECODE = texture.userData.qtangent?.decode ?? MapDecode.PLAIN;
 				if ( texture.userData.qtangent?.axial ) material.defines.QT_MAP_AXIAL = '';
+				if ( material.defines.QT_MAP_DECODE !== MapDecode.XY ) {
+
+					material.defines.QT_MAP_ROBUST = '';
+					material.defines.QT_MAP_LEVELS = Math.max( 1, texture.mipmaps?.length ?? 1 );
+					if ( texture.wrapS === RepeatWrapping ) material.defines.QT_MAP_REPEAT = '';
+
+				}
 
 			}
 

@@ -107,8 +107,10 @@ try {
 
 			const list = [ { url: `/files/${ c.source }`, plugin: null }, ...c.variants.filter( ( v ) => c.timing.includes( v.name ) ).map( ( v ) => ( { url: `/files/${ v.file }`, plugin: v.plugin } ) ) ];
 			const ms = await page.evaluate( ( l, rounds, n ) => window.qt.timing( l, rounds, n ),
-				list.map( ( l ) => ( { ...l, box: source.box, view: c.view, time: c.time } ) ), 5, 4 );
-			result.timing.push( { name: c.name, source: ms[ 0 ], variants: c.timing.map( ( n, i ) => ( { name: n, ms: ms[ i + 1 ], ratio: ms[ i + 1 ] / ms[ 0 ] } ) ) } );
+				list.map( ( l ) => ( { ...l, box: source.box, view: c.view, time: c.time } ) ), 9, 3 );
+			result.timing.push( { name: c.name, source: ms[ 0 ], variants: c.timing.map( ( n, i ) => ( {
+				name: n, ms: ms[ i + 1 ], ratio: ms[ i + 1 ].min / ms[ 0 ].min, medianRatio: ms[ i + 1 ].median / ms[ 0 ].median,
+			} ) ) } );
 
 		}
 
