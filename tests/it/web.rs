@@ -157,70 +157,59 @@ fn run_tool(example: &str, args: &[&str]) {
 
 /// The files the browser draws, in `dir`: FlightHelmet (its source folder linked, packed at 4
 /// bytes with BC5 tangent-space maps, quantised and not, compressed), the Fox (posed), the disc
-/// with KHR_materials_anisotropy. Returns cases.json.
+/// with KHR_materials_anisotropy (a twist alone: BC5 of (z, w)), the bumpy disc (a tilt and a
+/// twist: two BC5 layers), the duck with an object-space map (BC7). Returns cases.json.
 fn fixtures(assets: &Path, dir: &Path) -> Value {
     let p = |name: &str| dir.join(name).to_string_lossy().into_owned();
     std::os::unix::fs::symlink(assets.join("gltf/FlightHelmet"), dir.join("helmet-src"))
         .expect("link FlightHelmet");
-    let helmet = assets.join("gltf/FlightHelmet/FlightHelmet.gltf");
-    let helmet = helmet.to_str().expect("utf-8 path");
-    let fox = assets.join("gltf/Fox.glb");
-    let fox = fox.to_str().expect("utf-8 path");
+    let asset = |rel: &str| assets.join(rel).to_string_lossy().into_owned();
+    let (helmet, fox, duck) = (
+        asset("gltf/FlightHelmet/FlightHelmet.gltf"),
+        asset("gltf/Fox.glb"),
+        asset("obj/duck.obj"),
+    );
+    for (folder, extra) in [("disc", None), ("bumps", Some("--bumps"))] {
+        let d = p(folder);
+        let args = ["--gltf", &d, "--gltf-texture", "png", "--texture", "256"];
+        run_tool("aniso", &[&args[..], extra.as_slice()].concat());
+    }
+    let (disc, bumps) = (p("disc/swirl_disc.gltf"), p("bumps/swirl_disc_bumps.gltf"));
     let s3 = ["--format", "smallest3x4"];
     let tangent = ["--maps", "tangent"];
-    let packs: [(&str, &str, Vec<&str>); 7] = [
-        ("helmet.glb", helmet, [&s3[..], &tangent].concat()),
+    // Where a source has no TANGENT (the Fox, the discs, the duck), three.js alone shades it
+    // flat (no NORMAL) or derives tangents whose bitangent runs the other way along v, which
+    // mirrors the anisotropy (8.99 dB on the disc against the frames qtangent makes): its
+    // reference is the source with the frames qtangent's loader makes, as f32 NORMAL and TANGENT.
+    let reference = vec!["--format", "f32x4", "--float", "--keep-normals"];
+    let packs: [(&str, &str, Vec<&str>); 11] = [
+        ("helmet.glb", &helmet, [&s3[..], &tangent].concat()),
         (
             "helmet-float.glb",
-            helmet,
+            &helmet,
             [&s3[..], &tangent, &["--float"]].concat(),
         ),
         (
             "helmet-meshopt.glb",
-            helmet,
+            &helmet,
             [&s3[..], &tangent, &["--compress", "meshopt"]].concat(),
         ),
-        ("fox.glb", fox, s3.to_vec()),
-        // The Fox has no NORMAL: three.js alone shades it flat. Its reference is the source
-        // with the frames qtangent's loader makes, written as f32 NORMAL and TANGENT.
-        (
-            "fox-reference.glb",
-            fox,
-            vec!["--format", "f32x4", "--float", "--keep-normals"],
-        ),
-        ("disc.glb", "", [&s3[..], &tangent].concat()),
-        // The disc has no TANGENT either: three.js alone derives tangents whose bitangent runs
-        // the other way along v, which mirrors the anisotropy (8.99 dB against the frames
-        // qtangent makes). Its reference carries MikkTSpace's, as f32 TANGENT.
-        (
-            "disc-reference.glb",
-            "",
-            vec!["--format", "f32x4", "--float", "--keep-normals"],
-        ),
+        ("fox.glb", &fox, s3.to_vec()),
+        ("fox-reference.glb", &fox, reference.clone()),
+        ("disc.glb", &disc, [&s3[..], &tangent].concat()),
+        ("disc-reference.glb", &disc, reference.clone()),
+        ("bumps.glb", &bumps, [&s3[..], &tangent].concat()),
+        ("bumps-reference.glb", &bumps, reference.clone()),
+        ("duck.glb", &duck, [&s3[..], &["--maps", "object"]].concat()),
+        ("duck-reference.glb", &duck, reference),
     ];
-    run_tool(
-        "aniso",
-        &[
-            "--gltf",
-            &p("disc"),
-            "--gltf-texture",
-            "png",
-            "--texture",
-            "256",
-        ],
-    );
-    let disc = p("disc/swirl_disc.gltf");
     for (out, source, extra) in packs {
-        let source = if source.is_empty() {
-            disc.as_str()
-        } else {
-            source
-        };
         let o = p(out);
         run_tool("pack", &[&[source, "-o", o.as_str()][..], &extra].concat());
     }
     let helmet_view = json!({ "dir": [0.3, 0.25, 1.0], "distance": 3.2, "light": [1, 2, 3] });
     let gpu = json!({ "mode": "gpu" });
+    let disc_view = json!({ "dir": [0.0, 0.9, 1.0], "distance": 2.2, "light": [0.3, 1, 0.2] });
     let viewer: Vec<Value> = ["file", "qtangent", "maps", "difference"]
         .iter()
         .map(|m| json!({ "name": format!("helmet-{m}"), "file": "helmet.glb", "mode": m }))
@@ -246,11 +235,28 @@ fn fixtures(assets: &Path, dir: &Path) -> Value {
                 { "name": "gpu", "file": "fox.glb", "plugin": gpu },
                 { "name": "decode", "file": "fox.glb", "plugin": { "mode": "decode" } },
               ] },
-            { "name": "disc", "source": "disc-reference.glb",
-              "view": { "dir": [0.0, 0.9, 1.0], "distance": 2.2, "light": [0.3, 1, 0.2] },
+            { "name": "disc", "source": "disc-reference.glb", "view": disc_view,
               "variants": [
                 { "name": "gpu", "file": "disc.glb", "plugin": gpu },
                 { "name": "frames-only", "file": "disc.glb", "plugin": { "mode": "gpu", "maps": false } },
+              ] },
+            { "name": "bumps", "source": "bumps-reference.glb", "view": disc_view,
+              "variants": [
+                { "name": "gpu", "file": "bumps.glb", "plugin": gpu },
+                { "name": "frames-only", "file": "bumps.glb", "plugin": { "mode": "gpu", "maps": false } },
+              ] },
+            // The normals alone: three.js turns the anisotropy by a tangent the normal map does
+            // not turn; the map turns both (docs/WEB.md).
+            { "name": "bumps-isotropic", "source": "bumps-reference.glb", "view": disc_view, "anisotropy": 0,
+              "variants": [
+                { "name": "gpu", "file": "bumps.glb", "plugin": gpu },
+                { "name": "frames-only", "file": "bumps.glb", "plugin": { "mode": "gpu", "maps": false } },
+              ] },
+            { "name": "duck", "source": "duck-reference.glb",
+              "view": { "dir": [1.0, 0.5, 0.8], "distance": 2.6, "light": [1, 2, 3] },
+              "variants": [
+                { "name": "gpu", "file": "duck.glb", "plugin": gpu },
+                { "name": "frames-only", "file": "duck.glb", "plugin": { "mode": "gpu", "maps": false } },
               ] },
         ],
         "viewer": viewer,

@@ -21,7 +21,8 @@
 import {
 	ClampToEdgeWrapping, DataTexture, DataUtils, HalfFloatType, LinearFilter, LinearMipmapLinearFilter,
 	MirroredRepeatWrapping, NoColorSpace, ObjectSpaceNormalMap, RepeatWrapping, RGBAFormat, RGFormat,
-	BufferAttribute, Float32BufferAttribute, TangentSpaceNormalMap, ShaderChunk,
+	BufferAttribute, Float32BufferAttribute, TangentSpaceNormalMap, ShaderChunk, CompressedTexture,
+	SIGNED_RED_GREEN_RGTC2_Format, UnsignedByteType,
 } from 'three';
 import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
 import { read as readKtx2 } from 'three/addons/libs/ktx-parse.module.js';
@@ -42,7 +43,11 @@ const VK_R16G16B16A16_SFLOAT = 97;
 const VK_R32G32B32A32_SFLOAT = 109;
 
 /** How a map's samples become a quaternion in the shader (QT_MAP_DECODE). */
-export const MapDecode = Object.freeze( { XY: 0, ZW: 1, UNORM: 2, PLAIN: 3 } );
+export const MapDecode = Object.freeze( { XY: 0, ZW: 1, UNORM: 2, PLAIN: 3, NORMAL_TWIST: 4, PAIR: 5 } );
+
+// The second layer (the twist's (z, w)) of each two-layer map, by the texture's source (clones of
+// a texture, which KHR_texture_transform makes, share it; userData does not survive a clone).
+const TWIST_LAYERS = new WeakMap();
 
 const f32 = ( x ) => {
 
@@ -125,13 +130,24 @@ export const GLSL_MAP = /* glsl */`
 ${ GLSL_QUAT_TO_MAT3 }vec4 qtQuatMul( vec4 a, vec4 b ) {
 	return vec4( a.w * b.xyz + b.w * a.xyz + cross( a.xyz, b.xyz ), a.w * b.w - dot( a.xyz, b.xyz ) );
 }
-vec4 qtMapDecode( vec4 s ) {
+#ifdef QT_MAP_TWO_LAYERS
+uniform sampler2D qtTwistMap;
+#endif
+// s: the map's sample; s2: its second layer's (two-layer maps: the twist's (z, w)).
+vec4 qtMapDecode( vec4 s, vec4 s2 ) {
 #if QT_MAP_DECODE == 0
 	return vec4( s.xy, 0.0, sqrt( max( 0.0, 1.0 - dot( s.xy, s.xy ) ) ) );
 #elif QT_MAP_DECODE == 1
 	return vec4( 0.0, 0.0, s.xy );
 #elif QT_MAP_DECODE == 2
 	return s * 2.0 - 1.0;
+#elif QT_MAP_DECODE == 4
+	// The normal (x, y, z ≥ 0 rebuilt): the arc from +Z to it, then the twist (join_normal_twist).
+	float nz = sqrt( max( 0.0, 1.0 - dot( s.xy, s.xy ) ) );
+	return qtQuatMul( normalize( vec4( - s.y, s.x, 0.0, 1.0 + nz ) ), vec4( 0.0, 0.0, s2.xy ) );
+#elif QT_MAP_DECODE == 5
+	// A swing (x, y, 0, w rebuilt) then the twist (join_swing_twist).
+	return qtQuatMul( vec4( s.xy, 0.0, sqrt( max( 0.0, 1.0 - dot( s.xy, s.xy ) ) ) ), vec4( 0.0, 0.0, s2.xy ) );
 #else
 	return s;
 #endif
@@ -159,7 +175,12 @@ vec4 qtMapTexel( ivec2 p, ivec2 dims, int level ) {
 #else
 	ivec2 c = clamp( p, ivec2( 0 ), dims - 1 );
 #endif
-	return qtMapDecode( texelFetch( normalMap, c, level ) );
+#ifdef QT_MAP_TWO_LAYERS
+	vec4 s2 = texelFetch( qtTwistMap, c, level );
+#else
+	vec4 s2 = vec4( 0.0 );
+#endif
+	return qtMapDecode( texelFetch( normalMap, c, level ), s2 );
 }
 vec4 qtMapRobust( vec2 uv, vec4 q, float lod ) {
 	if ( dot( q, q ) >= 0.81 ) return q;
@@ -182,7 +203,12 @@ vec4 qtMapRobust( vec2 uv, vec4 q, float lod ) {
 #endif
 // The map's rotation at uv, its level of detail moved by bias levels.
 mat3 qtMapRotation( vec2 uv, float bias ) {
-	vec4 r = qtMapDecode( texture( normalMap, uv, bias ) );
+#ifdef QT_MAP_TWO_LAYERS
+	vec4 s2 = texture( qtTwistMap, uv, bias );
+#else
+	vec4 s2 = vec4( 0.0 );
+#endif
+	vec4 r = qtMapDecode( texture( normalMap, uv, bias ), s2 );
 #ifdef QT_MAP_ROBUST
 	// The level hardware sampling picks (isotropic), from derivatives taken in uniform control flow.
 	vec2 size0 = vec2( textureSize( normalMap, 0 ) );
@@ -239,6 +265,7 @@ vec3 objectNormal = qtf.n;
 
 	if ( q.map ) {
 
+		if ( q.twist ) shader.uniforms.qtTwistMap = { value: q.twist };
 		shader.fragmentShader = shader.fragmentShader
 			.replace( '#include <normalmap_pars_fragment>', `#include <normalmap_pars_fragment>\n${ GLSL_MAP }` )
 			.replace( '#include <normal_fragment_maps>', q.map === 'tangent' ? FRAGMENT_TANGENT_MAP : FRAGMENT_OBJECT_MAP );
@@ -363,6 +390,32 @@ export class QTangentPlugin {
 
 	}
 
+	/** A 2D texture of BC5 SNORM levels: compressed where the device samples RGTC, else half floats. */
+	_bc5Texture( levels, w, h ) {
+
+		const size = ( k ) => [ Math.max( 1, w >> k ), Math.max( 1, h >> k ) ];
+		let t;
+		if ( this._hasExtension( 'EXT_texture_compression_rgtc' ) ) {
+
+			const mipmaps = levels.map( ( data, k ) => ( { data, width: size( k )[ 0 ], height: size( k )[ 1 ] } ) );
+			t = new CompressedTexture( mipmaps, w, h, SIGNED_RED_GREEN_RGTC2_Format, UnsignedByteType );
+
+		} else {
+
+			t = halfTexture( levels.map( ( l, k ) => decodeBc5( l, ...size( k ), true ) ), w, h, 2 );
+
+		}
+
+		t.minFilter = levels.length > 1 ? LinearMipmapLinearFilter : LinearFilter;
+		t.magFilter = LinearFilter;
+		t.generateMipmaps = false;
+		t.flipY = false;
+		t.colorSpace = NoColorSpace;
+		t.needsUpdate = true;
+		return t;
+
+	}
+
 	/** GLTFLoader hook: a texture whose QTANGENT_frames names a KTX2 map image. */
 	loadTexture( textureIndex ) {
 
@@ -409,11 +462,30 @@ export class QTangentPlugin {
 			decode: MapDecode.PLAIN,
 			bytes: container.levels.reduce( ( s, l ) => s + l.uncompressedByteLength, 0 ),
 		};
-		if ( container.layerCount > 1 ) throw new Error( `QTANGENT_frames: image ${ imageIndex } is a ${ container.layerCount }-layer map (bc5x2), which this plugin does not read yet` );
 		const { vkFormat } = container;
 		const w = container.pixelWidth, h = container.pixelHeight;
 		let texture;
-		if ( vkFormat === VK_BC5_SNORM || vkFormat === VK_BC5_UNORM ) {
+		if ( container.layerCount > 1 ) {
+
+			// bc5x2: two BC5 SNORM layers, each level holding layer 0 then layer 1 (KTX 2.0 §4.1);
+			// two 2D textures, as the normal-map slot takes no array.
+			if ( container.layerCount !== 2 || vkFormat !== VK_BC5_SNORM || container.supercompressionScheme !== 0 ) {
+
+				throw new Error( `QTANGENT_frames: image ${ imageIndex } is a ${ container.layerCount }-layer map of vkFormat ${ vkFormat }; two BC5 SNORM layers, not supercompressed, are read` );
+
+			}
+
+			meta.decode = meta.kind === 'object' ? MapDecode.PAIR : MapDecode.NORMAL_TWIST;
+			const [ first, second ] = [ 0, 1 ].map( ( layer ) => this._bc5Texture( container.levels.map( ( l ) => {
+
+				const half = l.levelData.byteLength / 2;
+				return l.levelData.subarray( layer * half, ( layer + 1 ) * half );
+
+			} ), w, h ) );
+			texture = first;
+			TWIST_LAYERS.set( texture.source, second );
+
+		} else if ( vkFormat === VK_BC5_SNORM || vkFormat === VK_BC5_UNORM ) {
 
 			meta.decode = text( 'qtangent.channels' ) === 'zw' ? MapDecode.ZW : MapDecode.XY;
 			if ( ! this._hasExtension( 'EXT_texture_compression_rgtc' ) ) {
@@ -466,6 +538,14 @@ export class QTangentPlugin {
 		texture.colorSpace = NoColorSpace;
 		texture.userData.qtangent = meta;
 		texture.needsUpdate = true;
+		const twist = TWIST_LAYERS.get( texture.source );
+		if ( twist ) {
+
+			twist.wrapS = texture.wrapS;
+			twist.wrapT = texture.wrapT;
+
+		}
+
 		return texture;
 
 	}
@@ -588,6 +668,8 @@ export class QTangentPlugin {
 				material.normalMapType = tangentMap ? TangentSpaceNormalMap : ObjectSpaceNormalMap;
 				material.defines.QT_MAP_DECODE = texture.userData.qtangent?.decode ?? MapDecode.PLAIN;
 				if ( texture.userData.qtangent?.axial ) material.defines.QT_MAP_AXIAL = '';
+				q.twist = TWIST_LAYERS.get( texture.source );
+				if ( q.twist ) material.defines.QT_MAP_TWO_LAYERS = '';
 				if ( material.defines.QT_MAP_DECODE !== MapDecode.XY ) {
 
 					material.defines.QT_MAP_ROBUST = '';

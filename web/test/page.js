@@ -111,9 +111,15 @@ function pixels() {
 window.qt = {
 
 	/** Renders `url`; returns the pixels (base64 RGBA, bottom row first), the box and the bytes. */
-	async render( url, { plugin = null, box = null, view, time } ) {
+	async render( url, { plugin = null, box = null, view, time, anisotropy } ) {
 
 		const gltf = await load( url, plugin );
+		// `anisotropy`: a strength for every material (0: isotropic, to judge the normals alone).
+		if ( anisotropy !== undefined ) gltf.scene.traverse( ( o ) => {
+
+			if ( o.material?.anisotropy !== undefined ) o.material.anisotropy = anisotropy;
+
+		} );
 		pose( gltf, time );
 		const b = box ?? boxOf( gltf.scene );
 		const { scene, camera } = stage( gltf, b, view );

@@ -91,12 +91,12 @@ try {
 	const background = [ 0.18, 0.2, 0.24 ].map( ( x ) => Math.round( 255 * ( x <= 0.0031308 ? 12.92 * x : 1.055 * x ** ( 1 / 2.4 ) - 0.055 ) ) );
 	for ( const c of cases.renders ) {
 
-		const source = await page.evaluate( ( url, o ) => window.qt.render( url, o ), `/files/${ c.source }`, { view: c.view, time: c.time } );
+		const source = await page.evaluate( ( url, o ) => window.qt.render( url, o ), `/files/${ c.source }`, { view: c.view, time: c.time, anisotropy: c.anisotropy } );
 		await savePng( `${ c.name }-source`, source.png );
 		const row = { name: c.name, source: source.bytes, variants: [] };
 		for ( const v of c.variants ) {
 
-			const r = await page.evaluate( ( url, o ) => window.qt.render( url, o ), `/files/${ v.file }`, { plugin: v.plugin, box: source.box, view: c.view, time: c.time } );
+			const r = await page.evaluate( ( url, o ) => window.qt.render( url, o ), `/files/${ v.file }`, { plugin: v.plugin, box: source.box, view: c.view, time: c.time, anisotropy: c.anisotropy } );
 			await savePng( `${ c.name }-${ v.name }`, r.png );
 			row.variants.push( { name: v.name, psnr: psnr( source.pixels, r.pixels, background ), bytes: r.bytes } );
 
