@@ -227,6 +227,8 @@ fn fixtures(assets: &Path, dir: &Path) -> Value {
                 { "name": "float-gpu", "file": "helmet-float.glb", "plugin": gpu },
                 { "name": "float-frames-only", "file": "helmet-float.glb", "plugin": { "mode": "gpu", "maps": false } },
                 { "name": "meshopt-gpu", "file": "helmet-meshopt.glb", "plugin": gpu },
+                { "name": "gpu-bc5-decoded", "file": "helmet.glb", "against": "gpu",
+                  "plugin": { "mode": "gpu", "textureCompression": false } },
                 { "name": "transformed-gpu", "file": "helmet-transformed.glb", "roundTrip": "helmet.glb", "plugin": gpu },
               ] },
             { "name": "fox", "source": "fox-reference.glb", "time": 0.5,
@@ -317,6 +319,16 @@ fn three_js_draws_packed_files_through_the_plugin() {
     let d = &result["decoders"];
     assert_eq!(d["mismatches"], 0, "JavaScript against Rust: {d}");
     assert_eq!(d["checked"], table["frames"].as_array().map_or(0, Vec::len));
+
+    // The package's BC5 decoder (for devices without RGTC) against the GPU's on 256 seeded
+    // random blocks: within one snorm step, 1/127. The Khronos Data Format Specification's
+    // palette is exact in f32; a hardware decoder may round it to the format's precision
+    // (SwiftShader: up to 0.0067). A wrong index, endpoint, mode or row is off by far more.
+    let worst = result["bc5"]["worst"].as_f64().expect("bc5 check");
+    assert!(
+        worst <= 1.0 / 127.0,
+        "BC5: JavaScript against the GPU, {worst}"
+    );
 
     // No console error or warning from three.js, the plugin or the pages.
     assert_eq!(result["messages"], json!([]), "console messages");

@@ -14,9 +14,9 @@
 //   normal *and* the tangent change per pixel; with KHR_materials_anisotropy and an anisotropy
 //   texture, the map's tangent is the anisotropy direction. A primitive's QTANGENT_frames.objectMap
 //   (an object-space quaternion map) gives the frame from the map alone.
-// - The maps' KTX2 images go through three.js' KTX2Loader (BC5, BC7, RGBA16F, RGBA32F); SNORM
-//   layouts WebGL cannot sample, and BC5 where the device has no RGTC, are decoded here to half
-//   floats.
+// - The maps' KTX2 images go through three.js' KTX2Loader (BC5, BC7, RGBA16F, RGBA32F); two-layer
+//   BC5 maps (bc5x2) are split here into two textures; BC5 where the device has no RGTC (or with
+//   the option textureCompression: false) is decoded here to half floats.
 
 import {
 	ClampToEdgeWrapping, DataTexture, DataUtils, HalfFloatType, LinearFilter, LinearMipmapLinearFilter,
@@ -37,8 +37,6 @@ const WRAPPINGS = { 33071: ClampToEdgeWrapping, 33648: MirroredRepeatWrapping, 1
 const VK_BC5_SNORM = 142;
 const VK_BC5_UNORM = 141;
 const VK_BC7_UNORM = 145;
-const VK_R8G8B8A8_SNORM = 38;
-const VK_R16G16B16A16_SNORM = 92;
 const VK_R16G16B16A16_SFLOAT = 97;
 const VK_R32G32B32A32_SFLOAT = 109;
 
@@ -353,6 +351,8 @@ export class QTangentPlugin {
 	 *   needed unless `ktx2Loader` is given.
 	 * @param {KTX2Loader} [options.ktx2Loader] A KTX2Loader already set up with `detectSupport`.
 	 * @param {boolean} [options.maps=true] Use the quaternion maps (false: the file's own normal maps).
+	 * @param {boolean} [options.textureCompression=true] Upload BC5 maps compressed where the device
+	 *   samples RGTC; false decodes them here to half floats (as on a device without RGTC).
 	 * @param {(message: string) => void} [options.onWarning] Where warnings go (console.warn).
 	 */
 	constructor( parser, options = {} ) {
@@ -364,6 +364,7 @@ export class QTangentPlugin {
 		this.renderer = options.renderer;
 		this.ktx2Loader = options.ktx2Loader;
 		this.useMaps = options.maps ?? true;
+		this.compressed = options.textureCompression ?? true;
 		this.warn = options.onWarning ?? ( ( m ) => console.warn( m ) );
 		this.materials = new Map();
 		this.geometries = new Map();
@@ -372,6 +373,7 @@ export class QTangentPlugin {
 
 	_hasExtension( name ) {
 
+		if ( name === 'EXT_texture_compression_rgtc' && ! this.compressed ) return false;
 		if ( this.renderer ) return this.renderer.extensions.has( name );
 		return true;
 
@@ -500,20 +502,6 @@ export class QTangentPlugin {
 
 			meta.decode = MapDecode.UNORM;
 			if ( ! this._hasExtension( 'EXT_texture_compression_bptc' ) ) throw new Error( `QTANGENT_frames: image ${ imageIndex } is BC7 and this device has no EXT_texture_compression_bptc` );
-
-		} else if ( vkFormat === VK_R8G8B8A8_SNORM || vkFormat === VK_R16G16B16A16_SNORM ) {
-
-			const bits = vkFormat === VK_R8G8B8A8_SNORM ? 8 : 16;
-			const max = bits === 8 ? 127 : 32767;
-			const levels = container.levels.map( ( l ) => {
-
-				const src = bits === 8 ? new Int8Array( l.levelData.buffer, l.levelData.byteOffset, l.levelData.byteLength )
-					: new Int16Array( l.levelData.slice().buffer );
-				return Float32Array.from( src, ( v ) => Math.max( v / max, - 1 ) );
-
-			} );
-			texture = halfTexture( levels, w, h, 4 );
-			meta.bytes = levels.reduce( ( s, l ) => s + 2 * l.length, 0 );
 
 		} else if ( vkFormat !== VK_R16G16B16A16_SFLOAT && vkFormat !== VK_R32G32B32A32_SFLOAT ) {
 

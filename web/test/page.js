@@ -5,7 +5,7 @@ import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
 import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
-import { QTangentPlugin } from '../src/three.js';
+import { QTangentPlugin, decodeBc5 } from '../src/three.js';
 import { FORMATS } from '../src/formats.js';
 import { decodeQTangent, toFrame } from '../src/decode.js';
 
@@ -160,6 +160,62 @@ window.qt = {
 			return { min: t[ 0 ], median: t[ t.length >> 1 ] };
 
 		} );
+
+	},
+
+	/**
+	 * The package's BC5 SNORM decoder (what it uses where a device has no RGTC) against the GPU's:
+	 * `n` seeded random blocks uploaded compressed, drawn texel for texel (nearest) into a float
+	 * target and read back. Returns the largest difference per channel and the count of blocks.
+	 */
+	checkBc5( n, seed ) {
+
+		let x = seed >>> 0;
+		const random = () => {
+
+			// mulberry32
+			x = ( x + 0x6d2b79f5 ) >>> 0;
+			let t = x;
+			t = Math.imul( t ^ ( t >>> 15 ), t | 1 );
+			t ^= t + Math.imul( t ^ ( t >>> 7 ), t | 61 );
+			return ( ( t ^ ( t >>> 14 ) ) >>> 0 ) / 4294967296;
+
+		};
+
+		const width = 4 * n, height = 4;
+		const blocks = new Uint8Array( 16 * n );
+		for ( let i = 0; i < blocks.length; i ++ ) blocks[ i ] = Math.floor( random() * 256 );
+		// Every endpoint order and the −128 endpoint (read as −127) appear.
+		blocks[ 0 ] = 0x80;
+		blocks[ 1 ] = 0x7f;
+		blocks[ 16 ] = 0x10;
+		blocks[ 17 ] = 0x10;
+		const texture = new THREE.CompressedTexture( [ { data: blocks, width, height } ], width, height, THREE.SIGNED_RED_GREEN_RGTC2_Format, THREE.UnsignedByteType );
+		texture.minFilter = texture.magFilter = THREE.NearestFilter;
+		texture.generateMipmaps = false;
+		texture.needsUpdate = true;
+		const target = new THREE.WebGLRenderTarget( width, height, { type: THREE.FloatType } );
+		const quad = new THREE.Mesh( new THREE.PlaneGeometry( 2, 2 ), new THREE.ShaderMaterial( {
+			uniforms: { map: { value: texture } },
+			vertexShader: 'varying vec2 vUv; void main() { vUv = uv; gl_Position = vec4( position.xy, 0.0, 1.0 ); }',
+			fragmentShader: 'uniform sampler2D map; varying vec2 vUv; void main() { gl_FragColor = vec4( texture2D( map, vUv ).rg, 0.0, 1.0 ); }',
+		} ) );
+		const scene = new THREE.Scene().add( quad );
+		renderer.setRenderTarget( target );
+		renderer.render( scene, new THREE.OrthographicCamera( - 1, 1, 1, - 1, 0, 1 ) );
+		const gpu = new Float32Array( width * height * 4 );
+		renderer.readRenderTargetPixels( target, 0, 0, width, height, gpu );
+		renderer.setRenderTarget( null );
+		const js = decodeBc5( blocks, width, height, true );
+		let worst = 0;
+		for ( let y = 0; y < height; y ++ ) for ( let i = 0; i < width; i ++ ) for ( let c = 0; c < 2; c ++ ) {
+
+			// The target's row 0 is the texture's row 0 (uv.y = 0 at the bottom, no flip).
+			worst = Math.max( worst, Math.abs( gpu[ 4 * ( y * width + i ) + c ] - js[ 2 * ( y * width + i ) + c ] ) );
+
+		}
+
+		return { blocks: n, worst };
 
 	},
 

@@ -77,6 +77,7 @@ try {
 
 	} );
 	result.decoders = await page.evaluate( ( t ) => window.qt.checkDecoders( t ), frames );
+	result.bc5 = await page.evaluate( () => window.qt.checkBc5( 256, 0x62633521 ) );
 
 	// The glTF-Transform round trips, in node, before the pictures that read them.
 	for ( const c of cases.renders ) for ( const v of c.variants ) {
@@ -94,11 +95,15 @@ try {
 		const source = await page.evaluate( ( url, o ) => window.qt.render( url, o ), `/files/${ c.source }`, { view: c.view, time: c.time, anisotropy: c.anisotropy } );
 		await savePng( `${ c.name }-source`, source.png );
 		const row = { name: c.name, source: source.bytes, variants: [] };
+		const drawn = {};
 		for ( const v of c.variants ) {
 
 			const r = await page.evaluate( ( url, o ) => window.qt.render( url, o ), `/files/${ v.file }`, { plugin: v.plugin, box: source.box, view: c.view, time: c.time, anisotropy: c.anisotropy } );
 			await savePng( `${ c.name }-${ v.name }`, r.png );
-			row.variants.push( { name: v.name, psnr: psnr( source.pixels, r.pixels, background ), bytes: r.bytes } );
+			drawn[ v.name ] = r.pixels;
+			// `against`: another variant's picture, compared as well.
+			const against = v.against ? psnr( drawn[ v.against ], r.pixels, background ) : undefined;
+			row.variants.push( { name: v.name, psnr: psnr( source.pixels, r.pixels, background ), against, bytes: r.bytes } );
 
 		}
 
