@@ -3,7 +3,7 @@
 
 import { createServer } from 'node:http';
 import { readFile, stat } from 'node:fs/promises';
-import { extname, join, normalize, resolve, dirname } from 'node:path';
+import { extname, join, normalize, resolve, dirname, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const WEB = dirname( fileURLToPath( import.meta.url ) );
@@ -18,10 +18,22 @@ export function serve( files, port = 0 ) {
 
 	const server = createServer( async ( req, res ) => {
 
-		const path = decodeURIComponent( new URL( req.url, 'http://localhost' ).pathname );
+		let path;
+		try {
+
+			path = decodeURIComponent( new URL( req.url, 'http://localhost' ).pathname );
+
+		} catch {
+
+			res.writeHead( 400, { 'content-type': 'text/plain' } ).end( 'bad path' );
+			return;
+
+		}
+
 		const [ base, rel ] = path.startsWith( '/files/' ) && files ? [ files, path.slice( 7 ) ] : [ WEB, path.slice( 1 ) || 'viewer.html' ];
 		const file = normalize( join( base, rel ) );
-		if ( ! file.startsWith( resolve( base ) ) ) {
+		// Inside the folder (its own path and a separator: not a sibling whose name starts alike).
+		if ( ! file.startsWith( resolve( base ) + sep ) ) {
 
 			res.writeHead( 403 ).end();
 			return;

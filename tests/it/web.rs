@@ -158,8 +158,8 @@ fn run_tool(example: &str, args: &[&str]) {
 /// The files the browser draws, in `dir`: FlightHelmet (its source folder linked, packed at 4
 /// bytes with BC5 tangent-space maps, quantised and not, compressed), the Fox (posed), the disc
 /// with KHR_materials_anisotropy (a twist alone: BC5 of (z, w)), the bumpy disc (a tilt and a
-/// twist: two BC5 layers), the duck with an object-space map (BC7). Returns cases.json.
-fn fixtures(assets: &Path, dir: &Path) -> Value {
+/// twist: two BC5 layers), the duck with an object-space map (BC7), the Fox in every format.
+fn fixtures(assets: &Path, dir: &Path) {
     let p = |name: &str| dir.join(name).to_string_lossy().into_owned();
     std::os::unix::fs::symlink(assets.join("gltf/FlightHelmet"), dir.join("helmet-src"))
         .expect("link FlightHelmet");
@@ -207,6 +207,18 @@ fn fixtures(assets: &Path, dir: &Path) -> Value {
         let o = p(out);
         run_tool("pack", &[&[source, "-o", o.as_str()][..], &extra].concat());
     }
+    // The Fox in every format: each GLSL decoder runs (smallest3x4 is fox.glb).
+    for f in Format::ALL {
+        let o = p(&format!("fox-{}.glb", f.name()));
+        run_tool(
+            "pack",
+            &[fox.as_str(), "-o", o.as_str(), "--format", f.name()],
+        );
+    }
+}
+
+/// What the browser draws and compares (cases.json): the files [`fixtures`] writes.
+fn cases() -> Value {
     let helmet_view = json!({ "dir": [0.3, 0.25, 1.0], "distance": 3.2, "light": [1, 2, 3] });
     let gpu = json!({ "mode": "gpu" });
     let disc_view = json!({ "dir": [0.0, 0.9, 1.0], "distance": 2.2, "light": [0.3, 1, 0.2] });
@@ -217,30 +229,47 @@ fn fixtures(assets: &Path, dir: &Path) -> Value {
             json!({ "name": "plain-gltf", "file": "helmet-src/FlightHelmet.gltf", "mode": "file" }),
         ])
         .collect();
+    // Every format drawn in both modes, each compared with the other.
+    let fox_formats: Vec<Value> = Format::ALL
+        .iter()
+        .flat_map(|f| {
+            let (file, gpu_name) = (format!("fox-{}.glb", f.name()), format!("gpu-{}", f.name()));
+            [
+                json!({ "name": gpu_name, "file": file, "plugin": { "mode": "gpu" } }),
+                json!({ "name": format!("decode-{}", f.name()), "file": file,
+                        "plugin": { "mode": "decode" }, "against": gpu_name }),
+            ]
+        })
+        .collect();
+    let fox_view = json!({ "dir": [1.0, 0.4, 0.6], "distance": 3.0, "light": [1, 2, 3] });
     json!({
         "renders": [
             { "name": "helmet", "source": "helmet-src/FlightHelmet.gltf", "view": helmet_view,
               "timing": ["gpu"],
               "variants": [
                 { "name": "gpu", "file": "helmet.glb", "plugin": gpu },
-                { "name": "decode", "file": "helmet.glb", "plugin": { "mode": "decode" } },
+                { "name": "decode", "file": "helmet.glb", "plugin": { "mode": "decode" }, "against": "gpu" },
                 { "name": "float-gpu", "file": "helmet-float.glb", "plugin": gpu },
                 { "name": "float-frames-only", "file": "helmet-float.glb", "plugin": { "mode": "gpu", "maps": false } },
-                { "name": "meshopt-gpu", "file": "helmet-meshopt.glb", "plugin": gpu },
+                { "name": "meshopt-gpu", "file": "helmet-meshopt.glb", "plugin": gpu, "against": "gpu" },
                 { "name": "gpu-bc5-decoded", "file": "helmet.glb", "against": "gpu",
                   "plugin": { "mode": "gpu", "textureCompression": false } },
-                { "name": "transformed-gpu", "file": "helmet-transformed.glb", "roundTrip": "helmet.glb", "plugin": gpu },
+                { "name": "transformed-gpu", "file": "helmet-transformed.glb", "roundTrip": "helmet.glb",
+                  "plugin": gpu, "against": "gpu" },
               ] },
-            { "name": "fox", "source": "fox-reference.glb", "time": 0.5,
-              "view": { "dir": [1.0, 0.4, 0.6], "distance": 3.0, "light": [1, 2, 3] },
+            { "name": "fox", "source": "fox-reference.glb", "time": 0.5, "view": fox_view,
               "variants": [
                 { "name": "gpu", "file": "fox.glb", "plugin": gpu },
-                { "name": "decode", "file": "fox.glb", "plugin": { "mode": "decode" } },
+                { "name": "decode", "file": "fox.glb", "plugin": { "mode": "decode" }, "against": "gpu" },
               ] },
+            { "name": "fox-formats", "source": "fox-reference.glb", "time": 0.5, "view": fox_view,
+              "variants": fox_formats },
             { "name": "disc", "source": "disc-reference.glb", "view": disc_view,
               "variants": [
                 { "name": "gpu", "file": "disc.glb", "plugin": gpu },
                 { "name": "frames-only", "file": "disc.glb", "plugin": { "mode": "gpu", "maps": false } },
+                { "name": "no-direction", "file": "disc.glb", "anisotropyMap": false,
+                  "plugin": { "mode": "gpu", "maps": false } },
               ] },
             { "name": "bumps", "source": "bumps-reference.glb", "view": disc_view,
               "variants": [
@@ -253,12 +282,15 @@ fn fixtures(assets: &Path, dir: &Path) -> Value {
               "variants": [
                 { "name": "gpu", "file": "bumps.glb", "plugin": gpu },
                 { "name": "frames-only", "file": "bumps.glb", "plugin": { "mode": "gpu", "maps": false } },
+                { "name": "no-bumps", "file": "disc.glb", "plugin": { "mode": "gpu", "maps": false } },
               ] },
             { "name": "duck", "source": "duck-reference.glb",
               "view": { "dir": [1.0, 0.5, 0.8], "distance": 2.6, "light": [1, 2, 3] },
               "variants": [
                 { "name": "gpu", "file": "duck.glb", "plugin": gpu },
                 { "name": "frames-only", "file": "duck.glb", "plugin": { "mode": "gpu", "maps": false } },
+                // three.js alone: no NORMAL, so flat.
+                { "name": "flat", "file": "duck.glb", "plugin": null },
               ] },
         ],
         "viewer": viewer,
@@ -281,24 +313,18 @@ fn psnr(v: &Value) -> f64 {
     v["psnr"]["all"].as_f64().unwrap_or(f64::INFINITY)
 }
 
-#[test]
-fn three_js_draws_packed_files_through_the_plugin() {
-    let Some(assets) = common::assets_dir() else {
-        return;
-    };
-    let Some(web) = web_dir() else {
-        return;
-    };
-    let dir = tempfile::tempdir().expect("temporary folder");
-    let table = decoder_table(&assets, dir.path());
-    let cases = fixtures(&assets, dir.path());
-    for (name, v) in [("frames.json", &table), ("cases.json", &cases)] {
-        std::fs::write(dir.path().join(name), v.to_string()).expect("write fixture");
-    }
+/// PSNR of a variant against the variant it names in `against` (∞, JSON's null, when identical).
+fn against(v: &Value) -> f64 {
+    v["against"]["all"].as_f64().unwrap_or(f64::INFINITY)
+}
+
+/// Runs `web/test/run.mjs` on the fixtures in `dir`; its result (also written beside the
+/// pictures in `target/test-output/web/`).
+fn run_browser(web: &Path, dir: &Path) -> Value {
     let out_dir = common::test_output_dir().join("web");
     let run = Command::new("node")
         .arg(web.join("test/run.mjs"))
-        .arg(dir.path())
+        .arg(dir)
         .arg(&out_dir)
         .output()
         .expect("run node");
@@ -314,12 +340,14 @@ fn three_js_draws_packed_files_through_the_plugin() {
         .unwrap_or_else(|e| panic!("run.mjs printed no result ({e}): {stdout}"));
     std::fs::write(out_dir.join("result.json"), result.to_string()).expect("write result");
     eprintln!("web: pictures and figures in {}", out_dir.display());
+    result
+}
 
-    // The decoders: every format's row and every frame, bit for bit.
+/// The decoders (bit for bit), the BC5 decoder, and the console.
+fn assert_decoders_and_console(result: &Value, frames: usize) {
     let d = &result["decoders"];
     assert_eq!(d["mismatches"], 0, "JavaScript against Rust: {d}");
-    assert_eq!(d["checked"], table["frames"].as_array().map_or(0, Vec::len));
-
+    assert_eq!(d["checked"], frames);
     // The package's BC5 decoder (for devices without RGTC) against the GPU's on 256 seeded
     // random blocks: within one snorm step, 1/127. The Khronos Data Format Specification's
     // palette is exact in f32; a hardware decoder may round it to the format's precision
@@ -329,94 +357,153 @@ fn three_js_draws_packed_files_through_the_plugin() {
         worst <= 1.0 / 127.0,
         "BC5: JavaScript against the GPU, {worst}"
     );
-
     // No console error or warning from three.js, the plugin or the pages.
     assert_eq!(result["messages"], json!([]), "console messages");
+}
 
-    // Decoding in the vertex shader draws what decoding on load draws: the same f32 frames
-    // (the GLSL decoder mirrors the JavaScript one), so the same pixels.
-    for case in ["helmet", "fox"] {
-        let (g, dv) = (
-            variant(&result, case, "gpu"),
-            variant(&result, case, "decode"),
-        );
+/// The pictures that must be identical, and the bytes on the GPU.
+fn assert_identical_pictures(result: &Value) {
+    // Decoding in the vertex shader draws what decoding on load draws, in every format: the
+    // GLSL decoder mirrors the JavaScript one, and the f32 frames they give differ by less than
+    // an 8-bit output step.
+    for f in Format::ALL {
+        let v = variant(result, "fox-formats", &format!("decode-{}", f.name()));
         assert_eq!(
-            g["psnr"], dv["psnr"],
-            "{case}: GPU decode against decode on load"
-        );
-        // 4 bytes a vertex on the GPU (smallest3x4), against 28 for NORMAL + TANGENT.
-        assert_eq!(g["bytes"]["framesPerVertex"], 4, "{case}: {}", g["bytes"]);
-        assert_eq!(
-            dv["bytes"]["framesPerVertex"], 28,
-            "{case}: {}",
-            dv["bytes"]
+            against(v),
+            f64::INFINITY,
+            "{}: GPU decode against decode on load",
+            f.name()
         );
     }
+    assert_eq!(
+        against(variant(result, "fox", "decode")),
+        f64::INFINITY,
+        "the Fox"
+    );
+    assert_eq!(
+        against(variant(result, "helmet", "decode")),
+        f64::INFINITY,
+        "FlightHelmet"
+    );
     // The lossless steps draw the identical picture: EXT_meshopt_compression (the codecs are
     // lossless) and a glTF-Transform round trip with the extension registered.
     for v in ["meshopt-gpu", "transformed-gpu"] {
-        assert_eq!(
-            variant(&result, "helmet", v)["psnr"],
-            variant(&result, "helmet", "gpu")["psnr"],
-            "{v}"
-        );
+        assert_eq!(against(variant(result, "helmet", v)), f64::INFINITY, "{v}");
     }
-    // glTF-Transform's output with the extension registered is a valid file.
-    if let Some(report) = common::judges::validate_gltf(&dir.path().join("helmet-transformed.glb"))
-    {
+    // 4 bytes a vertex on the GPU (smallest3x4), against 28 for NORMAL + TANGENT.
+    for case in ["helmet", "fox"] {
+        let (g, d) = (
+            variant(result, case, "gpu"),
+            variant(result, case, "decode"),
+        );
+        assert_eq!(g["bytes"]["framesPerVertex"], 4, "{case}: {}", g["bytes"]);
+        assert_eq!(d["bytes"]["framesPerVertex"], 28, "{case}: {}", d["bytes"]);
+    }
+}
+
+/// The glTF-Transform functions keep the frames; the round trip validates.
+fn assert_gltf_transform(result: &Value, transformed: &Path) {
+    if let Some(report) = common::judges::validate_gltf(transformed) {
         report.assert_no_errors();
     }
     // Every common glTF-Transform function keeps every `_QTANGENT`, its format and layout and
-    // the maps, and writes no frame the file did not hold (docs/WEB.md's table).
+    // the maps, writes no frame the file did not hold, and adds no texture (docs/WEB.md).
     let f = &result["functions"];
     for row in f["rows"].as_array().expect("functions") {
         let all = |n: &Value| format!("{n}/{n}");
         assert_eq!(row["ok"], true, "{row}");
-        assert_eq!(
-            row["qtangent"].as_str(),
-            Some(all(&f["before"]["primitives"]).as_str()),
-            "{row}"
-        );
+        let primitives = all(&f["before"]["primitives"]);
+        assert_eq!(row["qtangent"].as_str(), Some(primitives.as_str()), "{row}");
         assert_eq!(row["format"], row["qtangent"], "{row}");
         assert_eq!(row["layout"], row["qtangent"], "{row}");
         assert_eq!(row["invented"], 0, "{row}");
         assert_eq!(row["maps"], f["before"]["maps"], "{row}");
+        let (after, before) = (row["textures"].as_u64(), f["before"]["textures"].as_u64());
+        assert!(after <= before, "{row}: textures");
     }
     eprintln!("web: glTF-Transform functions {f}");
-    // Targets (docs/WEB.md). The frames alone, 4 bytes at 0.19°, with the source's PNG normal
-    // maps: the renderer's own round-trip target, 60 dB (docs/GLTF.md).
-    let frames_only = psnr(variant(&result, "helmet", "float-frames-only"));
+}
+
+/// The targets, and the maps that have none against what drawing them wrongly would give.
+fn assert_targets(result: &Value) {
+    // The frames alone, 4 bytes at 0.19°, with the source's PNG normal maps: the renderer's own
+    // round-trip target, 60 dB (docs/GLTF.md).
+    let frames_only = psnr(variant(result, "helmet", "float-frames-only"));
     assert!(
         frames_only >= 60.0,
         "helmet frames alone {frames_only:.2} dB"
     );
     // 4-byte frames and BC5 maps against the source: 50 dB, the target (met where the
     // positions and UVs stay f32; the default quantisation, gltfpack's grid, is reported).
-    let maps = psnr(variant(&result, "helmet", "float-gpu"));
+    let maps = psnr(variant(result, "helmet", "float-gpu"));
     assert!(
         maps >= 50.0,
         "helmet, 4-byte frames and BC5 maps: {maps:.2} dB"
     );
     // The Fox posed, packed with the defaults: 50 dB, the target.
-    let fox = psnr(variant(&result, "fox", "gpu"));
+    let fox = psnr(variant(result, "fox", "gpu"));
     assert!(fox >= 50.0, "the Fox: {fox:.2} dB");
+    // Each map is closer to its reference than the picture without what the map adds: the
+    // twist map's directions against none (the vertex tangent's), the bumpy map's normals
+    // against no bumps, the object-space map against flat shading. A map decoded wrongly (a
+    // swapped layer, an unhalved twist, a wrong basis) falls below them.
+    for (case, map, without) in [
+        ("disc", "gpu", "no-direction"),
+        ("bumps-isotropic", "gpu", "no-bumps"),
+        ("duck", "gpu", "flat"),
+    ] {
+        let (m, w) = (
+            psnr(variant(result, case, map)),
+            psnr(variant(result, case, without)),
+        );
+        assert!(m > w, "{case}: the map {m:.2} dB, without it {w:.2} dB");
+    }
+}
 
-    // The viewer: every mode shows the model (more than 5% of the canvas is not background:
-    // FlightHelmet covers about a quarter of it).
+/// The viewer: every picture mode shows the model (more than 5% of the canvas is not
+/// background: FlightHelmet covers about 29% of it); the difference mode draws without error.
+fn assert_viewer(result: &Value) {
     for v in result["viewer"].as_array().expect("viewer") {
         assert_eq!(v["error"], Value::Null, "viewer {v}");
         let covered = v["covered"].as_f64().unwrap_or(0.0);
-        assert!(covered > 0.05, "viewer {}: {covered:.3} covered", v["name"]);
+        if v["name"] != "helmet-difference" {
+            assert!(covered > 0.05, "viewer {}: {covered:.3} covered", v["name"]);
+        }
     }
+}
+
+#[test]
+fn three_js_draws_packed_files_through_the_plugin() {
+    let Some(assets) = common::assets_dir() else {
+        return;
+    };
+    let Some(web) = web_dir() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let table = decoder_table(&assets, dir.path());
+    fixtures(&assets, dir.path());
+    let cases = cases();
+    for (name, v) in [("frames.json", &table), ("cases.json", &cases)] {
+        std::fs::write(dir.path().join(name), v.to_string()).expect("write fixture");
+    }
+    let result = run_browser(&web, dir.path());
+    assert_decoders_and_console(&result, table["frames"].as_array().map_or(0, Vec::len));
+    assert_identical_pictures(&result);
+    assert_gltf_transform(&result, &dir.path().join("helmet-transformed.glb"));
+    assert_targets(&result);
+    assert_viewer(&result);
     // The figures docs/WEB.md reports.
     for c in result["renders"].as_array().expect("renders") {
         for v in c["variants"].as_array().expect("variants") {
             eprintln!(
-                "web: {} {}: {:.2} dB ({:.2} dB over the model), {} B of frames a vertex",
+                "web: {} {}: {:.2} dB ({:.2} dB over the model; {:.2} dB against {}), {} B of frames a vertex",
                 c["name"],
                 v["name"],
                 psnr(v),
                 v["psnr"]["model"].as_f64().unwrap_or(f64::INFINITY),
+                against(v),
+                if v["against"].is_object() { "its pair" } else { "nothing" },
                 v["bytes"]["framesPerVertex"]
             );
         }

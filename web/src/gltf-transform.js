@@ -101,6 +101,9 @@ export class QTangentFrames extends Extension {
 			context.materials[ i ].setExtension( QTANGENT_FRAMES, p );
 
 		} );
+		// The core sources of the map textures (the flat-normal PNG fallbacks): dropped after the
+		// read where nothing else uses them, since write() adds one fallback of its own.
+		this._fallbacks = new Set( ( json.textures ?? [] ).filter( ( t ) => t.extensions?.[ QTANGENT_FRAMES ] && t.source !== undefined ).map( ( t ) => t.source ) );
 		this._pending = [];
 		( json.meshes ?? [] ).forEach( ( meshDef, m ) => ( meshDef.primitives ?? [] ).forEach( ( def, j ) => {
 
@@ -126,7 +129,16 @@ export class QTangentFrames extends Extension {
 	read( context ) {
 
 		for ( const [ m, j, p ] of this._pending ?? [] ) context.meshes[ m ].listPrimitives()[ j ].setExtension( QTANGENT_FRAMES, p );
+		for ( const i of this._fallbacks ?? [] ) {
+
+			const texture = context.textures[ i ];
+			// Only the document's root lists it: no material, map or other extension uses it.
+			if ( texture && texture.listParents().every( ( p ) => p.propertyType === PropertyType.ROOT ) ) texture.dispose();
+
+		}
+
 		this._pending = undefined;
+		this._fallbacks = undefined;
 		return this;
 
 	}
@@ -159,7 +171,10 @@ export class QTangentFrames extends Extension {
 
 		const json = context.jsonDoc.json;
 		const defs = this._defs ?? new Map();
-		const mapTextures = new Set();
+		// Each map texture def and its image: from the writer's own index (KHR_texture_basisu, which
+		// writes first where the file uses it, moves every KTX2 texture's source into itself).
+		const mapTextures = new Map();
+		const mapTexture = ( def, texture ) => mapTextures.set( def.index, context.imageIndexMap.get( texture ) );
 		for ( const material of this.document.getRoot().listMaterials() ) {
 
 			const p = material.getExtension( QTANGENT_FRAMES );
@@ -169,7 +184,7 @@ export class QTangentFrames extends Extension {
 			if ( defs.get( p )?.tangentMap ) {
 
 				ext.tangentMap = defs.get( p ).tangentMap;
-				mapTextures.add( ext.tangentMap.index );
+				mapTexture( ext.tangentMap, p.getTangentMap() );
 
 			}
 
@@ -189,7 +204,7 @@ export class QTangentFrames extends Extension {
 				if ( defs.get( p )?.objectMap ) {
 
 					ext.objectMap = defs.get( p ).objectMap;
-					mapTextures.add( ext.objectMap.index );
+					mapTexture( ext.objectMap, p.getObjectMap() );
 
 				}
 
@@ -206,10 +221,11 @@ export class QTangentFrames extends Extension {
 			json.images = json.images ?? [];
 			const fallback = json.images.length;
 			json.images.push( { name: 'fallback for quaternion maps (QTANGENT_frames)', mimeType: 'image/png', uri: FALLBACK_PNG_URI } );
-			for ( const t of mapTextures ) {
+			for ( const [ t, image ] of mapTextures ) {
 
 				const textureDef = json.textures[ t ];
-				textureDef.extensions = { ...( textureDef.extensions ?? {} ), [ QTANGENT_FRAMES ]: { source: textureDef.source } };
+				const { KHR_texture_basisu: _, ...others } = textureDef.extensions ?? {};
+				textureDef.extensions = { ...others, [ QTANGENT_FRAMES ]: { source: image } };
 				textureDef.source = fallback;
 
 			}

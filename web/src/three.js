@@ -35,7 +35,6 @@ export const EXTENSION = 'QTANGENT_frames';
 const WRAPPINGS = { 33071: ClampToEdgeWrapping, 33648: MirroredRepeatWrapping, 10497: RepeatWrapping };
 
 const VK_BC5_SNORM = 142;
-const VK_BC5_UNORM = 141;
 const VK_BC7_UNORM = 145;
 const VK_R16G16B16A16_SFLOAT = 97;
 const VK_R32G32B32A32_SFLOAT = 109;
@@ -347,9 +346,10 @@ export class QTangentPlugin {
 	 * @param {object} [options]
 	 * @param {'gpu'|'decode'} [options.mode='gpu'] Keep `_QTANGENT` on the GPU and decode it in the
 	 *   vertex shader, or decode it on load into NORMAL and TANGENT.
-	 * @param {WebGLRenderer} [options.renderer] Tells which compressed formats the device samples;
-	 *   needed unless `ktx2Loader` is given.
-	 * @param {KTX2Loader} [options.ktx2Loader] A KTX2Loader already set up with `detectSupport`.
+	 * @param {WebGLRenderer} [options.renderer] Tells which compressed formats the device samples:
+	 *   needed to read quaternion maps.
+	 * @param {KTX2Loader} [options.ktx2Loader] A KTX2Loader already set up with `detectSupport`
+	 *   (default: one the plugin makes for `renderer`).
 	 * @param {boolean} [options.maps=true] Use the quaternion maps (false: the file's own normal maps).
 	 * @param {boolean} [options.textureCompression=true] Upload BC5 maps compressed where the device
 	 *   samples RGTC; false decodes them here to half floats (as on a device without RGTC).
@@ -371,11 +371,12 @@ export class QTangentPlugin {
 
 	}
 
+	/** Whether the device samples a compressed format (the renderer says; see the constructor). */
 	_hasExtension( name ) {
 
 		if ( name === 'EXT_texture_compression_rgtc' && ! this.compressed ) return false;
-		if ( this.renderer ) return this.renderer.extensions.has( name );
-		return true;
+		if ( ! this.renderer ) throw new Error( 'QTangentPlugin: pass { renderer } to read quaternion maps (it says which compressed formats the device samples)' );
+		return this.renderer.extensions.has( name );
 
 	}
 
@@ -383,7 +384,6 @@ export class QTangentPlugin {
 
 		if ( ! this.ktx2Loader ) {
 
-			if ( ! this.renderer ) throw new Error( 'QTangentPlugin: pass { renderer } or { ktx2Loader } to read quaternion maps' );
 			this.ktx2Loader = new KTX2Loader().detectSupport( this.renderer );
 
 		}
@@ -425,10 +425,15 @@ export class QTangentPlugin {
 		const def = json.textures[ textureIndex ];
 		const ext = def.extensions?.[ EXTENSION ];
 		if ( ! ext || ! this.useMaps ) return null;
-		return this._loadMap( ext.source, def ).then( ( texture ) => {
+		const load = Number.isInteger( ext.source ) ? this._loadMap( ext.source, def ) : Promise.reject( new Error( 'its QTANGENT_frames names no image (source)' ) );
+		return load.then( ( texture ) => {
 
 			this.parser.associations.set( texture, { textures: textureIndex } );
 			return texture;
+
+		}, ( e ) => {
+
+			throw new Error( `texture ${ textureIndex }${ def.name ? ` '${ def.name }'` : '' }: ${ e.message }` );
 
 		} );
 
@@ -437,11 +442,11 @@ export class QTangentPlugin {
 	async _imageBytes( imageIndex ) {
 
 		const image = this.parser.json.images?.[ imageIndex ];
-		if ( ! image ) throw new Error( `QTANGENT_frames: image ${ imageIndex } does not exist` );
+		if ( ! image ) throw new Error( `image ${ imageIndex } does not exist` );
 		if ( image.bufferView !== undefined ) return this.parser.getDependency( 'bufferView', image.bufferView );
 		const url = new URL( image.uri, new URL( this.parser.options.path || '', globalThis.location?.href ) ).href;
 		const response = await fetch( url );
-		if ( ! response.ok ) throw new Error( `QTANGENT_frames: image ${ imageIndex } (${ image.uri }): HTTP ${ response.status }` );
+		if ( ! response.ok ) throw new Error( `image ${ imageIndex } (${ image.uri }): HTTP ${ response.status }` );
 		return response.arrayBuffer();
 
 	}
@@ -449,7 +454,17 @@ export class QTangentPlugin {
 	async _loadMap( imageIndex, textureDef ) {
 
 		const buffer = await this._imageBytes( imageIndex );
-		const container = readKtx2( new Uint8Array( buffer ) );
+		let container;
+		try {
+
+			container = readKtx2( new Uint8Array( buffer ) );
+
+		} catch ( e ) {
+
+			throw new Error( `image ${ imageIndex } is not a KTX2 file (${ e.message })` );
+
+		}
+
 		const text = ( key ) => {
 
 			const v = container.keyValue[ key ];
@@ -473,7 +488,7 @@ export class QTangentPlugin {
 			// two 2D textures, as the normal-map slot takes no array.
 			if ( container.layerCount !== 2 || vkFormat !== VK_BC5_SNORM || container.supercompressionScheme !== 0 ) {
 
-				throw new Error( `QTANGENT_frames: image ${ imageIndex } is a ${ container.layerCount }-layer map of vkFormat ${ vkFormat }; two BC5 SNORM layers, not supercompressed, are read` );
+				throw new Error( `image ${ imageIndex } is a ${ container.layerCount }-layer map of vkFormat ${ vkFormat }; two BC5 SNORM layers, not supercompressed, are read` );
 
 			}
 
@@ -487,12 +502,14 @@ export class QTangentPlugin {
 			texture = first;
 			TWIST_LAYERS.set( texture.source, second );
 
-		} else if ( vkFormat === VK_BC5_SNORM || vkFormat === VK_BC5_UNORM ) {
+		} else if ( vkFormat === VK_BC5_SNORM ) {
 
 			meta.decode = text( 'qtangent.channels' ) === 'zw' ? MapDecode.ZW : MapDecode.XY;
 			if ( ! this._hasExtension( 'EXT_texture_compression_rgtc' ) ) {
 
-				const levels = container.levels.map( ( l, k ) => decodeBc5( l.levelData, Math.max( 1, w >> k ), Math.max( 1, h >> k ), vkFormat === VK_BC5_SNORM ) );
+				if ( container.supercompressionScheme !== 0 ) throw new Error( `image ${ imageIndex } is supercompressed BC5, which the plugin decodes only uncompressed (this device has no RGTC)` );
+
+				const levels = container.levels.map( ( l, k ) => decodeBc5( l.levelData, Math.max( 1, w >> k ), Math.max( 1, h >> k ), true ) );
 				texture = halfTexture( levels, w, h, 2 );
 				meta.bytes = levels.reduce( ( s, l ) => s + 2 * l.length, 0 );
 
@@ -501,11 +518,11 @@ export class QTangentPlugin {
 		} else if ( vkFormat === VK_BC7_UNORM ) {
 
 			meta.decode = MapDecode.UNORM;
-			if ( ! this._hasExtension( 'EXT_texture_compression_bptc' ) ) throw new Error( `QTANGENT_frames: image ${ imageIndex } is BC7 and this device has no EXT_texture_compression_bptc` );
+			if ( ! this._hasExtension( 'EXT_texture_compression_bptc' ) ) throw new Error( `image ${ imageIndex } is BC7 and this device has no EXT_texture_compression_bptc` );
 
 		} else if ( vkFormat !== VK_R16G16B16A16_SFLOAT && vkFormat !== VK_R32G32B32A32_SFLOAT ) {
 
-			throw new Error( `QTANGENT_frames: image ${ imageIndex } has vkFormat ${ vkFormat }, not a quaternion map layout` );
+			throw new Error( `image ${ imageIndex } has vkFormat ${ vkFormat }, not a quaternion map layout` );
 
 		}
 
@@ -541,6 +558,23 @@ export class QTangentPlugin {
 	/** GLTFLoader hook: every mesh's frames and maps, once the scene is built. */
 	async afterRoot( result ) {
 
+		// Each geometry's primitive: meshes carry it in the parser's associations, but the
+		// instanced meshes of EXT_mesh_gpu_instancing are new objects that do not; they share
+		// the geometry of the mesh they were made from.
+		const json = this.parser.json;
+		this.primitives = new Map();
+		for ( let m = 0; m < ( json.meshes?.length ?? 0 ); m ++ ) {
+
+			const object = await this.parser.getDependency( 'mesh', m );
+			object.traverse( ( o ) => {
+
+				const ref = this.parser.associations.get( o );
+				if ( o.isMesh && ref?.primitives !== undefined ) this.primitives.set( o.geometry, { mesh: m, primitive: ref.primitives } );
+
+			} );
+
+		}
+
 		const pending = [];
 		for ( const scene of result.scenes ) scene.traverse( ( object ) => {
 
@@ -551,11 +585,12 @@ export class QTangentPlugin {
 
 	}
 
+	/** The glTF mesh and primitive indices of a three.js mesh, or undefined. */
 	_primitiveOf( mesh ) {
 
 		const ref = this.parser.associations.get( mesh );
-		if ( ! ref || ref.meshes === undefined || ref.primitives === undefined ) return undefined;
-		return this.parser.json.meshes[ ref.meshes ]?.primitives?.[ ref.primitives ];
+		if ( ref?.meshes !== undefined && ref.primitives !== undefined ) return { mesh: ref.meshes, primitive: ref.primitives };
+		return this.primitives?.get( mesh.geometry );
 
 	}
 
@@ -571,8 +606,8 @@ export class QTangentPlugin {
 			const componentType = array instanceof Float32Array ? 5126 : array instanceof Int16Array ? 5122 : 0;
 			const byLayout = formatByLayout( componentType, attr.itemSize, attr.normalized );
 			const format = named !== undefined ? formatByName( named ) : byLayout;
-			if ( ! format ) throw new Error( `QTANGENT_frames: _QTANGENT format '${ named }' is not one qtangent writes` );
-			if ( byLayout !== format ) throw new Error( `QTANGENT_frames: _QTANGENT is ${ attr.itemSize } components of type ${ componentType }${ attr.normalized ? ' normalized' : '' }, which ${ format.name } is not (a tool converted the attribute after pack?)` );
+			if ( ! format ) throw new Error( `_QTANGENT format '${ named }' is not one qtangent writes (${ FORMATS.map( ( f ) => f.name ).join( ', ' ) })` );
+			if ( byLayout !== format ) throw new Error( `_QTANGENT is ${ attr.itemSize } components of type ${ componentType }${ attr.normalized ? ' normalized' : '' }, which ${ format.name } is not (a tool converted the attribute after pack?)` );
 			const { bytes, stride } = attributeBytes( attr );
 			const count = attr.count;
 			let mode = this.mode;
@@ -607,18 +642,37 @@ export class QTangentPlugin {
 
 	async _setUpMesh( mesh ) {
 
-		const primitive = this._primitiveOf( mesh );
-		if ( ! primitive ) return;
-		const info = this._setUpGeometry( mesh.geometry, primitive );
-		const materialIndex = primitive.material;
-		const materialDef = materialIndex !== undefined ? this.parser.json.materials[ materialIndex ] : {};
-		const tangentMap = this.useMaps ? materialDef.extensions?.[ EXTENSION ]?.tangentMap : undefined;
-		const objectMap = this.useMaps ? primitive.extensions?.[ EXTENSION ]?.objectMap : undefined;
-		if ( ! info.format && ! tangentMap && ! objectMap ) return;
-		const key = [ mesh.material.uuid, info.gpu ? info.format.code : - 1, tangentMap ? 't' : objectMap ? `o${ objectMap.index }` : '' ].join( ':' );
-		if ( ! this.materials.has( key ) ) this.materials.set( key, this._material( mesh.material, materialDef, info, tangentMap, objectMap ) );
-		mesh.material = await this.materials.get( key );
-		mesh.userData.qtangent = { format: info.format?.name, gpu: info.gpu, map: tangentMap ? 'tangent' : objectMap ? 'object' : undefined };
+		const at = this._primitiveOf( mesh );
+		if ( ! at ) return;
+		const json = this.parser.json;
+		const meshDef = json.meshes[ at.mesh ];
+		const primitive = meshDef.primitives[ at.primitive ];
+		const where = `mesh ${ at.mesh }${ meshDef.name ? ` '${ meshDef.name }'` : '' } primitive ${ at.primitive }`;
+		try {
+
+			const info = this._setUpGeometry( mesh.geometry, primitive );
+			const materialIndex = primitive.material;
+			const materialDef = materialIndex !== undefined ? json.materials?.[ materialIndex ] ?? {} : {};
+			const tangentMap = this.useMaps ? materialDef.extensions?.[ EXTENSION ]?.tangentMap : undefined;
+			const objectMap = this.useMaps ? primitive.extensions?.[ EXTENSION ]?.objectMap : undefined;
+			for ( const [ name, info ] of [ [ 'tangentMap', tangentMap ], [ 'objectMap', objectMap ] ] ) {
+
+				if ( info !== undefined && ! Number.isInteger( info?.index ) ) throw new Error( `its ${ name } has no texture index` );
+
+			}
+
+			if ( ! info.format && ! tangentMap && ! objectMap ) return;
+			const key = [ mesh.material.uuid, info.gpu ? info.format.code : - 1, JSON.stringify( tangentMap ?? objectMap ?? null ), tangentMap ? 't' : 'o' ].join( ':' );
+			if ( ! this.materials.has( key ) ) this.materials.set( key, this._material( mesh.material, materialDef, info, tangentMap, objectMap ) );
+			mesh.material = await this.materials.get( key );
+			mesh.userData.qtangent = { format: info.format?.name, gpu: info.gpu, map: tangentMap ? 'tangent' : objectMap ? 'object' : undefined };
+
+		} catch ( e ) {
+
+			const material = primitive.material !== undefined ? ` (material ${ primitive.material }${ json.materials?.[ primitive.material ]?.name ? ` '${ json.materials[ primitive.material ].name }'` : '' })` : '';
+			throw new Error( `QTANGENT_frames: ${ where }${ material }: ${ e.message }` );
+
+		}
 
 	}
 
@@ -632,6 +686,14 @@ export class QTangentPlugin {
 
 			const s = materialDef.normalTexture.scale ?? 1;
 			material.normalScale.set( s, s );
+
+		}
+
+		const clearcoat = materialDef.extensions?.KHR_materials_clearcoat?.clearcoatNormalTexture;
+		if ( material.clearcoatNormalScale && clearcoat ) {
+
+			const s = clearcoat.scale ?? 1;
+			material.clearcoatNormalScale.set( s, s );
 
 		}
 

@@ -111,13 +111,20 @@ function pixels() {
 window.qt = {
 
 	/** Renders `url`; returns the pixels (base64 RGBA, bottom row first), the box and the bytes. */
-	async render( url, { plugin = null, box = null, view, time, anisotropy } ) {
+	async render( url, { plugin = null, box = null, view, time, anisotropy, anisotropyMap = true } ) {
 
 		const gltf = await load( url, plugin );
-		// `anisotropy`: a strength for every material (0: isotropic, to judge the normals alone).
-		if ( anisotropy !== undefined ) gltf.scene.traverse( ( o ) => {
+		// `anisotropy`: a strength for every material (0: isotropic, to judge the normals alone);
+		// `anisotropyMap: false`: no anisotropy texture (the direction is the vertex tangent's).
+		gltf.scene.traverse( ( o ) => {
 
-			if ( o.material?.anisotropy !== undefined ) o.material.anisotropy = anisotropy;
+			if ( anisotropy !== undefined && o.material?.anisotropy !== undefined ) o.material.anisotropy = anisotropy;
+			if ( ! anisotropyMap && o.material?.anisotropyMap ) {
+
+				o.material.anisotropyMap = null;
+				o.material.needsUpdate = true;
+
+			}
 
 		} );
 		pose( gltf, time );

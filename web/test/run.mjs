@@ -98,7 +98,7 @@ try {
 		const drawn = {};
 		for ( const v of c.variants ) {
 
-			const r = await page.evaluate( ( url, o ) => window.qt.render( url, o ), `/files/${ v.file }`, { plugin: v.plugin, box: source.box, view: c.view, time: c.time, anisotropy: c.anisotropy } );
+			const r = await page.evaluate( ( url, o ) => window.qt.render( url, o ), `/files/${ v.file }`, { plugin: v.plugin, box: source.box, view: c.view, time: c.time, anisotropy: c.anisotropy, anisotropyMap: v.anisotropyMap } );
 			await savePng( `${ c.name }-${ v.name }`, r.png );
 			drawn[ v.name ] = r.pixels;
 			// `against`: another variant's picture, compared as well.
