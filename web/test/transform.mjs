@@ -3,7 +3,7 @@
 // table in docs/WEB.md.
 
 import { Logger, NodeIO } from '@gltf-transform/core';
-import { ALL_EXTENSIONS } from '@gltf-transform/extensions';
+import { ALL_EXTENSIONS, KHRTextureBasisu } from '@gltf-transform/extensions';
 import * as fn from '@gltf-transform/functions';
 import { MeshoptDecoder, MeshoptEncoder, MeshoptSimplifier } from 'meshoptimizer';
 import { resolve } from 'node:path';
@@ -63,6 +63,8 @@ export async function functionsTable( file ) {
 	const runs = {
 		'copy (read, write)': [],
 		'copy twice': 'twice',
+		// A file that also uses KHR_texture_basisu, which moves every KTX2 texture's source.
+		'with KHR_texture_basisu': [ ( doc ) => void doc.createExtension( KHRTextureBasisu ) ],
 		'dedup()': [ fn.dedup() ],
 		'prune()': [ fn.prune() ],
 		'weld()': [ fn.weld() ],
