@@ -207,6 +207,22 @@ fn fixtures(assets: &Path, dir: &Path) {
         let o = p(out);
         run_tool("pack", &[&[source, "-o", o.as_str()][..], &extra].concat());
     }
+    let instanced = instanced_gltf(dir);
+    let instanced = instanced.to_str().expect("utf-8 path");
+    let instanced_packs = [
+        ("instanced.glb", s3.to_vec()),
+        (
+            "instanced-reference.glb",
+            vec!["--format", "f32x4", "--keep-normals"],
+        ),
+    ];
+    for (out, extra) in instanced_packs {
+        let o = p(out);
+        run_tool(
+            "pack",
+            &[&[instanced, "-o", o.as_str()][..], &extra].concat(),
+        );
+    }
     // The Fox in every format: each GLSL decoder runs (smallest3x4 is fox.glb).
     for f in Format::ALL {
         let o = p(&format!("fox-{}.glb", f.name()));
@@ -215,6 +231,76 @@ fn fixtures(assets: &Path, dir: &Path) {
             &[fox.as_str(), "-o", o.as_str(), "--format", f.name()],
         );
     }
+}
+
+/// A torus drawn three times through EXT_mesh_gpu_instancing (positions, normals, UVs, indices;
+/// no material), written as `instanced.gltf` with its buffer embedded: three.js makes an
+/// InstancedMesh of it, an object the parser does not associate with its primitive.
+fn instanced_gltf(dir: &Path) -> PathBuf {
+    let torus = qtangent::mesh::Primitive::torus(0.75, 0.3, 48, 24);
+    let normals = torus.normals.as_ref().expect("the torus has normals");
+    let uvs = torus.uvs.as_ref().expect("the torus has UVs");
+    let mut bin: Vec<u8> = Vec::new();
+    let mut views = Vec::new();
+    let mut push = |bytes: Vec<u8>| {
+        views.push(json!({ "buffer": 0, "byteOffset": bin.len(), "byteLength": bytes.len() }));
+        bin.extend_from_slice(&bytes);
+    };
+    let f32s = |v: &[f32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let flat3 = |v: &[Vec3]| v.iter().flat_map(|p| p.to_array()).collect::<Vec<f32>>();
+    push(f32s(&flat3(&torus.positions)));
+    push(f32s(&flat3(normals)));
+    push(f32s(
+        &uvs.iter().flat_map(|p| p.to_array()).collect::<Vec<f32>>(),
+    ));
+    push(torus.indices.iter().flat_map(|i| i.to_le_bytes()).collect());
+    push(f32s(&[-2.2, 0.0, 0.0, 0.0, 0.0, 0.0, 2.2, 0.0, 0.0]));
+    let (lo, hi) = torus.positions.iter().fold(
+        (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY)),
+        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+    );
+    let n = torus.positions.len();
+    let instancing = json!({ "EXT_mesh_gpu_instancing": { "attributes": { "TRANSLATION": 4 } } });
+    let attributes = json!({ "POSITION": 0, "NORMAL": 1, "TEXCOORD_0": 2 });
+    let doc = json!({
+        "asset": { "version": "2.0" },
+        "extensionsUsed": ["EXT_mesh_gpu_instancing"],
+        "scene": 0, "scenes": [{ "nodes": [0] }],
+        "nodes": [{ "mesh": 0, "extensions": instancing }],
+        "meshes": [{ "name": "torus", "primitives": [{ "attributes": attributes, "indices": 3 }] }],
+        "accessors": [
+            { "bufferView": 0, "componentType": 5126, "count": n, "type": "VEC3",
+              "min": lo.to_array(), "max": hi.to_array() },
+            { "bufferView": 1, "componentType": 5126, "count": n, "type": "VEC3" },
+            { "bufferView": 2, "componentType": 5126, "count": n, "type": "VEC2" },
+            { "bufferView": 3, "componentType": 5125, "count": torus.indices.len(), "type": "SCALAR" },
+            { "bufferView": 4, "componentType": 5126, "count": 3, "type": "VEC3" },
+        ],
+        "bufferViews": views,
+        "buffers": [{ "byteLength": bin.len(),
+                      "uri": format!("data:application/octet-stream;base64,{}", base64(&bin)) }],
+    });
+    common::write_text(dir, "instanced.gltf", &doc.to_string())
+}
+
+/// Standard base64 with padding (RFC 4648), for the instanced file's embedded buffer.
+fn base64(bytes: &[u8]) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for c in bytes.chunks(3) {
+        let n = c
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, b)| n | u32::from(*b) << (16 - 8 * i));
+        for k in 0..4 {
+            out.push(if k <= c.len() {
+                A[(n >> (18 - 6 * k)) as usize & 63] as char
+            } else {
+                '='
+            });
+        }
+    }
+    out
 }
 
 /// What the browser draws and compares (cases.json): the files [`fixtures`] writes.
@@ -264,6 +350,14 @@ fn cases() -> Value {
               ] },
             { "name": "fox-formats", "source": "fox-reference.glb", "time": 0.5, "view": fox_view,
               "variants": fox_formats },
+            // EXT_mesh_gpu_instancing: three instances, each drawn with the file's frames.
+            { "name": "instanced", "source": "instanced-reference.glb",
+              "view": { "dir": [0.2, 1.0, 0.8], "distance": 2.4, "light": [1, 2, 3] },
+              "variants": [
+                { "name": "gpu", "file": "instanced.glb", "plugin": gpu },
+                { "name": "decode", "file": "instanced.glb", "plugin": { "mode": "decode" }, "against": "gpu" },
+                { "name": "flat", "file": "instanced.glb", "plugin": null },
+              ] },
             { "name": "disc", "source": "disc-reference.glb", "view": disc_view,
               "variants": [
                 { "name": "gpu", "file": "disc.glb", "plugin": gpu },
@@ -375,16 +469,18 @@ fn assert_identical_pictures(result: &Value) {
             f.name()
         );
     }
-    assert_eq!(
-        against(variant(result, "fox", "decode")),
-        f64::INFINITY,
-        "the Fox"
-    );
-    assert_eq!(
-        against(variant(result, "helmet", "decode")),
-        f64::INFINITY,
-        "FlightHelmet"
-    );
+    for (case, what) in [
+        ("fox", "the Fox"),
+        ("helmet", "FlightHelmet"),
+        ("instanced", "instanced"),
+    ] {
+        let v = variant(result, case, "decode");
+        assert_eq!(
+            against(v),
+            f64::INFINITY,
+            "{what}: GPU decode against decode on load"
+        );
+    }
     // The lossless steps draw the identical picture: EXT_meshopt_compression (the codecs are
     // lossless) and a glTF-Transform round trip with the extension registered.
     for v in ["meshopt-gpu", "transformed-gpu"] {
@@ -451,6 +547,7 @@ fn assert_targets(result: &Value) {
         ("disc", "gpu", "no-direction"),
         ("bumps-isotropic", "gpu", "no-bumps"),
         ("duck", "gpu", "flat"),
+        ("instanced", "gpu", "flat"),
     ] {
         let (m, w) = (
             psnr(variant(result, case, map)),

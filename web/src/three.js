@@ -558,20 +558,21 @@ export class QTangentPlugin {
 	/** GLTFLoader hook: every mesh's frames and maps, once the scene is built. */
 	async afterRoot( result ) {
 
-		// Each geometry's primitive: meshes carry it in the parser's associations, but the
-		// instanced meshes of EXT_mesh_gpu_instancing are new objects that do not; they share
-		// the geometry of the mesh they were made from.
+		// Each geometry's primitive. Meshes carry it in the parser's associations, but the instanced
+		// meshes of EXT_mesh_gpu_instancing are new objects that do not (and the loader drops the
+		// associations of objects outside the scene); they share the geometry the loader made for
+		// the primitive, which its primitive cache holds.
 		const json = this.parser.json;
 		this.primitives = new Map();
-		for ( let m = 0; m < ( json.meshes?.length ?? 0 ); m ++ ) {
+		for ( const entry of Object.values( this.parser.primitiveCache ?? {} ) ) {
 
-			const object = await this.parser.getDependency( 'mesh', m );
-			object.traverse( ( o ) => {
+			const geometry = await entry.promise;
+			for ( let m = 0; m < ( json.meshes?.length ?? 0 ); m ++ ) {
 
-				const ref = this.parser.associations.get( o );
-				if ( o.isMesh && ref?.primitives !== undefined ) this.primitives.set( o.geometry, { mesh: m, primitive: ref.primitives } );
+				const j = json.meshes[ m ].primitives.indexOf( entry.primitive );
+				if ( j >= 0 && ! this.primitives.has( geometry ) ) this.primitives.set( geometry, { mesh: m, primitive: j } );
 
-			} );
+			}
 
 		}
 
