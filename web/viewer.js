@@ -8,7 +8,7 @@ import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
-import { QTangentPlugin } from './src/three.js';
+import { QTangentPlugin, gpuBytes } from './src/three.js';
 
 const canvas = document.getElementById( 'view' );
 const status = document.getElementById( 'status' );
@@ -53,36 +53,6 @@ async function load( url, plugin ) {
 	}
 
 	return { scene, root: gltf.scene, hasQTangent: !! gltf.parser.json.extensionsUsed?.includes( 'QTANGENT_frames' ) };
-
-}
-
-/** Bytes of frames (NORMAL, TANGENT or the qtangent attribute) and frame textures on the GPU. */
-function gpuBytes( root ) {
-
-	let frames = 0, vertices = 0, textures = 0;
-	const geometries = new Set(), maps = new Set();
-	root.traverse( ( o ) => {
-
-		if ( ! o.isMesh ) return;
-		if ( ! geometries.has( o.geometry ) ) {
-
-			geometries.add( o.geometry );
-			vertices += o.geometry.attributes.position.count;
-			for ( const n of [ 'normal', 'tangent', 'qtangent' ] ) frames += o.geometry.attributes[ n ]?.array.byteLength ?? 0;
-
-		}
-
-		const t = o.material.normalMap;
-		if ( t && ! maps.has( t.uuid ) ) {
-
-			maps.add( t.uuid );
-			const q = t.userData.qtangent?.bytes;
-			textures += q ?? ( t.mipmaps?.length ? t.mipmaps.reduce( ( s, m ) => s + m.data.byteLength, 0 ) : t.image.width * t.image.height * 4 * 4 / 3 );
-
-		}
-
-	} );
-	return { frames, vertices, textures };
 
 }
 

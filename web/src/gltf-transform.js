@@ -143,7 +143,8 @@ export class QTangentFrames extends Extension {
 
 	}
 
-	/** @hidden The texture references, before KHR_texture_transform writes their transforms. */
+	/** @hidden Each map's texture reference (by its property), before KHR_texture_transform writes
+	 * their transforms. */
 	prewrite( context ) {
 
 		this._defs = new Map();
@@ -151,14 +152,14 @@ export class QTangentFrames extends Extension {
 		for ( const material of root.listMaterials() ) {
 
 			const p = material.getExtension( QTANGENT_FRAMES );
-			if ( p?.getTangentMap() ) this._defs.set( p, { tangentMap: context.createTextureInfoDef( p.getTangentMap(), p.getTangentMapInfo() ) } );
+			if ( p?.getTangentMap() ) this._defs.set( p, context.createTextureInfoDef( p.getTangentMap(), p.getTangentMapInfo() ) );
 
 		}
 
 		for ( const mesh of root.listMeshes() ) for ( const prim of mesh.listPrimitives() ) {
 
 			const p = prim.getExtension( QTANGENT_FRAMES );
-			if ( p?.getObjectMap() ) this._defs.set( p, { objectMap: context.createTextureInfoDef( p.getObjectMap(), p.getObjectMapInfo() ) } );
+			if ( p?.getObjectMap() ) this._defs.set( p, context.createTextureInfoDef( p.getObjectMap(), p.getObjectMapInfo() ) );
 
 		}
 
@@ -181,9 +182,9 @@ export class QTangentFrames extends Extension {
 			if ( ! p ) continue;
 			const def = json.materials[ context.materialIndexMap.get( material ) ];
 			const ext = {};
-			if ( defs.get( p )?.tangentMap ) {
+			if ( defs.has( p ) ) {
 
-				ext.tangentMap = defs.get( p ).tangentMap;
+				ext.tangentMap = defs.get( p );
 				mapTexture( ext.tangentMap, p.getTangentMap() );
 
 			}
@@ -201,9 +202,9 @@ export class QTangentFrames extends Extension {
 				if ( ! p ) return;
 				const ext = {};
 				if ( p.getFormat() !== null ) ext.format = p.getFormat();
-				if ( defs.get( p )?.objectMap ) {
+				if ( defs.has( p ) ) {
 
-					ext.objectMap = defs.get( p ).objectMap;
+					ext.objectMap = defs.get( p );
 					mapTexture( ext.objectMap, p.getObjectMap() );
 
 				}

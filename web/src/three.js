@@ -20,7 +20,7 @@
 
 import {
 	ClampToEdgeWrapping, DataTexture, DataUtils, HalfFloatType, LinearFilter, LinearMipmapLinearFilter,
-	MirroredRepeatWrapping, NoColorSpace, ObjectSpaceNormalMap, RepeatWrapping, RGBAFormat, RGFormat,
+	MirroredRepeatWrapping, NoColorSpace, ObjectSpaceNormalMap, RepeatWrapping, RGFormat,
 	BufferAttribute, Float32BufferAttribute, TangentSpaceNormalMap, ShaderChunk, CompressedTexture,
 	SIGNED_RED_GREEN_RGTC2_Format, UnsignedByteType,
 } from 'three';
@@ -282,8 +282,8 @@ vec3 objectNormal = qtf.n;
 
 }
 
-/** Half floats of a float array (for the layouts WebGL cannot sample as they are). */
-function halfTexture( levels, width, height, channels ) {
+/** A two-channel half-float texture of (r, g) float levels (BC5 where the device has no RGTC). */
+function halfTexture( levels, width, height ) {
 
 	const mipmaps = levels.map( ( data, k ) => {
 
@@ -292,32 +292,31 @@ function halfTexture( levels, width, height, channels ) {
 		return { data: h, width: Math.max( 1, width >> k ), height: Math.max( 1, height >> k ) };
 
 	} );
-	const t = new DataTexture( mipmaps[ 0 ].data, width, height, channels === 2 ? RGFormat : RGBAFormat, HalfFloatType );
+	const t = new DataTexture( mipmaps[ 0 ].data, width, height, RGFormat, HalfFloatType );
 	t.mipmaps = mipmaps;
 	return t;
 
 }
 
-/** BC5 SNORM (or UNORM) blocks as (r, g) floats in [−1, 1] (or [0, 1]), row-major (BC4's palette
- * of the Khronos Data Format Specification, §21.3, per channel). */
-export function decodeBc5( bytes, width, height, signed ) {
+/** BC5 SNORM blocks as (r, g) floats in [−1, 1], row-major (BC4 SNORM's palette in the Khronos
+ * Data Format Specification, per channel; −128 reads as −127). */
+export function decodeBc5( bytes, width, height ) {
 
 	const out = new Float32Array( width * height * 2 );
 	const bw = Math.ceil( width / 4 ), bh = Math.ceil( height / 4 );
-	const [ lo, hi, scale ] = signed ? [ - 127, 127, 127 ] : [ 0, 255, 255 ];
 	for ( let by = 0; by < bh; by ++ ) for ( let bx = 0; bx < bw; bx ++ ) {
 
 		for ( let c = 0; c < 2; c ++ ) {
 
 			const b = 16 * ( by * bw + bx ) + 8 * c;
-			const byte = ( v ) => signed ? Math.max( ( v << 24 ) >> 24, - 127 ) : v;
+			const byte = ( v ) => Math.max( ( v << 24 ) >> 24, - 127 );
 			const e0 = byte( bytes[ b ] ), e1 = byte( bytes[ b + 1 ] );
 			const p = [ e0, e1 ];
 			if ( e0 > e1 ) for ( let i = 1; i < 7; i ++ ) p.push( ( ( 7 - i ) * e0 + i * e1 ) / 7 );
 			else {
 
 				for ( let i = 1; i < 5; i ++ ) p.push( ( ( 5 - i ) * e0 + i * e1 ) / 5 );
-				p.push( lo, hi );
+				p.push( - 127, 127 );
 
 			}
 
@@ -327,7 +326,7 @@ export function decodeBc5( bytes, width, height, signed ) {
 
 				const x = 4 * bx + ( i & 3 ), y = 4 * by + ( i >> 2 );
 				const idx = Math.floor( bits / 2 ** ( 3 * i ) ) % 8;
-				if ( x < width && y < height ) out[ 2 * ( y * width + x ) + c ] = p[ idx ] / scale;
+				if ( x < width && y < height ) out[ 2 * ( y * width + x ) + c ] = p[ idx ] / 127;
 
 			}
 
@@ -404,7 +403,7 @@ export class QTangentPlugin {
 
 		} else {
 
-			t = halfTexture( levels.map( ( l, k ) => decodeBc5( l, ...size( k ), true ) ), w, h, 2 );
+			t = halfTexture( levels.map( ( l, k ) => decodeBc5( l, ...size( k ) ) ), w, h );
 
 		}
 
@@ -474,10 +473,8 @@ export class QTangentPlugin {
 
 		const meta = {
 			kind: text( 'qtangent.kind' ) ?? 'tangent',
-			format: text( 'qtangent.format' ),
 			axial: text( 'qtangent.twist' ) === 'axial',
 			decode: MapDecode.PLAIN,
-			bytes: container.levels.reduce( ( s, l ) => s + l.uncompressedByteLength, 0 ),
 		};
 		const { vkFormat } = container;
 		const w = container.pixelWidth, h = container.pixelHeight;
@@ -508,10 +505,7 @@ export class QTangentPlugin {
 			if ( ! this._hasExtension( 'EXT_texture_compression_rgtc' ) ) {
 
 				if ( container.supercompressionScheme !== 0 ) throw new Error( `image ${ imageIndex } is supercompressed BC5, which the plugin decodes only uncompressed (this device has no RGTC)` );
-
-				const levels = container.levels.map( ( l, k ) => decodeBc5( l.levelData, Math.max( 1, w >> k ), Math.max( 1, h >> k ), true ) );
-				texture = halfTexture( levels, w, h, 2 );
-				meta.bytes = levels.reduce( ( s, l ) => s + 2 * l.length, 0 );
+				texture = this._bc5Texture( container.levels.map( ( l ) => l.levelData ), w, h );
 
 			}
 
@@ -551,6 +545,8 @@ export class QTangentPlugin {
 
 		}
 
+		// Bytes on the GPU: the levels as uploaded (compressed, or half floats), both layers.
+		meta.bytes = [ texture, twist ].reduce( ( s, t ) => s + ( t?.mipmaps ?? [] ).reduce( ( n, m ) => n + m.data.byteLength, 0 ), 0 );
 		return texture;
 
 	}
@@ -656,9 +652,9 @@ export class QTangentPlugin {
 			const materialDef = materialIndex !== undefined ? json.materials?.[ materialIndex ] ?? {} : {};
 			const tangentMap = this.useMaps ? materialDef.extensions?.[ EXTENSION ]?.tangentMap : undefined;
 			const objectMap = this.useMaps ? primitive.extensions?.[ EXTENSION ]?.objectMap : undefined;
-			for ( const [ name, info ] of [ [ 'tangentMap', tangentMap ], [ 'objectMap', objectMap ] ] ) {
+			for ( const [ name, ref ] of [ [ 'tangentMap', tangentMap ], [ 'objectMap', objectMap ] ] ) {
 
-				if ( info !== undefined && ! Number.isInteger( info?.index ) ) throw new Error( `its ${ name } has no texture index` );
+				if ( ref !== undefined && ! Number.isInteger( ref?.index ) ) throw new Error( `its ${ name } has no texture index` );
 
 			}
 
@@ -779,4 +775,36 @@ function gpuAttribute( format, bytes, count, stride ) {
 
 }
 
-export { FORMATS, decodeFrames };
+/**
+ * The bytes of frames (NORMAL, TANGENT or the plugin's `qtangent` attribute) and of frame textures
+ * (normal maps, or the quaternion maps in their place) on the GPU under `root`, each geometry and
+ * texture counted once, with its vertex count. A texture the plugin did not load (a PNG normal map)
+ * counts as RGBA8 with a full mip chain.
+ */
+export function gpuBytes( root ) {
+
+	let frames = 0, vertices = 0, textures = 0;
+	const geometries = new Set(), maps = new Set();
+	root.traverse( ( o ) => {
+
+		if ( ! o.isMesh ) return;
+		if ( ! geometries.has( o.geometry ) ) {
+
+			geometries.add( o.geometry );
+			vertices += o.geometry.attributes.position.count;
+			for ( const n of [ 'normal', 'tangent', 'qtangent' ] ) frames += o.geometry.attributes[ n ]?.array.byteLength ?? 0;
+
+		}
+
+		const t = o.material.normalMap;
+		if ( t && ! maps.has( t.source ) ) {
+
+			maps.add( t.source );
+			textures += t.userData.qtangent?.bytes ?? ( t.image?.width ?? 0 ) * ( t.image?.height ?? 0 ) * 4 * 4 / 3;
+
+		}
+
+	} );
+	return { frames, vertices, framesPerVertex: vertices ? frames / vertices : 0, textures };
+
+}

@@ -5,7 +5,7 @@ import * as THREE from 'three';
 import { GLTFLoader } from 'three/addons/loaders/GLTFLoader.js';
 import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
 import { MeshoptDecoder } from 'three/addons/libs/meshopt_decoder.module.js';
-import { QTangentPlugin, decodeBc5 } from '../src/three.js';
+import { QTangentPlugin, decodeBc5, gpuBytes } from '../src/three.js';
 import { FORMATS } from '../src/formats.js';
 import { decodeQTangent, toFrame } from '../src/decode.js';
 
@@ -65,38 +65,6 @@ function boxOf( object ) {
 
 }
 
-function frameBytes( object ) {
-
-	let frames = 0, vertices = 0, textures = 0;
-	const seen = new Set(), seenTex = new Set();
-	object.traverse( ( o ) => {
-
-		if ( ! o.isMesh ) return;
-		const g = o.geometry;
-		if ( ! seen.has( g ) ) {
-
-			seen.add( g );
-			vertices += g.attributes.position.count;
-			for ( const name of [ 'normal', 'tangent', 'qtangent' ] ) if ( g.attributes[ name ] ) frames += g.attributes[ name ].array.byteLength;
-
-		}
-
-		const t = o.material.normalMap;
-		if ( t && ! seenTex.has( t.uuid ) ) {
-
-			seenTex.add( t.uuid );
-			const mips = t.mipmaps?.length ? t.mipmaps : [ { data: t.image?.data } ];
-			const m = t.userData.qtangent?.bytes ?? mips.reduce( ( s, m ) => s + ( m.data?.byteLength ?? 0 ), 0 );
-			// An image (PNG) on the GPU: RGBA8 with a full mip chain (4/3).
-			textures += m || ( t.image?.width ?? 0 ) * ( t.image?.height ?? 0 ) * 4 * 4 / 3;
-
-		}
-
-	} );
-	return { frames, vertices, framesPerVertex: vertices ? frames / vertices : 0, textures };
-
-}
-
 function pixels() {
 
 	const gl = renderer.getContext();
@@ -131,7 +99,7 @@ window.qt = {
 		const b = box ?? boxOf( gltf.scene );
 		const { scene, camera } = stage( gltf, b, view );
 		renderer.render( scene, camera );
-		return { pixels: pixels(), png: canvas.toDataURL( 'image/png' ), box: b, bytes: frameBytes( gltf.scene ) };
+		return { pixels: pixels(), png: canvas.toDataURL( 'image/png' ), box: b, bytes: gpuBytes( gltf.scene ) };
 
 	},
 
@@ -213,7 +181,7 @@ window.qt = {
 		const gpu = new Float32Array( width * height * 4 );
 		renderer.readRenderTargetPixels( target, 0, 0, width, height, gpu );
 		renderer.setRenderTarget( null );
-		const js = decodeBc5( blocks, width, height, true );
+		const js = decodeBc5( blocks, width, height );
 		let worst = 0;
 		for ( let y = 0; y < height; y ++ ) for ( let i = 0; i < width; i ++ ) for ( let c = 0; c < 2; c ++ ) {
 
