@@ -88,6 +88,8 @@ pub mod render;
 mod report;
 #[cfg(feature = "pipeline")]
 pub mod skin;
+#[cfg(feature = "pipeline")]
+mod wgsl;
 #[cfg(all(test, feature = "default"))]
 mod testing;
 
@@ -115,7 +117,7 @@ mod draw;
 pub use format::Format;
 pub use frame::{FrameError, QTangent, TangentFrame};
 #[cfg(feature = "gpu")]
-pub use gpu::{GpuContext, SkinPipeline, Wgsl};
+pub use gpu::{GpuContext, SkinPipeline};
 pub use names::ParseNameError;
 #[cfg(feature = "pipeline")]
 pub use qmap::{Baker, EncodedMap, MapOptions};
@@ -123,6 +125,8 @@ pub use qmap::{Baker, EncodedMap, MapOptions};
 pub use report::{Listener, Progress, Warning, WarningKind};
 #[cfg(feature = "pipeline")]
 pub use skin::{Bone, SkinVertices};
+#[cfg(feature = "pipeline")]
+pub use wgsl::Wgsl;
 
 // The README's snippets compile and run as doc tests.
 #[cfg(all(doctest, feature = "gpu", feature = "gltf"))]

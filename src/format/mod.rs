@@ -36,9 +36,9 @@ use crate::frame::QTangent;
 pub(crate) use sign_w::decode_snorm16x4;
 #[cfg(all(feature = "pipeline", feature = "lab"))]
 pub(crate) use sign_w::SNORM16_NEAREST_BOUND_DEG;
-#[cfg(feature = "gpu")]
+#[cfg(feature = "pipeline")]
 pub(crate) use sign_w::SNORM16_W_BIAS;
-#[cfg(feature = "gpu")]
+#[cfg(feature = "pipeline")]
 pub(crate) use smallest3::{smallest3_step, S3X4_LEVELS, S3X6_LEVELS};
 
 /// A tangent-frame vertex format. Bounds are the largest angle between a decoded n, t or b and the
@@ -239,11 +239,26 @@ impl Format {
         }
     }
 
-    /// The WGSL code of the format: its position in [`Format::ALL`].
+    /// The WGSL code of the format, which the generated header names `FORMAT_<NAME>`
+    /// ([`crate::Wgsl`]) and the decode dispatch (`qtangent_frame_u32(format, q)`, …) takes: its
+    /// position in [`Format::ALL`].
     #[must_use]
-    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
-    pub(crate) const fn code(self) -> u32 {
+    pub const fn code(self) -> u32 {
         self as u32
+    }
+
+    /// The format whose `_QTANGENT` accessor has this layout (glTF `componentType`, components per
+    /// element, `normalized`): how a reader names the format when a tool has dropped the
+    /// primitive's `QTANGENT_frames` (docs/GLTF.md, "Decoding `_QTANGENT`"). No two formats share a
+    /// layout.
+    #[must_use]
+    pub fn from_gltf_layout(component_type: u32, components: usize, normalized: bool) -> Option<Self> {
+        let layout = GltfLayout {
+            component_type,
+            components,
+            normalized,
+        };
+        Self::ALL.into_iter().find(|f| f.info().gltf == layout)
     }
 
     /// Bytes per frame.

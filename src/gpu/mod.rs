@@ -30,7 +30,7 @@ pub use render::{
     DEPTH_FORMAT,
 };
 pub use skin::{output_layout, InstanceRange, RigBatch, SkinBatch, SkinPipeline};
-pub use wgsl::Wgsl;
+pub use crate::wgsl::Wgsl;
 
 #[cfg(all(test, feature = "default"))]
 #[path = "../../tests/unit/gpu/mod.rs"]

@@ -361,7 +361,7 @@ fn sampler(device: &wgpu::Device, filter: wgpu::FilterMode) -> wgpu::Sampler {
     })
 }
 
-/// One sample as `qmap_sample` in `shaders/qmap.wgsl` writes it: four `vec4<f32>`, 64 bytes.
+/// One sample as `qmap_sample` in `shaders/qmap_sample.wgsl` writes it: four `vec4<f32>`, 64 bytes.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
 pub struct SampledFrame {

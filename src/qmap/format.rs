@@ -59,7 +59,7 @@ pub(crate) struct MapInfo {
     pub(crate) ktx2: TexelFormat,
     /// How a shader turns a filtered sample into a quaternion (a BC5 map of a twist alone is
     /// [`MapDecode::Bc5Zw`] instead).
-    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
+    #[cfg_attr(not(feature = "pipeline"), allow(dead_code))]
     pub(crate) decode: MapDecode,
     /// Half a quantisation step of one stored component of a unit quaternion; `None` for the
     /// block formats, whose error is measured, not bounded.
@@ -80,7 +80,7 @@ impl MapFormat {
     ];
 
     /// The uncompressed formats: what a bake writes texels in ([`MapFormat::raster`]).
-    #[cfg(any(test, feature = "gpu"))]
+    #[cfg(feature = "pipeline")]
     pub(crate) const UNCOMPRESSED: [MapFormat; 4] = [
         MapFormat::Rgba16Float,
         MapFormat::Rgba16Snorm,
@@ -140,7 +140,7 @@ impl MapFormat {
     /// The WGSL code of an uncompressed format (the bake's `FORMAT` override): its position in
     /// [`MapFormat::ALL`].
     #[must_use]
-    #[cfg(feature = "gpu")]
+    #[cfg(feature = "pipeline")]
     pub(crate) const fn code(self) -> u32 {
         self as u32
     }
@@ -363,10 +363,11 @@ named!(MapDecode, "map decode", {
 });
 
 impl MapDecode {
-    /// The WGSL code: the position in [`MapDecode::ALL`].
+    /// The WGSL code, which the generated header names `MAP_DECODE_<NAME>` ([`crate::Wgsl`]) and
+    /// a shader gives its `MAP_DECODE` override (or, composed by Bevy, its shader def): the
+    /// position in [`MapDecode::ALL`].
     #[must_use]
-    #[cfg(feature = "gpu")]
-    pub(crate) const fn code(self) -> u32 {
+    pub const fn code(self) -> u32 {
         self as u32
     }
 }

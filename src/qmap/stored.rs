@@ -490,6 +490,20 @@ impl EncodedMap {
     }
 
     #[cfg(feature = "ktx2")]
+    /// Reads a map from the bytes of a KTX 2.0 file: a map image embedded in a packed glTF
+    /// (`QTANGENT_frames` on a texture), for a renderer that reads the glTF itself. `what` names
+    /// the image in errors. A map whose handedness plane is a file of its own
+    /// ([`EncodedMap::read_ktx2`]) is read without it.
+    ///
+    /// # Errors
+    /// [`BakeError::Ktx2`] for bytes that do not read as KTX 2.0; [`BakeError::Settings`] naming
+    /// `what` for a texture that holds no quaternion map.
+    pub fn read_ktx2_bytes(what: &str, bytes: &[u8]) -> Result<Self, BakeError> {
+        let main = crate::ktx2::read(bytes)?;
+        Self::from_ktx2(what, &main, None)
+    }
+
+    #[cfg(feature = "ktx2")]
     /// A map from its KTX2 texture (and handedness plane). `what` names the file in errors.
     ///
     /// # Errors

@@ -69,7 +69,7 @@ impl SkinMethod {
     /// The WGSL code (the `SKIN_METHOD` override of `shaders/skin.wgsl`): the position in
     /// [`SkinMethod::ALL`].
     #[must_use]
-    #[cfg(feature = "gpu")]
+    #[cfg(feature = "pipeline")]
     pub(crate) const fn code(self) -> u32 {
         self as u32
     }

@@ -33,6 +33,7 @@
 //! - `cargo xtask web [FILE|FOLDER] [--port N]` — the three.js viewer (`web/viewer.html`) on
 //!   loopback, after installing `web/`'s pinned packages (`web.rs`; docs/WEB.md).
 
+mod bevy;
 mod gltfpack_table;
 #[path = "../../examples/common/quiet_mesa.rs"]
 mod mesa;
@@ -50,7 +51,9 @@ const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|animate|aniso|ben
               file is over 800 lines; build and unit-test the crate with --no-default-features;
               clippy --all-targets -D warnings; cargo doc (with and without the lab) with warnings denied; install the
               pinned glTF judges (npm, when node is present; required under CI); then cargo
-              test --release --workspace [ARGS], and count the tests that did not run
+              test --release --workspace [ARGS]; then the Bevy integration (integrations/bevy:
+              its formatting and its tests, in its own workspace and target folder); and count
+              the tests that did not run
   demo        set up a Vulkan adapter if needed, then run the demo (ARGS: frame count), the
               embed example (qtangent on an application's own device), bake
               the embedded default tangent-space map (BC5, KTX2) into qmaps/, render the
@@ -219,7 +222,9 @@ fn test(root: &Path, rest: &[String]) -> Result<(), String> {
             &[&["test", "--release", "--workspace"], &strs(rest)[..]].concat(),
             &env,
         )
-    });
+    })
+    // Bevy's plugin: a workspace of its own (integrations/bevy), drawn headless in Bevy.
+    .and_then(|()| step("bevy integration", &|| bevy::test(root, &env)));
     if tests.is_ok() {
         eprintln!(
             "xtask: test: every step passed in {:.1} s",

@@ -1,0 +1,105 @@
+//! qtangent in Bevy: glTF files written by qtangent's `pack` (quaternion tangent frames in
+//! `_QTANGENT`, quaternion maps in `QTANGENT_frames`), loaded by Bevy's own glTF loader and drawn
+//! by Bevy's own PBR.
+//!
+//! ```no_run
+//! use bevy::prelude::*;
+//! use bevy_qtangent::QTangentPlugin;
+//!
+//! App::new()
+//!     .add_plugins((DefaultPlugins, QTangentPlugin::default()))
+//!     .add_systems(Startup, |mut commands: Commands, assets: Res<AssetServer>| {
+//!         commands.spawn(bevy_qtangent::scene(&assets, "packed.glb"));
+//!     });
+//! ```
+//!
+//! - [`Mode::Gpu`] (the default): each primitive keeps its frame as `pack` wrote it (4 to 16 bytes
+//!   a vertex), decoded in the vertex shader by qtangent's own WGSL; materials become
+//!   [`QTangentMaterial`], an [`ExtendedMaterial`] of Bevy's `StandardMaterial` whose fragment
+//!   shader turns the vertex frame by the material's tangent-space quaternion map (in place of
+//!   the normal map) and then calls Bevy's lighting.
+//! - [`Mode::Cpu`]: the frames are decoded on the CPU at load time into plain `NORMAL` and
+//!   `TANGENT` attributes (vertices split at mirror seams, as `pack` wrote them); materials stay
+//!   `StandardMaterial`, with their normal maps. No custom shader.
+//!
+//! Either way the plugin reads the packed file's quantised attributes (KHR_mesh_quantization),
+//! which Bevy's loader does not; load packed files with [`scene`] or [`loader_settings`] (Bevy's
+//! validation refuses files that require extensions it does not know).
+
+mod accessor;
+mod loader;
+mod map;
+mod material;
+pub mod viewer;
+mod wgsl;
+
+use bevy::asset::embedded_asset;
+use bevy::gltf::extensions::GltfExtensionHandlers;
+use bevy::gltf::GltfLoaderSettings;
+use bevy::pbr::{ExtendedMaterial, MaterialPlugin, StandardMaterial};
+use bevy::prelude::*;
+use bevy::world_serialization::WorldAssetRoot;
+
+pub use material::{Debug as DebugView, QTangentExtension};
+
+/// The material of primitives with qtangent frames in [`Mode::Gpu`].
+pub type QTangentMaterial = ExtendedMaterial<StandardMaterial, QTangentExtension>;
+
+/// How the plugin gives Bevy the frames.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Packed frames on the GPU, decoded by the vertex shader; quaternion maps applied.
+    #[default]
+    Gpu,
+    /// Frames decoded at load time into `NORMAL` and `TANGENT`; `StandardMaterial`, no maps.
+    Cpu,
+}
+
+/// Loads qtangent's packed glTF files into Bevy (see the crate docs).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct QTangentPlugin {
+    /// GPU decode with quaternion maps, or CPU decode into plain attributes.
+    pub mode: Mode,
+    /// What [`Mode::Gpu`]'s fragment shader shows: lit (the default) or a frame for checking.
+    pub debug: DebugView,
+}
+
+impl Plugin for QTangentPlugin {
+    fn build(&self, app: &mut App) {
+        register_material(app);
+        let handlers = app
+            .world_mut()
+            .get_resource_or_init::<GltfExtensionHandlers>()
+            .0
+            .clone();
+        handlers
+            .write_blocking()
+            .push(Box::new(loader::Handler::new(self.mode, self.debug)));
+    }
+}
+
+/// The plugin's material and its shaders (qtangent's WGSL modules, `qtangent_pbr.wgsl`).
+pub(crate) fn register_material(app: &mut App) {
+    embedded_asset!(app, "qtangent_pbr.wgsl");
+    wgsl::register(app);
+    app.add_plugins(MaterialPlugin::<QTangentMaterial>::default());
+}
+
+/// Settings for Bevy's glTF loader that packed files need: no validation of
+/// `extensionsRequired` against the extensions Bevy's `gltf` crate knows (a quantised file
+/// requires KHR_mesh_quantization, a compressed one EXT_meshopt_compression; this plugin reads
+/// both).
+pub fn loader_settings(settings: &mut GltfLoaderSettings) {
+    settings.validate = false;
+}
+
+/// Scene 0 of the glTF file at `path`, loaded with [`loader_settings`], ready to spawn.
+pub fn scene(assets: &AssetServer, path: impl Into<String>) -> WorldAssetRoot {
+    let path = path.into();
+    WorldAssetRoot(
+        assets
+            .load_builder()
+            .with_settings(loader_settings)
+            .load(GltfAssetLabel::Scene(0).from_asset(path)),
+    )
+}

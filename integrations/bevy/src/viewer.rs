@@ -1,0 +1,512 @@
+//! The viewer behind `examples/viewer.rs`: a glTF file in a window, or rendered headless to a
+//! PNG (`--screenshot`), with a default camera framing the scene and a default light. The
+//! headless run is what the integration's tests drive; it prints the camera it used, the GPU
+//! bytes of the frames, and (`--frames N`) the mean frame time.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use bevy::app::{AppExit, ScheduleRunnerPlugin};
+use bevy::asset::AssetPlugin;
+use bevy::camera::primitives::Aabb;
+use bevy::camera::RenderTarget;
+use bevy::core_pipeline::tonemapping::Tonemapping;
+use bevy::gltf::Gltf;
+use bevy::prelude::*;
+use bevy::render::render_resource::{
+    CachedPipelineState, PipelineCache, TextureFormat, TextureUsages,
+};
+use bevy::render::view::screenshot::{save_to_disk, Screenshot};
+use bevy::render::{Render, RenderApp};
+use bevy::shader::ShaderCacheError;
+use bevy::window::ExitCondition;
+use bevy::winit::WinitPlugin;
+
+use crate::{loader_settings, DebugView, Mode, QTangentMaterial, QTangentPlugin};
+
+const USAGE: &str = "usage: viewer FILE [--screenshot OUT.png] [--mode gpu|cpu|standard] \
+[--debug lit|normal|tangent] [--size WxH] [--camera EX,EY,EZ,TX,TY,TZ] [--animation N --time SECONDS] \
+[--frames N]
+
+  FILE            a glTF or GLB file (packed by qtangent's `pack`, or any other)
+  --screenshot    render headless (no window, no display needed) and write the image
+  --mode          gpu: the plugin, frames decoded on the GPU with quaternion maps (default);
+                  cpu: the plugin, frames decoded at load into NORMAL/TANGENT;
+                  standard: Bevy's own loader and StandardMaterial, no plugin
+  --debug         lit (default), or the pixel's world normal / tangent as 0.5 + 0.5 v, untonemapped
+  --size          image or window size (default 960x540)
+  --camera        eye and target (default: framing the scene's bounds; the run prints it)
+  --animation     play glTF animation N, paused at --time (default 0)
+  --frames        render N frames more after the picture and print the mean frame time";
+
+/// Options of one run.
+#[derive(Debug, Clone)]
+struct Options {
+    file: PathBuf,
+    screenshot: Option<PathBuf>,
+    mode: Option<Mode>,
+    debug: DebugView,
+    size: (u32, u32),
+    camera: Option<(Vec3, Vec3)>,
+    animation: Option<(usize, f32)>,
+    frames: u32,
+}
+
+fn parse(args: &[String]) -> Result<Options, String> {
+    let mut o = Options {
+        file: PathBuf::new(),
+        screenshot: None,
+        mode: Some(Mode::Gpu),
+        debug: DebugView::Lit,
+        size: (960, 540),
+        camera: None,
+        animation: None,
+        frames: 0,
+    };
+    let mut time = 0.0;
+    let mut animation = None;
+    let mut it = args.iter();
+    let mut file = None;
+    while let Some(a) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{name} needs a value"))
+        };
+        match a.as_str() {
+            "--help" | "-h" => return Err(USAGE.into()),
+            "--screenshot" => o.screenshot = Some(value(a)?.into()),
+            "--mode" => {
+                o.mode = match value(a)?.as_str() {
+                    "gpu" => Some(Mode::Gpu),
+                    "cpu" => Some(Mode::Cpu),
+                    "standard" => None,
+                    m => return Err(format!("--mode {m}: gpu, cpu or standard")),
+                }
+            }
+            "--debug" => {
+                o.debug = match value(a)?.as_str() {
+                    "lit" => DebugView::Lit,
+                    "normal" => DebugView::Normal,
+                    "tangent" => DebugView::Tangent,
+                    d => return Err(format!("--debug {d}: lit, normal or tangent")),
+                }
+            }
+            "--size" => {
+                let v = value(a)?;
+                let (w, h) = v
+                    .split_once('x')
+                    .and_then(|(w, h)| Some((w.parse().ok()?, h.parse().ok()?)))
+                    .filter(|&(w, h): &(u32, u32)| w > 0 && h > 0 && w <= 8192 && h <= 8192)
+                    .ok_or_else(|| format!("--size {v}: WIDTHxHEIGHT, 1 to 8192 each"))?;
+                o.size = (w, h);
+            }
+            "--camera" => {
+                let v = value(a)?;
+                let n: Vec<f32> = v
+                    .split(',')
+                    .map(str::parse)
+                    .collect::<Result<_, _>>()
+                    .map_err(|_| format!("--camera {v}: six numbers"))?;
+                let [ex, ey, ez, tx, ty, tz] = n[..] else {
+                    return Err(format!("--camera {v}: six numbers, eye then target"));
+                };
+                o.camera = Some((Vec3::new(ex, ey, ez), Vec3::new(tx, ty, tz)));
+            }
+            "--animation" => {
+                let v = value(a)?;
+                animation = Some(v.parse().map_err(|_| format!("--animation {v}: an index"))?);
+            }
+            "--time" => {
+                let v = value(a)?;
+                time = v.parse().map_err(|_| format!("--time {v}: seconds"))?;
+            }
+            "--frames" => {
+                let v = value(a)?;
+                o.frames = v.parse().map_err(|_| format!("--frames {v}: a count"))?;
+            }
+            f if !f.starts_with("--") && file.is_none() => file = Some(PathBuf::from(f)),
+            f => return Err(format!("unknown argument {f}\n{USAGE}")),
+        }
+    }
+    o.file = file.ok_or_else(|| format!("no FILE\n{USAGE}"))?;
+    o.animation = animation.map(|n| (n, time));
+    if !o.file.is_file() {
+        return Err(format!("{}: no such file", o.file.display()));
+    }
+    Ok(o)
+}
+
+/// Runs the viewer on command-line arguments (without the program name).
+#[must_use]
+pub fn main(args: Vec<String>) -> ExitCode {
+    let options = match parse(&args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("viewer: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let has_display = std::env::var_os("DISPLAY").is_some_and(|d| !d.is_empty())
+        || std::env::var_os("WAYLAND_DISPLAY").is_some_and(|d| !d.is_empty());
+    if options.screenshot.is_none() && !has_display {
+        eprintln!(
+            "viewer: no display (neither DISPLAY nor WAYLAND_DISPLAY is set); use --screenshot OUT.png to render headless"
+        );
+        return ExitCode::FAILURE;
+    }
+    let failure = Arc::new(Mutex::new(None::<String>));
+    run(options, failure.clone());
+    match failure.lock().map(|f| f.clone()) {
+        Ok(None) => ExitCode::SUCCESS,
+        Ok(Some(e)) => {
+            eprintln!("viewer: {e}");
+            ExitCode::FAILURE
+        }
+        Err(_) => ExitCode::FAILURE,
+    }
+}
+
+/// Where the run is.
+#[derive(Resource)]
+struct Run {
+    options: Options,
+    gltf: Handle<Gltf>,
+    target: Option<Handle<Image>>,
+    stage: Stage,
+    failure: Arc<Mutex<Option<String>>>,
+    /// Pipelines still compiling and pipelines that failed, from the render world.
+    pipelines: Arc<PipelineReport>,
+    frame_times: Vec<f32>,
+    started: Instant,
+}
+
+#[derive(Default)]
+struct PipelineReport {
+    waiting: AtomicUsize,
+    errors: Mutex<Vec<String>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Stage {
+    /// Waiting for the file and its scene.
+    Loading,
+    /// Scene spawned: placing the camera and the animation, counting frames.
+    Placed(u32),
+    /// Pipelines compiled for this many consecutive frames.
+    Settling(u32),
+    /// The screenshot is asked for.
+    Capturing,
+    /// Timing frames.
+    Timing,
+    Done,
+}
+
+/// How long the headless run may take before it gives up (lavapipe compiles every pipeline on
+/// the CPU; FlightHelmet's take about a minute).
+const TIMEOUT: Duration = Duration::from_secs(600);
+
+fn run(options: Options, failure: Arc<Mutex<Option<String>>>) {
+    let file = std::fs::canonicalize(&options.file).unwrap_or_else(|_| options.file.clone());
+    let folder = file.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let headless = options.screenshot.is_some();
+    let (w, h) = options.size;
+    let mut app = App::new();
+    let window = WindowPlugin {
+        primary_window: (!headless).then(|| Window {
+            title: format!("bevy_qtangent — {}", options.file.display()),
+            resolution: (w, h).into(),
+            ..default()
+        }),
+        exit_condition: if headless {
+            ExitCondition::DontExit
+        } else {
+            ExitCondition::OnAllClosed
+        },
+        ..default()
+    };
+    let assets = AssetPlugin {
+        file_path: folder.to_string_lossy().into_owned(),
+        ..default()
+    };
+    let plugins = DefaultPlugins.set(window).set(assets);
+    if headless {
+        app.add_plugins(plugins.disable::<WinitPlugin>())
+            .add_plugins(ScheduleRunnerPlugin::run_loop(Duration::ZERO));
+    } else {
+        app.add_plugins(plugins);
+    }
+    match options.mode {
+        Some(mode) => {
+            app.add_plugins(QTangentPlugin {
+                mode,
+                debug: options.debug,
+            });
+        }
+        None => {
+            crate::register_material(&mut app);
+        }
+    }
+    let report = Arc::new(PipelineReport::default());
+    let for_render = report.clone();
+    app.sub_app_mut(RenderApp).add_systems(
+        Render,
+        move |cache: Res<PipelineCache>| {
+            for_render
+                .waiting
+                .store(cache.waiting_pipelines().count(), Ordering::Relaxed);
+            let errors: Vec<String> = cache
+                .pipelines()
+                .filter_map(|p| match &p.state {
+                    // A shader or an import still loading is retried by Bevy: waiting.
+                    CachedPipelineState::Err(
+                        ShaderCacheError::ShaderNotLoaded(_)
+                        | ShaderCacheError::ShaderImportNotYetAvailable,
+                    ) => None,
+                    CachedPipelineState::Err(e) => Some(format!("{e:?}")),
+                    _ => None,
+                })
+                .collect();
+            if !errors.is_empty() {
+                if let Ok(mut e) = for_render.errors.lock() {
+                    *e = errors;
+                }
+            }
+        },
+    );
+    let name = file
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let gltf = app
+        .world()
+        .resource::<AssetServer>()
+        .load_builder()
+        .with_settings(loader_settings)
+        .load::<Gltf>(name.clone());
+    app.insert_resource(Run {
+        options,
+        gltf,
+        target: None,
+        stage: Stage::Loading,
+        failure,
+        pipelines: report,
+        frame_times: Vec::new(),
+        started: Instant::now(),
+    })
+    .add_systems(Startup, setup)
+    .add_systems(Update, (advance, debug_materials));
+    app.run();
+}
+
+fn setup(
+    mut commands: Commands,
+    mut run: ResMut<Run>,
+    mut images: ResMut<Assets<Image>>,
+    assets: Res<AssetServer>,
+) {
+    let name = run.options.file.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    commands.spawn(crate::scene(&assets, name));
+    let mut camera = commands.spawn((
+        Camera3d::default(),
+        Transform::from_xyz(0.0, 0.0, 5.0).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
+    if run.options.debug != DebugView::Lit {
+        camera.insert(Tonemapping::None);
+    }
+    if run.options.screenshot.is_some() {
+        let (w, h) = run.options.size;
+        let mut image = Image::new_target_texture(w, h, TextureFormat::Rgba8UnormSrgb, None);
+        image.texture_descriptor.usage |= TextureUsages::COPY_SRC;
+        let handle = images.add(image);
+        camera.insert(RenderTarget::Image(handle.clone().into()));
+        run.target = Some(handle);
+    }
+    // A default light: a sun from above, front and right, and a little ambient light.
+    commands.spawn((
+        DirectionalLight {
+            illuminance: 8_000.0,
+            shadow_maps_enabled: false,
+            ..default()
+        },
+        Transform::from_xyz(1.0, 2.0, 1.5).looking_at(Vec3::ZERO, Vec3::Y),
+    ));
+    commands.insert_resource(GlobalAmbientLight {
+        brightness: 300.0,
+        ..default()
+    });
+}
+
+/// With `--debug`, every StandardMaterial becomes the plugin's material with the debug view
+/// (Bevy's own tangents drawn by the same shader as the plugin's).
+fn debug_materials(
+    mut commands: Commands,
+    run: Res<Run>,
+    added: Query<(Entity, &MeshMaterial3d<StandardMaterial>), Added<MeshMaterial3d<StandardMaterial>>>,
+    standard: Res<Assets<StandardMaterial>>,
+    mut ours: ResMut<Assets<QTangentMaterial>>,
+) {
+    if run.options.debug == DebugView::Lit {
+        return;
+    }
+    for (entity, material) in &added {
+        let base = standard.get(&material.0).cloned().unwrap_or_default();
+        let handle = ours.add(QTangentMaterial {
+            base,
+            extension: crate::QTangentExtension {
+                debug: run.options.debug,
+                ..default()
+            },
+        });
+        commands
+            .entity(entity)
+            .remove::<MeshMaterial3d<StandardMaterial>>()
+            .insert(MeshMaterial3d(handle));
+    }
+}
+
+/// The box of every mesh in the world.
+fn bounds(meshes: &Query<(&Aabb, &GlobalTransform)>) -> Option<(Vec3, Vec3)> {
+    let mut lo = Vec3::splat(f32::INFINITY);
+    let mut hi = Vec3::splat(f32::NEG_INFINITY);
+    for (aabb, transform) in meshes {
+        let (c, e) = (Vec3::from(aabb.center), Vec3::from(aabb.half_extents));
+        for i in 0..8 {
+            let s = Vec3::new(
+                if i & 1 == 0 { -1.0 } else { 1.0 },
+                if i & 2 == 0 { -1.0 } else { 1.0 },
+                if i & 4 == 0 { -1.0 } else { 1.0 },
+            );
+            let p = transform.transform_point(c + e * s);
+            lo = lo.min(p);
+            hi = hi.max(p);
+        }
+    }
+    (lo.x <= hi.x).then_some((lo, hi))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn advance(
+    mut commands: Commands,
+    mut run: ResMut<Run>,
+    assets: Res<AssetServer>,
+    gltfs: Res<Assets<Gltf>>,
+    meshes: Query<(&Aabb, &GlobalTransform)>,
+    mut cameras: Query<&mut Transform, With<Camera3d>>,
+    mut players: Query<(Entity, &mut AnimationPlayer)>,
+    mut graphs: ResMut<Assets<AnimationGraph>>,
+    time: Res<Time<Real>>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    let fail = |run: &Run, exit: &mut MessageWriter<AppExit>, e: String| {
+        if let Ok(mut f) = run.failure.lock() {
+            f.get_or_insert(e);
+        }
+        exit.write(AppExit::error());
+    };
+    if let Some(e) = run.pipelines.errors.lock().ok().and_then(|e| e.first().cloned()) {
+        fail(&run, &mut exit, format!("a pipeline failed: {e}"));
+        run.stage = Stage::Done;
+        return;
+    }
+    if run.started.elapsed() > TIMEOUT && run.stage != Stage::Done {
+        fail(&run, &mut exit, format!("not drawn within {} s (stage {:?})", TIMEOUT.as_secs(), run.stage));
+        run.stage = Stage::Done;
+        return;
+    }
+    match run.stage {
+        Stage::Loading => {
+            if let Some(bevy::asset::LoadState::Failed(e)) = assets.get_load_state(&run.gltf) {
+                fail(&run, &mut exit, format!("{}: {e}", run.options.file.display()));
+                run.stage = Stage::Done;
+                return;
+            }
+            if assets.is_loaded_with_dependencies(&run.gltf) && !meshes.is_empty() {
+                run.stage = Stage::Placed(0);
+            }
+        }
+        Stage::Placed(n) => {
+            // One frame for transforms to propagate, then the camera and the pose.
+            if n == 1 {
+                let (eye, target) = match run.options.camera {
+                    Some(c) => c,
+                    None => {
+                        let Some((lo, hi)) = bounds(&meshes) else {
+                            fail(&run, &mut exit, "the scene has no meshes".into());
+                            run.stage = Stage::Done;
+                            return;
+                        };
+                        let center = (lo + hi) * 0.5;
+                        let radius = ((hi - lo) * 0.5).length().max(1e-6);
+                        // Bevy's default vertical field of view is π/4: the bounding sphere
+                        // fits with a little room.
+                        let distance = radius / (std::f32::consts::FRAC_PI_8).sin() * 1.05;
+                        let dir = Vec3::new(0.35, 0.25, 1.0).normalize();
+                        (center + dir * distance, center)
+                    }
+                };
+                println!(
+                    "camera: {},{},{},{},{},{}",
+                    eye.x, eye.y, eye.z, target.x, target.y, target.z
+                );
+                for mut t in &mut cameras {
+                    *t = Transform::from_translation(eye).looking_at(target, Vec3::Y);
+                }
+                if let Some((index, seconds)) = run.options.animation {
+                    let clip = gltfs.get(&run.gltf).and_then(|g| g.animations.get(index).cloned());
+                    let Some(clip) = clip else {
+                        fail(&run, &mut exit, format!("the file has no animation {index}"));
+                        run.stage = Stage::Done;
+                        return;
+                    };
+                    let (graph, node) = AnimationGraph::from_clip(clip);
+                    let graph = graphs.add(graph);
+                    for (entity, mut player) in &mut players {
+                        player.play(node).seek_to(seconds).pause();
+                        commands.entity(entity).insert(AnimationGraphHandle(graph.clone()));
+                    }
+                }
+            }
+            run.stage = if n >= 3 { Stage::Settling(0) } else { Stage::Placed(n + 1) };
+        }
+        Stage::Settling(n) => {
+            let waiting = run.pipelines.waiting.load(Ordering::Relaxed);
+            let n = if waiting == 0 { n + 1 } else { 0 };
+            if n < 10 {
+                run.stage = Stage::Settling(n);
+            } else if let (Some(target), Some(path)) = (run.target.clone(), run.options.screenshot.clone()) {
+                let done = path.clone();
+                commands
+                    .spawn(Screenshot::image(target))
+                    .observe(save_to_disk(path))
+                    .observe(move |_: On<bevy::render::view::screenshot::ScreenshotCaptured>, mut run: ResMut<Run>| {
+                        println!("screenshot: {}", done.display());
+                        run.stage = if run.options.frames > 0 { Stage::Timing } else { Stage::Done };
+                    });
+                run.stage = Stage::Capturing;
+            } else {
+                run.stage = Stage::Timing;
+            }
+        }
+        Stage::Capturing => {}
+        Stage::Timing => {
+            if run.frame_times.len() as u32 >= run.options.frames {
+                if !run.frame_times.is_empty() {
+                    let mean = run.frame_times.iter().sum::<f32>() / run.frame_times.len() as f32;
+                    println!("frame time: {:.3} ms mean over {} frames", mean * 1e3, run.frame_times.len());
+                }
+                run.stage = Stage::Done;
+            } else {
+                let dt = time.delta_secs();
+                run.frame_times.push(dt);
+            }
+        }
+        Stage::Done => {
+            if run.options.screenshot.is_some() {
+                exit.write(AppExit::Success);
+            }
+        }
+    }
+}

@@ -1,0 +1,334 @@
+//! The plugin in Bevy, headless on the machine's Vulkan adapter (lavapipe in CI): packed files
+//! drawn through `bevy_qtangent` against their sources drawn by Bevy's own loader and
+//! StandardMaterial, with the same camera and light (the viewer example, `--screenshot`).
+//!
+//! Needs the real assets (`QTANGENT_ASSETS`) and qtangent's `pack` tool (`QTANGENT_PACK`, the
+//! root workspace's `target/release/examples/pack`); `cargo xtask test` sets both. Without them
+//! a test records that it did not run; under CI it fails.
+
+#[path = "../../../tests/it/common/not_run.rs"]
+#[allow(dead_code)]
+mod not_run;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The folder of real assets, or `None` (recorded; a failure under CI).
+fn assets() -> Option<PathBuf> {
+    needed("QTANGENT_ASSETS", "no QTANGENT_ASSETS (the real assets)")
+}
+
+/// qtangent's `pack` binary.
+fn pack_tool() -> Option<PathBuf> {
+    needed("QTANGENT_PACK", "no QTANGENT_PACK (qtangent's pack tool)")
+}
+
+fn needed(var: &str, reason: &str) -> Option<PathBuf> {
+    match std::env::var_os(var).map(PathBuf::from).filter(|p| p.exists()) {
+        Some(p) => Some(p),
+        None => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "{reason}: under CI every test runs"
+            );
+            not_run::did_not_run(reason);
+            None
+        }
+    }
+}
+
+/// A folder for this test's files.
+fn out_dir(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// Runs `pack SOURCE -o OUT ARGS…`.
+fn pack(source: &Path, out: &Path, args: &[&str]) {
+    let tool = pack_tool().expect("checked by the caller");
+    let status = Command::new(tool)
+        .arg(source)
+        .arg("-o")
+        .arg(out)
+        .args(args)
+        .status()
+        .expect("pack runs");
+    assert!(status.success(), "pack {} failed", source.display());
+}
+
+/// The viewer example next to this test binary (cargo builds examples for `cargo test`).
+fn viewer_binary() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let dir = exe.parent().unwrap().parent().unwrap();
+    let bin = dir.join("examples").join(format!("viewer{}", std::env::consts::EXE_SUFFIX));
+    assert!(bin.is_file(), "{} not built", bin.display());
+    bin
+}
+
+/// What one viewer run printed.
+struct Run {
+    camera: String,
+    frame_ms: Option<f64>,
+    stdout: String,
+}
+
+/// Runs the viewer headless on `file` with `args`, writing `out`.
+fn view(file: &Path, out: &Path, args: &[&str]) -> Run {
+    let output = Command::new(viewer_binary())
+        .arg(file)
+        .arg("--screenshot")
+        .arg(out)
+        .args(args)
+        // No window: a display in the environment must not change what the test draws.
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .expect("the viewer runs");
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success(),
+        "viewer {} {args:?} failed:\n{stdout}\n{stderr}",
+        file.display()
+    );
+    // Bevy logs a failed pipeline or an unread attribute as an error or a warning; none is
+    // expected from these files.
+    let problems: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("ERROR") || (l.contains("WARN") && !benign(l)))
+        .collect();
+    assert!(problems.is_empty(), "viewer {} {args:?} logged:\n{}", file.display(), problems.join("\n"));
+    let field = |key: &str| {
+        stdout
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .map(str::trim)
+            .map(String::from)
+    };
+    Run {
+        camera: field("camera:").expect("the viewer prints its camera"),
+        frame_ms: field("frame time:").and_then(|f| f.split_whitespace().next()?.parse().ok()),
+        stdout,
+    }
+}
+
+/// Warnings that say nothing about the picture: the software adapter, and `_QTANGENT` left
+/// unread by Bevy's own loader in the runs without the plugin.
+fn benign(line: &str) -> bool {
+    ["software rendering", "llvmpipe", "lavapipe", "Unknown vertex attribute _QTANGENT", "GPU: "]
+        .iter()
+        .any(|s| line.contains(s))
+}
+
+/// RGB of a PNG.
+fn rgb(path: &Path) -> image::RgbImage {
+    image::open(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .to_rgb8()
+}
+
+/// PSNR (dB) of `b` against `a` over every channel of every pixel.
+fn psnr(a: &image::RgbImage, b: &image::RgbImage) -> f64 {
+    assert_eq!(a.dimensions(), b.dimensions());
+    let n = a.as_raw().len() as f64;
+    let se: f64 = a
+        .as_raw()
+        .iter()
+        .zip(b.as_raw())
+        .map(|(&x, &y)| (f64::from(x) - f64::from(y)).powi(2))
+        .sum();
+    if se == 0.0 {
+        return f64::INFINITY;
+    }
+    10.0 * (255.0f64 * 255.0 / (se / n)).log10()
+}
+
+/// The fraction of pixels that are not the clear colour of the first pixel: how much of the
+/// picture the model covers (a blank picture would compare equal to another blank one).
+fn coverage(a: &image::RgbImage) -> f64 {
+    let clear = *a.get_pixel(0, 0);
+    a.pixels().filter(|&&p| p != clear).count() as f64 / f64::from(a.width() * a.height())
+}
+
+#[test]
+fn flight_helmet_packed_draws_as_its_source() {
+    let (Some(assets), Some(_)) = (assets(), pack_tool()) else {
+        return;
+    };
+    let dir = out_dir("helmet");
+    let source = assets.join("gltf/FlightHelmet/FlightHelmet.gltf");
+    let packed = dir.join("FlightHelmet.glb");
+    pack(&source, &packed, &["--format", "smallest3x4", "--maps", "tangent"]);
+    let frames = "60";
+    let reference = view(&source, &dir.join("source.png"), &["--mode", "standard", "--frames", frames]);
+    let gpu = view(&packed, &dir.join("plugin.png"), &["--camera", &reference.camera, "--frames", frames]);
+    let cpu = view(&packed, &dir.join("cpu.png"), &["--camera", &reference.camera, "--mode", "cpu"]);
+    let a = rgb(&dir.join("source.png"));
+    let covered = coverage(&a);
+    let db_gpu = psnr(&a, &rgb(&dir.join("plugin.png")));
+    let db_cpu = psnr(&a, &rgb(&dir.join("cpu.png")));
+    println!("FlightHelmet in Bevy (960×540, MSAA 4, lavapipe), against the source through StandardMaterial:");
+    println!("| picture | PSNR (dB) | frame time (ms) |");
+    println!("|---|---:|---:|");
+    println!("| source, StandardMaterial | — | {:.2} |", reference.frame_ms.unwrap_or(f64::NAN));
+    println!("| packed (smallest3x4, BC5 tangent maps), plugin | {db_gpu:.2} | {:.2} |", gpu.frame_ms.unwrap_or(f64::NAN));
+    println!("| packed, CPU decode (StandardMaterial, normal maps) | {db_cpu:.2} | — |");
+    println!("coverage {:.1}%; frame-time ratio plugin / StandardMaterial {:.3}", 100.0 * covered,
+        gpu.frame_ms.unwrap_or(f64::NAN) / reference.frame_ms.unwrap_or(f64::NAN));
+    assert!(covered > 0.05, "the helmet covers {:.1}% of the picture", 100.0 * covered);
+    let _ = (gpu.stdout, cpu.stdout);
+    // Target: ≥ 50 dB (docs/BEVY.md).
+    assert!(db_gpu >= 50.0, "plugin {db_gpu:.2} dB against the source");
+}
+
+#[test]
+fn the_fox_packed_and_posed_draws_as_its_frames_in_f32() {
+    let (Some(assets), Some(_)) = (assets(), pack_tool()) else {
+        return;
+    };
+    let dir = out_dir("fox");
+    let source = assets.join("gltf/Fox.glb");
+    // The Fox has no NORMAL: Bevy draws it flat. The reference is qtangent's frames as f32
+    // NORMAL and TANGENT in an unquantised file, which Bevy's own loader reads.
+    let reference_file = dir.join("fox-reference.glb");
+    pack(&source, &reference_file, &["--format", "f32x4", "--keep-normals", "--float"]);
+    let packed = dir.join("fox.glb");
+    pack(&source, &packed, &["--format", "smallest3x4"]);
+    let pose = ["--animation", "2", "--time", "0.4"];
+    let reference = view(&reference_file, &dir.join("reference.png"), &[&["--mode", "standard"][..], &pose].concat());
+    let camera = ["--camera", reference.camera.as_str()];
+    view(&packed, &dir.join("plugin.png"), &[&camera[..], &pose].concat());
+    view(&source, &dir.join("bevy-flat.png"), &[&["--mode", "standard"][..], &camera, &pose].concat());
+    let a = rgb(&dir.join("reference.png"));
+    let covered = coverage(&a);
+    let db = psnr(&a, &rgb(&dir.join("plugin.png")));
+    let db_flat = psnr(&a, &rgb(&dir.join("bevy-flat.png")));
+    println!("The Fox in Bevy, animation 2 (Run) at 0.4 s, against its frames as f32 NORMAL/TANGENT:");
+    println!("| picture | PSNR (dB) |");
+    println!("|---|---:|");
+    println!("| packed (smallest3x4, quantised), plugin | {db:.2} |");
+    println!("| Fox.glb as Bevy loads it (flat normals) | {db_flat:.2} |");
+    println!("coverage {:.1}%", 100.0 * covered);
+    assert!(covered > 0.02, "the Fox covers {:.1}% of the picture", 100.0 * covered);
+    // Target: ≥ 50 dB (docs/BEVY.md).
+    assert!(db >= 50.0, "plugin {db:.2} dB against the f32 frames");
+}
+
+/// A strip bent over a half cylinder whose UVs mirror at its middle (u = |x|), as a symmetric
+/// character's are: NORMAL and TEXCOORD_0, no TANGENT, a flat normal map. The vertices on the
+/// mirror line are shared by both halves. Written as FOLDER/mirror.gltf with its .bin and .png.
+fn write_mirrored_strip(dir: &Path) -> PathBuf {
+    let (nx, ny) = (16usize, 4usize);
+    let mut bin = Vec::new();
+    let mut positions = Vec::new();
+    let mut normals = Vec::new();
+    let mut uvs = Vec::new();
+    for j in 0..=ny {
+        for i in 0..=nx {
+            let s = 2.0 * i as f32 / nx as f32 - 1.0;
+            let a = s * std::f32::consts::FRAC_PI_2 * 0.8;
+            positions.push([a.sin(), j as f32 / ny as f32, a.cos()]);
+            normals.push([a.sin(), 0.0, a.cos()]);
+            uvs.push([s.abs(), j as f32 / ny as f32]);
+        }
+    }
+    let mut indices: Vec<u16> = Vec::new();
+    for j in 0..ny {
+        for i in 0..nx {
+            let v = |i: usize, j: usize| (j * (nx + 1) + i) as u16;
+            indices.extend([v(i, j), v(i + 1, j), v(i + 1, j + 1), v(i, j), v(i + 1, j + 1), v(i, j + 1)]);
+        }
+    }
+    let n = positions.len();
+    for p in &positions {
+        p.iter().for_each(|c| bin.extend(c.to_le_bytes()));
+    }
+    for p in &normals {
+        p.iter().for_each(|c| bin.extend(c.to_le_bytes()));
+    }
+    for p in &uvs {
+        p.iter().for_each(|c| bin.extend(c.to_le_bytes()));
+    }
+    indices.iter().for_each(|i| bin.extend(i.to_le_bytes()));
+    std::fs::write(dir.join("mirror.bin"), &bin).unwrap();
+    image::RgbImage::from_pixel(4, 4, image::Rgb([128, 128, 255]))
+        .save(dir.join("flat_normal.png"))
+        .unwrap();
+    let (lo, hi) = positions.iter().fold(([f32::MAX; 3], [f32::MIN; 3]), |(lo, hi), p| {
+        (std::array::from_fn(|k| lo[k].min(p[k])), std::array::from_fn(|k| hi[k].max(p[k])))
+    });
+    let json = format!(
+        r#"{{"asset":{{"version":"2.0"}},"scene":0,"scenes":[{{"nodes":[0]}}],"nodes":[{{"mesh":0}}],
+"meshes":[{{"primitives":[{{"attributes":{{"POSITION":0,"NORMAL":1,"TEXCOORD_0":2}},"indices":3,"material":0}}]}}],
+"materials":[{{"pbrMetallicRoughness":{{"baseColorFactor":[0.8,0.8,0.8,1],"metallicFactor":0,"roughnessFactor":0.5}},"normalTexture":{{"index":0}}}}],
+"textures":[{{"source":0}}],"images":[{{"uri":"flat_normal.png"}}],
+"buffers":[{{"uri":"mirror.bin","byteLength":{len}}}],
+"bufferViews":[{{"buffer":0,"byteOffset":0,"byteLength":{p}}},{{"buffer":0,"byteOffset":{p},"byteLength":{p}}},{{"buffer":0,"byteOffset":{o2},"byteLength":{t}}},{{"buffer":0,"byteOffset":{o3},"byteLength":{ib}}}],
+"accessors":[{{"bufferView":0,"componentType":5126,"count":{n},"type":"VEC3","min":[{},{},{}],"max":[{},{},{}]}},
+{{"bufferView":1,"componentType":5126,"count":{n},"type":"VEC3"}},{{"bufferView":2,"componentType":5126,"count":{n},"type":"VEC2"}},
+{{"bufferView":3,"componentType":5123,"count":{ni},"type":"SCALAR"}}]}}"#,
+        lo[0], lo[1], lo[2], hi[0], hi[1], hi[2],
+        len = bin.len(),
+        p = n * 12,
+        o2 = n * 24,
+        t = n * 8,
+        o3 = n * 32,
+        ib = indices.len() * 2,
+        ni = indices.len(),
+    );
+    let path = dir.join("mirror.gltf");
+    std::fs::write(&path, json).unwrap();
+    path
+}
+
+#[test]
+fn mirror_seams_stay_intact_through_the_plugin() {
+    let Some(_) = pack_tool() else {
+        return;
+    };
+    let dir = out_dir("mirror");
+    let source = write_mirrored_strip(&dir);
+    let packed = dir.join("mirror.glb");
+    pack(&source, &packed, &["--format", "smallest3x4"]);
+    let tangent = ["--debug", "tangent", "--size", "480x270"];
+    let cpu = view(&packed, &dir.join("cpu.png"), &[&["--mode", "cpu"][..], &tangent].concat());
+    let camera = ["--camera", cpu.camera.as_str()];
+    view(&packed, &dir.join("gpu.png"), &[&camera[..], &tangent].concat());
+    view(&source, &dir.join("bevy.png"), &[&["--mode", "standard"][..], &camera, &tangent].concat());
+    let (gpu, cpu, bevy) = (rgb(&dir.join("gpu.png")), rgb(&dir.join("cpu.png")), rgb(&dir.join("bevy.png")));
+    assert!(coverage(&cpu) > 0.1, "the strip covers {:.1}%", 100.0 * coverage(&cpu));
+    // The GPU decode (qtangent's WGSL) and the CPU decode (qtangent's Rust, as NORMAL/TANGENT)
+    // of the same stored frames agree to a few ulps (tests/unit/gpu/decode.rs), and both then
+    // go through the same transform, interpolation and shader: a colour can differ only where
+    // a value sits on a rounding boundary of the 8-bit target, by one level.
+    let worst = gpu.as_raw().iter().zip(cpu.as_raw()).map(|(&a, &b)| a.abs_diff(b)).max().unwrap();
+    assert!(worst <= 1, "GPU and CPU frames differ by {worst} levels");
+    // The seam: u = |x| runs right to left on the left half, so the tangent (along +u) points
+    // to −x there and to +x on the right half. Red is 0.5 + 0.5 tₓ: dark left, bright right.
+    let (w, h) = gpu.dimensions();
+    let row = h / 2;
+    let red = |x: u32| gpu.get_pixel(x, row)[0];
+    let (left, right) = (red(w * 3 / 10), red(w * 7 / 10));
+    assert!(left < 64 && right > 192, "tangent red left {left}, right {right}");
+    // Bevy's own tangents (MikkTSpace written back through the shared vertices): how many
+    // covered pixels differ from qtangent's frames by more than 16 levels in some channel.
+    let clear = *cpu.get_pixel(0, 0);
+    let covered: Vec<usize> = (0..(w * h) as usize)
+        .filter(|&i| cpu.as_raw()[3 * i..3 * i + 3] != clear.0)
+        .collect();
+    let off = covered
+        .iter()
+        .filter(|&&i| (0..3).any(|c| cpu.as_raw()[3 * i + c].abs_diff(bevy.as_raw()[3 * i + c]) > 16))
+        .count();
+    println!(
+        "mirrored strip: Bevy's own tangents differ from qtangent's on {:.1}% of covered pixels (more than 16 levels)",
+        100.0 * off as f64 / covered.len() as f64
+    );
+    let mut sheet = image::RgbImage::new(w * 3, h);
+    for (k, img) in [&bevy, &cpu, &gpu].into_iter().enumerate() {
+        image::imageops::replace(&mut sheet, img, i64::from(w) * k as i64, 0);
+    }
+    sheet.save(dir.join("tangents.png")).unwrap();
+    println!("side by side (Bevy's tangents | qtangent CPU | qtangent GPU): {}", dir.join("tangents.png").display());
+}

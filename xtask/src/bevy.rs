@@ -1,0 +1,35 @@
+//! The Bevy integration (`integrations/bevy`, a workspace of its own, its own target folder):
+//! formatting, then its tests in release, which draw packed files headless on the machine's
+//! Vulkan adapter (lavapipe) with the `pack` tool the root workspace's tests built.
+
+use std::path::Path;
+
+/// The integration's folder, from the project root.
+pub const DIR: &str = "integrations/bevy";
+
+/// Checks the integration's formatting and runs its tests (`cargo test --release`), with `env`
+/// (the not-run record) and `QTANGENT_PACK`: the root workspace's release `pack` example,
+/// which `cargo test --release --workspace` built.
+pub fn test(root: &Path, env: &[(&str, &str)]) -> Result<(), String> {
+    let manifest = root.join(DIR).join("Cargo.toml");
+    let manifest = manifest.to_string_lossy();
+    super::cargo(root, &["fmt", "--manifest-path", &manifest, "--", "--check"])
+        .map_err(|e| format!("{e}: run `cargo fmt --manifest-path {manifest}`"))?;
+    let pack = root
+        .join("target/release/examples")
+        .join(format!("pack{}", std::env::consts::EXE_SUFFIX));
+    if !pack.is_file() {
+        return Err(format!(
+            "{} was not built (cargo test --release --workspace builds it)",
+            pack.display()
+        ));
+    }
+    let pack = pack.to_string_lossy().into_owned();
+    let mut env = env.to_vec();
+    env.push(("QTANGENT_PACK", &pack));
+    super::cargo_env(
+        root,
+        &["test", "--release", "--manifest-path", &manifest],
+        &env,
+    )
+}
