@@ -145,7 +145,7 @@ fn generated_constants_have_the_rust_values() {
         naga::Literal::U32(S3X4_LEVELS)
     );
     for f in Format::ALL {
-        let name = super::ident("FORMAT", f.name());
+        let name = crate::wgsl::ident("FORMAT", f.name());
         assert_eq!(
             literal(&module, &name),
             naga::Literal::U32(f.code()),
