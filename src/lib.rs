@@ -10,9 +10,9 @@
 //! | job | start at |
 //! |---|---|
 //! | encode a mesh's frames | [`mesh::load`], [`mesh::Prepared::vertex_stream`], [`Format`] |
-//! | decode them in your WGSL | [`gpu::Wgsl`], [`gpu::vertex_layout`], [`gpu::DecodePipeline`] |
+//! | decode them in your WGSL | [`Wgsl`], [`gpu::vertex_layout`], [`gpu::DecodePipeline`] |
 //! | bake and store a quaternion map | [`qmap::Baker`] with [`qmap::MapOptions`], [`qmap::EncodedMap::write_ktx2`] |
-//! | sample it | [`gpu::upload_encoded`], [`gpu::sample_frames`], `qmap_frame` in [`gpu::Wgsl::Qmap`] |
+//! | sample it | [`gpu::upload_encoded`], [`gpu::sample_frames`], `qmap_frame` in [`Wgsl::Qmap`] |
 //! | pack a glTF | [`pack::pack`] with [`render::SceneMaps`] |
 //! | skin a batch | [`skin::SkinVertices`], [`skin::Bone`], [`gpu::SkinPipeline`] |
 //! | draw and compare | [`gpu::Renderer`], [`render::RenderScene`], [`render::diff`] |
@@ -88,10 +88,10 @@ pub mod render;
 mod report;
 #[cfg(feature = "pipeline")]
 pub mod skin;
-#[cfg(feature = "pipeline")]
-mod wgsl;
 #[cfg(all(test, feature = "default"))]
 mod testing;
+#[cfg(feature = "pipeline")]
+mod wgsl;
 
 // The crate's unit tests that need the whole pipeline share the integration tests' helpers
 // (`tests/it/common`), and name the crate as the integration tests do.

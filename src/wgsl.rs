@@ -226,4 +226,3 @@ fn switch_fn(s: &mut String, name: &str, arg: &str, cases: impl Iterator<Item = 
     }
     s.push_str("        default: { return QTangent(vec4<f32>(0.0), 1.0); }\n    }\n}\n");
 }
-

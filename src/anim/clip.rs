@@ -10,6 +10,7 @@ use super::Transform;
 
 /// How a channel interpolates between keyframes (glTF `sampler.interpolation`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(all(feature = "gpu", feature = "gltf")), allow(dead_code))]
 pub(crate) enum Interpolation {
     /// Hold the previous key's value.
     Step,
@@ -22,6 +23,7 @@ pub(crate) enum Interpolation {
 
 /// Which part of a node's transform a channel drives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(all(feature = "gpu", feature = "gltf")), allow(dead_code))]
 pub(crate) enum Property {
     /// `translation` (xyz of the values).
     Translation,

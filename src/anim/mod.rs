@@ -20,6 +20,7 @@ mod slide;
 pub use blend::{BlendMethod, Locomotion};
 #[cfg(any(test, feature = "lab"))]
 pub(crate) use blend::{ClipKind, RootMotion};
+#[cfg_attr(not(all(feature = "gpu", feature = "gltf")), allow(unused_imports))]
 pub(crate) use clip::Channel;
 pub use clip::Clip;
 #[cfg(feature = "gltf")]

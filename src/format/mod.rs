@@ -243,7 +243,7 @@ impl Format {
     /// ([`crate::Wgsl`]) and the decode dispatch (`qtangent_frame_u32(format, q)`, …) takes: its
     /// position in [`Format::ALL`].
     #[must_use]
-    pub const fn code(self) -> u32 {
+    pub(crate) const fn code(self) -> u32 {
         self as u32
     }
 
@@ -252,7 +252,11 @@ impl Format {
     /// primitive's `QTANGENT_frames` (docs/GLTF.md, "Decoding `_QTANGENT`"). No two formats share a
     /// layout.
     #[must_use]
-    pub fn from_gltf_layout(component_type: u32, components: usize, normalized: bool) -> Option<Self> {
+    pub fn from_gltf_layout(
+        component_type: u32,
+        components: usize,
+        normalized: bool,
+    ) -> Option<Self> {
         let layout = GltfLayout {
             component_type,
             components,

@@ -61,7 +61,7 @@ pub fn vertex_layout(format: Format) -> wgpu::VertexBufferLayout<'static> {
     }
 }
 
-/// The vertex entry point of `shaders/mesh.wgsl` ([`super::Wgsl::Mesh`]) that takes `format`'s
+/// The vertex entry point of `shaders/mesh.wgsl` ([`crate::Wgsl::Mesh`]) that takes `format`'s
 /// attribute (`vs_vec4f`, `vs_vec2u` or `vs_u32`); set the `QTANGENT_FORMAT` override to the
 /// format's code (the generated `FORMAT_*` constant, [`format_constant`]).
 #[must_use]

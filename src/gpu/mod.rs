@@ -30,7 +30,6 @@ pub use render::{
     DEPTH_FORMAT,
 };
 pub use skin::{output_layout, InstanceRange, RigBatch, SkinBatch, SkinPipeline};
-pub use crate::wgsl::Wgsl;
 
 #[cfg(all(test, feature = "default"))]
 #[path = "../../tests/unit/gpu/mod.rs"]

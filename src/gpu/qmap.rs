@@ -427,7 +427,7 @@ pub enum MapFilter {
 
 /// The pipeline constant selecting how qtangent's WGSL decodes a map sample:
 /// `("MAP_DECODE", code)` for [`EncodedMap::decode`] (`qmap_quat` and `qmap_frame` in
-/// [`super::Wgsl::Qmap`] read it).
+/// [`crate::Wgsl::Qmap`] read it).
 #[must_use]
 pub fn map_decode_constant(decode: MapDecode) -> (&'static str, f64) {
     ("MAP_DECODE", f64::from(decode.code()))

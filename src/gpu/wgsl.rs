@@ -14,8 +14,8 @@ use std::sync::LazyLock;
 
 use super::bake::BAKE_FLAGS;
 use crate::gpu::render::pipeline::PixelFrame;
-use crate::wgsl::{self, MESH, QMAP, QTANGENT};
 pub(crate) use crate::wgsl::fetch_type;
+use crate::wgsl::{self, MESH, QMAP, QTANGENT};
 
 const DECODE: &str = include_str!("../../shaders/decode.wgsl");
 const BAKE: &str = include_str!("../../shaders/bake.wgsl");

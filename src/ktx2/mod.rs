@@ -84,6 +84,7 @@ pub use format::TexelFormat;
 pub(crate) use image::{decode_image, is_ktx2};
 #[cfg(feature = "ktx2")]
 pub(crate) use read::{read, read_file};
+#[cfg_attr(not(all(feature = "gpu", feature = "gltf")), allow(unused_imports))]
 pub(crate) use write::{write, write_file};
 
 /// The 12 bytes every KTX 2.0 file starts with: `«KTX 20»\r\n\x1A\n`.

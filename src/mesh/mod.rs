@@ -225,6 +225,7 @@ pub struct TextureTransform {
     pub scale: Vec2,
 }
 
+#[cfg_attr(not(all(feature = "gpu", feature = "gltf")), allow(dead_code))]
 impl TextureTransform {
     /// No transform: offset 0, rotation 0, scale 1 (the extension's defaults).
     pub(crate) const IDENTITY: Self = Self {

@@ -363,11 +363,10 @@ named!(MapDecode, "map decode", {
 });
 
 impl MapDecode {
-    /// The WGSL code, which the generated header names `MAP_DECODE_<NAME>` ([`crate::Wgsl`]) and
-    /// a shader gives its `MAP_DECODE` override (or, composed by Bevy, its shader def): the
-    /// position in [`MapDecode::ALL`].
+    /// The WGSL code, which the generated header names `MAP_DECODE_<NAME>` ([`crate::Wgsl`]):
+    /// the position in [`MapDecode::ALL`].
     #[must_use]
-    pub const fn code(self) -> u32 {
+    pub(crate) const fn code(self) -> u32 {
         self as u32
     }
 }

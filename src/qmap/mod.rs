@@ -49,6 +49,7 @@ pub use anisotropy::DirectionField;
 #[cfg(any(test, feature = "lab"))]
 pub(crate) use bake::CpuRaster;
 pub use bake::{Baked, Baker, MapOptions, ObjectInput, RasterBackend, Repack, TangentInput};
+#[cfg_attr(not(all(feature = "gpu", feature = "gltf")), allow(unused_imports))]
 pub(crate) use bake::{LevelInputs, RasterStages};
 pub use bc::{Bc7Quality, BcEncoder, BcError};
 pub(crate) use cpu::raster_cpu;

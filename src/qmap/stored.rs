@@ -271,6 +271,7 @@ impl EncodedMap {
 
     /// Size of level `k`.
     #[must_use]
+    #[cfg_attr(not(all(feature = "gpu", feature = "gltf")), allow(dead_code))]
     pub(crate) fn level_size(&self, k: usize) -> (u32, u32) {
         ((self.width >> k).max(1), (self.height >> k).max(1))
     }
@@ -280,6 +281,7 @@ impl EncodedMap {
     ///
     /// # Errors
     /// [`BakeError::Settings`] for a level that does not exist or has the wrong byte count.
+    #[cfg_attr(not(all(feature = "gpu", feature = "gltf")), allow(dead_code))]
     pub(crate) fn decode_level(&self, k: usize) -> Result<Vec<Vec4>, BakeError> {
         let (w, h) = self.level_size(k);
         let bytes = self.levels.get(k).ok_or_else(|| {

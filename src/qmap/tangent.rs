@@ -106,6 +106,7 @@ pub(crate) fn for_handedness(r: Vec4, h: f32) -> Vec4 {
 
 /// Rebuilds w ≥ 0 from (x, y, z): `√max(0, 1 − x² − y² − z²)`. Exact for unit r with w ≥ 0.
 #[must_use]
+#[cfg_attr(not(all(feature = "gpu", feature = "gltf")), allow(dead_code))]
 pub(crate) fn rebuild_w(x: f32, y: f32, z: f32) -> Vec4 {
     Vec4::new(x, y, z, (1.0 - x * x - y * y - z * z).max(0.0).sqrt())
 }
@@ -262,6 +263,7 @@ pub(crate) fn swing_twist(r: Vec4) -> ([f32; 2], [f32; 2]) {
 /// rebuilt, then swing ⊗ twist (unnormalised when the twist is). Mirrors the
 /// `MAP_DECODE_BC5_PAIR` case of `qmap_decode_sample` in `shaders/qmap.wgsl`.
 #[must_use]
+#[cfg_attr(not(all(feature = "gpu", feature = "gltf")), allow(dead_code))]
 pub(crate) fn join_swing_twist(swing: [f32; 2], twist: [f32; 2]) -> Vec4 {
     let s = rebuild_w(swing[0], swing[1], 0.0);
     quat_mul(s, Vec4::new(0.0, 0.0, twist[0], twist[1]))
@@ -288,6 +290,7 @@ pub(crate) fn normal_twist(r: Vec4) -> ([f32; 2], [f32; 2]) {
 /// swing ⊗ twist (unnormalised when the twist is). Mirrors the `MAP_DECODE_BC5_NORMAL_TWIST`
 /// case of `qmap_decode_sample` in `shaders/qmap.wgsl`.
 #[must_use]
+#[cfg_attr(not(all(feature = "gpu", feature = "gltf")), allow(dead_code))]
 pub(crate) fn join_normal_twist(normal: [f32; 2], twist: [f32; 2]) -> Vec4 {
     let [x, y] = normal;
     let z = (1.0 - x * x - y * y).max(0.0).sqrt();

@@ -40,6 +40,7 @@ pub enum MapOrigin {
 
 /// A material's tangent-space map or a mesh's object-space map.
 #[derive(Debug, Clone)]
+#[cfg_attr(not(all(feature = "gpu", feature = "gltf")), allow(dead_code))]
 pub(crate) struct SceneMap {
     /// The stored map.
     pub(crate) map: EncodedMap,

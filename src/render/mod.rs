@@ -26,6 +26,7 @@ pub(crate) mod shading;
 
 pub use compare::{diff, ImageDiff, ImageDiffError};
 #[cfg(feature = "ktx2")]
+#[cfg_attr(not(all(feature = "gpu", feature = "gltf")), allow(unused_imports))]
 pub(crate) use maps::SceneMap;
 pub use maps::{MapKinds, MapOrigin, SceneMaps};
 pub use scene::{MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject};

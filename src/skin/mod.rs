@@ -183,6 +183,7 @@ impl Bone {
 
     /// The uniform scale.
     #[must_use]
+    #[cfg_attr(not(all(feature = "gpu", feature = "gltf")), allow(dead_code))]
     pub(crate) fn scale(&self) -> f32 {
         self.translation_scale[3]
     }

@@ -67,7 +67,7 @@ fn every_repository_path_named_in_the_docs_and_comments_exists() {
         named.extend(paths_in(root, file, &comments(&read(file))));
     }
     // The header generated from the crate's tables names the tables' files.
-    let header = comments(qtangent::gpu::Wgsl::Library.source());
+    let header = comments(qtangent::Wgsl::Library.source());
     named.extend(paths_in(
         root,
         Path::new("(generated WGSL header)"),

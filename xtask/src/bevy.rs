@@ -13,8 +13,11 @@ pub const DIR: &str = "integrations/bevy";
 pub fn test(root: &Path, env: &[(&str, &str)]) -> Result<(), String> {
     let manifest = root.join(DIR).join("Cargo.toml");
     let manifest = manifest.to_string_lossy();
-    super::cargo(root, &["fmt", "--manifest-path", &manifest, "--", "--check"])
-        .map_err(|e| format!("{e}: run `cargo fmt --manifest-path {manifest}`"))?;
+    super::cargo(
+        root,
+        &["fmt", "--manifest-path", &manifest, "--", "--check"],
+    )
+    .map_err(|e| format!("{e}: run `cargo fmt --manifest-path {manifest}`"))?;
     let pack = root
         .join("target/release/examples")
         .join(format!("pack{}", std::env::consts::EXE_SUFFIX));

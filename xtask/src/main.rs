@@ -165,7 +165,9 @@ fn test(root: &Path, rest: &[String]) -> Result<(), String> {
                 "--lib",
             ],
         )?;
-        // The CPU asset pipeline with every file format but no GPU: builds without wgpu.
+        // The CPU asset pipeline with every file format but no GPU: builds without wgpu; and
+        // the KTX2 reader alone, what the Bevy integration builds (warnings denied: they would
+        // show in every Bevy build).
         cargo(
             root,
             &[
@@ -175,6 +177,23 @@ fn test(root: &Path, rest: &[String]) -> Result<(), String> {
                 "--no-default-features",
                 "--features",
                 "gltf,obj,exr,ktx2,jpeg",
+            ],
+        )?;
+        cargo(
+            root,
+            &[
+                "rustc",
+                "--package",
+                "qtangent",
+                "--lib",
+                "--profile",
+                "check",
+                "--no-default-features",
+                "--features",
+                "ktx2",
+                "--",
+                "-D",
+                "warnings",
             ],
         )
     })?;

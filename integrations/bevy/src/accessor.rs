@@ -5,8 +5,8 @@
 
 use std::collections::HashMap;
 
-use gltf::accessor::{DataType, Dimensions};
 use gltf::Accessor;
+use gltf::accessor::{DataType, Dimensions};
 
 /// Buffer views decoded from EXT_meshopt_compression, by view index, for one load.
 #[derive(Default, Clone)]
@@ -32,9 +32,13 @@ impl Views {
             }
             return Ok(&self.decoded[&view.index()]);
         }
-        let buffer = buffers
-            .get(view.buffer().index())
-            .ok_or_else(|| format!("buffer view {}: no buffer {}", view.index(), view.buffer().index()))?;
+        let buffer = buffers.get(view.buffer().index()).ok_or_else(|| {
+            format!(
+                "buffer view {}: no buffer {}",
+                view.index(),
+                view.buffer().index()
+            )
+        })?;
         buffer
             .get(view.offset()..view.offset() + view.length())
             .ok_or_else(|| {
@@ -103,7 +107,11 @@ impl Views {
                 DataType::U8 => f32::from(c[0]),
                 DataType::I16 => {
                     let v = f32::from(i16::from_le_bytes([c[0], c[1]]));
-                    if normalized { (v / 32767.0).max(-1.0) } else { v }
+                    if normalized {
+                        (v / 32767.0).max(-1.0)
+                    } else {
+                        v
+                    }
                 }
                 DataType::U16 => {
                     let v = f32::from(u16::from_le_bytes([c[0], c[1]]));
@@ -186,7 +194,11 @@ pub(crate) fn layout(accessor: &Accessor) -> (u32, usize, bool) {
 /// codec (`ATTRIBUTES`) and the index codecs (`TRIANGLES`, `INDICES`), without a filter (what
 /// `pack --compress meshopt` writes).
 fn meshopt_view(ext: &serde_json::Value, buffers: &[Vec<u8>]) -> Result<Vec<u8>, String> {
-    let field = |k: &str| ext.get(k).and_then(serde_json::Value::as_u64).map(|v| v as usize);
+    let field = |k: &str| {
+        ext.get(k)
+            .and_then(serde_json::Value::as_u64)
+            .map(|v| v as usize)
+    };
     let (Some(buffer), Some(length), Some(stride), Some(count)) = (
         field("buffer"),
         field("byteLength"),
@@ -199,7 +211,9 @@ fn meshopt_view(ext: &serde_json::Value, buffers: &[Vec<u8>]) -> Result<Vec<u8>,
     let mode = ext.get("mode").and_then(|m| m.as_str()).unwrap_or("");
     let filter = ext.get("filter").and_then(|m| m.as_str()).unwrap_or("NONE");
     if filter != "NONE" {
-        return Err(format!("meshopt filter {filter} is not read (pack writes none)"));
+        return Err(format!(
+            "meshopt filter {filter} is not read (pack writes none)"
+        ));
     }
     let source = buffers
         .get(buffer)
@@ -209,10 +223,16 @@ fn meshopt_view(ext: &serde_json::Value, buffers: &[Vec<u8>]) -> Result<Vec<u8>,
         "ATTRIBUTES" => stride % 4 == 0 && (4..=256).contains(&stride),
         "TRIANGLES" => (stride == 2 || stride == 4) && count % 3 == 0,
         "INDICES" => stride == 2 || stride == 4,
-        m => return Err(format!("meshopt mode '{m}' is not ATTRIBUTES, TRIANGLES or INDICES")),
+        m => {
+            return Err(format!(
+                "meshopt mode '{m}' is not ATTRIBUTES, TRIANGLES or INDICES"
+            ));
+        }
     };
     if !size_ok {
-        return Err(format!("meshopt mode {mode} with byteStride {stride} and count {count}"));
+        return Err(format!(
+            "meshopt mode {mode} with byteStride {stride} and count {count}"
+        ));
     }
     let mut out = vec![0u8; count * stride];
     // SAFETY: `out` holds count × stride bytes, as each decoder writes; the source slice is

@@ -34,8 +34,8 @@ pub mod viewer;
 mod wgsl;
 
 use bevy::asset::embedded_asset;
-use bevy::gltf::extensions::GltfExtensionHandlers;
 use bevy::gltf::GltfLoaderSettings;
+use bevy::gltf::extensions::GltfExtensionHandlers;
 use bevy::pbr::{ExtendedMaterial, MaterialPlugin, StandardMaterial};
 use bevy::prelude::*;
 use bevy::world_serialization::WorldAssetRoot;

@@ -21,14 +21,14 @@ use bevy::gltf::{GltfLoaderSettings, GltfMaterial, GltfMesh};
 use bevy::math::Affine2;
 use bevy::mesh::{Indices, Mesh, MeshVertexAttribute, PrimitiveTopology, VertexAttributeValues};
 use bevy::pbr::{MeshMaterial3d, StandardMaterial};
-use bevy::prelude::{warn, Handle};
+use bevy::prelude::{Handle, warn};
 use bevy::tasks::ConditionalSendFuture;
 use gltf::Semantic;
 use qtangent::Format;
 
 use crate::accessor::{self, Views};
-use crate::map::{self, MaterialMap, EXTENSION};
-use crate::material::{qtangent_attribute, Debug};
+use crate::map::{self, EXTENSION, MaterialMap};
+use crate::material::{Debug, qtangent_attribute};
 use crate::{Mode, QTangentExtension, QTangentMaterial};
 
 /// One load's state (Bevy clones the registered handler for every load).
@@ -119,7 +119,10 @@ impl Handler {
             return Ok(None);
         };
         if primitive.mode() != gltf::mesh::Mode::Triangles {
-            return Err(format!("mode {:?}; pack writes triangle lists", primitive.mode()));
+            return Err(format!(
+                "mode {:?}; pack writes triangle lists",
+                primitive.mode()
+            ));
         }
         let (component, n, normalized) = accessor::layout(&qt_accessor);
         let named = primitive
@@ -149,7 +152,10 @@ impl Handler {
             .map(|c| &c[..format.bytes()])
             .collect();
 
-        let mut mesh = Mesh::new(PrimitiveTopology::TriangleList, RenderAssetUsages::default());
+        let mut mesh = Mesh::new(
+            PrimitiveTopology::TriangleList,
+            RenderAssetUsages::default(),
+        );
         for (semantic, acc) in primitive.attributes() {
             let (attribute, values) = match semantic {
                 Semantic::Positions => (
@@ -174,7 +180,10 @@ impl Handler {
                     } else {
                         self.views.vectors::<4>(&acc, buffers)?
                     };
-                    (Mesh::ATTRIBUTE_COLOR, VertexAttributeValues::Float32x4(values))
+                    (
+                        Mesh::ATTRIBUTE_COLOR,
+                        VertexAttributeValues::Float32x4(values),
+                    )
                 }
                 Semantic::Joints(0) if skinned => {
                     let joints = self.views.integers(&acc, buffers)?;
@@ -182,7 +191,10 @@ impl Handler {
                         .chunks_exact(4)
                         .map(|j| std::array::from_fn(|i| j[i] as u16))
                         .collect();
-                    (Mesh::ATTRIBUTE_JOINT_INDEX, VertexAttributeValues::Uint16x4(values))
+                    (
+                        Mesh::ATTRIBUTE_JOINT_INDEX,
+                        VertexAttributeValues::Uint16x4(values),
+                    )
                 }
                 Semantic::Weights(0) if skinned => (
                     Mesh::ATTRIBUTE_JOINT_WEIGHT,
@@ -203,7 +215,10 @@ impl Handler {
                 mesh.insert_attribute(attribute, packed_values(format, &records));
             }
             Mode::Cpu => {
-                let frames: Vec<_> = records.iter().map(|r| format.decode(r).to_frame()).collect();
+                let frames: Vec<_> = records
+                    .iter()
+                    .map(|r| format.decode(r).to_frame())
+                    .collect();
                 let normals: Vec<[f32; 3]> = frames.iter().map(|f| f.normal.to_array()).collect();
                 let tangents: Vec<[f32; 4]> = frames
                     .iter()
@@ -272,8 +287,12 @@ fn packed_values(format: Format, records: &[&[u8]]) -> VertexAttributeValues {
 fn stand_in(mesh: &Mesh) -> Mesh {
     let mut s = Mesh::new(PrimitiveTopology::PointList, RenderAssetUsages::MAIN_WORLD);
     for (attribute, values) in mesh.attributes() {
-        if [Mesh::ATTRIBUTE_POSITION.id, Mesh::ATTRIBUTE_JOINT_INDEX.id, Mesh::ATTRIBUTE_JOINT_WEIGHT.id]
-            .contains(&attribute.id)
+        if [
+            Mesh::ATTRIBUTE_POSITION.id,
+            Mesh::ATTRIBUTE_JOINT_INDEX.id,
+            Mesh::ATTRIBUTE_JOINT_WEIGHT.id,
+        ]
+        .contains(&attribute.id)
         {
             s.insert_attribute(*attribute, values.clone());
         }
@@ -353,7 +372,10 @@ impl GltfExtensionHandler for Handler {
         // the quantised grid's transform on every texture of the material that reads set 0.
         let value = gltf_material.index().and_then(|i| self.materials.get(i));
         let transform = value
-            .filter(|v| v.pointer("/pbrMetallicRoughness/baseColorTexture").is_none())
+            .filter(|v| {
+                v.pointer("/pbrMetallicRoughness/baseColorTexture")
+                    .is_none()
+            })
             .and_then(|v| {
                 [
                     v.get("normalTexture"),
@@ -364,7 +386,12 @@ impl GltfExtensionHandler for Handler {
                 ]
                 .into_iter()
                 .flatten()
-                .filter(|i| i.get("texCoord").and_then(serde_json::Value::as_u64).unwrap_or(0) == 0)
+                .filter(|i| {
+                    i.get("texCoord")
+                        .and_then(serde_json::Value::as_u64)
+                        .unwrap_or(0)
+                        == 0
+                })
                 .find_map(map::texture_transform)
             });
         if let Some(t) = transform.filter(|_| std.uv_transform == Affine2::IDENTITY) {
@@ -381,22 +408,40 @@ impl GltfExtensionHandler for Handler {
         gltf_mesh: &gltf::Mesh,
         gltf_primitive: &gltf::Primitive,
         buffer_data: &[Vec<u8>],
-        _custom_vertex_attributes: &bevy::platform::collections::HashMap<Box<str>, MeshVertexAttribute>,
+        _custom_vertex_attributes: &bevy::platform::collections::HashMap<
+            Box<str>,
+            MeshVertexAttribute,
+        >,
         gltf_mesh_on_skinned_nodes: bool,
         _gltf_mesh_on_non_skinned_nodes: bool,
         user_mesh: &mut Option<Mesh>,
     ) -> impl ConditionalSendFuture<Output = ()> {
-        match self.read_primitive(gltf_mesh, gltf_primitive, buffer_data, gltf_mesh_on_skinned_nodes) {
+        match self.read_primitive(
+            gltf_mesh,
+            gltf_primitive,
+            buffer_data,
+            gltf_mesh_on_skinned_nodes,
+        ) {
             Ok(Some(mut mesh)) => {
                 if gltf_mesh_on_skinned_nodes {
                     if let Err(e) = mesh.generate_skinned_mesh_bounds() {
-                        warn!("{}: mesh {} primitive {}: skinned bounds: {e}", self.file, gltf_mesh.index(), gltf_primitive.index());
+                        warn!(
+                            "{}: mesh {} primitive {}: skinned bounds: {e}",
+                            self.file,
+                            gltf_mesh.index(),
+                            gltf_primitive.index()
+                        );
                     }
                 }
                 *user_mesh = Some(stand_in(&mesh));
-                let label = format!("Mesh{}/Primitive{}", gltf_mesh.index(), gltf_primitive.index());
+                let label = format!(
+                    "Mesh{}/Primitive{}",
+                    gltf_mesh.index(),
+                    gltf_primitive.index()
+                );
                 self.pending.push((label, mesh));
-                self.with_frames.insert((gltf_mesh.index(), gltf_primitive.index()));
+                self.with_frames
+                    .insert((gltf_mesh.index(), gltf_primitive.index()));
             }
             Ok(None) => {}
             Err(e) => warn!(
@@ -430,7 +475,9 @@ impl GltfExtensionHandler for Handler {
         entity: &mut EntityWorldMut,
         material_label: &str,
     ) {
-        let ours = self.with_frames.contains(&(mesh.index(), primitive.index()));
+        let ours = self
+            .with_frames
+            .contains(&(mesh.index(), primitive.index()));
         if !ours || (self.mode == Mode::Cpu && self.debug == Debug::Lit) {
             return;
         }

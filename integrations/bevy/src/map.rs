@@ -7,8 +7,8 @@ use bevy::image::{Image, ImageAddressMode, ImageFilterMode, ImageSampler, ImageS
 use bevy::math::{Affine2, Vec2};
 use bevy::prelude::Handle;
 use bevy::render::render_resource::{Extent3d, TextureDimension, TextureFormat};
-use qtangent::qmap::{MapFormat, MapSpace};
 use qtangent::EncodedMap;
+use qtangent::qmap::{MapDecode, MapFormat, MapSpace};
 use serde_json::Value;
 
 pub(crate) const EXTENSION: &str = "QTANGENT_frames";
@@ -28,8 +28,6 @@ pub(crate) struct MaterialMap {
     pub(crate) uv_b: bool,
     /// The KHR_texture_transform on the map's texture info (the quantised UV grid), if any.
     pub(crate) uv_transform: Option<Affine2>,
-    /// Bytes on the GPU (every level, both layers).
-    pub(crate) bytes: usize,
 }
 
 /// The texture transform of a glTF texture info JSON, as Bevy's loader turns one into
@@ -55,7 +53,11 @@ pub(crate) fn texture_transform(info: &Value) -> Option<Affine2> {
 }
 
 /// The bytes of image `index` of a GLB (its buffer view in the binary chunk) or of a data URI.
-fn image_bytes(json: &gltf::json::Root, blob: Option<&[u8]>, index: usize) -> Result<Vec<u8>, String> {
+fn image_bytes(
+    json: &gltf::json::Root,
+    blob: Option<&[u8]>,
+    index: usize,
+) -> Result<Vec<u8>, String> {
     let image = json
         .images
         .get(index)
@@ -116,16 +118,21 @@ pub(crate) fn material_map(
         .and_then(|e| e.others.get(EXTENSION))
         .and_then(|e| e.get("source"))
         .and_then(Value::as_u64)
-        .ok_or_else(|| format!("texture {texture} has no QTANGENT_frames.source"))? as usize;
+        .ok_or_else(|| format!("texture {texture} has no QTANGENT_frames.source"))?
+        as usize;
     let bytes = image_bytes(json, blob, image).map_err(|e| format!("texture {texture}: {e}"))?;
     let what = format!("texture {texture}, image {image}");
     let map = EncodedMap::read_ktx2_bytes(&what, &bytes).map_err(|e| e.to_string())?;
     if map.space != MapSpace::Tangent {
-        return Err(format!("{what} is an object-space map, named as a tangentMap"));
+        return Err(format!(
+            "{what} is an object-space map, named as a tangentMap"
+        ));
     }
     let tex_coord = info.get("texCoord").and_then(Value::as_u64).unwrap_or(0);
     if tex_coord > 1 {
-        return Err(format!("tangentMap reads UV set {tex_coord}; the plugin reads sets 0 and 1"));
+        return Err(format!(
+            "tangentMap reads UV set {tex_coord}; the plugin reads sets 0 and 1"
+        ));
     }
     let (layers, format) = match map.format {
         MapFormat::Bc5 => (1, TextureFormat::Bc5RgSnorm),
@@ -136,7 +143,6 @@ pub(crate) fn material_map(
         MapFormat::Rgba8Snorm => (1, TextureFormat::Rgba8Snorm),
         MapFormat::Rgba32Float => (1, TextureFormat::Rgba32Float),
     };
-    let mut bytes = 0;
     let mut images = (0..layers).map(|layer| {
         let levels: Vec<u8> = map
             .levels
@@ -146,7 +152,6 @@ pub(crate) fn material_map(
                 l[layer * half..(layer + 1) * half].iter().copied()
             })
             .collect();
-        bytes += levels.len();
         let mut image = Image::new_uninit(
             Extent3d {
                 width: map.width,
@@ -177,10 +182,13 @@ pub(crate) fn material_map(
     Ok(Some(MaterialMap {
         map: map_handle,
         twist,
-        decode: map.decode().code(),
+        // The MAP_DECODE code: the position in MapDecode::ALL (the generated header's order).
+        decode: MapDecode::ALL
+            .iter()
+            .position(|&d| d == map.decode())
+            .unwrap_or(0) as u32,
         axial: map.axial_twist,
         uv_b: tex_coord == 1,
         uv_transform: texture_transform(info),
-        bytes,
     }))
 }

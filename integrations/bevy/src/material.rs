@@ -36,13 +36,18 @@ pub fn qtangent_attribute(format: Format) -> MeshVertexAttribute {
         Format::F16x3 | Format::Smallest3x6 => VertexFormat::Uint32x2,
         Format::Smallest3x4 => VertexFormat::Uint32,
     };
-    let code = format.code();
+    let code = format_code(format);
     MeshVertexAttribute::new(
         NAMES[code as usize],
         // "QTANGENT" in ASCII, then the format code: one id per format.
         0x5154_414E_4745_0000 + u64::from(code),
         vertex_format,
     )
+}
+
+/// The format's WGSL code (its `FORMAT_*` constant): its position in `Format::ALL`.
+pub(crate) fn format_code(format: Format) -> u32 {
+    Format::ALL.iter().position(|&f| f == format).unwrap_or(0) as u32
 }
 
 /// The WGSL type suffix of a format's fetch (`vec4f`, `vec2u`, `u32`): which
@@ -146,7 +151,10 @@ impl MaterialExtension for QTangentExtension {
             descriptor.vertex.buffers[0]
                 .attributes
                 .extend(extra.attributes);
-            defs.push(ShaderDefVal::UInt("QTANGENT_FORMAT".into(), format.code()));
+            defs.push(ShaderDefVal::UInt(
+                "QTANGENT_FORMAT".into(),
+                format_code(format),
+            ));
             defs.push(format!("QTANGENT_FETCH_{}", fetch_suffix(format)).into());
             // The decoded frame gives every pixel a tangent: Bevy's VertexOutput carries it.
             defs.push("VERTEX_TANGENTS".into());

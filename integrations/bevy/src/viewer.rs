@@ -11,21 +11,23 @@ use std::time::{Duration, Instant};
 
 use bevy::app::{AppExit, ScheduleRunnerPlugin};
 use bevy::asset::AssetPlugin;
-use bevy::camera::primitives::Aabb;
 use bevy::camera::RenderTarget;
-use bevy::core_pipeline::tonemapping::Tonemapping;
+use bevy::camera::primitives::Aabb;
+use bevy::core_pipeline::tonemapping::{DebandDither, Tonemapping};
 use bevy::gltf::Gltf;
 use bevy::prelude::*;
 use bevy::render::render_resource::{
-    CachedPipelineState, PipelineCache, TextureFormat, TextureUsages,
+    CachedPipelineState, PipelineCache, PollType, TextureFormat, TextureUsages,
 };
-use bevy::render::view::screenshot::{save_to_disk, Screenshot};
-use bevy::render::{Render, RenderApp};
+use bevy::render::renderer::RenderDevice;
+use bevy::render::view::screenshot::{Screenshot, save_to_disk};
+use bevy::render::{Render, RenderApp, RenderPlugin, RenderSystems};
 use bevy::shader::ShaderCacheError;
 use bevy::window::ExitCondition;
 use bevy::winit::WinitPlugin;
+use bevy::world_serialization::WorldAssetRoot;
 
-use crate::{loader_settings, DebugView, Mode, QTangentMaterial, QTangentPlugin};
+use crate::{DebugView, Mode, QTangentMaterial, QTangentPlugin, loader_settings};
 
 const USAGE: &str = "usage: viewer FILE [--screenshot OUT.png] [--mode gpu|cpu|standard] \
 [--debug lit|normal|tangent] [--size WxH] [--camera EX,EY,EZ,TX,TY,TZ] [--animation N --time SECONDS] \
@@ -118,7 +120,10 @@ fn parse(args: &[String]) -> Result<Options, String> {
             }
             "--animation" => {
                 let v = value(a)?;
-                animation = Some(v.parse().map_err(|_| format!("--animation {v}: an index"))?);
+                animation = Some(
+                    v.parse()
+                        .map_err(|_| format!("--animation {v}: an index"))?,
+                );
             }
             "--time" => {
                 let v = value(a)?;
@@ -182,6 +187,8 @@ struct Run {
     pipelines: Arc<PipelineReport>,
     frame_times: Vec<f32>,
     started: Instant,
+    /// The scene is spawned.
+    spawned: bool,
 }
 
 #[derive(Default)]
@@ -211,7 +218,9 @@ const TIMEOUT: Duration = Duration::from_secs(600);
 
 fn run(options: Options, failure: Arc<Mutex<Option<String>>>) {
     let file = std::fs::canonicalize(&options.file).unwrap_or_else(|_| options.file.clone());
-    let folder = file.parent().map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    let folder = file
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf);
     let headless = options.screenshot.is_some();
     let (w, h) = options.size;
     let mut app = App::new();
@@ -232,7 +241,13 @@ fn run(options: Options, failure: Arc<Mutex<Option<String>>>) {
         file_path: folder.to_string_lossy().into_owned(),
         ..default()
     };
-    let plugins = DefaultPlugins.set(window).set(assets);
+    // Pipelines compiled before the frame that needs them: the picture is ready in a few frames
+    // (lavapipe compiles on the CPU), and is the same picture either way.
+    let render = RenderPlugin {
+        synchronous_pipeline_compilation: true,
+        ..default()
+    };
+    let plugins = DefaultPlugins.set(window).set(assets).set(render);
     if headless {
         app.add_plugins(plugins.disable::<WinitPlugin>())
             .add_plugins(ScheduleRunnerPlugin::run_loop(Duration::ZERO));
@@ -250,11 +265,20 @@ fn run(options: Options, failure: Arc<Mutex<Option<String>>>) {
             crate::register_material(&mut app);
         }
     }
+    if options.frames > 0 {
+        // Each timed frame ends when the GPU has finished it (there is no swapchain to wait on).
+        app.sub_app_mut(RenderApp).add_systems(
+            Render,
+            (|device: Res<RenderDevice>| {
+                let _ = device.poll(PollType::wait_indefinitely());
+            })
+            .after(RenderSystems::Render),
+        );
+    }
     let report = Arc::new(PipelineReport::default());
     let for_render = report.clone();
-    app.sub_app_mut(RenderApp).add_systems(
-        Render,
-        move |cache: Res<PipelineCache>| {
+    app.sub_app_mut(RenderApp)
+        .add_systems(Render, move |cache: Res<PipelineCache>| {
             for_render
                 .waiting
                 .store(cache.waiting_pipelines().count(), Ordering::Relaxed);
@@ -275,8 +299,7 @@ fn run(options: Options, failure: Arc<Mutex<Option<String>>>) {
                     *e = errors;
                 }
             }
-        },
-    );
+        });
     let name = file
         .file_name()
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
@@ -295,22 +318,18 @@ fn run(options: Options, failure: Arc<Mutex<Option<String>>>) {
         pipelines: report,
         frame_times: Vec::new(),
         started: Instant::now(),
+        spawned: false,
     })
     .add_systems(Startup, setup)
     .add_systems(Update, (advance, debug_materials));
     app.run();
 }
 
-fn setup(
-    mut commands: Commands,
-    mut run: ResMut<Run>,
-    mut images: ResMut<Assets<Image>>,
-    assets: Res<AssetServer>,
-) {
-    let name = run.options.file.file_name().map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    commands.spawn(crate::scene(&assets, name));
+fn setup(mut commands: Commands, mut run: ResMut<Run>, mut images: ResMut<Assets<Image>>) {
     let mut camera = commands.spawn((
         Camera3d::default(),
+        // No dithering: pictures compared pixel by pixel.
+        DebandDither::Disabled,
         Transform::from_xyz(0.0, 0.0, 5.0).looking_at(Vec3::ZERO, Vec3::Y),
     ));
     if run.options.debug != DebugView::Lit {
@@ -344,7 +363,10 @@ fn setup(
 fn debug_materials(
     mut commands: Commands,
     run: Res<Run>,
-    added: Query<(Entity, &MeshMaterial3d<StandardMaterial>), Added<MeshMaterial3d<StandardMaterial>>>,
+    added: Query<
+        (Entity, &MeshMaterial3d<StandardMaterial>),
+        Added<MeshMaterial3d<StandardMaterial>>,
+    >,
     standard: Res<Assets<StandardMaterial>>,
     mut ours: ResMut<Assets<QTangentMaterial>>,
 ) {
@@ -365,6 +387,36 @@ fn debug_materials(
             .remove::<MeshMaterial3d<StandardMaterial>>()
             .insert(MeshMaterial3d(handle));
     }
+}
+
+/// The vertices of every triangle mesh drawn with a frame and the bytes of their frame attributes: `_QTANGENT` in
+/// any format, or NORMAL and TANGENT.
+fn frame_bytes(meshes: &Assets<Mesh>, drawn: &Query<&Mesh3d>) -> (usize, usize) {
+    let drawn: std::collections::HashSet<AssetId<Mesh>> = drawn.iter().map(|m| m.0.id()).collect();
+    let frame_ids: Vec<_> = qtangent::Format::ALL
+        .into_iter()
+        .map(|f| crate::material::qtangent_attribute(f).id)
+        .chain([Mesh::ATTRIBUTE_NORMAL.id, Mesh::ATTRIBUTE_TANGENT.id])
+        .collect();
+    let mut vertices = 0;
+    let mut bytes = 0;
+    for (id, mesh) in meshes.iter() {
+        if !drawn.contains(&id)
+            || mesh.primitive_topology() != bevy::mesh::PrimitiveTopology::TriangleList
+        {
+            continue;
+        }
+        let frame: usize = mesh
+            .attributes()
+            .filter(|(a, _)| frame_ids.contains(&a.id))
+            .map(|(a, _)| a.format.size() as usize)
+            .sum();
+        if frame > 0 {
+            vertices += mesh.count_vertices();
+            bytes += mesh.count_vertices() * frame;
+        }
+    }
+    (vertices, bytes)
 }
 
 /// The box of every mesh in the world.
@@ -397,6 +449,8 @@ fn advance(
     mut cameras: Query<&mut Transform, With<Camera3d>>,
     mut players: Query<(Entity, &mut AnimationPlayer)>,
     mut graphs: ResMut<Assets<AnimationGraph>>,
+    mesh_assets: Res<Assets<Mesh>>,
+    drawn: Query<&Mesh3d>,
     time: Res<Time<Real>>,
     mut exit: MessageWriter<AppExit>,
 ) {
@@ -406,24 +460,64 @@ fn advance(
         }
         exit.write(AppExit::error());
     };
-    if let Some(e) = run.pipelines.errors.lock().ok().and_then(|e| e.first().cloned()) {
+    if let Some(e) = run
+        .pipelines
+        .errors
+        .lock()
+        .ok()
+        .and_then(|e| e.first().cloned())
+    {
         fail(&run, &mut exit, format!("a pipeline failed: {e}"));
         run.stage = Stage::Done;
         return;
     }
     if run.started.elapsed() > TIMEOUT && run.stage != Stage::Done {
-        fail(&run, &mut exit, format!("not drawn within {} s (stage {:?})", TIMEOUT.as_secs(), run.stage));
+        fail(
+            &run,
+            &mut exit,
+            format!(
+                "not drawn within {} s (stage {:?})",
+                TIMEOUT.as_secs(),
+                run.stage
+            ),
+        );
         run.stage = Stage::Done;
         return;
     }
     match run.stage {
         Stage::Loading => {
             if let Some(bevy::asset::LoadState::Failed(e)) = assets.get_load_state(&run.gltf) {
-                fail(&run, &mut exit, format!("{}: {e}", run.options.file.display()));
+                fail(
+                    &run,
+                    &mut exit,
+                    format!("{}: {e}", run.options.file.display()),
+                );
                 run.stage = Stage::Done;
                 return;
             }
-            if assets.is_loaded_with_dependencies(&run.gltf) && !meshes.is_empty() {
+            if !assets.is_loaded_with_dependencies(&run.gltf) {
+                return;
+            }
+            if !run.spawned {
+                // The file's scene from the one load of the file (a second load of the same
+                // path could start before the first is known, without the loader settings).
+                let scene = gltfs.get(&run.gltf).and_then(|g| {
+                    g.default_scene
+                        .clone()
+                        .or_else(|| g.scenes.first().cloned())
+                });
+                let Some(scene) = scene else {
+                    fail(
+                        &run,
+                        &mut exit,
+                        format!("{}: no scene", run.options.file.display()),
+                    );
+                    run.stage = Stage::Done;
+                    return;
+                };
+                commands.spawn(WorldAssetRoot(scene));
+                run.spawned = true;
+            } else if !meshes.is_empty() {
                 run.stage = Stage::Placed(0);
             }
         }
@@ -451,13 +545,26 @@ fn advance(
                     "camera: {},{},{},{},{},{}",
                     eye.x, eye.y, eye.z, target.x, target.y, target.z
                 );
+                let (vertices, bytes) = frame_bytes(&mesh_assets, &drawn);
+                if vertices > 0 {
+                    println!(
+                        "frame bytes: {bytes} for {vertices} vertices ({:.2} a vertex)",
+                        bytes as f64 / vertices as f64
+                    );
+                }
                 for mut t in &mut cameras {
                     *t = Transform::from_translation(eye).looking_at(target, Vec3::Y);
                 }
                 if let Some((index, seconds)) = run.options.animation {
-                    let clip = gltfs.get(&run.gltf).and_then(|g| g.animations.get(index).cloned());
+                    let clip = gltfs
+                        .get(&run.gltf)
+                        .and_then(|g| g.animations.get(index).cloned());
                     let Some(clip) = clip else {
-                        fail(&run, &mut exit, format!("the file has no animation {index}"));
+                        fail(
+                            &run,
+                            &mut exit,
+                            format!("the file has no animation {index}"),
+                        );
                         run.stage = Stage::Done;
                         return;
                     };
@@ -465,26 +572,41 @@ fn advance(
                     let graph = graphs.add(graph);
                     for (entity, mut player) in &mut players {
                         player.play(node).seek_to(seconds).pause();
-                        commands.entity(entity).insert(AnimationGraphHandle(graph.clone()));
+                        commands
+                            .entity(entity)
+                            .insert(AnimationGraphHandle(graph.clone()));
                     }
                 }
             }
-            run.stage = if n >= 3 { Stage::Settling(0) } else { Stage::Placed(n + 1) };
+            run.stage = if n >= 3 {
+                Stage::Settling(0)
+            } else {
+                Stage::Placed(n + 1)
+            };
         }
         Stage::Settling(n) => {
             let waiting = run.pipelines.waiting.load(Ordering::Relaxed);
             let n = if waiting == 0 { n + 1 } else { 0 };
             if n < 10 {
                 run.stage = Stage::Settling(n);
-            } else if let (Some(target), Some(path)) = (run.target.clone(), run.options.screenshot.clone()) {
+            } else if let (Some(target), Some(path)) =
+                (run.target.clone(), run.options.screenshot.clone())
+            {
                 let done = path.clone();
                 commands
                     .spawn(Screenshot::image(target))
                     .observe(save_to_disk(path))
-                    .observe(move |_: On<bevy::render::view::screenshot::ScreenshotCaptured>, mut run: ResMut<Run>| {
-                        println!("screenshot: {}", done.display());
-                        run.stage = if run.options.frames > 0 { Stage::Timing } else { Stage::Done };
-                    });
+                    .observe(
+                        move |_: On<bevy::render::view::screenshot::ScreenshotCaptured>,
+                              mut run: ResMut<Run>| {
+                            println!("screenshot: {}", done.display());
+                            run.stage = if run.options.frames > 0 {
+                                Stage::Timing
+                            } else {
+                                Stage::Done
+                            };
+                        },
+                    );
                 run.stage = Stage::Capturing;
             } else {
                 run.stage = Stage::Timing;
@@ -495,7 +617,11 @@ fn advance(
             if run.frame_times.len() as u32 >= run.options.frames {
                 if !run.frame_times.is_empty() {
                     let mean = run.frame_times.iter().sum::<f32>() / run.frame_times.len() as f32;
-                    println!("frame time: {:.3} ms mean over {} frames", mean * 1e3, run.frame_times.len());
+                    println!(
+                        "frame time: {:.3} ms mean over {} frames",
+                        mean * 1e3,
+                        run.frame_times.len()
+                    );
                 }
                 run.stage = Stage::Done;
             } else {

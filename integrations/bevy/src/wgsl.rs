@@ -20,8 +20,14 @@ struct Modules(#[allow(dead_code)] Vec<Handle<Shader>>);
 /// The import modules, by import path.
 pub(crate) fn modules() -> [(&'static str, String); 2] {
     [
-        ("qtangent::frames", composable("qtangent::frames", qtangent::Wgsl::Library.source())),
-        ("qtangent::qmap", composable("qtangent::qmap", qtangent::Wgsl::Qmap.source())),
+        (
+            "qtangent::frames",
+            composable("qtangent::frames", qtangent::Wgsl::Library.source()),
+        ),
+        (
+            "qtangent::qmap",
+            composable("qtangent::qmap", qtangent::Wgsl::Qmap.source()),
+        ),
     ]
 }
 
@@ -76,7 +82,10 @@ mod tests {
     #[test]
     fn every_override_becomes_a_shader_def_constant() {
         let [_, (_, qmap)] = modules();
-        assert!(!qmap.contains("\noverride "), "an override was left:\n{qmap}");
+        assert!(
+            !qmap.contains("\noverride "),
+            "an override was left:\n{qmap}"
+        );
         assert!(qmap.contains(
             "#ifdef MAP_DECODE\nconst MAP_DECODE: u32 = #{MAP_DECODE}u;\n#else\nconst MAP_DECODE: u32 = MAP_DECODE_DIRECT;\n#endif"
         ));

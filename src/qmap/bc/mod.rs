@@ -435,6 +435,7 @@ pub(crate) fn encode_bc7(
 ///
 /// # Errors
 /// [`BcError::Size`] as [`encode_bc5_snorm`]; [`BcError::Blocks`].
+#[cfg_attr(not(all(feature = "gpu", feature = "gltf")), allow(dead_code))]
 pub(crate) fn decode_bc7(width: u32, height: u32, blocks: &[u8]) -> Result<Vec<[f32; 4]>, BcError> {
     Level::for_blocks(width, height, blocks.len())?;
     let texels = decode_level(BcFormat::Bc7, width, height, blocks, BcFormat::block_rgba8);
