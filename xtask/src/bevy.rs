@@ -32,7 +32,16 @@ pub fn test(root: &Path, env: &[(&str, &str)]) -> Result<(), String> {
     env.push(("QTANGENT_PACK", &pack));
     super::cargo_env(
         root,
-        &["test", "--release", "--manifest-path", &manifest],
+        // One test at a time: each drives the whole software adapter, and one of them times
+        // frames.
+        &[
+            "test",
+            "--release",
+            "--manifest-path",
+            &manifest,
+            "--",
+            "--test-threads=1",
+        ],
         &env,
     )
 }
