@@ -243,6 +243,7 @@ impl Format {
     /// ([`crate::Wgsl`]) and the decode dispatch (`qtangent_frame_u32(format, q)`, …) takes: its
     /// position in [`Format::ALL`].
     #[must_use]
+    #[cfg_attr(not(feature = "pipeline"), allow(dead_code))]
     pub(crate) const fn code(self) -> u32 {
         self as u32
     }

@@ -150,53 +150,7 @@ fn test(root: &Path, rest: &[String]) -> Result<(), String> {
             .map_err(|e| format!("{e}: run `cargo fmt --all`"))
     })?;
     step("file sizes", &|| sizes::check(root))?;
-    step("no default features", &|| {
-        cargo(
-            root,
-            &["build", "--package", "qtangent", "--no-default-features"],
-        )?;
-        cargo(
-            root,
-            &[
-                "test",
-                "--package",
-                "qtangent",
-                "--no-default-features",
-                "--lib",
-            ],
-        )?;
-        // The CPU asset pipeline with every file format but no GPU: builds without wgpu; and
-        // the KTX2 reader alone, what the Bevy integration builds (warnings denied: they would
-        // show in every Bevy build).
-        cargo(
-            root,
-            &[
-                "check",
-                "--package",
-                "qtangent",
-                "--no-default-features",
-                "--features",
-                "gltf,obj,exr,ktx2,jpeg",
-            ],
-        )?;
-        cargo(
-            root,
-            &[
-                "rustc",
-                "--package",
-                "qtangent",
-                "--lib",
-                "--profile",
-                "check",
-                "--no-default-features",
-                "--features",
-                "ktx2",
-                "--",
-                "-D",
-                "warnings",
-            ],
-        )
-    })?;
+    step("no default features", &|| no_default_features(root))?;
     step("clippy", &|| {
         cargo(
             root,
@@ -252,6 +206,56 @@ fn test(root: &Path, rest: &[String]) -> Result<(), String> {
     }
     eprintln!("{}", record.summary());
     tests
+}
+
+/// The crate without default features (the quaternion core alone, no wgpu), built and
+/// unit-tested; the CPU pipeline with every file format; the KTX2 reader alone.
+fn no_default_features(root: &Path) -> Result<(), String> {
+    cargo(
+        root,
+        &["build", "--package", "qtangent", "--no-default-features"],
+    )?;
+    cargo(
+        root,
+        &[
+            "test",
+            "--package",
+            "qtangent",
+            "--no-default-features",
+            "--lib",
+        ],
+    )?;
+    // The CPU asset pipeline with every file format but no GPU: builds without wgpu; and
+    // the KTX2 reader alone, what the Bevy integration builds (warnings denied: they would
+    // show in every Bevy build).
+    cargo(
+        root,
+        &[
+            "check",
+            "--package",
+            "qtangent",
+            "--no-default-features",
+            "--features",
+            "gltf,obj,exr,ktx2,jpeg",
+        ],
+    )?;
+    cargo(
+        root,
+        &[
+            "rustc",
+            "--package",
+            "qtangent",
+            "--lib",
+            "--profile",
+            "check",
+            "--no-default-features",
+            "--features",
+            "ktx2",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    )
 }
 
 /// What to do when a real asset is missing: where they come from and how to name their folder.

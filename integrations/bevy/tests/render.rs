@@ -40,6 +40,18 @@ fn needed(var: &str, reason: &str) -> Option<PathBuf> {
     }
 }
 
+/// qtangent's `aniso` tool, beside `pack`.
+fn aniso_tool() -> PathBuf {
+    let pack = pack_tool().expect("checked by the caller");
+    let aniso = pack.with_file_name(format!("aniso{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        aniso.is_file(),
+        "{} not built (beside pack)",
+        aniso.display()
+    );
+    aniso
+}
+
 /// A folder for this test's files.
 fn out_dir(name: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
@@ -470,5 +482,79 @@ fn mirror_seams_stay_intact_through_the_plugin() {
     println!(
         "side by side (Bevy's tangents | qtangent CPU | qtangent GPU): {}",
         dir.join("tangents.png").display()
+    );
+}
+
+#[test]
+fn the_anisotropy_direction_comes_from_the_map() {
+    let Some(_) = pack_tool() else {
+        return;
+    };
+    let dir = out_dir("disc");
+    // The swirl disc: KHR_materials_anisotropy whose texture turns the direction round the
+    // centre (qtangent's `aniso` tool); no NORMAL, no TANGENT.
+    let status = Command::new(aniso_tool())
+        .args(["--gltf"])
+        .arg(&dir)
+        .args(["--gltf-texture", "png", "--texture", "256"])
+        .status()
+        .expect("aniso runs");
+    assert!(status.success(), "aniso failed");
+    let source = dir.join("swirl_disc.gltf");
+    // The same disc without the direction texture: the anisotropy runs along the vertex
+    // tangent everywhere (what a reader that ignored the map's twist would draw).
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&source).unwrap()).unwrap();
+    let aniso = json
+        .pointer_mut("/materials/0/extensions/KHR_materials_anisotropy")
+        .and_then(serde_json::Value::as_object_mut)
+        .expect("the disc's material has KHR_materials_anisotropy");
+    assert!(aniso.remove("anisotropyTexture").is_some());
+    let no_direction = dir.join("swirl_disc_no_direction.gltf");
+    std::fs::write(&no_direction, json.to_string()).unwrap();
+    // References: Bevy's own anisotropy (texture and vertex tangent) on qtangent's frames as
+    // f32 NORMAL and TANGENT (the disc has none; Bevy would derive the tangent itself).
+    let reference = ["--format", "f32x4", "--float", "--keep-normals"];
+    pack(&source, &dir.join("reference.glb"), &reference);
+    pack(&no_direction, &dir.join("no-direction.glb"), &reference);
+    pack(
+        &source,
+        &dir.join("disc.glb"),
+        &["--format", "smallest3x4", "--maps", "tangent"],
+    );
+    // Above the disc, looking down at it from the front.
+    let camera = ["--camera", "0,2.2,2.45,0,0,0"];
+    let standard = [&["--mode", "standard"][..], &camera].concat();
+    view(
+        &dir.join("reference.glb"),
+        &dir.join("reference.png"),
+        &standard,
+    );
+    view(
+        &dir.join("no-direction.glb"),
+        &dir.join("no-direction.png"),
+        &standard,
+    );
+    view(&dir.join("disc.glb"), &dir.join("plugin.png"), &camera);
+    let a = rgb(&dir.join("reference.png"));
+    let covered = coverage(&a);
+    let db = psnr(&a, &rgb(&dir.join("plugin.png")));
+    let db_none = psnr(&a, &rgb(&dir.join("no-direction.png")));
+    println!(
+        "The swirl disc (KHR_materials_anisotropy) in Bevy, against Bevy's anisotropy texture:"
+    );
+    println!("| picture | PSNR (dB) |");
+    println!("|---|---:|");
+    println!("| packed, the direction from the tangent map's twist (BC5 z, w), plugin | {db:.2} |");
+    println!(
+        "| the direction texture removed (the vertex tangent), StandardMaterial | {db_none:.2} |"
+    );
+    println!("coverage {:.1}%", 100.0 * covered);
+    assert!(covered > 0.1, "the disc covers {:.1}%", 100.0 * covered);
+    // The map's direction must draw the texture's highlight, not the vertex tangent's: the
+    // plugin's picture is closer to the reference than the picture without a direction.
+    assert!(
+        db > db_none,
+        "plugin {db:.2} dB, no direction {db_none:.2} dB"
     );
 }
