@@ -31,7 +31,7 @@ use crate::{DebugView, Mode, QTangentMaterial, QTangentPlugin, loader_settings};
 
 const USAGE: &str = "usage: viewer FILE [--screenshot OUT.png] [--mode gpu|cpu|standard] \
 [--debug lit|normal|tangent] [--size WxH] [--camera EX,EY,EZ,TX,TY,TZ] [--animation N --time SECONDS] \
-[--frames N]
+[--frames N] [--shadows] [--depth-prepass]
 
   FILE            a glTF or GLB file (packed by qtangent's `pack`, or any other)
   --screenshot    render headless (no window, no display needed) and write the image
@@ -42,7 +42,9 @@ const USAGE: &str = "usage: viewer FILE [--screenshot OUT.png] [--mode gpu|cpu|s
   --size          image or window size (default 960x540)
   --camera        eye and target (default: framing the scene's bounds; the run prints it)
   --animation     play glTF animation N, paused at --time (default 0)
-  --frames        render N frames more after the picture and print the mean frame time";
+  --frames        render N frames more after the picture and print the mean frame time
+  --shadows       the sun casts shadows (shadow maps)
+  --depth-prepass the camera draws a depth prepass first";
 
 /// Options of one run.
 #[derive(Debug, Clone)]
@@ -55,6 +57,8 @@ struct Options {
     camera: Option<(Vec3, Vec3)>,
     animation: Option<(usize, f32)>,
     frames: u32,
+    shadows: bool,
+    depth_prepass: bool,
 }
 
 fn parse(args: &[String]) -> Result<Options, String> {
@@ -67,6 +71,8 @@ fn parse(args: &[String]) -> Result<Options, String> {
         camera: None,
         animation: None,
         frames: 0,
+        shadows: false,
+        depth_prepass: false,
     };
     let mut time = 0.0;
     let mut animation = None;
@@ -129,6 +135,8 @@ fn parse(args: &[String]) -> Result<Options, String> {
                 let v = value(a)?;
                 time = v.parse().map_err(|_| format!("--time {v}: seconds"))?;
             }
+            "--shadows" => o.shadows = true,
+            "--depth-prepass" => o.depth_prepass = true,
             "--frames" => {
                 let v = value(a)?;
                 o.frames = v.parse().map_err(|_| format!("--frames {v}: a count"))?;
@@ -335,6 +343,9 @@ fn setup(mut commands: Commands, mut run: ResMut<Run>, mut images: ResMut<Assets
     if run.options.debug != DebugView::Lit {
         camera.insert(Tonemapping::None);
     }
+    if run.options.depth_prepass {
+        camera.insert(bevy::core_pipeline::prepass::DepthPrepass);
+    }
     if run.options.screenshot.is_some() {
         let (w, h) = run.options.size;
         let mut image = Image::new_target_texture(w, h, TextureFormat::Rgba8UnormSrgb, None);
@@ -347,7 +358,7 @@ fn setup(mut commands: Commands, mut run: ResMut<Run>, mut images: ResMut<Assets
     commands.spawn((
         DirectionalLight {
             illuminance: 8_000.0,
-            shadow_maps_enabled: false,
+            shadow_maps_enabled: run.options.shadows,
             ..default()
         },
         Transform::from_xyz(1.0, 2.0, 1.5).looking_at(Vec3::ZERO, Vec3::Y),
