@@ -71,7 +71,15 @@ impl Views {
         let count = accessor.count();
         let bytes = self.bytes(&view, buffers)?;
         let start = accessor.offset();
-        if count > 0 && start + (count - 1) * stride + size > bytes.len() {
+        let end = count
+            .checked_sub(1)
+            .map(|last| {
+                last.checked_mul(stride)
+                    .and_then(|b| b.checked_add(start))
+                    .and_then(|b| b.checked_add(size))
+            })
+            .unwrap_or(Some(start));
+        if end.is_none_or(|e| e > bytes.len()) {
             return Err(format!(
                 "{}: {count} elements of {size} bytes every {stride} from {start} overrun its view of {} bytes",
                 what(),
@@ -217,7 +225,7 @@ fn meshopt_view(ext: &serde_json::Value, buffers: &[Vec<u8>]) -> Result<Vec<u8>,
     }
     let source = buffers
         .get(buffer)
-        .and_then(|b| b.get(offset..offset + length))
+        .and_then(|b| b.get(offset..offset.checked_add(length)?))
         .ok_or_else(|| format!("compressed bytes {offset}+{length} are outside buffer {buffer}"))?;
     let size_ok = match mode {
         "ATTRIBUTES" => stride % 4 == 0 && (4..=256).contains(&stride),
@@ -234,7 +242,17 @@ fn meshopt_view(ext: &serde_json::Value, buffers: &[Vec<u8>]) -> Result<Vec<u8>,
             "meshopt mode {mode} with byteStride {stride} and count {count}"
         ));
     }
-    let mut out = vec![0u8; count * stride];
+    // The decoded view is count × byteStride bytes, its byteLength (checked: a count from the
+    // file must not size the output on its own).
+    let view_length = count
+        .checked_mul(stride)
+        .ok_or("count × byteStride overflows")?;
+    if view_length > (1 << 30) {
+        return Err(format!(
+            "a decoded view of {view_length} bytes is refused (over 1 GiB)"
+        ));
+    }
+    let mut out = vec![0u8; view_length];
     // SAFETY: `out` holds count × stride bytes, as each decoder writes; the source slice is
     // valid for its length. meshoptimizer's decoders never read past `source` (they are made
     // for untrusted input) and assert only the size arguments checked above.

@@ -139,6 +139,18 @@ impl Handler {
                 )
             })?,
         };
+        if primitive
+            .extension_value(EXTENSION)
+            .and_then(|e| e.get("objectMap"))
+            .is_some()
+        {
+            warn!(
+                "{}: mesh {} primitive {}: its object-space map is not read (the plugin reads tangent-space maps); drawn with its vertex frames",
+                self.file,
+                gltf_mesh.index(),
+                primitive.index()
+            );
+        }
         let bytes = self.views.elements(&qt_accessor, buffers)?;
         let stored = qt_accessor.size();
         if stored < format.bytes() {
@@ -209,6 +221,17 @@ impl Handler {
         if !mesh.contains_attribute(Mesh::ATTRIBUTE_POSITION) {
             return Err("no POSITION".into());
         }
+        let counts: Vec<usize> = mesh.attributes().map(|(_, v)| v.len()).collect();
+        if counts
+            .iter()
+            .chain([&records.len()])
+            .any(|&c| c != counts[0])
+        {
+            return Err(format!(
+                "attributes of different lengths ({counts:?}, _QTANGENT {})",
+                records.len()
+            ));
+        }
         match self.mode {
             Mode::Gpu => {
                 let attribute = qtangent_attribute(format);
@@ -225,7 +248,20 @@ impl Handler {
                     .map(|f| f.tangent.extend(f.handedness()).to_array())
                     .collect();
                 mesh.insert_attribute(Mesh::ATTRIBUTE_NORMAL, normals);
-                mesh.insert_attribute(Mesh::ATTRIBUTE_TANGENT, tangents);
+                // TANGENT where the material reads it (a normal map, anisotropy, a debug view),
+                // as Bevy's loader does: Bevy treats meshes with tangents differently (it does
+                // not turn a double-sided back face's normal without a normal map).
+                let material = primitive
+                    .material()
+                    .index()
+                    .and_then(|i| self.materials.get(i));
+                let needs = material.is_some_and(|m| {
+                    m.get("normalTexture").is_some()
+                        || m.pointer("/extensions/KHR_materials_anisotropy").is_some()
+                });
+                if needs || self.debug != Debug::Lit {
+                    mesh.insert_attribute(Mesh::ATTRIBUTE_TANGENT, tangents);
+                }
             }
         }
         if let Some(acc) = primitive.indices() {
@@ -240,7 +276,6 @@ impl Handler {
                 Indices::U32(indices)
             });
         }
-        let _ = gltf_mesh;
         Ok(Some(mesh))
     }
 }
@@ -309,9 +344,18 @@ impl GltfExtensionHandler for Handler {
         &mut self,
         load_context: &mut LoadContext<'_>,
         gltf: &gltf::Gltf,
-        _settings: &GltfLoaderSettings,
+        settings: &GltfLoaderSettings,
     ) {
         self.file = load_context.path().to_string();
+        if settings
+            .convert_coordinates
+            .is_some_and(|c| c.rotate_meshes)
+        {
+            warn!(
+                "{}: GltfConvertCoordinates::rotate_meshes is not applied to the meshes the plugin reads",
+                self.file
+            );
+        }
         let json = gltf.document.as_json();
         self.materials = json
             .materials
@@ -394,7 +438,9 @@ impl GltfExtensionHandler for Handler {
                 })
                 .find_map(map::texture_transform)
             });
-        if let Some(t) = transform.filter(|_| std.uv_transform == Affine2::IDENTITY) {
+        // Only in files with frames: others are Bevy's as it reads them.
+        let identity = std.uv_transform == Affine2::IDENTITY;
+        if let Some(t) = transform.filter(|_| self.has_frames && identity) {
             std.uv_transform = t;
             load_context.add_labeled_asset(label, std.clone());
         }

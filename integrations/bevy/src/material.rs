@@ -1,7 +1,7 @@
 //! The plugin's material: Bevy's `StandardMaterial` extended with a qtangent vertex decode and a
 //! tangent-space quaternion map (`qtangent_pbr.wgsl`).
 
-use bevy::mesh::{MeshVertexAttribute, MeshVertexBufferLayoutRef, VertexFormat};
+use bevy::mesh::{Mesh, MeshVertexAttribute, MeshVertexBufferLayoutRef, VertexFormat};
 use bevy::pbr::{MaterialExtension, MaterialExtensionKey, MaterialExtensionPipeline};
 use bevy::prelude::*;
 use bevy::render::render_resource::{
@@ -71,6 +71,8 @@ pub enum Debug {
     Normal,
     /// The pixel's tangent, world space (after the map).
     Tangent,
+    /// The pixel's bitangent with the frame's handedness, world space (after the map).
+    Bitangent,
 }
 
 /// The extension of `StandardMaterial` that draws qtangent frames
@@ -160,7 +162,13 @@ impl MaterialExtension for QTangentExtension {
             defs.push("VERTEX_TANGENTS".into());
         }
         let k = key.bind_group_data;
-        if let Some(decode) = k.decode {
+        // A map needs its UV set on the mesh (without it the material draws without the map).
+        let uv = if k.uv_b {
+            Mesh::ATTRIBUTE_UV_1
+        } else {
+            Mesh::ATTRIBUTE_UV_0
+        };
+        if let Some(decode) = k.decode.filter(|_| layout.0.contains(uv)) {
             defs.push("QTANGENT_MAP".into());
             defs.push(ShaderDefVal::UInt("MAP_DECODE".into(), decode));
             if k.axial {
@@ -174,6 +182,7 @@ impl MaterialExtension for QTangentExtension {
             Debug::Lit => {}
             Debug::Normal => defs.push("QTANGENT_DEBUG_NORMAL".into()),
             Debug::Tangent => defs.push("QTANGENT_DEBUG_TANGENT".into()),
+            Debug::Bitangent => defs.push("QTANGENT_DEBUG_BITANGENT".into()),
         }
         descriptor.vertex.shader_defs.extend(defs.iter().cloned());
         if let Some(fragment) = descriptor.fragment.as_mut() {

@@ -152,6 +152,7 @@ fn perpendicular_tangent(n: vec3<f32>, t: vec3<f32>) -> vec3<f32> {
 fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> FragmentOutput {
     var pbr_input = pbr_input_from_standard_material(in, is_front);
     pbr_input.material.base_color = alpha_discard(pbr_input.material, pbr_input.material.base_color);
+    let double_sided = (pbr_input.material.flags & pbr_types::STANDARD_MATERIAL_FLAGS_DOUBLE_SIDED_BIT) != 0u;
 #ifdef VERTEX_TANGENTS
     var tangent = perpendicular_tangent(normalize(pbr_input.N), in.world_tangent.xyz);
 #else
@@ -175,22 +176,37 @@ fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> Fragment
     let t0 = perpendicular_tangent(n0, in.world_tangent.xyz);
     let h = select(-1.0, 1.0, in.world_tangent.w >= 0.0);
     let frame = qmap_apply_tangent(n0, t0, h, r);
-    var n = normalize(frame.n);
-    tangent = perpendicular_tangent(n, frame.t);
-    let double_sided = (pbr_input.material.flags & pbr_types::STANDARD_MATERIAL_FLAGS_DOUBLE_SIDED_BIT) != 0u;
+    let n_front = normalize(frame.n);
+    tangent = perpendicular_tangent(n_front, frame.t);
+    var n = n_front;
     if double_sided && !is_front {
         n = -n;
     }
     pbr_input.N = n;
 #ifdef STANDARD_MATERIAL_ANISOTROPY
-    // The map's tangent is the anisotropy direction; the material's rotation turns it in the
-    // tangent plane, as KHR_materials_anisotropy's direction turns the vertex tangent.
-    let bitangent = cross(n, tangent) * h;
-    let d = pbr_bindings::material.anisotropy_rotation;
+    // The map's tangent is the anisotropy direction. With a direction texture, pack baked the
+    // texture (turned by the material's rotation) into the map: d = (1, 0); without one, the
+    // rotation turns the map's tangent (qtangent's shaders/lit.wgsl, shade_fragment). Back faces
+    // use the front face's bitangent. The strength is Bevy's (times the texture's blue).
+    let bitangent = cross(n_front, tangent) * h;
+    var d = pbr_bindings::material.anisotropy_rotation;
+    if (pbr_input.material.flags & pbr_types::STANDARD_MATERIAL_FLAGS_ANISOTROPY_TEXTURE_BIT) != 0u {
+        d = vec2<f32>(1.0, 0.0);
+    }
     let anisotropy_t = normalize(tangent * d.x + bitangent * d.y);
-    pbr_input.anisotropy_strength = pbr_bindings::material.anisotropy_strength;
     pbr_input.anisotropy_T = anisotropy_t;
-    pbr_input.anisotropy_B = normalize(cross(pbr_input.world_normal, anisotropy_t));
+    pbr_input.anisotropy_B = normalize(cross(n, anisotropy_t));
+#endif
+#else
+#ifdef QTANGENT_FORMAT
+#ifndef STANDARD_MATERIAL_NORMAL_MAP
+    // Bevy turns a double-sided back face's normal only for meshes without tangents (or in its
+    // normal mapping); the decoded frame always has one.
+    if double_sided && !is_front {
+        pbr_input.N = -pbr_input.N;
+        pbr_input.world_normal = -pbr_input.world_normal;
+    }
+#endif
 #endif
 #endif
 
@@ -199,8 +215,21 @@ fn fragment(in: VertexOutput, @builtin(front_facing) is_front: bool) -> Fragment
     out.color = vec4<f32>(0.5 + 0.5 * normalize(pbr_input.N), 1.0);
 #else ifdef QTANGENT_DEBUG_TANGENT
     out.color = vec4<f32>(0.5 + 0.5 * tangent, 1.0);
+#else ifdef QTANGENT_DEBUG_BITANGENT
+    // The bitangent with the frame's handedness: cross(n, t) · h (Bevy's B = w · cross(N, T)).
+#ifdef VERTEX_TANGENTS
+    let handedness = select(-1.0, 1.0, in.world_tangent.w >= 0.0);
 #else
-    out.color = apply_pbr_lighting(pbr_input);
+    let handedness = 1.0;
+#endif
+    out.color = vec4<f32>(0.5 + 0.5 * cross(normalize(pbr_input.N), tangent) * handedness, 1.0);
+#else
+    // As Bevy's pbr.wgsl: unlit materials (KHR_materials_unlit) keep their base colour.
+    if (pbr_input.material.flags & pbr_types::STANDARD_MATERIAL_FLAGS_UNLIT_BIT) == 0u {
+        out.color = apply_pbr_lighting(pbr_input);
+    } else {
+        out.color = pbr_input.material.base_color;
+    }
     out.color = main_pass_post_lighting_processing(pbr_input, out.color);
 #endif
     return out;

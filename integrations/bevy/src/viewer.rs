@@ -30,7 +30,7 @@ use bevy::world_serialization::WorldAssetRoot;
 use crate::{DebugView, Mode, QTangentMaterial, QTangentPlugin, loader_settings};
 
 const USAGE: &str = "usage: viewer FILE [--screenshot OUT.png] [--mode gpu|cpu|standard] \
-[--debug lit|normal|tangent] [--size WxH] [--camera EX,EY,EZ,TX,TY,TZ] [--animation N --time SECONDS] \
+[--debug lit|normal|tangent|bitangent] [--size WxH] [--camera EX,EY,EZ,TX,TY,TZ] [--animation N --time SECONDS] \
 [--frames N] [--shadows] [--depth-prepass]
 
   FILE            a glTF or GLB file (packed by qtangent's `pack`, or any other)
@@ -38,7 +38,8 @@ const USAGE: &str = "usage: viewer FILE [--screenshot OUT.png] [--mode gpu|cpu|s
   --mode          gpu: the plugin, frames decoded on the GPU with quaternion maps (default);
                   cpu: the plugin, frames decoded at load into NORMAL/TANGENT;
                   standard: Bevy's own loader and StandardMaterial, no plugin
-  --debug         lit (default), or the pixel's world normal / tangent as 0.5 + 0.5 v, untonemapped
+  --debug         lit (default), or the pixel's world normal / tangent / bitangent as 0.5 + 0.5 v,
+                  untonemapped
   --size          image or window size (default 960x540)
   --camera        eye and target (default: framing the scene's bounds; the run prints it)
   --animation     play glTF animation N, paused at --time (default 0)
@@ -100,7 +101,8 @@ fn parse(args: &[String]) -> Result<Options, String> {
                     "lit" => DebugView::Lit,
                     "normal" => DebugView::Normal,
                     "tangent" => DebugView::Tangent,
-                    d => return Err(format!("--debug {d}: lit, normal or tangent")),
+                    "bitangent" => DebugView::Bitangent,
+                    d => return Err(format!("--debug {d}: lit, normal, tangent or bitangent")),
                 }
             }
             "--size" => {

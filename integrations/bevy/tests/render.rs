@@ -400,6 +400,16 @@ fn write_mirrored_strip(dir: &Path) -> PathBuf {
     path
 }
 
+/// The largest difference of any channel of any pixel.
+fn worst(a: &image::RgbImage, b: &image::RgbImage) -> u8 {
+    a.as_raw()
+        .iter()
+        .zip(b.as_raw())
+        .map(|(&x, &y)| x.abs_diff(y))
+        .max()
+        .unwrap_or(0)
+}
+
 #[test]
 fn mirror_seams_stay_intact_through_the_plugin() {
     let Some(_) = pack_tool() else {
@@ -407,60 +417,112 @@ fn mirror_seams_stay_intact_through_the_plugin() {
     };
     let dir = out_dir("mirror");
     let source = write_mirrored_strip(&dir);
-    let packed = dir.join("mirror.glb");
-    pack(&source, &packed, &["--format", "smallest3x4"]);
-    let tangent = ["--debug", "tangent", "--size", "480x270"];
-    let cpu = view(
-        &packed,
-        &dir.join("cpu.png"),
-        &[&["--mode", "cpu"][..], &tangent].concat(),
-    );
-    let camera = ["--camera", cpu.camera.as_str()];
-    view(
-        &packed,
-        &dir.join("gpu.png"),
-        &[&camera[..], &tangent].concat(),
-    );
+    let size = ["--size", "480x270"];
+    // One camera for every picture: in front of the strip, the mirror line in the middle.
+    let camera = "0,0.5,3.2,0,0.5,0.6".to_string();
+    for format in [
+        "f32x4",
+        "f16x4",
+        "snorm16x4",
+        "f16x3",
+        "smallest3x6",
+        "smallest3x4",
+    ] {
+        let packed = dir.join(format!("{format}.glb"));
+        pack(&source, &packed, &["--format", format]);
+        for vector in ["tangent", "bitangent"] {
+            let shot = |mode: &str| dir.join(format!("{format}-{vector}-{mode}.png"));
+            let args = [
+                "--debug",
+                vector,
+                size[0],
+                size[1],
+                "--camera",
+                camera.as_str(),
+            ];
+            view(
+                &packed,
+                &shot("cpu"),
+                &[&args[..], &["--mode", "cpu"]].concat(),
+            );
+            view(&packed, &shot("gpu"), &args);
+            let (gpu, cpu) = (rgb(&shot("gpu")), rgb(&shot("cpu")));
+            assert!(
+                coverage(&cpu) > 0.1,
+                "{format}: the strip covers {:.1}%",
+                100.0 * coverage(&cpu)
+            );
+            // The GPU decode (qtangent's WGSL, this format's fetch) and the CPU decode (qtangent's
+            // Rust, as NORMAL/TANGENT) of the same stored frames agree to a few ulps
+            // (tests/unit/gpu/decode.rs), and both then go through the same transform,
+            // interpolation and shader: a colour can differ only where a value sits on a
+            // rounding boundary of the 8-bit target, by one level.
+            let w = worst(&gpu, &cpu);
+            assert!(
+                w <= 1,
+                "{format} {vector}: GPU and CPU frames differ by {w} levels"
+            );
+            // Across the mirror line (u = |x|) the tangent (along +u) points to −x on the left
+            // half and +x on the right; the bitangent, cross(n, t) times the handedness, points
+            // down on both (glTF's bitangent runs towards decreasing v: a normal map's +Y is up
+            // in an image whose v runs down; the strip's v runs up), and up on a half whose
+            // handedness is wrong. Red is 0.5 + 0.5 tₓ, green 0.5 + 0.5 b_y, linear, stored as
+            // sRGB. On the strip |tₓ| ≥ cos(0.8 · 90°) = 0.31 (its widest bend), so red is at
+            // most 0.345 linear (160 in sRGB) on the left and at least 0.655 (210) on the
+            // right; b_y = −1 gives green 0, +1 gives 255. Both sample points lie on the strip,
+            // not on the background (which is dark too).
+            let (width, height) = gpu.dimensions();
+            let clear = *cpu.get_pixel(0, 0);
+            let row = height / 2;
+            let on: Vec<u32> = (0..width)
+                .filter(|&x| *cpu.get_pixel(x, row) != clear)
+                .collect();
+            assert!(on.len() > 10, "{format}: the strip misses row {row}");
+            let (lo, hi) = (on[0], on[on.len() - 1]);
+            let at = |x: u32| {
+                let p = *gpu.get_pixel(x, row);
+                assert_ne!(p, clear, "{format}: ({x}, {row}) is background");
+                p
+            };
+            // A fifth of the strip in from each end.
+            let (left, right) = (at(lo + (hi - lo) / 5), at(hi - (hi - lo) / 5));
+            if vector == "tangent" {
+                assert!(
+                    left[0] <= 160 && right[0] >= 210,
+                    "{format}: tangent red left {}, right {}",
+                    left[0],
+                    right[0]
+                );
+            } else {
+                assert!(
+                    left[1] <= 160 && right[1] <= 160,
+                    "{format}: bitangent green left {}, right {}",
+                    left[1],
+                    right[1]
+                );
+            }
+        }
+    }
+    // Bevy's own tangents (MikkTSpace written back through the shared vertices), beside
+    // qtangent's: how many covered pixels differ by more than 16 levels in some channel.
+    let args = [
+        "--debug",
+        "tangent",
+        size[0],
+        size[1],
+        "--camera",
+        camera.as_str(),
+    ];
     view(
         &source,
-        &dir.join("bevy.png"),
-        &[&["--mode", "standard"][..], &camera, &tangent].concat(),
+        &dir.join("bevy-tangent.png"),
+        &[&args[..], &["--mode", "standard"]].concat(),
     );
-    let (gpu, cpu, bevy) = (
-        rgb(&dir.join("gpu.png")),
-        rgb(&dir.join("cpu.png")),
-        rgb(&dir.join("bevy.png")),
-    );
-    assert!(
-        coverage(&cpu) > 0.1,
-        "the strip covers {:.1}%",
-        100.0 * coverage(&cpu)
-    );
-    // The GPU decode (qtangent's WGSL) and the CPU decode (qtangent's Rust, as NORMAL/TANGENT)
-    // of the same stored frames agree to a few ulps (tests/unit/gpu/decode.rs), and both then
-    // go through the same transform, interpolation and shader: a colour can differ only where
-    // a value sits on a rounding boundary of the 8-bit target, by one level.
-    let worst = gpu
-        .as_raw()
-        .iter()
-        .zip(cpu.as_raw())
-        .map(|(&a, &b)| a.abs_diff(b))
-        .max()
-        .unwrap();
-    assert!(worst <= 1, "GPU and CPU frames differ by {worst} levels");
-    // The seam: u = |x| runs right to left on the left half, so the tangent (along +u) points
-    // to −x there and to +x on the right half. Red is 0.5 + 0.5 tₓ: dark left, bright right.
-    let (w, h) = gpu.dimensions();
-    let row = h / 2;
-    let red = |x: u32| gpu.get_pixel(x, row)[0];
-    let (left, right) = (red(w * 3 / 10), red(w * 7 / 10));
-    assert!(
-        left < 64 && right > 192,
-        "tangent red left {left}, right {right}"
-    );
-    // Bevy's own tangents (MikkTSpace written back through the shared vertices): how many
-    // covered pixels differ from qtangent's frames by more than 16 levels in some channel.
+    let bevy = rgb(&dir.join("bevy-tangent.png"));
+    let cpu = rgb(&dir.join("smallest3x4-tangent-cpu.png"));
+    let gpu = rgb(&dir.join("smallest3x4-tangent-gpu.png"));
     let clear = *cpu.get_pixel(0, 0);
+    let (w, h) = cpu.dimensions();
     let covered: Vec<usize> = (0..(w * h) as usize)
         .filter(|&i| cpu.as_raw()[3 * i..3 * i + 3] != clear.0)
         .collect();
@@ -471,7 +533,7 @@ fn mirror_seams_stay_intact_through_the_plugin() {
         })
         .count();
     println!(
-        "mirrored strip: Bevy's own tangents differ from qtangent's on {:.1}% of covered pixels (more than 16 levels)",
+        "mirrored strip: every format's GPU frames within one level of its CPU frames; Bevy's own tangents differ from qtangent's on {:.1}% of covered pixels (more than 16 levels)",
         100.0 * off as f64 / covered.len() as f64
     );
     let mut sheet = image::RgbImage::new(w * 3, h);
