@@ -148,32 +148,26 @@ impl Views {
             .map(|c| std::array::from_fn(|i| c[i]))
             .collect())
     }
+}
 
-    /// An index or joint accessor's components as u32 (unsigned integers only).
-    pub(crate) fn integers(
-        &mut self,
-        accessor: &Accessor,
-        buffers: &[Vec<u8>],
-    ) -> Result<Vec<u32>, String> {
-        let bytes = self.elements(accessor, buffers)?;
-        let c = |b: &[u8]| -> u32 {
-            match accessor.data_type() {
-                DataType::U8 => u32::from(b[0]),
-                DataType::U16 => u32::from(u16::from_le_bytes([b[0], b[1]])),
-                _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
-            }
-        };
-        match accessor.data_type() {
-            DataType::U8 | DataType::U16 | DataType::U32 if !accessor.normalized() => Ok(bytes
-                .chunks_exact(accessor.data_type().size())
-                .map(c)
-                .collect()),
-            t => Err(format!(
-                "accessor {} holds {t:?} components; unsigned integers are read",
-                accessor.index()
-            )),
-        }
+/// An index or joint accessor's components (its elements' `bytes`) as u32: unsigned integers
+/// only.
+pub(crate) fn integers(accessor: &Accessor, bytes: &[u8]) -> Result<Vec<u32>, String> {
+    let ty = accessor.data_type();
+    if !matches!(ty, DataType::U8 | DataType::U16 | DataType::U32) || accessor.normalized() {
+        return Err(format!(
+            "accessor {} holds {ty:?} components; unsigned integers are read",
+            accessor.index()
+        ));
     }
+    Ok(bytes
+        .chunks_exact(ty.size())
+        .map(|b| match ty {
+            DataType::U8 => u32::from(b[0]),
+            DataType::U16 => u32::from(u16::from_le_bytes([b[0], b[1]])),
+            _ => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+        })
+        .collect())
 }
 
 /// The accessor's layout as the glTF JSON writes it: (componentType, components, normalized).

@@ -198,7 +198,7 @@ impl Handler {
                     )
                 }
                 Semantic::Joints(0) if skinned => {
-                    let joints = self.views.integers(&acc, buffers)?;
+                    let joints = accessor::integers(&acc, &self.views.elements(&acc, buffers)?)?;
                     let values = joints
                         .chunks_exact(4)
                         .map(|j| std::array::from_fn(|i| j[i] as u16))
@@ -265,7 +265,7 @@ impl Handler {
             }
         }
         if let Some(acc) = primitive.indices() {
-            let indices = self.views.integers(&acc, buffers)?;
+            let indices = accessor::integers(&acc, &self.views.elements(&acc, buffers)?)?;
             let count = mesh.count_vertices() as u32;
             if let Some(bad) = indices.iter().find(|&&i| i >= count) {
                 return Err(format!("index {bad} past the {count} vertices"));

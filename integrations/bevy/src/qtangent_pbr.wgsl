@@ -54,11 +54,9 @@ struct Vertex {
 #endif
 #ifdef QTANGENT_FETCH_VEC4F
     @location(8) qtangent: vec4<f32>,
-#endif
-#ifdef QTANGENT_FETCH_VEC2U
+#else ifdef QTANGENT_FETCH_VEC2U
     @location(8) qtangent: vec2<u32>,
-#endif
-#ifdef QTANGENT_FETCH_U32
+#else ifdef QTANGENT_FETCH_U32
     @location(8) qtangent: u32,
 #endif
 }
@@ -78,11 +76,9 @@ fn vertex(v: Vertex) -> VertexOutput {
     // the handedness as Bevy's tangent w.
 #ifdef QTANGENT_FETCH_VEC4F
     let f = qtangent_frame_vec4f(#{QTANGENT_FORMAT}u, v.qtangent);
-#endif
-#ifdef QTANGENT_FETCH_VEC2U
+#else ifdef QTANGENT_FETCH_VEC2U
     let f = qtangent_frame_vec2u(#{QTANGENT_FORMAT}u, v.qtangent);
-#endif
-#ifdef QTANGENT_FETCH_U32
+#else ifdef QTANGENT_FETCH_U32
     let f = qtangent_frame_u32(#{QTANGENT_FORMAT}u, v.qtangent);
 #endif
     let local_normal = f.n;

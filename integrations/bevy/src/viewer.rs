@@ -467,11 +467,13 @@ fn advance(
     time: Res<Time<Real>>,
     mut exit: MessageWriter<AppExit>,
 ) {
-    let fail = |run: &Run, exit: &mut MessageWriter<AppExit>, e: String| {
+    // Records the first failure, asks the app to exit with an error, and stops the run.
+    let fail = |run: &mut Run, exit: &mut MessageWriter<AppExit>, e: String| {
         if let Ok(mut f) = run.failure.lock() {
             f.get_or_insert(e);
         }
         exit.write(AppExit::error());
+        run.stage = Stage::Done;
     };
     if let Some(e) = run
         .pipelines
@@ -480,32 +482,24 @@ fn advance(
         .ok()
         .and_then(|e| e.first().cloned())
     {
-        fail(&run, &mut exit, format!("a pipeline failed: {e}"));
-        run.stage = Stage::Done;
+        let message = format!("a pipeline failed: {e}");
+        fail(&mut run, &mut exit, message);
         return;
     }
     if run.started.elapsed() > TIMEOUT && run.stage != Stage::Done {
-        fail(
-            &run,
-            &mut exit,
-            format!(
-                "not drawn within {} s (stage {:?})",
-                TIMEOUT.as_secs(),
-                run.stage
-            ),
+        let message = format!(
+            "not drawn within {} s (stage {:?})",
+            TIMEOUT.as_secs(),
+            run.stage
         );
-        run.stage = Stage::Done;
+        fail(&mut run, &mut exit, message);
         return;
     }
     match run.stage {
         Stage::Loading => {
             if let Some(bevy::asset::LoadState::Failed(e)) = assets.get_load_state(&run.gltf) {
-                fail(
-                    &run,
-                    &mut exit,
-                    format!("{}: {e}", run.options.file.display()),
-                );
-                run.stage = Stage::Done;
+                let message = format!("{}: {e}", run.options.file.display());
+                fail(&mut run, &mut exit, message);
                 return;
             }
             if !assets.is_loaded_with_dependencies(&run.gltf) {
@@ -520,12 +514,8 @@ fn advance(
                         .or_else(|| g.scenes.first().cloned())
                 });
                 let Some(scene) = scene else {
-                    fail(
-                        &run,
-                        &mut exit,
-                        format!("{}: no scene", run.options.file.display()),
-                    );
-                    run.stage = Stage::Done;
+                    let message = format!("{}: no scene", run.options.file.display());
+                    fail(&mut run, &mut exit, message);
                     return;
                 };
                 commands.spawn(WorldAssetRoot(scene));
@@ -541,8 +531,7 @@ fn advance(
                     Some(c) => c,
                     None => {
                         let Some((lo, hi)) = bounds(&meshes) else {
-                            fail(&run, &mut exit, "the scene has no meshes".into());
-                            run.stage = Stage::Done;
+                            fail(&mut run, &mut exit, "the scene has no meshes".into());
                             return;
                         };
                         let center = (lo + hi) * 0.5;
@@ -573,12 +562,8 @@ fn advance(
                         .get(&run.gltf)
                         .and_then(|g| g.animations.get(index).cloned());
                     let Some(clip) = clip else {
-                        fail(
-                            &run,
-                            &mut exit,
-                            format!("the file has no animation {index}"),
-                        );
-                        run.stage = Stage::Done;
+                        let message = format!("the file has no animation {index}");
+                        fail(&mut run, &mut exit, message);
                         return;
                     };
                     let (graph, node) = AnimationGraph::from_clip(clip);

@@ -180,13 +180,18 @@ fn coverage(a: &image::RgbImage) -> f64 {
     a.pixels().filter(|&&p| p != clear).count() as f64 / f64::from(a.width() * a.height())
 }
 
+/// The folder for test `name` and the real asset `rel`, when the assets and the pack tool are
+/// there (recorded otherwise; a failure under CI).
+fn asset_test(name: &str, rel: &str) -> Option<(PathBuf, PathBuf)> {
+    let (assets, _) = (assets()?, pack_tool()?);
+    Some((out_dir(name), assets.join(rel)))
+}
+
 #[test]
 fn flight_helmet_packed_draws_as_its_source() {
-    let (Some(assets), Some(_)) = (assets(), pack_tool()) else {
+    let Some((dir, source)) = asset_test("helmet", "gltf/FlightHelmet/FlightHelmet.gltf") else {
         return;
     };
-    let dir = out_dir("helmet");
-    let source = assets.join("gltf/FlightHelmet/FlightHelmet.gltf");
     let packed = dir.join("FlightHelmet.glb");
     pack(
         &source,
@@ -271,11 +276,9 @@ fn flight_helmet_packed_draws_as_its_source() {
 
 #[test]
 fn the_fox_packed_and_posed_draws_as_bevy_draws_it() {
-    let (Some(assets), Some(_)) = (assets(), pack_tool()) else {
+    let Some((dir, source)) = asset_test("fox", "gltf/Fox.glb") else {
         return;
     };
-    let dir = out_dir("fox");
-    let source = assets.join("gltf/Fox.glb");
     let packed = dir.join("fox.glb");
     pack(&source, &packed, &["--format", "smallest3x4"]);
     // The Run animation at a fixed time, through Bevy's skinning in both pictures.
