@@ -1,5 +1,5 @@
 //! The Bevy integration (`integrations/bevy`, a workspace of its own, its own target folder):
-//! formatting, then its tests in release, which draw packed files headless on the machine's
+//! formatting, clippy, then its tests in release, which draw packed files headless on the machine's
 //! Vulkan adapter (lavapipe) with the `pack` tool the root workspace's tests built.
 
 use std::path::Path;
@@ -7,7 +7,7 @@ use std::path::Path;
 /// The integration's folder, from the project root.
 pub const DIR: &str = "integrations/bevy";
 
-/// Checks the integration's formatting and runs its tests (`cargo test --release`), with `env`
+/// Checks the integration's formatting and lints and runs its tests (`cargo test --release`), with `env`
 /// (the not-run record) and `QTANGENT_PACK`: the root workspace's release `pack` example,
 /// which `cargo test --release --workspace` built.
 pub fn test(root: &Path, env: &[(&str, &str)]) -> Result<(), String> {

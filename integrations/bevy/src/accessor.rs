@@ -25,12 +25,14 @@ impl Views {
             .extension_value("EXT_meshopt_compression")
             .or_else(|| view.extension_value("KHR_meshopt_compression"))
         {
-            if !self.decoded.contains_key(&view.index()) {
-                let bytes = meshopt_view(ext, buffers)
-                    .map_err(|e| format!("buffer view {}: {e}", view.index()))?;
-                self.decoded.insert(view.index(), bytes);
-            }
-            return Ok(&self.decoded[&view.index()]);
+            let bytes = match self.decoded.entry(view.index()) {
+                std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+                std::collections::hash_map::Entry::Vacant(e) => e.insert(
+                    meshopt_view(ext, buffers)
+                        .map_err(|err| format!("buffer view {}: {err}", view.index()))?,
+                ),
+            };
+            return Ok(bytes);
         }
         let buffer = buffers.get(view.buffer().index()).ok_or_else(|| {
             format!(

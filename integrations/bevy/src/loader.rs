@@ -82,10 +82,10 @@ impl Handler {
             extension.decode = m.decode;
             extension.axial = m.axial;
             extension.uv_b = m.uv_b;
-            if base.uv_transform == Affine2::IDENTITY {
-                if let Some(t) = m.uv_transform {
-                    base.uv_transform = t;
-                }
+            if base.uv_transform == Affine2::IDENTITY
+                && let Some(t) = m.uv_transform
+            {
+                base.uv_transform = t;
             }
         }
         QTangentMaterial { base, extension }
@@ -124,21 +124,7 @@ impl Handler {
                 primitive.mode()
             ));
         }
-        let (component, n, normalized) = accessor::layout(&qt_accessor);
-        let named = primitive
-            .extension_value(EXTENSION)
-            .and_then(|e| e.get("format"))
-            .and_then(|f| f.as_str());
-        let format = match named {
-            Some(name) => name
-                .parse::<Format>()
-                .map_err(|e| format!("QTANGENT_frames.format: {e}"))?,
-            None => Format::from_gltf_layout(component, n, normalized).ok_or_else(|| {
-                format!(
-                    "_QTANGENT is componentType {component} × {n} (normalized {normalized}): no qtangent format"
-                )
-            })?,
-        };
+        let format = format_of(primitive, &qt_accessor)?;
         if primitive
             .extension_value(EXTENSION)
             .and_then(|e| e.get("objectMap"))
@@ -164,60 +150,7 @@ impl Handler {
             .map(|c| &c[..format.bytes()])
             .collect();
 
-        let mut mesh = Mesh::new(
-            PrimitiveTopology::TriangleList,
-            RenderAssetUsages::default(),
-        );
-        for (semantic, acc) in primitive.attributes() {
-            let (attribute, values) = match semantic {
-                Semantic::Positions => (
-                    Mesh::ATTRIBUTE_POSITION,
-                    VertexAttributeValues::Float32x3(self.views.vectors::<3>(&acc, buffers)?),
-                ),
-                Semantic::TexCoords(0) => (
-                    Mesh::ATTRIBUTE_UV_0,
-                    VertexAttributeValues::Float32x2(self.views.vectors::<2>(&acc, buffers)?),
-                ),
-                Semantic::TexCoords(1) => (
-                    Mesh::ATTRIBUTE_UV_1,
-                    VertexAttributeValues::Float32x2(self.views.vectors::<2>(&acc, buffers)?),
-                ),
-                Semantic::Colors(0) => {
-                    let values = if acc.dimensions().multiplicity() == 3 {
-                        self.views
-                            .vectors::<3>(&acc, buffers)?
-                            .into_iter()
-                            .map(|[r, g, b]| [r, g, b, 1.0])
-                            .collect()
-                    } else {
-                        self.views.vectors::<4>(&acc, buffers)?
-                    };
-                    (
-                        Mesh::ATTRIBUTE_COLOR,
-                        VertexAttributeValues::Float32x4(values),
-                    )
-                }
-                Semantic::Joints(0) if skinned => {
-                    let joints = accessor::integers(&acc, &self.views.elements(&acc, buffers)?)?;
-                    let values = joints
-                        .chunks_exact(4)
-                        .map(|j| std::array::from_fn(|i| j[i] as u16))
-                        .collect();
-                    (
-                        Mesh::ATTRIBUTE_JOINT_INDEX,
-                        VertexAttributeValues::Uint16x4(values),
-                    )
-                }
-                Semantic::Weights(0) if skinned => (
-                    Mesh::ATTRIBUTE_JOINT_WEIGHT,
-                    VertexAttributeValues::Float32x4(self.views.vectors::<4>(&acc, buffers)?),
-                ),
-                // NORMAL and TANGENT kept beside the frames (`pack --keep-normals`) are for
-                // readers without the plugin; the frames are read instead.
-                _ => continue,
-            };
-            mesh.insert_attribute(attribute, values);
-        }
+        let mut mesh = self.read_attributes(primitive, buffers, skinned)?;
         if !mesh.contains_attribute(Mesh::ATTRIBUTE_POSITION) {
             return Err("no POSITION".into());
         }
@@ -278,6 +211,92 @@ impl Handler {
         }
         Ok(Some(mesh))
     }
+
+    /// The primitive's POSITION, TEXCOORD_0/1, COLOR_0 and (on skinned nodes) JOINTS_0 and
+    /// WEIGHTS_0, as f32 (and u16 joints) in a triangle-list mesh.
+    fn read_attributes(
+        &mut self,
+        primitive: &gltf::Primitive,
+        buffers: &[Vec<u8>],
+        skinned: bool,
+    ) -> Result<Mesh, String> {
+        let mut mesh = Mesh::new(
+            PrimitiveTopology::TriangleList,
+            RenderAssetUsages::default(),
+        );
+        for (semantic, acc) in primitive.attributes() {
+            let (attribute, values) = match semantic {
+                Semantic::Positions => (
+                    Mesh::ATTRIBUTE_POSITION,
+                    VertexAttributeValues::Float32x3(self.views.vectors::<3>(&acc, buffers)?),
+                ),
+                Semantic::TexCoords(0) => (
+                    Mesh::ATTRIBUTE_UV_0,
+                    VertexAttributeValues::Float32x2(self.views.vectors::<2>(&acc, buffers)?),
+                ),
+                Semantic::TexCoords(1) => (
+                    Mesh::ATTRIBUTE_UV_1,
+                    VertexAttributeValues::Float32x2(self.views.vectors::<2>(&acc, buffers)?),
+                ),
+                Semantic::Colors(0) => {
+                    let values = if acc.dimensions().multiplicity() == 3 {
+                        self.views
+                            .vectors::<3>(&acc, buffers)?
+                            .into_iter()
+                            .map(|[r, g, b]| [r, g, b, 1.0])
+                            .collect()
+                    } else {
+                        self.views.vectors::<4>(&acc, buffers)?
+                    };
+                    (
+                        Mesh::ATTRIBUTE_COLOR,
+                        VertexAttributeValues::Float32x4(values),
+                    )
+                }
+                Semantic::Joints(0) if skinned => {
+                    let joints = accessor::integers(&acc, &self.views.elements(&acc, buffers)?)?;
+                    let values = joints
+                        .chunks_exact(4)
+                        .map(|j| std::array::from_fn(|i| j[i] as u16))
+                        .collect();
+                    (
+                        Mesh::ATTRIBUTE_JOINT_INDEX,
+                        VertexAttributeValues::Uint16x4(values),
+                    )
+                }
+                Semantic::Weights(0) if skinned => (
+                    Mesh::ATTRIBUTE_JOINT_WEIGHT,
+                    VertexAttributeValues::Float32x4(self.views.vectors::<4>(&acc, buffers)?),
+                ),
+                // NORMAL and TANGENT kept beside the frames (`pack --keep-normals`) are for
+                // readers without the plugin; the frames are read instead.
+                _ => continue,
+            };
+            mesh.insert_attribute(attribute, values);
+        }
+        Ok(mesh)
+    }
+}
+
+/// The primitive's `_QTANGENT` format: named by its `QTANGENT_frames.format`, or, where a tool
+/// dropped the extension, by the accessor's layout.
+fn format_of(primitive: &gltf::Primitive, qt_accessor: &gltf::Accessor) -> Result<Format, String> {
+    let (component, n, normalized) = accessor::layout(qt_accessor);
+    let named = primitive
+        .extension_value(EXTENSION)
+        .and_then(|e| e.get("format"))
+        .and_then(|f| f.as_str());
+    let format = match named {
+            Some(name) => name
+                .parse::<Format>()
+                .map_err(|e| format!("QTANGENT_frames.format: {e}"))?,
+            None => Format::from_gltf_layout(component, n, normalized).ok_or_else(|| {
+                format!(
+                    "_QTANGENT is componentType {component} × {n} (normalized {normalized}): no qtangent format"
+                )
+            })?,
+        };
+    Ok(format)
 }
 
 /// The frames' bytes as the vertex attribute of `format` ([`qtangent_attribute`]).
@@ -469,15 +488,13 @@ impl GltfExtensionHandler for Handler {
             gltf_mesh_on_skinned_nodes,
         ) {
             Ok(Some(mut mesh)) => {
-                if gltf_mesh_on_skinned_nodes {
-                    if let Err(e) = mesh.generate_skinned_mesh_bounds() {
-                        warn!(
-                            "{}: mesh {} primitive {}: skinned bounds: {e}",
-                            self.file,
-                            gltf_mesh.index(),
-                            gltf_primitive.index()
-                        );
-                    }
+                if gltf_mesh_on_skinned_nodes && let Err(e) = mesh.generate_skinned_mesh_bounds() {
+                    warn!(
+                        "{}: mesh {} primitive {}: skinned bounds: {e}",
+                        self.file,
+                        gltf_mesh.index(),
+                        gltf_primitive.index()
+                    );
                 }
                 *user_mesh = Some(stand_in(&mesh));
                 let label = format!(

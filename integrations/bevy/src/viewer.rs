@@ -275,7 +275,37 @@ fn run(options: Options, failure: Arc<Mutex<Option<String>>>) {
             crate::register_material(&mut app);
         }
     }
-    if options.frames > 0 {
+    let report = render_world_probes(&mut app, options.frames > 0);
+    let name = file
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let gltf = app
+        .world()
+        .resource::<AssetServer>()
+        .load_builder()
+        .with_settings(loader_settings)
+        .load::<Gltf>(name.clone());
+    app.insert_resource(Run {
+        options,
+        gltf,
+        target: None,
+        stage: Stage::Loading,
+        failure,
+        pipelines: report,
+        frame_times: Vec::new(),
+        started: Instant::now(),
+        spawned: false,
+    })
+    .add_systems(Startup, setup)
+    .add_systems(Update, ((advance, draw).chain(), debug_materials));
+    app.run();
+}
+
+/// The render world's part: every frame, the pipelines still compiling and those that failed
+/// (for the main world to wait on and report); with `timed`, a wait for the device after each
+/// frame.
+fn render_world_probes(app: &mut App, timed: bool) -> Arc<PipelineReport> {
+    if timed {
         // Each timed frame ends when the GPU has finished it (there is no swapchain to wait on).
         app.sub_app_mut(RenderApp).add_systems(
             Render,
@@ -304,35 +334,13 @@ fn run(options: Options, failure: Arc<Mutex<Option<String>>>) {
                     _ => None,
                 })
                 .collect();
-            if !errors.is_empty() {
-                if let Ok(mut e) = for_render.errors.lock() {
-                    *e = errors;
-                }
+            if !errors.is_empty()
+                && let Ok(mut e) = for_render.errors.lock()
+            {
+                *e = errors;
             }
         });
-    let name = file
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let gltf = app
-        .world()
-        .resource::<AssetServer>()
-        .load_builder()
-        .with_settings(loader_settings)
-        .load::<Gltf>(name.clone());
-    app.insert_resource(Run {
-        options,
-        gltf,
-        target: None,
-        stage: Stage::Loading,
-        failure,
-        pipelines: report,
-        frame_times: Vec::new(),
-        started: Instant::now(),
-        spawned: false,
-    })
-    .add_systems(Startup, setup)
-    .add_systems(Update, (advance, debug_materials));
-    app.run();
+    report
 }
 
 fn setup(mut commands: Commands, mut run: ResMut<Run>, mut images: ResMut<Assets<Image>>) {
@@ -452,6 +460,48 @@ fn bounds(meshes: &Query<(&Aabb, &GlobalTransform)>) -> Option<(Vec3, Vec3)> {
     (lo.x <= hi.x).then_some((lo, hi))
 }
 
+/// The default camera: the bounding sphere of every mesh seen from the front, above and right.
+fn framing(meshes: &Query<(&Aabb, &GlobalTransform)>) -> Option<(Vec3, Vec3)> {
+    let (lo, hi) = bounds(meshes)?;
+    let center = (lo + hi) * 0.5;
+    let radius = ((hi - lo) * 0.5).length().max(1e-6);
+    // Bevy's default vertical field of view is π/4: the bounding sphere fits with a little room.
+    let distance = radius / (std::f32::consts::FRAC_PI_8).sin() * 1.05;
+    let dir = Vec3::new(0.35, 0.25, 1.0).normalize();
+    Some((center + dir * distance, center))
+}
+
+/// Asks for the picture of `target`, written to `path`; the run goes on to timing or ends once
+/// it is written.
+fn capture(commands: &mut Commands, target: Handle<Image>, path: PathBuf) {
+    let done = path.clone();
+    commands
+        .spawn(Screenshot::image(target))
+        .observe(save_to_disk(path))
+        .observe(
+            move |_: On<bevy::render::view::screenshot::ScreenshotCaptured>,
+                  mut run: ResMut<Run>| {
+                println!("screenshot: {}", done.display());
+                run.stage = if run.options.frames > 0 {
+                    Stage::Timing
+                } else {
+                    Stage::Done
+                };
+            },
+        );
+}
+
+/// Records the first failure, asks the app to exit with an error, and stops the run.
+fn fail(run: &mut Run, exit: &mut MessageWriter<AppExit>, e: String) {
+    if let Ok(mut f) = run.failure.lock() {
+        f.get_or_insert(e);
+    }
+    exit.write(AppExit::error());
+    run.stage = Stage::Done;
+}
+
+/// The stages up to the placed scene: failures and the time limit, the file, the scene, the
+/// camera and the pose.
 #[allow(clippy::too_many_arguments)]
 fn advance(
     mut commands: Commands,
@@ -464,17 +514,8 @@ fn advance(
     mut graphs: ResMut<Assets<AnimationGraph>>,
     mesh_assets: Res<Assets<Mesh>>,
     drawn: Query<&Mesh3d>,
-    time: Res<Time<Real>>,
     mut exit: MessageWriter<AppExit>,
 ) {
-    // Records the first failure, asks the app to exit with an error, and stops the run.
-    let fail = |run: &mut Run, exit: &mut MessageWriter<AppExit>, e: String| {
-        if let Ok(mut f) = run.failure.lock() {
-            f.get_or_insert(e);
-        }
-        exit.write(AppExit::error());
-        run.stage = Stage::Done;
-    };
     if let Some(e) = run
         .pipelines
         .errors
@@ -527,21 +568,9 @@ fn advance(
         Stage::Placed(n) => {
             // One frame for transforms to propagate, then the camera and the pose.
             if n == 1 {
-                let (eye, target) = match run.options.camera {
-                    Some(c) => c,
-                    None => {
-                        let Some((lo, hi)) = bounds(&meshes) else {
-                            fail(&mut run, &mut exit, "the scene has no meshes".into());
-                            return;
-                        };
-                        let center = (lo + hi) * 0.5;
-                        let radius = ((hi - lo) * 0.5).length().max(1e-6);
-                        // Bevy's default vertical field of view is π/4: the bounding sphere
-                        // fits with a little room.
-                        let distance = radius / (std::f32::consts::FRAC_PI_8).sin() * 1.05;
-                        let dir = Vec3::new(0.35, 0.25, 1.0).normalize();
-                        (center + dir * distance, center)
-                    }
+                let Some((eye, target)) = run.options.camera.or_else(|| framing(&meshes)) else {
+                    fail(&mut run, &mut exit, "the scene has no meshes".into());
+                    return;
                 };
                 println!(
                     "camera: {},{},{},{},{},{}",
@@ -582,6 +611,18 @@ fn advance(
                 Stage::Placed(n + 1)
             };
         }
+        _ => {}
+    }
+}
+
+/// The stages after the scene is placed: the pipelines settle, the picture, the timed frames.
+fn draw(
+    mut commands: Commands,
+    mut run: ResMut<Run>,
+    time: Res<Time<Real>>,
+    mut exit: MessageWriter<AppExit>,
+) {
+    match run.stage {
         Stage::Settling(n) => {
             let waiting = run.pipelines.waiting.load(Ordering::Relaxed);
             let n = if waiting == 0 { n + 1 } else { 0 };
@@ -590,27 +631,13 @@ fn advance(
             } else if let (Some(target), Some(path)) =
                 (run.target.clone(), run.options.screenshot.clone())
             {
-                let done = path.clone();
-                commands
-                    .spawn(Screenshot::image(target))
-                    .observe(save_to_disk(path))
-                    .observe(
-                        move |_: On<bevy::render::view::screenshot::ScreenshotCaptured>,
-                              mut run: ResMut<Run>| {
-                            println!("screenshot: {}", done.display());
-                            run.stage = if run.options.frames > 0 {
-                                Stage::Timing
-                            } else {
-                                Stage::Done
-                            };
-                        },
-                    );
+                capture(&mut commands, target, path);
                 run.stage = Stage::Capturing;
             } else {
                 run.stage = Stage::Timing;
             }
         }
-        Stage::Capturing => {}
+        Stage::Loading | Stage::Placed(_) | Stage::Capturing => {}
         Stage::Timing => {
             if run.frame_times.len() as u32 >= run.options.frames {
                 if !run.frame_times.is_empty() {

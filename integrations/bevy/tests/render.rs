@@ -506,18 +506,18 @@ fn mirror_seams_stay_intact_through_the_plugin() {
             }
         }
     }
+    bevy_tangents_beside(&dir, &source, &camera, size);
+}
+
+/// Bevy's own tangents of the strip (MikkTSpace written back through the shared vertices), as
+/// `--debug tangent` draws them, beside qtangent's: how many covered pixels differ, and a
+/// picture of the three side by side.
+fn bevy_tangents_beside(dir: &Path, source: &Path, camera: &str, size: [&str; 2]) {
     // Bevy's own tangents (MikkTSpace written back through the shared vertices), beside
     // qtangent's: how many covered pixels differ by more than 16 levels in some channel.
-    let args = [
-        "--debug",
-        "tangent",
-        size[0],
-        size[1],
-        "--camera",
-        camera.as_str(),
-    ];
+    let args = ["--debug", "tangent", size[0], size[1], "--camera", camera];
     view(
-        &source,
+        source,
         &dir.join("bevy-tangent.png"),
         &[&args[..], &["--mode", "standard"]].concat(),
     );
