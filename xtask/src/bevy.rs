@@ -2,10 +2,27 @@
 //! formatting, clippy, then its tests in release, which draw packed files headless on the machine's
 //! Vulkan adapter (lavapipe) with the `pack` tool the root workspace's tests built.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The integration's folder, from the project root.
 pub const DIR: &str = "integrations/bevy";
+
+/// The integration's target folder for the test command: `$QTANGENT_BEVY_TARGET`, else
+/// `qtangent/bevy-target` in the user's cache folder (`$XDG_CACHE_HOME`, else `~/.cache`), so
+/// that a clean clone on the same machine (CI's) finds Bevy built; the integration's own
+/// `target/` where there is no home folder. Bevy takes half an hour to build cold here.
+fn target_dir(root: &Path) -> PathBuf {
+    if let Some(dir) = std::env::var_os("QTANGENT_BEVY_TARGET") {
+        return PathBuf::from(dir);
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")));
+    cache.map_or_else(
+        || root.join(DIR).join("target"),
+        |c| c.join("qtangent").join("bevy-target"),
+    )
+}
 
 /// Checks the integration's formatting and lints and runs its tests (`cargo test --release`), with `env`
 /// (the not-run record) and `QTANGENT_PACK`: the root workspace's release `pack` example,
@@ -13,6 +30,9 @@ pub const DIR: &str = "integrations/bevy";
 pub fn test(root: &Path, env: &[(&str, &str)]) -> Result<(), String> {
     let manifest = root.join(DIR).join("Cargo.toml");
     let manifest = manifest.to_string_lossy();
+    let target = target_dir(root);
+    let target = target.to_string_lossy();
+    eprintln!("xtask: the Bevy integration builds in {target}");
     super::cargo(
         root,
         &["fmt", "--manifest-path", &manifest, "--", "--check"],
@@ -39,6 +59,8 @@ pub fn test(root: &Path, env: &[(&str, &str)]) -> Result<(), String> {
             "--release",
             "--manifest-path",
             &manifest,
+            "--target-dir",
+            &target,
             "--",
             "--test-threads=1",
         ],
