@@ -40,7 +40,7 @@ use bevy::pbr::{ExtendedMaterial, MaterialPlugin, StandardMaterial};
 use bevy::prelude::*;
 use bevy::world_serialization::WorldAssetRoot;
 
-pub use material::{Debug as DebugView, QTangentExtension};
+pub use material::{DebugView, QTangentExtension};
 
 /// The material of primitives with qtangent frames in [`Mode::Gpu`].
 pub type QTangentMaterial = ExtendedMaterial<StandardMaterial, QTangentExtension>;
@@ -93,7 +93,10 @@ pub fn loader_settings(settings: &mut GltfLoaderSettings) {
     settings.validate = false;
 }
 
-/// Scene 0 of the glTF file at `path`, loaded with [`loader_settings`], ready to spawn.
+/// Scene 0 of the glTF file at `path`, loaded with [`loader_settings`], ready to spawn. Load
+/// each file one way: a second load of the same path that starts before the first is known
+/// (another label, the `Gltf` asset) can run without these settings and fail Bevy's validation;
+/// to have the `Gltf` asset too, load it alone and spawn its `scenes[0]` (as the viewer does).
 pub fn scene(assets: &AssetServer, path: impl Into<String>) -> WorldAssetRoot {
     let path = path.into();
     WorldAssetRoot(

@@ -28,14 +28,14 @@ use qtangent::Format;
 
 use crate::accessor::{self, Views};
 use crate::map::{self, EXTENSION, MaterialMap};
-use crate::material::{Debug, qtangent_attribute};
+use crate::material::{DebugView, qtangent_attribute};
 use crate::{Mode, QTangentExtension, QTangentMaterial};
 
 /// One load's state (Bevy clones the registered handler for every load).
 #[derive(Clone)]
 pub(crate) struct Handler {
     mode: Mode,
-    debug: Debug,
+    debug: DebugView,
     /// The file, for messages.
     file: String,
     /// Each material's map, by material index (GPU mode).
@@ -52,7 +52,7 @@ pub(crate) struct Handler {
 }
 
 impl Handler {
-    pub(crate) fn new(mode: Mode, debug: Debug) -> Self {
+    pub(crate) fn new(mode: Mode, debug: DebugView) -> Self {
         Self {
             mode,
             debug,
@@ -82,11 +82,6 @@ impl Handler {
             extension.decode = m.decode;
             extension.axial = m.axial;
             extension.uv_b = m.uv_b;
-            if base.uv_transform == Affine2::IDENTITY
-                && let Some(t) = m.uv_transform
-            {
-                base.uv_transform = t;
-            }
         }
         QTangentMaterial { base, extension }
     }
@@ -100,7 +95,7 @@ impl Handler {
         std: StandardMaterial,
         index: Option<usize>,
     ) {
-        if self.has_frames && (self.mode == Mode::Gpu || self.debug != Debug::Lit) {
+        if self.has_frames && (self.mode == Mode::Gpu || self.debug != DebugView::Lit) {
             let m = self.material(std, index);
             load_context.add_labeled_asset(format!("{label}/qtangent"), m);
         }
@@ -192,7 +187,7 @@ impl Handler {
                     m.get("normalTexture").is_some()
                         || m.pointer("/extensions/KHR_materials_anisotropy").is_some()
                 });
-                if needs || self.debug != Debug::Lit {
+                if needs || self.debug != DebugView::Lit {
                     mesh.insert_attribute(Mesh::ATTRIBUTE_TANGENT, tangents);
                 }
             }
@@ -541,7 +536,7 @@ impl GltfExtensionHandler for Handler {
         let ours = self
             .with_frames
             .contains(&(mesh.index(), primitive.index()));
-        if !ours || (self.mode == Mode::Cpu && self.debug == Debug::Lit) {
+        if !ours || (self.mode == Mode::Cpu && self.debug == DebugView::Lit) {
             return;
         }
         let handle =

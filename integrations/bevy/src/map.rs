@@ -26,8 +26,6 @@ pub(crate) struct MaterialMap {
     pub(crate) axial: bool,
     /// Read with UV set 1 (`texCoord` 1) instead of 0.
     pub(crate) uv_b: bool,
-    /// The KHR_texture_transform on the map's texture info (the quantised UV grid), if any.
-    pub(crate) uv_transform: Option<Affine2>,
 }
 
 /// The texture transform of a glTF texture info JSON, as Bevy's loader turns one into
@@ -189,6 +187,5 @@ pub(crate) fn material_map(
             .unwrap_or(0) as u32,
         axial: map.axial_twist,
         uv_b: tex_coord == 1,
-        uv_transform: texture_transform(info),
     }))
 }

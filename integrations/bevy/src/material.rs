@@ -63,7 +63,7 @@ fn fetch_suffix(format: Format) -> &'static str {
 /// What the fragment shader writes: the lit picture, or one vector of the pixel's frame as a
 /// colour (`0.5 + 0.5 v`, linear; draw it without tonemapping) for checking frames.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Reflect)]
-pub enum Debug {
+pub enum DebugView {
     /// Bevy's PBR lighting.
     #[default]
     Lit,
@@ -94,7 +94,7 @@ pub struct QTangentExtension {
     /// The map is read with UV set 1.
     pub uv_b: bool,
     /// What the fragment shader writes.
-    pub debug: Debug,
+    pub debug: DebugView,
 }
 
 /// The pipeline key of [`QTangentExtension`].
@@ -104,7 +104,7 @@ pub struct QTangentKey {
     decode: Option<u32>,
     axial: bool,
     uv_b: bool,
-    debug: Debug,
+    debug: DebugView,
 }
 
 impl From<&QTangentExtension> for QTangentKey {
@@ -179,10 +179,10 @@ impl MaterialExtension for QTangentExtension {
             }
         }
         match k.debug {
-            Debug::Lit => {}
-            Debug::Normal => defs.push("QTANGENT_DEBUG_NORMAL".into()),
-            Debug::Tangent => defs.push("QTANGENT_DEBUG_TANGENT".into()),
-            Debug::Bitangent => defs.push("QTANGENT_DEBUG_BITANGENT".into()),
+            DebugView::Lit => {}
+            DebugView::Normal => defs.push("QTANGENT_DEBUG_NORMAL".into()),
+            DebugView::Tangent => defs.push("QTANGENT_DEBUG_TANGENT".into()),
+            DebugView::Bitangent => defs.push("QTANGENT_DEBUG_BITANGENT".into()),
         }
         descriptor.vertex.shader_defs.extend(defs.iter().cloned());
         if let Some(fragment) = descriptor.fragment.as_mut() {
