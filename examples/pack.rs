@@ -2,9 +2,9 @@
 //! (`_QTANGENT`) in place of NORMAL and TANGENT, optionally with quaternion maps as KTX2
 //! images, everything else (materials, nodes, skins, animations) carried over.
 //!
-//! `cargo run --release --example pack -- MESH -o OUT.glb [--format snorm16x4|smallest3x4|…]
+//! `cargo run --release --example pack -- MESH -o OUT.glb [--format smallest3x4|snorm16x4|…]
 //! [--maps tangent|object|none] [--keep-normals] [--position-bits 14] [--uv-bits 12] [--float]
-//! [--compress none|meshopt] [--normal-maps keep|drop]`
+//! [--compress none|meshopt] [--normal-maps keep|drop] [--keep-attributes] [--strict]`
 //!
 //! The file is read back once written: the frames decoded from it are measured against the
 //! frames packed (they must be within the format's bound), and the sizes are reported. Maps
@@ -45,7 +45,7 @@ struct Args {
     output: PathBuf,
     /// The `_QTANGENT` format: f32x4, f16x4, snorm16x4, f16x3, smallest3x6, smallest3x4 (the
     /// earlier names smallest3-6B, smallest3-4B and f16x3-seed are accepted too).
-    #[arg(long, default_value = "snorm16x4", value_parser = cli::names::<Format>(Format::ALL.map(Format::name)))]
+    #[arg(long, default_value = "smallest3x4", value_parser = cli::names::<Format>(Format::ALL.map(Format::name)))]
     format: Format,
     /// Quaternion maps to embed: none, tangent (per material) or object (per primitive).
     #[arg(long, default_value = "none", value_parser = cli::names::<MapKind>(MapKind::ALL.map(MapKind::name)))]
@@ -69,6 +69,14 @@ struct Args {
     /// still show the bumps) or drop those the maps replace (the smallest file).
     #[arg(long, default_value = "keep", value_parser = ["keep", "drop"])]
     normal_maps: String,
+    /// Keep vertex attributes nothing reads (UV sets no texture samples); by default they are
+    /// dropped, with a warning counting them.
+    #[arg(long)]
+    keep_attributes: bool,
+    /// Refuse to write the file when a repair would make it draw differently from the source
+    /// (supplied tangents orthonormalised, primitives or meshes dropped).
+    #[arg(long)]
+    strict: bool,
 }
 
 fn main() -> ExitCode {
@@ -94,6 +102,8 @@ fn run(args: &Args) -> Result<(), String> {
         uv_bits: (!args.float).then_some(args.uv_bits),
         meshopt: args.compress == "meshopt",
         drop_normal_maps,
+        keep_attributes: args.keep_attributes,
+        strict: args.strict,
     };
     let packed = pack::pack(&scene, &prepared, &maps, &options).map_err(|e| e.to_string())?;
     for w in &packed.report.warnings {

@@ -289,14 +289,39 @@ pub enum WarningKind {
     // ---- Packing glTF ----
     /// A primitive that is not a triangle primitive (points, lines) was dropped.
     PrimitiveDropped,
-    /// A mesh's morph targets were dropped: their normal and tangent deltas have no qtangent
-    /// form.
-    MorphTargetsDropped,
+    /// A vertex attribute nothing reads (a UV set no texture samples) was left out of the
+    /// packed file, as gltfpack leaves it out (`PackOptions::keep_attributes` keeps it).
+    UnreadAttributeDropped {
+        /// The primitives it left.
+        primitives: usize,
+    },
+    /// Supplied tangents that were not perpendicular to their normal or not of unit length
+    /// were orthonormalised (Gram–Schmidt): a reader that uses the raw tangent (three.js'
+    /// anisotropy) draws the source differently.
+    TangentsOrthonormalised {
+        /// Vertices whose tangent turned by more than 0.01°.
+        count: usize,
+        /// The largest turn, degrees.
+        largest_degrees: f32,
+    },
     /// A mesh left without a triangle primitive was removed, with its node references.
     EmptyMeshRemoved,
     /// Positions were kept as f32: a node instances a mesh (EXT_mesh_gpu_instancing), and the
     /// dequantisation cannot go between the instance's transform and the vertex.
     PositionsNotQuantised,
+}
+
+impl WarningKind {
+    /// Whether what the warning reports makes a packed file draw differently from its source
+    /// in some reader (what `PackOptions::strict` refuses): supplied tangents turned, a
+    /// primitive or a mesh dropped.
+    #[must_use]
+    pub fn changes_drawing(&self) -> bool {
+        matches!(
+            self,
+            Self::TangentsOrthonormalised { .. } | Self::PrimitiveDropped | Self::EmptyMeshRemoved
+        )
+    }
 }
 
 impl fmt::Display for WarningKind {
@@ -365,9 +390,17 @@ impl fmt::Display for WarningKind {
 
             // ---- Packing glTF ----
             Self::PrimitiveDropped => write!(f, "not a triangle primitive; dropped"),
-            Self::MorphTargetsDropped => write!(
+            Self::UnreadAttributeDropped { primitives } => write!(
                 f,
-                "morph targets dropped (their normal and tangent deltas have no qtangent form)"
+                "dropped from {primitives} primitive(s): no texture or map reads it"
+            ),
+            Self::TangentsOrthonormalised {
+                count,
+                largest_degrees,
+            } => write!(
+                f,
+                "{count} supplied tangent(s) orthonormalised against their normals, \
+                 the largest turned by {largest_degrees:.2}°"
             ),
             Self::PositionsNotQuantised => write!(
                 f,

@@ -338,6 +338,46 @@ impl Encoding {
     }
 }
 
+/// Triangle indices (`width` bytes each, 2 or 4, little-endian) as meshoptimizer's index codec
+/// decodes them: the same triangles in the same order, each turned (winding kept) to the
+/// corner the codec starts it from. Once turned, the codec gives them back byte for byte.
+/// Bytes that are not whole triangles come back as they are.
+pub(crate) fn codec_turned(bytes: &[u8], width: usize) -> Vec<u8> {
+    let indices = indices_of(bytes, width);
+    if indices.is_empty() || indices.len() % 3 != 0 {
+        return bytes.to_vec();
+    }
+    let vertices = indices.iter().max().map_or(0, |&m| m as usize + 1);
+    let Ok(decoded) = meshopt::encode_index_buffer(&indices, vertices)
+        .and_then(|e| meshopt::decode_index_buffer::<u32>(&e, indices.len()))
+    else {
+        return bytes.to_vec();
+    };
+    if width == 2 {
+        decoded
+            .iter()
+            .flat_map(|&i| (i as u16).to_le_bytes())
+            .collect()
+    } else {
+        decoded.iter().flat_map(|i| i.to_le_bytes()).collect()
+    }
+}
+
+/// Little-endian indices of `width` bytes (2, else 4).
+fn indices_of(bytes: &[u8], width: usize) -> Vec<u32> {
+    if width == 2 {
+        bytes
+            .chunks_exact(2)
+            .map(|c| u32::from(u16::from_le_bytes([c[0], c[1]])))
+            .collect()
+    } else {
+        bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    }
+}
+
 /// `bytes` (`count × stride`, an [`Encoding`] that is [`Encoding::allowed`]) compressed by
 /// meshoptimizer: the index codec for triangles, else the vertex codec at version 0, the one
 /// EXT_meshopt_compression decoders read; `None` for bytes or an encoding that do not fit
@@ -347,20 +387,14 @@ pub(crate) fn encode(bytes: &[u8], e: Encoding) -> Option<Vec<u8>> {
         return None;
     }
     if e.triangles {
-        let indices: Vec<u32> = if e.stride == 2 {
-            bytes
-                .chunks_exact(2)
-                .map(|c| u32::from(u16::from_le_bytes([c[0], c[1]])))
-                .collect()
-        } else {
-            bytes
-                .chunks_exact(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect()
-        };
+        let indices = indices_of(bytes, e.stride);
         let vertices = indices.iter().max().map_or(0, |&m| m as usize + 1);
-        // The crate's encoder cannot fail: it sizes its output by the bound.
-        return meshopt::encode_index_buffer(&indices, vertices).ok();
+        // The crate's encoder cannot fail: it sizes its output by the bound. Triangles the
+        // codec would turn (not yet `codec_turned`) stay uncompressed: the file's bytes must be
+        // what a reader decodes.
+        let encoded = meshopt::encode_index_buffer(&indices, vertices).ok()?;
+        let decoded = meshopt::decode_index_buffer::<u32>(&encoded, indices.len()).ok()?;
+        return (decoded == indices).then_some(encoded);
     }
     // SAFETY: a pure function of its two sizes.
     let bound = unsafe { meshopt::ffi::meshopt_encodeVertexBufferBound(e.count, e.stride) };

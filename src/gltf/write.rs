@@ -7,10 +7,12 @@
 #[cfg(any(test, feature = "lab"))]
 use std::path::Path;
 
+use std::collections::HashMap;
+
 use serde_json::{json, Value};
 
 use super::glb;
-use super::meshopt::{encode, Encoding};
+use super::meshopt::{codec_turned, encode, Encoding};
 use super::names::EXT_MESHOPT_COMPRESSION;
 use super::names::{AccessorLayout, AccessorType, ComponentType, Target};
 #[cfg(any(test, feature = "lab"))]
@@ -28,7 +30,18 @@ pub(crate) struct Builder {
     /// Bytes of the EXT_meshopt_compression fallback buffer (buffer 1, not written), once
     /// [`Builder::compress_meshopt`] has run.
     fallback: usize,
+    /// Vertex and index accessors written so far, by target, layout and bytes: the same data
+    /// written twice is one accessor (primitives that share vertex data in a source share it in
+    /// what is written).
+    shared: HashMap<SharedKey, usize>,
 }
+
+/// JSON a compressed view adds besides its extension object: the extension's name and the
+/// fallback buffer's share (`"extensions":{"EXT_meshopt_compression":…}`, about 45 bytes).
+const MESHOPT_VIEW_JSON_BYTES: usize = 45;
+
+/// What makes two vertex or index accessors the same: target, layout and bytes.
+type SharedKey = (u32, AccessorLayout, Vec<u8>);
 
 #[cfg(any(test, feature = "lab"))]
 /// Where a `.gltf`'s buffer goes ([`Builder::to_gltf`]).
@@ -62,6 +75,7 @@ impl Builder {
             json,
             bin: Vec::new(),
             fallback: 0,
+            shared: HashMap::new(),
         }
     }
 
@@ -102,6 +116,9 @@ impl Builder {
     /// Appends an accessor of `layout` over `data` (its elements tightly packed, as many as
     /// fit) in a view of its own; returns the accessor's index. A vertex attribute
     /// ([`Target::ArrayBuffer`]) pads each element to 4 bytes and writes that `byteStride`.
+    /// A vertex or index accessor whose target, layout and bytes were written before is not
+    /// written again: its index is returned (animation data is never shared, so that no
+    /// accessor serves two kinds of use).
     pub(crate) fn accessor(
         &mut self,
         data: &[u8],
@@ -110,6 +127,10 @@ impl Builder {
     ) -> usize {
         let element = layout.element_bytes();
         let count = data.len() / element;
+        let key = target.map(|t| (t.code(), layout, data[..count * element].to_vec()));
+        if let Some(&done) = key.as_ref().and_then(|k| self.shared.get(k)) {
+            return done;
+        }
         let view = if target == Some(Target::ArrayBuffer) {
             let stride = layout.vertex_stride();
             let mut padded = Vec::with_capacity(count * stride);
@@ -130,7 +151,11 @@ impl Builder {
         if layout.normalized {
             accessor["normalized"] = json!(true);
         }
-        self.push("accessors", accessor)
+        let index = self.push("accessors", accessor);
+        if let Some(key) = key {
+            self.shared.insert(key, index);
+        }
+        index
     }
 
     /// An f32 accessor of `N` components an element (1 to 4: `SCALAR` to `VEC4`; 9: `MAT3`;
@@ -199,16 +224,175 @@ impl Builder {
         self.accessor(&data, layout, Some(Target::ElementArrayBuffer))
     }
 
+    /// Merges the views of vertex, index and animation accessors into one view per kind, as
+    /// gltfpack writes them: one per target, `byteStride` and accessor layout (positions,
+    /// UVs, frames, joints, weights, indices of each width, animation data of each layout),
+    /// the accessors at their offsets inside it, in the order they were written. Views that
+    /// images read, or that more than one accessor reads, stay as they are. Each merged run
+    /// of triangle indices is stored as meshoptimizer's index codec decodes it (every triangle
+    /// turned, winding kept, to the corner the codec starts it from), so a file holds the same
+    /// bytes whether it is compressed ([`Builder::compress_meshopt`]) or not; the indices an
+    /// accessor holds afterwards are [`Builder::indices_of`]. Call it once, before
+    /// compressing: fewer, larger views are what keeps compression from growing a file
+    /// (meshoptimizer's codecs pay a header and a tail per view).
+    pub(crate) fn merge_views(&mut self) {
+        let views = self.json["bufferViews"].as_array().map_or(0, Vec::len);
+        let accessors = self.json["accessors"].as_array().map_or(0, Vec::len);
+        let mut readers: Vec<Vec<usize>> = vec![Vec::new(); views];
+        for a in 0..accessors {
+            if let Some(v) = self.json["accessors"][a]["bufferView"].as_u64() {
+                if let Some(r) = readers.get_mut(v as usize) {
+                    r.push(a);
+                }
+            }
+        }
+        for image in self.json["images"].as_array().into_iter().flatten() {
+            if let Some(r) = image["bufferView"]
+                .as_u64()
+                .and_then(|v| readers.get_mut(v as usize))
+            {
+                r.push(usize::MAX);
+            }
+        }
+        // The group of each view that can merge: one reader, an accessor at offset 0.
+        let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+        let mut group_of = vec![None; views];
+        for (v, r) in readers.iter().enumerate() {
+            let [a] = r[..] else { continue };
+            let acc = &self.json["accessors"][a];
+            if a == usize::MAX
+                || acc.get("sparse").is_some()
+                || acc["byteOffset"].as_u64().unwrap_or(0) != 0
+            {
+                continue;
+            }
+            let view = &self.json["bufferViews"][v];
+            let key = format!(
+                "{}/{}/{}/{}/{}",
+                view["target"],
+                view["byteStride"],
+                acc["componentType"],
+                acc["type"],
+                acc["normalized"]
+            );
+            let g = groups
+                .iter()
+                .position(|(k, _)| *k == key)
+                .unwrap_or_else(|| {
+                    groups.push((key, Vec::new()));
+                    groups.len() - 1
+                });
+            groups[g].1.push(v);
+            group_of[v] = Some(g);
+        }
+        let old_bin = std::mem::take(&mut self.bin);
+        let old_views = std::mem::take(&mut self.json["bufferViews"]);
+        let bytes_of = |v: usize| -> &[u8] {
+            let view = &old_views[v];
+            let start = view["byteOffset"].as_u64().unwrap_or(0) as usize;
+            let length = view["byteLength"].as_u64().unwrap_or(0) as usize;
+            old_bin.get(start..start + length).unwrap_or_default()
+        };
+        // Each old view's new view and its offset there.
+        let mut moved: Vec<(usize, usize)> = vec![(0, 0); views];
+        let mut emitted: Vec<Option<usize>> = vec![None; groups.len()];
+        for v in 0..views {
+            let Some(g) = group_of[v] else {
+                let mut view = old_views[v].clone();
+                let new = self.place(bytes_of(v), &mut view);
+                moved[v] = (new, 0);
+                continue;
+            };
+            if emitted[g].is_some() {
+                continue;
+            }
+            let members = &groups[g].1;
+            let mut bytes = Vec::new();
+            let mut offsets = Vec::with_capacity(members.len());
+            for &m in members {
+                offsets.push(bytes.len());
+                bytes.extend_from_slice(bytes_of(m));
+            }
+            let mut view = old_views[v].clone();
+            if view["target"].as_u64() == Some(u64::from(Target::ElementArrayBuffer.code())) {
+                let width = self.json["accessors"][readers[v][0]]["componentType"].as_u64();
+                bytes = codec_turned(&bytes, if width == Some(5125) { 4 } else { 2 });
+            }
+            view["byteLength"] = json!(bytes.len());
+            let new = self.place(&bytes, &mut view);
+            for (&m, &offset) in members.iter().zip(&offsets) {
+                moved[m] = (new, offset);
+            }
+            emitted[g] = Some(new);
+        }
+        for a in 0..accessors {
+            let acc = &mut self.json["accessors"][a];
+            if let Some(v) = acc["bufferView"].as_u64() {
+                let (new, offset) = moved.get(v as usize).copied().unwrap_or((0, 0));
+                let own = acc["byteOffset"].as_u64().unwrap_or(0) as usize;
+                acc["bufferView"] = json!(new);
+                if own + offset > 0 {
+                    acc["byteOffset"] = json!(own + offset);
+                }
+            }
+        }
+        let images = self.json.get_mut("images").and_then(Value::as_array_mut);
+        for image in images.into_iter().flatten() {
+            if let Some(v) = image["bufferView"].as_u64() {
+                image["bufferView"] = json!(moved.get(v as usize).map_or(0, |m| m.0));
+            }
+        }
+    }
+
+    /// Appends `bytes` as `view` (its offset set here) to the views; returns its index.
+    fn place(&mut self, bytes: &[u8], view: &mut Value) -> usize {
+        self.bin.resize(self.bin.len().next_multiple_of(4), 0);
+        view["byteOffset"] = json!(self.bin.len());
+        self.bin.extend_from_slice(bytes);
+        self.push("bufferViews", view.take())
+    }
+
+    /// The indices index accessor `a` holds (empty for one that is not an index accessor of
+    /// this builder).
+    #[must_use]
+    pub(crate) fn indices_of(&self, a: usize) -> Vec<u32> {
+        let acc = &self.json["accessors"][a];
+        let (Some(v), Some(count)) = (acc["bufferView"].as_u64(), acc["count"].as_u64()) else {
+            return Vec::new();
+        };
+        let view = &self.json["bufferViews"][v as usize];
+        let start = (view["byteOffset"].as_u64().unwrap_or(0)
+            + acc["byteOffset"].as_u64().unwrap_or(0)) as usize;
+        let wide = acc["componentType"].as_u64() == Some(5125);
+        let width = if wide { 4 } else { 2 };
+        let bytes = self
+            .bin
+            .get(start..start + count as usize * width)
+            .unwrap_or_default();
+        bytes
+            .chunks_exact(width)
+            .map(|c| {
+                if wide {
+                    u32::from_le_bytes([c[0], c[1], c[2], c[3]])
+                } else {
+                    u32::from(u16::from_le_bytes([c[0], c[1]]))
+                }
+            })
+            .collect()
+    }
+
     /// Compresses every buffer view an accessor reads whose layout EXT_meshopt_compression
     /// allows (triangle indices; attributes of 4 to 256 bytes an element, a multiple of 4):
     /// the compressed streams go to the binary buffer, and the views move to a fallback buffer
     /// (buffer 1) the file does not carry, as the extension specifies. Images and views of
-    /// other layouts stay as they are. Call it last, once: views appended later are not
-    /// compressed.
-    pub(crate) fn compress_meshopt(&mut self) {
+    /// other layouts stay as they are, and so does a view that compressing would not make
+    /// smaller. Returns whether any view was compressed (the file then needs the extension).
+    /// Call it last, once: views appended later are not compressed.
+    pub(crate) fn compress_meshopt(&mut self) -> bool {
         let views = self.json["bufferViews"].as_array().map_or(0, Vec::len);
         let accessors = self.json["accessors"].as_array().map_or(0, Vec::len);
-        // The encoding of each view one accessor reads whole; `None` once a second reads it.
+        // The encoding of each view that accessors of one element size read (a merged view
+        // holds several, [`Builder::merge_views`]); `None` once one does not fit.
         let mut plan: Vec<Option<Option<Encoding>>> = vec![None; views];
         for a in 0..accessors {
             let Ok(acc) = super::read::describe(&self.json, a) else {
@@ -218,21 +402,31 @@ impl Builder {
                 continue;
             };
             let view = &self.json["bufferViews"][place.view];
-            let stride = view["byteStride"]
-                .as_u64()
-                .map_or(acc.layout.element_bytes(), |s| s as usize);
+            let element = acc.layout.element_bytes();
+            let stride = view["byteStride"].as_u64().map_or(element, |s| s as usize);
+            let length = view["byteLength"].as_u64().unwrap_or(0) as usize;
             let e = Encoding {
                 stride,
-                count: acc.count,
+                count: length / stride.max(1),
                 triangles: view["target"].as_u64()
                     == Some(u64::from(Target::ElementArrayBuffer.code())),
             };
-            let whole = place.offset == 0
-                && view["byteLength"].as_u64() == Some((stride * acc.count) as u64);
+            let fits = length % stride.max(1) == 0
+                && (view.get("byteStride").is_some() || element == stride)
+                && place.offset % stride.max(1) == 0
+                && (!e.triangles || e.count % 3 == 0);
             plan[place.view] = match plan[place.view] {
-                None if whole && e.allowed() => Some(Some(e)),
+                None if fits && e.allowed() => Some(Some(e)),
+                Some(Some(p)) if fits && p == e => Some(Some(e)),
                 _ => Some(None),
             };
+        }
+        for image in self.json["images"].as_array().into_iter().flatten() {
+            if let Some(v) = image["bufferView"].as_u64() {
+                if let Some(p) = plan.get_mut(v as usize) {
+                    *p = Some(None);
+                }
+            }
         }
         let old = std::mem::take(&mut self.bin);
         let mut fallback = 0;
@@ -242,7 +436,18 @@ impl Builder {
             let length = view["byteLength"].as_u64().unwrap_or(0) as usize;
             let bytes = old.get(start..start + length).unwrap_or_default();
             self.bin.resize(self.bin.len().next_multiple_of(4), 0);
-            match e.flatten().and_then(|e| Some((e, encode(bytes, e)?))) {
+            // A view is compressed only where that makes the file smaller: the compressed
+            // bytes and the extension's JSON under the view's bytes (a small view's codec
+            // header, tail and JSON outweigh what it saves).
+            let smaller = |e: &Encoding, packed: &Vec<u8>| {
+                let json = e.json(self.bin.len(), packed.len()).to_string().len();
+                packed.len() + json + MESHOPT_VIEW_JSON_BYTES < length
+            };
+            let compressed = e
+                .flatten()
+                .and_then(|e| Some((e, encode(bytes, e)?)))
+                .filter(|(e, packed)| smaller(e, packed));
+            match compressed {
                 Some((e, packed)) => {
                     view["buffer"] = json!(1);
                     view["byteOffset"] = json!(fallback);
@@ -258,6 +463,7 @@ impl Builder {
             }
         }
         self.fallback = fallback;
+        fallback > 0
     }
 
     #[cfg(test)]
@@ -344,9 +550,10 @@ mod tests {
     use super::{BufferUri, Builder, Target};
 
     /// Every accessor of a compressed builder reads back byte for byte as before compressing
-    /// (positions padded to 8, UVs, both index widths, animation-like floats, a matrix); a
-    /// layout the extension does not allow (6-byte elements outside a vertex buffer) stays
-    /// uncompressed; the fallback buffer is marked and has no URI.
+    /// (positions padded to 8, UVs, both index widths, animation-like floats, matrices); a
+    /// layout the extension does not allow (6-byte elements outside a vertex buffer) and a view
+    /// that compressing would not make smaller stay uncompressed; the fallback buffer is marked
+    /// and has no URI.
     #[test]
     fn compressed_accessors_read_back_byte_for_byte() {
         use crate::gltf::read::{read_buffers, Reader};
@@ -392,7 +599,10 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"));
         b.indices(&wide);
         b.floats(&(0..n).map(|i| [i as f32 * 0.1]).collect::<Vec<_>>(), None);
-        b.floats(&[[1.0f32; 16], [2.0; 16]], None);
+        let matrices: Vec<[f32; 16]> = (0..40).map(|i| [i as f32; 16]).collect();
+        b.floats(&matrices, None);
+        // Two matrices: 128 bytes the codec's header, tail and JSON would outgrow.
+        let small = b.floats(&[[1.0f32; 16], [2.0; 16]], None);
         let odd = b.accessor(&positions, short3, None);
         let plain = b.to_glb().unwrap_or_else(|e| panic!("{e}"));
         b.compress_meshopt();
@@ -410,9 +620,15 @@ mod tests {
             .unwrap_or_default();
         let compressed =
             |v: &serde_json::Value| !v["extensions"]["EXT_meshopt_compression"].is_null();
-        let odd_view = b.json["accessors"][odd]["bufferView"].as_u64().unwrap_or(0) as usize;
+        let view_of =
+            |a: usize| b.json["accessors"][a]["bufferView"].as_u64().unwrap_or(0) as usize;
+        let (odd_view, small_view) = (view_of(odd), view_of(small));
         for (i, v) in views.iter().enumerate() {
-            assert_eq!(compressed(v), i != odd_view, "view {i}: {v}");
+            assert_eq!(
+                compressed(v),
+                i != odd_view && i != small_view,
+                "view {i}: {v}"
+            );
         }
         let doc = b.to_gltf(BufferUri::DataUri);
         assert_eq!(

@@ -100,6 +100,9 @@ pub(crate) enum PackErrorKind {
         bits: u8,
     },
     /// The GLB cannot be written.
+    #[error("{0} (refused by strict packing: it changes what a reader draws)")]
+    Strict(crate::Warning),
+
     #[error("GLB: {0}")]
     Write(#[from] WriteError),
 }

@@ -27,10 +27,12 @@
 
 mod error;
 mod fallback;
+mod morph;
 mod order;
 mod quantize;
 mod source;
 mod textures;
+mod unread;
 
 pub(crate) use self::error::PackErrorKind;
 
@@ -57,8 +59,9 @@ use crate::{Format, Warning, WarningKind};
 /// What [`pack`] writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PackOptions {
-    /// The `_QTANGENT` format (default snorm16x4: 8 bytes, 0.004°, a plain normalised `vec4`
-    /// to any shader).
+    /// The `_QTANGENT` format (default smallest3x4: 4 bytes, the cost of gltfpack's 8-bit
+    /// normal alone, 0.25° bound; snorm16x4 is 8 bytes, 0.004°, a plain normalised `vec4` to
+    /// any shader).
     pub format: Format,
     /// Keep f32 NORMAL and TANGENT beside `_QTANGENT`, so viewers that do not know the
     /// extension still light the model.
@@ -76,17 +79,27 @@ pub struct PackOptions {
     /// images only they used (the smallest file). By default they are kept, so viewers that do
     /// not know `QTANGENT_frames` still show the bumps.
     pub drop_normal_maps: bool,
+    /// Keep vertex attributes nothing reads: UV sets no texture of the primitive's material
+    /// (nor a quaternion map) samples. By default they are dropped, as gltfpack drops them,
+    /// with a warning counting them.
+    pub keep_attributes: bool,
+    /// Refuse to write a file when a warning says it draws differently from the source
+    /// (supplied tangents orthonormalised, primitives or meshes dropped): the error names the
+    /// first.
+    pub strict: bool,
 }
 
 impl Default for PackOptions {
     fn default() -> Self {
         Self {
-            format: Format::Snorm16x4,
+            format: Format::Smallest3x4,
             keep_normals: false,
             position_bits: Some(14),
             uv_bits: Some(12),
             meshopt: false,
             drop_normal_maps: false,
+            keep_attributes: false,
+            strict: false,
         }
     }
 }
@@ -225,6 +238,10 @@ pub fn pack(
         quantise: options.position_bits.is_some() || options.uv_bits.is_some(),
         rotations: HashMap::new(),
         written: vec![None; prepared.len()],
+        index_accessors: vec![None; prepared.len()],
+        tangent_mapped: maps.tangent.iter().map(Option::is_some).collect(),
+        unread: Vec::new(),
+        repaired_tangents: (0, 0.0),
         image_origin: (0..source.json["images"].as_array().map_or(0, Vec::len)).collect(),
     };
     if instanced && options.position_bits.is_some() {
@@ -243,7 +260,78 @@ pub fn pack(
     w.meshes(scene, prepared, maps, options).map_err(fail)?;
     w.dequantising_nodes();
     w.materials(scene, maps).map_err(fail)?;
-    w.finish(options.meshopt).map_err(fail)
+    w.finish(options.meshopt, options.strict).map_err(fail)
+}
+
+/// The document's `extensionsUsed` and `extensionsRequired` after packing: the source's, less
+/// those whose work is done (quantisation, compression and KHR_texture_transform the loader
+/// undid), plus `QTANGENT_frames` where a primitive or material carries it, KHR_texture_transform
+/// where a material has one, KHR_mesh_quantization (`quantised`) and EXT_meshopt_compression
+/// (`compressed`), the last two required; the generator; empty lists removed.
+fn extension_lists(out: &mut Value, quantised: bool, compressed: bool) {
+    out["asset"]["generator"] = json!(concat!("qtangent pack ", env!("CARGO_PKG_VERSION")));
+    let transform_used = uses_key(&out["materials"], KHR_TEXTURE_TRANSFORM);
+    let frames_used =
+        uses_key(&out["meshes"], QTANGENT_FRAMES) || uses_key(&out["materials"], QTANGENT_FRAMES);
+    for key in ["extensionsUsed", "extensionsRequired"] {
+        if let Some(list) = out.get_mut(key).and_then(Value::as_array_mut) {
+            list.retain(|e| {
+                let e = e.as_str().unwrap_or("");
+                !DROPPED_EXTENSIONS.contains(&e)
+                    && (e != KHR_TEXTURE_TRANSFORM || transform_used)
+                    && e != QTANGENT_FRAMES
+            });
+        }
+    }
+    let listed = |out: &Value, e: &str| {
+        out["extensionsUsed"]
+            .as_array()
+            .is_some_and(|l| l.iter().any(|x| x == e))
+    };
+    let mut used = Vec::new();
+    if frames_used {
+        used.push(QTANGENT_FRAMES);
+    }
+    if transform_used && !listed(out, KHR_TEXTURE_TRANSFORM) {
+        used.push(KHR_TEXTURE_TRANSFORM);
+    }
+    let mut required = Vec::new();
+    if quantised {
+        required.push(KHR_MESH_QUANTIZATION);
+    }
+    if compressed {
+        required.push(EXT_MESHOPT_COMPRESSION);
+    }
+    for (key, add) in [("extensionsUsed", &used), ("extensionsRequired", &required)] {
+        if !out[key].is_array() {
+            out[key] = json!([]);
+        }
+        let also = if key == "extensionsUsed" {
+            &required[..]
+        } else {
+            &[]
+        };
+        if let Some(list) = out[key].as_array_mut() {
+            list.extend(add.iter().chain(also).map(|e| json!(e)));
+        }
+    }
+    if let Some(obj) = out.as_object_mut() {
+        for key in [
+            "extensionsUsed",
+            "extensionsRequired",
+            "images",
+            "samplers",
+            "textures",
+        ] {
+            if obj
+                .get(key)
+                .and_then(Value::as_array)
+                .is_some_and(Vec::is_empty)
+            {
+                obj.remove(key);
+            }
+        }
+    }
 }
 
 /// The packed file being written: the source's document, its accessors and views rewritten.
@@ -265,6 +353,15 @@ struct Writer<'a> {
     rotations: HashMap<usize, usize>,
     /// The primitives as written ([`Packed::primitives`]), each filled in when written.
     written: Vec<Option<Prepared>>,
+    /// Each written primitive's index accessor (its indices are turned when the views merge).
+    index_accessors: Vec<Option<usize>>,
+    /// Whether each material gets a tangent-space map (which reads UV set 0).
+    tangent_mapped: Vec<bool>,
+    /// Attributes dropped because nothing reads them: name → primitives.
+    unread: Vec<(String, usize)>,
+    /// Supplied tangents the preparation turned (more than 0.01°), and the largest turn in
+    /// degrees.
+    repaired_tangents: (usize, f32),
     /// The source's image each written image is (all of them, unless normal maps were
     /// dropped).
     image_origin: Vec<usize>,
@@ -394,7 +491,6 @@ impl Writer<'_> {
                 .cloned()
                 .unwrap_or_default();
             let mut out_prims = Vec::new();
-            let mut dropped_targets = false;
             for (i, src) in src_prims.iter().enumerate() {
                 let found = mesh
                     .primitives
@@ -409,21 +505,11 @@ impl Writer<'_> {
                     continue;
                 };
                 let flat = first + k;
-                dropped_targets |= src.get("targets").is_some();
                 let object = maps.object.get(flat).and_then(Option::as_ref);
                 let p = self.primitive(src, loaded, (flat, &prepared[flat]), object, options)?;
                 out_prims.push(p);
             }
             first += mesh.primitives.len();
-            if dropped_targets {
-                self.report.warnings.push(Warning::new(
-                    format!("mesh '{}'", mesh.name),
-                    WarningKind::MorphTargetsDropped,
-                ));
-                if let Some(obj) = self.out.json["meshes"][m].as_object_mut() {
-                    obj.remove("weights");
-                }
-            }
             self.out.json["meshes"][m]["primitives"] = Value::Array(out_prims);
         }
         self.drop_empty_meshes();
@@ -488,13 +574,18 @@ impl Writer<'_> {
         let map_uvs = object.and_then(|o| o.map_uvs.as_deref());
         let (written, map_uvs) = order::optimised(p, map_uvs);
         let p = &written;
+        self.measure_tangent_repairs(loaded, p);
         self.report.primitives += 1;
         self.report.vertices_in += loaded.positions.len();
         self.report.vertices += p.positions.len();
-        let mut attrs = self.frame_attributes(loaded, p, options);
-        let next_uv_set = self.copy_attributes(src, p, &mut attrs)?;
+        let morphing = src["targets"].as_array().is_some_and(|t| !t.is_empty());
+        let read = self.uv_sets_read(src, loaded, object, options);
+        let mut attrs = self.frame_attributes(loaded, p, options, (morphing, read[0]));
+        let next_uv_set = self.copy_attributes(src, p, &mut attrs, &read)?;
+        let targets = self.morph_targets(src, loaded.material, p, &attrs)?;
         let mut ext = json!({ "format": options.format.name() });
-        if let Some(o) = object {
+        // A morphing primitive's frames are NORMAL and TANGENT (`morph.rs`): no object map.
+        if let Some(o) = object.filter(|_| targets.is_none()) {
             let tex_coord = match &map_uvs {
                 Some(uvs) => {
                     let uvs: Vec<[f32; 2]> = uvs.iter().map(|v| v.to_array()).collect();
@@ -518,6 +609,9 @@ impl Writer<'_> {
         }
         let indices = self.out.indices(&p.indices);
         let mut out = json!({ "attributes": attrs, "indices": indices, "mode": 4 });
+        if let Some(targets) = targets.clone() {
+            out["targets"] = targets;
+        }
         for key in ["material", "extras"] {
             if let Some(v) = src.get(key) {
                 out[key] = v.clone();
@@ -525,10 +619,18 @@ impl Writer<'_> {
         }
         let mut extensions = src["extensions"].as_object().cloned().unwrap_or_default();
         extensions.remove(KHR_DRACO_MESH_COMPRESSION);
-        extensions.insert(QTANGENT_FRAMES.into(), ext);
-        out["extensions"] = Value::Object(extensions);
+        extensions.remove(QTANGENT_FRAMES);
+        if targets.is_none() {
+            extensions.insert(QTANGENT_FRAMES.into(), ext);
+        }
+        if !extensions.is_empty() {
+            out["extensions"] = Value::Object(extensions);
+        }
         if let Some(slot) = self.written.get_mut(flat) {
             *slot = Some(written);
+        }
+        if let Some(slot) = self.index_accessors.get_mut(flat) {
+            *slot = Some(indices);
         }
         Ok(out)
     }
@@ -540,23 +642,31 @@ impl Writer<'_> {
         loaded: &Primitive,
         p: &Prepared,
         options: &PackOptions,
+        (morphing, uvs_read): (bool, bool),
     ) -> Map<String, Value> {
         let vertex = Some(Target::ArrayBuffer);
         let mut attrs = Map::new();
         let position = self.position_attribute(&p.positions);
         attrs.insert("POSITION".into(), json!(position));
-        if loaded.uvs.is_some() {
+        if loaded.uvs.is_some() && !uvs_read {
+            self.unread("TEXCOORD_0");
+        }
+        if loaded.uvs.is_some() && uvs_read {
             let uvs = self.uv_attribute(loaded.material, &p.uvs);
             attrs.insert("TEXCOORD_0".into(), json!(uvs));
         }
-        let mut q = Vec::with_capacity(p.frames.len() * options.format.bytes());
-        for f in &p.frames {
-            options.format.encode_into(&f.to_qtangent(), &mut q);
+        if morphing {
+            self.morph_base_frames(p, &mut attrs);
+        } else {
+            let mut q = Vec::with_capacity(p.frames.len() * options.format.bytes());
+            for f in &p.frames {
+                options.format.encode_into(&f.to_qtangent(), &mut q);
+            }
+            let layout = AccessorLayout::of_format(options.format);
+            let qt = self.out.accessor(&q, layout, vertex);
+            attrs.insert(QTANGENT_ATTRIBUTE.into(), json!(qt));
         }
-        let layout = AccessorLayout::of_format(options.format);
-        let qt = self.out.accessor(&q, layout, vertex);
-        attrs.insert(QTANGENT_ATTRIBUTE.into(), json!(qt));
-        if options.keep_normals {
+        if options.keep_normals && !morphing {
             let normals: Vec<[f32; 3]> = p.frames.iter().map(|f| f.normal.to_array()).collect();
             let tangents: Vec<[f32; 4]> = p
                 .frames
@@ -598,15 +708,10 @@ impl Writer<'_> {
         src: &Value,
         p: &Prepared,
         attrs: &mut Map<String, Value>,
+        read: &[bool],
     ) -> Result<u32, PackErrorKind> {
         let mut next_uv_set = 1;
         for (name, a) in src["attributes"].as_object().into_iter().flatten() {
-            if let Some(set) = name
-                .strip_prefix("TEXCOORD_")
-                .and_then(|s| s.parse::<u32>().ok())
-            {
-                next_uv_set = next_uv_set.max(set + 1);
-            }
             let handled = matches!(
                 name.as_str(),
                 "POSITION" | "NORMAL" | "TANGENT" | "TEXCOORD_0" | QTANGENT_ATTRIBUTE
@@ -615,91 +720,47 @@ impl Writer<'_> {
             let Some(a) = as_usize(a).filter(|_| !handled) else {
                 continue;
             };
-            let (acc, raw) = self.source.accessor(a)?;
-            let element = acc.layout.element_bytes();
-            let mut data = Vec::with_capacity(p.source_vertex.len() * element);
-            for &v in &p.source_vertex {
-                let start = v as usize * element;
-                let bytes = raw.get(start..start + element).ok_or_else(|| {
-                    PackErrorKind::ShortAttribute {
-                        primitive: p.label.clone(),
-                        attribute: name.clone(),
-                    }
-                })?;
-                data.extend_from_slice(bytes);
+            let set = name
+                .strip_prefix("TEXCOORD_")
+                .and_then(|s| s.parse::<usize>().ok());
+            if set.is_some_and(|s| !read.get(s).copied().unwrap_or(false)) {
+                self.unread(name);
+                continue;
             }
-            let index = self
-                .out
-                .accessor(&data, acc.layout, Some(Target::ArrayBuffer));
+            if let Some(set) = set {
+                next_uv_set = next_uv_set.max(set as u32 + 1);
+            }
+            let index = self.through_splits(a, p, name)?;
             attrs.insert(name.clone(), json!(index));
         }
         Ok(next_uv_set)
     }
 
-    /// The extension lists and the generator brought up to date, empty lists removed; the GLB.
-    fn finish(mut self, meshopt: bool) -> Result<Packed, PackErrorKind> {
-        let out = &mut self.out.json;
-        out["asset"]["generator"] = json!(concat!("qtangent pack ", env!("CARGO_PKG_VERSION")));
-        let transform_used = uses_key(&out["materials"], KHR_TEXTURE_TRANSFORM);
-        for key in ["extensionsUsed", "extensionsRequired"] {
-            if let Some(list) = out.get_mut(key).and_then(Value::as_array_mut) {
-                list.retain(|e| {
-                    let e = e.as_str().unwrap_or("");
-                    !DROPPED_EXTENSIONS.contains(&e)
-                        && (e != KHR_TEXTURE_TRANSFORM || transform_used)
-                        && e != QTANGENT_FRAMES
-                });
+    /// The warnings counted over the file (refused when `strict` and one changes what a reader
+    /// draws), the views merged (and compressed), the extension lists and the generator
+    /// brought up to date, empty lists removed; the GLB.
+    fn finish(mut self, meshopt: bool, strict: bool) -> Result<Packed, PackErrorKind> {
+        self.warn_unread();
+        self.warn_tangent_repairs();
+        if strict {
+            let changes = self
+                .report
+                .warnings
+                .iter()
+                .find(|w| w.kind().changes_drawing());
+            if let Some(w) = changes {
+                return Err(PackErrorKind::Strict(w.clone()));
             }
         }
-        if !out["extensionsUsed"].is_array() {
-            out["extensionsUsed"] = json!([]);
-        }
-        let mut used = vec![QTANGENT_FRAMES];
-        let mut required = Vec::new();
-        let listed = |out: &Value, e: &str| {
-            out["extensionsUsed"]
-                .as_array()
-                .is_some_and(|l| l.iter().any(|x| x == e))
-        };
-        if transform_used && !listed(out, KHR_TEXTURE_TRANSFORM) {
-            used.push(KHR_TEXTURE_TRANSFORM);
-        }
-        if self.position_grid.is_some() {
-            required.push(KHR_MESH_QUANTIZATION);
-        }
-        if meshopt {
-            required.push(EXT_MESHOPT_COMPRESSION);
-        }
-        for (key, add) in [("extensionsUsed", &used), ("extensionsRequired", &required)] {
-            if !out[key].is_array() {
-                out[key] = json!([]);
-            }
-            if let Some(list) = out[key].as_array_mut() {
-                list.extend(
-                    add.iter()
-                        .chain(if key == "extensionsUsed" {
-                            &required[..]
-                        } else {
-                            &[]
-                        })
-                        .map(|e| json!(e)),
-                );
+        self.out.merge_views();
+        for (slot, a) in self.written.iter_mut().zip(&self.index_accessors) {
+            if let (Some(p), Some(a)) = (slot.as_mut(), a) {
+                p.indices = self.out.indices_of(*a);
             }
         }
-        if let Some(obj) = out.as_object_mut() {
-            for key in ["extensionsRequired", "images", "samplers", "textures"] {
-                if obj
-                    .get(key)
-                    .and_then(Value::as_array)
-                    .is_some_and(Vec::is_empty)
-                {
-                    obj.remove(key);
-                }
-            }
-        }
-        if meshopt {
-            self.out.compress_meshopt();
-        }
+        let compressed = meshopt && self.out.compress_meshopt();
+        let quantised = self.position_grid.is_some();
+        extension_lists(&mut self.out.json, quantised, compressed);
         Ok(Packed {
             glb: self.out.to_glb()?,
             report: self.report,

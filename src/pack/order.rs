@@ -3,10 +3,10 @@
 //! little worse for the cache than the plain order and a few percent smaller compressed:
 //! FlightHelmet's mesh data 653 kB → 625 kB), then vertices renumbered in the order the triangles
 //! first use them (fewer memory fetches, and the deltas meshopt's vertex codec compresses are
-//! small). Vertices no triangle uses are dropped. Each triangle's corners are then turned
-//! (winding kept) as meshoptimizer's index codec stores them. The order is the same whether the
-//! file is compressed or not, so a file written with `--compress meshopt` and one without hold
-//! the same bytes. The triangles themselves and every vertex's values are unchanged.
+//! small). Vertices no triangle uses are dropped. The writer then turns each triangle's corners
+//! (winding kept) as meshoptimizer's index codec stores the file's merged index view
+//! (`Builder::merge_views`), whether the file is compressed or not, so a file written with
+//! `--compress meshopt` and one without hold the same bytes. The triangles themselves and every vertex's values are unchanged.
 
 use glam::Vec2;
 
@@ -22,7 +22,7 @@ pub(super) fn optimised(p: &Prepared, extra: Option<&[Vec2]>) -> (Prepared, Opti
         positions: order_vec(&p.positions, &remap, kept),
         uvs: order_vec(&p.uvs, &remap, kept),
         frames: order_vec(&p.frames, &remap, kept),
-        indices: codec_rotation(cached.iter().map(|&i| remap[i as usize]).collect(), kept),
+        indices: cached.iter().map(|&i| remap[i as usize]).collect(),
         source_vertex: order_vec(&p.source_vertex, &remap, kept),
         joints: p
             .joints
@@ -71,15 +71,6 @@ fn order_vec<T: Copy>(values: &[T], remap: &[u32], kept: usize) -> Vec<T> {
         }
     }
     out.into_iter().flatten().collect()
-}
-
-/// `indices` as meshoptimizer's index codec decodes them: the same triangles in the same order,
-/// each turned to the corner the codec starts it from (`indices` unchanged if the codec fails,
-/// which it does not for a triangle list).
-fn codec_rotation(indices: Vec<u32>, vertices: usize) -> Vec<u32> {
-    let decoded = meshopt::encode_index_buffer(&indices, vertices)
-        .and_then(|e| meshopt::decode_index_buffer::<u32>(&e, indices.len()));
-    decoded.unwrap_or(indices)
 }
 
 #[cfg(test)]

@@ -109,6 +109,11 @@ impl PositionGrid {
         Vec3::new(q[0].into(), q[1].into(), q[2].into()) * self.step + self.offset
     }
 
+    /// The grid's step: one grid unit in the mesh's units.
+    pub(super) fn step(&self) -> f32 {
+        self.step
+    }
+
     /// Grid indices to the mesh's space: translation by the box's corner after a uniform scale
     /// by the step.
     fn matrix(&self) -> Mat4 {
@@ -140,6 +145,11 @@ impl UvGrid {
         Vec2::new(q[0].into(), q[1].into()) * self.step + self.offset
     }
 
+    /// The scale of the grid's transform: a stored (normalised) unit in UV units.
+    pub(super) fn scale(&self) -> [f32; 2] {
+        (self.step * f32::from(u16::MAX)).to_array()
+    }
+
     /// The KHR_texture_transform that turns the stored value (`q / 65535`, normalised) into
     /// the UV: scale `step · 65535`, offset the box's corner.
     pub(super) fn transform(&self) -> Value {
@@ -157,6 +167,16 @@ pub(super) fn set_read(obj: &serde_json::Map<String, Value>) -> u64 {
         .and_then(|t| t.get("texCoord"))
         .and_then(Value::as_u64)
         .unwrap_or(own)
+}
+
+/// Whether a material (its JSON) has a texture reading UV set `set`.
+pub(super) fn reads_set(v: &Value, set: u64) -> bool {
+    match v {
+        Value::Object(obj) if obj.contains_key("index") => set_read(obj) == set,
+        Value::Object(obj) => obj.values().any(|c| reads_set(c, set)),
+        Value::Array(list) => list.iter().any(|c| reads_set(c, set)),
+        _ => false,
+    }
 }
 
 /// Puts the UV grid's transform on every texture of a material (its JSON) that reads UV set 0
@@ -485,13 +505,15 @@ impl Writer<'_> {
         reader.floats::<N>(&acc).map(Some).map_err(error)
     }
 
-    /// Every node placing a mesh without a skin gets a child node holding the mesh and the
-    /// position grid's translation and scale (when positions are quantised).
+    /// Every node placing a mesh without a skin gets a child node holding the mesh, its morph
+    /// weights and the position grid's translation and scale (when positions are quantised);
+    /// `weights` animation channels follow the mesh to the child.
     pub(super) fn dequantising_nodes(&mut self) {
         let Some(grid) = self.position_grid else {
             return;
         };
         let count = self.out.json["nodes"].as_array().map_or(0, Vec::len);
+        let mut moved = Vec::new();
         for n in 0..count {
             let node = &self.out.json["nodes"][n];
             let Some(mesh) = node.get("mesh").cloned() else {
@@ -508,10 +530,10 @@ impl Writer<'_> {
                     "scale": [grid.step, grid.step, grid.step],
                 }),
             );
+            moved.push((n, child));
             let node = &mut self.out.json["nodes"][n];
             if let Some(obj) = node.as_object_mut() {
                 obj.remove("mesh");
-                obj.remove("weights");
             }
             if !node["children"].is_array() {
                 node["children"] = json!([]);
@@ -520,6 +542,7 @@ impl Writer<'_> {
                 children.push(json!(child));
             }
         }
+        self.retarget_weights(&moved);
     }
 
     /// A warning when the file instances meshes and positions stay f32.

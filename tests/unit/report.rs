@@ -52,7 +52,11 @@ fn every_mesh_and_pack_kind_says_what_happened() {
         WarningKind::ObjectWithoutFaces,
         WarningKind::PointsAndLinesSkipped { count: 2 },
         WarningKind::PrimitiveDropped,
-        WarningKind::MorphTargetsDropped,
+        WarningKind::UnreadAttributeDropped { primitives: 2 },
+        WarningKind::TangentsOrthonormalised {
+            count: 3,
+            largest_degrees: 62.0,
+        },
         WarningKind::EmptyMeshRemoved,
     ];
     for kind in kinds {

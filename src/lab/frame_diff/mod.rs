@@ -42,13 +42,23 @@ use crate::lab::LabError;
 use crate::measure::{angle_deg, ErrorStat, FrameErrors};
 use crate::mesh::{self, Prepared, Scene};
 
+/// The distance between two UVs; 0 when either side has none (NaN).
+fn uv_distance(a: Vec2, b: Vec2) -> f32 {
+    if a.is_nan() || b.is_nan() {
+        0.0
+    } else {
+        a.distance(b)
+    }
+}
+
 /// Every drawn vertex of a scene in world space (rigid instances by their node, skinned ones in
 /// the bind pose), with its UV and its prepared frame turned into world space.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub(crate) struct WorldVertices {
     /// World-space positions.
     positions: Vec<Vec3>,
-    /// UV set 0 (zeros where a primitive has none, as [`Prepared::uvs`]).
+    /// UV set 0 (NaN where a primitive has none: a file that leaves out UVs nothing reads
+    /// matches by position alone there, [`uv_distance`]).
     uvs: Vec<Vec2>,
     /// World-space frames: each vector unit length, not re-orthonormalised (a non-uniform scale
     /// tilts them alike in both files).
@@ -78,10 +88,14 @@ impl WorldVertices {
         for mesh in &scene.meshes {
             let prims: Vec<&Prepared> = next.by_ref().take(mesh.primitives.len()).collect();
             for instance in &mesh.instances {
-                for p in &prims {
+                for (p, loaded) in prims.iter().zip(&mesh.primitives) {
+                    let first = out.uvs.len();
                     match instance.skin.and_then(|s| scene.skins.get(s)) {
                         Some(skin) => out.push_skinned(scene, p, skin)?,
                         None => out.push_rigid(scene, p, instance.world)?,
+                    }
+                    if loaded.uvs.is_none() {
+                        out.uvs[first..].fill(Vec2::NAN);
                     }
                 }
             }
@@ -284,9 +298,9 @@ fn bounds(v: &[Vec3]) -> (Vec3, Vec3) {
 
 /// The bounding box of `v` (zero for none).
 fn bounds2(v: &[Vec2]) -> (Vec2, Vec2) {
-    let first = v.first().copied().unwrap_or(Vec2::ZERO);
-    v.iter()
-        .fold((first, first), |(lo, hi), &p| (lo.min(p), hi.max(p)))
+    let mut present = v.iter().filter(|uv| !uv.is_nan());
+    let first = present.next().copied().unwrap_or(Vec2::ZERO);
+    present.fold((first, first), |(lo, hi), &p| (lo.min(p), hi.max(p)))
 }
 
 /// The result of [`compare_frames`].
@@ -396,7 +410,7 @@ pub(crate) fn compare_frames(
         let key = |s: u32| {
             let s = s as usize;
             let dp = (source.positions[s] - p).length() / tolerance.position.max(f32::MIN_POSITIVE);
-            let du = (source.uvs[s] - uv).length() / tolerance.uv.max(f32::MIN_POSITIVE);
+            let du = uv_distance(source.uvs[s], uv) / tolerance.uv.max(f32::MIN_POSITIVE);
             (frame_angle_deg(&source.frames[s], frame), dp * dp + du * du)
         };
         let chosen = grid
@@ -412,7 +426,7 @@ pub(crate) fn compare_frames(
         diff.errors.add(&source.frames[chosen as usize], frame);
         let s = chosen as usize;
         diff.position_error = diff.position_error.max(source.positions[s].distance(p));
-        diff.uv_error = diff.uv_error.max(source.uvs[s].distance(uv));
+        diff.uv_error = diff.uv_error.max(uv_distance(source.uvs[s], uv));
         diff.matches.push(Some(chosen));
     }
     let back = Grid::new(candidate, tolerance);
@@ -483,7 +497,7 @@ impl Grid {
                     out.extend(list.iter().copied().filter(|&i| {
                         let i = i as usize;
                         (side.positions[i] - p).length() <= self.tolerance.position
-                            && (side.uvs[i] - uv).length() <= self.tolerance.uv
+                            && uv_distance(side.uvs[i], uv) <= self.tolerance.uv
                     }));
                 }
             }

@@ -1,0 +1,209 @@
+//! Morph targets, kept. glTF morphs a vertex attribute by adding weighted deltas to it, and a
+//! target's NORMAL and TANGENT deltas need a NORMAL and TANGENT in the primitive to add to (the
+//! validator's MESH_PRIMITIVE_MORPH_TARGET_NO_BASE_ACCESSOR). A quaternion does not morph by
+//! addition in any reader, so a primitive with morph targets stores its frames as every reader
+//! morphs them: NORMAL and TANGENT (normalised 16-bit integers when quantising, KHR_mesh_quantization;
+//! f32 with `--float`) in place of `_QTANGENT`, and its targets' deltas as the source has them,
+//! copied through the vertex splits and the GPU order. Position deltas are written in the
+//! position grid's units (the dequantising node's scale multiplies them with the base), UV deltas
+//! of TEXCOORD_0 in the material's UV grid units; other deltas (NORMAL, TANGENT, COLOR_n,
+//! TEXCOORD_n for n > 0) byte for byte as the source stores them. `mesh.weights`, node `weights`
+//! and the `weights` animation channels stay (moved with the mesh to its dequantising node).
+
+use glam::Vec3;
+use serde_json::{json, Map, Value};
+
+use super::{PackErrorKind, Writer};
+use crate::gltf::read::as_usize;
+use crate::gltf::{AccessorLayout, AccessorType, ComponentType, Target};
+use crate::mesh::Prepared;
+
+impl Writer<'_> {
+    /// The morph targets of source primitive `src` for the written primitive `p` (whose
+    /// `source_vertex` maps each written vertex to the source's) with the attributes `base`;
+    /// `None` when it has none.
+    ///
+    /// # Errors
+    /// A target's accessor cannot be read, or holds fewer elements than the primitive's
+    /// vertices.
+    pub(super) fn morph_targets(
+        &mut self,
+        src: &Value,
+        material: Option<usize>,
+        p: &Prepared,
+        base: &Map<String, Value>,
+    ) -> Result<Option<Value>, PackErrorKind> {
+        let Some(targets) = src["targets"].as_array() else {
+            return Ok(None);
+        };
+        let mut out = Vec::with_capacity(targets.len());
+        for target in targets {
+            let mut attrs = Map::new();
+            for (name, a) in target.as_object().into_iter().flatten() {
+                // A delta whose base attribute was not written (an unread UV set) goes with it.
+                let Some(a) = as_usize(a).filter(|_| base.contains_key(name)) else {
+                    continue;
+                };
+                let index = match name.as_str() {
+                    "POSITION" => self.position_deltas(a, p)?,
+                    "TEXCOORD_0" => self.uv_deltas(a, material, p)?,
+                    _ => self.through_splits(a, p, name)?,
+                };
+                attrs.insert(name.clone(), json!(index));
+            }
+            out.push(Value::Object(attrs));
+        }
+        Ok(Some(Value::Array(out)))
+    }
+
+    /// POSITION deltas in the position grid's units (f32, with the min and max glTF asks of a
+    /// POSITION accessor).
+    fn position_deltas(&mut self, a: usize, p: &Prepared) -> Result<usize, PackErrorKind> {
+        let deltas = self.source_vertex_floats::<3>(a, p, "POSITION")?;
+        let step = self.position_grid.map_or(1.0, |g| g.step());
+        let deltas: Vec<[f32; 3]> = deltas
+            .into_iter()
+            .map(|d| (Vec3::from(d) / step).to_array())
+            .collect();
+        Ok(self.out.positions(&deltas))
+    }
+
+    /// TEXCOORD_0 deltas in the units of the material's UV grid, when its UVs are quantised
+    /// (the grid's KHR_texture_transform scales the morphed UV); f32.
+    fn uv_deltas(
+        &mut self,
+        a: usize,
+        material: Option<usize>,
+        p: &Prepared,
+    ) -> Result<usize, PackErrorKind> {
+        let deltas = self.source_vertex_floats::<2>(a, p, "TEXCOORD_0")?;
+        let scale = self.uv_grid(material).map_or([1.0; 2], |g| g.scale());
+        let deltas: Vec<[f32; 2]> = deltas
+            .into_iter()
+            .map(|d| [d[0] / scale[0], d[1] / scale[1]])
+            .collect();
+        Ok(self.out.floats(&deltas, Some(Target::ArrayBuffer)))
+    }
+
+    /// Source accessor `a` as f32 at each written vertex's source vertex.
+    fn source_vertex_floats<const N: usize>(
+        &self,
+        a: usize,
+        p: &Prepared,
+        name: &str,
+    ) -> Result<Vec<[f32; N]>, PackErrorKind> {
+        let error = |error| PackErrorKind::Accessor { accessor: a, error };
+        let reader = self.source.reader();
+        let acc = reader.accessor(a).map_err(error)?;
+        let values = reader.floats::<N>(&acc).map_err(error)?;
+        p.source_vertex
+            .iter()
+            .map(|&v| {
+                values
+                    .get(v as usize)
+                    .copied()
+                    .ok_or_else(|| PackErrorKind::ShortAttribute {
+                        primitive: p.label.clone(),
+                        attribute: format!("morph target {name}"),
+                    })
+            })
+            .collect()
+    }
+
+    /// Source accessor `a` (attribute `name`) copied byte for byte through the vertex splits
+    /// and the GPU order: each written vertex takes its source vertex's element.
+    ///
+    /// # Errors
+    /// The accessor cannot be read, or is shorter than the source's vertices.
+    pub(super) fn through_splits(
+        &mut self,
+        a: usize,
+        p: &Prepared,
+        name: &str,
+    ) -> Result<usize, PackErrorKind> {
+        let (acc, raw) = self.source.accessor(a)?;
+        let element = acc.layout.element_bytes();
+        let mut data = Vec::with_capacity(p.source_vertex.len() * element);
+        for &v in &p.source_vertex {
+            let start = v as usize * element;
+            let bytes =
+                raw.get(start..start + element)
+                    .ok_or_else(|| PackErrorKind::ShortAttribute {
+                        primitive: p.label.clone(),
+                        attribute: name.to_string(),
+                    })?;
+            data.extend_from_slice(bytes);
+        }
+        Ok(self
+            .out
+            .accessor(&data, acc.layout, Some(Target::ArrayBuffer)))
+    }
+
+    /// NORMAL and TANGENT of a morphing primitive's prepared frames: normalised 16-bit
+    /// integers when positions are quantised (KHR_mesh_quantization is then required anyway;
+    /// 0.002° a unit vector at most), else f32.
+    pub(super) fn morph_base_frames(&mut self, p: &Prepared, attrs: &mut Map<String, Value>) {
+        let vertex = Some(Target::ArrayBuffer);
+        let normals: Vec<[f32; 3]> = p.frames.iter().map(|f| f.normal.to_array()).collect();
+        let tangents: Vec<[f32; 4]> = p
+            .frames
+            .iter()
+            .map(|f| f.tangent.extend(f.handedness()).to_array())
+            .collect();
+        if self.position_grid.is_none() {
+            attrs.insert("NORMAL".into(), json!(self.out.floats(&normals, vertex)));
+            attrs.insert("TANGENT".into(), json!(self.out.floats(&tangents, vertex)));
+            return;
+        }
+        let snorm = |v: f32| (v.clamp(-1.0, 1.0) * 32767.0).round() as i16;
+        let n: Vec<i16> = normals.iter().flatten().map(|&v| snorm(v)).collect();
+        let t: Vec<i16> = tangents.iter().flatten().map(|&v| snorm(v)).collect();
+        let layout = |kind| AccessorLayout {
+            component: ComponentType::Short,
+            kind,
+            normalized: true,
+        };
+        let n = self
+            .out
+            .accessor(bytemuck::cast_slice(&n), layout(AccessorType::Vec3), vertex);
+        let t = self
+            .out
+            .accessor(bytemuck::cast_slice(&t), layout(AccessorType::Vec4), vertex);
+        attrs.insert("NORMAL".into(), json!(n));
+        attrs.insert("TANGENT".into(), json!(t));
+    }
+
+    /// Node `weights` and `weights` animation channels move from each node in `moved` (old
+    /// node, its dequantising child) to the child, which now holds the mesh.
+    pub(super) fn retarget_weights(&mut self, moved: &[(usize, usize)]) {
+        for &(node, child) in moved {
+            let weights = self.out.json["nodes"][node]
+                .as_object_mut()
+                .and_then(|n| n.remove("weights"));
+            if let Some(w) = weights {
+                self.out.json["nodes"][child]["weights"] = w;
+            }
+        }
+        let animations = self
+            .out
+            .json
+            .get_mut("animations")
+            .and_then(Value::as_array_mut);
+        for channel in animations
+            .into_iter()
+            .flatten()
+            .filter_map(|a| a["channels"].as_array_mut())
+            .flatten()
+        {
+            if channel["target"]["path"] != "weights" {
+                continue;
+            }
+            let Some(node) = as_usize(&channel["target"]["node"]) else {
+                continue;
+            };
+            if let Some(&(_, child)) = moved.iter().find(|(n, _)| *n == node) {
+                channel["target"]["node"] = json!(child);
+            }
+        }
+    }
+}

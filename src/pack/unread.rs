@@ -1,0 +1,121 @@
+//! Attributes nothing reads leave the file, as gltfpack leaves them out: a UV set no texture of
+//! the primitive's material (nor of a material a KHR_materials_variants mapping gives it), no
+//! tangent-space map of its material and no object-space map of its own samples.
+//! [`PackOptions::keep_attributes`](super::PackOptions::keep_attributes) keeps them.
+
+use serde_json::Value;
+
+use super::quantize::reads_set;
+use super::{PackOptions, Writer};
+use crate::gltf::read::as_usize;
+use crate::mesh::Primitive;
+use crate::render::SceneMap;
+use crate::{Warning, WarningKind};
+
+/// UV sets a primitive may carry that the check covers (TEXCOORD_0 to TEXCOORD_7); later sets
+/// are kept.
+const SETS: usize = 8;
+
+impl Writer<'_> {
+    /// Whether each UV set (0 to 7) of source primitive `src` is read by something.
+    pub(super) fn uv_sets_read(
+        &self,
+        src: &Value,
+        loaded: &Primitive,
+        object: Option<&SceneMap>,
+        options: &PackOptions,
+    ) -> Vec<bool> {
+        if options.keep_attributes {
+            return vec![true; SETS];
+        }
+        let mut materials: Vec<usize> = loaded.material.into_iter().collect();
+        let variants = src["extensions"]["KHR_materials_variants"]["mappings"].as_array();
+        materials.extend(
+            variants
+                .into_iter()
+                .flatten()
+                .filter_map(|m| as_usize(&m["material"])),
+        );
+        (0..SETS as u64)
+            .map(|set| {
+                let textured = materials
+                    .iter()
+                    .any(|&m| reads_set(&self.out.json["materials"][m], set));
+                let mapped = set == 0
+                    && (materials
+                        .iter()
+                        .any(|&m| self.tangent_mapped.get(m).copied().unwrap_or(false))
+                        || object.is_some_and(|o| o.map_uvs.is_none()));
+                textured || mapped
+            })
+            .collect()
+    }
+
+    /// Counts a primitive's attribute `name` dropped unread.
+    pub(super) fn unread(&mut self, name: &str) {
+        match self.unread.iter_mut().find(|(n, _)| n == name) {
+            Some((_, count)) => *count += 1,
+            None => self.unread.push((name.to_string(), 1)),
+        }
+    }
+
+    /// One warning per attribute dropped unread, with the primitives it left.
+    pub(super) fn warn_unread(&mut self) {
+        for (attribute, primitives) in std::mem::take(&mut self.unread) {
+            self.report.warnings.push(Warning::new(
+                attribute.clone(),
+                WarningKind::UnreadAttributeDropped { primitives },
+            ));
+        }
+    }
+}
+
+/// A supplied tangent that turns by more than this when orthonormalised is counted (0.01°: far
+/// below any format's bound, far above f32 rounding).
+const TURN_COUNTED_DEGREES: f32 = 0.01;
+
+impl Writer<'_> {
+    /// Measures how far the written frames' tangents `p` turned from the tangents `loaded`
+    /// supplied (at each written vertex's source vertex), for the one orthonormalisation
+    /// warning of the file.
+    pub(super) fn measure_tangent_repairs(
+        &mut self,
+        loaded: &Primitive,
+        p: &crate::mesh::Prepared,
+    ) {
+        if p.stats.tangents != crate::mesh::Source::Supplied {
+            return;
+        }
+        let Some(supplied) = loaded.tangents.as_ref() else {
+            return;
+        };
+        for (f, &v) in p.frames.iter().zip(&p.source_vertex) {
+            let Some(t) = supplied.get(v as usize).map(|t| t.truncate()) else {
+                continue;
+            };
+            let t = t.normalize_or_zero();
+            if t == glam::Vec3::ZERO {
+                continue;
+            }
+            let degrees = t.dot(f.tangent).clamp(-1.0, 1.0).acos().to_degrees();
+            if degrees > TURN_COUNTED_DEGREES {
+                self.repaired_tangents.0 += 1;
+                self.repaired_tangents.1 = self.repaired_tangents.1.max(degrees);
+            }
+        }
+    }
+
+    /// The orthonormalisation warning, when a tangent turned.
+    pub(super) fn warn_tangent_repairs(&mut self) {
+        let (count, largest_degrees) = self.repaired_tangents;
+        if count > 0 {
+            self.report.warnings.push(Warning::new(
+                "supplied tangents".to_string(),
+                WarningKind::TangentsOrthonormalised {
+                    count,
+                    largest_degrees,
+                },
+            ));
+        }
+    }
+}
