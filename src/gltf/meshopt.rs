@@ -344,7 +344,7 @@ impl Encoding {
 /// Bytes that are not whole triangles come back as they are.
 pub(crate) fn codec_turned(bytes: &[u8], width: usize) -> Vec<u8> {
     let indices = indices_of(bytes, width);
-    if indices.is_empty() || indices.len() % 3 != 0 {
+    if indices.is_empty() || !indices.len().is_multiple_of(3) {
         return bytes.to_vec();
     }
     let vertices = indices.iter().max().map_or(0, |&m| m as usize + 1);

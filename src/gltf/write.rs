@@ -36,9 +36,37 @@ pub(crate) struct Builder {
     shared: HashMap<SharedKey, usize>,
 }
 
+/// Rewrites every JSON number that is an f32 (as the writer's f32 values are, once widened)
+/// as the shortest decimal that reads back as the same f32: `0.2` where the widened value
+/// prints as `0.20000000298023224`. Readers parse numbers into f32 (or into f64 and then f32),
+/// so they get the same value from fewer bytes. Accessor bounds are left alone: the validator
+/// compares them with the data.
+fn shortest_f32(v: &mut Value) {
+    match v {
+        Value::Number(n) if n.is_f64() => {
+            let Some(x) = n.as_f64() else { return };
+            let single = x as f32;
+            if f64::from(single) != x || !single.is_finite() {
+                return;
+            }
+            let short = single.to_string().parse::<f64>().ok();
+            if let Some(short) = short.and_then(serde_json::Number::from_f64) {
+                *n = short;
+            }
+        }
+        Value::Array(list) => list.iter_mut().for_each(shortest_f32),
+        Value::Object(obj) => obj.values_mut().for_each(shortest_f32),
+        _ => {}
+    }
+}
+
 /// JSON a compressed view adds besides its extension object: the extension's name and the
 /// fallback buffer's share (`"extensions":{"EXT_meshopt_compression":…}`, about 45 bytes).
 const MESHOPT_VIEW_JSON_BYTES: usize = 45;
+
+/// Views [`Builder::merge_views`] merges into one: their key (target, stride, layout) and the
+/// views, in order.
+type ViewGroup = (String, Vec<usize>);
 
 /// What makes two vertex or index accessors the same: target, layout and bytes.
 type SharedKey = (u32, AccessorLayout, Vec<u8>);
@@ -254,37 +282,7 @@ impl Builder {
                 r.push(usize::MAX);
             }
         }
-        // The group of each view that can merge: one reader, an accessor at offset 0.
-        let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
-        let mut group_of = vec![None; views];
-        for (v, r) in readers.iter().enumerate() {
-            let [a] = r[..] else { continue };
-            let acc = &self.json["accessors"][a];
-            if a == usize::MAX
-                || acc.get("sparse").is_some()
-                || acc["byteOffset"].as_u64().unwrap_or(0) != 0
-            {
-                continue;
-            }
-            let view = &self.json["bufferViews"][v];
-            let key = format!(
-                "{}/{}/{}/{}/{}",
-                view["target"],
-                view["byteStride"],
-                acc["componentType"],
-                acc["type"],
-                acc["normalized"]
-            );
-            let g = groups
-                .iter()
-                .position(|(k, _)| *k == key)
-                .unwrap_or_else(|| {
-                    groups.push((key, Vec::new()));
-                    groups.len() - 1
-                });
-            groups[g].1.push(v);
-            group_of[v] = Some(g);
-        }
+        let (groups, group_of) = self.view_groups(&readers);
         let old_bin = std::mem::take(&mut self.bin);
         let old_views = std::mem::take(&mut self.json["bufferViews"]);
         let bytes_of = |v: usize| -> &[u8] {
@@ -342,6 +340,43 @@ impl Builder {
                 image["bufferView"] = json!(moved.get(v as usize).map_or(0, |m| m.0));
             }
         }
+    }
+
+    /// The groups of views [`Builder::merge_views`] merges, each a list of views in order, and
+    /// each view's group: views with one reader (`readers[v]`, `usize::MAX` for an image), an
+    /// accessor at offset 0 and not sparse, grouped by target, `byteStride` and layout.
+    fn view_groups(&self, readers: &[Vec<usize>]) -> (Vec<ViewGroup>, Vec<Option<usize>>) {
+        let mut groups: Vec<ViewGroup> = Vec::new();
+        let mut group_of = vec![None; readers.len()];
+        for (v, r) in readers.iter().enumerate() {
+            let [a] = r[..] else { continue };
+            if a == usize::MAX {
+                continue;
+            }
+            let acc = &self.json["accessors"][a];
+            if acc.get("sparse").is_some() || acc["byteOffset"].as_u64().unwrap_or(0) != 0 {
+                continue;
+            }
+            let view = &self.json["bufferViews"][v];
+            let key = format!(
+                "{}/{}/{}/{}/{}",
+                view["target"],
+                view["byteStride"],
+                acc["componentType"],
+                acc["type"],
+                acc["normalized"]
+            );
+            let g = groups
+                .iter()
+                .position(|(k, _)| *k == key)
+                .unwrap_or_else(|| {
+                    groups.push((key, Vec::new()));
+                    groups.len() - 1
+                });
+            groups[g].1.push(v);
+            group_of[v] = Some(g);
+        }
+        (groups, group_of)
     }
 
     /// Appends `bytes` as `view` (its offset set here) to the views; returns its index.
@@ -411,10 +446,10 @@ impl Builder {
                 triangles: view["target"].as_u64()
                     == Some(u64::from(Target::ElementArrayBuffer.code())),
             };
-            let fits = length % stride.max(1) == 0
+            let fits = length.is_multiple_of(stride.max(1))
                 && (view.get("byteStride").is_some() || element == stride)
-                && place.offset % stride.max(1) == 0
-                && (!e.triangles || e.count % 3 == 0);
+                && place.offset.is_multiple_of(stride.max(1))
+                && (!e.triangles || e.count.is_multiple_of(3));
             plan[place.view] = match plan[place.view] {
                 None if fits && e.allowed() => Some(Some(e)),
                 Some(Some(p)) if fits && p == e => Some(Some(e)),
@@ -478,6 +513,11 @@ impl Builder {
     fn finished(&self, uri: Option<String>) -> Value {
         let mut json = self.json.clone();
         if let Some(doc) = json.as_object_mut() {
+            for (key, v) in doc.iter_mut() {
+                if key != "accessors" {
+                    shortest_f32(v);
+                }
+            }
             for key in ["bufferViews", "accessors"] {
                 if doc
                     .get(key)

@@ -608,7 +608,8 @@ impl Writer<'_> {
             }
         }
         let indices = self.out.indices(&p.indices);
-        let mut out = json!({ "attributes": attrs, "indices": indices, "mode": 4 });
+        // Mode 4 (triangles) is glTF's default: no `mode`.
+        let mut out = json!({ "attributes": attrs, "indices": indices });
         if let Some(targets) = targets.clone() {
             out["targets"] = targets;
         }
@@ -656,7 +657,8 @@ impl Writer<'_> {
             attrs.insert("TEXCOORD_0".into(), json!(uvs));
         }
         if morphing {
-            self.morph_base_frames(p, &mut attrs);
+            let tangents_read = loaded.material.is_some_and(|m| self.reads_tangents(m));
+            self.morph_base_frames(p, tangents_read, &mut attrs);
         } else {
             let mut q = Vec::with_capacity(p.frames.len() * options.format.bytes());
             for f in &p.frames {

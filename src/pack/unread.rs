@@ -51,6 +51,20 @@ impl Writer<'_> {
             .collect()
     }
 
+    /// Whether material `m` reads tangents: a normal map, anisotropy, or a tangent-space
+    /// quaternion map (in the file or made now).
+    pub(super) fn reads_tangents(&self, m: usize) -> bool {
+        let material = &self.out.json["materials"][m];
+        material.get("normalTexture").is_some()
+            || material["extensions"]
+                .get("KHR_materials_anisotropy")
+                .is_some()
+            || material["extensions"]
+                .get(crate::gltf::names::QTANGENT_FRAMES)
+                .is_some()
+            || self.tangent_mapped.get(m).copied().unwrap_or(false)
+    }
+
     /// Counts a primitive's attribute `name` dropped unread.
     pub(super) fn unread(&mut self, name: &str) {
         match self.unread.iter_mut().find(|(n, _)| n == name) {

@@ -10,6 +10,7 @@ mod gltf_validator;
 pub(crate) mod gltf_write;
 mod mesh_errors;
 mod pack;
+mod pack_corpus;
 mod pack_quantised;
 
 /// The writer's smallest use: a triangle, its indices, a mesh, a node, a scene, as a GLB.

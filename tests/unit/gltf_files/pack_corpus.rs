@@ -1,0 +1,347 @@
+//! `pack` on a corpus of files shaped as real ones are (`qtangent::lab::corpus`: a morphing mesh
+//! with a weights animation, primitives sharing vertex data, an untextured torus with UVs, an
+//! instanced torus) and on the real assets where they are present: nothing lost (morph targets
+//! and their animation), nothing duplicated (shared accessors stay shared), nothing written that
+//! nothing reads (unread UV sets), no new validator error, compression that never grows a file,
+//! and the repairs reported (`--strict` refuses them).
+
+use std::path::{Path, PathBuf};
+
+use glam::Vec3;
+use serde_json::{json, Value};
+
+use crate::common;
+use crate::common::judges::validate_gltf;
+use crate::gltf::read::{read_buffers, Reader};
+use crate::gltf::{glb, Builder, Target};
+use crate::mesh;
+use crate::pack::{self, PackOptions, Packed};
+use crate::render::SceneMaps;
+use crate::WarningKind;
+
+fn tempdir() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap_or_else(|e| panic!("cannot make a temporary folder: {e}"))
+}
+
+/// The corpus written into `dir`, by name.
+fn corpus(dir: &Path) -> Vec<PathBuf> {
+    crate::lab::corpus::write(dir).unwrap_or_else(|e| panic!("the corpus: {e}"))
+}
+
+fn pack_file(path: &Path, options: &PackOptions) -> Result<Packed, String> {
+    let scene = mesh::load(path).map_err(|e| e.to_string())?;
+    let prepared = scene.prepare().map_err(|e| e.to_string())?;
+    pack::pack(&scene, &prepared, &SceneMaps::default(), options).map_err(|e| e.to_string())
+}
+
+fn packed(path: &Path, options: &PackOptions) -> Packed {
+    pack_file(path, options).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// A GLB's JSON and buffers (compressed views decoded).
+fn open(glb_bytes: &[u8]) -> (Value, Vec<Vec<u8>>) {
+    let parts = glb::split(glb_bytes).unwrap_or_else(|e| panic!("{e}"));
+    let json: Value = serde_json::from_slice(parts.json).unwrap_or_else(|e| panic!("{e}"));
+    let buffers = read_buffers(&json, parts.bin, None).unwrap_or_else(|e| panic!("{e}"));
+    (json, buffers)
+}
+
+fn floats<const N: usize>(json: &Value, buffers: &[Vec<u8>], a: &Value) -> Vec<[f32; N]> {
+    let r = Reader::new(json, buffers);
+    let a = a.as_u64().unwrap_or_else(|| panic!("no accessor: {a}")) as usize;
+    let acc = r.accessor(a).unwrap_or_else(|e| panic!("{e}"));
+    r.floats::<N>(&acc).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The source files the corpus test packs: the corpus, and the real assets when present.
+fn sources(dir: &Path) -> Vec<PathBuf> {
+    let mut files = corpus(dir);
+    if let Some(assets) = common::assets_dir() {
+        for rel in [
+            "gltf/FlightHelmet/FlightHelmet.gltf",
+            "gltf/Fox.glb",
+            "gltf/SimpleSkin.gltf",
+        ] {
+            files.push(assets.join(rel));
+        }
+    }
+    files
+}
+
+/// The validator's error codes of a file, sorted, once each.
+fn error_codes(path: &Path) -> Option<Vec<String>> {
+    let report = validate_gltf(path)?;
+    let mut codes: Vec<String> = report
+        .messages
+        .iter()
+        .filter(|m| m.severity == 0)
+        .map(|m| m.code.clone())
+        .collect();
+    codes.sort();
+    codes.dedup();
+    Some(codes)
+}
+
+/// Every file packed with the defaults and with meshopt: no validator error its source does not
+/// have, and the compressed file no larger than the uncompressed one (views compressed only
+/// where that makes them smaller).
+#[test]
+fn the_corpus_packs_without_new_validator_errors_and_compression_never_grows_it() {
+    let dir = tempdir();
+    for source in sources(dir.path()) {
+        let name = source
+            .file_stem()
+            .map_or("file".into(), |s| s.to_string_lossy().into_owned());
+        let plain = packed(&source, &PackOptions::default());
+        let options = PackOptions {
+            meshopt: true,
+            ..PackOptions::default()
+        };
+        let squeezed = packed(&source, &options);
+        println!(
+            "{name}: {} bytes, meshopt {} bytes, warnings: {:?}",
+            plain.glb.len(),
+            squeezed.glb.len(),
+            plain
+                .report
+                .warnings
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+        );
+        assert!(
+            squeezed.glb.len() <= plain.glb.len(),
+            "{name}: compression grew the file"
+        );
+        let Some(before) = error_codes(&source) else {
+            return;
+        };
+        for (what, p) in [("default", &plain), ("meshopt", &squeezed)] {
+            let out = dir.path().join(format!("{name}-{what}.glb"));
+            std::fs::write(&out, &p.glb).unwrap_or_else(|e| panic!("{e}"));
+            let after = error_codes(&out).unwrap_or_default();
+            let new: Vec<&String> = after.iter().filter(|c| !before.contains(c)).collect();
+            assert!(
+                new.is_empty(),
+                "{name} ({what}): new validator errors {new:?}"
+            );
+        }
+    }
+}
+
+/// The morphing grid keeps both targets on both primitives, `mesh.weights` and its weights
+/// animation, whose channel names the node that now holds the mesh. At every written vertex,
+/// each target's position delta, brought back to the mesh's units by the dequantising node's
+/// scale, is the source's delta at the vertex it came from within half a grid step on each axis
+/// (the rounding of a 16-bit grid index, plus f32 rounding of the scale: 1e-6 relative); the
+/// normal delta within one normalised 16-bit step (1/32767) of the source's. The frames are
+/// NORMAL, no `_QTANGENT`, and no TANGENT (no material of the grid reads one).
+#[test]
+fn morph_targets_and_their_animation_survive_packing() {
+    let dir = tempdir();
+    let source = corpus(dir.path())
+        .into_iter()
+        .find(|p| p.ends_with("morph.gltf"))
+        .unwrap_or_else(|| panic!("the corpus has morph.gltf"));
+    let src_text = std::fs::read_to_string(&source).unwrap_or_else(|e| panic!("{e}"));
+    let src: Value = serde_json::from_str(&src_text).unwrap_or_else(|e| panic!("{e}"));
+    let src_buffers = read_buffers(&src, None, Some(dir.path())).unwrap_or_else(|e| panic!("{e}"));
+    for meshopt in [false, true] {
+        let out = packed(
+            &source,
+            &PackOptions {
+                meshopt,
+                ..PackOptions::default()
+            },
+        );
+        let (json, buffers) = open(&out.glb);
+        let mesh = &json["meshes"][0];
+        assert_eq!(mesh["weights"], json!([0.3, 0.0]));
+        let holder = json["nodes"]
+            .as_array()
+            .and_then(|n| n.iter().position(|n| n["mesh"] == 0))
+            .unwrap_or_else(|| panic!("a node holds the mesh"));
+        let channel = &json["animations"][0]["channels"][0];
+        assert_eq!(
+            channel["target"],
+            json!({ "node": holder, "path": "weights" })
+        );
+        let step = json["nodes"][holder]["scale"][0].as_f64().unwrap_or(1.0) as f32;
+        for (k, prim) in mesh["primitives"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            let attrs = &prim["attributes"];
+            assert!(attrs.get("_QTANGENT").is_none() && attrs.get("NORMAL").is_some());
+            assert!(
+                attrs.get("TANGENT").is_none(),
+                "no material reads a tangent"
+            );
+            let written = &out.primitives[k];
+            let src_prim = &src["meshes"][0]["primitives"][k];
+            for t in 0..2 {
+                let target = &prim["targets"][t];
+                let src_target = &src_prim["targets"][t];
+                assert!(target.get("TANGENT").is_none(), "its base TANGENT left");
+                let dp: Vec<[f32; 3]> = floats(&json, &buffers, &target["POSITION"]);
+                let sp: Vec<[f32; 3]> = floats(&src, &src_buffers, &src_target["POSITION"]);
+                let dn: Vec<[f32; 3]> = floats(&json, &buffers, &target["NORMAL"]);
+                let sn: Vec<[f32; 3]> = floats(&src, &src_buffers, &src_target["NORMAL"]);
+                assert_eq!(dp.len(), written.source_vertex.len());
+                for (v, &s) in written.source_vertex.iter().enumerate() {
+                    let s = s as usize;
+                    let moved = Vec3::from(dp[v]) * step - Vec3::from(sp[s]);
+                    let bound = step * 0.5 + 1e-6 * Vec3::from(sp[s]).abs().max_element();
+                    assert!(
+                        moved.abs().max_element() <= bound,
+                        "target {t} vertex {v}: {moved}"
+                    );
+                    let turned = Vec3::from(dn[v]) - Vec3::from(sn[s]);
+                    assert!(turned.abs().max_element() <= 1.0 / 32767.0, "{turned}");
+                }
+            }
+        }
+    }
+}
+
+/// The scene of 27 primitives on 10 position/index sets is written with 10 of each, and the
+/// frames of each set once; its vertex data is the sets' (no primitive copies them).
+#[test]
+fn shared_vertex_data_stays_shared() {
+    let dir = tempdir();
+    let source = corpus(dir.path())
+        .into_iter()
+        .find(|p| p.ends_with("shared.gltf"))
+        .unwrap_or_else(|| panic!("the corpus has shared.gltf"));
+    let out = packed(&source, &PackOptions::default());
+    let (json, _) = open(&out.glb);
+    let prims: Vec<&Value> = json["meshes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|m| m["primitives"].as_array().into_iter().flatten())
+        .collect();
+    assert_eq!(prims.len(), 27);
+    let distinct = |f: &dyn Fn(&Value) -> Value| {
+        let mut seen: Vec<Value> = prims.iter().map(|p| f(p)).collect();
+        seen.sort_by_key(ToString::to_string);
+        seen.dedup();
+        seen.len()
+    };
+    assert_eq!(distinct(&|p| p["attributes"]["POSITION"].clone()), 10);
+    assert_eq!(distinct(&|p| p["attributes"]["_QTANGENT"].clone()), 10);
+    assert_eq!(distinct(&|p| p["indices"].clone()), 10);
+    // Three views: positions, frames, indices (every set's in one view of each kind).
+    assert_eq!(json["bufferViews"].as_array().map_or(0, Vec::len), 3);
+}
+
+/// The untextured torus's UVs leave the file with a warning counting them, and stay with
+/// `keep_attributes`; the textured morph grid keeps its UVs (its material samples them).
+#[test]
+fn unread_uvs_leave_with_a_warning_and_stay_when_asked() {
+    let dir = tempdir();
+    let files = corpus(dir.path());
+    let torus = files
+        .iter()
+        .find(|p| p.ends_with("untextured-torus.gltf"))
+        .unwrap_or_else(|| panic!("the corpus has the torus"));
+    let out = packed(torus, &PackOptions::default());
+    let (json, _) = open(&out.glb);
+    assert!(json["meshes"][0]["primitives"][0]["attributes"]
+        .get("TEXCOORD_0")
+        .is_none());
+    let warned = out.report.warnings.iter().any(|w| {
+        w.place() == "TEXCOORD_0"
+            && matches!(
+                w.kind(),
+                WarningKind::UnreadAttributeDropped { primitives: 1 }
+            )
+    });
+    assert!(warned, "{:?}", out.report.warnings);
+    let kept = packed(
+        torus,
+        &PackOptions {
+            keep_attributes: true,
+            ..PackOptions::default()
+        },
+    );
+    let (json, _) = open(&kept.glb);
+    assert!(json["meshes"][0]["primitives"][0]["attributes"]
+        .get("TEXCOORD_0")
+        .is_some());
+    assert!(kept.glb.len() > out.glb.len());
+    let morph = files
+        .iter()
+        .find(|p| p.ends_with("morph.gltf"))
+        .unwrap_or_else(|| panic!("morph"));
+    let (json, _) = open(&packed(morph, &PackOptions::default()).glb);
+    let prims = &json["meshes"][0]["primitives"];
+    assert!(
+        prims[0]["attributes"].get("TEXCOORD_0").is_some(),
+        "textured: kept"
+    );
+    assert!(
+        prims[1]["attributes"].get("TEXCOORD_0").is_none(),
+        "untextured: dropped"
+    );
+    assert!(
+        prims[1]["targets"][1].get("TEXCOORD_0").is_none(),
+        "its deltas with it"
+    );
+}
+
+/// A quad whose supplied tangents lean out of its plane by atan(1/2) = 26.57°: packing
+/// orthonormalises them and says so with the count (all 4) and the largest turn (26.57° to the
+/// 0.01° the warning prints, f32 rounding far below); `strict` refuses to write it.
+#[test]
+fn tangent_repairs_are_reported_and_strict_refuses_them() {
+    let dir = tempdir();
+    let mut b = Builder::new(json!({ "asset": { "version": "2.0" }, "scene": 0,
+        "scenes": [{ "nodes": [0] }], "nodes": [{ "mesh": 0 }] }));
+    let vertex = Some(Target::ArrayBuffer);
+    let p = b.positions(&[
+        [0.0, 0.0, 0.0],
+        [1.0, 0.0, 0.0],
+        [1.0, 1.0, 0.0],
+        [0.0, 1.0, 0.0],
+    ]);
+    let n = b.floats(&[[0.0f32, 0.0, 1.0]; 4], vertex);
+    let leaning = 1.0 / 5f32.sqrt();
+    let t = b.floats(&[[2.0 * leaning, 0.0, leaning, 1.0]; 4], vertex);
+    let uv = b.floats(&[[0.0f32, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]], vertex);
+    let i = b.indices(&[0, 1, 2, 0, 2, 3]);
+    b.json["meshes"] = json!([{ "primitives": [{ "attributes":
+        { "POSITION": p, "NORMAL": n, "TANGENT": t, "TEXCOORD_0": uv }, "indices": i }] }]);
+    let path = dir.path().join("leaning.gltf");
+    b.write_gltf(&path).unwrap_or_else(|e| panic!("{e}"));
+    let out = packed(&path, &PackOptions::default());
+    let repair = out.report.warnings.iter().find_map(|w| match w.kind() {
+        WarningKind::TangentsOrthonormalised {
+            count,
+            largest_degrees,
+        } => Some((*count, *largest_degrees)),
+        _ => None,
+    });
+    let (count, largest) = repair.unwrap_or_else(|| panic!("{:?}", out.report.warnings));
+    assert_eq!(count, 4);
+    assert!(
+        (largest - 0.5f32.atan().to_degrees()).abs() < 0.01,
+        "{largest}"
+    );
+    let strict = pack_file(
+        &path,
+        &PackOptions {
+            strict: true,
+            ..PackOptions::default()
+        },
+    );
+    let error = strict
+        .err()
+        .unwrap_or_else(|| panic!("strict packing wrote the file"));
+    assert!(
+        error.contains("orthonormalised") && error.contains("strict"),
+        "{error}"
+    );
+}
