@@ -306,9 +306,6 @@ pub enum WarningKind {
     },
     /// A mesh left without a triangle primitive was removed, with its node references.
     EmptyMeshRemoved,
-    /// Positions were kept as f32: a node instances a mesh (EXT_mesh_gpu_instancing), and the
-    /// dequantisation cannot go between the instance's transform and the vertex.
-    PositionsNotQuantised,
 }
 
 impl WarningKind {
@@ -402,10 +399,7 @@ impl fmt::Display for WarningKind {
                 "{count} supplied tangent(s) orthonormalised against their normals, \
                  the largest turned by {largest_degrees:.2}°"
             ),
-            Self::PositionsNotQuantised => write!(
-                f,
-                "kept as f32: a node instances a mesh (EXT_mesh_gpu_instancing)"
-            ),
+
             Self::EmptyMeshRemoved => write!(
                 f,
                 "no triangle primitive left; removed with its node references"

@@ -304,8 +304,9 @@ fn untextured_torus() -> Builder {
     b
 }
 
-/// `instanced.gltf`: a torus drawn three times through EXT_mesh_gpu_instancing (translations),
-/// with the checker on it.
+/// `instanced.gltf`: a torus drawn three times through EXT_mesh_gpu_instancing (translations,
+/// rotations, a uniform and a non-uniform scale), with the checker on it, under a node that
+/// moves it.
 fn instanced() -> Builder {
     let mut b = document();
     let t = Primitive::torus(0.75, 0.3, 48, 24);
@@ -315,13 +316,24 @@ fn instanced() -> Builder {
         &[[-2.2f32, 0.0, 0.0], [0.0, 0.0, 0.0], [2.2, 0.0, 0.0]],
         None,
     );
+    let half = std::f32::consts::FRAC_1_SQRT_2;
+    let rotations = b.floats(
+        &[
+            [0.0f32, 0.0, 0.0, 1.0],
+            [0.0, half, 0.0, half],
+            [half, 0.0, 0.0, half],
+        ],
+        None,
+    );
+    let scales = b.floats(&[[1.0f32; 3], [0.5, 0.5, 0.5], [1.5, 1.0, 0.75]], None);
     let mesh = b.push(
         "meshes",
         json!({ "name": "torus", "primitives": [{ "attributes": attrs, "indices": indices, "material": material }] }),
     );
-    let instancing =
-        json!({ "EXT_mesh_gpu_instancing": { "attributes": { "TRANSLATION": translations } } });
-    root(&mut b, json!({ "mesh": mesh, "extensions": instancing }));
+    let attributes = json!({ "TRANSLATION": translations, "ROTATION": rotations, "SCALE": scales });
+    let instancing = json!({ "EXT_mesh_gpu_instancing": { "attributes": attributes } });
+    let place = json!({ "mesh": mesh, "extensions": instancing, "translation": [0.0, 1.0, 0.0] });
+    root(&mut b, place);
     b.json["extensionsUsed"] = json!(["EXT_mesh_gpu_instancing"]);
     b
 }

@@ -217,7 +217,6 @@ pub fn pack(
             return Err(fail(PackErrorKind::Bits { what, bits }));
         }
     }
-    let instanced = quantize::instanced(&source.json);
     let mut w = Writer {
         source: &source,
         out: Builder::new(source.json.clone()),
@@ -229,7 +228,6 @@ pub fn pack(
         fallback: None,
         position_grid: options
             .position_bits
-            .filter(|_| !instanced)
             .and_then(|bits| PositionGrid::new(prepared, bits)),
         uv_grids: options.uv_bits.map_or_else(Vec::new, |bits| {
             let tangent: Vec<bool> = maps.tangent.iter().map(Option::is_some).collect();
@@ -244,9 +242,6 @@ pub fn pack(
         repaired_tangents: (0, 0.0),
         image_origin: (0..source.json["images"].as_array().map_or(0, Vec::len)).collect(),
     };
-    if instanced && options.position_bits.is_some() {
-        w.warn_instanced();
-    }
     if options.drop_normal_maps {
         let replaced: Vec<usize> = (0..scene.materials.len())
             .filter(|&m| maps.tangent.get(m).is_some_and(Option::is_some))
@@ -258,7 +253,7 @@ pub fn pack(
     w.images().map_err(fail)?;
     w.skins_and_animations().map_err(fail)?;
     w.meshes(scene, prepared, maps, options).map_err(fail)?;
-    w.dequantising_nodes();
+    w.dequantising_nodes().map_err(fail)?;
     w.materials(scene, maps).map_err(fail)?;
     w.finish(options.meshopt, options.strict).map_err(fail)
 }

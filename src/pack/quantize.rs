@@ -27,7 +27,6 @@ use crate::gltf::names::{EXT_MESH_GPU_INSTANCING, KHR_TEXTURE_TRANSFORM};
 use crate::gltf::read::as_usize;
 use crate::gltf::{AccessorLayout, AccessorType, ComponentType, Target};
 use crate::mesh::{Prepared, Scene};
-use crate::{Warning, WarningKind};
 
 /// The most bits a quantised position or UV takes (stored as 16-bit integers).
 pub(super) const MAX_BITS: u8 = 16;
@@ -272,17 +271,6 @@ pub(super) fn uv_grids(
         .collect()
 }
 
-/// Whether positions can be quantised in this file: not when a node instances its mesh
-/// (EXT_mesh_gpu_instancing applies the instance's transform after the node's, where the
-/// dequantisation would have to come first).
-pub(super) fn instanced(json: &Value) -> bool {
-    json["nodes"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .any(|n| n["extensions"].get(EXT_MESH_GPU_INSTANCING).is_some())
-}
-
 /// Quantised weights of one vertex, all its sets together (4 per set): the bytes sum to 255,
 /// floored and the remainder given to the largest fractions first; a vertex whose weights sum
 /// to nothing gets its first joint's full weight.
@@ -508,9 +496,9 @@ impl Writer<'_> {
     /// Every node placing a mesh without a skin gets a child node holding the mesh, its morph
     /// weights and the position grid's translation and scale (when positions are quantised);
     /// `weights` animation channels follow the mesh to the child.
-    pub(super) fn dequantising_nodes(&mut self) {
+    pub(super) fn dequantising_nodes(&mut self) -> Result<(), PackErrorKind> {
         let Some(grid) = self.position_grid else {
-            return;
+            return Ok(());
         };
         let count = self.out.json["nodes"].as_array().map_or(0, Vec::len);
         let mut moved = Vec::new();
@@ -531,6 +519,7 @@ impl Writer<'_> {
                 }),
             );
             moved.push((n, child));
+            self.instances_to_child(n, child, &grid)?;
             let node = &mut self.out.json["nodes"][n];
             if let Some(obj) = node.as_object_mut() {
                 obj.remove("mesh");
@@ -543,14 +532,90 @@ impl Writer<'_> {
             }
         }
         self.retarget_weights(&moved);
+        Ok(())
     }
 
-    /// A warning when the file instances meshes and positions stay f32.
-    pub(super) fn warn_instanced(&mut self) {
-        self.report.warnings.push(Warning::new(
-            "positions".to_string(),
-            WarningKind::PositionsNotQuantised,
-        ));
+    /// Node `n`'s EXT_mesh_gpu_instancing moves to its dequantising `child` (the instance
+    /// transforms then apply after the dequantisation D, as they must, next to the vertex): each
+    /// instance `I = T·R·S` becomes `D⁻¹·I·D`, which keeps R and S and translates by
+    /// `(t + R·S·o − o) / s` for D = translate(o)·scale(s), so the child places every instance
+    /// where the node did.
+    fn instances_to_child(
+        &mut self,
+        n: usize,
+        child: usize,
+        grid: &PositionGrid,
+    ) -> Result<(), PackErrorKind> {
+        let ext = self.out.json["nodes"][n]
+            .get_mut("extensions")
+            .and_then(Value::as_object_mut)
+            .and_then(|e| e.remove(EXT_MESH_GPU_INSTANCING));
+        let Some(mut ext) = ext else {
+            return Ok(());
+        };
+        if self.out.json["nodes"][n]["extensions"]
+            .as_object()
+            .is_some_and(serde_json::Map::is_empty)
+        {
+            if let Some(node) = self.out.json["nodes"][n].as_object_mut() {
+                node.remove("extensions");
+            }
+        }
+        // The source's accessors (the node's own, before `skins_and_animations` copied them).
+        let source =
+            &self.source.json["nodes"][n]["extensions"][EXT_MESH_GPU_INSTANCING]["attributes"];
+        let read3 = |w: &Self, key: &str| -> Result<Option<Vec<Vec3>>, PackErrorKind> {
+            match as_usize(&source[key]) {
+                Some(a) => Ok(Some(
+                    w.source_floats::<3>(a, None)?
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(Vec3::from)
+                        .collect(),
+                )),
+                None => Ok(None),
+            }
+        };
+        let translations = read3(self, "TRANSLATION")?;
+        let scales = read3(self, "SCALE")?;
+        let rotations = match as_usize(&source["ROTATION"]) {
+            Some(a) => Some(self.source_floats::<4>(a, None)?.unwrap_or_default()),
+            None => None,
+        };
+        let count = [
+            translations.as_ref().map(Vec::len),
+            scales.as_ref().map(Vec::len),
+            rotations.as_ref().map(Vec::len),
+        ]
+        .into_iter()
+        .flatten()
+        .max()
+        .unwrap_or(0);
+        let moved: Vec<[f32; 3]> = (0..count)
+            .map(|i| {
+                let t = translations
+                    .as_ref()
+                    .and_then(|v| v.get(i))
+                    .copied()
+                    .unwrap_or(Vec3::ZERO);
+                let s = scales
+                    .as_ref()
+                    .and_then(|v| v.get(i))
+                    .copied()
+                    .unwrap_or(Vec3::ONE);
+                let r = rotations
+                    .as_ref()
+                    .and_then(|v| v.get(i))
+                    .map_or(glam::Quat::IDENTITY, |q| {
+                        glam::Quat::from_array(*q).normalize()
+                    });
+                ((t + r * (s * grid.offset) - grid.offset) / grid.step).to_array()
+            })
+            .collect();
+        let a = self.out.floats(&moved, None);
+        ext["attributes"]["TRANSLATION"] = json!(a);
+        self.out.json["nodes"][child]["extensions"] = json!({ EXT_MESH_GPU_INSTANCING: ext });
+        Ok(())
     }
 }
 

@@ -345,3 +345,108 @@ fn tangent_repairs_are_reported_and_strict_refuses_them() {
         "{error}"
     );
 }
+
+/// Every world position of an EXT_mesh_gpu_instancing file: for each node holding a mesh, each
+/// instance (TRANSLATION, ROTATION, SCALE) and each vertex of its first primitive, in order.
+fn instanced_world_positions(json: &Value, buffers: &[Vec<u8>]) -> Vec<Vec<Vec3>> {
+    use glam::{Mat4, Quat};
+    let nodes = json["nodes"].as_array().cloned().unwrap_or_default();
+    let local = |n: &Value| {
+        let v = |key: &str, d: &[f32]| -> Vec<f32> {
+            n[key].as_array().map_or(d.to_vec(), |a| {
+                a.iter().map(|x| x.as_f64().unwrap_or(0.0) as f32).collect()
+            })
+        };
+        let (t, r, s) = (
+            v("translation", &[0.0; 3]),
+            v("rotation", &[0.0, 0.0, 0.0, 1.0]),
+            v("scale", &[1.0; 3]),
+        );
+        Mat4::from_scale_rotation_translation(
+            Vec3::from_slice(&s),
+            Quat::from_slice(&r),
+            Vec3::from_slice(&t),
+        )
+    };
+    let parent = |k: usize| {
+        nodes.iter().position(|n| {
+            n["children"]
+                .as_array()
+                .is_some_and(|c| c.iter().any(|c| c.as_u64() == Some(k as u64)))
+        })
+    };
+    let mut out = Vec::new();
+    for (k, node) in nodes.iter().enumerate() {
+        let Some(mesh) = node["mesh"].as_u64() else {
+            continue;
+        };
+        let mut world = local(node);
+        let mut up = parent(k);
+        while let Some(p) = up {
+            world = local(&nodes[p]) * world;
+            up = parent(p);
+        }
+        let attrs = &node["extensions"]["EXT_mesh_gpu_instancing"]["attributes"];
+        let t: Vec<[f32; 3]> = floats(json, buffers, &attrs["TRANSLATION"]);
+        let r: Vec<[f32; 4]> = floats(json, buffers, &attrs["ROTATION"]);
+        let s: Vec<[f32; 3]> = floats(json, buffers, &attrs["SCALE"]);
+        let prim = &json["meshes"][mesh as usize]["primitives"][0];
+        let positions: Vec<[f32; 3]> = floats(json, buffers, &prim["attributes"]["POSITION"]);
+        for i in 0..t.len() {
+            let instance = Mat4::from_scale_rotation_translation(
+                Vec3::from(s[i]),
+                Quat::from_array(r[i]),
+                Vec3::from(t[i]),
+            );
+            let m = world * instance;
+            out.push(
+                positions
+                    .iter()
+                    .map(|&p| m.transform_point3(Vec3::from(p)))
+                    .collect(),
+            );
+        }
+    }
+    out
+}
+
+/// The instanced torus is quantised as any mesh is: its instance transforms move to the
+/// dequantising node, rewritten as D⁻¹·I·D, so every vertex of every instance lands where the
+/// source puts it, within the grid's rounding turned by the instance: half a step on each axis
+/// (√3/2 of a step), times the largest instance scale (1.5), plus f32 rounding of the
+/// transforms (1e-5 of the scene's 4-unit extent).
+#[test]
+fn instanced_meshes_are_quantised_and_drawn_in_place() {
+    let dir = tempdir();
+    let source = corpus(dir.path())
+        .into_iter()
+        .find(|p| p.ends_with("instanced.gltf"))
+        .unwrap_or_else(|| panic!("the corpus has instanced.gltf"));
+    let src_text = std::fs::read_to_string(&source).unwrap_or_else(|e| panic!("{e}"));
+    let src: Value = serde_json::from_str(&src_text).unwrap_or_else(|e| panic!("{e}"));
+    let src_buffers = read_buffers(&src, None, Some(dir.path())).unwrap_or_else(|e| panic!("{e}"));
+    let out = packed(&source, &PackOptions::default());
+    let (json, buffers) = open(&out.glb);
+    let prim = &json["meshes"][0]["primitives"][0];
+    let position =
+        &json["accessors"][prim["attributes"]["POSITION"].as_u64().unwrap_or(0) as usize];
+    assert_eq!(position["componentType"], 5123, "positions quantised");
+    let holder = json["nodes"]
+        .as_array()
+        .and_then(|n| n.iter().find(|n| n["mesh"] == 0))
+        .unwrap_or_else(|| panic!("a node holds the mesh"));
+    let step = holder["scale"][0].as_f64().unwrap_or(1.0) as f32;
+    let before = instanced_world_positions(&src, &src_buffers);
+    let after = instanced_world_positions(&json, &buffers);
+    assert_eq!(before.len(), 3);
+    assert_eq!(after.len(), 3);
+    let bound = 3f32.sqrt() / 2.0 * step * 1.5 + 4e-5;
+    let mut worst = 0.0f32;
+    for (b, a) in before.iter().zip(&after) {
+        for (v, &s) in out.primitives[0].source_vertex.iter().enumerate() {
+            worst = worst.max(a[v].distance(b[s as usize]));
+        }
+    }
+    println!("worst move {worst:.3e} (bound {bound:.3e})");
+    assert!(worst <= bound, "{worst} > {bound}");
+}
