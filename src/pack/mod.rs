@@ -231,7 +231,9 @@ pub fn pack(
             .and_then(|bits| PositionGrid::new(prepared, bits)),
         uv_grids: options.uv_bits.map_or_else(Vec::new, |bits| {
             let tangent: Vec<bool> = maps.tangent.iter().map(Option::is_some).collect();
-            quantize::uv_grids(&source.json, scene, prepared, &tangent, bits)
+            // Signed UVs need KHR_mesh_quantization, which quantised positions require anyway.
+            let signed = options.position_bits.is_some();
+            quantize::uv_grids(&source.json, scene, prepared, &tangent, bits, signed)
         }),
         quantise: options.position_bits.is_some() || options.uv_bits.is_some(),
         rotations: HashMap::new(),
@@ -595,7 +597,7 @@ impl Writer<'_> {
             ext["objectMap"] = json!({ "index": texture, "texCoord": tex_coord });
             // On the mesh's quantised UVs, the map needs their transform too.
             match self.uv_grid(loaded.material) {
-                Some(grid) if tex_coord == 0 && loaded.uvs.is_some() => {
+                Some(grid) if tex_coord == 0 && loaded.uvs.is_some() && grid.transformed() => {
                     ext["objectMap"]["extensions"] =
                         json!({ KHR_TEXTURE_TRANSFORM: grid.transform() });
                 }

@@ -120,33 +120,96 @@ impl PositionGrid {
     }
 }
 
+/// How a material's quantised UVs are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum UvStorage {
+    /// UVs in [0, 1]: unsigned normalised 16-bit values read as the UV itself (core glTF, no
+    /// transform), rounded to multiples of the largest power of two no coarser than the grid
+    /// `bits` would lay over the UVs' box (the low bits zero, which meshoptimizer's codec
+    /// compresses away; every UV within half of gltfpack's step).
+    Unit {
+        /// The multiple, in stored units (1/65535).
+        multiple: u16,
+    },
+    /// UVs in [−1, 1]: signed normalised 16-bit values read as the UV itself
+    /// (KHR_mesh_quantization, no transform), rounded as [`UvStorage::Unit`]'s.
+    SignedUnit {
+        /// The multiple, in stored units (1/32767).
+        multiple: u16,
+    },
+    /// Grid indices over the UVs' box, read through a KHR_texture_transform (offset, scale) on
+    /// the material's set-0 textures: only where base colour is the one core texture reading
+    /// set 0, since Bevy's loader applies transforms to base colour alone. The smallest
+    /// compressed, so it is chosen wherever it is read right.
+    Grid,
+}
+
 /// A material's UV grid.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(super) struct UvGrid {
     offset: Vec2,
     step: Vec2,
     bits: u8,
+    storage: UvStorage,
 }
 
 impl UvGrid {
-    /// The grid indices of `uv`.
+    /// The stored 16-bit values of `uv` (a signed value's bits for [`UvStorage::SignedUnit`]).
     fn quantise(&self, uv: Vec2) -> [u16; 2] {
-        quantise(
-            uv.to_array(),
-            self.offset.to_array(),
-            self.step.to_array(),
-            self.bits,
-        )
+        match self.storage {
+            UvStorage::Grid => quantise(
+                uv.to_array(),
+                self.offset.to_array(),
+                self.step.to_array(),
+                self.bits,
+            ),
+            UvStorage::Unit { multiple } => uv.to_array().map(|c| {
+                let unit = f32::from(multiple);
+                ((c * 65535.0 / unit).round() * unit).clamp(0.0, 65535.0) as u16
+            }),
+            UvStorage::SignedUnit { multiple } => uv.to_array().map(|c| {
+                let unit = f32::from(multiple);
+                let v = ((c * 32767.0 / unit).round() * unit).clamp(-32767.0, 32767.0);
+                (v as i16) as u16
+            }),
+        }
     }
 
-    /// The UV grid indices `q` stand for.
+    /// The UV the stored values `q` stand for.
     fn dequantise(&self, q: [u16; 2]) -> Vec2 {
-        Vec2::new(q[0].into(), q[1].into()) * self.step + self.offset
+        match self.storage {
+            UvStorage::Grid => Vec2::new(q[0].into(), q[1].into()) * self.step + self.offset,
+            UvStorage::Unit { .. } => Vec2::new(q[0].into(), q[1].into()) / 65535.0,
+            UvStorage::SignedUnit { .. } => {
+                Vec2::new(f32::from(q[0] as i16), f32::from(q[1] as i16)) / 32767.0
+            }
+        }
     }
 
-    /// The scale of the grid's transform: a stored (normalised) unit in UV units.
+    /// The accessor layout of the stored values.
+    fn layout(&self) -> AccessorLayout {
+        let component = match self.storage {
+            UvStorage::SignedUnit { .. } => ComponentType::Short,
+            _ => ComponentType::UnsignedShort,
+        };
+        AccessorLayout {
+            component,
+            kind: AccessorType::Vec2,
+            normalized: true,
+        }
+    }
+
+    /// Whether the stored values need the grid's KHR_texture_transform.
+    pub(super) fn transformed(&self) -> bool {
+        self.storage == UvStorage::Grid
+    }
+
+    /// A stored (normalised) unit in UV units: the grid transform's scale, or 1.
     pub(super) fn scale(&self) -> [f32; 2] {
-        (self.step * f32::from(u16::MAX)).to_array()
+        match self.storage {
+            UvStorage::Grid => (self.step * f32::from(u16::MAX)).to_array(),
+            _ => [1.0; 2],
+        }
     }
 
     /// The KHR_texture_transform that turns the stored value (`q / 65535`, normalised) into
@@ -176,6 +239,18 @@ pub(super) fn reads_set(v: &Value, set: u64) -> bool {
         Value::Array(list) => list.iter().any(|c| reads_set(c, set)),
         _ => false,
     }
+}
+
+/// A material (its JSON) without its base colour texture.
+fn base_colour_aside(material: &Value) -> Value {
+    let mut m = material.clone();
+    if let Some(pbr) = m
+        .get_mut("pbrMetallicRoughness")
+        .and_then(Value::as_object_mut)
+    {
+        pbr.remove("baseColorTexture");
+    }
+    m
 }
 
 /// Puts the UV grid's transform on every texture of a material (its JSON) that reads UV set 0
@@ -233,6 +308,7 @@ pub(super) fn uv_grids(
     prepared: &[Prepared],
     tangent_map: &[bool],
     bits: u8,
+    signed_allowed: bool,
 ) -> Vec<Option<UvGrid>> {
     let on_set_0 = |t: Option<&crate::mesh::TextureRef>| t.is_some_and(|t| t.tex_coord == 0);
     scene
@@ -261,11 +337,39 @@ pub(super) fn uv_grids(
                 .filter(|((_, p), _)| p.material == Some(m) && p.uvs.is_some())
                 .flat_map(|(_, q)| &q.uvs);
             let (lo, step) = grid(uvs.map(|uv| uv.to_array()), bits)?;
+            let levels = ((1u32 << bits) - 1) as f32;
+            let hi: [f32; 2] = std::array::from_fn(|k| lo[k] + step[k] * levels);
+            let within = |min: f32| lo.iter().all(|&v| v >= min) && hi.iter().all(|&v| v <= 1.0);
+            // The largest power-of-two multiple of a stored unit no coarser than the grid's
+            // step over the box's longest side (a flat box: the unit square's).
+            let side = step.iter().fold(0.0f32, |a, &b| a.max(b)) * levels;
+            let target = if side > 0.0 { side } else { 1.0 } / levels;
+            let multiple = |units: f32| {
+                let m = (target * units).log2().floor().clamp(0.0, 15.0);
+                1u16 << (m as u32)
+            };
+            // A grid and its transform where every reader applies it (base colour alone on
+            // set 0: Bevy's loader transforms only base colour), else the UVs themselves where
+            // they fit a normalised type, else f32.
+            let storage = if !reads_set(&base_colour_aside(&json["materials"][m]), 0) {
+                UvStorage::Grid
+            } else if within(0.0) {
+                UvStorage::Unit {
+                    multiple: multiple(65535.0),
+                }
+            } else if within(-1.0) && signed_allowed {
+                UvStorage::SignedUnit {
+                    multiple: multiple(32767.0),
+                }
+            } else {
+                return None;
+            };
             Some(UvGrid {
                 offset: Vec2::from(lo),
                 // Every UV on a flat side is the corner: any step serves; 1.
                 step: Vec2::from(step.map(|s| if s > 0.0 { s } else { 1.0 })),
                 bits,
+                storage,
             })
         })
         .collect()
@@ -343,13 +447,11 @@ impl Writer<'_> {
         for (&uv, &k) in uvs.iter().zip(&q) {
             self.report.uv_error = self.report.uv_error.max(uv.distance(grid.dequantise(k)));
         }
-        let layout = AccessorLayout {
-            component: ComponentType::UnsignedShort,
-            kind: AccessorType::Vec2,
-            normalized: true,
-        };
-        self.out
-            .accessor(bytemuck::cast_slice(&q), layout, Some(Target::ArrayBuffer))
+        self.out.accessor(
+            bytemuck::cast_slice(&q),
+            grid.layout(),
+            Some(Target::ArrayBuffer),
+        )
     }
 
     /// The WEIGHTS_n attributes, one per set: unsigned normalised bytes when quantising (every
@@ -387,7 +489,12 @@ impl Writer<'_> {
 
     /// The KHR_texture_transform of material `m`'s UV grid on its textures reading set 0.
     pub(super) fn uv_transforms(&mut self, m: usize) {
-        if let Some(Some(grid)) = self.uv_grids.get(m).copied() {
+        if let Some(Some(grid)) = self
+            .uv_grids
+            .get(m)
+            .copied()
+            .filter(|g| g.is_some_and(|g| g.transformed()))
+        {
             let material = self
                 .out
                 .json
@@ -634,6 +741,7 @@ mod tests {
             offset: Vec2::new(0.25, 0.5),
             step: Vec2::splat(1.0 / 4095.0),
             bits: 12,
+            storage: super::UvStorage::Grid,
         };
         let mut m = json!({
             "occlusionTexture": {"index": 0, "extensions": 5},

@@ -450,3 +450,54 @@ fn instanced_meshes_are_quantised_and_drawn_in_place() {
     println!("worst move {worst:.3e} (bound {bound:.3e})");
     assert!(worst <= bound, "{worst} > {bound}");
 }
+
+/// Texture references of a material (its JSON) other than base colour that carry a
+/// KHR_texture_transform, as JSON pointers below the material.
+fn transformed_beyond_base_colour(v: &Value, at: &str, out: &mut Vec<String>) {
+    match v {
+        Value::Object(obj) => {
+            if obj.contains_key("index") && !at.ends_with("/baseColorTexture") {
+                if obj
+                    .get("extensions")
+                    .and_then(|e| e.get("KHR_texture_transform"))
+                    .is_some()
+                {
+                    out.push(at.to_string());
+                }
+                return;
+            }
+            for (k, c) in obj {
+                transformed_beyond_base_colour(c, &format!("{at}/{k}"), out);
+            }
+        }
+        Value::Array(list) => {
+            for (k, c) in list.iter().enumerate() {
+                transformed_beyond_base_colour(c, &format!("{at}/{k}"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A reader that applies KHR_texture_transform to base colour alone (Bevy's loader) draws every
+/// packed file's textures where the source does: no texture but base colour gains a transform
+/// from the UV quantisation (FlightHelmet's normal and occlusion-roughness-metal maps read its
+/// UVs as they are stored), and the corpus's textured files keep quantised UVs.
+#[test]
+fn only_base_colour_gains_a_uv_transform() {
+    let dir = tempdir();
+    for source in sources(dir.path()) {
+        let out = packed(&source, &PackOptions::default());
+        let (json, _) = open(&out.glb);
+        let mut found = Vec::new();
+        for (m, material) in json["materials"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            transformed_beyond_base_colour(material, &format!("/materials/{m}"), &mut found);
+        }
+        assert!(found.is_empty(), "{}: {found:?}", source.display());
+    }
+}
