@@ -295,6 +295,10 @@ pub enum WarningKind {
         /// The primitives it left.
         primitives: usize,
     },
+    /// A KTX2 image that a texture named as its core `source` (glTF allows PNG and JPEG there)
+    /// and that is not Basis Universal (KHR_texture_basisu's) was stored as a PNG of its first
+    /// level.
+    Ktx2ImageAsPng,
     /// Supplied tangents that were not perpendicular to their normal or not of unit length
     /// were orthonormalised (Gram–Schmidt): a reader that uses the raw tangent (three.js'
     /// anisotropy) draws the source differently.
@@ -390,6 +394,10 @@ impl fmt::Display for WarningKind {
             Self::UnreadAttributeDropped { primitives } => write!(
                 f,
                 "dropped from {primitives} primitive(s): no texture or map reads it"
+            ),
+            Self::Ktx2ImageAsPng => write!(
+                f,
+                "a KTX2 image named as a texture's core source, stored as a PNG of its first level"
             ),
             Self::TangentsOrthonormalised {
                 count,

@@ -47,8 +47,8 @@ use self::source::Source;
 use self::textures::uses_key;
 use crate::gltf::names::{
     EXT_MESHOPT_COMPRESSION, EXT_MESH_GPU_INSTANCING, KHR_DRACO_MESH_COMPRESSION,
-    KHR_MESHOPT_COMPRESSION, KHR_MESH_QUANTIZATION, KHR_TEXTURE_TRANSFORM, QTANGENT_ATTRIBUTE,
-    QTANGENT_FRAMES,
+    KHR_MESHOPT_COMPRESSION, KHR_MESH_QUANTIZATION, KHR_TEXTURE_BASISU, KHR_TEXTURE_TRANSFORM,
+    QTANGENT_ATTRIBUTE, QTANGENT_FRAMES,
 };
 use crate::gltf::read::as_usize;
 use crate::gltf::{AccessorLayout, AccessorType, Builder, ComponentType, Target};
@@ -242,6 +242,7 @@ pub fn pack(
         tangent_mapped: maps.tangent.iter().map(Option::is_some).collect(),
         unread: Vec::new(),
         repaired_tangents: (0, 0.0),
+        basisu: false,
         image_origin: (0..source.json["images"].as_array().map_or(0, Vec::len)).collect(),
     };
     if options.drop_normal_maps {
@@ -359,6 +360,9 @@ struct Writer<'a> {
     /// Supplied tangents the preparation turned (more than 0.01°), and the largest turn in
     /// degrees.
     repaired_tangents: (usize, f32),
+    /// Whether a texture's Basis Universal KTX2 image moved from its core `source` to
+    /// KHR_texture_basisu (which the file then requires).
+    basisu: bool,
     /// The source's image each written image is (all of them, unless normal maps were
     /// dropped).
     image_origin: Vec<usize>,
@@ -371,6 +375,7 @@ impl Writer<'_> {
         for i in 0..count {
             let origin = self.image_origin.get(i).copied().unwrap_or(i);
             let (bytes, mime) = self.source.image(origin)?;
+            let (bytes, mime) = self.core_ktx2(i, bytes, mime)?;
             let view = self.out.view(&bytes, None, None);
             let image = &mut self.out.json["images"][i];
             let mut embedded = json!({ "bufferView": view, "mimeType": mime });
@@ -760,6 +765,16 @@ impl Writer<'_> {
         let compressed = meshopt && self.out.compress_meshopt();
         let quantised = self.position_grid.is_some();
         extension_lists(&mut self.out.json, quantised, compressed);
+        if self.basisu {
+            for key in ["extensionsUsed", "extensionsRequired"] {
+                let listed = self.out.json[key]
+                    .as_array()
+                    .is_some_and(|l| l.iter().any(|e| e == KHR_TEXTURE_BASISU));
+                if !listed {
+                    self.out.push(key, json!(KHR_TEXTURE_BASISU));
+                }
+            }
+        }
         Ok(Packed {
             glb: self.out.to_glb()?,
             report: self.report,

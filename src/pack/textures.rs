@@ -5,10 +5,11 @@
 use serde_json::{json, Map, Value};
 
 use super::{PackErrorKind, Writer};
-use crate::gltf::names::QTANGENT_FRAMES;
+use crate::gltf::names::{KHR_TEXTURE_BASISU, QTANGENT_FRAMES};
 use crate::mesh::Scene;
 use crate::qmap::stored::EncodedMap;
 use crate::render::SceneMaps;
+use crate::{Warning, WarningKind};
 
 /// The core `source` of every quaternion-map texture, for loaders that require one (the
 /// KHR_texture_basisu pattern; the map itself is the texture's `QTANGENT_frames.source`): a 1×1
@@ -150,5 +151,67 @@ pub(super) fn uses_key(v: &Value, key: &str) -> bool {
         Value::Object(obj) => obj.contains_key(key) || obj.values().any(|c| uses_key(c, key)),
         Value::Array(list) => list.iter().any(|c| uses_key(c, key)),
         _ => false,
+    }
+}
+
+impl Writer<'_> {
+    /// Image `i` (`bytes` of type `mime`) as the packed file carries it: a KTX2 image that a
+    /// texture names as its core `source` (which glTF allows only for PNG and JPEG: the
+    /// validator's TEXTURE_INVALID_IMAGE_MIME_TYPE) moves to KHR_texture_basisu when it is
+    /// Basis Universal (vkFormat 0, as that extension asks), else is decoded and stored as a PNG
+    /// (level 0, as every loader reads it), with a warning. Other images come back unchanged.
+    ///
+    /// # Errors
+    /// A KTX2 image that does not decode.
+    pub(super) fn core_ktx2(
+        &mut self,
+        i: usize,
+        bytes: Vec<u8>,
+        mime: String,
+    ) -> Result<(Vec<u8>, String), PackErrorKind> {
+        if mime != "image/ktx2" {
+            return Ok((bytes, mime));
+        }
+        let textures = self.out.json["textures"].as_array().map_or(0, Vec::len);
+        let core: Vec<usize> = (0..textures)
+            .filter(|&t| self.out.json["textures"][t]["source"].as_u64() == Some(i as u64))
+            .collect();
+        if core.is_empty() {
+            return Ok((bytes, mime));
+        }
+        // KTX2's vkFormat: the u32 after the 12-byte identifier; 0 for Basis Universal.
+        let basis = bytes.get(12..16) == Some(&[0, 0, 0, 0][..]);
+        if basis {
+            for t in core {
+                let texture = &mut self.out.json["textures"][t];
+                if let Some(obj) = texture.as_object_mut() {
+                    obj.remove("source");
+                }
+                if !texture["extensions"].is_object() {
+                    texture["extensions"] = json!({});
+                }
+                if texture["extensions"].get(KHR_TEXTURE_BASISU).is_none() {
+                    texture["extensions"][KHR_TEXTURE_BASISU] = json!({ "source": i });
+                }
+            }
+            self.basisu = true;
+            return Ok((bytes, mime));
+        }
+        let image = crate::ktx2::decode_image(&bytes).map_err(|error| PackErrorKind::Ktx2 {
+            what: format!("image {i}"),
+            error,
+        })?;
+        let mut png = Vec::new();
+        image
+            .write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png)
+            .map_err(|e| PackErrorKind::Image {
+                image: format!("image {i}"),
+                error: crate::mesh::ImageError::Decode(e),
+            })?;
+        self.report.warnings.push(Warning::new(
+            format!("image {i}"),
+            WarningKind::Ktx2ImageAsPng,
+        ));
+        Ok((png, "image/png".into()))
     }
 }

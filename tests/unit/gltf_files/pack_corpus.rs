@@ -501,3 +501,88 @@ fn only_base_colour_gains_a_uv_transform() {
         assert!(found.is_empty(), "{}: {found:?}", source.display());
     }
 }
+
+/// A quad whose base colour texture names a KTX2 image as its core `source` (Bevy reads it; the
+/// validator warns, and would call the same image embedded in a GLB an error): packed, a plain
+/// RGBA8 KTX2 becomes a PNG of the same pixels with a warning, and a Basis Universal one
+/// (vkFormat 0) moves to KHR_texture_basisu, which the file then requires; neither file has a
+/// validator error its source has not.
+#[test]
+fn ktx2_images_named_as_core_sources_are_carried_validly() {
+    use crate::ktx2::{Ktx2Texture, TexelFormat};
+    let dir = tempdir();
+    let pixels: Vec<u8> = (0..16u8)
+        .flat_map(|k| [k * 16, 255 - k * 16, 7 * k, 255])
+        .collect();
+    let ktx = crate::ktx2::write(&Ktx2Texture::new(
+        TexelFormat::Rgba8Unorm,
+        4,
+        4,
+        vec![pixels.clone()],
+    ))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let mut basis = ktx.clone();
+    basis[12..16].copy_from_slice(&[0; 4]);
+    for (name, image, is_basis) in [("plain", &ktx, false), ("basis", &basis, true)] {
+        let mut b = Builder::new(json!({ "asset": { "version": "2.0" }, "scene": 0,
+            "scenes": [{ "nodes": [0] }], "nodes": [{ "mesh": 0 }] }));
+        let vertex = Some(Target::ArrayBuffer);
+        let p = b.positions(&[
+            [0.0, 0.0, 0.0],
+            [1.0, 0.0, 0.0],
+            [1.0, 1.0, 0.0],
+            [0.0, 1.0, 0.0],
+        ]);
+        let uv = b.floats(&[[0.0f32, 1.0], [1.0, 1.0], [1.0, 0.0], [0.0, 0.0]], vertex);
+        let i = b.indices(&[0, 1, 2, 0, 2, 3]);
+        b.json["meshes"] = json!([{ "primitives": [{ "attributes":
+            { "POSITION": p, "TEXCOORD_0": uv }, "indices": i, "material": 0 }] }]);
+        b.json["materials"] =
+            json!([{ "pbrMetallicRoughness": { "baseColorTexture": { "index": 0 } } }]);
+        b.json["textures"] = json!([{ "source": 0 }]);
+        b.json["images"] = json!([{ "uri": format!("{name}.ktx2") }]);
+        std::fs::write(dir.path().join(format!("{name}.ktx2")), image)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join(format!("{name}.gltf"));
+        b.write_gltf(&path).unwrap_or_else(|e| panic!("{e}"));
+        let out = packed(&path, &PackOptions::default());
+        let (json, buffers) = open(&out.glb);
+        let as_png = out
+            .report
+            .warnings
+            .iter()
+            .any(|w| matches!(w.kind(), WarningKind::Ktx2ImageAsPng));
+        assert_eq!(as_png, !is_basis, "{name}: {:?}", out.report.warnings);
+        if is_basis {
+            assert!(json["textures"][0].get("source").is_none());
+            assert_eq!(
+                json["textures"][0]["extensions"]["KHR_texture_basisu"]["source"],
+                0
+            );
+            assert!(json["extensionsRequired"]
+                .as_array()
+                .is_some_and(|l| l.iter().any(|e| e == "KHR_texture_basisu")));
+        } else {
+            assert_eq!(json["images"][0]["mimeType"], "image/png");
+            let view = &json["bufferViews"]
+                [json["images"][0]["bufferView"].as_u64().unwrap_or(0) as usize];
+            let start = view["byteOffset"].as_u64().unwrap_or(0) as usize;
+            let png = &buffers[0][start..start + view["byteLength"].as_u64().unwrap_or(0) as usize];
+            let decoded = image::load_from_memory(png)
+                .unwrap_or_else(|e| panic!("{e}"))
+                .to_rgba8();
+            assert_eq!(decoded.into_raw(), pixels, "the same pixels");
+        }
+        let Some(before) = error_codes(&path) else {
+            return;
+        };
+        let written = dir.path().join(format!("{name}-packed.glb"));
+        std::fs::write(&written, &out.glb).unwrap_or_else(|e| panic!("{e}"));
+        let after = error_codes(&written).unwrap_or_default();
+        let new: Vec<&String> = after.iter().filter(|c| !before.contains(c)).collect();
+        assert!(
+            new.is_empty(),
+            "{name}: new validator errors {new:?} (source: {before:?})"
+        );
+    }
+}
