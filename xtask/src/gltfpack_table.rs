@@ -7,7 +7,7 @@
 //! angle errors, handedness kept, unmatched vertices, the largest position and UV moves), then
 //! judged: Khronos' validator (its error count), and `gltf-transform copy` (whether the copy
 //! loads in qtangent and keeps the file's frames). Printed as one markdown table
-//! (docs/GLTFPACK.md).
+//! (docs/GLTFPACK.md), then the corpus table (`corpus_table.rs`).
 
 use std::path::Path;
 use std::process::Command;
@@ -222,7 +222,7 @@ pub fn run_table(root: &Path, assets: &Path) -> Result<(), String> {
         }
     }
     println!("\n{}", table.concat());
-    Ok(())
+    crate::corpus_table::run(root, assets, &judges)
 }
 
 /// `rows` (frame_diff's header lines, if any, and its row) with `judged` appended to the row
@@ -288,19 +288,19 @@ fn kept(row: &str) -> String {
 }
 
 /// The `numErrors` of a validator report (xtask reads no JSON otherwise, so no parser).
-fn num_errors(report: &str) -> Option<u64> {
+pub(crate) fn num_errors(report: &str) -> Option<u64> {
     let at = report.find("\"numErrors\"")? + "\"numErrors\"".len();
     let rest = report[at..].trim_start().strip_prefix(':')?.trim_start();
     let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
     digits.parse().ok()
 }
 
-fn first_line(e: &str) -> &str {
+pub(crate) fn first_line(e: &str) -> &str {
     e.lines().find(|l| !l.trim().is_empty()).unwrap_or(e)
 }
 
 /// `frame_diff ARGS`'s standard output (its rows), failing with its error.
-fn frame_diff(root: &Path, args: &[&str]) -> Result<String, String> {
+pub(crate) fn frame_diff(root: &Path, args: &[&str]) -> Result<String, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(&cargo)
         .args([
