@@ -27,6 +27,7 @@
 
 mod error;
 mod fallback;
+mod instancing;
 mod morph;
 mod order;
 mod quantize;
