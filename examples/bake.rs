@@ -375,6 +375,7 @@ fn default_job(args: &Args) -> (Scene, String, Vec<BakeJob>) {
             name: "torus".into(),
             primitives: vec![torus],
             instances: Vec::new(),
+            weights: Vec::new(),
         }],
         ..Scene::default()
     };

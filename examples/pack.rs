@@ -194,9 +194,18 @@ fn load(args: &Args) -> Result<(Scene, Vec<Prepared>, SceneMaps), String> {
     let baker = qtangent::qmap::Baker::new(ctx.raster_backend(), &options);
     let console = &mut console::Console::with_progress("pack");
     let maps = SceneMaps::new(&render, &baker, kinds, console).map_err(|e| e.to_string())?;
-    let prepared = render.meshes.iter().map(|m| m.mesh.clone()).collect();
     let scene = render
         .source
         .ok_or("the render scene kept no loaded file")?;
+    // The renderer draws meshes at their default morph weights; the file stores the rest pose.
+    let posed = scene
+        .meshes
+        .iter()
+        .any(|m| m.weights.iter().any(|&w| w != 0.0));
+    let prepared = if posed {
+        scene.prepare().map_err(|e| e.to_string())?
+    } else {
+        render.meshes.iter().map(|m| m.mesh.clone()).collect()
+    };
     Ok((scene, prepared, maps))
 }

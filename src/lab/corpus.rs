@@ -15,7 +15,7 @@ use crate::gltf::{Builder, Target};
 use crate::lab::LabError;
 use crate::mesh::Primitive;
 
-/// The corpus files, by name (`morph.gltf`, …), as [`write`] writes them.
+/// The corpus files, by name (`morph.gltf`, …), as [`write()`] writes them.
 pub const FILES: [&str; 4] = [
     "morph.gltf",
     "shared.gltf",

@@ -146,6 +146,7 @@ fn read_models(
                 world: Mat4::IDENTITY,
                 skin: None,
             }],
+            weights: Vec::new(),
         });
     }
     Ok(meshes)

@@ -72,6 +72,9 @@ pub struct Mesh {
     /// Where the scene places this mesh: one entry per node that uses it. Empty for a mesh that
     /// no node uses; OBJ meshes get one identity instance.
     pub instances: Vec<Instance>,
+    /// The mesh's default morph weights (`mesh.weights`; empty without targets or weights:
+    /// all 0), one per target of each of its primitives.
+    pub weights: Vec<f32>,
 }
 
 /// A placement of a mesh by a node.
@@ -345,6 +348,65 @@ pub struct Primitive {
     /// The object-space quaternion map a packed file embeds for this primitive
     /// (`QTANGENT_frames.objectMap`).
     pub object_map: Option<PackedMap>,
+    /// glTF morph targets: per-vertex deltas, one entry per target, weighted by
+    /// [`Mesh::weights`] ([`Primitive::morphed`]).
+    pub targets: Vec<MorphTarget>,
+}
+
+/// One morph target of a primitive: deltas added, times the target's weight, to the base
+/// attributes (each `None` where the target leaves that attribute alone).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MorphTarget {
+    /// POSITION deltas.
+    pub positions: Option<Vec<Vec3>>,
+    /// NORMAL deltas.
+    pub normals: Option<Vec<Vec3>>,
+    /// TANGENT deltas (xyz; the handedness is not morphed).
+    pub tangents: Option<Vec<Vec3>>,
+}
+
+impl Primitive {
+    /// The primitive morphed by `weights` (one per target; missing ones are 0), as glTF
+    /// defines it: each attribute plus the weighted sum of its targets' deltas, normals and
+    /// tangents renormalised (where a sum cancels to zero the base direction is kept). The
+    /// result has no targets. Identity: `morphed(&[])` is the primitive without its targets.
+    #[must_use]
+    pub fn morphed(&self, weights: &[f32]) -> Primitive {
+        let mut out = Primitive {
+            targets: Vec::new(),
+            ..self.clone()
+        };
+        for (t, &w) in self.targets.iter().zip(weights) {
+            if w == 0.0 {
+                continue;
+            }
+            if let Some(d) = &t.positions {
+                for (p, d) in out.positions.iter_mut().zip(d) {
+                    *p += w * *d;
+                }
+            }
+            if let (Some(n), Some(d)) = (out.normals.as_mut(), &t.normals) {
+                for (n, d) in n.iter_mut().zip(d) {
+                    *n += w * *d;
+                }
+            }
+            if let (Some(tan), Some(d)) = (out.tangents.as_mut(), &t.tangents) {
+                for (tan, d) in tan.iter_mut().zip(d) {
+                    *tan += (w * *d).extend(0.0);
+                }
+            }
+        }
+        let base_normals = self.normals.iter().flatten();
+        for (n, base) in out.normals.iter_mut().flatten().zip(base_normals) {
+            *n = n.try_normalize().unwrap_or(*base);
+        }
+        let base_tangents = self.tangents.iter().flatten();
+        for (t, base) in out.tangents.iter_mut().flatten().zip(base_tangents) {
+            let xyz = t.truncate().try_normalize().unwrap_or(base.truncate());
+            *t = xyz.extend(base.w);
+        }
+        out
+    }
 }
 
 /// A quaternion map embedded in a packed file (`QTANGENT_frames`, docs/GLTF.md): a KTX2 image
@@ -410,6 +472,24 @@ impl Primitive {
         }
         for (set, w) in self.weights.iter().enumerate() {
             check_finite(&format!("WEIGHTS_{set}"), w.iter().copied())?;
+        }
+        for (k, t) in self.targets.iter().enumerate() {
+            for (name, deltas) in [
+                ("POSITION", &t.positions),
+                ("NORMAL", &t.normals),
+                ("TANGENT", &t.tangents),
+            ] {
+                let Some(d) = deltas else { continue };
+                let attribute = format!("morph target {k} {name}");
+                if d.len() != n {
+                    return Err(ErrorKind::CountMismatch {
+                        attribute,
+                        count: d.len(),
+                        positions: n,
+                    });
+                }
+                check_finite(&attribute, d.iter().map(|v| v.to_array()))?;
+            }
         }
         if let Some(normals) = &self.normals {
             check_finite("NORMAL", normals.iter().map(|v| v.to_array()))?;

@@ -332,7 +332,9 @@ impl RenderScene {
         let mut objects = Vec::new();
         for m in &loaded.meshes {
             for p in &m.primitives {
-                let prepared = p
+                // Drawn at the mesh's default morph weights (`mesh.weights`), as glTF asks.
+                let posed = p.morphed(&m.weights);
+                let prepared = posed
                     .prepare()
                     .map_err(|kind| MeshError::at(path, &p.label, kind))?;
                 let material = p.material.unwrap_or_else(|| {

@@ -39,6 +39,9 @@ pub(super) const FLOAT_BYTE_SHORT: &[ComponentType] =
 pub(super) const POSITION: Expect = expect(Vec3, FLOAT_BYTE_SHORT, "VEC3 float, byte or short");
 pub(super) const NORMAL: Expect = expect(Vec3, &[Float, Byte, Short], "VEC3 float, byte or short");
 pub(super) const TANGENT: Expect = expect(Vec4, &[Float, Byte, Short], "VEC4 float, byte or short");
+/// A morph target's POSITION, NORMAL or TANGENT deltas (KHR_mesh_quantization allows byte and
+/// short, normalised or not).
+pub(super) const MORPH: Expect = expect(Vec3, FLOAT_BYTE_SHORT, "VEC3 float, byte or short");
 pub(super) const TEXCOORD: Expect = expect(Vec2, FLOAT_BYTE_SHORT, "VEC2 float, byte or short");
 pub(super) const JOINTS: Expect = expect(
     Vec4,

@@ -161,6 +161,7 @@ fn read_meshes(
             name: mesh_name,
             primitives,
             instances: instances_of.remove(&mesh.index()).unwrap_or_default(),
+            weights: mesh.weights().map(<[f32]>::to_vec).unwrap_or_default(),
         });
     }
     if meshes.is_empty() {

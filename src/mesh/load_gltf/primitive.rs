@@ -8,7 +8,7 @@ use glam::{Vec2, Vec3, Vec4};
 use gltf::mesh::{Mode, Semantic};
 
 use super::accessor::{
-    checked, Expect, INDICES, JOINTS, NORMAL, POSITION, TANGENT, TEXCOORD, WEIGHTS,
+    checked, Expect, INDICES, JOINTS, MORPH, NORMAL, POSITION, TANGENT, TEXCOORD, WEIGHTS,
 };
 use super::File;
 use crate::gltf::read::Reader;
@@ -155,6 +155,7 @@ pub(super) fn read_primitive(
         indices.truncate(indices.len() - dropped);
     }
     let mut p = vertices(file, &accessors, positions)?;
+    p.targets = targets(file, prim)?;
     p.qtangents = super::qtangent::read_qtangents(file, prim, p.positions.len())?;
     p.object_map = super::qtangent::object_map(file, prim, p.positions.len())?;
     Ok(Outcome::Triangles(Box::new(Primitive {
@@ -233,6 +234,33 @@ fn vertices(file: &File<'_>, a: &Accessors, positions: Vec<Vec3>) -> Result<Prim
         weights,
         ..Primitive::default()
     })
+}
+
+/// The primitive's morph targets: POSITION, NORMAL and TANGENT deltas (float, or byte and short,
+/// normalised or not, as KHR_mesh_quantization allows), read as floats; other target attributes
+/// are not read.
+fn targets(
+    file: &File<'_>,
+    prim: &gltf::Primitive<'_>,
+) -> Result<Vec<crate::mesh::MorphTarget>, ErrorKind> {
+    let mut out = Vec::new();
+    for (k, target) in prim.morph_targets().enumerate() {
+        let read =
+            |name: &str, acc: Option<gltf::Accessor<'_>>| -> Result<Option<Vec<Vec3>>, ErrorKind> {
+                let Some(acc) = acc else {
+                    return Ok(None);
+                };
+                let attribute = format!("morph target {k} {name}");
+                let acc = checked(file, acc.index(), &attribute, &MORPH)?;
+                vectors::<3, Vec3>(file, Some(acc), &attribute)
+            };
+        out.push(crate::mesh::MorphTarget {
+            positions: read("POSITION", target.positions())?,
+            normals: read("NORMAL", target.normals())?,
+            tangents: read("TANGENT", target.tangents())?,
+        });
+    }
+    Ok(out)
 }
 
 /// An optional attribute's elements as glam vectors of `N` floats.

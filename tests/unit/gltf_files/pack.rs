@@ -155,7 +155,7 @@ fn pack_maps(
 }
 
 /// `scene` drawn in `mode` at 320 × 240 from the default view, maps stored as `options` says.
-fn draw(scene: &RenderScene, mode: FrameSource, options: &MapOptions) -> RgbaImage {
+pub(super) fn draw(scene: &RenderScene, mode: FrameSource, options: &MapOptions) -> RgbaImage {
     let ctx = context();
     let renderer = Renderer::new(ctx).expect("renderer");
     let formats: Vec<Format> = match mode {

@@ -201,7 +201,7 @@ fn draw(scene: &RenderScene, format: Format) -> image::RgbaImage {
 /// Pixels whose 3 × 3 neighbourhood in `img` spans at most `levels` in every channel: away
 /// from silhouettes and steep shading, where a sub-pixel shift changes a pixel by at most
 /// `levels` times the shift.
-fn smooth(img: &image::RgbaImage, levels: u8) -> Vec<bool> {
+pub(super) fn smooth(img: &image::RgbaImage, levels: u8) -> Vec<bool> {
     let (w, h) = img.dimensions();
     let mut mask = vec![false; (w * h) as usize];
     for y in 1..h.saturating_sub(1) {
