@@ -422,6 +422,30 @@ pub struct PackedMap {
 }
 
 impl Primitive {
+    /// Every morph target's deltas: one per position, finite.
+    fn validate_targets(&self) -> Result<(), ErrorKind> {
+        let n = self.positions.len();
+        for (k, t) in self.targets.iter().enumerate() {
+            for (name, deltas) in [
+                ("POSITION", &t.positions),
+                ("NORMAL", &t.normals),
+                ("TANGENT", &t.tangents),
+            ] {
+                let Some(d) = deltas else { continue };
+                let attribute = format!("morph target {k} {name}");
+                if d.len() != n {
+                    return Err(ErrorKind::CountMismatch {
+                        attribute,
+                        count: d.len(),
+                        positions: n,
+                    });
+                }
+                check_finite(&attribute, d.iter().map(|v| v.to_array()))?;
+            }
+        }
+        Ok(())
+    }
+
     /// Checks the invariants listed on [`Primitive`].
     ///
     /// # Errors
@@ -473,24 +497,7 @@ impl Primitive {
         for (set, w) in self.weights.iter().enumerate() {
             check_finite(&format!("WEIGHTS_{set}"), w.iter().copied())?;
         }
-        for (k, t) in self.targets.iter().enumerate() {
-            for (name, deltas) in [
-                ("POSITION", &t.positions),
-                ("NORMAL", &t.normals),
-                ("TANGENT", &t.tangents),
-            ] {
-                let Some(d) = deltas else { continue };
-                let attribute = format!("morph target {k} {name}");
-                if d.len() != n {
-                    return Err(ErrorKind::CountMismatch {
-                        attribute,
-                        count: d.len(),
-                        positions: n,
-                    });
-                }
-                check_finite(&attribute, d.iter().map(|v| v.to_array()))?;
-            }
-        }
+        self.validate_targets()?;
         if let Some(normals) = &self.normals {
             check_finite("NORMAL", normals.iter().map(|v| v.to_array()))?;
             // Below this no direction survives normalisation in f32 (see frame::MIN_MAGNITUDE).
