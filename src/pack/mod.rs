@@ -672,12 +672,7 @@ impl Writer<'_> {
             attrs.insert(QTANGENT_ATTRIBUTE.into(), json!(qt));
         }
         if options.keep_normals && !morphing {
-            let normals: Vec<[f32; 3]> = p.frames.iter().map(|f| f.normal.to_array()).collect();
-            let tangents: Vec<[f32; 4]> = p
-                .frames
-                .iter()
-                .map(|f| f.tangent.extend(f.handedness()).to_array())
-                .collect();
+            let (normals, tangents) = morph::normals_and_tangents(p);
             attrs.insert("NORMAL".into(), json!(self.out.floats(&normals, vertex)));
             attrs.insert("TANGENT".into(), json!(self.out.floats(&tangents, vertex)));
         }

@@ -215,12 +215,7 @@ impl Writer<'_> {
         attrs: &mut Map<String, Value>,
     ) {
         let vertex = Some(Target::ArrayBuffer);
-        let normals: Vec<[f32; 3]> = p.frames.iter().map(|f| f.normal.to_array()).collect();
-        let tangents: Vec<[f32; 4]> = p
-            .frames
-            .iter()
-            .map(|f| f.tangent.extend(f.handedness()).to_array())
-            .collect();
+        let (normals, tangents) = normals_and_tangents(p);
         if self.position_grid.is_none() {
             attrs.insert("NORMAL".into(), json!(self.out.floats(&normals, vertex)));
             if tangents_read {
@@ -282,4 +277,15 @@ impl Writer<'_> {
             }
         }
     }
+}
+
+/// The glTF NORMAL and TANGENT (xyz and handedness) of `p`'s frames.
+pub(super) fn normals_and_tangents(p: &Prepared) -> (Vec<[f32; 3]>, Vec<[f32; 4]>) {
+    let normals = p.frames.iter().map(|f| f.normal.to_array()).collect();
+    let tangents = p
+        .frames
+        .iter()
+        .map(|f| f.tangent.extend(f.handedness()).to_array())
+        .collect();
+    (normals, tangents)
 }

@@ -38,6 +38,18 @@ fn packed(path: &Path, options: &PackOptions) -> Packed {
     pack_file(path, options).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// The corpus file `name`, written into `dir`, with its JSON and buffers.
+fn corpus_file(dir: &Path, name: &str) -> (PathBuf, Value, Vec<Vec<u8>>) {
+    let path = corpus(dir)
+        .into_iter()
+        .find(|p| p.ends_with(name))
+        .unwrap_or_else(|| panic!("the corpus has {name}"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+    let json: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    let buffers = read_buffers(&json, None, Some(dir)).unwrap_or_else(|e| panic!("{e}"));
+    (path, json, buffers)
+}
+
 /// A GLB's JSON and buffers (compressed views decoded).
 fn open(glb_bytes: &[u8]) -> (Value, Vec<Vec<u8>>) {
     let parts = glb::split(glb_bytes).unwrap_or_else(|e| panic!("{e}"));
@@ -139,13 +151,7 @@ fn the_corpus_packs_without_new_validator_errors_and_compression_never_grows_it(
 #[test]
 fn morph_targets_and_their_animation_survive_packing() {
     let dir = tempdir();
-    let source = corpus(dir.path())
-        .into_iter()
-        .find(|p| p.ends_with("morph.gltf"))
-        .unwrap_or_else(|| panic!("the corpus has morph.gltf"));
-    let src_text = std::fs::read_to_string(&source).unwrap_or_else(|e| panic!("{e}"));
-    let src: Value = serde_json::from_str(&src_text).unwrap_or_else(|e| panic!("{e}"));
-    let src_buffers = read_buffers(&src, None, Some(dir.path())).unwrap_or_else(|e| panic!("{e}"));
+    let (source, src, src_buffers) = corpus_file(dir.path(), "morph.gltf");
     for meshopt in [false, true] {
         let out = packed(
             &source,
@@ -211,10 +217,7 @@ fn morph_targets_and_their_animation_survive_packing() {
 #[test]
 fn shared_vertex_data_stays_shared() {
     let dir = tempdir();
-    let source = corpus(dir.path())
-        .into_iter()
-        .find(|p| p.ends_with("shared.gltf"))
-        .unwrap_or_else(|| panic!("the corpus has shared.gltf"));
+    let (source, _, _) = corpus_file(dir.path(), "shared.gltf");
     let out = packed(&source, &PackOptions::default());
     let (json, _) = open(&out.glb);
     let prims: Vec<&Value> = json["meshes"]
@@ -418,13 +421,7 @@ fn instanced_world_positions(json: &Value, buffers: &[Vec<u8>]) -> Vec<Vec<Vec3>
 #[test]
 fn instanced_meshes_are_quantised_and_drawn_in_place() {
     let dir = tempdir();
-    let source = corpus(dir.path())
-        .into_iter()
-        .find(|p| p.ends_with("instanced.gltf"))
-        .unwrap_or_else(|| panic!("the corpus has instanced.gltf"));
-    let src_text = std::fs::read_to_string(&source).unwrap_or_else(|e| panic!("{e}"));
-    let src: Value = serde_json::from_str(&src_text).unwrap_or_else(|e| panic!("{e}"));
-    let src_buffers = read_buffers(&src, None, Some(dir.path())).unwrap_or_else(|e| panic!("{e}"));
+    let (source, src, src_buffers) = corpus_file(dir.path(), "instanced.gltf");
     let out = packed(&source, &PackOptions::default());
     let (json, buffers) = open(&out.glb);
     let prim = &json["meshes"][0]["primitives"][0];
@@ -608,12 +605,7 @@ fn packed_morph_targets_draw_as_the_source_morphed() {
     use crate::qmap::MapOptions;
     use crate::render::{self, FrameSource, RenderScene};
     let dir = tempdir();
-    let source = corpus(dir.path())
-        .into_iter()
-        .find(|p| p.ends_with("morph.gltf"))
-        .unwrap_or_else(|| panic!("the corpus has morph.gltf"));
-    let src: Value = serde_json::from_str(&std::fs::read_to_string(&source).unwrap_or_default())
-        .unwrap_or_else(|e| panic!("{e}"));
+    let (source, src, _) = corpus_file(dir.path(), "morph.gltf");
     let out = packed(&source, &PackOptions::default());
     let parts = glb::split(&out.glb).unwrap_or_else(|e| panic!("{e}"));
     let packed_json: Value = serde_json::from_slice(parts.json).unwrap_or_else(|e| panic!("{e}"));
