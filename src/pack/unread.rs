@@ -1,6 +1,9 @@
 //! Attributes nothing reads leave the file, as gltfpack leaves them out: a UV set no texture of
 //! the primitive's material (nor of a material a KHR_materials_variants mapping gives it), no
-//! tangent-space map of its material and no object-space map of its own samples.
+//! tangent-space map of its material and no object-space map of its own samples, and (set 0)
+//! from which no reader derives tangents (a material with a normal map, anisotropy or a
+//! tangent-space map reads them: three.js and Bevy derive an anisotropic material's tangents
+//! from set 0 when the file stores none they read).
 //! [`PackOptions::keep_attributes`](super::PackOptions::keep_attributes) keeps them.
 
 use serde_json::Value;
@@ -41,10 +44,11 @@ impl Writer<'_> {
                 let textured = materials
                     .iter()
                     .any(|&m| reads_set(&self.out.json["materials"][m], set));
+                // A reader without stored tangents derives them from set 0's UVs (three.js'
+                // and Bevy's anisotropy do, texture or not): a material that reads tangents
+                // reads those UVs.
                 let mapped = set == 0
-                    && (materials
-                        .iter()
-                        .any(|&m| self.tangent_mapped.get(m).copied().unwrap_or(false))
+                    && (materials.iter().any(|&m| self.reads_tangents(m))
                         || object.is_some_and(|o| o.map_uvs.is_none()));
                 textured || mapped
             })

@@ -241,7 +241,8 @@ fn shared_vertex_data_stays_shared() {
 }
 
 /// The untextured torus's UVs leave the file with a warning counting them, and stay with
-/// `keep_attributes`; the textured morph grid keeps its UVs (its material samples them).
+/// `keep_attributes`, and when its material is anisotropic (no texture: readers derive its
+/// tangents from the UVs); the textured morph grid keeps its UVs (its material samples them).
 #[test]
 fn unread_uvs_leave_with_a_warning_and_stay_when_asked() {
     let dir = tempdir();
@@ -275,6 +276,17 @@ fn unread_uvs_leave_with_a_warning_and_stay_when_asked() {
         .get("TEXCOORD_0")
         .is_some());
     assert!(kept.glb.len() > out.glb.len());
+    // Anisotropic without a texture: three.js and Bevy derive its tangents from the UVs.
+    let text = std::fs::read_to_string(torus).unwrap_or_else(|e| panic!("{e}"));
+    let mut doc: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    doc["materials"][0]["extensions"] =
+        json!({ "KHR_materials_anisotropy": { "anisotropyStrength": 0.5 } });
+    doc["extensionsUsed"] = json!(["KHR_materials_anisotropy"]);
+    let anisotropic = dir.path().join("anisotropic-torus.gltf");
+    std::fs::write(&anisotropic, doc.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    let (json, _) = open(&packed(&anisotropic, &PackOptions::default()).glb);
+    let attrs = &json["meshes"][0]["primitives"][0]["attributes"];
+    assert!(attrs.get("TEXCOORD_0").is_some(), "anisotropic: kept");
     let morph = files
         .iter()
         .find(|p| p.ends_with("morph.gltf"))
