@@ -650,7 +650,9 @@ impl Writer<'_> {
     ) -> Map<String, Value> {
         let vertex = Some(Target::ArrayBuffer);
         let mut attrs = Map::new();
-        let position = self.position_attribute(&p.positions);
+        // A morphing primitive is read by the engines' own loaders, which take f32 (Bevy's,
+        // through the gltf crate, panics on quantised morph targets): `morph.rs`.
+        let position = self.position_attribute(&p.positions, morphing);
         attrs.insert("POSITION".into(), json!(position));
         if loaded.uvs.is_some() && !uvs_read {
             self.unread("TEXCOORD_0");

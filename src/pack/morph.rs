@@ -2,14 +2,14 @@
 //! target's NORMAL and TANGENT deltas need a NORMAL and TANGENT in the primitive to add to (the
 //! validator's MESH_PRIMITIVE_MORPH_TARGET_NO_BASE_ACCESSOR). A quaternion does not morph by
 //! addition in any reader, so a primitive with morph targets stores its frames as every reader
-//! morphs them: NORMAL, and TANGENT where a material reads tangents (normalised 16-bit integers
-//! when positions are quantised, KHR_mesh_quantization; f32 with `--float`), in place of
-//! `_QTANGENT`, and its targets' deltas copied through the vertex splits and the GPU order.
-//! Position deltas are written in the position grid's units (the dequantising node's scale
-//! multiplies them with the base) as 16-bit integers, NORMAL and TANGENT deltas as normalised
-//! 16-bit integers (f32 where a component passes ±1), UV deltas of TEXCOORD_0 in the material's
-//! UV grid units (f32); other deltas (COLOR_n, TEXCOORD_n for n > 0) byte for byte as the source
-//! stores them. A target's TANGENT deltas leave with the TANGENT nothing reads. `mesh.weights`, node `weights`
+//! morphs them: NORMAL, and TANGENT where a material reads tangents, in place of `_QTANGENT`,
+//! and its targets' deltas copied through the vertex splits and the GPU order. Such a primitive
+//! is read by the engines' own loaders, which take morphing data as f32 (Bevy's, through the
+//! gltf crate, panics on quantised targets), so its positions are the grid's indices as f32 (the
+//! mesh's dequantising node scales every primitive), its NORMAL and TANGENT f32, its position
+//! deltas f32 in grid units, NORMAL and TANGENT deltas f32, UV deltas of TEXCOORD_0 f32 in the
+//! material's UV grid units; other deltas (COLOR_n, TEXCOORD_n for n > 0) byte for byte as the
+//! source stores them. A target's TANGENT deltas leave with the TANGENT nothing reads. `mesh.weights`, node `weights`
 //! and the `weights` animation channels stay (moved with the mesh to its dequantising node).
 
 use glam::Vec3;
@@ -17,7 +17,7 @@ use serde_json::{json, Map, Value};
 
 use super::{PackErrorKind, Writer};
 use crate::gltf::read::as_usize;
-use crate::gltf::{AccessorLayout, AccessorType, ComponentType, Target};
+use crate::gltf::Target;
 use crate::mesh::Prepared;
 
 impl Writer<'_> {
@@ -59,82 +59,20 @@ impl Writer<'_> {
         Ok(Some(Value::Array(out)))
     }
 
-    /// POSITION deltas in the position grid's units, with the min and max glTF asks of a
-    /// POSITION accessor: signed 16-bit integers when positions are quantised and every delta
-    /// fits (KHR_mesh_quantization; each moves at most half a grid step, as a position does),
-    /// else f32.
+    /// POSITION deltas in the position grid's units, f32, with the min and max glTF asks of a
+    /// POSITION accessor.
     fn position_deltas(&mut self, a: usize, p: &Prepared) -> Result<usize, PackErrorKind> {
         let deltas = self.source_vertex_floats::<3>(a, p, "POSITION")?;
-        let Some(grid) = self.position_grid else {
-            return Ok(self.out.positions(&deltas));
-        };
-        let deltas: Vec<Vec3> = deltas
+        let step = self.position_grid.map_or(1.0, |g| g.step());
+        let deltas: Vec<[f32; 3]> = deltas
             .into_iter()
-            .map(|d| Vec3::from(d) / grid.step())
+            .map(|d| (Vec3::from(d) / step).to_array())
             .collect();
-        let fits = deltas
-            .iter()
-            .all(|d| d.abs().max_element() <= f32::from(i16::MAX));
-        if !fits {
-            let floats: Vec<[f32; 3]> = deltas.iter().map(|d| d.to_array()).collect();
-            return Ok(self.out.positions(&floats));
-        }
-        let q: Vec<[i16; 3]> = deltas
-            .iter()
-            .map(|d| d.round().to_array().map(|c| c as i16))
-            .collect();
-        let layout = AccessorLayout {
-            component: ComponentType::Short,
-            kind: AccessorType::Vec3,
-            normalized: false,
-        };
-        let index = self
-            .out
-            .accessor(bytemuck::cast_slice(&q), layout, Some(Target::ArrayBuffer));
-        let (lo, hi) = q
-            .iter()
-            .fold(([i16::MAX; 3], [i16::MIN; 3]), |(lo, hi), v| {
-                (
-                    std::array::from_fn(|k| lo[k].min(v[k])),
-                    std::array::from_fn(|k| hi[k].max(v[k])),
-                )
-            });
-        self.out.json["accessors"][index]["min"] = json!(lo);
-        self.out.json["accessors"][index]["max"] = json!(hi);
-        Ok(index)
+        Ok(self.out.positions(&deltas))
     }
 
-    /// NORMAL or TANGENT deltas (VEC3): normalised signed 16-bit integers when positions are
-    /// quantised (KHR_mesh_quantization is then required) and every component lies in [−1, 1]
-    /// (1/65534 off at most, the base frame's precision), else f32.
-    fn direction_deltas(
-        &mut self,
-        a: usize,
-        p: &Prepared,
-        name: &str,
-    ) -> Result<usize, PackErrorKind> {
-        let deltas = self.source_vertex_floats::<3>(a, p, name)?;
-        let fits = deltas.iter().flatten().all(|c| c.abs() <= 1.0);
-        if self.position_grid.is_none() || !fits {
-            return Ok(self.out.floats(&deltas, Some(Target::ArrayBuffer)));
-        }
-        let q: Vec<i16> = deltas
-            .iter()
-            .flatten()
-            .map(|&c| (c * 32767.0).round() as i16)
-            .collect();
-        let layout = AccessorLayout {
-            component: ComponentType::Short,
-            kind: AccessorType::Vec3,
-            normalized: true,
-        };
-        Ok(self
-            .out
-            .accessor(bytemuck::cast_slice(&q), layout, Some(Target::ArrayBuffer)))
-    }
-
-    /// TEXCOORD_0 deltas in the units of the material's UV grid, when its UVs are quantised
-    /// (the grid's KHR_texture_transform scales the morphed UV); f32.
+    /// TEXCOORD_0 deltas in the units of the material's stored UVs (the grid's transform scales
+    /// the morphed UV; UVs stored as themselves: UV units), f32.
     fn uv_deltas(
         &mut self,
         a: usize,
@@ -147,6 +85,17 @@ impl Writer<'_> {
             .into_iter()
             .map(|d| [d[0] / scale[0], d[1] / scale[1]])
             .collect();
+        Ok(self.out.floats(&deltas, Some(Target::ArrayBuffer)))
+    }
+
+    /// NORMAL or TANGENT deltas (VEC3), f32.
+    fn direction_deltas(
+        &mut self,
+        a: usize,
+        p: &Prepared,
+        name: &str,
+    ) -> Result<usize, PackErrorKind> {
+        let deltas = self.source_vertex_floats::<3>(a, p, name)?;
         Ok(self.out.floats(&deltas, Some(Target::ArrayBuffer)))
     }
 
@@ -205,9 +154,7 @@ impl Writer<'_> {
     }
 
     /// NORMAL (and TANGENT, when `tangents_read`: a material of the primitive has a normal map,
-    /// anisotropy or a tangent-space map) of a morphing primitive's prepared frames: normalised 16-bit
-    /// integers when positions are quantised (KHR_mesh_quantization is then required anyway;
-    /// 0.002° a unit vector at most), else f32.
+    /// anisotropy or a tangent-space map) of a morphing primitive's prepared frames, f32.
     pub(super) fn morph_base_frames(
         &mut self,
         p: &Prepared,
@@ -216,31 +163,9 @@ impl Writer<'_> {
     ) {
         let vertex = Some(Target::ArrayBuffer);
         let (normals, tangents) = normals_and_tangents(p);
-        if self.position_grid.is_none() {
-            attrs.insert("NORMAL".into(), json!(self.out.floats(&normals, vertex)));
-            if tangents_read {
-                attrs.insert("TANGENT".into(), json!(self.out.floats(&tangents, vertex)));
-            }
-            return;
-        }
-        let snorm = |v: f32| (v.clamp(-1.0, 1.0) * 32767.0).round() as i16;
-        let n: Vec<i16> = normals.iter().flatten().map(|&v| snorm(v)).collect();
-        let t: Vec<i16> = tangents.iter().flatten().map(|&v| snorm(v)).collect();
-        let layout = |kind| AccessorLayout {
-            component: ComponentType::Short,
-            kind,
-            normalized: true,
-        };
-        let n = self
-            .out
-            .accessor(bytemuck::cast_slice(&n), layout(AccessorType::Vec3), vertex);
-        let t = tangents_read.then(|| {
-            self.out
-                .accessor(bytemuck::cast_slice(&t), layout(AccessorType::Vec4), vertex)
-        });
-        attrs.insert("NORMAL".into(), json!(n));
-        if let Some(t) = t {
-            attrs.insert("TANGENT".into(), json!(t));
+        attrs.insert("NORMAL".into(), json!(self.out.floats(&normals, vertex)));
+        if tangents_read {
+            attrs.insert("TANGENT".into(), json!(self.out.floats(&tangents, vertex)));
         }
     }
 

@@ -411,13 +411,23 @@ fn weight_bytes(w: &[f32]) -> Vec<u8> {
 
 impl Writer<'_> {
     /// The POSITION attribute: on the file's grid when there is one (unsigned 16-bit integers
-    /// with their min/max), else f32.
-    pub(super) fn position_attribute(&mut self, positions: &[Vec3]) -> usize {
+    /// with their min/max; the grid's indices as f32 when `float`), else f32.
+    pub(super) fn position_attribute(&mut self, positions: &[Vec3], float: bool) -> usize {
         let Some(grid) = self.position_grid else {
             let floats: Vec<[f32; 3]> = positions.iter().map(|v| v.to_array()).collect();
             return self.out.positions(&floats);
         };
         let q: Vec<[u16; 3]> = positions.iter().map(|&p| grid.quantise(p)).collect();
+        if float {
+            // The grid's indices as f32 (the node's dequantisation applies to every primitive
+            // of the mesh), for readers that take only f32 where this primitive is read.
+            let floats: Vec<[f32; 3]> = q.iter().map(|k| k.map(f32::from)).collect();
+            for (&p, &k) in positions.iter().zip(&q) {
+                let error = p.distance(grid.dequantise(k));
+                self.report.position_error = self.report.position_error.max(error);
+            }
+            return self.out.positions(&floats);
+        }
         for (&p, &k) in positions.iter().zip(&q) {
             let error = p.distance(grid.dequantise(k));
             self.report.position_error = self.report.position_error.max(error);

@@ -623,3 +623,64 @@ fn the_anisotropy_direction_comes_from_the_map() {
         "plugin {db:.2} dB, no direction {db_none:.2} dB"
     );
 }
+
+/// qtangent's `corpus` tool (the lab's glTF corpus), beside `pack`.
+fn corpus_tool() -> PathBuf {
+    let pack = pack_tool().expect("checked by the caller");
+    let corpus = pack.with_file_name(format!("corpus{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        corpus.is_file(),
+        "{} not built (beside pack)",
+        corpus.display()
+    );
+    corpus
+}
+
+/// The lab's morphing grid (two primitives, two targets, a weights animation), packed with the
+/// defaults (its frames as NORMAL, which Bevy morphs itself), against the source as Bevy loads
+/// it, posed by the animation at rest (t = 0) and at weight 1 on the bump (t = 1): 50 dB, the
+/// Fox's bound, at weight 1; both figures printed (issue 39 compares them).
+#[test]
+fn morph_targets_packed_draw_as_bevy_morphs_the_source() {
+    if pack_tool().is_none() {
+        return;
+    }
+    let dir = out_dir("morph");
+    let status = Command::new(corpus_tool())
+        .arg(&dir)
+        .status()
+        .expect("the corpus tool runs");
+    assert!(status.success(), "corpus {} failed", dir.display());
+    let source = dir.join("morph.gltf");
+    let packed = dir.join("morph.glb");
+    pack(&source, &packed, &[]);
+    let mut figures = Vec::new();
+    for (time, name) in [("0", "rest"), ("1", "weight 1")] {
+        let pose = ["--animation", "0", "--time", time];
+        let bevy = dir.join(format!("bevy-{time}.png"));
+        let reference = view(
+            &source,
+            &bevy,
+            &[&["--mode", "standard"][..], &pose].concat(),
+        );
+        let camera = ["--camera", reference.camera.as_str()];
+        let plugin = dir.join(format!("plugin-{time}.png"));
+        view(&packed, &plugin, &[&camera[..], &pose].concat());
+        let a = rgb(&bevy);
+        let covered = coverage(&a);
+        assert!(
+            covered > 0.02,
+            "{name}: the grid covers {:.1}%",
+            100.0 * covered
+        );
+        figures.push((name, psnr(&a, &rgb(&plugin))));
+    }
+    for (name, db) in &figures {
+        println!("the morphing grid in Bevy at {name}: {db:.2} dB against the source");
+    }
+    let posed = figures[1].1;
+    assert!(
+        posed >= 50.0,
+        "at weight 1: {posed:.2} dB against the source"
+    );
+}
