@@ -615,9 +615,46 @@ impl Writer<'_> {
         reader.floats::<N>(&acc).map(Some).map_err(error)
     }
 
-    /// Every node placing a mesh without a skin gets a child node holding the mesh, its morph
-    /// weights and the position grid's translation and scale (when positions are quantised);
-    /// `weights` animation channels follow the mesh to the child.
+    /// Whether node `n` can take the dequantisation itself, as gltfpack writes it, rather than
+    /// through a child: no transform, children, camera or extension of its own (a light or
+    /// instancing would be moved or scaled with the mesh), not a joint, and no animation
+    /// channel moving it (a `weights` channel is fine).
+    fn dequantises_in_place(&self, n: usize) -> bool {
+        let node = &self.out.json["nodes"][n];
+        let own = [
+            "translation",
+            "rotation",
+            "scale",
+            "matrix",
+            "children",
+            "camera",
+            "extensions",
+        ]
+        .iter()
+        .any(|k| node.get(*k).is_some());
+        let joint = self.out.json["skins"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s["joints"].as_array())
+            .flatten()
+            .any(|j| j.as_u64() == Some(n as u64));
+        let animated = self.out.json["animations"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|a| a["channels"].as_array())
+            .flatten()
+            .any(|c| {
+                c["target"]["node"].as_u64() == Some(n as u64) && c["target"]["path"] != "weights"
+            });
+        !own && !joint && !animated
+    }
+
+    /// Every node placing a mesh without a skin gets the position grid's translation and scale
+    /// (when positions are quantised): itself when nothing else it holds would move
+    /// ([`Writer::dequantises_in_place`]), else through a child node holding the mesh and its
+    /// morph weights (`weights` animation channels follow the mesh to the child).
     pub(super) fn dequantising_nodes(&mut self) -> Result<(), PackErrorKind> {
         let Some(grid) = self.position_grid else {
             return Ok(());
@@ -630,6 +667,12 @@ impl Writer<'_> {
                 continue;
             };
             if node.get("skin").is_some() {
+                continue;
+            }
+            if self.dequantises_in_place(n) {
+                let node = &mut self.out.json["nodes"][n];
+                node["translation"] = json!(grid.offset.to_array());
+                node["scale"] = json!([grid.step, grid.step, grid.step]);
                 continue;
             }
             let child = self.out.push(
