@@ -26,7 +26,7 @@ impl Writer<'_> {
             .get_mut("extensions")
             .and_then(Value::as_object_mut)
             .and_then(|e| e.remove(EXT_MESH_GPU_INSTANCING));
-        let Some(mut ext) = ext else {
+        let Some(mut ext) = ext.filter(|e| e["attributes"].is_object()) else {
             return Ok(());
         };
         if self.out.json["nodes"][n]["extensions"]

@@ -241,6 +241,7 @@ pub fn pack(
         written: vec![None; prepared.len()],
         index_accessors: vec![None; prepared.len()],
         tangent_mapped: maps.tangent.iter().map(Option::is_some).collect(),
+        uv_transforms: scene.materials.iter().map(|m| m.uv_transform).collect(),
         unread: Vec::new(),
         repaired_tangents: (0, 0.0),
         basisu: false,
@@ -356,6 +357,8 @@ struct Writer<'a> {
     index_accessors: Vec<Option<usize>>,
     /// Whether each material gets a tangent-space map (which reads UV set 0).
     tangent_mapped: Vec<bool>,
+    /// Each material's KHR_texture_transform the loader applied to its UVs.
+    uv_transforms: Vec<Option<crate::mesh::TextureTransform>>,
     /// Attributes dropped because nothing reads them: name → primitives.
     unread: Vec<(String, usize)>,
     /// Supplied tangents the preparation turned (more than 0.01°), and the largest turn in
@@ -544,7 +547,9 @@ impl Writer<'_> {
             }
         }
         self.out.json["meshes"] = Value::Array(kept);
-        for node in self.out.json["nodes"].as_array_mut().into_iter().flatten() {
+        let mut emptied = Vec::new();
+        let nodes = self.out.json.get_mut("nodes").and_then(Value::as_array_mut);
+        for (n, node) in nodes.into_iter().flatten().enumerate() {
             let Some(obj) = node.as_object_mut() else {
                 continue;
             };
@@ -559,9 +564,11 @@ impl Writer<'_> {
                     for key in ["mesh", "skin", "weights"] {
                         obj.remove(key);
                     }
+                    emptied.push(n);
                 }
             }
         }
+        self.drop_weights_channels(&emptied);
     }
 
     /// One primitive rewritten: its prepared vertices and frames, its other attributes copied
@@ -583,7 +590,9 @@ impl Writer<'_> {
         self.report.vertices += p.positions.len();
         let morphing = src["targets"].as_array().is_some_and(|t| !t.is_empty());
         let read = self.uv_sets_read(src, loaded, object, options);
-        let mut attrs = self.frame_attributes(loaded, p, options, (morphing, read[0]));
+        let tangents_read = morphing && self.tangents_read(src, loaded);
+        let mut attrs =
+            self.frame_attributes(loaded, p, options, (morphing, read[0], tangents_read));
         let next_uv_set = self.copy_attributes(src, p, &mut attrs, &read)?;
         let targets = self.morph_targets(src, loaded.material, p, &attrs)?;
         let mut ext = json!({ "format": options.format.name() });
@@ -646,7 +655,7 @@ impl Writer<'_> {
         loaded: &Primitive,
         p: &Prepared,
         options: &PackOptions,
-        (morphing, uvs_read): (bool, bool),
+        (morphing, uvs_read, tangents_read): (bool, bool, bool),
     ) -> Map<String, Value> {
         let vertex = Some(Target::ArrayBuffer);
         let mut attrs = Map::new();
@@ -662,7 +671,7 @@ impl Writer<'_> {
             attrs.insert("TEXCOORD_0".into(), json!(uvs));
         }
         if morphing {
-            let tangents_read = loaded.material.is_some_and(|m| self.reads_tangents(m));
+            // `tangents_read`: a material of the primitive reads tangents (`unread.rs`).
             self.morph_base_frames(p, tangents_read, &mut attrs);
         } else {
             let mut q = Vec::with_capacity(p.frames.len() * options.format.bytes());
@@ -725,7 +734,8 @@ impl Writer<'_> {
             let set = name
                 .strip_prefix("TEXCOORD_")
                 .and_then(|s| s.parse::<usize>().ok());
-            if set.is_some_and(|s| !read.get(s).copied().unwrap_or(false)) {
+            // Sets past those the check covers are kept.
+            if set.is_some_and(|s| !read.get(s).copied().unwrap_or(true)) {
                 self.unread(name);
                 continue;
             }

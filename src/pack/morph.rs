@@ -54,6 +54,13 @@ impl Writer<'_> {
                 };
                 attrs.insert(name.clone(), json!(index));
             }
+            if attrs.is_empty() {
+                // Every delta of this target left with its attribute; glTF wants a target to
+                // hold one at least (and every primitive of the mesh the same number): zero
+                // position deltas.
+                let zeros = vec![[0.0f32; 3]; p.source_vertex.len()];
+                attrs.insert("POSITION".into(), json!(self.out.positions(&zeros)));
+            }
             out.push(Value::Object(attrs));
         }
         Ok(Some(Value::Array(out)))
@@ -81,9 +88,16 @@ impl Writer<'_> {
     ) -> Result<usize, PackErrorKind> {
         let deltas = self.source_vertex_floats::<2>(a, p, "TEXCOORD_0")?;
         let scale = self.uv_grid(material).map_or([1.0; 2], |g| g.scale());
+        // The loader applied the material's transform to the base UVs: its linear part turns
+        // and scales the deltas alike.
+        let transform = material.and_then(|m| self.uv_transforms.get(m).copied().flatten());
         let deltas: Vec<[f32; 2]> = deltas
             .into_iter()
-            .map(|d| [d[0] / scale[0], d[1] / scale[1]])
+            .map(|d| {
+                let d = glam::Vec2::from(d);
+                let d = transform.map_or(d, |t| t.apply(d) - t.apply(glam::Vec2::ZERO));
+                [d.x / scale[0], d.y / scale[1]]
+            })
             .collect();
         Ok(self.out.floats(&deltas, Some(Target::ArrayBuffer)))
     }
@@ -169,6 +183,31 @@ impl Writer<'_> {
         }
     }
 
+    /// `weights` channels aimed at `nodes` (which lost their mesh) leave, and animations left
+    /// without a channel with them (glTF asks one at least).
+    pub(super) fn drop_weights_channels(&mut self, nodes: &[usize]) {
+        if nodes.is_empty() {
+            return;
+        }
+        let Some(animations) = self
+            .out
+            .json
+            .get_mut("animations")
+            .and_then(Value::as_array_mut)
+        else {
+            return;
+        };
+        for a in animations.iter_mut() {
+            if let Some(channels) = a.get_mut("channels").and_then(Value::as_array_mut) {
+                channels.retain(|c| {
+                    let node = as_usize(&c["target"]["node"]);
+                    !(c["target"]["path"] == "weights" && node.is_some_and(|n| nodes.contains(&n)))
+                });
+            }
+        }
+        animations.retain(|a| a["channels"].as_array().is_some_and(|c| !c.is_empty()));
+    }
+
     /// Node `weights` and `weights` animation channels move from each node in `moved` (old
     /// node, its dequantising child) to the child, which now holds the mesh.
     pub(super) fn retarget_weights(&mut self, moved: &[(usize, usize)]) {
@@ -188,17 +227,37 @@ impl Writer<'_> {
         for channel in animations
             .into_iter()
             .flatten()
-            .filter_map(|a| a["channels"].as_array_mut())
+            .filter_map(|a| a.get_mut("channels").and_then(Value::as_array_mut))
             .flatten()
         {
-            if channel["target"]["path"] != "weights" {
+            let Some(target) = channel.get_mut("target").filter(|t| t.is_object()) else {
+                continue;
+            };
+            // KHR_animation_pointer names the node in a JSON pointer.
+            let pointer = target
+                .get_mut("extensions")
+                .and_then(|e| e.get_mut("KHR_animation_pointer"))
+                .and_then(|p| p.get_mut("pointer"));
+            if let Some(pointer) = pointer {
+                let moved_to = pointer.as_str().and_then(|text| {
+                    moved.iter().find_map(|&(n, child)| {
+                        (text == format!("/nodes/{n}/weights"))
+                            .then(|| format!("/nodes/{child}/weights"))
+                    })
+                });
+                if let Some(moved_to) = moved_to {
+                    *pointer = json!(moved_to);
+                }
                 continue;
             }
-            let Some(node) = as_usize(&channel["target"]["node"]) else {
+            if target["path"] != "weights" {
+                continue;
+            }
+            let Some(node) = as_usize(&target["node"]) else {
                 continue;
             };
             if let Some(&(_, child)) = moved.iter().find(|(n, _)| *n == node) {
-                channel["target"]["node"] = json!(child);
+                target["node"] = json!(child);
             }
         }
     }

@@ -646,7 +646,19 @@ impl Writer<'_> {
             .filter_map(|a| a["channels"].as_array())
             .flatten()
             .any(|c| {
-                c["target"]["node"].as_u64() == Some(n as u64) && c["target"]["path"] != "weights"
+                let pointer =
+                    c["target"]["extensions"]["KHR_animation_pointer"]["pointer"].as_str();
+                match pointer {
+                    // A pointer into the node moves it unless it is its weights.
+                    Some(p) => {
+                        let prefix = format!("/nodes/{n}/");
+                        p.starts_with(&prefix) && p != format!("{prefix}weights")
+                    }
+                    None => {
+                        c["target"]["node"].as_u64() == Some(n as u64)
+                            && c["target"]["path"] != "weights"
+                    }
+                }
             });
         !own && !joint && !animated
     }

@@ -9,6 +9,7 @@
 use serde_json::Value;
 
 use super::quantize::reads_set;
+use super::textures::uses_key;
 use super::{PackOptions, Writer};
 use crate::gltf::read::as_usize;
 use crate::mesh::Primitive;
@@ -17,7 +18,21 @@ use crate::{Warning, WarningKind};
 
 /// UV sets a primitive may carry that the check covers (TEXCOORD_0 to TEXCOORD_7); later sets
 /// are kept.
-const SETS: usize = 8;
+pub(super) const SETS: usize = 8;
+
+/// The materials of source primitive `src`: its own, and those its KHR_materials_variants
+/// mappings give it.
+fn materials_of(src: &Value, loaded: &Primitive) -> Vec<usize> {
+    let mut materials: Vec<usize> = loaded.material.into_iter().collect();
+    let variants = src["extensions"]["KHR_materials_variants"]["mappings"].as_array();
+    materials.extend(
+        variants
+            .into_iter()
+            .flatten()
+            .filter_map(|m| as_usize(&m["material"])),
+    );
+    materials
+}
 
 impl Writer<'_> {
     /// Whether each UV set (0 to 7) of source primitive `src` is read by something.
@@ -31,15 +46,8 @@ impl Writer<'_> {
         if options.keep_attributes {
             return vec![true; SETS];
         }
-        let mut materials: Vec<usize> = loaded.material.into_iter().collect();
-        let variants = src["extensions"]["KHR_materials_variants"]["mappings"].as_array();
-        materials.extend(
-            variants
-                .into_iter()
-                .flatten()
-                .filter_map(|m| as_usize(&m["material"])),
-        );
-        (0..SETS as u64)
+        let materials = materials_of(src, loaded);
+        let mut read: Vec<bool> = (0..SETS as u64)
             .map(|set| {
                 let textured = materials
                     .iter()
@@ -48,18 +56,31 @@ impl Writer<'_> {
                 // and Bevy's anisotropy do, texture or not): a material that reads tangents
                 // reads those UVs.
                 let mapped = set == 0
-                    && (materials.iter().any(|&m| self.reads_tangents(m))
-                        || object.is_some_and(|o| o.map_uvs.is_none()));
+                    && (materials.iter().any(|&m| self.reads_tangents(m)) || object.is_some());
                 textured || mapped
             })
-            .collect()
+            .collect();
+        // glTF numbers UV sets without gaps: a set below one that stays, stays.
+        for set in (0..SETS - 1).rev() {
+            read[set] |= read[set + 1];
+        }
+        read
+    }
+
+    /// Whether any material of source primitive `src` (its own, and those its
+    /// KHR_materials_variants mappings give it) reads tangents ([`Writer::reads_tangents`]).
+    pub(super) fn tangents_read(&self, src: &Value, loaded: &Primitive) -> bool {
+        materials_of(src, loaded)
+            .iter()
+            .any(|&m| self.reads_tangents(m))
     }
 
     /// Whether material `m` reads tangents: a normal map, anisotropy, or a tangent-space
     /// quaternion map (in the file or made now).
     pub(super) fn reads_tangents(&self, m: usize) -> bool {
         let material = &self.out.json["materials"][m];
-        material.get("normalTexture").is_some()
+        uses_key(material, "normalTexture")
+            || uses_key(material, "clearcoatNormalTexture")
             || material["extensions"]
                 .get("KHR_materials_anisotropy")
                 .is_some()

@@ -672,3 +672,33 @@ fn packed_morph_targets_draw_as_the_source_morphed() {
         }
     }
 }
+
+/// UV sets stay numbered without gaps: the untextured torus given a second UV set that an
+/// occlusion texture reads keeps TEXCOORD_0 beside TEXCOORD_1 (glTF numbers sets from 0), and
+/// the file validates.
+#[test]
+fn uv_sets_keep_their_numbering() {
+    let dir = tempdir();
+    let (torus, mut doc, _) = corpus_file(dir.path(), "untextured-torus.gltf");
+    let uv = doc["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_0"].clone();
+    doc["meshes"][0]["primitives"][0]["attributes"]["TEXCOORD_1"] = uv;
+    // A 1×1 grey PNG.
+    let png = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNoAAAAggCBd81ytgAAAABJRU5ErkJggg==";
+    doc["images"] = json!([{ "uri": png }]);
+    doc["textures"] = json!([{ "source": 0 }]);
+    doc["materials"][0]["occlusionTexture"] = json!({ "index": 0, "texCoord": 1 });
+    let path = torus.with_file_name("occluded-torus.gltf");
+    std::fs::write(&path, doc.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    let out = packed(&path, &PackOptions::default());
+    let (json, _) = open(&out.glb);
+    let attrs = &json["meshes"][0]["primitives"][0]["attributes"];
+    assert!(
+        attrs.get("TEXCOORD_0").is_some() && attrs.get("TEXCOORD_1").is_some(),
+        "{attrs}"
+    );
+    let written = dir.path().join("occluded-torus.glb");
+    std::fs::write(&written, &out.glb).unwrap_or_else(|e| panic!("{e}"));
+    if let Some(codes) = error_codes(&written) {
+        assert!(codes.is_empty(), "{codes:?}");
+    }
+}
