@@ -312,19 +312,6 @@ pub enum WarningKind {
     EmptyMeshRemoved,
 }
 
-impl WarningKind {
-    /// Whether what the warning reports makes a packed file draw differently from its source
-    /// in some reader (what `PackOptions::strict` refuses): supplied tangents turned, a
-    /// primitive or a mesh dropped.
-    #[must_use]
-    pub fn changes_drawing(&self) -> bool {
-        matches!(
-            self,
-            Self::TangentsOrthonormalised { .. } | Self::PrimitiveDropped | Self::EmptyMeshRemoved
-        )
-    }
-}
-
 impl fmt::Display for WarningKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {

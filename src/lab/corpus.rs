@@ -15,15 +15,16 @@ use crate::gltf::{Builder, Target};
 use crate::lab::LabError;
 use crate::mesh::Primitive;
 
-/// The corpus files, by name (`morph.gltf`, …), as [`write()`] writes them.
-pub const FILES: [&str; 4] = [
+/// The corpus files, by name (`morph.gltf`, …), as `write` writes them.
+const FILES: [&str; 4] = [
     "morph.gltf",
     "shared.gltf",
     "untextured-torus.gltf",
     "instanced.gltf",
 ];
 
-/// Writes every file of [`FILES`] into `dir` (which must exist); returns their paths.
+/// Writes every corpus file (`morph.gltf`, `shared.gltf`, `untextured-torus.gltf`,
+/// `instanced.gltf`) into `dir` (which must exist); returns their paths.
 ///
 /// # Errors
 /// [`LabError::Write`] naming a file that cannot be written.

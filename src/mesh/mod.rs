@@ -349,7 +349,7 @@ pub struct Primitive {
     /// (`QTANGENT_frames.objectMap`).
     pub object_map: Option<PackedMap>,
     /// glTF morph targets: per-vertex deltas, one entry per target, weighted by
-    /// [`Mesh::weights`] ([`Primitive::morphed`]).
+    /// [`Mesh::weights`] (the renderer draws them at those weights).
     pub targets: Vec<MorphTarget>,
 }
 
@@ -371,7 +371,7 @@ impl Primitive {
     /// tangents renormalised (where a sum cancels to zero the base direction is kept). The
     /// result has no targets. Identity: `morphed(&[])` is the primitive without its targets.
     #[must_use]
-    pub fn morphed(&self, weights: &[f32]) -> Primitive {
+    pub(crate) fn morphed(&self, weights: &[f32]) -> Primitive {
         let mut out = Primitive {
             targets: Vec::new(),
             ..self.clone()

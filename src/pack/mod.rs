@@ -759,7 +759,7 @@ impl Writer<'_> {
                 .report
                 .warnings
                 .iter()
-                .find(|w| w.kind().changes_drawing());
+                .find(|w| unread::changes_drawing(w.kind()));
             if let Some(w) = changes {
                 return Err(PackErrorKind::Strict(w.clone()));
             }

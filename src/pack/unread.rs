@@ -158,3 +158,15 @@ impl Writer<'_> {
         }
     }
 }
+
+/// Whether a warning reports what makes a packed file draw differently from its source in
+/// some reader (what [`PackOptions::strict`](super::PackOptions::strict) refuses): supplied tangents turned, a primitive or
+/// a mesh dropped.
+pub(super) fn changes_drawing(kind: &WarningKind) -> bool {
+    matches!(
+        kind,
+        WarningKind::TangentsOrthonormalised { .. }
+            | WarningKind::PrimitiveDropped
+            | WarningKind::EmptyMeshRemoved
+    )
+}
