@@ -7,7 +7,7 @@
 #[cfg(any(test, feature = "lab"))]
 use std::path::Path;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Value};
 
@@ -262,8 +262,10 @@ impl Builder {
     /// bytes whether it is compressed ([`Builder::compress_meshopt`]) or not; the indices an
     /// accessor holds afterwards are [`Builder::indices_of`]. Call it once, before
     /// compressing: fewer, larger views are what keeps compression from growing a file
-    /// (meshoptimizer's codecs pay a header and a tail per view).
-    pub(crate) fn merge_views(&mut self) {
+    /// (meshoptimizer's codecs pay a header and a tail per view). Accessors in `compressible`
+    /// and the others go to views of their own, so that [`Builder::compress_meshopt`] can
+    /// leave the others plain.
+    pub(crate) fn merge_views(&mut self, compressible: &HashSet<usize>) {
         let views = self.json["bufferViews"].as_array().map_or(0, Vec::len);
         let accessors = self.json["accessors"].as_array().map_or(0, Vec::len);
         let mut readers: Vec<Vec<usize>> = vec![Vec::new(); views];
@@ -282,7 +284,7 @@ impl Builder {
                 r.push(usize::MAX);
             }
         }
-        let (groups, group_of) = self.view_groups(&readers);
+        let (groups, group_of) = self.view_groups(&readers, compressible);
         let old_bin = std::mem::take(&mut self.bin);
         let old_views = std::mem::take(&mut self.json["bufferViews"]);
         let bytes_of = |v: usize| -> &[u8] {
@@ -344,8 +346,13 @@ impl Builder {
 
     /// The groups of views [`Builder::merge_views`] merges, each a list of views in order, and
     /// each view's group: views with one reader (`readers[v]`, `usize::MAX` for an image), an
-    /// accessor at offset 0 and not sparse, grouped by target, `byteStride` and layout.
-    fn view_groups(&self, readers: &[Vec<usize>]) -> (Vec<ViewGroup>, Vec<Option<usize>>) {
+    /// accessor at offset 0 and not sparse, grouped by target, `byteStride`, layout and whether
+    /// the accessor is in `compressible`.
+    fn view_groups(
+        &self,
+        readers: &[Vec<usize>],
+        compressible: &HashSet<usize>,
+    ) -> (Vec<ViewGroup>, Vec<Option<usize>>) {
         let mut groups: Vec<ViewGroup> = Vec::new();
         let mut group_of = vec![None; readers.len()];
         for (v, r) in readers.iter().enumerate() {
@@ -359,12 +366,13 @@ impl Builder {
             }
             let view = &self.json["bufferViews"][v];
             let key = format!(
-                "{}/{}/{}/{}/{}",
+                "{}/{}/{}/{}/{}/{}",
                 view["target"],
                 view["byteStride"],
                 acc["componentType"],
                 acc["type"],
-                acc["normalized"]
+                acc["normalized"],
+                compressible.contains(&a)
             );
             let g = groups
                 .iter()
@@ -416,14 +424,15 @@ impl Builder {
             .collect()
     }
 
-    /// Compresses every buffer view an accessor reads whose layout EXT_meshopt_compression
-    /// allows (triangle indices; attributes of 4 to 256 bytes an element, a multiple of 4):
+    /// Compresses every buffer view that only accessors in `compressible` read and whose layout
+    /// EXT_meshopt_compression allows (triangle indices; attributes of 4 to 256 bytes an
+    /// element, a multiple of 4):
     /// the compressed streams go to the binary buffer, and the views move to a fallback buffer
     /// (buffer 1) the file does not carry, as the extension specifies. Images and views of
     /// other layouts stay as they are, and so does a view that compressing would not make
     /// smaller. Returns whether any view was compressed (the file then needs the extension).
     /// Call it last, once: views appended later are not compressed.
-    pub(crate) fn compress_meshopt(&mut self) -> bool {
+    pub(crate) fn compress_meshopt(&mut self, compressible: &HashSet<usize>) -> bool {
         let views = self.json["bufferViews"].as_array().map_or(0, Vec::len);
         let accessors = self.json["accessors"].as_array().map_or(0, Vec::len);
         // The encoding of each view that accessors of one element size read (a merged view
@@ -450,6 +459,7 @@ impl Builder {
                 && (view.get("byteStride").is_some() || element == stride)
                 && place.offset.is_multiple_of(stride.max(1))
                 && (!e.triangles || e.count.is_multiple_of(3));
+            let fits = fits && compressible.contains(&a);
             plan[place.view] = match plan[place.view] {
                 None if fits && e.allowed() => Some(Some(e)),
                 Some(Some(p)) if fits && p == e => Some(Some(e)),
@@ -645,7 +655,8 @@ mod tests {
         let small = b.floats(&[[1.0f32; 16], [2.0; 16]], None);
         let odd = b.accessor(&positions, short3, None);
         let plain = b.to_glb().unwrap_or_else(|e| panic!("{e}"));
-        b.compress_meshopt();
+        let all = (0..b.json["accessors"].as_array().map_or(0, Vec::len)).collect();
+        b.compress_meshopt(&all);
         let squeezed = b.to_glb().unwrap_or_else(|e| panic!("{e}"));
         assert!(
             squeezed.len() < plain.len(),

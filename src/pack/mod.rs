@@ -15,9 +15,11 @@
 //!   and ordered for the GPU (`order.rs`); other attributes (TEXCOORD_1, COLOR_0, `_CUSTOM`)
 //!   are copied through the split; with [`PackOptions::keep_normals`], f32 NORMAL and TANGENT
 //!   too (`quantize.rs` has the grids, and the nodes and inverse binds that undo them);
-//! - primitives the loader skipped (points, lines) and morph targets are dropped, with a warning;
-//! - one buffer, the GLB's binary chunk (with [`PackOptions::meshopt`], compressed, and a
-//!   fallback buffer the file does not carry); every image is embedded (with
+//! - primitives the loader skipped (points, lines) are dropped, with a warning; morphing
+//!   primitives keep their targets (`morph.rs`);
+//! - one buffer, the GLB's binary chunk (with [`PackOptions::meshopt`], the views only the
+//!   qtangent readers read compressed, `compressible.rs`, and a fallback buffer the file does
+//!   not carry); every image is embedded (with
 //!   [`PackOptions::drop_normal_maps`], not those the tangent-space maps replace: `fallback.rs`);
 //! - Draco and meshopt input leave `extensionsUsed`; KHR_texture_transform leaves the textures
 //!   whose transform is now in the UVs (and comes back with the UV grid's).
@@ -25,6 +27,7 @@
 //! CPU only: maps are made by the caller ([`SceneMaps::new`], with the GPU as the baker's raster
 //! backend where there is one).
 
+mod compressible;
 mod error;
 mod fallback;
 mod instancing;
@@ -38,7 +41,7 @@ mod unread;
 pub(crate) use self::error::PackErrorKind;
 
 pub use crate::gltf::error::WriteError;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use serde_json::{json, Map, Value};
@@ -764,13 +767,18 @@ impl Writer<'_> {
                 return Err(PackErrorKind::Strict(w.clone()));
             }
         }
-        self.out.merge_views();
+        let compressible = if meshopt {
+            compressible::plugin_read(&self.out.json)
+        } else {
+            HashSet::new()
+        };
+        self.out.merge_views(&compressible);
         for (slot, a) in self.written.iter_mut().zip(&self.index_accessors) {
             if let (Some(p), Some(a)) = (slot.as_mut(), a) {
                 p.indices = self.out.indices_of(*a);
             }
         }
-        let compressed = meshopt && self.out.compress_meshopt();
+        let compressed = meshopt && self.out.compress_meshopt(&compressible);
         let quantised = self.position_grid.is_some();
         extension_lists(&mut self.out.json, quantised, compressed);
         if self.basisu {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { serve } from '../serve.mjs';
 import { launch, open } from './browser.mjs';
 import { functionsTable, roundTrip } from './transform.mjs';
+import { BACKGROUND, psnr } from './psnr.mjs';
 
 const [ fixtures, out ] = process.argv.slice( 2 );
 if ( ! fixtures || ! out ) {
@@ -22,37 +23,6 @@ if ( ! fixtures || ! out ) {
 await mkdir( out, { recursive: true } );
 const cases = JSON.parse( await readFile( join( fixtures, 'cases.json' ), 'utf8' ) );
 const frames = JSON.parse( await readFile( join( fixtures, 'frames.json' ), 'utf8' ) );
-
-function psnr( a, b, background ) {
-
-	// Over every pixel, and over the pixels either picture covers (differs from the background).
-	const A = Buffer.from( a, 'base64' ), B = Buffer.from( b, 'base64' );
-	let se = 0, seModel = 0, model = 0;
-	for ( let i = 0; i < A.length; i += 4 ) {
-
-		let s = 0, bg = true;
-		for ( let c = 0; c < 3; c ++ ) {
-
-			const d = A[ i + c ] - B[ i + c ];
-			s += d * d;
-			if ( Math.abs( A[ i + c ] - background[ c ] ) > 1 || Math.abs( B[ i + c ] - background[ c ] ) > 1 ) bg = false;
-
-		}
-
-		se += s;
-		if ( ! bg ) {
-
-			seModel += s;
-			model ++;
-
-		}
-
-	}
-
-	const db = ( e, n ) => e === 0 ? Infinity : 10 * Math.log10( 255 * 255 / ( e / ( 3 * n ) ) );
-	return { all: db( se, A.length / 4 ), model: db( seModel, Math.max( model, 1 ) ), coverage: model / ( A.length / 4 ) };
-
-}
 
 async function savePng( name, dataUrl ) {
 
@@ -89,7 +59,7 @@ try {
 	// What each common glTF-Transform function does to _QTANGENT (docs/WEB.md's table).
 	if ( cases.functions ) result.functions = await functionsTable( join( fixtures, cases.functions ) );
 
-	const background = [ 0.18, 0.2, 0.24 ].map( ( x ) => Math.round( 255 * ( x <= 0.0031308 ? 12.92 * x : 1.055 * x ** ( 1 / 2.4 ) - 0.055 ) ) );
+	const background = BACKGROUND;
 	for ( const c of cases.renders ) {
 
 		const source = await page.evaluate( ( url, o ) => window.qt.render( url, o ), `/files/${ c.source }`, { view: c.view, time: c.time, anisotropy: c.anisotropy } );

@@ -11,7 +11,7 @@ pub const DIR: &str = "integrations/bevy";
 /// `qtangent/bevy-target` in the user's cache folder (`$XDG_CACHE_HOME`, else `~/.cache`), so
 /// that a clean clone on the same machine (CI's) finds Bevy built; the integration's own
 /// `target/` where there is no home folder. Bevy takes half an hour to build cold here.
-fn target_dir(root: &Path) -> PathBuf {
+pub(crate) fn target_dir(root: &Path) -> PathBuf {
     if let Some(dir) = std::env::var_os("QTANGENT_BEVY_TARGET") {
         return PathBuf::from(dir);
     }
@@ -66,4 +66,27 @@ pub fn test(root: &Path, env: &[(&str, &str)]) -> Result<(), String> {
         ],
         &env,
     )
+}
+
+/// Builds the integration's viewer (`cargo build --release --example viewer`) in its target
+/// folder; returns the binary's path.
+pub fn viewer(root: &Path) -> Result<PathBuf, String> {
+    let manifest = root.join(DIR).join("Cargo.toml");
+    let target = target_dir(root);
+    super::cargo(
+        root,
+        &[
+            "build",
+            "--release",
+            "--example",
+            "viewer",
+            "--manifest-path",
+            &manifest.to_string_lossy(),
+            "--target-dir",
+            &target.to_string_lossy(),
+        ],
+    )?;
+    Ok(target
+        .join("release/examples")
+        .join(format!("viewer{}", std::env::consts::EXE_SUFFIX)))
 }

@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::corpus_renders::{self, Row, VARIANTS};
 use crate::npm;
 
 /// Where the table's files go: `target/gltfpack-table/corpus`.
@@ -128,6 +129,7 @@ pub fn run(root: &Path, assets: &Path, judges: &Path) -> Result<(), String> {
         "| file | source (kB) | pack (kB) | gltfpack (kB) | ≤ | pack meshopt (kB) | gltfpack -cc (kB) | ≤ | normal max (tangent) (°): pack / gltfpack | validator errors: source / pack / pack meshopt / gltfpack |\n\
          |---|---:|---:|---:|---|---:|---:|---|---|---|\n",
     );
+    let mut rows = Vec::new();
     for (k, (name, source)) in sources(root, assets, judges)?.iter().enumerate() {
         let file = |what: &str| {
             out.join(format!("{k}-{what}.glb"))
@@ -167,7 +169,51 @@ pub fn run(root: &Path, assets: &Path, judges: &Path) -> Result<(), String> {
             kb(gc),
             verdict(pc, gc),
         ));
+        rows.push(Row {
+            name: name.clone(),
+            source: source.clone(),
+            outputs: [pack, packc, gp, gpcc],
+        });
     }
     println!("\n{table}");
+    rendered(root, judges, &out, &rows);
     Ok(())
+}
+
+/// The second table: each output drawn by three.js and by Bevy against the source drawn by the
+/// same engine alone (`corpus_renders`), and the warnings Bevy's loader logged. A reader that
+/// cannot be run gives cells that say so.
+fn rendered(root: &Path, judges: &Path, out: &Path, rows: &[Row]) {
+    let three = corpus_renders::three_js(root, out, rows);
+    let (bevy, warnings) = match crate::bevy::viewer(root) {
+        Ok(viewer) => corpus_renders::bevy(&viewer, judges, out, rows),
+        Err(e) => {
+            let cell = format!(
+                "not run: the viewer did not build ({})",
+                e.lines().next().unwrap_or("")
+            );
+            (
+                vec![std::array::from_fn(|_| cell.clone()); rows.len()],
+                Vec::new(),
+            )
+        }
+    };
+    let heads = VARIANTS.join(" / ");
+    let mut table =
+        format!("| file | three.js (dB): {heads} | Bevy (dB): {heads} |\n|---|---|---|\n");
+    for ((row, t), b) in rows.iter().zip(&three).zip(&bevy) {
+        table.push_str(&format!(
+            "| {} | {} | {} |\n",
+            row.name,
+            t.join(" / "),
+            b.join(" / ")
+        ));
+    }
+    println!("\n{table}");
+    if !warnings.is_empty() {
+        println!("Bevy's glTF loader warned (the first warning of each run):");
+        for w in &warnings {
+            println!("- {w}");
+        }
+    }
 }

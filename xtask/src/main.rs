@@ -34,6 +34,7 @@
 //!   loopback, after installing `web/`'s pinned packages (`web.rs`; docs/WEB.md).
 
 mod bevy;
+mod corpus_renders;
 mod corpus_table;
 mod gltfpack_table;
 #[path = "../../examples/common/quiet_mesa.rs"]

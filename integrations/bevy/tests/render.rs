@@ -317,9 +317,24 @@ fn the_fox_packed_and_posed_draws_as_bevy_draws_it() {
         &dir.join("plugin.png"),
         &[&camera[..], &pose].concat(),
     );
+    // The same with `--compress meshopt`: the plugin decodes the compressed vertex data; the
+    // animations and inverse binds, which Bevy's loader reads and cannot decode, stay plain.
+    let compressed = dir.join("fox-meshopt.glb");
+    pack(
+        &source,
+        &compressed,
+        &["--format", "smallest3x4", "--compress", "meshopt"],
+    );
+    let plugin_meshopt = view(
+        &compressed,
+        &dir.join("plugin-meshopt.png"),
+        &[&camera[..], &pose].concat(),
+    );
     let a = rgb(&dir.join("bevy.png"));
+    assert_no_black_where_lit(&a, &rgb(&dir.join("plugin-meshopt.png")));
     let covered = coverage(&a);
     let db = psnr(&a, &rgb(&dir.join("plugin.png")));
+    let db_meshopt = psnr(&a, &rgb(&dir.join("plugin-meshopt.png")));
     println!("The Fox in Bevy, animation 2 (Run) at 0.4 s, against Fox.glb as Bevy loads it:");
     println!("| picture | PSNR (dB) | frame bytes |");
     println!("|---|---:|---|");
@@ -331,6 +346,10 @@ fn the_fox_packed_and_posed_draws_as_bevy_draws_it() {
         "| packed (smallest3x4, quantised), plugin | {db:.2} | {} |",
         plugin.bytes
     );
+    println!(
+        "| packed with --compress meshopt, plugin | {db_meshopt:.2} | {} |",
+        plugin_meshopt.bytes
+    );
     println!("coverage {:.1}%", 100.0 * covered);
     assert!(
         covered > 0.02,
@@ -338,8 +357,13 @@ fn the_fox_packed_and_posed_draws_as_bevy_draws_it() {
         100.0 * covered
     );
     // Target: ≥ 50 dB (docs/BEVY.md). The Fox is faceted and has no NORMAL: Bevy's flat normals
-    // and the ones qtangent generates before packing are the same facets.
+    // and the ones qtangent generates before packing are the same facets. Compression is
+    // lossless: the same bound.
     assert!(db >= 50.0, "plugin {db:.2} dB against Bevy's Fox");
+    assert!(
+        db_meshopt >= 50.0,
+        "meshopt: plugin {db_meshopt:.2} dB against Bevy's Fox"
+    );
 }
 
 /// A strip bent over a half cylinder whose UVs mirror at its middle (u = |x|), as a symmetric
@@ -662,7 +686,8 @@ fn corpus_tool() -> PathBuf {
 /// The lab's morphing grid (two primitives, two targets, a weights animation), packed with the
 /// defaults (its frames as NORMAL, which Bevy morphs itself), against the source as Bevy loads
 /// it, posed by the animation at rest (t = 0) and at weight 1 on the bump (t = 1): 50 dB, the
-/// Fox's bound, at weight 1; both figures printed (issue 39 compares them).
+/// Fox's bound, at weight 1; both figures printed (issue 39 compares them). Packed with
+/// `--compress meshopt` too, which must leave what Bevy's loader reads plain: 50 dB at both.
 #[test]
 fn morph_targets_packed_draw_as_bevy_morphs_the_source() {
     if pack_tool().is_none() {
@@ -677,6 +702,8 @@ fn morph_targets_packed_draw_as_bevy_morphs_the_source() {
     let source = dir.join("morph.gltf");
     let packed = dir.join("morph.glb");
     pack(&source, &packed, &[]);
+    let compressed = dir.join("morph-meshopt.glb");
+    pack(&source, &compressed, &["--compress", "meshopt"]);
     let mut figures = Vec::new();
     for (time, name) in [("0", "rest"), ("1", "weight 1")] {
         let pose = ["--animation", "0", "--time", time];
@@ -689,7 +716,16 @@ fn morph_targets_packed_draw_as_bevy_morphs_the_source() {
         let camera = ["--camera", reference.camera.as_str()];
         let plugin = dir.join(format!("plugin-{time}.png"));
         view(&packed, &plugin, &[&camera[..], &pose].concat());
+        // Compressed, the morphing primitives stay plain (Bevy's loader reads them): the same
+        // picture, or a failed load.
+        let plugin_meshopt = dir.join(format!("plugin-meshopt-{time}.png"));
+        view(&compressed, &plugin_meshopt, &[&camera[..], &pose].concat());
         let a = rgb(&bevy);
+        let squeezed = psnr(&a, &rgb(&plugin_meshopt));
+        assert!(
+            squeezed >= 50.0,
+            "{name}, meshopt: {squeezed:.2} dB against the source"
+        );
         let covered = coverage(&a);
         assert!(
             covered > 0.02,
