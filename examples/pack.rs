@@ -4,7 +4,7 @@
 //!
 //! `cargo run --release --example pack -- MESH -o OUT.glb [--format smallest3x4|snorm16x4|…]
 //! [--maps tangent|object|none] [--keep-normals] [--position-bits 14] [--uv-bits 12] [--float]
-//! [--compress none|meshopt] [--normal-maps keep|drop] [--keep-attributes] [--strict]`
+//! [--compress none|meshopt] [--normal-maps keep|drop] [--keep-attributes] [--strict] [--flat-frames]`
 //!
 //! The file is read back once written: the frames decoded from it are measured against the
 //! frames packed (they must be within the format's bound), and the sizes are reported. Maps
@@ -77,6 +77,11 @@ struct Args {
     /// (supplied tangents orthonormalised, primitives or meshes dropped).
     #[arg(long)]
     strict: bool,
+    /// Store frames on primitives whose source has no normals and whose material reads no
+    /// tangent too; by default they are written without (readers make flat normals, as for
+    /// the source) and their identical corners welded.
+    #[arg(long)]
+    flat_frames: bool,
 }
 
 fn main() -> ExitCode {
@@ -104,6 +109,7 @@ fn run(args: &Args) -> Result<(), String> {
         drop_normal_maps,
         keep_attributes: args.keep_attributes,
         strict: args.strict,
+        flat_frames: args.flat_frames,
     };
     let packed = pack::pack(&scene, &prepared, &maps, &options).map_err(|e| e.to_string())?;
     for w in &packed.report.warnings {
@@ -114,7 +120,8 @@ fn run(args: &Args) -> Result<(), String> {
     let back = mesh::load(&args.output).map_err(|e| format!("reading the output back: {e}"))?;
     let back = back.prepare().map_err(|e| e.to_string())?;
     let mut errors = FrameErrors::default();
-    for (p, b) in packed.primitives.iter().zip(&back) {
+    let stored = packed.primitives.iter().zip(&back).zip(&packed.frameless);
+    for ((p, b), _) in stored.filter(|(_, &frameless)| !frameless) {
         if p.frames.len() != b.frames.len() {
             return Err(format!(
                 "{}: {} vertices written, {} read back",
@@ -137,19 +144,15 @@ fn run(args: &Args) -> Result<(), String> {
         r.vertices,
         r.vertices_in
     );
-    println!(
-        "pack: frames: {} ({} bytes a vertex, against {} for f32 NORMAL + TANGENT); read back: normal {:.4}° mean / {:.4}° max, tangent {:.4}° / {:.4}°, bitangent {:.4}° / {:.4}° (bound {}°)",
-        args.format.name(),
-        r.frame_bytes_per_vertex,
-        F32_NORMAL_TANGENT_BYTES,
-        errors.normal.mean(),
-        errors.normal.max,
-        errors.tangent.mean(),
-        errors.tangent.max,
-        errors.bitangent.mean(),
-        errors.bitangent.max,
-        args.format.max_error_deg()
-    );
+    if r.frameless > 0 {
+        println!(
+            "pack: {} primitive(s) without frames: no NORMAL in the source and no tangent read, so readers make flat normals as they do for the source (--flat-frames stores them)",
+            r.frameless
+        );
+    }
+    if r.frameless < r.primitives {
+        print_frames(args, r, &errors);
+    }
     if !args.float {
         println!(
             "pack: quantised: positions {} bits, largest error {:.3e} (mesh units); UVs {} bits, largest error {:.3e}",
@@ -208,4 +211,21 @@ fn load(args: &Args) -> Result<(Scene, Vec<Prepared>, SceneMaps), String> {
         render.meshes.iter().map(|m| m.mesh.clone()).collect()
     };
     Ok((scene, prepared, maps))
+}
+
+/// The frames line: the format, its bytes, and the frames read back against those packed.
+fn print_frames(args: &Args, r: &pack::PackReport, errors: &FrameErrors) {
+    println!(
+        "pack: frames: {} ({} bytes a vertex, against {} for f32 NORMAL + TANGENT); read back: normal {:.4}° mean / {:.4}° max, tangent {:.4}° / {:.4}°, bitangent {:.4}° / {:.4}° (bound {}°)",
+        args.format.name(),
+        r.frame_bytes_per_vertex,
+        F32_NORMAL_TANGENT_BYTES,
+        errors.normal.mean(),
+        errors.normal.max,
+        errors.tangent.mean(),
+        errors.tangent.max,
+        errors.bitangent.mean(),
+        errors.bitangent.max,
+        args.format.max_error_deg()
+    );
 }

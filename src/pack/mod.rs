@@ -30,7 +30,9 @@
 mod compressible;
 mod error;
 mod fallback;
+mod frameless;
 mod instancing;
+mod lists;
 mod morph;
 mod order;
 mod quantize;
@@ -48,10 +50,8 @@ use serde_json::{json, Map, Value};
 
 use self::quantize::{PositionGrid, UvGrid};
 use self::source::Source;
-use self::textures::uses_key;
 use crate::gltf::names::{
-    EXT_MESHOPT_COMPRESSION, EXT_MESH_GPU_INSTANCING, KHR_DRACO_MESH_COMPRESSION,
-    KHR_MESHOPT_COMPRESSION, KHR_MESH_QUANTIZATION, KHR_TEXTURE_BASISU, KHR_TEXTURE_TRANSFORM,
+    EXT_MESH_GPU_INSTANCING, KHR_DRACO_MESH_COMPRESSION, KHR_TEXTURE_BASISU, KHR_TEXTURE_TRANSFORM,
     QTANGENT_ATTRIBUTE, QTANGENT_FRAMES,
 };
 use crate::gltf::read::as_usize;
@@ -76,8 +76,10 @@ pub struct PackOptions {
     /// Quantise UVs to this many bits (1 to 16) on a grid per material, dequantised by
     /// KHR_texture_transform (`None`: f32). Default 12, gltfpack's.
     pub uv_bits: Option<u8>,
-    /// Compress vertex, index and animation data with meshoptimizer (EXT_meshopt_compression),
-    /// with an uncompressed fallback buffer the file does not carry.
+    /// Compress the vertex and index data of the primitives with `_QTANGENT` with
+    /// meshoptimizer (EXT_meshopt_compression), with an uncompressed fallback buffer the file
+    /// does not carry. What engines' own loaders read (animations, inverse binds, morphing and
+    /// frameless primitives) stays plain: Bevy's loader cannot decode it.
     pub meshopt: bool,
     /// With tangent-space maps: drop the source's normal maps those maps replace, and the
     /// images only they used (the smallest file). By default they are kept, so viewers that do
@@ -91,6 +93,11 @@ pub struct PackOptions {
     /// (supplied tangents orthonormalised, primitives or meshes dropped): the error names the
     /// first.
     pub strict: bool,
+    /// Store frames on primitives whose source has no NORMAL and whose material reads no
+    /// tangent too. By default those are written as the source is, without frames and with
+    /// their identical corners welded: every reader then makes the flat normals glTF asks for,
+    /// from the posed triangles, as it does for the source (`frameless.rs`).
+    pub flat_frames: bool,
 }
 
 impl Default for PackOptions {
@@ -104,6 +111,7 @@ impl Default for PackOptions {
             drop_normal_maps: false,
             keep_attributes: false,
             strict: false,
+            flat_frames: false,
         }
     }
 }
@@ -134,6 +142,10 @@ pub struct Packed {
     /// the file holds them (optimised for the GPU's vertex cache and fetch; vertices no
     /// triangle uses dropped), positions and UVs before quantisation.
     pub primitives: Vec<Prepared>,
+    /// Whether each of [`Packed::primitives`] was written without frames
+    /// ([`PackOptions::flat_frames`]): its readers make flat normals, and a loader reading the
+    /// file splits its welded corners again.
+    pub frameless: Vec<bool>,
 }
 
 /// Figures about a packed file.
@@ -143,8 +155,10 @@ pub struct PackReport {
     pub primitives: usize,
     /// Vertices in the source's primitives.
     pub vertices_in: usize,
-    /// Vertices written (after frame splits).
+    /// Vertices written (after frame splits, and welds of frameless primitives).
     pub vertices: usize,
+    /// Primitives written without frames ([`PackOptions::flat_frames`]).
+    pub frameless: usize,
     /// Bytes a vertex's `_QTANGENT` takes in the file (the format padded to 4).
     pub frame_bytes_per_vertex: usize,
     /// Bytes of embedded KTX2 maps.
@@ -172,13 +186,18 @@ pub struct PackError {
     pub(crate) kind: PackErrorKind,
 }
 
-/// Extensions whose work the packed file no longer needs.
-const DROPPED_EXTENSIONS: [&str; 4] = [
-    KHR_MESH_QUANTIZATION,
-    KHR_DRACO_MESH_COMPRESSION,
-    EXT_MESHOPT_COMPRESSION,
-    KHR_MESHOPT_COMPRESSION,
-];
+/// How a primitive's frames are written ([`Writer::frame_attributes`]).
+#[derive(Debug, Clone, Copy)]
+struct Frames {
+    /// It has morph targets: NORMAL (and TANGENT) f32, no `_QTANGENT` (`morph.rs`).
+    morphing: bool,
+    /// No frame at all (`frameless.rs`).
+    frameless: bool,
+    /// UV set 0 is read by a texture or map.
+    uvs_read: bool,
+    /// A material of the primitive reads tangents.
+    tangents_read: bool,
+}
 
 /// Writes `scene` as a GLB carrying `prepared`'s frames in `options.format` and `maps`.
 /// `prepared` holds one entry per primitive of `scene`, in [`Scene::primitives`] order (as
@@ -242,6 +261,7 @@ pub fn pack(
         quantise: options.position_bits.is_some() || options.uv_bits.is_some(),
         rotations: HashMap::new(),
         written: vec![None; prepared.len()],
+        frameless: vec![false; prepared.len()],
         index_accessors: vec![None; prepared.len()],
         tangent_mapped: maps.tangent.iter().map(Option::is_some).collect(),
         uv_transforms: scene.materials.iter().map(|m| m.uv_transform).collect(),
@@ -266,77 +286,6 @@ pub fn pack(
     w.finish(options.meshopt, options.strict).map_err(fail)
 }
 
-/// The document's `extensionsUsed` and `extensionsRequired` after packing: the source's, less
-/// those whose work is done (quantisation, compression and KHR_texture_transform the loader
-/// undid), plus `QTANGENT_frames` where a primitive or material carries it, KHR_texture_transform
-/// where a material has one, KHR_mesh_quantization (`quantised`) and EXT_meshopt_compression
-/// (`compressed`), the last two required; the generator; empty lists removed.
-fn extension_lists(out: &mut Value, quantised: bool, compressed: bool) {
-    out["asset"]["generator"] = json!(concat!("qtangent pack ", env!("CARGO_PKG_VERSION")));
-    let transform_used = uses_key(&out["materials"], KHR_TEXTURE_TRANSFORM);
-    let frames_used =
-        uses_key(&out["meshes"], QTANGENT_FRAMES) || uses_key(&out["materials"], QTANGENT_FRAMES);
-    for key in ["extensionsUsed", "extensionsRequired"] {
-        if let Some(list) = out.get_mut(key).and_then(Value::as_array_mut) {
-            list.retain(|e| {
-                let e = e.as_str().unwrap_or("");
-                !DROPPED_EXTENSIONS.contains(&e)
-                    && (e != KHR_TEXTURE_TRANSFORM || transform_used)
-                    && e != QTANGENT_FRAMES
-            });
-        }
-    }
-    let listed = |out: &Value, e: &str| {
-        out["extensionsUsed"]
-            .as_array()
-            .is_some_and(|l| l.iter().any(|x| x == e))
-    };
-    let mut used = Vec::new();
-    if frames_used {
-        used.push(QTANGENT_FRAMES);
-    }
-    if transform_used && !listed(out, KHR_TEXTURE_TRANSFORM) {
-        used.push(KHR_TEXTURE_TRANSFORM);
-    }
-    let mut required = Vec::new();
-    if quantised {
-        required.push(KHR_MESH_QUANTIZATION);
-    }
-    if compressed {
-        required.push(EXT_MESHOPT_COMPRESSION);
-    }
-    for (key, add) in [("extensionsUsed", &used), ("extensionsRequired", &required)] {
-        if !out[key].is_array() {
-            out[key] = json!([]);
-        }
-        let also = if key == "extensionsUsed" {
-            &required[..]
-        } else {
-            &[]
-        };
-        if let Some(list) = out[key].as_array_mut() {
-            list.extend(add.iter().chain(also).map(|e| json!(e)));
-        }
-    }
-    if let Some(obj) = out.as_object_mut() {
-        for key in [
-            "extensionsUsed",
-            "extensionsRequired",
-            "images",
-            "samplers",
-            "textures",
-        ] {
-            if obj
-                .get(key)
-                .and_then(Value::as_array)
-                .is_some_and(Vec::is_empty)
-            {
-                obj.remove(key);
-            }
-        }
-    }
-}
-
 /// The packed file being written: the source's document, its accessors and views rewritten.
 struct Writer<'a> {
     source: &'a Source,
@@ -356,6 +305,8 @@ struct Writer<'a> {
     rotations: HashMap<usize, usize>,
     /// The primitives as written ([`Packed::primitives`]), each filled in when written.
     written: Vec<Option<Prepared>>,
+    /// Whether each primitive was written without frames ([`Packed::frameless`]).
+    frameless: Vec<bool>,
     /// Each written primitive's index accessor (its indices are turned when the views merge).
     index_accessors: Vec<Option<usize>>,
     /// Whether each material gets a tangent-space map (which reads UV set 0).
@@ -525,55 +476,6 @@ impl Writer<'_> {
         Ok(())
     }
 
-    /// Meshes left without primitives (glTF needs at least one) leave the file, and the nodes
-    /// that placed them lose their `mesh` (and `skin` and `weights`, which need one).
-    fn drop_empty_meshes(&mut self) {
-        let Some(meshes) = self.out.json["meshes"].as_array().cloned() else {
-            return;
-        };
-        let empty = |m: &Value| m["primitives"].as_array().is_none_or(Vec::is_empty);
-        if !meshes.iter().any(empty) {
-            return;
-        }
-        let mut new_index = Vec::with_capacity(meshes.len());
-        let mut kept = Vec::new();
-        for m in meshes {
-            if empty(&m) {
-                new_index.push(None);
-                self.report.warnings.push(Warning::new(
-                    format!("mesh '{}'", m["name"].as_str().unwrap_or("unnamed")),
-                    WarningKind::EmptyMeshRemoved,
-                ));
-            } else {
-                new_index.push(Some(kept.len()));
-                kept.push(m);
-            }
-        }
-        self.out.json["meshes"] = Value::Array(kept);
-        let mut emptied = Vec::new();
-        let nodes = self.out.json.get_mut("nodes").and_then(Value::as_array_mut);
-        for (n, node) in nodes.into_iter().flatten().enumerate() {
-            let Some(obj) = node.as_object_mut() else {
-                continue;
-            };
-            let Some(old) = obj.get("mesh").and_then(as_usize) else {
-                continue;
-            };
-            match new_index.get(old).copied().flatten() {
-                Some(k) => {
-                    obj.insert("mesh".into(), json!(k));
-                }
-                None => {
-                    for key in ["mesh", "skin", "weights"] {
-                        obj.remove(key);
-                    }
-                    emptied.push(n);
-                }
-            }
-        }
-        self.drop_weights_channels(&emptied);
-    }
-
     /// One primitive rewritten: its prepared vertices and frames, its other attributes copied
     /// through the splits, its object-space map, the source's material, extras and extensions.
     fn primitive(
@@ -585,17 +487,34 @@ impl Writer<'_> {
         options: &PackOptions,
     ) -> Result<Value, PackErrorKind> {
         let map_uvs = object.and_then(|o| o.map_uvs.as_deref());
+        let morphing = src["targets"].as_array().is_some_and(|t| !t.is_empty());
+        let frameless = self.frameless(src, loaded, object, options, morphing);
+        let welded;
+        let p = if frameless {
+            self.report.frameless += 1;
+            if let Some(slot) = self.frameless.get_mut(flat) {
+                *slot = true;
+            }
+            welded = self.weld(src, p)?;
+            &welded
+        } else {
+            p
+        };
         let (written, map_uvs) = order::optimised(p, map_uvs);
         let p = &written;
         self.measure_tangent_repairs(loaded, p);
         self.report.primitives += 1;
         self.report.vertices_in += loaded.positions.len();
         self.report.vertices += p.positions.len();
-        let morphing = src["targets"].as_array().is_some_and(|t| !t.is_empty());
         let read = self.uv_sets_read(src, loaded, object, options);
         let tangents_read = morphing && self.tangents_read(src, loaded);
-        let mut attrs =
-            self.frame_attributes(loaded, p, options, (morphing, read[0], tangents_read));
+        let how = Frames {
+            morphing,
+            frameless,
+            uvs_read: read[0],
+            tangents_read,
+        };
+        let mut attrs = self.frame_attributes(loaded, p, options, how);
         let next_uv_set = self.copy_attributes(src, p, &mut attrs, &read)?;
         let targets = self.morph_targets(src, loaded.material, p, &attrs)?;
         let mut ext = json!({ "format": options.format.name() });
@@ -636,7 +555,7 @@ impl Writer<'_> {
         let mut extensions = src["extensions"].as_object().cloned().unwrap_or_default();
         extensions.remove(KHR_DRACO_MESH_COMPRESSION);
         extensions.remove(QTANGENT_FRAMES);
-        if targets.is_none() {
+        if targets.is_none() && !frameless {
             extensions.insert(QTANGENT_FRAMES.into(), ext);
         }
         if !extensions.is_empty() {
@@ -658,22 +577,32 @@ impl Writer<'_> {
         loaded: &Primitive,
         p: &Prepared,
         options: &PackOptions,
-        (morphing, uvs_read, tangents_read): (bool, bool, bool),
+        how: Frames,
     ) -> Map<String, Value> {
+        let Frames {
+            morphing,
+            frameless,
+            uvs_read,
+            tangents_read,
+        } = how;
         let vertex = Some(Target::ArrayBuffer);
         let mut attrs = Map::new();
-        // A morphing primitive is read by the engines' own loaders, which take f32 (Bevy's,
-        // through the gltf crate, panics on quantised morph targets): `morph.rs`.
-        let position = self.position_attribute(&p.positions, morphing);
+        // A morphing or frameless primitive is read by the engines' own loaders, which take f32
+        // positions (Bevy's, through the gltf crate, panics on quantised morph targets):
+        // `morph.rs`, `frameless.rs`.
+        let engine_read = morphing || frameless;
+        let position = self.position_attribute(&p.positions, engine_read);
         attrs.insert("POSITION".into(), json!(position));
         if loaded.uvs.is_some() && !uvs_read {
             self.unread("TEXCOORD_0");
         }
         if loaded.uvs.is_some() && uvs_read {
-            let uvs = self.uv_attribute(loaded.material, &p.uvs);
+            let uvs = self.uv_attribute(loaded.material, &p.uvs, engine_read);
             attrs.insert("TEXCOORD_0".into(), json!(uvs));
         }
-        if morphing {
+        if frameless {
+            // No frame: readers make flat normals (`frameless.rs`).
+        } else if morphing {
             // `tangents_read`: a material of the primitive reads tangents (`unread.rs`).
             self.morph_base_frames(p, tangents_read, &mut attrs);
         } else {
@@ -685,7 +614,7 @@ impl Writer<'_> {
             let qt = self.out.accessor(&q, layout, vertex);
             attrs.insert(QTANGENT_ATTRIBUTE.into(), json!(qt));
         }
-        if options.keep_normals && !morphing {
+        if options.keep_normals && !morphing && !frameless {
             let (normals, tangents) = morph::normals_and_tangents(p);
             attrs.insert("NORMAL".into(), json!(self.out.floats(&normals, vertex)));
             attrs.insert("TANGENT".into(), json!(self.out.floats(&tangents, vertex)));
@@ -780,7 +709,7 @@ impl Writer<'_> {
         }
         let compressed = meshopt && self.out.compress_meshopt(&compressible);
         let quantised = self.position_grid.is_some();
-        extension_lists(&mut self.out.json, quantised, compressed);
+        lists::extension_lists(&mut self.out.json, quantised, compressed);
         if self.basisu {
             for key in ["extensionsUsed", "extensionsRequired"] {
                 let listed = self.out.json[key]
@@ -794,6 +723,10 @@ impl Writer<'_> {
         Ok(Packed {
             glb: self.out.to_glb()?,
             report: self.report,
+            frameless: (self.written.iter().zip(&self.frameless))
+                .filter(|(w, _)| w.is_some())
+                .map(|(_, &f)| f)
+                .collect(),
             primitives: self.written.into_iter().flatten().collect(),
         })
     }

@@ -19,6 +19,7 @@ use super::{PackErrorKind, Writer};
 use crate::gltf::read::as_usize;
 use crate::gltf::Target;
 use crate::mesh::Prepared;
+use crate::{Warning, WarningKind};
 
 impl Writer<'_> {
     /// The morph targets of source primitive `src` for the written primitive `p` (whose
@@ -181,6 +182,55 @@ impl Writer<'_> {
         if tangents_read {
             attrs.insert("TANGENT".into(), json!(self.out.floats(&tangents, vertex)));
         }
+    }
+
+    /// Meshes left without primitives (glTF needs at least one) leave the file, and the nodes
+    /// that placed them lose their `mesh` (and `skin` and `weights`, which need one).
+    pub(super) fn drop_empty_meshes(&mut self) {
+        let Some(meshes) = self.out.json["meshes"].as_array().cloned() else {
+            return;
+        };
+        let empty = |m: &Value| m["primitives"].as_array().is_none_or(Vec::is_empty);
+        if !meshes.iter().any(empty) {
+            return;
+        }
+        let mut new_index = Vec::with_capacity(meshes.len());
+        let mut kept = Vec::new();
+        for m in meshes {
+            if empty(&m) {
+                new_index.push(None);
+                self.report.warnings.push(Warning::new(
+                    format!("mesh '{}'", m["name"].as_str().unwrap_or("unnamed")),
+                    WarningKind::EmptyMeshRemoved,
+                ));
+            } else {
+                new_index.push(Some(kept.len()));
+                kept.push(m);
+            }
+        }
+        self.out.json["meshes"] = Value::Array(kept);
+        let mut emptied = Vec::new();
+        let nodes = self.out.json.get_mut("nodes").and_then(Value::as_array_mut);
+        for (n, node) in nodes.into_iter().flatten().enumerate() {
+            let Some(obj) = node.as_object_mut() else {
+                continue;
+            };
+            let Some(old) = obj.get("mesh").and_then(as_usize) else {
+                continue;
+            };
+            match new_index.get(old).copied().flatten() {
+                Some(k) => {
+                    obj.insert("mesh".into(), json!(k));
+                }
+                None => {
+                    for key in ["mesh", "skin", "weights"] {
+                        obj.remove(key);
+                    }
+                    emptied.push(n);
+                }
+            }
+        }
+        self.drop_weights_channels(&emptied);
     }
 
     /// `weights` channels aimed at `nodes` (which lost their mesh) leave, and animations left

@@ -22,6 +22,7 @@
 use glam::{Mat4, Vec2, Vec3};
 use serde_json::{json, Value};
 
+use super::unread::{reads_set, set_read};
 use super::{PackErrorKind, Writer};
 use crate::gltf::names::KHR_TEXTURE_TRANSFORM;
 use crate::gltf::read::as_usize;
@@ -204,6 +205,11 @@ impl UvGrid {
         }
     }
 
+    /// Whether the stored values are signed (KHR_mesh_quantization's normalised shorts).
+    pub(super) fn signed(&self) -> bool {
+        matches!(self.storage, UvStorage::SignedUnit { .. })
+    }
+
     /// Whether the stored values need the grid's KHR_texture_transform.
     pub(super) fn transformed(&self) -> bool {
         self.storage == UvStorage::Grid
@@ -222,27 +228,6 @@ impl UvGrid {
     pub(super) fn transform(&self) -> Value {
         let scale = self.step * f32::from(u16::MAX);
         json!({ "offset": self.offset.to_array(), "scale": scale.to_array() })
-    }
-}
-
-/// The UV set a texture reference (its JSON object) reads: its KHR_texture_transform's
-/// `texCoord` override, else its own `texCoord`, else 0.
-pub(super) fn set_read(obj: &serde_json::Map<String, Value>) -> u64 {
-    let own = obj.get("texCoord").and_then(Value::as_u64).unwrap_or(0);
-    obj.get("extensions")
-        .and_then(|e| e.get(KHR_TEXTURE_TRANSFORM))
-        .and_then(|t| t.get("texCoord"))
-        .and_then(Value::as_u64)
-        .unwrap_or(own)
-}
-
-/// Whether a material (its JSON) has a texture reading UV set `set`.
-pub(super) fn reads_set(v: &Value, set: u64) -> bool {
-    match v {
-        Value::Object(obj) if obj.contains_key("index") => set_read(obj) == set,
-        Value::Object(obj) => obj.values().any(|c| reads_set(c, set)),
-        Value::Array(list) => list.iter().any(|c| reads_set(c, set)),
-        _ => false,
     }
 }
 
@@ -453,8 +438,18 @@ impl Writer<'_> {
 
     /// The TEXCOORD_0 attribute of a primitive using `material`: on the material's grid when
     /// it has one (unsigned normalised 16-bit), else f32.
-    pub(super) fn uv_attribute(&mut self, material: Option<usize>, uvs: &[Vec2]) -> usize {
-        let Some(grid) = self.uv_grid(material) else {
+    pub(super) fn uv_attribute(
+        &mut self,
+        material: Option<usize>,
+        uvs: &[Vec2],
+        engine_read: bool,
+    ) -> usize {
+        // Bevy's loader reads unsigned normalised UVs and f32, not signed ones: a primitive it
+        // reads itself (`engine_read`: morphing, frameless) takes f32 where the grid is signed.
+        let grid = self
+            .uv_grid(material)
+            .filter(|g| !(engine_read && g.signed()));
+        let Some(grid) = grid else {
             let floats: Vec<[f32; 2]> = uvs.iter().map(|v| v.to_array()).collect();
             return self.out.floats(&floats, Some(Target::ArrayBuffer));
         };

@@ -119,7 +119,7 @@ fn strip_transforms(v: &mut Value) {
         Value::Object(obj) => {
             // The set the texture reads, its transform's `texCoord` override included (the
             // loader's view).
-            if obj.contains_key("index") && super::quantize::set_read(obj) == 0 {
+            if obj.contains_key("index") && super::unread::set_read(obj) == 0 {
                 if let Some(ext) = obj.get_mut("extensions").and_then(Value::as_object_mut) {
                     ext.remove("KHR_texture_transform");
                 }

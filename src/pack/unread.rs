@@ -8,9 +8,9 @@
 
 use serde_json::Value;
 
-use super::quantize::reads_set;
 use super::textures::uses_key;
 use super::{PackOptions, Writer};
+use crate::gltf::names::KHR_TEXTURE_TRANSFORM;
 use crate::gltf::read::as_usize;
 use crate::mesh::Primitive;
 use crate::render::SceneMap;
@@ -169,4 +169,25 @@ pub(super) fn changes_drawing(kind: &WarningKind) -> bool {
             | WarningKind::PrimitiveDropped
             | WarningKind::EmptyMeshRemoved
     )
+}
+
+/// The UV set a texture reference (its JSON object) reads: its KHR_texture_transform's
+/// `texCoord` override, else its own `texCoord`, else 0.
+pub(super) fn set_read(obj: &serde_json::Map<String, Value>) -> u64 {
+    let own = obj.get("texCoord").and_then(Value::as_u64).unwrap_or(0);
+    obj.get("extensions")
+        .and_then(|e| e.get(KHR_TEXTURE_TRANSFORM))
+        .and_then(|t| t.get("texCoord"))
+        .and_then(Value::as_u64)
+        .unwrap_or(own)
+}
+
+/// Whether a material (its JSON) has a texture reading UV set `set`.
+pub(super) fn reads_set(v: &Value, set: u64) -> bool {
+    match v {
+        Value::Object(obj) if obj.contains_key("index") => set_read(obj) == set,
+        Value::Object(obj) => obj.values().any(|c| reads_set(c, set)),
+        Value::Array(list) => list.iter().any(|c| reads_set(c, set)),
+        _ => false,
+    }
 }

@@ -11,6 +11,7 @@ pub(crate) mod gltf_write;
 mod mesh_errors;
 mod pack;
 mod pack_corpus;
+mod pack_frameless;
 mod pack_quantised;
 
 /// The writer's smallest use: a triangle, its indices, a mesh, a node, a scene, as a GLB.
