@@ -233,10 +233,17 @@ fn qmap_halve_twist(r: vec4<f32>) -> vec4<f32> {
 // A tangent-space map's rotation applied to a vertex frame (src/qmap/tangent.rs: apply): n, t
 // unit and perpendicular, h the vertex handedness, r the sampled rotation (any length but 0).
 // In the basis [t, cross(n, t), n] the map's rotation is r' = (h·x, y, h·z, w) (its y axis is the
-// bitangent h·cross(n, t)). Returns the frame with the same handedness.
+// bitangent h·cross(n, t)). Returns the frame with the same handedness. A rotation of length 0
+// (a filtered sample whose texels cancel, which the map's contract rules out but a compressed or
+// foreign map can hold) leaves the vertex frame as it is: normalising it would give NaN, a black
+// pixel (src/qmap/tangent.rs: apply does the same).
 fn qmap_apply_tangent(n: vec3<f32>, t: vec3<f32>, h: f32, r: vec4<f32>) -> Frame {
+    let len2 = dot(r, r);
+    if !(len2 >= 1e-24) {
+        return Frame(n, t, cross(n, t) * h, h);
+    }
     let rr = vec4<f32>(h * r.x, r.y, h * r.z, r.w);
-    let m = quat_to_mat3(rr * (1.0 / sqrt(dot(rr, rr))));
+    let m = quat_to_mat3(rr * (1.0 / sqrt(len2)));
     let c = cross(n, t);
     let n2 = t * m[2].x + c * m[2].y + n * m[2].z;
     let t2 = t * m[0].x + c * m[0].y + n * m[0].z;

@@ -5,6 +5,7 @@ mod aniso;
 mod bake;
 mod decode;
 mod mesh;
+mod qmap_apply;
 mod render;
 mod render_skinned;
 mod sample;
