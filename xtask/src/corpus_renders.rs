@@ -53,15 +53,15 @@ fn quoted(s: &str) -> String {
     out
 }
 
-/// A cell's text from a failure: its first line that says something, cut to 60 characters.
+/// A cell's text from a failure: its first line that says something, cut to 48 characters.
 fn failed(why: &str) -> String {
     let line = why
         .lines()
         .map(str::trim)
         .find(|l| !l.is_empty())
         .unwrap_or("no output");
-    let short: String = line.chars().take(60).collect();
-    let more = if line.chars().count() > 60 { "…" } else { "" };
+    let short: String = line.chars().take(48).collect();
+    let more = if line.chars().count() > 48 { "…" } else { "" };
     format!("fails: {short}{more}")
 }
 
@@ -186,10 +186,12 @@ fn view(viewer: &Path, file: &str, out: &Path, args: &[&str]) -> Viewed {
             .nth(1)
             .map(|l| format!("panics: {}", l.trim()))
             .or_else(|| {
-                stderr
-                    .lines()
-                    .find(|l| l.starts_with("viewer:"))
-                    .map(String::from)
+                // `viewer: FILE: why`: the why.
+                let line = stderr.lines().find(|l| l.starts_with("viewer:"))?;
+                Some(format!(
+                    "refused: {}",
+                    line.rsplit(": ").next().unwrap_or(line)
+                ))
             })
             .unwrap_or_else(|| format!("exit {}", run.status));
         Err(why)

@@ -115,6 +115,13 @@ const RUNS: &[Run] = &[
         Tool::Pack,
         &["--format", "smallest3x4", "--maps", "none"],
     ),
+    // The frames stored where the source has no NORMAL (the Fox); elsewhere the default's file.
+    run(
+        "pack --format smallest3x4 --maps none --flat-frames",
+        "pack-smallest3x4-flat-frames",
+        Tool::Pack,
+        &["--format", "smallest3x4", "--maps", "none", "--flat-frames"],
+    ),
     run(
         "pack --format snorm16x4 --maps none",
         "pack-snorm16x4",
