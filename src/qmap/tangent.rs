@@ -119,7 +119,8 @@ pub(crate) fn rebuild_w(x: f32, y: f32, z: f32) -> Vec4 {
 #[cfg(test)]
 pub(crate) fn apply(n: Vec3, t: Vec3, h: f32, r: Vec4) -> (Vec3, Vec3) {
     // A rotation of length 0 (or NaN) leaves the frame as it is (shaders/qmap.wgsl does the same).
-    if !(r.length_squared() >= 1e-24) {
+    let len2 = r.length_squared();
+    if len2.is_nan() || len2 < 1e-24 {
         return (n, t);
     }
     let r = for_handedness(r, h);

@@ -4,6 +4,8 @@
 //! leaves the vertex frame as it is instead of giving NaN (a black pixel). Outputs are poisoned
 //! (NaN) before the dispatch.
 
+use std::f32::consts::FRAC_1_SQRT_2;
+
 use crate::common::context;
 use crate::Wgsl;
 
@@ -14,9 +16,9 @@ const ROTATIONS: [[f32; 4]; 5] = [
     // |r|² = 1e-40, below the guard (and a subnormal f32 squared: 0).
     [1e-20, 0.0, 0.0, 0.0],
     // A quarter turn about the normal, at half length (a filtered sample is not unit).
-    [0.0, 0.0, 0.353_553_4, 0.353_553_4],
+    [0.0, 0.0, 0.5 * FRAC_1_SQRT_2, 0.5 * FRAC_1_SQRT_2],
     // The same turn with w < 0 (−r is the same rotation).
-    [0.0, 0.0, -0.707_106_8, -0.707_106_8],
+    [0.0, 0.0, -FRAC_1_SQRT_2, -FRAC_1_SQRT_2],
 ];
 
 const ENTRY: &str = "
