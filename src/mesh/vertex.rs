@@ -41,15 +41,15 @@ pub(crate) fn stride(format: Format) -> usize {
 #[derive(Debug, Clone, PartialEq)]
 pub struct VertexStream {
     /// The qtangent format.
-    pub(crate) format: Format,
+    pub format: Format,
     /// Bytes per vertex (`stride`).
     pub stride: usize,
     /// Number of vertices.
     pub vertex_count: usize,
-    /// `vertex_count * stride` bytes, little-endian.
-    pub(crate) bytes: Vec<u8>,
-    /// Triangle list.
-    pub(crate) indices: Vec<u32>,
+    /// `vertex_count * stride` bytes, little-endian: the vertex buffer.
+    pub bytes: Vec<u8>,
+    /// Triangle list: the index buffer.
+    pub indices: Vec<u32>,
 }
 
 impl Prepared {

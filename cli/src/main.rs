@@ -1,0 +1,84 @@
+//! `qtangent`, the command: `cargo install --path cli`.
+//!
+//! ```sh
+//! qtangent pack model.gltf -o model.glb
+//! qtangent pack assets/ -o packed/ -j 2 --report report.json
+//! ```
+//!
+//! One vocabulary across subcommands: `-o/--output` for what is written (its extension decides
+//! its kind), `--frames` the vertex frame format, `--maps` a map kind, `-q/--quiet`,
+//! `-v/--verbose`. Refusals come before any work; outputs are written whole or not at all; the
+//! exit status is 0 only when every file succeeded.
+
+mod output;
+mod pack;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[path = "../../examples/common/cli.rs"]
+mod cli_names;
+#[path = "../../examples/common/quiet_mesa.rs"]
+mod quiet_mesa;
+
+pub(crate) use cli_names::names;
+
+/// How much the run prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Verbosity {
+    /// Errors and the summary of a failed run.
+    Quiet,
+    /// A line per file, warnings, the summary.
+    Normal,
+    /// And each file's frame errors.
+    Verbose,
+}
+
+#[derive(Parser)]
+#[command(
+    name = "qtangent",
+    version,
+    about = "Tangent frames as quaternions: pack glTF and OBJ meshes with compact frames",
+    propagate_version = true
+)]
+struct Cli {
+    /// Print errors only.
+    #[arg(short, long, global = true, conflicts_with = "verbose")]
+    quiet: bool,
+    /// Print more: each file's frame errors.
+    #[arg(short, long, global = true)]
+    verbose: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Write meshes as GLB (or .gltf) with qtangent frames (`_QTANGENT`), quantised as gltfpack
+    /// does; files or folders, in parallel with -j.
+    Pack(pack::PackArgs),
+}
+
+fn main() -> ExitCode {
+    quiet_mesa::quiet_mesa();
+    let cli = Cli::parse();
+    let say = if cli.quiet {
+        Verbosity::Quiet
+    } else if cli.verbose {
+        Verbosity::Verbose
+    } else {
+        Verbosity::Normal
+    };
+    let result = match &cli.command {
+        Command::Pack(args) => pack::run(args, say),
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("qtangent: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,301 @@
+//! `qtangent`, the command, run as a user runs it: `--help` and `--version`, `pack` on one file
+//! and on a folder with a bad file among good ones (`-j 2`, `--report`), `.gltf` output, and
+//! every refusal of the output rules (message, exit status, no stray file). The meshes are
+//! written here (an OBJ cube; a broken glTF), so the tests need no assets.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+#[path = "../../tests/it/common/not_run.rs"]
+mod not_run;
+
+/// Khronos' validator's error count for `file` (`xtask/npm/validate.mjs` over the judges
+/// `cargo xtask test` installs: `$QTANGENT_NPM`, else `target/npm`), or `None` where node or the
+/// validator is missing: recorded as not run, and a failure under CI.
+fn validator_errors(file: &Path) -> Option<u64> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let npm =
+        std::env::var_os("QTANGENT_NPM").map_or_else(|| root.join("target/npm"), PathBuf::from);
+    let missing = if npm
+        .join("node_modules/gltf-validator/package.json")
+        .is_file()
+    {
+        None
+    } else {
+        Some(format!(
+            "the glTF validator is not installed in {} (`cargo xtask test` installs it)",
+            npm.display()
+        ))
+    };
+    let run = || {
+        Command::new("node")
+            .arg(root.join("xtask/npm/validate.mjs"))
+            .arg(file)
+            .arg(&npm)
+            .output()
+            .map_err(|e| format!("node: {e}"))
+    };
+    let report = match missing.map_or_else(run, Err) {
+        Ok(o) if o.status.success() => o.stdout,
+        Ok(o) => panic!("validate.mjs failed: {}", text(&o)),
+        Err(why) => {
+            assert!(std::env::var_os("CI").is_none(), "under CI: {why}");
+            not_run::did_not_run(&why);
+            return None;
+        }
+    };
+    let report: Value = serde_json::from_slice(&report).expect("the validator's JSON");
+    report["issues"]["numErrors"].as_u64()
+}
+
+fn qtangent(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_qtangent"))
+        .args(args)
+        .output()
+        .expect("qtangent runs")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// A unit cube as OBJ (positions, UVs, normals; 12 triangles).
+fn cube(path: &Path) {
+    let mut obj = String::new();
+    for z in [-0.5f32, 0.5] {
+        for y in [-0.5f32, 0.5] {
+            for x in [-0.5f32, 0.5] {
+                obj.push_str(&format!("v {x} {y} {z}\n"));
+            }
+        }
+    }
+    for uv in ["0 0", "1 0", "1 1", "0 1"] {
+        obj.push_str(&format!("vt {uv}\n"));
+    }
+    for n in ["-1 0 0", "1 0 0", "0 -1 0", "0 1 0", "0 0 -1", "0 0 1"] {
+        obj.push_str(&format!("vn {n}\n"));
+    }
+    // Each face: its four corners (1-based), counter-clockwise from outside, and its normal.
+    let faces = [
+        ([1, 5, 7, 3], 1),
+        ([2, 4, 8, 6], 2),
+        ([1, 2, 6, 5], 3),
+        ([3, 7, 8, 4], 4),
+        ([1, 3, 4, 2], 5),
+        ([5, 6, 8, 7], 6),
+    ];
+    for (c, n) in faces {
+        obj.push_str(&format!(
+            "f {}/1/{n} {}/2/{n} {}/3/{n}\nf {}/1/{n} {}/3/{n} {}/4/{n}\n",
+            c[0], c[1], c[2], c[0], c[2], c[3]
+        ));
+    }
+    std::fs::write(path, obj).expect("writes the cube");
+}
+
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).expect("reads the folder").flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn help_and_version() {
+    let v = qtangent(&["--version"]);
+    assert!(v.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&v.stdout).trim(),
+        format!("qtangent {}", env!("CARGO_PKG_VERSION"))
+    );
+    for args in [&["--help"][..], &["pack", "--help"], &["pack", "--version"]] {
+        let o = qtangent(args);
+        assert!(o.status.success(), "{args:?}: {}", text(&o));
+        assert!(!o.stdout.is_empty(), "{args:?} printed nothing");
+    }
+    let help = String::from_utf8_lossy(&qtangent(&["pack", "--help"]).stdout).into_owned();
+    for flag in [
+        "--output",
+        "--frames",
+        "--maps",
+        "--jobs",
+        "--report",
+        "--quiet",
+        "--verbose",
+    ] {
+        assert!(help.contains(flag), "pack --help lacks {flag}");
+    }
+}
+
+#[test]
+fn one_file_packs_to_glb_and_to_gltf() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let source = dir.path().join("cube.obj");
+    cube(&source);
+    let glb = dir.path().join("out/cube.glb");
+    let o = qtangent(&[
+        "pack",
+        &source.to_string_lossy(),
+        "-o",
+        &glb.to_string_lossy(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let bytes = std::fs::read(&glb).expect("the GLB is written");
+    assert_eq!(&bytes[..4], b"glTF");
+    assert!(text(&o).contains("kB →"), "no size line: {}", text(&o));
+    // .gltf: the JSON and its .bin beside it, nothing else.
+    let gltf = dir.path().join("gltf/cube.gltf");
+    let o = qtangent(&[
+        "pack",
+        &source.to_string_lossy(),
+        "-o",
+        &gltf.to_string_lossy(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(o.stderr.is_empty(), "-q printed: {}", text(&o));
+    assert_eq!(
+        files_under(&dir.path().join("gltf")),
+        vec![dir.path().join("gltf/cube.bin"), gltf.clone()]
+    );
+    let json: Value =
+        serde_json::from_slice(&std::fs::read(&gltf).expect("reads")).expect("JSON, not GLB");
+    assert_eq!(json["buffers"][0]["uri"], "cube.bin");
+    if let Some(errors) = validator_errors(&gltf) {
+        assert_eq!(errors, 0, "the validator's errors on {}", gltf.display());
+    }
+}
+
+/// Every refusal: one line naming the flag, exit status 2, nothing written.
+#[test]
+fn refusals_come_first_and_write_nothing() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let source = dir.path().join("cube.obj");
+    cube(&source);
+    let src = source.to_string_lossy().into_owned();
+    let existing = dir.path().join("existing");
+    std::fs::create_dir(&existing).expect("a folder");
+    let glb = dir.path().join("cube.glb").to_string_lossy().into_owned();
+    let o = qtangent(&["pack", &src, "-o", &glb, "-q"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+    let cases: Vec<(Vec<String>, &str)> = vec![
+        (vec![src.clone(), "-o".into(), out("noext")], "no extension"),
+        (vec![src.clone(), "-o".into(), out("x.png")], ".png is not"),
+        (
+            vec![
+                src.clone(),
+                "-o".into(),
+                existing.to_string_lossy().into_owned(),
+            ],
+            "is a folder",
+        ),
+        (
+            vec![glb.clone(), "-o".into(), glb.clone()],
+            "overwrite the input",
+        ),
+        (
+            vec![out("missing.gltf"), "-o".into(), out("a.glb")],
+            "no such file",
+        ),
+        (
+            vec![src.clone(), src.clone(), "-o".into(), out("one.glb")],
+            "takes a folder",
+        ),
+        (
+            vec![
+                src.clone(),
+                "-o".into(),
+                out("r.glb"),
+                "--report".into(),
+                out("r.txt"),
+            ],
+            "--report",
+        ),
+    ];
+    let before = files_under(dir.path());
+    for (args, says) in cases {
+        let mut all = vec!["pack".to_string()];
+        all.extend(args.iter().cloned());
+        let refs: Vec<&str> = all.iter().map(String::as_str).collect();
+        let o = qtangent(&refs);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {t}");
+        assert!(t.contains(says), "{args:?}: {t}");
+        assert_eq!(t.trim().lines().count(), 1, "{args:?}: not one line: {t}");
+        assert_eq!(files_under(dir.path()), before, "{args:?} wrote a file");
+    }
+}
+
+/// A folder with a bad file among good ones, packed two at a time: the good ones are written
+/// (mirroring the folder), the bad one is named, the exit status says one failed, and the
+/// report holds every file.
+#[test]
+fn a_folder_packs_in_parallel_and_one_bad_file_does_not_stop_the_others() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let assets = dir.path().join("assets");
+    std::fs::create_dir_all(assets.join("sub")).expect("folders");
+    cube(&assets.join("a.obj"));
+    cube(&assets.join("sub/b.obj"));
+    std::fs::write(assets.join("sub/broken.gltf"), "{ not json").expect("writes");
+    std::fs::write(assets.join("notes.txt"), "not a mesh").expect("writes");
+    let packed = dir.path().join("packed");
+    let report = dir.path().join("report.json");
+    let o = qtangent(&[
+        "pack",
+        &assets.to_string_lossy(),
+        "-o",
+        &packed.to_string_lossy(),
+        "-j",
+        "2",
+        "--report",
+        &report.to_string_lossy(),
+    ]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("broken.gltf"), "{t}");
+    assert!(t.contains("3 file(s): 2 packed, 1 failed"), "{t}");
+    assert_eq!(
+        files_under(&packed),
+        vec![packed.join("a.glb"), packed.join("sub/b.glb")]
+    );
+    let r: Value = serde_json::from_slice(&std::fs::read(&report).expect("the report"))
+        .expect("the report is JSON");
+    assert_eq!(r["summary"]["files"], 3);
+    assert_eq!(r["summary"]["failed"], 1);
+    let files = r["files"].as_array().expect("files");
+    for f in files {
+        for key in [
+            "input",
+            "output",
+            "ok",
+            "source_bytes",
+            "output_bytes",
+            "warnings",
+            "seconds",
+        ] {
+            assert!(f.get(key).is_some(), "{key} missing from {f}");
+        }
+        let ok = f["ok"].as_bool().expect("ok is a bool");
+        assert_eq!(f["error"].is_null(), ok, "{f}");
+        if ok {
+            assert!(f["output_bytes"].as_u64() > Some(0), "{f}");
+            let frames = &f["frame_error_deg"];
+            // smallest3x4's bound (docs/FORMATS.md): 0.25°.
+            assert!(frames["normal"].as_f64().is_some_and(|n| n <= 0.25), "{f}");
+        }
+    }
+}
