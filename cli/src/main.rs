@@ -10,6 +10,7 @@
 //! `-v/--verbose`. Refusals come before any work; outputs are written whole or not at all; the
 //! exit status is 0 only when every file succeeded.
 
+mod inspect;
 mod output;
 mod pack;
 
@@ -58,6 +59,9 @@ enum Command {
     /// Write meshes as GLB (or .gltf) with qtangent frames (`_QTANGENT`), quantised as gltfpack
     /// does; files or folders, in parallel with -j.
     Pack(pack::PackArgs),
+    /// Describe a glTF file: extensions, each primitive's attributes and frames (`_QTANGENT`'s
+    /// format and bound), maps, materials and textures with their bytes on disk and on the GPU.
+    Inspect(inspect::InspectArgs),
 }
 
 fn main() -> ExitCode {
@@ -72,6 +76,7 @@ fn main() -> ExitCode {
     };
     let result = match &cli.command {
         Command::Pack(args) => pack::run(args, say),
+        Command::Inspect(args) => inspect::run(args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -299,3 +299,63 @@ fn a_folder_packs_in_parallel_and_one_bad_file_does_not_stop_the_others() {
         }
     }
 }
+
+/// `inspect` on a packed cube: the frames' format and bound, the counts, the extensions; as
+/// text and as JSON. An OBJ and a glTF 1.0 file are refused in one line.
+#[test]
+fn inspect_describes_a_packed_file() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let source = dir.path().join("cube.obj");
+    cube(&source);
+    let glb = dir.path().join("cube.glb");
+    let o = qtangent(&[
+        "pack",
+        &source.to_string_lossy(),
+        "-o",
+        &glb.to_string_lossy(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = qtangent(&["inspect", &glb.to_string_lossy(), "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
+    let p = &r["primitives"][0];
+    assert_eq!(p["frames"]["format"], "smallest3x4", "{p}");
+    assert_eq!(p["frames"]["bound_deg"], 0.25, "{p}");
+    // Six faces of four corners (their normals differ), two triangles each.
+    assert_eq!(r["totals"]["vertices"], 24, "{r}");
+    assert_eq!(r["totals"]["triangles"], 12, "{r}");
+    assert!(
+        r["extensions_used"]
+            .as_array()
+            .is_some_and(|l| l.contains(&Value::from("QTANGENT_frames"))),
+        "{r}"
+    );
+    let attrs: Vec<&str> = p["attributes"]
+        .as_array()
+        .expect("attributes")
+        .iter()
+        .filter_map(|a| a["name"].as_str())
+        .collect();
+    assert!(
+        attrs.contains(&"_QTANGENT") && attrs.contains(&"POSITION"),
+        "{attrs:?}"
+    );
+    let o = qtangent(&["inspect", &glb.to_string_lossy()]);
+    let t = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(
+        t.contains("`_QTANGENT` smallest3x4 (4 B, bound 0.25°"),
+        "{t}"
+    );
+    assert!(t.contains("24 vertices, 12 triangles"), "{t}");
+
+    let old = dir.path().join("old.gltf");
+    std::fs::write(&old, r#"{"asset": {"version": "1.0"}}"#).expect("writes");
+    for (file, says) in [(&source, "OBJ"), (&old, "glTF 1.0 is not supported")] {
+        let o = qtangent(&["inspect", &file.to_string_lossy()]);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{t}");
+        assert!(t.contains(says), "{t}");
+        assert_eq!(t.trim().lines().count(), 1, "{t}");
+    }
+}
