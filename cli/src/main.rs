@@ -10,6 +10,7 @@
 //! `-v/--verbose`. Refusals come before any work; outputs are written whole or not at all; the
 //! exit status is 0 only when every file succeeded.
 
+mod diff;
 mod inspect;
 mod output;
 mod pack;
@@ -62,6 +63,9 @@ enum Command {
     /// Describe a glTF file: extensions, each primitive's attributes and frames (`_QTANGENT`'s
     /// format and bound), maps, materials and textures with their bytes on disk and on the GPU.
     Inspect(inspect::InspectArgs),
+    /// How far a rewritten file's frames (pack's, gltfpack's, an optimiser's) are from its
+    /// source's, vertex by vertex.
+    Diff(diff::DiffArgs),
 }
 
 fn main() -> ExitCode {
@@ -77,6 +81,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Pack(args) => pack::run(args, say),
         Command::Inspect(args) => inspect::run(args),
+        Command::Diff(args) => diff::run(args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

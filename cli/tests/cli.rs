@@ -359,3 +359,43 @@ fn inspect_describes_a_packed_file() {
         assert_eq!(t.trim().lines().count(), 1, "{t}");
     }
 }
+
+/// `diff` of a packed cube against its OBJ: every vertex matched, the normal within
+/// smallest3x4's bound (0.25°, docs/FORMATS.md); a missing file is one line and status 2.
+#[test]
+fn diff_measures_a_packed_file_against_its_source() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let source = dir.path().join("cube.obj");
+    cube(&source);
+    let glb = dir.path().join("cube.glb");
+    let o = qtangent(&[
+        "pack",
+        &source.to_string_lossy(),
+        "-o",
+        &glb.to_string_lossy(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = qtangent(&["diff", &source.to_string_lossy(), &glb.to_string_lossy()]);
+    let t = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        t.contains("matched   24 of 24 candidate vertices (0 unmatched)"),
+        "{t}"
+    );
+    let normal_max: f64 = t
+        .lines()
+        .find(|l| l.starts_with("normal"))
+        .and_then(|l| l.rsplit("max ").next())
+        .and_then(|v| v.trim().trim_end_matches('°').parse().ok())
+        .unwrap_or_else(|| panic!("no normal line: {t}"));
+    assert!(normal_max <= 0.25, "{t}");
+    let missing = dir.path().join("missing.glb");
+    let o = qtangent(&[
+        "diff",
+        &source.to_string_lossy(),
+        &missing.to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert_eq!(text(&o).trim().lines().count(), 1, "{}", text(&o));
+}

@@ -1,0 +1,51 @@
+//! `qtangent diff`: how far a rewritten file's frames are from its source's (gltfpack's output,
+//! `pack`'s, any optimiser's), matched vertex by vertex in world space within the tolerance of
+//! the candidate's quantisation (`qtangent::lab::frame_diff`, docs/GLTFPACK.md).
+
+use std::path::PathBuf;
+
+use clap::Args;
+use qtangent::lab::frame_diff::{diff_files, DiffOutput, Matching};
+
+/// `qtangent diff`'s flags.
+#[derive(Args, Debug)]
+pub struct DiffArgs {
+    /// The original file (.gltf, .glb, .obj).
+    source: PathBuf,
+    /// The rewritten file.
+    candidate: PathBuf,
+    /// Bits the candidate's positions were quantised to (gltfpack's -vp, pack's --position-bits).
+    #[arg(long, default_value_t = 14)]
+    position_bits: u32,
+    /// Bits the candidate's UVs were quantised to (gltfpack's -vt, pack's --uv-bits).
+    #[arg(long, default_value_t = 12)]
+    uv_bits: u32,
+    /// Match positions and UVs exactly (a file against itself).
+    #[arg(long, conflicts_with = "float")]
+    exact: bool,
+    /// The candidate stores f32 positions and UVs (pack --float): allow rounding only.
+    #[arg(long)]
+    float: bool,
+    /// Also list the N matched vertices with the largest error.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    worst: usize,
+}
+
+/// Runs `qtangent diff`: the report on stdout; `Err` for a file that cannot be read.
+pub fn run(args: &DiffArgs) -> Result<bool, String> {
+    let matching = if args.exact {
+        Matching::Exact
+    } else if args.float {
+        Matching::Float
+    } else {
+        Matching::Quantised {
+            position_bits: args.position_bits,
+            uv_bits: args.uv_bits,
+        }
+    };
+    let output = DiffOutput::Report { worst: args.worst };
+    let text =
+        diff_files(&args.source, &args.candidate, matching, &output).map_err(|e| e.to_string())?;
+    print!("{text}");
+    Ok(true)
+}
