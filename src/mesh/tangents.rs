@@ -159,7 +159,8 @@ impl Primitive {
     /// Normals (supplied or angle-weighted), tangent frames (supplied, MikkTSpace, or from the
     /// normal), and a split of every vertex whose triangles need different frames — mirror seams,
     /// where triangles of opposite handedness share a vertex. Splits copy the vertex's position,
-    /// UV and skin attributes.
+    /// UV and skin attributes. Vertices no triangle uses are left out (`source_vertex` names the
+    /// file vertex of each kept one).
     ///
     /// # Errors
     /// The invariants of [`Primitive`] broken (see `Primitive::validate`).
@@ -191,7 +192,7 @@ impl Primitive {
         } else {
             self.corner_frames(&normals)
         };
-        let split = Split::new(&self.indices, n_in, &corners, &normals);
+        let split = Split::new(&self.indices, n_in, &corners);
         let stats = PrimitiveStats {
             vertices_in: n_in,
             vertices: split.frames.len(),
@@ -327,12 +328,7 @@ struct Split {
 }
 
 impl Split {
-    fn new(
-        triangles: &[u32],
-        n_in: usize,
-        corners: &[(TangentFrame, bool)],
-        normals: &[Vec3],
-    ) -> Self {
+    fn new(triangles: &[u32], n_in: usize, corners: &[(TangentFrame, bool)]) -> Self {
         let mut source_vertex: Vec<u32> = (0..n_in as u32).collect();
         let mut frames: Vec<Option<TangentFrame>> = vec![None; n_in];
         let mut fallback = vec![false; n_in];
@@ -361,18 +357,24 @@ impl Split {
             };
             indices.push(out);
         }
-        // Vertices no triangle uses still get a frame, from their normal (a fallback).
-        let frames: Vec<TangentFrame> = frames
-            .iter()
-            .zip(&source_vertex)
-            .zip(&mut fallback)
-            .map(|((f, &s), fell_back)| {
-                f.unwrap_or_else(|| {
-                    *fell_back = true;
-                    frame_from_normal(normals[s as usize], 1.0)
-                })
-            })
-            .collect();
+        // Vertices no triangle uses are dropped: a primitive that shares its file's vertex pool
+        // with others (OBJ groups, glTF primitives on one accessor) keeps its own alone.
+        let mut new_index = vec![u32::MAX; frames.len()];
+        let mut kept_source = Vec::with_capacity(frames.len());
+        let mut kept_fallback = Vec::with_capacity(frames.len());
+        let mut kept_frames = Vec::with_capacity(frames.len());
+        for (i, f) in frames.iter().enumerate() {
+            if let Some(f) = f {
+                new_index[i] = kept_frames.len() as u32;
+                kept_frames.push(*f);
+                kept_source.push(source_vertex[i]);
+                kept_fallback.push(fallback[i]);
+            }
+        }
+        for i in &mut indices {
+            *i = new_index[*i as usize];
+        }
+        let (frames, source_vertex, fallback) = (kept_frames, kept_source, kept_fallback);
         Self {
             source_vertex,
             frames,

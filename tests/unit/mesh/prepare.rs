@@ -415,3 +415,26 @@ fn vertex_stream_interleaves_position_uv_and_qtangent() {
         crate::common::assert_within_format_bound(&p.label, format, &e);
     }
 }
+
+/// A primitive whose triangles use part of its vertex pool (OBJ groups and glTF primitives
+/// share one) keeps those vertices alone, each still naming its file vertex.
+#[test]
+fn only_the_vertices_a_primitive_uses_are_kept() {
+    let mut cube = procedural::cube();
+    // The first face alone: two triangles over four of the 24 vertices.
+    cube.indices.truncate(6);
+    let used: std::collections::BTreeSet<u32> = cube.indices.iter().copied().collect();
+    let p = cube.prepare().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(p.frames.len(), used.len());
+    assert_eq!(p.stats.vertices, used.len());
+    assert_eq!(p.stats.fallback_frames, 0);
+    let kept: std::collections::BTreeSet<u32> = p.source_vertex.iter().copied().collect();
+    assert_eq!(kept, used);
+    for (k, &i) in p.indices.iter().enumerate() {
+        assert_eq!(p.source_vertex[i as usize], cube.indices[k], "corner {k}");
+        assert_eq!(
+            p.positions[i as usize],
+            cube.positions[cube.indices[k] as usize]
+        );
+    }
+}
