@@ -57,22 +57,98 @@ export function serve( files, port = 0 ) {
 
 }
 
-if ( process.argv[ 1 ] && resolve( process.argv[ 1 ] ) === fileURLToPath( import.meta.url ) ) {
+const USAGE = `usage: node web/serve.mjs [FILE|FOLDER] [--port N]
 
-	const args = process.argv.slice( 2 );
-	const at = args.indexOf( '--port' );
-	const port = at >= 0 ? Number( args.splice( at, 2 )[ 1 ] ) : 8080;
-	const target = args[ 0 ] ? resolve( args[ 0 ] ) : undefined;
-	let files, open = '';
-	if ( target ) {
+Serves the qtangent viewer (web/) on 127.0.0.1 and a folder of glTF files at /files/: FILE opens
+in the viewer (its folder is served), FOLDER is served. --port N: the port (default 8080; when
+8080 is taken the next free port is used, an explicit --port is used or refused).`;
 
-		const isFile = ( await stat( target ) ).isFile();
-		files = isFile ? dirname( target ) : target;
-		if ( isFile ) open = `?file=/files/${ encodeURIComponent( target.slice( files.length + 1 ) ) }`;
+/** The command line: `{ target, port, explicit }`, or throws one line. */
+function parseArgs( args ) {
+
+	let port = 8080, explicit = false, target;
+	for ( let i = 0; i < args.length; i ++ ) {
+
+		const a = args[ i ];
+		if ( a === '--port' ) {
+
+			const v = args[ ++ i ];
+			port = Number( v );
+			if ( ! Number.isInteger( port ) || port < 1 || port > 65535 ) throw new Error( `--port ${ v ?? '' }: a port is a whole number from 1 to 65535` );
+			explicit = true;
+
+		} else if ( a.startsWith( '-' ) ) {
+
+			throw new Error( `${ a }: unknown option (see --help)` );
+
+		} else if ( target === undefined ) {
+
+			target = resolve( a );
+
+		} else {
+
+			throw new Error( `${ a }: one FILE or FOLDER only (see --help)` );
+
+		}
 
 	}
 
-	const server = await serve( files, port );
-	console.log( `qtangent viewer: http://127.0.0.1:${ server.address().port }/viewer.html${ open }${ files ? `  (files from ${ files } at /files/)` : '' }` );
+	return { target, port, explicit };
+
+}
+
+/** `serve` on `port`, or, when it is taken and was not asked for, on the next free one. */
+async function listen( files, port, explicit ) {
+
+	for ( let p = port; ; p ++ ) {
+
+		try {
+
+			return await serve( files, p );
+
+		} catch ( e ) {
+
+			if ( e.code !== 'EADDRINUSE' ) throw e;
+			if ( explicit ) throw new Error( `port ${ p } is in use: choose another with --port N` );
+			if ( p >= port + 20 ) return serve( files, 0 );
+
+		}
+
+	}
+
+}
+
+if ( process.argv[ 1 ] && resolve( process.argv[ 1 ] ) === fileURLToPath( import.meta.url ) ) {
+
+	const args = process.argv.slice( 2 );
+	if ( args.includes( '--help' ) || args.includes( '-h' ) ) {
+
+		console.log( USAGE );
+		process.exit( 0 );
+
+	}
+
+	try {
+
+		const { target, port, explicit } = parseArgs( args );
+		let files, open = '';
+		if ( target ) {
+
+			const info = await stat( target ).catch( () => null );
+			if ( ! info ) throw new Error( `${ target }: no such file or folder` );
+			files = info.isFile() ? dirname( target ) : target;
+			if ( info.isFile() ) open = `?file=/files/${ encodeURIComponent( target.slice( files.length + 1 ) ) }`;
+
+		}
+
+		const server = await listen( files, port, explicit );
+		console.log( `qtangent viewer: http://127.0.0.1:${ server.address().port }/viewer.html${ open }${ files ? `  (files from ${ files } at /files/)` : '' }` );
+
+	} catch ( e ) {
+
+		console.error( `qtangent viewer: ${ e.message }` );
+		process.exit( 2 );
+
+	}
 
 }

@@ -660,3 +660,69 @@ fn three_js_draws_packed_files_through_the_plugin() {
     }
     eprintln!("web: frame times {}", result["timing"]);
 }
+
+/// `web/serve.mjs` (`cargo xtask web`), the viewer's server, as a user starts it: `--help`, and
+/// a missing file, a bad port, an unknown option and a port in use asked for each refused in one
+/// line with status 2; the default port taken, it serves on another and says where.
+#[test]
+fn the_viewer_server_says_what_is_wrong_in_one_line() {
+    use std::io::BufRead as _;
+    let Some(web) = web_dir() else {
+        return;
+    };
+    let serve = web.join("serve.mjs");
+    let run = |args: &[&str]| {
+        Command::new("node")
+            .arg(&serve)
+            .args(args)
+            .output()
+            .expect("node runs")
+    };
+    let help = run(&["--help"]);
+    assert!(help.status.success());
+    assert!(String::from_utf8_lossy(&help.stdout).contains("--port"));
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let port = taken.local_addr().expect("its address").port().to_string();
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let missing = dir.path().join("missing.glb");
+    let missing = missing.to_string_lossy();
+    for (args, says) in [
+        (vec![&*missing], "no such file or folder"),
+        (vec!["--port", "x"], "--port x"),
+        (vec!["--bogus"], "unknown option"),
+        (vec!["--port", &port], "choose another with --port"),
+    ] {
+        let o = run(&args);
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert_eq!(
+            err.trim().lines().count(),
+            1,
+            "{args:?}: not one line: {err}"
+        );
+    }
+    // The default port (8080) held here, or by something else already: either way taken.
+    let _default = std::net::TcpListener::bind("127.0.0.1:8080");
+    let mut child = Command::new("node")
+        .arg(&serve)
+        .arg(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("node runs");
+    let mut line = String::new();
+    let read = child
+        .stdout
+        .take()
+        .map(|out| std::io::BufReader::new(out).read_line(&mut line));
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        matches!(read, Some(Ok(n)) if n > 0),
+        "the server printed nothing"
+    );
+    assert!(
+        line.starts_with("qtangent viewer: http://127.0.0.1:") && !line.contains(":8080/"),
+        "{line}"
+    );
+}
