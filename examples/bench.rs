@@ -21,13 +21,18 @@ mod timing;
 use table_frames::random_frames;
 use timing::{clock, copy_bandwidth, median, median_dispatch_seconds};
 
+const USAGE: &str = "usage: cargo run --release --example bench [-- FRAMES [RUNS]]";
+
 fn main() -> std::process::ExitCode {
+    if console::asked_for_help(USAGE) {
+        return std::process::ExitCode::SUCCESS;
+    }
     console::quiet_mesa();
     console::finish("bench", run())
 }
 
 fn arg(n: usize, default: usize) -> Result<usize, String> {
-    match std::env::args().nth(n) {
+    match console::positional(n)? {
         None => Ok(default),
         Some(a) => a
             .parse()

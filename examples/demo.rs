@@ -17,13 +17,18 @@ mod frames;
 #[path = "common/table_frames.rs"]
 mod table_frames;
 
+const USAGE: &str = "usage: cargo run --release --example demo [-- FRAMES]  (default 1000000)";
+
 fn main() -> std::process::ExitCode {
+    if console::asked_for_help(USAGE) {
+        return std::process::ExitCode::SUCCESS;
+    }
     console::quiet_mesa();
     console::finish("demo", run())
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
-    let count = match std::env::args().nth(1) {
+    let count = match console::positional(1)? {
         None => 1_000_000,
         Some(a) => a
             .parse::<usize>()

@@ -41,15 +41,19 @@ const HEIGHT: u32 = 320;
 /// The colour target's format, as an engine's swapchain might be.
 const COLOR: wgpu::TextureFormat = wgpu::TextureFormat::Rgba8UnormSrgb;
 
+const USAGE: &str =
+    "usage: cargo run --release --example embed [-- OUT.png]  (default renders/embed.png)";
+
 fn main() -> std::process::ExitCode {
+    if console::asked_for_help(USAGE) {
+        return std::process::ExitCode::SUCCESS;
+    }
     console::quiet_mesa();
     console::finish("embed", run())
 }
 
 fn run() -> Result<(), Box<dyn Error>> {
-    let out = std::env::args()
-        .nth(1)
-        .unwrap_or_else(|| "renders/embed.png".into());
+    let out = console::positional(1)?.unwrap_or_else(|| "renders/embed.png".into());
     let (adapter, device, queue) = pollster::block_on(create_device())?;
     println!("application's adapter: {}", adapter.get_info().name);
     let ctx = GpuContext::from_device(adapter, device, queue)?;

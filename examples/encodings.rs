@@ -4,6 +4,8 @@
 //!
 //! `cargo run --release --example encodings [-- FRAMES]`
 
+#[path = "common/console.rs"]
+mod console;
 #[path = "common/frames.rs"]
 mod frames;
 #[path = "common/table_frames.rs"]
@@ -12,12 +14,21 @@ use frames::table;
 use qtangent::Format;
 use table_frames::{describe_table_frames, measure, table_frames};
 
+const USAGE: &str = "usage: cargo run --release --example encodings [-- FRAMES]  (default 1000000)";
+
 fn main() {
-    let count = match std::env::args().nth(1).map(|a| a.parse::<usize>()) {
-        None => 1_000_000,
-        Some(Ok(n)) => n,
-        Some(Err(e)) => {
+    if console::asked_for_help(USAGE) {
+        return;
+    }
+    let count = match console::positional(1).map(|a| a.map(|a| a.parse::<usize>())) {
+        Ok(None) => 1_000_000,
+        Ok(Some(Ok(n))) => n,
+        Ok(Some(Err(e))) => {
             eprintln!("encodings: FRAMES must be a whole number: {e}");
+            std::process::exit(2);
+        }
+        Err(e) => {
+            eprintln!("encodings: {e}");
             std::process::exit(2);
         }
     };

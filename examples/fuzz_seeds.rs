@@ -18,9 +18,18 @@ use qtangent::qmap::{BakeMesh, Baker, MapFormat, MapOptions, ObjectInput, Raster
 use qtangent::render::SceneMaps;
 use qtangent::Format;
 
+#[path = "common/console.rs"]
+mod console;
+
+const USAGE: &str =
+    "usage: cargo run --release --example fuzz_seeds -- DIR  (writes DIR/<target>/seed-*)";
+
 fn main() -> ExitCode {
-    let dir = std::env::args_os().nth(1).map(PathBuf::from);
-    let written = dir.ok_or_else(|| "usage: fuzz_seeds DIR".to_string());
+    if console::asked_for_help(USAGE) {
+        return ExitCode::SUCCESS;
+    }
+    let dir = console::positional(1).map(|d| d.map(PathBuf::from));
+    let written = dir.and_then(|d| d.ok_or_else(|| USAGE.to_string()));
     if let Err(e) = written.and_then(|dir| write(&dir)) {
         eprintln!("fuzz_seeds: {e}");
         return ExitCode::FAILURE;

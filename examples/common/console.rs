@@ -48,6 +48,28 @@ impl qtangent::Listener for Console {
     }
 }
 
+/// For the tools that read their few arguments by position: when any argument is `-h` or
+/// `--help`, prints `usage` and returns true (the tool then ends with success, having done
+/// nothing); an argument that starts with `-` otherwise is refused by [`positional`].
+pub fn asked_for_help(usage: &str) -> bool {
+    let asked = std::env::args().skip(1).any(|a| a == "-h" || a == "--help");
+    if asked {
+        println!("{usage}");
+    }
+    asked
+}
+
+/// Positional argument `n` (1-based), refusing one that looks like an option (`-x`): a typo such
+/// as `--hepl` must not become a file name.
+pub fn positional(n: usize) -> Result<Option<String>, String> {
+    match std::env::args().nth(n) {
+        Some(a) if a.starts_with('-') && a.len() > 1 => {
+            Err(format!("{a}: unknown option (--help shows the usage)"))
+        }
+        other => Ok(other),
+    }
+}
+
 /// A tool's `main`: quiets Mesa ([`quiet_mesa`], before any thread starts), parses the command
 /// line and runs `run`, ending as [`finish`] does.
 pub fn main<A: clap::Parser, E: std::fmt::Display>(

@@ -16,4 +16,5 @@ mod mesh_mutations;
 mod meshopt;
 mod render_assets;
 mod render_cli;
+mod tool_args;
 mod web;

@@ -1,0 +1,37 @@
+//! The examples that read their arguments by position (`embed`, `fuzz_seeds`, `demo`, `bench`,
+//! `encodings`) as a user first runs them: `--help` prints the usage and does nothing else (no
+//! file written, no number parsed, no GPU opened), and a mistyped option is refused in one line
+//! instead of becoming a file name.
+
+use std::process::Command;
+
+use crate::common::example_exe;
+
+#[test]
+fn positional_tools_answer_help_and_refuse_unknown_options() {
+    for tool in ["embed", "fuzz_seeds", "demo", "bench", "encodings"] {
+        let exe = example_exe(tool);
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let run = |arg: &str| {
+            Command::new(&exe)
+                .arg(arg)
+                .current_dir(dir.path())
+                .output()
+                .expect("the tool runs")
+        };
+        let help = run("--help");
+        let out = String::from_utf8_lossy(&help.stdout).into_owned();
+        assert!(help.status.success(), "{tool} --help: {help:?}");
+        assert!(out.starts_with("usage: "), "{tool} --help printed {out:?}");
+        let typo = run("--hepl");
+        let err = String::from_utf8_lossy(&typo.stderr).into_owned();
+        assert!(!typo.status.success(), "{tool} --hepl succeeded");
+        assert!(err.contains("--hepl: unknown option"), "{tool} --hepl: {err}");
+        let left: Vec<_> = std::fs::read_dir(dir.path())
+            .expect("reads the folder")
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert!(left.is_empty(), "{tool} wrote {left:?}");
+    }
+}
