@@ -88,7 +88,41 @@ fn main() -> ExitCode {
     console::main("pack", run)
 }
 
+/// The output rules, before any work: a `.glb` name, not a folder, not the input.
+fn check_output(args: &Args) -> Result<(), String> {
+    let out = &args.output;
+    let glb = out
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("glb"));
+    if out.is_dir() {
+        return Err(format!(
+            "-o {}: is a folder; name the file to write, e.g. -o {}",
+            out.display(),
+            out.join("out.glb").display()
+        ));
+    }
+    if !glb {
+        return Err(format!(
+            "-o {}: this tool writes GLB: name the output .glb (`qtangent pack` also writes .gltf)",
+            out.display()
+        ));
+    }
+    let same = match (args.mesh.canonicalize(), out.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => args.mesh == *out,
+    };
+    if same {
+        return Err(format!(
+            "-o {}: would overwrite the input; name another output",
+            out.display()
+        ));
+    }
+    Ok(())
+}
+
 fn run(args: &Args) -> Result<(), String> {
+    check_output(args)?;
     let drop_normal_maps = args.normal_maps == "drop";
     if drop_normal_maps && args.maps != MapKind::Tangent {
         return Err(
@@ -116,6 +150,16 @@ fn run(args: &Args) -> Result<(), String> {
         eprintln!("pack: warning: {}: {w}", scene.source.display());
     }
     files::write_bytes(&args.output, &packed.glb)?;
+    // A file that does not read back as written is removed: no output is better than a wrong one.
+    check_written(args, &packed).inspect_err(|_| {
+        let _ = std::fs::remove_file(&args.output);
+    })
+}
+
+/// Reads the written file back and reports it: the frames it holds against those packed, within
+/// the format's bound.
+fn check_written(args: &Args, packed: &pack::Packed) -> Result<(), String> {
+    let drop_normal_maps = args.normal_maps == "drop";
     // Read it back: the frames the file holds, against the frames packed.
     let back = mesh::load(&args.output).map_err(|e| format!("reading the output back: {e}"))?;
     let back = back.prepare().map_err(|e| e.to_string())?;
