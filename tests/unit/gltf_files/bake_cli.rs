@@ -649,3 +649,25 @@ fn anisotropy_texture_becomes_the_tangent_space_maps_twist() {
         "{err}"
     );
 }
+
+/// An object-space map too large for the memory the bake may use is refused before any work,
+/// naming the size that fits: `QTANGENT_MEMORY` = 1 GB, so 16384² (about 27 GB at the measured
+/// 100 bytes a texel, examples/bake.rs: `bake_bytes`) is refused and the largest multiple of 4
+/// with 100·s² + 128 MiB ≤ 1 GB, s = 2940, is named.
+#[test]
+fn a_map_too_large_for_memory_is_refused_naming_the_size_that_fits() {
+    let dir = tempdir();
+    let out_dir = dir.path().join("out");
+    let exe = crate::common::example_exe("bake");
+    let out = std::process::Command::new(exe)
+        .args(["--kind", "object", "--cpu", "--size", "16384", "-o"])
+        .arg(&out_dir)
+        .env("QTANGENT_MEMORY", "1000000000")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("--size 2940 fits"), "{err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(!out_dir.exists(), "the output folder was made");
+}
