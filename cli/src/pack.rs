@@ -5,6 +5,7 @@
 //! removed and the file counts as failed. `-j N` packs N files at a time; a failure does not stop
 //! the others; one summary line ends the run, and `--report FILE.json` keeps each file's figures.
 
+use std::io::IsTerminal as _;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -180,12 +181,13 @@ fn pack_all(
     let done = AtomicUsize::new(0);
     let slots: Mutex<Vec<Option<Outcome>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
     let workers = usize::from(args.jobs).min(jobs.len()).max(1);
+    let live = say >= Verbosity::Normal && std::io::stderr().is_terminal();
     std::thread::scope(|s| {
         for _ in 0..workers {
             s.spawn(|| loop {
                 let k = next.fetch_add(1, Ordering::Relaxed);
                 let Some(job) = jobs.get(k) else { break };
-                let outcome = pack_one(job, args, gpu);
+                let outcome = pack_one(job, args, gpu, live && workers == 1);
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
                 print_outcome(&outcome, n, jobs.len(), say);
                 if let Ok(mut slots) = slots.lock() {
@@ -235,7 +237,12 @@ fn print_outcome(o: &Outcome, n: usize, of: usize, say: Verbosity) {
 }
 
 /// One file: loaded, packed, written, read back. Never panics on bad input: the error is kept.
-fn pack_one(job: &Job, args: &PackArgs, gpu: Option<&qtangent::gpu::GpuContext>) -> Outcome {
+fn pack_one(
+    job: &Job,
+    args: &PackArgs,
+    gpu: Option<&qtangent::gpu::GpuContext>,
+    show: bool,
+) -> Outcome {
     let started = Instant::now();
     let mut outcome = Outcome {
         job: job.clone(),
@@ -246,7 +253,11 @@ fn pack_one(job: &Job, args: &PackArgs, gpu: Option<&qtangent::gpu::GpuContext>)
         seconds: 0.0,
         error: None,
     };
-    match pack_file(job, args, gpu, &mut outcome) {
+    let mut live = Live::new(&job.input, show);
+    let packed = pack_file(job, args, gpu, &mut outcome, &mut live);
+    live.end();
+    outcome.warnings.extend(live.warnings);
+    match packed {
         Ok(()) => {}
         Err(e) => {
             for f in output::written_files(job) {
@@ -266,8 +277,11 @@ fn pack_file(
     args: &PackArgs,
     gpu: Option<&qtangent::gpu::GpuContext>,
     outcome: &mut Outcome,
+    live: &mut Live,
 ) -> Result<(), String> {
-    let (scene, prepared, maps) = load(&job.input, args.maps, gpu)?;
+    live.stage("loading");
+    let (scene, prepared, maps) = load(&job.input, args.maps, gpu, live)?;
+    live.stage("packing");
     outcome
         .warnings
         .extend(scene.warnings.iter().map(ToString::to_string));
@@ -276,7 +290,9 @@ fn pack_file(
     outcome
         .warnings
         .extend(packed.report.warnings.iter().map(ToString::to_string));
+    live.stage("writing");
     output::write(job, &packed.glb)?;
+    live.stage("reading back");
     outcome.output_bytes = output::bytes_on_disk(&job.output);
     // Read back: the frames the file holds against the frames packed.
     let back = mesh::load(&job.output)
@@ -316,6 +332,7 @@ fn load(
     path: &Path,
     maps: MapKind,
     gpu: Option<&qtangent::gpu::GpuContext>,
+    live: &mut Live,
 ) -> Result<(Scene, Vec<Prepared>, SceneMaps), String> {
     let Some(ctx) = gpu.filter(|_| maps != MapKind::None) else {
         let scene = mesh::load(path).map_err(|e| e.to_string())?;
@@ -329,8 +346,7 @@ fn load(
     };
     let options = MapOptions::default();
     let baker = qtangent::qmap::Baker::new(ctx.raster_backend(), &options);
-    let maps =
-        SceneMaps::new(&render, &baker, kinds, &mut Quiet::default()).map_err(|e| e.to_string())?;
+    let maps = SceneMaps::new(&render, &baker, kinds, live).map_err(|e| e.to_string())?;
     let scene = render
         .source
         .ok_or("the render scene kept no loaded file")?;
@@ -347,17 +363,78 @@ fn load(
     Ok((scene, prepared, maps))
 }
 
-/// A listener that keeps warnings (the bake's are reported with the file's).
-#[derive(Default)]
-struct Quiet {
-    warnings: Vec<qtangent::Warning>,
+/// What a file's work shows while it runs: on a terminal, one line rewritten in place (the file,
+/// the stage, its percent and the time left in it), when one file is packed at a time and the
+/// run is not quiet; nothing otherwise (the line after each file says how it ended). It keeps the
+/// bake's warnings for the file's report.
+struct Live {
+    file: String,
+    show: bool,
+    stage: String,
+    started: Instant,
+    warnings: Vec<String>,
 }
 
-impl qtangent::Listener for Quiet {
-    fn progress(&mut self, _: qtangent::Progress<'_>) {}
+impl Live {
+    fn new(file: &Path, show: bool) -> Self {
+        Self {
+            file: file.display().to_string(),
+            show,
+            stage: String::new(),
+            started: Instant::now(),
+            warnings: Vec::new(),
+        }
+    }
+
+    /// A stage of this tool's own (loading, packing, writing, reading back), without a count.
+    fn stage(&mut self, stage: &str) {
+        qtangent::Listener::progress(
+            self,
+            qtangent::Progress {
+                stage,
+                done: 0,
+                total: 1,
+            },
+        );
+    }
+
+    /// Clears the line.
+    fn end(&self) {
+        if self.show {
+            eprint!("\r\x1b[2K");
+        }
+    }
+}
+
+impl qtangent::Listener for Live {
+    fn progress(&mut self, p: qtangent::Progress<'_>) {
+        if !self.show {
+            return;
+        }
+        if p.stage != self.stage {
+            self.stage = p.stage.to_string();
+            self.started = Instant::now();
+        }
+        let fraction = p.done as f64 / p.total.max(1) as f64;
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let left = if fraction > 0.0 && fraction < 1.0 {
+            format!(", {:.0} s left", elapsed / fraction - elapsed)
+        } else {
+            String::new()
+        };
+        let percent = if p.total > 1 {
+            format!(" {:.0}%", 100.0 * fraction)
+        } else {
+            String::new()
+        };
+        eprint!(
+            "\r\x1b[2Kqtangent pack: {}: {}{percent}{left}",
+            self.file, p.stage
+        );
+    }
 
     fn warning(&mut self, w: qtangent::Warning) {
-        self.warnings.push(w);
+        self.warnings.push(w.to_string());
     }
 }
 
