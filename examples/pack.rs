@@ -17,12 +17,10 @@ use std::process::ExitCode;
 
 use clap::Parser;
 use qtangent::measure::FrameErrors;
-use qtangent::mesh::{self, Prepared, Scene};
+use qtangent::mesh::{Prepared, Scene};
 use qtangent::pack::{self, MapKind, PackOptions};
 
-use qtangent::qmap::MapOptions;
-use qtangent::render::RenderScene;
-use qtangent::render::{MapKinds, SceneMaps};
+use qtangent::render::SceneMaps;
 use qtangent::Format;
 
 /// Bytes of the f32 normal + tangent (3 + 4 floats) that a qtangent replaces.
@@ -34,6 +32,8 @@ mod cli;
 mod console;
 #[path = "common/files.rs"]
 mod files;
+#[path = "common/pack_load.rs"]
+mod pack_load;
 
 #[derive(Parser)]
 #[command(about = "Write a GLB with qtangent vertex frames (and quaternion maps)")]
@@ -161,23 +161,7 @@ fn run(args: &Args) -> Result<(), String> {
 fn check_written(args: &Args, packed: &pack::Packed) -> Result<(), String> {
     let drop_normal_maps = args.normal_maps == "drop";
     // Read it back: the frames the file holds, against the frames packed.
-    let back = mesh::load(&args.output).map_err(|e| format!("reading the output back: {e}"))?;
-    let back = back.prepare().map_err(|e| e.to_string())?;
-    let mut errors = FrameErrors::default();
-    let stored = packed.primitives.iter().zip(&back).zip(&packed.frameless);
-    for ((p, b), _) in stored.filter(|(_, &frameless)| !frameless) {
-        if p.frames.len() != b.frames.len() {
-            return Err(format!(
-                "{}: {} vertices written, {} read back",
-                p.label,
-                p.frames.len(),
-                b.frames.len()
-            ));
-        }
-        for (f, g) in p.frames.iter().zip(&b.frames) {
-            errors.add(f, g);
-        }
-    }
+    let errors = pack_load::read_back(&args.output, packed)?;
     let r = &packed.report;
     println!(
         "pack: {} → {}: {} bytes; {} primitives, {} vertices ({} in the source)",
@@ -225,36 +209,15 @@ fn check_written(args: &Args, packed: &pack::Packed) -> Result<(), String> {
 
 /// The scene, its prepared primitives and the maps to embed (made on the GPU when asked for).
 fn load(args: &Args) -> Result<(Scene, Vec<Prepared>, SceneMaps), String> {
-    if args.maps == MapKind::None {
-        let scene = mesh::load(&args.mesh).map_err(|e| e.to_string())?;
-        let prepared = scene.prepare().map_err(|e| e.to_string())?;
-        return Ok((scene, prepared, SceneMaps::default()));
-    }
-    let render = RenderScene::load(&args.mesh).map_err(|e| e.to_string())?;
-    let ctx = qtangent::gpu::GpuContext::new().map_err(|e| e.to_string())?;
-    eprintln!("pack: {}", ctx);
-    let kinds = match args.maps {
-        MapKind::Object => MapKinds::Object,
-        _ => MapKinds::Tangent,
-    };
-    let options = MapOptions::default();
-    let baker = qtangent::qmap::Baker::new(ctx.raster_backend(), &options);
-    let console = &mut console::Console::with_progress("pack");
-    let maps = SceneMaps::new(&render, &baker, kinds, console).map_err(|e| e.to_string())?;
-    let scene = render
-        .source
-        .ok_or("the render scene kept no loaded file")?;
-    // The renderer draws meshes at their default morph weights; the file stores the rest pose.
-    let posed = scene
-        .meshes
-        .iter()
-        .any(|m| m.weights.iter().any(|&w| w != 0.0));
-    let prepared = if posed {
-        scene.prepare().map_err(|e| e.to_string())?
+    let ctx = if args.maps == MapKind::None {
+        None
     } else {
-        render.meshes.iter().map(|m| m.mesh.clone()).collect()
+        let ctx = qtangent::gpu::GpuContext::new().map_err(|e| e.to_string())?;
+        eprintln!("pack: {}", ctx);
+        Some(ctx)
     };
-    Ok((scene, prepared, maps))
+    let console = &mut console::Console::with_progress("pack");
+    pack_load::load(&args.mesh, args.maps, ctx.as_ref(), console)
 }
 
 /// The frames line: the format, its bytes, and the frames read back against those packed.

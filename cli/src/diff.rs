@@ -26,9 +26,16 @@ pub struct DiffArgs {
     /// The candidate stores f32 positions and UVs (pack --float): allow rounding only.
     #[arg(long)]
     float: bool,
-    /// Also list the N matched vertices with the largest error.
+    /// Also list the N matched vertices with the largest error (the text report only).
     #[arg(long, value_name = "N", default_value_t = 0)]
     worst: usize,
+    /// Print one markdown table row labelled LABEL instead of the report (as `cargo xtask
+    /// gltfpack-table` collects them).
+    #[arg(long, value_name = "LABEL")]
+    row: Option<String>,
+    /// With --row: print the table's header first.
+    #[arg(long, requires = "row")]
+    header: bool,
 }
 
 /// Runs `qtangent diff`: the report on stdout; `Err` for a file that cannot be read.
@@ -43,7 +50,13 @@ pub fn run(args: &DiffArgs) -> Result<bool, String> {
             uv_bits: args.uv_bits,
         }
     };
-    let output = DiffOutput::Report { worst: args.worst };
+    let output = match &args.row {
+        Some(label) => DiffOutput::Row {
+            label: label.clone(),
+            header: args.header,
+        },
+        None => DiffOutput::Report { worst: args.worst },
+    };
     let text =
         diff_files(&args.source, &args.candidate, matching, &output).map_err(|e| e.to_string())?;
     print!("{text}");

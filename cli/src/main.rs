@@ -21,6 +21,10 @@ use clap::{Parser, Subcommand};
 
 #[path = "../../examples/common/cli.rs"]
 mod cli_names;
+#[path = "../../examples/common/files.rs"]
+mod files;
+#[path = "../../examples/common/pack_load.rs"]
+mod pack_load;
 #[path = "../../examples/common/quiet_mesa.rs"]
 mod quiet_mesa;
 

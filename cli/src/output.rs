@@ -198,24 +198,7 @@ fn refuse_collisions(jobs: &[Job], force: bool) -> Result<(), String> {
 /// Writes `bytes` to `path` whole or not at all: a temporary file beside it, renamed into place
 /// (makes the folder first). Errors name the file.
 pub fn write_whole(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    let name = path
-        .file_name()
-        .ok_or_else(|| format!("{}: not a file name", path.display()))?;
-    let mut tmp_name = std::ffi::OsString::from(".");
-    tmp_name.push(name);
-    tmp_name.push(format!(".{}.partial", std::process::id()));
-    let tmp = path.with_file_name(tmp_name);
-    let written = std::fs::write(&tmp, bytes)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .map_err(|e| {
-            // The write failed already; a temporary file that cannot be removed adds nothing.
-            let _ = std::fs::remove_file(&tmp);
-            format!("{}: {e}", path.display())
-        });
-    written
+    crate::files::write_bytes(path, bytes)
 }
 
 /// Writes the GLB `glb` as `job` asks: as it is, or split into a `.gltf` whose buffer 0 is a

@@ -12,11 +12,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use clap::Args;
-use qtangent::measure::FrameErrors;
-use qtangent::mesh::{self, Prepared, Scene};
 use qtangent::pack::{self, MapKind, PackOptions};
-use qtangent::qmap::MapOptions;
-use qtangent::render::{MapKinds, RenderScene, SceneMaps};
 use qtangent::Format;
 use serde_json::json;
 
@@ -280,7 +276,7 @@ fn pack_file(
     live: &mut Live,
 ) -> Result<(), String> {
     live.stage("loading");
-    let (scene, prepared, maps) = load(&job.input, args.maps, gpu, live)?;
+    let (scene, prepared, maps) = crate::pack_load::load(&job.input, args.maps, gpu, live)?;
     live.stage("packing");
     outcome
         .warnings
@@ -295,24 +291,7 @@ fn pack_file(
     live.stage("reading back");
     outcome.output_bytes = output::bytes_on_disk(&job.output);
     // Read back: the frames the file holds against the frames packed.
-    let back = mesh::load(&job.output)
-        .and_then(|s| s.prepare())
-        .map_err(|e| format!("reading the output back: {e}"))?;
-    let mut errors = FrameErrors::default();
-    let stored = packed.primitives.iter().zip(&back).zip(&packed.frameless);
-    for ((p, b), _) in stored.filter(|(_, &frameless)| !frameless) {
-        if p.frames.len() != b.frames.len() {
-            return Err(format!(
-                "reading the output back: {}: {} vertices written, {} read",
-                p.label,
-                p.frames.len(),
-                b.frames.len()
-            ));
-        }
-        for (f, g) in p.frames.iter().zip(&b.frames) {
-            errors.add(f, g);
-        }
-    }
+    let errors = crate::pack_load::read_back(&job.output, &packed)?;
     if errors.frames > 0 {
         outcome.frame_error = Some([errors.normal.max, errors.tangent.max, errors.bitangent.max]);
         if errors.max() > args.frames.max_error_deg() {
@@ -325,42 +304,6 @@ fn pack_file(
         }
     }
     Ok(())
-}
-
-/// The scene, its prepared primitives and the maps to embed (made on `gpu` when asked for).
-fn load(
-    path: &Path,
-    maps: MapKind,
-    gpu: Option<&qtangent::gpu::GpuContext>,
-    live: &mut Live,
-) -> Result<(Scene, Vec<Prepared>, SceneMaps), String> {
-    let Some(ctx) = gpu.filter(|_| maps != MapKind::None) else {
-        let scene = mesh::load(path).map_err(|e| e.to_string())?;
-        let prepared = scene.prepare().map_err(|e| e.to_string())?;
-        return Ok((scene, prepared, SceneMaps::default()));
-    };
-    let render = RenderScene::load(path).map_err(|e| e.to_string())?;
-    let kinds = match maps {
-        MapKind::Object => MapKinds::Object,
-        _ => MapKinds::Tangent,
-    };
-    let options = MapOptions::default();
-    let baker = qtangent::qmap::Baker::new(ctx.raster_backend(), &options);
-    let maps = SceneMaps::new(&render, &baker, kinds, live).map_err(|e| e.to_string())?;
-    let scene = render
-        .source
-        .ok_or("the render scene kept no loaded file")?;
-    // The renderer draws meshes at their default morph weights; the file stores the rest pose.
-    let posed = scene
-        .meshes
-        .iter()
-        .any(|m| m.weights.iter().any(|&w| w != 0.0));
-    let prepared = if posed {
-        scene.prepare().map_err(|e| e.to_string())?
-    } else {
-        render.meshes.iter().map(|m| m.mesh.clone()).collect()
-    };
-    Ok((scene, prepared, maps))
 }
 
 /// What a file's work shows while it runs: on a terminal, one line rewritten in place (the file,

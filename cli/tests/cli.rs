@@ -99,6 +99,22 @@ fn cube(path: &Path) {
     std::fs::write(path, obj).expect("writes the cube");
 }
 
+/// The cube written as `DIR/cube.obj` and packed quietly into `DIR/cube.glb`: (source, GLB).
+fn packed_cube(dir: &Path) -> (PathBuf, PathBuf) {
+    let source = dir.join("cube.obj");
+    cube(&source);
+    let glb = dir.join("cube.glb");
+    let o = qtangent(&[
+        "pack",
+        &source.to_string_lossy(),
+        "-o",
+        &glb.to_string_lossy(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    (source, glb)
+}
+
 fn files_under(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     for e in std::fs::read_dir(dir).expect("reads the folder").flatten() {
@@ -305,17 +321,7 @@ fn a_folder_packs_in_parallel_and_one_bad_file_does_not_stop_the_others() {
 #[test]
 fn inspect_describes_a_packed_file() {
     let dir = tempfile::tempdir().expect("a temporary folder");
-    let source = dir.path().join("cube.obj");
-    cube(&source);
-    let glb = dir.path().join("cube.glb");
-    let o = qtangent(&[
-        "pack",
-        &source.to_string_lossy(),
-        "-o",
-        &glb.to_string_lossy(),
-        "-q",
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
+    let (source, glb) = packed_cube(dir.path());
     let o = qtangent(&["inspect", &glb.to_string_lossy(), "--json"]);
     assert!(o.status.success(), "{}", text(&o));
     let r: Value = serde_json::from_slice(&o.stdout).expect("JSON on stdout");
@@ -365,17 +371,7 @@ fn inspect_describes_a_packed_file() {
 #[test]
 fn diff_measures_a_packed_file_against_its_source() {
     let dir = tempfile::tempdir().expect("a temporary folder");
-    let source = dir.path().join("cube.obj");
-    cube(&source);
-    let glb = dir.path().join("cube.glb");
-    let o = qtangent(&[
-        "pack",
-        &source.to_string_lossy(),
-        "-o",
-        &glb.to_string_lossy(),
-        "-q",
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
+    let (source, glb) = packed_cube(dir.path());
     let o = qtangent(&["diff", &source.to_string_lossy(), &glb.to_string_lossy()]);
     let t = String::from_utf8_lossy(&o.stdout).into_owned();
     assert!(o.status.success(), "{}", text(&o));
@@ -390,6 +386,18 @@ fn diff_measures_a_packed_file_against_its_source() {
         .and_then(|v| v.trim().trim_end_matches('°').parse().ok())
         .unwrap_or_else(|| panic!("no normal line: {t}"));
     assert!(normal_max <= 0.25, "{t}");
+    // A file against itself, as a table row with its header: nothing unmatched, no error.
+    let src = source.to_string_lossy();
+    let o = qtangent(&["diff", &src, &src, "--exact", "--row", "self", "--header"]);
+    let t = String::from_utf8_lossy(&o.stdout).into_owned();
+    let lines: Vec<&str> = t.lines().collect();
+    assert_eq!(lines.len(), 3, "{t}");
+    assert!(lines[0].starts_with("| file |"), "{t}");
+    assert!(
+        lines[2].starts_with("| self |") && lines[2].contains("| 0 / 0 |"),
+        "{t}"
+    );
+    assert!(lines[2].contains("| 0.000 / 0.000 |"), "{t}");
     let missing = dir.path().join("missing.glb");
     let o = qtangent(&[
         "diff",

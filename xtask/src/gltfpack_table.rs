@@ -2,7 +2,7 @@
 //! glTF-Transform's `optimize`, and qtangent's `pack` (quantised as gltfpack quantises, with and
 //! without `--compress meshopt`, with tangent-space maps and their normal-map fallbacks kept or
 //! dropped, and f32 for reference) on FlightHelmet and the Fox from the shared assets. Each
-//! output is measured against its source by `examples/frame_diff.rs` (file size with and
+//! output is measured against its source by `qtangent diff` (`cli/src/diff.rs`; file size with and
 //! without images, frame bytes per vertex read from the written file's accessors, the n/t/b
 //! angle errors, handedness kept, unmatched vertices, the largest position and UV moves), then
 //! judged: Khronos' validator (its error count), and `gltf-transform copy` (whether the copy
@@ -173,8 +173,8 @@ pub fn run_table(root: &Path, assets: &Path) -> Result<(), String> {
             "--release",
             "--example",
             "pack",
-            "--example",
-            "frame_diff",
+            "--package",
+            "qtangent-cli",
         ],
     )?;
     let mut table = Vec::new();
@@ -306,7 +306,7 @@ pub(crate) fn first_line(e: &str) -> &str {
     e.lines().find(|l| !l.trim().is_empty()).unwrap_or(e)
 }
 
-/// `frame_diff ARGS`'s standard output (its rows), failing with its error.
+/// `qtangent diff ARGS`'s standard output (its rows), failing with its error.
 pub(crate) fn frame_diff(root: &Path, args: &[&str]) -> Result<String, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let out = Command::new(&cargo)
@@ -314,9 +314,10 @@ pub(crate) fn frame_diff(root: &Path, args: &[&str]) -> Result<String, String> {
             "run",
             "--quiet",
             "--release",
-            "--example",
-            "frame_diff",
+            "--package",
+            "qtangent-cli",
             "--",
+            "diff",
         ])
         .args(args)
         .current_dir(root)
@@ -326,7 +327,7 @@ pub(crate) fn frame_diff(root: &Path, args: &[&str]) -> Result<String, String> {
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     } else {
         Err(format!(
-            "frame_diff {} failed ({}): {}",
+            "qtangent diff {} failed ({}): {}",
             args.join(" "),
             out.status,
             String::from_utf8_lossy(&out.stderr)

@@ -29,7 +29,7 @@
 //! - `cargo xtask npm` — installs the pinned glTF judges (glTF-Validator, gltfpack) into
 //!   `target/npm` (`npm.rs`; `cargo xtask test` does this before the tests).
 //! - `cargo xtask gltfpack-table` — gltfpack and `pack` on FlightHelmet and the Fox, measured
-//!   by `examples/frame_diff.rs` (`gltfpack_table.rs`, docs/GLTFPACK.md).
+//!   by `qtangent diff` (`gltfpack_table.rs`, docs/GLTFPACK.md).
 //! - `cargo xtask web [FILE|FOLDER] [--port N]` — the three.js viewer (`web/viewer.html`) on
 //!   loopback, after installing `web/`'s pinned packages (`web.rs`; docs/WEB.md).
 

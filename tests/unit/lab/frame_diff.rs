@@ -1,5 +1,5 @@
 //! The frame comparison behind the gltfpack table (`qtangent::lab::frame_diff::compare_frames`,
-//! `examples/frame_diff.rs`): a file against itself is exact; a copy that is shuffled, quantised
+//! `qtangent diff`): a file against itself is exact; a copy that is shuffled, quantised
 //! (the dequantisation in its node transform, or for a skinned mesh in its inverse bind
 //! matrices, with the mesh node moved, which glTF ignores) and has known frame perturbations
 //! gives back exactly the errors put in, worked out here from the perturbations alone; the
@@ -536,54 +536,6 @@ fn frame_bytes_are_read_from_the_accessors() {
             "NORMAL f32x3 + TANGENT f32x4 + _QTANGENT i16x2"
         ]
     );
-}
-
-/// The tool as a user runs it: a file against itself reports zero error and nothing unmatched;
-/// `--row --header` prints the table's header and one row; a missing file is one line and
-/// status 1.
-#[test]
-fn the_frame_diff_tool_reports_and_fails_cleanly() {
-    let dir = tempdir();
-    let path = two_primitive_file().write(dir.path(), "tool");
-    let p = path.to_str().unwrap_or_default();
-    let out = common::run_example("frame_diff", &[p, p]);
-    let text = String::from_utf8_lossy(&out.stdout);
-    println!("{text}");
-    assert!(out.status.success(), "{}", common::stderr(&out));
-    assert!(
-        text.contains("(0 unmatched); 0 source vertices uncovered"),
-        "{text}"
-    );
-    assert!(
-        text.contains("normal    mean 0.0000°  max 0.0000°"),
-        "{text}"
-    );
-    assert!(text.contains("handedness kept 100.000%"), "{text}");
-    assert!(
-        text.contains("frames 28.00 B/vertex: NORMAL f32x3 + TANGENT f32x4"),
-        "{text}"
-    );
-
-    let out = common::run_example(
-        "frame_diff",
-        &[p, p, "--exact", "--row", "self", "--header"],
-    );
-    let text = String::from_utf8_lossy(&out.stdout);
-    println!("{text}");
-    let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 3, "{text}");
-    assert!(lines[0].starts_with("| file |"), "{text}");
-    assert!(
-        lines[2].starts_with("| self |") && lines[2].contains("| 0 / 0 |"),
-        "{text}"
-    );
-
-    let missing = dir.path().join("missing.glb");
-    let out = common::run_example("frame_diff", &[p, missing.to_str().unwrap_or_default()]);
-    let err = common::stderr(&out);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert_eq!(err.trim().lines().count(), 1, "{err}");
-    assert!(err.contains("missing.glb"), "{err}");
 }
 
 /// Near-twins — two source vertices at one position whose UVs differ by less than a
