@@ -166,17 +166,8 @@ pub fn run_table(root: &Path, assets: &Path) -> Result<(), String> {
     )?;
     let out = root.join("target/gltfpack-table");
     std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
-    crate::cargo(
-        root,
-        &[
-            "build",
-            "--release",
-            "--example",
-            "pack",
-            "--package",
-            "qtangent-cli",
-        ],
-    )?;
+    crate::cargo(root, &["build", "--release", "--example", "pack"])?;
+    crate::cargo(root, &["build", "--release", "--package", "qtangent-cli"])?;
     let mut table = Vec::new();
     for (i, (name, rel)) in ASSETS.iter().enumerate() {
         let source = assets.join(rel);
