@@ -81,7 +81,7 @@ type Error = Box<dyn std::error::Error>;
 #[derive(Parser)]
 #[command(
     about = "Bake quaternion maps (a tangent frame per texel) from a mesh's frames and \
-                   normal maps, as OpenEXR with mips plus PNG previews"
+                   normal maps, as KTX2 (or OpenEXR) with mips plus PNG previews"
 )]
 struct Args {
     /// A .gltf, .glb or .obj file. Without it: a procedural torus with a procedural normal map.

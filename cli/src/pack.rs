@@ -208,7 +208,12 @@ fn print_outcome(o: &Outcome, n: usize, of: usize, say: Verbosity) {
     };
     let (input, output) = (o.job.input.display(), o.job.output.display());
     if let Some(e) = &o.error {
-        eprintln!("qtangent pack: {counter}{input}: {e}");
+        // The library's errors name the file already.
+        if e.starts_with(&input.to_string()) {
+            eprintln!("qtangent pack: {counter}{e}");
+        } else {
+            eprintln!("qtangent pack: {counter}{input}: {e}");
+        }
         return;
     }
     if say >= Verbosity::Normal {

@@ -24,6 +24,16 @@ pub(super) fn parse(
     warnings: &mut Vec<Warning>,
 ) -> Result<(Value, gltf::Document), ErrorKind> {
     let mut value: Value = gltf::json::deserialize::from_slice(json).map_err(deserialize)?;
+    // glTF 1.0 (named scenes, `technique`s) parses as JSON and fails gltf-json's types with a
+    // message about an index: say what it is instead.
+    if let Some(version) = value["asset"]["version"]
+        .as_str()
+        .filter(|v| !v.starts_with("2."))
+    {
+        return Err(ErrorKind::InvalidGltf(format!(
+            "glTF {version} is not supported (qtangent reads glTF 2.0; convert the file first)"
+        )));
+    }
     let root = if fix_up(&mut value, warnings) {
         gltf::json::deserialize::from_value(value.clone())
     } else {

@@ -217,6 +217,8 @@ fn unreadable_truncated_and_invalid_files() {
         // A GLB header that claims 1000 bytes, of which the file has 12.
         ("cut.glb", File::Bytes(glb_header(1000)), false, "GLB", kind!(ErrorKind::Truncated(_))),
         ("bad.gltf", text("{ this is not json }"), false, "invalid JSON", kind!(ErrorKind::InvalidJson(_))),
+        // glTF 1.0: named scenes would fail gltf-json's types with a message about an index.
+        ("old.gltf", text(r#"{"asset": {"version": "1.0"}, "scene": "s", "scenes": {"s": {"nodes": []}}}"#), false, "glTF 1.0 is not supported", kind!(ErrorKind::InvalidGltf(_))),
         ("dangling", edit(|d| prim(d)["indices"] = json!(9)), false, "invalid glTF", kind!(ErrorKind::InvalidGltf(_))),
         ("mesh.ply", text("ply"), false, "unknown mesh format", None),
     ];
