@@ -146,7 +146,12 @@ fn decoder_table(assets: &Path, dir: &Path) -> Value {
 
 /// Runs the `example` tool with `args`, panicking with its output unless it succeeds.
 fn run_tool(example: &str, args: &[&str]) {
-    let out = common::run_example(example, args);
+    // `pack` is the command's; the other tools are examples.
+    let out = if example == "pack" {
+        common::run_command(&[&["pack"][..], args].concat())
+    } else {
+        common::run_example(example, args)
+    };
     assert!(
         out.status.success(),
         "{example} {}: {}",
@@ -178,13 +183,13 @@ fn fixtures(assets: &Path, dir: &Path) {
         run_tool("aniso", &[&args[..], extra.as_slice()].concat());
     }
     let (disc, bumps) = (p("disc/swirl_disc.gltf"), p("bumps/swirl_disc_bumps.gltf"));
-    let s3 = ["--format", "smallest3x4"];
+    let s3 = ["--frames", "smallest3x4"];
     let tangent = ["--maps", "tangent"];
     // Where a source has no TANGENT (the Fox, the discs, the duck), three.js alone shades it
     // flat (no NORMAL) or derives tangents whose bitangent runs the other way along v, which
     // mirrors the anisotropy (8.99 dB on the disc against the frames qtangent makes): its
     // reference is the source with the frames qtangent's loader makes, as f32 NORMAL and TANGENT.
-    let reference = vec!["--format", "f32x4", "--float", "--keep-normals"];
+    let reference = vec!["--frames", "f32x4", "--float", "--keep-normals"];
     let packs: [(&str, &str, Vec<&str>); 12] = [
         ("helmet.glb", &helmet, [&s3[..], &tangent].concat()),
         (
@@ -226,7 +231,7 @@ fn fixtures(assets: &Path, dir: &Path) {
         ("instanced.glb", s3.to_vec()),
         (
             "instanced-reference.glb",
-            vec!["--format", "f32x4", "--keep-normals"],
+            vec!["--frames", "f32x4", "--keep-normals"],
         ),
     ];
     for (out, extra) in instanced_packs {
@@ -245,7 +250,7 @@ fn fixtures(assets: &Path, dir: &Path) {
                 fox.as_str(),
                 "-o",
                 o.as_str(),
-                "--format",
+                "--frames",
                 f.name(),
                 "--flat-frames",
             ],

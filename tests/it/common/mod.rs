@@ -136,12 +136,31 @@ pub fn write_failure_images(
 /// is guessed (`CARGO_TARGET_DIR`, `--target` and profiles all work). Cargo has built the
 /// examples already for `cargo test`, so this is a freshness check; each name is asked once.
 pub fn example_exe(name: &str) -> std::path::PathBuf {
+    built("qtangent", "--example", name)
+}
+
+/// The built `qtangent` command (`cli/`), as [`example_exe`] finds an example.
+pub fn command_exe() -> std::path::PathBuf {
+    built("qtangent-cli", "--bin", "qtangent")
+}
+
+/// Runs the `qtangent` command ([`command_exe`]) with `args` and returns its output.
+pub fn run_command(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(command_exe())
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run qtangent: {e}"))
+}
+
+/// The executable of target `name` (`kind`: `--example` or `--bin`) of `package`, built.
+fn built(package: &str, kind: &str, name: &str) -> std::path::PathBuf {
     static FOUND: std::sync::Mutex<Vec<(String, std::path::PathBuf)>> =
         std::sync::Mutex::new(Vec::new());
     let mut found = FOUND
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if let Some((_, path)) = found.iter().find(|(n, _)| n == name) {
+    let key = format!("{package} {kind} {name}");
+    if let Some((_, path)) = found.iter().find(|(n, _)| *n == key) {
         return path.clone();
     }
     let mut cmd = std::process::Command::new(env!("CARGO"));
@@ -149,8 +168,8 @@ pub fn example_exe(name: &str) -> std::path::PathBuf {
         "build",
         "--quiet",
         "--package",
-        "qtangent",
-        "--example",
+        package,
+        kind,
         name,
         "--message-format=json",
     ]);
@@ -159,10 +178,10 @@ pub fn example_exe(name: &str) -> std::path::PathBuf {
     }
     let out = cmd
         .output()
-        .unwrap_or_else(|e| panic!("cannot run cargo to build the {name} example: {e}"));
+        .unwrap_or_else(|e| panic!("cannot run cargo to build {name}: {e}"));
     assert!(
         out.status.success(),
-        "cargo could not build the {name} example: {}",
+        "cargo could not build {name}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     let path = String::from_utf8_lossy(&out.stdout)
@@ -170,8 +189,8 @@ pub fn example_exe(name: &str) -> std::path::PathBuf {
         .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
         .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == name)
         .find_map(|m| m["executable"].as_str().map(std::path::PathBuf::from))
-        .unwrap_or_else(|| panic!("cargo built the {name} example but named no executable"));
-    found.push((name.to_string(), path.clone()));
+        .unwrap_or_else(|| panic!("cargo built {name} but named no executable"));
+    found.push((key, path.clone()));
     path
 }
 
@@ -226,7 +245,7 @@ pub fn run_failing(
     (out, err)
 }
 
-/// Runs the `pack` tool on `source` with `--format` and `--maps`, writing
+/// Runs `qtangent pack` on `source` with `--frames` and `--maps`, writing
 /// `STEM-EXT-FORMAT-MAPS.glb` into `dir`; panics with its output unless it succeeds. Returns
 /// the GLB's path.
 pub fn pack(
@@ -239,15 +258,16 @@ pub fn pack(
     let (stem, ext) = (name(source.file_stem()), name(source.extension()));
     let out = dir.join(format!("{stem}-{ext}-{}-{maps}.glb", format.name()));
     let args = [
+        "pack",
         source.to_str().unwrap_or_default(),
         "-o",
         out.to_str().unwrap_or_default(),
-        "--format",
+        "--frames",
         format.name(),
         "--maps",
         maps,
     ];
-    let run = run_example("pack", &args);
+    let run = run_command(&args);
     assert!(
         run.status.success(),
         "pack {} failed ({}): {}",
