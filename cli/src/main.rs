@@ -14,6 +14,7 @@ mod diff;
 mod inspect;
 mod output;
 mod pack;
+mod pack_load;
 
 use std::process::ExitCode;
 
@@ -23,8 +24,7 @@ use clap::{Parser, Subcommand};
 mod cli_names;
 #[path = "../../examples/common/files.rs"]
 mod files;
-#[path = "../../examples/common/pack_load.rs"]
-mod pack_load;
+
 #[path = "../../examples/common/quiet_mesa.rs"]
 mod quiet_mesa;
 

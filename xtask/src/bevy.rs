@@ -25,8 +25,8 @@ pub(crate) fn target_dir(root: &Path) -> PathBuf {
 }
 
 /// Checks the integration's formatting and lints and runs its tests (`cargo test --release`), with `env`
-/// (the not-run record) and `QTANGENT_PACK`: the root workspace's release `pack` example,
-/// which `cargo test --release --workspace` built.
+/// (the not-run record) and `QTANGENT_PACK`: the root workspace's release `qtangent` command,
+/// which `cargo test --release --workspace` built (its `examples/` beside it too).
 pub fn test(root: &Path, env: &[(&str, &str)]) -> Result<(), String> {
     let manifest = root.join(DIR).join("Cargo.toml");
     let manifest = manifest.to_string_lossy();
@@ -39,8 +39,8 @@ pub fn test(root: &Path, env: &[(&str, &str)]) -> Result<(), String> {
     )
     .map_err(|e| format!("{e}: run `cargo fmt --manifest-path {manifest}`"))?;
     let pack = root
-        .join("target/release/examples")
-        .join(format!("pack{}", std::env::consts::EXE_SUFFIX));
+        .join("target/release")
+        .join(format!("qtangent{}", std::env::consts::EXE_SUFFIX));
     if !pack.is_file() {
         return Err(format!(
             "{} was not built (cargo test --release --workspace builds it)",

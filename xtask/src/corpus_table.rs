@@ -142,11 +142,10 @@ pub fn run(root: &Path, assets: &Path, judges: &Path) -> Result<(), String> {
             file("gltfpack"),
             file("gltfpack-cc"),
         );
-        crate::example(root, "pack", &[source, "-o", &pack])?;
-        crate::example(
+        crate::command(root, &["pack", source, "-o", &pack, "-q"])?;
+        crate::command(
             root,
-            "pack",
-            &[source, "-o", &packc, "--compress", "meshopt"],
+            &["pack", source, "-o", &packc, "--compress", "meshopt", "-q"],
         )?;
         npm::gltfpack(judges, &["-i", source, "-o", &gp])?;
         npm::gltfpack(judges, &["-i", source, "-o", &gpcc, "-cc"])?;

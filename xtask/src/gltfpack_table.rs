@@ -62,7 +62,7 @@ const fn run(
     }
 }
 
-/// `pack --format smallest3x4 --maps tangent --compress meshopt` and `extra`, for assets with
+/// `pack --frames smallest3x4 --maps tangent --compress meshopt` and `extra`, for assets with
 /// normal maps.
 const fn maps_run(label: &'static str, file: &'static str, extra: &'static [&'static str]) -> Run {
     Run {
@@ -73,7 +73,7 @@ const fn maps_run(label: &'static str, file: &'static str, extra: &'static [&'st
             file,
             Tool::Pack,
             &[
-                "--format",
+                "--frames",
                 "smallest3x4",
                 "--maps",
                 "tangent",
@@ -101,39 +101,39 @@ const RUNS: &[Run] = &[
         &["optimize"],
     ),
     Run {
-        label: "pack --format smallest3x4 --maps none --float",
+        label: "pack --frames smallest3x4 --maps none --float",
         file: "pack-smallest3x4-float",
         tool: Tool::Pack,
-        args: &["--format", "smallest3x4", "--maps", "none", "--float"],
+        args: &["--frames", "smallest3x4", "--maps", "none", "--float"],
         matching: &["--float"],
         needs_normal_maps: false,
         extra: &[],
     },
     run(
-        "pack --format smallest3x4 --maps none",
+        "pack --frames smallest3x4 --maps none",
         "pack-smallest3x4",
         Tool::Pack,
-        &["--format", "smallest3x4", "--maps", "none"],
+        &["--frames", "smallest3x4", "--maps", "none"],
     ),
     // The frames stored where the source has no NORMAL (the Fox); elsewhere the default's file.
     run(
-        "pack --format smallest3x4 --maps none --flat-frames",
+        "pack --frames smallest3x4 --maps none --flat-frames",
         "pack-smallest3x4-flat-frames",
         Tool::Pack,
-        &["--format", "smallest3x4", "--maps", "none", "--flat-frames"],
+        &["--frames", "smallest3x4", "--maps", "none", "--flat-frames"],
     ),
     run(
-        "pack --format snorm16x4 --maps none",
+        "pack --frames snorm16x4 --maps none",
         "pack-snorm16x4",
         Tool::Pack,
-        &["--format", "snorm16x4", "--maps", "none"],
+        &["--frames", "snorm16x4", "--maps", "none"],
     ),
     run(
-        "pack --format smallest3x4 --maps none --compress meshopt",
+        "pack --frames smallest3x4 --maps none --compress meshopt",
         "pack-smallest3x4-meshopt",
         Tool::Pack,
         &[
-            "--format",
+            "--frames",
             "smallest3x4",
             "--maps",
             "none",
@@ -142,12 +142,12 @@ const RUNS: &[Run] = &[
         ],
     ),
     maps_run(
-        "pack --format smallest3x4 --maps tangent --compress meshopt (normal maps kept)",
+        "pack --frames smallest3x4 --maps tangent --compress meshopt (normal maps kept)",
         "pack-smallest3x4-tangent-meshopt",
         &[],
     ),
     maps_run(
-        "pack --format smallest3x4 --maps tangent --compress meshopt --normal-maps drop",
+        "pack --frames smallest3x4 --maps tangent --compress meshopt --normal-maps drop",
         "pack-smallest3x4-tangent-meshopt-drop",
         &["--normal-maps", "drop"],
     ),
@@ -166,7 +166,6 @@ pub fn run_table(root: &Path, assets: &Path) -> Result<(), String> {
     )?;
     let out = root.join("target/gltfpack-table");
     std::fs::create_dir_all(&out).map_err(|e| format!("{}: {e}", out.display()))?;
-    crate::cargo(root, &["build", "--release", "--example", "pack"])?;
     crate::cargo(root, &["build", "--release", "--package", "qtangent-cli"])?;
     let mut table = Vec::new();
     for (i, (name, rel)) in ASSETS.iter().enumerate() {
@@ -204,8 +203,9 @@ pub fn run_table(root: &Path, assets: &Path) -> Result<(), String> {
                     npm::gltf_transform(&judges, &args)?;
                 }
                 Tool::Pack => {
-                    let args = [&[source.as_str(), "-o", &file], run.args, run.extra].concat();
-                    crate::example(root, "pack", &args)?;
+                    let args =
+                        [&["pack", source.as_str(), "-o", &file], run.args, run.extra].concat();
+                    crate::command(root, &args)?;
                 }
             }
             let label = format!("{name}: {}", run.label);

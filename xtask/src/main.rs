@@ -297,14 +297,14 @@ fn helmet_from_ktx2(root: &Path) -> Result<(), String> {
     // Shipped form: 4-byte qtangents and BC5 tangent-space maps in one validator-clean GLB,
     // drawn back from that file alone.
     let packed = "packed/FlightHelmet.glb";
-    example(
+    command(
         root,
-        "pack",
         &[
+            "pack",
             &helmet,
             "-o",
             packed,
-            "--format",
+            "--frames",
             "smallest3x4",
             "--maps",
             "tangent",
@@ -337,6 +337,18 @@ fn helmet_from_ktx2(root: &Path) -> Result<(), String> {
             "-o",
             "renders/flighthelmet.png",
         ],
+    )
+}
+
+/// `cargo run --release --package qtangent-cli -- ARGS`: the `qtangent` command.
+fn command(root: &Path, args: &[&str]) -> Result<(), String> {
+    cargo(
+        root,
+        &[
+            &["run", "--release", "--package", "qtangent-cli", "--"],
+            args,
+        ]
+        .concat(),
     )
 }
 

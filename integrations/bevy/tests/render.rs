@@ -2,9 +2,10 @@
 //! drawn through `bevy_qtangent` against their sources drawn by Bevy's own loader and
 //! StandardMaterial, with the same camera and light (the viewer example, `--screenshot`).
 //!
-//! Needs the real assets (`QTANGENT_ASSETS`) and qtangent's `pack` tool (`QTANGENT_PACK`, the
-//! root workspace's `target/release/examples/pack`); `cargo xtask test` sets both. Without them
-//! a test records that it did not run; under CI it fails.
+//! Needs the real assets (`QTANGENT_ASSETS`) and the `qtangent` command (`QTANGENT_PACK`, the
+//! root workspace's `target/release/qtangent`, whose `examples/` folder beside it holds the
+//! `aniso` and `corpus` tools); `cargo xtask test` sets both. Without them a test records that
+//! it did not run; under CI it fails.
 
 #[path = "../../../tests/it/common/not_run.rs"]
 #[allow(dead_code)]
@@ -18,9 +19,23 @@ fn assets() -> Option<PathBuf> {
     needed("QTANGENT_ASSETS", "no QTANGENT_ASSETS (the real assets)")
 }
 
-/// qtangent's `pack` binary.
+/// The `qtangent` command, which packs.
 fn pack_tool() -> Option<PathBuf> {
-    needed("QTANGENT_PACK", "no QTANGENT_PACK (qtangent's pack tool)")
+    needed("QTANGENT_PACK", "no QTANGENT_PACK (the qtangent command)")
+}
+
+/// qtangent's example tool `name`, in `examples/` beside the command.
+fn example_tool(name: &str) -> PathBuf {
+    let command = pack_tool().expect("checked by the caller");
+    let tool = command
+        .with_file_name("examples")
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    assert!(
+        tool.is_file(),
+        "{} not built (in examples/ beside the command)",
+        tool.display()
+    );
+    tool
 }
 
 fn needed(var: &str, reason: &str) -> Option<PathBuf> {
@@ -40,16 +55,9 @@ fn needed(var: &str, reason: &str) -> Option<PathBuf> {
     }
 }
 
-/// qtangent's `aniso` tool, beside `pack`.
+/// qtangent's `aniso` tool.
 fn aniso_tool() -> PathBuf {
-    let pack = pack_tool().expect("checked by the caller");
-    let aniso = pack.with_file_name(format!("aniso{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        aniso.is_file(),
-        "{} not built (beside pack)",
-        aniso.display()
-    );
-    aniso
+    example_tool("aniso")
 }
 
 /// A folder for this test's files.
@@ -59,10 +67,11 @@ fn out_dir(name: &str) -> PathBuf {
     dir
 }
 
-/// Runs `pack SOURCE -o OUT ARGS…`.
+/// Runs `qtangent pack SOURCE -o OUT ARGS…`.
 fn pack(source: &Path, out: &Path, args: &[&str]) {
     let tool = pack_tool().expect("checked by the caller");
     let status = Command::new(tool)
+        .arg("pack")
         .arg(source)
         .arg("-o")
         .arg(out)
@@ -219,13 +228,13 @@ fn flight_helmet_packed_draws_as_its_source() {
     pack(
         &source,
         &packed,
-        &["--format", "smallest3x4", "--maps", "tangent"],
+        &["--frames", "smallest3x4", "--maps", "tangent"],
     );
     let packed_float = dir.join("FlightHelmet-float.glb");
     pack(
         &source,
         &packed_float,
-        &["--format", "smallest3x4", "--maps", "tangent", "--float"],
+        &["--frames", "smallest3x4", "--maps", "tangent", "--float"],
     );
     // Frame time over 20 frames each, one after the other in this run (lavapipe: about a
     // second a frame at this size).
@@ -309,7 +318,7 @@ fn the_fox_packed_and_posed_draws_as_bevy_draws_it() {
     pack(
         &source,
         &packed,
-        &["--format", "smallest3x4", "--flat-frames"],
+        &["--frames", "smallest3x4", "--flat-frames"],
     );
     // The Run animation at a fixed time, through Bevy's skinning in both pictures.
     let pose = ["--animation", "2", "--time", "0.4"];
@@ -331,7 +340,7 @@ fn the_fox_packed_and_posed_draws_as_bevy_draws_it() {
         &source,
         &compressed,
         &[
-            "--format",
+            "--frames",
             "smallest3x4",
             "--flat-frames",
             "--compress",
@@ -505,7 +514,7 @@ fn mirror_seams_stay_intact_through_the_plugin() {
         "smallest3x4",
     ] {
         let packed = dir.join(format!("{format}.glb"));
-        pack(&source, &packed, &["--format", format]);
+        pack(&source, &packed, &["--frames", format]);
         for vector in ["tangent", "bitangent"] {
             let shot = |mode: &str| dir.join(format!("{format}-{vector}-{mode}.png"));
             let args = [
@@ -652,13 +661,13 @@ fn the_anisotropy_direction_comes_from_the_map() {
     std::fs::write(&no_direction, json.to_string()).unwrap();
     // References: Bevy's own anisotropy (texture and vertex tangent) on qtangent's frames as
     // f32 NORMAL and TANGENT (the disc has none; Bevy would derive the tangent itself).
-    let reference = ["--format", "f32x4", "--float", "--keep-normals"];
+    let reference = ["--frames", "f32x4", "--float", "--keep-normals"];
     pack(&source, &dir.join("reference.glb"), &reference);
     pack(&no_direction, &dir.join("no-direction.glb"), &reference);
     pack(
         &source,
         &dir.join("disc.glb"),
-        &["--format", "smallest3x4", "--maps", "tangent"],
+        &["--frames", "smallest3x4", "--maps", "tangent"],
     );
     // Above the disc, looking down at it from the front.
     let camera = ["--camera", "0,2.2,2.45,0,0,0"];
@@ -699,14 +708,7 @@ fn the_anisotropy_direction_comes_from_the_map() {
 
 /// qtangent's `corpus` tool (the lab's glTF corpus), beside `pack`.
 fn corpus_tool() -> PathBuf {
-    let pack = pack_tool().expect("checked by the caller");
-    let corpus = pack.with_file_name(format!("corpus{}", std::env::consts::EXE_SUFFIX));
-    assert!(
-        corpus.is_file(),
-        "{} not built (beside pack)",
-        corpus.display()
-    );
-    corpus
+    example_tool("corpus")
 }
 
 /// The lab's morphing grid (two primitives, two targets, a weights animation), packed with the

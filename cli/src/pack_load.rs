@@ -1,6 +1,5 @@
-//! What `pack` loads and reads back, for the `pack` example and `qtangent pack`
-//! (`cli/src/pack.rs`, which includes this file by path): the scene, its prepared primitives and
-//! the maps to embed; the frames a written file holds against those packed.
+//! What `qtangent pack` loads and reads back: the scene, its prepared primitives and the maps to
+//! embed; the frames a written file holds against those packed.
 
 use std::path::Path;
 
