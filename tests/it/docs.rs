@@ -1,9 +1,9 @@
 //! Docs that are true: every repository path named in the README, in `docs/*.md`, in the
-//! comments of the sources (`src/`, `shaders/`, `examples/`, `tests/`, `xtask/src/`) and in the
+//! comments of the sources (`src/`, `shaders/`, `examples/`, `tests/`, `xtask/src/`, `cli/`) and in the
 //! generated WGSL header exists.
 //!
-//! A path is a token starting with `src/`, `shaders/`, `docs/`, `tests/`, `examples/`, `xtask/`
-//! or `.ci/`, or naming a top-level file (`Cargo.toml`, `README.md`, `CHANGELOG.md`,
+//! A path is a token starting with `src/`, `shaders/`, `docs/`, `tests/`, `examples/`, `xtask/`,
+//! `cli/` or `.ci/`, or naming a top-level file (`Cargo.toml`, `README.md`, `CHANGELOG.md`,
 //! `LICENSE-*`), and in Markdown any link to a relative file. What follows the path is allowed:
 //! `::item`, `:line`, `#anchor`. Globs (`tests/it/*.rs`) must match a file, brace lists
 //! (`load_gltf/{materials,qtangent}.rs`) name each file; a component with a placeholder
@@ -20,6 +20,7 @@ const PREFIXES: &[&str] = &[
     "tests/",
     "examples/",
     "xtask/",
+    "cli/",
     ".ci/",
 ];
 
@@ -60,6 +61,7 @@ fn every_repository_path_named_in_the_docs_and_comments_exists() {
         ("examples", "rs"),
         ("tests", "rs"),
         ("xtask/src", "rs"),
+        ("cli", "rs"),
     ] {
         sources.extend(files_under(&root.join(dir), &[ext]));
     }
