@@ -51,14 +51,19 @@ fn kind_of(output: &Path) -> Result<Kind, String> {
     }
 }
 
-/// Every mesh file under `dir`, recursively, sorted.
-fn meshes_under(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), String> {
+/// Every mesh file under `dir`, recursively, sorted, leaving out the folder `skip` (the output
+/// folder, when it lies inside an input folder: a second run must not take its own outputs as
+/// inputs).
+fn meshes_under(dir: &Path, skip: &Path, found: &mut Vec<PathBuf>) -> Result<(), String> {
     let entries = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut paths: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
     paths.sort();
     for p in paths {
+        if p.is_dir() && same_file(&p, skip) {
+            continue;
+        }
         if p.is_dir() {
-            meshes_under(&p, found)?;
+            meshes_under(&p, skip, found)?;
         } else if extension(&p).is_some_and(|e| INPUTS.contains(&e.as_str())) {
             found.push(p);
         }
@@ -85,7 +90,7 @@ pub fn plan(inputs: &[PathBuf], output: &Path, force: bool) -> Result<Vec<Job>, 
     for input in inputs {
         if input.is_dir() {
             let mut found = Vec::new();
-            meshes_under(input, &mut found)?;
+            meshes_under(input, output, &mut found)?;
             if found.is_empty() {
                 return Err(format!(
                     "{}: no .gltf, .glb or .obj file in this folder",

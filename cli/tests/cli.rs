@@ -288,6 +288,23 @@ fn a_folder_packs_in_parallel_and_one_bad_file_does_not_stop_the_others() {
         files_under(&packed),
         vec![packed.join("a.glb"), packed.join("sub/b.glb")]
     );
+    // Written inside the folder it packs, a second run does not take its outputs as inputs.
+    let inside = assets.join("packed");
+    for run in 0..2 {
+        let o = qtangent(&[
+            "pack",
+            &assets.to_string_lossy(),
+            "-o",
+            &inside.to_string_lossy(),
+            "-q",
+        ]);
+        assert_eq!(o.status.code(), Some(1), "run {run}: {}", text(&o));
+        assert!(
+            text(&o).contains("3 file(s): 2 packed, 1 failed"),
+            "run {run}: {}",
+            text(&o)
+        );
+    }
     let r: Value = serde_json::from_slice(&std::fs::read(&report).expect("the report"))
         .expect("the report is JSON");
     assert_eq!(r["summary"]["files"], 3);
