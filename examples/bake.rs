@@ -183,9 +183,12 @@ fn bake_bytes(size: u32) -> u64 {
 
 /// The memory a bake may use: `$QTANGENT_MEMORY` (bytes), else the least of the machine's
 /// available memory (`MemAvailable`) and the cgroup's limit; `None` where neither can be read.
-fn available_memory() -> Option<u64> {
+fn available_memory() -> Result<Option<u64>, String> {
     if let Some(v) = std::env::var_os("QTANGENT_MEMORY") {
-        return v.to_str().and_then(|v| v.trim().parse().ok());
+        let text = v.to_string_lossy();
+        return text.trim().parse().map(Some).map_err(|_| {
+            format!("QTANGENT_MEMORY={text}: the memory a bake may use, in bytes (a whole number)")
+        });
     }
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok().and_then(|m| {
         let line = m.lines().find(|l| l.starts_with("MemAvailable:"))?;
@@ -195,16 +198,16 @@ fn available_memory() -> Option<u64> {
     let cgroup = std::fs::read_to_string("/sys/fs/cgroup/memory.max")
         .ok()
         .and_then(|v| v.trim().parse::<u64>().ok());
-    match (meminfo, cgroup) {
+    Ok(match (meminfo, cgroup) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
-    }
+    })
 }
 
 /// Refuses a map size whose bake would not fit in memory, naming the largest that would (a
 /// multiple of 4, as BC needs), before any work: the kernel would otherwise kill the run.
 fn check_memory(size: u32) -> Result<(), String> {
-    let Some(available) = available_memory() else {
+    let Some(available) = available_memory()? else {
         return Ok(());
     };
     let needed = bake_bytes(size);
@@ -213,8 +216,13 @@ fn check_memory(size: u32) -> Result<(), String> {
     }
     let texels = available.saturating_sub(bake_bytes(0)) / (bake_bytes(1) - bake_bytes(0));
     let fits = ((texels as f64).sqrt() as u32) / 4 * 4;
+    let advice = if fits >= 4 {
+        format!("--size {fits} fits")
+    } else {
+        "no object-space map fits: free memory first".to_string()
+    };
     Err(format!(
-        "--size {size}: an object-space bake of {size}² texels needs about {:.1} GB and {:.1} GB is available; --size {fits} fits",
+        "--size {size}: an object-space bake of {size}² texels needs about {:.1} GB and {:.1} GB is available; {advice}",
         needed as f64 / 1e9,
         available as f64 / 1e9
     ))

@@ -128,12 +128,13 @@ fn layout(acc: &Value, vertex: bool) -> (String, u64) {
         element
     };
     let count = acc["count"].as_u64().unwrap_or(0);
+    let bytes = element.saturating_mul(count);
     let shown = if n == 1 {
         name.to_string()
     } else {
         format!("{name}×{n}")
     };
-    (shown, element * count)
+    (shown, bytes)
 }
 
 /// The frames a primitive carries: `_QTANGENT`'s format (by the extension, else by the
@@ -178,7 +179,7 @@ fn primitive(doc: &Doc, mesh: &Value, m: usize, p: usize, prim: &Value) -> Value
     for (name, a) in prim["attributes"].as_object().into_iter().flatten() {
         let acc = &accessors[a.as_u64().unwrap_or(u64::MAX) as usize];
         let (shown, b) = layout(acc, true);
-        bytes += b;
+        bytes = u64::saturating_add(bytes, b);
         attributes
             .push(json!({ "name": name, "layout": shown, "count": acc["count"], "bytes": b }));
     }
@@ -190,7 +191,7 @@ fn primitive(doc: &Doc, mesh: &Value, m: usize, p: usize, prim: &Value) -> Value
         Some(a) => {
             let acc = &accessors[a as usize];
             let (shown, b) = layout(acc, false);
-            bytes += b;
+            bytes = u64::saturating_add(bytes, b);
             let count = acc["count"].as_u64().unwrap_or(0);
             (
                 json!({ "layout": shown, "count": count, "bytes": b }),
@@ -235,10 +236,17 @@ fn image_bytes(doc: &Doc, dir: &Path, image: &Value) -> Option<Vec<u8>> {
             .as_ref()?;
         let start = view["byteOffset"].as_u64().unwrap_or(0) as usize;
         let len = view["byteLength"].as_u64()? as usize;
-        return buffer.get(start..start + len).map(<[u8]>::to_vec);
+        return buffer
+            .get(start..start.checked_add(len)?)
+            .map(<[u8]>::to_vec);
     }
     let uri = image["uri"].as_str().filter(|u| !u.starts_with("data:"))?;
     std::fs::read(dir.join(uri)).ok()
+}
+
+/// Bytes of a `w`×`h` RGBA8 texture with its mip chain (a third more), saturating.
+fn rgba8_with_mips(w: u64, h: u64) -> u64 {
+    w.saturating_mul(h).saturating_mul(16) / 3
 }
 
 fn u32_le(b: &[u8], at: usize) -> Option<u64> {
@@ -265,21 +273,23 @@ fn image_info(bytes: &[u8]) -> (String, u64, u64, u64) {
             })
         };
         let (w, h) = (be(16), be(20));
-        return ("PNG".into(), w, h, w * h * 4 * 4 / 3);
+        return ("PNG".into(), w, h, rgba8_with_mips(w, h));
     }
     if bytes.starts_with(b"\xabKTX 20\xbb") {
         let (w, h) = (
             u32_le(bytes, 20).unwrap_or(0),
             u32_le(bytes, 24).unwrap_or(0),
         );
-        let levels = u32_le(bytes, 40).unwrap_or(1).max(1);
+        // A KTX2 file has at most 32 levels (16384 texels a side needs 15); more is a broken
+        // header, read no further.
+        let levels = u32_le(bytes, 40).unwrap_or(1).clamp(1, 32);
         let scheme = u32_le(bytes, 44).unwrap_or(0);
         let vk = u32_le(bytes, 12).unwrap_or(0);
         let gpu: u64 = (0..levels)
             .filter_map(|k| u64_le(bytes, 80 + 24 * k as usize + 16))
             .sum();
         let gpu = if scheme == 1 || gpu == 0 {
-            w * h * 4 / 3
+            w.saturating_mul(h).saturating_mul(4) / 3
         } else {
             gpu
         };
@@ -316,7 +326,7 @@ fn image_info(bytes: &[u8]) -> (String, u64, u64, u64) {
             if (0xC0..=0xCF).contains(&marker) && ![0xC4, 0xC8, 0xCC].contains(&marker) {
                 let h = u64::from(u16::from_be_bytes([bytes[at + 5], bytes[at + 6]]));
                 let w = u64::from(u16::from_be_bytes([bytes[at + 7], bytes[at + 8]]));
-                return ("JPEG".into(), w, h, w * h * 4 * 4 / 3);
+                return ("JPEG".into(), w, h, rgba8_with_mips(w, h));
             }
             at += 2 + len;
         }
@@ -408,7 +418,11 @@ fn report(path: &Path, doc: &Doc) -> Value {
         }
     }
     let images = images(doc, dir);
-    let sum = |list: &[Value], key: &str| list.iter().filter_map(|v| v[key].as_u64()).sum::<u64>();
+    let sum = |list: &[Value], key: &str| {
+        list.iter()
+            .filter_map(|v| v[key].as_u64())
+            .fold(0u64, u64::saturating_add)
+    };
     let list = |key: &str| doc.json[key].as_array().cloned().unwrap_or_default();
     json!({
         "file": path.to_string_lossy(),

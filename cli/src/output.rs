@@ -127,7 +127,7 @@ pub fn plan(inputs: &[PathBuf], output: &Path, force: bool) -> Result<Vec<Job>, 
             kind,
         }]
     } else {
-        if !names_folder(output) && extension(output).is_some() {
+        if output.is_file() || (!names_folder(output) && extension(output).is_some()) {
             return Err(format!(
                 "-o {}: several inputs write several files: -o takes a folder (mirrored from each input's)",
                 output.display()

@@ -150,7 +150,12 @@ pub fn run(args: &PackArgs, say: Verbosity) -> Result<bool, String> {
         );
     }
     if let Some(path) = &args.report {
-        write_report(path, &outcomes, source, written)?;
+        // The files are written already: a report that cannot be is a failure of the run (1),
+        // not a refusal (2).
+        if let Err(e) = write_report(path, &outcomes, source, written) {
+            eprintln!("qtangent pack: --report: {e}");
+            return Ok(false);
+        }
     }
     Ok(failed == 0)
 }
@@ -237,7 +242,8 @@ fn print_outcome(o: &Outcome, n: usize, of: usize, say: Verbosity) {
     }
 }
 
-/// One file: loaded, packed, written, read back. Never panics on bad input: the error is kept.
+/// One file: loaded, packed, read back from memory, written. A failure (a panic in the library
+/// included) is kept as the file's error and touches no file: the output is written last, whole.
 fn pack_one(
     job: &Job,
     args: &PackArgs,
@@ -255,19 +261,24 @@ fn pack_one(
         error: None,
     };
     let mut live = Live::new(&job.input, show);
-    let packed = pack_file(job, args, gpu, &mut outcome, &mut live);
+    let packed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        pack_file(job, args, gpu, &mut outcome, &mut live)
+    }))
+    .unwrap_or_else(|panic| {
+        let why = panic
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| panic.downcast_ref::<&str>().copied())
+            .unwrap_or("no message");
+        Err(format!(
+            "qtangent failed on this file (a bug: please report it): {why}"
+        ))
+    });
     live.end();
     outcome.warnings.extend(live.warnings);
-    match packed {
-        Ok(()) => {}
-        Err(e) => {
-            for f in output::written_files(job) {
-                if f.is_file() && outcome.output_bytes > 0 {
-                    let _ = std::fs::remove_file(&f);
-                }
-            }
-            outcome.error = Some(e);
-        }
+    if let Err(e) = packed {
+        outcome.output_bytes = 0;
+        outcome.error = Some(e);
     }
     outcome.seconds = started.elapsed().as_secs_f64();
     outcome
@@ -291,11 +302,8 @@ fn pack_file(
     outcome
         .warnings
         .extend(packed.report.warnings.iter().map(ToString::to_string));
-    live.stage("writing");
-    output::write(job, &packed.glb)?;
+    // Read back before anything is written: the frames the file holds against those packed.
     live.stage("reading back");
-    outcome.output_bytes = output::bytes_on_disk(&job.output);
-    // Read back: the frames the file holds against the frames packed.
     let errors = crate::pack_load::read_back(&job.output, &packed)?;
     if errors.frames > 0 {
         outcome.frame_error = Some([errors.normal.max, errors.tangent.max, errors.bitangent.max]);
@@ -308,6 +316,9 @@ fn pack_file(
             ));
         }
     }
+    live.stage("writing");
+    output::write(job, &packed.glb)?;
+    outcome.output_bytes = output::bytes_on_disk(&job.output);
     Ok(())
 }
 

@@ -47,11 +47,11 @@ pub fn load(
     Ok((scene, prepared, maps))
 }
 
-/// The file at `output` read back and prepared: its frames against `packed`'s, over the
-/// primitives that store frames; an error where it cannot be read or a primitive's vertex count
-/// changed.
+/// The packed GLB read back from memory (named `output` in messages) and prepared: its frames
+/// against `packed`'s, over the primitives that store frames; an error where it cannot be read
+/// or a primitive's vertex count changed.
 pub fn read_back(output: &Path, packed: &Packed) -> Result<FrameErrors, String> {
-    let back = mesh::load(output)
+    let back = mesh::load_bytes(&output.with_extension("glb"), &packed.glb, None)
         .and_then(|s| s.prepare())
         .map_err(|e| format!("reading the output back: {e}"))?;
     let mut errors = FrameErrors::default();

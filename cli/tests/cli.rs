@@ -204,6 +204,10 @@ fn refusals_come_first_and_write_nothing() {
     let src = source.to_string_lossy().into_owned();
     let existing = dir.path().join("existing");
     std::fs::create_dir(&existing).expect("a folder");
+    // A file without an extension: not a folder for several outputs.
+    let plain = dir.path().join("plainfile");
+    std::fs::write(&plain, "x").expect("writes");
+    let plain = plain.to_string_lossy().into_owned();
     let glb = dir.path().join("cube.glb").to_string_lossy().into_owned();
     let o = qtangent(&["pack", &src, "-o", &glb, "-q"]);
     assert!(o.status.success(), "{}", text(&o));
@@ -232,6 +236,10 @@ fn refusals_come_first_and_write_nothing() {
             "takes a folder",
         ),
         (
+            vec![src.clone(), src.clone(), "-o".into(), plain.clone()],
+            "takes a folder",
+        ),
+        (
             vec![
                 src.clone(),
                 "-o".into(),
@@ -243,6 +251,11 @@ fn refusals_come_first_and_write_nothing() {
         ),
     ];
     let before = files_under(dir.path());
+    // With --force the input itself may be the output: packed again in place, whole.
+    let o = qtangent(&["pack", &glb, "-o", &glb, "--force", "-q"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(&std::fs::read(&glb).expect("the GLB")[..4], b"glTF");
+    assert_eq!(files_under(dir.path()), before, "--force left another file");
     for (args, says) in cases {
         let mut all = vec!["pack".to_string()];
         all.extend(args.iter().cloned());

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::{PackErrorKind, PackOptions, Writer};
+use crate::gltf::names::QTANGENT_ATTRIBUTE;
 use crate::gltf::read::as_usize;
 use crate::mesh::{Prepared, Primitive};
 use crate::render::SceneMap;
@@ -35,8 +36,11 @@ impl Writer<'_> {
         let has = |name: &str| src["attributes"].get(name).is_some();
         // `flat_normals`: the loader shades it flat (glTF without NORMAL; an OBJ without `vn`
         // is shaded smooth, which a reader of the packed file would not do).
+        // A file qtangent wrote stores its frames as `_QTANGENT`, without NORMAL: they stay.
         loaded.flat_normals
             && loaded.normals.is_none()
+            && loaded.qtangents.is_none()
+            && !has(QTANGENT_ATTRIBUTE)
             && !options.flat_frames
             && !options.keep_normals
             && !morphing

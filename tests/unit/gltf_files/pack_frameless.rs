@@ -138,6 +138,16 @@ fn flat_sources_are_written_without_frames() {
     assert!(attributes.get("_QTANGENT").is_some(), "{attributes}");
     let count = &json["accessors"][attributes["POSITION"].as_u64().unwrap_or(0) as usize]["count"];
     assert_eq!(count, 24);
+
+    // That file packed again with the defaults (to change its format, say): its frames are
+    // `_QTANGENT` without NORMAL, and they stay.
+    let again = dir.path().join("octahedron-frames.glb");
+    std::fs::write(&again, &kept.glb).unwrap_or_else(|e| panic!("{e}"));
+    let repacked = packed(&again, &PackOptions::default());
+    assert_eq!(repacked.frameless, vec![false]);
+    let json = json_of(&repacked.glb);
+    let attributes = &json["meshes"][0]["primitives"][0]["attributes"];
+    assert!(attributes.get("_QTANGENT").is_some(), "{attributes}");
 }
 
 /// The Fox (no NORMAL, a base colour texture, a skin): its 1728 corners welded into as many
