@@ -174,20 +174,55 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// A path as the file system resolves it where it exists (else as written).
+fn resolved(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The files an input is read from: itself, and for a `.gltf` the buffers and images its URIs
+/// name beside it.
+fn read_files(input: &Path) -> Vec<PathBuf> {
+    let mut files = vec![resolved(input)];
+    if extension(input).as_deref() == Some("gltf") {
+        let dir = input.parent().unwrap_or(Path::new("."));
+        let json: Value = std::fs::read(input)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or(Value::Null);
+        let uris = ["buffers", "images"]
+            .iter()
+            .filter_map(|k| json[*k].as_array())
+            .flatten()
+            .filter_map(|e| e["uri"].as_str())
+            .filter(|u| !u.starts_with("data:"));
+        files.extend(uris.map(|u| resolved(&dir.join(u))));
+    }
+    files
+}
+
+/// Refuses an output that would overwrite a file an input is read from (without `force`) and
+/// two outputs on one path. Each input's files are resolved once.
 fn refuse_collisions(jobs: &[Job], force: bool) -> Result<(), String> {
+    let mut inputs: HashMap<PathBuf, &Path> = HashMap::new();
+    if !force {
+        for job in jobs {
+            for f in read_files(&job.input) {
+                inputs.entry(f).or_insert(&job.input);
+            }
+        }
+    }
     let mut seen: HashMap<PathBuf, &Path> = HashMap::new();
     for job in jobs {
         for out in written_files(job) {
-            if !force {
-                if let Some(input) = jobs.iter().find(|j| same_file(&j.input, &out)) {
-                    return Err(format!(
-                        "-o {}: would overwrite the input {}; name another output, or add --force",
-                        out.display(),
-                        input.input.display()
-                    ));
-                }
+            if let Some(input) = inputs.get(&resolved(&out)) {
+                return Err(format!(
+                    "-o {}: would overwrite {}, which {} is read from; name another output, or add --force",
+                    out.display(),
+                    out.display(),
+                    input.display()
+                ));
             }
-            if let Some(first) = seen.insert(out.clone(), &job.input) {
+            if let Some(first) = seen.insert(resolved(&out), &job.input) {
                 return Err(format!(
                     "{} and {} would both write {}: pack them into different folders",
                     first.display(),

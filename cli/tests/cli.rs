@@ -208,6 +208,13 @@ fn refusals_come_first_and_write_nothing() {
     let plain = dir.path().join("plainfile");
     std::fs::write(&plain, "x").expect("writes");
     let plain = plain.to_string_lossy().into_owned();
+    // A .gltf whose buffer has another stem: packed as a.gltf + a.bin, then renamed m.gltf.
+    let a_gltf = dir.path().join("a.gltf");
+    let o = qtangent(&["pack", &src, "-o", &a_gltf.to_string_lossy(), "-q"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let m_gltf = dir.path().join("m.gltf");
+    std::fs::rename(&a_gltf, &m_gltf).expect("renames");
+    let m_gltf = m_gltf.to_string_lossy().into_owned();
     let glb = dir.path().join("cube.glb").to_string_lossy().into_owned();
     let o = qtangent(&["pack", &src, "-o", &glb, "-q"]);
     assert!(o.status.success(), "{}", text(&o));
@@ -225,8 +232,10 @@ fn refusals_come_first_and_write_nothing() {
         ),
         (
             vec![glb.clone(), "-o".into(), glb.clone()],
-            "overwrite the input",
+            "would overwrite",
         ),
+        // m.gltf reads a.bin: writing a.gltf would overwrite that buffer.
+        (vec![m_gltf.clone(), "-o".into(), out("a.gltf")], "which"),
         (
             vec![out("missing.gltf"), "-o".into(), out("a.glb")],
             "no such file",
