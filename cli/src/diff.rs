@@ -59,6 +59,7 @@ pub fn run(args: &DiffArgs) -> Result<bool, String> {
     };
     let text =
         diff_files(&args.source, &args.candidate, matching, &output).map_err(|e| e.to_string())?;
-    print!("{text}");
+    // A reader that stops early (`| head`) is not an error.
+    let _ = std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes());
     Ok(true)
 }

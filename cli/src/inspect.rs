@@ -4,6 +4,8 @@
 //! NORMAL/TANGENT, or none), its maps; materials and their textures (image format, size, bytes
 //! on disk and on the GPU); totals. An OBJ holds none of this: it is refused with a hint.
 
+use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -454,7 +456,14 @@ fn kb(bytes: u64) -> String {
 
 /// The report as text: a header, the extensions, a table of primitives, one of materials and
 /// their textures, the totals.
-fn print(r: &Value) {
+/// `writeln!` into a String (which cannot fail).
+macro_rules! outln {
+    ($out:expr, $($arg:tt)*) => {{
+        let _ = writeln!($out, $($arg)*);
+    }};
+}
+
+fn print(out: &mut String, r: &Value) {
     let names = |v: &Value| {
         let list: Vec<&str> = v
             .as_array()
@@ -468,19 +477,27 @@ fn print(r: &Value) {
             list.join(", ")
         }
     };
-    println!(
-        "{}: {} ({}), generator {}",
+    outln!(
+        out,
+        "{}: {} ({}), {}",
         r["file"].as_str().unwrap_or(""),
         kb(r["bytes"].as_u64().unwrap_or(0)),
         r["container"].as_str().unwrap_or(""),
-        r["generator"]
+        r["generator"].as_str().map_or_else(
+            || "no generator named".to_string(),
+            |g| format!("generator \"{g}\"")
+        )
     );
-    println!("extensions used: {}", names(&r["extensions_used"]));
-    println!("extensions required: {}", names(&r["extensions_required"]));
-    print_primitives(r);
-    print_materials(r);
+    outln!(out, "extensions used: {}", names(&r["extensions_used"]));
+    outln!(
+        out,
+        "extensions required: {}",
+        names(&r["extensions_required"])
+    );
+    print_primitives(out, r);
+    print_materials(out, r);
     let t = &r["totals"];
-    println!(
+    outln!(out,
         "\ntotals: {} primitive(s), {} vertices, {} triangles; vertex and index data {}; images {} on disk, {} on the GPU; {} node(s), {} skin(s), {} animation(s)",
         t["primitives"], t["vertices"], t["triangles"],
         kb(t["vertex_and_index_bytes"].as_u64().unwrap_or(0)),
@@ -491,9 +508,12 @@ fn print(r: &Value) {
 }
 
 /// The table of primitives.
-fn print_primitives(r: &Value) {
-    println!("\n| mesh / primitive | vertices | triangles | frames | maps | attributes | bytes |");
-    println!("|---|---:|---:|---|---|---|---:|");
+fn print_primitives(out: &mut String, r: &Value) {
+    outln!(
+        out,
+        "\n| mesh / primitive | vertices | triangles | frames | maps | attributes | bytes |"
+    );
+    outln!(out, "|---|---:|---:|---|---|---|---:|");
     for p in r["primitives"].as_array().into_iter().flatten() {
         let f = &p["frames"];
         let frames = match f["format"].as_str() {
@@ -536,7 +556,8 @@ fn print_primitives(r: &Value) {
         if targets > 0 {
             attrs.push(format!("{targets} morph target(s)"));
         }
-        println!(
+        outln!(
+            out,
             "| {} / {} | {} | {} | {frames} | {} | {} | {} |",
             p["mesh"].as_str().unwrap_or(""),
             p["primitive"],
@@ -554,7 +575,7 @@ fn print_primitives(r: &Value) {
 }
 
 /// The table of materials and their textures.
-fn print_materials(r: &Value) {
+fn print_materials(out: &mut String, r: &Value) {
     let images = r["images"].as_array().cloned().unwrap_or_default();
     let image = |k: &Value| -> String {
         k.as_u64().and_then(|k| images.get(k as usize)).map_or_else(
@@ -573,7 +594,7 @@ fn print_materials(r: &Value) {
     };
     let materials = r["materials"].as_array().cloned().unwrap_or_default();
     if !materials.is_empty() {
-        println!("\n| material | textures |\n|---|---|");
+        outln!(out, "\n| material | textures |\n|---|---|");
         for m in &materials {
             let textures: Vec<String> = m["textures"]
                 .as_array()
@@ -590,7 +611,8 @@ fn print_materials(r: &Value) {
             let name = m["name"]
                 .as_str()
                 .map_or_else(|| format!("material {}", m["material"]), String::from);
-            println!(
+            outln!(
+                out,
                 "| {name} | {} |",
                 if textures.is_empty() {
                     "none".into()
@@ -618,13 +640,14 @@ pub fn run(args: &InspectArgs) -> Result<bool, String> {
     }
     let doc = read_doc(path)?;
     let r = report(path, &doc);
+    let mut out = String::new();
     if args.json {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?
-        );
+        out = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?;
+        out.push('\n');
     } else {
-        print(&r);
+        print(&mut out, &r);
     }
+    // A reader that stops early (`| head`) is not an error.
+    let _ = std::io::stdout().write_all(out.as_bytes());
     Ok(true)
 }

@@ -179,13 +179,13 @@ fn resolved(path: &Path) -> PathBuf {
     path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
-/// The files an input is read from: itself, and for a `.gltf` the buffers and images its URIs
-/// name beside it.
-fn read_files(input: &Path) -> Vec<PathBuf> {
-    let mut files = vec![resolved(input)];
-    if extension(input).as_deref() == Some("gltf") {
-        let dir = input.parent().unwrap_or(Path::new("."));
-        let json: Value = std::fs::read(input)
+/// `path` and, for a `.gltf`, the buffers and images its URIs name beside it (data URIs hold
+/// no file).
+fn with_referenced(path: &Path) -> Vec<PathBuf> {
+    let mut files = vec![path.to_path_buf()];
+    if extension(path).as_deref() == Some("gltf") {
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let json: Value = std::fs::read(path)
             .ok()
             .and_then(|b| serde_json::from_slice(&b).ok())
             .unwrap_or(Value::Null);
@@ -195,7 +195,7 @@ fn read_files(input: &Path) -> Vec<PathBuf> {
             .flatten()
             .filter_map(|e| e["uri"].as_str())
             .filter(|u| !u.starts_with("data:"));
-        files.extend(uris.map(|u| resolved(&dir.join(u))));
+        files.extend(uris.map(|u| dir.join(u)));
     }
     files
 }
@@ -206,8 +206,8 @@ fn refuse_collisions(jobs: &[Job], force: bool) -> Result<(), String> {
     let mut inputs: HashMap<PathBuf, &Path> = HashMap::new();
     if !force {
         for job in jobs {
-            for f in read_files(&job.input) {
-                inputs.entry(f).or_insert(&job.input);
+            for f in with_referenced(&job.input) {
+                inputs.entry(resolved(&f)).or_insert(&job.input);
             }
         }
     }
@@ -295,22 +295,8 @@ fn split_glb(glb: &[u8]) -> Result<(Value, &[u8]), String> {
 
 /// Bytes of `path` and, for a `.gltf`, of the files its URIs name beside it.
 pub fn bytes_on_disk(path: &Path) -> u64 {
-    let own = std::fs::metadata(path).map_or(0, |m| m.len());
-    if extension(path).as_deref() != Some("gltf") {
-        return own;
-    }
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let json: Value = std::fs::read(path)
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or(Value::Null);
-    let uris = ["buffers", "images"]
+    with_referenced(path)
         .iter()
-        .filter_map(|k| json[*k].as_array())
-        .flatten()
-        .filter_map(|e| e["uri"].as_str())
-        .filter(|u| !u.starts_with("data:"));
-    own + uris
-        .map(|u| std::fs::metadata(dir.join(u)).map_or(0, |m| m.len()))
-        .sum::<u64>()
+        .map(|f| std::fs::metadata(f).map_or(0, |m| m.len()))
+        .sum()
 }
