@@ -265,7 +265,7 @@ fn stage(
         )
         .map_err(|e| e.to_string())?;
     let rig = scene::skinned_rig("animate", loaded, &scene)?;
-    if rig.is_empty() {
+    if rig.objects().next().is_none() {
         return Err(format!("{}: no skinned mesh to animate", path.display()));
     }
     let pipeline = SkinPipeline::new(&ctx).map_err(|e| e.to_string())?;
@@ -276,12 +276,15 @@ fn stage(
             .map_err(|e| e.to_string())?;
     }
     let batch = rig.batch();
+    // All instances' vertices and palettes: where the last range ends.
+    let last = batch.instances().last();
+    let (vertices, bones) = last.map_or((0, 0), |i| (i.output.end, i.bones.end));
     println!(
         "skinning {} vertices ({} influences, {} B a vertex) with {} bones a frame",
-        batch.vertex_count(),
+        vertices,
         batch.influences().count(),
         batch.bytes_per_vertex(),
-        batch.bone_count()
+        bones
     );
     let (w, h) = args.size;
     Ok(Stage {

@@ -1,4 +1,4 @@
-//! Write the glTF corpus made here (`qtangent::lab::corpus`): a morphing mesh with a weights
+//! Write the glTF corpus made here (`qtangent::lab::content::corpus`): a morphing mesh with a weights
 //! animation, primitives sharing vertex data, an untextured torus with UVs, an instanced torus.
 //! `cargo xtask gltfpack-table` packs them beside the real assets; the corpus test packs and
 //! validates them.
@@ -21,7 +21,7 @@ fn main() -> ExitCode {
     let dir = PathBuf::from(arg.unwrap_or_default());
     let written = std::fs::create_dir_all(&dir)
         .map_err(|e| format!("{}: {e}", dir.display()))
-        .and_then(|()| qtangent::lab::corpus::write(&dir).map_err(|e| e.to_string()));
+        .and_then(|()| qtangent::lab::content::corpus(&dir).map_err(|e| e.to_string()));
     match written {
         Ok(files) => {
             for f in files {

@@ -176,8 +176,6 @@ pub(crate) struct BatchDesc<'a> {
 /// layouts and arithmetic (`SkinBatch::buffers`).
 pub(crate) struct SkinBuffers {
     instances: Vec<InstanceRange>,
-    /// Output vertices (all instances).
-    pub(crate) vertex_count: u32,
     /// Bones (all palettes).
     pub(crate) bone_count: u32,
     groups: [u32; 2],
@@ -325,7 +323,6 @@ impl SkinBuffers {
             let bind_group = kit::bind_group(device, label, layout, &resources);
             SkinBuffers {
                 instances: table.ranges,
-                vertex_count: out as u32,
                 bone_count: bone as u32,
                 groups,
                 palette,
@@ -530,18 +527,6 @@ impl SkinBatch {
         &self.core
     }
 
-    /// Output vertices (all instances).
-    #[must_use]
-    pub fn vertex_count(&self) -> u32 {
-        self.core.vertex_count
-    }
-
-    /// Bones (all palettes).
-    #[must_use]
-    pub fn bone_count(&self) -> u32 {
-        self.core.bone_count
-    }
-
     /// Where each instance reads and writes, in instance order.
     #[must_use]
     pub fn instances(&self) -> &[InstanceRange] {
@@ -589,7 +574,8 @@ impl SkinBatch {
     /// hand-built [`Bone`] need not be).
     ///
     /// # Errors
-    /// [`GpuError::Count`] when the count is not [`SkinBatch::bone_count`], [`GpuError::Invalid`]
+    /// [`GpuError::Count`] when the count is not where the last of [`SkinBatch::instances`]' bone
+    /// ranges ends, [`GpuError::Invalid`]
     /// when a bone is not
     /// finite, has a (near) zero rotation or a scale ≤ 0 (a mirroring scale would flip positions
     /// but not the frames' handedness).
@@ -673,7 +659,7 @@ impl RigBatch {
         rig: Rig,
         method: SkinMethod,
     ) -> Result<Self, GpuError> {
-        if rig.is_empty() {
+        if rig.meshes().is_empty() {
             return Err(GpuError::Empty {
                 what: "the rig's skinned meshes",
             });

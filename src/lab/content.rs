@@ -1,7 +1,10 @@
 //! Content made in code: the default scene (a copper torus and a glazed sphere under normal
 //! maps baked into quaternion maps, on a spun-metal plate whose tangent field only a quaternion
-//! map can draw), the plate itself, a checkered ground for animated scenes, and the glTF seeds
-//! of the fuzz targets.
+//! map can draw), the plate itself, a checkered ground for animated scenes, the glTF seeds of
+//! the fuzz targets, and the glTF corpus `pack` is judged on ([`corpus`]).
+
+#[cfg(feature = "gltf")]
+mod corpus;
 
 use std::f32::consts::{PI, TAU};
 use std::path::{Path, PathBuf};
@@ -415,4 +418,17 @@ fn seed(mode: u32, a: &Attributes<'_>, indices: Option<&[u32]>) -> crate::gltf::
     b.json["scene"] = serde_json::json!(0);
     b.json["scenes"] = serde_json::json!([{ "nodes": [0] }]);
     b
+}
+
+/// Writes the lab's glTF corpus into `dir` (which must exist): what the real assets lack, so
+/// that `pack` is judged on the shapes real files take (`content/corpus.rs`: a morphing mesh with
+/// a weights animation, 27 primitives on 10 shared sets, an untextured torus that carries UVs, a
+/// torus instanced three times), as `morph.gltf`, `shared.gltf`, `untextured-torus.gltf` and
+/// `instanced.gltf` with their `.bin`s; returns their paths.
+///
+/// # Errors
+/// [`LabError::Write`](super::LabError::Write) naming a file that cannot be written.
+#[cfg(feature = "gltf")]
+pub fn corpus(dir: &Path) -> Result<Vec<PathBuf>, super::LabError> {
+    corpus::write(dir)
 }

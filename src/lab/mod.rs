@@ -18,8 +18,6 @@
 
 #[cfg(feature = "pipeline")]
 pub mod content;
-#[cfg(feature = "gltf")]
-pub mod corpus;
 #[cfg(feature = "pipeline")]
 pub mod disc;
 #[cfg(feature = "pipeline")]

@@ -142,12 +142,6 @@ impl Rig {
         &self.meshes
     }
 
-    /// Whether the rig has no skinned mesh.
-    #[must_use]
-    pub fn is_empty(&self) -> bool {
-        self.meshes.is_empty()
-    }
-
     /// The object id of each mesh, in mesh order.
     pub fn objects(&self) -> impl Iterator<Item = usize> + '_ {
         self.meshes.iter().map(|m| m.object)

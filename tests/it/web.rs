@@ -222,7 +222,7 @@ fn fixtures(assets: &Path, dir: &Path) {
     // its frames as NORMAL, which three.js morphs itself.
     let corpus = dir.join("corpus");
     std::fs::create_dir_all(&corpus).expect("corpus folder");
-    qtangent::lab::corpus::write(&corpus).expect("the lab corpus");
+    qtangent::lab::content::corpus(&corpus).expect("the lab corpus");
     let morph = corpus.join("morph.gltf").to_string_lossy().into_owned();
     run_tool("pack", &[morph.as_str(), "-o", p("morph.glb").as_str()]);
     let instanced = instanced_gltf(dir);

@@ -28,7 +28,7 @@ const FILES: [&str; 4] = [
 ///
 /// # Errors
 /// [`LabError::Write`] naming a file that cannot be written.
-pub fn write(dir: &Path) -> Result<Vec<PathBuf>, LabError> {
+pub(super) fn write(dir: &Path) -> Result<Vec<PathBuf>, LabError> {
     let docs = [morph(), shared(), untextured_torus(), instanced()];
     FILES
         .iter()

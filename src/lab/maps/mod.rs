@@ -4,6 +4,9 @@
 //! it does to the frame (the angles between decoded and exact normals and tangents per texel,
 //! and their statistics).
 
+#[cfg(feature = "gpu")]
+use std::fmt::Write as _;
+
 use glam::Vec4;
 
 use crate::qmap::{tangent, BakeError, BakeMesh, EncodedMap, MapFormat, NormalMap};
@@ -15,8 +18,59 @@ mod table;
 mod timing;
 #[cfg(feature = "gpu")]
 pub use table::scene_table;
+
+/// The bake-time table of `scene`'s maps (titled `name`; FlightHelmet's, in the tool) at each
+/// of `sides`² (its normal maps resized to that size where they differ), BC7 at effort `bc7` and
+/// at UltraFast: a markdown section, handed to `each` piece by piece as it is measured (the
+/// title, description and header first, then every row; lines end in `\n`). A row takes
+/// seconds to minutes.
+///
+/// # Errors
+/// A bake or store that fails.
 #[cfg(feature = "gpu")]
-pub use timing::bake_timing;
+pub fn bake_timing(
+    ctx: &crate::gpu::GpuContext,
+    name: &str,
+    scene: &RenderScene,
+    sides: &[u32],
+    bc7: crate::qmap::Bc7Quality,
+    mut each: impl FnMut(&str),
+) -> Result<(), crate::lab::LabError> {
+    let mut head = String::new();
+    let _ = writeln!(
+        head,
+        "## Bake time, {name}, all materials ({} cores)\n",
+        std::thread::available_parallelism().map_or(1, usize::from)
+    );
+    let _ = writeln!(head, "Tangent-space maps come from the normal map alone (its mips, the rotation per texel, compression); object-space maps rasterise the mesh (on {}), then hemispheres, padding and mips (CPU), then compression.\n", ctx.info.name);
+    let _ = writeln!(head, "BC5 and BC7 are encoded on every core by Intel's ISPC kernels (`ispc`, the default) and by `block_compression`'s portable Rust port of them (`portable`); Mtexel/s counts every mip level's texels; the per-texel error is against the f32 bake over texels inside triangles (object space) or every texel (tangent space).\n");
+    let _ = writeln!(
+        head,
+        "| size | kind → format (encoder) | stages (summed over materials) | total |"
+    );
+    let _ = writeln!(head, "|---|---|---|---:|");
+    each(&head);
+    for &side in sides {
+        let timing = timing::BakeTiming { ctx, scene, side };
+        // Each encoder side by side: the ISPC kernels (the default) and the portable port.
+        for encoder in crate::qmap::BcEncoder::ALL {
+            each(&timing.tangent(bc7, encoder)?);
+        }
+        // Object space → BC7, at this effort and at UltraFast.
+        let qualities = if bc7 == crate::qmap::Bc7Quality::UltraFast {
+            vec![bc7]
+        } else {
+            vec![bc7, crate::qmap::Bc7Quality::UltraFast]
+        };
+        for quality in qualities {
+            for encoder in crate::qmap::BcEncoder::ALL {
+                each(&timing.object(quality, encoder)?);
+            }
+        }
+    }
+    each("\n");
+    Ok(())
+}
 
 /// How a map of `space` is stored as `format`, BC7 at effort `bc7`, by `encoder`.
 pub(crate) fn encoding(

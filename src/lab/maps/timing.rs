@@ -1,9 +1,8 @@
-//! The `maps` tool's bake-time table: FlightHelmet's maps baked and stored at 2048² and 4096²,
-//! time per stage, with the two BC encoders side by side (Intel's ISPC kernels, the default, and
-//! `block_compression`'s portable port): Mtexel/s and the per-texel angle error of what each
-//! wrote.
+//! The rows of the `maps` tool's bake-time table (`super::bake_timing`): FlightHelmet's maps
+//! baked and stored at 2048² and 4096², time per stage, with the two BC encoders side by side
+//! (Intel's ISPC kernels, the default, and `block_compression`'s portable port): Mtexel/s and
+//! the per-texel angle error of what each wrote.
 
-use std::fmt::Write as _;
 use std::time::{Duration, Instant};
 
 use super::table::stats;
@@ -17,70 +16,18 @@ use crate::qmap::{
 use crate::render::scene::RENDER_PADDING;
 use crate::render::{MapSource, RenderScene};
 
-/// The bake-time table of `scene`'s maps (titled `name`; FlightHelmet's, in the tool) at each
-/// of `sides`² (its normal maps resized to that size where they differ), BC7 at effort `bc7` and
-/// at UltraFast: a markdown section, handed to `each` piece by piece as it is measured (the
-/// title, description and header first, then every row; lines end in `\n`). A row takes
-/// seconds to minutes.
-///
-/// # Errors
-/// A bake or store that fails.
-pub fn bake_timing(
-    ctx: &GpuContext,
-    name: &str,
-    scene: &RenderScene,
-    sides: &[u32],
-    bc7: Bc7Quality,
-    mut each: impl FnMut(&str),
-) -> Result<(), LabError> {
-    let mut head = String::new();
-    let _ = writeln!(
-        head,
-        "## Bake time, {name}, all materials ({} cores)\n",
-        std::thread::available_parallelism().map_or(1, usize::from)
-    );
-    let _ = writeln!(head, "Tangent-space maps come from the normal map alone (its mips, the rotation per texel, compression); object-space maps rasterise the mesh (on {}), then hemispheres, padding and mips (CPU), then compression.\n", ctx.info.name);
-    let _ = writeln!(head, "BC5 and BC7 are encoded on every core by Intel's ISPC kernels (`ispc`, the default) and by `block_compression`'s portable Rust port of them (`portable`); Mtexel/s counts every mip level's texels; the per-texel error is against the f32 bake over texels inside triangles (object space) or every texel (tangent space).\n");
-    let _ = writeln!(
-        head,
-        "| size | kind → format (encoder) | stages (summed over materials) | total |"
-    );
-    let _ = writeln!(head, "|---|---|---|---:|");
-    each(&head);
-    for &side in sides {
-        let timing = BakeTiming { ctx, scene, side };
-        // Each encoder side by side: the ISPC kernels (the default) and the portable port.
-        for encoder in BcEncoder::ALL {
-            each(&timing.tangent(bc7, encoder)?);
-        }
-        // Object space → BC7, at this effort and at UltraFast.
-        let qualities = if bc7 == Bc7Quality::UltraFast {
-            vec![bc7]
-        } else {
-            vec![bc7, Bc7Quality::UltraFast]
-        };
-        for quality in qualities {
-            for encoder in BcEncoder::ALL {
-                each(&timing.object(quality, encoder)?);
-            }
-        }
-    }
-    each("\n");
-    Ok(())
-}
-
 /// One size's rows of the bake-time table.
-struct BakeTiming<'a> {
-    ctx: &'a GpuContext,
-    scene: &'a RenderScene,
+pub(super) struct BakeTiming<'a> {
+    pub(super) ctx: &'a GpuContext,
+    pub(super) scene: &'a RenderScene,
     /// Side of every map, texels.
-    side: u32,
+    pub(super) side: u32,
 }
 
 impl BakeTiming<'_> {
     /// Tangent space → BC5 at `side`²: the rotations on the GPU (here lavapipe) and on the CPU
     /// (every core), the total with the faster.
-    fn tangent(&self, bc7: Bc7Quality, encoder: BcEncoder) -> Result<String, LabError> {
+    pub(super) fn tangent(&self, bc7: Bc7Quality, encoder: BcEncoder) -> Result<String, LabError> {
         let (ctx, scene, side) = (self.ctx, self.scene, self.side);
         let mut t = [Duration::ZERO; 4];
         let mut pool = Pooled::default();
@@ -120,7 +67,11 @@ impl BakeTiming<'_> {
 
     /// Object space → BC7 at `side`² and effort `quality`: raster, finish and compression times,
     /// and the per-texel error against the f32 bake, inside triangles.
-    fn object(&self, quality: Bc7Quality, encoder: BcEncoder) -> Result<String, LabError> {
+    pub(super) fn object(
+        &self,
+        quality: Bc7Quality,
+        encoder: BcEncoder,
+    ) -> Result<String, LabError> {
         let (ctx, scene, side) = (self.ctx, self.scene, self.side);
         let mut o = [Duration::ZERO; 3];
         let mut pool = Pooled::default();

@@ -1,4 +1,4 @@
-//! `pack` on a corpus of files shaped as real ones are (`qtangent::lab::corpus`: a morphing mesh
+//! `pack` on a corpus of files shaped as real ones are (`qtangent::lab::content::corpus`: a morphing mesh
 //! with a weights animation, primitives sharing vertex data, an untextured torus with UVs, an
 //! instanced torus) and on the real assets where they are present: nothing lost (morph targets
 //! and their animation), nothing duplicated (shared accessors stay shared), nothing written that
@@ -25,7 +25,7 @@ fn tempdir() -> tempfile::TempDir {
 
 /// The corpus written into `dir`, by name.
 fn corpus(dir: &Path) -> Vec<PathBuf> {
-    crate::lab::corpus::write(dir).unwrap_or_else(|e| panic!("the corpus: {e}"))
+    crate::lab::content::corpus(dir).unwrap_or_else(|e| panic!("the corpus: {e}"))
 }
 
 fn pack_file(path: &Path, options: &PackOptions) -> Result<Packed, String> {
