@@ -15,11 +15,17 @@ use serde_json::{json, Value};
 /// `qtangent inspect`'s flags.
 #[derive(Args, Debug)]
 pub struct InspectArgs {
-    /// A .gltf or .glb file.
+    /// A .gltf or .glb file (.obj too with --formats).
     input: PathBuf,
     /// Print one JSON object instead of tables.
     #[arg(long)]
     json: bool,
+    /// Instead of the file's structure: each primitive's frames (sources, mirrored triangles,
+    /// split and fallback vertices) and what every qtangent format does to them, against its
+    /// bound; exits 1 if a format exceeds its bound. On a packed file, its own format's row is
+    /// the check of the frames it holds.
+    #[arg(long)]
+    formats: bool,
 }
 
 /// A glTF document and its buffers (`None` where a buffer cannot be read: a data URI, a
@@ -627,13 +633,34 @@ fn print_materials(out: &mut String, r: &Value) {
 /// Runs `qtangent inspect`; `Err` for a file that cannot be read.
 pub fn run(args: &InspectArgs) -> Result<bool, String> {
     let path = &args.input;
+    if !path.is_file() {
+        let what = if path.exists() {
+            "not a file"
+        } else {
+            "no such file"
+        };
+        return Err(format!("{}: {what}", path.display()));
+    }
+    if args.formats {
+        return match crate::inspect_formats::report(path, args.json) {
+            Ok((out, within)) => {
+                // A reader that stops early (`| head`) is not an error.
+                let _ = std::io::stdout().write_all(out.as_bytes());
+                Ok(within)
+            }
+            Err(e) => {
+                eprintln!("qtangent inspect: {e}");
+                Ok(false)
+            }
+        };
+    }
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
     if ext.as_deref() == Some("obj") {
         return Err(format!(
-            "{}: an OBJ file holds no glTF structure to inspect; `qtangent pack {} -o out.glb` first",
+            "{}: an OBJ file holds no glTF structure to inspect: `--formats` shows its frames, or `qtangent pack {} -o out.glb` first",
             path.display(),
             path.display()
         ));

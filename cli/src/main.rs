@@ -10,25 +10,36 @@
 //! `-v/--verbose`. Refusals come before any work; outputs are written whole or not at all; the
 //! exit status is 0 only when every file succeeded.
 
+mod bake;
 mod diff;
 mod inspect;
+mod inspect_formats;
 mod output;
 mod pack;
 mod pack_load;
+mod render;
+mod view;
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
 #[path = "../../examples/common/cli.rs"]
-mod cli_names;
+mod cli;
+#[path = "../../examples/common/console.rs"]
+mod console;
 #[path = "../../examples/common/files.rs"]
 mod files;
+#[path = "../../examples/common/fox.rs"]
+mod fox;
+#[path = "../../examples/common/pass.rs"]
+mod pass;
+#[path = "../../examples/common/pictures.rs"]
+mod pictures;
+#[path = "../../examples/common/scene.rs"]
+mod scene;
 
-#[path = "../../examples/common/quiet_mesa.rs"]
-mod quiet_mesa;
-
-pub(crate) use cli_names::names;
+pub(crate) use cli::{names, parse_size as size_arg};
 
 /// How much the run prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -64,6 +75,16 @@ enum Command {
     /// Write meshes as GLB (or .gltf) with qtangent frames (`_QTANGENT`), quantised as gltfpack
     /// does; files or folders, in parallel with -j.
     Pack(pack::PackArgs),
+    /// Bake quaternion maps (a tangent frame per texel) from a mesh's frames and normal maps,
+    /// as KTX2 (or OpenEXR) with mips plus PNG previews.
+    Bake(bake::BakeArgs),
+    /// Draw a scene lit with its tangent frames from f32 attributes and normal maps (the
+    /// reference), qtangent vertex frames or quaternion maps, to PNG; `--mode all` adds
+    /// heatmaps, a sheet and the PSNR and cost tables.
+    Render(render::RenderArgs),
+    /// The render's scenes in a window: orbit, zoom, switch frame sources and formats; a
+    /// skinned file walks and runs. `--screenshot OUT.png` draws headless instead.
+    View(view::ViewArgs),
     /// Describe a glTF file: extensions, each primitive's attributes and frames (`_QTANGENT`'s
     /// format and bound), maps, materials and textures with their bytes on disk and on the GPU.
     Inspect(inspect::InspectArgs),
@@ -73,7 +94,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    quiet_mesa::quiet_mesa();
+    console::quiet_mesa();
     let cli = Cli::parse();
     let say = if cli.quiet {
         Verbosity::Quiet
@@ -82,8 +103,19 @@ fn main() -> ExitCode {
     } else {
         Verbosity::Normal
     };
+    let name = match &cli.command {
+        Command::Pack(_) => "pack",
+        Command::Bake(_) => "bake",
+        Command::Render(_) => "render",
+        Command::View(_) => "view",
+        Command::Inspect(_) => "inspect",
+        Command::Diff(_) => "diff",
+    };
     let result = match &cli.command {
         Command::Pack(args) => pack::run(args, say),
+        Command::Bake(args) => bake::run(args, say),
+        Command::Render(args) => render::run(args, say),
+        Command::View(args) => view::run(args, say),
         Command::Inspect(args) => inspect::run(args),
         Command::Diff(args) => diff::run(args),
     };
@@ -91,7 +123,7 @@ fn main() -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
-            eprintln!("qtangent: {e}");
+            eprintln!("qtangent {name}: {e}");
             ExitCode::from(2)
         }
     }

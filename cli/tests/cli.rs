@@ -137,23 +137,128 @@ fn help_and_version() {
         String::from_utf8_lossy(&v.stdout).trim(),
         format!("qtangent {}", env!("CARGO_PKG_VERSION"))
     );
-    for args in [&["--help"][..], &["pack", "--help"], &["pack", "--version"]] {
-        let o = qtangent(args);
-        assert!(o.status.success(), "{args:?}: {}", text(&o));
-        assert!(!o.stdout.is_empty(), "{args:?} printed nothing");
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let subcommands = ["pack", "bake", "render", "view", "inspect", "diff"];
+    let top = String::from_utf8_lossy(&qtangent(&["--help"]).stdout).into_owned();
+    for sub in subcommands {
+        assert!(top.contains(sub), "--help does not list {sub}: {top}");
+        for flag in ["--help", "--version"] {
+            // Run where a tool that mistook the flag for a file would leave something.
+            let o = Command::new(env!("CARGO_BIN_EXE_qtangent"))
+                .args([sub, flag])
+                .current_dir(dir.path())
+                .output()
+                .expect("qtangent runs");
+            assert!(o.status.success(), "{sub} {flag}: {}", text(&o));
+            assert!(!o.stdout.is_empty(), "{sub} {flag} printed nothing");
+        }
     }
-    let help = String::from_utf8_lossy(&qtangent(&["pack", "--help"]).stdout).into_owned();
-    for flag in [
-        "--output",
-        "--frames",
-        "--maps",
-        "--jobs",
-        "--report",
-        "--quiet",
-        "--verbose",
-    ] {
-        assert!(help.contains(flag), "pack --help lacks {flag}");
+    assert_eq!(
+        files_under(dir.path()),
+        Vec::<PathBuf>::new(),
+        "--help wrote files"
+    );
+    // One vocabulary: each subcommand's help names the shared flags it takes.
+    let shared: [(&str, &[&str]); 6] = [
+        (
+            "pack",
+            &["--output", "--frames", "--maps", "--jobs", "--report"],
+        ),
+        (
+            "bake",
+            &["--output", "--maps", "--map-format", "--map-size"],
+        ),
+        (
+            "render",
+            &[
+                "--output",
+                "--frames",
+                "--map-format",
+                "--map-size",
+                "--maps-dir",
+                "--size",
+            ],
+        ),
+        (
+            "view",
+            &[
+                "--frames",
+                "--map-format",
+                "--map-size",
+                "--maps-dir",
+                "--size",
+                "--screenshot",
+            ],
+        ),
+        ("inspect", &["--json", "--formats"]),
+        ("diff", &["--help"]),
+    ];
+    for (sub, flags) in shared {
+        let help = String::from_utf8_lossy(&qtangent(&[sub, "--help"]).stdout).into_owned();
+        for flag in flags.iter().chain(&["--quiet", "--verbose"]) {
+            assert!(help.contains(flag), "{sub} --help lacks {flag}");
+        }
+        // The words that meant other things before the one vocabulary.
+        for old in [
+            "--kind",
+            "--format ",
+            "--out ",
+            "--maps <DIR>",
+            "--frames <FRAMES>  Frames to time",
+        ] {
+            assert!(!help.contains(old), "{sub} --help still has {old:?}");
+        }
     }
+}
+
+/// `view --screenshot` draws headless (no window, no display) and writes a whole PNG; a
+/// screenshot that is no .png is refused before any work, and a file that does not load fails
+/// with status 1 and one line, writing nothing.
+#[test]
+fn view_screenshot_is_headless_and_refusals_write_nothing() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let shot = dir.path().join("shot.png");
+    let o = qtangent(&[
+        "view",
+        "--screenshot",
+        &shot.to_string_lossy(),
+        "--size",
+        "96x64",
+        "--map-size",
+        "64",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let img = image::open(&shot).expect("a PNG");
+    assert_eq!((img.width(), img.height()), (96, 64));
+    // Not all background: the scene is drawn (the corner pixel is the clear colour).
+    let rgba = img.to_rgba8();
+    let corner = *rgba.get_pixel(0, 0);
+    assert!(
+        rgba.pixels().any(|p| *p != corner),
+        "the screenshot is blank"
+    );
+
+    let jpg = dir.path().join("shot.jpg");
+    let o = qtangent(&["view", "--screenshot", &jpg.to_string_lossy()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("--screenshot"), "{}", text(&o));
+    let broken = dir.path().join("broken.gltf");
+    std::fs::write(&broken, "{ not json").expect("writes");
+    let out = dir.path().join("broken.png");
+    let o = qtangent(&[
+        "view",
+        &broken.to_string_lossy(),
+        "--screenshot",
+        &out.to_string_lossy(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("qtangent view: ") && err.contains("broken.gltf"),
+        "{err}"
+    );
+    assert!(!out.exists() && !jpg.exists());
 }
 
 #[test]

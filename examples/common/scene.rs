@@ -1,4 +1,4 @@
-//! The scene `render` and `viewer` draw: the SCENE argument and the quaternion-map flags, and
+//! The scene `qtangent render` and `qtangent view` draw: the SCENE argument and the quaternion-map flags, and
 //! the upload that reports where each map came from. Included by those tools
 //! (`#[path = "common/scene.rs"] mod scene;`, with `cli` and `console` beside it).
 
@@ -43,10 +43,10 @@ pub struct SceneArgs {
     #[arg(long, default_value_t = MapOptions::default().encoder,
           value_parser = names::<BcEncoder>(BcEncoder::ALL.map(BcEncoder::name)))]
     pub bc_encoder: BcEncoder,
-    /// A folder of KTX2 maps written by `bake` (`<material>.ktx2`): used for the materials it
-    /// has, instead of baking.
+    /// A folder of KTX2 maps written by `qtangent bake` (`<material>.ktx2`): used for the
+    /// materials it has, instead of baking.
     #[arg(long, value_name = "DIR")]
-    pub maps: Option<PathBuf>,
+    pub maps_dir: Option<PathBuf>,
     /// Side of every baked quaternion map (default: one texel per normal-map texel, at least
     /// 256; the default scene uses 512).
     #[arg(long)]
@@ -54,6 +54,27 @@ pub struct SceneArgs {
 }
 
 impl SceneArgs {
+    /// Checks the flags before any work: `--map-size` in range, `--maps-dir` a folder, the
+    /// scene file present.
+    pub fn check(&self) -> Result<(), String> {
+        if let Some(size) = self.map_size.filter(|s| !(1..=16384).contains(s)) {
+            return Err(format!("--map-size {size} is outside 1 to 16384"));
+        }
+        if let Some(dir) = self.maps_dir.as_ref().filter(|d| !d.is_dir()) {
+            return Err(format!("--maps-dir {}: not a folder", dir.display()));
+        }
+        let file = std::path::Path::new(&self.scene);
+        if self.scene != "default" && !file.is_file() {
+            let what = if file.exists() {
+                "not a file"
+            } else {
+                "no such file"
+            };
+            return Err(format!("{}: {what}", file.display()));
+        }
+        Ok(())
+    }
+
     /// The scene named by SCENE, its maps sized by `--map-size`. Its warnings are left for the
     /// tool to print.
     pub fn load(&self) -> Result<RenderScene, String> {
@@ -75,15 +96,15 @@ impl SceneArgs {
 
     /// The map options the flags ask for; `--maps` must be a folder.
     pub fn map_options(&self) -> Result<MapOptions, String> {
-        if let Some(dir) = &self.maps {
+        if let Some(dir) = &self.maps_dir {
             if !dir.is_dir() {
-                return Err(format!("--maps {}: not a folder", dir.display()));
+                return Err(format!("--maps-dir {}: not a folder", dir.display()));
             }
         }
         Ok(MapOptions {
             format: self.map_format,
             keep_handedness: self.keep_handedness,
-            maps_dir: self.maps.clone(),
+            maps_dir: self.maps_dir.clone(),
             bc7: self.bc7_quality,
             encoder: self.bc_encoder,
             ..MapOptions::default()

@@ -1,5 +1,6 @@
-//! The `render` example as a user runs it: the default scene in all modes writes its pictures
-//! and prints the tables; bad input is one line on stderr, exit status 1 and no picture.
+//! `qtangent render` as a user runs it: the default scene in all modes writes its pictures
+//! and prints the tables; bad input is one line on stderr and no picture, exit status 2 for a
+//! refusal before any work (flags, a missing file) and 1 for a failure while working.
 //! Needs a GPU adapter for the successful run (lavapipe is enough).
 
 use crate::common;
@@ -9,7 +10,7 @@ use std::process::Output;
 use common::{cli, stderr};
 
 fn render(args: &[&str]) -> Output {
-    common::run_example("render", args)
+    common::run_example("qtangent render", args)
 }
 
 #[test]
@@ -17,7 +18,7 @@ fn default_scene_writes_every_picture_and_the_tables() {
     let dir = tempfile::tempdir().expect("temporary folder");
     let out_png = dir.path().join("scene.png");
     let out = render(&cli(
-        "--size 320x180 --frames 1 -o {}",
+        "--size 320x180 --time-frames 1 -o {}",
         &[out_png.to_str().expect("utf-8 path")],
     ));
     assert!(out.status.success(), "render failed: {}", stderr(&out));
@@ -50,23 +51,31 @@ fn default_scene_writes_every_picture_and_the_tables() {
 }
 
 #[test]
-fn bad_input_is_one_line_and_status_one() {
+fn bad_input_is_one_line_with_the_status_of_its_kind() {
     let dir = tempfile::tempdir().expect("temporary folder");
     let path = |name: &str| dir.path().join(name).to_str().expect("utf-8").to_owned();
     let (missing, broken, png) = (path("nope.gltf"), path("broken.gltf"), path("x.png"));
     std::fs::write(&broken, b"{ not json").expect("write");
     let (o, out_png) = (png.as_str(), std::path::Path::new(&png));
-    let cases: [(&str, &[&str], &str); 5] = [
-        ("{} -o {}", &[&missing, o], "nope.gltf"),
-        ("{} -o {}", &[&broken, o], "broken.gltf"),
-        ("--aniso 2 -o {}", &[o], "--aniso"),
-        ("--map-size 0 -o {}", &[o], "--map-size"),
-        ("--zoom-out 0 -o {}", &[o], "--zoom-out"),
+    let jpeg = path("x.jpg");
+    let cases: [(&str, &[&str], i32, &str); 6] = [
+        ("{} -o {}", &[&missing, o], 2, "nope.gltf"),
+        ("{} -o {}", &[&broken, o], 1, "broken.gltf"),
+        ("--aniso 2 -o {}", &[o], 2, "--aniso"),
+        ("--map-size 0 -o {}", &[o], 2, "--map-size"),
+        ("--zoom-out 0 -o {}", &[o], 2, "--zoom-out"),
+        ("-o {}", &[&jpeg], 2, ".png"),
     ];
-    for (line, paths, want) in cases {
+    for (line, paths, status, want) in cases {
         let args = cli(line, paths);
-        common::run_failing("render", &args, 1, want);
+        let (_, err) = common::run_failing("qtangent render", &args, status, want);
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.starts_with("qtangent render: "), "{err}");
         assert!(!out_png.exists(), "{args:?} wrote a picture");
+        assert!(
+            !std::path::Path::new(&jpeg).exists(),
+            "{args:?} wrote a picture"
+        );
     }
     // Clap rejects a malformed size before anything runs (status 2, its convention).
     let out = render(&cli("--size 0x5", &[]));
@@ -141,7 +150,7 @@ fn maps_load_from_ktx2_files() {
         .expect("writes");
     let out_png = dir.path().join("flat.png");
     let out = render(&cli(
-        "--mode quatmap-tangent --size 160x90 --maps {} -o {}",
+        "--mode quatmap-tangent --size 160x90 --maps-dir {} -o {}",
         &[
             maps.to_str().expect("utf-8"),
             out_png.to_str().expect("utf-8"),
@@ -150,12 +159,12 @@ fn maps_load_from_ktx2_files() {
     let err = stderr(&out);
     assert!(out.status.success(), "render failed: {err}");
     assert!(
-        err.contains("render: copper: tangent-space map loaded from")
+        err.contains("qtangent render: copper: tangent-space map loaded from")
             && err.contains("copper.ktx2"),
         "{err}"
     );
     assert!(
-        err.contains("render: glazed ceramic: tangent-space map loaded from")
+        err.contains("qtangent render: glazed ceramic: tangent-space map loaded from")
             && err.contains("glazed_ceramic-2.ktx2"),
         "{err}"
     );
@@ -163,7 +172,7 @@ fn maps_load_from_ktx2_files() {
 }
 
 #[test]
-fn bad_map_files_are_one_line_and_status_one() {
+fn bad_map_files_are_one_line_with_the_status_of_their_kind() {
     let dir = tempfile::tempdir().expect("temporary folder");
     let out_png = dir.path().join("x.png");
     let o = out_png.to_str().expect("utf-8 path");
@@ -182,20 +191,21 @@ fn bad_map_files_are_one_line_and_status_one() {
     std::fs::copy(&torus[1], other.join("copper.ktx2")).expect("copies the plane");
     let not_a_folder = dir.path().join("file");
     std::fs::write(&not_a_folder, b"").expect("write");
-    for (folder, want) in [
-        (&truncated, "truncated"),
-        (&other, "vkFormat 10"),
-        (&not_a_folder, "not a folder"),
+    // Status 1: found while loading the maps; 2: refused before any work.
+    for (folder, status, want) in [
+        (&truncated, 1, "truncated"),
+        (&other, 1, "vkFormat 10"),
+        (&not_a_folder, 2, "not a folder"),
     ] {
         let args = cli(
-            "--maps {} --size 64x36 -o {}",
+            "--maps-dir {} --size 64x36 -o {}",
             &[folder.to_str().expect("utf-8"), o],
         );
-        let (_, err) = common::run_failing("render", &args, 1, want);
+        let (_, err) = common::run_failing("qtangent render", &args, status, want);
         // The error is the last line, one line naming the problem.
         let last = err.trim_end().lines().last().unwrap_or_default();
         assert!(
-            last.starts_with("render: ") && last.contains(want),
+            last.starts_with("qtangent render: ") && last.contains(want),
             "{folder:?}: the last line does not say {want:?}: {err}"
         );
         assert!(!out_png.exists(), "{folder:?} wrote a picture");
@@ -288,7 +298,7 @@ fn anisotropic_gltf_with_ktx2_textures_renders_in_every_mode() {
 /// `render` with the [`cli`] line `line` and `paths`, viewing the swirl disc from above
 /// (200×200, pitch 89°, one frame); asserts that it succeeds and returns its stdout.
 fn render_disc(line: &str, paths: &[&str]) -> String {
-    let view = "--size 200x200 --pitch 89 --yaw 0 --frames 0";
+    let view = "--size 200x200 --pitch 89 --yaw 0 --time-frames 0";
     let args = [cli(line, paths), cli(view, &[])].concat();
     let out = render(&args);
     assert!(out.status.success(), "render {args:?}: {}", stderr(&out));
@@ -369,7 +379,7 @@ fn tilt_and_twist_bc5_pair_renders_within_0_6_db_of_rgba16f() {
     let tangent_psnr = |format: &str| {
         let png = dir.path().join(format!("{format}.png"));
         let png = png.to_str().expect("utf-8 path");
-        let line = "{} --mode all --map-format {} --size 640x480 --frames 0 -o {}";
+        let line = "{} --mode all --map-format {} --size 640x480 --time-frames 0 -o {}";
         let args = cli(line, &[gltf, format, png]);
         let out = render(&args);
         assert!(out.status.success(), "render {args:?}: {}", stderr(&out));

@@ -1,5 +1,5 @@
-//! The examples that read their arguments by position (`embed`, `fuzz_seeds`, `demo`, `bench`,
-//! `encodings`) as a user first runs them: `--help` prints the usage and does nothing else (no
+//! The examples that read their arguments by position (`bake`, `embed`, `fuzz_seeds`, `demo`,
+//! `bench`, `encodings`) as a user first runs them: `--help` prints the usage and does nothing else (no
 //! file written, no number parsed, no GPU opened), and a mistyped option is refused in one line
 //! instead of becoming a file name.
 
@@ -9,7 +9,7 @@ use crate::common::example_exe;
 
 #[test]
 fn positional_tools_answer_help_and_refuse_unknown_options() {
-    for tool in ["embed", "fuzz_seeds", "demo", "bench", "encodings"] {
+    for tool in ["bake", "embed", "fuzz_seeds", "demo", "bench", "encodings"] {
         let exe = example_exe(tool);
         let dir = tempfile::tempdir().expect("a temporary folder");
         let run = |arg: &str| {

@@ -7,8 +7,8 @@
 //!   (warnings denied), installs the pinned glTF judges (`npm.rs`), then runs every test
 //!   (release), printing how long each step took, and ends with one line counting the tests
 //!   that did not run and why (`not_run.rs`).
-//! - `cargo xtask demo`  — sets up a Vulkan adapter if needed, then runs the demo, the `bake`
-//!   tool on its embedded default (a tangent-space BC5 map in KTX2), the `render` tool on the
+//! - `cargo xtask demo`  — sets up a Vulkan adapter if needed, then runs the demo, `qtangent
+//!   bake` on its embedded default (a tangent-space BC5 map in KTX2), `qtangent render` on the
 //!   default scene in all four modes (compressed maps), FlightHelmet baked to KTX2 and rendered
 //!   from those files, the swirl disc (KHR_materials_anisotropy with a KTX2 texture) written as
 //!   glTF, rendered, and its table (`examples/aniso.rs`), and the `animate` tool on the Fox —
@@ -16,8 +16,8 @@
 //! - `cargo xtask aniso [ARGS]` — the swirl-disc table (`examples/aniso.rs`).
 //! - `cargo xtask animate [ARGS]` — the Fox's walk/run blend skinned on the GPU
 //!   (`examples/animate.rs`).
-//! - `cargo xtask render [ARGS]` — the lit renderer (`examples/render.rs`).
-//! - `cargo xtask bake [ARGS]` — the quaternion-map baker (`examples/bake.rs`).
+//! - `cargo xtask render [ARGS]` — `qtangent render`, the lit renderer (`cli/src/render.rs`).
+//! - `cargo xtask bake [ARGS]` — `qtangent bake`, the quaternion-map baker (`cli/src/bake.rs`).
 //! - `cargo xtask bench` — the GPU/CPU decode benchmark.
 //! - `cargo xtask skin-bench [ARGS]` — the skinning benchmark (quaternion against matrix
 //!   palette, `examples/skin_bench.rs`).
@@ -64,9 +64,9 @@ const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|animate|aniso|ben
               those KTX2 files, write the swirl disc (KHR_materials_anisotropy, KTX2 texture)
               into renders/swirl_disc/, render it, print its table (sheets in renders/aniso/),
               then animate the Fox into renders/fox-walkrun/
-  render      set up a Vulkan adapter if needed, then run the render tool (ARGS passed on)
+  render      set up a Vulkan adapter if needed, then run `qtangent render` (ARGS passed on)
   animate     set up a Vulkan adapter if needed, then run the animate tool (ARGS passed on)
-  bake        set up a Vulkan adapter if needed, then run the bake tool (ARGS passed on)
+  bake        set up a Vulkan adapter if needed, then run `qtangent bake` (ARGS passed on)
   aniso       set up a Vulkan adapter if needed, then print the swirl-disc table (ARGS passed on)
   bench       run the decode benchmark (ARGS passed on)
   skin-bench  run the skinning benchmark (ARGS passed on, e.g. --instances 1024,16384)
@@ -95,13 +95,17 @@ fn main() -> ExitCode {
             ensure_vulkan();
             example(&root, "demo", &strs(&rest))
                 .and_then(|()| example(&root, "embed", &[]))
-                .and_then(|()| cargo(&root, &["run", "--release", "--example", "bake"]))
-                .and_then(|()| cargo(&root, &["run", "--release", "--example", "render"]))
+                .and_then(|()| command(&root, &["bake"]))
+                .and_then(|()| command(&root, &["render"]))
                 .and_then(|()| helmet_from_ktx2(&root))
                 .and_then(|()| swirl_disc(&root))
                 .and_then(|()| animate_fox(&root))
         }
-        "bake" | "render" | "bench" | "animate" | "aniso" | "skin-bench" => {
+        "bake" | "render" => {
+            ensure_vulkan();
+            command(&root, &[&[cmd.as_str()], &strs(&rest)[..]].concat())
+        }
+        "bench" | "animate" | "aniso" | "skin-bench" => {
             ensure_vulkan();
             example(&root, &cmd.replace('-', "_"), &strs(&rest))
         }
@@ -287,7 +291,7 @@ fn demo_asset(root: &Path, rel: &str, what: &str) -> Option<String> {
 }
 
 /// A demo step: FlightHelmet's tangent-space maps baked to KTX2 (BC5, the `bake` defaults) in
-/// `qmaps/FlightHelmet/`, then rendered in all modes with those files loaded (`--maps`), when
+/// `qmaps/FlightHelmet/`, then rendered in all modes with those files loaded (`--maps-dir`), when
 /// the shared assets hold it; a note otherwise.
 fn helmet_from_ktx2(root: &Path) -> Result<(), String> {
     let Some(helmet) = demo_asset(root, "gltf/FlightHelmet/FlightHelmet.gltf", "FlightHelmet")
@@ -310,10 +314,10 @@ fn helmet_from_ktx2(root: &Path) -> Result<(), String> {
             "tangent",
         ],
     )?;
-    example(
+    command(
         root,
-        "render",
         &[
+            "render",
             packed,
             "--mode",
             "quatmap-tangent",
@@ -324,13 +328,13 @@ fn helmet_from_ktx2(root: &Path) -> Result<(), String> {
         ],
     )?;
     let dir = "qmaps/FlightHelmet";
-    example(root, "bake", &[&helmet, "-o", dir])?;
-    example(
+    command(root, &["bake", &helmet, "-o", dir])?;
+    command(
         root,
-        "render",
         &[
+            "render",
             &helmet,
-            "--maps",
+            "--maps-dir",
             dir,
             "--size",
             "960x540",
@@ -366,10 +370,10 @@ fn example(root: &Path, name: &str, args: &[&str]) -> Result<(), String> {
 /// `renders/aniso/`.
 fn swirl_disc(root: &Path) -> Result<(), String> {
     example(root, "aniso", &["--gltf", "renders/swirl_disc"])?;
-    example(
+    command(
         root,
-        "render",
         &[
+            "render",
             "renders/swirl_disc/swirl_disc.gltf",
             "--pitch",
             "60",
@@ -544,17 +548,21 @@ fn gpu_bundle(root: &Path) -> Result<(), String> {
             "--example",
             "bake_bench",
             "--example",
-            "render",
-            "--example",
             "skin_bench",
         ],
     )?;
+    cargo(root, &["build", "--release", "--package", "qtangent-cli"])?;
     let gpu = root.join(".gpu");
     std::fs::create_dir_all(&gpu).map_err(|e| format!("{}: {e}", gpu.display()))?;
-    for name in ["bench", "bake_bench", "render", "skin_bench"] {
-        let bin = root.join("target/release/examples").join(name);
-        std::fs::copy(&bin, gpu.join(name))
-            .map_err(|e| format!("copying {}: {e}", bin.display()))?;
+    for name in [
+        "examples/bench",
+        "examples/bake_bench",
+        "qtangent",
+        "examples/skin_bench",
+    ] {
+        let bin = root.join("target/release").join(name);
+        let to = gpu.join(bin.file_name().unwrap_or_default());
+        std::fs::copy(&bin, to).map_err(|e| format!("copying {}: {e}", bin.display()))?;
     }
     // bake_bench's mesh: FlightHelmet (about 7 MB) from the shared assets, when they are here.
     let assets = std::env::var_os("QTANGENT_ASSETS")
@@ -597,7 +605,7 @@ fn gpu_bundle(root: &Path) -> Result<(), String> {
     apt(&["update", "-qq"])?;
     apt(&["download", "libvulkan1"])?;
     println!(
-        "xtask: .gpu/bench, .gpu/bake_bench (+ .gpu/FlightHelmet), .gpu/render, .gpu/skin_bench and .gl/libvulkan1*.deb ready; see docs/PERFORMANCE.md for the run"
+        "xtask: .gpu/bench, .gpu/bake_bench (+ .gpu/FlightHelmet), .gpu/qtangent (render), .gpu/skin_bench and .gl/libvulkan1*.deb ready; see docs/PERFORMANCE.md for the run"
     );
     Ok(())
 }

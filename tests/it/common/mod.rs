@@ -196,8 +196,16 @@ fn built(package: &str, kind: &str, name: &str) -> std::path::PathBuf {
 
 /// Runs the built example `name` ([`example_exe`]) with `args` and returns its output.
 pub fn run_example(name: &str, args: &[&str]) -> std::process::Output {
-    std::process::Command::new(example_exe(name))
-        .args(args)
+    // `qtangent SUB`: the command's subcommand SUB.
+    let mut cmd = match name.strip_prefix("qtangent ") {
+        Some(sub) => {
+            let mut cmd = std::process::Command::new(command_exe());
+            cmd.arg(sub);
+            cmd
+        }
+        None => std::process::Command::new(example_exe(name)),
+    };
+    cmd.args(args)
         .output()
         .unwrap_or_else(|e| panic!("cannot run {name}: {e}"))
 }

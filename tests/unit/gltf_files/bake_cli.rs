@@ -1,11 +1,12 @@
-//! The `bake` example as a user runs it: files written and equal to the library's bake, the
-//! JSON report, per-material maps from a glTF file, and one-line errors with status 1. The CLI
+//! `qtangent bake` as a user runs it: files written and equal to the library's bake, the
+//! JSON report, per-material maps from a glTF file, and one-line errors: status 2 for a refusal
+//! before any work, 1 for a failure while working. The thin `bake` example makes the same map. The CLI
 //! tests bake with `--cpu` so they do not depend on the GPU raster; `gpu_bake_matches_cpu`
 //! runs the device's path (the GPU raster, or the CPU raster on a CPU adapter, which the
 //! report must say) and fails (never skips) without an adapter.
 //!
-//! The example binary is built by plain `cargo test` (or `cargo build --release --example
-//! bake`) next to this test's binary.
+//! The command is built by `cargo test --workspace` (or `cargo build --release -p
+//! qtangent-cli`); `common::command_exe` finds it.
 
 use crate::common;
 
@@ -24,7 +25,7 @@ fn tempdir() -> tempfile::TempDir {
 }
 
 fn bake(args: &[&str]) -> Output {
-    common::run_example("bake", args)
+    common::run_example("qtangent bake", args)
 }
 
 /// Runs `bake --json` and returns the report, asserting success.
@@ -39,12 +40,12 @@ fn bake_json(args: &[&str]) -> Value {
     })
 }
 
-/// A failing run: status 1, one line on stderr starting `bake: ` and containing `needle`, no
-/// panic, nothing on stdout.
-fn expect_failure(args: &[&str], needle: &str) -> String {
-    let (out, err) = common::run_failing("bake", args, 1, needle);
+/// A failing run: `status` (2: refused before any work, 1: failed while working), one line on
+/// stderr starting `qtangent bake: ` and containing `needle`, no panic, nothing on stdout.
+fn expect_failure(args: &[&str], status: i32, needle: &str) -> String {
+    let (out, err) = common::run_failing("qtangent bake", args, status, needle);
     assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-    assert!(err.starts_with("bake: "), "{err}");
+    assert!(err.starts_with("qtangent bake: "), "{err}");
     assert!(out.stdout.is_empty(), "nothing on stdout for a failure");
     err
 }
@@ -88,7 +89,7 @@ fn default_cpu_bake_writes_the_library_map() {
     let out_dir = dir.path().join("maps");
     let out_str = out_dir.to_string_lossy().into_owned();
     let report = bake_json(&cli(
-        "--kind object --container exr --format rgba16f --cpu --size 64 -o {}",
+        "--maps object --container exr --map-format rgba16f --cpu --map-size 64 -o {}",
         &[&out_str],
     ));
     assert_eq!(report["mode"], "cpu");
@@ -145,7 +146,7 @@ fn text_summary_names_the_stages_and_files() {
     let dir = tempdir();
     let out_str = dir.path().to_string_lossy().into_owned();
     let out = bake(&cli(
-        "--kind object --container exr --cpu --size 16 --format snorm8 -o {}",
+        "--maps object --container exr --cpu --map-size 16 --map-format snorm8 -o {}",
         &[&out_str],
     ));
     assert!(out.status.success(), "{}", stderr(&out));
@@ -239,7 +240,7 @@ fn one_map_per_material_with_uvs() {
     let out_dir = dir.path().join("out");
     let mesh_str = mesh_path.to_string_lossy();
     let out = bake(&cli(
-        "{} --kind object --container exr --format rgba16f --cpu --size 32 -o {} --json",
+        "{} --maps object --container exr --map-format rgba16f --cpu --map-size 32 -o {} --json",
         &[&mesh_str, &out_dir.to_string_lossy()],
     ));
     let err = stderr(&out);
@@ -284,7 +285,7 @@ fn one_map_per_material_with_uvs() {
     // In KTX2 each map names its material: `Metal_1-2.ktx2` is found as material "Metal:1".
     let ktx_dir = dir.path().join("ktx");
     let out = bake(&cli(
-        "{} --kind object --format rgba16f --cpu --size 32 -o {}",
+        "{} --maps object --map-format rgba16f --cpu --map-size 32 -o {}",
         &[&mesh_str, &ktx_dir.to_string_lossy()],
     ));
     assert!(out.status.success(), "{}", stderr(&out));
@@ -299,7 +300,7 @@ fn one_map_per_material_with_uvs() {
 }
 
 #[test]
-fn errors_are_one_line_with_status_1() {
+fn errors_are_one_line_with_the_status_of_their_kind() {
     let dir = tempdir();
     let out_dir = dir.path().join("out");
     let out_str = out_dir.to_string_lossy().into_owned();
@@ -309,28 +310,44 @@ fn errors_are_one_line_with_status_1() {
     let fake = path("fake-normals.png");
     std::fs::write(&fake, "this is not a PNG").unwrap_or_else(|e| panic!("{e}"));
     let (missing, absent) = (path("no-such-mesh.gltf"), path("absent.png"));
-    let cases: [(&str, &[&str], &str); 5] = [
-        ("{} --cpu -o {}", &[&missing, o], "no-such-mesh.gltf"),
-        ("--cpu --size 0 -o {}", &[o], "map size 0×0"),
-        ("--cpu --size 40000 -o {}", &[o], "16384"),
+    let cases: [(&str, &[&str], i32, &str); 5] = [
+        ("{} --cpu -o {}", &[&missing, o], 2, "no-such-mesh.gltf"),
+        ("--cpu --map-size 0 -o {}", &[o], 2, "map size 0×0"),
+        ("--cpu --map-size 40000 -o {}", &[o], 2, "16384"),
         (
-            "--cpu --size 16 --normal-map {} -o {}",
+            "--cpu --map-size 16 --normal-map {} -o {}",
             &[&fake, o],
+            1,
             "fake-normals.png",
         ),
-        ("--cpu --normal-map {} -o {}", &[&absent, o], "absent.png"),
+        (
+            "--cpu --normal-map {} -o {}",
+            &[&absent, o],
+            2,
+            "absent.png",
+        ),
     ];
-    for (line, paths, needle) in cases {
-        expect_failure(&cli(line, paths), needle);
+    for (line, paths, status, needle) in cases {
+        expect_failure(&cli(line, paths), status, needle);
     }
     // Nothing half-written is left behind.
     assert!(listing(&out_dir).is_empty(), "{:?}", listing(&out_dir));
 
-    // The output folder cannot be made: a file is in the way.
+    // The output folder cannot be made: a file is in the way (refused before any work), or a
+    // file is in the way of a folder above it (found when the folder is made).
     let blocker = dir.path().join("blocker");
     std::fs::write(&blocker, "").unwrap_or_else(|e| panic!("{e}"));
     expect_failure(
-        &cli("--cpu --size 8 -o {}", &[&blocker.to_string_lossy()]),
+        &cli("--cpu --map-size 8 -o {}", &[&blocker.to_string_lossy()]),
+        2,
+        "blocker",
+    );
+    expect_failure(
+        &cli(
+            "--cpu --map-size 8 -o {}",
+            &[&blocker.join("maps").to_string_lossy()],
+        ),
+        1,
         "blocker",
     );
 
@@ -348,7 +365,7 @@ fn errors_are_one_line_with_status_1() {
 
 #[test]
 fn bad_format_is_rejected_with_the_valid_names() {
-    let out = bake(&cli("--cpu --format bogus", &[]));
+    let out = bake(&cli("--cpu --map-format bogus", &[]));
     assert!(!out.status.success());
     let err = stderr(&out);
     for name in ["rgba16f", "snorm16", "snorm8", "rgba32f", "bc5", "bc7"] {
@@ -365,7 +382,7 @@ fn normal_map_option_is_used() {
         .save(&png)
         .unwrap_or_else(|e| panic!("{e}"));
     let report = bake_json(&cli(
-        "--kind object --container exr --format rgba16f --cpu --size 16 --normal-map {} -o {}",
+        "--maps object --container exr --map-format rgba16f --cpu --map-size 16 --normal-map {} -o {}",
         &[
             &png.to_string_lossy(),
             &dir.path().join("out").to_string_lossy(),
@@ -402,7 +419,7 @@ fn rotation_deg(p: Vec4, q: Vec4) -> f64 {
 fn gpu_bake_matches_cpu() {
     let dir = tempdir();
     let report = bake_json(&cli(
-        "--kind object --container exr --format rgba16f --size 64 -o {}",
+        "--maps object --container exr --map-format rgba16f --map-size 64 -o {}",
         &[&dir.path().join("gpu").to_string_lossy()],
     ));
     assert_eq!(report["mode"], "gpu");
@@ -454,8 +471,8 @@ fn default_bake_is_a_tangent_space_bc5_ktx2() {
     let dir = tempdir();
     let out_dir = dir.path().join("maps");
     let report = bake_json(&cli("--cpu -o {}", &[&out_dir.to_string_lossy()]));
-    assert_eq!(report["settings"]["kind"], "tangent");
-    assert_eq!(report["settings"]["format"], "bc5");
+    assert_eq!(report["settings"]["maps"], "tangent");
+    assert_eq!(report["settings"]["map_format"], "bc5");
     assert_eq!(report["settings"]["container"], "ktx2");
     assert_eq!(
         listing(&out_dir),
@@ -490,7 +507,7 @@ fn object_space_ktx2_keeps_the_plane_when_asked() {
     let dir = tempdir();
     let out_dir = dir.path().join("maps");
     let report = bake_json(&cli(
-        "--cpu --kind object --format snorm8 --keep-handedness --size 32 -o {}",
+        "--cpu --maps object --map-format snorm8 --keep-handedness --map-size 32 -o {}",
         &[&out_dir.to_string_lossy()],
     ));
     let m = &report["maps"][0];
@@ -522,31 +539,36 @@ fn impossible_flag_combinations_name_the_flag() {
         .save(&png)
         .unwrap_or_else(|e| panic!("{e}"));
     let (png, o) = (png.to_string_lossy(), out_str.as_str());
-    let cases: [(&str, &[&str], &str); 5] = [
+    // Status 2: refused from the flags alone; 1: the normal map's size is known once read.
+    let cases: [(&str, &[&str], i32, &str); 5] = [
         (
-            "--cpu --kind object --format bc5 -o {}",
+            "--cpu --maps object --map-format bc5 -o {}",
             &[o],
-            "--format bc5",
+            2,
+            "--map-format bc5",
         ),
         (
-            "--cpu --container exr --format bc7 -o {}",
+            "--cpu --container exr --map-format bc7 -o {}",
             &[o],
+            2,
             "--container exr",
         ),
         (
-            "--cpu --kind tangent --keep-handedness -o {}",
+            "--cpu --maps tangent --keep-handedness -o {}",
             &[o],
+            2,
             "--keep-handedness",
         ),
         (
-            "--cpu --kind object --size 250 -o {}",
+            "--cpu --maps object --map-size 250 -o {}",
             &[o],
+            2,
             "multiple of 4",
         ),
-        ("--cpu --normal-map {} -o {}", &[&png, o], "250×250"),
+        ("--cpu --normal-map {} -o {}", &[&png, o], 1, "250×250"),
     ];
-    for (line, paths, needle) in cases {
-        expect_failure(&cli(line, paths), needle);
+    for (line, paths, status, needle) in cases {
+        expect_failure(&cli(line, paths), status, needle);
     }
     // Nothing half-written is left behind.
     assert!(listing(&dir.path().join("out")).is_empty());
@@ -555,7 +577,7 @@ fn impossible_flag_combinations_name_the_flag() {
 /// A material with KHR_materials_anisotropy: `bake` turns its direction into the tangent-space
 /// map's twist, stored doubled (axial) and, without a normal map, as BC5 of (z, w); every texel's
 /// decoded tangent runs along the texture's direction. With a normal map too the map needs four
-/// channels: BC7 by default, and `--format bc5` warns and stores BC7.
+/// channels: BC7 by default, and `--map-format bc5` warns and stores BC7.
 #[test]
 fn anisotropy_texture_becomes_the_tangent_space_maps_twist() {
     use qtangent::lab::disc::{self, RgLayout, TextureFile};
@@ -636,7 +658,7 @@ fn anisotropy_texture_becomes_the_tangent_space_maps_twist() {
     let paths = [&*gltf_str, &normal_str, &out_str];
     let report = bake_json(&cli("{} --normal-map {} -o {}", &paths));
     assert_eq!(report["maps"][0]["format"], "bc5x2", "{report}");
-    let out = bake(&cli("{} --normal-map {} --format bc5 -o {}", &paths));
+    let out = bake(&cli("{} --normal-map {} --map-format bc5 -o {}", &paths));
     assert!(
         out.status.success(),
         "{}",
@@ -652,22 +674,63 @@ fn anisotropy_texture_becomes_the_tangent_space_maps_twist() {
 
 /// An object-space map too large for the memory the bake may use is refused before any work,
 /// naming the size that fits: `QTANGENT_MEMORY` = 1 GB, so 16384² (about 27 GB at the measured
-/// 100 bytes a texel, examples/bake.rs: `bake_bytes`) is refused and the largest multiple of 4
+/// 100 bytes a texel, cli/src/bake.rs: `bake_bytes`) is refused and the largest multiple of 4
 /// with 100·s² + 128 MiB ≤ 1 GB, s = 2940, is named.
 #[test]
 fn a_map_too_large_for_memory_is_refused_naming_the_size_that_fits() {
     let dir = tempdir();
     let out_dir = dir.path().join("out");
-    let exe = crate::common::example_exe("bake");
+    let exe = crate::common::command_exe();
     let out = std::process::Command::new(exe)
-        .args(["--kind", "object", "--cpu", "--size", "16384", "-o"])
+        .args([
+            "bake",
+            "--maps",
+            "object",
+            "--cpu",
+            "--map-size",
+            "16384",
+            "-o",
+        ])
         .arg(&out_dir)
         .env("QTANGENT_MEMORY", "1000000000")
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
     let err = stderr(&out);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(err.contains("--size 2940 fits"), "{err}");
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--map-size 2940 fits"), "{err}");
     assert_eq!(err.trim_end().lines().count(), 1, "{err}");
     assert!(!out_dir.exists(), "the output folder was made");
+}
+
+/// The thin `bake` example (`examples/bake.rs`) makes the same library calls as `qtangent bake`:
+/// on FlightHelmet (six materials with normal maps) both write the same files, byte for byte.
+#[test]
+fn the_bake_example_writes_what_the_command_writes() {
+    let Some(assets) = common::assets_dir() else {
+        return;
+    };
+    let helmet = assets.join("gltf/FlightHelmet/FlightHelmet.gltf");
+    let helmet = helmet.to_string_lossy();
+    let dir = tempdir();
+    let (by_command, by_example) = (dir.path().join("command"), dir.path().join("example"));
+    let out = bake(&cli(
+        "{} --cpu -o {}",
+        &[&helmet, &by_command.to_string_lossy()],
+    ));
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = common::run_example("bake", &[&helmet, &by_example.to_string_lossy()]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let names = listing(&by_command);
+    assert!(
+        names.len() >= 12,
+        "a map and a preview per material: {names:?}"
+    );
+    assert_eq!(names, listing(&by_example));
+    for name in names {
+        let read = |d: &Path| std::fs::read(d.join(&name)).unwrap_or_else(|e| panic!("{e}"));
+        assert!(
+            read(&by_command) == read(&by_example),
+            "{name} differs between the command and the example"
+        );
+    }
 }

@@ -453,20 +453,24 @@ fn missing_mtl_is_a_warning() {
     assert_eq!(scene.prepare().map(|p| p.len()).unwrap_or_default(), 1);
 }
 
-/// The `inspect` example (built by `cargo test` next to this test's binary) exits with status 1
-/// and a one-line message on bad input, and prints JSON on good input.
+/// `qtangent inspect --formats` exits with status 1 and a one-line message on a file that does
+/// not load, and prints JSON on good input: every format's row within its bound.
 #[test]
 fn inspect_exits_non_zero_with_one_line() {
     let dir = tempdir();
     let bad = Tri::with_indices(&[0, 1, 7]).write(dir.path(), "bad", |_| {});
     let bad = bad.to_string_lossy();
-    let (out, stderr) = crate::common::run_failing("inspect", &[&bad], 1, "bad.gltf");
+    let (out, stderr) =
+        crate::common::run_failing("qtangent inspect", &["--formats", &bad], 1, "bad.gltf");
     assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
     assert!(stderr.contains("out of range"), "{stderr}");
     assert!(out.stdout.is_empty(), "nothing on stdout for a bad file");
 
     let good = Tri::default().write(dir.path(), "good", |_| {});
-    let out = crate::common::run_example("inspect", &[&good.to_string_lossy(), "--json"]);
+    let out = crate::common::run_example(
+        "qtangent inspect",
+        &["--formats", &good.to_string_lossy(), "--json"],
+    );
     assert!(out.status.success(), "{}", crate::common::stderr(&out));
     let report: Value = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|e| panic!("inspect --json is not JSON: {e}"));
@@ -477,6 +481,7 @@ fn inspect_exits_non_zero_with_one_line() {
             .map(Vec::len),
         Some(6)
     );
+    assert_eq!(report["within_bounds"], true);
 }
 
 /// Inputs that panicked inside the gltf crate (1.4.1) before the loader checked for them; found

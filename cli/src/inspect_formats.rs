@@ -1,20 +1,18 @@
-//! Inspect a mesh: what was supplied and generated, how many vertices mirror seams split, and
-//! how well each qtangent format keeps this mesh's frames.
-//!
-//! `cargo run --release --example inspect -- <mesh.gltf|mesh.glb|mesh.obj> [--json]`
+//! `qtangent inspect --formats`: what each qtangent format does to a mesh's frames (glTF or
+//! OBJ), and the frame check against each format's bound.
 //!
 //! Per primitive: vertices (file → after splitting), triangles, normal and tangent sources,
-//! degenerate-UV triangles, mirrored-triangle fraction, split vertices, fallback frames, and
-//! for each format the mean and max angular error (degrees, over normal, tangent and bitangent)
-//! of the frames decoded from an interleaved vertex stream, and the bytes per vertex saved
-//! against 28 B of f32 normal + tangent. `--json` prints the same as one JSON object on stdout.
-//! Warnings (a missing .mtl, say) go to stderr; errors exit with status 1 and one line.
+//! degenerate-UV triangles, mirrored-triangle fraction, split vertices, fallback frames (vertices
+//! whose frame had to be made up: a zero normal, or no UV direction to build a tangent from),
+//! and for each format the mean and max angular error (degrees, over normal, tangent and
+//! bitangent) of the frames decoded from an interleaved vertex stream, against the format's
+//! bound, and the bytes per vertex saved against 28 B of f32 normal + tangent. A file `pack`
+//! wrote reads its frames from `_QTANGENT`: its own format's row is the frame check (the
+//! frames it holds, encoded again, within that format's bound).
 
 use std::fmt::Write as _;
-use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::Path;
 
-use clap::Parser;
 use qtangent::mesh::{self, Prepared};
 use qtangent::Format;
 use serde_json::{json, Value};
@@ -30,33 +28,19 @@ macro_rules! outln {
     }};
 }
 
-#[derive(Parser)]
-#[command(about = "Inspect a mesh's tangent frames and what each qtangent format does to them")]
-struct Args {
-    /// A .gltf, .glb or .obj file.
-    mesh: PathBuf,
-    /// Print one JSON object instead of text.
-    #[arg(long)]
-    json: bool,
-}
-
-fn main() {
-    let args = Args::parse();
-    match run(&args) {
-        Ok(()) => {}
-        Err(e) => {
-            eprintln!("inspect: {e}");
-            std::process::exit(1);
-        }
-    }
-}
-
-fn run(args: &Args) -> Result<(), mesh::MeshError> {
-    let scene = mesh::load(&args.mesh)?;
+/// The report of `path`'s frames under every format: one JSON object, and its text. Warnings
+/// go to stderr.
+pub fn report(path: &Path, json_out: bool) -> Result<(String, bool), String> {
+    let scene = mesh::load(path).map_err(|e| e.to_string())?;
     for w in &scene.warnings {
-        eprintln!("inspect: warning: {}: {w}", scene.source.display());
+        eprintln!("qtangent inspect: warning: {}: {w}", scene.source.display());
     }
-    let prepared = scene.prepare()?;
+    let prepared = scene.prepare().map_err(|e| e.to_string())?;
+    let primitives: Vec<Value> = prepared.iter().map(primitive_report).collect();
+    let within = primitives
+        .iter()
+        .flat_map(|p| p["encodings"].as_array().cloned().unwrap_or_default())
+        .all(|e| e["within_bound"] == true);
     let report = json!({
         "file": scene.source.display().to_string(),
         "warnings": scene.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
@@ -64,22 +48,16 @@ fn run(args: &Args) -> Result<(), mesh::MeshError> {
         "instances": scene.meshes.iter().map(|m| m.instances.len()).sum::<usize>(),
         "materials": scene.materials.len(),
         "skins": scene.skins.len(),
-        "primitives": prepared.iter().map(primitive_report).collect::<Vec<_>>(),
+        "primitives": primitives,
+        "within_bounds": within,
     });
     let mut out = String::new();
-    if args.json {
+    if json_out {
         outln!(out, "{report}");
     } else {
         print_text(&report, &mut out);
     }
-    // A closed pipe (`inspect mesh | head`) is not an error worth a message.
-    match std::io::stdout().lock().write_all(out.as_bytes()) {
-        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
-            eprintln!("inspect: cannot write to stdout: {e}");
-            std::process::exit(1);
-        }
-        _ => Ok(()),
-    }
+    Ok((out, within))
 }
 
 fn primitive_report(p: &Prepared) -> Value {
@@ -95,6 +73,8 @@ fn primitive_report(p: &Prepared) -> Value {
                 "mean_error_deg": (e.normal.mean() + e.tangent.mean() + e.bitangent.mean()) / 3.0,
                 "max_error_deg": e.max(),
                 "handedness_errors": e.handedness_errors,
+                "bound_deg": format.max_error_deg(),
+                "within_bound": e.max() <= format.max_error_deg() && e.handedness_errors == 0,
             })
         })
         .collect();
@@ -163,23 +143,30 @@ fn print_text(r: &Value, out: &mut String) {
         );
         outln!(
             out,
-            "  {:<16} {:>5} {:>6} {:>12} {:>12}",
+            "  {:<16} {:>5} {:>6} {:>12} {:>12} {:>10}",
             "format",
             "bytes",
             "saved",
             "mean error",
-            "max error"
+            "max error",
+            "bound"
         );
         for e in p["encodings"].as_array().into_iter().flatten() {
             let handedness = e["handedness_errors"].as_u64().unwrap_or_default();
             outln!(
                 out,
-                "  {:<16} {:>5} {:>6} {:>11.5}° {:>11.5}°{}",
+                "  {:<16} {:>5} {:>6} {:>11.5}° {:>11.5}° {:>8.3}° {}{}",
                 e["format"].as_str().unwrap_or_default(),
                 e["bytes"].as_u64().unwrap_or_default(),
                 e["bytes_saved"].as_i64().unwrap_or_default(),
                 e["mean_error_deg"].as_f64().unwrap_or(f64::NAN),
                 e["max_error_deg"].as_f64().unwrap_or(f64::NAN),
+                e["bound_deg"].as_f64().unwrap_or(f64::NAN),
+                if e["within_bound"] == true {
+                    "ok"
+                } else {
+                    "OVER THE BOUND"
+                },
                 if handedness > 0 {
                     format!("  {handedness} HANDEDNESS ERRORS")
                 } else {

@@ -1,23 +1,24 @@
-//! `render`: draws a scene lit with its tangent frames from one of four sources — f32 vertex
+//! `qtangent render`: draws a scene lit with its tangent frames from one of four sources — f32 vertex
 //! attributes + normal map (reference), a qtangent vertex attribute + normal map, an
 //! object-space quaternion map, or the qtangent vertex frame turned by a tangent-space
 //! quaternion map — headless, to PNG. `--mode all` renders all four, writes difference
 //! heatmaps against the reference and a side-by-side sheet, and prints PSNR, maximum error,
 //! bytes and frame times. Maps are baked through the device (`GpuContext::raster_backend`: the
 //! GPU, or the CPU on a CPU adapter) and stored as `--map-format` (default: the compressed one,
-//! BC5 or BC7), or loaded from `--maps DIR` (KTX2 files `bake` wrote).
+//! BC5 or BC7), or loaded from `--maps-dir DIR` (KTX2 files `qtangent bake` wrote).
 //!
 //! ```sh
-//! cargo run --release --example render                       # the embedded default scene, all modes
-//! cargo run --release --example render -- ../shared/assets/gltf/FlightHelmet/FlightHelmet.gltf \
+//! qtangent render                       # the embedded default scene, all modes
+//! qtangent render ../shared/assets/gltf/FlightHelmet/FlightHelmet.gltf \
 //!     --mode all --size 1280x720 -o renders/helmet.png
 //! ```
+//!
+//! Refusals (flags, `-o` not a .png) exit with status 2 before any work; a scene that does not
+//! load or draw exits with 1; both print one line, `qtangent render: <error>`.
 
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::time::Instant;
 
-use clap::Parser;
 use image::RgbaImage;
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::{GpuScene, MapReport, Renderer, Shot, View};
@@ -27,32 +28,24 @@ use qtangent::render::{self, ImageDiff};
 use qtangent::render::{FrameSource, Lighting};
 use qtangent::Format;
 
-#[path = "common/cli.rs"]
-mod cli;
-#[path = "common/console.rs"]
-mod console;
-#[path = "common/files.rs"]
-mod files;
-#[path = "common/pictures.rs"]
-mod pictures;
-#[path = "common/scene.rs"]
-mod scene;
+use crate::{console, files, names, pictures, scene, size_arg, Verbosity};
 
-#[derive(Parser, Debug)]
-#[command(about = "Render a scene lit with reference, qtangent or quaternion-map tangent frames")]
-struct Args {
+/// `qtangent render`'s flags.
+#[derive(clap::Args, Debug)]
+pub struct RenderArgs {
     #[command(flatten)]
     scene: scene::SceneArgs,
     /// reference | qtangent | quatmap | quatmap-tangent | all.
     #[arg(long, default_value = "all", value_parser = ["reference", "qtangent", "quatmap", "quatmap-tangent", "all"])]
     mode: String,
-    /// The qtangent vertex format (qtangent mode and `all`).
-    #[arg(long, default_value = "snorm16x4", value_parser = cli::names::<Format>(Format::ALL.map(Format::name)))]
-    format: Format,
+    /// The qtangent vertex frame format (qtangent mode and `all`): smallest3x4, smallest3x6,
+    /// f16x3, snorm16x4, f16x4, f32x4.
+    #[arg(long, default_value = "snorm16x4", value_parser = names::<Format>(Format::ALL.map(Format::name)))]
+    frames: Format,
     /// Image size, WIDTHxHEIGHT.
-    #[arg(long, default_value = "1280x720", value_parser = cli::parse_size)]
+    #[arg(long, default_value = "1280x720", value_parser = size_arg)]
     size: (u32, u32),
-    /// Output PNG. With `--mode all`, `-reference`, `-qtangent`, `-quatmap`, `-quatmap-tangent`,
+    /// The picture to write, .png (default: renders/<scene>.png). With `--mode all`, `-reference`, `-qtangent`, `-quatmap`, `-quatmap-tangent`,
     /// `-diff-qtangent`, `-diff-quatmap`, `-diff-quatmap-tangent` and `-sheet` are inserted
     /// before the extension; for a scene with normal or anisotropy textures also
     /// `-reference-bc5` and `-diff-reference-bc5`, the reference drawn with those textures BC5
@@ -82,12 +75,27 @@ struct Args {
     aniso: Option<f32>,
     /// Frames to time per mode (0: no timing).
     #[arg(long, default_value_t = 5)]
-    frames: u32,
+    time_frames: u32,
 }
+
+type Args = RenderArgs;
 
 impl Args {
     /// Checks the numbers the parser lets through.
     fn check(&self) -> Result<(), String> {
+        if let Some(o) = &self.output {
+            let png = o.extension().is_some_and(|e| e.eq_ignore_ascii_case("png"));
+            if !png {
+                return Err(format!(
+                    "-o {}: render writes PNG pictures: name a .png file",
+                    o.display()
+                ));
+            }
+            if o.is_dir() {
+                return Err(format!("-o {}: a folder; name a .png file", o.display()));
+            }
+        }
+        self.scene.check()?;
         if let Some(a) = self.aniso {
             if !(0.0..=1.0).contains(&a) {
                 return Err(format!("--aniso {a} is outside 0 to 1"));
@@ -126,12 +134,12 @@ impl Args {
     fn sources(&self) -> Vec<FrameSource> {
         match self.mode.as_str() {
             "reference" => vec![FrameSource::Reference],
-            "qtangent" => vec![FrameSource::QTangent(self.format)],
+            "qtangent" => vec![FrameSource::QTangent(self.frames)],
             "quatmap" => vec![FrameSource::QuatMap],
             "quatmap-tangent" => vec![FrameSource::QuatMapTangent],
             _ => vec![
                 FrameSource::Reference,
-                FrameSource::QTangent(self.format),
+                FrameSource::QTangent(self.frames),
                 FrameSource::QuatMap,
                 FrameSource::QuatMapTangent,
             ],
@@ -154,8 +162,17 @@ impl Args {
     }
 }
 
-fn main() -> ExitCode {
-    console::main("render", run)
+/// Runs `qtangent render`: `Err` for a refusal (before any work), `Ok(false)` for a failure
+/// (printed here).
+pub fn run(args: &Args, say: Verbosity) -> Result<bool, String> {
+    args.check()?;
+    match render(args, say) {
+        Ok(()) => Ok(true),
+        Err(e) => {
+            eprintln!("qtangent render: {e}");
+            Ok(false)
+        }
+    }
 }
 
 /// `dir/stem-suffix.png` for `path` = `dir/stem.ext`.
@@ -195,18 +212,26 @@ impl Shots<'_> {
     }
 }
 
-fn run(args: &Args) -> Result<(), String> {
+fn render(args: &Args, say: Verbosity) -> Result<(), String> {
     let start = Instant::now();
     let scene = args.scene.load()?;
-    for w in &scene.warnings {
-        eprintln!("warning: {w}");
+    if say > Verbosity::Quiet {
+        for w in &scene.warnings {
+            eprintln!("qtangent render: warning: {w}");
+        }
     }
-    args.check()?;
     let output = args.output();
     let options = args.scene.map_options()?;
     let ctx = GpuContext::new().map_err(|e| console::advise(&e))?;
     let renderer = Renderer::new(&ctx).map_err(|e| e.to_string())?;
-    let mut gpu = scene::upload("render", &ctx, &renderer, &scene, &[args.format], &options)?;
+    let mut gpu = scene::upload(
+        "qtangent render",
+        &ctx,
+        &renderer,
+        &scene,
+        &[args.frames],
+        &options,
+    )?;
     let view = args.view(&scene);
     let (width, height) = args.size;
     println!(
@@ -265,7 +290,7 @@ fn engine_reference(shots: &Shots<'_>, scene: &RenderScene) -> Result<Option<Rgb
     }
     let engine = scene.engine_textures();
     for w in &engine.warnings[scene.warnings.len()..] {
-        eprintln!("warning: reference with BC5 textures: {w}");
+        eprintln!("qtangent render: warning: reference with BC5 textures: {w}");
     }
     let options = qtangent::MapOptions::default();
     let gpu = shots
@@ -432,7 +457,7 @@ fn print_costs(
     println!("|---|---:|---:|---:|---:|");
     for &s in sources {
         let c = gpu.cost(s).unwrap_or_default();
-        let t = if args.frames == 0 {
+        let t = if args.time_frames == 0 {
             "–".to_string()
         } else {
             let shot = Shot {
@@ -442,7 +467,7 @@ fn print_costs(
             };
             let d = shots
                 .renderer
-                .time_frames(shots.ctx, gpu, &shot, args.frames)
+                .time_frames(shots.ctx, gpu, &shot, args.time_frames)
                 .map_err(|e| e.to_string())?;
             format!("{:.1} ms", d.as_secs_f64() * 1e3)
         };
@@ -454,10 +479,10 @@ fn print_costs(
             kib(c.frame_texture_bytes)
         );
     }
-    if args.frames > 0 {
+    if args.time_frames > 0 {
         println!(
             "(frame time: wall clock of submit + wait, mean of {} frames after a warm-up, on {})",
-            args.frames, shots.ctx.info.name
+            args.time_frames, shots.ctx.info.name
         );
     }
     Ok(())

@@ -1,4 +1,4 @@
-//! `viewer`: the `render` example's scenes in a window (winit). Left-drag orbits, the wheel
+//! `qtangent view`: `qtangent render`'s scenes in a window (winit). Left-drag orbits, the wheel
 //! zooms, keys switch the frame source (reference, qtangent, quaternion map), cycle the qtangent
 //! format and toggle the anisotropic material. It draws with the same [`Renderer`] as `render`,
 //! into the window's surface instead of an offscreen image.
@@ -8,10 +8,15 @@
 //! every frame as `animate` does, on a checkered ground, the camera following the animal.
 //!
 //! ```sh
-//! cargo run --release --example viewer                       # the embedded default scene
-//! cargo run --release --example viewer -- ../shared/assets/gltf/FlightHelmet/FlightHelmet.gltf
-//! cargo run --release --example viewer -- ../shared/assets/gltf/Fox.glb   # walks and runs
+//! qtangent view                       # the embedded default scene
+//! qtangent view ../shared/assets/gltf/FlightHelmet/FlightHelmet.gltf
+//! qtangent view ../shared/assets/gltf/Fox.glb   # walks and runs
+//! qtangent view model.glb --screenshot shot.png --size 1280x720   # headless: no window
 //! ```
+//!
+//! `--screenshot OUT.png` opens no window and needs no display: the first frame's view (the
+//! starting mode, format and camera; a skinned file in its bind pose, without the ground) drawn
+//! offscreen at `--size` and written whole.
 //!
 //! Keys: `1` reference, `2` qtangent, `3` object-space quaternion map, `4` tangent-space
 //! quaternion map, `M` next mode (cycles all four), `F` next qtangent format, `A`
@@ -19,11 +24,9 @@
 //! animating also `↑`/`↓` faster/slower, `S` automatic walk → run → walk on/off, `K` LBS/DQS.
 
 use std::path::Path;
-use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use clap::Parser;
 use glam::{Mat4, Vec3};
 use qtangent::anim::{speed_ramp, BlendMethod, Locomotion, Player};
 use qtangent::gpu::GpuContext;
@@ -40,16 +43,7 @@ use winit::event_loop::{ActiveEventLoop, ControlFlow, EventLoop};
 use winit::keyboard::{Key, KeyCode, NamedKey, PhysicalKey};
 use winit::window::{Window, WindowId};
 
-#[path = "common/cli.rs"]
-mod cli;
-#[path = "common/console.rs"]
-mod console;
-#[path = "common/fox.rs"]
-mod fox;
-#[path = "common/pass.rs"]
-mod pass;
-#[path = "common/scene.rs"]
-mod scene;
+use crate::{console, files, fox, names, pass, scene, size_arg, Verbosity};
 
 const KEY_HELP: &str = "keys: left-drag orbit, wheel zoom, 1 reference, 2 qtangent, \
      3 object-space quaternion map, 4 tangent-space quaternion map, M next mode, \
@@ -87,17 +81,17 @@ const MAX_STEP: f32 = 0.25;
 /// Half-size of the ground under an animated file, in radii of the animal.
 const GROUND_RADII: f32 = 24.0;
 
-#[derive(Parser, Debug, Clone)]
-#[command(about = "View a scene lit with reference, qtangent or quaternion-map tangent frames")]
-struct Args {
+/// `qtangent view`'s flags.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ViewArgs {
     #[command(flatten)]
     scene: scene::SceneArgs,
     /// The frame source to start with: reference | qtangent | quatmap | quatmap-tangent.
     #[arg(long, default_value = "qtangent", value_parser = ["reference", "qtangent", "quatmap", "quatmap-tangent"])]
     mode: String,
-    /// The qtangent vertex format to start with (`F` cycles through all six).
-    #[arg(long, default_value = "snorm16x4", value_parser = cli::names::<Format>(Format::ALL.map(Format::name)))]
-    format: Format,
+    /// The qtangent vertex frame format to start with (`F` cycles through all six).
+    #[arg(long, default_value = "snorm16x4", value_parser = names::<Format>(Format::ALL.map(Format::name)))]
+    frames: Format,
     /// Camera yaw about +Y, degrees (0 looks from +Z).
     #[arg(long, default_value_t = 30.0, allow_negative_numbers = true)]
     yaw: f32,
@@ -107,13 +101,85 @@ struct Args {
     /// Present without waiting for vertical sync, so the title shows the real frame time.
     #[arg(long)]
     no_vsync: bool,
+    /// Headless: draw the first frame offscreen and write it to this .png (no window, no
+    /// display needed).
+    #[arg(long, value_name = "OUT.png")]
+    screenshot: Option<std::path::PathBuf>,
+    /// The screenshot's size, WIDTHxHEIGHT.
+    #[arg(long, default_value = "1280x720", value_parser = size_arg, requires = "screenshot")]
+    size: (u32, u32),
 }
 
-fn main() -> ExitCode {
-    console::main("viewer", |args: &Args| run(args.clone()))
+type Args = ViewArgs;
+
+/// Runs `qtangent view`: `Err` for a refusal (before any work), `Ok(false)` for a failure
+/// (printed here).
+pub fn run(args: &Args, say: Verbosity) -> Result<bool, String> {
+    args.scene.check()?;
+    if let Some(shot) = &args.screenshot {
+        let png = shot
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("png"));
+        if !png || shot.is_dir() {
+            return Err(format!(
+                "--screenshot {}: name a .png file to write",
+                shot.display()
+            ));
+        }
+    }
+    let result = match &args.screenshot {
+        Some(shot) => screenshot(args, shot, say),
+        None => view(args.clone(), say),
+    };
+    match result {
+        Ok(()) => Ok(true),
+        Err(e) => {
+            eprintln!("qtangent view: {e}");
+            Ok(false)
+        }
+    }
 }
 
-fn run(args: Args) -> Result<(), String> {
+/// `--screenshot`: the first frame's view drawn offscreen and written to `path`.
+fn screenshot(args: &Args, path: &Path, say: Verbosity) -> Result<(), String> {
+    let scene = args.scene.load()?;
+    if say > Verbosity::Quiet {
+        for w in &scene.warnings {
+            eprintln!("qtangent view: warning: {w}");
+        }
+    }
+    let options = args.scene.map_options()?;
+    let ctx = GpuContext::new().map_err(|e| console::advise(&e))?;
+    let renderer = Renderer::new(&ctx).map_err(|e| e.to_string())?;
+    let gpu = scene::upload(
+        "qtangent view",
+        &ctx,
+        &renderer,
+        &scene,
+        &[args.frames],
+        &options,
+    )?;
+    let (width, height) = args.size;
+    // As the window's first frame: `View::fitted`'s camera and sun.
+    let view = View::fitted(&scene, width as f32 / height as f32, args.yaw, args.pitch);
+    let mode = Mode::from_arg(&args.mode);
+    let source = mode.source(args.frames);
+    let img = renderer
+        .render_image(&ctx, &gpu, &view, source, width, height)
+        .map_err(|e| format!("drawing {} in {source} mode: {e}", scene.name))?;
+    files::save_png(&img, path)?;
+    if say > Verbosity::Quiet {
+        println!(
+            "{}; {source}, {width}×{height} on {ctx}: wrote {}",
+            scene::summary(&scene, &gpu),
+            path.display()
+        );
+    }
+    Ok(())
+}
+
+/// The window.
+fn view(args: Args, say: Verbosity) -> Result<(), String> {
     let scene = args.scene.load()?;
     // Checked before the window opens.
     args.scene.map_options()?;
@@ -121,7 +187,7 @@ fn run(args: Args) -> Result<(), String> {
         match Skinned::prepare(Path::new(&args.scene.scene), &scene) {
             Ok(s) => Some(s),
             Err(e) => {
-                eprintln!("viewer: warning: shown unanimated: {e}");
+                eprintln!("qtangent view: warning: shown unanimated: {e}");
                 None
             }
         }
@@ -130,8 +196,9 @@ fn run(args: Args) -> Result<(), String> {
     };
     for w in &scene.warnings {
         // The loader's note that skinning is not applied is true only without the animation.
-        if skinned.is_none() || *w.kind() != qtangent::WarningKind::SkinnedInBindPose {
-            eprintln!("warning: {w}");
+        let anim_note = skinned.is_some() && *w.kind() == qtangent::WarningKind::SkinnedInBindPose;
+        if !anim_note && say > Verbosity::Quiet {
+            eprintln!("qtangent view: warning: {w}");
         }
     }
     let event_loop =
@@ -184,6 +251,16 @@ enum Mode {
 }
 
 impl Mode {
+    /// The frame source of this mode, qtangent frames in `format`.
+    fn source(self, format: Format) -> FrameSource {
+        match self {
+            Mode::Reference => FrameSource::Reference,
+            Mode::QTangent => FrameSource::QTangent(format),
+            Mode::QuatMap => FrameSource::QuatMap,
+            Mode::QuatMapTangent => FrameSource::QuatMapTangent,
+        }
+    }
+
     /// The mode `--mode` names.
     fn from_arg(name: &str) -> Self {
         match name {
@@ -417,18 +494,31 @@ impl Viewer {
         let skinned = skinned.and_then(|s| match s.dress(&mut scene) {
             Ok(()) => Some(s),
             Err(e) => {
-                eprintln!("viewer: warning: {}: shown unanimated: {e}", scene.name);
+                eprintln!(
+                    "qtangent view: warning: {}: shown unanimated: {e}",
+                    scene.name
+                );
                 None
             }
         });
         let renderer = Renderer::new(&ctx).map_err(|e| e.to_string())?;
         let options = args.scene.map_options()?;
-        let mut gpu = scene::upload("viewer", &ctx, &renderer, &scene, &Format::ALL, &options)?;
+        let mut gpu = scene::upload(
+            "qtangent view",
+            &ctx,
+            &renderer,
+            &scene,
+            &Format::ALL,
+            &options,
+        )?;
         println!("{}; on {}", scene::summary(&scene, &gpu), ctx);
         let anim = skinned.and_then(|s| match s.start(&ctx, &mut gpu) {
             Ok(a) => Some(a),
             Err(e) => {
-                eprintln!("viewer: warning: {}: shown unanimated: {e}", scene.name);
+                eprintln!(
+                    "qtangent view: warning: {}: shown unanimated: {e}",
+                    scene.name
+                );
                 None
             }
         });
@@ -446,7 +536,7 @@ impl Viewer {
             base_distance: view.camera.distance,
             view,
             mode: Mode::from_arg(&args.mode),
-            format: args.format,
+            format: args.frames,
             sun_yaw: args.yaw - 40.0,
             dragging: false,
             cursor: None,
@@ -465,12 +555,7 @@ impl Viewer {
     }
 
     fn source(&self) -> FrameSource {
-        match self.mode {
-            Mode::Reference => FrameSource::Reference,
-            Mode::QTangent => FrameSource::QTangent(self.format),
-            Mode::QuatMap => FrameSource::QuatMap,
-            Mode::QuatMapTangent => FrameSource::QuatMapTangent,
-        }
+        self.mode.source(self.format)
     }
 
     fn aspect(&self) -> f32 {
