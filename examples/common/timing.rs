@@ -1,4 +1,4 @@
-//! Timing for the benchmarks (`examples/bench.rs`, `examples/skin_bench.rs`): the median time of
+//! Timing for the benchmarks (`lab/src/bin/bench.rs`, `lab/src/bin/skin_bench.rs`): the median time of
 //! one recorded dispatch, by timestamp queries where the adapter has them (else the host clock
 //! around a synchronised submit; the batch decode's dispatch is handed to it by
 //! `qtangent::lab::time_decode_dispatch`), and the bandwidth of a large buffer copy, the bound a

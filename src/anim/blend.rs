@@ -145,7 +145,7 @@ impl ClipKind {
 /// fraction"; [`BlendMethod::Events`] starts both at event 0.
 ///
 /// **Measured** (`foot_slide`, 8 s walk → run → walk ramp at 60 fps, `tests/unit/anim/locomotion.rs`
-/// and `examples/walkrun.rs`): on a procedural biped whose walk and run share footfall
+/// and `lab/src/bin/walkrun.rs`): on a procedural biped whose walk and run share footfall
 /// fractions, Unified and Events slide 20 % less than Naive (0.61 vs 0.76 units/s); with a
 /// time-warped copy of a walk as the run (same poses, footfalls at other fractions: the case
 /// step 4 is for), Events keeps the two clips' feet within a sample step of each other where
@@ -157,7 +157,7 @@ impl ClipKind {
 /// per-segment rates also scale each clip's own slide. The naive figure itself moves by about
 /// 5 units/s with the run's starting phase.
 ///
-/// **Ours: locked feet** ([`BlendMethod::Locked`], what `examples/animate.rs` and the viewer play).
+/// **Ours: locked feet** ([`BlendMethod::Locked`], what `lab/src/bin/animate.rs` and the viewer play).
 /// Keep the article's steps 1–3 (the clips stay in phase, the origins keep the character from
 /// popping), but (1) solve the blend for the speed asked for (`Locomotion::blend_for_speed`:
 /// the unified speed, cadence × blended stride, is not linear in `b`), and (2) lock the feet: a

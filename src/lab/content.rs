@@ -320,7 +320,7 @@ struct Attributes<'a> {
 
 /// The glTF seed corpus of the mesh-loader fuzz targets (`xtask/fuzz/`), each a feature of the
 /// format the loader must handle, written with the crate's one glTF writer
-/// (`examples/fuzz_seeds.rs` writes them with its OBJ texts; `cargo xtask fuzz` runs it before
+/// (`lab/src/bin/fuzz_seeds.rs` writes them with its OBJ texts; `cargo xtask fuzz` runs it before
 /// fuzzing). Handwritten glTF seeds, buffers embedded as data URIs (and one GLB): a bare triangle, a
 /// strip, a fan, and an indexed quad with every attribute the loader reads.
 #[cfg(feature = "gltf")]

@@ -1,5 +1,5 @@
 //! The matrix-palette skinning baseline (`shaders/skin_matrix.wgsl`): what the quaternion kernel
-//! (`crate::gpu::skin`) is measured against in `examples/skin_bench.rs`.
+//! (`crate::gpu::skin`) is measured against in `lab/src/bin/skin_bench.rs`.
 //!
 //! The layout engines use (Bevy's mesh attributes, rend3's skinning pass): per vertex an f32
 //! position, normal and tangent (w = handedness), u16 joints and f32 weights — 64 bytes with 4

@@ -9,7 +9,7 @@ use std::process::Output;
 use common::{cli, stderr};
 
 fn animate(args: &[&str]) -> Output {
-    common::run_example("animate", args)
+    common::run_tool("animate", args)
 }
 
 #[test]

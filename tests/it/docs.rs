@@ -1,9 +1,10 @@
 //! Docs that are true: every repository path named in the README, in `docs/*.md`, in the
-//! comments of the sources (`src/`, `shaders/`, `examples/`, `tests/`, `xtask/src/`, `cli/`) and in the
+//! comments of the sources (`src/`, `shaders/`, `examples/`, `tests/`, `xtask/src/`, `cli/`,
+//! `lab/`) and in the
 //! generated WGSL header exists.
 //!
 //! A path is a token starting with `src/`, `shaders/`, `docs/`, `tests/`, `examples/`, `xtask/`,
-//! `cli/` or `.ci/`, or naming a top-level file (`Cargo.toml`, `README.md`, `CHANGELOG.md`,
+//! `cli/`, `lab/` or `.ci/`, or naming a top-level file (`Cargo.toml`, `README.md`, `CHANGELOG.md`,
 //! `LICENSE-*`), and in Markdown any link to a relative file. What follows the path is allowed:
 //! `::item`, `:line`, `#anchor`. Globs (`tests/it/*.rs`) must match a file, brace lists
 //! (`load_gltf/{materials,qtangent}.rs`) name each file; a component with a placeholder
@@ -21,6 +22,7 @@ const PREFIXES: &[&str] = &[
     "examples/",
     "xtask/",
     "cli/",
+    "lab/",
     ".ci/",
 ];
 
@@ -62,6 +64,7 @@ fn every_repository_path_named_in_the_docs_and_comments_exists() {
         ("tests", "rs"),
         ("xtask/src", "rs"),
         ("cli", "rs"),
+        ("lab", "rs"),
     ] {
         sources.extend(files_under(&root.join(dir), &[ext]));
     }

@@ -159,13 +159,13 @@ fn mutated_obj_never_panics() {
     });
 }
 
-/// The handwritten seeds of the fuzz targets (`examples/fuzz_seeds.rs`, which `cargo xtask fuzz`
+/// The handwritten seeds of the fuzz targets (`lab/src/bin/fuzz_seeds.rs`, which `cargo xtask fuzz`
 /// runs) load and prepare, and their mutations — data-URI buffers and a GLB written by the
 /// library's writer — never panic.
 #[test]
 fn fuzz_seeds_load_and_their_mutations_never_panic() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let out = common::run_example("fuzz_seeds", &[&dir.path().to_string_lossy()]);
+    let out = common::run_tool("fuzz_seeds", &[&dir.path().to_string_lossy()]);
     assert!(out.status.success(), "fuzz_seeds: {}", common::stderr(&out));
     let mut seeds = 0;
     for target in ["load_gltf", "load_obj"] {

@@ -10,7 +10,7 @@ use std::process::Output;
 use common::{cli, stderr};
 
 fn render(args: &[&str]) -> Output {
-    common::run_example("qtangent render", args)
+    common::run_tool("qtangent render", args)
 }
 
 #[test]
@@ -235,7 +235,7 @@ fn psnr_of(stdout: &str, mode: &str) -> f64 {
 fn anisotropic_gltf_with_ktx2_textures_renders_in_every_mode() {
     let dir = tempfile::tempdir().expect("temporary folder");
     let d = dir.path().to_str().expect("utf-8 path");
-    let out = common::run_example("aniso", &["--gltf", d, "--texture", "256"]);
+    let out = common::run_tool("aniso", &["--gltf", d, "--texture", "256"]);
     assert!(out.status.success(), "aniso --gltf: {}", stderr(&out));
     let gltf = dir.path().join("swirl_disc.gltf");
     let gltf = gltf.to_str().expect("utf-8 path");
@@ -275,7 +275,7 @@ fn anisotropic_gltf_with_ktx2_textures_renders_in_every_mode() {
 
     let bc7 = tempfile::tempdir().expect("temporary folder");
     let b = bc7.path().to_str().expect("utf-8 path");
-    let out = common::run_example(
+    let out = common::run_tool(
         "aniso",
         &["--gltf", b, "--texture", "256", "--gltf-texture", "bc7"],
     );
@@ -309,7 +309,7 @@ fn render_disc(line: &str, paths: &[&str]) -> String {
 /// the path of its glTF file.
 fn bumpy_disc(dir: &std::path::Path, texture: &str) -> String {
     let d = dir.to_str().expect("utf-8 path");
-    let out = common::run_example("aniso", &["--gltf", d, "--texture", texture, "--bumps"]);
+    let out = common::run_tool("aniso", &["--gltf", d, "--texture", texture, "--bumps"]);
     assert!(
         out.status.success(),
         "aniso --gltf --bumps: {}",

@@ -1,16 +1,25 @@
-//! The examples that read their arguments by position (`bake`, `embed`, `fuzz_seeds`, `demo`,
-//! `bench`, `encodings`) as a user first runs them: `--help` prints the usage and does nothing else (no
+//! The programs that read their arguments by position (the examples `bake`, `encode`, `embed`;
+//! the lab's `corpus`, `fuzz_seeds`, `demo`, `bench`, `encodings`) as a user first runs them: `--help` prints the usage and does nothing else (no
 //! file written, no number parsed, no GPU opened), and a mistyped option is refused in one line
 //! instead of becoming a file name.
 
 use std::process::Command;
 
-use crate::common::example_exe;
+use crate::common::tool_exe;
 
 #[test]
 fn positional_tools_answer_help_and_refuse_unknown_options() {
-    for tool in ["bake", "embed", "fuzz_seeds", "demo", "bench", "encodings"] {
-        let exe = example_exe(tool);
+    for tool in [
+        "bake",
+        "encode",
+        "embed",
+        "corpus",
+        "fuzz_seeds",
+        "demo",
+        "bench",
+        "encodings",
+    ] {
+        let exe = tool_exe(tool);
         let dir = tempfile::tempdir().expect("a temporary folder");
         let run = |arg: &str| {
             Command::new(&exe)
@@ -36,5 +45,30 @@ fn positional_tools_answer_help_and_refuse_unknown_options() {
             .map(|e| e.file_name())
             .collect();
         assert!(left.is_empty(), "{tool} wrote {left:?}");
+    }
+}
+
+/// The lab programs with flags (clap) answer `--help` with their usage and do nothing else.
+#[test]
+fn lab_programs_answer_help() {
+    for tool in [
+        "animate",
+        "aniso",
+        "bake_bench",
+        "maps",
+        "skin_bench",
+        "walkrun",
+    ] {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let help = Command::new(tool_exe(tool))
+            .arg("--help")
+            .current_dir(dir.path())
+            .output()
+            .expect("the tool runs");
+        let out = String::from_utf8_lossy(&help.stdout).into_owned();
+        assert!(help.status.success(), "{tool} --help: {help:?}");
+        assert!(out.contains("Usage: "), "{tool} --help printed {out:?}");
+        let left = std::fs::read_dir(dir.path()).expect("reads").count();
+        assert_eq!(left, 0, "{tool} --help wrote files");
     }
 }

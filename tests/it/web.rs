@@ -144,13 +144,13 @@ fn decoder_table(assets: &Path, dir: &Path) -> Value {
     json!({ "formats": formats, "frames": frames })
 }
 
-/// Runs the `example` tool with `args`, panicking with its output unless it succeeds.
+/// Runs the tool `example` with `args`, panicking with its output unless it succeeds.
 fn run_tool(example: &str, args: &[&str]) {
-    // `pack` is the command's; the other tools are examples.
+    // `pack` is the command's; the other tools are lab programs.
     let out = if example == "pack" {
         common::run_command(&[&["pack"][..], args].concat())
     } else {
-        common::run_example(example, args)
+        common::run_tool(example, args)
     };
     assert!(
         out.status.success(),

@@ -26,7 +26,7 @@ pub(crate) fn target_dir(root: &Path) -> PathBuf {
 
 /// Checks the integration's formatting and lints and runs its tests (`cargo test --release`), with `env`
 /// (the not-run record) and `QTANGENT_PACK`: the root workspace's release `qtangent` command,
-/// which `cargo test --release --workspace` built (its `examples/` beside it too).
+/// which `cargo test --release --workspace` built (the lab's programs beside it too).
 pub fn test(root: &Path, env: &[(&str, &str)]) -> Result<(), String> {
     let manifest = root.join(DIR).join("Cargo.toml");
     let manifest = manifest.to_string_lossy();

@@ -1,7 +1,7 @@
 //! The corpus table of `cargo xtask gltfpack-table`: `pack` with its defaults and with
 //! `--compress meshopt` against gltfpack's default and `-cc` on every file of a varied corpus —
 //! the shared assets (exporter output: FlightHelmet, the Fox, SimpleSkin), the lab's corpus
-//! (`examples/corpus.rs`: a morphing mesh with a weights animation, 27 primitives on 10 shared
+//! (`lab/src/bin/corpus.rs`: a morphing mesh with a weights animation, 27 primitives on 10 shared
 //! sets, an untextured torus with UVs, an instanced torus) and optimiser output taken as input
 //! (FlightHelmet through `gltfpack -cc`, the Fox through `gltf-transform optimize`): file sizes,
 //! whether `pack` is no larger, the largest frame error of each tool's default against the
@@ -124,7 +124,17 @@ fn verdict(ours: u64, theirs: u64) -> &'static str {
 /// Packs and compares every corpus file; prints the table.
 pub fn run(root: &Path, assets: &Path, judges: &Path) -> Result<(), String> {
     let out = out_dir(root);
-    crate::cargo(root, &["build", "--release", "--example", "corpus"])?;
+    crate::cargo(
+        root,
+        &[
+            "build",
+            "--release",
+            "--package",
+            "qtangent-lab",
+            "--bin",
+            "corpus",
+        ],
+    )?;
     let mut table = String::from(
         "| file | source (kB) | pack (kB) | gltfpack (kB) | ≤ | pack meshopt (kB) | gltfpack -cc (kB) | ≤ | normal max (tangent) (°): pack / gltfpack | validator errors: source / pack / pack meshopt / gltfpack |\n\
          |---|---:|---:|---:|---|---:|---:|---|---|---|\n",

@@ -11,16 +11,16 @@
 //!   bake` on its embedded default (a tangent-space BC5 map in KTX2), `qtangent render` on the
 //!   default scene in all four modes (compressed maps), FlightHelmet baked to KTX2 and rendered
 //!   from those files, the swirl disc (KHR_materials_anisotropy with a KTX2 texture) written as
-//!   glTF, rendered, and its table (`examples/aniso.rs`), and the `animate` tool on the Fox —
+//!   glTF, rendered, and its table (`lab/src/bin/aniso.rs`), and the `animate` tool on the Fox —
 //!   FlightHelmet and the Fox from the shared assets.
-//! - `cargo xtask aniso [ARGS]` — the swirl-disc table (`examples/aniso.rs`).
+//! - `cargo xtask aniso [ARGS]` — the swirl-disc table (`lab/src/bin/aniso.rs`).
 //! - `cargo xtask animate [ARGS]` — the Fox's walk/run blend skinned on the GPU
-//!   (`examples/animate.rs`).
+//!   (`lab/src/bin/animate.rs`).
 //! - `cargo xtask render [ARGS]` — `qtangent render`, the lit renderer (`cli/src/render.rs`).
 //! - `cargo xtask bake [ARGS]` — `qtangent bake`, the quaternion-map baker (`cli/src/bake.rs`).
 //! - `cargo xtask bench` — the GPU/CPU decode benchmark.
 //! - `cargo xtask skin-bench [ARGS]` — the skinning benchmark (quaternion against matrix
-//!   palette, `examples/skin_bench.rs`).
+//!   palette, `lab/src/bin/skin_bench.rs`).
 //! - `cargo xtask gpu-bundle` — builds the benchmark and gathers it with the Vulkan loader in
 //!   `.gpu/` and `.gl/` for a machine with a GPU but no toolchain (see docs/PERFORMANCE.md).
 //! - `cargo xtask fuzz [SECONDS [TARGET…]]` — fuzzes the glTF and OBJ loaders, compressed glTF
@@ -356,11 +356,18 @@ fn command(root: &Path, args: &[&str]) -> Result<(), String> {
     )
 }
 
-/// `cargo run --release --example NAME -- ARGS`.
+/// `cargo run --release --example NAME -- ARGS` for the crate's examples (`embed`, `bake`,
+/// `encode`), else `cargo run --release -p qtangent-lab --bin NAME -- ARGS`: a lab program
+/// (`lab/src/bin/`).
 fn example(root: &Path, name: &str, args: &[&str]) -> Result<(), String> {
+    let target: &[&str] = if ["embed", "bake", "encode"].contains(&name) {
+        &["--example", name]
+    } else {
+        &["--package", "qtangent-lab", "--bin", name]
+    };
     cargo(
         root,
-        &[&["run", "--release", "--example", name, "--"], args].concat(),
+        &[&["run", "--release"], target, &["--"], args].concat(),
     )
 }
 
@@ -388,16 +395,13 @@ fn swirl_disc(root: &Path) -> Result<(), String> {
     example(root, "aniso", &["--out", "renders/aniso"])
 }
 
-/// The demo's last step: the Fox's walk/run blend skinned on the GPU (`examples/animate.rs`),
+/// The demo's last step: the Fox's walk/run blend skinned on the GPU (`lab/src/bin/animate.rs`),
 /// when the shared assets hold the Fox; a note otherwise (the Fox is not ours to embed).
 fn animate_fox(root: &Path) -> Result<(), String> {
     let Some(fox) = demo_asset(root, "gltf/Fox.glb", "the animated Fox") else {
         return Ok(());
     };
-    cargo(
-        root,
-        &["run", "--release", "--example", "animate", "--", &fox],
-    )
+    example(root, "animate", &[&fox])
 }
 
 fn strs(v: &[String]) -> Vec<&str> {
@@ -543,26 +547,18 @@ fn gpu_bundle(root: &Path) -> Result<(), String> {
         &[
             "build",
             "--release",
-            "--example",
-            "bench",
-            "--example",
-            "bake_bench",
-            "--example",
-            "skin_bench",
+            "--package",
+            "qtangent-lab",
+            "--package",
+            "qtangent-cli",
         ],
     )?;
-    cargo(root, &["build", "--release", "--package", "qtangent-cli"])?;
     let gpu = root.join(".gpu");
     std::fs::create_dir_all(&gpu).map_err(|e| format!("{}: {e}", gpu.display()))?;
-    for name in [
-        "examples/bench",
-        "examples/bake_bench",
-        "qtangent",
-        "examples/skin_bench",
-    ] {
+    for name in ["bench", "bake_bench", "qtangent", "skin_bench"] {
         let bin = root.join("target/release").join(name);
-        let to = gpu.join(bin.file_name().unwrap_or_default());
-        std::fs::copy(&bin, to).map_err(|e| format!("copying {}: {e}", bin.display()))?;
+        std::fs::copy(&bin, gpu.join(name))
+            .map_err(|e| format!("copying {}: {e}", bin.display()))?;
     }
     // bake_bench's mesh: FlightHelmet (about 7 MB) from the shared assets, when they are here.
     let assets = std::env::var_os("QTANGENT_ASSETS")
@@ -774,22 +770,12 @@ fn compressed_seeds(root: &Path, assets: &Path, corpus: &Path) -> Vec<(&'static 
 }
 
 /// Writes the seed corpora: small handwritten meshes (written by qtangent's own glTF writer,
-/// `examples/fuzz_seeds.rs`), and the shared conformance assets (`$QTANGENT_ASSETS`, default
+/// `lab/src/bin/fuzz_seeds.rs`), and the shared conformance assets (`$QTANGENT_ASSETS`, default
 /// `../shared/assets` beside the project; missing files skipped).
 fn write_seeds(root: &Path, fuzz_dir: &Path) -> Result<(), String> {
     let corpus = fuzz_dir.join("corpus");
     let corpus_arg = corpus.to_string_lossy();
-    cargo(
-        root,
-        &[
-            "run",
-            "--release",
-            "--example",
-            "fuzz_seeds",
-            "--",
-            &corpus_arg,
-        ],
-    )?;
+    example(root, "fuzz_seeds", &[&corpus_arg])?;
     let write = |target: &str, name: &str, bytes: &[u8]| -> Result<(), String> {
         let dir = corpus.join(target);
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;

@@ -3,8 +3,8 @@
 //! StandardMaterial, with the same camera and light (the viewer example, `--screenshot`).
 //!
 //! Needs the real assets (`QTANGENT_ASSETS`) and the `qtangent` command (`QTANGENT_PACK`, the
-//! root workspace's `target/release/qtangent`, whose `examples/` folder beside it holds the
-//! `aniso` and `corpus` tools); `cargo xtask test` sets both. Without them a test records that
+//! root workspace's `target/release/qtangent`, beside which the lab's `aniso` and `corpus`
+//! programs are built); `cargo xtask test` sets both. Without them a test records that
 //! it did not run; under CI it fails.
 
 #[path = "../../../tests/it/common/not_run.rs"]
@@ -24,15 +24,13 @@ fn pack_tool() -> Option<PathBuf> {
     needed("QTANGENT_PACK", "no QTANGENT_PACK (the qtangent command)")
 }
 
-/// qtangent's example tool `name`, in `examples/` beside the command.
-fn example_tool(name: &str) -> PathBuf {
+/// qtangent's lab program `name` (`lab/src/bin/`), built beside the command.
+fn lab_tool(name: &str) -> PathBuf {
     let command = pack_tool().expect("checked by the caller");
-    let tool = command
-        .with_file_name("examples")
-        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    let tool = command.with_file_name(format!("{name}{}", std::env::consts::EXE_SUFFIX));
     assert!(
         tool.is_file(),
-        "{} not built (in examples/ beside the command)",
+        "{} not built (beside the command: `cargo build --release -p qtangent-lab`)",
         tool.display()
     );
     tool
@@ -57,7 +55,7 @@ fn needed(var: &str, reason: &str) -> Option<PathBuf> {
 
 /// qtangent's `aniso` tool.
 fn aniso_tool() -> PathBuf {
-    example_tool("aniso")
+    lab_tool("aniso")
 }
 
 /// A folder for this test's files.
@@ -708,7 +706,7 @@ fn the_anisotropy_direction_comes_from_the_map() {
 
 /// qtangent's `corpus` tool (the lab's glTF corpus), beside `pack`.
 fn corpus_tool() -> PathBuf {
-    example_tool("corpus")
+    lab_tool("corpus")
 }
 
 /// The lab's morphing grid (two primitives, two targets, a weights animation), packed with the

@@ -1,6 +1,6 @@
 //! The swirl disc: a KHR_materials_anisotropy test asset made in code (after Khronos'
 //! AnisotropyDiscTest), and the supersampled ground truth its renders are judged against. CPU
-//! only: `examples/aniso.rs` renders it and prints the table, `tests/unit/gpu/aniso.rs` checks it.
+//! only: `lab/src/bin/aniso.rs` renders it and prints the table, `tests/unit/gpu/aniso.rs` checks it.
 //!
 //! # The disc
 //!

@@ -1,4 +1,4 @@
-//! The swirl-disc table (`examples/aniso.rs`): does a filtered anisotropy direction stay right
+//! The swirl-disc table (`lab/src/bin/aniso.rs`): does a filtered anisotropy direction stay right
 //! under minification? The disc is rendered straight down at each size by the reference (its
 //! KHR_materials_anisotropy RG map filtered as engines filter it, written canonical and
 //! oriented) and by the tangent- and object-space quaternion maps baked from it, compressed

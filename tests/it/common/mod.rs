@@ -130,6 +130,16 @@ pub fn write_failure_images(
     )
 }
 
+/// The built program `name`: an example of the crate (`bake`, `embed`, `encode`), else a lab
+/// program (`lab/src/bin/`), as cargo reports it ([`example_exe`]).
+pub fn tool_exe(name: &str) -> std::path::PathBuf {
+    if ["bake", "embed", "encode"].contains(&name) {
+        example_exe(name)
+    } else {
+        built("qtangent-lab", "--bin", name)
+    }
+}
+
 /// The built example `name`, as cargo reports it: `cargo build --example NAME
 /// --message-format=json` (release when this test binary is optimised, like the test command's
 /// `--release`) names the executable in its `compiler-artifact` message, so no `target/` path
@@ -194,8 +204,9 @@ fn built(package: &str, kind: &str, name: &str) -> std::path::PathBuf {
     path
 }
 
-/// Runs the built example `name` ([`example_exe`]) with `args` and returns its output.
-pub fn run_example(name: &str, args: &[&str]) -> std::process::Output {
+/// Runs the built program `name` ([`tool_exe`]; `qtangent SUB`: the command's subcommand SUB)
+/// with `args` and returns its output.
+pub fn run_tool(name: &str, args: &[&str]) -> std::process::Output {
     // `qtangent SUB`: the command's subcommand SUB.
     let mut cmd = match name.strip_prefix("qtangent ") {
         Some(sub) => {
@@ -203,7 +214,7 @@ pub fn run_example(name: &str, args: &[&str]) -> std::process::Output {
             cmd.arg(sub);
             cmd
         }
-        None => std::process::Command::new(example_exe(name)),
+        None => std::process::Command::new(tool_exe(name)),
     };
     cmd.args(args)
         .output()
@@ -237,7 +248,7 @@ pub fn run_failing(
     status: i32,
     needle: &str,
 ) -> (std::process::Output, String) {
-    let out = run_example(name, args);
+    let out = run_tool(name, args);
     let err = stderr(&out);
     assert_eq!(
         out.status.code(),

@@ -25,7 +25,7 @@ fn tempdir() -> tempfile::TempDir {
 }
 
 fn bake(args: &[&str]) -> Output {
-    common::run_example("qtangent bake", args)
+    common::run_tool("qtangent bake", args)
 }
 
 /// Runs `bake --json` and returns the report, asserting success.
@@ -718,7 +718,7 @@ fn the_bake_example_writes_what_the_command_writes() {
         &[&helmet, &by_command.to_string_lossy()],
     ));
     assert!(out.status.success(), "{}", stderr(&out));
-    let out = common::run_example("bake", &[&helmet, &by_example.to_string_lossy()]);
+    let out = common::run_tool("bake", &[&helmet, &by_example.to_string_lossy()]);
     assert!(out.status.success(), "{}", stderr(&out));
     let names = listing(&by_command);
     assert!(

@@ -467,7 +467,7 @@ fn inspect_exits_non_zero_with_one_line() {
     assert!(out.stdout.is_empty(), "nothing on stdout for a bad file");
 
     let good = Tri::default().write(dir.path(), "good", |_| {});
-    let out = crate::common::run_example(
+    let out = crate::common::run_tool(
         "qtangent inspect",
         &["--formats", &good.to_string_lossy(), "--json"],
     );

@@ -4,9 +4,9 @@
 //! speed ramp: the horizontal world speed of each foot while it is down, mean and max.
 //!
 //! ```sh
-//! cargo run --release --example walkrun                       # $QTANGENT_ASSETS/gltf/Fox.glb
-//! cargo run --release --example walkrun -- path/to/Fox.glb --fps 60 --seconds 8
-//! cargo run --release --example walkrun -- --events b_RightFoot02_022,b_RightHand_08
+//! cargo run --release -p qtangent-lab --bin walkrun                       # $QTANGENT_ASSETS/gltf/Fox.glb
+//! cargo run --release -p qtangent-lab --bin walkrun -- path/to/Fox.glb --fps 60 --seconds 8
+//! cargo run --release -p qtangent-lab --bin walkrun -- --events b_RightFoot02_022,b_RightHand_08
 //! ```
 //!
 //! Errors (a missing file, no Walk/Run clip, a foot bone missing) exit with status 1 and one
@@ -19,12 +19,12 @@ use clap::Parser;
 use qtangent::lab::walkrun;
 use qtangent::mesh;
 
-#[path = "common/cli.rs"]
+#[path = "../../../examples/common/cli.rs"]
 mod cli;
-#[path = "common/console.rs"]
+#[path = "../../../examples/common/console.rs"]
 mod console;
 
-#[path = "common/fox.rs"]
+#[path = "../../../examples/common/fox.rs"]
 mod fox;
 
 #[derive(Parser, Debug)]

@@ -2,7 +2,7 @@
 //! and with the CPU's, in one run; prints both times and their ratio.
 //!
 //! ```text
-//! cargo run --release --example bake_bench -- [MESH] [--size 4096] [--runs 3]
+//! cargo run --release -p qtangent-lab --bin bake_bench -- [MESH] [--size 4096] [--runs 3]
 //! ```
 //!
 //! MESH defaults to `$QTANGENT_ASSETS/gltf/FlightHelmet/FlightHelmet.gltf` (else
@@ -24,9 +24,9 @@ use qtangent::gpu::GpuContext;
 use qtangent::qmap::{BakeJob, Baked, Baker, MapFormat, MapOptions, ObjectInput, RasterBackend};
 use qtangent::qmap::{BakeMesh, NormalMap, Repack};
 
-#[path = "common/cli.rs"]
+#[path = "../../../examples/common/cli.rs"]
 mod cli;
-#[path = "common/console.rs"]
+#[path = "../../../examples/common/console.rs"]
 mod console;
 
 #[derive(Parser)]

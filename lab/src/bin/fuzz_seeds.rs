@@ -6,7 +6,7 @@
 //! `cargo xtask fuzz` runs this before fuzzing, then adds gltfpack's and glTF-Transform's
 //! compressed files where the npm judges are installed.
 //!
-//! `cargo run --release --example fuzz_seeds -- DIR` writes `DIR/<target>/seed-*`.
+//! `cargo run --release -p qtangent-lab --bin fuzz_seeds -- DIR` writes `DIR/<target>/seed-*`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -18,11 +18,11 @@ use qtangent::qmap::{BakeMesh, Baker, MapFormat, MapOptions, ObjectInput, Raster
 use qtangent::render::SceneMaps;
 use qtangent::Format;
 
-#[path = "common/console.rs"]
+#[path = "../../../examples/common/console.rs"]
 mod console;
 
 const USAGE: &str =
-    "usage: cargo run --release --example fuzz_seeds -- DIR  (writes DIR/<target>/seed-*)";
+    "usage: cargo run --release -p qtangent-lab --bin fuzz_seeds -- DIR  (writes DIR/<target>/seed-*)";
 
 fn main() -> ExitCode {
     if console::asked_for_help(USAGE) {

@@ -4,8 +4,8 @@
 //! frames and an animated GIF, plus a sheet comparing linear-blend and dual-quaternion skinning.
 //!
 //! ```sh
-//! cargo run --release --example animate                 # the Fox from the shared assets
-//! cargo run --release --example animate -- Fox.glb --seconds 4 --size 480x270 -o renders/fox
+//! cargo run --release -p qtangent-lab --bin animate                 # the Fox from the shared assets
+//! cargo run --release -p qtangent-lab --bin animate -- Fox.glb --seconds 4 --size 480x270 -o renders/fox
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -26,17 +26,17 @@ use qtangent::render::{MapSource, RenderScene};
 use qtangent::skin::SkinMethod;
 use qtangent::{mesh, Format};
 
-#[path = "common/cli.rs"]
+#[path = "../../../examples/common/cli.rs"]
 mod cli;
-#[path = "common/console.rs"]
+#[path = "../../../examples/common/console.rs"]
 mod console;
-#[path = "common/files.rs"]
+#[path = "../../../examples/common/files.rs"]
 mod files;
-#[path = "common/fox.rs"]
+#[path = "../../../examples/common/fox.rs"]
 mod fox;
-#[path = "common/pictures.rs"]
+#[path = "../../../examples/common/pictures.rs"]
 mod pictures;
-#[path = "common/scene.rs"]
+#[path = "../../../examples/common/scene.rs"]
 mod scene;
 
 #[derive(Parser, Debug)]

@@ -17,8 +17,8 @@
 //! port): Mtexel/s and the per-texel angle error of what each wrote.
 //!
 //! ```sh
-//! cargo run --release --example maps                  # everything (several minutes on 2 cores)
-//! cargo run --release --example maps -- --quick       # one size, no 4096² timing
+//! cargo run --release -p qtangent-lab --bin maps                  # everything (several minutes on 2 cores)
+//! cargo run --release -p qtangent-lab --bin maps -- --quick       # one size, no 4096² timing
 //! ```
 //!
 //! Benchmark output only: nothing here is asserted (the tests do that).
@@ -31,9 +31,9 @@ use qtangent::lab::{disc, maps};
 use qtangent::qmap::Bc7Quality;
 use qtangent::render::RenderScene;
 
-#[path = "common/cli.rs"]
+#[path = "../../../examples/common/cli.rs"]
 mod cli;
-#[path = "common/console.rs"]
+#[path = "../../../examples/common/console.rs"]
 mod console;
 
 #[derive(Parser)]

@@ -15,10 +15,10 @@
 //! on the plate). A sheet of pictures and direction-error heatmaps goes to `--out`.
 //!
 //! ```sh
-//! cargo run --release --example aniso                 # the README table (about a minute)
-//! cargo run --release --example aniso -- --quick      # 512² texture, two sizes
-//! cargo run --release --example aniso -- --gltf DIR   # the disc as a glTF with a KTX2 texture
-//! cargo run --release --example aniso -- --gltf DIR --bumps   # ... with a normal map too
+//! cargo run --release -p qtangent-lab --bin aniso                 # the README table (about a minute)
+//! cargo run --release -p qtangent-lab --bin aniso -- --quick      # 512² texture, two sizes
+//! cargo run --release -p qtangent-lab --bin aniso -- --gltf DIR   # the disc as a glTF with a KTX2 texture
+//! cargo run --release -p qtangent-lab --bin aniso -- --gltf DIR --bumps   # ... with a normal map too
 //! ```
 //!
 //! Benchmark output only: `tests/unit/gpu/aniso.rs` asserts the claim.
@@ -30,9 +30,9 @@ use image::RgbaImage;
 use qtangent::gpu::{GpuContext, Renderer};
 use qtangent::lab::disc::{self, DiscSheet, RgLayout};
 
-#[path = "common/console.rs"]
+#[path = "../../../examples/common/console.rs"]
 mod console;
-#[path = "common/pictures.rs"]
+#[path = "../../../examples/common/pictures.rs"]
 mod pictures;
 
 #[derive(Parser)]

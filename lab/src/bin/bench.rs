@@ -2,7 +2,7 @@
 //! the host clock around a synchronised submit) and single-threaded CPU decode of the same
 //! packed data, for every format, next to a buffer-to-buffer copy measured in the same run.
 //!
-//! `cargo run --release --example bench [-- FRAMES [RUNS]]` (defaults: the largest power of two
+//! `cargo run --release -p qtangent-lab --bin bench [-- FRAMES [RUNS]]` (defaults: the largest power of two
 //! up to 2²⁴ frames that the device's buffer limits allow, and 15).
 //! Prints a Markdown table; medians of RUNS after warm-up. Never run on zeros: the frames are
 //! seeded random rotations with random handedness.
@@ -12,16 +12,16 @@ use std::time::Instant;
 use qtangent::gpu::{DecodePipeline, GpuContext};
 use qtangent::{Format, QTangent, TangentFrame};
 
-#[path = "common/console.rs"]
+#[path = "../../../examples/common/console.rs"]
 mod console;
-#[path = "common/table_frames.rs"]
+#[path = "../../../examples/common/table_frames.rs"]
 mod table_frames;
-#[path = "common/timing.rs"]
+#[path = "../../../examples/common/timing.rs"]
 mod timing;
 use table_frames::random_frames;
 use timing::{clock, copy_bandwidth, median, median_dispatch_seconds};
 
-const USAGE: &str = "usage: cargo run --release --example bench [-- FRAMES [RUNS]]";
+const USAGE: &str = "usage: cargo run --release -p qtangent-lab --bin bench [-- FRAMES [RUNS]]";
 
 fn main() -> std::process::ExitCode {
     if console::asked_for_help(USAGE) {

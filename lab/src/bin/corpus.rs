@@ -3,22 +3,31 @@
 //! `cargo xtask gltfpack-table` packs them beside the real assets; the corpus test packs and
 //! validates them.
 //!
-//! `cargo run --release --example corpus -- DIR` writes `DIR/<name>.gltf` and `.bin`.
+//! `cargo run --release -p qtangent-lab --bin corpus -- DIR` writes `DIR/<name>.gltf` and `.bin`.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+#[path = "../../../examples/common/console.rs"]
+mod console;
+
+const USAGE: &str = "usage: corpus DIR   (writes the lab's glTF corpus into DIR)";
+
 fn main() -> ExitCode {
-    let arg = std::env::args_os().nth(1);
-    if arg.as_ref().is_none_or(|a| a == "--help" || a == "-h") {
-        eprintln!("usage: corpus DIR   (writes the lab's glTF corpus into DIR)");
-        return if arg.is_some() {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::FAILURE
-        };
+    if console::asked_for_help(USAGE) {
+        return ExitCode::SUCCESS;
     }
-    let dir = PathBuf::from(arg.unwrap_or_default());
+    let dir = match console::positional(1) {
+        Ok(Some(dir)) => PathBuf::from(dir),
+        Ok(None) => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+        Err(e) => {
+            eprintln!("corpus: {e}");
+            return ExitCode::from(2);
+        }
+    };
     let written = std::fs::create_dir_all(&dir)
         .map_err(|e| format!("{}: {e}", dir.display()))
         .and_then(|()| qtangent::lab::content::corpus(&dir).map_err(|e| e.to_string()));

@@ -2,19 +2,20 @@
 //! and bitangent, and handedness errors, one row per format, over 1,000,000 seeded random frames
 //! plus the axis-aligned frames and two stress sets (see `examples/common/table_frames.rs`).
 //!
-//! `cargo run --release --example encodings [-- FRAMES]`
+//! `cargo run --release -p qtangent-lab --bin encodings [-- FRAMES]`
 
-#[path = "common/console.rs"]
+#[path = "../../../examples/common/console.rs"]
 mod console;
-#[path = "common/frames.rs"]
+#[path = "../../../examples/common/frames.rs"]
 mod frames;
-#[path = "common/table_frames.rs"]
+#[path = "../../../examples/common/table_frames.rs"]
 mod table_frames;
 use frames::table;
 use qtangent::Format;
 use table_frames::{describe_table_frames, measure, table_frames};
 
-const USAGE: &str = "usage: cargo run --release --example encodings [-- FRAMES]  (default 1000000)";
+const USAGE: &str =
+    "usage: cargo run --release -p qtangent-lab --bin encodings [-- FRAMES]  (default 1000000)";
 
 fn main() {
     if console::asked_for_help(USAGE) {

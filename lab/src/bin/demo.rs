@@ -2,7 +2,7 @@
 //! format on the GPU and compare it with the CPU decode and with the source frames, then run the
 //! procedural meshes through the mesh vertex stage and compare its decode with the CPU's.
 //!
-//! `cargo run --release --example demo [-- FRAMES]` (default 1,000,000).
+//! `cargo run --release -p qtangent-lab --bin demo [-- FRAMES]` (default 1,000,000).
 
 use std::time::Instant;
 
@@ -10,14 +10,15 @@ use qtangent::gpu::{DecodePipeline, GpuContext};
 use qtangent::measure::FrameErrors;
 use qtangent::{Format, QTangent};
 
-#[path = "common/console.rs"]
+#[path = "../../../examples/common/console.rs"]
 mod console;
-#[path = "common/frames.rs"]
+#[path = "../../../examples/common/frames.rs"]
 mod frames;
-#[path = "common/table_frames.rs"]
+#[path = "../../../examples/common/table_frames.rs"]
 mod table_frames;
 
-const USAGE: &str = "usage: cargo run --release --example demo [-- FRAMES]  (default 1000000)";
+const USAGE: &str =
+    "usage: cargo run --release -p qtangent-lab --bin demo [-- FRAMES]  (default 1000000)";
 
 fn main() -> std::process::ExitCode {
     if console::asked_for_help(USAGE) {
@@ -78,12 +79,12 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
             wall.as_secs_f64() * 1e3
         );
     }
-    println!("\n(wall time includes upload, dispatch and readback; see `--example bench` for throughput)");
+    println!("\n(wall time includes upload, dispatch and readback; see `cargo xtask bench` for throughput)");
     meshes(&ctx)
 }
 
 /// The mesh path on the embedded procedural meshes: MikkTSpace frames, seam splits, and the
-/// vertex stage's decode read back and compared with the CPU (`--example inspect` does the
+/// vertex stage's decode read back and compared with the CPU (`qtangent inspect --formats` does the
 /// CPU part for any glTF/OBJ file).
 fn meshes(ctx: &GpuContext) -> Result<(), Box<dyn std::error::Error>> {
     use qtangent::gpu::MeshUniforms;

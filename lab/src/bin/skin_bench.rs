@@ -4,7 +4,7 @@
 //! meshes and poses, next to a buffer-to-buffer copy measured in the same run (the bandwidth
 //! bound, bytes read + bytes written).
 //!
-//! `cargo run --release --example skin_bench [-- --instances 1024,16384 --vertices 1000 --runs 15]`
+//! `cargo run --release -p qtangent-lab --bin skin_bench [-- --instances 1024,16384 --vertices 1000 --runs 15]`
 //!
 //! Each instance is a procedural cylinder (`--vertices` vertices, `--bones` bones along its
 //! axis, each vertex weighted to its 4 — or, for the 8-influence rows, 8 — nearest bones) with
@@ -30,11 +30,11 @@ use qtangent::{QTangent, TangentFrame};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-#[path = "common/console.rs"]
+#[path = "../../../examples/common/console.rs"]
 mod console;
-#[path = "common/table_frames.rs"]
+#[path = "../../../examples/common/table_frames.rs"]
 mod table_frames;
-#[path = "common/timing.rs"]
+#[path = "../../../examples/common/timing.rs"]
 mod timing;
 use timing::{clock, copy_bandwidth, median_dispatch_seconds};
 
