@@ -365,6 +365,7 @@ fn bake(args: &Args, ui: &mut Ui) -> Result<(), Error> {
         path: args.output.clone(),
         problem: format!("cannot create the folder: {e}"),
     })?;
+    crate::files::watch_dir(&args.output);
 
     let baker = Baker::new(backend, &options);
     let mut reports = Vec::new();

@@ -96,6 +96,16 @@ enum Command {
 fn main() -> ExitCode {
     console::quiet_mesa();
     let cli = Cli::parse();
+    // Ctrl-C: outputs are whole or absent, so the temporary files of the outputs in progress
+    // (and a .gltf's .bin written before its .gltf) go, and the run ends with status 130.
+    let interrupted = ctrlc::set_handler(|| {
+        files::remove_partial_files();
+        eprintln!("qtangent: interrupted; no partial output is left");
+        std::process::exit(130);
+    });
+    if let Err(e) = interrupted {
+        eprintln!("qtangent: warning: Ctrl-C cannot be caught ({e}); an interrupted run may leave hidden temporary files");
+    }
     let say = if cli.quiet {
         Verbosity::Quiet
     } else if cli.verbose {

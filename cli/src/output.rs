@@ -2,8 +2,11 @@
 //! decides what is written (`.glb`, or `.gltf` with its `.bin` beside it); a single input takes
 //! a file name, several inputs or a folder take a folder mirrored under `-o`; an output without
 //! an extension for a single input, an existing folder for a single output, the input itself
-//! (without `--force`) and two inputs onto one output are refused. Writing is whole or not at
-//! all (a temporary file beside the output, renamed into place).
+//! (without `--force`) and two inputs onto one output are refused. An input that does not exist
+//! and holds `*`, `?` or `[` is a glob pattern (`'assets/**/*.gltf'`, for shells that pass it
+//! on quoted), expanded here: several inputs, mirrored from the folder before the first
+//! wildcard. Writing is whole or not at all (a temporary file beside the output, renamed into
+//! place).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -80,6 +83,29 @@ fn names_folder(output: &Path) -> bool {
         || output.to_string_lossy().ends_with('/')
 }
 
+/// Whether `input` is a glob pattern: absent, with a wildcard in it.
+fn is_pattern(input: &Path) -> bool {
+    !input.exists() && input.to_string_lossy().contains(['*', '?', '['])
+}
+
+/// The files and folders glob `pattern` matches, sorted, and the folder before its first
+/// wildcard (what the outputs mirror from); refuses a pattern that is malformed or matches
+/// nothing.
+fn expand(pattern: &Path) -> Result<(Vec<PathBuf>, PathBuf), String> {
+    let text = pattern.to_string_lossy();
+    let paths = glob::glob(&text).map_err(|e| format!("{text}: not a glob pattern: {e}"))?;
+    let mut found: Vec<PathBuf> = paths.filter_map(Result::ok).collect();
+    found.sort();
+    if found.is_empty() {
+        return Err(format!("{text}: no file or folder matches this pattern"));
+    }
+    let root: PathBuf = pattern
+        .components()
+        .take_while(|c| !c.as_os_str().to_string_lossy().contains(['*', '?', '[']))
+        .collect();
+    Ok((found, root))
+}
+
 /// The jobs for `inputs` written under `output`: refuses, naming the flag to change, whatever
 /// the rules of the module docs forbid.
 pub fn plan(inputs: &[PathBuf], output: &Path, force: bool) -> Result<Vec<Job>, String> {
@@ -87,7 +113,22 @@ pub fn plan(inputs: &[PathBuf], output: &Path, force: bool) -> Result<Vec<Job>, 
         return Err("no input: name .gltf, .glb or .obj files, or folders holding them".into());
     }
     let mut sources: Vec<(PathBuf, PathBuf)> = Vec::new(); // (file, the root it mirrors from)
-    for input in inputs {
+    for input in inputs.iter().filter(|i| is_pattern(i)) {
+        let (found, root) = expand(input)?;
+        for f in found {
+            if f.is_dir() {
+                let mut under = Vec::new();
+                meshes_under(&f, output, &mut under)?;
+                sources.extend(under.into_iter().map(|m| (m, root.clone())));
+            } else if extension(&f).is_some_and(|e| INPUTS.contains(&e.as_str())) {
+                sources.push((f, root.clone()));
+            }
+        }
+    }
+    if inputs.iter().any(|i| is_pattern(i)) && sources.is_empty() {
+        return Err("the patterns match no .gltf, .glb or .obj file".into());
+    }
+    for input in inputs.iter().filter(|i| !is_pattern(i)) {
         if input.is_dir() {
             let mut found = Vec::new();
             meshes_under(input, output, &mut found)?;
@@ -111,7 +152,7 @@ pub fn plan(inputs: &[PathBuf], output: &Path, force: bool) -> Result<Vec<Job>, 
             return Err(format!("{}: no such file or folder", input.display()));
         }
     }
-    let single = inputs.len() == 1 && !inputs[0].is_dir();
+    let single = inputs.len() == 1 && !inputs[0].is_dir() && !is_pattern(&inputs[0]);
     let jobs: Vec<Job> = if single {
         if output.is_dir() {
             return Err(format!(
@@ -261,11 +302,15 @@ pub fn write(job: &Job, glb: &[u8]) -> Result<(), String> {
             {
                 buffer["uri"] = Value::String(uri);
             }
+            // The .bin is not whole output until its .gltf is: Ctrl-C between them removes it.
+            crate::files::unsettled(&bin_path);
             write_whole(&bin_path, bin)?;
             let text = serde_json::to_vec(&json).map_err(|e| e.to_string())?;
-            write_whole(&job.output, &text).inspect_err(|_| {
+            let written = write_whole(&job.output, &text).inspect_err(|_| {
                 let _ = std::fs::remove_file(&bin_path);
-            })
+            });
+            crate::files::settled(&bin_path);
+            written
         }
     }
 }

@@ -551,3 +551,128 @@ fn diff_measures_a_packed_file_against_its_source() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert_eq!(text(&o).trim().lines().count(), 1, "{}", text(&o));
 }
+
+/// A dense height-field grid as OBJ, (n + 1)² vertices with UVs and no normals (so they and the
+/// MikkTSpace tangents are generated): a file that takes a moment to pack.
+fn grid(path: &Path, n: usize) {
+    let mut obj = String::new();
+    for j in 0..=n {
+        for i in 0..=n {
+            let (u, v) = (i as f32 / n as f32, j as f32 / n as f32);
+            let h = 0.1 * (6.0 * u).sin() * (5.0 * v).cos();
+            obj.push_str(&format!("v {u} {v} {h}\nvt {u} {v}\n"));
+        }
+    }
+    for j in 0..n {
+        for i in 0..n {
+            let a = j * (n + 1) + i + 1;
+            let (b, c) = (a + 1, a + n + 1);
+            let d = c + 1;
+            obj.push_str(&format!(
+                "f {a}/{a} {b}/{b} {d}/{d}\nf {a}/{a} {d}/{d} {c}/{c}\n"
+            ));
+        }
+    }
+    std::fs::write(path, obj).expect("writes the grid");
+}
+
+/// Ctrl-C in the middle of a batch: status 130, and what is left is whole — every output a
+/// complete file, no hidden temporary file (one planted under the run's own temporary name, as
+/// if it were being written when the signal came, is removed too).
+#[cfg(unix)]
+#[test]
+fn ctrl_c_leaves_only_whole_outputs() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let (inputs, out) = (dir.path().join("in"), dir.path().join("out"));
+    std::fs::create_dir_all(&inputs).expect("makes the folder");
+    // 40 grids of 121² vertices: about 40 ms each to pack here, seconds for the batch.
+    for k in 0..40 {
+        grid(&inputs.join(format!("g{k:02}.obj")), 120);
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_qtangent"))
+        .args(["pack", &inputs.to_string_lossy(), "-o"])
+        .arg(format!("{}/", out.display()))
+        .args(["--frames", "smallest3x4", "-q"])
+        .spawn()
+        .expect("qtangent starts");
+    // Once the run writes into the folder (it watches it from its first output on), plant a
+    // temporary file under its name pattern, then interrupt.
+    let start = std::time::Instant::now();
+    while !out.is_dir() || std::fs::read_dir(&out).map_or(0, Iterator::count) < 3 {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(120),
+            "no outputs appeared"
+        );
+        assert!(
+            child.try_wait().expect("waits").is_none(),
+            "the batch ended before Ctrl-C"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let planted = out.join(format!(".g99.glb.{}.partial", child.id()));
+    std::fs::write(&planted, b"half a file").expect("plants");
+    let kill = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill runs");
+    assert!(kill.success());
+    let status = child.wait().expect("waits");
+    assert_eq!(status.code(), Some(130), "{status:?}");
+    let left = files_under(&out);
+    assert!(!planted.exists(), "the temporary file was left");
+    assert!(
+        left.len() < 40,
+        "the batch was not interrupted: {} outputs",
+        left.len()
+    );
+    for f in &left {
+        let name = f
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        assert!(!name.starts_with('.'), "a hidden file is left: {name}");
+        // A whole GLB: its header's length is the file's.
+        let bytes = std::fs::read(f).expect("reads");
+        assert!(bytes.starts_with(b"glTF"), "{name} is not a GLB");
+        let declared = u32::from_le_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]);
+        assert_eq!(declared as usize, bytes.len(), "{name} is cut short");
+    }
+}
+
+/// A glob pattern passed on unexpanded (quoted in a shell) is expanded by the command: several
+/// inputs mirrored from the folder before the wildcard; a pattern that matches nothing is
+/// refused before any work.
+#[test]
+fn glob_patterns_are_expanded() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let inputs = dir.path().join("in");
+    std::fs::create_dir_all(inputs.join("sub")).expect("makes folders");
+    cube(&inputs.join("a.obj"));
+    cube(&inputs.join("sub/b.obj"));
+    std::fs::write(inputs.join("notes.txt"), "not a mesh").expect("writes");
+    let out = dir.path().join("out");
+    let pattern = format!("{}/**/*.obj", inputs.display());
+    let o = qtangent(&["pack", &pattern, "-o", &format!("{}/", out.display()), "-q"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(
+        files_under(&out),
+        vec![out.join("a.glb"), out.join("sub/b.glb")],
+        "mirrored from {}",
+        inputs.display()
+    );
+    let none = format!("{}/*.gltf", inputs.display());
+    let o = qtangent(&[
+        "pack",
+        &none,
+        "-o",
+        &format!("{}/", dir.path().join("none").display()),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("no file or folder matches"),
+        "{}",
+        text(&o)
+    );
+    assert!(!dir.path().join("none").exists());
+}
