@@ -259,7 +259,7 @@ impl Ui {
     fn new(show_bar: bool, say: Verbosity) -> Self {
         let bar = if show_bar {
             let style =
-                ProgressStyle::with_template("{msg:<32!} [{bar:24}] {pos:>7}/{len:<7} {elapsed}")
+                ProgressStyle::with_template("{msg:<32!} [{bar:24}] {percent:>3}% {elapsed} (ETA {eta})")
                     .map_or_else(
                         |_| ProgressStyle::default_bar(),
                         |s| s.progress_chars("=> "),

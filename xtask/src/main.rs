@@ -202,6 +202,9 @@ fn test(root: &Path, rest: &[String]) -> Result<(), String> {
             &env,
         )
     })
+    // What the README's first line does: the command installed (into target/install, reusing the
+    // release build), then run from there.
+    .and_then(|()| step("install", &|| install(root)))
     // Bevy's plugin: a workspace of its own (integrations/bevy), drawn headless in Bevy.
     .and_then(|()| step("bevy integration", &|| bevy::test(root, &env)));
     if tests.is_ok() {
@@ -212,6 +215,55 @@ fn test(root: &Path, rest: &[String]) -> Result<(), String> {
     }
     eprintln!("{}", record.summary());
     tests
+}
+
+/// `cargo install --path cli` as the README says (into `target/install`, with the workspace's
+/// lock file and target folder, so the release build is reused), then the installed
+/// `qtangent --version` must name the version in `cli/Cargo.toml`.
+fn install(root: &Path) -> Result<(), String> {
+    let prefix = root.join("target/install");
+    let prefix_arg = prefix.to_string_lossy();
+    let target = root.join("target");
+    let target_arg = target.to_string_lossy();
+    cargo(
+        root,
+        &[
+            "install",
+            "--path",
+            "cli",
+            "--locked",
+            "--force",
+            "--root",
+            &prefix_arg,
+            "--target-dir",
+            &target_arg,
+        ],
+    )?;
+    let exe = prefix
+        .join("bin")
+        .join(format!("qtangent{}", std::env::consts::EXE_SUFFIX));
+    let out = Command::new(&exe)
+        .arg("--version")
+        .output()
+        .map_err(|e| format!("{}: {e}", exe.display()))?;
+    let version = String::from_utf8_lossy(&out.stdout);
+    let manifest = std::fs::read_to_string(root.join("cli/Cargo.toml"))
+        .map_err(|e| format!("cli/Cargo.toml: {e}"))?;
+    let declared = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("version = "))
+        .map(|v| v.trim().trim_matches('"'))
+        .ok_or("cli/Cargo.toml names no version")?;
+    let want = format!("qtangent {declared}");
+    if out.status.success() && version.trim() == want {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} --version printed {:?}, not {want:?}",
+            exe.display(),
+            version.trim()
+        ))
+    }
 }
 
 /// The crate without default features (the quaternion core alone, no wgpu), built and
