@@ -258,12 +258,13 @@ struct Ui {
 impl Ui {
     fn new(show_bar: bool, say: Verbosity) -> Self {
         let bar = if show_bar {
-            let style =
-                ProgressStyle::with_template("{msg:<32!} [{bar:24}] {percent:>3}% {elapsed} (ETA {eta})")
-                    .map_or_else(
-                        |_| ProgressStyle::default_bar(),
-                        |s| s.progress_chars("=> "),
-                    );
+            let style = ProgressStyle::with_template(
+                "{msg:<32!} [{bar:24}] {percent:>3}% {elapsed} (ETA {eta})",
+            )
+            .map_or_else(
+                |_| ProgressStyle::default_bar(),
+                |s| s.progress_chars("=> "),
+            );
             ProgressBar::with_draw_target(Some(1), ProgressDrawTarget::stderr()).with_style(style)
         } else {
             ProgressBar::hidden()

@@ -501,6 +501,7 @@ fn print(out: &mut String, r: &Value) {
         names(&r["extensions_required"])
     );
     print_primitives(out, r);
+    print_frame_checks(out, r);
     print_materials(out, r);
     let t = &r["totals"];
     outln!(out,
@@ -511,6 +512,51 @@ fn print(out: &mut String, r: &Value) {
         kb(t["image_gpu_bytes"].as_u64().unwrap_or(0)),
         t["nodes"], t["skins"], t["animations"]
     );
+}
+
+/// The frame check of each `_QTANGENT` primitive (`inspect_formats::frame_checks`).
+fn print_frame_checks(out: &mut String, r: &Value) {
+    let checked: Vec<&Value> = r["primitives"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|p| !p["frame_check"].is_null())
+        .collect();
+    if checked.is_empty() {
+        return;
+    }
+    outln!(
+        out,
+        "
+frame check (the frames `_QTANGENT` holds, decoded and encoded again in its format):"
+    );
+    for p in checked {
+        let c = &p["frame_check"];
+        let name = format!(
+            "{} / {}",
+            p["mesh"].as_str().unwrap_or_default(),
+            p["primitive"]
+        );
+        match c["error"].as_str() {
+            Some(e) => outln!(out, "  {name}: FAILED: {e}"),
+            None => outln!(
+                out,
+                "  {name}: {} frames, max {:.4}° against the bound {}°{}: {}",
+                c["frames"],
+                c["max_error_deg"].as_f64().unwrap_or(f64::NAN),
+                c["bound_deg"],
+                match c["handedness_errors"].as_u64() {
+                    Some(0) | None => String::new(),
+                    Some(n) => format!(", {n} handedness errors"),
+                },
+                if c["within_bound"] == true {
+                    "ok"
+                } else {
+                    "OVER THE BOUND"
+                }
+            ),
+        }
+    }
 }
 
 /// The table of primitives.
@@ -666,7 +712,8 @@ pub fn run(args: &InspectArgs) -> Result<bool, String> {
         ));
     }
     let doc = read_doc(path)?;
-    let r = report(path, &doc);
+    let mut r = report(path, &doc);
+    let frames_ok = crate::inspect_formats::frame_checks(path, &mut r);
     let mut out = String::new();
     if args.json {
         out = serde_json::to_string_pretty(&r).map_err(|e| e.to_string())?;
@@ -676,5 +723,5 @@ pub fn run(args: &InspectArgs) -> Result<bool, String> {
     }
     // A reader that stops early (`| head`) is not an error.
     let _ = std::io::stdout().write_all(out.as_bytes());
-    Ok(true)
+    Ok(frames_ok)
 }

@@ -60,6 +60,60 @@ pub fn report(path: &Path, json_out: bool) -> Result<(String, bool), String> {
     Ok((out, within))
 }
 
+/// The frame check of a file's `_QTANGENT` primitives, added to `report` (inspect's structure
+/// report) as each primitive's `frame_check`: the frames the file holds, decoded by qtangent's
+/// loader (as every reader decodes them), must be unit frames that the same format encodes again
+/// within its bound, the handedness kept (a stream of garbage, zeros or another layout decodes to
+/// frames that fail). Returns whether every check passed; a file the loader refuses fails every
+/// check, with the loader's error.
+pub fn frame_checks(path: &Path, report: &mut Value) -> bool {
+    let Some(prims) = report.get_mut("primitives").and_then(Value::as_array_mut) else {
+        return true;
+    };
+    let checked = |p: &Value| {
+        p["frames"]["format"]
+            .as_str()
+            .and_then(|n| n.parse::<Format>().ok())
+    };
+    if !prims.iter().any(|p| checked(p).is_some()) {
+        return true;
+    }
+    let prepared = mesh::load(path)
+        .map_err(|e| e.to_string())
+        .and_then(|scene| scene.prepare().map_err(|e| e.to_string()));
+    let mut all = true;
+    for p in prims.iter_mut() {
+        let Some(format) = checked(p) else {
+            continue;
+        };
+        let label = format!(
+            "mesh '{}' primitive {}",
+            p["mesh"].as_str().unwrap_or_default(),
+            p["primitive"]
+        );
+        let check = match &prepared {
+            Err(e) => json!({ "error": e }),
+            Ok(list) => match list.iter().find(|q| q.label == label) {
+                None => json!({ "error": "the loader made no triangles of it" }),
+                Some(q) => {
+                    let e = q.vertex_stream(format).errors_against(&q.frames);
+                    let within = e.max() <= format.max_error_deg() && e.handedness_errors == 0;
+                    json!({
+                        "frames": q.frames.len(),
+                        "max_error_deg": e.max(),
+                        "bound_deg": format.max_error_deg(),
+                        "handedness_errors": e.handedness_errors,
+                        "within_bound": within,
+                    })
+                }
+            },
+        };
+        all &= check["within_bound"] == true;
+        p["frame_check"] = check;
+    }
+    all
+}
+
 fn primitive_report(p: &Prepared) -> Value {
     let s = &p.stats;
     let encodings: Vec<Value> = Format::ALL

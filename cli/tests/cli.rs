@@ -498,6 +498,11 @@ fn inspect_describes_a_packed_file() {
         "{t}"
     );
     assert!(t.contains("24 vertices, 12 triangles"), "{t}");
+    // The frame check: the 24 frames re-encode within smallest3x4's bound.
+    let c = &p["frame_check"];
+    assert_eq!(c["frames"], 24, "{p}");
+    assert_eq!(c["within_bound"], true, "{p}");
+    assert!(t.contains("frame check") && t.contains(": ok"), "{t}");
 
     let old = dir.path().join("old.gltf");
     std::fs::write(&old, r#"{"asset": {"version": "1.0"}}"#).expect("writes");
@@ -675,4 +680,56 @@ fn glob_patterns_are_expanded() {
         text(&o)
     );
     assert!(!dir.path().join("none").exists());
+}
+
+/// `inspect`'s frame check fails (status 1, the primitive named) on a file whose `_QTANGENT`
+/// stream does not hold frames: the cube packed as f32x4 with its frame bytes overwritten by
+/// NaN.
+#[test]
+fn inspect_frame_check_fails_on_a_stream_that_holds_no_frames() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let source = dir.path().join("cube.obj");
+    cube(&source);
+    let glb = dir.path().join("cube.glb");
+    let o = qtangent(&[
+        "pack",
+        &source.to_string_lossy(),
+        "-o",
+        &glb.to_string_lossy(),
+        "--frames",
+        "f32x4",
+        "--float",
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let mut bytes = std::fs::read(&glb).expect("reads");
+    let word =
+        |b: &[u8], at: usize| u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]]) as usize;
+    let json_len = word(&bytes, 12);
+    let json: Value = serde_json::from_slice(&bytes[20..20 + json_len]).expect("the GLB's JSON");
+    let accessor = json["meshes"][0]["primitives"][0]["attributes"]["_QTANGENT"]
+        .as_u64()
+        .expect("a _QTANGENT accessor") as usize;
+    let a = &json["accessors"][accessor];
+    let view = &json["bufferViews"][a["bufferView"].as_u64().expect("a view") as usize];
+    let stride = view["byteStride"].as_u64().unwrap_or(16) as usize;
+    let start = 20
+        + json_len
+        + 8
+        + view["byteOffset"].as_u64().unwrap_or(0) as usize
+        + a["byteOffset"].as_u64().unwrap_or(0) as usize;
+    let count = a["count"].as_u64().expect("a count") as usize;
+    for v in 0..count {
+        let at = start + v * stride;
+        for c in 0..4 {
+            bytes[at + 4 * c..at + 4 * c + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+        }
+    }
+    let broken = dir.path().join("nan.glb");
+    std::fs::write(&broken, &bytes).expect("writes");
+    let o = qtangent(&["inspect", &broken.to_string_lossy()]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert!(t.contains("frame check"), "{t}");
+    assert!(t.contains("FAILED") || t.contains("OVER THE BOUND"), "{t}");
 }
