@@ -128,7 +128,35 @@ pub use skin::{Bone, SkinVertices};
 #[cfg(feature = "pipeline")]
 pub use wgsl::Wgsl;
 
-// The README's snippets compile and run as doc tests.
+// The README's snippets and those of docs/*.md compile and run as doc tests (docs/BEVY.md's,
+// which need Bevy, in integrations/bevy).
 #[cfg(all(doctest, feature = "gpu", feature = "gltf"))]
 #[doc = include_str!("../README.md")]
 struct ReadmeSnippets;
+
+/// Every `docs/*.md` but BEVY.md as doc tests (a block without a language is Rust to rustdoc,
+/// so the docs tag their text blocks).
+#[cfg(all(doctest, feature = "gpu", feature = "gltf"))]
+mod doc_snippets {
+    macro_rules! docs {
+        ($($name:ident = $file:literal),* $(,)?) => {
+            $(
+                #[doc = include_str!(concat!("../docs/", $file))]
+                struct $name;
+            )*
+        };
+    }
+    docs! {
+        Architecture = "ARCHITECTURE.md",
+        Formats = "FORMATS.md",
+        Gltf = "GLTF.md",
+        Gltfpack = "GLTFPACK.md",
+        Maps = "MAPS.md",
+        Meshes = "MESHES.md",
+        Performance = "PERFORMANCE.md",
+        Rendering = "RENDERING.md",
+        Skinning = "SKINNING.md",
+        Testing = "TESTING.md",
+        Web = "WEB.md",
+    }
+}

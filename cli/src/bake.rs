@@ -115,7 +115,7 @@ pub struct BakeArgs {
 type Args = BakeArgs;
 
 impl Args {
-    /// The stored format: `--format`, or the kind's compressed default.
+    /// The stored format: `--map-format`, or the kind's compressed default.
     fn stored(&self) -> MapFormat {
         self.map_format
             .unwrap_or_else(|| MapFormat::default_for(self.maps))

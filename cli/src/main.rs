@@ -5,10 +5,12 @@
 //! qtangent pack assets/ -o packed/ -j 2 --report report.json
 //! ```
 //!
-//! One vocabulary across subcommands: `-o/--output` for what is written (its extension decides
-//! its kind), `--frames` the vertex frame format, `--maps` a map kind, `-q/--quiet`,
-//! `-v/--verbose`. Refusals come before any work; outputs are written whole or not at all; the
-//! exit status is 0 only when every file succeeded.
+//! Subcommands `pack`, `bake`, `render`, `view`, `inspect` and `diff`, with one vocabulary:
+//! `-o/--output` for what is written (its extension decides its kind), `--frames` the vertex
+//! frame format, `--maps` a map kind, `--map-format` its storage, `--map-size` its side,
+//! `--size WxH` a picture's size, `--maps-dir` a folder of baked maps, `-q/--quiet`,
+//! `-v/--verbose`. Refusals come before any work (status 2); outputs are written whole or not at
+//! all, Ctrl-C included; a failure while working is status 1; 0 only when everything succeeded.
 
 mod bake;
 mod diff;

@@ -1,5 +1,6 @@
 //! What the tools share on their command lines: clap parsers for qtangent's named values and for
-//! image sizes. Included by the tools (`#[path = "common/cli.rs"] mod cli;`).
+//! image sizes. Included by the command (`cli/`), the examples and the lab
+//! (`#[path = "<relative path>/examples/common/cli.rs"] mod cli;`).
 
 #![allow(dead_code)] // each tool uses what it needs
 

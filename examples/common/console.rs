@@ -1,6 +1,6 @@
 //! What the tools print while the library works: a [`qtangent::Listener`] that writes warnings
 //! (and, when asked, progress) to stderr with the tool's name in front. Included by the tools
-//! (`#[path = "common/console.rs"] mod console;`).
+//! (`#[path = "<relative path>/examples/common/console.rs"] mod console;`).
 
 #![allow(dead_code)] // each tool uses what it needs
 

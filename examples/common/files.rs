@@ -1,5 +1,5 @@
 //! How the tools write files: whole or not at all. Included by the tools
-//! (`#[path = "common/files.rs"] mod files;`).
+//! (`#[path = "<relative path>/examples/common/files.rs"] mod files;`).
 
 #![allow(dead_code)] // each tool uses what it needs
 

@@ -1,5 +1,5 @@
 //! The Fox (`Fox.glb` from the glTF sample models) as the examples blend it: its clip names and
-//! foot bones. Included by the examples that play it (`#[path = "common/fox.rs"] mod fox;`,
+//! foot bones. Included by the examples that play it (`#[path = "<relative path>/examples/common/fox.rs"] mod fox;`,
 //! with `cli` beside it).
 
 #![allow(dead_code)] // each tool uses what it needs

@@ -1,6 +1,6 @@
 //! An application's render pass, as the tools that draw into their own targets make it: a colour
 //! target and a depth buffer, both cleared. Included by those tools
-//! (`#[path = "common/pass.rs"] mod pass;`).
+//! (`#[path = "<relative path>/examples/common/pass.rs"] mod pass;`).
 
 #![allow(dead_code)] // each tool uses what it needs
 

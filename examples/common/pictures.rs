@@ -1,5 +1,6 @@
 //! Pictures a person reads: a difference heatmap of two renders, and sheets of images side by
-//! side or stacked. Included by the tools (`#[path = "common/pictures.rs"] mod pictures;`) and
+//! side or stacked. Included by the command (`cli/`), the examples and the lab
+//! (`#[path = "<relative path>/examples/common/pictures.rs"] mod pictures;`) and
 //! by the tests' helpers, which write the same heatmap beside a failing comparison.
 
 #![allow(dead_code)] // each user takes what it needs

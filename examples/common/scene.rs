@@ -1,6 +1,6 @@
 //! The scene `qtangent render` and `qtangent view` draw: the SCENE argument and the quaternion-map flags, and
 //! the upload that reports where each map came from. Included by those tools
-//! (`#[path = "common/scene.rs"] mod scene;`, with `cli` and `console` beside it).
+//! (`#[path = "<relative path>/examples/common/scene.rs"] mod scene;`, with `cli` and `console` beside it).
 
 #![allow(dead_code)] // each tool uses what it needs
 
@@ -94,7 +94,7 @@ impl SceneArgs {
         Ok(scene)
     }
 
-    /// The map options the flags ask for; `--maps` must be a folder.
+    /// The map options the flags ask for; `--maps-dir` must be a folder.
     pub fn map_options(&self) -> Result<MapOptions, String> {
         if let Some(dir) = &self.maps_dir {
             if !dir.is_dir() {

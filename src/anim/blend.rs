@@ -157,7 +157,8 @@ impl ClipKind {
 /// per-segment rates also scale each clip's own slide. The naive figure itself moves by about
 /// 5 units/s with the run's starting phase.
 ///
-/// **Ours: locked feet** ([`BlendMethod::Locked`], what `lab/src/bin/animate.rs` and the viewer play).
+/// **Ours: locked feet** ([`BlendMethod::Locked`], what `lab/src/bin/animate.rs` and `qtangent
+/// view` play).
 /// Keep the article's steps 1–3 (the clips stay in phase, the origins keep the character from
 /// popping), but (1) solve the blend for the speed asked for (`Locomotion::blend_for_speed`:
 /// the unified speed, cadence × blended stride, is not linear in `b`), and (2) lock the feet: a

@@ -11,9 +11,9 @@
 //! Error bounds are the largest angle, in degrees, between a decoded normal, tangent or
 //! bitangent and the (orthonormalised) source vector; they are derived in each encoder's docs,
 //! measured on 1,000,000 random frames plus the axis-aligned mirrored frames and two stress sets
-//! by `cargo run --release --example encodings`, and asserted by the tests. Decoders return the
-//! quaternion as the GPU sees it (possibly not unit); [`QTangent::to_frame`] normalises it, as
-//! `tangent_frame` in `shaders/qtangent.wgsl` does.
+//! by the lab's `encodings` program (`lab/src/bin/encodings.rs`), and asserted by the tests.
+//! Decoders return the quaternion as the GPU sees it (possibly not unit); [`QTangent::to_frame`]
+//! normalises it, as `tangent_frame` in `shaders/qtangent.wgsl` does.
 //!
 //! Adding a format touches three files: its encode/decode pair (a file in this folder), its
 //! WGSL frame function (`shaders/qtangent.wgsl`) and its row here (the enum variant and

@@ -1,6 +1,6 @@
 //! The wgpu device: yours ([`GpuContext::from_device`], for an engine that already has one),
 //! headless ([`GpuContext::new`], the tools and tests), or able to present to a window's surface
-//! ([`GpuContext::for_surface`], the `viewer` example). The library never prints; the tools
+//! ([`GpuContext::for_surface`], `qtangent view`). The library never prints; the tools
 //! print [`GpuContext::describe`] themselves.
 
 use std::sync::{Arc, Mutex};
@@ -478,7 +478,7 @@ impl GpuContext {
     }
 
     /// Creates a context whose adapter can present to `surface` (made by `instance`): the
-    /// windowed viewer's.
+    /// the windowed viewer's (`qtangent view`).
     ///
     /// Picks among the adapters of `instance` that support `surface` as
     /// `GpuContext::new_async` does (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, discrete GPUs first)

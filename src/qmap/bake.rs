@@ -1,4 +1,4 @@
-//! The one way a quaternion map is baked and stored — by the `bake` tool, the renderer and `pack`
+//! The one way a quaternion map is baked and stored — by `qtangent bake`, the renderer and `pack`
 //! alike — with one set of defaults ([`MapOptions::default`]).
 //!
 //! A [`Baker`] takes what a map is made of ([`TangentInput`]: a normal map, an anisotropy

@@ -53,7 +53,7 @@ pub enum MapFormat {
 /// One row of the map-format table.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct MapInfo {
-    /// The canonical name (`bake --format`, the KTX2 `qtangent.format` entry, tables).
+    /// The canonical name (`qtangent bake --map-format`, the KTX2 `qtangent.format` entry, tables).
     pub(crate) name: &'static str,
     /// The KTX2 texel format.
     pub(crate) ktx2: TexelFormat,

@@ -90,8 +90,8 @@ pub(crate) const KEY_SPACE: &str = "qtangent.kind";
 pub(crate) const KEY_FORMAT: &str = "qtangent.format";
 /// KTX2 key of the decode recipe in words.
 pub(crate) const KEY_DECODE: &str = "qtangent.decode";
-/// KTX2 key of the material the map is of (written by `bake`; how `render --maps` finds a map
-/// whose file name had to differ from the material's).
+/// KTX2 key of the material the map is of (written by `qtangent bake`; how `render --maps-dir`
+/// finds a map whose file name had to differ from the material's).
 pub(crate) const KEY_MATERIAL: &str = "qtangent.material";
 
 /// Where the handedness plane of the map file `path` is: beside it, `NAME.handedness.ktx2` for
@@ -428,8 +428,8 @@ impl EncodedMap {
 
     /// Writes the map as the KTX 2.0 file `path` and, when it keeps the handedness plane, the
     /// plane beside it (`NAME.handedness.ktx2` for `NAME.ktx2`). `material`, when given, is
-    /// recorded in both under the key `qtangent.material`, where a renderer reading a
-    /// folder of maps (`render --maps`) finds a material's map whatever the file is called.
+    /// recorded in both under the key `qtangent.material`, where a renderer reading a folder of
+    /// maps (`qtangent render --maps-dir`) finds a material's map whatever the file is called.
     /// Each file is written under a temporary name and renamed, so no half-written map is left
     /// behind; a map without a plane removes a plane file left beside `path` by an earlier
     /// write, which [`EncodedMap::read_ktx2`] would otherwise read with it. Returns the files

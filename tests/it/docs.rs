@@ -414,3 +414,27 @@ fn glob(pattern: &str, name: &str) -> bool {
         }
     }
 }
+
+/// Every `docs/*.md` is compiled as doc tests: named in `src/lib.rs`'s `doc_snippets` list, or
+/// (BEVY.md, whose snippets need Bevy) included by `integrations/bevy/src/lib.rs`.
+#[test]
+fn every_doc_is_a_doc_test() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lib = read(&root.join("src/lib.rs"));
+    let bevy = read(&root.join("integrations/bevy/src/lib.rs"));
+    for file in files_under(&root.join("docs"), &["md"]) {
+        let name = file
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let included = if name == "BEVY.md" {
+            bevy.contains("include_str!(\"../../../docs/BEVY.md\")")
+        } else {
+            lib.contains(&format!("= \"{name}\""))
+        };
+        assert!(
+            included,
+            "docs/{name}: its snippets are not compiled as doc tests"
+        );
+    }
+}

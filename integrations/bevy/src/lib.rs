@@ -26,6 +26,11 @@
 //! which Bevy's loader does not; load packed files with [`scene`] or [`loader_settings`] (Bevy's
 //! validation refuses files that require extensions it does not know).
 
+// docs/BEVY.md's snippets compile as doc tests (a window app: compiled, not run).
+#[cfg(doctest)]
+#[doc = include_str!("../../../docs/BEVY.md")]
+struct BevyDocSnippets;
+
 mod accessor;
 mod loader;
 mod map;

@@ -1,7 +1,7 @@
 //! The lit renderer (`shaders/lit.wgsl`): uploads a [`RenderScene`] (vertex streams for every
 //! frame source, material textures, quaternion maps baked through the device) and draws it with
 //! the shading frame from the [`FrameSource`] asked for, into an offscreen image or any colour view
-//! (the `viewer` example's window). Tests read back the shading frame or the linear radiance
+//! (`qtangent view`'s window). Tests read back the shading frame or the linear radiance
 //! instead of the picture ([`Output`]).
 //!
 //! One concern a file:

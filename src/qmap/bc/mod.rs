@@ -59,7 +59,7 @@
 //! error (the tests hold both to the bounds; on their fields the errors agree to the texel) and
 //! run BC7 several times faster: on FlightHelmet's object-space maps at 2048² (all materials,
 //! every mip, two cores) Basic encodes 4.9 Mtexel/s against the port's 0.71 (6.9×), UltraFast
-//! 27.9 against 10.2 (the `maps` example's bake-time table). Background blocks (no cared-for
+//! 27.9 against 10.2 (the lab's `maps` bake-time table). Background blocks (no cared-for
 //! texel) are not encoded but copied from one encoded constant block.
 //!
 //! # Sizes
@@ -166,7 +166,8 @@ crate::names::named!(Bc7Quality, "BC7 quality", {
 });
 
 /// Which BC5/BC7 encoder runs. Both implement Intel's ISPC texture compressor; the maps table
-/// (`cargo run --release --example maps`) shows them side by side, speed and angle error.
+/// (`cargo run --release -p qtangent-lab --bin maps`) shows them side by side, speed and angle
+/// error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum BcEncoder {
     /// Intel's ISPC kernels themselves (`intel_tex_2`, prebuilt SIMD code), on every core. The
