@@ -155,13 +155,8 @@ impl Args {
             check_memory(self.map_size)?;
         }
         for (flag, path) in [("", &self.mesh), ("--normal-map ", &self.normal_map)] {
-            if let Some(path) = path.as_ref().filter(|p| !p.is_file()) {
-                let what = if path.exists() {
-                    "not a file"
-                } else {
-                    "no such file"
-                };
-                return Err(format!("{flag}{}: {what}", path.display()));
+            if let Some(path) = path {
+                crate::files::must_be_file(flag, path)?;
             }
         }
         Ok(())

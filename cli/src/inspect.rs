@@ -679,14 +679,7 @@ fn print_materials(out: &mut String, r: &Value) {
 /// Runs `qtangent inspect`; `Err` for a file that cannot be read.
 pub fn run(args: &InspectArgs) -> Result<bool, String> {
     let path = &args.input;
-    if !path.is_file() {
-        let what = if path.exists() {
-            "not a file"
-        } else {
-            "no such file"
-        };
-        return Err(format!("{}: {what}", path.display()));
-    }
+    crate::files::must_be_file("", path)?;
     if args.formats {
         return match crate::inspect_formats::report(path, args.json) {
             Ok((out, within)) => {

@@ -28,7 +28,7 @@ use qtangent::render::{self, ImageDiff};
 use qtangent::render::{FrameSource, Lighting};
 use qtangent::Format;
 
-use crate::{console, files, names, pictures, scene, size_arg, Verbosity};
+use crate::{files, names, pictures, scene, size_arg, Verbosity};
 
 /// `qtangent render`'s flags.
 #[derive(clap::Args, Debug)]
@@ -222,16 +222,8 @@ fn render(args: &Args, say: Verbosity) -> Result<(), String> {
     }
     let output = args.output();
     let options = args.scene.map_options()?;
-    let ctx = GpuContext::new().map_err(|e| console::advise(&e))?;
-    let renderer = Renderer::new(&ctx).map_err(|e| e.to_string())?;
-    let mut gpu = scene::upload(
-        "qtangent render",
-        &ctx,
-        &renderer,
-        &scene,
-        &[args.frames],
-        &options,
-    )?;
+    let (ctx, renderer, mut gpu) =
+        scene::open("qtangent render", &scene, &[args.frames], &options)?;
     let view = args.view(&scene);
     let (width, height) = args.size;
     println!(

@@ -149,16 +149,7 @@ fn screenshot(args: &Args, path: &Path, say: Verbosity) -> Result<(), String> {
         }
     }
     let options = args.scene.map_options()?;
-    let ctx = GpuContext::new().map_err(|e| console::advise(&e))?;
-    let renderer = Renderer::new(&ctx).map_err(|e| e.to_string())?;
-    let gpu = scene::upload(
-        "qtangent view",
-        &ctx,
-        &renderer,
-        &scene,
-        &[args.frames],
-        &options,
-    )?;
+    let (ctx, renderer, gpu) = scene::open("qtangent view", &scene, &[args.frames], &options)?;
     let (width, height) = args.size;
     // As the window's first frame: `View::fitted`'s camera and sun.
     let view = View::fitted(&scene, width as f32 / height as f32, args.yaw, args.pitch);

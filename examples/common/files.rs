@@ -77,6 +77,20 @@ pub fn remove_partial_files() -> usize {
     removed
 }
 
+/// Refuses `path` unless it is a file: `FLAG PATH: no such file` (or `not a file`); `flag` is
+/// the option naming it with its trailing space, or "" for a positional argument.
+pub fn must_be_file(flag: &str, path: &Path) -> Result<(), String> {
+    if path.is_file() {
+        return Ok(());
+    }
+    let what = if path.exists() {
+        "not a file"
+    } else {
+        "no such file"
+    };
+    Err(format!("{flag}{}: {what}", path.display()))
+}
+
 /// Writes `path` through `write` into a temporary file beside it, then renames it, so a failed
 /// run never leaves half a file; makes the folder first. Errors name the file.
 pub fn write_atomically(

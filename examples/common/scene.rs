@@ -63,16 +63,10 @@ impl SceneArgs {
         if let Some(dir) = self.maps_dir.as_ref().filter(|d| !d.is_dir()) {
             return Err(format!("--maps-dir {}: not a folder", dir.display()));
         }
-        let file = std::path::Path::new(&self.scene);
-        if self.scene != "default" && !file.is_file() {
-            let what = if file.exists() {
-                "not a file"
-            } else {
-                "no such file"
-            };
-            return Err(format!("{}: {what}", file.display()));
+        if self.scene == "default" {
+            return Ok(());
         }
-        Ok(())
+        crate::files::must_be_file("", std::path::Path::new(&self.scene))
     }
 
     /// The scene named by SCENE, its maps sized by `--map-size`. Its warnings are left for the
@@ -145,6 +139,20 @@ pub fn upload(
         );
     }
     Ok(gpu)
+}
+
+/// The device, the renderer and `scene` uploaded on it ([`upload`]): what `render` and `view
+/// --screenshot` draw with. Errors name what failed.
+pub fn open(
+    tool: &'static str,
+    scene: &RenderScene,
+    formats: &[Format],
+    options: &MapOptions,
+) -> Result<(GpuContext, Renderer, GpuScene), String> {
+    let ctx = GpuContext::new().map_err(|e| crate::console::advise(&e))?;
+    let renderer = Renderer::new(&ctx).map_err(|e| e.to_string())?;
+    let gpu = upload(tool, &ctx, &renderer, scene, formats, options)?;
+    Ok((ctx, renderer, gpu))
 }
 
 /// `name: N meshes, N objects, N vertices, N triangles drawn`: what `gpu` holds of `scene`.
