@@ -232,11 +232,20 @@ pub fn run(args: &Args, say: Verbosity) -> Result<bool, String> {
     }
     let show_bar = say > Verbosity::Quiet && !args.json && std::io::stderr().is_terminal();
     let mut ui = Ui::new(show_bar, say);
+    let made = !args.output.exists();
+    if made {
+        // Removed again, if still empty, by a failure or Ctrl-C.
+        crate::files::made_dir(&args.output);
+    }
     let result = bake(args, &mut ui);
     ui.bar.finish_and_clear();
     match result {
         Ok(()) => Ok(true),
         Err(e) => {
+            if made {
+                // Only an empty folder goes: remove_dir refuses any other.
+                let _ = std::fs::remove_dir(&args.output);
+            }
             eprintln!("qtangent bake: {}", console::advise(e.as_ref()));
             Ok(false)
         }

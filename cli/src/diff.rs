@@ -38,7 +38,8 @@ pub struct DiffArgs {
     header: bool,
 }
 
-/// Runs `qtangent diff`: the report on stdout; `Err` for a file that cannot be read.
+/// Runs `qtangent diff`: the report on stdout; `Err` (status 2) for a file that is missing,
+/// `Ok(false)` (status 1) for one that does not load or when no vertex matched.
 pub fn run(args: &DiffArgs) -> Result<bool, String> {
     let matching = if args.exact {
         Matching::Exact
@@ -57,9 +58,24 @@ pub fn run(args: &DiffArgs) -> Result<bool, String> {
         },
         None => DiffOutput::Report { worst: args.worst },
     };
-    let text =
-        diff_files(&args.source, &args.candidate, matching, &output).map_err(|e| e.to_string())?;
+    for file in [&args.source, &args.candidate] {
+        crate::files::must_be_file("", file)?;
+    }
+    let (text, matched) = match diff_files(&args.source, &args.candidate, matching, &output) {
+        Ok(done) => done,
+        Err(e) => {
+            eprintln!("qtangent diff: {e}");
+            return Ok(false);
+        }
+    };
     // A reader that stops early (`| head`) is not an error.
     let _ = std::io::Write::write_all(&mut std::io::stdout(), text.as_bytes());
-    Ok(true)
+    if matched == 0 {
+        eprintln!(
+            "qtangent diff: {} and {} share no vertex (positions and UVs within the matching tolerance): nothing was compared",
+            args.source.display(),
+            args.candidate.display()
+        );
+    }
+    Ok(matched > 0)
 }

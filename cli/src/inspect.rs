@@ -704,7 +704,14 @@ pub fn run(args: &InspectArgs) -> Result<bool, String> {
             path.display()
         ));
     }
-    let doc = read_doc(path)?;
+    // A file that exists but does not read is a failure (status 1), not a refusal.
+    let doc = match read_doc(path) {
+        Ok(doc) => doc,
+        Err(e) => {
+            eprintln!("qtangent inspect: {e}");
+            return Ok(false);
+        }
+    };
     let mut r = report(path, &doc);
     let frames_ok = crate::inspect_formats::frame_checks(path, &mut r);
     let mut out = String::new();

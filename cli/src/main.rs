@@ -95,6 +95,21 @@ enum Command {
     Diff(diff::DiffArgs),
 }
 
+/// The largest picture side: wgpu's 2D texture limit on every adapter qtangent draws on
+/// (`max_texture_dimension_2d` is at least 8192 by the WebGPU defaults and 16384 on desktop
+/// GPUs and lavapipe); refused before any work rather than after the scene is baked.
+const MAX_PICTURE_SIDE: u32 = 16384;
+
+/// Refuses a picture size over [`MAX_PICTURE_SIDE`] a side, naming `flag`.
+pub(crate) fn check_picture_size(flag: &str, (w, h): (u32, u32)) -> Result<(), String> {
+    if w.max(h) > MAX_PICTURE_SIDE {
+        return Err(format!(
+            "{flag} {w}x{h}: a picture side is at most {MAX_PICTURE_SIDE} texels"
+        ));
+    }
+    Ok(())
+}
+
 fn main() -> ExitCode {
     console::quiet_mesa();
     let cli = Cli::parse();

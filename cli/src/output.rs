@@ -42,6 +42,11 @@ fn extension(path: &Path) -> Option<String> {
 fn kind_of(output: &Path) -> Result<Kind, String> {
     match extension(output).as_deref() {
         Some("glb") => Ok(Kind::Glb),
+        // Its .bin is named by a URI, which is text.
+        Some("gltf") if output.file_name().and_then(|n| n.to_str()).is_none() => Err(format!(
+            "-o {}: a .gltf names its .bin by a URI, which needs a UTF-8 file name",
+            output.display()
+        )),
         Some("gltf") => Ok(Kind::Gltf),
         Some(other) => Err(format!(
             "-o {}: the extension decides what is written, and .{other} is not one of .glb or .gltf",
@@ -115,7 +120,14 @@ pub fn plan(inputs: &[PathBuf], output: &Path, force: bool) -> Result<Vec<Job>, 
     let mut sources: Vec<(PathBuf, PathBuf)> = Vec::new(); // (file, the root it mirrors from)
     for input in inputs.iter().filter(|i| is_pattern(i)) {
         let (found, root) = expand(input)?;
-        for f in found {
+        // The output folder and what lies in it are never inputs (a second run of the same
+        // pattern must not take the first run's outputs).
+        let out = output.canonicalize().ok();
+        let in_output = |f: &Path| {
+            out.as_ref()
+                .is_some_and(|o| f.canonicalize().is_ok_and(|f| f.starts_with(o)))
+        };
+        for f in found.into_iter().filter(|f| !in_output(f)) {
             if f.is_dir() {
                 let mut under = Vec::new();
                 meshes_under(&f, output, &mut under)?;
@@ -152,6 +164,9 @@ pub fn plan(inputs: &[PathBuf], output: &Path, force: bool) -> Result<Vec<Job>, 
             return Err(format!("{}: no such file or folder", input.display()));
         }
     }
+    // A file named twice (by a pattern and by itself, or under two matches) is packed once.
+    let mut seen = std::collections::HashSet::new();
+    sources.retain(|(file, _)| seen.insert(resolved(file)));
     let single = inputs.len() == 1 && !inputs[0].is_dir() && !is_pattern(&inputs[0]);
     let jobs: Vec<Job> = if single {
         if output.is_dir() {
@@ -291,10 +306,12 @@ pub fn write(job: &Job, glb: &[u8]) -> Result<(), String> {
         Kind::Gltf => {
             let (mut json, bin) = split_glb(glb)?;
             let bin_path = job.output.with_extension("bin");
+            // A URI: percent-encoded (RFC 3986), so a name with a space or a `%` reads back.
             let uri = bin_path
                 .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
+                .and_then(|n| n.to_str())
+                .map(|n| urlencoding::encode(n).into_owned())
+                .ok_or_else(|| format!("{}: not a UTF-8 name", bin_path.display()))?;
             if let Some(buffer) = json
                 .get_mut("buffers")
                 .and_then(Value::as_array_mut)

@@ -96,6 +96,7 @@ impl Args {
             }
         }
         self.scene.check()?;
+        crate::check_picture_size("--size", self.size)?;
         if let Some(a) = self.aniso {
             if !(0.0..=1.0).contains(&a) {
                 return Err(format!("--aniso {a} is outside 0 to 1"));

@@ -117,6 +117,7 @@ type Args = ViewArgs;
 pub fn run(args: &Args, say: Verbosity) -> Result<bool, String> {
     args.scene.check()?;
     if let Some(shot) = &args.screenshot {
+        crate::check_picture_size("--size", args.size)?;
         let png = shot
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("png"));

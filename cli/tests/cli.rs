@@ -506,10 +506,11 @@ fn inspect_describes_a_packed_file() {
 
     let old = dir.path().join("old.gltf");
     std::fs::write(&old, r#"{"asset": {"version": "1.0"}}"#).expect("writes");
-    for (file, says) in [(&source, "OBJ"), (&old, "glTF 1.0 is not supported")] {
+    // The OBJ is refused by its name, before reading (2); the glTF 1.0 file fails once read (1).
+    for (file, status, says) in [(&source, 2, "OBJ"), (&old, 1, "glTF 1.0 is not supported")] {
         let o = qtangent(&["inspect", &file.to_string_lossy()]);
         let t = text(&o);
-        assert_eq!(o.status.code(), Some(2), "{t}");
+        assert_eq!(o.status.code(), Some(status), "{t}");
         assert!(t.contains(says), "{t}");
         assert_eq!(t.trim().lines().count(), 1, "{t}");
     }
@@ -666,6 +667,26 @@ fn glob_patterns_are_expanded() {
         "mirrored from {}",
         inputs.display()
     );
+    // Twice, with the output folder inside what the pattern matches (folders and files, each
+    // file matched twice: by itself and under its folder): the first run's outputs are not
+    // inputs, and a file matched twice is packed once.
+    let packed = inputs.join("packed");
+    let everything = format!("{}/**/*", inputs.display());
+    for _ in 0..2 {
+        let o = qtangent(&[
+            "pack",
+            &everything,
+            "-o",
+            &format!("{}/", packed.display()),
+            "-q",
+            "--force",
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+        assert_eq!(
+            files_under(&packed),
+            vec![packed.join("a.glb"), packed.join("sub/b.glb")]
+        );
+    }
     let none = format!("{}/*.gltf", inputs.display());
     let o = qtangent(&[
         "pack",
@@ -732,4 +753,30 @@ fn inspect_frame_check_fails_on_a_stream_that_holds_no_frames() {
     assert_eq!(o.status.code(), Some(1), "{t}");
     assert!(t.contains("frame check"), "{t}");
     assert!(t.contains("FAILED") || t.contains("OVER THE BOUND"), "{t}");
+}
+
+/// A `.gltf` output whose name needs percent-encoding in its buffer URI (a space, a `%`) reads
+/// back: its `.bin` is found.
+#[test]
+fn a_gltf_named_with_a_space_and_a_percent_reads_back() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let source = dir.path().join("cube.obj");
+    cube(&source);
+    let out = dir.path().join("my cube 100%.gltf");
+    let o = qtangent(&[
+        "pack",
+        &source.to_string_lossy(),
+        "-o",
+        &out.to_string_lossy(),
+        "-q",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(dir.path().join("my cube 100%.bin").is_file());
+    let o = qtangent(&["inspect", &out.to_string_lossy(), "--json"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let r: Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(r["totals"]["vertices"], 24, "{r}");
+    if let Some(errors) = validator_errors(&out) {
+        assert_eq!(errors, 0, "the validator finds errors in {}", out.display());
+    }
 }

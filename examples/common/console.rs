@@ -108,7 +108,7 @@ pub fn advise(e: &(dyn std::error::Error + 'static)) -> String {
             );
         }
         if let Some(qtangent::qmap::BakeError::Unfit { .. }) = err.downcast_ref() {
-            return format!("{text}: use --format bc7");
+            return format!("{text}: use --map-format bc7");
         }
         source = err.source();
     }

@@ -11,6 +11,17 @@ use std::sync::Mutex;
 /// `.bin` before its `.gltf`): what [`remove_partial_files`] clears on Ctrl-C.
 static WATCHED: Mutex<(Vec<PathBuf>, Vec<PathBuf>)> = Mutex::new((Vec::new(), Vec::new()));
 
+/// Folders this run made for its outputs: removed by [`remove_partial_files`] when empty.
+static MADE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Records that this run makes the folder `dir` (it did not exist), so an interrupted run
+/// removes it again if nothing was written into it.
+pub fn made_dir(dir: &Path) {
+    MADE.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .push(dir.to_path_buf());
+}
+
 /// Records that outputs are written into `dir`, so an interrupted run removes its temporary
 /// files there ([`remove_partial_files`]).
 pub fn watch_dir(dir: &Path) {
@@ -73,6 +84,13 @@ pub fn remove_partial_files() -> usize {
         if std::fs::remove_file(f).is_ok() {
             removed += 1;
         }
+    }
+    // Only empty folders go (remove_dir refuses any other), innermost first.
+    let made = MADE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    for dir in made.iter().rev() {
+        let _ = std::fs::remove_dir(dir);
     }
     removed
 }

@@ -549,7 +549,8 @@ const HEADER: &str = "| file | size (MB) | without images (kB) | vertices | fram
 /// How far the rewritten file `candidate`'s tangent frames are from those of `source`, the file
 /// it was made from (see the module docs for how vertices are matched), with the candidate's
 /// frame bytes per vertex and its size read from the file (`?` where it is not glTF): the text
-/// `output` asks for, lines ending in `\n`.
+/// `output` asks for, lines ending in `\n`, and how many candidate vertices were matched (0: the
+/// files share no vertex, nothing was compared).
 ///
 /// # Errors
 /// A file that does not load or prepare, or whose vertices cannot be placed in world space.
@@ -558,7 +559,7 @@ pub fn diff_files(
     candidate: &Path,
     matching: Matching,
     output: &DiffOutput,
-) -> Result<String, LabError> {
+) -> Result<(String, usize), LabError> {
     let s = WorldVertices::from_scene(&mesh::load(source)?)?;
     let c = WorldVertices::from_scene(&mesh::load(candidate)?)?;
     let tolerance = match matching {
@@ -585,7 +586,10 @@ pub fn diff_files(
             worst_vertices(&mut out, &diff, (&s, &c), *worst);
         }
     }
-    Ok(out)
+    Ok((
+        out,
+        usize::try_from(diff.errors.frames).unwrap_or(usize::MAX),
+    ))
 }
 
 /// The candidate's frame bytes, formatted for the table and the report (`None` for a file
