@@ -514,6 +514,21 @@ fn print(out: &mut String, r: &Value) {
     );
 }
 
+/// A frame check's last word: ok, or which part failed.
+fn verdict(c: &Value) -> &'static str {
+    let over = c["max_error_deg"]
+        .as_f64()
+        .zip(c["bound_deg"].as_f64())
+        .is_none_or(|(m, b)| !(m <= b));
+    if c["within_bound"] == true {
+        "ok"
+    } else if over || c["handedness_errors"].as_u64() != Some(0) {
+        "OVER THE BOUND"
+    } else {
+        "FAILED: these are not the mesh's frames"
+    }
+}
+
 /// The frame check of each `_QTANGENT` primitive (`inspect_formats::frame_checks`).
 fn print_frame_checks(out: &mut String, r: &Value) {
     let checked: Vec<&Value> = r["primitives"]
@@ -541,19 +556,16 @@ frame check (the frames `_QTANGENT` holds, decoded and encoded again in its form
             Some(e) => outln!(out, "  {name}: FAILED: {e}"),
             None => outln!(
                 out,
-                "  {name}: {} frames, max {:.4}° against the bound {}°{}: {}",
+                "  {name}: {} frames, max {:.4}° against the bound {}°, {} facing away from their triangles{}: {}",
                 c["frames"],
                 c["max_error_deg"].as_f64().unwrap_or(f64::NAN),
                 c["bound_deg"],
+                c["facing_away"],
                 match c["handedness_errors"].as_u64() {
                     Some(0) | None => String::new(),
                     Some(n) => format!(", {n} handedness errors"),
                 },
-                if c["within_bound"] == true {
-                    "ok"
-                } else {
-                    "OVER THE BOUND"
-                }
+                verdict(c)
             ),
         }
     }

@@ -703,22 +703,24 @@ fn glob_patterns_are_expanded() {
     assert!(!dir.path().join("none").exists());
 }
 
-/// `inspect`'s frame check fails (status 1, the primitive named) on a file whose `_QTANGENT`
-/// stream does not hold frames: the cube packed as f32x4 with its frame bytes overwritten by
-/// NaN.
-#[test]
-fn inspect_frame_check_fails_on_a_stream_that_holds_no_frames() {
-    let dir = tempfile::tempdir().expect("a temporary folder");
-    let source = dir.path().join("cube.obj");
+/// The `_QTANGENT` frames of the cube packed as `format` (positions f32), overwritten by
+/// `fill(vertex, bytes of the frame)`, written as `DIR/NAME.glb`; its path.
+fn cube_with_frames(
+    dir: &Path,
+    name: &str,
+    format: &str,
+    fill: &dyn Fn(usize, &mut [u8]),
+) -> PathBuf {
+    let source = dir.join(format!("{name}.obj"));
     cube(&source);
-    let glb = dir.path().join("cube.glb");
+    let glb = dir.join(format!("{name}-packed.glb"));
     let o = qtangent(&[
         "pack",
         &source.to_string_lossy(),
         "-o",
         &glb.to_string_lossy(),
         "--frames",
-        "f32x4",
+        format,
         "--float",
         "-q",
     ]);
@@ -733,26 +735,66 @@ fn inspect_frame_check_fails_on_a_stream_that_holds_no_frames() {
         .expect("a _QTANGENT accessor") as usize;
     let a = &json["accessors"][accessor];
     let view = &json["bufferViews"][a["bufferView"].as_u64().expect("a view") as usize];
-    let stride = view["byteStride"].as_u64().unwrap_or(16) as usize;
+    let size = match format {
+        "f32x4" => 16,
+        "smallest3x4" => 4,
+        other => panic!("no frame size for {other}"),
+    };
+    let stride = view["byteStride"].as_u64().map_or(size, |s| s as usize);
     let start = 20
         + json_len
         + 8
         + view["byteOffset"].as_u64().unwrap_or(0) as usize
         + a["byteOffset"].as_u64().unwrap_or(0) as usize;
-    let count = a["count"].as_u64().expect("a count") as usize;
-    for v in 0..count {
+    for v in 0..a["count"].as_u64().expect("a count") as usize {
         let at = start + v * stride;
-        for c in 0..4 {
-            bytes[at + 4 * c..at + 4 * c + 4].copy_from_slice(&f32::NAN.to_le_bytes());
-        }
+        fill(v, &mut bytes[at..at + size]);
     }
-    let broken = dir.path().join("nan.glb");
-    std::fs::write(&broken, &bytes).expect("writes");
-    let o = qtangent(&["inspect", &broken.to_string_lossy()]);
-    let t = text(&o);
-    assert_eq!(o.status.code(), Some(1), "{t}");
-    assert!(t.contains("frame check"), "{t}");
-    assert!(t.contains("FAILED") || t.contains("OVER THE BOUND"), "{t}");
+    let out = dir.join(format!("{name}.glb"));
+    std::fs::write(&out, &bytes).expect("writes");
+    out
+}
+
+/// `inspect`'s frame check fails (status 1) on streams that decode but are not the mesh's frames:
+/// f32x4 of NaN (no unit frame), and smallest3x4 — where every 4-byte pattern is a valid
+/// quaternion — of zeros (one frame for every face of the cube: 3 of 6 faces' normals face
+/// away from it at least) and of seeded random bytes (about half face away). The cube's own
+/// frames pass (above).
+#[test]
+fn inspect_frame_check_fails_on_streams_that_hold_no_frames() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let random: Vec<u8> = (0..24 * 4)
+        .map(|_| {
+            // xorshift64*, seeded: the same bytes every run.
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            (state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 56) as u8
+        })
+        .collect();
+    let cases: [(&str, &str, &dyn Fn(usize, &mut [u8])); 3] = [
+        ("nan", "f32x4", &|_, b| {
+            for c in b.chunks_exact_mut(4) {
+                c.copy_from_slice(&f32::NAN.to_le_bytes());
+            }
+        }),
+        ("zeros", "smallest3x4", &|_, b| b.fill(0)),
+        ("random", "smallest3x4", &|v, b| {
+            b.copy_from_slice(&random[4 * v..4 * v + 4])
+        }),
+    ];
+    for (name, format, fill) in cases {
+        let file = cube_with_frames(dir.path(), name, format, fill);
+        let o = qtangent(&["inspect", &file.to_string_lossy()]);
+        let t = text(&o);
+        assert_eq!(o.status.code(), Some(1), "{name}: {t}");
+        assert!(t.contains("frame check"), "{name}: {t}");
+        assert!(
+            t.contains("FAILED") || t.contains("OVER THE BOUND"),
+            "{name}: {t}"
+        );
+    }
 }
 
 /// A `.gltf` output whose name needs percent-encoding in its buffer URI (a space, a `%`) reads
