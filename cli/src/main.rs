@@ -12,6 +12,15 @@
 //! `-v/--verbose`. Refusals come before any work (status 2); outputs are written whole or not at
 //! all, Ctrl-C included; a failure while working is status 1; 0 only when everything succeeded.
 
+/// `println!` unless `-q` ([`console::quiet`]): a report's lines, never an error.
+macro_rules! out {
+    ($($arg:tt)*) => {
+        if !crate::console::quiet() {
+            println!($($arg)*);
+        }
+    };
+}
+
 mod bake;
 mod diff;
 mod inspect;
@@ -138,6 +147,7 @@ fn main() -> ExitCode {
         Command::Inspect(_) => "inspect",
         Command::Diff(_) => "diff",
     };
+    console::set_quiet(say == Verbosity::Quiet);
     let result = match &cli.command {
         Command::Pack(args) => pack::run(args, say),
         Command::Bake(args) => bake::run(args, say),

@@ -187,7 +187,7 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
 /// Writes `img` to `path` and says so.
 fn save(img: &RgbaImage, path: &Path) -> Result<(), String> {
     files::save_png(img, path)?;
-    println!("wrote {}", path.display());
+    out!("wrote {}", path.display());
     Ok(())
 }
 
@@ -227,7 +227,7 @@ fn render(args: &Args, say: Verbosity) -> Result<(), String> {
         scene::open("qtangent render", &scene, &[args.frames], &options)?;
     let view = args.view(&scene);
     let (width, height) = args.size;
-    println!(
+    out!(
         "{}; {width}×{height} on {}",
         scene::summary(&scene, &gpu),
         ctx
@@ -266,7 +266,7 @@ fn render(args: &Args, say: Verbosity) -> Result<(), String> {
         }
         report_all(args, &shots, &mut gpu, &sources, &pictures, &output)?;
     }
-    println!("done in {:.1} s", start.elapsed().as_secs_f64());
+    out!("done in {:.1} s", start.elapsed().as_secs_f64());
     Ok(())
 }
 
@@ -347,7 +347,7 @@ fn report_all(
             names.join(", ")
         }
     };
-    println!(
+    out!(
         "\nMaps stored as: object-space {}; tangent-space {}.",
         formats(&gpu.report().object_maps),
         formats(&gpu.report().tangent_maps)
@@ -404,16 +404,16 @@ fn sheet(images: &[RgbaImage], heatmaps: &[RgbaImage]) -> Result<RgbaImage, Stri
 
 /// The table of PSNR and errors against the reference.
 fn print_diffs(diffs: &[ModeDiff], has_authored: bool) {
-    println!(
+    out!(
         "\nAgainst the reference (heatmap: black = equal, white ≥ {} levels of 255):",
         pictures::HEATMAP_FULL_SCALE
     );
     if has_authored {
-        println!("| mode | PSNR (dB) | max error | pixels differing | without the authored-map objects: PSNR (dB) | max error |");
-        println!("|---|---:|---:|---:|---:|---:|");
+        out!("| mode | PSNR (dB) | max error | pixels differing | without the authored-map objects: PSNR (dB) | max error |");
+        out!("|---|---:|---:|---:|---:|---:|");
     } else {
-        println!("| mode | PSNR (dB) | max error | pixels differing |");
-        println!("|---|---:|---:|---:|");
+        out!("| mode | PSNR (dB) | max error | pixels differing |");
+        out!("|---|---:|---:|---:|");
     }
     for ModeDiff {
         label,
@@ -427,13 +427,13 @@ fn print_diffs(diffs: &[ModeDiff], has_authored: bool) {
             label, d.psnr_db, d.max_error, pct
         );
         match without_authored {
-            Some(w) => println!("{base} {:.2} | {} |", w.psnr_db, w.max_error),
-            None if has_authored => println!("{base} – | – |"),
-            None => println!("{base}"),
+            Some(w) => out!("{base} {:.2} | {} |", w.psnr_db, w.max_error),
+            None if has_authored => out!("{base} – | – |"),
+            None => out!("{base}"),
         }
     }
     if has_authored {
-        println!("(The authored map carries a tangent field the vertex frames do not have: there the modes differ by design.)");
+        out!("(The authored map carries a tangent field the vertex frames do not have: there the modes differ by design.)");
     }
 }
 
@@ -445,9 +445,9 @@ fn print_costs(
     sources: &[FrameSource],
 ) -> Result<(), String> {
     let (width, height) = args.size;
-    println!("\nCost on the GPU ({} vertices):", gpu.report().vertices);
-    println!("| mode | vertex buffers | of which frame | frame textures (mips incl.) | frame time ({}×{}) |", width, height);
-    println!("|---|---:|---:|---:|---:|");
+    out!("\nCost on the GPU ({} vertices):", gpu.report().vertices);
+    out!("| mode | vertex buffers | of which frame | frame textures (mips incl.) | frame time ({}×{}) |", width, height);
+    out!("|---|---:|---:|---:|---:|");
     for &s in sources {
         let c = gpu.cost(s).unwrap_or_default();
         let t = if args.time_frames == 0 {
@@ -464,7 +464,7 @@ fn print_costs(
                 .map_err(|e| e.to_string())?;
             format!("{:.1} ms", d.as_secs_f64() * 1e3)
         };
-        println!(
+        out!(
             "| {} | {} | {} | {} | {t} |",
             s,
             kib(c.vertex_bytes),
@@ -473,9 +473,10 @@ fn print_costs(
         );
     }
     if args.time_frames > 0 {
-        println!(
+        out!(
             "(frame time: wall clock of submit + wait, mean of {} frames after a warm-up, on {})",
-            args.time_frames, shots.ctx.info.name
+            args.time_frames,
+            shots.ctx.info.name
         );
     }
     Ok(())

@@ -161,7 +161,7 @@ fn screenshot(args: &Args, path: &Path, say: Verbosity) -> Result<(), String> {
         .map_err(|e| format!("drawing {} in {source} mode: {e}", scene.name))?;
     files::save_png(&img, path)?;
     if say > Verbosity::Quiet {
-        println!(
+        out!(
             "{}; {source}, {width}×{height} on {ctx}: wrote {}",
             scene::summary(&scene, &gpu),
             path.display()
@@ -196,9 +196,9 @@ fn view(args: Args, say: Verbosity) -> Result<(), String> {
     let event_loop =
         EventLoop::new().map_err(|e| format!("cannot open a window (no display?): {e}"))?;
     event_loop.set_control_flow(ControlFlow::Wait);
-    println!("{KEY_HELP}");
+    out!("{KEY_HELP}");
     if skinned.is_some() {
-        println!("{ANIM_KEY_HELP}");
+        out!("{ANIM_KEY_HELP}");
     }
     let mut app = App {
         args,
@@ -503,7 +503,7 @@ impl Viewer {
             &Format::ALL,
             &options,
         )?;
-        println!("{}; on {}", scene::summary(&scene, &gpu), ctx);
+        out!("{}; on {}", scene::summary(&scene, &gpu), ctx);
         let anim = skinned.and_then(|s| match s.start(&ctx, &mut gpu) {
             Ok(a) => Some(a),
             Err(e) => {
@@ -624,7 +624,7 @@ impl Viewer {
             .anim
             .as_ref()
             .map_or_else(String::new, |a| format!(" | {}", a.label()));
-        println!(
+        out!(
             "{} | anisotropy {} | sun at {:.0}°{anim}",
             self.source(),
             self.anisotropy_label(),

@@ -238,6 +238,23 @@ fn view_screenshot_is_headless_and_refusals_write_nothing() {
         "the screenshot is blank"
     );
 
+    // -q: errors only, so nothing at all for a run that succeeds (the bake's stages, the maps'
+    // origins and the summary included).
+    let quiet = dir.path().join("quiet.png");
+    let o = qtangent(&[
+        "view",
+        "-q",
+        "--screenshot",
+        &quiet.to_string_lossy(),
+        "--size",
+        "32x32",
+        "--map-size",
+        "64",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(text(&o), "", "view -q printed something");
+    assert!(quiet.is_file());
+
     let jpg = dir.path().join("shot.jpg");
     let o = qtangent(&["view", "--screenshot", &jpg.to_string_lossy()]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));

@@ -4,6 +4,19 @@
 
 #![allow(dead_code)] // each tool uses what it needs
 
+static QUIET: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `-q`: from now on nothing but errors is printed ([`quiet`]; [`Console`] keeps its warnings
+/// for reports but prints none).
+pub fn set_quiet(quiet: bool) {
+    QUIET.store(quiet, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// Whether [`set_quiet`] asked for errors only.
+pub fn quiet() -> bool {
+    QUIET.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Prints warnings to stderr as `TOOL: warning: …`, progress as `TOOL: stage` lines when
 /// `progress` is on, and keeps the warnings for a report.
 pub struct Console {
@@ -36,14 +49,16 @@ impl Console {
 
 impl qtangent::Listener for Console {
     fn progress(&mut self, p: qtangent::Progress<'_>) {
-        if self.progress && p.stage != self.last_stage {
+        if self.progress && !quiet() && p.stage != self.last_stage {
             self.last_stage = p.stage.to_string();
             eprintln!("{}: {}", self.tool, p.stage);
         }
     }
 
     fn warning(&mut self, w: qtangent::Warning) {
-        eprintln!("{}: warning: {w}", self.tool);
+        if !quiet() {
+            eprintln!("{}: warning: {w}", self.tool);
+        }
         self.warnings.push(w);
     }
 }

@@ -126,6 +126,9 @@ pub fn upload(
             &mut Console::with_progress(tool),
         )
         .map_err(|e| format!("{}: {e}", scene.name))?;
+    if crate::console::quiet() {
+        return Ok(gpu);
+    }
     print_map_origins(tool, gpu.report());
     for m in gpu
         .report()
