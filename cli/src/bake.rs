@@ -84,8 +84,8 @@ pub struct BakeArgs {
     /// Map kind: tangent (rotation of the vertex frame) or object (the whole frame).
     #[arg(long, default_value = "tangent", value_parser = names::<MapSpace>(["tangent", "object"]))]
     maps: MapSpace,
-    /// Storage format: rgba16f, snorm16, snorm8, rgba32f, bc5, bc7 (default: bc5 for tangent,
-    /// bc7 for object).
+    /// Storage format: rgba16f, snorm16, snorm8, rgba32f, bc5, bc7, bc5x2 (default: bc5 for
+    /// tangent, bc7 for object; bc5x2 for a tangent-space map with a twist).
     #[arg(long, value_parser = names::<MapFormat>(MapFormat::ALL.map(MapFormat::name)))]
     map_format: Option<MapFormat>,
     /// BC5/BC7 encoder: ispc (Intel's ISPC kernels, the default) or portable

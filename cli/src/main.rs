@@ -74,7 +74,7 @@ struct Cli {
     /// Print errors only.
     #[arg(short, long, global = true, conflicts_with = "verbose")]
     quiet: bool,
-    /// Print more: each file's frame errors.
+    /// Print more (pack: each file's frame errors).
     #[arg(short, long, global = true)]
     verbose: bool,
     #[command(subcommand)]

@@ -169,7 +169,7 @@ pub fn plan(inputs: &[PathBuf], output: &Path, force: bool) -> Result<Vec<Job>, 
     sources.retain(|(file, _)| seen.insert(resolved(file)));
     let single = inputs.len() == 1 && !inputs[0].is_dir() && !is_pattern(&inputs[0]);
     let jobs: Vec<Job> = if single {
-        if output.is_dir() {
+        if names_folder(output) {
             return Err(format!(
                 "-o {}: is a folder, and one input writes one file: name it, e.g. -o {}",
                 output.display(),

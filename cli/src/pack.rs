@@ -22,7 +22,8 @@ use crate::{names, Verbosity};
 /// `qtangent pack`'s flags.
 #[derive(Args, Debug)]
 pub struct PackArgs {
-    /// .gltf, .glb or .obj files, or folders (searched recursively for them).
+    /// .gltf, .glb or .obj files, folders (searched recursively for them), or glob patterns
+    /// (`'assets/**/*.gltf'`, quoted so the command expands them).
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
     /// One input: the file to write, .glb or .gltf (its extension decides). Several inputs or a

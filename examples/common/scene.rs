@@ -25,8 +25,8 @@ pub struct SceneArgs {
     #[arg(default_value = "default")]
     pub scene: String,
     /// Stored format of both kinds of quaternion map: rgba16f, snorm16, snorm8, rgba32f, bc5,
-    /// bc7 (default: the compressed one — bc5 for tangent-space maps, bc7 for those with a twist
-    /// and for object-space maps; bc5 asked of those is stored as bc7, with a note).
+    /// bc7, bc5x2 (default: the compressed one — bc5 for tangent-space maps, bc5x2 for those
+    /// with a twist as well as a normal, bc7 for object-space maps).
     #[arg(long, value_parser = names::<MapFormat>(MapFormat::ALL.map(MapFormat::name)))]
     pub map_format: Option<MapFormat>,
     /// Keep the object-space maps' handedness plane instead of deriving the handedness from the
