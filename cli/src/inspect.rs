@@ -519,7 +519,12 @@ fn verdict(c: &Value) -> &'static str {
     let over = c["max_error_deg"]
         .as_f64()
         .zip(c["bound_deg"].as_f64())
-        .is_none_or(|(m, b)| !(m <= b));
+        .is_none_or(|(m, b)| {
+            !matches!(
+                m.partial_cmp(&b),
+                Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+            )
+        });
     if c["within_bound"] == true {
         "ok"
     } else if over || c["handedness_errors"].as_u64() != Some(0) {

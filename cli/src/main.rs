@@ -125,7 +125,7 @@ fn main() -> ExitCode {
     // Ctrl-C: outputs are whole or absent, so the temporary files of the outputs in progress
     // (and a .gltf's .bin written before its .gltf) go, and the run ends with status 130.
     let interrupted = ctrlc::set_handler(|| {
-        files::remove_partial_files();
+        files::interrupt();
         eprintln!("qtangent: interrupted; no partial output is left");
         std::process::exit(130);
     });

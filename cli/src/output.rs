@@ -319,15 +319,14 @@ pub fn write(job: &Job, glb: &[u8]) -> Result<(), String> {
             {
                 buffer["uri"] = Value::String(uri);
             }
-            // The .bin is not whole output until its .gltf is: Ctrl-C between them removes it.
-            crate::files::unsettled(&bin_path);
-            write_whole(&bin_path, bin)?;
+            // The .bin and the .gltf are whole only together: written under one guard, so Ctrl-C
+            // comes before or after both, and a failure of the second removes the first.
             let text = serde_json::to_vec(&json).map_err(|e| e.to_string())?;
-            let written = write_whole(&job.output, &text).inspect_err(|_| {
+            let _writing = crate::files::writing();
+            crate::files::write_bytes_held(&bin_path, bin)?;
+            crate::files::write_bytes_held(&job.output, &text).inspect_err(|_| {
                 let _ = std::fs::remove_file(&bin_path);
-            });
-            crate::files::settled(&bin_path);
-            written
+            })
         }
     }
 }

@@ -184,10 +184,16 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     path.with_file_name(format!("{stem}-{suffix}.png"))
 }
 
-/// Writes `img` to `path` and says so.
-fn save(img: &RgbaImage, path: &Path) -> Result<(), String> {
-    files::save_png(img, path)?;
-    out!("wrote {}", path.display());
+/// The pictures of a run, written only once every one of them is made (a failure on the way
+/// writes none).
+type Pending = Vec<(PathBuf, RgbaImage)>;
+
+/// Writes every picture of `pending` and says so.
+fn write_all(pending: Pending) -> Result<(), String> {
+    for (path, img) in &pending {
+        files::save_png(img, path)?;
+        out!("wrote {}", path.display());
+    }
     Ok(())
 }
 
@@ -246,8 +252,9 @@ fn render(args: &Args, say: Verbosity) -> Result<(), String> {
             .map_err(|e| format!("rendering {} in {} mode: {e}", scene.name, s))?;
         images.push(img);
     }
+    let mut pending = Pending::new();
     if sources.len() == 1 {
-        save(&images[0], &output)?;
+        pending.extend(images.into_iter().map(|img| (output.clone(), img)));
     } else {
         let mut pictures: Vec<(String, String, RgbaImage)> = sources
             .iter()
@@ -262,10 +269,18 @@ fn render(args: &Args, say: Verbosity) -> Result<(), String> {
             ));
         }
         for (name, _, img) in &pictures {
-            save(img, &with_suffix(&output, name))?;
+            pending.push((with_suffix(&output, name), img.clone()));
         }
-        report_all(args, &shots, &mut gpu, &sources, &pictures, &output)?;
+        report_all(
+            args,
+            &shots,
+            &mut gpu,
+            (&sources, &pictures),
+            &output,
+            &mut pending,
+        )?;
     }
+    write_all(pending)?;
     out!("done in {:.1} s", start.elapsed().as_secs_f64());
     Ok(())
 }
@@ -307,9 +322,9 @@ fn report_all(
     args: &Args,
     shots: &Shots<'_>,
     gpu: &mut GpuScene,
-    sources: &[FrameSource],
-    pictures: &[(String, String, RgbaImage)],
+    (sources, pictures): (&[FrameSource], &[(String, String, RgbaImage)]),
     output: &Path,
+    pending: &mut Pending,
 ) -> Result<(), String> {
     let without = render_without_authored(shots, gpu, sources)?;
     let reference = &pictures[0].2;
@@ -323,7 +338,7 @@ fn report_all(
             None => None,
         };
         let heat = pictures::heatmap(reference, img).map_err(|e| e.to_string())?;
-        save(&heat, &with_suffix(output, &format!("diff-{name}")))?;
+        pending.push((with_suffix(output, &format!("diff-{name}")), heat.clone()));
         heatmaps.push(heat);
         diffs.push(ModeDiff {
             label: label.clone(),
@@ -332,7 +347,7 @@ fn report_all(
         });
     }
     let images: Vec<RgbaImage> = pictures.iter().map(|(_, _, i)| i.clone()).collect();
-    save(&sheet(&images, &heatmaps)?, &with_suffix(output, "sheet"))?;
+    pending.push((with_suffix(output, "sheet"), sheet(&images, &heatmaps)?));
     print_diffs(&diffs, without.is_some());
     let formats = |v: &[MapReport]| {
         let mut names: Vec<&str> = v

@@ -790,7 +790,8 @@ fn inspect_frame_check_fails_on_streams_that_hold_no_frames() {
             (state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 56) as u8
         })
         .collect();
-    let cases: [(&str, &str, &dyn Fn(usize, &mut [u8])); 3] = [
+    type Fill<'a> = &'a dyn Fn(usize, &mut [u8]);
+    let cases: [(&str, &str, Fill); 3] = [
         ("nan", "f32x4", &|_, b| {
             for c in b.chunks_exact_mut(4) {
                 c.copy_from_slice(&f32::NAN.to_le_bytes());

@@ -5,11 +5,35 @@
 
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock, RwLockReadGuard};
 
-/// Folders being written into, and files written but not yet whole as a set (a `.gltf`'s
-/// `.bin` before its `.gltf`): what [`remove_partial_files`] clears on Ctrl-C.
-static WATCHED: Mutex<(Vec<PathBuf>, Vec<PathBuf>)> = Mutex::new((Vec::new(), Vec::new()));
+/// Held (read) by every write from its temporary file's creation to its rename, and by a set of
+/// files written as one (a `.gltf` and its `.bin`); taken (write) by [`interrupt`], so Ctrl-C
+/// comes between whole outputs, never inside one.
+static WRITING: RwLock<()> = RwLock::new(());
+
+/// A guard under which writes are not interrupted: hold it across files that are whole only
+/// together, and write them with [`write_bytes_held`].
+pub fn writing() -> RwLockReadGuard<'static, ()> {
+    WRITING
+        .read()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Ctrl-C: waits for the writes under way to end (each whole), removes what
+/// [`remove_partial_files`] removes, and holds the lock, so no new write starts, until the
+/// process exits.
+pub fn interrupt() -> usize {
+    let guard = WRITING
+        .write()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let removed = remove_partial_files();
+    std::mem::forget(guard);
+    removed
+}
+
+/// Folders being written into: where [`remove_partial_files`] looks on Ctrl-C.
+static WATCHED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// Folders this run made for its outputs: removed by [`remove_partial_files`] when empty.
 static MADE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
@@ -33,26 +57,9 @@ pub fn watch_dir(dir: &Path) {
     let mut w = WATCHED
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
-    if !w.0.iter().any(|d| d == dir) {
-        w.0.push(dir.to_path_buf());
+    if !w.iter().any(|d| d == dir) {
+        w.push(dir.to_path_buf());
     }
-}
-
-/// Records `file` as written but not whole until [`settled`] is called for it: an interrupted
-/// run removes it.
-pub fn unsettled(file: &Path) {
-    let mut w = WATCHED
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    w.1.push(file.to_path_buf());
-}
-
-/// `file` is part of a whole output now ([`unsettled`]).
-pub fn settled(file: &Path) {
-    let mut w = WATCHED
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
-    w.1.retain(|f| f != file);
 }
 
 /// Whether `name` is one of this process's temporary files: `.NAME.PID.partial` (the tools')
@@ -63,14 +70,14 @@ fn is_ours(name: &str) -> bool {
         && (name.ends_with(&format!(".{pid}.partial")) || name.ends_with(&format!(".{pid}.tmp")))
 }
 
-/// Removes this process's temporary files from the watched folders and the unsettled files:
-/// what an interrupted run (Ctrl-C) leaves is nothing. Returns how many were removed.
+/// Removes this process's temporary files from the watched folders, and the folders this run
+/// made that are empty: what an interrupted run (Ctrl-C) leaves is nothing. Returns how many were removed.
 pub fn remove_partial_files() -> usize {
     let w = WATCHED
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let mut removed = 0;
-    for dir in &w.0 {
+    for dir in w.iter() {
         let Ok(entries) = std::fs::read_dir(dir) else {
             continue;
         };
@@ -78,11 +85,6 @@ pub fn remove_partial_files() -> usize {
             if is_ours(&e.file_name().to_string_lossy()) && std::fs::remove_file(e.path()).is_ok() {
                 removed += 1;
             }
-        }
-    }
-    for f in &w.1 {
-        if std::fs::remove_file(f).is_ok() {
-            removed += 1;
         }
     }
     // Only empty folders go (remove_dir refuses any other), innermost first.
@@ -115,6 +117,15 @@ pub fn write_atomically(
     path: &Path,
     write: impl FnOnce(&mut BufWriter<std::fs::File>) -> Result<(), String>,
 ) -> Result<(), String> {
+    let _writing = writing();
+    write_held(path, write)
+}
+
+/// [`write_atomically`] for a caller that holds [`writing`].
+fn write_held(
+    path: &Path,
+    write: impl FnOnce(&mut BufWriter<std::fs::File>) -> Result<(), String>,
+) -> Result<(), String> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     }
@@ -139,6 +150,11 @@ pub fn write_atomically(
         let _ = std::fs::remove_file(&tmp);
         format!("{}: {e}", path.display())
     })
+}
+
+/// Writes `bytes` to `path` ([`write_atomically`]) for a caller that holds [`writing`].
+pub fn write_bytes_held(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    write_held(path, |out| out.write_all(bytes).map_err(|e| e.to_string()))
 }
 
 /// Writes `bytes` to `path` ([`write_atomically`]).
