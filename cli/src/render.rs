@@ -120,10 +120,11 @@ impl Args {
     /// `--output`, or `renders/<scene>.png`.
     fn output(&self) -> PathBuf {
         self.output.clone().unwrap_or_else(|| {
-            let stem = if self.scene.scene == "default" {
+            let stem = if self.scene.is_default() {
                 "default".to_string()
             } else {
-                Path::new(&self.scene.scene)
+                self.scene
+                    .scene
                     .file_stem()
                     .map_or_else(|| "render".into(), |s| s.to_string_lossy().into_owned())
             };

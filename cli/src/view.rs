@@ -172,11 +172,16 @@ fn screenshot(args: &Args, path: &Path, say: Verbosity) -> Result<(), String> {
 
 /// The window.
 fn view(args: Args, say: Verbosity) -> Result<(), String> {
+    // The display first: without one, loading and baking would be wasted (`--screenshot` needs
+    // none).
+    let event_loop = EventLoop::new().map_err(|e| {
+        format!("cannot open a window (no display?): {e}; --screenshot OUT.png draws without one")
+    })?;
     let scene = args.scene.load()?;
     // Checked before the window opens.
     args.scene.map_options()?;
     let skinned = if scene.objects.iter().any(|o| o.skin.is_some()) {
-        match Skinned::prepare(Path::new(&args.scene.scene), &scene) {
+        match Skinned::prepare(&args.scene.scene, &scene) {
             Ok(s) => Some(s),
             Err(e) => {
                 eprintln!("qtangent view: warning: shown unanimated: {e}");
@@ -193,8 +198,6 @@ fn view(args: Args, say: Verbosity) -> Result<(), String> {
             eprintln!("qtangent view: warning: {w}");
         }
     }
-    let event_loop =
-        EventLoop::new().map_err(|e| format!("cannot open a window (no display?): {e}"))?;
     event_loop.set_control_flow(ControlFlow::Wait);
     out!("{KEY_HELP}");
     if skinned.is_some() {

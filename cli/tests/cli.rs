@@ -255,6 +255,26 @@ fn view_screenshot_is_headless_and_refusals_write_nothing() {
     assert_eq!(text(&o), "", "view -q printed something");
     assert!(quiet.is_file());
 
+    // No display: the window cannot open, said in one line pointing at --screenshot, before the
+    // scene is loaded or baked.
+    let o = Command::new(env!("CARGO_BIN_EXE_qtangent"))
+        .arg("view")
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .env_remove("WAYLAND_SOCKET")
+        .output()
+        .expect("qtangent runs");
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(
+        err.contains("--screenshot") && err.trim_end().lines().count() == 1,
+        "{err}"
+    );
+    assert!(
+        !err.contains("bake") && o.stdout.is_empty(),
+        "loaded before the window: {err}"
+    );
+
     let jpg = dir.path().join("shot.jpg");
     let o = qtangent(&["view", "--screenshot", &jpg.to_string_lossy()]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));

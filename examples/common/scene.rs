@@ -23,7 +23,7 @@ use crate::console::Console;
 pub struct SceneArgs {
     /// A glTF (.gltf/.glb) or OBJ file, or `default` for the embedded default scene.
     #[arg(default_value = "default")]
-    pub scene: String,
+    pub scene: PathBuf,
     /// Stored format of both kinds of quaternion map: rgba16f, snorm16, snorm8, rgba32f, bc5,
     /// bc7, bc5x2 (default: the compressed one — bc5 for tangent-space maps, bc5x2 for those
     /// with a twist as well as a normal, bc7 for object-space maps).
@@ -54,6 +54,11 @@ pub struct SceneArgs {
 }
 
 impl SceneArgs {
+    /// Whether SCENE is `default`, the embedded default scene.
+    pub fn is_default(&self) -> bool {
+        self.scene.as_os_str() == "default"
+    }
+
     /// Checks the flags before any work: `--map-size` in range, `--maps-dir` a folder, the
     /// scene file present.
     pub fn check(&self) -> Result<(), String> {
@@ -63,20 +68,20 @@ impl SceneArgs {
         if let Some(dir) = self.maps_dir.as_ref().filter(|d| !d.is_dir()) {
             return Err(format!("--maps-dir {}: not a folder", dir.display()));
         }
-        if self.scene == "default" {
+        if self.is_default() {
             return Ok(());
         }
-        crate::files::must_be_file("", std::path::Path::new(&self.scene))
+        crate::files::must_be_file("", &self.scene)
     }
 
     /// The scene named by SCENE, its maps sized by `--map-size`. Its warnings are left for the
     /// tool to print.
     pub fn load(&self) -> Result<RenderScene, String> {
         // `default` is the embedded default scene, anything else a file.
-        let scene = if self.scene == "default" {
+        let scene = if self.is_default() {
             qtangent::lab::content::default_scene()
         } else {
-            RenderScene::load(std::path::Path::new(&self.scene))
+            RenderScene::load(&self.scene)
         };
         let mut scene = scene.map_err(|e| e.to_string())?;
         if let Some(size) = self.map_size {
