@@ -156,10 +156,10 @@ impl NormalMap {
         }
     }
 
-    /// The map's mip levels below this one, down to 1 × 1: each level the previous resized to
-    /// half (rounded down, at least 1) with the triangle filter `mip_chain` gives the renderer's
-    /// 8-bit levels, here on the unpacked vectors (the filter is linear, so the `scale` applied
-    /// before filtering is the scale applied after).
+    /// The map's mip levels below this one, down to 1 × 1: each level the previous halved
+    /// (rounded down, at least 1) with the 2 × 2 box filter `normal_mip_chain` gives the
+    /// renderer's 8-bit levels, here on the unpacked vectors (the filter is linear, so the
+    /// `scale` applied before filtering is the scale applied after).
     #[must_use]
     pub(crate) fn coarser_levels(&self) -> Vec<Self> {
         let mut levels: Vec<Self> = Vec::new();
@@ -173,19 +173,19 @@ impl NormalMap {
         }
     }
 
-    /// This map at half size (rounded down, at least 1), triangle-filtered along each axis.
+    /// This map at half size (rounded down, at least 1), each texel the mean of the 2 × 2 texels
+    /// it covers ([`box_half`]).
     fn halved(&self) -> Self {
         let (w, h) = (self.width as usize, self.height as usize);
         let (nw, nh) = ((w / 2).max(1), (h / 2).max(1));
-        let rows: Vec<Vec3> = (0..h)
-            .flat_map(|y| {
-                let row = &self.texels[y * w..(y + 1) * w];
-                (0..nw).map(move |x| triangle_tap(w, nw, x, |i| row[i]))
-            })
-            .collect();
         let texels = (0..nh)
             .flat_map(|y| (0..nw).map(move |x| (x, y)))
-            .map(|(x, y)| triangle_tap(h, nh, y, |i| rows[i * nw + x]))
+            .map(|(x, y)| {
+                let [x0, x1] = box_half(w, x);
+                let [y0, y1] = box_half(h, y);
+                let at = |x: usize, y: usize| self.texels[y * w + x];
+                (at(x0, y0) + at(x1, y0) + at(x0, y1) + at(x1, y1)) * 0.25
+            })
             .collect();
         Self {
             width: nw as u32,
@@ -199,7 +199,7 @@ impl NormalMap {
     /// so a tangent-space map baked from these levels filters like the normal map it replaces.
     #[must_use]
     pub(crate) fn levels_from_rgba8(image: &image::RgbaImage, scale: f32) -> Vec<Self> {
-        mip_chain(image)
+        normal_mip_chain(image)
             .into_iter()
             .map(|l| Self::from_image(&image::DynamicImage::ImageRgba8(l), scale))
             .collect()
@@ -249,7 +249,11 @@ fn bc5_chain(
 ) -> Result<Vec<image::RgbaImage>, super::bc::BcError> {
     let (w, h) = img.dimensions();
     super::bc::check_size(w, h)?;
-    mip_chain(img).iter().map(|l| bc5_level(l, rest)).collect()
+    let levels = match rest {
+        Bc5Rest::NormalZ => normal_mip_chain(img),
+        Bc5Rest::Keep => mip_chain(img),
+    };
+    levels.iter().map(|l| bc5_level(l, rest)).collect()
 }
 
 /// One level through BC5 SNORM and back (any size: the encoder pads the last blocks).
@@ -283,28 +287,14 @@ fn bc5_level(
     Ok(out)
 }
 
-/// Output sample `i` of `n` resampled from `m` inputs (`at(j)`) with a triangle filter as wide
-/// as the ratio `m / n` (the `image` crate's `FilterType::Triangle`: at a ratio of 2 the taps
-/// are 1, 3, 3, 1 over eight), taps outside `0..m` dropped and the rest renormalised.
-fn triangle_tap(m: usize, n: usize, i: usize, at: impl Fn(usize) -> Vec3) -> Vec3 {
-    let ratio = m as f32 / n as f32;
-    let support = ratio.max(1.0);
-    let centre = (i as f32 + 0.5) * ratio;
-    let lo = (centre - support).floor().max(0.0) as usize;
-    let hi = ((centre + support).ceil() as usize).min(m);
-    let (mut sum, mut weight) = (Vec3::ZERO, 0.0);
-    for j in lo..hi {
-        let t = 1.0 - ((j as f32 + 0.5 - centre) / support).abs();
-        if t > 0.0 {
-            sum += at(j) * t;
-            weight += t;
-        }
-    }
-    if weight > 0.0 {
-        sum / weight
-    } else {
-        at(lo.min(m - 1))
-    }
+/// The two texels of a side of `m` that output texel `i` of the half-size side averages: `2i`
+/// and `2i + 1`, clamped to the side (a side of 1 averages its one texel twice; an odd side's
+/// last texel is left out, as a 2 × 2 box filter halving it leaves it). The box filter is what
+/// engines build mips with (WebGL's `generateMipmap`, Bevy's and most tools'), so a map whose
+/// levels are built the same way filters as the normal map an engine draws (docs/MAPS.md,
+/// "Readers").
+fn box_half(m: usize, i: usize) -> [usize; 2] {
+    [(2 * i).min(m - 1), (2 * i + 1).min(m - 1)]
 }
 
 /// The mip chain of an 8-bit image as the renderer uploads it: level k+1 is level k resized to
@@ -323,6 +313,35 @@ pub(crate) fn mip_chain(img: &image::RgbaImage) -> Vec<image::RgbaImage> {
             (h / 2).max(1),
             image::imageops::FilterType::Triangle,
         );
+        levels.push(next);
+    }
+    levels
+}
+
+/// The mip chain of an 8-bit normal texture as engines build it and the renderer uploads it:
+/// level k+1 is level k halved (rounded down, at least 1) with a 2 × 2 box filter
+/// ([`box_half`]; each channel the rounded mean), down to 1×1; level 0 first. The box filter is
+/// what WebGL's `generateMipmap` and engines' importers use; the tangent-space maps are baked
+/// from these levels, so a reader draws the map with the filtering it gives the normal map
+/// (docs/MAPS.md, "What readers lose"). Other textures keep [`mip_chain`].
+#[must_use]
+pub(crate) fn normal_mip_chain(img: &image::RgbaImage) -> Vec<image::RgbaImage> {
+    let mut levels = vec![img.clone()];
+    while let Some(last) = levels.last() {
+        let (w, h) = last.dimensions();
+        if w == 1 && h == 1 {
+            break;
+        }
+        let (nw, nh) = ((w / 2).max(1), (h / 2).max(1));
+        let next = image::RgbaImage::from_fn(nw, nh, |x, y| {
+            let [x0, x1] = box_half(w as usize, x as usize).map(|v| v as u32);
+            let [y0, y1] = box_half(h as usize, y as usize).map(|v| v as u32);
+            let p = [(x0, y0), (x1, y0), (x0, y1), (x1, y1)].map(|(x, y)| last.get_pixel(x, y).0);
+            image::Rgba(std::array::from_fn(|c| {
+                let sum: u32 = p.iter().map(|t| u32::from(t[c])).sum();
+                ((sum + 2) / 4) as u8
+            }))
+        });
         levels.push(next);
     }
     levels

@@ -29,8 +29,8 @@ pub struct SceneMaterial {
     /// Tangent-space normal map, `(v + 1) / 2` per channel (linear), unscaled: the scale is
     /// [`MaterialUniforms::normal_scale`].
     pub normal: Option<RgbaImage>,
-    /// The normal texture's levels below level 0 as stored (`None`: made from `normal` by the
-    /// renderer's triangle filter). A BC5 normal map has every level compressed
+    /// The normal texture's levels below level 0 as stored (`None`: made from `normal` by a
+    /// 2 × 2 box filter, as engines build them: `normal_map::normal_mip_chain`). A BC5 normal map has every level compressed
     /// ([`crate::qmap::normal_map::bc5_round_trip_chain`]).
     pub(crate) normal_mips: Option<Vec<RgbaImage>>,
     /// An authored tangent-space quaternion map (`crate::qmap::tangent`) — a tangent field no

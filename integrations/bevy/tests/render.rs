@@ -297,11 +297,11 @@ fn flight_helmet_packed_draws_as_its_source() {
         db_cpu >= 50.0,
         "CPU decode {db_cpu:.2} dB against the source"
     );
-    // Not met by the quaternion maps: 48.8 dB measured (49.2 with --float, so the quantisation
-    // costs little; the BC5 maps against Bevy's MikkTSpace normal mapping cost the rest:
-    // docs/BEVY.md). This floor, 0.5 dB under the measurement, catches a regression; it is not
-    // the target.
-    assert!(db_gpu >= 48.3, "plugin {db_gpu:.2} dB against the source");
+    // Not met by the quaternion maps: 49.58 dB measured (50.01 with --float, so the quantisation
+    // costs little; the BC5 maps against Bevy's MikkTSpace normal mapping, and Bevy's PNG
+    // normal maps having no mips at all, cost the rest: docs/BEVY.md). This floor, 0.5 dB under
+    // the measurement, catches a regression; it is not the target.
+    assert!(db_gpu >= 49.08, "plugin {db_gpu:.2} dB against the source");
 }
 
 #[test]

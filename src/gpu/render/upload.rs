@@ -15,7 +15,7 @@ use super::{
     FALLBACK_FORMAT,
 };
 use crate::mesh::Prepared;
-use crate::qmap::normal_map::mip_chain;
+use crate::qmap::normal_map::{mip_chain, normal_mip_chain};
 use crate::qmap::{self, Baker, MapOptions, MapStats, QuatMap};
 use crate::render::{FrameSource, MaterialUniforms};
 use crate::render::{MapKinds, SceneMap, SceneMaps};
@@ -248,7 +248,11 @@ impl Renderer {
                 views.push(match image {
                     Some(i) => {
                         let label = format!("material '{}' {what}", m.name);
-                        upload_levels(ctx, &label, i, mips, format)?
+                        // A normal map's own levels are box-filtered, as engines build them
+                        // and as the tangent-space maps are baked.
+                        let boxed = (what == "normal map" && mips.is_none())
+                            .then(|| normal_mip_chain(i).split_off(1));
+                        upload_levels(ctx, &label, i, mips.or(boxed.as_deref()), format)?
                     }
                     None => stand_in.clone(),
                 });
