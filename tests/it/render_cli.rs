@@ -370,7 +370,8 @@ fn tilt_and_twist_maps_default_to_two_bc5_layers_and_beat_bc7() {
 /// the default view: the tangent-space map stored as two BC5 layers (2 B/texel) renders within
 /// 0.6 dB of the same map stored rgba16f (8 B/texel). Measured on lavapipe (Mesa 22.3, which
 /// decodes BC5 to 8 bits; CI's adapter), 46.61 against 47.15 dB (0.54);
-/// before the BC5 endpoints were refined (`src/qmap/bc/bc4.rs`), 44.94 (2.21).
+/// before the BC5 endpoints were refined (`src/qmap/bc/bc4.rs`), 44.94 (2.21). Since the normal
+/// maps' levels are box-filtered (issue 41), 46.15 against 46.75 dB (0.60): met at its edge.
 #[test]
 fn tilt_and_twist_bc5_pair_renders_within_0_6_db_of_rgba16f() {
     let dir = tempfile::tempdir().expect("temporary folder");
@@ -388,6 +389,7 @@ fn tilt_and_twist_bc5_pair_renders_within_0_6_db_of_rgba16f() {
     };
     let (pair, stdout) = tangent_psnr("bc5x2");
     let (exact, _) = tangent_psnr("rgba16f");
+    eprintln!("bumpy disc, quatmap-tangent: bc5x2 {pair:.2} dB, rgba16f {exact:.2} dB");
     assert!(
         pair >= exact - 0.6,
         "bc5x2 {pair} dB against rgba16f {exact} dB (goal: within 0.6 dB):\n{stdout}"
