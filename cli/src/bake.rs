@@ -239,13 +239,14 @@ pub fn run(args: &Args, say: Verbosity) -> Result<bool, String> {
     }
     let result = bake(args, &mut ui);
     ui.bar.finish_and_clear();
+    if made {
+        // A folder this run made and wrote nothing into (a failure, or no map to bake) goes:
+        // remove_dir refuses any other.
+        let _ = std::fs::remove_dir(&args.output);
+    }
     match result {
         Ok(()) => Ok(true),
         Err(e) => {
-            if made {
-                // Only an empty folder goes: remove_dir refuses any other.
-                let _ = std::fs::remove_dir(&args.output);
-            }
             eprintln!("qtangent bake: {}", console::advise(e.as_ref()));
             Ok(false)
         }

@@ -67,7 +67,7 @@ pub enum Verbosity {
 #[command(
     name = "qtangent",
     version,
-    about = "Tangent frames as quaternions: pack glTF and OBJ meshes with compact frames",
+    about = "Tangent frames as quaternions: pack glTF and OBJ meshes with compact frames, bake quaternion maps, render, view, inspect and compare them",
     propagate_version = true
 )]
 struct Cli {

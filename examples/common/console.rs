@@ -1,5 +1,5 @@
 //! What the tools print while the library works: a [`qtangent::Listener`] that writes warnings
-//! (and, when asked, progress) to stderr with the tool's name in front. Included by the tools
+//! (and, when asked, progress: a bar on a terminal) to stderr with the tool's name in front. Included by the tools
 //! (`#[path = "<relative path>/examples/common/console.rs"] mod console;`).
 
 #![allow(dead_code)] // each tool uses what it needs
@@ -17,12 +17,15 @@ pub fn quiet() -> bool {
     QUIET.load(std::sync::atomic::Ordering::Relaxed)
 }
 
-/// Prints warnings to stderr as `TOOL: warning: …`, progress as `TOOL: stage` lines when
-/// `progress` is on, and keeps the warnings for a report.
+/// Prints warnings to stderr as `TOOL: warning: …` and, when `progress` is on, progress: on a
+/// terminal a bar (the stage, its percent and the time left in it), otherwise a `TOOL: stage`
+/// line per stage started; keeps the warnings for a report.
 pub struct Console {
     tool: &'static str,
     progress: bool,
     last_stage: String,
+    /// The bar, where stderr is a terminal and progress is on.
+    bar: Option<indicatif::ProgressBar>,
     /// Every warning heard.
     pub warnings: Vec<qtangent::Warning>,
 }
@@ -34,30 +37,69 @@ impl Console {
             tool,
             progress: false,
             last_stage: String::new(),
+            bar: None,
             warnings: Vec::new(),
         }
     }
 
-    /// Warnings and a line for every stage started.
+    /// Warnings and progress (a bar on a terminal, a line for every stage otherwise).
     pub fn with_progress(tool: &'static str) -> Self {
+        use std::io::IsTerminal as _;
+        let bar = (!quiet() && std::io::stderr().is_terminal()).then(|| {
+            let style = indicatif::ProgressStyle::with_template(
+                "{msg:<40!} [{bar:24}] {percent:>3}% (ETA {eta})",
+            )
+            .map_or_else(
+                |_| indicatif::ProgressStyle::default_bar(),
+                |s| s.progress_chars("=> "),
+            );
+            indicatif::ProgressBar::new(1).with_style(style)
+        });
         Self {
+            tool,
             progress: true,
-            ..Self::new(tool)
+            last_stage: String::new(),
+            bar,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+impl Drop for Console {
+    fn drop(&mut self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
         }
     }
 }
 
 impl qtangent::Listener for Console {
     fn progress(&mut self, p: qtangent::Progress<'_>) {
-        if self.progress && !quiet() && p.stage != self.last_stage {
-            self.last_stage = p.stage.to_string();
+        if !self.progress || quiet() {
+            return;
+        }
+        if let Some(bar) = &self.bar {
+            if p.stage != self.last_stage {
+                bar.reset_eta();
+            }
+            bar.set_message(format!("{}: {}", self.tool, p.stage));
+            bar.set_length(p.total.max(1));
+            bar.set_position(p.done);
+        } else if p.stage != self.last_stage {
             eprintln!("{}: {}", self.tool, p.stage);
+        }
+        if p.stage != self.last_stage {
+            self.last_stage = p.stage.to_string();
         }
     }
 
     fn warning(&mut self, w: qtangent::Warning) {
         if !quiet() {
-            eprintln!("{}: warning: {w}", self.tool);
+            let line = format!("{}: warning: {w}", self.tool);
+            match &self.bar {
+                Some(bar) => bar.suspend(|| eprintln!("{line}")),
+                None => eprintln!("{line}"),
+            }
         }
         self.warnings.push(w);
     }

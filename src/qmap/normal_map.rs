@@ -292,7 +292,7 @@ fn bc5_level(
 /// last texel is left out, as a 2 × 2 box filter halving it leaves it). The box filter is what
 /// engines build mips with (WebGL's `generateMipmap`, Bevy's and most tools'), so a map whose
 /// levels are built the same way filters as the normal map an engine draws (docs/MAPS.md,
-/// "Readers").
+/// "What readers lose").
 fn box_half(m: usize, i: usize) -> [usize; 2] {
     [(2 * i).min(m - 1), (2 * i + 1).min(m - 1)]
 }
@@ -301,21 +301,15 @@ fn box_half(m: usize, i: usize) -> [usize; 2] {
 /// half (rounded down, at least 1) with a triangle filter, down to 1×1; level 0 first.
 #[must_use]
 pub(crate) fn mip_chain(img: &image::RgbaImage) -> Vec<image::RgbaImage> {
-    let mut levels = vec![img.clone()];
-    while let Some(last) = levels.last() {
+    chain(img, |last| {
         let (w, h) = last.dimensions();
-        if w == 1 && h == 1 {
-            break;
-        }
-        let next = image::imageops::resize(
+        image::imageops::resize(
             last,
             (w / 2).max(1),
             (h / 2).max(1),
             image::imageops::FilterType::Triangle,
-        );
-        levels.push(next);
-    }
-    levels
+        )
+    })
 }
 
 /// The mip chain of an 8-bit normal texture as engines build it and the renderer uploads it:
@@ -326,14 +320,9 @@ pub(crate) fn mip_chain(img: &image::RgbaImage) -> Vec<image::RgbaImage> {
 /// (docs/MAPS.md, "What readers lose"). Other textures keep [`mip_chain`].
 #[must_use]
 pub(crate) fn normal_mip_chain(img: &image::RgbaImage) -> Vec<image::RgbaImage> {
-    let mut levels = vec![img.clone()];
-    while let Some(last) = levels.last() {
+    chain(img, |last| {
         let (w, h) = last.dimensions();
-        if w == 1 && h == 1 {
-            break;
-        }
-        let (nw, nh) = ((w / 2).max(1), (h / 2).max(1));
-        let next = image::RgbaImage::from_fn(nw, nh, |x, y| {
+        image::RgbaImage::from_fn((w / 2).max(1), (h / 2).max(1), |x, y| {
             let [x0, x1] = box_half(w as usize, x as usize).map(|v| v as u32);
             let [y0, y1] = box_half(h as usize, y as usize).map(|v| v as u32);
             let p = [(x0, y0), (x1, y0), (x0, y1), (x1, y1)].map(|(x, y)| last.get_pixel(x, y).0);
@@ -341,7 +330,18 @@ pub(crate) fn normal_mip_chain(img: &image::RgbaImage) -> Vec<image::RgbaImage> 
                 let sum: u32 = p.iter().map(|t| u32::from(t[c])).sum();
                 ((sum + 2) / 4) as u8
             }))
-        });
+        })
+    })
+}
+
+/// `img` and each level `halve` makes of the one before, down to 1×1.
+fn chain(
+    img: &image::RgbaImage,
+    halve: impl Fn(&image::RgbaImage) -> image::RgbaImage,
+) -> Vec<image::RgbaImage> {
+    let mut levels = vec![img.clone()];
+    while let Some(last) = levels.last().filter(|l| l.dimensions() != (1, 1)) {
+        let next = halve(last);
         levels.push(next);
     }
     levels

@@ -43,15 +43,16 @@ fn upload_texture(
     img: &RgbaImage,
     format: wgpu::TextureFormat,
 ) -> Result<wgpu::TextureView, GpuError> {
-    upload_levels(ctx, label, img, None, format)
+    upload_levels(ctx, label, img, None, mip_chain, format)
 }
 
-/// An 8-bit texture with `mips` below level 0 (`None`: [`mip_chain`]).
+/// An 8-bit texture with `mips` below level 0 (`None`: those `chain` makes of `img`).
 fn upload_levels(
     ctx: &GpuContext,
     label: &str,
     img: &RgbaImage,
     mips: Option<&[RgbaImage]>,
+    chain: fn(&RgbaImage) -> Vec<RgbaImage>,
     format: wgpu::TextureFormat,
 ) -> Result<wgpu::TextureView, GpuError> {
     let (w, h) = img.dimensions();
@@ -68,7 +69,7 @@ fn upload_levels(
         Some(m) => std::iter::once(img.clone())
             .chain(m.iter().cloned())
             .collect(),
-        None => mip_chain(img),
+        None => chain(img),
     };
     let full = 32 - w.max(h).leading_zeros() as usize;
     if levels.len() > full
@@ -231,28 +232,42 @@ impl Renderer {
         let mut materials = Vec::new();
         let mut normal_texture_bytes = Vec::new();
         for m in &scene.materials {
+            type Chain = fn(&RgbaImage) -> Vec<RgbaImage>;
             let textures = [
-                ("base colour", &m.base_color, srgb, None),
-                ("metallic-roughness", &m.metallic_roughness, unorm, None),
-                // The normal and anisotropy textures may come with their own stored mips.
-                ("normal map", &m.normal, unorm, m.normal_mips.as_deref()),
+                ("base colour", &m.base_color, srgb, None, mip_chain as Chain),
+                (
+                    "metallic-roughness",
+                    &m.metallic_roughness,
+                    unorm,
+                    None,
+                    mip_chain,
+                ),
+                // The normal and anisotropy textures may come with their own stored mips; a
+                // normal map's own are box-filtered, as engines build them and as the
+                // tangent-space maps are baked.
+                (
+                    "normal map",
+                    &m.normal,
+                    unorm,
+                    m.normal_mips.as_deref(),
+                    normal_mip_chain,
+                ),
                 (
                     "anisotropy texture",
                     &m.anisotropy,
                     unorm,
                     m.anisotropy_mips.as_deref(),
+                    mip_chain,
                 ),
             ];
             let mut views = Vec::with_capacity(4);
-            for ((what, image, format, mips), stand_in) in textures.into_iter().zip(&stand_ins) {
+            for ((what, image, format, mips, chain), stand_in) in
+                textures.into_iter().zip(&stand_ins)
+            {
                 views.push(match image {
                     Some(i) => {
                         let label = format!("material '{}' {what}", m.name);
-                        // A normal map's own levels are box-filtered, as engines build them
-                        // and as the tangent-space maps are baked.
-                        let boxed = (what == "normal map" && mips.is_none())
-                            .then(|| normal_mip_chain(i).split_off(1));
-                        upload_levels(ctx, &label, i, mips.or(boxed.as_deref()), format)?
+                        upload_levels(ctx, &label, i, mips, chain, format)?
                     }
                     None => stand_in.clone(),
                 });
