@@ -611,6 +611,17 @@ fn gpu_bundle(root: &Path) -> Result<(), String> {
         let bin = root.join("target/release").join(name);
         std::fs::copy(&bin, gpu.join(name))
             .map_err(|e| format!("copying {}: {e}", bin.display()))?;
+        // The release profile keeps debug info (about 90 MB a program); stripped, the four and
+        // FlightHelmet travel in about 50 MB, inside the 64 MiB a device call carries.
+        let stripped = Command::new("strip")
+            .arg(gpu.join(name))
+            .status()
+            .is_ok_and(|s| s.success());
+        if !stripped {
+            eprintln!(
+                "xtask: could not strip .gpu/{name} (is binutils installed?); it stays large"
+            );
+        }
     }
     // bake_bench's mesh: FlightHelmet (about 7 MB) from the shared assets, when they are here.
     let assets = std::env::var_os("QTANGENT_ASSETS")
@@ -651,9 +662,20 @@ fn gpu_bundle(root: &Path) -> Result<(), String> {
             .ok_or(format!("apt-get {} failed", args.join(" ")))
     };
     apt(&["update", "-qq"])?;
-    apt(&["download", "libvulkan1"])?;
+    // NVIDIA's Vulkan driver is libGLX_nvidia.so.0, which needs libglvnd's libGLdispatch:
+    // with the loader alone, it reports "Could not get 'vkCreateInstance'" and finds no adapter.
+    apt(&[
+        "download",
+        "libvulkan1",
+        "libglvnd0",
+        "libgl1",
+        "libglx0",
+        "libegl1",
+        "libgles2",
+        "libopengl0",
+    ])?;
     println!(
-        "xtask: .gpu/bench, .gpu/bake_bench (+ .gpu/FlightHelmet), .gpu/qtangent (render), .gpu/skin_bench and .gl/libvulkan1*.deb ready; see docs/PERFORMANCE.md for the run"
+        "xtask: .gpu/bench, .gpu/bake_bench (+ .gpu/FlightHelmet), .gpu/qtangent (render), .gpu/skin_bench and .gl/ (the Vulkan loader, libglvnd) ready; see docs/PERFORMANCE.md for the run"
     );
     Ok(())
 }
