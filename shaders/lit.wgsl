@@ -203,7 +203,13 @@ fn shading_frame(in: VertexOut, front: bool) -> Frame {
         t = orthonormal_tangent(n, in.tangent.xyz);
         h = select(-1.0, 1.0, in.tangent.w >= 0.0);
         if material.has_normal_map > 0.5 {
-            let m = textureSample(normal_tex, material_sampler, in.uv).xyz;
+            var m = textureSample(normal_tex, material_sampler, in.uv).xyz;
+            if material.has_normal_map > 1.5 {
+                // A two-channel (BC5) normal map: z rebuilt from the filtered (x, y), as engines
+                // sampling BC5 do (src/render/mod.rs: NORMAL_MAP_TWO_CHANNEL).
+                let xy = m.xy * 2.0 - 1.0;
+                m.z = sqrt(max(0.0, 1.0 - dot(xy, xy))) * 0.5 + 0.5;
+            }
             n = normal_mapped(n, t, h, m, material.normal_scale);
             t = orthonormal_tangent(n, t);
         }

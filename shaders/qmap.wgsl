@@ -39,7 +39,8 @@
 // seam-robust sampling applies); MAP_DECODE_BC5_PAIR two BC5 SNORM textures, the swing's (x, y) (w rebuilt)
 // and the twist's (z, w), q = swing ⊗ twist (the twist can wind: seam-robust sampling applies);
 // MAP_DECODE_BC5_NORMAL_TWIST the same with the normal's (x, y) in the first (z ≥ 0 rebuilt, the
-// swing the arc from +Z to it): a tangent-space map whose first layer is a BC5 normal map.
+// swing the arc from +Z to it): a tangent-space map whose first layer is a BC5 normal map;
+// MAP_DECODE_BC5_NORMAL that first layer alone (a tangent-space bc5 map of a tilt).
 override MAP_DECODE: u32 = MAP_DECODE_DIRECT;
 // Seam-robust sampling of four-component maps (qmap_robust); gpu::MapFilter::Linear turns it off
 // to give the plain sampler's result (the sampling tests compare the two).
@@ -79,6 +80,12 @@ fn qmap_decode_sample(s: vec4<f32>, s2: vec4<f32>) -> vec4<f32> {
         }
         case MAP_DECODE_BC5_XY: {
             return vec4<f32>(s.xy, 0.0, sqrt(max(0.0, 1.0 - dot(s.xy, s.xy))));
+        }
+        case MAP_DECODE_BC5_NORMAL: {
+            // n = (x, y, z ≥ 0 rebuilt), q = the arc from +Z to n (join_normal_twist with no
+            // twist): a BC5 normal map.
+            let nz = sqrt(max(0.0, 1.0 - dot(s.xy, s.xy)));
+            return normalize(vec4<f32>(-s.y, s.x, 0.0, 1.0 + nz));
         }
         case MAP_DECODE_BC5_ZW: {
             return vec4<f32>(0.0, 0.0, s.xy);
@@ -123,8 +130,9 @@ fn qmap_sample_level(q_tex: texture_2d<f32>, z_tex: texture_2d<f32>, s: sampler,
 // of a two-layer map.
 fn qmap_robust(q_tex: texture_2d<f32>, z_tex: texture_2d<f32>, uv: vec2<f32>, q: vec4<f32>,
                lod: f32, repeat: bool) -> vec4<f32> {
-    // BC5 maps rebuild w ≥ 0: they have no hemisphere to conflict over.
-    if !QMAP_ROBUST || MAP_DECODE == MAP_DECODE_BC5_XY || dot(q, q) >= QMAP_CONFLICT_LEN2 {
+    // BC5 maps of a tilt rebuild w ≥ 0: they have no hemisphere to conflict over.
+    if !QMAP_ROBUST || MAP_DECODE == MAP_DECODE_BC5_XY || MAP_DECODE == MAP_DECODE_BC5_NORMAL
+        || dot(q, q) >= QMAP_CONFLICT_LEN2 {
         return q;
     }
     let levels = i32(textureNumLevels(q_tex));

@@ -5,6 +5,8 @@
 
 #[cfg(feature = "gltf")]
 mod corpus;
+#[cfg(feature = "gltf")]
+mod ribbed;
 
 use std::f32::consts::{PI, TAU};
 use std::path::{Path, PathBuf};

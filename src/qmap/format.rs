@@ -340,7 +340,9 @@ pub enum MapDecode {
     Direct,
     /// `q = 2c − 1` (BC7 UNORM).
     Unorm,
-    /// `q = (x, y, 0, √(1 − x² − y²))` (BC5 SNORM of a tilt).
+    /// `q = (x, y, 0, √(1 − x² − y²))` (BC5 SNORM of a tilt as the swing's (x, y): the layout
+    /// of tangent-space `bc5` maps whose normals tilt past the horizon, and of files written
+    /// before [`MapDecode::Bc5Normal`]).
     Bc5Xy,
     /// `q = (0, 0, x, y)` (BC5 SNORM of a twist alone).
     Bc5Zw,
@@ -351,6 +353,12 @@ pub enum MapDecode {
     /// rebuilt — a BC5 normal map — and the twist's (z, w); the swing is the shortest arc from
     /// +Z to n (a tangent-space `bc5x2` map).
     Bc5NormalTwist,
+    /// `q = swing(n)` from one BC5 SNORM texture of the normal's (x, y), z ≥ 0 rebuilt: a BC5
+    /// normal map, the swing the shortest arc from +Z to n (a tangent-space `bc5` map of a
+    /// tilt: twice the swing's resolution for tilts under 65°, [`tangent::normal_twist`]).
+    ///
+    /// [`tangent::normal_twist`]: super::tangent
+    Bc5Normal,
 }
 
 named!(MapDecode, "map decode", {
@@ -360,6 +368,7 @@ named!(MapDecode, "map decode", {
     Bc5Zw => "bc5_zw",
     Bc5Pair => "bc5_pair",
     Bc5NormalTwist => "bc5_normal_twist",
+    Bc5Normal => "bc5_normal",
 });
 
 impl MapDecode {

@@ -50,6 +50,12 @@ pub struct EncodedMap {
     /// share them, tilting the normal by ~0.7° on the swirl disc). KTX2 key `KEY_CHANNELS` =
     /// `zw`.
     pub twist_only: bool,
+    /// A BC5 tangent-space map of a tilt holding **the normal's (x, y)** (z ≥ 0 rebuilt: a BC5
+    /// normal map; the rotation is the shortest arc from +Z to n) instead of the swing's (x, y):
+    /// a tilt θ is stored as sin θ instead of sin(θ/2), twice the resolution in the same texel
+    /// for tilts under 65° ([`MapDecode::Bc5Normal`]). What `encode` writes unless a normal tilts
+    /// past the horizon. KTX2 key `KEY_CHANNELS` = `normal`.
+    pub normal_xy: bool,
 }
 
 /// How a map is stored ([`EncodedMap::encode`]): its `space` (object or tangent) and stored
@@ -106,11 +112,16 @@ fn plane_path(path: &std::path::Path) -> std::path::PathBuf {
 }
 
 /// KTX2 key naming the quaternion components a two-channel (BC5) map holds: `zw` for a twist
-/// alone ([`EncodedMap::twist_only`]); absent, (x, y).
+/// alone ([`EncodedMap::twist_only`]), `normal` for the normal's (x, y)
+/// ([`EncodedMap::normal_xy`]); absent, the swing's (x, y).
 pub(crate) const KEY_CHANNELS: &str = "qtangent.channels";
 /// KTX2 key saying a tangent-space map's twist is stored doubled ([`EncodedMap::axial_twist`]):
 /// `axial`.
 pub(crate) const KEY_TWIST: &str = "qtangent.twist";
+/// [`KEY_CHANNELS`]' value for a twist alone.
+const CHANNELS_ZW: &str = "zw";
+/// [`KEY_CHANNELS`]' value for the normal's (x, y).
+const CHANNELS_NORMAL: &str = "normal";
 /// What [`KEY_TWIST`]'s value says.
 const TWIST_AXIAL: &str = "axial";
 
@@ -150,8 +161,9 @@ fn text(s: &str) -> Vec<u8> {
 impl EncodedMap {
     /// Stores `map` (of `space`) in `format`. Plain formats re-quantise each texel
     /// (`MapFormat::texel_bytes`); BC7 encodes `q·½+½`, with background texels (q = 0) of
-    /// object-space maps as don't-care so they never spoil a block; BC5 encodes (x, y) of a
-    /// tangent-space map without a twist, or (z, w) of one with a twist and no tilt
+    /// object-space maps as don't-care so they never spoil a block; BC5 encodes the normal's
+    /// (x, y) of a tangent-space map without a twist ([`EncodedMap::normal_xy`]; the swing's
+    /// (x, y) where a normal tilts past the horizon), or (z, w) of one with a twist and no tilt
     /// ([`EncodedMap::twist_only`]).
     ///
     /// # Errors
@@ -174,6 +186,7 @@ impl EncodedMap {
         }
         let bc_err = |e: bc::BcError| BakeError::Settings(e.to_string());
         let mut twist_only = false;
+        let mut normal_xy = false;
         let levels: Vec<Vec<u8>> = match format {
             MapFormat::Bc5 => {
                 if space == MapSpace::Object {
@@ -189,6 +202,9 @@ impl EncodedMap {
                         unfit: Unfit::TiltAndTwist,
                     });
                 }
+                // The normal's (x, y), as a BC5 normal map holds it, unless a normal tilts past
+                // the horizon (z ≥ 0 is rebuilt): then the swing's (x, y), which holds any tilt.
+                normal_xy = !twist_only && tangent::tilts_past_horizon(map) == 0;
                 map.levels
                     .iter()
                     .map(|l| {
@@ -198,6 +214,11 @@ impl EncodedMap {
                             block_aligned(l.width, l.height, &l.quats, None)
                                 .iter()
                                 .map(|q| [q.z, q.w])
+                                .collect()
+                        } else if normal_xy {
+                            l.quats
+                                .iter()
+                                .map(|&q| tangent::normal_twist(q).0)
                                 .collect()
                         } else {
                             l.quats.iter().map(|q| [q.x, q.y]).collect()
@@ -251,17 +272,21 @@ impl EncodedMap {
             handedness,
             axial_twist,
             twist_only,
+            normal_xy,
         })
     }
 
     /// How a shader decodes this map's samples (its `MAP_DECODE`): the format's;
     /// [`MapDecode::Bc5Zw`] for a BC5 map of (z, w) ([`EncodedMap::twist_only`]);
+    /// [`MapDecode::Bc5Normal`] for a BC5 map of the normal's (x, y) ([`EncodedMap::normal_xy`]);
     /// [`MapDecode::Bc5NormalTwist`] for a tangent-space `bc5x2` map (its first layer is the
     /// normal's (x, y)).
     #[must_use]
     pub fn decode(&self) -> MapDecode {
         if self.twist_only {
             MapDecode::Bc5Zw
+        } else if self.normal_xy && self.format == MapFormat::Bc5 {
+            MapDecode::Bc5Normal
         } else if self.format == MapFormat::Bc5Pair && self.space == MapSpace::Tangent {
             MapDecode::Bc5NormalTwist
         } else {
@@ -293,6 +318,11 @@ impl EncodedMap {
                 .map_err(bc_err)?
                 .into_iter()
                 .map(|[z, w]| Vec4::new(0.0, 0.0, z, w))
+                .collect(),
+            MapFormat::Bc5 if self.normal_xy => bc::decode_bc5_snorm(w, h, bytes)
+                .map_err(bc_err)?
+                .into_iter()
+                .map(|n| tangent::join_normal_twist(n, [0.0, 1.0]))
                 .collect(),
             MapFormat::Bc5 => bc::decode_bc5_snorm(w, h, bytes)
                 .map_err(bc_err)?
@@ -385,11 +415,15 @@ impl EncodedMap {
             ];
             let mut decode = if self.twist_only {
                 "q = (0, 0, r, g) from the snorm sample (a twist alone); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h".to_string()
+            } else if self.normal_xy {
+                "normal n = (r, g, sqrt(max(0, 1 - r*r - g*g))) from the snorm sample (a BC5 normal map), q = normalize(-n.y, n.x, 0, 1 + n.z) (the shortest arc from +Z to n); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h".to_string()
             } else {
                 decode_text(self.format, self.space).to_string()
             };
             if self.twist_only {
-                kv.push((KEY_CHANNELS.to_string(), text("zw")));
+                kv.push((KEY_CHANNELS.to_string(), text(CHANNELS_ZW)));
+            } else if self.normal_xy {
+                kv.push((KEY_CHANNELS.to_string(), text(CHANNELS_NORMAL)));
             }
             if self.axial_twist {
                 kv.push((KEY_TWIST.to_string(), text(TWIST_AXIAL)));
@@ -578,12 +612,16 @@ impl EncodedMap {
                 ))
             }
         };
-        let twist_only = match main.key_value_text(KEY_CHANNELS) {
-            None => false,
-            Some("zw") if format == MapFormat::Bc5 => true,
+        let (twist_only, normal_xy) = match main.key_value_text(KEY_CHANNELS) {
+            None => (false, false),
+            Some(CHANNELS_ZW) if format == MapFormat::Bc5 => (true, false),
+            Some(CHANNELS_NORMAL) if format == MapFormat::Bc5 && space == MapSpace::Tangent => {
+                (false, true)
+            }
             Some(s) => {
                 return fail(format!(
-                    "{KEY_CHANNELS} is '{s}' for a {format} map; only 'zw' of a bc5 map is known"
+                    "{KEY_CHANNELS} is '{s}' for a {} {format} map; only '{CHANNELS_ZW}' and '{CHANNELS_NORMAL}' (tangent space) of a bc5 map are known",
+                    space.name()
                 ))
             }
         };
@@ -596,6 +634,7 @@ impl EncodedMap {
             handedness,
             axial_twist,
             twist_only,
+            normal_xy,
         })
     }
 }

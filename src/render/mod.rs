@@ -252,7 +252,9 @@ pub struct MaterialUniforms {
     /// the texture's B where there is one): α along the anisotropy direction grows to
     /// `mix(α, 1, strength²)`.
     pub(crate) anisotropy: f32,
-    /// 1 when the material has a normal map (0: the interpolated frame is used as is).
+    /// 1 when the material has a normal map (0: the interpolated frame is used as is); 2 for a
+    /// two-channel (BC5) normal map, whose z the shader rebuilds from the filtered (x, y) as
+    /// engines sampling BC5 do ([`NORMAL_MAP_TWO_CHANNEL`]).
     pub(crate) has_normal_map: f32,
     /// Alpha-mask cutoff; fragments with alpha below it are discarded (0 for opaque/blend).
     pub(crate) alpha_cutoff: f32,
@@ -266,6 +268,11 @@ pub struct MaterialUniforms {
 }
 
 const _: () = assert!(std::mem::size_of::<MaterialUniforms>() == 64);
+
+/// [`MaterialUniforms::has_normal_map`] for a BC5 normal map: the shader samples (x, y) and
+/// rebuilds `z = √(1 − x² − y²)` after filtering (Bevy's two-component normal maps, Unity's and
+/// Unreal's BC5 normals), instead of filtering a z stored per texel and normalising.
+pub(crate) const NORMAL_MAP_TWO_CHANNEL: f32 = 2.0;
 
 impl MaterialUniforms {
     /// The uniforms' `anisotropyRotation` in radians.

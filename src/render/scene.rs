@@ -258,7 +258,8 @@ impl RenderScene {
 
     /// The scene as an engine ships it: no quaternion maps ([`MapSource::None`]), and its
     /// materials' normal and anisotropy textures BC5 at every mip level — the normal map's
-    /// (x, y) and the anisotropy texture's direction
+    /// (x, y), its z rebuilt after filtering as engines sampling BC5 rebuild it
+    /// ([`super::NORMAL_MAP_TWO_CHANNEL`]), and the anisotropy texture's direction
     /// (red, green; its strength in blue is kept), each compressed and decoded again, 1 byte a
     /// texel each. Drawn with [`super::FrameSource::Reference`] it is what each quaternion map
     /// format replaces at equal bytes. A texture whose sides are not multiples of 4 (which BC
@@ -286,15 +287,20 @@ impl RenderScene {
                     "anisotropy texture",
                 ),
             ];
+            let mut two_channel_normal = false;
             for (image, mips, chain, texture) in textures {
                 let Some(img) = image.as_ref() else { continue };
                 match chain(img) {
                     Ok(mut levels) => {
                         *image = Some(levels.remove(0));
                         *mips = Some(levels);
+                        two_channel_normal |= texture == "normal map";
                     }
                     Err(_) => scene.warnings.push(not_block_sized(&m.name, texture, img)),
                 }
+            }
+            if two_channel_normal {
+                m.uniforms.has_normal_map = super::NORMAL_MAP_TWO_CHANNEL;
             }
         }
         scene

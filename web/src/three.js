@@ -40,7 +40,7 @@ const VK_R16G16B16A16_SFLOAT = 97;
 const VK_R32G32B32A32_SFLOAT = 109;
 
 /** How a map's samples become a quaternion in the shader (QT_MAP_DECODE). */
-export const MapDecode = Object.freeze( { XY: 0, ZW: 1, UNORM: 2, PLAIN: 3, NORMAL_TWIST: 4, PAIR: 5 } );
+export const MapDecode = Object.freeze( { XY: 0, ZW: 1, UNORM: 2, PLAIN: 3, NORMAL_TWIST: 4, PAIR: 5, NORMAL: 6 } );
 
 // The second layer (the twist's (z, w)) of each two-layer map, by the texture's source (clones of
 // a texture, which KHR_texture_transform makes, share it; userData does not survive a clone).
@@ -142,6 +142,10 @@ vec4 qtMapDecode( vec4 s, vec4 s2 ) {
 	// The normal (x, y, z ≥ 0 rebuilt): the arc from +Z to it, then the twist (join_normal_twist).
 	float nz = sqrt( max( 0.0, 1.0 - dot( s.xy, s.xy ) ) );
 	return qtQuatMul( normalize( vec4( - s.y, s.x, 0.0, 1.0 + nz ) ), vec4( 0.0, 0.0, s2.xy ) );
+#elif QT_MAP_DECODE == 6
+	// The normal (x, y, z ≥ 0 rebuilt) of a BC5 normal map: the arc from +Z to it.
+	float nz = sqrt( max( 0.0, 1.0 - dot( s.xy, s.xy ) ) );
+	return normalize( vec4( - s.y, s.x, 0.0, 1.0 + nz ) );
 #elif QT_MAP_DECODE == 5
 	// A swing (x, y, 0, w rebuilt) then the twist (join_swing_twist).
 	return qtQuatMul( vec4( s.xy, 0.0, sqrt( max( 0.0, 1.0 - dot( s.xy, s.xy ) ) ) ), vec4( 0.0, 0.0, s2.xy ) );
@@ -164,7 +168,7 @@ vec4 qtHalveTwist( vec4 r ) {
 // Seam-robust sampling, as qmap_robust in qtangent's shaders/qmap.wgsl: where the filtered
 // quaternion is short (|q|² < 0.81: the texels under the filter disagree, q against −q), the four
 // texels of the nearest level are fetched, aligned to the one with the largest weight and blended
-// by hand. BC5 maps of (x, y) rebuild w ≥ 0 and have no hemisphere to conflict over.
+// by hand. BC5 maps of a tilt rebuild w ≥ 0 and have no hemisphere to conflict over.
 #ifdef QT_MAP_ROBUST
 vec4 qtMapTexel( ivec2 p, ivec2 dims, int level ) {
 #ifdef QT_MAP_REPEAT
@@ -501,7 +505,10 @@ export class QTangentPlugin {
 
 		} else if ( vkFormat === VK_BC5_SNORM ) {
 
-			meta.decode = text( 'qtangent.channels' ) === 'zw' ? MapDecode.ZW : MapDecode.XY;
+			// qtangent.channels: 'zw' a twist alone, 'normal' the normal's (x, y) (a BC5 normal
+			// map), absent the swing's (x, y) (files before the normal layout).
+			const channels = text( 'qtangent.channels' );
+			meta.decode = channels === 'zw' ? MapDecode.ZW : channels === 'normal' ? MapDecode.NORMAL : MapDecode.XY;
 			if ( ! this._hasExtension( 'EXT_texture_compression_rgtc' ) ) {
 
 				if ( container.supercompressionScheme !== 0 ) throw new Error( `image ${ imageIndex } is supercompressed BC5, which the plugin decodes only uncompressed (this device has no RGTC)` );
@@ -717,7 +724,7 @@ export class QTangentPlugin {
 				if ( texture.userData.qtangent?.axial ) material.defines.QT_MAP_AXIAL = '';
 				q.twist = TWIST_LAYERS.get( texture.source );
 				if ( q.twist ) material.defines.QT_MAP_TWO_LAYERS = '';
-				if ( material.defines.QT_MAP_DECODE !== MapDecode.XY ) {
+				if ( material.defines.QT_MAP_DECODE !== MapDecode.XY && material.defines.QT_MAP_DECODE !== MapDecode.NORMAL ) {
 
 					material.defines.QT_MAP_ROBUST = '';
 					material.defines.QT_MAP_LEVELS = Math.max( 1, texture.mipmaps?.length ?? 1 );

@@ -16,11 +16,12 @@ use crate::lab::LabError;
 use crate::mesh::Primitive;
 
 /// The corpus files, by name (`morph.gltf`, …), as `write` writes them.
-const FILES: [&str; 4] = [
+const FILES: [&str; 5] = [
     "morph.gltf",
     "shared.gltf",
     "untextured-torus.gltf",
     "instanced.gltf",
+    "ribbed.gltf",
 ];
 
 /// Writes every corpus file (`morph.gltf`, `shared.gltf`, `untextured-torus.gltf`,
@@ -29,7 +30,13 @@ const FILES: [&str; 4] = [
 /// # Errors
 /// [`LabError::Write`] naming a file that cannot be written.
 pub(super) fn write(dir: &Path) -> Result<Vec<PathBuf>, LabError> {
-    let docs = [morph(), shared(), untextured_torus(), instanced()];
+    let docs = [
+        morph(),
+        shared(),
+        untextured_torus(),
+        instanced(),
+        super::ribbed::ribbed(),
+    ];
     FILES
         .iter()
         .zip(docs)
@@ -42,7 +49,7 @@ pub(super) fn write(dir: &Path) -> Result<Vec<PathBuf>, LabError> {
 }
 
 /// A builder with an empty scene.
-fn document() -> Builder {
+pub(super) fn document() -> Builder {
     Builder::new(json!({
         "asset": { "version": "2.0", "generator": "qtangent lab corpus" },
         "scene": 0, "scenes": [{ "nodes": [] }], "nodes": [], "meshes": [],
@@ -50,7 +57,7 @@ fn document() -> Builder {
 }
 
 /// Adds a root node holding `node`'s JSON; returns its index.
-fn root(b: &mut Builder, node: Value) -> usize {
+pub(super) fn root(b: &mut Builder, node: Value) -> usize {
     let n = b.push("nodes", node);
     if let Some(list) = b.json["scenes"][0]["nodes"].as_array_mut() {
         list.push(json!(n));
@@ -64,7 +71,7 @@ fn vec3s(v: &[Vec3]) -> Vec<[f32; 3]> {
 
 /// Position, normal, UV and index accessors of `p` (vertex data a source file would hold as
 /// f32); returns the attributes and the index accessor.
-fn primitive_accessors(b: &mut Builder, p: &Primitive, uvs: bool) -> (Value, usize) {
+pub(super) fn primitive_accessors(b: &mut Builder, p: &Primitive, uvs: bool) -> (Value, usize) {
     let vertex = Some(Target::ArrayBuffer);
     let position = b.positions(&vec3s(&p.positions));
     let mut attrs = json!({ "POSITION": position });
@@ -112,7 +119,7 @@ fn textured_material(b: &mut Builder) -> usize {
 }
 
 /// A grid of `n × n` quads over [−1, 1]² at z = 0, facing +z, UVs over [0, 1]².
-fn grid(n: u32) -> Primitive {
+pub(super) fn grid(n: u32) -> Primitive {
     let mut p = Primitive::default();
     let side = n + 1;
     for j in 0..side {

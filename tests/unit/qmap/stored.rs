@@ -455,3 +455,95 @@ fn maps_written_to_files_read_back_with_their_plane() {
     assert_eq!(files[1], dir.path().join("m.bin.handedness.ktx2"));
     assert_eq!(EncodedMap::read_ktx2(&odd).expect("reads"), with_plane);
 }
+
+/// A tangent-space `bc5` map of a tilt alone stores **the normal's (x, y)** — what a BC5 normal
+/// map holds — not the swing's: read straight from the blocks with `bcdec_rs`, each texel is
+/// glam's rotated +Z within BC5's contract per component (as for `bc5x2`'s layer 0); the map's
+/// decode is glam's shortest arc from +Z to the rebuilt normal; the layout survives KTX2
+/// (`qtangent.channels` = `normal`, decode `bc5_normal`); a map whose normals tilt past the
+/// horizon keeps the swing's (x, y), which holds them; and an object-space file saying `normal`
+/// is refused.
+#[test]
+fn bc5_of_a_tilt_holds_the_normal_as_a_bc5_normal_map() {
+    use glam::{Quat, Vec4};
+    use qtangent::qmap::MapDecode;
+    common::for_seeds("bc5 normal layout", 3, |seed, rng| {
+        let map = tangent_map(rng, 64, false);
+        let stored = EncodedMap::encode(&map, &Encoding::new(MapSpace::Tangent, MapFormat::Bc5))
+            .expect("bc5 holds a tilt");
+        assert!(stored.normal_xy && !stored.twist_only, "seed {seed:#x}");
+        assert_eq!(stored.decode(), MapDecode::Bc5Normal, "seed {seed:#x}");
+        let level = &map.levels[0];
+        let w = level.width as usize;
+        let normals: Vec<Vec3> = level
+            .quats
+            .iter()
+            .map(|q| Quat::from_xyzw(q.x, q.y, q.z, q.w).normalize() * Vec3::Z)
+            .collect();
+        let decoded = stored.decode_level(0).expect("decodes");
+        for (b, block) in stored.levels[0].chunks_exact(16).enumerate() {
+            let mut rg = [0f32; 32];
+            bcdec_rs::bc5_float(block, &mut rg, 8, true);
+            let texel = |k: usize| ((b / (w / 4)) * 4 + k / 4) * w + (b % (w / 4)) * 4 + k % 4;
+            for c in 0..2 {
+                let want: Vec<f32> = (0..16).map(|k| normals[texel(k)][c]).collect();
+                let bytes: Vec<f32> = want.iter().map(|v| (v * 127.0).round()).collect();
+                let range = bytes.iter().copied().fold(f32::MIN, f32::max)
+                    - bytes.iter().copied().fold(f32::MAX, f32::min);
+                // BC5's contract (`qmap::bc`): ½ a snorm step for the byte, half a palette step
+                // (range/14) of the block's spread; + 1e-4 for f32 rounding of glam's rotation.
+                let bound = (0.5 + range / 14.0) / 127.0 + 1e-4;
+                for k in 0..16 {
+                    let got = rg[2 * k + c];
+                    assert!(
+                        (got - want[k]).abs() <= bound,
+                        "seed {seed:#x} block {b} texel {k} channel {c}: {got} against {} (bound {bound})",
+                        want[k]
+                    );
+                }
+            }
+            for k in 0..16 {
+                let [x, y] = [rg[2 * k], rg[2 * k + 1]];
+                let n = Vec3::new(x, y, (1.0 - x * x - y * y).max(0.0).sqrt());
+                let want = Vec4::from(Quat::from_rotation_arc(Vec3::Z, n));
+                // f32 rounding of a dozen operations on unit values: 1e-5.
+                let got = decoded[texel(k)];
+                assert!(
+                    (got - want).abs().max_element() < 1e-5,
+                    "seed {seed:#x} texel {}: {got} against {want}",
+                    texel(k)
+                );
+            }
+        }
+        let (main, _) = stored.to_ktx2();
+        let back = EncodedMap::from_ktx2("normal.ktx2", &main, None).expect("reads back");
+        assert_eq!(back, stored, "seed {seed:#x}: the KTX2 round trip");
+    });
+    // Normals past the horizon (blue below ½): z ≥ 0 cannot be rebuilt, so the swing's (x, y).
+    let level = NormalMap {
+        width: 8,
+        height: 8,
+        texels: vec![Vec3::new(1.0, 0.0, -0.2).normalize(); 64],
+    };
+    let below = tangent::bake_cpu(&[level], None, MapFormat::Rgba32Float);
+    let stored = EncodedMap::encode(&below, &Encoding::new(MapSpace::Tangent, MapFormat::Bc5))
+        .expect("bc5 holds any tilt as the swing");
+    assert!(!stored.normal_xy);
+    assert_eq!(stored.decode(), qtangent::qmap::MapDecode::Bc5Xy);
+    // `normal` names a tangent-space layout: an object-space file saying it is refused.
+    let mut rng = rand_pcg::Pcg64Mcg::new(5);
+    let map = tangent_map(&mut rng, 16, false);
+    let stored = EncodedMap::encode(&map, &Encoding::new(MapSpace::Tangent, MapFormat::Bc5))
+        .expect("stores");
+    let (mut main, _) = stored.to_ktx2();
+    for (k, v) in &mut main.key_values {
+        if k == KEY_SPACE {
+            *v = b"object\0".to_vec();
+        }
+    }
+    let e = EncodedMap::from_ktx2("odd.ktx2", &main, None).expect_err("normal in object space");
+    assert!(
+        e.to_string().contains("odd.ktx2") && e.to_string().contains("object"),
+        "{e}"
+    );
+}
