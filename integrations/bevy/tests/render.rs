@@ -297,11 +297,11 @@ fn flight_helmet_packed_draws_as_its_source() {
         db_cpu >= 50.0,
         "CPU decode {db_cpu:.2} dB against the source"
     );
-    // Not met by the quaternion maps: 49.58 dB measured (50.01 with --float, so the quantisation
+    // Not met by the quaternion maps: 49.71 dB measured (50.13 with --float, so the quantisation
     // costs little; the BC5 maps against Bevy's MikkTSpace normal mapping, and Bevy's PNG
     // normal maps having no mips at all, cost the rest: docs/BEVY.md). This floor, 0.5 dB under
     // the measurement, catches a regression; it is not the target.
-    assert!(db_gpu >= 49.08, "plugin {db_gpu:.2} dB against the source");
+    assert!(db_gpu >= 49.21, "plugin {db_gpu:.2} dB against the source");
 }
 
 #[test]
@@ -769,3 +769,70 @@ fn morph_targets_packed_draw_as_bevy_morphs_the_source() {
         "at weight 1: {posed:.2} dB against the source"
     );
 }
+
+/// The lab's ribbed scene (a ribbed sphere, a diagonally ribbed panel and a wrinkled torus under
+/// 512² normal maps: `ribbed.gltf` of the corpus), packed with BC5 maps, against the source as
+/// Bevy draws it (with the frames qtangent makes as f32 NORMAL and TANGENT: the source has no
+/// TANGENT), beside the same packed file drawn with its PNG normal maps (the CPU decode into
+/// StandardMaterial). Figures printed for docs/BEVY.md; the target (the maps within
+/// 1 dB of the PNG normal maps) is reported there, not asserted: BC5's own error keeps it out of
+/// reach. The floor catches a regression.
+#[test]
+fn ribbed_normal_maps_packed_draw_as_their_source() {
+    if pack_tool().is_none() {
+        return;
+    }
+    let dir = out_dir("ribbed");
+    let status = Command::new(corpus_tool())
+        .arg(&dir)
+        .status()
+        .expect("the corpus tool runs");
+    assert!(status.success(), "corpus {} failed", dir.display());
+    let source = dir.join("ribbed.gltf");
+    let reference_file = dir.join("ribbed-reference.glb");
+    pack(
+        &source,
+        &reference_file,
+        &["--frames", "f32x4", "--float", "--keep-normals"],
+    );
+    let packed = dir.join("ribbed.glb");
+    pack(
+        &source,
+        &packed,
+        &["--frames", "smallest3x4", "--maps", "tangent"],
+    );
+    let reference = view(
+        &reference_file,
+        &dir.join("source.png"),
+        &["--mode", "standard"],
+    );
+    let camera = ["--camera", reference.camera.as_str()];
+    view(&packed, &dir.join("plugin.png"), &camera);
+    view(
+        &packed,
+        &dir.join("png-normal-maps.png"),
+        &[&camera[..], &["--mode", "cpu"]].concat(),
+    );
+    let a = rgb(&dir.join("source.png"));
+    let covered = coverage(&a);
+    assert!(
+        covered > 0.05,
+        "the ribbed scene covers {:.1}%",
+        100.0 * covered
+    );
+    let (db_map, db_png) = (
+        psnr(&a, &rgb(&dir.join("plugin.png"))),
+        psnr(&a, &rgb(&dir.join("png-normal-maps.png"))),
+    );
+    println!("the ribbed scene in Bevy: BC5 maps (plugin) {db_map:.2} dB, PNG normal maps (CPU decode) {db_png:.2} dB, against the source");
+    // Regression floor: 0.6 dB (the allowance the project gives a BC5 encoder change, the
+    // bc5x2 goal) under the figure measured when the test was added; lavapipe draws the same
+    // pixels each run.
+    assert!(
+        db_map >= RIBBED_MAP_DB - 0.6,
+        "BC5 maps {db_map:.2} dB against the source (PNG normal maps {db_png:.2} dB)"
+    );
+}
+
+/// The ribbed scene's BC5 maps in Bevy against the source, measured when the test was added.
+const RIBBED_MAP_DB: f64 = 45.83;
