@@ -355,9 +355,7 @@ pub enum MapDecode {
     Bc5NormalTwist,
     /// `q = swing(n)` from one BC5 SNORM texture of the normal's (x, y), z ≥ 0 rebuilt: a BC5
     /// normal map, the swing the shortest arc from +Z to n (a tangent-space `bc5` map of a
-    /// tilt: twice the swing's resolution for tilts under 65°, [`tangent::normal_twist`]).
-    ///
-    /// [`tangent::normal_twist`]: super::tangent
+    /// tilt: twice the swing's resolution for tilts under 65°, `qmap::tangent::normal_twist`).
     Bc5Normal,
 }
 

@@ -259,7 +259,7 @@ impl RenderScene {
     /// The scene as an engine ships it: no quaternion maps ([`MapSource::None`]), and its
     /// materials' normal and anisotropy textures BC5 at every mip level — the normal map's
     /// (x, y), its z rebuilt after filtering as engines sampling BC5 rebuild it
-    /// ([`super::NORMAL_MAP_TWO_CHANNEL`]), and the anisotropy texture's direction
+    /// (`render::NORMAL_MAP_TWO_CHANNEL`), and the anisotropy texture's direction
     /// (red, green; its strength in blue is kept), each compressed and decoded again, 1 byte a
     /// texel each. Drawn with [`super::FrameSource::Reference`] it is what each quaternion map
     /// format replaces at equal bytes. A texture whose sides are not multiples of 4 (which BC
