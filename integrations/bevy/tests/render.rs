@@ -709,6 +709,15 @@ fn corpus_tool() -> PathBuf {
     lab_tool("corpus")
 }
 
+/// The lab's glTF corpus written into `dir` by the `corpus` tool.
+fn write_corpus(dir: &Path) {
+    let status = Command::new(corpus_tool())
+        .arg(dir)
+        .status()
+        .expect("the corpus tool runs");
+    assert!(status.success(), "corpus {} failed", dir.display());
+}
+
 /// The lab's morphing grid (two primitives, two targets, a weights animation), packed with the
 /// defaults (its frames as NORMAL, which Bevy morphs itself), against the source as Bevy loads
 /// it, posed by the animation at rest (t = 0) and at weight 1 on the bump (t = 1): 50 dB, the
@@ -720,11 +729,7 @@ fn morph_targets_packed_draw_as_bevy_morphs_the_source() {
         return;
     }
     let dir = out_dir("morph");
-    let status = Command::new(corpus_tool())
-        .arg(&dir)
-        .status()
-        .expect("the corpus tool runs");
-    assert!(status.success(), "corpus {} failed", dir.display());
+    write_corpus(&dir);
     let source = dir.join("morph.gltf");
     let packed = dir.join("morph.glb");
     pack(&source, &packed, &[]);
@@ -783,11 +788,7 @@ fn ribbed_normal_maps_packed_draw_as_their_source() {
         return;
     }
     let dir = out_dir("ribbed");
-    let status = Command::new(corpus_tool())
-        .arg(&dir)
-        .status()
-        .expect("the corpus tool runs");
-    assert!(status.success(), "corpus {} failed", dir.display());
+    write_corpus(&dir);
     let source = dir.join("ribbed.gltf");
     let reference_file = dir.join("ribbed-reference.glb");
     pack(
@@ -824,7 +825,9 @@ fn ribbed_normal_maps_packed_draw_as_their_source() {
         psnr(&a, &rgb(&dir.join("plugin.png"))),
         psnr(&a, &rgb(&dir.join("png-normal-maps.png"))),
     );
-    println!("the ribbed scene in Bevy: BC5 maps (plugin) {db_map:.2} dB, PNG normal maps (CPU decode) {db_png:.2} dB, against the source");
+    println!(
+        "the ribbed scene in Bevy: BC5 maps (plugin) {db_map:.2} dB, PNG normal maps (CPU decode) {db_png:.2} dB, against the source"
+    );
     // Regression floor: 0.6 dB (the allowance the project gives a BC5 encoder change, the
     // bc5x2 goal) under the figure measured when the test was added; lavapipe draws the same
     // pixels each run.
