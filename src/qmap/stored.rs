@@ -125,28 +125,35 @@ const CHANNELS_NORMAL: &str = "normal";
 /// What [`KEY_TWIST`]'s value says.
 const TWIST_AXIAL: &str = "axial";
 
-/// How to decode it, in words: the KTX2 file's `qtangent.decode` entry.
-fn decode_text(format: MapFormat, space: MapSpace) -> &'static str {
-    match (format, space) {
-        (MapFormat::Bc5, _) => {
+/// How to decode it, in words: the KTX2 file's `qtangent.decode` entry (before the axial
+/// twist's note).
+fn decode_text(decode: MapDecode, space: MapSpace) -> &'static str {
+    match (decode, space) {
+        (MapDecode::Bc5Xy, _) => {
             "q = (r, g, 0, sqrt(max(0, 1 - r*r - g*g))) from the snorm sample; frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
         }
-        (MapFormat::Bc5Pair, MapSpace::Tangent) => {
+        (MapDecode::Bc5Normal, _) => {
+            "normal n = (r, g, sqrt(max(0, 1 - r*r - g*g))) from the snorm sample (a BC5 normal map), q = normalize(-n.y, n.x, 0, 1 + n.z) (the shortest arc from +Z to n); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
+        }
+        (MapDecode::Bc5Zw, _) => {
+            "q = (0, 0, r, g) from the snorm sample (a twist alone); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
+        }
+        (MapDecode::Bc5NormalTwist, _) => {
             "normal n = (r0, g0, sqrt(max(0, 1 - r0*r0 - g0*g0))) from layer 0's snorm sample (a BC5 normal map), swing s = normalize(-n.y, n.x, 0, 1 + n.z), twist t = (0, 0, r1, g1) from layer 1's; q = normalize(s * t) (quaternion product); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
         }
-        (MapFormat::Bc5Pair, MapSpace::Object) => {
+        (MapDecode::Bc5Pair, _) => {
             "swing s = (r0, g0, 0, sqrt(max(0, 1 - r0*r0 - g0*g0))) from layer 0's snorm sample, twist t = (0, 0, r1, g1) from layer 1's; q = normalize(s * t) (quaternion product), object space: normal = column 2, tangent = column 0 of the rotation; handedness from the sign of the UV winding against the surface"
         }
-        (MapFormat::Bc7, MapSpace::Tangent) => {
+        (MapDecode::Unorm, MapSpace::Tangent) => {
             "q = normalize(2 * rgba - 1); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
         }
-        (MapFormat::Bc7, MapSpace::Object) => {
+        (MapDecode::Unorm, MapSpace::Object) => {
             "q = normalize(2 * rgba - 1), object space: normal = column 2, tangent = column 0 of the rotation; handedness from the .handedness.ktx2 plane if present, else the sign of the UV winding against the surface"
         }
-        (_, MapSpace::Tangent) => {
+        (MapDecode::Direct, MapSpace::Tangent) => {
             "q = normalize(rgba); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
         }
-        (_, MapSpace::Object) => {
+        (MapDecode::Direct, MapSpace::Object) => {
             "q = normalize(rgba), object space: normal = column 2, tangent = column 0 of the rotation; handedness from the .handedness.ktx2 plane if present, else the sign of the UV winding against the surface"
         }
     }
@@ -405,31 +412,27 @@ impl EncodedMap {
     #[must_use]
     pub(crate) fn to_ktx2(&self) -> (Ktx2Texture, Option<Ktx2Texture>) {
         let kv = |extra: &str| {
+            let decode = self.decode();
+            let mut text_of_decode = decode_text(decode, self.space).to_string();
+            if self.axial_twist {
+                text_of_decode.push_str("; the twist about z is stored doubled (axial): t = normalize(0, 0, q.z, q.w), q = (q * conj(t)) * normalize(t + (0, 0, 0, 1)) before use");
+            }
             let mut kv = vec![
                 (KEY_SPACE.to_string(), text(self.space.name())),
                 (KEY_FORMAT.to_string(), text(extra)),
-                (
-                    KEY_DECODE.to_string(),
-                    text(decode_text(self.format, self.space)),
-                ),
+                (KEY_DECODE.to_string(), text(&text_of_decode)),
             ];
-            let mut decode = if self.twist_only {
-                "q = (0, 0, r, g) from the snorm sample (a twist alone); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h".to_string()
-            } else if self.normal_xy {
-                "normal n = (r, g, sqrt(max(0, 1 - r*r - g*g))) from the snorm sample (a BC5 normal map), q = normalize(-n.y, n.x, 0, 1 + n.z) (the shortest arc from +Z to n); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h".to_string()
-            } else {
-                decode_text(self.format, self.space).to_string()
+            let channels = match decode {
+                MapDecode::Bc5Zw => Some(CHANNELS_ZW),
+                MapDecode::Bc5Normal => Some(CHANNELS_NORMAL),
+                _ => None,
             };
-            if self.twist_only {
-                kv.push((KEY_CHANNELS.to_string(), text(CHANNELS_ZW)));
-            } else if self.normal_xy {
-                kv.push((KEY_CHANNELS.to_string(), text(CHANNELS_NORMAL)));
+            if let Some(c) = channels {
+                kv.push((KEY_CHANNELS.to_string(), text(c)));
             }
             if self.axial_twist {
                 kv.push((KEY_TWIST.to_string(), text(TWIST_AXIAL)));
-                decode.push_str("; the twist about z is stored doubled (axial): t = normalize(0, 0, q.z, q.w), q = (q * conj(t)) * normalize(t + (0, 0, 0, 1)) before use");
             }
-            kv[2].1 = text(&decode);
             kv
         };
         let main = Ktx2Texture {
@@ -615,13 +618,11 @@ impl EncodedMap {
         let (twist_only, normal_xy) = match main.key_value_text(KEY_CHANNELS) {
             None => (false, false),
             Some(CHANNELS_ZW) if format == MapFormat::Bc5 => (true, false),
-            Some(CHANNELS_NORMAL) if format == MapFormat::Bc5 && space == MapSpace::Tangent => {
-                (false, true)
-            }
+            // A bc5 map is tangent-space (refused above otherwise).
+            Some(CHANNELS_NORMAL) if format == MapFormat::Bc5 => (false, true),
             Some(s) => {
                 return fail(format!(
-                    "{KEY_CHANNELS} is '{s}' for a {} {format} map; only '{CHANNELS_ZW}' and '{CHANNELS_NORMAL}' (tangent space) of a bc5 map are known",
-                    space.name()
+                    "{KEY_CHANNELS} is '{s}' for a {format} map; only '{CHANNELS_ZW}' and '{CHANNELS_NORMAL}' of a bc5 map are known"
                 ))
             }
         };

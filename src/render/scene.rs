@@ -273,34 +273,36 @@ impl RenderScene {
             m.map = MapSource::None;
         }
         for m in &mut scene.materials {
-            let textures: [(_, _, Chain, _); 2] = [
+            // Each texture, its chain, its name, and the flag a BC5 copy sets: a BC5 normal map
+            // has its z rebuilt after filtering.
+            let textures: [(_, _, Chain, _, Option<&mut f32>); 2] = [
                 (
                     &mut m.normal,
                     &mut m.normal_mips,
                     crate::qmap::normal_map::bc5_round_trip_chain,
                     "normal map",
+                    Some(&mut m.uniforms.has_normal_map),
                 ),
                 (
                     &mut m.anisotropy,
                     &mut m.anisotropy_mips,
                     crate::qmap::normal_map::bc5_direction_chain,
                     "anisotropy texture",
+                    None,
                 ),
             ];
-            let mut two_channel_normal = false;
-            for (image, mips, chain, texture) in textures {
+            for (image, mips, chain, texture, two_channel) in textures {
                 let Some(img) = image.as_ref() else { continue };
                 match chain(img) {
                     Ok(mut levels) => {
                         *image = Some(levels.remove(0));
                         *mips = Some(levels);
-                        two_channel_normal |= texture == "normal map";
+                        if let Some(flag) = two_channel {
+                            *flag = super::NORMAL_MAP_TWO_CHANNEL;
+                        }
                     }
                     Err(_) => scene.warnings.push(not_block_sized(&m.name, texture, img)),
                 }
-            }
-            if two_channel_normal {
-                m.uniforms.has_normal_map = super::NORMAL_MAP_TWO_CHANNEL;
             }
         }
         scene

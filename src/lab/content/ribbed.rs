@@ -123,14 +123,13 @@ pub(super) fn ribbed() -> Builder {
     // axis lies along x and the meridian ribs read as rings seen from the front.
     let sphere = procedural::uv_sphere(128, 64);
     let torus = Primitive::torus(0.7, 0.3, 128, 64);
-    let objects: [(&str, Primitive, usize, Vec3, Quat, f32); 3] = [
+    let objects: [(&str, Primitive, usize, Vec3, Quat); 3] = [
         (
             "ribbed sphere",
             sphere,
             glossy,
             Vec3::new(-2.2, 0.0, 0.0),
             Quat::from_rotation_z(TAU / 4.0),
-            1.0,
         ),
         (
             "ribbed panel",
@@ -138,7 +137,6 @@ pub(super) fn ribbed() -> Builder {
             metal,
             Vec3::ZERO,
             Quat::from_rotation_y(-TAU / 16.0),
-            1.0,
         ),
         (
             "wrinkled torus",
@@ -146,10 +144,9 @@ pub(super) fn ribbed() -> Builder {
             leather,
             Vec3::new(2.2, 0.0, 0.0),
             Quat::from_rotation_x(TAU / 6.0),
-            1.0,
         ),
     ];
-    for (name, p, material, at, turn, scale) in objects {
+    for (name, p, material, at, turn) in objects {
         let (attributes, indices) = super::corpus::primitive_accessors(&mut b, &p, true);
         let mesh = b.push(
             "meshes",
@@ -160,7 +157,7 @@ pub(super) fn ribbed() -> Builder {
         super::corpus::root(
             &mut b,
             json!({ "name": name, "mesh": mesh, "translation": at.to_array(),
-                    "rotation": turn.to_array(), "scale": [scale, scale, scale] }),
+                    "rotation": turn.to_array() }),
         );
     }
     b
