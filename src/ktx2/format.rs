@@ -1,4 +1,4 @@
-//! The eight texel formats qtangent writes, one row each: Vulkan number, block size, typeSize and
+//! The nine texel formats qtangent writes, one row each: Vulkan number, block size, typeSize and
 //! the data format descriptor (DFD) the KTX 2.0 file holds for it (module docs of
 //! [`super`]).
 
@@ -39,6 +39,9 @@ pub enum TexelFormat {
     Rgba16Float,
     /// `VK_FORMAT_R32G32B32A32_SFLOAT` (109).
     Rgba32Float,
+    /// `VK_FORMAT_BC5_UNORM_BLOCK` (141): two channels, 16 bytes a 4 × 4 block; what engines
+    /// ship a normal map's (x, y) in (the lab's engine-BC5 copies; the maps are SNORM).
+    Bc5Unorm,
     /// `VK_FORMAT_BC5_SNORM_BLOCK` (142): two channels, 16 bytes a 4 × 4 block.
     Bc5Snorm,
     /// `VK_FORMAT_BC7_UNORM_BLOCK` (145): 16 bytes a 4 × 4 block.
@@ -52,6 +55,7 @@ crate::names::named!(TexelFormat, "texel format", {
     Rgba16Snorm => "rgba16snorm",
     Rgba16Float => "rgba16float",
     Rgba32Float => "rgba32float",
+    Bc5Unorm => "bc5unorm",
     Bc5Snorm => "bc5snorm",
     Bc7Unorm => "bc7unorm",
 });
@@ -99,6 +103,7 @@ impl TexelFormat {
                 T::Rgba16Snorm => ((92, 1, 8, 2), RGBSDA, S, [-32767, 32767], RGBA16),
                 T::Rgba16Float => ((97, 1, 8, 2), RGBSDA, SF, F, RGBA16),
                 T::Rgba32Float => ((109, 1, 16, 4), RGBSDA, SF, F, RGBA32),
+                T::Bc5Unorm => ((141, 4, 16, 1), MODEL_BC5, 0, U32, BC5),
                 T::Bc5Snorm => ((142, 4, 16, 1), MODEL_BC5, S, I32, BC5),
                 T::Bc7Unorm => ((145, 4, 16, 1), MODEL_BC7, 0, U32, BC7),
             };
@@ -147,7 +152,7 @@ impl TexelFormat {
     }
 
     /// Alignment of every level's first byte in the file, lcm(bytes per block, 4) as the
-    /// spec's mipPadding makes it: 4, 4, 4, 8, 8, 16, 16, 16 in [`ALL`](Self::ALL)'s order.
+    /// spec's mipPadding makes it: 4, 4, 4, 8, 8, 16, 16, 16, 16 in [`ALL`](Self::ALL)'s order.
     #[must_use]
     pub(crate) const fn mip_alignment(self) -> usize {
         let b = self.bytes_per_block() as usize;

@@ -6,6 +6,8 @@
 #[cfg(feature = "gltf")]
 mod corpus;
 #[cfg(feature = "gltf")]
+mod engine_bc5;
+#[cfg(feature = "gltf")]
 mod ribbed;
 
 use std::f32::consts::{PI, TAU};
@@ -423,14 +425,30 @@ fn seed(mode: u32, a: &Attributes<'_>, indices: Option<&[u32]>) -> crate::gltf::
 }
 
 /// Writes the lab's glTF corpus into `dir` (which must exist): what the real assets lack, so
-/// that `pack` is judged on the shapes real files take (`content/corpus.rs`: a morphing mesh with
-/// a weights animation, 27 primitives on 10 shared sets, an untextured torus that carries UVs, a
-/// torus instanced three times), as `morph.gltf`, `shared.gltf`, `untextured-torus.gltf` and
-/// `instanced.gltf` with their `.bin`s; returns their paths.
+/// that `pack` and the readers are judged on the shapes real files take (`content/corpus.rs`: a
+/// morphing mesh with a weights animation, 27 primitives on 10 shared sets, an untextured torus
+/// that carries UVs, a torus instanced three times; `content/ribbed.rs`: ribbed and wrinkled
+/// normal maps at 512²), as `morph.gltf`, `shared.gltf`, `untextured-torus.gltf`,
+/// `instanced.gltf` and `ribbed.gltf` with their `.bin`s. With `engine_copies` (GLBs, as `pack`
+/// writes them), only those instead: each as `dir/<stem>-bc5-normal-maps.glb`, its normal maps
+/// as engines ship them, KTX2 BC5 UNORM with box-filtered mips (`content/engine_bc5.rs`; the
+/// readers' tests' yardstick at equal bytes). Returns the paths written.
 ///
 /// # Errors
-/// [`LabError::Write`](super::LabError::Write) naming a file that cannot be written.
+/// [`LabError::Write`](super::LabError::Write) naming a file that cannot be written;
+/// [`LabError::Copy`](super::LabError::Copy) naming a GLB that cannot be copied.
 #[cfg(feature = "gltf")]
-pub fn corpus(dir: &Path) -> Result<Vec<PathBuf>, super::LabError> {
-    corpus::write(dir)
+pub fn corpus(dir: &Path, engine_copies: &[PathBuf]) -> Result<Vec<PathBuf>, super::LabError> {
+    if engine_copies.is_empty() {
+        return corpus::write(dir);
+    }
+    engine_copies
+        .iter()
+        .map(|source| {
+            let stem = source
+                .file_stem()
+                .map_or_else(|| "copy".into(), |s| s.to_string_lossy());
+            engine_bc5::write(source, &dir.join(format!("{stem}-bc5-normal-maps.glb")))
+        })
+        .collect()
 }

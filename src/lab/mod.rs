@@ -56,6 +56,14 @@ pub enum LabError {
     #[cfg(feature = "gltf")]
     #[error(transparent)]
     Write(#[from] crate::pack::WriteError),
+    /// A GLB cannot be copied with its normal maps as BC5 (`content::corpus`).
+    #[error("{}: {problem}", file.display())]
+    Copy {
+        /// The GLB.
+        file: std::path::PathBuf,
+        /// What stopped the copy.
+        problem: String,
+    },
     /// A scene cannot be made.
     #[error(transparent)]
     Scene(#[from] crate::render::SceneError),

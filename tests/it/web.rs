@@ -222,7 +222,7 @@ fn fixtures(assets: &Path, dir: &Path) {
     // its frames as NORMAL, which three.js morphs itself.
     let corpus = dir.join("corpus");
     std::fs::create_dir_all(&corpus).expect("corpus folder");
-    qtangent::lab::content::corpus(&corpus).expect("the lab corpus");
+    qtangent::lab::content::corpus(&corpus, &[]).expect("the lab corpus");
     let morph = corpus.join("morph.gltf").to_string_lossy().into_owned();
     run_tool("pack", &[morph.as_str(), "-o", p("morph.glb").as_str()]);
     // The ribbed scene (ribs and wrinkles at 512²): with BC5 maps (f32 positions and UVs too),
@@ -246,6 +246,11 @@ fn fixtures(assets: &Path, dir: &Path) {
             &[&[ribbed.as_str(), "-o", o.as_str()][..], &extra].concat(),
         );
     }
+    // The packed files with their normal maps as engines ship them, KTX2 BC5 (the lab's engine
+    // copies; the maps and everything else kept): the same file with BC5 normal maps, what the
+    // maps must match at equal bytes.
+    let sources = ["ribbed.glb", "helmet.glb"].map(|f| dir.join(f));
+    qtangent::lab::content::corpus(dir, &sources).expect("the BC5 normal-map copies");
     let instanced = instanced_gltf(dir);
     let instanced = instanced.to_str().expect("utf-8 path");
     let instanced_packs = [
@@ -381,6 +386,9 @@ fn cases() -> Value {
               "timing": ["gpu"],
               "variants": [
                 { "name": "gpu", "file": "helmet.glb", "plugin": gpu },
+                // The same file with BC5 normal maps instead of the maps (three.js rebuilds z).
+                { "name": "bc5-normal-maps", "file": "helmet-bc5-normal-maps.glb",
+                  "plugin": { "mode": "gpu", "maps": false } },
                 { "name": "decode", "file": "helmet.glb", "plugin": { "mode": "decode" }, "against": "gpu" },
                 { "name": "float-gpu", "file": "helmet-float.glb", "plugin": gpu },
                 { "name": "float-frames-only", "file": "helmet-float.glb", "plugin": { "mode": "gpu", "maps": false } },
@@ -442,6 +450,8 @@ fn cases() -> Value {
                 { "name": "gpu", "file": "ribbed.glb", "plugin": gpu },
                 { "name": "float-gpu", "file": "ribbed-float.glb", "plugin": gpu },
                 { "name": "frames-only", "file": "ribbed.glb", "plugin": { "mode": "gpu", "maps": false } },
+                { "name": "bc5-normal-maps", "file": "ribbed-bc5-normal-maps.glb",
+                  "plugin": { "mode": "gpu", "maps": false } },
               ] },
             { "name": "morph-rest", "source": "corpus/morph.gltf", "time": 0.0, "view": morph_view,
               "variants": [ { "name": "gpu", "file": "morph.glb", "plugin": gpu } ] },
@@ -648,6 +658,15 @@ fn assert_targets(result: &Value) {
         ribbed >= 52.64 - 0.6,
         "ribbed: the BC5 maps {ribbed:.2} dB (PNG normal maps {png:.2} dB)"
     );
+    // The same files with their normal maps as engines ship them, BC5 (equal bytes to the
+    // maps): the yardstick.
+    for case in ["helmet", "ribbed"] {
+        let (map, bc5) = (
+            psnr(variant(result, case, "gpu")),
+            psnr(variant(result, case, "bc5-normal-maps")),
+        );
+        eprintln!("web: {case}, BC5 maps {map:.2} dB, BC5 normal maps {bc5:.2} dB");
+    }
     // Each map is closer to its reference than the picture without what the map adds: the
     // twist map's directions against none (the vertex tangent's), the bumpy map's normals
     // against no bumps, the object-space map against flat shading. A map decoded wrongly (a

@@ -1,9 +1,10 @@
 //! `maps`: the table that decides between quaternion maps and the normal maps they replace.
 //!
-//! For FlightHelmet, the duck, the default scene and the bumpy swirl disc (a normal map and an
-//! anisotropy direction: a tilt and a twist per texel), side by side: the reference (f32 vertex
-//! frames with the normal map as 8-bit RGBA), the reference with its normal map stored as BC5,
-//! and every map kind (object space, tangent space) in every stored format. Per column:
+//! For FlightHelmet, the duck, the default scene, the lab corpus' ribbed scene and the bumpy
+//! swirl disc (a normal map and an anisotropy direction: a tilt and a twist per texel), side by
+//! side: the reference (f32 vertex frames with the normal map as 8-bit RGBA), the reference with
+//! its normal map stored as BC5, and every map kind (object space, tangent space) in every stored
+//! format. Per column:
 //!
 //! - bytes per texel, and the frame's bytes on the GPU (vertex frame + frame textures, mips
 //!   included);
@@ -88,6 +89,13 @@ fn run(args: &Args) -> Result<(), Error> {
         "BC7 effort: {}. Renders against the reference (f32 vertex frames, RGBA8 normal map).\n",
         bc7.name()
     );
+    // The lab corpus' ribbed scene (ribs and wrinkles at 512², where BC5 normal maps are hardest
+    // to beat), written to a scratch folder.
+    let corpus = std::env::temp_dir().join(format!("qtangent-maps-{}", std::process::id()));
+    std::fs::create_dir_all(&corpus)?;
+    qtangent::lab::content::corpus(&corpus, &[])?;
+    let ribbed = RenderScene::load(&corpus.join("ribbed.gltf"));
+    let _ = std::fs::remove_dir_all(&corpus);
     let scenes: Vec<(String, RenderScene)> = vec![
         (
             "FlightHelmet".into(),
@@ -101,6 +109,7 @@ fn run(args: &Args) -> Result<(), Error> {
             "default scene".into(),
             qtangent::lab::content::default_scene()?,
         ),
+        ("ribbed (lab corpus)".into(), ribbed?),
         (
             "bumpy swirl disc (normal map + anisotropy)".into(),
             disc::scene(512, disc::RgLayout::Canonical, disc::Relief::Bumps)?,

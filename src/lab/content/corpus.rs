@@ -25,7 +25,7 @@ const FILES: [&str; 5] = [
 ];
 
 /// Writes every corpus file (`morph.gltf`, `shared.gltf`, `untextured-torus.gltf`,
-/// `instanced.gltf`) into `dir` (which must exist); returns their paths.
+/// `instanced.gltf`, `ribbed.gltf`) into `dir` (which must exist); returns their paths.
 ///
 /// # Errors
 /// [`LabError::Write`] naming a file that cannot be written.

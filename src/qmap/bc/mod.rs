@@ -338,10 +338,39 @@ pub(crate) fn encode_bc5_snorm(
             [x, y, 0, 0]
         }))
     });
-    level.refine_bc5(&mut blocks, xy);
+    // The encoder sees the unorm bytes s + 128; the refinement aims at the unquantised value
+    // on that scale.
+    level.refine_bc5(&mut blocks, |i, c| {
+        let v = xy[i][c];
+        let target = if v.is_nan() { 0.0 } else { v.clamp(-1.0, 1.0) }.mul_add(127.0, 128.0);
+        (target, snorm_byte(v).wrapping_add(128))
+    });
     blocks
         .chunks_exact_mut(BLOCK_BYTES)
         .for_each(bc5_unorm_block_to_snorm);
+    Ok(blocks)
+}
+
+/// Encodes two 8-bit channels as BC5 UNORM (`VK_FORMAT_BC5_UNORM_BLOCK`) with the same kernels
+/// and endpoint refinement as [`encode_bc5_snorm`]: what an engine ships for a normal map's
+/// (x, y) as `c = n·½ + ½` (the lab's engine-BC5 copies of glTF files; qtangent's maps are
+/// SNORM). `rg` is row-major, width × height. Decoded bytes are within `½ + range/14` of the
+/// input, `range` being the spread of the block's bytes in that channel (module docs).
+///
+/// # Errors
+/// [`BcError::Size`] as [`encode_bc5_snorm`]; [`BcError::Texels`].
+#[cfg(all(feature = "lab", feature = "gltf"))]
+pub(crate) fn encode_bc5_unorm(
+    width: u32,
+    height: u32,
+    rg: &[[u8; 2]],
+    encoder: BcEncoder,
+) -> Result<Vec<u8>, BcError> {
+    let level = Level::new(width, height, rg.len())?;
+    let mut blocks = level.encode(Kernel::Bc5(encoder), [0; BLOCK_BYTES], |texels| {
+        Some(texels.map(|i| [rg[i][0], rg[i][1], 0, 0]))
+    });
+    level.refine_bc5(&mut blocks, |i, c| (f32::from(rg[i][c]), rg[i][c]));
     Ok(blocks)
 }
 
@@ -560,11 +589,12 @@ impl Level {
         out
     }
 
-    /// Refines the endpoints of every BC4 half of the BC5 UNORM `blocks` encoded from `xy`
-    /// ([`bc4::refine`]), on all cores, keeping the contract (module docs): each decoded value
-    /// stays within ½ + range/14 bytes of its input, `range` the spread of the block's snorm
-    /// bytes in that channel.
-    fn refine_bc5(self, blocks: &mut [u8], xy: &[[f32; 2]]) {
+    /// Refines the endpoints of every BC4 half of the BC5 UNORM `blocks` ([`bc4::refine`]), on
+    /// all cores, keeping the contract (module docs): each decoded value stays within
+    /// ½ + range/14 bytes of its input, `range` the spread of the block's bytes in that
+    /// channel. `texel(i, c)` is texel i's channel c as (the value aimed at, on the unorm byte
+    /// scale; the byte the encoder was given).
+    fn refine_bc5(self, blocks: &mut [u8], texel: impl Fn(usize, usize) -> (f32, u8) + Sync) {
         let blocks_x = self.pw / 4;
         for_each_band(blocks, blocks_x * BLOCK_BYTES, |first_row, band| {
             for (i, block) in band.chunks_exact_mut(BLOCK_BYTES).enumerate() {
@@ -572,16 +602,12 @@ impl Level {
                 let texels: [usize; 16] =
                     std::array::from_fn(|t| self.source(x0 + t % 4, y0 + t / 4));
                 for (c, half) in block.chunks_exact_mut(8).enumerate() {
-                    let value = |t: usize| xy[texels[t]][c];
-                    let target = std::array::from_fn(|t| {
-                        let v = value(t);
-                        if v.is_nan() { 0.0 } else { v.clamp(-1.0, 1.0) }.mul_add(127.0, 128.0)
+                    let values: [(f32, u8); 16] = std::array::from_fn(|t| texel(texels[t], c));
+                    let (lo, hi) = values.iter().fold((u8::MAX, u8::MIN), |(lo, hi), &(_, b)| {
+                        (lo.min(b), hi.max(b))
                     });
-                    let bytes = (0..16).map(|t| snorm_byte(value(t)) as i8);
-                    let (lo, hi) =
-                        bytes.fold((i8::MAX, i8::MIN), |(lo, hi), b| (lo.min(b), hi.max(b)));
                     let range = f32::from(hi) - f32::from(lo);
-                    bc4::refine(half, &target, 0.5 + range / 14.0);
+                    bc4::refine(half, &values.map(|v| v.0), 0.5 + range / 14.0);
                 }
             }
         });

@@ -25,7 +25,7 @@ fn tempdir() -> tempfile::TempDir {
 
 /// The corpus written into `dir`, by name.
 fn corpus(dir: &Path) -> Vec<PathBuf> {
-    crate::lab::content::corpus(dir).unwrap_or_else(|e| panic!("the corpus: {e}"))
+    crate::lab::content::corpus(dir, &[]).unwrap_or_else(|e| panic!("the corpus: {e}"))
 }
 
 fn pack_file(path: &Path, options: &PackOptions) -> Result<Packed, String> {

@@ -8,13 +8,14 @@ use super::TexelFormat;
 use crate::ktx2::full_mip_count;
 
 /// Each format and the `ktx2` crate's name for it.
-const CRATE_NAMES: [(TexelFormat, Format); 8] = [
+const CRATE_NAMES: [(TexelFormat, Format); 9] = [
     (TexelFormat::R8Snorm, Format::R8_SNORM),
     (TexelFormat::Rgba8Unorm, Format::R8G8B8A8_UNORM),
     (TexelFormat::Rgba8Snorm, Format::R8G8B8A8_SNORM),
     (TexelFormat::Rgba16Snorm, Format::R16G16B16A16_SNORM),
     (TexelFormat::Rgba16Float, Format::R16G16B16A16_SFLOAT),
     (TexelFormat::Rgba32Float, Format::R32G32B32A32_SFLOAT),
+    (TexelFormat::Bc5Unorm, Format::BC5_UNORM_BLOCK),
     (TexelFormat::Bc5Snorm, Format::BC5_SNORM_BLOCK),
     (TexelFormat::Bc7Unorm, Format::BC7_UNORM_BLOCK),
 ];
@@ -40,7 +41,7 @@ fn format_numbers_are_vulkans_and_the_specs() {
             .expect("4 · bytes is one");
         assert_eq!(f.mip_alignment(), lcm as usize, "{f}");
     }
-    for v in [0, 9, 36, 91, 98, 141, 146, u32::MAX] {
+    for v in [0, 9, 36, 91, 98, 140, 146, u32::MAX] {
         assert_eq!(TexelFormat::from_vk_format(v), None, "vkFormat {v}");
     }
     let sizes = [

@@ -2,4 +2,6 @@
 //! and the checks of GPU outputs against the CPU.
 
 mod checks;
+#[cfg(feature = "gltf")]
+mod engine_bc5;
 mod skin_matrix;
