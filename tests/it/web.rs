@@ -658,14 +658,20 @@ fn assert_targets(result: &Value) {
         ribbed >= 52.64 - 0.6,
         "ribbed: the BC5 maps {ribbed:.2} dB (PNG normal maps {png:.2} dB)"
     );
-    // The same files with their normal maps as engines ship them, BC5 (equal bytes to the
-    // maps): the issue's yardstick.
+    // The same packed files with BC5 normal maps instead of the maps (equal bytes): issue 41's
+    // yardstick. Met on FlightHelmet (50.28 against 50.00 dB when added): asserted. Not met on
+    // the ribbed scene (52.64 against 53.53: the map's BC5 texels sit further from the source's
+    // normals than the BC5 normal map's, docs/MAPS.md): printed, the floor above guards it.
     for case in ["helmet", "ribbed"] {
         let (map, bc5) = (
             psnr(variant(result, case, "gpu")),
             psnr(variant(result, case, "bc5-normal-maps")),
         );
         eprintln!("web: {case}, BC5 maps {map:.2} dB, BC5 normal maps {bc5:.2} dB");
+        assert!(
+            case != "helmet" || map >= bc5,
+            "{case}: the BC5 maps {map:.2} dB, the same file with BC5 normal maps {bc5:.2} dB"
+        );
     }
     // Each map is closer to its reference than the picture without what the map adds: the
     // twist map's directions against none (the vertex tangent's), the bumpy map's normals
