@@ -218,6 +218,47 @@ fn fixtures(assets: &Path, dir: &Path) {
         let o = p(out);
         run_tool("pack", &[&[source, "-o", o.as_str()][..], &extra].concat());
     }
+    corpus_fixtures(dir);
+    let instanced = instanced_gltf(dir);
+    let instanced = instanced.to_str().expect("utf-8 path");
+    let instanced_packs = [
+        ("instanced.glb", s3.to_vec()),
+        (
+            "instanced-reference.glb",
+            vec!["--frames", "f32x4", "--keep-normals"],
+        ),
+    ];
+    for (out, extra) in instanced_packs {
+        let o = p(out);
+        run_tool(
+            "pack",
+            &[&[instanced, "-o", o.as_str()][..], &extra].concat(),
+        );
+    }
+    // The Fox in every format: each GLSL decoder runs (smallest3x4 is fox.glb).
+    for f in Format::ALL {
+        let o = p(&format!("fox-{}.glb", f.name()));
+        run_tool(
+            "pack",
+            &[
+                fox.as_str(),
+                "-o",
+                o.as_str(),
+                "--frames",
+                f.name(),
+                "--flat-frames",
+            ],
+        );
+    }
+}
+
+/// The lab corpus' files the browser draws, in `dir`: the morphing grid packed with the
+/// defaults; the ribbed scene with BC5 maps (quantised and `--float`) and its reference; the
+/// packed ribbed scene and FlightHelmet (`helmet.glb`, packed before) with BC5 normal maps.
+fn corpus_fixtures(dir: &Path) {
+    let p = |name: &str| dir.join(name).to_string_lossy().into_owned();
+    let s3 = ["--frames", "smallest3x4"];
+    let tangent = ["--maps", "tangent"];
     // The lab's morphing grid (two targets, a weights animation), packed with the defaults:
     // its frames as NORMAL, which three.js morphs itself.
     let corpus = dir.join("corpus");
@@ -251,37 +292,6 @@ fn fixtures(assets: &Path, dir: &Path) {
     // maps must match at equal bytes.
     let sources = ["ribbed.glb", "helmet.glb"].map(|f| dir.join(f));
     qtangent::lab::content::corpus(dir, &sources).expect("the BC5 normal-map copies");
-    let instanced = instanced_gltf(dir);
-    let instanced = instanced.to_str().expect("utf-8 path");
-    let instanced_packs = [
-        ("instanced.glb", s3.to_vec()),
-        (
-            "instanced-reference.glb",
-            vec!["--frames", "f32x4", "--keep-normals"],
-        ),
-    ];
-    for (out, extra) in instanced_packs {
-        let o = p(out);
-        run_tool(
-            "pack",
-            &[&[instanced, "-o", o.as_str()][..], &extra].concat(),
-        );
-    }
-    // The Fox in every format: each GLSL decoder runs (smallest3x4 is fox.glb).
-    for f in Format::ALL {
-        let o = p(&format!("fox-{}.glb", f.name()));
-        run_tool(
-            "pack",
-            &[
-                fox.as_str(),
-                "-o",
-                o.as_str(),
-                "--frames",
-                f.name(),
-                "--flat-frames",
-            ],
-        );
-    }
 }
 
 /// A torus drawn three times through EXT_mesh_gpu_instancing (positions, normals, UVs, indices;
