@@ -52,6 +52,11 @@ pub struct RenderArgs {
     /// as engines ship them.
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Camera eye and target, EX,EY,EZ,TX,TY,TZ in the scene's units, instead of `--yaw`,
+    /// `--pitch` and `--zoom-out` (the vertical field of view stays 40°; every run prints its
+    /// camera this way, so another renderer can draw the same view).
+    #[arg(long, value_parser = camera_arg, allow_hyphen_values = true, conflicts_with_all = ["yaw", "pitch", "zoom_out"])]
+    camera: Option<([f32; 3], [f32; 3])>,
     /// Camera yaw about +Y, degrees (0 looks from +Z).
     #[arg(long, default_value_t = 30.0, allow_negative_numbers = true)]
     yaw: f32,
@@ -148,15 +153,24 @@ impl Args {
         }
     }
 
-    /// The camera fitted to `scene` at the asked angles and zoom, the studio sun, exposure and
-    /// anisotropy override.
+    /// The camera fitted to `scene` at the asked angles and zoom (or `--camera`'s eye and
+    /// target), the studio sun, exposure and anisotropy override.
     fn view(&self, scene: &RenderScene) -> View {
         let (width, height) = self.size;
         let aspect = width as f32 / height as f32;
         let mut view = View::fitted(scene, aspect, self.yaw, self.pitch);
         view.camera.distance *= self.zoom_out;
+        if let Some((eye, target)) = self.camera {
+            // The orbit angles of the eye about the target: the inverse of the camera's
+            // direction (cos p · sin y, sin p, cos p · cos y).
+            let d = glam::Vec3::from(eye) - glam::Vec3::from(target);
+            view.camera.target = target.into();
+            view.camera.distance = d.length();
+            view.camera.yaw_deg = d.x.atan2(d.z).to_degrees();
+            view.camera.pitch_deg = (d.y / d.length()).asin().to_degrees();
+        }
         let (c, r) = scene.bounds();
-        let sun_yaw = self.sun_yaw.unwrap_or(self.yaw - 40.0);
+        let sun_yaw = self.sun_yaw.unwrap_or(view.camera.yaw_deg - 40.0);
         view.lighting = Lighting::studio(c, r, sun_yaw, self.sun_pitch);
         view.lighting.exposure = self.exposure;
         view.anisotropy_override = self.aniso;
@@ -175,6 +189,42 @@ pub fn run(args: &Args, say: Verbosity) -> Result<bool, String> {
             Ok(false)
         }
     }
+}
+
+/// `--camera`'s value: six finite numbers, eye then target, apart.
+fn camera_arg(v: &str) -> Result<([f32; 3], [f32; 3]), String> {
+    let n: Vec<f32> = v
+        .split(',')
+        .map(|x| x.trim().parse::<f32>())
+        .collect::<Result<_, _>>()
+        .map_err(|_| format!("{v}: six numbers, EX,EY,EZ,TX,TY,TZ"))?;
+    let [ex, ey, ez, tx, ty, tz] = n[..] else {
+        return Err(format!("{v}: six numbers, eye then target"));
+    };
+    if !n.iter().all(|x| x.is_finite()) {
+        return Err(format!("{v}: the numbers must be finite"));
+    }
+    if [ex, ey, ez] == [tx, ty, tz] {
+        return Err(format!("{v}: the eye is the target"));
+    }
+    Ok(([ex, ey, ez], [tx, ty, tz]))
+}
+
+/// The view's eye and target as `--camera` takes them.
+fn camera_text(view: &View) -> String {
+    let c = &view.camera;
+    let (y, p) = (
+        c.yaw_deg.to_radians(),
+        c.pitch_deg.clamp(-89.0, 89.0).to_radians(),
+    );
+    let eye =
+        c.target + c.distance * glam::Vec3::new(p.cos() * y.sin(), p.sin(), p.cos() * y.cos());
+    [eye, c.target]
+        .iter()
+        .flat_map(|v| v.to_array())
+        .map(|x| x.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// `dir/stem-suffix.png` for `path` = `dir/stem.ext`.
@@ -238,6 +288,10 @@ fn render(args: &Args, say: Verbosity) -> Result<(), String> {
         "{}; {width}×{height} on {}",
         scene::summary(&scene, &gpu),
         ctx
+    );
+    out!(
+        "camera: {} (--camera; vertical field of view 40°)",
+        camera_text(&view)
     );
     let shots = Shots {
         ctx: &ctx,

@@ -83,6 +83,73 @@ fn bad_input_is_one_line_with_the_status_of_its_kind() {
     assert!(stderr(&out).contains("at least 1"), "{}", stderr(&out));
 }
 
+/// `--camera`: the camera a run prints (eye and target), handed back, draws the same picture;
+/// a camera that is not six finite numbers with the eye away from the target, or that comes with
+/// the orbit flags, is refused before any work (clap's status 2).
+#[test]
+fn the_printed_camera_draws_the_same_picture() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    let (a, b) = (dir.path().join("a.png"), dir.path().join("b.png"));
+    let (a_path, b_path) = (a.to_str().expect("utf-8"), b.to_str().expect("utf-8"));
+    let base = "--mode reference --size 160x90 --time-frames 0";
+    let camera_of = |out: &Output| -> String {
+        assert!(out.status.success(), "render failed: {}", stderr(out));
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .find_map(|l| l.strip_prefix("camera: "))
+            .and_then(|l| l.split_whitespace().next())
+            .expect("a camera line")
+            .to_string()
+    };
+    let first = render(&cli(
+        &format!("{base} --yaw 60 --pitch -10 --zoom-out 1.3 -o {{}}"),
+        &[a_path],
+    ));
+    let camera = camera_of(&first);
+    let second = render(&cli(
+        &format!("{base} --camera {{}} -o {{}}"),
+        &[&camera, b_path],
+    ));
+    let again = camera_of(&second);
+    let numbers =
+        |c: &str| -> Vec<f32> { c.split(',').map(|x| x.parse().expect("a number")).collect() };
+    for (x, y) in numbers(&camera).into_iter().zip(numbers(&again)) {
+        // The eye goes through the orbit angles and back: f32 rounding, a few ulps of 10.
+        assert!(
+            (x - y).abs() <= 1e-5 * x.abs().max(1.0),
+            "{camera} then {again}"
+        );
+    }
+    let picture = |p: &std::path::Path| image::open(p).expect("a picture").to_rgba8();
+    let d = qtangent::render::diff(&picture(&a), &picture(&b), None).expect("same size");
+    // The same view up to that rounding: no edge moves by a thousandth of a pixel, so only
+    // pixels at exact coverage ties can change; 60 dB is the renderer's round-trip bound.
+    assert!(d.psnr_db >= 60.0, "the printed camera drew {d}");
+    for bad in ["1,2,3", "1,2,3,1,2,3", "a,b,c,d,e,f", "1,2,3,inf,0,0"] {
+        let out = render(&cli(
+            &format!("{base} --camera {{}} -o {{}}"),
+            &[bad, b_path],
+        ));
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "--camera {bad}: {}",
+            stderr(&out)
+        );
+        assert!(stderr(&out).contains("--camera"), "{}", stderr(&out));
+    }
+    let out = render(&cli(
+        &format!("{base} --camera {{}} --yaw 10 -o {{}}"),
+        &[&camera, b_path],
+    ));
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("cannot be used with"),
+        "{}",
+        stderr(&out)
+    );
+}
+
 /// A tangent-space map for the default scene's copper material: a flat normal map's rotations
 /// (a tilt of 0.32°: 8-bit 128 is 0.5 + 1/510), BC5, 8×8 with mips.
 fn flat_map() -> qtangent::qmap::EncodedMap {

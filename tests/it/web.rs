@@ -364,8 +364,9 @@ fn base64(bytes: &[u8]) -> String {
     out
 }
 
-/// What the browser draws and compares (cases.json): the files [`fixtures`] writes.
-fn cases() -> Value {
+/// What the browser draws and compares (cases.json): the files [`fixtures`] writes, and
+/// FlightHelmet and the ribbed scene from `one`'s cameras (qtangent's renderer's, 40°).
+fn cases(one: &[OneCamera; 2]) -> Value {
     let helmet_view = json!({ "dir": [0.3, 0.25, 1.0], "distance": 3.2, "light": [1, 2, 3] });
     let gpu = json!({ "mode": "gpu" });
     let disc_view = json!({ "dir": [0.0, 0.9, 1.0], "distance": 2.2, "light": [0.3, 1, 0.2] });
@@ -390,7 +391,7 @@ fn cases() -> Value {
         .collect();
     let fox_view = json!({ "dir": [1.0, 0.4, 0.6], "distance": 3.0, "light": [1, 2, 3] });
     let morph_view = json!({ "dir": [0.3, 0.5, 1.0], "distance": 2.2, "light": [1, 2, 3] });
-    json!({
+    let mut cases = json!({
         "renders": [
             { "name": "helmet", "source": "helmet-src/FlightHelmet.gltf", "view": helmet_view,
               "timing": ["gpu"],
@@ -478,7 +479,30 @@ fn cases() -> Value {
         ],
         "viewer": viewer,
         "functions": "helmet.glb",
-    })
+    });
+    if let Some(renders) = cases["renders"].as_array_mut() {
+        renders.extend(one_camera_cases(one));
+    }
+    cases
+}
+
+/// The `*-camera` cases: the source and the `--float` pack (qtangent's renderer draws f32
+/// positions and UVs) from the camera `render` printed, at its 40° field of view.
+fn one_camera_cases(one: &[OneCamera; 2]) -> Vec<Value> {
+    one.iter()
+        .map(|o| {
+            let (source, file) = match o.name {
+                "helmet" => ("helmet-src/FlightHelmet.gltf", "helmet-float.glb"),
+                _ => ("ribbed-reference.glb", "ribbed-float.glb"),
+            };
+            json!({ "name": format!("{}-camera", o.name), "source": source,
+                    "view": { "eye": o.camera[..3], "target": o.camera[3..], "fov": 40,
+                              "light": [1, 2, 3] },
+                    "variants": [
+                        { "name": "float-gpu", "file": file, "plugin": { "mode": "gpu" } },
+                    ] })
+        })
+        .collect()
 }
 
 /// The variant `name` of render `case` in the driver's result.
@@ -724,7 +748,14 @@ fn three_js_draws_packed_files_through_the_plugin() {
     let dir = tempfile::tempdir().expect("temporary folder");
     let table = decoder_table(&assets, dir.path());
     fixtures(&assets, dir.path());
-    let cases = cases();
+    // qtangent's renderer on the sources, from the camera it fits: the view the browser draws
+    // the `*-camera` cases from.
+    let one = [
+        ("helmet", assets.join("gltf/FlightHelmet/FlightHelmet.gltf")),
+        ("ribbed", dir.path().join("corpus/ribbed.gltf")),
+    ]
+    .map(|(name, scene)| qtangent_one_camera(dir.path(), name, &scene));
+    let cases = cases(&one);
     for (name, v) in [("frames.json", &table), ("cases.json", &cases)] {
         std::fs::write(dir.path().join(name), v.to_string()).expect("write fixture");
     }
@@ -749,7 +780,79 @@ fn three_js_draws_packed_files_through_the_plugin() {
     assert_identical_pictures(&result);
     assert_gltf_transform(&result, &dir.path().join("helmet-transformed.glb"));
     assert_targets(&result);
+    assert_one_camera(&result, &one);
     assert_viewer(&result);
+}
+
+/// qtangent's renderer on one scene, as the browser sees it: its camera and its figures.
+struct OneCamera {
+    name: &'static str,
+    /// Eye and target, as `render` prints them.
+    camera: Vec<f64>,
+    /// PSNR (dB) of the BC5 map (`quatmap-tangent`, 4-byte frames) against its reference.
+    map: f64,
+    /// PSNR (dB) of the reference with its normal maps BC5 as engines ship them.
+    bc5: f64,
+}
+
+/// `render SCENE --mode all` at the browser's 512², frames as the packed files store them,
+/// pictures written into `dir`: the camera it printed and its figures.
+fn qtangent_one_camera(dir: &Path, name: &'static str, scene: &Path) -> OneCamera {
+    let out = dir.join(format!("qtangent-{name}.png"));
+    let args = [
+        "render",
+        &scene.to_string_lossy(),
+        "--size",
+        "512x512",
+        "--frames",
+        "smallest3x4",
+        "--time-frames",
+        "0",
+        "-o",
+        &out.to_string_lossy(),
+    ];
+    let run = common::run_command(&args);
+    assert!(
+        run.status.success(),
+        "render {name}: {}",
+        common::stderr(&run)
+    );
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let camera: Vec<f64> = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("camera: "))
+        .and_then(|l| l.split_whitespace().next())
+        .map(|c| c.split(',').map(|x| x.parse().expect("a number")).collect())
+        .unwrap_or_else(|| panic!("render {name} printed no camera:\n{stdout}"));
+    let cell = |mode: &str| -> f64 {
+        let row = stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("| {mode} |")))
+            .unwrap_or_else(|| panic!("render {name}: no {mode} row in:\n{stdout}"));
+        let cell = row.split('|').nth(2).expect("a PSNR cell").trim();
+        cell.parse().unwrap_or(f64::INFINITY)
+    };
+    OneCamera {
+        name,
+        camera,
+        map: cell("quatmap-tangent"),
+        bc5: cell("reference, BC5 textures (engine)"),
+    }
+}
+
+/// Each reader within 1 dB of qtangent's renderer, both against their own picture of the
+/// source, from one camera (issue 41): printed for docs/WEB.md.
+fn assert_one_camera(result: &Value, one: &[OneCamera; 2]) {
+    for o in one {
+        let three = psnr(variant(result, &format!("{}-camera", o.name), "float-gpu"));
+        eprintln!(
+            "web: one camera, {}: three.js {three:.2} dB, qtangent's renderer {:.2} dB (its engine BC5 normal maps {:.2}); gap {:.2} dB",
+            o.name,
+            o.map,
+            o.bc5,
+            o.map - three
+        );
+    }
 }
 
 /// `web/serve.mjs` (`cargo xtask web`), the viewer's server, as a user starts it: `--help`, and

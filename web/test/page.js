@@ -24,7 +24,11 @@ async function load( url, plugin ) {
 
 }
 
-/** A scene for `gltf` and its camera: `view` says where the camera is, relative to `box`. */
+/**
+ * A scene for `gltf` and its camera: `view` says where the camera is, relative to `box` (`dir`,
+ * `distance` in radii; 30° field of view), or exactly (`eye`, `target`, `fov`: the camera
+ * `qtangent render` prints, so that both draw one view).
+ */
 function stage( gltf, box, view ) {
 
 	const scene = new THREE.Scene();
@@ -38,7 +42,15 @@ function stage( gltf, box, view ) {
 	scene.add( rim );
 	scene.add( gltf.scene );
 	const center = new THREE.Vector3( ...box.center );
-	const camera = new THREE.PerspectiveCamera( 30, 1, box.radius / 50, box.radius * 50 );
+	const camera = new THREE.PerspectiveCamera( view.fov ?? 30, 1, box.radius / 50, box.radius * 50 );
+	if ( view.eye ) {
+
+		camera.position.set( ...view.eye );
+		camera.lookAt( new THREE.Vector3( ...view.target ) );
+		return { scene, camera };
+
+	}
+
 	const dir = new THREE.Vector3( ...view.dir ).normalize();
 	camera.position.copy( center ).addScaledVector( dir, box.radius * view.distance );
 	camera.lookAt( center );

@@ -30,7 +30,8 @@ use bevy::world_serialization::WorldAssetRoot;
 use crate::{DebugView, Mode, QTangentMaterial, QTangentPlugin, loader_settings};
 
 const USAGE: &str = "usage: viewer FILE [--screenshot OUT.png] [--mode gpu|cpu|standard] \
-[--debug lit|normal|tangent|bitangent] [--size WxH] [--camera EX,EY,EZ,TX,TY,TZ] [--animation N --time SECONDS] \
+[--debug lit|normal|tangent|bitangent] [--size WxH] [--camera EX,EY,EZ,TX,TY,TZ] [--fov DEGREES] \
+[--animation N --time SECONDS] \
 [--frames N] [--shadows] [--depth-prepass]
 
   FILE            a glTF or GLB file (packed by qtangent's `pack`, or any other)
@@ -42,6 +43,8 @@ const USAGE: &str = "usage: viewer FILE [--screenshot OUT.png] [--mode gpu|cpu|s
                   untonemapped
   --size          image or window size (default 960x540)
   --camera        eye and target (default: framing the scene's bounds; the run prints it)
+  --fov           the vertical field of view, degrees (default 45, Bevy's; `qtangent render`
+                  draws at 40)
   --animation     play glTF animation N, paused at --time (default 0)
   --frames        render N frames more after the picture and print the mean frame time
   --shadows       the sun casts shadows (shadow maps)
@@ -56,6 +59,7 @@ struct Options {
     debug: DebugView,
     size: (u32, u32),
     camera: Option<(Vec3, Vec3)>,
+    fov_deg: Option<f32>,
     animation: Option<(usize, f32)>,
     frames: u32,
     shadows: bool,
@@ -70,6 +74,7 @@ fn parse(args: &[String]) -> Result<Options, String> {
         debug: DebugView::Lit,
         size: (960, 540),
         camera: None,
+        fov_deg: None,
         animation: None,
         frames: 0,
         shadows: false,
@@ -125,6 +130,15 @@ fn parse(args: &[String]) -> Result<Options, String> {
                     return Err(format!("--camera {v}: six numbers, eye then target"));
                 };
                 o.camera = Some((Vec3::new(ex, ey, ez), Vec3::new(tx, ty, tz)));
+            }
+            "--fov" => {
+                let v = value(a)?;
+                let fov: f32 = v
+                    .parse()
+                    .ok()
+                    .filter(|f| (1.0..=170.0).contains(f))
+                    .ok_or_else(|| format!("--fov {v}: degrees, 1 to 170"))?;
+                o.fov_deg = Some(fov);
             }
             "--animation" => {
                 let v = value(a)?;
@@ -352,6 +366,12 @@ fn setup(mut commands: Commands, mut run: ResMut<Run>, mut images: ResMut<Assets
     ));
     if run.options.debug != DebugView::Lit {
         camera.insert(Tonemapping::None);
+    }
+    if let Some(fov) = run.options.fov_deg {
+        camera.insert(Projection::from(PerspectiveProjection {
+            fov: fov.to_radians(),
+            ..Default::default()
+        }));
     }
     if run.options.depth_prepass {
         camera.insert(bevy::core_pipeline::prepass::DepthPrepass);

@@ -894,3 +894,105 @@ fn ribbed_normal_maps_packed_draw_as_their_source() {
 
 /// The ribbed scene's BC5 maps in Bevy against the source, measured when the test was added.
 const RIBBED_MAP_DB: f64 = 45.83;
+
+/// qtangent's renderer on `scene` at 512² (frames as the packed files store them): the camera it
+/// printed (eye and target; its field of view is 40°) and its BC5 map's PSNR against its own
+/// reference, parsed from its table.
+fn qtangent_render(dir: &Path, scene: &Path) -> (String, f64) {
+    let out = dir.join("qtangent.png");
+    let run = Command::new(pack_tool().expect("checked by the caller"))
+        .arg("render")
+        .arg(scene)
+        .args([
+            "--size",
+            "512x512",
+            "--frames",
+            "smallest3x4",
+            "--time-frames",
+            "0",
+            "-o",
+        ])
+        .arg(&out)
+        .output()
+        .expect("qtangent render runs");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "render {}: {}",
+        scene.display(),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let camera = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("camera: "))
+        .and_then(|l| l.split_whitespace().next())
+        .expect("render prints its camera")
+        .to_string();
+    let map = stdout
+        .lines()
+        .find(|l| l.starts_with("| quatmap-tangent |"))
+        .and_then(|l| l.split('|').nth(2))
+        .and_then(|c| c.trim().parse().ok())
+        .expect("render's quatmap-tangent row");
+    (camera, map)
+}
+
+/// Issue 41's one-camera comparison: FlightHelmet and the ribbed scene drawn by Bevy from the
+/// camera qtangent's renderer fits (512², 40°), the `--float` pack through the plugin against
+/// the source through StandardMaterial, beside qtangent's renderer's own map against its own
+/// reference. Printed for docs/BEVY.md, not asserted: the target (within 1 dB) is not met, and
+/// the gap is Bevy's unmipmapped PNG source (docs/MAPS.md).
+#[test]
+fn one_camera_with_qtangents_renderer() {
+    let Some(assets) = assets() else {
+        return;
+    };
+    if pack_tool().is_none() {
+        return;
+    }
+    let dir = out_dir("one-camera");
+    write_corpus(&dir);
+    let helmet = assets.join("gltf/FlightHelmet/FlightHelmet.gltf");
+    let ribbed = dir.join("ribbed.gltf");
+    let ribbed_reference = dir.join("ribbed-reference.glb");
+    pack(
+        &ribbed,
+        &ribbed_reference,
+        &["--frames", "f32x4", "--float", "--keep-normals"],
+    );
+    for (name, scene, source) in [
+        ("helmet", &helmet, &helmet),
+        ("ribbed", &ribbed, &ribbed_reference),
+    ] {
+        let (camera, qtangent) = qtangent_render(&dir, scene);
+        let packed = dir.join(format!("{name}-float.glb"));
+        pack(
+            scene,
+            &packed,
+            &["--frames", "smallest3x4", "--maps", "tangent", "--float"],
+        );
+        let view_args = [
+            "--camera",
+            camera.as_str(),
+            "--fov",
+            "40",
+            "--size",
+            "512x512",
+        ];
+        let (a, b) = (
+            dir.join(format!("{name}-source.png")),
+            dir.join(format!("{name}-plugin.png")),
+        );
+        view(
+            source,
+            &a,
+            &[&view_args[..], &["--mode", "standard"]].concat(),
+        );
+        view(&packed, &b, &view_args);
+        let bevy = psnr(&rgb(&a), &rgb(&b));
+        println!(
+            "one camera, {name}: Bevy {bevy:.2} dB, qtangent's renderer {qtangent:.2} dB; gap {:.2} dB",
+            qtangent - bevy
+        );
+    }
+}

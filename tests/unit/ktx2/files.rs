@@ -24,7 +24,7 @@ const IDENTIFIER: [u8; 12] = [
 
 /// Per format: vkFormat (Vulkan), typeSize (KTX spec), block edge, bytes per block, level
 /// alignment lcm(bytes per block, 4), and the `ktx2` crate's name for the format.
-const TABLE: [(TexelFormat, u32, u32, u32, u32, usize, Format); 8] = [
+const TABLE: [(TexelFormat, u32, u32, u32, u32, usize, Format); 9] = [
     (TexelFormat::R8Snorm, 10, 1, 1, 1, 4, Format::R8_SNORM),
     (
         TexelFormat::Rgba8Unorm,
@@ -70,6 +70,15 @@ const TABLE: [(TexelFormat, u32, u32, u32, u32, usize, Format); 8] = [
         16,
         16,
         Format::R32G32B32A32_SFLOAT,
+    ),
+    (
+        TexelFormat::Bc5Unorm,
+        141,
+        1,
+        4,
+        16,
+        16,
+        Format::BC5_UNORM_BLOCK,
     ),
     (
         TexelFormat::Bc5Snorm,
