@@ -8,6 +8,8 @@ mod corpus;
 #[cfg(feature = "gltf")]
 mod engine_bc5;
 #[cfg(feature = "gltf")]
+mod lamp;
+#[cfg(feature = "gltf")]
 mod ribbed;
 
 use std::f32::consts::{PI, TAU};
@@ -428,8 +430,9 @@ fn seed(mode: u32, a: &Attributes<'_>, indices: Option<&[u32]>) -> crate::gltf::
 /// that `pack` and the readers are judged on the shapes real files take (`content/corpus.rs`: a
 /// morphing mesh with a weights animation, 27 primitives on 10 shared sets, an untextured torus
 /// that carries UVs, a torus instanced three times; `content/ribbed.rs`: ribbed and wrinkled
-/// normal maps at 512²), as `morph.gltf`, `shared.gltf`, `untextured-torus.gltf`,
-/// `instanced.gltf` and `ribbed.gltf` with their `.bin`s. With `engine_copies` (GLBs, as `pack`
+/// normal maps at 512²; `content/lamp.rs`: a brushed-metal lamp whose anisotropy direction and
+/// normal maps both vary), as `morph.gltf`, `shared.gltf`, `untextured-torus.gltf`,
+/// `instanced.gltf`, `ribbed.gltf` and `lamp.gltf` with their `.bin`s. With `engine_copies` (GLBs, as `pack`
 /// writes them), only those instead: each as `dir/<stem>-bc5-normal-maps.glb`, its normal maps
 /// as engines ship them, KTX2 BC5 UNORM with box-filtered mips (`content/engine_bc5.rs`; the
 /// readers' tests' yardstick at equal bytes). Returns the paths written.

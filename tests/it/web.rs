@@ -370,13 +370,6 @@ fn cases(one: &[OneCamera; 2]) -> Value {
     let helmet_view = json!({ "dir": [0.3, 0.25, 1.0], "distance": 3.2, "light": [1, 2, 3] });
     let gpu = json!({ "mode": "gpu" });
     let disc_view = json!({ "dir": [0.0, 0.9, 1.0], "distance": 2.2, "light": [0.3, 1, 0.2] });
-    let viewer: Vec<Value> = ["file", "qtangent", "maps", "difference"]
-        .iter()
-        .map(|m| json!({ "name": format!("helmet-{m}"), "file": "helmet.glb", "mode": m }))
-        .chain([
-            json!({ "name": "plain-gltf", "file": "helmet-src/FlightHelmet.gltf", "mode": "file" }),
-        ])
-        .collect();
     // Every format drawn in both modes, each compared with the other.
     let fox_formats: Vec<Value> = Format::ALL
         .iter()
@@ -477,13 +470,24 @@ fn cases(one: &[OneCamera; 2]) -> Value {
                 { "name": "flat", "file": "duck.glb", "plugin": null },
               ] },
         ],
-        "viewer": viewer,
+        "viewer": viewer_cases(),
         "functions": "helmet.glb",
     });
     if let Some(renders) = cases["renders"].as_array_mut() {
         renders.extend(one_camera_cases(one));
     }
     cases
+}
+
+/// The viewer's pages: FlightHelmet packed, in every mode, and the plain source.
+fn viewer_cases() -> Vec<Value> {
+    ["file", "qtangent", "maps", "difference"]
+        .iter()
+        .map(|m| json!({ "name": format!("helmet-{m}"), "file": "helmet.glb", "mode": m }))
+        .chain([
+            json!({ "name": "plain-gltf", "file": "helmet-src/FlightHelmet.gltf", "mode": "file" }),
+        ])
+        .collect()
 }
 
 /// The `*-camera` cases: the source and the `--float` pack (qtangent's renderer draws f32

@@ -1,10 +1,10 @@
 //! `maps`: the table that decides between quaternion maps and the normal maps they replace.
 //!
-//! For FlightHelmet, the duck, the default scene, the lab corpus' ribbed scene and the bumpy
-//! swirl disc (a normal map and an anisotropy direction: a tilt and a twist per texel), side by
-//! side: the reference (f32 vertex frames with the normal map as 8-bit RGBA), the reference with
-//! its normal map stored as BC5, and every map kind (object space, tangent space) in every stored
-//! format. Per column:
+//! For FlightHelmet, the duck, the default scene, the lab corpus' ribbed scene and brushed lamp,
+//! and the bumpy swirl disc (the lamp and the disc: a normal map and an anisotropy direction, a
+//! tilt and a twist per texel), side by side: the reference (f32 vertex frames with the normal
+//! map as 8-bit RGBA), the reference with its normal map stored as BC5, and every map kind
+//! (object space, tangent space) in every stored format. Per column:
 //!
 //! - bytes per texel, and the frame's bytes on the GPU (vertex frame + frame textures, mips
 //!   included);
@@ -90,11 +90,13 @@ fn run(args: &Args) -> Result<(), Error> {
         bc7.name()
     );
     // The lab corpus' ribbed scene (ribs and wrinkles at 512², where BC5 normal maps are hardest
-    // to beat), written to a scratch folder.
+    // to beat) and brushed lamp (a normal map and an anisotropy texture on curved parts),
+    // written to a scratch folder.
     let corpus = std::env::temp_dir().join(format!("qtangent-maps-{}", std::process::id()));
     std::fs::create_dir_all(&corpus)?;
     qtangent::lab::content::corpus(&corpus, &[])?;
     let ribbed = RenderScene::load(&corpus.join("ribbed.gltf"));
+    let lamp = RenderScene::load(&corpus.join("lamp.gltf"));
     let _ = std::fs::remove_dir_all(&corpus);
     let scenes: Vec<(String, RenderScene)> = vec![
         (
@@ -110,6 +112,10 @@ fn run(args: &Args) -> Result<(), Error> {
             qtangent::lab::content::default_scene()?,
         ),
         ("ribbed (lab corpus)".into(), ribbed?),
+        (
+            "brushed lamp (lab corpus; normal maps + anisotropy)".into(),
+            lamp?,
+        ),
         (
             "bumpy swirl disc (normal map + anisotropy)".into(),
             disc::scene(512, disc::RgLayout::Canonical, disc::Relief::Bumps)?,

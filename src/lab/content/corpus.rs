@@ -16,16 +16,18 @@ use crate::lab::LabError;
 use crate::mesh::Primitive;
 
 /// The corpus files, by name (`morph.gltf`, …), as `write` writes them.
-const FILES: [&str; 5] = [
+const FILES: [&str; 6] = [
     "morph.gltf",
     "shared.gltf",
     "untextured-torus.gltf",
     "instanced.gltf",
     "ribbed.gltf",
+    "lamp.gltf",
 ];
 
 /// Writes every corpus file (`morph.gltf`, `shared.gltf`, `untextured-torus.gltf`,
-/// `instanced.gltf`, `ribbed.gltf`) into `dir` (which must exist); returns their paths.
+/// `instanced.gltf`, `ribbed.gltf`, `lamp.gltf`) into `dir` (which must exist); returns their
+/// paths.
 ///
 /// # Errors
 /// [`LabError::Write`] naming a file that cannot be written.
@@ -36,6 +38,7 @@ pub(super) fn write(dir: &Path) -> Result<Vec<PathBuf>, LabError> {
         untextured_torus(),
         instanced(),
         super::ribbed::ribbed(),
+        super::lamp::lamp(),
     ];
     FILES
         .iter()
