@@ -40,7 +40,8 @@
 // and the twist's (z, w), q = swing ⊗ twist (the twist can wind: seam-robust sampling applies);
 // MAP_DECODE_BC5_NORMAL_TWIST the same with the normal's (x, y) in the first (z ≥ 0 rebuilt, the
 // swing the arc from +Z to it): a tangent-space map whose first layer is a BC5 normal map;
-// MAP_DECODE_BC5_NORMAL that first layer alone (a tangent-space bc5 map of a tilt).
+// MAP_DECODE_BC5_NORMAL a BC5 UNORM normal map, n·½ + ½ (a tangent-space bc5 map of a tilt, on
+// its 8-bit source's lattice).
 override MAP_DECODE: u32 = MAP_DECODE_DIRECT;
 // Seam-robust sampling of four-component maps (qmap_robust); gpu::MapFilter::Linear turns it off
 // to give the plain sampler's result (the sampling tests compare the two).
@@ -82,10 +83,11 @@ fn qmap_decode_sample(s: vec4<f32>, s2: vec4<f32>) -> vec4<f32> {
             return vec4<f32>(s.xy, 0.0, sqrt(max(0.0, 1.0 - dot(s.xy, s.xy))));
         }
         case MAP_DECODE_BC5_NORMAL: {
-            // n = (x, y, z ≥ 0 rebuilt), q = the arc from +Z to n (join_normal_twist with no
-            // twist): a BC5 normal map.
-            let nz = sqrt(max(0.0, 1.0 - dot(s.xy, s.xy)));
-            return normalize(vec4<f32>(-s.y, s.x, 0.0, 1.0 + nz));
+            // A BC5 UNORM normal map: n = (2s − 1, z ≥ 0 rebuilt), q = the arc from +Z to n
+            // (join_normal_twist with no twist).
+            let n = s.xy * 2.0 - 1.0;
+            let nz = sqrt(max(0.0, 1.0 - dot(n, n)));
+            return normalize(vec4<f32>(-n.y, n.x, 0.0, 1.0 + nz));
         }
         case MAP_DECODE_BC5_ZW: {
             return vec4<f32>(0.0, 0.0, s.xy);

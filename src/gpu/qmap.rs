@@ -271,7 +271,12 @@ pub fn upload_encoded(
     };
     ctx.scoped("uploading a quaternion map", || {
         let (device, queue) = (&ctx.device, &ctx.queue);
-        let tf = texture_format(map.format);
+        // BC5's normal layout is UNORM (`EncodedMap::texel_format`); the shader's
+        // MAP_DECODE_BC5_NORMAL reads it as n·½ + ½.
+        let tf = match map.texel_format() {
+            crate::ktx2::TexelFormat::Bc5Unorm => wgpu::TextureFormat::Bc5RgUnorm,
+            _ => texture_format(map.format),
+        };
         let size = (width, height, mip_level_count);
         let quats = kit::texture(device, queue, "qmap quaternions", tf, size, &layer(0));
         let handedness = kit::texture(

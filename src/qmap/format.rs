@@ -353,9 +353,10 @@ pub enum MapDecode {
     /// rebuilt — a BC5 normal map — and the twist's (z, w); the swing is the shortest arc from
     /// +Z to n (a tangent-space `bc5x2` map).
     Bc5NormalTwist,
-    /// `q = swing(n)` from one BC5 SNORM texture of the normal's (x, y), z ≥ 0 rebuilt: a BC5
-    /// normal map, the swing the shortest arc from +Z to n (a tangent-space `bc5` map of a
-    /// tilt: twice the swing's resolution for tilts under 65°, `qmap::tangent::normal_twist`).
+    /// `q = swing(n)` from one BC5 UNORM texture of the normal's (x, y) as n·½ + ½, z ≥ 0
+    /// rebuilt: a BC5 normal map, the swing the shortest arc from +Z to n (a tangent-space `bc5`
+    /// map of a tilt: twice the swing's resolution for tilts under 65°,
+    /// `qmap::tangent::normal_twist`; on the 8-bit normal map's lattice).
     Bc5Normal,
 }
 

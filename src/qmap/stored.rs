@@ -53,8 +53,10 @@ pub struct EncodedMap {
     /// A BC5 tangent-space map of a tilt holding **the normal's (x, y)** (z ≥ 0 rebuilt: a BC5
     /// normal map; the rotation is the shortest arc from +Z to n) instead of the swing's (x, y):
     /// a tilt θ is stored as sin θ instead of sin(θ/2), twice the resolution in the same texel
-    /// for tilts under 65° ([`MapDecode::Bc5Normal`]). What `encode` writes unless a normal tilts
-    /// past the horizon. KTX2 key `KEY_CHANNELS` = `normal`.
+    /// for tilts under 65° ([`MapDecode::Bc5Normal`]). Stored as BC5 **UNORM** of n·½ + ½, the
+    /// 8-bit normal map's own lattice (its level 0 rounds back to the source's bytes). What
+    /// `encode` writes unless a normal tilts past the horizon. KTX2 key `KEY_CHANNELS` =
+    /// `normal`, vkFormat `VK_FORMAT_BC5_UNORM_BLOCK`.
     pub normal_xy: bool,
 }
 
@@ -133,7 +135,7 @@ fn decode_text(decode: MapDecode, space: MapSpace) -> &'static str {
             "q = (r, g, 0, sqrt(max(0, 1 - r*r - g*g))) from the snorm sample; frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
         }
         (MapDecode::Bc5Normal, _) => {
-            "normal n = (r, g, sqrt(max(0, 1 - r*r - g*g))) from the snorm sample (a BC5 normal map), q = normalize(-n.y, n.x, 0, 1 + n.z) (the shortest arc from +Z to n); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
+            "normal n = (2r - 1, 2g - 1, sqrt(max(0, 1 - x*x - y*y))) from the unorm sample (a BC5 normal map), q = normalize(-n.y, n.x, 0, 1 + n.z) (the shortest arc from +Z to n); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
         }
         (MapDecode::Bc5Zw, _) => {
             "q = (0, 0, r, g) from the snorm sample (a twist alone); frame = vertex frame * q' with q' = (h*x, y, h*z, w) for vertex handedness h"
@@ -214,24 +216,7 @@ impl EncodedMap {
                 normal_xy = !twist_only && tangent::tilts_past_horizon(map) == 0;
                 map.levels
                     .iter()
-                    .map(|l| {
-                        let pairs: Vec<[f32; 2]> = if twist_only {
-                            // Each block in one hemisphere, as for BC7: (z, w) and (−z, −w)
-                            // side by side would stretch the endpoints over both.
-                            block_aligned(l.width, l.height, &l.quats, None)
-                                .iter()
-                                .map(|q| [q.z, q.w])
-                                .collect()
-                        } else if normal_xy {
-                            l.quats
-                                .iter()
-                                .map(|&q| tangent::normal_twist(q).0)
-                                .collect()
-                        } else {
-                            l.quats.iter().map(|q| [q.x, q.y]).collect()
-                        };
-                        bc::encode_bc5_snorm(l.width, l.height, &pairs, encoder).map_err(bc_err)
-                    })
+                    .map(|l| bc5_level(l, twist_only, normal_xy, encoder).map_err(bc_err))
                     .collect::<Result<_, _>>()?
             }
             MapFormat::Bc5Pair => {
@@ -301,6 +286,17 @@ impl EncodedMap {
         }
     }
 
+    /// The texel format the levels are in: the format's, but BC5 UNORM for the normal's (x, y)
+    /// ([`EncodedMap::normal_xy`]: n·½ + ½, a BC5 normal map's bytes).
+    #[must_use]
+    pub(crate) fn texel_format(&self) -> TexelFormat {
+        if self.normal_xy && self.format == MapFormat::Bc5 {
+            TexelFormat::Bc5Unorm
+        } else {
+            self.format.texel_format()
+        }
+    }
+
     /// Size of level `k`.
     #[must_use]
     #[cfg_attr(not(all(feature = "gpu", feature = "gltf")), allow(dead_code))]
@@ -326,10 +322,10 @@ impl EncodedMap {
                 .into_iter()
                 .map(|[z, w]| Vec4::new(0.0, 0.0, z, w))
                 .collect(),
-            MapFormat::Bc5 if self.normal_xy => bc::decode_bc5_snorm(w, h, bytes)
+            MapFormat::Bc5 if self.normal_xy => bc::decode_bc5_unorm(w, h, bytes)
                 .map_err(bc_err)?
                 .into_iter()
-                .map(|n| tangent::join_normal_twist(n, [0.0, 1.0]))
+                .map(|c| tangent::join_normal_twist(c.map(|c| c.mul_add(2.0, -1.0)), [0.0, 1.0]))
                 .collect(),
             MapFormat::Bc5 => bc::decode_bc5_snorm(w, h, bytes)
                 .map_err(bc_err)?
@@ -437,7 +433,7 @@ impl EncodedMap {
         };
         let main = Ktx2Texture {
             layers: self.format.ktx2_layers(),
-            format: self.format.texel_format(),
+            format: self.texel_format(),
             width: self.width,
             height: self.height,
             levels: self.levels.clone(),
@@ -554,7 +550,16 @@ impl EncodedMap {
         plane: Option<&Ktx2Texture>,
     ) -> Result<Self, BakeError> {
         let fail = |problem: String| Err(BakeError::Settings(format!("{what}: {problem}")));
-        let Some(format) = MapFormat::from_texel_format(main.format, main.layers) else {
+        // BC5 UNORM is a bc5 map's normal layout (n·½ + ½; `EncodedMap::texel_format`).
+        let unorm = main.format == TexelFormat::Bc5Unorm;
+        let texel = if unorm {
+            TexelFormat::Bc5Snorm
+        } else {
+            main.format
+        };
+        let format = MapFormat::from_texel_format(texel, main.layers)
+            .filter(|&f| !unorm || f == MapFormat::Bc5);
+        let Some(format) = format else {
             return fail(format!(
                 "vkFormat {} with layerCount {} is not a quaternion-map format ({})",
                 main.format.vk_format(),
@@ -615,17 +620,8 @@ impl EncodedMap {
                 ))
             }
         };
-        let (twist_only, normal_xy) = match main.key_value_text(KEY_CHANNELS) {
-            None => (false, false),
-            Some(CHANNELS_ZW) if format == MapFormat::Bc5 => (true, false),
-            // A bc5 map is tangent-space (refused above otherwise).
-            Some(CHANNELS_NORMAL) if format == MapFormat::Bc5 => (false, true),
-            Some(s) => {
-                return fail(format!(
-                    "{KEY_CHANNELS} is '{s}' for a {format} map; only '{CHANNELS_ZW}' and '{CHANNELS_NORMAL}' of a bc5 map are known"
-                ))
-            }
-        };
+        let (twist_only, normal_xy) = channels(main, format, unorm)
+            .map_err(|p| BakeError::Settings(format!("{what}: {p}")))?;
         Ok(Self {
             space,
             format,
@@ -638,6 +634,64 @@ impl EncodedMap {
             normal_xy,
         })
     }
+}
+
+/// `qtangent.channels` of a KTX2 map in `format` (`unorm`: BC5 UNORM): (twist only, normal's
+/// (x, y)), or what is wrong.
+fn channels(main: &Ktx2Texture, format: MapFormat, unorm: bool) -> Result<(bool, bool), String> {
+    Ok(match main.key_value_text(KEY_CHANNELS) {
+        // A bc5 map is tangent-space (refused before); the normal layout is UNORM.
+        Some(CHANNELS_NORMAL) if unorm => (false, true),
+        Some(CHANNELS_NORMAL) if format == MapFormat::Bc5 => {
+            return Err(format!(
+                "{KEY_CHANNELS} '{CHANNELS_NORMAL}' in BC5 SNORM: a map from an earlier build, whose normal layout was SNORM; bake it again (the layout is BC5 UNORM now)"
+            ))
+        }
+        _ if unorm => {
+            return Err(format!(
+                "BC5 UNORM holds the normal's (x, y), but {KEY_CHANNELS} is not '{CHANNELS_NORMAL}'"
+            ))
+        }
+        None => (false, false),
+        Some(CHANNELS_ZW) if format == MapFormat::Bc5 => (true, false),
+        Some(s) => {
+            return Err(format!(
+                "{KEY_CHANNELS} is '{s}' for a {format} map; only '{CHANNELS_ZW}' and '{CHANNELS_NORMAL}' of a bc5 map are known"
+            ))
+        }
+    })
+}
+
+/// A tangent-space `bc5` level: BC5 UNORM of the normal's n·½ + ½ (`normal_xy`), BC5 SNORM of
+/// the twist's (z, w) (`twist_only`), else of the swing's (x, y).
+fn bc5_level(
+    l: &super::MapLevel,
+    twist_only: bool,
+    normal_xy: bool,
+    encoder: bc::BcEncoder,
+) -> Result<Vec<u8>, bc::BcError> {
+    if normal_xy {
+        // UNORM n·½ + ½, the lattice of the 8-bit normal map the map was baked from: its level
+        // 0 rounds back to the source's bytes, so BC5 encodes what a BC5 normal map would
+        // (SNORM's k/127 lies between them: 0.29° more on ribs, docs/MAPS.md).
+        let unorm: Vec<[f32; 2]> = l
+            .quats
+            .iter()
+            .map(|&q| tangent::normal_twist(q).0.map(|c| c.mul_add(0.5, 0.5)))
+            .collect();
+        return bc::encode_bc5_unorm(l.width, l.height, &unorm, encoder);
+    }
+    let pairs: Vec<[f32; 2]> = if twist_only {
+        // Each block in one hemisphere, as for BC7: (z, w) and (−z, −w) side by side would
+        // stretch the endpoints over both.
+        block_aligned(l.width, l.height, &l.quats, None)
+            .iter()
+            .map(|q| [q.z, q.w])
+            .collect()
+    } else {
+        l.quats.iter().map(|q| [q.x, q.y]).collect()
+    };
+    bc::encode_bc5_snorm(l.width, l.height, &pairs, encoder)
 }
 
 /// Every level as BC7 of the quaternion; in object space with what filtering never reads as

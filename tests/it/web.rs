@@ -676,30 +676,29 @@ fn assert_targets(result: &Value) {
         "the morphing grid at weight 1: {posed:.2} dB"
     );
     // FlightHelmet packed with the defaults (quantised, BC5 maps): 50 dB, issue 41's target
-    // (met since the BC5 map holds the normal's (x, y): 50.27 dB).
+    // (met since the BC5 map holds the normal's (x, y): 50.27 dB; 50.32 in BC5 UNORM).
     let helmet = psnr(variant(result, "helmet", "gpu"));
     assert!(
         helmet >= 50.0,
         "helmet packed with the defaults: {helmet:.2} dB"
     );
     // Ribs and wrinkles. The issue's target, the BC5 maps within 1 dB of the same file drawn
-    // with its PNG normal maps, is not met (52.64 against 61.17 dB: BC5's own error, which a
-    // BC5 normal map has too, docs/MAPS.md); printed, with a regression floor: 0.6 dB under the
-    // figure measured when the case was added (SwiftShader draws the same pixels each run; 0.6
-    // dB is the allowance the project gives a BC5 encoder change, the bc5x2 goal).
+    // with its PNG normal maps, is not met (53.84 against 61.17 dB: BC5's own error, which a
+    // BC5 normal map has too, 53.53, docs/MAPS.md); printed, with a regression floor: 0.6 dB
+    // under the figure measured last (SwiftShader draws the same pixels each run; 0.6 dB is
+    // the allowance the project gives a BC5 encoder change, the bc5x2 goal).
     let (ribbed, png) = (
         psnr(variant(result, "ribbed", "gpu")),
         psnr(variant(result, "ribbed", "frames-only")),
     );
     eprintln!("web: ribbed, BC5 maps {ribbed:.2} dB, PNG normal maps {png:.2} dB");
     assert!(
-        ribbed >= 52.64 - 0.6,
+        ribbed >= 53.84 - 0.6,
         "ribbed: the BC5 maps {ribbed:.2} dB (PNG normal maps {png:.2} dB)"
     );
     // The same packed files with BC5 normal maps instead of the maps (equal bytes): issue 41's
-    // yardstick. Met on FlightHelmet (50.28 against 50.00 dB when added): asserted. Not met on
-    // the ribbed scene (52.64 against 53.53: the map's BC5 texels sit further from the source's
-    // normals than the BC5 normal map's, docs/MAPS.md): printed, the floor above guards it.
+    // yardstick, met on both since the normal layout is BC5 UNORM on the normal map's lattice
+    // (FlightHelmet 50.32 against 49.99 dB, the ribbed scene 53.84 against 53.53).
     for case in ["helmet", "ribbed"] {
         let (map, bc5) = (
             psnr(variant(result, case, "gpu")),
@@ -707,7 +706,7 @@ fn assert_targets(result: &Value) {
         );
         eprintln!("web: {case}, BC5 maps {map:.2} dB, BC5 normal maps {bc5:.2} dB");
         assert!(
-            case != "helmet" || map >= bc5,
+            map >= bc5,
             "{case}: the BC5 maps {map:.2} dB, the same file with BC5 normal maps {bc5:.2} dB"
         );
     }

@@ -22,7 +22,7 @@ import {
 	ClampToEdgeWrapping, DataTexture, DataUtils, HalfFloatType, LinearFilter, LinearMipmapLinearFilter,
 	MirroredRepeatWrapping, NoColorSpace, ObjectSpaceNormalMap, RepeatWrapping, RGFormat,
 	BufferAttribute, Float32BufferAttribute, TangentSpaceNormalMap, ShaderChunk, CompressedTexture,
-	SIGNED_RED_GREEN_RGTC2_Format, UnsignedByteType,
+	SIGNED_RED_GREEN_RGTC2_Format, RED_GREEN_RGTC2_Format, UnsignedByteType,
 } from 'three';
 import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
 import { read as readKtx2 } from 'three/addons/libs/ktx-parse.module.js';
@@ -34,6 +34,7 @@ export const EXTENSION = 'QTANGENT_frames';
 
 const WRAPPINGS = { 33071: ClampToEdgeWrapping, 33648: MirroredRepeatWrapping, 10497: RepeatWrapping };
 
+const VK_BC5_UNORM = 141;
 const VK_BC5_SNORM = 142;
 const VK_BC7_UNORM = 145;
 const VK_R16G16B16A16_SFLOAT = 97;
@@ -143,9 +144,10 @@ vec4 qtMapDecode( vec4 s, vec4 s2 ) {
 	float nz = sqrt( max( 0.0, 1.0 - dot( s.xy, s.xy ) ) );
 	return qtQuatMul( normalize( vec4( - s.y, s.x, 0.0, 1.0 + nz ) ), vec4( 0.0, 0.0, s2.xy ) );
 #elif QT_MAP_DECODE == 6
-	// The normal (x, y, z ≥ 0 rebuilt) of a BC5 normal map: the arc from +Z to it.
-	float nz = sqrt( max( 0.0, 1.0 - dot( s.xy, s.xy ) ) );
-	return normalize( vec4( - s.y, s.x, 0.0, 1.0 + nz ) );
+	// A BC5 UNORM normal map: n = (2s − 1, z ≥ 0 rebuilt), the arc from +Z to it.
+	vec2 n = s.xy * 2.0 - 1.0;
+	float nz = sqrt( max( 0.0, 1.0 - dot( n, n ) ) );
+	return normalize( vec4( - n.y, n.x, 0.0, 1.0 + nz ) );
 #elif QT_MAP_DECODE == 5
 	// A swing (x, y, 0, w rebuilt) then the twist (join_swing_twist).
 	return qtQuatMul( vec4( s.xy, 0.0, sqrt( max( 0.0, 1.0 - dot( s.xy, s.xy ) ) ) ), vec4( 0.0, 0.0, s2.xy ) );
@@ -304,23 +306,25 @@ function halfTexture( levels, width, height ) {
 
 /** BC5 SNORM blocks as (r, g) floats in [−1, 1], row-major (BC4 SNORM's palette in the Khronos
  * Data Format Specification, per channel; −128 reads as −127). */
-export function decodeBc5( bytes, width, height ) {
+export function decodeBc5( bytes, width, height, unorm = false ) {
 
 	const out = new Float32Array( width * height * 2 );
 	const bw = Math.ceil( width / 4 ), bh = Math.ceil( height / 4 );
+	// SNORM: endpoints max(e, −127)/127, the 6-value mode's extremes −1 and 1; UNORM: e/255, 0 and 1.
+	const [ lo, hi, scale ] = unorm ? [ 0, 255, 255 ] : [ - 127, 127, 127 ];
+	const byte = unorm ? ( v ) => v : ( v ) => Math.max( ( v << 24 ) >> 24, - 127 );
 	for ( let by = 0; by < bh; by ++ ) for ( let bx = 0; bx < bw; bx ++ ) {
 
 		for ( let c = 0; c < 2; c ++ ) {
 
 			const b = 16 * ( by * bw + bx ) + 8 * c;
-			const byte = ( v ) => Math.max( ( v << 24 ) >> 24, - 127 );
 			const e0 = byte( bytes[ b ] ), e1 = byte( bytes[ b + 1 ] );
 			const p = [ e0, e1 ];
 			if ( e0 > e1 ) for ( let i = 1; i < 7; i ++ ) p.push( ( ( 7 - i ) * e0 + i * e1 ) / 7 );
 			else {
 
 				for ( let i = 1; i < 5; i ++ ) p.push( ( ( 5 - i ) * e0 + i * e1 ) / 5 );
-				p.push( - 127, 127 );
+				p.push( lo, hi );
 
 			}
 
@@ -330,7 +334,7 @@ export function decodeBc5( bytes, width, height ) {
 
 				const x = 4 * bx + ( i & 3 ), y = 4 * by + ( i >> 2 );
 				const idx = Math.floor( bits / 2 ** ( 3 * i ) ) % 8;
-				if ( x < width && y < height ) out[ 2 * ( y * width + x ) + c ] = p[ idx ] / 127;
+				if ( x < width && y < height ) out[ 2 * ( y * width + x ) + c ] = p[ idx ] / scale;
 
 			}
 
@@ -395,19 +399,19 @@ export class QTangentPlugin {
 
 	}
 
-	/** A 2D texture of BC5 SNORM levels: compressed where the device samples RGTC, else half floats. */
-	_bc5Texture( levels, w, h ) {
+	/** A 2D texture of BC5 levels (SNORM, or `unorm`): compressed where the device samples RGTC, else half floats. */
+	_bc5Texture( levels, w, h, unorm = false ) {
 
 		const size = ( k ) => [ Math.max( 1, w >> k ), Math.max( 1, h >> k ) ];
 		let t;
 		if ( this._hasExtension( 'EXT_texture_compression_rgtc' ) ) {
 
 			const mipmaps = levels.map( ( data, k ) => ( { data, width: size( k )[ 0 ], height: size( k )[ 1 ] } ) );
-			t = new CompressedTexture( mipmaps, w, h, SIGNED_RED_GREEN_RGTC2_Format, UnsignedByteType );
+			t = new CompressedTexture( mipmaps, w, h, unorm ? RED_GREEN_RGTC2_Format : SIGNED_RED_GREEN_RGTC2_Format, UnsignedByteType );
 
 		} else {
 
-			t = halfTexture( levels.map( ( l, k ) => decodeBc5( l, ...size( k ) ) ), w, h );
+			t = halfTexture( levels.map( ( l, k ) => decodeBc5( l, ...size( k ), unorm ) ), w, h );
 
 		}
 
@@ -503,12 +507,25 @@ export class QTangentPlugin {
 			texture = first;
 			TWIST_LAYERS.set( texture.source, second );
 
+		} else if ( vkFormat === VK_BC5_UNORM ) {
+
+			// The normal's (x, y) as n·½ + ½ (a BC5 normal map on its 8-bit source's lattice).
+			if ( text( 'qtangent.channels' ) !== 'normal' ) throw new Error( `image ${ imageIndex } is BC5 UNORM without qtangent.channels 'normal'` );
+			meta.decode = MapDecode.NORMAL;
+			if ( ! this._hasExtension( 'EXT_texture_compression_rgtc' ) ) {
+
+				if ( container.supercompressionScheme !== 0 ) throw new Error( `image ${ imageIndex } is supercompressed BC5, which the plugin decodes only uncompressed (this device has no RGTC)` );
+				texture = this._bc5Texture( container.levels.map( ( l ) => l.levelData ), w, h, true );
+
+			}
+
 		} else if ( vkFormat === VK_BC5_SNORM ) {
 
-			// qtangent.channels: 'zw' a twist alone, 'normal' the normal's (x, y) (a BC5 normal
-			// map), absent the swing's (x, y) (files before the normal layout).
+			// qtangent.channels: 'zw' a twist alone, absent the swing's (x, y) (files before the
+			// normal layout, and tilts past the horizon); the normal layout is BC5 UNORM.
 			const channels = text( 'qtangent.channels' );
-			meta.decode = channels === 'zw' ? MapDecode.ZW : channels === 'normal' ? MapDecode.NORMAL : MapDecode.XY;
+			if ( channels === 'normal' ) throw new Error( `image ${ imageIndex }: qtangent.channels 'normal' in BC5 SNORM, a map from an earlier qtangent; bake it again` );
+			meta.decode = channels === 'zw' ? MapDecode.ZW : MapDecode.XY;
 			if ( ! this._hasExtension( 'EXT_texture_compression_rgtc' ) ) {
 
 				if ( container.supercompressionScheme !== 0 ) throw new Error( `image ${ imageIndex } is supercompressed BC5, which the plugin decodes only uncompressed (this device has no RGTC)` );

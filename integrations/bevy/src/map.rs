@@ -133,6 +133,8 @@ pub(crate) fn material_map(
         ));
     }
     let (layers, format) = match map.format {
+        // The normal layout is UNORM, n·½ + ½ (the shared WGSL's MAP_DECODE_BC5_NORMAL).
+        MapFormat::Bc5 if map.normal_xy => (1, TextureFormat::Bc5RgUnorm),
         MapFormat::Bc5 => (1, TextureFormat::Bc5RgSnorm),
         MapFormat::Bc5Pair => (2, TextureFormat::Bc5RgSnorm),
         MapFormat::Bc7 => (1, TextureFormat::Bc7RgbaUnorm),

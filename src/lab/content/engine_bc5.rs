@@ -106,7 +106,10 @@ fn bc5_texture(json: &mut Value, bin: &mut Vec<u8>, texture: u64) -> Result<usiz
     let levels = crate::qmap::normal_map::normal_mip_chain(&img)
         .iter()
         .map(|l| {
-            let rg: Vec<[u8; 2]> = l.pixels().map(|p| [p[0], p[1]]).collect();
+            let rg: Vec<[f32; 2]> = l
+                .pixels()
+                .map(|p| [p[0], p[1]].map(|c| f32::from(c) / 255.0))
+                .collect();
             let (w, h) = l.dimensions();
             crate::qmap::bc::encode_bc5_unorm(w, h, &rg, crate::qmap::bc::BcEncoder::default())
         })

@@ -351,26 +351,35 @@ pub(crate) fn encode_bc5_snorm(
     Ok(blocks)
 }
 
-/// Encodes two 8-bit channels as BC5 UNORM (`VK_FORMAT_BC5_UNORM_BLOCK`) with the same kernels
-/// and endpoint refinement as [`encode_bc5_snorm`]: what an engine ships for a normal map's
-/// (x, y) as `c = n·½ + ½` (the lab's engine-BC5 copies of glTF files; qtangent's maps are
-/// SNORM). `rg` is row-major, width × height. Decoded bytes are within `½ + range/14` of the
-/// input, `range` being the spread of the block's bytes in that channel (module docs).
+/// Encodes two channels in [0, 1] (clamped; NaN as 0) as BC5 UNORM
+/// (`VK_FORMAT_BC5_UNORM_BLOCK`) with the same kernels and endpoint refinement as
+/// [`encode_bc5_snorm`]: a normal's (x, y) as `n·½ + ½`, as an engine ships a normal map
+/// (a tangent-space map of a tilt, on its 8-bit source's lattice; the lab's engine-BC5 copies of
+/// glTF files, whose values are the source's bytes /255). The kernels get the bytes
+/// round(255·v), the refinement aims at 255·v itself. `rg` is row-major, width × height.
+/// Decoded bytes are within `½ + range/14` of 255·v, `range` being the spread of the block's
+/// bytes in that channel (module docs).
 ///
 /// # Errors
 /// [`BcError::Size`] as [`encode_bc5_snorm`]; [`BcError::Texels`].
-#[cfg(all(feature = "lab", feature = "gltf"))]
 pub(crate) fn encode_bc5_unorm(
     width: u32,
     height: u32,
-    rg: &[[u8; 2]],
+    rg: &[[f32; 2]],
     encoder: BcEncoder,
 ) -> Result<Vec<u8>, BcError> {
     let level = Level::new(width, height, rg.len())?;
+    let unit = |v: f32| if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) } * 255.0;
     let mut blocks = level.encode(Kernel::Bc5(encoder), [0; BLOCK_BYTES], |texels| {
-        Some(texels.map(|i| [rg[i][0], rg[i][1], 0, 0]))
+        Some(texels.map(|i| {
+            let [r, g] = rg[i].map(|v| unit(v).round() as u8);
+            [r, g, 0, 0]
+        }))
     });
-    level.refine_bc5(&mut blocks, |i, c| (f32::from(rg[i][c]), rg[i][c]));
+    level.refine_bc5(&mut blocks, |i, c| {
+        let v = unit(rg[i][c]);
+        (v, v.round() as u8)
+    });
     Ok(blocks)
 }
 
@@ -387,6 +396,22 @@ pub(crate) fn decode_bc5_snorm(
 ) -> Result<Vec<[f32; 2]>, BcError> {
     Level::for_blocks(width, height, blocks.len())?;
     let bc5 = BcFormat::Bc5 { snorm: true };
+    let texels = decode_level(bc5, width, height, blocks, BcFormat::block_f32);
+    Ok(texels.into_iter().map(|[x, y, ..]| [x, y]).collect())
+}
+
+/// Decodes BC5 UNORM to (r, g) ∈ [0, 1] with the crate's one BC decoder (`bcdec_rs`), in f32
+/// as [`decode_bc5_snorm`] does.
+///
+/// # Errors
+/// [`BcError::Size`] as [`encode_bc5_snorm`]; [`BcError::Blocks`].
+pub(crate) fn decode_bc5_unorm(
+    width: u32,
+    height: u32,
+    blocks: &[u8],
+) -> Result<Vec<[f32; 2]>, BcError> {
+    Level::for_blocks(width, height, blocks.len())?;
+    let bc5 = BcFormat::Bc5 { snorm: false };
     let texels = decode_level(bc5, width, height, blocks, BcFormat::block_f32);
     Ok(texels.into_iter().map(|[x, y, ..]| [x, y]).collect())
 }
@@ -488,7 +513,7 @@ fn snorm_byte(v: f32) -> u8 {
     (127.0 * v).round() as i8 as u8
 }
 
-/// round(255·(v·½ + ½)).
+/// round(255·(v·½ + ½)), v clamped to [−1, 1] (NaN as 0).
 fn unorm_byte(v: f32) -> u8 {
     let v = if v.is_nan() { 0.0 } else { v.clamp(-1.0, 1.0) };
     (127.5 * v + 127.5).round() as u8

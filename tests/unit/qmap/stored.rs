@@ -91,10 +91,14 @@ fn every_format_and_level_round_trips_through_ktx2() {
                     let bytes = std::fs::read(&path).expect("file");
                     let reader = ::ktx2::Reader::new(&bytes[..]).expect("the ktx2 crate reads it");
                     let header = reader.header();
-                    assert_eq!(
-                        header.format.map(|f| f.value()),
-                        Some(format.texel_format().vk_format())
-                    );
+                    // A bc5 map of a tilt is the normal layout, BC5 UNORM (141); every other
+                    // map is in its format's texel format.
+                    let vk = if format == MapFormat::Bc5 && stored.normal_xy {
+                        141
+                    } else {
+                        format.texel_format().vk_format()
+                    };
+                    assert_eq!(header.format.map(|f| f.value()), Some(vk), "{format}");
                     assert_eq!(
                         (header.pixel_width, header.pixel_height),
                         (map.width(), map.height())
@@ -460,9 +464,10 @@ fn maps_written_to_files_read_back_with_their_plane() {
 /// map holds — not the swing's: read straight from the blocks with `bcdec_rs`, each texel is
 /// glam's rotated +Z within BC5's contract per component (as for `bc5x2`'s layer 0); the map's
 /// decode is glam's shortest arc from +Z to the rebuilt normal; the layout survives KTX2
-/// (`qtangent.channels` = `normal`, decode `bc5_normal`); a map whose normals tilt past the
-/// horizon keeps the swing's (x, y), which holds them; and an object-space file saying `normal`
-/// is refused.
+/// (BC5 UNORM, `qtangent.channels` = `normal`, decode `bc5_normal`); a map whose normals tilt
+/// past the horizon keeps the swing's (x, y), which holds them; and an object-space file saying
+/// `normal`, a SNORM one saying it (an earlier build's layout) and a UNORM one not saying it are
+/// refused.
 #[test]
 fn bc5_of_a_tilt_holds_the_normal_as_a_bc5_normal_map() {
     use glam::{Quat, Vec4};
@@ -481,18 +486,30 @@ fn bc5_of_a_tilt_holds_the_normal_as_a_bc5_normal_map() {
             .map(|q| Quat::from_xyzw(q.x, q.y, q.z, q.w).normalize() * Vec3::Z)
             .collect();
         let decoded = stored.decode_level(0).expect("decodes");
+        assert_eq!(
+            stored.to_ktx2().0.format,
+            TexelFormat::Bc5Unorm,
+            "seed {seed:#x}"
+        );
         for (b, block) in stored.levels[0].chunks_exact(16).enumerate() {
             let mut rg = [0f32; 32];
-            bcdec_rs::bc5_float(block, &mut rg, 8, true);
+            bcdec_rs::bc5_float(block, &mut rg, 8, false);
+            // UNORM: n = 2c − 1.
+            rg.iter_mut().for_each(|c| *c = c.mul_add(2.0, -1.0));
             let texel = |k: usize| ((b / (w / 4)) * 4 + k / 4) * w + (b % (w / 4)) * 4 + k % 4;
             for c in 0..2 {
                 let want: Vec<f32> = (0..16).map(|k| normals[texel(k)][c]).collect();
-                let bytes: Vec<f32> = want.iter().map(|v| (v * 127.0).round()).collect();
+                let bytes: Vec<f32> = want
+                    .iter()
+                    .map(|v| v.mul_add(127.5, 127.5).round())
+                    .collect();
                 let range = bytes.iter().copied().fold(f32::MIN, f32::max)
                     - bytes.iter().copied().fold(f32::MAX, f32::min);
-                // BC5's contract (`qmap::bc`): ½ a snorm step for the byte, half a palette step
-                // (range/14) of the block's spread; + 1e-4 for f32 rounding of glam's rotation.
-                let bound = (0.5 + range / 14.0) / 127.0 + 1e-4;
+                // BC5's contract (`qmap::bc`): ½ + range/14 of the bytes the encoder was given
+                // (half a palette step of the block's spread), plus ½ for rounding n·127.5 +
+                // 127.5 to those bytes, in units of 1/127.5; + 1e-4 for f32 rounding of glam's
+                // rotation.
+                let bound = (1.0 + range / 14.0) / 127.5 + 1e-4;
                 for k in 0..16 {
                     let got = rg[2 * k + c];
                     assert!(
@@ -544,6 +561,23 @@ fn bc5_of_a_tilt_holds_the_normal_as_a_bc5_normal_map() {
     let e = EncodedMap::from_ktx2("odd.ktx2", &main, None).expect_err("normal in object space");
     assert!(
         e.to_string().contains("odd.ktx2") && e.to_string().contains("object"),
+        "{e}"
+    );
+    // The normal layout is BC5 UNORM: a SNORM file saying `normal` (an earlier build's layout)
+    // is refused with what to do, and so is UNORM saying anything else.
+    let (main, _) = stored.to_ktx2();
+    let mut snorm = main.clone();
+    snorm.format = TexelFormat::Bc5Snorm;
+    let e = EncodedMap::from_ktx2("old.ktx2", &snorm, None).expect_err("SNORM normal layout");
+    assert!(
+        e.to_string().contains("old.ktx2") && e.to_string().contains("bake it again"),
+        "{e}"
+    );
+    let mut unnamed = main;
+    unnamed.key_values.retain(|(k, _)| k != "qtangent.channels");
+    let e = EncodedMap::from_ktx2("bare.ktx2", &unnamed, None).expect_err("UNORM without normal");
+    assert!(
+        e.to_string().contains("bare.ktx2") && e.to_string().contains("UNORM"),
         "{e}"
     );
 }
