@@ -51,6 +51,20 @@ pub(super) fn write(dir: &Path) -> Result<Vec<PathBuf>, LabError> {
         .collect()
 }
 
+/// `img` as a PNG image embedded in the buffer, and a texture of it; returns the texture's
+/// index.
+pub(super) fn png_texture(b: &mut Builder, name: &str, img: &image::RgbaImage) -> usize {
+    let mut png = Vec::new();
+    // Encoding an RGBA8 image into memory cannot fail.
+    let _ = img.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png);
+    let view = b.view(&png, None, None);
+    let image = b.push(
+        "images",
+        json!({ "name": name, "bufferView": view, "mimeType": "image/png" }),
+    );
+    b.push("textures", json!({ "source": image }))
+}
+
 /// A builder with an empty scene.
 pub(super) fn document() -> Builder {
     Builder::new(json!({

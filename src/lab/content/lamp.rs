@@ -69,19 +69,6 @@ fn lathe(profile: &[(f32, f32)]) -> Primitive {
     p
 }
 
-/// An embedded PNG image (`img`) and its texture; returns the texture's index.
-fn texture(b: &mut Builder, name: &str, img: &image::RgbaImage) -> usize {
-    let mut png = Vec::new();
-    // Encoding an RGBA8 image into memory cannot fail.
-    let _ = img.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png);
-    let view = b.view(&png, None, None);
-    let image = b.push(
-        "images",
-        json!({ "name": name, "bufferView": view, "mimeType": "image/png" }),
-    );
-    b.push("textures", json!({ "source": image }))
-}
-
 /// A KHR_materials_anisotropy texture of the direction at `angle(u, v)` radians from the
 /// tangent (RG = d·½ + ½, B = strength 1), each texel the angle at its centre. The angles stay
 /// inside (0, π), so the stored direction never flips sign between neighbours.
@@ -123,7 +110,7 @@ pub(super) fn lamp() -> Builder {
         ("grooves", &grooves),
         ("spiral brushing", &spiral),
     ]
-    .map(|(name, img)| texture(&mut b, name, img));
+    .map(|(name, img)| super::corpus::png_texture(&mut b, name, img));
     let material = |b: &mut Builder,
                     name: &str,
                     [normal, direction]: [usize; 2],

@@ -76,15 +76,7 @@ fn wrinkles() -> impl Fn(f32, f32) -> f32 {
 /// The normal map of `h` as an embedded PNG image; returns the texture's index.
 fn normal_texture(b: &mut Builder, name: &str, h: impl Fn(f32, f32) -> f32) -> usize {
     let image = NormalMap::from_height(SIZE, SIZE as f32, h).to_rgba8();
-    let mut png = Vec::new();
-    // Encoding an RGBA8 image into memory cannot fail.
-    let _ = image.write_to(&mut std::io::Cursor::new(&mut png), image::ImageFormat::Png);
-    let view = b.view(&png, None, None);
-    let image = b.push(
-        "images",
-        json!({ "name": name, "bufferView": view, "mimeType": "image/png" }),
-    );
-    b.push("textures", json!({ "source": image }))
+    super::corpus::png_texture(b, name, &image)
 }
 
 /// `ribbed.gltf`'s document: the sphere, the panel and the torus with their normal maps.
