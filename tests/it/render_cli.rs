@@ -462,3 +462,42 @@ fn tilt_and_twist_bc5_pair_renders_within_0_6_db_of_rgba16f() {
         "bc5x2 {pair} dB against rgba16f {exact} dB (goal: within 0.6 dB):\n{stdout}"
     );
 }
+
+/// Issue 41's normal + direction on content beyond the disc: the lab corpus' brushed lamp
+/// (`lamp.gltf`: a knurled steel shade brushed along a swinging helix, a grooved brass base
+/// spun in a spiral; curved parts, 512² textures), drawn by `render --mode all` at 640×360: the
+/// default `bc5x2` map against the same map stored rgba16f, and the engine's BC5 normal + BC5
+/// direction textures. The goal (within 0.6 dB of rgba16f) is not met — 44.08 against 50.01 dB
+/// here, 44.68 against 49.06 at 960×540 (docs/MAPS.md; the engine's pair 45.17): printed, with a
+/// regression floor 0.6 dB (the allowance the project gives a BC5 encoder change) under the
+/// figure measured when the test was added.
+#[test]
+fn the_brushed_lamp_bc5x2_against_rgba16f() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    qtangent::lab::content::corpus(dir.path(), &[]).expect("the lab corpus");
+    let lamp = dir.path().join("lamp.gltf");
+    let lamp = lamp.to_str().expect("utf-8 path");
+    let run = |format: &str| {
+        let png = dir.path().join(format!("{format}.png"));
+        let png = png.to_str().expect("utf-8 path");
+        let line = "{} --mode all --map-format {} --size 640x360 --time-frames 0 -o {}";
+        let args = cli(line, &[lamp, format, png]);
+        let out = render(&args);
+        assert!(out.status.success(), "render {args:?}: {}", stderr(&out));
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        (psnr_of(&stdout, "quatmap-tangent"), stdout)
+    };
+    let (pair, stdout) = run("bc5x2");
+    let (exact, _) = run("rgba16f");
+    let engine = psnr_of(&stdout, "reference, BC5 textures (engine)");
+    eprintln!(
+        "brushed lamp, quatmap-tangent: bc5x2 {pair:.2} dB, rgba16f {exact:.2} dB, the engine's BC5 pair {engine:.2} dB"
+    );
+    assert!(
+        pair >= LAMP_BC5X2_DB - 0.6,
+        "bc5x2 {pair} dB (rgba16f {exact} dB):\n{stdout}"
+    );
+}
+
+/// The lamp's bc5x2 figure at 640×360 when the test was added (lavapipe).
+const LAMP_BC5X2_DB: f64 = 44.08;
