@@ -994,5 +994,51 @@ fn one_camera_with_qtangents_renderer() {
             "one camera, {name}: Bevy {bevy:.2} dB, qtangent's renderer {qtangent:.2} dB; gap {:.2} dB",
             qtangent - bevy
         );
+        // The composed normal, lights aside: Bevy's debug normals of the map and of the same
+        // file with BC5 normal maps, against the source's.
+        let bc5 = bc5_normal_maps(&dir, &packed);
+        let normals = |file: &Path, mode: &str, out: &str| {
+            let png = dir.join(format!("{name}-normal-{out}.png"));
+            let args = [&view_args[..], &["--mode", mode, "--debug", "normal"]].concat();
+            view(file, &png, &args);
+            rgb(&png)
+        };
+        let src = normals(source, "standard", "source");
+        for (what, n) in [
+            ("map", normals(&packed, "gpu", "map")),
+            ("BC5 normal maps", normals(&bc5, "cpu", "bc5")),
+        ] {
+            let (mean, p95) = normal_angles(&src, &n);
+            println!(
+                "one camera, {name}, Bevy's normals, {what}: {mean:.2}° mean, {p95:.2}° p95 from the source's"
+            );
+        }
     }
+}
+
+/// Mean and 95th percentile (degrees) of the angle between the debug normals (rgb = n·½ + ½)
+/// of `a` and `b`, over the pixels `a` draws (not its clear colour, its first pixel's).
+fn normal_angles(a: &image::RgbImage, b: &image::RgbImage) -> (f64, f64) {
+    let clear = *a.get_pixel(0, 0);
+    let n = |p: &image::Rgb<u8>| p.0.map(|c| f64::from(c) / 127.5 - 1.0);
+    let mut angles: Vec<f64> = a
+        .pixels()
+        .zip(b.pixels())
+        .filter(|(p, _)| **p != clear)
+        .map(|(p, q)| {
+            let (u, v) = (n(p), n(q));
+            let dot: f64 = u.iter().zip(&v).map(|(x, y)| x * y).sum();
+            let len = |w: &[f64; 3]| w.iter().map(|x| x * x).sum::<f64>().sqrt().max(1e-9);
+            (dot / (len(&u) * len(&v)))
+                .clamp(-1.0, 1.0)
+                .acos()
+                .to_degrees()
+        })
+        .collect();
+    angles.sort_by(f64::total_cmp);
+    let mean = angles.iter().sum::<f64>() / angles.len().max(1) as f64;
+    (
+        mean,
+        angles.get(angles.len() * 95 / 100).copied().unwrap_or(0.0),
+    )
 }
