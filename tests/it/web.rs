@@ -290,7 +290,13 @@ fn corpus_fixtures(dir: &Path) {
     // The packed files with their normal maps as engines ship them, KTX2 BC5 (the lab's engine
     // copies; the maps and everything else kept): the same file with BC5 normal maps, what the
     // maps must match at equal bytes.
-    let sources = ["ribbed.glb", "helmet.glb"].map(|f| dir.join(f));
+    let sources = [
+        "ribbed.glb",
+        "helmet.glb",
+        "ribbed-float.glb",
+        "helmet-float.glb",
+    ]
+    .map(|f| dir.join(f));
     qtangent::lab::content::corpus(dir, &sources).expect("the BC5 normal-map copies");
 }
 
@@ -491,20 +497,31 @@ fn viewer_cases() -> Vec<Value> {
 }
 
 /// The `*-camera` cases: the source and the `--float` pack (qtangent's renderer draws f32
-/// positions and UVs) from the camera `render` printed, at its 40° field of view.
+/// positions and UVs) from the camera `render` printed, at its 40° field of view; and the
+/// `*-camera-normals` cases, the same drawn as debug normals (the frame stage, lights aside),
+/// with the `--float` pack's BC5 normal-map copy beside the map.
 fn one_camera_cases(one: &[OneCamera; 2]) -> Vec<Value> {
     one.iter()
-        .map(|o| {
+        .flat_map(|o| {
             let (source, file) = match o.name {
-                "helmet" => ("helmet-src/FlightHelmet.gltf", "helmet-float.glb"),
-                _ => ("ribbed-reference.glb", "ribbed-float.glb"),
+                "helmet" => ("helmet-src/FlightHelmet.gltf", "helmet"),
+                _ => ("ribbed-reference.glb", "ribbed"),
             };
-            json!({ "name": format!("{}-camera", o.name), "source": source,
-                    "view": { "eye": o.camera[..3], "target": o.camera[3..], "fov": 40,
-                              "light": [1, 2, 3] },
-                    "variants": [
-                        { "name": "float-gpu", "file": file, "plugin": { "mode": "gpu" } },
-                    ] })
+            let view = json!({ "eye": o.camera[..3], "target": o.camera[3..], "fov": 40,
+                               "light": [1, 2, 3] });
+            let map = json!({ "name": "float-gpu", "file": format!("{file}-float.glb"),
+                              "plugin": { "mode": "gpu" } });
+            [
+                json!({ "name": format!("{}-camera", o.name), "source": source,
+                        "view": view, "variants": [map] }),
+                json!({ "name": format!("{}-camera-normals", o.name), "source": source,
+                        "view": view, "debugNormal": true, "variants": [
+                            map,
+                            { "name": "bc5-normal-maps",
+                              "file": format!("{file}-float-bc5-normal-maps.glb"),
+                              "plugin": { "mode": "gpu", "maps": false } },
+                        ] }),
+            ]
         })
         .collect()
 }
@@ -855,6 +872,15 @@ fn assert_one_camera(result: &Value, one: &[OneCamera; 2]) {
             o.bc5,
             o.map - three
         );
+        for v in ["float-gpu", "bc5-normal-maps"] {
+            let n = &variant(result, &format!("{}-camera-normals", o.name), v)["normals"];
+            eprintln!(
+                "web: one camera, {}, three.js' normals, {v}: {:.2}° mean, {:.2}° p95 from the source's",
+                o.name,
+                n["mean"].as_f64().unwrap_or(f64::NAN),
+                n["p95"].as_f64().unwrap_or(f64::NAN)
+            );
+        }
     }
 }
 

@@ -91,9 +91,33 @@ function pixels() {
 window.qt = {
 
 	/** Renders `url`; returns the pixels (base64 RGBA, bottom row first), the box and the bytes. */
-	async render( url, { plugin = null, box = null, view, time, anisotropy, anisotropyMap = true } ) {
+	async render( url, { plugin = null, box = null, view, time, anisotropy, anisotropyMap = true, debugNormal = false } ) {
 
 		const gltf = await load( url, plugin );
+		// `debugNormal`: each material draws its shading normal (view space, after the normal map
+		// or the plugin's map), rgb = n·½ + ½, instead of its lit colour: the frame stage alone.
+		if ( debugNormal ) gltf.scene.traverse( ( o ) => {
+
+			if ( ! o.material ) return;
+			const m = o.material;
+			const [ compile, key ] = [ m.onBeforeCompile, m.customProgramCacheKey ];
+			m.onBeforeCompile = function ( shader, r ) {
+
+				compile.call( this, shader, r );
+				shader.fragmentShader = shader.fragmentShader.replace( '#include <dithering_fragment>',
+					'#include <dithering_fragment>\n\tgl_FragColor = vec4( normalize( normal ) * 0.5 + 0.5, 1.0 );' );
+
+			};
+
+			m.customProgramCacheKey = function () {
+
+				return key.call( this ) + '|qt-debug-normal';
+
+			};
+
+			m.needsUpdate = true;
+
+		} );
 		// `anisotropy`: a strength for every material (0: isotropic, to judge the normals alone);
 		// `anisotropyMap: false`: no anisotropy texture (the direction is the vertex tangent's).
 		gltf.scene.traverse( ( o ) => {

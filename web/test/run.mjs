@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { serve } from '../serve.mjs';
 import { launch, open } from './browser.mjs';
 import { functionsTable, roundTrip } from './transform.mjs';
-import { BACKGROUND, psnr } from './psnr.mjs';
+import { BACKGROUND, normalAngles, psnr } from './psnr.mjs';
 
 const [ fixtures, out ] = process.argv.slice( 2 );
 if ( ! fixtures || ! out ) {
@@ -62,18 +62,20 @@ try {
 	const background = BACKGROUND;
 	for ( const c of cases.renders ) {
 
-		const source = await page.evaluate( ( url, o ) => window.qt.render( url, o ), `/files/${ c.source }`, { view: c.view, time: c.time, anisotropy: c.anisotropy } );
+		const source = await page.evaluate( ( url, o ) => window.qt.render( url, o ), `/files/${ c.source }`, { view: c.view, time: c.time, anisotropy: c.anisotropy, debugNormal: c.debugNormal } );
 		await savePng( `${ c.name }-source`, source.png );
 		const row = { name: c.name, source: source.bytes, variants: [] };
 		const drawn = {};
 		for ( const v of c.variants ) {
 
-			const r = await page.evaluate( ( url, o ) => window.qt.render( url, o ), `/files/${ v.file }`, { plugin: v.plugin, box: source.box, view: c.view, time: c.time, anisotropy: c.anisotropy, anisotropyMap: v.anisotropyMap } );
+			const r = await page.evaluate( ( url, o ) => window.qt.render( url, o ), `/files/${ v.file }`, { plugin: v.plugin, box: source.box, view: c.view, time: c.time, anisotropy: c.anisotropy, anisotropyMap: v.anisotropyMap, debugNormal: c.debugNormal } );
 			await savePng( `${ c.name }-${ v.name }`, r.png );
 			drawn[ v.name ] = r.pixels;
 			// `against`: another variant's picture, compared as well.
 			const against = v.against ? psnr( drawn[ v.against ], r.pixels, background ) : undefined;
-			row.variants.push( { name: v.name, psnr: psnr( source.pixels, r.pixels, background ), against, bytes: r.bytes } );
+			// `debugNormal` cases: the angle between the normals as well.
+			const normals = c.debugNormal ? normalAngles( source.pixels, r.pixels, background ) : undefined;
+			row.variants.push( { name: v.name, psnr: psnr( source.pixels, r.pixels, background ), against, normals, bytes: r.bytes } );
 
 		}
 
