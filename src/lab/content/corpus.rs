@@ -65,6 +65,23 @@ pub(super) fn png_texture(b: &mut Builder, name: &str, img: &image::RgbaImage) -
     b.push("textures", json!({ "source": image }))
 }
 
+/// Adds `p` (with its UVs) as mesh `name` of one primitive drawn with `material`, under a root
+/// node of that name whose other fields are `place`'s (translation, rotation).
+pub(super) fn object(b: &mut Builder, name: &str, p: &Primitive, material: usize, place: Value) {
+    let (attributes, indices) = primitive_accessors(b, p, true);
+    let mesh = b.push(
+        "meshes",
+        json!({ "name": name, "primitives": [
+            { "attributes": attributes, "indices": indices, "material": material }
+        ] }),
+    );
+    let mut node = json!({ "name": name, "mesh": mesh });
+    if let (Some(n), Some(extra)) = (node.as_object_mut(), place.as_object()) {
+        n.extend(extra.clone());
+    }
+    root(b, node);
+}
+
 /// A builder with an empty scene.
 pub(super) fn document() -> Builder {
     Builder::new(json!({

@@ -165,15 +165,7 @@ pub(super) fn lamp() -> Builder {
         })
         .collect();
     for (name, profile, material) in [("shade", shade, steel), ("base", base, brass)] {
-        let (attributes, indices) =
-            super::corpus::primitive_accessors(&mut b, &lathe(&profile), true);
-        let mesh = b.push(
-            "meshes",
-            json!({ "name": name, "primitives": [
-                { "attributes": attributes, "indices": indices, "material": material }
-            ] }),
-        );
-        super::corpus::root(&mut b, json!({ "name": name, "mesh": mesh }));
+        super::corpus::object(&mut b, name, &lathe(&profile), material, json!({}));
     }
     b
 }

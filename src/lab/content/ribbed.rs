@@ -139,18 +139,8 @@ pub(super) fn ribbed() -> Builder {
         ),
     ];
     for (name, p, material, at, turn) in objects {
-        let (attributes, indices) = super::corpus::primitive_accessors(&mut b, &p, true);
-        let mesh = b.push(
-            "meshes",
-            json!({ "name": name, "primitives": [
-                { "attributes": attributes, "indices": indices, "material": material }
-            ] }),
-        );
-        super::corpus::root(
-            &mut b,
-            json!({ "name": name, "mesh": mesh, "translation": at.to_array(),
-                    "rotation": turn.to_array() }),
-        );
+        let place = json!({ "translation": at.to_array(), "rotation": turn.to_array() });
+        super::corpus::object(&mut b, name, &p, material, place);
     }
     b
 }
