@@ -170,6 +170,12 @@ impl Args {
             view.camera.pitch_deg = (d.y / d.length()).asin().to_degrees();
         }
         let (c, r) = scene.bounds();
+        // The near and far planes hold a sphere about the target (`Camera::scene_radius`):
+        // widened to hold the scene's sphere too when `--camera` looks somewhere else.
+        view.camera.scene_radius = view
+            .camera
+            .scene_radius
+            .max(c.distance(view.camera.target) + r);
         let sun_yaw = self.sun_yaw.unwrap_or(view.camera.yaw_deg - 40.0);
         view.lighting = Lighting::studio(c, r, sun_yaw, self.sun_pitch);
         view.lighting.exposure = self.exposure;
@@ -206,6 +212,15 @@ fn camera_arg(v: &str) -> Result<([f32; 3], [f32; 3]), String> {
     }
     if [ex, ey, ez] == [tx, ty, tz] {
         return Err(format!("{v}: the eye is the target"));
+    }
+    // The orbit camera keeps its pitch within ±89° (straight up or down has no "up" to roll
+    // by): refused rather than moved.
+    let d = glam::Vec3::new(ex - tx, ey - ty, ez - tz);
+    let pitch = (d.y / d.length()).clamp(-1.0, 1.0).asin().to_degrees();
+    if pitch.abs() > 89.0 {
+        return Err(format!(
+            "{v}: the eye is {pitch:.2}° from the horizon as seen from the target; the camera keeps within ±89°"
+        ));
     }
     Ok(([ex, ey, ez], [tx, ty, tz]))
 }

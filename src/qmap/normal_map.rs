@@ -207,8 +207,8 @@ impl NormalMap {
 }
 
 /// An 8-bit normal texture as a shipping engine stores it, BC5, every level of the renderer's
-/// mip chain (`mip_chain`) compressed: red and green (x, y as `2c − 1`) block-compressed as
-/// BC5 SNORM (`super::bc`) and decoded again, blue rebuilt as `z = √(1 − x² − y²)`, everything
+/// mip chain (`normal_mip_chain`) compressed: red and green block-compressed as BC5 UNORM of
+/// their bytes (`super::bc`, the 8-bit source's lattice) and decoded again (x, y as `2c − 1`), blue rebuilt as `z = √(1 − x² − y²)`, everything
 /// written back as 8-bit RGBA (alpha 255) — what a renderer that samples a BC5 normal map sees,
 /// up to the 8-bit rounding of the result. Level 0 first.
 ///
@@ -222,7 +222,7 @@ pub(crate) fn bc5_round_trip_chain(
 
 /// A KHR_materials_anisotropy texture as an engine ships its direction, BC5: every level of
 /// the renderer's mip chain (`mip_chain`, the same filter the uncompressed texture gets) with
-/// red and green (the direction, `2c − 1`) through BC5 SNORM and back, as
+/// red and green (the direction, `2c − 1`) through BC5 UNORM of their bytes and back, as
 /// [`bc5_round_trip_chain`] does for a normal map; blue (the strength) and alpha kept as they
 /// are. Level 0 first.
 ///
@@ -256,23 +256,23 @@ fn bc5_chain(
     levels.iter().map(|l| bc5_level(l, rest)).collect()
 }
 
-/// One level through BC5 SNORM and back (any size: the encoder pads the last blocks).
+/// One level through BC5 UNORM of its bytes and back, as an engine ships an 8-bit normal map
+/// (the texels `c/255` to the encoder, so the compressed lattice is the source's; any size:
+/// the encoder pads the last blocks).
 fn bc5_level(
     img: &image::RgbaImage,
     rest: Bc5Rest,
 ) -> Result<image::RgbaImage, super::bc::BcError> {
     let (w, h) = img.dimensions();
-    let xy: Vec<[f32; 2]> = img
+    let rg: Vec<[f32; 2]> = img
         .pixels()
-        .map(|p| {
-            [
-                f32::from(p[0]) / 255.0 * 2.0 - 1.0,
-                f32::from(p[1]) / 255.0 * 2.0 - 1.0,
-            ]
-        })
+        .map(|p| [f32::from(p[0]) / 255.0, f32::from(p[1]) / 255.0])
         .collect();
-    let blocks = super::bc::encode_bc5_snorm(w, h, &xy, super::bc::BcEncoder::default())?;
-    let back = super::bc::decode_bc5_snorm(w, h, &blocks)?;
+    let blocks = super::bc::encode_bc5_unorm(w, h, &rg, super::bc::BcEncoder::default())?;
+    let back = super::bc::decode_bc5_unorm(w, h, &blocks)?;
+    let back = back
+        .into_iter()
+        .map(|[r, g]| [r.mul_add(2.0, -1.0), g.mul_add(2.0, -1.0)]);
     let level = |c: f32| ((c.clamp(-1.0, 1.0) + 1.0) * 0.5 * 255.0).round() as u8;
     let mut out = image::RgbaImage::new(w, h);
     for ((p, [x, y]), src) in out.pixels_mut().zip(back).zip(img.pixels()) {

@@ -58,7 +58,8 @@ pub struct EncodedMap {
     /// normal map; the rotation is the shortest arc from +Z to n) instead of the swing's (x, y):
     /// a tilt θ is stored as sin θ instead of sin(θ/2), twice the resolution in the same texel
     /// for tilts under 65° ([`MapDecode::Bc5Normal`]). Stored as BC5 **UNORM** of n·½ + ½, the
-    /// 8-bit normal map's own lattice (its level 0 rounds back to the source's bytes). What
+    /// 8-bit normal map's own lattice (level 0 lands on or beside the source's bytes: its normal
+    /// is the source's, normalised). What
     /// `encode` writes unless a normal tilts past the horizon. KTX2 key `KEY_CHANNELS` =
     /// `normal`, vkFormat `VK_FORMAT_BC5_UNORM_BLOCK`.
     pub normal_xy: bool,

@@ -125,7 +125,33 @@ fn the_printed_camera_draws_the_same_picture() {
     // The same view up to that rounding: no edge moves by a thousandth of a pixel, so only
     // pixels at exact coverage ties can change; 60 dB is the renderer's round-trip bound.
     assert!(d.psnr_db >= 60.0, "the printed camera drew {d}");
-    for bad in ["1,2,3", "1,2,3,1,2,3", "a,b,c,d,e,f", "1,2,3,inf,0,0"] {
+    // The same eye looking the same way at a target a fifth of the way to the scene: the same
+    // view, so the same picture (same bound). The near and far planes hold the scene, not only a
+    // sphere about the target, which would clip everything beyond it.
+    let n = numbers(&camera);
+    let near_target: Vec<String> = (0..3)
+        .map(|i| n[i] + 0.2 * (n[i + 3] - n[i]))
+        .chain(n[..3].iter().copied())
+        .map(|x| x.to_string())
+        .collect();
+    let near_target = [&near_target[3..], &near_target[..3]].concat().join(",");
+    let c = dir.path().join("c.png");
+    let third = render(&cli(
+        &format!("{base} --camera {{}} -o {{}}"),
+        &[&near_target, c.to_str().expect("utf-8")],
+    ));
+    camera_of(&third);
+    let d = qtangent::render::diff(&picture(&a), &picture(&c), None).expect("same size");
+    assert!(d.psnr_db >= 60.0, "--camera {near_target} drew {d}");
+    // Straight down (and anything steeper than the orbit's ±89°) is refused, not moved.
+    for bad in [
+        "1,2,3",
+        "1,2,3,1,2,3",
+        "a,b,c,d,e,f",
+        "1,2,3,inf,0,0",
+        "0,5,0,0,0,0",
+        "0.01,-5,0,0,0,0",
+    ] {
         let out = render(&cli(
             &format!("{base} --camera {{}} -o {{}}"),
             &[bad, b_path],

@@ -304,8 +304,9 @@ function halfTexture( levels, width, height ) {
 
 }
 
-/** BC5 SNORM blocks as (r, g) floats in [−1, 1], row-major (BC4 SNORM's palette in the Khronos
- * Data Format Specification, per channel; −128 reads as −127). */
+/** BC5 blocks as (r, g) floats, row-major, per channel BC4's palette in the Khronos Data Format
+ * Specification: SNORM in [−1, 1] (−128 reads as −127), or with `unorm` BC5 UNORM in [0, 1]
+ * (a tangent map's normal layout, n·½ + ½). */
 export function decodeBc5( bytes, width, height, unorm = false ) {
 
 	const out = new Float32Array( width * height * 2 );

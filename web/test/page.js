@@ -175,11 +175,12 @@ window.qt = {
 	},
 
 	/**
-	 * The package's BC5 SNORM decoder (what it uses where a device has no RGTC) against the GPU's:
-	 * `n` seeded random blocks uploaded compressed, drawn texel for texel (nearest) into a float
-	 * target and read back. Returns the largest difference per channel and the count of blocks.
+	 * The package's BC5 decoder (what it uses where a device has no RGTC) against the GPU's, SNORM
+	 * (`unorm` false: two-layer maps) or UNORM (a tangent map's normal layout): `n` seeded random
+	 * blocks uploaded compressed, drawn texel for texel (nearest) into a float target and read
+	 * back. Returns the largest difference per channel and the count of blocks.
 	 */
-	checkBc5( n, seed ) {
+	checkBc5( n, seed, unorm = false ) {
 
 		let x = seed >>> 0;
 		const random = () => {
@@ -201,7 +202,8 @@ window.qt = {
 		blocks[ 1 ] = 0x7f;
 		blocks[ 16 ] = 0x10;
 		blocks[ 17 ] = 0x10;
-		const texture = new THREE.CompressedTexture( [ { data: blocks, width, height } ], width, height, THREE.SIGNED_RED_GREEN_RGTC2_Format, THREE.UnsignedByteType );
+		const format = unorm ? THREE.RED_GREEN_RGTC2_Format : THREE.SIGNED_RED_GREEN_RGTC2_Format;
+		const texture = new THREE.CompressedTexture( [ { data: blocks, width, height } ], width, height, format, THREE.UnsignedByteType );
 		texture.minFilter = texture.magFilter = THREE.NearestFilter;
 		texture.generateMipmaps = false;
 		texture.needsUpdate = true;
@@ -217,7 +219,7 @@ window.qt = {
 		const gpu = new Float32Array( width * height * 4 );
 		renderer.readRenderTargetPixels( target, 0, 0, width, height, gpu );
 		renderer.setRenderTarget( null );
-		const js = decodeBc5( blocks, width, height );
+		const js = decodeBc5( blocks, width, height, unorm );
 		let worst = 0;
 		for ( let y = 0; y < height; y ++ ) for ( let i = 0; i < width; i ++ ) for ( let c = 0; c < 2; c ++ ) {
 

@@ -48,6 +48,7 @@ try {
 	} );
 	result.decoders = await page.evaluate( ( t ) => window.qt.checkDecoders( t ), frames );
 	result.bc5 = await page.evaluate( () => window.qt.checkBc5( 256, 0x62633521 ) );
+	result.bc5Unorm = await page.evaluate( () => window.qt.checkBc5( 256, 0x62633522, true ) );
 
 	// The glTF-Transform round trips, in node, before the pictures that read them.
 	for ( const c of cases.renders ) for ( const v of c.variants ) {

@@ -481,12 +481,22 @@ fn bounds(meshes: &Query<(&Aabb, &GlobalTransform)>) -> Option<(Vec3, Vec3)> {
 }
 
 /// The default camera: the bounding sphere of every mesh seen from the front, above and right.
-fn framing(meshes: &Query<(&Aabb, &GlobalTransform)>) -> Option<(Vec3, Vec3)> {
+fn framing(meshes: &Query<(&Aabb, &GlobalTransform)>, options: &Options) -> Option<(Vec3, Vec3)> {
     let (lo, hi) = bounds(meshes)?;
     let center = (lo + hi) * 0.5;
     let radius = ((hi - lo) * 0.5).length().max(1e-6);
-    // Bevy's default vertical field of view is π/4: the bounding sphere fits with a little room.
-    let distance = radius / (std::f32::consts::FRAC_PI_8).sin() * 1.05;
+    // The bounding sphere fits the narrower of the two half-angles with a little room: the
+    // vertical one from `--fov` (Bevy's default π/4 without it), the horizontal one from it and
+    // the picture's aspect.
+    let half_y = (options
+        .fov_deg
+        .map_or(std::f32::consts::FRAC_PI_4, f32::to_radians)
+        * 0.5)
+        .tan();
+    let (w, h) = options.size;
+    let aspect = w as f32 / h.max(1) as f32;
+    let half = half_y.min(half_y * aspect.max(1e-3)).atan();
+    let distance = radius / half.sin() * 1.05;
     let dir = Vec3::new(0.35, 0.25, 1.0).normalize();
     Some((center + dir * distance, center))
 }
@@ -588,7 +598,11 @@ fn advance(
         Stage::Placed(n) => {
             // One frame for transforms to propagate, then the camera and the pose.
             if n == 1 {
-                let Some((eye, target)) = run.options.camera.or_else(|| framing(&meshes)) else {
+                let Some((eye, target)) = run
+                    .options
+                    .camera
+                    .or_else(|| framing(&meshes, &run.options))
+                else {
                     fail(&mut run, &mut exit, "the scene has no meshes".into());
                     return;
                 };

@@ -1,5 +1,6 @@
-//! Block compression of quaternion maps: BC5 SNORM for tangent-space rotations kept as (x, y),
-//! BC7 UNORM for (x, y, z) or whole object-space quaternions. CPU only, on all cores; the
+//! Block compression of quaternion maps: BC5 UNORM for a tangent-space map's normal (x, y),
+//! BC5 SNORM for rotations kept as (x, y) (a tilt past the horizon, a twist layer), BC7 UNORM for
+//! (x, y, z) or whole object-space quaternions. CPU only, on all cores; the
 //! encoder is Intel's ISPC texture compressor itself ([`BcEncoder::Ispc`], `intel_tex_2`'s
 //! prebuilt kernels, the default) or `block_compression`'s Rust port of it
 //! ([`BcEncoder::Portable`]). The tests
@@ -13,6 +14,12 @@
 //!   a 3-bit index per texel into a palette interpolated between them (D3D11 functional spec
 //!   §19.5.3). Zero is exactly representable, so a flat normal stays flat (BC5 UNORM cannot
 //!   store 0: it lies between 127/255 and 128/255).
+//! - **BC5 UNORM** (`VK_FORMAT_BC5_UNORM_BLOCK`, wgpu `Bc5RgUnorm`), 1 B/texel: a normal's
+//!   (x, y) as n·½ + ½, the lattice of the 8-bit normal map a tangent-space map is baked from
+//!   and what engines ship a normal map as (z ≥ 0 rebuilt). [`encode_bc5_unorm`] hands the
+//!   kernels round(255·v) and aims the refinement at 255·v. **Contract**: every decoded
+//!   component within `½ + range/14` of 255·v in bytes, `range` the spread of the block's
+//!   rounded bytes (tested in `tests/unit/qmap/bc/unorm.rs`).
 //! - **BC7 UNORM** (`Bc7RgbaUnorm`), 1 B/texel: v·½ + ½ per channel. Three channels (x, y, z of
 //!   a tangent-space rotation, alpha 255) or four (an object-space quaternion, hemisphere-aligned
 //!   between neighbours). Background texels are don't-care ([`encode_bc7`]'s `care`).

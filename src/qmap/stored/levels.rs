@@ -17,8 +17,9 @@ pub(super) fn bc5_level(
 ) -> Result<Vec<u8>, bc::BcError> {
     if normal_xy {
         // UNORM n·½ + ½, the lattice of the 8-bit normal map the map was baked from: its level
-        // 0 rounds back to the source's bytes, so BC5 encodes what a BC5 normal map would
-        // (SNORM's k/127 lies between them: 0.29° more on ribs, docs/MAPS.md).
+        // 0 lands on or beside the source's bytes (the normal is the source's, normalised), so
+        // BC5 encodes about what a BC5 normal map would (SNORM's k/127 lies between them: 0.29°
+        // more on ribs, docs/MAPS.md).
         let unorm: Vec<[f32; 2]> = l
             .quats
             .iter()

@@ -1,5 +1,6 @@
 //! Block compression of quaternion maps, judged by the angle of the decoded frame.
 //!
+//! - BC5 UNORM (`unorm`): the normal layout of tangent maps and the engine-BC5 yardstick.
 //! - BC5 SNORM: the endpoint flip decodes to the spec palette on literal blocks and to the
 //!   content on encoder output; the crate's one BC decoder (`bcdec_rs`, in f32) agrees with an
 //!   independent one, `block_compression`'s 8-bit decoder; zero is exact; smooth normal fields
@@ -16,6 +17,8 @@
 //! absorbs encoder or float changes, not other data: the bounds hold for these fields only.
 //! `--nocapture` prints the figures; encode speed is in the `maps` example's table (no timed
 //! tests).
+
+mod unorm;
 
 use glam::{Quat, Vec2, Vec3};
 use qtangent::qmap::bc::{

@@ -91,9 +91,10 @@ fn every_format_and_level_round_trips_through_ktx2() {
                     let bytes = std::fs::read(&path).expect("file");
                     let reader = ::ktx2::Reader::new(&bytes[..]).expect("the ktx2 crate reads it");
                     let header = reader.header();
-                    // A bc5 map of a tilt is the normal layout, BC5 UNORM (141); every other
-                    // map is in its format's texel format.
-                    let vk = if format == MapFormat::Bc5 && stored.normal_xy {
+                    // A bc5 map of a tilt is the normal layout, BC5 UNORM (141): the only bc5
+                    // maps that encode are the tangent ones without a twist, whose height-field
+                    // normals all face up. Every other map is in its format's texel format.
+                    let vk = if format == MapFormat::Bc5 && *space == MapSpace::Tangent {
                         141
                     } else {
                         format.texel_format().vk_format()
@@ -505,11 +506,11 @@ fn bc5_of_a_tilt_holds_the_normal_as_a_bc5_normal_map() {
                     .collect();
                 let range = bytes.iter().copied().fold(f32::MIN, f32::max)
                     - bytes.iter().copied().fold(f32::MAX, f32::min);
-                // BC5's contract (`qmap::bc`): ½ + range/14 of the bytes the encoder was given
-                // (half a palette step of the block's spread), plus ½ for rounding n·127.5 +
-                // 127.5 to those bytes, in units of 1/127.5; + 1e-4 for f32 rounding of glam's
+                // BC5 UNORM's contract (`qmap::bc::encode_bc5_unorm`): within ½ + range/14
+                // bytes of 255·v itself (half a byte for the lattice, half a palette step of the
+                // block's spread), in units of 1/127.5 of n; + 1e-4 for f32 rounding of glam's
                 // rotation.
-                let bound = (1.0 + range / 14.0) / 127.5 + 1e-4;
+                let bound = (0.5 + range / 14.0) / 127.5 + 1e-4;
                 for k in 0..16 {
                     let got = rg[2 * k + c];
                     assert!(
