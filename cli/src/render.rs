@@ -54,7 +54,8 @@ pub struct RenderArgs {
     output: Option<PathBuf>,
     /// Camera eye and target, EX,EY,EZ,TX,TY,TZ in the scene's units, instead of `--yaw`,
     /// `--pitch` and `--zoom-out` (the vertical field of view stays 40°; every run prints its
-    /// camera this way, so another renderer can draw the same view).
+    /// camera this way, so another renderer can draw the same view). The eye must be within 89°
+    /// of the target's horizon.
     #[arg(long, value_parser = camera_arg, allow_hyphen_values = true, conflicts_with_all = ["yaw", "pitch", "zoom_out"])]
     camera: Option<([f32; 3], [f32; 3])>,
     /// Camera yaw about +Y, degrees (0 looks from +Z).

@@ -587,7 +587,9 @@ fn assert_decoders_and_console(result: &Value, frames: usize) {
     );
     // UNORM (a tangent map's normal layout) the same way: within one unorm step, 1/255, the
     // format's precision a hardware decoder may round the palette to.
-    let worst = result["bc5Unorm"]["worst"].as_f64().expect("bc5 unorm check");
+    let worst = result["bc5Unorm"]["worst"]
+        .as_f64()
+        .expect("bc5 unorm check");
     assert!(
         worst <= 1.0 / 255.0,
         "BC5 UNORM: JavaScript against the GPU, {worst}"

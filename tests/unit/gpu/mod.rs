@@ -3,6 +3,7 @@
 
 mod aniso;
 mod bake;
+mod composed_normal;
 mod decode;
 mod mesh;
 mod qmap_apply;
