@@ -22,13 +22,29 @@ fn is_pack(variant: usize) -> bool {
 const TIME: &str = "1";
 
 /// One row: its name, its source file and its four outputs (in [`VARIANTS`] order).
+#[derive(Clone)]
 pub struct Row {
     pub name: String,
     pub source: String,
     pub outputs: [String; 4],
+    /// The source with MikkTSpace tangents added (`gltf-transform tangents`), for a source with
+    /// normal maps and no TANGENT: three.js draws such a file with screen-space frames, so its
+    /// picture of the source is not the frames the glTF spec recommends and `pack` writes.
+    pub tangent_source: Option<String>,
 }
 
 impl Row {
+    /// The same outputs against the source with MikkTSpace tangents, named `NAME (MikkTSpace
+    /// source)`, where there is one.
+    pub fn with_tangent_source(&self) -> Option<Row> {
+        self.tangent_source.as_ref().map(|t| Row {
+            name: format!("{} (MikkTSpace source)", self.name),
+            source: t.clone(),
+            outputs: self.outputs.clone(),
+            tangent_source: None,
+        })
+    }
+
     /// Whether the source has animations (a byte search of its JSON: xtask reads no JSON).
     fn animated(&self) -> bool {
         std::fs::read(&self.source).is_ok_and(|b| {
