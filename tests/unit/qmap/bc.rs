@@ -22,8 +22,9 @@ mod unorm;
 
 use glam::{Quat, Vec2, Vec3};
 use qtangent::qmap::bc::{
-    bc5_unorm_block_to_snorm, check_size, decode_bc5_snorm, decode_bc7, encode_bc5_snorm,
-    encode_bc7, level_bytes, Bc7Job, Bc7Quality, BcEncoder, BcError, BLOCK_BYTES,
+    bc5_unorm_block_to_snorm, check_size, decode_bc5_snorm, decode_bc5_unorm, decode_bc7,
+    encode_bc5_snorm, encode_bc5_unorm, encode_bc7, level_bytes, Bc7Job, Bc7Quality, BcEncoder,
+    BcError, BLOCK_BYTES,
 };
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64;
@@ -284,7 +285,7 @@ fn bc5_flip_decodes_to_the_spec_palette() {
 }
 
 /// The crate's BC decoder against an independent one: `block_compression`'s BC5 decoder (8-bit,
-/// integer interpolation) on random blocks.
+/// integer interpolation) on random blocks, through `bcdec_rs` and through `decode_bc5_unorm`.
 #[test]
 fn bc4_float_decoder_matches_block_compression() {
     let seed = SEED ^ 0x40;
@@ -294,6 +295,12 @@ fn bc4_float_decoder_matches_block_compression() {
         let mut rg = [0u8; 32];
         block_compression::decode::decode_block_bc5(&block, &mut rg, 8);
         let [r, g] = halves(&block).map(|h| bc4_f32(&h, false));
+        // The crate's BC5 UNORM decode is those two BC4 halves, texel for texel.
+        let unorm = decode_bc5_unorm(4, 4, &block).expect("one block");
+        assert!(
+            (0..16).all(|t| unorm[t] == [r[t], g[t]]),
+            "seed {seed:#x} block {n}: decode_bc5_unorm is not BC4 UNORM per channel"
+        );
         for t in 0..16 {
             // block_compression (an older port of bcdec) interpolates with integer division, the
             // floor of the exact palette value:
@@ -760,24 +767,35 @@ fn tiny_mips_are_padded_by_edge_repetition() {
         let (w32, h32, pw32, ph32) = (w as u32, h as u32, pw as u32, ph as u32);
         let what = format!("{w}×{h}");
 
-        let xy: Vec<[f32; 2]> = q.iter().map(|r| [r.x, r.y]).collect();
-        let pxy: Vec<[f32; 2]> = padded.iter().map(|r| [r.x, r.y]).collect();
-        let blocks = encode_bc5_snorm(w32, h32, &xy, BcEncoder::Ispc).expect(&what);
-        assert_eq!(
-            blocks,
-            encode_bc5_snorm(pw32, ph32, &pxy, BcEncoder::Ispc).expect(&what),
-            "{what}: BC5 blocks"
-        );
-        let back = decode_bc5_snorm(w32, h32, &blocks).expect(&what);
-        let full = decode_bc5_snorm(pw32, ph32, &blocks).expect(&what);
-        let full: Vec<[f32; 4]> = full.iter().map(|v| [v[0], v[1], 0.0, 0.0]).collect();
-        assert_eq!(
-            back.iter()
-                .map(|v| [v[0], v[1], 0.0, 0.0])
-                .collect::<Vec<_>>(),
-            crop(&full),
-            "{what}"
-        );
+        // BC5 SNORM of (x, y), and BC5 UNORM of (x, y)·½ + ½ (the normal layout).
+        type Encode = fn(u32, u32, &[[f32; 2]], BcEncoder) -> Result<Vec<u8>, BcError>;
+        type Decode = fn(u32, u32, &[u8]) -> Result<Vec<[f32; 2]>, BcError>;
+        let kinds: [(&str, Encode, Decode, f32); 2] = [
+            ("snorm", encode_bc5_snorm, decode_bc5_snorm, 1.0),
+            ("unorm", encode_bc5_unorm, decode_bc5_unorm, 0.5),
+        ];
+        for (kind, encode, decode, scale) in kinds {
+            let offset = 1.0 - scale;
+            let rg = |r: &Quat| [r.x * scale + offset, r.y * scale + offset];
+            let xy: Vec<[f32; 2]> = q.iter().map(rg).collect();
+            let pxy: Vec<[f32; 2]> = padded.iter().map(rg).collect();
+            let blocks = encode(w32, h32, &xy, BcEncoder::Ispc).expect(&what);
+            assert_eq!(
+                blocks,
+                encode(pw32, ph32, &pxy, BcEncoder::Ispc).expect(&what),
+                "{what}: BC5 {kind} blocks"
+            );
+            let back = decode(w32, h32, &blocks).expect(&what);
+            let full = decode(pw32, ph32, &blocks).expect(&what);
+            let full: Vec<[f32; 4]> = full.iter().map(|v| [v[0], v[1], 0.0, 0.0]).collect();
+            assert_eq!(
+                back.iter()
+                    .map(|v| [v[0], v[1], 0.0, 0.0])
+                    .collect::<Vec<_>>(),
+                crop(&full),
+                "{what}: BC5 {kind}"
+            );
+        }
 
         let values: Vec<[f32; 4]> = q.iter().map(|r| r.to_array()).collect();
         let pvalues: Vec<[f32; 4]> = padded.iter().map(|r| r.to_array()).collect();
