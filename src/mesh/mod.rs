@@ -329,6 +329,12 @@ pub struct Primitive {
     /// of smooth angle-weighted normals over shared vertices (OBJ without `vn`, shapes made in
     /// code). The glTF loader sets it.
     pub flat_normals: bool,
+    /// When tangents are generated: with the MikkTSpace reference code (`bevy_mikktspace`, a
+    /// port of Mikkelsen's `mikktspace.c`), the frames bit for bit as a normal-map baker using it
+    /// saw them, instead of meshoptimizer's MikkTSpace-compatible generator (the default: the
+    /// same weighting and fallbacks, within a hundredth of a degree on real meshes, several times
+    /// faster; docs/PERFORMANCE.md, "Preparation").
+    pub exact_mikktspace: bool,
     /// `JOINTS_0`, `JOINTS_1`, … as read.
     pub joints: Vec<Vec<[u16; 4]>>,
     /// `WEIGHTS_0`, `WEIGHTS_1`, … as read (normalised integers converted to float).

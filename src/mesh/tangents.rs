@@ -1,6 +1,7 @@
-//! Tangent frames for every vertex: supplied glTF tangents, or MikkTSpace (through
-//! `bevy_mikktspace`, a byte-identical Rust port of Mikkelsen's reference code, which the glTF
-//! 2.0 spec recommends), then mirror-seam splitting.
+//! Tangent frames for every vertex: supplied glTF tangents, or MikkTSpace's (which the glTF 2.0
+//! spec recommends) — by default from meshoptimizer's MikkTSpace-compatible generator
+//! (`meshopt_generateTangents`), with [`Primitive::exact_mikktspace`] from `bevy_mikktspace`, a
+//! byte-identical Rust port of Mikkelsen's reference code — then mirror-seam splitting.
 //!
 //! # Fallback frames
 //! Where no tangent can be had, the frame is built from the normal alone: tangent and bitangent
@@ -252,7 +253,10 @@ impl Primitive {
                 let corners = self.indices.iter().map(|&v| per_vertex[v as usize]);
                 (corners.collect(), Source::Supplied)
             }
-            (None, Some(uvs)) => (self.mikktspace(normals, uvs), Source::Generated),
+            (None, Some(uvs)) if self.exact_mikktspace => {
+                (self.mikktspace(normals, uvs), Source::Generated)
+            }
+            (None, Some(uvs)) => (self.meshopt_tangents(normals, uvs), Source::Generated),
             (None, None) => {
                 let corners = self
                     .indices
@@ -284,6 +288,30 @@ impl Primitive {
             ..Primitive::default()
         };
         unshared.corner_frames(&normals)
+    }
+
+    /// meshoptimizer's MikkTSpace-compatible corner frames (`meshopt_generateTangents` with
+    /// `Compatible`: MikkTSpace's angle weighting and grouping of equal vertices, its acos
+    /// approximated; `ZeroFallback`: a corner of degenerate triangles only gets no tangent), given
+    /// `(u, 1 − v)` as MikkTSpace is; a corner without a usable tangent falls back to its normal.
+    fn meshopt_tangents(&self, normals: &[Vec3], uvs: &[Vec2]) -> Vec<(TangentFrame, bool)> {
+        let flipped: Vec<[f32; 2]> = uvs.iter().map(|uv| [uv.x, 1.0 - uv.y]).collect();
+        let tangents = meshopt::generate_tangents(
+            Some(&self.indices),
+            bytemuck::cast_slice(&self.positions),
+            bytemuck::cast_slice(normals),
+            &flipped,
+            meshopt::TangentOptions::Compatible | meshopt::TangentOptions::ZeroFallback,
+        );
+        self.indices
+            .iter()
+            .zip(tangents)
+            .map(|(&v, t)| {
+                let n = normals[v as usize];
+                TangentFrame::from_normal_tangent(n, Vec4::from(t))
+                    .map_or_else(|_| (frame_from_normal(n, 1.0), true), |f| (f, false))
+            })
+            .collect()
     }
 
     /// MikkTSpace corner frames; a corner it leaves without a usable tangent falls back to its
