@@ -73,6 +73,10 @@ pub struct BakeArgs {
     /// the materials' own.
     #[arg(long, value_name = "IMAGE")]
     normal_map: Option<PathBuf>,
+    /// Generate missing tangents with the MikkTSpace reference code, bit for bit as a baker using
+    /// mikktspace.c saw them, instead of meshoptimizer's compatible generator (within 0.03°).
+    #[arg(long)]
+    exact_mikktspace: bool,
     /// Object space: the map's width and height in texels (1 to 16384, and within the GPU's
     /// texture limit). Tangent-space maps have their normal map's size.
     #[arg(long, default_value_t = 2048)]
@@ -395,7 +399,10 @@ fn load_jobs(args: &Args, ui: &mut Ui) -> Result<(Scene, String, Vec<BakeJob>), 
     let Some(path) = &args.mesh else {
         return Ok(default_job(args));
     };
-    let scene = mesh::load(path)?;
+    let mut scene = mesh::load(path)?;
+    if args.exact_mikktspace {
+        crate::scene::exact_mikktspace(&mut scene);
+    }
     for w in &scene.warnings {
         ui.warn(format!("{}: {w}", scene.source.display()));
     }

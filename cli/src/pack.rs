@@ -67,6 +67,10 @@ pub struct PackArgs {
     /// Refuse to write a file when a repair would make it draw differently from its source.
     #[arg(long)]
     strict: bool,
+    /// Generate missing tangents with the MikkTSpace reference code, bit for bit as a baker using
+    /// mikktspace.c saw them, instead of meshoptimizer's compatible generator (within 0.03°).
+    #[arg(long)]
+    exact_mikktspace: bool,
     /// Files packed at a time (each holds its scene in memory).
     #[arg(short = 'j', long = "jobs", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
     jobs: u16,
@@ -293,7 +297,8 @@ fn pack_file(
     live: &mut Live,
 ) -> Result<(), String> {
     live.stage("loading");
-    let (scene, prepared, maps) = crate::pack_load::load(&job.input, args.maps, gpu, live)?;
+    let (scene, prepared, maps) =
+        crate::pack_load::load(&job.input, args.maps, args.exact_mikktspace, gpu, live)?;
     live.stage("packing");
     outcome
         .warnings

@@ -10,20 +10,25 @@ use qtangent::pack::{MapKind, Packed};
 use qtangent::qmap::{Baker, MapOptions};
 use qtangent::render::{MapKinds, RenderScene, SceneMaps};
 
-/// The scene at `path`, its prepared primitives and the maps of kind `maps` (baked on `ctx`,
-/// which `MapKind::None` does not need; the bake's progress and warnings go to `listener`).
+/// The scene at `path` (tangents generated with the MikkTSpace reference code where `exact`),
+/// its prepared primitives and the maps of kind `maps` (baked on `ctx`, which `MapKind::None`
+/// does not need; the bake's progress and warnings go to `listener`).
 pub fn load(
     path: &Path,
     maps: MapKind,
+    exact: bool,
     ctx: Option<&GpuContext>,
     listener: &mut dyn qtangent::Listener,
 ) -> Result<(Scene, Vec<Prepared>, SceneMaps), String> {
+    let mut scene = mesh::load(path).map_err(|e| e.to_string())?;
+    if exact {
+        crate::scene::exact_mikktspace(&mut scene);
+    }
     let Some(ctx) = ctx.filter(|_| maps != MapKind::None) else {
-        let scene = mesh::load(path).map_err(|e| e.to_string())?;
         let prepared = scene.prepare().map_err(|e| e.to_string())?;
         return Ok((scene, prepared, SceneMaps::default()));
     };
-    let render = RenderScene::load(path).map_err(|e| e.to_string())?;
+    let render = RenderScene::from_loaded(path, scene).map_err(|e| e.to_string())?;
     let kinds = match maps {
         MapKind::Object => MapKinds::Object,
         _ => MapKinds::Tangent,

@@ -619,6 +619,58 @@ fn grid(path: &Path, n: usize) {
     std::fs::write(path, obj).expect("writes the grid");
 }
 
+/// `--exact-mikktspace` (pack, bake, render, view): the same grid packed with f32 frames by
+/// the default tangent generator (meshoptimizer's MikkTSpace-compatible one) and by the
+/// MikkTSpace reference code: every vertex matched, the handedness kept, tangents within a
+/// quarter of an 8-bit normal-map step (0.112°: the library's bound between the two,
+/// `tests/unit/mesh/generators.rs`), and both spellings in `--help`.
+#[test]
+fn exact_mikktspace_packs_within_a_quarter_step_of_the_default() {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let source = dir.path().join("grid.obj");
+    grid(&source, 40);
+    let src = source.to_string_lossy();
+    let out = |name: &str, extra: &[&str]| {
+        let glb = dir.path().join(name);
+        let glb_s = glb.to_string_lossy().into_owned();
+        let args = [
+            &[
+                "pack", &*src, "-o", &glb_s, "-q", "--frames", "f32x4", "--float",
+            ][..],
+            extra,
+        ]
+        .concat();
+        let o = qtangent(&args);
+        assert!(o.status.success(), "{}", text(&o));
+        glb_s
+    };
+    let (fast, exact) = (
+        out("fast.glb", &[]),
+        out("exact.glb", &["--exact-mikktspace"]),
+    );
+    let o = qtangent(&["diff", &exact, &fast]);
+    let t = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(
+        t.contains("(0 unmatched)") && t.contains("handedness kept 100.000%"),
+        "{t}"
+    );
+    let tangent_max: f64 = t
+        .lines()
+        .find(|l| l.starts_with("tangent"))
+        .and_then(|l| l.rsplit("max ").next())
+        .and_then(|v| v.trim().trim_end_matches('°').parse().ok())
+        .unwrap_or_else(|| panic!("no tangent line: {t}"));
+    assert!(tangent_max <= 0.449 / 4.0, "{t}");
+    for tool in ["pack", "bake", "render", "view"] {
+        let help = text(&qtangent(&[tool, "--help"]));
+        assert!(
+            help.contains("--exact-mikktspace"),
+            "{tool} --help:\n{help}"
+        );
+    }
+}
+
 /// Ctrl-C in the middle of a batch: status 130, and what is left is whole — every output a
 /// complete file, no hidden temporary file (one planted under the run's own temporary name, as
 /// if it were being written when the signal came, is removed too).

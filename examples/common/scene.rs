@@ -51,6 +51,19 @@ pub struct SceneArgs {
     /// 256; the default scene uses 512).
     #[arg(long)]
     pub map_size: Option<u32>,
+    /// Generate missing tangents with the MikkTSpace reference code, bit for bit as a baker using
+    /// mikktspace.c saw them, instead of meshoptimizer's compatible generator (within 0.03°).
+    #[arg(long)]
+    pub exact_mikktspace: bool,
+}
+
+/// Sets [`qtangent::mesh::Primitive::exact_mikktspace`] on every primitive of `scene`.
+pub fn exact_mikktspace(scene: &mut qtangent::mesh::Scene) {
+    for m in &mut scene.meshes {
+        for p in &mut m.primitives {
+            p.exact_mikktspace = true;
+        }
+    }
 }
 
 impl SceneArgs {
@@ -81,14 +94,25 @@ impl SceneArgs {
         let scene = if self.is_default() {
             qtangent::lab::content::default_scene()
         } else {
-            RenderScene::load(&self.scene)
+            qtangent::mesh::load(&self.scene)
+                .map_err(qtangent::render::SceneError::from)
+                .and_then(|mut loaded| {
+                    if self.exact_mikktspace {
+                        exact_mikktspace(&mut loaded);
+                    }
+                    RenderScene::from_loaded(&self.scene, loaded)
+                })
         };
         let mut scene = scene.map_err(|e| e.to_string())?;
         if let Some(size) = self.map_size {
             if !(1..=16384).contains(&size) {
                 return Err(format!("--map-size {size} is outside 1 to 16384"));
             }
-            scene.set_bake_size(size);
+            for m in &mut scene.meshes {
+                if let qtangent::render::MapSource::Bake { size: s } = &mut m.map {
+                    *s = size;
+                }
+            }
         }
         Ok(scene)
     }

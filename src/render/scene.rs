@@ -308,15 +308,6 @@ impl RenderScene {
         scene
     }
 
-    /// Sets the side of every map baked from a normal map ([`MapSource::Bake`]) to `size`.
-    pub fn set_bake_size(&mut self, size: u32) {
-        for m in &mut self.meshes {
-            if let MapSource::Bake { size: s } = &mut m.map {
-                *s = size;
-            }
-        }
-    }
-
     /// Loads a glTF or OBJ file: every primitive of every mesh instance, with its material's
     /// textures decoded. Skinned meshes are drawn in their bind pose (skinning is not applied).
     /// Primitives without UVs get no quaternion map ([`MapSource::None`]).
@@ -327,7 +318,15 @@ impl RenderScene {
     /// [`SceneError::Image`] for textures that do not decode, [`SceneError::Empty`] for a file
     /// with nothing to draw.
     pub fn load(path: &Path) -> Result<Self, SceneError> {
-        let loaded = mesh::load(path)?;
+        Self::from_loaded(path, mesh::load(path)?)
+    }
+
+    /// [`RenderScene::load`] of a file already loaded from `path` (with its primitives' options
+    /// set, say [`mesh::Primitive::exact_mikktspace`]).
+    ///
+    /// # Errors
+    /// As [`RenderScene::load`], but for reading the file.
+    pub fn from_loaded(path: &Path, loaded: mesh::Scene) -> Result<Self, SceneError> {
         let mut warnings = loaded.warnings.clone();
         let mut materials = loaded
             .materials
