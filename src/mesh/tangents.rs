@@ -188,12 +188,21 @@ impl Primitive {
                 .filter(|t| degenerate_uv([0, 1, 2].map(|k| uvs[t[k] as usize])))
                 .count()
         });
-        let (corners, tangent_source) = if self.normals.is_none() && self.flat_normals {
-            self.flat_corner_frames(&normals)
+        // Flat shading gives each corner its face's normal; otherwise a corner has its vertex's.
+        let (corner_normals, raw, tangent_source) = if self.normals.is_none() && self.flat_normals {
+            let (n, raw, source) = self.flat_corner_tangents(&normals);
+            (Some(n), raw, source)
         } else {
-            self.corner_frames(&normals)
+            let (raw, source) = self.corner_tangents(&normals);
+            (None, raw, source)
         };
-        let split = Split::new(&self.indices, n_in, &corners);
+        let normal = |c: usize| {
+            corner_normals
+                .as_ref()
+                .map_or_else(|| normals[self.indices[c] as usize], |n| n[c])
+        };
+        let supplied = tangent_source == Source::Supplied;
+        let split = Split::new(&self.indices, n_in, &raw, supplied, normal);
         let stats = PrimitiveStats {
             vertices_in: n_in,
             vertices: split.frames.len(),
@@ -233,44 +242,35 @@ impl Primitive {
         })
     }
 
-    /// One frame per corner (3 per triangle) with whether it is a fallback, and where the
-    /// tangents came from: supplied, MikkTSpace from the UVs, or from the normal alone.
-    fn corner_frames(&self, normals: &[Vec3]) -> (Vec<(TangentFrame, bool)>, Source) {
+    /// One raw tangent per corner (3 per triangle: xyz and handedness w, zero where there is
+    /// none), and where the tangents came from: supplied, generated from the UVs, or none (the
+    /// frame from the normal alone). [`corner_frame`] makes a corner's frame of it.
+    fn corner_tangents(&self, normals: &[Vec3]) -> (Vec<[f32; 4]>, Source) {
         // glTF 2.0 §3.7.2.1: without normals, supplied tangents must be ignored.
         match (
             self.tangents.as_ref().filter(|_| self.normals.is_some()),
             &self.uvs,
         ) {
             (Some(tangents), _) => {
-                let per_vertex: Vec<(TangentFrame, bool)> = normals
+                let corners = self
+                    .indices
                     .iter()
-                    .zip(tangents)
-                    .map(|(&n, &t)| match TangentFrame::from_normal_tangent(n, t) {
-                        Ok(f) => (f, false),
-                        Err(_) => (frame_from_normal(n, sign_or_one(t.w)), true),
-                    })
-                    .collect();
-                let corners = self.indices.iter().map(|&v| per_vertex[v as usize]);
+                    .map(|&v| tangents[v as usize].to_array());
                 (corners.collect(), Source::Supplied)
             }
             (None, Some(uvs)) if self.exact_mikktspace => {
                 (self.mikktspace(normals, uvs), Source::Generated)
             }
             (None, Some(uvs)) => (self.meshopt_tangents(normals, uvs), Source::Generated),
-            (None, None) => {
-                let corners = self
-                    .indices
-                    .iter()
-                    .map(|&v| (frame_from_normal(normals[v as usize], 1.0), true));
-                (corners.collect(), Source::FromNormal)
-            }
+            (None, None) => (vec![[0.0; 4]; self.indices.len()], Source::FromNormal),
         }
     }
 
-    /// The corner frames of flat shading: every corner of a triangle takes the triangle's face
+    /// The corners of flat shading: every corner of a triangle takes the triangle's face
     /// normal (`smooth[v]`, the vertex's smooth normal, where the triangle has no area), with
-    /// tangents as [`Primitive::corner_frames`] makes them, on the mesh with no vertex shared.
-    fn flat_corner_frames(&self, smooth: &[Vec3]) -> (Vec<(TangentFrame, bool)>, Source) {
+    /// tangents as [`Primitive::corner_tangents`] makes them, on the mesh with no vertex shared.
+    /// Each corner's normal, its raw tangent and where the tangents came from.
+    fn flat_corner_tangents(&self, smooth: &[Vec3]) -> (Vec<Vec3>, Vec<[f32; 4]>, Source) {
         let corner = |values: &[Vec2]| self.indices.iter().map(|&v| values[v as usize]).collect();
         let mut normals = Vec::with_capacity(self.indices.len());
         for t in self.indices.chunks_exact(3) {
@@ -285,38 +285,30 @@ impl Primitive {
                 .collect(),
             uvs: self.uvs.as_deref().map(corner),
             indices: (0..self.indices.len() as u32).collect(),
+            exact_mikktspace: self.exact_mikktspace,
             ..Primitive::default()
         };
-        unshared.corner_frames(&normals)
+        let (raw, source) = unshared.corner_tangents(&normals);
+        (normals, raw, source)
     }
 
     /// meshoptimizer's MikkTSpace-compatible corner frames (`meshopt_generateTangents` with
     /// `Compatible`: MikkTSpace's angle weighting and grouping of equal vertices, its acos
     /// approximated; `ZeroFallback`: a corner of degenerate triangles only gets no tangent), given
-    /// `(u, 1 − v)` as MikkTSpace is; a corner without a usable tangent falls back to its normal.
-    fn meshopt_tangents(&self, normals: &[Vec3], uvs: &[Vec2]) -> Vec<(TangentFrame, bool)> {
+    /// `(u, 1 − v)` as MikkTSpace is. Raw corner tangents (zero where there is none).
+    fn meshopt_tangents(&self, normals: &[Vec3], uvs: &[Vec2]) -> Vec<[f32; 4]> {
         let flipped: Vec<[f32; 2]> = uvs.iter().map(|uv| [uv.x, 1.0 - uv.y]).collect();
-        let tangents = meshopt::generate_tangents(
+        meshopt::generate_tangents(
             Some(&self.indices),
             bytemuck::cast_slice(&self.positions),
             bytemuck::cast_slice(normals),
             &flipped,
             meshopt::TangentOptions::Compatible | meshopt::TangentOptions::ZeroFallback,
-        );
-        self.indices
-            .iter()
-            .zip(tangents)
-            .map(|(&v, t)| {
-                let n = normals[v as usize];
-                TangentFrame::from_normal_tangent(n, Vec4::from(t))
-                    .map_or_else(|_| (frame_from_normal(n, 1.0), true), |f| (f, false))
-            })
-            .collect()
+        )
     }
 
-    /// MikkTSpace corner frames; a corner it leaves without a usable tangent falls back to its
-    /// normal.
-    fn mikktspace(&self, normals: &[Vec3], uvs: &[Vec2]) -> Vec<(TangentFrame, bool)> {
+    /// MikkTSpace's raw corner tangents (`tangent_encoded`; zero where it gives none).
+    fn mikktspace(&self, normals: &[Vec3], uvs: &[Vec2]) -> Vec<[f32; 4]> {
         let mut mikk = Mikk {
             positions: &self.positions,
             normals,
@@ -326,18 +318,22 @@ impl Primitive {
         };
         // The error type has no variants: generation cannot fail.
         let _ = bevy_mikktspace::generate_tangents(&mut mikk);
-        self.indices
+        mikk.out
             .iter()
-            .zip(&mikk.out)
-            .map(|(&v, ts)| {
-                let n = normals[v as usize];
-                ts.and_then(|ts| {
-                    TangentFrame::from_normal_tangent(n, Vec4::from(ts.tangent_encoded())).ok()
-                })
-                .map_or_else(|| (frame_from_normal(n, 1.0), true), |f| (f, false))
-            })
+            .map(|ts| ts.map_or([0.0; 4], |ts| ts.tangent_encoded()))
             .collect()
     }
+}
+
+/// A corner's frame from its normal and raw tangent, and whether it is a fallback: the
+/// tangent made perpendicular to the normal, or, where it cannot be (zero, parallel to the
+/// normal, w = 0), the frame of the normal alone (module docs) with handedness +1, or w's sign
+/// for a `supplied` tangent (+1 for 0).
+fn corner_frame(n: Vec3, raw: [f32; 4], supplied: bool) -> (TangentFrame, bool) {
+    let t = Vec4::from(raw);
+    let h = if supplied { sign_or_one(t.w) } else { 1.0 };
+    TangentFrame::from_normal_tangent(n, t)
+        .map_or_else(|_| (frame_from_normal(n, h), true), |f| (f, false))
 }
 
 /// The vertices after splitting: corners of one vertex with different frames get vertices of
@@ -356,32 +352,60 @@ struct Split {
 }
 
 impl Split {
-    fn new(triangles: &[u32], n_in: usize, corners: &[(TangentFrame, bool)]) -> Self {
+    /// `raw[c]`, `normal(c)`: corner `c`'s raw tangent (`supplied`, or generated) and normal. A corner's frame is made
+    /// ([`corner_frame`]) only where its tangent or normal differs from its vertex's first
+    /// corner's, bit for bit: most corners share their vertex's.
+    fn new(
+        triangles: &[u32],
+        n_in: usize,
+        raw: &[[f32; 4]],
+        supplied: bool,
+        normal: impl Fn(usize) -> Vec3,
+    ) -> Self {
         let mut source_vertex: Vec<u32> = (0..n_in as u32).collect();
         let mut frames: Vec<Option<TangentFrame>> = vec![None; n_in];
         let mut fallback = vec![false; n_in];
+        // Each vertex's first corner: its raw tangent and normal, bit for bit.
+        let mut first = vec![[0u32; 7]; n_in];
         let mut extra: HashMap<(u32, [u32; 9]), u32> = HashMap::new();
         let (mut split, mut mirror_split) = (0, 0);
         let mut indices = Vec::with_capacity(triangles.len());
-        for (&v, &(f, corner_fallback)) in triangles.iter().zip(corners) {
+        for (c, (&v, raw)) in triangles.iter().zip(raw).enumerate() {
             let vi = v as usize;
+            let n = normal(c);
+            let key: [u32; 7] = std::array::from_fn(|k| {
+                if k < 4 {
+                    raw[k].to_bits()
+                } else {
+                    n[k - 4].to_bits()
+                }
+            });
             let out = match frames[vi] {
                 None => {
+                    let (f, corner_fallback) = corner_frame(n, *raw, supplied);
                     frames[vi] = Some(f);
                     fallback[vi] = corner_fallback;
+                    first[vi] = key;
                     v
                 }
-                Some(g) if g == f => v,
-                Some(g) => *extra.entry((v, frame_key(&f))).or_insert_with(|| {
-                    split += 1;
-                    if g.handedness() != f.handedness() {
-                        mirror_split += 1;
+                Some(_) if first[vi] == key => v,
+                Some(g) => {
+                    let (f, corner_fallback) = corner_frame(n, *raw, supplied);
+                    if g == f {
+                        v
+                    } else {
+                        *extra.entry((v, frame_key(&f))).or_insert_with(|| {
+                            split += 1;
+                            if g.handedness() != f.handedness() {
+                                mirror_split += 1;
+                            }
+                            frames.push(Some(f));
+                            fallback.push(corner_fallback);
+                            source_vertex.push(v);
+                            (frames.len() - 1) as u32
+                        })
                     }
-                    frames.push(Some(f));
-                    fallback.push(corner_fallback);
-                    source_vertex.push(v);
-                    (frames.len() - 1) as u32
-                }),
+                }
             };
             indices.push(out);
         }
