@@ -17,6 +17,7 @@ fn positional_tools_answer_help_and_refuse_unknown_options() {
         "fuzz_seeds",
         "demo",
         "bench",
+        "prepare_bench",
         "encodings",
     ] {
         let exe = tool_exe(tool);
