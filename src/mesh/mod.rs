@@ -734,17 +734,44 @@ impl Scene {
             .flat_map(|m| m.primitives.iter().map(move |p| (m, p)))
     }
 
-    /// Prepares every primitive (see [`Primitive::prepare`]).
+    /// Prepares every primitive (see [`Primitive::prepare`]), several at a time on the machine's
+    /// cores (each primitive on one), in file order.
     ///
     /// # Errors
-    /// The first primitive that fails, named with the file.
+    /// The first primitive in file order that fails, named with the file.
     pub fn prepare(&self) -> Result<Vec<Prepared>, MeshError> {
-        self.primitives()
-            .map(|(_, p)| {
-                p.prepare()
-                    .map_err(|kind| MeshError::at(&self.source, &p.label, kind))
+        let all: Vec<&Primitive> = self.primitives().map(|(_, p)| p).collect();
+        let threads = std::thread::available_parallelism()
+            .map_or(1, usize::from)
+            .min(all.len());
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let work = || {
+            let mut done = Vec::new();
+            loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(p) = all.get(i) else {
+                    return done;
+                };
+                let r = p.prepare();
+                done.push((
+                    i,
+                    r.map_err(|kind| MeshError::at(&self.source, &p.label, kind)),
+                ));
+            }
+        };
+        let mut results: Vec<(usize, Result<Prepared, MeshError>)> = if threads <= 1 {
+            work()
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = (0..threads).map(|_| s.spawn(work)).collect();
+                handles
+                    .into_iter()
+                    .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                    .collect()
             })
-            .collect()
+        };
+        results.sort_by_key(|(i, _)| *i);
+        results.into_iter().map(|(_, r)| r).collect()
     }
 }
 
