@@ -375,10 +375,20 @@ impl<'a> Reader<'a> {
         if let Some(place) = acc.place {
             let view = self.view(place.view)?;
             let stride = view.stride.unwrap_or(element);
-            for (i, dst) in out.chunks_exact_mut(element).enumerate() {
-                let src = nth(&view.bytes, place.offset, i, stride, element)
-                    .ok_or(AccessorError::Overflow)?;
-                dst.copy_from_slice(src);
+            let tight = view
+                .bytes
+                .get(place.offset..)
+                .and_then(|b| b.get(..out.len()))
+                .filter(|_| stride == element);
+            if let Some(src) = tight {
+                // Tightly packed: one copy.
+                out.copy_from_slice(src);
+            } else {
+                for (i, dst) in out.chunks_exact_mut(element).enumerate() {
+                    let src = nth(&view.bytes, place.offset, i, stride, element)
+                        .ok_or(AccessorError::Overflow)?;
+                    dst.copy_from_slice(src);
+                }
             }
         }
         if let Some(s) = acc.sparse {
