@@ -763,11 +763,15 @@ impl Scene {
             work()
         } else {
             std::thread::scope(|s| {
-                let handles: Vec<_> = (0..threads).map(|_| s.spawn(work)).collect();
-                handles
-                    .into_iter()
-                    .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                    .collect()
+                // A thread the system refuses (`pack -j` already runs many) is work done here.
+                let handles: Vec<_> = (1..threads)
+                    .filter_map(|_| std::thread::Builder::new().spawn_scoped(s, work).ok())
+                    .collect();
+                let mut done = work();
+                for h in handles {
+                    done.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)));
+                }
+                done
             })
         };
         results.sort_by_key(|(i, _)| *i);
