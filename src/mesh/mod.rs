@@ -332,8 +332,8 @@ pub struct Primitive {
     /// When tangents are generated: with the MikkTSpace reference code (`bevy_mikktspace`, a
     /// port of Mikkelsen's `mikktspace.c`), the frames bit for bit as a normal-map baker using it
     /// saw them, instead of meshoptimizer's MikkTSpace-compatible generator (the default: the
-    /// same weighting and fallbacks, within a hundredth of a degree on real meshes, several times
-    /// faster; docs/PERFORMANCE.md, "Preparation").
+    /// same weighting and fallbacks, within 0.03° on real meshes, 6–7× faster; docs/MESHES.md,
+    /// "Tangents").
     pub exact_mikktspace: bool,
     /// `JOINTS_0`, `JOINTS_1`, … as read.
     pub joints: Vec<Vec<[u16; 4]>>,

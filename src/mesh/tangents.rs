@@ -292,10 +292,10 @@ impl Primitive {
         (normals, raw, source)
     }
 
-    /// meshoptimizer's MikkTSpace-compatible corner frames (`meshopt_generateTangents` with
-    /// `Compatible`: MikkTSpace's angle weighting and grouping of equal vertices, its acos
-    /// approximated; `ZeroFallback`: a corner of degenerate triangles only gets no tangent), given
-    /// `(u, 1 − v)` as MikkTSpace is. Raw corner tangents (zero where there is none).
+    /// meshoptimizer's MikkTSpace-compatible raw corner tangents (`meshopt_generateTangents`
+    /// with `Compatible`: MikkTSpace's angle weighting and grouping of equal vertices, its acos
+    /// approximated; `ZeroFallback`: zero for a corner of degenerate triangles only), given
+    /// `(u, 1 − v)` as MikkTSpace is.
     fn meshopt_tangents(&self, normals: &[Vec3], uvs: &[Vec2]) -> Vec<[f32; 4]> {
         let flipped: Vec<[f32; 2]> = uvs.iter().map(|uv| [uv.x, 1.0 - uv.y]).collect();
         meshopt::generate_tangents(

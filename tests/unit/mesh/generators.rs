@@ -178,9 +178,6 @@ fn exact_mikktspace_is_mikktspace_bit_for_bit() {
         let (Some(normals), Some(uvs)) = (&p.normals, &p.uvs) else {
             continue;
         };
-        if p.flat_normals && p.normals.is_none() {
-            continue;
-        }
         let unit: Vec<Vec3> = normals
             .iter()
             .map(|v| (*v / v.abs().max_element()).normalize())
