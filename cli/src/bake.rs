@@ -17,8 +17,9 @@
 //! - `--map-format`: rgba16f, snorm16, snorm8, rgba32f, bc5, bc7. Default: the compressed one —
 //!   bc5 for tangent-space maps (x, y; w rebuilt), bc7 for object-space maps. bc5 cannot hold
 //!   an object-space map (an error naming the flag); BC needs sides that are multiples of 4.
-//! - `--bc-encoder`: ispc (default; Intel's ISPC kernels, prebuilt SIMD) or portable
-//!   (`block_compression`'s Rust port of the same kernels).
+//! - `--bc-encoder`: bc7e (default; Binomial's bc7e for BC7, Intel's ISPC kernel for BC5),
+//!   bc7f (Binomial's bc7f for BC7), ispc (Intel's ISPC kernels, prebuilt SIMD) or portable
+//!   (`block_compression`'s Rust port of Intel's kernels).
 //! - `--container ktx2` (default): `NAME.ktx2`, every mip level, the format's vkFormat, a data
 //!   format descriptor and key/values `qtangent.kind`, `qtangent.format`, `qtangent.decode`;
 //!   with `--keep-handedness` (object space) also `NAME.handedness.ktx2` (R8 SNORM).
@@ -92,8 +93,7 @@ pub struct BakeArgs {
     /// tangent, bc7 for object; bc5x2 for a tangent-space map with a twist).
     #[arg(long, value_parser = names::<MapFormat>(MapFormat::ALL.map(MapFormat::name)))]
     map_format: Option<MapFormat>,
-    /// BC5/BC7 encoder: ispc (Intel's ISPC kernels, the default) or portable
-    /// (`block_compression`'s Rust port of them; same angle error, several times slower).
+    /// BC5/BC7 encoder: bc7e (the default: Binomial's bc7e for BC7, Intel's ISPC kernel for BC5), bc7f (Binomial's bc7f for BC7: faster, larger error), ispc (Intel's ISPC kernels for both) or portable (`block_compression`'s Rust port of them, several times slower)
     #[arg(long, default_value_t = MapOptions::default().encoder,
           value_parser = names::<BcEncoder>(BcEncoder::ALL.map(BcEncoder::name)))]
     bc_encoder: BcEncoder,

@@ -38,8 +38,7 @@ pub struct SceneArgs {
     #[arg(long, default_value_t = MapOptions::default().bc7,
           value_parser = names::<Bc7Quality>(Bc7Quality::ALL.map(Bc7Quality::name)))]
     pub bc7_quality: Bc7Quality,
-    /// BC5/BC7 encoder: ispc (Intel's ISPC kernels, the default) or portable
-    /// (`block_compression`'s Rust port of them; same angle error, several times slower).
+    /// BC5/BC7 encoder: bc7e (the default: Binomial's bc7e for BC7, Intel's ISPC kernel for BC5), bc7f (Binomial's bc7f for BC7: faster, larger error), ispc (Intel's ISPC kernels for both) or portable (`block_compression`'s Rust port of them, several times slower)
     #[arg(long, default_value_t = MapOptions::default().encoder,
           value_parser = names::<BcEncoder>(BcEncoder::ALL.map(BcEncoder::name)))]
     pub bc_encoder: BcEncoder,

@@ -133,7 +133,7 @@ pub struct MapOptions {
     pub keep_handedness: bool,
     /// BC7 encoder effort. Default [`Bc7Quality::Basic`] (all modes): the maps are what ships.
     pub bc7: Bc7Quality,
-    /// The BC5/BC7 encoder. Default [`BcEncoder::Ispc`], Intel's ISPC kernels.
+    /// The BC5/BC7 encoder. Default [`BcEncoder::Bc7e`]: bc7e for BC7, Intel's ISPC kernel for BC5.
     pub encoder: BcEncoder,
     /// Padding rings grown around the UV islands of object-space maps beyond the one-texel
     /// fringe. Default 16: minified, a map is read from its mips, where level k has 2⁻ᵏ of
@@ -151,7 +151,7 @@ impl Default for MapOptions {
             format: None,
             keep_handedness: false,
             bc7: Bc7Quality::Basic,
-            encoder: BcEncoder::Ispc,
+            encoder: BcEncoder::default(),
             padding: 16,
             maps_dir: None,
         }

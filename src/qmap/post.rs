@@ -109,21 +109,24 @@ pub(crate) fn pad(
 ) -> usize {
     let (w, h) = (width as usize, height as usize);
     let mut grown = 0;
+    // The first ring: background texels next to content. Each later ring: the background
+    // neighbours of the ring before (a texel next to older content was in an earlier ring), so
+    // the map is scanned once, not once per ring.
+    let mut queued = vec![false; kind.len()];
     let mut frontier: Vec<usize> = Vec::new();
-    // More rings than the map is wide fill nothing new.
-    for _ in 0..rings.min(width.max(height)) {
-        frontier.clear();
-        for y in 0..h {
-            for x in 0..w {
-                let k = y * w + x;
-                if kind[k] != TexelKind::Background {
-                    continue;
-                }
-                if neighbours8(x, y, w, h).any(|n| kind[n] != TexelKind::Background) {
-                    frontier.push(k);
-                }
+    for y in 0..h {
+        for x in 0..w {
+            let k = y * w + x;
+            if kind[k] == TexelKind::Background
+                && neighbours8(x, y, w, h).any(|n| kind[n] != TexelKind::Background)
+            {
+                queued[k] = true;
+                frontier.push(k);
             }
         }
+    }
+    // More rings than the map is wide fill nothing new.
+    for _ in 0..rings.min(width.max(height)) {
         if frontier.is_empty() {
             break;
         }
@@ -131,9 +134,15 @@ pub(crate) fn pad(
             .iter()
             .map(|&k| {
                 let (x, y) = (k % w, k / w);
-                let filled: Vec<usize> = neighbours8(x, y, w, h)
-                    .filter(|&n| kind[n] != TexelKind::Background)
-                    .collect();
+                let mut filled = [0usize; 8];
+                let mut count = 0;
+                for n in neighbours8(x, y, w, h) {
+                    if kind[n] != TexelKind::Background {
+                        filled[count] = n;
+                        count += 1;
+                    }
+                }
+                let filled = &filled[..count];
                 let q = aligned_mean(filled.iter().map(|&n| quats[n])).unwrap_or(Vec4::ZERO);
                 let hs: i32 = filled.iter().map(|&n| i32::from(handedness[n])).sum();
                 (
@@ -148,6 +157,16 @@ pub(crate) fn pad(
             kind[k] = TexelKind::Padded;
         }
         grown += frontier.len();
+        let mut next = Vec::with_capacity(frontier.len() + 8);
+        for &k in &frontier {
+            for n in neighbours8(k % w, k / w, w, h) {
+                if kind[n] == TexelKind::Background && !queued[n] {
+                    queued[n] = true;
+                    next.push(n);
+                }
+            }
+        }
+        frontier = next;
     }
     grown
 }
@@ -183,15 +202,18 @@ pub(crate) fn next_level(format: super::MapFormat, level: &MapLevel) -> MapLevel
     let mut handedness = vec![0i8; nw * nh];
     for y in 0..nh {
         for x in 0..nw {
-            let mut kids = Vec::with_capacity(4);
+            let mut kids = [0usize; 4];
+            let mut count = 0;
             for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
                 let cx = (2 * x + dx).min(w - 1);
                 let cy = (2 * y + dy).min(h - 1);
                 let k = cy * w + cx;
-                if level.handedness[k] != 0 && !kids.contains(&k) {
-                    kids.push(k);
+                if level.handedness[k] != 0 && !kids[..count].contains(&k) {
+                    kids[count] = k;
+                    count += 1;
                 }
             }
+            let kids = &kids[..count];
             if let Some(q) = aligned_mean(kids.iter().map(|&k| level.quats[k])) {
                 let i = y * nw + x;
                 quats[i] = format.quantize(q);

@@ -92,7 +92,7 @@ impl Encoding {
             keep_handedness: false,
             axial_twist: false,
             bc7: Bc7Quality::Basic,
-            encoder: BcEncoder::Ispc,
+            encoder: BcEncoder::default(),
         }
     }
 }

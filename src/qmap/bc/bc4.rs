@@ -25,6 +25,12 @@
 /// How far from the least-squares endpoints (whole steps) the search looks.
 const SEARCH: i32 = 6;
 
+/// The descent's reach: each round tries the (2·REACH + 1)² pairs around the best so far.
+const REACH: i32 = 2;
+
+/// Rows of the searched window (one bit per column).
+const WINDOW: usize = 2 * SEARCH as usize + 1;
+
 /// Blocks whose values span at most this many bytes are left as the kernel made them: with
 /// eight entries a step apart or less, the byte rounding is the error, not the endpoints.
 const SMALL_RANGE: f32 = 7.0;
@@ -57,9 +63,10 @@ fn steps(e0: f32, e1: f32, target: &[f32; 16]) -> [usize; 16] {
     target.map(|t| nearest_step((e0 - t) * steps_per_unit) as usize)
 }
 
-/// The whole step nearest `s` steps, within 0–7: +½ and truncation (after the clamp, so ≥ 0).
+/// The whole step nearest `s` steps, within 0–7: +½ and truncation (after the clamp, so ≥ 0;
+/// a cast, which the baseline x86-64 target does in one instruction where `trunc` is a call).
 fn nearest_step(s: f32) -> f32 {
-    (s.clamp(0.0, 7.0) + 0.5).trunc()
+    ((s.clamp(0.0, 7.0) + 0.5) as u8).into()
 }
 
 /// The squared error of the 8-value encoding with endpoints `e0 > e1`, or `None` as soon as it
@@ -69,7 +76,8 @@ fn error_within(e0: f32, e1: f32, target: &[f32; 16], limit: f32, bound: f32) ->
     let mut sum = 0.0f32;
     for &t in target {
         let k = nearest_step((e0 - t) * steps_per_unit);
-        let d = per_step.mul_add(k, e0) - t;
+        // Not `mul_add`: without FMA in the target it is a software call.
+        let d = e0 + per_step * k - t;
         sum += d * d;
         if sum >= limit || d.abs() > bound {
             return None;
@@ -134,18 +142,37 @@ pub(crate) fn refine(block: &mut [u8], target: &[f32; 16], bound: f32) {
             return write(block, chosen, target);
         }
     }
-    // Every pair of whole endpoints within ±SEARCH of the fit.
+    // Descent over whole endpoint pairs within ±SEARCH of the fit: the 5×5 pairs around the
+    // best so far (each tried once), moving to the best of them until none improves.
     let (f0, f1) = (e0.round() as i32, e1.round() as i32);
-    for d0 in -SEARCH..=SEARCH {
-        for d1 in -SEARCH..=SEARCH {
-            let (a, b) = ((f0 + d0).clamp(1, 255), (f1 + d1).clamp(1, 255));
-            if a <= b {
-                continue;
+    let mut seen = [0u32; WINDOW];
+    let mut centre = (0i32, 0i32);
+    loop {
+        let mut moved = None;
+        for d0 in centre.0 - REACH..=centre.0 + REACH {
+            for d1 in centre.1 - REACH..=centre.1 + REACH {
+                if d0.abs() > SEARCH || d1.abs() > SEARCH {
+                    continue;
+                }
+                let (row, bit) = ((d0 + SEARCH) as usize, 1u32 << (d1 + SEARCH));
+                if seen[row] & bit != 0 {
+                    continue;
+                }
+                seen[row] |= bit;
+                let (a, b) = ((f0 + d0).clamp(1, 255), (f1 + d1).clamp(1, 255));
+                if a <= b {
+                    continue;
+                }
+                if let Some(sum) = error_within(a as f32, b as f32, target, best, bound) {
+                    best = sum;
+                    chosen = Some((a as u8, b as u8));
+                    moved = Some((d0, d1));
+                }
             }
-            if let Some(sum) = error_within(a as f32, b as f32, target, best, bound) {
-                best = sum;
-                chosen = Some((a as u8, b as u8));
-            }
+        }
+        match moved {
+            Some(next) if next != centre => centre = next,
+            _ => break,
         }
     }
     write(block, chosen, target);
