@@ -272,7 +272,7 @@ fn bc5_level(
     let back = super::bc::decode_bc5_unorm(w, h, &blocks)?;
     let back = back
         .into_iter()
-        .map(|[r, g]| [r.mul_add(2.0, -1.0), g.mul_add(2.0, -1.0)]);
+        .map(|[r, g]| [r * 2.0 - 1.0, g * 2.0 - 1.0]);
     let level = |c: f32| ((c.clamp(-1.0, 1.0) + 1.0) * 0.5 * 255.0).round() as u8;
     let mut out = image::RgbaImage::new(w, h);
     for ((p, [x, y]), src) in out.pixels_mut().zip(back).zip(img.pixels()) {

@@ -330,7 +330,7 @@ impl EncodedMap {
             MapFormat::Bc5 if self.normal_xy => bc::decode_bc5_unorm(w, h, bytes)
                 .map_err(bc_err)?
                 .into_iter()
-                .map(|c| tangent::join_normal_twist(c.map(|c| c.mul_add(2.0, -1.0)), [0.0, 1.0]))
+                .map(|c| tangent::join_normal_twist(c.map(|c| c * 2.0 - 1.0), [0.0, 1.0]))
                 .collect(),
             MapFormat::Bc5 => bc::decode_bc5_snorm(w, h, bytes)
                 .map_err(bc_err)?

@@ -18,8 +18,9 @@
 //!   (`lab/src/bin/animate.rs`).
 //! - `cargo xtask render [ARGS]` — `qtangent render`, the lit renderer (`cli/src/render.rs`).
 //! - `cargo xtask bake [ARGS]` — `qtangent bake`, the quaternion-map baker (`cli/src/bake.rs`).
-//! - `cargo xtask bench` — mesh preparation (`prepare-bench` alone), then the GPU/CPU decode
-//!   benchmark.
+//! - `cargo xtask bench` — mesh preparation (`prepare-bench` alone), pack against gltfpack
+//!   (`pack-bench` alone, `pack_bench.rs`), the BC encoders (the `maps` tool's bake-time table),
+//!   then the GPU/CPU decode benchmark.
 //! - `cargo xtask skin-bench [ARGS]` — the skinning benchmark (quaternion against matrix
 //!   palette, `lab/src/bin/skin_bench.rs`).
 //! - `cargo xtask gpu-bundle` — builds the benchmark and gathers it with the Vulkan loader in
@@ -42,6 +43,7 @@ mod gltfpack_table;
 mod mesa;
 mod not_run;
 mod npm;
+mod pack_bench;
 mod sizes;
 mod web;
 
@@ -49,7 +51,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 
-const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|animate|aniso|bench|prepare-bench|skin-bench|gpu-bundle|fuzz|npm|gltfpack-table|web> [ARGS...]
+const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|animate|aniso|bench|prepare-bench|pack-bench|skin-bench|gpu-bundle|fuzz|npm|gltfpack-table|web> [ARGS...]
   test        set up a Vulkan adapter if needed (lavapipe); check formatting and that no src/
               file is over 800 lines; build and unit-test the crate with --no-default-features;
               clippy --all-targets -D warnings; cargo doc (with and without the lab) with warnings denied; install the
@@ -69,8 +71,11 @@ const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|animate|aniso|ben
   animate     set up a Vulkan adapter if needed, then run the animate tool (ARGS passed on)
   bake        set up a Vulkan adapter if needed, then run `qtangent bake` (ARGS passed on)
   aniso       set up a Vulkan adapter if needed, then print the swirl-disc table (ARGS passed on)
-  bench       mesh preparation, then the decode benchmark (ARGS passed on to it)
+  bench       mesh preparation, pack against gltfpack, the BC encoders on FlightHelmet's maps
+              (the maps tool's bake-time table), then the decode benchmark (ARGS passed on to it)
   prepare-bench  mesh preparation alone (ARGS: RUNS)
+  pack-bench  pack against gltfpack per file and as a batch (-j 2): wall time, peak memory
+              (ARGS: RUNS)
   skin-bench  run the skinning benchmark (ARGS passed on, e.g. --instances 1024,16384)
   gpu-bundle  build the benchmark into .gpu/ and fetch the Vulkan loader into .gl/
   fuzz        fuzz the loaders, compressed glTF, _QTANGENT and KTX2 for SECONDS each (default 60), all or the TARGETs named (installs cargo-fuzz)
@@ -109,11 +114,15 @@ fn main() -> ExitCode {
         }
         "bench" => {
             ensure_vulkan();
-            // Mesh preparation first (CPU only), then the decode benchmark with ARGS.
+            // Mesh preparation, pack against gltfpack, the BC encoders on FlightHelmet's maps
+            // (all CPU), then the decode benchmark with ARGS.
             example(&root, "prepare_bench", &[])
+                .and_then(|()| pack_bench::run(&root, &assets_dir(&root), &[]))
+                .and_then(|()| example(&root, "maps", &["--timing-only", "--quick"]))
                 .and_then(|()| example(&root, "bench", &strs(&rest)))
         }
         "prepare-bench" => example(&root, "prepare_bench", &strs(&rest)),
+        "pack-bench" => pack_bench::run(&root, &assets_dir(&root), &rest),
         "animate" | "aniso" | "skin-bench" => {
             ensure_vulkan();
             example(&root, &cmd.replace('-', "_"), &strs(&rest))

@@ -407,7 +407,7 @@ pub(crate) fn encode_bc5_snorm(
     // on that scale.
     level.refine_bc5(&mut blocks, |i, c| {
         let v = xy[i][c];
-        let target = if v.is_nan() { 0.0 } else { v.clamp(-1.0, 1.0) }.mul_add(127.0, 128.0);
+        let target = if v.is_nan() { 0.0 } else { v.clamp(-1.0, 1.0) } * 127.0 + 128.0;
         (target, snorm_byte(v).wrapping_add(128))
     });
     blocks

@@ -23,7 +23,7 @@ pub(super) fn bc5_level(
         let unorm: Vec<[f32; 2]> = l
             .quats
             .iter()
-            .map(|&q| tangent::normal_twist(q).0.map(|c| c.mul_add(0.5, 0.5)))
+            .map(|&q| tangent::normal_twist(q).0.map(|c| c * 0.5 + 0.5))
             .collect();
         return bc::encode_bc5_unorm(l.width, l.height, &unorm, encoder);
     }

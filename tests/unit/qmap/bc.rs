@@ -881,4 +881,3 @@ fn tiny_mips_are_padded_by_edge_repetition() {
         }
     }
 }
-
