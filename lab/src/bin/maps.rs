@@ -13,9 +13,10 @@
 //! - rendered PSNR and maximum error against the reference at two sizes.
 //!
 //! Then the bake's time per stage, compression included, for FlightHelmet's materials at 2048²
-//! and 4096² (the normal maps resized to the map size for the latter), with the two BC
-//! encoders side by side (Intel's ISPC kernels, the default, and `block_compression`'s portable
-//! port): Mtexel/s and the per-texel angle error of what each wrote.
+//! and 4096² (the normal maps resized to the map size for the latter), with the BC encoders side
+//! by side (BC7: bc7e, the default, bc7f, Intel's ISPC kernels and `block_compression`'s
+//! portable port of them; BC5: Intel's kernel and the port): Mtexel/s and the per-texel angle
+//! error of what each wrote.
 //!
 //! ```sh
 //! cargo run --release -p qtangent-lab --bin maps                  # everything (several minutes on 2 cores)

@@ -1,9 +1,10 @@
 //! Block compression of quaternion maps: BC5 UNORM for a tangent-space map's normal (x, y),
 //! BC5 SNORM for rotations kept as (x, y) (a tilt past the horizon, a twist layer), BC7 UNORM for
-//! (x, y, z) or whole object-space quaternions. CPU only, on all cores; the
-//! encoder is Intel's ISPC texture compressor itself ([`BcEncoder::Ispc`], `intel_tex_2`'s
-//! prebuilt kernels, the default) or `block_compression`'s Rust port of it
-//! ([`BcEncoder::Portable`]). The tests
+//! (x, y, z) or whole object-space quaternions. CPU only, on all cores; BC7 by Binomial's bc7e
+//! ([`BcEncoder::Bc7e`], the default) or bc7f ([`BcEncoder::Bc7f`]) through `ctt`'s encoder
+//! crates, or by Intel's ISPC texture compressor itself ([`BcEncoder::Ispc`], `intel_tex_2`'s
+//! prebuilt kernels) or `block_compression`'s Rust port of it ([`BcEncoder::Portable`]); BC5
+//! by Intel's kernel (or the port). The tests
 //! (`tests/unit/qmap/bc.rs`) judge the result by the angle of the decoded frame, not by RGB error.
 //!
 //! # Formats
@@ -64,10 +65,14 @@
 //! 3.6°, ~80 Mtexel/s), which is most of its time. The other speeds above are the portable
 //! port's. The ISPC kernels write blocks of the same angle
 //! error (the tests hold both to the bounds; on their fields the errors agree to the texel) and
-//! run BC7 several times faster: on FlightHelmet's object-space maps at 2048² (all materials,
-//! every mip, two cores) Basic encodes 4.9 Mtexel/s against the port's 0.71 (6.9×), UltraFast
-//! 27.9 against 10.2 (the lab's `maps` bake-time table). Background blocks (no cared-for
-//! texel) are not encoded but copied from one encoded constant block.
+//! run BC7 several times faster. On FlightHelmet's object-space maps at 2048² (all materials,
+//! every mip, two cores; the lab's `maps` bake-time table, docs/PERFORMANCE.md) BC7 Basic
+//! encodes, Mtexel/s and per-texel normal error mean / p99: bc7e 7.9, 0.571° / 2.51°; bc7f
+//! 25.9, 0.732° / 2.81°; ISPC 4.5, 0.635° / 2.57°; the port 0.57, the same as ISPC. bc7e has
+//! the smallest error there, hence the default; on the tests' synthetic fields it equals ISPC on
+//! quaternions and is a little further on three channels (each encoder has its own bounds).
+//! Background blocks (no cared-for texel) are not encoded but copied from one encoded constant
+//! block.
 //!
 //! # Sizes
 //!
