@@ -352,59 +352,59 @@ struct Split {
 }
 
 impl Split {
-    /// `raw[c]`, `normal(c)`: corner `c`'s raw tangent (`supplied`, or generated) and normal. A corner's frame is made
-    /// ([`corner_frame`]) only where its tangent or normal differs from its vertex's first
-    /// corner's, bit for bit: most corners share their vertex's.
+    /// `raw[c]`, `normal(c)`: corner `c`'s raw tangent (`supplied`, or generated) and normal. A
+    /// vertex's frame is made ([`corner_frame`]) from its first corner, on every core; another
+    /// corner's only where its tangent or normal differs from its vertex's first corner's, bit
+    /// for bit: most corners share their vertex's.
     fn new(
         triangles: &[u32],
         n_in: usize,
         raw: &[[f32; 4]],
         supplied: bool,
-        normal: impl Fn(usize) -> Vec3,
+        normal: impl Fn(usize) -> Vec3 + Sync,
     ) -> Self {
+        let key = |c: usize| -> [u32; 7] {
+            let (r, n) = (raw[c], normal(c));
+            std::array::from_fn(|k| if k < 4 { r[k] } else { n[k - 4] }.to_bits())
+        };
+        // Each vertex's first corner (none: no triangle uses it), then its frame from that
+        // corner, on every core for a large primitive: the frames a single pass in corner order
+        // would make.
+        let mut first = vec![u32::MAX; n_in];
+        for (c, &v) in triangles.iter().enumerate().rev() {
+            first[v as usize] = c as u32;
+        }
+        let made = par_map(&first, |&c| {
+            (c != u32::MAX).then(|| corner_frame(normal(c as usize), raw[c as usize], supplied))
+        });
+        let mut frames: Vec<Option<TangentFrame>> = made.iter().map(|m| m.map(|m| m.0)).collect();
+        let mut fallback: Vec<bool> = made.iter().map(|m| m.is_some_and(|m| m.1)).collect();
+        drop(made);
         let mut source_vertex: Vec<u32> = (0..n_in as u32).collect();
-        let mut frames: Vec<Option<TangentFrame>> = vec![None; n_in];
-        let mut fallback = vec![false; n_in];
-        // Each vertex's first corner: its raw tangent and normal, bit for bit.
-        let mut first = vec![[0u32; 7]; n_in];
         let mut extra: HashMap<(u32, [u32; 9]), u32> = HashMap::new();
         let (mut split, mut mirror_split) = (0, 0);
         let mut indices = Vec::with_capacity(triangles.len());
-        for (c, (&v, raw)) in triangles.iter().zip(raw).enumerate() {
+        for (c, &v) in triangles.iter().enumerate() {
             let vi = v as usize;
-            let n = normal(c);
-            let key: [u32; 7] = std::array::from_fn(|k| {
-                if k < 4 {
-                    raw[k].to_bits()
-                } else {
-                    n[k - 4].to_bits()
-                }
-            });
-            let out = match frames[vi] {
-                None => {
-                    let (f, corner_fallback) = corner_frame(n, *raw, supplied);
-                    frames[vi] = Some(f);
-                    fallback[vi] = corner_fallback;
-                    first[vi] = key;
+            let fc = first[vi] as usize;
+            let out = if c == fc || key(c) == key(fc) {
+                v
+            } else {
+                let g = frames[vi].expect("a used vertex has its first corner's frame");
+                let (f, corner_fallback) = corner_frame(normal(c), raw[c], supplied);
+                if g == f {
                     v
-                }
-                Some(_) if first[vi] == key => v,
-                Some(g) => {
-                    let (f, corner_fallback) = corner_frame(n, *raw, supplied);
-                    if g == f {
-                        v
-                    } else {
-                        *extra.entry((v, frame_key(&f))).or_insert_with(|| {
-                            split += 1;
-                            if g.handedness() != f.handedness() {
-                                mirror_split += 1;
-                            }
-                            frames.push(Some(f));
-                            fallback.push(corner_fallback);
-                            source_vertex.push(v);
-                            (frames.len() - 1) as u32
-                        })
-                    }
+                } else {
+                    *extra.entry((v, frame_key(&f))).or_insert_with(|| {
+                        split += 1;
+                        if g.handedness() != f.handedness() {
+                            mirror_split += 1;
+                        }
+                        frames.push(Some(f));
+                        fallback.push(corner_fallback);
+                        source_vertex.push(v);
+                        (frames.len() - 1) as u32
+                    })
                 }
             };
             indices.push(out);
@@ -469,6 +469,39 @@ impl Primitive {
             },
         }
     }
+}
+
+/// `f` of each item, in order, on every core when there are enough items to share (a thread the
+/// system refuses leaves its share to the calling thread).
+fn par_map<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> U + Sync) -> Vec<U> {
+    /// Items below which one thread maps: a thread costs more than it saves.
+    const PER_THREAD: usize = 1 << 16;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(items.len() / PER_THREAD);
+    if threads <= 1 {
+        return items.iter().map(&f).collect();
+    }
+    let f = &f;
+    let map = move |part: &[T]| part.iter().map(f).collect::<Vec<U>>();
+    std::thread::scope(|s| {
+        let parts: Vec<_> = items
+            .chunks(items.len().div_ceil(threads))
+            .map(|part| {
+                std::thread::Builder::new()
+                    .spawn_scoped(s, move || map(part))
+                    .map_err(|_| part)
+            })
+            .collect();
+        let mut out = Vec::with_capacity(items.len());
+        for part in parts {
+            match part {
+                Ok(h) => out.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))),
+                Err(part) => out.extend(map(part)),
+            }
+        }
+        out
+    })
 }
 
 /// Triangles whose frames have handedness −1, by majority of their corners.
