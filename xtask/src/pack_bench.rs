@@ -102,17 +102,6 @@ pub fn run(root: &Path, assets: &Path, args: &[String]) -> Result<(), String> {
     let judges = npm::ensure(root)?
         .ok_or("pack-bench needs node and npm (apt-get install nodejs npm) for gltfpack")?;
     crate::cargo(root, &["build", "--release", "--package", "qtangent-cli"])?;
-    crate::cargo(
-        root,
-        &[
-            "build",
-            "--release",
-            "--package",
-            "qtangent-lab",
-            "--bin",
-            "corpus",
-        ],
-    )?;
     let work = root.join("target/pack-bench");
     let _ = std::fs::remove_dir_all(&work);
     let (inputs, outputs) = (work.join("in"), work.join("out"));
@@ -253,14 +242,7 @@ fn corpus(root: &Path, assets: &Path, dir: &Path) -> Result<Vec<PathBuf>, String
         );
     }
     let lab = dir.join("corpus");
-    let status = Command::new(root.join("target/release/corpus"))
-        .arg(&lab)
-        .stdout(std::process::Stdio::null())
-        .status()
-        .map_err(|e| format!("corpus: {e}"))?;
-    if !status.success() {
-        return Err("corpus: could not write the lab corpus".into());
-    }
+    crate::example(root, "corpus", &[&lab.to_string_lossy()])?;
     let mut lab_files: Vec<PathBuf> = std::fs::read_dir(&lab)
         .map_err(|e| format!("{}: {e}", lab.display()))?
         .filter_map(|e| e.ok().map(|e| e.path()))
