@@ -83,7 +83,8 @@ pub(crate) struct Encoding {
 
 impl Encoding {
     /// A map of `space` stored as `format`: handedness derived, twist as baked, BC7 at
-    /// [`Bc7Quality::Basic`] with the ISPC kernels (the defaults of [`super::MapOptions`]).
+    /// [`Bc7Quality::Basic`] with the default encoder, bc7e (the defaults of
+    /// [`super::MapOptions`]).
     #[must_use]
     pub(crate) fn new(space: MapSpace, format: MapFormat) -> Self {
         Self {

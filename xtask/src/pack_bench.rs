@@ -179,15 +179,19 @@ fn batch(
             .args(["-j", "2", "-q"]);
         c
     })?;
-    // gltfpack has no batch: two processes at a time, each file as soon as one ends.
+    // gltfpack has no batch: two processes at a time, each file as soon as one ends; each
+    // output in the batch folder, named by its place in the list (names may repeat).
+    let gout = outputs.join("gltfpack-batch");
+    std::fs::create_dir_all(&gout).map_err(|e| format!("{}: {e}", gout.display()))?;
     let gp = median(runs, || {
         let mut c = Command::new("sh");
-        let script = "printf '%s\\n' \"$@\" | xargs -P 2 -I{} sh -c 'node \"$0\" -i \"$1\" -o \"$1.gltfpack-batch.glb\" >/dev/null' \"$GLTFPACK\" {}";
+        let script = "i=0; for f in \"$@\"; do i=$((i+1)); printf '%s\\n%s\\n' \"$f\" \"$OUT/$i.glb\"; done | xargs -d '\\n' -P 2 -n 2 sh -c 'node \"$GLTFPACK\" -i \"$0\" -o \"$1\" >/dev/null'";
         c.arg("-c")
             .arg(script)
             .arg("sh")
             .args(files)
-            .env("GLTFPACK", gltfpack);
+            .env("GLTFPACK", gltfpack)
+            .env("OUT", &gout);
         c
     })?;
     let two_largest = |pick: fn(&(Measured, Measured)) -> u64| {
@@ -221,9 +225,6 @@ fn batch(
             "no"
         }
     );
-    for f in files {
-        let _ = std::fs::remove_file(format!("{}.gltfpack-batch.glb", f.display()));
-    }
     Ok(())
 }
 

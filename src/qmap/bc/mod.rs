@@ -62,8 +62,10 @@
 //! |                                | BC7 Basic        | 1.5  | 3.6 |  5.9 |  0.36    |
 //!
 //! BC5's figures are with the endpoint refinement ([`bc4`]; the kernels alone: 0.83°, 2.4°,
-//! 3.6°, ~80 Mtexel/s), which is most of its time. The other speeds above are the portable
-//! port's. The ISPC kernels write blocks of the same angle
+//! 3.6°, ~80 Mtexel/s), which is most of its time; both speeds are the portable port's before
+//! the refinement became a descent (issue 42: Intel's ISPC kernel alone about 220 Mtexel/s on a
+//! 2048² field, with the refinement 17 on FlightHelmet's levels). The other speeds above are the
+//! portable port's. The ISPC kernels write blocks of the same angle
 //! error (the tests hold both to the bounds; on their fields the errors agree to the texel) and
 //! run BC7 several times faster. On FlightHelmet's object-space maps at 2048² (all materials,
 //! every mip, two cores; the lab's `maps` bake-time table, docs/PERFORMANCE.md) BC7 Basic
@@ -150,9 +152,12 @@ pub enum BcError {
     Channels(u8),
 }
 
-/// Effort of the BC7 encoder: `block_compression`'s presets (`alpha_*` for four channels,
-/// `opaque_*` for three). Slower presets try more modes and partitions; errors and speeds are in
-/// the module docs. On smooth fields VeryFast ≈ Fast and Slow ≈ Basic in error.
+/// Effort of the BC7 encoder: for Intel's kernels (ISPC and the port) their presets of the same
+/// name (`alpha_*` for four channels, `opaque_*` for three, as below); for bc7e its
+/// `params_init_*` preset of the same name; for bc7f `ctt`'s mapping to its flags (UltraFast
+/// `DefaultFastest`, VeryFast `DefaultFaster`, Fast `DefaultFast`, Basic `Default`, Slow
+/// `DefaultPartiallyAnalytical`). Slower presets try more modes and partitions; errors and
+/// speeds are in the module docs. On smooth fields VeryFast ≈ Fast and Slow ≈ Basic in error.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Bc7Quality {
     /// `alpha_ultrafast` / `opaque_ultra_fast`. Four channels (modes 4–6): 10× Fast's speed,
