@@ -978,3 +978,26 @@ fn the_viewer_server_says_what_is_wrong_in_one_line() {
         "{line}"
     );
 }
+
+/// The three.js plugin's shader patches against the installed three.js (`web/test/patch.mjs`,
+/// in node): each applies to every shader the plugin's materials compile to, and a chunk that
+/// no longer holds what a patch replaces (a three.js release rewording it) is an error naming
+/// the chunk — checked by taking each replaced text out and expecting that error.
+#[test]
+fn shader_patches_are_checked() {
+    let Some(web) = web_dir() else {
+        return;
+    };
+    let run = Command::new("node")
+        .arg(web.join("test/patch.mjs"))
+        .output()
+        .expect("node runs");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success(),
+        "web/test/patch.mjs failed ({}): {stdout}{}",
+        run.status,
+        String::from_utf8_lossy(&run.stderr)
+    );
+    assert!(stdout.contains("checks passed"), "{stdout}");
+}

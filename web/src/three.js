@@ -22,7 +22,7 @@ import {
 	ClampToEdgeWrapping, DataTexture, DataUtils, HalfFloatType, LinearFilter, LinearMipmapLinearFilter,
 	MirroredRepeatWrapping, NoColorSpace, ObjectSpaceNormalMap, RepeatWrapping, RGFormat,
 	BufferAttribute, Float32BufferAttribute, TangentSpaceNormalMap, ShaderChunk, CompressedTexture,
-	SIGNED_RED_GREEN_RGTC2_Format, RED_GREEN_RGTC2_Format, UnsignedByteType,
+	SIGNED_RED_GREEN_RGTC2_Format, RED_GREEN_RGTC2_Format, UnsignedByteType, REVISION,
 } from 'three';
 import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
 import { read as readKtx2 } from 'three/addons/libs/ktx-parse.module.js';
@@ -248,41 +248,84 @@ const FRAGMENT_OBJECT_MAP = /* glsl */`
 	normal = normalize( normalMatrix * normal );
 `;
 
-function patchShader( shader, q ) {
+/**
+ * `source` with its first `search` replaced by `replacement`, literally. A three.js release that
+ * rewords a chunk must not silently turn a path off: where `source` does not hold `search`, an
+ * error naming the chunk and the three.js release.
+ */
+function patch( source, search, replacement, chunk ) {
+
+	if ( ! source.includes( search ) ) {
+
+		throw new Error( `qtangent-three: three.js r${ REVISION }'s ${ chunk } has no "${ search }": this three.js release is not supported` );
+
+	}
+
+	return source.replace( search, () => replacement );
+
+}
+
+/** three.js' shaders (`ShaderLib` names) that shade with a normal: normal maps, lights. */
+const NORMAL_SHADERS = new Set( [ 'lambert', 'phong', 'standard', 'toon', 'matcap', 'normal', 'physical' ] );
+
+/** Those of them with three.js' physical lighting (anisotropy). */
+const PHYSICAL_SHADERS = new Set( [ 'standard', 'physical' ] );
+
+/**
+ * Patches a three.js material's shaders (`onBeforeCompile`'s `shader`) as the plugin's
+ * materials are patched: `q.format` decodes the `_QTANGENT` frame in the vertex shader, `q.map`
+ * ('tangent' or 'object') reads a quaternion map in the fragment shader (`q.twist`: its twist
+ * texture). Shaders without a shading normal (`shader.shaderID` not one of three.js' lit or
+ * normal-mapped shaders: an unlit material's `basic`) take the frame's normal alone and no map,
+ * as they have nowhere to use them. Every patch is checked: a chunk that does not hold what it
+ * replaces throws, naming the chunk and the three.js release. Exported for the package's tests
+ * and for materials of one's own.
+ */
+export function patchShader( shader, q ) {
+
+	const normals = NORMAL_SHADERS.has( shader.shaderID );
 
 	// three.js shades a mesh without a NORMAL attribute flat; the frames are the normals.
 	shader.vertexShader = `#undef FLAT_SHADED\n${ shader.vertexShader }`;
 	shader.fragmentShader = `#undef FLAT_SHADED\n${ shader.fragmentShader }`;
 	if ( q.format !== undefined ) {
 
-		shader.vertexShader = shader.vertexShader
-			.replace( '#include <common>', `#include <common>\n${ GLSL_DECODE }` )
-			.replace( '#include <beginnormal_vertex>', `QtFrame qtf = qtFrame();
+		const vertex = 'the vertex shader';
+		let v = patch( shader.vertexShader, '#include <common>', `#include <common>\n${ GLSL_DECODE }`, vertex );
+		v = patch( v, '#include <beginnormal_vertex>', `QtFrame qtf = qtFrame();
 vec3 objectNormal = qtf.n;
 #ifdef USE_TANGENT
 	vec3 objectTangent = qtf.t;
-#endif` )
-			.replace( '#include <normal_vertex>', ShaderChunk.normal_vertex.replace( 'tangent.w', 'qtf.h' ) );
+#endif`, vertex );
+		if ( normals ) {
+
+			const normalVertex = patch( ShaderChunk.normal_vertex, 'tangent.w', 'qtf.h', 'ShaderChunk.normal_vertex' );
+			v = patch( v, '#include <normal_vertex>', normalVertex, vertex );
+
+		}
+
+		shader.vertexShader = v;
 
 	}
 
-	if ( q.map ) {
+	if ( q.map && normals ) {
 
 		if ( q.twist ) shader.uniforms.qtTwistMap = { value: q.twist };
-		shader.fragmentShader = shader.fragmentShader
-			.replace( '#include <normalmap_pars_fragment>', `#include <normalmap_pars_fragment>\n${ GLSL_MAP }` )
-			.replace( '#include <normal_fragment_maps>', q.map === 'tangent' ? FRAGMENT_TANGENT_MAP : FRAGMENT_OBJECT_MAP );
-		if ( q.map === 'tangent' ) {
+		const fragment = 'the fragment shader';
+		let f = patch( shader.fragmentShader, '#include <normalmap_pars_fragment>', `#include <normalmap_pars_fragment>\n${ GLSL_MAP }`, fragment );
+		f = patch( f, '#include <normal_fragment_maps>', q.map === 'tangent' ? FRAGMENT_TANGENT_MAP : FRAGMENT_OBJECT_MAP, fragment );
+		if ( q.map === 'tangent' && PHYSICAL_SHADERS.has( shader.shaderID ) ) {
 
-			// With an anisotropy texture, its strength (B) along the map's tangent: the map was
+			// With an anisotropy texture (physical shading only), its strength (B) along the map's tangent: the map was
 			// baked with the texture's direction (qtangent's lit.wgsl does the same).
-			shader.fragmentShader = shader.fragmentShader.replace(
-				'#include <lights_physical_fragment>',
-				ShaderChunk.lights_physical_fragment.replace(
-					'anisotropyMat * normalize( 2.0 * anisotropyPolar.rg - vec2( 1.0 ) ) * anisotropyPolar.b',
-					'vec2( length( anisotropyVector ) * anisotropyPolar.b, 0.0 )' ) );
+			const lights = patch( ShaderChunk.lights_physical_fragment,
+				'anisotropyMat * normalize( 2.0 * anisotropyPolar.rg - vec2( 1.0 ) ) * anisotropyPolar.b',
+				'vec2( length( anisotropyVector ) * anisotropyPolar.b, 0.0 )', 'ShaderChunk.lights_physical_fragment' );
+			f = patch( f, '#include <lights_physical_fragment>', lights, fragment );
 
 		}
+
+		shader.fragmentShader = f;
 
 	}
 
