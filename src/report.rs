@@ -97,6 +97,13 @@ pub enum WarningKind {
         /// The texture's index in the file.
         index: usize,
     },
+    /// An OBJ material's texture names a file that is not there; drawn without it.
+    TextureFileMissing {
+        /// Which texture of the material (`normal`, `base colour`).
+        texture: &'static str,
+        /// Where it was looked for.
+        path: String,
+    },
     /// A KHR_texture_transform on a texture that reads a UV set other than 0 (only set 0 is
     /// loaded); drawn untransformed.
     TextureTransformOnOtherSet {
@@ -322,6 +329,7 @@ impl fmt::Display for WarningKind {
             | Self::MatrixWithZeroAxis
             | Self::MatrixNotTrs
             | Self::TextureWithoutImage { .. }
+            | Self::TextureFileMissing { .. }
             | Self::TextureTransformOnOtherSet { .. }
             | Self::TextureTransformsDiffer { .. }
             | Self::PrimitiveSkipped { .. }
@@ -505,6 +513,10 @@ impl WarningKind {
             Self::TextureWithoutImage { texture, index } => write!(
                 f,
                 "the {texture} texture ({index}) has no image qtangent can read; drawn without it"
+            ),
+            Self::TextureFileMissing { texture, ref path } => write!(
+                f,
+                "the {texture} texture's file {path} is missing; drawn without it"
             ),
             Self::TextureTransformOnOtherSet { texture, set } => write!(
                 f,

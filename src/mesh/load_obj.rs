@@ -39,7 +39,7 @@ pub(super) fn load_slice(
     let materials: Vec<Material> = materials
         .unwrap_or_default()
         .iter()
-        .map(|m| material(m, base))
+        .map(|m| material(m, base, &mut warnings))
         .collect();
     let meshes = read_models(name, &models, materials.len(), &mut warnings)?;
     if meshes.is_empty() && skipped > 0 {
@@ -402,10 +402,24 @@ fn read_model(m: &tobj::Mesh, label: String) -> Result<Primitive, ErrorKind> {
     Ok(p)
 }
 
-fn material(m: &tobj::Material, base: Option<&Path>) -> Material {
-    let texture = |name: &Option<String>| {
-        name.as_ref().map(|n| TextureRef {
-            image: ImageSource::File(base.map_or_else(|| n.into(), |b| b.join(n))),
+fn material(m: &tobj::Material, base: Option<&Path>, warnings: &mut Vec<Warning>) -> Material {
+    // A texture whose file is not beside the OBJ (exporters leave such names behind) is dropped
+    // with a warning naming the material and the path: the mesh is still worth packing.
+    let mut texture = |name: &Option<String>, which: &'static str| {
+        let name = name.as_deref()?;
+        let path = base.map_or_else(|| name.into(), |b| b.join(name));
+        if base.is_some() && !path.is_file() {
+            warnings.push(Warning::new(
+                format!("material '{}'", m.name),
+                WarningKind::TextureFileMissing {
+                    texture: which,
+                    path: path.display().to_string(),
+                },
+            ));
+            return None;
+        }
+        Some(TextureRef {
+            image: ImageSource::File(path),
             tex_coord: 0,
             scale: 1.0,
         })
@@ -419,8 +433,8 @@ fn material(m: &tobj::Material, base: Option<&Path>) -> Material {
             diffuse[2],
             m.dissolve.unwrap_or(1.0),
         ),
-        base_color_texture: texture(&m.diffuse_texture),
-        normal_texture: texture(&m.normal_texture),
+        base_color_texture: texture(&m.diffuse_texture, "base colour"),
+        normal_texture: texture(&m.normal_texture, "normal"),
         metallic_roughness_texture: None,
         metallic: 0.0,
         roughness: m

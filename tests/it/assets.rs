@@ -178,3 +178,30 @@ fn laikago_missing_mtl_warns() {
     );
     assert!(scene.prepare().is_ok());
 }
+
+/// `torus_textured.obj` names `../cube.png`, which the assets do not hold: it loads with one
+/// warning saying so (the base colour texture dropped), and prepares.
+#[test]
+fn torus_textured_missing_texture_warns() {
+    let Some(dir) = common::assets_dir() else {
+        return;
+    };
+    let scene = mesh::load(dir.join("obj/torus_textured.obj")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(scene.warnings.len(), 1, "{:?}", scene.warnings);
+    assert!(
+        matches!(
+            scene.warnings[0].kind(),
+            qtangent::WarningKind::TextureFileMissing {
+                texture: "base colour",
+                ..
+            }
+        ) && scene.warnings[0].to_string().contains("cube.png"),
+        "{:?}",
+        scene.warnings
+    );
+    assert!(scene
+        .materials
+        .iter()
+        .all(|m| m.base_color_texture.is_none()));
+    assert!(scene.prepare().is_ok());
+}

@@ -223,3 +223,37 @@ fn pack_output_of_the_assets_validates() {
     }
     assert_no_errors_in(&reports);
 }
+
+/// An OBJ whose material names a texture file that is not there (exporters leave such names
+/// behind): loaded with one warning naming the material's texture and the path, the texture
+/// dropped, everything else kept.
+#[test]
+fn an_obj_texture_file_that_is_missing_is_dropped_with_a_warning() {
+    let dir = tempdir();
+    let obj = textured_cube_obj(dir.path());
+    let png = dir.path().join("cube-normal.png");
+    std::fs::remove_file(&png).unwrap_or_else(|e| panic!("{}: {e}", png.display()));
+    let scene = qtangent::mesh::load(&obj).unwrap_or_else(|e| panic!("{e}"));
+    let missing: Vec<String> = scene
+        .warnings
+        .iter()
+        .filter(|w| {
+            matches!(
+                w.kind(),
+                qtangent::WarningKind::TextureFileMissing {
+                    texture: "normal",
+                    ..
+                }
+            )
+        })
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(missing.len(), 1, "{:?}", scene.warnings);
+    assert!(
+        missing[0].contains("cube-normal.png") && missing[0].contains("bumpy"),
+        "{missing:?}"
+    );
+    assert!(scene.materials[0].normal_texture.is_none());
+    assert_eq!(scene.meshes.len(), 1);
+    assert!(scene.prepare().is_ok());
+}
