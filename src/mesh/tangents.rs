@@ -387,25 +387,27 @@ impl Split {
         for (c, &v) in triangles.iter().enumerate() {
             let vi = v as usize;
             let fc = first[vi] as usize;
-            let out = if c == fc || key(c) == key(fc) {
-                v
-            } else {
-                let g = frames[vi].expect("a used vertex has its first corner's frame");
-                let (f, corner_fallback) = corner_frame(normal(c), raw[c], supplied);
-                if g == f {
-                    v
-                } else {
-                    *extra.entry((v, frame_key(&f))).or_insert_with(|| {
-                        split += 1;
-                        if g.handedness() != f.handedness() {
-                            mirror_split += 1;
-                        }
-                        frames.push(Some(f));
-                        fallback.push(corner_fallback);
-                        source_vertex.push(v);
-                        (frames.len() - 1) as u32
-                    })
+            // A used vertex has its first corner's frame (`first` and `frames` above).
+            let out = match frames[vi] {
+                Some(g) if c != fc && key(c) != key(fc) => {
+                    let (f, corner_fallback) = corner_frame(normal(c), raw[c], supplied);
+                    if g == f {
+                        v
+                    } else {
+                        *extra.entry((v, frame_key(&f))).or_insert_with(|| {
+                            split += 1;
+                            if g.handedness() != f.handedness() {
+                                mirror_split += 1;
+                            }
+                            frames.push(Some(f));
+                            fallback.push(corner_fallback);
+                            source_vertex.push(v);
+                            (frames.len() - 1) as u32
+                        })
+                    }
                 }
+                // The vertex's first corner, or one with its tangent and normal bit for bit.
+                _ => v,
             };
             indices.push(out);
         }
@@ -471,33 +473,42 @@ impl Primitive {
     }
 }
 
-/// `f` of each item, in order, on every core when there are enough items to share (a thread the
-/// system refuses leaves its share to the calling thread).
+/// `f` of each item, in order, on every core when there are enough items to share
+/// ([`par_chunks`]).
 fn par_map<T: Sync, U: Send>(items: &[T], f: impl Fn(&T) -> U + Sync) -> Vec<U> {
-    /// Items below which one thread maps: a thread costs more than it saves.
+    par_chunks(items, |part| part.iter().map(&f).collect())
+}
+
+/// `f` of consecutive runs of `items`, concatenated in order: one run per core when there are
+/// at least 64 Ki items a core (a thread costs more than it saves below that), else one run.
+/// A thread the system refuses leaves its run to the calling thread.
+pub(crate) fn par_chunks<T: Sync, U: Send>(
+    items: &[T],
+    f: impl Fn(&[T]) -> Vec<U> + Sync,
+) -> Vec<U> {
+    /// Items below which one thread works.
     const PER_THREAD: usize = 1 << 16;
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
         .min(items.len() / PER_THREAD);
     if threads <= 1 {
-        return items.iter().map(&f).collect();
+        return f(items);
     }
     let f = &f;
-    let map = move |part: &[T]| part.iter().map(f).collect::<Vec<U>>();
     std::thread::scope(|s| {
         let parts: Vec<_> = items
             .chunks(items.len().div_ceil(threads))
             .map(|part| {
                 std::thread::Builder::new()
-                    .spawn_scoped(s, move || map(part))
+                    .spawn_scoped(s, move || f(part))
                     .map_err(|_| part)
             })
             .collect();
-        let mut out = Vec::with_capacity(items.len());
+        let mut out = Vec::new();
         for part in parts {
             match part {
                 Ok(h) => out.extend(h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))),
-                Err(part) => out.extend(map(part)),
+                Err(part) => out.extend(f(part)),
             }
         }
         out

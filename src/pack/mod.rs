@@ -732,42 +732,10 @@ impl Writer<'_> {
 /// The frames encoded in `format`, one after another, on every core for a large primitive (the
 /// best-rounding search of the smallest-three formats is a tenth of packing 4 M triangles).
 fn encode_frames(format: Format, frames: &[crate::frame::TangentFrame]) -> Vec<u8> {
-    /// Frames below which one thread encodes: a thread costs more than it saves.
-    const PER_THREAD: usize = 1 << 16;
-    let encode = |frames: &[crate::frame::TangentFrame]| {
-        let mut out = Vec::with_capacity(frames.len() * format.bytes());
-        for f in frames {
+    crate::mesh::tangents::par_chunks(frames, |part| {
+        let mut out = Vec::with_capacity(part.len() * format.bytes());
+        for f in part {
             format.encode_into(&f.to_qtangent(), &mut out);
-        }
-        out
-    };
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(frames.len() / PER_THREAD);
-    if threads <= 1 {
-        return encode(frames);
-    }
-    let chunk = frames.len().div_ceil(threads);
-    std::thread::scope(|s| {
-        let parts: Vec<_> = frames
-            .chunks(chunk)
-            .map(|part| {
-                // A worker the system refuses encodes on the calling thread, when joined.
-                std::thread::Builder::new()
-                    .spawn_scoped(s, move || encode(part))
-                    .map_err(|_| part)
-            })
-            .collect();
-        let mut out = Vec::with_capacity(frames.len() * format.bytes());
-        for part in parts {
-            match part {
-                Ok(handle) => out.extend(
-                    handle
-                        .join()
-                        .unwrap_or_else(|e| std::panic::resume_unwind(e)),
-                ),
-                Err(part) => out.extend(encode(part)),
-            }
         }
         out
     })
