@@ -124,12 +124,17 @@ fn decoder_table(assets: &Path, dir: &Path) -> Value {
             })
         })
         .collect();
+    json!({ "formats": formats, "frames": frame_rows(&test_frames()) })
+}
+
+/// Every frame encoded in every format, decoded and turned into a frame by Rust, as f32 bits.
+fn frame_rows(test_frames: &[QTangent]) -> Vec<Value> {
     let bits = |v: Vec3| v.to_array().map(f32::to_bits).to_vec();
     let mut frames = Vec::new();
     for f in Format::ALL {
-        for q in test_frames() {
+        for q in test_frames {
             let mut bytes = Vec::new();
-            f.encode_into(&q, &mut bytes);
+            f.encode_into(q, &mut bytes);
             let d = f.decode(&bytes);
             let fr = d.to_frame();
             frames.push(json!({
@@ -141,7 +146,7 @@ fn decoder_table(assets: &Path, dir: &Path) -> Value {
             }));
         }
     }
-    json!({ "formats": formats, "frames": frames })
+    frames
 }
 
 /// Runs the tool `example` with `args`, panicking with its output unless it succeeds.
@@ -979,25 +984,181 @@ fn the_viewer_server_says_what_is_wrong_in_one_line() {
     );
 }
 
-/// The three.js plugin's shader patches against the installed three.js (`web/test/patch.mjs`,
-/// in node): each applies to every shader the plugin's materials compile to, and a chunk that
-/// no longer holds what a patch replaces (a three.js release rewording it) is an error naming
-/// the chunk — checked by taking each replaced text out and expecting that error.
-#[test]
-fn shader_patches_are_checked() {
-    let Some(web) = web_dir() else {
-        return;
-    };
-    let run = Command::new("node")
-        .arg(web.join("test/patch.mjs"))
+/// `web/test/fixtures/frames.json`, what `npm test` checks the JavaScript decoders and format
+/// table against: every Rust format's row (its `_QTANGENT` layout from `Format::from_gltf_layout`)
+/// and, per format, the first 32 seeded rotations and every special one of [`test_frames`],
+/// both handed, decoded by Rust.
+fn npm_fixture() -> Value {
+    let layouts: Vec<(u32, usize, bool)> = [5126u32, 5122]
+        .into_iter()
+        .flat_map(|c| [2usize, 3, 4].map(move |n| (c, n)))
+        .flat_map(|(c, n)| [false, true].map(move |b| (c, n, b)))
+        .collect();
+    let formats: Vec<Value> = Format::ALL
+        .iter()
+        .enumerate()
+        .map(|(code, &f)| {
+            let (component_type, item_size, normalized) = layouts
+                .iter()
+                .copied()
+                .find(|&(c, n, b)| Format::from_gltf_layout(c, n, b) == Some(f))
+                .expect("every format has a layout");
+            json!({
+                "name": f.name(), "bytes": f.bytes(), "maxErrorDeg": f.max_error_deg(),
+                "componentType": component_type, "itemSize": item_size,
+                "normalized": normalized, "code": code,
+            })
+        })
+        .collect();
+    let frames: Vec<QTangent> = test_frames()
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| i / 2 < 32 || i / 2 >= 400)
+        .map(|(_, q)| q)
+        .collect();
+    json!({ "formats": formats, "frames": frame_rows(&frames) })
+}
+
+/// Runs `npm ARGS…` in `dir`, panicking with its output unless it succeeds; its stdout.
+fn npm(dir: &Path, args: &[&str]) -> String {
+    let run = Command::new("npm")
+        .args(args)
+        .current_dir(dir)
         .output()
-        .expect("node runs");
-    let stdout = String::from_utf8_lossy(&run.stdout);
+        .expect("npm runs");
+    let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
     assert!(
         run.status.success(),
-        "web/test/patch.mjs failed ({}): {stdout}{}",
+        "npm {args:?} in {} failed ({}): {stdout}{}",
+        dir.display(),
         run.status,
         String::from_utf8_lossy(&run.stderr)
     );
-    assert!(stdout.contains("checks passed"), "{stdout}");
+    stdout
+}
+
+/// qtangent-three's own tests (`npm test`, node, no browser: the decoders bit for bit against
+/// the fixture, the format table, the glTF-Transform extension written and read back, every
+/// shader patch), on the newest three.js the package supports and again on the oldest
+/// (`npm run test:oldest`); and the fixture is what today's Rust decoders give
+/// (`QTANGENT_BLESS=1` rewrites it after a deliberate change).
+#[test]
+fn npm_test_passes_on_the_oldest_and_newest_three_js() {
+    let fixture_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("web/test/fixtures/frames.json");
+    let expected = npm_fixture();
+    if std::env::var_os("QTANGENT_BLESS").is_some() {
+        std::fs::write(&fixture_path, format!("{expected}\n")).expect("write the fixture");
+    }
+    let committed: Value = serde_json::from_str(
+        &std::fs::read_to_string(&fixture_path).expect("web/test/fixtures/frames.json"),
+    )
+    .expect("the fixture is JSON");
+    assert!(
+        committed == expected,
+        "web/test/fixtures/frames.json is not what the Rust formats give today: rerun this test \
+         with QTANGENT_BLESS=1 after a deliberate change to a format"
+    );
+    let Some(web) = web_dir() else {
+        return;
+    };
+    for (script, release) in [
+        (&["test"][..], "r187"),
+        (&["run", "test:oldest"][..], "r160"),
+    ] {
+        let out = npm(&web, script);
+        assert!(
+            out.contains(&format!("npm test: passed on three.js {release}")),
+            "npm {script:?}: {out}"
+        );
+        assert!(
+            out.contains("bit for bit") && out.contains("checks passed"),
+            "{out}"
+        );
+    }
+}
+
+/// The package as a user gets it: `npm pack`'s tarball installed into a scratch project (with
+/// the peers and TypeScript from the registry), every export of every entry point imported in
+/// node and checked by name, and `tsc` on an example using every declaration
+/// (`web/test/types/example.ts`, whose `@ts-expect-error` lines must be refused).
+#[test]
+fn the_package_installs_from_its_tarball_and_its_types_check() {
+    let Some(web) = web_dir() else {
+        return;
+    };
+    let scratch = tempfile::tempdir().expect("temporary folder");
+    let dir = scratch.path();
+    let packed = npm(
+        &web,
+        &["pack", "--pack-destination", &dir.to_string_lossy()],
+    );
+    let tarball = dir.join(packed.lines().last().unwrap_or_default().trim());
+    assert!(tarball.is_file(), "npm pack wrote {}", tarball.display());
+    let manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(web.join("package.json")).expect("web/package.json"),
+    )
+    .expect("package.json is JSON");
+    let dev = |name: &str| {
+        manifest["devDependencies"][name]
+            .as_str()
+            .expect(name)
+            .to_owned()
+    };
+    let project = json!({
+        "name": "scratch", "private": true, "type": "module",
+        "dependencies": {
+            "qtangent-three": format!("file:{}", tarball.display()),
+            "three": dev("three"),
+            "@gltf-transform/core": dev("@gltf-transform/core"),
+            "typescript": dev("typescript"),
+            "@types/three": dev("@types/three"),
+        },
+    });
+    std::fs::write(dir.join("package.json"), project.to_string()).expect("write package.json");
+    npm(
+        dir,
+        &["install", "--no-audit", "--no-fund", "--prefer-offline"],
+    );
+    // Every export, by entry point, as the declarations name them.
+    let exports = [
+        ("qtangent-three", "FORMATS FLOAT SHORT formatByLayout formatByName decodeFrames decodeQTangent halfToFloat toFrame"),
+        ("qtangent-three/formats", "FORMATS FLOAT SHORT formatByLayout formatByName"),
+        ("qtangent-three/decode", "decodeFrames decodeQTangent halfToFloat toFrame"),
+        ("qtangent-three/three", "EXTENSION MapDecode GLSL_DECODE GLSL_MAP QTangentPlugin patchShader decodeBc5 gpuBytes"),
+        ("qtangent-three/gltf-transform", "QTANGENT_FRAMES QTangentPrimitive QTangentMaterial QTangentFrames"),
+    ];
+    let mut script = String::from("import assert from 'node:assert/strict';\n");
+    for (i, (entry, names)) in exports.iter().enumerate() {
+        script += &format!(
+            "const m{i} = await import('{entry}');\nassert.deepEqual(Object.keys(m{i}).sort(), {:?}.split(' ').sort(), '{entry}');\nfor (const k of Object.keys(m{i})) assert.notEqual(m{i}[k], undefined, '{entry} ' + k);\n",
+            names
+        );
+    }
+    script += "console.log('imported every export');\n";
+    std::fs::write(dir.join("check.mjs"), script).expect("write check.mjs");
+    let run = Command::new("node")
+        .arg("check.mjs")
+        .current_dir(dir)
+        .output()
+        .expect("node runs");
+    assert!(
+        run.status.success(),
+        "importing the installed package failed: {}{}",
+        String::from_utf8_lossy(&run.stdout),
+        String::from_utf8_lossy(&run.stderr)
+    );
+    for file in ["tsconfig.json", "example.ts"] {
+        std::fs::copy(web.join("test/types").join(file), dir.join(file)).expect("copy");
+    }
+    let tsc = Command::new(dir.join("node_modules/.bin/tsc"))
+        .args(["-p", "tsconfig.json"])
+        .current_dir(dir)
+        .output()
+        .expect("tsc runs");
+    assert!(
+        tsc.status.success(),
+        "tsc on the example against the installed declarations: {}{}",
+        String::from_utf8_lossy(&tsc.stdout),
+        String::from_utf8_lossy(&tsc.stderr)
+    );
 }

@@ -1,6 +1,7 @@
 //! The Bevy integration (`integrations/bevy`, a workspace of its own, its own target folder):
-//! formatting, clippy, then its tests in release, which draw packed files headless on the machine's
-//! Vulkan adapter (lavapipe) with the `pack` tool the root workspace's tests built.
+//! formatting, its dependency tree (no encoder, no window), then its tests in release, which draw
+//! packed files headless on the machine's Vulkan adapter (lavapipe) with the `pack` tool the root
+//! workspace's tests built, then `cargo package` with its verification build.
 
 use std::path::{Path, PathBuf};
 
@@ -50,6 +51,7 @@ pub fn test(root: &Path, env: &[(&str, &str)]) -> Result<(), String> {
     let pack = pack.to_string_lossy().into_owned();
     let mut env = env.to_vec();
     env.push(("QTANGENT_PACK", &pack));
+    no_encoder_in_tree(root, &manifest)?;
     super::cargo_env(
         root,
         // One test at a time: each drives the whole software adapter, and one of them times
@@ -65,6 +67,75 @@ pub fn test(root: &Path, env: &[(&str, &str)]) -> Result<(), String> {
             "--test-threads=1",
         ],
         &env,
+    )?;
+    package(root, &manifest, &target)
+}
+
+/// Crates a library user of the plugin must not build: qtangent's BC encoders (maps are read,
+/// not made) and a windowing stack (the viewer is an example; an app brings its own).
+const NOT_IN_TREE: &[&str] = &[
+    "intel_tex_2",
+    "block_compression",
+    "ctt-bc7enc-rdo",
+    "ctt-bc7f",
+    "winit",
+];
+
+/// The plugin's own dependency tree (normal dependencies: what an app that adds it builds) holds
+/// none of [`NOT_IN_TREE`].
+fn no_encoder_in_tree(root: &Path, manifest: &str) -> Result<(), String> {
+    let out = std::process::Command::new("cargo")
+        .current_dir(root)
+        .args([
+            "tree",
+            "--manifest-path",
+            manifest,
+            "--edges",
+            "normal",
+            "--prefix",
+            "none",
+        ])
+        .output()
+        .map_err(|e| format!("cargo tree: {e}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo tree --manifest-path {manifest} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let tree = String::from_utf8_lossy(&out.stdout);
+    let found: Vec<&str> = NOT_IN_TREE
+        .iter()
+        .copied()
+        .filter(|name| tree.lines().any(|l| l.split(' ').next() == Some(*name)))
+        .collect();
+    if found.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "bevy_qtangent's dependency tree holds {}: a map reader must build no encoder and no window",
+            found.join(", ")
+        ))
+    }
+}
+
+/// `cargo package` with its verification build (the packaged crate alone, with only its own
+/// features, in the integration's target folder). qtangent is not on crates.io, so the package's
+/// `qtangent` dependency is patched to this checkout for the verification.
+fn package(root: &Path, manifest: &str, target: &str) -> Result<(), String> {
+    let patch = format!("patch.crates-io.qtangent.path={:?}", root.to_string_lossy());
+    super::cargo(
+        root,
+        &[
+            "package",
+            "--manifest-path",
+            manifest,
+            "--target-dir",
+            target,
+            "--allow-dirty",
+            "--config",
+            &patch,
+        ],
     )
 }
 

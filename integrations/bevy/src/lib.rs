@@ -26,16 +26,18 @@
 //! which Bevy's loader does not; load packed files with [`scene`] or [`loader_settings`] (Bevy's
 //! validation refuses files that require extensions it does not know).
 
-// docs/BEVY.md's snippets compile as doc tests (a window app: compiled, not run).
+// docs/BEVY.md's and the README's snippets compile as doc tests (window apps: compiled, not run).
 #[cfg(doctest)]
 #[doc = include_str!("../../../docs/BEVY.md")]
 struct BevyDocSnippets;
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeSnippets;
 
 mod accessor;
 mod loader;
 mod map;
 mod material;
-pub mod viewer;
 mod wgsl;
 
 use bevy::asset::embedded_asset;
@@ -45,7 +47,7 @@ use bevy::pbr::{ExtendedMaterial, MaterialPlugin, StandardMaterial};
 use bevy::prelude::*;
 use bevy::world_serialization::WorldAssetRoot;
 
-pub use material::{DebugView, QTangentExtension};
+pub use material::{DebugView, QTangentExtension, frame_attribute};
 
 /// The material of primitives with qtangent frames in [`Mode::Gpu`].
 pub type QTangentMaterial = ExtendedMaterial<StandardMaterial, QTangentExtension>;
@@ -71,7 +73,9 @@ pub struct QTangentPlugin {
 
 impl Plugin for QTangentPlugin {
     fn build(&self, app: &mut App) {
-        register_material(app);
+        if !app.is_plugin_added::<QTangentMaterialPlugin>() {
+            app.add_plugins(QTangentMaterialPlugin);
+        }
         let handlers = app
             .world_mut()
             .get_resource_or_init::<GltfExtensionHandlers>()
@@ -83,17 +87,26 @@ impl Plugin for QTangentPlugin {
     }
 }
 
-/// The plugin's material and its shaders (qtangent's WGSL modules, `qtangent_pbr.wgsl`).
-pub(crate) fn register_material(app: &mut App) {
-    embedded_asset!(app, "qtangent_pbr.wgsl");
-    wgsl::register(app);
-    app.add_plugins(MaterialPlugin::<QTangentMaterial>::default());
+/// [`QTangentMaterial`] and its shaders (qtangent's WGSL modules, `qtangent_pbr.wgsl`) alone,
+/// without the glTF loading: for an app that builds meshes with [`frame_attribute`] itself, or
+/// gives its own meshes the material's debug views. [`QTangentPlugin`] adds it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct QTangentMaterialPlugin;
+
+impl Plugin for QTangentMaterialPlugin {
+    fn build(&self, app: &mut App) {
+        embedded_asset!(app, "qtangent_pbr.wgsl");
+        wgsl::register(app);
+        app.add_plugins(MaterialPlugin::<QTangentMaterial>::default());
+    }
 }
 
-/// Settings for Bevy's glTF loader that packed files need: no validation of
-/// `extensionsRequired` against the extensions Bevy's `gltf` crate knows (a quantised file
-/// requires KHR_mesh_quantization, a compressed one EXT_meshopt_compression; this plugin reads
-/// both).
+/// Settings for Bevy's glTF loader that packed files need: Bevy's validation, which refuses a
+/// file that requires an extension Bevy's `gltf` crate does not know (a quantised file requires
+/// KHR_mesh_quantization, a compressed one EXT_meshopt_compression; this plugin reads both), is
+/// one switch for the whole document, so it is off and the plugin runs the same validation
+/// itself with those two extensions allowed: any other problem is logged as an error naming the
+/// file, and the plugin leaves that file alone.
 pub fn loader_settings(settings: &mut GltfLoaderSettings) {
     settings.validate = false;
 }

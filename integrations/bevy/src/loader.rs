@@ -21,14 +21,14 @@ use bevy::gltf::{GltfLoaderSettings, GltfMaterial, GltfMesh};
 use bevy::math::Affine2;
 use bevy::mesh::{Indices, Mesh, MeshVertexAttribute, PrimitiveTopology, VertexAttributeValues};
 use bevy::pbr::{MeshMaterial3d, StandardMaterial};
-use bevy::prelude::{Handle, warn};
+use bevy::prelude::{Handle, error, warn};
 use bevy::tasks::ConditionalSendFuture;
 use gltf::Semantic;
 use qtangent::Format;
 
 use crate::accessor::{self, Views};
 use crate::map::{self, EXTENSION, MaterialMap};
-use crate::material::{DebugView, qtangent_attribute};
+use crate::material::{DebugView, frame_attribute};
 use crate::{Mode, QTangentExtension, QTangentMaterial};
 
 /// One load's state (Bevy clones the registered handler for every load).
@@ -162,7 +162,7 @@ impl Handler {
         }
         match self.mode {
             Mode::Gpu => {
-                let attribute = qtangent_attribute(format);
+                let attribute = frame_attribute(format);
                 mesh.insert_attribute(attribute, packed_values(format, &records));
             }
             Mode::Cpu => {
@@ -294,7 +294,7 @@ fn format_of(primitive: &gltf::Primitive, qt_accessor: &gltf::Accessor) -> Resul
     Ok(format)
 }
 
-/// The frames' bytes as the vertex attribute of `format` ([`qtangent_attribute`]).
+/// The frames' bytes as the vertex attribute of `format` ([`frame_attribute`]).
 fn packed_values(format: Format, records: &[&[u8]]) -> VertexAttributeValues {
     let word = |r: &[u8], i: usize| {
         let mut b = [0u8; 4];
@@ -371,6 +371,23 @@ impl GltfExtensionHandler for Handler {
             );
         }
         let json = gltf.document.as_json();
+        // `loader_settings` turns Bevy's validation off for the required extensions the plugin
+        // reads (Bevy's switch is one for the whole document); everything else is checked here.
+        let errors = if settings.validate {
+            Vec::new()
+        } else {
+            validation_errors(json)
+        };
+        if let Some(first) = errors.first() {
+            error!(
+                "{}: not a valid glTF file ({} problem{}, the first: {first}); the plugin leaves it to Bevy's loader",
+                self.file,
+                errors.len(),
+                if errors.len() == 1 { "" } else { "s" }
+            );
+            self.has_frames = false;
+            return;
+        }
         self.materials = json
             .materials
             .iter()
@@ -545,4 +562,35 @@ impl GltfExtensionHandler for Handler {
             .remove::<MeshMaterial3d<StandardMaterial>>()
             .insert(MeshMaterial3d(handle));
     }
+}
+
+/// The required extensions the plugin reads, which Bevy's `gltf` crate calls unsupported.
+const READ_EXTENSIONS: [&str; 3] = [
+    "KHR_mesh_quantization",
+    "EXT_meshopt_compression",
+    "KHR_meshopt_compression",
+];
+
+/// What the `gltf` crate's validation (the one Bevy's loader runs) finds wrong with `root`,
+/// as `path: problem`, except the required extensions the plugin reads ([`READ_EXTENSIONS`]).
+pub(crate) fn validation_errors(root: &gltf::json::Root) -> Vec<String> {
+    use gltf::json::validation::{Error, Validate};
+    let mut errors = Vec::new();
+    root.validate(root, gltf::json::Path::new, &mut |path, error| {
+        let path = path();
+        let read = matches!(error, Error::Unsupported)
+            && root.extensions_required.iter().enumerate().any(|(i, ext)| {
+                READ_EXTENSIONS.contains(&ext.as_str())
+                    && path.as_str()
+                        == gltf::json::Path::new()
+                            .field("extensionsRequired")
+                            .index(i)
+                            .value_str(ext)
+                            .as_str()
+            });
+        if !read {
+            errors.push(format!("{}: {error}", path.as_str()));
+        }
+    });
+    errors
 }

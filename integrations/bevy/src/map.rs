@@ -20,8 +20,8 @@ pub(crate) struct MaterialMap {
     pub(crate) map: Handle<Image>,
     /// The second layer of a two-layer (`bc5x2`) map: the twist's (z, w).
     pub(crate) twist: Option<Handle<Image>>,
-    /// Its `MAP_DECODE` code (qtangent's `MapDecode`).
-    pub(crate) decode: u32,
+    /// How the shader turns a sample into a quaternion.
+    pub(crate) decode: MapDecode,
     /// The twist is stored doubled (an anisotropy direction): the shader halves it.
     pub(crate) axial: bool,
     /// Read with UV set 1 (`texCoord` 1) instead of 0.
@@ -182,11 +182,7 @@ pub(crate) fn material_map(
     Ok(Some(MaterialMap {
         map: map_handle,
         twist,
-        // The MAP_DECODE code: the position in MapDecode::ALL (the generated header's order).
-        decode: MapDecode::ALL
-            .iter()
-            .position(|&d| d == map.decode())
-            .unwrap_or(0) as u32,
+        decode: map.decode(),
         axial: map.axial_twist,
         uv_b: tex_coord == 1,
     }))

@@ -9,6 +9,7 @@ use bevy::render::render_resource::{
 };
 use bevy::shader::{ShaderDefVal, ShaderRef};
 use qtangent::Format;
+use qtangent::qmap::MapDecode;
 
 const SHADER: &str = "embedded://bevy_qtangent/qtangent_pbr.wgsl";
 
@@ -20,7 +21,7 @@ const LOCATION: u32 = 8;
 /// `snorm16x4` Snorm16x4, `f16x3` and `smallest3x6` Uint32x2 of their 6 bytes padded to 8,
 /// `smallest3x4` Uint32).
 #[must_use]
-pub fn qtangent_attribute(format: Format) -> MeshVertexAttribute {
+pub fn frame_attribute(format: Format) -> MeshVertexAttribute {
     const NAMES: [&str; 6] = [
         "Vertex_QTangent_f32x4",
         "Vertex_QTangent_f16x4",
@@ -48,6 +49,15 @@ pub fn qtangent_attribute(format: Format) -> MeshVertexAttribute {
 /// The format's WGSL code (its `FORMAT_*` constant): its position in `Format::ALL`.
 pub(crate) fn format_code(format: Format) -> u32 {
     Format::ALL.iter().position(|&f| f == format).unwrap_or(0) as u32
+}
+
+/// The map decode's WGSL code (its `MAP_DECODE_*` constant): its position in
+/// `MapDecode::ALL`, the generated header's order.
+fn decode_code(decode: MapDecode) -> u32 {
+    MapDecode::ALL
+        .iter()
+        .position(|&d| d == decode)
+        .unwrap_or(0) as u32
 }
 
 /// The WGSL type suffix of a format's fetch (`vec4f`, `vec2u`, `u32`): which
@@ -87,8 +97,10 @@ pub struct QTangentExtension {
     /// The second layer of a two-layer (`bc5x2`) map: the twist's (z, w).
     #[texture(102)]
     pub twist: Option<Handle<Image>>,
-    /// The map's `MAP_DECODE` code (qtangent's `MapDecode::code`); ignored without a map.
-    pub decode: u32,
+    /// How the shader turns a sample of the map into a quaternion (qtangent's `MapDecode`, the
+    /// shader's `MAP_DECODE`); ignored without a map.
+    #[reflect(ignore)]
+    pub decode: MapDecode,
     /// The map's twist is stored doubled (an anisotropy direction): halve it.
     pub axial: bool,
     /// The map is read with UV set 1.
@@ -110,7 +122,7 @@ pub struct QTangentKey {
 impl From<&QTangentExtension> for QTangentKey {
     fn from(e: &QTangentExtension) -> Self {
         Self {
-            decode: e.map.is_some().then_some(e.decode),
+            decode: e.map.is_some().then_some(decode_code(e.decode)),
             axial: e.axial,
             uv_b: e.uv_b,
             debug: e.debug,
@@ -145,11 +157,11 @@ impl MaterialExtension for QTangentExtension {
         let mut defs: Vec<ShaderDefVal> = Vec::new();
         if let Some(format) = Format::ALL
             .into_iter()
-            .find(|&f| layout.0.contains(qtangent_attribute(f)))
+            .find(|&f| layout.0.contains(frame_attribute(f)))
         {
             let extra = layout
                 .0
-                .get_layout(&[qtangent_attribute(format).at_shader_location(LOCATION)])?;
+                .get_layout(&[frame_attribute(format).at_shader_location(LOCATION)])?;
             descriptor.vertex.buffers[0]
                 .attributes
                 .extend(extra.attributes);

@@ -511,6 +511,63 @@ fn worst(a: &image::RgbImage, b: &image::RgbImage) -> u8 {
         .unwrap_or(0)
 }
 
+/// Bevy's validation is one switch, which `loader_settings` turns off for the extensions a
+/// packed file requires (KHR_mesh_quantization, EXT_meshopt_compression); the plugin validates
+/// the rest itself. A packed file that also requires an extension nobody here reads is named in
+/// one error line and left to Bevy's loader; the same file without it logs nothing (`view`).
+#[test]
+fn a_file_invalid_beyond_what_the_plugin_reads_is_named() {
+    let Some(_) = pack_tool() else {
+        return;
+    };
+    let dir = out_dir("invalid");
+    let source = write_mirrored_strip(&dir);
+    let packed = dir.join("strip.gltf");
+    pack(&source, &packed, &["--frames", "smallest3x4"]);
+    let text = std::fs::read_to_string(&packed).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let required = json["extensionsRequired"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(
+        required.iter().any(|e| e == "KHR_mesh_quantization"),
+        "a quantised file requires KHR_mesh_quantization: {required:?}"
+    );
+    // The valid file first: no error (view asserts it).
+    view(&packed, &dir.join("valid.png"), &["--size", "64x64"]);
+    for key in ["extensionsRequired", "extensionsUsed"] {
+        json[key]
+            .as_array_mut()
+            .unwrap()
+            .push("EXT_nobody_reads_this".into());
+    }
+    let bad = dir.join("strip-bad.gltf");
+    std::fs::write(&bad, json.to_string()).unwrap();
+    let output = Command::new(viewer_binary())
+        .arg(&bad)
+        .args(["--screenshot"])
+        .arg(dir.join("bad.png"))
+        .args(["--size", "64x64"])
+        .env_remove("DISPLAY")
+        .env_remove("WAYLAND_DISPLAY")
+        .output()
+        .expect("the viewer runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("not a valid glTF file"))
+        .collect();
+    assert_eq!(errors.len(), 1, "one error line for the file:\n{stderr}");
+    assert!(
+        errors[0].contains("strip-bad.gltf")
+            && errors[0].contains("EXT_nobody_reads_this")
+            && !errors[0].contains("KHR_mesh_quantization"),
+        "the error names the file and the unread extension, not the ones the plugin reads: {}",
+        errors[0]
+    );
+}
+
 #[test]
 fn mirror_seams_stay_intact_through_the_plugin() {
     let Some(_) = pack_tool() else {

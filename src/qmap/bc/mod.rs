@@ -87,8 +87,11 @@
 use std::num::NonZeroUsize;
 use std::sync::{Mutex, PoisonError};
 
+#[cfg(feature = "bc-encode")]
 use block_compression::encode::compress_rgba8;
+#[cfg(feature = "bc-encode")]
 use block_compression::{BC7Settings, CompressionVariant};
+#[cfg(feature = "bc-encode")]
 use intel_tex_2::{bc5 as ispc_bc5, bc7 as ispc_bc7, RgSurface, RgbaSurface};
 
 use crate::ktx2::bc::{decode_level, BcFormat};
@@ -150,6 +153,13 @@ pub enum BcError {
     /// BC7 stores 3 or 4 channels.
     #[error("BC7 stores 3 or 4 channels, not {0}")]
     Channels(u8),
+    /// The crate was built without its `bc-encode` feature: BC maps can be read and decoded,
+    /// not made.
+    #[error(
+        "this build of qtangent has no BC encoder (its `bc-encode` feature is off): choose \
+         rgba8 or rgba16f, or build with `bc-encode`"
+    )]
+    NoEncoder,
 }
 
 /// Effort of the BC7 encoder: for Intel's kernels (ISPC and the port) their presets of the same
@@ -212,6 +222,7 @@ crate::names::named!(BcEncoder, "BC encoder", {
 });
 
 impl Bc7Quality {
+    #[cfg(feature = "bc-encode")]
     fn settings(self, alpha: bool) -> BC7Settings {
         match (self, alpha) {
             (Bc7Quality::UltraFast, true) => BC7Settings::alpha_ultrafast(),
@@ -228,6 +239,7 @@ impl Bc7Quality {
     }
 
     /// bc7e's preset of the same name, non-perceptual (channel weights 1, 1, 1, 1).
+    #[cfg(feature = "bc-encode")]
     fn bc7e_params(self) -> ctt_bc7enc_rdo::bindings::bc7e_compress_block_params {
         match self {
             Bc7Quality::UltraFast => ctt_bc7enc_rdo::params_init_ultrafast(false),
@@ -239,6 +251,7 @@ impl Bc7Quality {
     }
 
     /// bc7f's flags for the same effort, as `ctt` maps its qualities.
+    #[cfg(feature = "bc-encode")]
     fn bc7f_flags(self) -> u32 {
         use ctt_bc7f::bindings as f;
         match self {
@@ -251,6 +264,7 @@ impl Bc7Quality {
     }
 
     /// The ISPC kernels' preset of the same name.
+    #[cfg(feature = "bc-encode")]
     fn ispc_settings(self, alpha: bool) -> ispc_bc7::EncodeSettings {
         match (self, alpha) {
             (Bc7Quality::UltraFast, true) => ispc_bc7::alpha_ultra_fast_settings(),
@@ -268,12 +282,13 @@ impl Bc7Quality {
 }
 
 // The ISPC kernels' archive is C++ built (it refers to libstdc++'s exception personality).
-#[cfg(all(target_os = "linux", not(target_env = "musl")))]
+#[cfg(all(feature = "bc-encode", target_os = "linux", not(target_env = "musl")))]
 #[link(name = "stdc++")]
 unsafe extern "C" {}
 
 /// One encoder at one setting, for whole bands of blocks.
 #[derive(Clone, Copy)]
+#[cfg_attr(not(feature = "bc-encode"), allow(dead_code))]
 enum Kernel {
     /// BC5 of the first two channels (unorm bytes).
     Bc5(BcEncoder),
@@ -286,6 +301,13 @@ enum Kernel {
 }
 
 impl Kernel {
+    /// Without `bc-encode` the entry points return [`BcError::NoEncoder`] before any block is
+    /// made, so this is never reached; it leaves `out` as it is.
+    #[cfg(not(feature = "bc-encode"))]
+    #[allow(clippy::unused_self)]
+    fn encode(self, _blocks: &[[[u8; 4]; 16]], _out: &mut [u8]) {}
+
+    #[cfg(feature = "bc-encode")]
     /// Encodes `blocks` (each 16 RGBA8 texels, row-major) into `out` (16 bytes each).
     fn encode(self, blocks: &[[[u8; 4]; 16]], out: &mut [u8]) {
         match self {
@@ -354,6 +376,7 @@ impl Kernel {
         }
     }
 
+    #[cfg(feature = "bc-encode")]
     /// `block_compression`'s encoder, block by block.
     fn portable(variant: CompressionVariant, blocks: &[[[u8; 4]; 16]], out: &mut [u8]) {
         for (block, bytes) in blocks.iter().zip(out.chunks_exact_mut(BLOCK_BYTES)) {
@@ -362,6 +385,7 @@ impl Kernel {
     }
 }
 
+#[cfg(feature = "bc-encode")]
 /// The blocks side by side as one surface for the ISPC kernels: 4 rows of 4·n texels, the first
 /// `C` channels of each; and the surface's width in texels.
 fn side_by_side<const C: usize>(blocks: &[[[u8; 4]; 16]]) -> (Vec<u8>, u32) {
@@ -374,6 +398,18 @@ fn side_by_side<const C: usize>(blocks: &[[[u8; 4]; 16]]) -> (Vec<u8>, u32) {
         }
     }
     (data, 4 * n as u32)
+}
+
+/// `Ok` when the crate has its BC encoders (the `bc-encode` feature).
+///
+/// # Errors
+/// [`BcError::NoEncoder`] without them.
+pub(crate) fn encoder_built() -> Result<(), BcError> {
+    if cfg!(feature = "bc-encode") {
+        Ok(())
+    } else {
+        Err(BcError::NoEncoder)
+    }
 }
 
 /// Checks that a level 0 can be block-compressed: both sides ≥ 4 and multiples of 4.
@@ -405,6 +441,7 @@ pub(crate) fn encode_bc5_snorm(
     xy: &[[f32; 2]],
     encoder: BcEncoder,
 ) -> Result<Vec<u8>, BcError> {
+    encoder_built()?;
     let level = Level::new(width, height, xy.len())?;
     // No block is turned down: the background argument is never used.
     let mut blocks = level.encode(Kernel::Bc5(encoder), [0; BLOCK_BYTES], |texels| {
@@ -443,6 +480,7 @@ pub(crate) fn encode_bc5_unorm(
     rg: &[[f32; 2]],
     encoder: BcEncoder,
 ) -> Result<Vec<u8>, BcError> {
+    encoder_built()?;
     let level = Level::new(width, height, rg.len())?;
     let unit = |v: f32| if v.is_nan() { 0.0 } else { v.clamp(0.0, 1.0) } * 255.0;
     let mut blocks = level.encode(Kernel::Bc5(encoder), [0; BLOCK_BYTES], |texels| {
@@ -521,6 +559,7 @@ pub(crate) fn encode_bc7(
     values: &[[f32; 4]],
     job: Bc7Job<'_>,
 ) -> Result<Vec<u8>, BcError> {
+    encoder_built()?;
     let level = Level::new(width, height, values.len())?;
     let alpha = match job.channels {
         3 => false,

@@ -1,0 +1,92 @@
+// `npm test`: qtangent-three's node-side tests, no browser. The decoders against frames the Rust
+// decoders decoded (fixtures/frames.json, which the Rust test `web::npm_test_passes` checks is
+// what today's Rust table and decoders give), the format table against the Rust table's figures,
+// the glTF-Transform extension written and read back, and every shader patch of the three.js
+// plugin (patch.mjs). `npm run test:oldest` runs the same on the oldest three.js supported.
+// Prints one line per part; exits 1 on the first failure.
+
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { REVISION } from 'three';
+import { Document, NodeIO } from '@gltf-transform/core';
+import { FORMATS, decodeQTangent, formatByLayout, formatByName, toFrame } from '../src/index.js';
+import { QTangentFrames, QTANGENT_FRAMES } from '../src/gltf-transform.js';
+
+const fixture = JSON.parse( await readFile( new URL( './fixtures/frames.json', import.meta.url ), 'utf8' ) );
+
+// The format table: every Rust row, field by field, and the layout lookup.
+assert.equal( FORMATS.length, fixture.formats.length, 'one row per Rust format' );
+for ( const r of fixture.formats ) {
+
+	const f = FORMATS[ r.code ];
+	for ( const key of [ 'name', 'bytes', 'maxErrorDeg', 'componentType', 'itemSize', 'normalized', 'code' ] ) assert.equal( f[ key ], r[ key ], `${ r.name }.${ key }` );
+	assert.equal( formatByName( r.name.toUpperCase() ), f, `formatByName ${ r.name }` );
+	assert.equal( formatByLayout( r.componentType, r.itemSize, r.normalized ), f, `formatByLayout ${ r.name }` );
+
+}
+
+// The decoders, bit for bit: the quaternion, the reflection and the frame's three vectors.
+const bits = ( v ) => {
+
+	const b = new DataView( new ArrayBuffer( 4 ) );
+	b.setFloat32( 0, v, true );
+	return b.getUint32( 0, true );
+
+};
+
+let frames = 0;
+for ( const c of fixture.frames ) {
+
+	const bytes = Uint8Array.from( c.bytes.match( /../g ), ( h ) => parseInt( h, 16 ) );
+	const q = decodeQTangent( c.format, bytes );
+	const what = `${ c.format } ${ c.bytes }`;
+	assert.deepEqual( [ q.x, q.y, q.z, q.w ].map( bits ), c.q, `${ what }: quaternion` );
+	assert.equal( q.reflected, c.reflected, `${ what }: reflection` );
+	const fr = toFrame( q );
+	assert.deepEqual( fr.normal.map( bits ), c.n, `${ what }: normal` );
+	assert.deepEqual( fr.tangent.map( bits ), c.t, `${ what }: tangent` );
+	assert.deepEqual( fr.bitangent.map( bits ), c.b, `${ what }: bitangent` );
+	frames ++;
+
+}
+
+assert.ok( frames >= 6 * 120, `at least 120 frames a format, not ${ frames }` );
+assert.throws( () => decodeQTangent( 'f8x2', new Uint8Array( 4 ) ), /unknown _QTANGENT format 'f8x2'/ );
+console.log( `decoders: ${ FORMATS.length } formats and ${ frames } frames bit for bit against Rust's` );
+
+// glTF-Transform: a primitive's format and a material's tangent-space map written as
+// docs/GLTF.md's "The QTANGENT_frames extension" says, and read back.
+const KTX2 = Uint8Array.from( [ 0xab, 0x4b, 0x54, 0x58, 0x20, 0x32, 0x30, 0xbb, 0x0d, 0x0a, 0x1a, 0x0a ] );
+const doc = new Document();
+doc.createBuffer();
+const ext = doc.createExtension( QTangentFrames );
+const map = doc.createTexture( 'map' ).setImage( KTX2 ).setMimeType( 'image/ktx2' );
+const material = doc.createMaterial( 'm' ).setExtension( QTANGENT_FRAMES, ext.createMaterial().setTangentMap( map ) );
+const frameBytes = new Int16Array( [ 1, 2, 3, 4, 5, 6 ] );
+const prim = doc.createPrimitive()
+	.setAttribute( 'POSITION', doc.createAccessor().setType( 'VEC3' ).setArray( new Float32Array( 9 ) ) )
+	.setAttribute( '_QTANGENT', doc.createAccessor().setType( 'VEC2' ).setArray( frameBytes ) )
+	.setMaterial( material )
+	.setExtension( QTANGENT_FRAMES, ext.createPrimitive().setFormat( 'smallest3x4' ) );
+doc.createMesh( 'mesh' ).addPrimitive( prim );
+const io = new NodeIO().registerExtensions( [ QTangentFrames ] );
+const { json } = await io.writeJSON( doc );
+assert.deepEqual( json.extensionsUsed, [ QTANGENT_FRAMES ] );
+assert.deepEqual( json.meshes[ 0 ].primitives[ 0 ].extensions, { [ QTANGENT_FRAMES ]: { format: 'smallest3x4' } } );
+const tangentMap = json.materials[ 0 ].extensions[ QTANGENT_FRAMES ].tangentMap;
+const textureDef = json.textures[ tangentMap.index ];
+assert.equal( json.images[ textureDef.extensions[ QTANGENT_FRAMES ].source ].mimeType, 'image/ktx2', 'the map texture\'s extension names the KTX2 image' );
+assert.equal( json.images[ textureDef.source ].mimeType, 'image/png', 'the core source is the PNG fallback' );
+const back = await io.readBinary( await io.writeBinary( doc ) );
+const backPrim = back.getRoot().listMeshes()[ 0 ].listPrimitives()[ 0 ];
+assert.equal( backPrim.getExtension( QTANGENT_FRAMES ).getFormat(), 'smallest3x4' );
+assert.deepEqual( Array.from( backPrim.getAttribute( '_QTANGENT' ).getArray() ), Array.from( frameBytes ) );
+const backMap = back.getRoot().listMaterials()[ 0 ].getExtension( QTANGENT_FRAMES ).getTangentMap();
+assert.equal( backMap.getMimeType(), 'image/ktx2' );
+assert.deepEqual( Array.from( backMap.getImage() ), Array.from( KTX2 ) );
+assert.equal( back.getRoot().listTextures().length, 1, 'the PNG fallback is dropped on read, written again on write' );
+console.log( 'glTF-Transform: QTANGENT_frames written as specified and read back' );
+
+// Every shader patch on every lit three.js shader (prints its own line).
+await import( './patch.mjs' );
+console.log( `npm test: passed on three.js r${ REVISION }` );
