@@ -222,6 +222,6 @@ impl QTangent {
     }
 }
 
-#[cfg(all(test, feature = "default"))]
+#[cfg(all(test, feature = "default", feature = "render"))]
 #[path = "../tests/unit/frame.rs"]
 mod tests;

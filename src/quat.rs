@@ -146,6 +146,6 @@ pub(crate) fn quat_to_mat3(q: Quat) -> Mat3 {
     )
 }
 
-#[cfg(all(test, feature = "default"))]
+#[cfg(all(test, feature = "default", feature = "render"))]
 #[path = "../tests/unit/quat.rs"]
 mod tests;

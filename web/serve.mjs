@@ -13,8 +13,12 @@ const TYPES = {
 	'.png': 'image/png', '.jpg': 'image/jpeg', '.ktx2': 'image/ktx2', '.wasm': 'application/wasm', '.css': 'text/css',
 };
 
-/** Serves web/ and `files` (at /files/) on 127.0.0.1:`port` (0: any free port); resolves to the server. */
-export function serve( files, port = 0 ) {
+/**
+ * Serves web/ and `files` (at /files/) on 127.0.0.1:`port` (0: any free port); resolves to the
+ * server. `three`: a package folder under node_modules served in place of `three` (the browser
+ * test's `three-oldest`, the oldest three.js release the package supports).
+ */
+export function serve( files, port = 0, { three } = {} ) {
 
 	const server = createServer( async ( req, res ) => {
 
@@ -30,6 +34,7 @@ export function serve( files, port = 0 ) {
 
 		}
 
+		if ( three && path.startsWith( '/node_modules/three/' ) ) path = `/node_modules/${ three }/${ path.slice( 20 ) }`;
 		const [ base, rel ] = path.startsWith( '/files/' ) && files ? [ files, path.slice( 7 ) ] : [ WEB, path.slice( 1 ) || 'viewer.html' ];
 		const file = normalize( join( base, rel ) );
 		// Inside the folder (its own path and a separator: not a sibling whose name starts alike).

@@ -8,7 +8,8 @@ use qtangent::measure::FrameErrors;
 use qtangent::mesh::{self, Prepared, Scene};
 use qtangent::pack::{MapKind, Packed};
 use qtangent::qmap::{Baker, MapOptions};
-use qtangent::render::{MapKinds, RenderScene, SceneMaps};
+use qtangent::qmap::{MapKinds, SceneMaps};
+use qtangent::render::RenderScene;
 
 /// The scene at `path` (tangents generated with the MikkTSpace reference code where `exact`),
 /// its prepared primitives and the maps of kind `maps` (baked on `ctx`, which `MapKind::None`

@@ -8,9 +8,9 @@ use std::path::PathBuf;
 
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::{GpuScene, Renderer, UploadReport};
+use qtangent::qmap::MapOrigin;
 use qtangent::qmap::{Bc7Quality, BcEncoder};
 use qtangent::qmap::{MapFormat, MapOptions};
-use qtangent::render::MapOrigin;
 use qtangent::render::RenderScene;
 use qtangent::skin::Rig;
 use qtangent::Format;

@@ -71,6 +71,6 @@ impl Default for Transform {
     }
 }
 
-#[cfg(all(test, feature = "default"))]
+#[cfg(all(test, feature = "default", feature = "render"))]
 #[path = "../../tests/unit/anim/mod.rs"]
 mod tests;

@@ -361,11 +361,11 @@ impl std::str::FromStr for Format {
 
 // The tools' and tests' frames: in the unit tests' shared helpers with the default features,
 // included here in the core build.
-#[cfg(all(test, not(feature = "default")))]
+#[cfg(all(test, not(all(feature = "default", feature = "render"))))]
 #[path = "../../examples/common/table_frames.rs"]
 #[allow(unreachable_pub)]
 mod table_frames;
-#[cfg(all(test, feature = "default"))]
+#[cfg(all(test, feature = "default", feature = "render"))]
 use crate::common::table_frames;
 
 /// Unit tests that run in the core build (`--no-default-features`): every format round-trips

@@ -235,7 +235,7 @@ pub(crate) const SNORM16_NEAREST_BOUND_DEG: f64 = 4.0 / 32767.0 * (180.0 / std::
 /// Handedness: the sign of w, kept at least one step from 0 ([`SNORM16_W_BIAS`]). Decode with
 /// [`decode_snorm16x4`].
 #[must_use]
-#[cfg(all(test, feature = "default"))] // the CPU mirror of the skinning kernel's packing, whose bound its tests establish
+#[cfg(all(test, feature = "default", feature = "render"))] // the CPU mirror of the skinning kernel's packing, whose bound its tests establish
 pub(crate) fn encode_snorm16x4_nearest(q: &QTangent) -> [i16; 4] {
     let v = signed_w(q, SNORM16_W_BIAS);
     // |w| ≥ 1/32767 rounds to at least one step on its side.
@@ -299,7 +299,7 @@ pub(super) fn u16_at(bytes: &[u8], i: usize) -> u16 {
 
 /// Unit tests of the round-to-nearest snorm16 encoder (what the skinning kernel writes; not a
 /// table format, so not reachable through [`super::Format`]).
-#[cfg(all(test, feature = "default"))]
+#[cfg(all(test, feature = "default", feature = "render"))]
 mod tests {
     use glam::Vec3;
 

@@ -297,7 +297,7 @@ fn json_or_missing(v: &Value) -> String {
     }
 }
 
-#[cfg(all(test, feature = "default"))]
+#[cfg(all(test, feature = "default", feature = "render"))]
 #[path = "../../tests/unit/gltf_meshopt.rs"]
 mod tests;
 

@@ -28,8 +28,8 @@ mod write;
 
 pub(crate) use error::{AccessorError, ReadError, WriteError};
 pub(crate) use names::{AccessorLayout, AccessorType, ComponentType, Target};
-#[cfg(test)]
+#[cfg(all(test, feature = "render"))]
 pub(crate) use uri::data_uri;
-#[cfg(any(test, feature = "lab"))]
+#[cfg(all(any(test, feature = "lab"), feature = "render"))]
 pub(crate) use write::BufferUri;
 pub(crate) use write::Builder;

@@ -774,6 +774,6 @@ impl GpuContext {
     }
 }
 
-#[cfg(all(test, feature = "default"))]
+#[cfg(all(test, feature = "default", feature = "render"))]
 #[path = "../../tests/unit/gpu/context.rs"]
 mod tests;

@@ -13,7 +13,6 @@
 use std::sync::LazyLock;
 
 use super::bake::BAKE_FLAGS;
-use crate::gpu::render::pipeline::PixelFrame;
 pub(crate) use crate::wgsl::fetch_type;
 use crate::wgsl::{self, MESH, QMAP, QTANGENT};
 
@@ -21,6 +20,7 @@ const DECODE: &str = include_str!("../../shaders/decode.wgsl");
 const BAKE: &str = include_str!("../../shaders/bake.wgsl");
 const BAKE_TANGENT: &str = include_str!("../../shaders/bake_tangent.wgsl");
 const QMAP_SAMPLE: &str = include_str!("../../shaders/qmap_sample.wgsl");
+#[cfg(feature = "render")]
 const LIT: &str = include_str!("../../shaders/lit.wgsl");
 const SKIN_BATCH: &str = include_str!("../../shaders/skin_batch.wgsl");
 const SKIN: &str = include_str!("../../shaders/skin.wgsl");
@@ -41,7 +41,8 @@ pub(crate) enum Stage {
     BakeTangent,
     /// The quaternion-map sampling test (`qmap_sample.wgsl`, after `qmap.wgsl`).
     Qmap,
-    /// Lighting (`lit.wgsl`, after `mesh.wgsl` and `qmap.wgsl`).
+    /// Lighting (`lit.wgsl`, after `mesh.wgsl` and `qmap.wgsl`): the renderer's.
+    #[cfg(feature = "render")]
     Lit,
     /// The structure both skinning kernels share (`skin_batch.wgsl`).
     SkinBatch,
@@ -65,6 +66,7 @@ pub(crate) enum EntryKind {
 
 impl Stage {
     /// Every module, in build order.
+    #[cfg(feature = "render")]
     pub(crate) const ALL: [Stage; 10] = [
         Stage::Library,
         Stage::Decode,
@@ -73,6 +75,20 @@ impl Stage {
         Stage::BakeTangent,
         Stage::Qmap,
         Stage::Lit,
+        Stage::SkinBatch,
+        Stage::Skin,
+        Stage::SkinMatrix,
+    ];
+    /// Every module, in build order (no renderer: no lighting stage).
+    #[cfg(not(feature = "render"))]
+    #[allow(dead_code)] // read by the tests, which need the renderer
+    pub(crate) const ALL: [Stage; 9] = [
+        Stage::Library,
+        Stage::Decode,
+        Stage::Mesh,
+        Stage::Bake,
+        Stage::BakeTangent,
+        Stage::Qmap,
         Stage::SkinBatch,
         Stage::Skin,
         Stage::SkinMatrix,
@@ -95,6 +111,7 @@ impl Stage {
                 ("qmap.wgsl", QMAP),
                 ("qmap_sample.wgsl", QMAP_SAMPLE),
             ],
+            #[cfg(feature = "render")]
             Stage::Lit => &[
                 ("qtangent.wgsl", QTANGENT),
                 ("mesh.wgsl", MESH),
@@ -141,6 +158,7 @@ impl Stage {
             ],
             Stage::BakeTangent => &[("bake_tangent", Compute)],
             Stage::Qmap => &[("qmap_sample", Compute)],
+            #[cfg(feature = "render")]
             Stage::Lit => &[
                 ("vs_reference", Vertex),
                 ("vs_position_uv", Vertex),
@@ -166,6 +184,7 @@ impl Stage {
             Stage::Mesh => &["QTANGENT_FORMAT", "GRID_WIDTH", "GRID_HEIGHT"],
             Stage::Bake | Stage::BakeTangent => &["MAP_FORMAT"],
             Stage::Qmap => &["MAP_DECODE", "QMAP_ROBUST"],
+            #[cfg(feature = "render")]
             Stage::Lit => &[
                 "QTANGENT_FORMAT",
                 "FRAME_SOURCE",
@@ -226,3 +245,30 @@ fn header() -> String {
 #[cfg(test)]
 #[path = "../../tests/unit/gpu/wgsl.rs"]
 mod tests;
+
+/// Where the lighting shader takes a pixel's frame from: the `FRAME_SOURCE` override of
+/// `shaders/lit.wgsl` (the WGSL codes are generated from this enum).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub(crate) enum PixelFrame {
+    /// The interpolated vertex frame and the normal map (`FrameSource::Reference` and
+    /// `FrameSource::QTangent`).
+    Vertex,
+    /// An object-space quaternion map.
+    ObjectMap,
+    /// The vertex frame turned by a tangent-space quaternion map.
+    TangentMap,
+}
+
+crate::names::named!(PixelFrame, "pixel frame", {
+    Vertex => "vertex",
+    ObjectMap => "object_map",
+    TangentMap => "tangent_map",
+});
+
+impl PixelFrame {
+    /// The WGSL code: the position in [`PixelFrame::ALL`].
+    pub(crate) const fn code(self) -> u32 {
+        self as u32
+    }
+}

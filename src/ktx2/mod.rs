@@ -199,6 +199,6 @@ fn put_u32(out: &mut Vec<u8>, v: u32) {
     out.extend(v.to_le_bytes());
 }
 
-#[cfg(all(test, feature = "default"))]
+#[cfg(all(test, feature = "default", feature = "render"))]
 #[path = "../../tests/unit/ktx2/files.rs"]
 mod tests;

@@ -16,13 +16,13 @@
 //! API lives with the tools (`examples/common/`: benchmark timing, the encodings table's frames,
 //! pictures).
 
-#[cfg(feature = "pipeline")]
+#[cfg(feature = "render")]
 pub mod content;
-#[cfg(feature = "pipeline")]
+#[cfg(feature = "render")]
 pub mod disc;
 #[cfg(feature = "pipeline")]
 pub mod frame_diff;
-#[cfg(feature = "pipeline")]
+#[cfg(feature = "render")]
 pub mod maps;
 #[cfg(feature = "gpu")]
 pub mod readback;
@@ -65,6 +65,7 @@ pub enum LabError {
         problem: String,
     },
     /// A scene cannot be made.
+    #[cfg(feature = "render")]
     #[error(transparent)]
     Scene(#[from] crate::render::SceneError),
     /// An upload or a render failed.
@@ -72,6 +73,7 @@ pub enum LabError {
     #[error(transparent)]
     Gpu(#[from] crate::gpu::GpuError),
     /// A render cannot be compared with its reference.
+    #[cfg(feature = "render")]
     #[error(transparent)]
     Diff(#[from] crate::render::ImageDiffError),
     /// A bake or a store failed.
@@ -118,6 +120,6 @@ pub fn time_decode_dispatch(
     Ok((seconds, batch.input_bytes() + batch.output_bytes()))
 }
 
-#[cfg(all(test, feature = "default"))]
+#[cfg(all(test, feature = "default", feature = "render"))]
 #[path = "../../tests/unit/lab/mod.rs"]
 mod tests;

@@ -779,6 +779,6 @@ impl Scene {
     }
 }
 
-#[cfg(all(test, feature = "default"))]
+#[cfg(all(test, feature = "default", feature = "render"))]
 #[path = "../../tests/unit/mesh/mod.rs"]
 mod tests;

@@ -17,7 +17,7 @@ use super::{PackErrorKind, PackOptions, Writer};
 use crate::gltf::names::QTANGENT_ATTRIBUTE;
 use crate::gltf::read::as_usize;
 use crate::mesh::{Prepared, Primitive};
-use crate::render::SceneMap;
+use crate::qmap::SceneMap;
 
 /// Attributes [`Writer::weld`] keys from the prepared primitive rather than the source.
 const PREPARED: [&str; 4] = ["POSITION", "NORMAL", "TANGENT", "TEXCOORD_0"];

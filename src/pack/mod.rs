@@ -3,7 +3,8 @@
 //! named by the `QTANGENT_frames` extension (docs/GLTF.md has its schema).
 //!
 //! [`pack`] takes a loaded [`Scene`], its prepared primitives (the frames to store) and the
-//! maps to embed ([`SceneMaps`]: what the renderer draws, made by the one baker), and re-reads the source file as JSON so that everything qtangent does not model
+//! maps to embed ([`SceneMaps`], from `qmap`: maps of one's own, or baked from the file's normal
+//! maps), and re-reads the source file as JSON so that everything qtangent does not model
 //! is carried over as written: materials (emissive, occlusion, alpha, their extensions), nodes,
 //! skins, animations, cameras, extras. What changes:
 //!
@@ -24,8 +25,29 @@
 //! - Draco and meshopt input leave `extensionsUsed`; KHR_texture_transform leaves the textures
 //!   whose transform is now in the UVs (and comes back with the UV grid's).
 //!
-//! CPU only: maps are made by the caller ([`SceneMaps::new`], with the GPU as the baker's raster
-//! backend where there is one).
+//! CPU only, and no renderer: maps are made by the caller ([`SceneMaps::from_maps`] with maps
+//! of one's own; `SceneMaps::new` with the `render` feature bakes a scene's maps the way the
+//! `qtangent` command does, with the GPU as the baker's raster backend where there is one).
+//!
+//! With the crate's default features (no `render`):
+//!
+//! ```
+//! use qtangent::mesh;
+//! use qtangent::pack::{self, PackOptions};
+//! use qtangent::qmap::SceneMaps;
+//! use qtangent::Format;
+//!
+//! let dir = tempfile::tempdir()?;
+//! let obj = dir.path().join("quad.obj");
+//! std::fs::write(&obj, "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nvt 0 0\nvt 1 0\nvt 1 1\nvt 0 1\n\
+//!     vn 0 0 1\nf 1/1/1 2/2/1 3/3/1\nf 1/1/1 3/3/1 4/4/1\n")?;
+//! let scene = mesh::load(&obj)?;
+//! let prepared = scene.prepare()?;
+//! let options = PackOptions { format: Format::Smallest3x4, ..PackOptions::default() };
+//! let packed = pack::pack(&scene, &prepared, &SceneMaps::default(), &options)?;
+//! assert_eq!(&packed.glb[..4], b"glTF");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod compressible;
 mod error;
@@ -57,7 +79,7 @@ use crate::gltf::names::{
 use crate::gltf::read::as_usize;
 use crate::gltf::{AccessorLayout, AccessorType, Builder, ComponentType, Target};
 use crate::mesh::{Prepared, Primitive, Scene};
-use crate::render::{SceneMap, SceneMaps};
+use crate::qmap::{SceneMap, SceneMaps};
 use crate::{Format, Warning, WarningKind};
 
 /// What [`pack`] writes.
@@ -201,10 +223,10 @@ struct Frames {
 
 /// Writes `scene` as a GLB carrying `prepared`'s frames in `options.format` and `maps`.
 /// `prepared` holds one entry per primitive of `scene`, in [`Scene::primitives`] order (as
-/// [`Scene::prepare`] returns them, and as a [`RenderScene`](crate::render::RenderScene)
-/// loaded from the file holds its meshes); `maps` is indexed the same way (its tangent-space maps
-/// by material: entries past the file's materials are not written), or
-/// [`SceneMaps::default`] for none.
+/// [`Scene::prepare`] returns them); `maps` is indexed the same way (its tangent-space maps by
+/// material: entries past the file's materials are not written): [`SceneMaps::from_maps`] with
+/// maps of one's own, `SceneMaps::new` (the `render` feature) to bake what the file's normal maps
+/// hold, or [`SceneMaps::default`] for none.
 ///
 /// # Errors
 /// [`PackError`] naming the file: the source cannot be read again, `prepared` does not match

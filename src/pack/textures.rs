@@ -8,7 +8,7 @@ use super::{PackErrorKind, Writer};
 use crate::gltf::names::{KHR_TEXTURE_BASISU, QTANGENT_FRAMES};
 use crate::mesh::Scene;
 use crate::qmap::stored::EncodedMap;
-use crate::render::SceneMaps;
+use crate::qmap::SceneMaps;
 use crate::{Warning, WarningKind};
 
 /// The core `source` of every quaternion-map texture, for loaders that require one (the

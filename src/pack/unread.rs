@@ -13,7 +13,7 @@ use super::{PackOptions, Writer};
 use crate::gltf::names::KHR_TEXTURE_TRANSFORM;
 use crate::gltf::read::as_usize;
 use crate::mesh::Primitive;
-use crate::render::SceneMap;
+use crate::qmap::SceneMap;
 use crate::{Warning, WarningKind};
 
 /// UV sets a primitive may carry that the check covers (TEXCOORD_0 to TEXCOORD_7); later sets

@@ -37,6 +37,7 @@ pub(crate) mod io;
 pub(crate) mod job;
 pub(crate) mod normal_map;
 pub(crate) mod post;
+mod scene_maps;
 pub(crate) mod stored;
 pub(crate) mod tangent;
 pub(crate) mod texel;
@@ -47,6 +48,7 @@ use glam::{Vec2, Vec4};
 
 pub use anisotropy::DirectionField;
 #[cfg(any(test, feature = "lab"))]
+#[cfg_attr(not(feature = "render"), allow(unused_imports))]
 pub(crate) use bake::CpuRaster;
 pub use bake::{Baked, Baker, MapOptions, ObjectInput, RasterBackend, Repack, TangentInput};
 #[cfg_attr(not(all(feature = "gpu", feature = "gltf")), allow(unused_imports))]
@@ -54,14 +56,18 @@ pub(crate) use bake::{LevelInputs, RasterStages};
 pub use bc::{Bc7Quality, BcEncoder, BcError};
 pub(crate) use cpu::raster_cpu;
 pub use format::{MapDecode, MapFormat, MapSpace};
-#[cfg(test)]
+#[cfg(all(test, feature = "render"))]
 pub(crate) use io::{decode_axis, PreviewAxis};
-#[cfg(all(test, feature = "exr"))]
+#[cfg(all(test, feature = "exr", feature = "render"))]
 pub(crate) use io::{read_exr, ExrMap};
 pub use job::{BakeJob, Container, JobMap, NormalSource, OutputFile};
 pub use normal_map::NormalMap;
+#[cfg_attr(not(feature = "gltf"), allow(unused_imports))]
+pub(crate) use scene_maps::SceneMap;
+pub use scene_maps::{MapKinds, MapOrigin, SceneMaps};
 pub use stored::EncodedMap;
 #[cfg(any(test, feature = "lab"))]
+#[cfg_attr(not(feature = "render"), allow(unused_imports))]
 pub(crate) use stored::Encoding;
 use texel::BakeTriangle;
 
@@ -557,6 +563,6 @@ pub(crate) fn bake_cpu(
     ))
 }
 
-#[cfg(all(test, feature = "default"))]
+#[cfg(all(test, feature = "default", feature = "render"))]
 #[path = "../../tests/unit/qmap/mod.rs"]
 mod tests;

@@ -22,7 +22,7 @@ use crate::ktx2::{Ktx2Texture, TexelFormat};
 mod levels;
 // The tests of the don't-care fill (`tests/unit/qmap/padding.rs`) encode single levels.
 use levels::{bc5_level, bc5_pair_level, bc7_levels};
-#[cfg(test)]
+#[cfg(all(test, feature = "render"))]
 pub(crate) use levels::{bc7_care, bc7_level};
 
 /// A quaternion map as stored: level 0 first, each level's texel bytes (block rows for BC).

@@ -5,77 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
-use glam::Vec2;
-
 use super::scene::{MapSource, RenderScene, SceneMaterial};
 use crate::qmap::stored::{file_stem, EncodedMap, KEY_MATERIAL};
-use crate::qmap::{
-    BakeError, BakeMesh, Baked, Baker, MapSpace, MapStats, ObjectInput, Repack, TangentInput,
-};
+use crate::qmap::{BakeError, BakeMesh, Baked, Baker, MapSpace, ObjectInput, Repack, TangentInput};
+use crate::qmap::{MapKinds, MapOrigin, SceneMap, SceneMaps};
 use crate::report::{Listener, Warning, WarningKind};
-
-/// Which kinds of map to make.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MapKinds {
-    /// Tangent-space maps only (per material).
-    Tangent,
-    /// Object-space maps only (per mesh).
-    Object,
-    /// Both.
-    Both,
-}
-
-/// Where a scene's map came from.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum MapOrigin {
-    /// Embedded in the file the scene was loaded from (a packed file).
-    File,
-    /// Loaded from a KTX2 file of the maps folder.
-    Loaded(PathBuf),
-    /// Authored in code (stored as the options ask).
-    Authored,
-    /// Baked here.
-    Baked,
-}
-
-/// A material's tangent-space map or a mesh's object-space map.
-#[derive(Debug, Clone)]
-#[cfg_attr(not(all(feature = "gpu", feature = "gltf")), allow(dead_code))]
-pub(crate) struct SceneMap {
-    /// The stored map.
-    pub(crate) map: EncodedMap,
-    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
-    /// Where it came from.
-    pub(crate) origin: MapOrigin,
-    /// An object-space map's own UVs (one per vertex) when it was baked in a layout of its own
-    /// (then drawn with that second UV set).
-    pub(crate) map_uvs: Option<Vec<Vec2>>,
-    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
-    /// The bake's statistics, for a map baked here or authored.
-    pub(crate) stats: Option<MapStats>,
-}
-
-impl SceneMap {
-    fn new(map: EncodedMap, origin: MapOrigin) -> Self {
-        Self {
-            map,
-            origin,
-            map_uvs: None,
-            stats: None,
-        }
-    }
-}
-
-/// The maps of a scene.
-#[derive(Debug, Clone, Default)]
-pub struct SceneMaps {
-    /// Per material, in [`RenderScene::materials`] order: its tangent-space map (empty when not
-    /// asked for).
-    pub(crate) tangent: Vec<Option<SceneMap>>,
-    /// Per mesh, in [`RenderScene::meshes`] order: its object-space map (empty when not asked
-    /// for).
-    pub(crate) object: Vec<Option<SceneMap>>,
-}
 
 impl SceneMaps {
     /// The maps of `scene` of the `kinds` asked for, made by `baker` where they are not in the

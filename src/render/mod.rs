@@ -7,8 +7,8 @@
 //! - [`RenderScene`]: meshes, materials with decoded textures, where each mesh's quaternion map
 //!   comes from, and the objects that place them; [`RenderScene::load`] reads any file the
 //!   loaders read.
-//! - [`SceneMaps`]: the scene's maps as the renderer draws them and `pack` embeds them, made by
-//!   the one [`crate::qmap::Baker`].
+//! - `SceneMaps::new`: a scene's maps ([`crate::qmap::SceneMaps`]) as the renderer draws them
+//!   and `pack` embeds them, made by the one [`crate::qmap::Baker`].
 //! - [`Camera`] (orbit, fitted to the scene's bounds) and [`Lighting`] (directional and point
 //!   lights, a sky/ground ambient term), with the uniform blocks the shaders read.
 //! - [`diff`]: PSNR and maximum error between two renders (the difference pictures are the
@@ -25,10 +25,6 @@ pub(crate) mod scene;
 pub(crate) mod shading;
 
 pub use compare::{diff, ImageDiff, ImageDiffError};
-#[cfg(feature = "ktx2")]
-#[cfg_attr(not(all(feature = "gpu", feature = "gltf")), allow(unused_imports))]
-pub(crate) use maps::SceneMap;
-pub use maps::{MapKinds, MapOrigin, SceneMaps};
 pub use scene::{MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject};
 
 use glam::{Mat4, Vec3, Vec4};

@@ -553,14 +553,22 @@ fn against(v: &Value) -> f64 {
 
 /// Runs `web/test/run.mjs` on the fixtures in `dir`; its result (also written beside the
 /// pictures in `target/test-output/web/`).
-fn run_browser(web: &Path, dir: &Path) -> Value {
-    let out_dir = common::test_output_dir().join("web");
-    let run = Command::new("node")
-        .arg(web.join("test/run.mjs"))
-        .arg(dir)
-        .arg(&out_dir)
-        .output()
-        .expect("run node");
+fn run_browser(web: &Path, dir: &Path, three: Three) -> Value {
+    let out_dir = common::test_output_dir().join(match three {
+        Three::Newest => "web",
+        Three::Oldest => "web-oldest-three",
+    });
+    let mut command = Command::new("node");
+    command.arg(web.join("test/run.mjs")).arg(dir).arg(&out_dir);
+    if three == Three::Oldest {
+        // The engine copies' KTX2 BC5 normal maps are three.js' own to read, and KTX2Loader reads
+        // raw BC formats only from r180: the oldest release skips those variants (the plugin
+        // reads its maps itself).
+        command
+            .env("QTANGENT_THREE", "three-oldest")
+            .env("QTANGENT_SKIP_VARIANTS", ENGINE_VARIANT);
+    }
+    let run = command.output().expect("run node");
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(
         run.status.success(),
@@ -669,7 +677,8 @@ fn assert_gltf_transform(result: &Value, transformed: &Path) {
 }
 
 /// The targets, and the maps that have none against what drawing them wrongly would give.
-fn assert_targets(result: &Value) {
+/// `engine`: the engine copies were drawn (not on the oldest three.js).
+fn assert_targets(result: &Value, engine: bool) {
     // The frames alone, 4 bytes at 0.19°, with the source's PNG normal maps: the renderer's own
     // round-trip target, 60 dB (docs/GLTF.md).
     let frames_only = psnr(variant(result, "helmet", "float-frames-only"));
@@ -730,7 +739,7 @@ fn assert_targets(result: &Value) {
     // The same packed files with BC5 normal maps instead of the maps (equal bytes): issue 41's
     // yardstick, met on both since the normal layout is BC5 UNORM on the normal map's lattice
     // (FlightHelmet 50.32 against 49.99 dB, the ribbed scene 53.84 against 53.53).
-    for case in ["helmet", "ribbed"] {
+    for case in ["helmet", "ribbed"].into_iter().filter(|_| engine) {
         let (map, bc5) = (
             psnr(variant(result, case, "gpu")),
             psnr(variant(result, case, "bc5-normal-maps")),
@@ -793,7 +802,45 @@ fn three_js_draws_packed_files_through_the_plugin() {
     for (name, v) in [("frames.json", &table), ("cases.json", &cases)] {
         std::fs::write(dir.path().join(name), v.to_string()).expect("write fixture");
     }
-    let result = run_browser(&web, dir.path());
+    for three in [Three::Newest, Three::Oldest] {
+        let result = run_browser(&web, dir.path(), three);
+        let revision = result["webgl"]["three"].as_str().unwrap_or_default();
+        assert_eq!(
+            revision,
+            three.revision(),
+            "the page drew with three.js r{revision}"
+        );
+        eprintln!("web: three.js r{revision}");
+        assert_browser_result(&result, &table, dir.path(), &one);
+    }
+}
+
+/// The variant drawing a packed file's normal maps as engines ship them (KTX2 BC5 through
+/// three.js' own KTX2Loader): the yardstick, which three.js reads only from r180.
+const ENGINE_VARIANT: &str = "bc5-normal-maps";
+
+/// The two ends of the three.js range qtangent-three supports (`web/package.json`'s peer
+/// range; `three` and its `three-oldest` alias are installed side by side).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Three {
+    /// `three` itself, the newest supported.
+    Newest,
+    /// `three-oldest`, the oldest supported.
+    Oldest,
+}
+
+impl Three {
+    /// `REVISION` of the release.
+    fn revision(self) -> &'static str {
+        match self {
+            Three::Newest => "187",
+            Three::Oldest => "160",
+        }
+    }
+}
+
+/// Every assertion of the browser test on one run's result.
+fn assert_browser_result(result: &Value, table: &Value, dir: &Path, one: &[OneCamera; 2]) {
     // The figures docs/WEB.md reports (printed first: a failing target still shows them all).
     for c in result["renders"].as_array().expect("renders") {
         for v in c["variants"].as_array().expect("variants") {
@@ -812,9 +859,12 @@ fn three_js_draws_packed_files_through_the_plugin() {
     eprintln!("web: frame times {}", result["timing"]);
     assert_decoders_and_console(&result, table["frames"].as_array().map_or(0, Vec::len));
     assert_identical_pictures(&result);
-    assert_gltf_transform(&result, &dir.path().join("helmet-transformed.glb"));
-    assert_targets(&result);
-    assert_one_camera(&result, &one);
+    assert_gltf_transform(&result, &dir.join("helmet-transformed.glb"));
+    let engine = result["skipped"]
+        .as_array()
+        .is_none_or(|s| !s.iter().any(|v| v == ENGINE_VARIANT));
+    assert_targets(result, engine);
+    assert_one_camera(result, one, engine);
     assert_viewer(&result);
 }
 
@@ -876,7 +926,7 @@ fn qtangent_one_camera(dir: &Path, name: &'static str, scene: &Path) -> OneCamer
 
 /// Each reader within 1 dB of qtangent's renderer, both against their own picture of the
 /// source, from one camera (issue 41): printed for docs/WEB.md.
-fn assert_one_camera(result: &Value, one: &[OneCamera; 2]) {
+fn assert_one_camera(result: &Value, one: &[OneCamera; 2], engine: bool) {
     for o in one {
         let three = psnr(variant(result, &format!("{}-camera", o.name), "float-gpu"));
         eprintln!(
@@ -895,7 +945,10 @@ fn assert_one_camera(result: &Value, one: &[OneCamera; 2]) {
             o.map,
             o.bc5
         );
-        for v in ["float-gpu", "bc5-normal-maps"] {
+        for v in ["float-gpu", ENGINE_VARIANT]
+            .into_iter()
+            .filter(|v| engine || *v != ENGINE_VARIANT)
+        {
             let n = &variant(result, &format!("{}-camera-normals", o.name), v)["normals"];
             let (mean, p95) = (
                 n["mean"].as_f64().unwrap_or(f64::NAN),
@@ -1150,6 +1203,33 @@ fn the_package_installs_from_its_tarball_and_its_types_check() {
     for file in ["tsconfig.json", "example.ts"] {
         std::fs::copy(web.join("test/types").join(file), dir.join(file)).expect("copy");
     }
+    // The README's JavaScript snippets, type-checked (as JavaScript, against the declarations)
+    // beside the example; the one that needs no file or browser also runs.
+    let readme = std::fs::read_to_string(web.join("README.md")).expect("web/README.md");
+    let snippets: Vec<&str> = readme
+        .split("```js\n")
+        .skip(1)
+        .filter_map(|s| s.split("```").next())
+        .collect();
+    assert!(
+        snippets.len() >= 3,
+        "the README's js snippets: {}",
+        snippets.len()
+    );
+    let mut files = vec![json!("example.ts")];
+    for (i, code) in snippets.iter().enumerate() {
+        let name = format!("readme-{i}.mjs");
+        std::fs::write(dir.join(&name), code).expect("write snippet");
+        files.push(json!(name));
+    }
+    let mut config: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("tsconfig.json")).expect("tsconfig.json"),
+    )
+    .expect("tsconfig.json is JSON");
+    config["files"] = Value::Array(files);
+    config["compilerOptions"]["allowJs"] = json!(true);
+    config["compilerOptions"]["checkJs"] = json!(true);
+    std::fs::write(dir.join("tsconfig.json"), config.to_string()).expect("write tsconfig");
     let tsc = Command::new(dir.join("node_modules/.bin/tsc"))
         .args(["-p", "tsconfig.json"])
         .current_dir(dir)
@@ -1157,8 +1237,28 @@ fn the_package_installs_from_its_tarball_and_its_types_check() {
         .expect("tsc runs");
     assert!(
         tsc.status.success(),
-        "tsc on the example against the installed declarations: {}{}",
+        "tsc on the example and the README's snippets against the installed declarations: {}{}",
         String::from_utf8_lossy(&tsc.stdout),
         String::from_utf8_lossy(&tsc.stderr)
+    );
+    let (i, decoders) = snippets
+        .iter()
+        .enumerate()
+        .find(|(_, c)| c.contains("decodeFrames("))
+        .expect("the README's decoder snippet");
+    let printed = decoders
+        .lines()
+        .find_map(|l| l.split("// ").nth(1))
+        .expect("the snippet says what it prints");
+    let run = Command::new("node")
+        .arg(format!("readme-{i}.mjs"))
+        .current_dir(dir)
+        .output()
+        .expect("node runs");
+    assert_eq!(
+        String::from_utf8_lossy(&run.stdout).trim(),
+        printed.trim(),
+        "the README's decoder snippet: {}",
+        String::from_utf8_lossy(&run.stderr)
     );
 }

@@ -24,7 +24,7 @@ export interface QTangentPluginOptions {
 	mode?: 'gpu' | 'decode';
 	/** Says which compressed formats the device samples: needed to read quaternion maps. */
 	renderer?: WebGLRenderer;
-	/** A KTX2Loader already set up with `detectSupport` (default: one the plugin makes). */
+	/** Accepted for earlier releases' callers, and unused: the plugin reads the maps' KTX2 images itself. */
 	ktx2Loader?: KTX2Loader;
 	/** Use the quaternion maps (default true; false: the file's own normal maps). */
 	maps?: boolean;

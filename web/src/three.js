@@ -14,18 +14,21 @@
 //   normal *and* the tangent change per pixel; with KHR_materials_anisotropy and an anisotropy
 //   texture, the map's tangent is the anisotropy direction. A primitive's QTANGENT_frames.objectMap
 //   (an object-space quaternion map) gives the frame from the map alone.
-// - The maps' KTX2 images go through three.js' KTX2Loader (BC5, BC7, RGBA16F, RGBA32F); two-layer
-//   BC5 maps (bc5x2) are split here into two textures; BC5 where the device has no RGTC (or with
-//   the option textureCompression: false) is decoded here to half floats.
+// - The maps' KTX2 images (BC5, BC7, RGBA16F, RGBA32F, Zstandard-supercompressed or not) are read
+//   here into textures, level by level, with three.js' own KTX2 parser and Zstandard decoder (not
+//   KTX2Loader, whose raw BC formats arrived only in r180); two-layer BC5 maps (bc5x2) are split
+//   into two textures; BC5 where the device has no RGTC (or with the option
+//   textureCompression: false) is decoded here to half floats.
 
 import {
 	ClampToEdgeWrapping, DataTexture, DataUtils, HalfFloatType, LinearFilter, LinearMipmapLinearFilter,
 	MirroredRepeatWrapping, NoColorSpace, ObjectSpaceNormalMap, RepeatWrapping, RGFormat,
 	BufferAttribute, Float32BufferAttribute, TangentSpaceNormalMap, ShaderChunk, CompressedTexture,
 	SIGNED_RED_GREEN_RGTC2_Format, RED_GREEN_RGTC2_Format, UnsignedByteType, REVISION,
+	RGBAFormat, RGBA_BPTC_Format, FloatType,
 } from 'three';
-import { KTX2Loader } from 'three/addons/loaders/KTX2Loader.js';
 import { read as readKtx2 } from 'three/addons/libs/ktx-parse.module.js';
+import { ZSTDDecoder } from 'three/addons/libs/zstddec.module.js';
 
 import { FORMATS, formatByLayout, formatByName } from './formats.js';
 import { decodeFrames } from './decode.js';
@@ -39,6 +42,10 @@ const VK_BC5_SNORM = 142;
 const VK_BC7_UNORM = 145;
 const VK_R16G16B16A16_SFLOAT = 97;
 const VK_R32G32B32A32_SFLOAT = 109;
+const KHR_SUPERCOMPRESSION_ZSTD = 2;
+
+// One Zstandard decoder (WebAssembly) for every map of every load, made on first use.
+let zstdDecoder;
 
 /** How a map's samples become a quaternion in the shader (QT_MAP_DECODE). */
 export const MapDecode = Object.freeze( { XY: 0, ZW: 1, UNORM: 2, PLAIN: 3, NORMAL_TWIST: 4, PAIR: 5, NORMAL: 6 } );
@@ -399,8 +406,8 @@ export class QTangentPlugin {
 	 *   vertex shader, or decode it on load into NORMAL and TANGENT.
 	 * @param {WebGLRenderer} [options.renderer] Tells which compressed formats the device samples:
 	 *   needed to read quaternion maps.
-	 * @param {KTX2Loader} [options.ktx2Loader] A KTX2Loader already set up with `detectSupport`
-	 *   (default: one the plugin makes for `renderer`).
+	 * @param {KTX2Loader} [options.ktx2Loader] Accepted for earlier releases' callers, and unused:
+	 *   the plugin reads the maps' KTX2 images itself.
 	 * @param {boolean} [options.maps=true] Use the quaternion maps (false: the file's own normal maps).
 	 * @param {boolean} [options.textureCompression=true] Upload BC5 maps compressed where the device
 	 *   samples RGTC; false decodes them here to half floats (as on a device without RGTC).
@@ -412,6 +419,9 @@ export class QTangentPlugin {
 		this.name = EXTENSION;
 		this.mode = options.mode ?? 'gpu';
 		if ( this.mode !== 'gpu' && this.mode !== 'decode' ) throw new Error( `QTangentPlugin: mode must be 'gpu' or 'decode', not '${ this.mode }'` );
+		// WebGPURenderer runs node materials (TSL), which the GLSL patches cannot reach: refused
+		// here, in one line, rather than drawing without the frames' maps.
+		if ( options.renderer?.isWebGPURenderer ) throw new Error( 'QTangentPlugin: WebGPURenderer (node materials) is not supported yet; use WebGLRenderer' );
 		this.renderer = options.renderer;
 		this.ktx2Loader = options.ktx2Loader;
 		this.useMaps = options.maps ?? true;
@@ -431,15 +441,42 @@ export class QTangentPlugin {
 
 	}
 
-	_ktx2() {
+	/** The levels of a KTX2 container as stored (Zstandard supercompression undone), level 0 first. */
+	async _levels( container, imageIndex ) {
 
-		if ( ! this.ktx2Loader ) {
+		const scheme = container.supercompressionScheme;
+		if ( scheme === 0 ) return container.levels.map( ( l ) => l.levelData );
+		if ( scheme !== KHR_SUPERCOMPRESSION_ZSTD ) throw new Error( `image ${ imageIndex } has KTX2 supercompression scheme ${ scheme }; none or Zstandard is read` );
+		if ( ! zstdDecoder ) {
 
-			this.ktx2Loader = new KTX2Loader().detectSupport( this.renderer );
+			const decoder = new ZSTDDecoder();
+			zstdDecoder = decoder.init().then( () => decoder );
 
 		}
 
-		return this.ktx2Loader;
+		const zstd = await zstdDecoder;
+		return container.levels.map( ( l ) => zstd.decode( l.levelData, l.uncompressedByteLength ) );
+
+	}
+
+	/** A texture of the levels (each a Uint8Array) of a BC7 or RGBA16F/32F map. */
+	_rawTexture( levels, w, h, vkFormat ) {
+
+		const size = ( k ) => [ Math.max( 1, w >> k ), Math.max( 1, h >> k ) ];
+		// Each level copied, so that its typed view starts aligned.
+		const view = ( data ) => {
+
+			const bytes = data.slice();
+			if ( vkFormat === VK_R16G16B16A16_SFLOAT ) return new Uint16Array( bytes.buffer );
+			if ( vkFormat === VK_R32G32B32A32_SFLOAT ) return new Float32Array( bytes.buffer );
+			return bytes;
+
+		};
+		const mipmaps = levels.map( ( data, k ) => ( { data: view( data ), width: size( k )[ 0 ], height: size( k )[ 1 ] } ) );
+		if ( vkFormat === VK_BC7_UNORM ) return new CompressedTexture( mipmaps, w, h, RGBA_BPTC_Format, UnsignedByteType );
+		const t = new DataTexture( mipmaps[ 0 ].data, w, h, RGBAFormat, vkFormat === VK_R16G16B16A16_SFLOAT ? HalfFloatType : FloatType );
+		t.mipmaps = mipmaps;
+		return t;
 
 	}
 
@@ -535,17 +572,18 @@ export class QTangentPlugin {
 
 			// bc5x2: two BC5 SNORM layers, each level holding layer 0 then layer 1 (KTX 2.0 §4.1);
 			// two 2D textures, as the normal-map slot takes no array.
-			if ( container.layerCount !== 2 || vkFormat !== VK_BC5_SNORM || container.supercompressionScheme !== 0 ) {
+			if ( container.layerCount !== 2 || vkFormat !== VK_BC5_SNORM ) {
 
-				throw new Error( `image ${ imageIndex } is a ${ container.layerCount }-layer map of vkFormat ${ vkFormat }; two BC5 SNORM layers, not supercompressed, are read` );
+				throw new Error( `image ${ imageIndex } is a ${ container.layerCount }-layer map of vkFormat ${ vkFormat }; two BC5 SNORM layers are read` );
 
 			}
 
 			meta.decode = meta.kind === 'object' ? MapDecode.PAIR : MapDecode.NORMAL_TWIST;
-			const [ first, second ] = [ 0, 1 ].map( ( layer ) => this._bc5Texture( container.levels.map( ( l ) => {
+			const levels = await this._levels( container, imageIndex );
+			const [ first, second ] = [ 0, 1 ].map( ( layer ) => this._bc5Texture( levels.map( ( l ) => {
 
-				const half = l.levelData.byteLength / 2;
-				return l.levelData.subarray( layer * half, ( layer + 1 ) * half );
+				const half = l.byteLength / 2;
+				return l.subarray( layer * half, ( layer + 1 ) * half );
 
 			} ), w, h ) );
 			texture = first;
@@ -556,12 +594,7 @@ export class QTangentPlugin {
 			// The normal's (x, y) as n·½ + ½ (a BC5 normal map on its 8-bit source's lattice).
 			if ( text( 'qtangent.channels' ) !== 'normal' ) throw new Error( `image ${ imageIndex } is BC5 UNORM without qtangent.channels 'normal'` );
 			meta.decode = MapDecode.NORMAL;
-			if ( ! this._hasExtension( 'EXT_texture_compression_rgtc' ) ) {
-
-				if ( container.supercompressionScheme !== 0 ) throw new Error( `image ${ imageIndex } is supercompressed BC5, which the plugin decodes only uncompressed (this device has no RGTC)` );
-				texture = this._bc5Texture( container.levels.map( ( l ) => l.levelData ), w, h, true );
-
-			}
+			texture = this._bc5Texture( await this._levels( container, imageIndex ), w, h, true );
 
 		} else if ( vkFormat === VK_BC5_SNORM ) {
 
@@ -570,28 +603,21 @@ export class QTangentPlugin {
 			const channels = text( 'qtangent.channels' );
 			if ( channels === 'normal' ) throw new Error( `image ${ imageIndex }: qtangent.channels 'normal' in BC5 SNORM, a map from an earlier qtangent; bake it again` );
 			meta.decode = channels === 'zw' ? MapDecode.ZW : MapDecode.XY;
-			if ( ! this._hasExtension( 'EXT_texture_compression_rgtc' ) ) {
-
-				if ( container.supercompressionScheme !== 0 ) throw new Error( `image ${ imageIndex } is supercompressed BC5, which the plugin decodes only uncompressed (this device has no RGTC)` );
-				texture = this._bc5Texture( container.levels.map( ( l ) => l.levelData ), w, h );
-
-			}
+			texture = this._bc5Texture( await this._levels( container, imageIndex ), w, h );
 
 		} else if ( vkFormat === VK_BC7_UNORM ) {
 
 			meta.decode = MapDecode.UNORM;
 			if ( ! this._hasExtension( 'EXT_texture_compression_bptc' ) ) throw new Error( `image ${ imageIndex } is BC7 and this device has no EXT_texture_compression_bptc` );
+			texture = this._rawTexture( await this._levels( container, imageIndex ), w, h, vkFormat );
 
-		} else if ( vkFormat !== VK_R16G16B16A16_SFLOAT && vkFormat !== VK_R32G32B32A32_SFLOAT ) {
+		} else if ( vkFormat === VK_R16G16B16A16_SFLOAT || vkFormat === VK_R32G32B32A32_SFLOAT ) {
+
+			texture = this._rawTexture( await this._levels( container, imageIndex ), w, h, vkFormat );
+
+		} else {
 
 			throw new Error( `image ${ imageIndex } has vkFormat ${ vkFormat }, not a quaternion map layout` );
-
-		}
-
-		if ( ! texture ) {
-
-			const loader = this._ktx2();
-			texture = await new Promise( ( resolve, reject ) => loader.parse( buffer.slice( 0 ), resolve, reject ) );
 
 		}
 

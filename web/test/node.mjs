@@ -11,6 +11,7 @@ import { REVISION } from 'three';
 import { Document, NodeIO } from '@gltf-transform/core';
 import { FORMATS, decodeQTangent, formatByLayout, formatByName, toFrame } from '../src/index.js';
 import { QTangentFrames, QTANGENT_FRAMES } from '../src/gltf-transform.js';
+import { QTangentPlugin } from '../src/three.js';
 
 const fixture = JSON.parse( await readFile( new URL( './fixtures/frames.json', import.meta.url ), 'utf8' ) );
 
@@ -86,6 +87,12 @@ assert.equal( backMap.getMimeType(), 'image/ktx2' );
 assert.deepEqual( Array.from( backMap.getImage() ), Array.from( KTX2 ) );
 assert.equal( back.getRoot().listTextures().length, 1, 'the PNG fallback is dropped on read, written again on write' );
 console.log( 'glTF-Transform: QTANGENT_frames written as specified and read back' );
+
+// The plugin's refusals, each one line: WebGPURenderer (node materials, which the GLSL patches
+// cannot reach) and an unknown mode.
+assert.throws( () => new QTangentPlugin( {}, { renderer: { isWebGPURenderer: true } } ), /^Error: QTangentPlugin: WebGPURenderer \(node materials\) is not supported yet; use WebGLRenderer$/ );
+assert.throws( () => new QTangentPlugin( {}, { mode: 'shader' } ), /mode must be 'gpu' or 'decode', not 'shader'/ );
+console.log( 'plugin: WebGPURenderer and an unknown mode refused in one line' );
 
 // Every shader patch on every lit three.js shader (prints its own line).
 await import( './patch.mjs' );

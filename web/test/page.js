@@ -9,6 +9,8 @@ import { QTangentPlugin, decodeBc5, gpuBytes } from '../src/three.js';
 import { FORMATS } from '../src/formats.js';
 import { decodeQTangent, toFrame } from '../src/decode.js';
 
+// The three.js release served (the browser test runs on the newest and the oldest supported).
+window.qtThreeRevision = THREE.REVISION;
 const canvas = document.getElementById( 'c' );
 const renderer = new THREE.WebGLRenderer( { canvas, antialias: true, preserveDrawingBuffer: true } );
 renderer.setPixelRatio( 1 );

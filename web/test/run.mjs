@@ -24,17 +24,33 @@ await mkdir( out, { recursive: true } );
 const cases = JSON.parse( await readFile( join( fixtures, 'cases.json' ), 'utf8' ) );
 const frames = JSON.parse( await readFile( join( fixtures, 'frames.json' ), 'utf8' ) );
 
+/** `promise`, or an error naming `what` after `seconds` (a page that never answers fails the test instead of hanging it). */
+function within( promise, what, seconds = 300 ) {
+
+	let timer;
+	const timeout = new Promise( ( _, fail ) => {
+
+		timer = setTimeout( () => fail( new Error( `${ what }: no answer in ${ seconds } s` ) ), seconds * 1000 );
+
+	} );
+	return Promise.race( [ promise, timeout ] ).finally( () => clearTimeout( timer ) );
+
+}
+
 async function savePng( name, dataUrl ) {
 
 	await writeFile( join( out, `${ name }.png` ), Buffer.from( dataUrl.split( ',' )[ 1 ], 'base64' ) );
 
 }
 
-const server = await serve( fixtures );
+// QTANGENT_THREE: a package folder under node_modules served as `three` (`three-oldest`).
+const server = await serve( fixtures, 0, { three: process.env.QTANGENT_THREE } );
 const base = `http://127.0.0.1:${ server.address().port }`;
 const browser = await launch();
 const messages = [];
-const result = { renders: [], timing: [], viewer: [], messages };
+const result = { renders: [], timing: [], viewer: [], messages, skipped: [] };
+// QTANGENT_SKIP_VARIANTS: variant names not drawn (comma-separated), listed in `skipped`.
+const skip = ( process.env.QTANGENT_SKIP_VARIANTS ?? '' ).split( ',' ).filter( Boolean );
 try {
 
 	const page = await open( browser, `${ base }/test/page.html`, messages );
@@ -43,7 +59,7 @@ try {
 
 		const gl = document.getElementById( 'c' ).getContext( 'webgl2' );
 		const info = gl.getExtension( 'WEBGL_debug_renderer_info' );
-		return { renderer: info ? gl.getParameter( info.UNMASKED_RENDERER_WEBGL ) : gl.getParameter( gl.RENDERER ), extensions: gl.getSupportedExtensions() };
+		return { renderer: info ? gl.getParameter( info.UNMASKED_RENDERER_WEBGL ) : gl.getParameter( gl.RENDERER ), extensions: gl.getSupportedExtensions(), three: window.qtThreeRevision };
 
 	} );
 	result.decoders = await page.evaluate( ( t ) => window.qt.checkDecoders( t ), frames );
@@ -63,13 +79,20 @@ try {
 	const background = BACKGROUND;
 	for ( const c of cases.renders ) {
 
-		const source = await page.evaluate( ( url, o ) => window.qt.render( url, o ), `/files/${ c.source }`, { view: c.view, time: c.time, anisotropy: c.anisotropy, debugNormal: c.debugNormal } );
+		const source = await within( page.evaluate( ( url, o ) => window.qt.render( url, o ), `/files/${ c.source }`, { view: c.view, time: c.time, anisotropy: c.anisotropy, debugNormal: c.debugNormal } ), `${ c.name }: the source` );
 		await savePng( `${ c.name }-source`, source.png );
 		const row = { name: c.name, source: source.bytes, variants: [] };
 		const drawn = {};
 		for ( const v of c.variants ) {
 
-			const r = await page.evaluate( ( url, o ) => window.qt.render( url, o ), `/files/${ v.file }`, { plugin: v.plugin, box: source.box, view: c.view, time: c.time, anisotropy: c.anisotropy, anisotropyMap: v.anisotropyMap, debugNormal: c.debugNormal } );
+			if ( skip.includes( v.name ) ) {
+
+				if ( ! result.skipped.includes( v.name ) ) result.skipped.push( v.name );
+				continue;
+
+			}
+
+			const r = await within( page.evaluate( ( url, o ) => window.qt.render( url, o ), `/files/${ v.file }`, { plugin: v.plugin, box: source.box, view: c.view, time: c.time, anisotropy: c.anisotropy, anisotropyMap: v.anisotropyMap, debugNormal: c.debugNormal } ), `${ c.name } ${ v.name }` );
 			await savePng( `${ c.name }-${ v.name }`, r.png );
 			drawn[ v.name ] = r.pixels;
 			// `against`: another variant's picture, compared as well.

@@ -205,7 +205,7 @@ fn test(root: &Path, rest: &[String]) -> Result<(), String> {
     // The lab's docs too (not published, but read by whoever works on the tools), first, so the
     // public API's are what target/doc holds at the end.
     step("docs", &|| {
-        for features in [&["--features", "lab"][..], &[]] {
+        for features in [&["--features", "lab,render"][..], &["--features", "render"]] {
             let args = [&["doc", "--no-deps", "--package", "qtangent"][..], features].concat();
             cargo_env(root, &args, &[("RUSTDOCFLAGS", "-D warnings")])?;
         }
@@ -345,7 +345,24 @@ fn no_default_features(root: &Path) -> Result<(), String> {
             "-D",
             "warnings",
         ],
-    )
+    )?;
+    // The library as a user's crate builds it (default features: no renderer, no lab), warnings
+    // denied; its doc tests (the pack example among them) run without the renderer.
+    cargo(
+        root,
+        &[
+            "rustc",
+            "--package",
+            "qtangent",
+            "--lib",
+            "--profile",
+            "check",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    )?;
+    cargo(root, &["test", "--package", "qtangent", "--doc", "pack"])
 }
 
 /// What to do when a real asset is missing: where they come from and how to name their folder.

@@ -14,8 +14,8 @@ use std::process::ExitCode;
 use qtangent::lab::content::gltf_seeds;
 use qtangent::mesh;
 use qtangent::pack::{self, PackOptions};
+use qtangent::qmap::SceneMaps;
 use qtangent::qmap::{BakeMesh, Baker, MapFormat, MapOptions, ObjectInput, RasterBackend, Repack};
-use qtangent::render::SceneMaps;
 use qtangent::Format;
 
 #[path = "../../../examples/common/console.rs"]

@@ -27,9 +27,9 @@ use super::skin::SkinBatch;
 use super::GpuError;
 use crate::qmap::MapFormat;
 use crate::qmap::MapStats;
+use crate::qmap::{MapOrigin, SceneMap};
 use crate::render::RenderScene;
 use crate::render::{Camera, FrameSource, Lighting};
-use crate::render::{MapOrigin, SceneMap};
 use crate::Format;
 
 mod cost;

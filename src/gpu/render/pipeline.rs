@@ -5,7 +5,7 @@ use super::super::kit;
 use super::super::mesh::{format_constant, vertex_entry_point, vertex_layout, MeshUniforms};
 use super::super::qmap::GpuQuatMap;
 use super::super::skin;
-use super::super::wgsl::Stage;
+use super::super::wgsl::{PixelFrame, Stage};
 use super::super::{GpuContext, GpuError, StageNeeds};
 use crate::gpu::kit::PipelineCache;
 
@@ -368,33 +368,6 @@ impl VertexInput {
                 FALLBACK_FORMAT,
             ),
         })
-    }
-}
-
-/// Where the lighting shader takes a pixel's frame from: the `FRAME_SOURCE` override of
-/// `shaders/lit.wgsl` (the WGSL codes are generated from this enum).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[repr(u32)]
-pub(crate) enum PixelFrame {
-    /// The interpolated vertex frame and the normal map ([`FrameSource::Reference`] and
-    /// [`FrameSource::QTangent`]).
-    Vertex,
-    /// An object-space quaternion map.
-    ObjectMap,
-    /// The vertex frame turned by a tangent-space quaternion map.
-    TangentMap,
-}
-
-crate::names::named!(PixelFrame, "pixel frame", {
-    Vertex => "vertex",
-    ObjectMap => "object_map",
-    TangentMap => "tangent_map",
-});
-
-impl PixelFrame {
-    /// The WGSL code: the position in [`PixelFrame::ALL`].
-    pub(crate) const fn code(self) -> u32 {
-        self as u32
     }
 }
 

@@ -17,8 +17,8 @@ use super::{
 use crate::mesh::Prepared;
 use crate::qmap::normal_map::{mip_chain, normal_mip_chain};
 use crate::qmap::{self, Baker, MapOptions, MapStats, QuatMap};
+use crate::qmap::{MapKinds, SceneMap, SceneMaps};
 use crate::render::{FrameSource, MaterialUniforms};
-use crate::render::{MapKinds, SceneMap, SceneMaps};
 use crate::render::{MapSource, RenderScene, SceneMaterial, SceneMesh};
 use crate::report::{Listener, Warning};
 use crate::Format;

@@ -735,6 +735,6 @@ fn worst_vertices(
     }
 }
 
-#[cfg(all(test, feature = "default"))]
+#[cfg(all(test, feature = "default", feature = "render"))]
 #[path = "../../../tests/unit/lab/frame_diff.rs"]
 mod tests;

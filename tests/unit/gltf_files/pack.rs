@@ -28,10 +28,10 @@ use qtangent::mesh::{self, Primitive};
 use qtangent::pack::{self, MapKind, PackOptions};
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::NormalMap;
+use qtangent::qmap::SceneMaps;
 use qtangent::render;
 use qtangent::render::FrameSource;
 use qtangent::render::RenderScene;
-use qtangent::render::SceneMaps;
 use qtangent::Format;
 use serde_json::json;
 
@@ -144,7 +144,7 @@ fn pack_maps(
     kind: MapKind,
     options: &MapOptions,
 ) -> SceneMaps {
-    use qtangent::render::MapKinds;
+    use qtangent::qmap::MapKinds;
     let kinds = match kind {
         MapKind::None => return SceneMaps::default(),
         MapKind::Tangent => MapKinds::Tangent,

@@ -16,7 +16,7 @@ use crate::gltf::read::{read_buffers, Reader};
 use crate::gltf::{glb, Builder, Target};
 use crate::mesh;
 use crate::pack::{self, PackOptions, Packed};
-use crate::render::SceneMaps;
+use crate::qmap::SceneMaps;
 use crate::WarningKind;
 
 fn tempdir() -> tempfile::TempDir {

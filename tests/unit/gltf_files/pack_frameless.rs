@@ -11,7 +11,7 @@ use crate::common::judges::validate_gltf;
 use crate::gltf::{glb, Builder};
 use crate::mesh;
 use crate::pack::{self, PackOptions, Packed};
-use crate::render::SceneMaps;
+use crate::qmap::SceneMaps;
 
 /// A regular octahedron (vertices ±x, ±y, ±z) as a non-indexed triangle list with POSITION
 /// alone: 8 faces, 24 corners on 6 positions, counter-clockwise from outside. Face `k`'s signs

@@ -18,8 +18,9 @@ use qtangent::gltf;
 use qtangent::gpu::{Renderer, View};
 use qtangent::mesh::{self, Scene};
 use qtangent::pack::{self, PackOptions, Packed};
+use qtangent::qmap::{MapKinds, SceneMaps};
 use qtangent::qmap::{MapOptions, NormalMap};
-use qtangent::render::{self, FrameSource, RenderScene, SceneMaps};
+use qtangent::render::{self, FrameSource, RenderScene};
 use qtangent::Format;
 
 use crate::common::{self, context};
@@ -272,7 +273,7 @@ fn dropped_normal_maps_leave_the_file_and_the_picture_unchanged() {
     let scene = RenderScene::load(&source).unwrap_or_else(|e| panic!("{e}"));
     let map_options = MapOptions::default();
     let baker = qtangent::qmap::Baker::new(ctx.raster_backend(), &map_options);
-    let maps = SceneMaps::new(&scene, &baker, render::MapKinds::Tangent, &mut ())
+    let maps = SceneMaps::new(&scene, &baker, MapKinds::Tangent, &mut ())
         .unwrap_or_else(|e| panic!("maps: {e}"));
     let prepared: Vec<_> = scene.meshes.iter().map(|m| m.mesh.clone()).collect();
     let loaded = scene

@@ -613,7 +613,7 @@ fn pack_output_matches_its_source_within_the_format_bound() {
 #[test]
 fn skinned_files_quantise_into_their_inverse_binds() {
     use qtangent::pack::{self, PackOptions};
-    use qtangent::render::SceneMaps;
+    use qtangent::qmap::SceneMaps;
     let Some(assets) = common::assets_dir() else {
         return;
     };
