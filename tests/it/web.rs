@@ -857,15 +857,15 @@ fn assert_browser_result(result: &Value, table: &Value, dir: &Path, one: &[OneCa
         }
     }
     eprintln!("web: frame times {}", result["timing"]);
-    assert_decoders_and_console(&result, table["frames"].as_array().map_or(0, Vec::len));
-    assert_identical_pictures(&result);
-    assert_gltf_transform(&result, &dir.join("helmet-transformed.glb"));
+    assert_decoders_and_console(result, table["frames"].as_array().map_or(0, Vec::len));
+    assert_identical_pictures(result);
+    assert_gltf_transform(result, &dir.join("helmet-transformed.glb"));
     let engine = result["skipped"]
         .as_array()
         .is_none_or(|s| !s.iter().any(|v| v == ENGINE_VARIANT));
     assert_targets(result, engine);
     assert_one_camera(result, one, engine);
-    assert_viewer(&result);
+    assert_viewer(result);
 }
 
 /// qtangent's renderer on one scene, as the browser sees it: its camera and its figures.
@@ -1172,6 +1172,13 @@ fn the_package_installs_from_its_tarball_and_its_types_check() {
         dir,
         &["install", "--no-audit", "--no-fund", "--prefer-offline"],
     );
+    import_every_export(dir);
+    type_check_example_and_readme(&web, dir);
+}
+
+/// Every export of every entry point of the package installed in `dir`, imported in node and
+/// checked by name against the declarations' list.
+fn import_every_export(dir: &Path) {
     // Every export, by entry point, as the declarations name them.
     let exports = [
         ("qtangent-three", "FORMATS FLOAT SHORT formatByLayout formatByName decodeFrames decodeQTangent halfToFloat toFrame"),
@@ -1200,11 +1207,15 @@ fn the_package_installs_from_its_tarball_and_its_types_check() {
         String::from_utf8_lossy(&run.stdout),
         String::from_utf8_lossy(&run.stderr)
     );
+}
+
+/// `tsc` in `dir` (the package installed) on `web/test/types/example.ts` and the README's
+/// JavaScript snippets (as JavaScript, against the declarations); the decoder snippet, which
+/// needs no file or browser, also runs and prints what it says.
+fn type_check_example_and_readme(web: &Path, dir: &Path) {
     for file in ["tsconfig.json", "example.ts"] {
         std::fs::copy(web.join("test/types").join(file), dir.join(file)).expect("copy");
     }
-    // The README's JavaScript snippets, type-checked (as JavaScript, against the declarations)
-    // beside the example; the one that needs no file or browser also runs.
     let readme = std::fs::read_to_string(web.join("README.md")).expect("web/README.md");
     let snippets: Vec<&str> = readme
         .split("```js\n")

@@ -186,6 +186,10 @@ fn built(package: &str, kind: &str, name: &str) -> std::path::PathBuf {
     if !cfg!(debug_assertions) {
         cmd.arg("--release");
     }
+    // The crate's examples need the renderer, which is not a default feature.
+    if package == "qtangent" {
+        cmd.args(["--features", "render"]);
+    }
     let out = cmd
         .output()
         .unwrap_or_else(|e| panic!("cannot run cargo to build {name}: {e}"));
