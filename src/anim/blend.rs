@@ -1,5 +1,7 @@
 //! The walk/run blend: [`Locomotion`] (its docs describe the method).
 
+#[cfg(test)]
+use crate::lab::walkrun::ClipKind;
 use glam::Vec3;
 
 use super::{
@@ -55,34 +57,9 @@ crate::names::named!(BlendMethod, "blend method", {
 });
 
 /// Index of the walk in per-clip arrays.
-pub(super) const WALK: usize = 0;
+pub(crate) const WALK: usize = 0;
 /// Index of the run in per-clip arrays.
-pub(super) const RUN: usize = 1;
-
-#[cfg(any(test, feature = "lab"))]
-/// One of the two clips a [`Locomotion`] blends.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum ClipKind {
-    /// The slower clip (blend parameter 0).
-    Walk,
-    /// The faster clip (blend parameter 1).
-    Run,
-}
-
-#[cfg(any(test, feature = "lab"))]
-crate::names::named!(ClipKind, "clip", { Walk => "walk", Run => "run" });
-
-#[cfg(any(test, feature = "lab"))]
-impl ClipKind {
-    /// Position in per-clip arrays: 0 for the walk, 1 for the run.
-    #[must_use]
-    pub(crate) const fn index(self) -> usize {
-        match self {
-            Self::Walk => WALK,
-            Self::Run => RUN,
-        }
-    }
-}
+pub(crate) const RUN: usize = 1;
 
 /// A walk and a run clip, analysed and ready to blend.
 ///
@@ -176,20 +153,20 @@ impl ClipKind {
 /// down, under one contact rule for every method (`ContactRule`).
 #[derive(Debug, Clone)]
 pub struct Locomotion {
-    pub(super) skeleton: Skeleton,
-    pub(super) clips: [Clip; 2],
-    pub(super) gaits: [Gait; 2],
-    pub(super) feet: Vec<usize>,
+    pub(crate) skeleton: Skeleton,
+    pub(crate) clips: [Clip; 2],
+    pub(crate) gaits: [Gait; 2],
+    pub(crate) feet: Vec<usize>,
     /// Indices into `feet` whose footfalls are the events.
-    event_feet: Vec<usize>,
+    pub(crate) event_feet: Vec<usize>,
     /// Event times per clip, in corresponding order, unwrapped: `events[i][0]` in
     /// `[0, T_i)`, increasing, all below `events[i][0] + T_i`.
-    pub(super) events: [Vec<f64>; 2],
+    pub(crate) events: [Vec<f64>; 2],
     /// Event foot (index into `feet`) of each event.
-    event_foot: Vec<usize>,
+    pub(crate) event_foot: Vec<usize>,
     /// Clip times where [`BlendMethod::Naive`] and [`BlendMethod::Unified`] start.
-    pub(super) start: [f64; 2],
-    root_motion: RootMotion,
+    pub(crate) start: [f64; 2],
+    pub(crate) root_motion: RootMotion,
 }
 
 impl Locomotion {
@@ -280,34 +257,7 @@ impl Locomotion {
         Ok(loco)
     }
 
-    #[cfg(any(test, feature = "lab"))]
-    /// The same blend with the footfalls of `event_feet` (indices into the feet given to
-    /// `Locomotion::new`) as the events.
-    ///
-    /// # Errors
-    /// [`LocomotionError::EventFeetDisagree`] when their footfall order differs between the
-    /// clips (or the list is empty or out of range), [`LocomotionError::CoincidentEvents`].
-    pub(crate) fn with_event_feet(mut self, event_feet: &[usize]) -> Result<Self, LocomotionError> {
-        let mut subset = event_feet.to_vec();
-        subset.sort_unstable();
-        subset.dedup();
-        let aligned = if subset.is_empty() || subset.iter().any(|&f| f >= self.feet.len()) {
-            None
-        } else {
-            align_events(&self.gaits[WALK], &self.gaits[RUN], &subset)
-        };
-        let Some(aligned) = aligned else {
-            return Err(LocomotionError::EventFeetDisagree {
-                feet: event_feet.to_vec(),
-                walk: self.gaits[WALK].clip.clone(),
-                run: self.gaits[RUN].clip.clone(),
-            });
-        };
-        self.set_events(subset, aligned)?;
-        Ok(self)
-    }
-
-    fn set_events(
+    pub(crate) fn set_events(
         &mut self,
         subset: Vec<usize>,
         (walk, run): (Vec<Footfall>, Vec<Footfall>),
@@ -365,14 +315,6 @@ impl Locomotion {
         Ok(())
     }
 
-    #[cfg(any(test, feature = "lab"))]
-    /// The same blend with another target-bone model (default [`RootMotion::Contacts`]).
-    #[must_use]
-    pub(crate) fn with_root_motion(mut self, root_motion: RootMotion) -> Self {
-        self.root_motion = root_motion;
-        self
-    }
-
     /// The target-bone model in use.
     #[must_use]
     #[cfg(test)]
@@ -417,13 +359,6 @@ impl Locomotion {
         }
     }
 
-    #[cfg(any(test, feature = "lab"))]
-    /// The analysis of `clip`.
-    #[must_use]
-    pub(crate) fn gait(&self, clip: ClipKind) -> &Gait {
-        &self.gaits[clip.index()]
-    }
-
     /// The skeleton the clips animate.
     #[must_use]
     #[cfg(test)]
@@ -454,31 +389,6 @@ impl Locomotion {
     #[must_use]
     pub fn up(&self) -> Vec3 {
         self.gaits[WALK].up
-    }
-
-    #[cfg(any(test, feature = "lab"))]
-    /// The event feet, as indices into `Locomotion::feet`.
-    #[must_use]
-    pub(crate) fn event_feet(&self) -> &[usize] {
-        &self.event_feet
-    }
-
-    #[cfg(any(test, feature = "lab"))]
-    /// Event times of `clip` in corresponding order (event `k` of the walk and of the run are
-    /// the same footfall of the same foot), seconds in `[0, T_c)`; event 0 is the walk's
-    /// earliest.
-    #[must_use]
-    pub(crate) fn events(&self, clip: ClipKind) -> Vec<f32> {
-        let c = clip.index();
-        let t = f64::from(self.gaits[c].duration);
-        self.events[c].iter().map(|&e| (e % t) as f32).collect()
-    }
-
-    #[cfg(any(test, feature = "lab"))]
-    /// The foot (index into `Locomotion::feet`) of each event.
-    #[must_use]
-    pub(crate) fn event_foot(&self) -> &[usize] {
-        &self.event_foot
     }
 
     /// The article's step 1: `b = (v − v_w) / (v_r − v_w)`, clamped to `[0, 1]`.
@@ -646,7 +556,7 @@ impl Locomotion {
 /// them: `Some((walk, run))` in corresponding order, walk starting at its earliest, when both
 /// clips have the same cyclic sequence of feet. Among several matching rotations the one whose
 /// events sit at the most similar cycle fractions wins.
-fn align_events(
+pub(crate) fn align_events(
     walk: &Gait,
     run: &Gait,
     subset: &[usize],

@@ -17,9 +17,11 @@ mod player;
 mod pose;
 mod slide;
 
-pub use blend::{BlendMethod, Locomotion};
 #[cfg(any(test, feature = "lab"))]
-pub(crate) use blend::{ClipKind, RootMotion};
+pub(crate) use blend::RootMotion;
+#[cfg(feature = "lab")]
+pub(crate) use blend::{align_events, RUN, WALK};
+pub use blend::{BlendMethod, Locomotion};
 #[cfg_attr(not(all(feature = "gpu", feature = "gltf")), allow(unused_imports))]
 pub(crate) use clip::Channel;
 pub use clip::Clip;

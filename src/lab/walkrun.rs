@@ -7,7 +7,9 @@
 
 use std::fmt::Write as _;
 
-use crate::anim::{speed_ramp, BlendMethod, ClipKind, Locomotion, LocomotionError, RootMotion};
+use crate::anim::{
+    align_events, speed_ramp, BlendMethod, Gait, Locomotion, LocomotionError, RootMotion, RUN, WALK,
+};
 
 /// `loco` with the footfall events taken from the feet named in `names` (bone names; none: as
 /// it is).
@@ -206,4 +208,92 @@ fn foot_slide_table(s: &mut String, loco: &Locomotion, fps: f32, seconds: f32) {
         s,
         "  (walk, run: each clip alone at its own speed, for reference)"
     );
+}
+
+// The analysis the walk/run report (and the blend's unit tests) read, beside the blend rather
+// than in it: the blend itself never names a clip or reads its events back.
+
+/// One of the two clips a [`Locomotion`] blends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum ClipKind {
+    /// The slower clip (blend parameter 0).
+    Walk,
+    /// The faster clip (blend parameter 1).
+    Run,
+}
+
+crate::names::named!(ClipKind, "clip", { Walk => "walk", Run => "run" });
+
+impl ClipKind {
+    /// Position in per-clip arrays: 0 for the walk, 1 for the run.
+    #[must_use]
+    pub(crate) const fn index(self) -> usize {
+        match self {
+            Self::Walk => WALK,
+            Self::Run => RUN,
+        }
+    }
+}
+
+impl Locomotion {
+    /// The same blend with the footfalls of `event_feet` (indices into the feet given to
+    /// `Locomotion::new`) as the events.
+    ///
+    /// # Errors
+    /// [`LocomotionError::EventFeetDisagree`] when their footfall order differs between the
+    /// clips (or the list is empty or out of range), [`LocomotionError::CoincidentEvents`].
+    pub(crate) fn with_event_feet(mut self, event_feet: &[usize]) -> Result<Self, LocomotionError> {
+        let mut subset = event_feet.to_vec();
+        subset.sort_unstable();
+        subset.dedup();
+        let aligned = if subset.is_empty() || subset.iter().any(|&f| f >= self.feet.len()) {
+            None
+        } else {
+            align_events(&self.gaits[WALK], &self.gaits[RUN], &subset)
+        };
+        let Some(aligned) = aligned else {
+            return Err(LocomotionError::EventFeetDisagree {
+                feet: event_feet.to_vec(),
+                walk: self.gaits[WALK].clip.clone(),
+                run: self.gaits[RUN].clip.clone(),
+            });
+        };
+        self.set_events(subset, aligned)?;
+        Ok(self)
+    }
+
+    /// The same blend with another target-bone model (default [`RootMotion::Contacts`]).
+    #[must_use]
+    pub(crate) fn with_root_motion(mut self, root_motion: RootMotion) -> Self {
+        self.root_motion = root_motion;
+        self
+    }
+
+    /// The analysis of `clip`.
+    #[must_use]
+    pub(crate) fn gait(&self, clip: ClipKind) -> &Gait {
+        &self.gaits[clip.index()]
+    }
+
+    /// The event feet, as indices into `Locomotion::feet`.
+    #[must_use]
+    pub(crate) fn event_feet(&self) -> &[usize] {
+        &self.event_feet
+    }
+
+    /// Event times of `clip` in corresponding order (event `k` of the walk and of the run are
+    /// the same footfall of the same foot), seconds in `[0, T_c)`; event 0 is the walk's
+    /// earliest.
+    #[must_use]
+    pub(crate) fn events(&self, clip: ClipKind) -> Vec<f32> {
+        let c = clip.index();
+        let t = f64::from(self.gaits[c].duration);
+        self.events[c].iter().map(|&e| (e % t) as f32).collect()
+    }
+
+    /// The foot (index into `Locomotion::feet`) of each event.
+    #[must_use]
+    pub(crate) fn event_foot(&self) -> &[usize] {
+        &self.event_foot
+    }
 }
