@@ -1,7 +1,5 @@
 //! The walk/run blend: [`Locomotion`] (its docs describe the method).
 
-#[cfg(test)]
-use crate::lab::walkrun::ClipKind;
 use glam::Vec3;
 
 use super::{
@@ -322,27 +320,13 @@ impl Locomotion {
         self.root_motion
     }
 
-    /// `TA_c(t)`: the root displacement of clip `clip` at clip time `t` (in `[0, T_c]`).
-    #[must_use]
-    #[cfg(test)]
-    pub(crate) fn root(&self, clip: ClipKind, t: f64) -> Vec3 {
-        self.root_of(clip.index(), t)
-    }
-
-    /// Velocity of [`Locomotion::root`] at clip time `t`, per clip second.
-    #[must_use]
-    #[cfg(test)]
-    pub(crate) fn root_velocity(&self, clip: ClipKind, t: f64) -> Vec3 {
-        self.root_velocity_of(clip.index(), t)
-    }
-
     /// Both clips' durations in seconds, by per-clip array index.
     pub(super) fn durations(&self) -> [f64; 2] {
         self.gaits.each_ref().map(|g| f64::from(g.duration))
     }
 
-    /// [`Locomotion::root`] by per-clip array index.
-    pub(super) fn root_of(&self, c: usize, t: f64) -> Vec3 {
+    /// The root displacement of clip `c` (per-clip array index) at clip time `t`.
+    pub(crate) fn root_of(&self, c: usize, t: f64) -> Vec3 {
         let g = &self.gaits[c];
         match self.root_motion {
             RootMotion::Uniform => g.velocity * t as f32,
@@ -350,8 +334,8 @@ impl Locomotion {
         }
     }
 
-    /// [`Locomotion::root_velocity`] by per-clip array index.
-    pub(super) fn root_velocity_of(&self, c: usize, t: f64) -> Vec3 {
+    /// The velocity of [`Locomotion::root_of`] at clip time `t`, per clip second.
+    pub(crate) fn root_velocity_of(&self, c: usize, t: f64) -> Vec3 {
         let g = &self.gaits[c];
         match self.root_motion {
             RootMotion::Uniform => g.velocity,

@@ -7,6 +7,9 @@
 
 use std::fmt::Write as _;
 
+#[cfg(test)]
+use glam::Vec3;
+
 use crate::anim::{
     align_events, speed_ramp, BlendMethod, Gait, Locomotion, LocomotionError, RootMotion, RUN, WALK,
 };
@@ -295,5 +298,19 @@ impl Locomotion {
     #[must_use]
     pub(crate) fn event_foot(&self) -> &[usize] {
         &self.event_foot
+    }
+
+    /// `TA_c(t)`: the root displacement of clip `clip` at clip time `t` (in `[0, T_c]`).
+    #[must_use]
+    #[cfg(test)]
+    pub(crate) fn root(&self, clip: ClipKind, t: f64) -> Vec3 {
+        self.root_of(clip.index(), t)
+    }
+
+    /// Velocity of [`Locomotion::root`] at clip time `t`, per clip second.
+    #[must_use]
+    #[cfg(test)]
+    pub(crate) fn root_velocity(&self, clip: ClipKind, t: f64) -> Vec3 {
+        self.root_velocity_of(clip.index(), t)
     }
 }
