@@ -15,7 +15,7 @@
 //! | sample it | [`gpu::upload_encoded`], [`gpu::sample_frames`], `qmap_frame` in [`Wgsl::Qmap`] |
 //! | pack a glTF | [`pack::pack`] with [`qmap::SceneMaps`] |
 //! | skin a batch | [`skin::SkinVertices`], [`skin::Bone`], [`gpu::SkinPipeline`] |
-//! | draw and compare | [`gpu::Renderer`], [`render::RenderScene`], [`render::diff`] |
+//! | draw and compare (`render` feature) | `gpu::Renderer`, `render::RenderScene`, `render::diff` |
 //! | animate | [`mesh::Scene::locomotion`], [`anim::Player`] |
 //!
 //! The modules, bottom layer first (a module never imports one above it):
@@ -31,7 +31,7 @@
 //! - CPU preparation: [`mesh`] (loading, normals, MikkTSpace, seam splits, vertex streams),
 //!   [`anim`] (clips, poses, the walk/run blend), [`qmap`] (the bake, BC5/BC7, stored maps) and
 //!   [`skin`] (bones and the f64 reference);
-//! - products: [`render`] (what a lit scene is and how two renders compare) and [`pack`] (GLB
+//! - products: `render` (the `render` feature: what a lit scene is and how two renders compare) and [`pack`] (GLB
 //!   out);
 //! - [`gpu`]: the only code that uses wgpu, one stage a file, one WGSL file a stage.
 //!

@@ -81,7 +81,7 @@ impl Stage {
     ];
     /// Every module, in build order (no renderer: no lighting stage).
     #[cfg(not(feature = "render"))]
-    #[allow(dead_code)] // read by the tests, which need the renderer
+    #[allow(dead_code)] // the stage tests need the renderer; `Stage::source` reads the order
     pub(crate) const ALL: [Stage; 9] = [
         Stage::Library,
         Stage::Decode,
@@ -242,7 +242,8 @@ fn header() -> String {
     s
 }
 
-#[cfg(test)]
+// Every shader file in a stage: the lighting stage is the renderer's.
+#[cfg(all(test, feature = "render"))]
 #[path = "../../tests/unit/gpu/wgsl.rs"]
 mod tests;
 

@@ -80,7 +80,11 @@ impl SceneMaps {
     /// Maps of one's own (baked with [`super::Baker`], or read with [`EncodedMap::read_ktx2`]) for
     /// `pack`: `tangent[i]` is material i's tangent-space map, `object[j]` the object-space map of
     /// the scene's j-th primitive (meshes' primitives in order), each `None` for none; either
-    /// list may be shorter than the scene's (the rest have none).
+    /// list may be shorter than the scene's (the rest have none). Each map is sampled with the
+    /// primitive's own UVs (set 0): an object-space map baked in a layout of its own
+    /// ([`super::Repack::WhenOverlapping`] with overlapping UVs) needs `SceneMaps::new` (the
+    /// `render` feature), which writes that layout too; and each list must hold maps of its own
+    /// space (tangent-space maps in `tangent`), which is not checked.
     #[must_use]
     pub fn from_maps(tangent: Vec<Option<EncodedMap>>, object: Vec<Option<EncodedMap>>) -> Self {
         let own = |m: Option<EncodedMap>| m.map(|m| SceneMap::new(m, MapOrigin::Authored));

@@ -157,7 +157,7 @@ pub enum BcError {
     /// not made.
     #[error(
         "this build of qtangent has no BC encoder (its `bc-encode` feature is off): choose \
-         rgba8 or rgba16f, or build with `bc-encode`"
+         rgba16f (which `pack` and the readers take), or build with `bc-encode`"
     )]
     NoEncoder,
 }
