@@ -25,9 +25,9 @@
 //! - Draco and meshopt input leave `extensionsUsed`; KHR_texture_transform leaves the textures
 //!   whose transform is now in the UVs (and comes back with the UV grid's).
 //!
-//! CPU only, and no renderer: maps are made by the caller ([`SceneMaps::from_maps`] with maps
-//! of one's own; `SceneMaps::new` with the `render` feature bakes a scene's maps the way the
-//! `qtangent` command does, with the GPU as the baker's raster backend where there is one).
+//! CPU only, and no renderer: maps are made by the caller (`SceneMaps::new`, with the `render`
+//! feature, bakes a scene's maps the way the `qtangent` command does, with the GPU as the baker's
+//! raster backend where there is one; without maps `pack` needs no renderer).
 //!
 //! With the crate's default features (no `render`):
 //!
@@ -224,9 +224,8 @@ struct Frames {
 /// Writes `scene` as a GLB carrying `prepared`'s frames in `options.format` and `maps`.
 /// `prepared` holds one entry per primitive of `scene`, in [`Scene::primitives`] order (as
 /// [`Scene::prepare`] returns them); `maps` is indexed the same way (its tangent-space maps by
-/// material: entries past the file's materials are not written): [`SceneMaps::from_maps`] with
-/// maps of one's own, `SceneMaps::new` (the `render` feature) to bake what the file's normal maps
-/// hold, or [`SceneMaps::default`] for none.
+/// material: entries past the file's materials are not written): `SceneMaps::new` (the `render`
+/// feature) to bake what the file's normal maps hold, or [`SceneMaps::default`] for none.
 ///
 /// # Errors
 /// [`PackError`] naming the file: the source cannot be read again, `prepared` does not match

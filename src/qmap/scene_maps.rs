@@ -1,8 +1,8 @@
 //! A scene's quaternion maps, as `pack` embeds them and the renderer draws them: per material a
 //! tangent-space map, per mesh an object-space map, each with where it came from. Made by
-//! `SceneMaps::new` (with the `render` feature: from a [`crate::render::RenderScene`], each map
-//! from the scene's file, a folder of KTX2 files, code, or the one [`super::Baker`]) or from maps
-//! of one's own ([`SceneMaps::from_maps`]).
+//! `SceneMaps::new` (with the `render` feature: from a `render::RenderScene`, each map from the
+//! scene's file, a folder of KTX2 files, code, or the one [`super::Baker`]); `SceneMaps::default()`
+//! is none.
 
 use std::path::PathBuf;
 
@@ -74,23 +74,4 @@ pub struct SceneMaps {
     /// Per mesh (primitive), in the scene's order: its object-space map (empty when not asked
     /// for).
     pub(crate) object: Vec<Option<SceneMap>>,
-}
-
-impl SceneMaps {
-    /// Maps of one's own (baked with [`super::Baker`], or read with [`EncodedMap::read_ktx2`]) for
-    /// `pack`: `tangent[i]` is material i's tangent-space map, `object[j]` the object-space map of
-    /// the scene's j-th primitive (meshes' primitives in order), each `None` for none; either
-    /// list may be shorter than the scene's (the rest have none). Each map is sampled with the
-    /// primitive's own UVs (set 0): an object-space map baked in a layout of its own
-    /// ([`super::Repack::WhenOverlapping`] with overlapping UVs) needs `SceneMaps::new` (the
-    /// `render` feature), which writes that layout too; and each list must hold maps of its own
-    /// space (tangent-space maps in `tangent`), which is not checked.
-    #[must_use]
-    pub fn from_maps(tangent: Vec<Option<EncodedMap>>, object: Vec<Option<EncodedMap>>) -> Self {
-        let own = |m: Option<EncodedMap>| m.map(|m| SceneMap::new(m, MapOrigin::Authored));
-        Self {
-            tangent: tangent.into_iter().map(own).collect(),
-            object: object.into_iter().map(own).collect(),
-        }
-    }
 }
