@@ -420,8 +420,9 @@ export class QTangentPlugin {
 		this.mode = options.mode ?? 'gpu';
 		if ( this.mode !== 'gpu' && this.mode !== 'decode' ) throw new Error( `QTangentPlugin: mode must be 'gpu' or 'decode', not '${ this.mode }'` );
 		// WebGPURenderer runs node materials (TSL), which the GLSL patches cannot reach: refused
-		// here, in one line, rather than drawing without the frames' maps.
-		if ( options.renderer?.isWebGPURenderer ) throw new Error( 'QTangentPlugin: WebGPURenderer (node materials) is not supported yet; use WebGLRenderer' );
+		// here, in one line, rather than drawing without the frames' maps (qtangent-three/webgpu
+		// is the plugin for it).
+		if ( options.renderer?.isWebGPURenderer && ! new.target.nodeMaterials ) throw new Error( 'QTangentPlugin: WebGPURenderer draws node materials, which this plugin\'s GLSL patches cannot reach; import QTangentPlugin from qtangent-three/webgpu' );
 		this.renderer = options.renderer;
 		this.ktx2Loader = options.ktx2Loader;
 		this.useMaps = options.maps ?? true;
@@ -503,6 +504,13 @@ export class QTangentPlugin {
 		t.colorSpace = NoColorSpace;
 		t.needsUpdate = true;
 		return t;
+
+	}
+
+	/** A two-layer map's second texture (the twist's (z, w)), or undefined. */
+	_twistOf( texture ) {
+
+		return TWIST_LAYERS.get( texture.source );
 
 	}
 

@@ -89,10 +89,30 @@ assert.equal( back.getRoot().listTextures().length, 1, 'the PNG fallback is drop
 console.log( 'glTF-Transform: QTANGENT_frames written as specified and read back' );
 
 // The plugin's refusals, each one line: WebGPURenderer (node materials, which the GLSL patches
-// cannot reach) and an unknown mode.
-assert.throws( () => new QTangentPlugin( {}, { renderer: { isWebGPURenderer: true } } ), /^Error: QTangentPlugin: WebGPURenderer \(node materials\) is not supported yet; use WebGLRenderer$/ );
+// cannot reach: qtangent-three/webgpu's plugin is for it) and an unknown mode.
+assert.throws( () => new QTangentPlugin( {}, { renderer: { isWebGPURenderer: true } } ), /^Error: QTangentPlugin: WebGPURenderer draws node materials, which this plugin's GLSL patches cannot reach; import QTangentPlugin from qtangent-three\/webgpu$/ );
 assert.throws( () => new QTangentPlugin( {}, { mode: 'shader' } ), /mode must be 'gpu' or 'decode', not 'shader'/ );
 console.log( 'plugin: WebGPURenderer and an unknown mode refused in one line' );
+
+// qtangent-three/webgpu (three.js r185 and newer: TSL's negateOnBackSide): WebGPURenderer taken,
+// the frames decoded on load (its one mode; 'gpu' refused in one line), and the compressed formats
+// asked of WebGPURenderer's backend: the WebGL2 backend's extensions, WebGPU's one BC feature.
+if ( Number( REVISION ) >= 185 ) {
+
+	const { QTangentPlugin: NodePlugin } = await import( '../src/three-webgpu.js' );
+	const extensions = new Set( [ 'EXT_texture_compression_rgtc' ] );
+	const webgl2 = { isWebGPURenderer: true, backend: { isWebGLBackend: true, extensions } };
+	const plugin = new NodePlugin( {}, { renderer: webgl2 } );
+	assert.equal( plugin.mode, 'decode' );
+	assert.equal( plugin._hasExtension( 'EXT_texture_compression_rgtc' ), true );
+	assert.equal( plugin._hasExtension( 'EXT_texture_compression_bptc' ), false );
+	const webgpu = { isWebGPURenderer: true, backend: {}, hasFeature: ( f ) => f === 'texture-compression-bc' };
+	assert.equal( new NodePlugin( {}, { renderer: webgpu } )._hasExtension( 'EXT_texture_compression_bptc' ), true );
+	assert.equal( new NodePlugin( {}, { renderer: webgpu, textureCompression: false } )._hasExtension( 'EXT_texture_compression_rgtc' ), false );
+	assert.throws( () => new NodePlugin( {}, { mode: 'gpu' } ), /^Error: qtangent-three\/webgpu: mode 'gpu': with node materials the frames are decoded on load \(mode 'decode'\); the vertex-shader decode \('gpu'\) is qtangent-three\/three's, for WebGLRenderer$/ );
+	console.log( 'webgpu plugin: WebGPURenderer taken, frames decoded on load, compressed formats asked of the backend' );
+
+}
 
 // Every shader patch on every lit three.js shader (prints its own line).
 await import( './patch.mjs' );

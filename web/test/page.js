@@ -12,7 +12,21 @@ import { decodeQTangent, toFrame } from '../src/decode.js';
 // The three.js release served (the browser test runs on the newest and the oldest supported).
 window.qtThreeRevision = THREE.REVISION;
 const canvas = document.getElementById( 'c' );
-const renderer = new THREE.WebGLRenderer( { canvas, antialias: true, preserveDrawingBuffer: true } );
+// ?renderer=webgpu: three.js' WebGPURenderer on its WebGL2 backend (node materials) and
+// qtangent-three/webgpu's plugin; otherwise WebGLRenderer and qtangent-three/three's.
+const nodes = new URLSearchParams( location.search ).get( 'renderer' ) === 'webgpu';
+let renderer, Plugin = QTangentPlugin, tsl;
+if ( nodes ) {
+
+	const { WebGPURenderer } = await import( 'three/webgpu' );
+	tsl = await import( 'three/tsl' );
+	renderer = new WebGPURenderer( { canvas, antialias: true, forceWebGL: true } );
+	await renderer.init();
+	window.qtBackend = renderer.backend.isWebGLBackend ? 'WebGL2' : 'WebGPU';
+	( { QTangentPlugin: Plugin } = await import( '../src/three-webgpu.js' ) );
+
+} else renderer = new THREE.WebGLRenderer( { canvas, antialias: true, preserveDrawingBuffer: true } );
+
 renderer.setPixelRatio( 1 );
 renderer.setSize( 512, 512, false );
 const ktx2 = new KTX2Loader().setTranscoderPath( '/node_modules/three/examples/jsm/libs/basis/' ).detectSupport( renderer );
@@ -21,8 +35,26 @@ const ktx2 = new KTX2Loader().setTranscoderPath( '/node_modules/three/examples/j
 async function load( url, plugin ) {
 
 	const loader = new GLTFLoader().setKTX2Loader( ktx2 ).setMeshoptDecoder( MeshoptDecoder );
-	if ( plugin ) loader.register( ( parser ) => new QTangentPlugin( parser, { renderer, ktx2Loader: ktx2, ...plugin } ) );
+	// The WebGPU plugin decodes the frames on load (its only mode).
+	const options = nodes ? { ...plugin, mode: undefined } : plugin;
+	if ( plugin ) loader.register( ( parser ) => new Plugin( parser, { renderer, ktx2Loader: ktx2, ...options } ) );
 	return loader.loadAsync( url );
+
+}
+
+/** The `debugNormal` picture with node materials: the shading normal (view space) as rgb = n·½ + ½. */
+function debugNormalNodes( gltf ) {
+
+	gltf.scene.traverse( ( o ) => {
+
+		if ( ! o.material ) return;
+		const m = o.material.isNodeMaterial ? o.material : renderer.library.fromMaterial( o.material );
+		// The renderer's output transform (linear to sRGB) undone first, so the canvas holds n·½ + ½.
+		m.fragmentNode = tsl.vec4( tsl.sRGBTransferEOTF( tsl.normalView.normalize().mul( 0.5 ).add( 0.5 ) ), 1 );
+		m.needsUpdate = true;
+		o.material = m;
+
+	} );
 
 }
 
@@ -81,6 +113,22 @@ function boxOf( object ) {
 
 function pixels() {
 
+	if ( nodes ) {
+
+		// WebGPURenderer's canvas read through a 2D canvas, rows turned bottom first as readPixels'.
+		const c2 = document.createElement( 'canvas' );
+		c2.width = c2.height = 512;
+		const ctx = c2.getContext( '2d' );
+		ctx.translate( 0, 512 );
+		ctx.scale( 1, - 1 );
+		ctx.drawImage( canvas, 0, 0 );
+		const data = new Uint8Array( ctx.getImageData( 0, 0, 512, 512 ).data.buffer );
+		let s = '';
+		for ( let i = 0; i < data.length; i += 0x8000 ) s += String.fromCharCode.apply( null, data.subarray( i, i + 0x8000 ) );
+		return btoa( s );
+
+	}
+
 	const gl = renderer.getContext();
 	const data = new Uint8Array( 512 * 512 * 4 );
 	gl.readPixels( 0, 0, 512, 512, gl.RGBA, gl.UNSIGNED_BYTE, data );
@@ -98,7 +146,8 @@ window.qt = {
 		const gltf = await load( url, plugin );
 		// `debugNormal`: each material draws its shading normal (view space, after the normal map
 		// or the plugin's map), rgb = n·½ + ½, instead of its lit colour: the frame stage alone.
-		if ( debugNormal ) gltf.scene.traverse( ( o ) => {
+		if ( debugNormal && nodes ) debugNormalNodes( gltf );
+		else if ( debugNormal ) gltf.scene.traverse( ( o ) => {
 
 			if ( ! o.material ) return;
 			const m = o.material;

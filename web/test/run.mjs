@@ -51,20 +51,30 @@ const messages = [];
 const result = { renders: [], timing: [], viewer: [], messages, skipped: [] };
 // QTANGENT_SKIP_VARIANTS: variant names not drawn (comma-separated), listed in `skipped`.
 const skip = ( process.env.QTANGENT_SKIP_VARIANTS ?? '' ).split( ',' ).filter( Boolean );
+// QTANGENT_RENDERER=webgpu: the pictures drawn by WebGPURenderer (node materials) on its WebGL2
+// backend through qtangent-three/webgpu. The checks that are not the renderer's (the BC5 decoder
+// against WebGL's, glTF-Transform's functions, the frame times, the WebGL viewer) are the WebGL
+// run's.
+const nodes = process.env.QTANGENT_RENDERER === 'webgpu';
+result.renderer = nodes ? 'WebGPURenderer' : 'WebGLRenderer';
 try {
 
-	const page = await open( browser, `${ base }/test/page.html`, messages );
+	const page = await open( browser, `${ base }/test/page.html${ nodes ? '?renderer=webgpu' : '' }`, messages );
 	await page.waitForFunction( 'window.qtReady === true', { timeout: 60000 } );
 	result.webgl = await page.evaluate( () => {
 
 		const gl = document.getElementById( 'c' ).getContext( 'webgl2' );
 		const info = gl.getExtension( 'WEBGL_debug_renderer_info' );
-		return { renderer: info ? gl.getParameter( info.UNMASKED_RENDERER_WEBGL ) : gl.getParameter( gl.RENDERER ), extensions: gl.getSupportedExtensions(), three: window.qtThreeRevision };
+		return { renderer: info ? gl.getParameter( info.UNMASKED_RENDERER_WEBGL ) : gl.getParameter( gl.RENDERER ), extensions: gl.getSupportedExtensions(), three: window.qtThreeRevision, backend: window.qtBackend };
 
 	} );
 	result.decoders = await page.evaluate( ( t ) => window.qt.checkDecoders( t ), frames );
-	result.bc5 = await page.evaluate( () => window.qt.checkBc5( 256, 0x62633521 ) );
-	result.bc5Unorm = await page.evaluate( () => window.qt.checkBc5( 256, 0x62633522, true ) );
+	if ( ! nodes ) {
+
+		result.bc5 = await page.evaluate( () => window.qt.checkBc5( 256, 0x62633521 ) );
+		result.bc5Unorm = await page.evaluate( () => window.qt.checkBc5( 256, 0x62633522, true ) );
+
+	}
 
 	// The glTF-Transform round trips, in node, before the pictures that read them.
 	for ( const c of cases.renders ) for ( const v of c.variants ) {
@@ -74,7 +84,7 @@ try {
 	}
 
 	// What each common glTF-Transform function does to _QTANGENT (docs/WEB.md's table).
-	if ( cases.functions ) result.functions = await functionsTable( join( fixtures, cases.functions ) );
+	if ( cases.functions && ! nodes ) result.functions = await functionsTable( join( fixtures, cases.functions ) );
 
 	const background = BACKGROUND;
 	for ( const c of cases.renders ) {
@@ -104,7 +114,7 @@ try {
 		}
 
 		result.renders.push( row );
-		if ( c.timing ) {
+		if ( c.timing && ! nodes ) {
 
 			const list = [ { url: `/files/${ c.source }`, plugin: null }, ...c.variants.filter( ( v ) => c.timing.includes( v.name ) ).map( ( v ) => ( { url: `/files/${ v.file }`, plugin: v.plugin } ) ) ];
 			const ms = await page.evaluate( ( l, rounds, n ) => window.qt.timing( l, rounds, n ),
@@ -120,7 +130,7 @@ try {
 	await page.close();
 
 	// The viewer: each mode of each file shows the model.
-	for ( const v of cases.viewer ) {
+	for ( const v of nodes ? [] : cases.viewer ) {
 
 		const vp = await open( browser, `${ base }/viewer.html?file=/files/${ v.file }&mode=${ v.mode }`, messages );
 		await vp.waitForFunction( 'window.viewerReady === true || window.viewerError', { timeout: 300000 } );

@@ -9,6 +9,9 @@ import { formatByName as byName } from 'qtangent-three/formats';
 import { decodeQTangent as decodeOne } from 'qtangent-three/decode';
 import { EXTENSION, GLSL_DECODE, GLSL_MAP, MapDecode, QTangentPlugin, decodeBc5, gpuBytes, patchShader } from 'qtangent-three/three';
 import type { QTangentPluginOptions } from 'qtangent-three/three';
+import { QTangentPlugin as NodePlugin } from 'qtangent-three/webgpu';
+import type { QTangentPluginOptions as NodePluginOptions } from 'qtangent-three/webgpu';
+import { WebGPURenderer } from 'three/webgpu';
 import { QTANGENT_FRAMES, QTangentFrames, QTangentMaterial, QTangentPrimitive } from 'qtangent-three/gltf-transform';
 import { Document, NodeIO } from '@gltf-transform/core';
 import { Scene, WebGLRenderer } from 'three';
@@ -39,6 +42,16 @@ loader.register( ( parser ) => new QTangentPlugin( parser, options ) );
 const scene = new Scene();
 const gpu = gpuBytes( scene );
 console.log( EXTENSION, MapDecode.NORMAL, GLSL_DECODE.length + GLSL_MAP.length, gpu.framesPerVertex, decodeBc5( new Uint8Array( 16 ), 4, 4 ).length, typeof patchShader, wrong, badMode );
+
+// three.js' WebGPURenderer: the node-material plugin, frames decoded on load.
+const nodeRenderer = new WebGPURenderer();
+const nodeOptions: NodePluginOptions = { renderer: nodeRenderer, mode: 'decode', maps: true };
+// @ts-expect-error: with node materials the frames are decoded on load; 'gpu' is WebGL's.
+const nodeGpu: NodePluginOptions = { mode: 'gpu' };
+// @ts-expect-error: the node-material plugin takes WebGPURenderer, not WebGLRenderer.
+const nodeWebGL: NodePluginOptions = { renderer };
+new GLTFLoader().register( ( parser ) => new NodePlugin( parser, nodeOptions ) );
+console.log( nodeGpu, nodeWebGL );
 
 // glTF-Transform: the extension, its properties.
 const io = new NodeIO().registerExtensions( [ QTangentFrames ] );
