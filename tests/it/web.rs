@@ -937,7 +937,11 @@ fn assert_browser_result(
     }
     eprintln!("web: frame times {}", result["timing"]);
     let nodes = three == Three::NodeMaterials;
-    assert_decoders_and_console(result, table["frames"].as_array().map_or(0, Vec::len), nodes);
+    assert_decoders_and_console(
+        result,
+        table["frames"].as_array().map_or(0, Vec::len),
+        nodes,
+    );
     assert_identical_pictures(result, nodes);
     // glTF-Transform's functions run in node, once (the WebGL runs).
     if !nodes {
