@@ -221,7 +221,3 @@ impl QTangent {
         }
     }
 }
-
-#[cfg(all(test, feature = "default", feature = "render"))]
-#[path = "../tests/unit/frame.rs"]
-mod tests;

@@ -10,6 +10,7 @@ mod animate_cli;
 mod assets;
 mod docs;
 mod encodings;
+mod frame_api;
 mod gpu_context;
 mod layers;
 mod mesh_mutations;
