@@ -1261,6 +1261,11 @@ fn the_package_installs_from_its_tarball_and_its_types_check() {
         dir,
         &["install", "--no-audit", "--no-fund", "--prefer-offline"],
     );
+    // The licences travel with the package (`files`).
+    for licence in ["LICENSE-MIT", "LICENSE-APACHE"] {
+        let installed = dir.join("node_modules/qtangent-three").join(licence);
+        assert!(installed.is_file(), "{} is not in the tarball", licence);
+    }
     import_every_export(dir);
     type_check_example_and_readme(&web, dir);
 }

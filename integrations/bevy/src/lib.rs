@@ -48,6 +48,10 @@ use bevy::prelude::*;
 use bevy::world_serialization::WorldAssetRoot;
 
 pub use material::{DebugView, QTangentExtension, frame_attribute};
+/// The `_QTANGENT` formats ([`frame_attribute`] takes one) and how a map's texels become a
+/// quaternion ([`QTangentExtension::decode`]): qtangent's own, re-exported so that a plugin user
+/// needs no qtangent dependency of their own to name them.
+pub use qtangent::{Format, qmap::MapDecode};
 
 /// The material of primitives with qtangent frames in [`Mode::Gpu`].
 pub type QTangentMaterial = ExtendedMaterial<StandardMaterial, QTangentExtension>;
