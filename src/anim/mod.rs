@@ -8,7 +8,7 @@
 //! The GPU side is [`crate::skin`] (bones as quaternion + translation + uniform scale) and
 //! [`crate::gpu::SkinPipeline`] (the compute kernel).
 
-mod blend;
+pub(crate) mod blend;
 mod clip;
 mod error;
 mod gait;
@@ -19,8 +19,6 @@ mod slide;
 
 #[cfg(any(test, feature = "lab"))]
 pub(crate) use blend::RootMotion;
-#[cfg(feature = "lab")]
-pub(crate) use blend::{align_events, RUN, WALK};
 pub use blend::{BlendMethod, Locomotion};
 #[cfg_attr(not(all(feature = "gpu", feature = "gltf")), allow(unused_imports))]
 pub(crate) use clip::Channel;
@@ -33,8 +31,6 @@ pub use gait::Gait;
 pub(crate) use gait::GaitSettings;
 pub use player::{LocoFrame, Player};
 pub(crate) use pose::{blend_poses, Skeleton};
-#[cfg(feature = "lab")]
-pub(crate) use slide::slide_summary;
 pub use slide::speed_ramp;
 pub(crate) use slide::FootSlide;
 pub(crate) use slide::{foot_slide, ContactRule};

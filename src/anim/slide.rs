@@ -37,15 +37,6 @@ pub(crate) struct FootSlide {
     pub(crate) contact_frames: usize,
 }
 
-/// Mean over feet of [`FootSlide::mean`], and the largest [`FootSlide::max`].
-#[must_use]
-#[cfg_attr(not(feature = "lab"), allow(dead_code))]
-pub(crate) fn slide_summary(slides: &[FootSlide]) -> (f32, f32) {
-    let mean = slides.iter().map(|s| s.mean).sum::<f32>() / slides.len().max(1) as f32;
-    let max = slides.iter().map(|s| s.max).fold(0.0, f32::max);
-    (mean, max)
-}
-
 /// Foot slide: the horizontal world speed of each foot while it is down. The step from frame
 /// `n − 1` to `n` counts for a foot when the foot is down on both frames by `rule` (the same
 /// for every method); its speed is the horizontal part (orthogonal to `up`) of the foot's

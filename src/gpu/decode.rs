@@ -58,9 +58,11 @@ pub struct DecodePipeline {
 /// A batch uploaded and bound, ready to dispatch any number of times (the benchmark reuses it).
 pub(crate) struct DecodeBatch {
     groups: [u32; 2],
+    /// Bytes of packed input (the stream as uploaded, padding included): the lab's batch size.
     #[cfg_attr(not(feature = "lab"), allow(dead_code))]
-    input_bytes: u64,
-    output: wgpu::Buffer,
+    pub(crate) input_bytes: u64,
+    /// The decoded frames, 48 bytes each.
+    pub(crate) output: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
     pipeline: wgpu::ComputePipeline,
 }
@@ -201,20 +203,6 @@ impl DecodePipeline {
 }
 
 impl DecodeBatch {
-    /// Bytes of packed input (the stream as uploaded, padding included).
-    #[must_use]
-    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
-    pub(crate) fn input_bytes(&self) -> u64 {
-        self.input_bytes
-    }
-
-    /// Bytes of decoded output (48 per frame).
-    #[must_use]
-    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
-    pub(crate) fn output_bytes(&self) -> u64 {
-        self.output.size()
-    }
-
     /// Fills the output with all-ones words (NaN as f32).
     pub(crate) fn poison(&self, ctx: &GpuContext) {
         kit::poison(&ctx.queue, &self.output);

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
 use image::RgbaImage;
 
-use crate::mesh::procedural::{self, plate};
+use crate::lab::shapes::{self, plate};
 use crate::mesh::{self, MeshError, Prepared, Primitive};
 use crate::qmap::{self, texel, MapFormat, NormalMap, QuatMap, Raster, TexelKind};
 use crate::render::MaterialUniforms;
@@ -31,10 +31,10 @@ use crate::render::{MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh
 #[must_use]
 pub fn demo_meshes() -> [mesh::Primitive; 4] {
     [
-        procedural::cube(),
-        procedural::uv_sphere(64, 32),
+        shapes::cube(),
+        shapes::uv_sphere(64, 32),
         Primitive::torus(1.0, 0.35, 96, 48),
-        procedural::mirrored_quad_pair(),
+        shapes::mirrored_quad_pair(),
     ]
 }
 
@@ -61,7 +61,7 @@ pub fn default_scene() -> Result<RenderScene, SceneError> {
             map: MapSource::Bake { size: 512 },
         },
         SceneMesh {
-            mesh: prepare(procedural::uv_sphere(96, 48))?,
+            mesh: prepare(shapes::uv_sphere(96, 48))?,
             material: 1,
             map: MapSource::Bake { size: 512 },
         },

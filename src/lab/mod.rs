@@ -26,6 +26,8 @@ pub mod frame_diff;
 pub mod maps;
 #[cfg(feature = "gpu")]
 pub mod readback;
+#[cfg(feature = "pipeline")]
+pub(crate) mod shapes;
 #[cfg(feature = "gpu")]
 pub mod skin_matrix;
 #[cfg(feature = "pipeline")]
@@ -117,7 +119,7 @@ pub fn time_decode_dispatch(
 ) -> Result<(f64, u64), crate::gpu::GpuError> {
     let batch = pipeline.prepare(ctx, format, packed, count)?;
     let seconds = time(&|e, ts| batch.encode(e, ts))?;
-    Ok((seconds, batch.input_bytes() + batch.output_bytes()))
+    Ok((seconds, batch.input_bytes + batch.output.size()))
 }
 
 #[cfg(all(test, feature = "default", feature = "render"))]

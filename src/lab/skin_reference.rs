@@ -2,11 +2,13 @@
 //! factor, dual quaternions, and the frame-angle measure (see the [`crate::skin`] module docs for the
 //! methods).
 
-use glam::{DMat3, DQuat, DVec3, Vec3};
+use glam::{DMat3, DQuat, DVec3, Mat4, Vec3};
 
 use crate::format::SNORM16_NEAREST_BOUND_DEG;
 use crate::frame::QTangent;
-use crate::skin::{Bone, PackedInfluences, SkinMethod, SkinVertices, SkinnedVertex};
+use crate::skin::{
+    Bone, PackedInfluences, SkinMethod, SkinVertices, SkinnedVertex, MAX_INFLUENCES,
+};
 
 /// Skinning of one vertex in f64: the reference.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -15,6 +17,56 @@ pub(crate) struct Reference {
     pub(crate) position: DVec3,
     /// Skinned frame: the blend's rotation times the input's, its reflection unchanged.
     pub(crate) frame: DQuat,
+}
+
+// What only the lab reads of the skinning types (kept here, out of the product's `skin`).
+impl PackedInfluences {
+    /// The influences with a non-zero weight: joint index and renormalised weight in f64.
+    pub(crate) fn iter_f64(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
+        let w = self.weights_f64();
+        (0..MAX_INFLUENCES)
+            .filter(|&k| self.weights[k] > 0)
+            .map(move |k| (usize::from(self.joints[k]), w[k]))
+    }
+
+    /// The renormalised weights in f64 (what the kernel computes in f32).
+    #[must_use]
+    pub(crate) fn weights_f64(&self) -> [f64; MAX_INFLUENCES] {
+        let total: f64 = self.weights.iter().map(|&w| f64::from(w)).sum();
+        self.weights.map(|w| f64::from(w) / total)
+    }
+}
+
+impl SkinVertices {
+    /// A copy whose every rest position is moved by `f` (frames and influences kept): another
+    /// instance of the same rig with its own shape.
+    #[must_use]
+    pub(crate) fn map_positions(&self, f: impl FnMut(Vec3) -> Vec3) -> Self {
+        let mut copy = self.clone();
+        copy.positions = self.positions.iter().copied().map(f).collect();
+        copy
+    }
+
+    /// The rest position of vertex `v`.
+    ///
+    /// # Panics
+    /// If `v >= len()`.
+    #[must_use]
+    pub(crate) fn position(&self, v: usize) -> Vec3 {
+        self.positions[v]
+    }
+}
+
+impl Bone {
+    /// The bone as a matrix.
+    #[must_use]
+    pub(crate) fn to_mat4(self) -> Mat4 {
+        Mat4::from_scale_rotation_translation(
+            Vec3::splat(self.scale()),
+            self.rotation(),
+            self.translation(),
+        )
+    }
 }
 
 fn dquat(b: &Bone) -> DQuat {

@@ -10,9 +10,9 @@ use std::fmt::Write as _;
 #[cfg(test)]
 use glam::Vec3;
 
-use crate::anim::{
-    align_events, speed_ramp, BlendMethod, Gait, Locomotion, LocomotionError, RootMotion, RUN, WALK,
-};
+use crate::anim::blend::{align_events, RUN, WALK};
+use crate::anim::FootSlide;
+use crate::anim::{speed_ramp, BlendMethod, Gait, Locomotion, LocomotionError, RootMotion};
 
 /// `loco` with the footfall events taken from the feet named in `names` (bone names; none: as
 /// it is).
@@ -60,7 +60,7 @@ pub fn foot_slide_by_method(
         .into_iter()
         .map(|method| {
             let frames = loco.simulate(method, speeds, dt);
-            let (mean, max) = crate::anim::slide_summary(&loco.foot_slide(&frames, dt));
+            let (mean, max) = slide_summary(&loco.foot_slide(&frames, dt));
             (method, mean, max)
         })
         .collect()
@@ -203,7 +203,7 @@ fn foot_slide_table(s: &mut String, loco: &Locomotion, fps: f32, seconds: f32) {
                 );
                 let _ = write!(s, " {cell:>24}");
             }
-            let (mean, max) = crate::anim::slide_summary(slides);
+            let (mean, max) = slide_summary(slides);
             let _ = writeln!(s, " {:>16}", format!("{mean:.1} / {max:.1}"));
         }
     }
@@ -313,4 +313,12 @@ impl Locomotion {
     pub(crate) fn root_velocity(&self, clip: ClipKind, t: f64) -> Vec3 {
         self.root_velocity_of(clip.index(), t)
     }
+}
+
+/// Mean over feet of `FootSlide::mean`, and the largest `FootSlide::max`.
+#[must_use]
+pub(crate) fn slide_summary(slides: &[FootSlide]) -> (f32, f32) {
+    let mean = slides.iter().map(|s| s.mean).sum::<f32>() / slides.len().max(1) as f32;
+    let max = slides.iter().map(|s| s.max).fold(0.0, f32::max);
+    (mean, max)
 }

@@ -22,7 +22,6 @@ mod load_gltf;
 #[cfg(feature = "obj")]
 mod load_obj;
 pub(crate) mod normals;
-pub(crate) mod procedural;
 #[cfg(any(feature = "gltf", feature = "obj"))]
 mod repair;
 pub(crate) mod tangents;

@@ -191,12 +191,6 @@ pub enum SceneError {
 /// 512² resolves the vertex-frame interpolation of the shared meshes to within the 40 dB the
 /// render tests ask for (256² does not on the duck: 35 dB).
 pub(crate) const MIN_BAKE_SIZE: u32 = 512;
-/// Padding rings of the maps the renderer bakes. Minified, a map is read from its mips, where
-/// level k has 2⁻ᵏ of the padding: 16 rings keep a 4-texel margin at level 2 (a quarter of the
-/// normal map's resolution), so island edges read their own frames rather than a neighbour
-/// island's or background.
-#[cfg_attr(not(feature = "lab"), allow(dead_code))]
-pub(crate) const RENDER_PADDING: u32 = 16;
 /// Largest side chosen automatically (the bake itself allows more).
 pub(crate) const MAX_AUTO_BAKE_SIZE: u32 = 4096;
 

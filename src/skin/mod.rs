@@ -188,17 +188,6 @@ impl Bone {
         self.translation_scale[3]
     }
 
-    /// The bone as a matrix.
-    #[must_use]
-    #[cfg(any(test, feature = "lab"))]
-    pub(crate) fn to_mat4(self) -> Mat4 {
-        Mat4::from_scale_rotation_translation(
-            Vec3::splat(self.scale()),
-            self.rotation(),
-            self.translation(),
-        )
-    }
-
     /// Decomposes an affine matrix (the bottom row is ignored) into a bone.
     ///
     /// # Errors
@@ -380,23 +369,6 @@ impl PackedInfluences {
         }
         Ok((out, dropped))
     }
-
-    /// The influences with a non-zero weight: joint index and renormalised weight in f64.
-    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
-    pub(crate) fn iter_f64(&self) -> impl Iterator<Item = (usize, f64)> + '_ {
-        let w = self.weights_f64();
-        (0..MAX_INFLUENCES)
-            .filter(|&k| self.weights[k] > 0)
-            .map(move |k| (usize::from(self.joints[k]), w[k]))
-    }
-
-    /// The renormalised weights in f64 (what the kernel computes in f32).
-    #[must_use]
-    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
-    pub(crate) fn weights_f64(&self) -> [f64; MAX_INFLUENCES] {
-        let total: f64 = self.weights.iter().map(|&w| f64::from(w)).sum();
-        self.weights.map(|w| f64::from(w) / total)
-    }
 }
 
 /// A skinned mesh's vertices in the packed layout: rest position, qtangent (in any [`Format`];
@@ -517,27 +489,6 @@ impl SkinVertices {
             &p.weights,
             joint_count,
         )
-    }
-
-    /// A copy whose every rest position is moved by `f` (frames and influences kept): another
-    /// instance of the same rig with its own shape.
-    #[must_use]
-    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
-    pub(crate) fn map_positions(&self, f: impl FnMut(Vec3) -> Vec3) -> Self {
-        Self {
-            positions: self.positions.iter().copied().map(f).collect(),
-            ..self.clone()
-        }
-    }
-
-    /// The rest position of vertex `v`.
-    ///
-    /// # Panics
-    /// If `v >= len()`.
-    #[must_use]
-    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
-    pub(crate) fn position(&self, v: usize) -> Vec3 {
-        self.positions[v]
     }
 
     #[cfg_attr(not(feature = "gpu"), allow(dead_code))]

@@ -12,7 +12,8 @@ use glam::{Quat, Vec3};
 use serde_json::json;
 
 use crate::gltf::Builder;
-use crate::mesh::{procedural, Primitive};
+use crate::lab::shapes;
+use crate::mesh::Primitive;
 use crate::qmap::NormalMap;
 
 /// The normal maps' size: the clear-coat test scene's, where the readers lost most.
@@ -113,7 +114,7 @@ pub(super) fn ribbed() -> Builder {
     let leather = material(&mut b, "wrinkled", wrinkled, [0.25, 0.3, 0.45], 0.0, 0.4);
     // The sphere's u runs around its axis: ribs along u are meridians; turned 90° about z, its
     // axis lies along x and the meridian ribs read as rings seen from the front.
-    let sphere = procedural::uv_sphere(128, 64);
+    let sphere = shapes::uv_sphere(128, 64);
     let torus = Primitive::torus(0.7, 0.3, 128, 64);
     let objects: [(&str, Primitive, usize, Vec3, Quat); 3] = [
         (

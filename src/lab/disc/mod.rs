@@ -4,7 +4,7 @@
 //!
 //! # The disc
 //!
-//! A flat metal plate (`crate::mesh::procedural::plate`) whose anisotropy texture holds, in the tangent
+//! A flat metal plate (`crate::lab::shapes::plate`) whose anisotropy texture holds, in the tangent
 //! plane's (t, b) basis with p = (u − ½, −(v − ½)) (glTF UVs run down while b points up):
 //!
 //! - r < `CIRCLES`: grooves in **circles** about the centre;
@@ -39,8 +39,8 @@ use std::f32::consts::{FRAC_PI_4, PI};
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use image::RgbaImage;
 
+use crate::lab::shapes::plate;
 use crate::lab::LabError;
-use crate::mesh::procedural::plate;
 use crate::mesh::MeshError;
 use crate::qmap::anisotropy::DirectionField;
 use crate::qmap::NormalMap;

@@ -13,8 +13,13 @@ use crate::qmap::{
     Baker, Bc7Quality, BcEncoder, CpuRaster, EncodedMap, Encoding, MapFormat, MapOptions, MapSpace,
     NormalMap, ObjectInput, QuatMap, RasterStages, Repack, TexelKind,
 };
-use crate::render::scene::RENDER_PADDING;
 use crate::render::{MapSource, RenderScene};
+
+/// Padding rings of the maps the renderer bakes. Minified, a map is read from its mips, where
+/// level k has 2⁻ᵏ of the padding: 16 rings keep a 4-texel margin at level 2 (a quarter of the
+/// normal map's resolution), so island edges read their own frames rather than a neighbour
+/// island's or background.
+const RENDER_PADDING: u32 = 16;
 
 /// One size's rows of the bake-time table.
 pub(super) struct BakeTiming<'a> {

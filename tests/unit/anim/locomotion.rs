@@ -9,11 +9,10 @@ use crate::common;
 
 use glam::{Quat, Vec3, Vec4};
 use qtangent::anim::{
-    slide_summary, speed_ramp, BlendMethod, Channel, Clip, FootSlide, Gait, GaitSettings,
-    Interpolation, LocoFrame, Locomotion, LocomotionError, Property, RootMotion, Skeleton,
-    Transform,
+    speed_ramp, BlendMethod, Channel, Clip, FootSlide, Gait, GaitSettings, Interpolation,
+    LocoFrame, Locomotion, LocomotionError, Property, RootMotion, Skeleton, Transform,
 };
-use qtangent::lab::walkrun::ClipKind;
+use qtangent::lab::walkrun::{slide_summary, ClipKind};
 use qtangent::mesh;
 
 /// Index of the walk in per-clip arrays (`Locomotion::gaits`, `LocoFrame::clip_times`).

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use qtangent::mesh::procedural;
+use qtangent::lab::shapes;
 use qtangent::Format;
 
 use crate::common;
@@ -23,7 +23,7 @@ fn tempdir() -> tempfile::TempDir {
 /// A unit cube with normals, tangents (MikkTSpace's, so w = ±1 and unit vectors), UVs and a
 /// material with a 16² normal map: every part of a file `pack` reads.
 fn textured_cube() -> GltfFile {
-    let prepared = procedural::cube()
+    let prepared = shapes::cube()
         .prepare()
         .unwrap_or_else(|e| panic!("the cube prepares: {e}"));
     GltfFile::single(GltfPrimitive::from_prepared(&prepared).with_material(0))
@@ -117,7 +117,7 @@ fn a_missing_external_image_is_an_error() {
 /// face UVs, one normal per face.
 fn textured_cube_obj(dir: &Path) -> PathBuf {
     let mut obj = String::from("mtllib cube.mtl\nusemtl bumpy\n");
-    let prim = procedural::cube();
+    let prim = shapes::cube();
     for p in &prim.positions {
         obj.push_str(&format!("v {} {} {}\n", p.x, p.y, p.z));
     }

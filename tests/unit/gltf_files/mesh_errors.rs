@@ -577,7 +577,7 @@ fn node_graphs_that_are_not_forests_and_infinite_transforms() {
 /// glTF 2.0 §3.7.2.1: without normals, supplied tangents must be ignored.
 #[test]
 fn tangents_without_normals_are_ignored() {
-    let mut p = qtangent::mesh::procedural::mirrored_quad_pair();
+    let mut p = qtangent::lab::shapes::mirrored_quad_pair();
     p.tangents = Some(vec![glam::Vec4::new(0.0, 1.0, 0.0, 1.0); 6]);
     let with_normals = p.prepare().unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(

@@ -21,7 +21,7 @@ use glam::{Vec2, Vec3, Vec4};
 use image::RgbaImage;
 use qtangent::gpu::{GpuScene, Renderer, View};
 use qtangent::lab::disc::{self, RgLayout};
-use qtangent::mesh::procedural::plate;
+use qtangent::lab::shapes::plate;
 use qtangent::mesh::{self, Prepared};
 use qtangent::qmap::MapFormat;
 use qtangent::qmap::MapOptions;

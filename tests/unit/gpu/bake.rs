@@ -23,7 +23,7 @@ use crate::common;
 
 use glam::{DVec2, Vec2};
 use qtangent::gpu::{GpuContext, GpuError};
-use qtangent::mesh::procedural;
+use qtangent::lab::shapes;
 use qtangent::qmap::texel::{self, FRINGE_RADIUS, MIN_AREA2};
 use qtangent::qmap::{
     self, BakeError, BakeMesh, BakeSettings, MapFormat, NormalMap, Raster, RasterStages, TexelKind,
@@ -225,9 +225,9 @@ fn gpu_raster_matches_cpu_on_procedural_meshes() {
             },
         );
     }
-    let sphere = prepared(&procedural::uv_sphere(32, 16), "uv sphere");
+    let sphere = prepared(&shapes::uv_sphere(32, 16), "uv sphere");
     check(ctx, "uv sphere", &sphere, None, sized(160, 96));
-    let quads = prepared(&procedural::mirrored_quad_pair(), "mirrored quads");
+    let quads = prepared(&shapes::mirrored_quad_pair(), "mirrored quads");
     check(
         ctx,
         "mirrored quad pair",
@@ -329,7 +329,7 @@ fn gpu_raster_matches_cpu_on_the_duck() {
 fn map_size_beyond_the_texture_limit_is_a_clear_error() {
     let ctx = context();
     let limit = ctx.device.limits().max_texture_dimension_2d;
-    let mesh = prepared(&procedural::cube(), "cube");
+    let mesh = prepared(&shapes::cube(), "cube");
     let settings = sized(limit + 1, 16);
     let level = qtangent::qmap::LevelInputs {
         mesh: &mesh,

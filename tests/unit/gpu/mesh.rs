@@ -11,7 +11,8 @@ use glam::{Mat4, Quat, Vec3};
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::MeshUniforms;
 use qtangent::lab::readback::read_vertex_frames;
-use qtangent::mesh::{self, procedural, Prepared};
+use qtangent::lab::shapes;
+use qtangent::mesh::{self, Prepared};
 use qtangent::Format;
 
 use crate::common::context;
@@ -87,9 +88,9 @@ fn check(ctx: &GpuContext, p: &Prepared) {
 fn vertex_stage_decode_matches_cpu_on_procedural_meshes() {
     let ctx = context();
     for prim in [
-        procedural::mirrored_quad_pair(),
+        shapes::mirrored_quad_pair(),
         qtangent::mesh::Primitive::torus(1.0, 0.3, 48, 24),
-        procedural::cube(),
+        shapes::cube(),
     ] {
         let p = prim
             .prepare()
@@ -115,7 +116,7 @@ fn vertex_stage_decode_matches_cpu_on_loaded_meshes() {
 #[test]
 fn mirroring_model_flips_handedness_and_unwritten_vertices_fail() {
     let ctx = context();
-    let p = procedural::mirrored_quad_pair()
+    let p = shapes::mirrored_quad_pair()
         .prepare()
         .unwrap_or_else(|e| panic!("{e}"));
     let stream = p.vertex_stream(Format::Snorm16x4);

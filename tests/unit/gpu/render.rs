@@ -35,7 +35,8 @@ use glam::{DMat4, DVec3, DVec4, Mat4, Quat, Vec2, Vec3, Vec4};
 use qtangent::gpu::render::DEBUG_FORMAT;
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::{GpuScene, Output, PreparedView, Renderer, View, DEBUG_POISON, DEPTH_FORMAT};
-use qtangent::mesh::{procedural, Prepared};
+use qtangent::lab::shapes;
+use qtangent::mesh::Prepared;
 use qtangent::qmap::EncodedMap;
 use qtangent::qmap::Encoding;
 use qtangent::qmap::MapOptions;
@@ -147,7 +148,7 @@ fn setup() -> Setup {
 /// The sphere with its object-space map stored as `object` and its tangent-space map (with or
 /// without a twist) as `tangent_format`.
 fn setup_stored(object: MapFormat, tangent_format: MapFormat, twist: bool) -> Setup {
-    let sphere = procedural::uv_sphere(48, 24)
+    let sphere = shapes::uv_sphere(48, 24)
         .prepare()
         .expect("sphere prepares");
     let bake = BakeMesh::from_prepared("sphere", &[&sphere]);
@@ -776,7 +777,7 @@ fn a_view_prepared_for_one_scene_is_refused_for_another() {
 
 #[test]
 fn the_spun_metal_map_is_aligned_except_along_one_ray() {
-    let plate = qtangent::mesh::procedural::plate(2.0)
+    let plate = qtangent::lab::shapes::plate(2.0)
         .prepare()
         .expect("plate prepares");
     let size = 128;

@@ -60,7 +60,7 @@ use glam::{DQuat, DVec3, DVec4, Vec2, Vec3, Vec4};
 use qtangent::gpu::qmap as gq;
 use qtangent::gpu::{GpuContext, GpuError};
 use qtangent::gpu::{GpuQuatMap, SampledFrame};
-use qtangent::mesh::procedural;
+use qtangent::lab::shapes;
 use qtangent::qmap::{
     BakeMesh, BakeSettings, MapFormat, MapLevel, MapStats, NormalMap, QuatMap, TexelKind,
 };
@@ -86,7 +86,7 @@ const FILTER_F32: f64 = 8.0 / (1u64 << 24) as f64;
 /// u ∈ [0.05, 0.45], the right one (u running back, handedness −1) in [0.55, 0.95] — a mirror
 /// image, as a symmetric character's halves are laid out when they do not share texels.
 fn mirrored_islands() -> BakeMesh {
-    let mut mesh = from_primitive(&procedural::mirrored_quad_pair());
+    let mut mesh = from_primitive(&shapes::mirrored_quad_pair());
     mesh.label = "mirrored quad pair, one island per quad".into();
     let mut right = vec![false; mesh.uvs.len()];
     for t in mesh.indices.chunks(3) {
@@ -111,10 +111,10 @@ fn meshes() -> Vec<(BakeMesh, u32, u32)> {
             256,
             256,
         ),
-        (from_primitive(&procedural::uv_sphere(48, 24)), 128, 128),
+        (from_primitive(&shapes::uv_sphere(48, 24)), 128, 128),
         (mirrored_islands(), 128, 64),
         // Overlapping islands: both quads map onto the same square; the lower triangle wins.
-        (from_primitive(&procedural::mirrored_quad_pair()), 64, 64),
+        (from_primitive(&shapes::mirrored_quad_pair()), 64, 64),
     ]
 }
 

@@ -404,11 +404,11 @@ fn one_influence_makes_lbs_and_dqs_the_same_rigid_transform() {
 fn dual_quaternions_keep_the_volume_of_a_twisted_cylinder_where_lbs_collapses() {
     let (ctx, pipeline) = skinning();
     let (radius, length, segments, rings) = (1.0f32, 4.0f32, 48u32, 32u32);
-    let prim = qtangent::mesh::procedural::skinned_cylinder(radius, length, segments, rings, 2);
+    let prim = qtangent::lab::shapes::skinned_cylinder(radius, length, segments, rings, 2);
     let prepared = prim.prepare().unwrap_or_else(|e| panic!("{e}"));
     let mesh = SkinVertices::from_prepared(&prepared, 2).unwrap_or_else(|e| panic!("{e}"));
     let theta = 170f32.to_radians();
-    let ibm = qtangent::mesh::procedural::skinned_cylinder_inverse_bind(length, 2);
+    let ibm = qtangent::lab::shapes::skinned_cylinder_inverse_bind(length, 2);
     // Joint 1 at the top, twisted: skin matrix = world · inverse bind = T(y₁)·R·T(−y₁) = R.
     let matrices = [
         Mat4::IDENTITY * ibm[0],

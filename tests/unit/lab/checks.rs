@@ -5,8 +5,8 @@
 use glam::{Mat4, Quat, Vec3, Vec4};
 use qtangent::gpu::MeshUniforms;
 use qtangent::lab::readback::{frames_diff, VertexFrames};
+use qtangent::lab::shapes;
 use qtangent::lab::skin_reference::skinning_error;
-use qtangent::mesh::procedural;
 use qtangent::skin::{Bone, SkinMethod, SkinVertices, SkinnedVertex};
 use qtangent::{Format, TangentFrame};
 
@@ -79,9 +79,7 @@ fn skinning_error_passes_a_match_and_propagates_nan() {
 
 #[test]
 fn the_vertex_stage_comparison_propagates_nan() {
-    let p = procedural::cube()
-        .prepare()
-        .unwrap_or_else(|e| panic!("{e}"));
+    let p = shapes::cube().prepare().unwrap_or_else(|e| panic!("{e}"));
     let stream = p.vertex_stream(Format::Snorm16x4);
     let uniforms = MeshUniforms::new(Mat4::from_rotation_y(0.5), Mat4::IDENTITY);
     let (normals, tangents): (Vec<Vec3>, Vec<Vec4>) = (0..stream.vertex_count)

@@ -11,7 +11,8 @@ use glam::{Quat, Vec2, Vec3, Vec4};
 use qtangent::lab::frame_diff::{
     compare_frames, frame_attribute_bytes, FrameDiff, Tolerance, WorldVertices,
 };
-use qtangent::mesh::{self, procedural, Prepared};
+use qtangent::lab::shapes;
+use qtangent::mesh::{self, Prepared};
 use rand::seq::SliceRandom;
 use rand::Rng;
 
@@ -46,7 +47,7 @@ const ROUNDING_DEG: f64 = 16.0 * f32::EPSILON as f64 * 180.0 / std::f64::consts:
 /// twins share position and UV), as one file with a rotated, scaled, moved node.
 fn two_primitive_file() -> GltfFile {
     let torus = prepared(&qtangent::mesh::Primitive::torus(1.0, 0.4, 24, 12));
-    let quads = prepared(&procedural::mirrored_quad_pair());
+    let quads = prepared(&shapes::mirrored_quad_pair());
     GltfFile {
         meshes: vec![vec![
             GltfPrimitive::from_prepared(&torus),
@@ -368,8 +369,8 @@ fn check_errors_put_in(seed: u64, d: &FrameDiff, p: &Perturbed) {
 #[test]
 fn skinned_copy_with_the_dequantisation_in_the_inverse_binds_matches() {
     let (length, bones) = (2.0, 3u16);
-    let src = prepared(&procedural::skinned_cylinder(0.3, length, 12, 6, bones));
-    let inverse_bind = procedural::skinned_cylinder_inverse_bind(length, bones);
+    let src = prepared(&shapes::skinned_cylinder(0.3, length, 12, 6, bones));
+    let inverse_bind = shapes::skinned_cylinder_inverse_bind(length, bones);
     // Joint j sits at y_j: the chain's nodes, each one span above its parent.
     let span = length / f32::from(bones - 1);
     let joints = |first: usize| -> Vec<GltfNode> {
@@ -525,7 +526,7 @@ fn frame_bytes_are_read_from_the_accessors() {
         prepared(&qtangent::mesh::Primitive::torus(1.0, 0.4, 24, 12))
             .positions
             .len() as u64,
-        prepared(&procedural::mirrored_quad_pair()).positions.len() as u64,
+        prepared(&shapes::mirrored_quad_pair()).positions.len() as u64,
     );
     assert_eq!(e.vertices, torus + quads);
     assert_eq!(e.bytes, torus * (4 + 16) + quads * (12 + 16 + 4));

@@ -4,8 +4,9 @@
 use std::f32::consts::{PI, TAU};
 
 use glam::{Vec2, Vec3};
+use qtangent::lab::shapes;
 use qtangent::measure::angle_deg;
-use qtangent::mesh::{normals, procedural, vertex, Primitive, Source};
+use qtangent::mesh::{normals, vertex, Primitive, Source};
 use qtangent::{Format, TangentFrame};
 
 const EPS: f32 = f32::EPSILON;
@@ -41,7 +42,7 @@ fn assert_orthonormal(f: &TangentFrame, what: &str) {
 
 #[test]
 fn cube_frames_are_the_face_axes() {
-    let cube = procedural::cube();
+    let cube = shapes::cube();
     let p = cube.prepare().unwrap_or_else(|e| panic!("{e}"));
     let s = p.stats;
     assert_eq!((s.vertices_in, s.vertices, s.triangles), (24, 24, 12));
@@ -61,7 +62,7 @@ fn cube_frames_are_the_face_axes() {
     // Positions are ±0.5 and UVs 0 or 1, so every difference MikkTSpace forms is exact; only
     // its normalisations round (≤ 2ε each, a few in sequence): 4ε per component.
     for (v, f) in p.frames.iter().enumerate() {
-        let (n, t) = procedural::CUBE_FACES[v / 4];
+        let (n, t) = shapes::CUBE_FACES[v / 4];
         assert!(
             (f.normal - n).abs().max_element() <= 4.0 * EPS,
             "vertex {v}: n {:?} vs {n:?}",
@@ -80,7 +81,7 @@ fn cube_frames_are_the_face_axes() {
         let q = [0, 1, 2].map(|k| cube.positions[tri[k] as usize]);
         let face = (q[1] - q[0]).cross(q[2] - q[0]);
         assert!(
-            face.dot(procedural::CUBE_FACES[tri[0] as usize / 4].0) > 0.0,
+            face.dot(shapes::CUBE_FACES[tri[0] as usize / 4].0) > 0.0,
             "triangle {tri:?}"
         );
     }
@@ -88,13 +89,13 @@ fn cube_frames_are_the_face_axes() {
 
 #[test]
 fn generated_normals_honour_splits_and_smoothing_ids() {
-    let cube = procedural::cube();
+    let cube = shapes::cube();
     // No ids: the cube's 24 vertices are split per face, so each gets its face normal exactly
     // (unit axis vectors: cross products of ±1-length axis edges, normalised exactly).
     let (n, fallbacks) = normals::angle_weighted(&cube.positions, &cube.indices, None);
     assert_eq!(fallbacks, 0);
     for (v, n) in n.iter().enumerate() {
-        assert_eq!(*n, procedural::CUBE_FACES[v / 4].0, "vertex {v}");
+        assert_eq!(*n, shapes::CUBE_FACES[v / 4].0, "vertex {v}");
     }
     // Ids that weld the 8 corners: each corner sees three faces, each with a total corner angle
     // of 90°, so its normal is the diagonal (±1, ±1, ±1)/√3 — up to f32 sums of angles (atan2,
@@ -116,7 +117,7 @@ fn generated_normals_honour_splits_and_smoothing_ids() {
 
 /// The cube welded to its 8 corners, without normals or UVs.
 fn welded_cube() -> Primitive {
-    let cube = procedural::cube();
+    let cube = shapes::cube();
     let corner =
         |p: Vec3| u32::from(p.x > 0.0) | u32::from(p.y > 0.0) << 1 | u32::from(p.z > 0.0) << 2;
     let mut positions = vec![Vec3::ZERO; 8];
@@ -140,7 +141,7 @@ fn a_normal_less_welded_mesh_is_shaded_flat_when_asked() {
     // glTF's rule (the loader sets `flat_normals`): every corner of every triangle takes its
     // face's normal, an axis here (cross products of axis edges, normalised exactly), so each
     // of the 8 corners splits into one vertex per face it touches: 24 in all.
-    let cube = procedural::cube();
+    let cube = shapes::cube();
     let flat = Primitive {
         flat_normals: true,
         ..welded_cube()
@@ -150,7 +151,7 @@ fn a_normal_less_welded_mesh_is_shaded_flat_when_asked() {
     assert_eq!(flat.frames.len(), 24, "one vertex per corner and face");
     assert_eq!(flat.stats.normals, Source::Generated);
     for (t, tri) in flat.indices.chunks_exact(3).enumerate() {
-        let face = procedural::CUBE_FACES[cube.indices[3 * t] as usize / 4].0;
+        let face = shapes::CUBE_FACES[cube.indices[3 * t] as usize / 4].0;
         for &v in tri {
             assert_eq!(
                 flat.frames[v as usize].normal, face,
@@ -174,7 +175,7 @@ fn a_normal_less_welded_mesh_is_shaded_flat_when_asked() {
 
 #[test]
 fn generated_normals_on_a_sphere_are_within_the_triangle_circumradius() {
-    let sphere = procedural::uv_sphere(32, 16);
+    let sphere = shapes::uv_sphere(32, 16);
     let (n, fallbacks) = normals::angle_weighted(&sphere.positions, &sphere.indices, None);
     assert_eq!(fallbacks, 0);
     // A triangle inscribed in the unit sphere has its face normal at angular distance ρ from each
@@ -258,7 +259,7 @@ fn check_revolution_tangents(
 #[test]
 fn uv_sphere_tangents_follow_the_longitude() {
     let (segments, rings) = (32, 16);
-    let sphere = procedural::uv_sphere(segments, rings);
+    let sphere = shapes::uv_sphere(segments, rings);
     let (s, row) = (segments as usize, (segments + 1) as usize);
     // Pole vertices have no analytic tangent (dP/dφ = 0 there): only checked for validity.
     let is_pole = |v: usize| v < s || v >= s + row * (rings as usize - 1);
@@ -278,7 +279,7 @@ fn torus_tangents_follow_the_major_circle() {
 
 #[test]
 fn mirrored_quad_pair_splits_the_seam() {
-    let prim = procedural::mirrored_quad_pair();
+    let prim = shapes::mirrored_quad_pair();
     let p = prim.prepare().unwrap_or_else(|e| panic!("{e}"));
     let s = p.stats;
     // Two shared seam vertices (x = 1), each needed with both handednesses.
@@ -324,7 +325,7 @@ fn mirrored_quad_pair_splits_the_seam() {
 
 #[test]
 fn a_mesh_without_uvs_gets_valid_frames_from_its_normals() {
-    let mut sphere = procedural::uv_sphere(12, 6);
+    let mut sphere = shapes::uv_sphere(12, 6);
     sphere.uvs = None;
     let p = sphere.prepare().unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(p.stats.tangents, Source::FromNormal);
@@ -341,7 +342,7 @@ fn a_mesh_without_uvs_gets_valid_frames_from_its_normals() {
 
 #[test]
 fn degenerate_uv_triangles_are_counted_and_get_fallback_frames() {
-    let mut quad = procedural::mirrored_quad_pair();
+    let mut quad = shapes::mirrored_quad_pair();
     // A fan triangle off the left quad whose new vertex repeats vertex 3's UV: zero UV area.
     quad.positions.push(Vec3::new(-1.0, 1.0, 0.0));
     if let Some(n) = quad.normals.as_mut() {
@@ -420,7 +421,7 @@ fn vertex_stream_interleaves_position_uv_and_qtangent() {
 /// share one) keeps those vertices alone, each still naming its file vertex.
 #[test]
 fn only_the_vertices_a_primitive_uses_are_kept() {
-    let mut cube = procedural::cube();
+    let mut cube = shapes::cube();
     // The first face alone: two triangles over four of the 24 vertices.
     cube.indices.truncate(6);
     let used: std::collections::BTreeSet<u32> = cube.indices.iter().copied().collect();

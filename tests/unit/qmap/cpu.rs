@@ -5,7 +5,7 @@
 use std::f32::consts::TAU;
 
 use glam::{Mat3, Quat, Vec2, Vec3, Vec4};
-use qtangent::mesh::procedural;
+use qtangent::lab::shapes;
 use qtangent::qmap::{self, texel, BakeMesh, BakeSettings, MapFormat, NormalMap, TexelKind};
 use qtangent::{QTangent, TangentFrame};
 use rand::{Rng, SeedableRng};
@@ -169,14 +169,14 @@ fn coverage_follows_the_top_left_rule() {
     assert!(!qmap::cpu::covers(&t2, 2, 3));
 }
 
-/// The torus of `procedural::torus` with its analytic frames at the vertices (not MikkTSpace's),
+/// The torus of `shapes::torus` with its analytic frames at the vertices (not MikkTSpace's),
 /// so the field is known everywhere: n from `torus_point`, t = (−sin φ, 0, −cos φ), b = n × t.
 fn analytic_torus(segments: u32, rings: u32) -> (BakeMesh, impl Fn(Vec2) -> TangentFrame) {
     let (major, minor) = (1.0, 0.4);
     let prim = qtangent::mesh::Primitive::torus(major, minor, segments, rings);
     let field = move |uv: Vec2| {
         let (phi, psi) = (uv.x * TAU, -uv.y * TAU);
-        let (_, n) = procedural::torus_point(major, minor, phi, psi);
+        let (_, n) = shapes::torus_point(major, minor, phi, psi);
         let t = Vec3::new(-phi.sin(), 0.0, -phi.cos());
         TangentFrame {
             normal: n,

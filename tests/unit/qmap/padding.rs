@@ -17,7 +17,7 @@
 
 use crate::test_bake::{bake, from_primitive};
 use glam::{DVec2, Quat, Vec2, Vec3, Vec4};
-use qtangent::mesh::procedural;
+use qtangent::lab::shapes;
 use qtangent::qmap::texel::{FRINGE_RADIUS, MIN_AREA2};
 use qtangent::qmap::{self, BakeMesh, BakeSettings, MapFormat, NormalMap, QuatMap, TexelKind};
 use qtangent::TangentFrame;
@@ -83,13 +83,9 @@ fn atlas() -> BakeMesh {
             (0.031, 0.042),
             (0.5, 0.45),
         ),
-        (procedural::uv_sphere(24, 12), (0.583, 0.051), (0.39, 0.3)),
-        (procedural::cube(), (0.107, 0.553), (0.3, 0.3)),
-        (
-            procedural::mirrored_quad_pair(),
-            (0.551, 0.502),
-            (0.2, 0.23),
-        ),
+        (shapes::uv_sphere(24, 12), (0.583, 0.051), (0.39, 0.3)),
+        (shapes::cube(), (0.107, 0.553), (0.3, 0.3)),
+        (shapes::mirrored_quad_pair(), (0.551, 0.502), (0.2, 0.23)),
     ];
     let mut mesh = BakeMesh {
         label: "atlas of four islands".into(),
@@ -124,18 +120,13 @@ pub(super) fn cases() -> Vec<(BakeMesh, Option<NormalMap>, u32, u32)> {
             72,
         ),
         (
-            from_primitive(&procedural::uv_sphere(32, 16)),
+            from_primitive(&shapes::uv_sphere(32, 16)),
             Some(NormalMap::default_swirl()),
             128,
             128,
         ),
-        (from_primitive(&procedural::cube()), None, 64, 64),
-        (
-            from_primitive(&procedural::mirrored_quad_pair()),
-            None,
-            32,
-            32,
-        ),
+        (from_primitive(&shapes::cube()), None, 64, 64),
+        (from_primitive(&shapes::mirrored_quad_pair()), None, 32, 32),
         (slivers(), None, SLIVER_SIZE, SLIVER_SIZE),
     ]
 }

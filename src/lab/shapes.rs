@@ -1,6 +1,6 @@
-//! Procedural meshes with analytically known frames: a torus, for the examples and the embedded
-//! defaults, and for the tests and demos (through `lab::content`) a cube, a UV sphere and a pair
-//! of quads with mirrored UVs. Each comes with exact normals and UVs
+//! Procedural meshes with analytically known frames, for the tests and demos (through
+//! `lab::content`): a cube, a UV sphere, a pair of quads with mirrored UVs, a plate, and for the
+//! tests a skinned cylinder and the torus' points. Each comes with exact normals and UVs
 //! (glTF convention, v down) and no tangents, so [`Primitive::prepare`] runs MikkTSpace on them.
 //!
 //! The UVs are laid out so that unmirrored surfaces have handedness +1: `u` runs along the
@@ -10,7 +10,7 @@ use std::f32::consts::TAU;
 
 use glam::{Vec2, Vec3};
 
-use super::Primitive;
+use crate::mesh::Primitive;
 
 fn primitive(
     label: &str,
@@ -44,7 +44,6 @@ pub(crate) const CUBE_FACES: [(Vec3, Vec3); 6] = [
 /// 12 triangles wound counter-clockwise seen from outside, each face mapped to the whole
 /// `[0, 1]²` UV square. Frames: `CUBE_FACES`, handedness +1.
 #[must_use]
-#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 pub(crate) fn cube() -> Primitive {
     let (mut p, mut n, mut uv, mut idx) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (normal, tangent) in CUBE_FACES {
@@ -86,7 +85,6 @@ pub(crate) fn sphere_point(theta: f32, phi: f32) -> Vec3 {
 /// # Panics
 /// If `segments < 3` or `rings < 2`.
 #[must_use]
-#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 pub(crate) fn uv_sphere(segments: u32, rings: u32) -> Primitive {
     assert!(
         segments >= 3 && rings >= 2,
@@ -173,7 +171,6 @@ impl Primitive {
 /// −X, handedness −1): a mirror seam, as on a symmetric character. The two shared vertices have
 /// the same UV on both sides, so the file-level mesh has 6 vertices and `prepare` must split 2.
 #[must_use]
-#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 pub(crate) fn mirrored_quad_pair() -> Primitive {
     let mut p = Vec::new();
     let mut uv = Vec::new();
@@ -270,7 +267,6 @@ pub(crate) fn skinned_cylinder_inverse_bind(length: f32, bones: u16) -> Vec<glam
 /// A square plate of side `size` in the y = 0 plane facing +Y, UV `[0, 1]²` (u along +X, v
 /// along +Z), as a 16 × 16 grid so the vertex interpolation has vertices to work with.
 #[must_use]
-#[cfg_attr(not(feature = "lab"), allow(dead_code))]
 pub(crate) fn plate(size: f32) -> Primitive {
     let n = 16u32;
     let (mut p, mut nor, mut uv, mut idx) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
