@@ -2,10 +2,7 @@
 
 use glam::Vec3;
 
-use super::{
-    foot_slide, Clip, ContactRule, FootSlide, Footfall, Gait, GaitSettings, LocoFrame,
-    LocomotionError, Player, Skeleton,
-};
+use super::{Clip, ContactRule, Footfall, Gait, GaitSettings, LocomotionError, Player, Skeleton};
 
 /// The animation-space target bone `TA_i(t)` of the in-place clips (see the module docs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -472,32 +469,6 @@ impl Locomotion {
         }
     }
 
-    /// [`foot_slide`] of every foot with this blend's up axis and `rule`.
-    #[must_use]
-    #[cfg(test)]
-    pub(crate) fn foot_slide_with(
-        &self,
-        frames: &[LocoFrame],
-        dt: f32,
-        rule: &ContactRule,
-    ) -> Vec<FootSlide> {
-        foot_slide(&self.skeleton, frames, &self.feet, dt, self.up(), rule)
-    }
-
-    /// `foot_slide` of every foot with this blend's up axis and contact rule.
-    #[must_use]
-    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
-    pub(crate) fn foot_slide(&self, frames: &[LocoFrame], dt: f32) -> Vec<FootSlide> {
-        foot_slide(
-            &self.skeleton,
-            frames,
-            &self.feet,
-            dt,
-            self.up(),
-            &self.contact_rule(),
-        )
-    }
-
     /// A player for `method` that borrows this blend, at its start phases (module docs, "Phase
     /// alignment") with the character at the origin, showing the walk.
     #[must_use]
@@ -510,29 +481,6 @@ impl Locomotion {
     #[must_use]
     pub fn into_player(self, method: BlendMethod) -> Player {
         Player::new(self, method)
-    }
-
-    /// Plays `method` over a speed schedule: frame `n` shows time `n·dt`, after advancing with
-    /// the blend for `speeds[n]` (frame 0 is the start state).
-    ///
-    /// # Panics
-    /// If `dt` is not positive and finite or a speed is not finite.
-    #[must_use]
-    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
-    pub(crate) fn simulate(&self, method: BlendMethod, speeds: &[f32], dt: f32) -> Vec<LocoFrame> {
-        assert!(
-            dt.is_finite() && dt > 0.0,
-            "time step {dt} must be positive and finite"
-        );
-        let mut player = Player::new(self, method);
-        speeds
-            .iter()
-            .enumerate()
-            .map(|(n, &v)| {
-                player.advance(v, if n == 0 { 0.0 } else { dt });
-                player.frame().clone()
-            })
-            .collect()
     }
 }
 

@@ -50,15 +50,6 @@ pub(crate) struct Contact {
     pub sweep: Vec3,
 }
 
-impl Contact {
-    #[cfg(any(test, feature = "lab"))]
-    /// Length of the stance in seconds.
-    #[must_use]
-    pub(crate) fn duration(&self) -> f32 {
-        self.end - self.start
-    }
-}
-
 /// One foot over one clip.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct FootGait {
@@ -74,15 +65,6 @@ pub(crate) struct FootGait {
     pub threshold: f32,
     /// Stances, sorted by touch-down time.
     pub contacts: Vec<Contact>,
-}
-
-impl FootGait {
-    #[cfg(any(test, feature = "lab"))]
-    /// Fraction of the cycle the foot is down.
-    #[must_use]
-    pub(crate) fn duty_factor(&self, duration: f32) -> f32 {
-        self.contacts.iter().map(Contact::duration).sum::<f32>() / duration
-    }
 }
 
 /// A footfall of one of the analysed feet.

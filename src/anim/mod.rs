@@ -11,14 +11,12 @@
 pub(crate) mod blend;
 mod clip;
 mod error;
-mod gait;
+pub(crate) mod gait;
 mod ik;
 mod player;
 mod pose;
 mod slide;
 
-#[cfg(any(test, feature = "lab"))]
-pub(crate) use blend::RootMotion;
 pub use blend::{BlendMethod, Locomotion};
 #[cfg_attr(not(all(feature = "gpu", feature = "gltf")), allow(unused_imports))]
 pub(crate) use clip::Channel;
@@ -32,8 +30,7 @@ pub(crate) use gait::GaitSettings;
 pub use player::{LocoFrame, Player};
 pub(crate) use pose::{blend_poses, Skeleton};
 pub use slide::speed_ramp;
-pub(crate) use slide::FootSlide;
-pub(crate) use slide::{foot_slide, ContactRule};
+pub(crate) use slide::ContactRule;
 
 use glam::{Mat4, Quat, Vec3};
 

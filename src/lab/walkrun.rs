@@ -7,12 +7,14 @@
 
 use std::fmt::Write as _;
 
-#[cfg(test)]
 use glam::Vec3;
 
-use crate::anim::blend::{align_events, RUN, WALK};
-use crate::anim::FootSlide;
-use crate::anim::{speed_ramp, BlendMethod, Gait, Locomotion, LocomotionError, RootMotion};
+use crate::anim::blend::{align_events, RootMotion, RUN, WALK};
+use crate::anim::gait::{Contact, FootGait};
+use crate::anim::{
+    speed_ramp, BlendMethod, ContactRule, Gait, LocoFrame, Locomotion, LocomotionError, Player,
+    Skeleton,
+};
 
 /// `loco` with the footfall events taken from the feet named in `names` (bone names; none: as
 /// it is).
@@ -239,6 +241,53 @@ impl ClipKind {
 }
 
 impl Locomotion {
+    /// [`foot_slide`] of every foot with this blend's up axis and `rule`.
+    #[must_use]
+    #[cfg(test)]
+    pub(crate) fn foot_slide_with(
+        &self,
+        frames: &[LocoFrame],
+        dt: f32,
+        rule: &ContactRule,
+    ) -> Vec<FootSlide> {
+        foot_slide(&self.skeleton, frames, &self.feet, dt, self.up(), rule)
+    }
+
+    /// `foot_slide` of every foot with this blend's up axis and contact rule.
+    #[must_use]
+    pub(crate) fn foot_slide(&self, frames: &[LocoFrame], dt: f32) -> Vec<FootSlide> {
+        foot_slide(
+            &self.skeleton,
+            frames,
+            &self.feet,
+            dt,
+            self.up(),
+            &self.contact_rule(),
+        )
+    }
+
+    /// Plays `method` over a speed schedule: frame `n` shows time `n·dt`, after advancing with
+    /// the blend for `speeds[n]` (frame 0 is the start state).
+    ///
+    /// # Panics
+    /// If `dt` is not positive and finite or a speed is not finite.
+    #[must_use]
+    pub(crate) fn simulate(&self, method: BlendMethod, speeds: &[f32], dt: f32) -> Vec<LocoFrame> {
+        assert!(
+            dt.is_finite() && dt > 0.0,
+            "time step {dt} must be positive and finite"
+        );
+        let mut player = Player::new(self, method);
+        speeds
+            .iter()
+            .enumerate()
+            .map(|(n, &v)| {
+                player.advance(v, if n == 0 { 0.0 } else { dt });
+                player.frame().clone()
+            })
+            .collect()
+    }
+
     /// The same blend with the footfalls of `event_feet` (indices into the feet given to
     /// `Locomotion::new`) as the events.
     ///
@@ -321,4 +370,93 @@ pub(crate) fn slide_summary(slides: &[FootSlide]) -> (f32, f32) {
     let mean = slides.iter().map(|s| s.mean).sum::<f32>() / slides.len().max(1) as f32;
     let max = slides.iter().map(|s| s.max).fold(0.0, f32::max);
     (mean, max)
+}
+
+impl Contact {
+    /// Length of the stance in seconds.
+    #[must_use]
+    pub(crate) fn duration(&self) -> f32 {
+        self.end - self.start
+    }
+}
+
+impl FootGait {
+    /// Fraction of the cycle the foot is down.
+    #[must_use]
+    pub(crate) fn duty_factor(&self, duration: f32) -> f32 {
+        self.contacts.iter().map(Contact::duration).sum::<f32>() / duration
+    }
+}
+
+/// Foot slide of one foot over a run of frames.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct FootSlide {
+    /// Foot name.
+    pub(crate) foot: String,
+    /// Mean horizontal world speed while down, units per second (0 when never down).
+    pub(crate) mean: f32,
+    /// Maximum horizontal world speed while down.
+    pub(crate) max: f32,
+    /// Frame steps counted (both ends down).
+    pub(crate) contact_frames: usize,
+}
+
+/// Foot slide: the horizontal world speed of each foot while it is down. The step from frame
+/// `n − 1` to `n` counts for a foot when the foot is down on both frames by `rule` (the same
+/// for every method); its speed is the horizontal part (orthogonal to `up`) of the foot's
+/// world displacement over `dt`. `feet` index the skeleton and `rule`'s lists in order.
+///
+/// # Panics
+/// If `rule` has fewer entries than `feet` or a foot index is out of range.
+#[must_use]
+pub(crate) fn foot_slide(
+    skeleton: &Skeleton,
+    frames: &[LocoFrame],
+    feet: &[usize],
+    dt: f32,
+    up: Vec3,
+    rule: &ContactRule,
+) -> Vec<FootSlide> {
+    let up = up.normalize();
+    let mut sum = vec![0.0f64; feet.len()];
+    let mut max = vec![0.0f32; feet.len()];
+    let mut count = vec![0usize; feet.len()];
+    let mut prev: Vec<(Vec3, bool)> = Vec::with_capacity(feet.len());
+    let mut now: Vec<(Vec3, bool)> = Vec::with_capacity(feet.len());
+    let mut world = Vec::with_capacity(skeleton.parents.len());
+    for (n, frame) in frames.iter().enumerate() {
+        skeleton.world_matrices_into(&frame.local, &mut world);
+        now.clear();
+        now.extend(feet.iter().enumerate().map(|(i, &node)| {
+            let p = frame
+                .placement
+                .transform_point3(world[node].w_axis.truncate());
+            (p, p.dot(up) <= rule.threshold(i, frame.blend))
+        }));
+        if n > 0 {
+            for (i, (&(p0, down0), &(p1, down1))) in prev.iter().zip(&now).enumerate() {
+                if down0 && down1 {
+                    let d = p1 - p0;
+                    let v = (d - up * d.dot(up)).length() / dt;
+                    sum[i] += f64::from(v);
+                    max[i] = max[i].max(v);
+                    count[i] += 1;
+                }
+            }
+        }
+        std::mem::swap(&mut prev, &mut now);
+    }
+    feet.iter()
+        .enumerate()
+        .map(|(i, &node)| FootSlide {
+            foot: skeleton.names[node].clone(),
+            mean: if count[i] > 0 {
+                (sum[i] / count[i] as f64) as f32
+            } else {
+                0.0
+            },
+            max: max[i],
+            contact_frames: count[i],
+        })
+        .collect()
 }

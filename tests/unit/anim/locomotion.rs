@@ -8,11 +8,12 @@
 use crate::common;
 
 use glam::{Quat, Vec3, Vec4};
+use qtangent::anim::blend::RootMotion;
 use qtangent::anim::{
-    speed_ramp, BlendMethod, Channel, Clip, FootSlide, Gait, GaitSettings, Interpolation,
-    LocoFrame, Locomotion, LocomotionError, Property, RootMotion, Skeleton, Transform,
+    speed_ramp, BlendMethod, Channel, Clip, Gait, GaitSettings, Interpolation, LocoFrame,
+    Locomotion, LocomotionError, Property, Skeleton, Transform,
 };
-use qtangent::lab::walkrun::{slide_summary, ClipKind};
+use qtangent::lab::walkrun::{slide_summary, ClipKind, FootSlide};
 use qtangent::mesh;
 
 /// Index of the walk in per-clip arrays (`Locomotion::gaits`, `LocoFrame::clip_times`).
