@@ -58,9 +58,6 @@ pub struct DecodePipeline {
 /// A batch uploaded and bound, ready to dispatch any number of times (the benchmark reuses it).
 pub(crate) struct DecodeBatch {
     groups: [u32; 2],
-    /// Bytes of packed input (the stream as uploaded, padding included): the lab's batch size.
-    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
-    pub(crate) input_bytes: u64,
     /// The decoded frames, 48 bytes each.
     pub(crate) output: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
@@ -173,7 +170,6 @@ impl DecodePipeline {
             );
             DecodeBatch {
                 groups: [x, y],
-                input_bytes,
                 output,
                 bind_group,
                 pipeline,

@@ -6,7 +6,7 @@ use super::wgsl;
 use crate::format::Fetch;
 use crate::mesh::vertex;
 use crate::Format;
-use glam::{Mat3, Mat4, Vec3};
+use glam::{Mat3, Mat4};
 
 /// The wgpu vertex format that carries a qtangent format.
 #[must_use]
@@ -109,17 +109,5 @@ impl MeshUniforms {
             model_handedness: if m3.determinant() < 0.0 { -1.0 } else { 1.0 },
             pad: [0.0; 3],
         }
-    }
-
-    /// The world-space normal and tangent (w = handedness) the vertex function computes from
-    /// an object-space frame, in the same f32 operations (CPU reference for the readback test).
-    #[must_use]
-    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
-    pub(crate) fn world_frame(&self, f: &crate::TangentFrame) -> (Vec3, glam::Vec4) {
-        let n = (self.normal_matrix * f.normal.extend(0.0))
-            .truncate()
-            .normalize();
-        let t = (self.model * f.tangent.extend(0.0)).truncate().normalize();
-        (n, t.extend(f.handedness() * self.model_handedness))
     }
 }

@@ -180,7 +180,7 @@ pub(crate) struct SkinBuffers {
     pub(crate) bone_count: u32,
     groups: [u32; 2],
     pub(crate) palette: wgpu::Buffer,
-    output: wgpu::Buffer,
+    pub(crate) output: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
 }
 
@@ -343,13 +343,6 @@ impl SkinBuffers {
                 expected: u64::from(self.bone_count),
             })
         }
-    }
-
-    /// Fills the output with all-ones words (NaN as f32), so a vertex the kernel does not
-    /// write fails any comparison.
-    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
-    pub(crate) fn poison(&self, ctx: &GpuContext) {
-        kit::poison(&ctx.queue, &self.output);
     }
 
     /// Records the dispatch with `pipeline`, with timestamps at the pass's start and end

@@ -120,21 +120,6 @@ pub(crate) struct Ktx2Texture {
 }
 
 impl Ktx2Texture {
-    #[cfg_attr(not(any(test, feature = "lab")), allow(dead_code))]
-    /// A plain 2D texture with no key/value entries of its own.
-    #[must_use]
-    pub(crate) fn new(format: TexelFormat, width: u32, height: u32, levels: Vec<Vec<u8>>) -> Self {
-        let key_values = Vec::new();
-        Self {
-            format,
-            width,
-            height,
-            layers: 0,
-            levels,
-            key_values,
-        }
-    }
-
     /// Images per level: 1, or the number of layers of an array texture.
     #[must_use]
     pub(crate) fn images(&self) -> u64 {

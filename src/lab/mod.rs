@@ -21,11 +21,15 @@ pub mod content;
 #[cfg(feature = "render")]
 pub mod disc;
 #[cfg(feature = "pipeline")]
+pub(crate) mod fixtures;
+#[cfg(feature = "pipeline")]
 pub mod frame_diff;
 #[cfg(feature = "render")]
 pub mod maps;
 #[cfg(feature = "gpu")]
 pub mod readback;
+#[cfg(feature = "render")]
+pub(crate) mod shading;
 #[cfg(feature = "pipeline")]
 pub(crate) mod shapes;
 #[cfg(feature = "gpu")]
@@ -119,7 +123,9 @@ pub fn time_decode_dispatch(
 ) -> Result<(f64, u64), crate::gpu::GpuError> {
     let batch = pipeline.prepare(ctx, format, packed, count)?;
     let seconds = time(&|e, ts| batch.encode(e, ts))?;
-    Ok((seconds, batch.input_bytes + batch.output.size()))
+    // The packed input as uploaded (whole words), and the decoded output.
+    let input_bytes = std::mem::size_of_val(packed) as u64;
+    Ok((seconds, input_bytes + batch.output.size()))
 }
 
 #[cfg(all(test, feature = "default", feature = "render"))]

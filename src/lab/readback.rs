@@ -260,3 +260,16 @@ pub(crate) fn frames_diff(
     }
     diff
 }
+
+impl crate::gpu::MeshUniforms {
+    /// The world-space normal and tangent (w = handedness) the vertex function computes from
+    /// an object-space frame, in the same f32 operations (CPU reference for the readback test).
+    #[must_use]
+    pub(crate) fn world_frame(&self, f: &crate::TangentFrame) -> (glam::Vec3, glam::Vec4) {
+        let n = (self.normal_matrix * f.normal.extend(0.0))
+            .truncate()
+            .normalize();
+        let t = (self.model * f.tangent.extend(0.0)).truncate().normalize();
+        (n, t.extend(f.handedness() * self.model_handedness))
+    }
+}

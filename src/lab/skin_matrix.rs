@@ -376,3 +376,11 @@ pub fn time_matrix_skinning(
 pub fn with_positions(template: &SkinVertices, f: impl FnMut(Vec3) -> Vec3) -> SkinVertices {
     template.map_positions(f)
 }
+
+impl crate::gpu::skin::SkinBuffers {
+    /// Fills the output with all-ones words (NaN as f32), so a vertex the kernel does not
+    /// write fails any comparison.
+    pub(crate) fn poison(&self, ctx: &crate::gpu::GpuContext) {
+        crate::gpu::kit::poison(&ctx.queue, &self.output);
+    }
+}

@@ -2,7 +2,7 @@
 //! factor, dual quaternions, and the frame-angle measure (see the [`crate::skin`] module docs for the
 //! methods).
 
-use glam::{DMat3, DQuat, DVec3, Mat4, Vec3};
+use glam::{DMat3, DQuat, DVec3, Mat4, Quat, Vec3, Vec4};
 
 use crate::format::SNORM16_NEAREST_BOUND_DEG;
 use crate::frame::QTangent;
@@ -47,6 +47,16 @@ impl SkinVertices {
         copy
     }
 
+    /// The rest frame of vertex `v`, as the kernel decodes it.
+    ///
+    /// # Panics
+    /// If `v >= len()`.
+    #[must_use]
+    pub(crate) fn qtangent(&self, v: usize) -> QTangent {
+        let n = self.format.bytes();
+        self.format.decode(&self.encoded[v * n..(v + 1) * n])
+    }
+
     /// The rest position of vertex `v`.
     ///
     /// # Panics
@@ -58,6 +68,18 @@ impl SkinVertices {
 }
 
 impl Bone {
+    /// The rotation.
+    #[must_use]
+    pub(crate) fn rotation(&self) -> Quat {
+        Quat::from_array(self.rotation)
+    }
+
+    /// The translation.
+    #[must_use]
+    pub(crate) fn translation(&self) -> Vec3 {
+        Vec4::from_array(self.translation_scale).truncate()
+    }
+
     /// The bone as a matrix.
     #[must_use]
     pub(crate) fn to_mat4(self) -> Mat4 {

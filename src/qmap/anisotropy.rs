@@ -118,27 +118,6 @@ impl DirectionField {
         Self::from_axial(w, h, &axial, &strength)
     }
 
-    /// The field of `f(uv) = (direction, strength)` sampled at the centres of a `w × h` grid
-    /// (directions need not be unit or oriented; they are normalised).
-    ///
-    /// # Panics
-    /// If `w` or `h` is 0.
-    #[must_use]
-    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
-    pub(crate) fn from_fn(w: u32, h: u32, f: &dyn Fn(Vec2) -> (Vec2, f32)) -> Self {
-        assert!(w > 0 && h > 0, "an empty direction field");
-        let (mut axial, mut strength) = (Vec::new(), Vec::new());
-        for y in 0..h {
-            for x in 0..w {
-                let uv = Vec2::new((x as f32 + 0.5) / w as f32, (y as f32 + 0.5) / h as f32);
-                let (d, s) = f(uv);
-                axial.push(d.normalize_or_zero());
-                strength.push(s);
-            }
-        }
-        Self::from_axial(w, h, &axial, &strength)
-    }
-
     /// The field from level-0 directions (either sign; zero for none) and strengths: axial mips,
     /// then every level oriented.
     ///

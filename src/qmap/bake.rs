@@ -158,18 +158,6 @@ impl Default for MapOptions {
     }
 }
 
-impl MapOptions {
-    /// The defaults with maps stored as `format`.
-    #[must_use]
-    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
-    pub(crate) fn stored(format: MapFormat) -> Self {
-        Self {
-            format: Some(format),
-            ..Self::default()
-        }
-    }
-}
-
 /// Where a bake's raster stages run: [`RasterBackend::CPU`], or a device's own choice
 /// (`qtangent::gpu::GpuContext::raster_backend`). A backend is chosen, not written: the stages
 /// are the crate's own, and the GPU's are tested texel for texel against the CPU's.

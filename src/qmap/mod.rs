@@ -29,7 +29,7 @@
 
 pub(crate) mod anisotropy;
 pub(crate) mod atlas;
-mod bake;
+pub(crate) mod bake;
 pub(crate) mod bc;
 pub(crate) mod cpu;
 mod format;
@@ -47,9 +47,6 @@ use std::path::PathBuf;
 use glam::{Vec2, Vec4};
 
 pub use anisotropy::DirectionField;
-#[cfg(any(test, feature = "lab"))]
-#[cfg_attr(not(feature = "render"), allow(unused_imports))]
-pub(crate) use bake::CpuRaster;
 pub use bake::{Baked, Baker, MapOptions, ObjectInput, RasterBackend, Repack, TangentInput};
 #[cfg_attr(not(all(feature = "gpu", feature = "gltf")), allow(unused_imports))]
 pub(crate) use bake::{LevelInputs, RasterStages};
@@ -66,9 +63,6 @@ pub use normal_map::NormalMap;
 pub(crate) use scene_maps::SceneMap;
 pub use scene_maps::{MapKinds, MapOrigin, SceneMaps};
 pub use stored::EncodedMap;
-#[cfg(any(test, feature = "lab"))]
-#[cfg_attr(not(feature = "render"), allow(unused_imports))]
-pub(crate) use stored::Encoding;
 use texel::BakeTriangle;
 
 use crate::mesh::Prepared;
@@ -554,7 +548,7 @@ pub(crate) fn bake_cpu(
         own_uvs: None,
         settings: *settings,
     };
-    let (raster, coarse) = bake::raster_levels(&CpuRaster, &levels, listener)?;
+    let (raster, coarse) = bake::raster_levels(&bake::CpuRaster, &levels, listener)?;
     Ok(post::finish_levels(
         &raster,
         &coarse,

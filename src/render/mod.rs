@@ -21,8 +21,6 @@ pub(crate) mod compare;
 #[cfg(feature = "ktx2")]
 pub(crate) mod maps;
 pub(crate) mod scene;
-#[cfg(any(test, feature = "lab"))]
-pub(crate) mod shading;
 
 pub use compare::{diff, ImageDiff, ImageDiffError};
 pub use scene::{MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject};
@@ -197,7 +195,7 @@ impl Lighting {
     /// The uniform block for a camera at `camera_position`. Lights past `MAX_LIGHTS` are
     /// dropped.
     #[must_use]
-    #[cfg_attr(not(any(feature = "gpu", feature = "lab")), allow(dead_code))]
+    #[cfg_attr(not(feature = "gpu"), allow(dead_code))]
     pub(crate) fn uniforms(
         &self,
         camera_position: Vec3,

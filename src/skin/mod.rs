@@ -28,7 +28,7 @@
 //! reflection (the sign of w) carried over unchanged, so mirrored UVs survive skinning
 //! (ozz-animation issue #164 is what happens when they do not).
 
-use glam::{Mat4, Quat, Vec3, Vec4};
+use glam::{Mat4, Quat, Vec3};
 
 use crate::format::decode_snorm16x4;
 use crate::frame::QTangent;
@@ -165,20 +165,6 @@ impl Bone {
             rotation: rotation.normalize().to_array(),
             translation_scale: translation.extend(scale).to_array(),
         }
-    }
-
-    /// The rotation.
-    #[must_use]
-    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
-    pub(crate) fn rotation(&self) -> Quat {
-        Quat::from_array(self.rotation)
-    }
-
-    /// The translation.
-    #[must_use]
-    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
-    pub(crate) fn translation(&self) -> Vec3 {
-        Vec4::from_array(self.translation_scale).truncate()
     }
 
     /// The uniform scale.
@@ -382,11 +368,11 @@ pub struct SkinVertices {
     /// Rest positions.
     pub(crate) positions: Vec<Vec3>,
     /// The format the rest frames are uploaded in.
-    format: Format,
+    pub(crate) format: Format,
     /// The rest frames as given.
     frames: Vec<QTangent>,
     /// The rest frames encoded in `format`, `format.bytes()` each: what the kernel reads.
-    encoded: Vec<u8>,
+    pub(crate) encoded: Vec<u8>,
     /// Influences per vertex.
     pub(crate) influences: Vec<PackedInfluences>,
     /// Joints in the palette the influences index.
@@ -530,17 +516,6 @@ impl SkinVertices {
     #[must_use]
     pub(crate) fn format(&self) -> Format {
         self.format
-    }
-
-    /// The rest frame of vertex `v`, as the kernel decodes it.
-    ///
-    /// # Panics
-    /// If `v >= len()`.
-    #[must_use]
-    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
-    pub(crate) fn qtangent(&self, v: usize) -> QTangent {
-        let n = self.format.bytes();
-        self.format.decode(&self.encoded[v * n..(v + 1) * n])
     }
 
     /// Appends the packed words (`shaders/skin.wgsl`'s input layout) to `out`:

@@ -30,7 +30,7 @@
 //! # The truth
 //!
 //! `truth` casts `samples²` rays through every pixel, evaluates the analytic field (never a
-//! texture, never filtered) and the CPU BRDF (`render::shading`) at each hit, and keeps the
+//! texture, never filtered) and the CPU BRDF (`lab::shading`) at each hit, and keeps the
 //! mean radiance (tone-mapped and sRGB-encoded like the GPU's target) and the strength-weighted
 //! axial mean of the world-space direction.
 
@@ -39,12 +39,13 @@ use std::f32::consts::{FRAC_PI_4, PI};
 use glam::{Mat4, Vec2, Vec3, Vec4};
 use image::RgbaImage;
 
+use crate::lab::shading;
 use crate::lab::shapes::plate;
 use crate::lab::LabError;
 use crate::mesh::MeshError;
 use crate::qmap::anisotropy::DirectionField;
 use crate::qmap::NormalMap;
-use crate::render::{shading, Camera, Lighting, MaterialUniforms};
+use crate::render::{Camera, Lighting, MaterialUniforms};
 use crate::render::{MapSource, RenderScene, SceneError, SceneMaterial, SceneMesh, SceneObject};
 
 #[cfg(feature = "gpu")]

@@ -81,11 +81,11 @@ pub(crate) fn encoding(
     format: MapFormat,
     bc7: crate::qmap::Bc7Quality,
     encoder: crate::qmap::BcEncoder,
-) -> crate::qmap::Encoding {
-    crate::qmap::Encoding {
+) -> crate::qmap::stored::Encoding {
+    crate::qmap::stored::Encoding {
         bc7,
         encoder,
-        ..crate::qmap::Encoding::new(space, format)
+        ..crate::qmap::stored::Encoding::new(space, format)
     }
 }
 

@@ -9,9 +9,11 @@ use super::table::stats;
 use super::{bake_input, encoding, frame_angles, AngleStats};
 use crate::gpu::GpuContext;
 use crate::lab::LabError;
+use crate::qmap::bake::CpuRaster;
+use crate::qmap::stored::Encoding;
 use crate::qmap::{
-    Baker, Bc7Quality, BcEncoder, CpuRaster, EncodedMap, Encoding, MapFormat, MapOptions, MapSpace,
-    NormalMap, ObjectInput, QuatMap, RasterStages, Repack, TexelKind,
+    Baker, Bc7Quality, BcEncoder, EncodedMap, MapFormat, MapOptions, MapSpace, NormalMap,
+    ObjectInput, QuatMap, RasterStages, Repack, TexelKind,
 };
 use crate::render::{MapSource, RenderScene};
 

@@ -490,12 +490,12 @@ fn default_bake_is_a_tangent_space_bc5_ktx2() {
     // The swirl is 256²: nine levels.
     assert_eq!((got.width, got.height, got.levels.len()), (256, 256, 9));
     let levels = NormalMap::levels_from_rgba8(&NormalMap::default_swirl().to_rgba8(), 1.0);
-    let map = qtangent::qmap::CpuRaster
+    let map = qtangent::qmap::bake::CpuRaster
         .bake_tangent(&levels, None, MapFormat::Rgba32Float)
         .expect("bakes");
     let want = EncodedMap::encode(
         &map,
-        &qtangent::qmap::Encoding::new(MapSpace::Tangent, MapFormat::Bc5),
+        &qtangent::qmap::stored::Encoding::new(MapSpace::Tangent, MapFormat::Bc5),
     )
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(got.levels, want.levels);

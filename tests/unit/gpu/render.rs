@@ -20,7 +20,7 @@
 //!    adds the sampler's weight snapping (sub-texel bits ≥ 4: tests/unit/gpu/sample.rs derives
 //!    it) of the four texels read, times 4 for quaternion → vector.
 //! 2. **The shading**: the GPU's linear radiance (`Output::Shading`) against
-//!    `render::shading::shade` evaluated on the GPU's own frame and world position, so only
+//!    `lab::shading::shade` evaluated on the GPU's own frame and world position, so only
 //!    the BRDF's arithmetic differs: ~60 f32 operations at WGSL's accuracy (≤ 2.5 ulp for
 //!    division, 2 for inverseSqrt, ≤ 22 for exp2 at |x| ≤ 9.3) compose to < 2⁸ ulp = 2⁻¹⁶
 //!    relative; 2⁻¹² of the largest channel leaves 16× margin.
@@ -35,14 +35,14 @@ use glam::{DMat4, DVec3, DVec4, Mat4, Quat, Vec2, Vec3, Vec4};
 use qtangent::gpu::render::DEBUG_FORMAT;
 use qtangent::gpu::GpuContext;
 use qtangent::gpu::{GpuScene, Output, PreparedView, Renderer, View, DEBUG_POISON, DEPTH_FORMAT};
+use qtangent::lab::shading::{self, Surface};
 use qtangent::lab::shapes;
 use qtangent::mesh::Prepared;
+use qtangent::qmap::stored::Encoding;
 use qtangent::qmap::EncodedMap;
-use qtangent::qmap::Encoding;
 use qtangent::qmap::MapOptions;
 use qtangent::qmap::MapSpace;
 use qtangent::qmap::{tangent, BakeMesh, MapFormat, NormalMap, QuatMap};
-use qtangent::render::shading::{self, Surface};
 use qtangent::render::{Camera, FrameSource, Lighting, MaterialUniforms, SceneUniforms};
 use qtangent::render::{MapSource, RenderScene, SceneMaterial, SceneObject};
 use qtangent::Format;

@@ -7,10 +7,11 @@ use crate::common;
 
 use glam::{Vec2, Vec3};
 use qtangent::ktx2::{self, Ktx2Texture, TexelFormat};
+use qtangent::qmap::stored::Encoding;
 use qtangent::qmap::stored::{EncodedMap, KEY_DECODE, KEY_FORMAT, KEY_SPACE};
 use qtangent::qmap::MapSpace;
 use qtangent::qmap::{tangent, MapFormat, NormalMap, QuatMap};
-use qtangent::qmap::{BakeError, Encoding, Unfit};
+use qtangent::qmap::{BakeError, Unfit};
 use rand::Rng;
 
 fn tangent_map(rng: &mut impl Rng, size: u32, twist: bool) -> QuatMap {

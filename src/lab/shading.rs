@@ -13,8 +13,8 @@
 use glam::{Vec2, Vec3};
 
 #[cfg(test)]
-use super::MaterialUniforms;
-use super::SceneUniforms;
+use crate::render::MaterialUniforms;
+use crate::render::SceneUniforms;
 
 /// π in f32.
 pub(crate) const PI: f32 = std::f32::consts::PI;
