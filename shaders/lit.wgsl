@@ -16,7 +16,7 @@
 // (a) and (b) run the same fragment code (FRAME_SOURCE_VERTEX); (c) is FRAME_SOURCE_OBJECT_MAP,
 // (d) FRAME_SOURCE_TANGENT_MAP (codes generated from src/render/mod.rs: PixelFrame).
 //
-// The BRDF is mirrored in f32 by src/render/shading.rs, which the tests compare with.
+// The BRDF is mirrored in f32 by src/lab/shading.rs, which the tests compare with.
 
 // Interpolated vertex frame + normal map, object-space quaternion map, or vertex frame ⊗
 // tangent-space quaternion map.
