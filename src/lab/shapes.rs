@@ -1,6 +1,6 @@
 //! Procedural meshes with analytically known frames, for the tests and demos (through
 //! `lab::content`): a cube, a UV sphere, a pair of quads with mirrored UVs, a plate, and for the
-//! tests a skinned cylinder and the torus' points. Each comes with exact normals and UVs
+//! tests a skinned cylinder (the torus is `Primitive::torus`, `mesh::torus`). Each comes with exact normals and UVs
 //! (glTF convention, v down) and no tangents, so [`Primitive::prepare`] runs MikkTSpace on them.
 //!
 //! The UVs are laid out so that unmirrored surfaces have handedness +1: `u` runs along the
@@ -10,24 +10,12 @@ use std::f32::consts::TAU;
 
 use glam::{Vec2, Vec3};
 
+#[cfg(test)]
+use crate::mesh::torus::grid_triangles;
+use crate::mesh::torus::primitive;
+#[cfg(test)]
+pub(crate) use crate::mesh::torus::torus_point;
 use crate::mesh::Primitive;
-
-fn primitive(
-    label: &str,
-    positions: Vec<Vec3>,
-    normals: Vec<Vec3>,
-    uvs: Vec<Vec2>,
-    indices: Vec<u32>,
-) -> Primitive {
-    Primitive {
-        label: label.to_owned(),
-        positions,
-        normals: Some(normals),
-        uvs: Some(uvs),
-        indices,
-        ..Default::default()
-    }
-}
 
 /// The six faces of a cube as (normal, tangent): `u` runs along the tangent, `v` (down) along
 /// `−cross(normal, tangent)`.
@@ -121,49 +109,6 @@ pub(crate) fn uv_sphere(segments: u32, rings: u32) -> Primitive {
     }
     let n = p.clone();
     primitive("procedural UV sphere", p, n, uv, idx)
-}
-
-/// Point on a torus around +Y with major radius `major`, minor radius `minor`, at major angle
-/// `phi` and minor angle `psi`; returns (position, normal). The tangent is
-/// `(−sin phi, 0, −cos phi)`.
-#[must_use]
-pub(crate) fn torus_point(major: f32, minor: f32, phi: f32, psi: f32) -> (Vec3, Vec3) {
-    let n = Vec3::new(psi.cos() * phi.cos(), psi.sin(), -psi.cos() * phi.sin());
-    let centre = Vec3::new(phi.cos(), 0.0, -phi.sin()) * major;
-    (centre + n * minor, n)
-}
-
-impl Primitive {
-    /// A torus: vertex `(i, j)` (`i` in `0..=rings` around the tube, `j` in `0..=segments` around
-    /// the axis) is index `i * (segments + 1) + j`, at `torus_point(major, minor, 2π j / segments,
-    /// −2π i / rings)` with UV `(j / segments, i / rings)` (the minus sign makes `1 − v` run along
-    /// `cross(n, t)`, handedness +1).
-    ///
-    /// # Panics
-    /// If `segments < 3`, `rings < 3`, or not `0 < minor < major`.
-    #[must_use]
-    pub fn torus(major: f32, minor: f32, segments: u32, rings: u32) -> Self {
-        assert!(
-            segments >= 3 && rings >= 3,
-            "a torus needs at least 3 segments and 3 rings"
-        );
-        assert!(
-            0.0 < minor && minor < major,
-            "a torus needs 0 < minor < major"
-        );
-        let (mut p, mut n, mut uv) = (Vec::new(), Vec::new(), Vec::new());
-        for i in 0..=rings {
-            for j in 0..=segments {
-                let (u, v) = (j as f32 / segments as f32, i as f32 / rings as f32);
-                let (pos, normal) = torus_point(major, minor, u * TAU, -v * TAU);
-                p.push(pos);
-                n.push(normal);
-                uv.push(Vec2::new(u, v));
-            }
-        }
-        let idx = grid_triangles(rings, segments).flatten().collect();
-        primitive("procedural torus", p, n, uv, idx)
-    }
 }
 
 /// Two unit quads side by side in the z = 0 plane, normal +Z, sharing the edge x = 1. The left
@@ -294,17 +239,4 @@ pub(crate) fn plate(size: f32) -> Primitive {
         indices: idx,
         ..Default::default()
     }
-}
-
-/// The triangles of a grid of `rows` × `cols` quads over `(rows + 1) × (cols + 1)` vertices in
-/// row order: each quad `a b / c d` (a at row i, column j) as `a c b` and `b c d`.
-fn grid_triangles(rows: u32, cols: u32) -> impl Iterator<Item = [u32; 3]> {
-    let row = cols + 1;
-    (0..rows).flat_map(move |i| {
-        (0..cols).flat_map(move |j| {
-            let (a, b) = (i * row + j, i * row + j + 1);
-            let (c, d) = (a + row, b + row);
-            [[a, c, b], [b, c, d]]
-        })
-    })
 }

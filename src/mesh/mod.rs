@@ -25,6 +25,7 @@ pub(crate) mod normals;
 #[cfg(any(feature = "gltf", feature = "obj"))]
 mod repair;
 pub(crate) mod tangents;
+pub(crate) mod torus;
 pub(crate) mod vertex;
 
 use std::path::{Path, PathBuf};

@@ -10,7 +10,7 @@ import {
 } from 'three/webgpu';
 import {
 	Fn, If, vec2, vec4, float, int, ivec2, texture, textureLoad, textureSize, normalView, tangentView,
-	bitangentView, transformNormalToView, negateOnBackSide, dot, cross, sqrt, max, normalize, inverseSqrt,
+	bitangentView, transformNormalToView, uv, negateOnBackSide, dot, cross, sqrt, max, normalize, inverseSqrt,
 	floor, round, clamp, log2, dFdx, dFdy, select, reference,
 } from 'three/tsl';
 
@@ -79,16 +79,20 @@ function mapRotation( map, twist, meta, bias ) {
 
 	return Fn( () => {
 
-		const sample = ( t ) => ( bias === 0 ? texture( t ) : texture( t ).bias( float( bias ) ) );
+		// One UV for every read of the map and its twist layer: the map's channel, through its
+		// transform (KHR_texture_transform, which GLTFLoader sets on the map alone), as the GLSL's
+		// vNormalMapUv.
+		const uvAt = texture( map ).getTransformedUV( uv( map.channel ?? 0 ) ).toVar();
+		const sample = ( t ) => ( bias === 0 ? texture( t, uvAt ) : texture( t, uvAt ).bias( float( bias ) ) );
 		const s2 = twist ? sample( twist ) : vec4( 0 );
 		const r = vec4( decode( meta.decode, sample( map ), s2 ) ).toVar();
 		if ( meta.decode !== MapDecode.XY && meta.decode !== MapDecode.NORMAL ) {
 
-			// The level hardware sampling picks (isotropic), from derivatives taken in uniform control flow.
-			const uvAt = texture( map ).getDefaultUV();
+			// The level hardware sampling picks (isotropic), from derivatives taken in uniform
+			// control flow: declared (toVar) here, before the branch, so TSL emits them here.
 			const size0 = vec2( textureSize( texture( map ), int( 0 ) ) );
-			const dx = dFdx( uvAt ).mul( size0 ), dy = dFdy( uvAt ).mul( size0 );
-			const lod = max( float( 0.5 ).mul( log2( max( max( dot( dx, dx ), dot( dy, dy ) ), 1e-12 ) ) ).add( bias ), 0 );
+			const dx = dFdx( uvAt ).mul( size0 ).toVar(), dy = dFdy( uvAt ).mul( size0 ).toVar();
+			const lod = max( float( 0.5 ).mul( log2( max( max( dot( dx, dx ), dot( dy, dy ) ), 1e-12 ) ) ).add( bias ), 0 ).toVar();
 			If( dot( r, r ).lessThan( 0.81 ), () => {
 
 				const level = clamp( int( round( lod ) ), int( 0 ), int( Math.max( 1, map.mipmaps?.length ?? 1 ) - 1 ) );
@@ -198,10 +202,21 @@ export class QTangentPlugin extends WebGLPlugin {
 
 		} else throw new Error( `its material is a ${ source.type }, which has no node material here` );
 		material.flatShading = false;
+		// The copy shares the source's objects; the scales are set on copies of their own, as
+		// the WebGL plugin does: GLTFLoader flips y for geometry without TANGENT (derivative
+		// tangents), and the frames give it tangents.
 		if ( material.normalScale && materialDef.normalTexture ) {
 
 			const s = materialDef.normalTexture.scale ?? 1;
-			material.normalScale.set( s, s );
+			material.normalScale = material.normalScale.clone().set( s, s );
+
+		}
+
+		const clearcoat = materialDef.extensions?.KHR_materials_clearcoat?.clearcoatNormalTexture;
+		if ( material.clearcoatNormalScale && clearcoat ) {
+
+			const s = clearcoat.scale ?? 1;
+			material.clearcoatNormalScale = material.clearcoatNormalScale.clone().set( s, s );
 
 		}
 
@@ -218,6 +233,8 @@ export class QTangentPlugin extends WebGLPlugin {
 				const meta = { decode: map.userData.qtangent?.decode ?? MapDecode.PLAIN, axial: map.userData.qtangent?.axial ?? false };
 				const twist = this._twistOf( map );
 				q.twist = twist;
+				// The map is read by the node, not as three.js' normal map (gpuBytes counts it here).
+				q.texture = map;
 				material.normalMap = null;
 				const r = mapRotation( map, twist, meta, tangentMap ? 0 : - 1 );
 				const { x, y, z } = axes( r );

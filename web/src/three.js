@@ -898,7 +898,7 @@ export function gpuBytes( root ) {
 
 		}
 
-		const t = o.material.normalMap;
+		const t = o.material.normalMap ?? o.material.userData?.qtangent?.texture;
 		if ( t && ! maps.has( t.source ) ) {
 
 			maps.add( t.source );
