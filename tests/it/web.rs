@@ -632,8 +632,10 @@ fn assert_decoders_and_console(result: &Value, frames: usize, nodes: bool) {
 fn assert_identical_pictures(result: &Value, nodes: bool) {
     // Decoding in the vertex shader draws what decoding on load draws, in every format: the
     // GLSL decoder mirrors the JavaScript one, and the f32 frames they give differ by less than
-    // an 8-bit output step.
-    for f in Format::ALL {
+    // an 8-bit output step. (Not in the node-material run: both of its variants decode on load,
+    // so the comparison could not fail there.)
+    let gpu_decode = if nodes { &[][..] } else { &Format::ALL[..] };
+    for f in gpu_decode {
         let v = variant(result, "fox-formats", &format!("decode-{}", f.name()));
         assert_eq!(
             against(v),
@@ -642,11 +644,12 @@ fn assert_identical_pictures(result: &Value, nodes: bool) {
             f.name()
         );
     }
-    for (case, what) in [
+    let pairs = [
         ("fox", "the Fox"),
         ("helmet", "FlightHelmet"),
         ("instanced", "instanced"),
-    ] {
+    ];
+    for (case, what) in pairs.into_iter().filter(|_| !nodes) {
         let v = variant(result, case, "decode");
         assert_eq!(
             against(v),
