@@ -25,17 +25,16 @@
 
 mod f16x3;
 mod search;
-mod sign_w;
+pub(crate) mod sign_w;
 mod smallest3;
 
 use crate::frame::QTangent;
 
-// The skinning reference packs snorm16 frames by rounding to nearest, as the kernel does; the
-// WGSL header carries the smallest-three constants and the snorm16 w bias.
+// The lab's skinning reference packs snorm16 frames by rounding to nearest, as the kernel does
+// (through `sign_w::signed_w`); the WGSL header carries the smallest-three constants and the
+// snorm16 w bias.
 #[cfg(feature = "pipeline")]
 pub(crate) use sign_w::decode_snorm16x4;
-#[cfg(all(feature = "pipeline", feature = "lab"))]
-pub(crate) use sign_w::SNORM16_NEAREST_BOUND_DEG;
 #[cfg(feature = "pipeline")]
 pub(crate) use sign_w::SNORM16_W_BIAS;
 #[cfg(feature = "pipeline")]

@@ -21,7 +21,7 @@ const F16_W_BIAS: f32 = F16_MIN_NORMAL;
 pub(crate) const SNORM16_W_BIAS: f32 = 1.0 / 32767.0;
 
 /// The rotation with `w ≥ bias`, negated when reflected: the QTangent packing contract.
-fn signed_w(q: &QTangent, bias: f32) -> Vec4 {
+pub(crate) fn signed_w(q: &QTangent, bias: f32) -> Vec4 {
     let mut v = Vec4::from(q.rotation);
     if v.w < 0.0 {
         v = -v;
@@ -219,30 +219,6 @@ pub(super) fn encode_snorm16x4(q: &QTangent) -> [i16; 4] {
     }
 }
 
-/// Bound of [`encode_snorm16x4_nearest`] (degrees): 4/32767 rad = 0.0070°. Rounding each of
-/// the four components to the nearest step moves the quaternion by at most √4 · ½ step =
-/// 1/32767, which turns the rotation by at most twice that; raising w to the bias (one step)
-/// turns it by at most another 2/32767 rad.
-#[cfg_attr(not(all(feature = "lab", feature = "pipeline")), allow(dead_code))]
-pub(crate) const SNORM16_NEAREST_BOUND_DEG: f64 = 4.0 / 32767.0 * (180.0 / std::f64::consts::PI);
-
-/// Encodes as four snorm16 by rounding each component to the nearest step, as WGSL's
-/// `pack2x16snorm` does (`floor(0.5 + 32767·x)`): what `shaders/skin.wgsl` writes, and the fast
-/// way in for data where [`encode_snorm16x4`]'s rounding search costs too much (it can take
-/// milliseconds for a frame with w near 0; this takes nanoseconds).
-///
-/// Error bound: [`SNORM16_NEAREST_BOUND_DEG`] (0.0070°, against 0.004° with the search).
-/// Handedness: the sign of w, kept at least one step from 0 ([`SNORM16_W_BIAS`]). Decode with
-/// [`decode_snorm16x4`].
-#[must_use]
-#[cfg(all(test, feature = "default", feature = "render"))] // the CPU mirror of the skinning kernel's packing, whose bound its tests establish
-pub(crate) fn encode_snorm16x4_nearest(q: &QTangent) -> [i16; 4] {
-    let v = signed_w(q, SNORM16_W_BIAS);
-    // |w| ≥ 1/32767 rounds to at least one step on its side.
-    v.to_array()
-        .map(|x| (0.5 + 32767.0 * x.clamp(-1.0, 1.0)).floor() as i16)
-}
-
 /// Above this decoded error after floor/ceil, [`encode_snorm16x4`] searches ±2 steps.
 const SNORM16_SECOND_PASS_DEG: f64 = 0.0033;
 
@@ -295,74 +271,4 @@ pub(super) fn read_snorm16x4(bytes: &[u8]) -> QTangent {
 /// The little-endian u16 at index `i` (bytes `2i`, `2i + 1`).
 pub(super) fn u16_at(bytes: &[u8], i: usize) -> u16 {
     u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]])
-}
-
-/// Unit tests of the round-to-nearest snorm16 encoder (what the skinning kernel writes; not a
-/// table format, so not reachable through [`super::Format`]).
-#[cfg(all(test, feature = "default", feature = "render"))]
-mod tests {
-    use glam::Vec3;
-
-    use super::{decode_snorm16x4, encode_snorm16x4_nearest, SNORM16_NEAREST_BOUND_DEG};
-    use crate::common::table_frames::{axis_aligned_frames, random_rotation, table_frames};
-    use crate::testing::{for_seeds, quat_angle};
-    use crate::{QTangent, TangentFrame};
-
-    /// The frame of unit normal `n`, unit tangent `t` ⟂ `n` and handedness `h` (the callers'
-    /// frames are orthonormal by construction).
-    fn frame(n: Vec3, t: Vec3, h: f32) -> QTangent {
-        TangentFrame {
-            normal: n,
-            tangent: t,
-            bitangent: n.cross(t) * h,
-        }
-        .to_qtangent()
-    }
-
-    /// The round-to-nearest snorm16 encoder (what the skinning kernel writes): within its derived
-    /// bound on seeded random frames, the 48 axis-aligned frames and the table's stress sets, with
-    /// the handedness kept, and the same codes as the search where no rounding choice exists.
-    #[test]
-    fn nearest_stays_within_its_bound() {
-        assert_eq!(
-            encode_snorm16x4_nearest(&frame(Vec3::Z, Vec3::X, 1.0)),
-            [0, 0, 0, 32767]
-        );
-        // w = 0 is pushed to one step, on the reflection's side.
-        assert_eq!(
-            encode_snorm16x4_nearest(&frame(Vec3::NEG_Z, Vec3::X, -1.0)),
-            [-32767, 0, 0, -1]
-        );
-        let mut worst = 0.0f64;
-        let mut check = |q: &QTangent, what: &str| {
-            let back = decode_snorm16x4(encode_snorm16x4_nearest(q));
-            let angle = quat_angle(q.rotation.normalize(), back.rotation.normalize()).to_degrees();
-            assert!(
-                angle <= SNORM16_NEAREST_BOUND_DEG,
-                "{what}: {q:?} decodes {angle}° away (bound {SNORM16_NEAREST_BOUND_DEG}°)"
-            );
-            assert_eq!(
-                back.reflected, q.reflected,
-                "{what}: {q:?} lost its handedness"
-            );
-            worst = worst.max(angle);
-        };
-        for f in table_frames(200_000) {
-            check(&f.to_qtangent(), "table frame");
-        }
-        for f in axis_aligned_frames() {
-            check(&f.to_qtangent(), "axis-aligned frame");
-        }
-        for_seeds("snorm16 nearest", 4, |_, rng| {
-            use rand::Rng;
-            for _ in 0..50_000 {
-                let q = QTangent {
-                    rotation: random_rotation(rng),
-                    reflected: rng.random_bool(0.5),
-                };
-                check(&q, "random frame");
-            }
-        });
-        eprintln!("snorm16 nearest: worst {worst:.5}° (bound {SNORM16_NEAREST_BOUND_DEG:.5}°)");
-    }
 }

@@ -5,8 +5,9 @@
 //! `pack::WriteError`).
 //!
 //! - [`Builder`]: the one writer — a JSON document with one binary buffer, its buffer views and
-//!   accessors appended by type, written as `.glb` or `.gltf` (buffer beside it or a `data:`
-//!   URI).
+//!   accessors appended by type, written as `.glb` (the lab's `gltf_json` writes it as a
+//!   `.gltf`, its buffer beside it or a `data:` URI, for its files and the tests; `qtangent pack`
+//!   splits its GLB into a `.gltf` and `.bin`).
 //! - The one reader (crate-internal): the GLB container, buffers (GLB chunk, `data:` URIs,
 //!   files), and accessors of any layout — normalised, quantised (KHR_mesh_quantization),
 //!   sparse, zero-filled, meshopt-compressed views (EXT/KHR_meshopt_compression, `meshopt`),
@@ -28,8 +29,4 @@ mod write;
 
 pub(crate) use error::{AccessorError, ReadError, WriteError};
 pub(crate) use names::{AccessorLayout, AccessorType, ComponentType, Target};
-#[cfg(all(test, feature = "render"))]
-pub(crate) use uri::data_uri;
-#[cfg(all(any(test, feature = "lab"), feature = "render"))]
-pub(crate) use write::BufferUri;
 pub(crate) use write::Builder;

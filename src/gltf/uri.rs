@@ -53,16 +53,9 @@ pub(crate) fn decode_data_uri(uri: &str) -> Result<Vec<u8>, ReadError> {
     BASE64.decode(payload.trim()).map_err(ReadError::Base64)
 }
 
-#[cfg(any(test, feature = "lab"))]
-/// A `data:` URI holding `bytes` as base64 (with padding), of MIME type `mime`:
-/// `data:image/png;base64,iVBORw0…`.
-#[must_use]
-pub(crate) fn data_uri(mime: &str, bytes: &[u8]) -> String {
-    format!("data:{mime};base64,{}", BASE64.encode(bytes))
-}
-
-/// Standard base64 that writes padding and reads it or its absence.
-const BASE64: base64::engine::GeneralPurpose = base64::engine::GeneralPurpose::new(
+/// Standard base64 that writes padding and reads it or its absence (the lab's `data_uri`
+/// writes with it).
+pub(crate) const BASE64: base64::engine::GeneralPurpose = base64::engine::GeneralPurpose::new(
     &base64::alphabet::STANDARD,
     base64::engine::GeneralPurposeConfig::new()
         .with_decode_padding_mode(base64::engine::DecodePaddingMode::Indifferent),
@@ -72,7 +65,8 @@ const BASE64: base64::engine::GeneralPurpose = base64::engine::GeneralPurpose::n
 mod tests {
     use std::path::{Path, PathBuf};
 
-    use super::{data_uri, decode_data_uri, resolve, Resolved};
+    use super::{decode_data_uri, resolve, Resolved};
+    use crate::lab::gltf_json::data_uri;
 
     /// RFC 4648 §10's vectors, with and without padding, round-tripped through a data URI.
     #[test]

@@ -1,11 +1,8 @@
 //! The one glTF writer: a JSON document and one binary buffer, whose buffer views and accessors
 //! are appended one by one, each view on a 4-byte boundary (glTF 2.0 §3.6.2.4: every accessor
 //! offset a multiple of its component size, every vertex attribute element aligned to 4 bytes),
-//! written as a `.glb` or as a `.gltf` whose buffer is a file beside it or a `data:` URI. `pack`,
-//! the swirl disc, the tests and the fuzz seeds write through it.
-
-#[cfg(any(test, feature = "lab"))]
-use std::path::Path;
+//! written as a `.glb` (the lab adds the `.gltf` form its files and the tests use:
+//! `lab::gltf_json`). `pack`, the swirl disc, the tests and the fuzz seeds write through it.
 
 use std::collections::{HashMap, HashSet};
 
@@ -15,8 +12,6 @@ use super::glb;
 use super::meshopt::{codec_turned, encode, Encoding};
 use super::names::EXT_MESHOPT_COMPRESSION;
 use super::names::{AccessorLayout, AccessorType, ComponentType, Target};
-#[cfg(any(test, feature = "lab"))]
-use super::uri::data_uri;
 use super::WriteError;
 
 /// A glTF document under construction with its binary buffer (its use is shown by the test
@@ -24,9 +19,10 @@ use super::WriteError;
 #[derive(Debug, Clone)]
 pub(crate) struct Builder {
     /// The document. Its `bufferViews` and `accessors` grow through the builder; `buffers` is
-    /// written with the file ([`Builder::to_glb`], [`Builder::to_gltf`]).
+    /// written with the file ([`Builder::to_glb`]).
     pub json: Value,
-    bin: Vec<u8>,
+    /// The binary buffer: buffer 0 of what is written.
+    pub(crate) bin: Vec<u8>,
     /// Bytes of the EXT_meshopt_compression fallback buffer (buffer 1, not written), once
     /// [`Builder::compress_meshopt`] has run.
     fallback: usize,
@@ -70,16 +66,6 @@ type ViewGroup = (String, Vec<usize>);
 
 /// What makes two vertex or index accessors the same: target, layout and bytes.
 type SharedKey = (u32, AccessorLayout, Vec<u8>);
-
-#[cfg(any(test, feature = "lab"))]
-/// Where a `.gltf`'s buffer goes ([`Builder::to_gltf`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum BufferUri<'a> {
-    /// Inside the document, as a base64 `data:` URI.
-    DataUri,
-    /// In a file of this (relative) URI, which the caller writes with [`Builder::bin`].
-    File(&'a str),
-}
 
 impl Default for Builder {
     /// An empty glTF 2.0 document.
@@ -511,16 +497,9 @@ impl Builder {
         fallback > 0
     }
 
-    #[cfg(test)]
-    /// The binary buffer written so far.
-    #[must_use]
-    pub(crate) fn bin(&self) -> &[u8] {
-        &self.bin
-    }
-
     /// The document with its buffer (at `uri`, if any), and without the empty `bufferViews` and
     /// `accessors` lists glTF does not allow.
-    fn finished(&self, uri: Option<String>) -> Value {
+    pub(crate) fn finished(&self, uri: Option<String>) -> Value {
         let mut json = self.json.clone();
         if let Some(doc) = json.as_object_mut() {
             for (key, v) in doc.iter_mut() {
@@ -555,37 +534,6 @@ impl Builder {
         json
     }
 
-    #[cfg(any(test, feature = "lab"))]
-    /// The document as a `.gltf` whose buffer is at `buffer` (when there is one).
-    #[must_use]
-    pub(crate) fn to_gltf(&self, buffer: BufferUri<'_>) -> Value {
-        self.finished(Some(match buffer {
-            BufferUri::DataUri => data_uri("application/octet-stream", &self.bin),
-            BufferUri::File(uri) => uri.to_string(),
-        }))
-    }
-
-    #[cfg(any(test, feature = "lab"))]
-    /// Writes `path` (a `.gltf`) and its buffer beside it, named as `path` with `.bin`.
-    ///
-    /// # Errors
-    /// [`WriteError::Io`] naming the file.
-    pub(crate) fn write_gltf(&self, path: &Path) -> Result<(), WriteError> {
-        let bin = path.with_extension("bin");
-        let name = bin.file_name().map(|n| n.to_string_lossy().into_owned());
-        let doc = self.to_gltf(BufferUri::File(name.as_deref().unwrap_or("buffer.bin")));
-        let write = |path: &Path, bytes: &[u8]| {
-            std::fs::write(path, bytes).map_err(|error| WriteError::Io {
-                path: path.to_path_buf(),
-                error,
-            })
-        };
-        if !self.bin.is_empty() {
-            write(&bin, &self.bin)?;
-        }
-        write(path, doc.to_string().as_bytes())
-    }
-
     /// The document and its buffer as one `.glb`.
     ///
     /// # Errors
@@ -597,7 +545,8 @@ impl Builder {
 
 #[cfg(test)]
 mod tests {
-    use super::{BufferUri, Builder, Target};
+    use super::{Builder, Target};
+    use crate::lab::gltf_json::BufferUri;
 
     /// Every accessor of a compressed builder reads back byte for byte as before compressing
     /// (positions padded to 8, UVs, both index widths, animation-like floats, matrices); a

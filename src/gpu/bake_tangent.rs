@@ -36,7 +36,7 @@ fn inputs(levels: &[NormalMap], twist: Option<TwistField<'_>>) -> Result<Vec<[f3
             });
         }
         input.extend(nm.texels.iter().enumerate().map(|(i, m)| {
-            let phi = twist.map_or(0.0, |f| f.at(k, i, w, h));
+            let phi = twist.map_or(0.0, |f| f.at(k, i));
             [m.x, m.y, m.z, phi]
         }));
     }

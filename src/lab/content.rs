@@ -230,9 +230,10 @@ pub(crate) fn spun_metal_twist(uv: Vec2) -> f32 {
 #[must_use]
 pub(crate) fn spun_metal_tangent_map(size: u32) -> QuatMap {
     let levels = NormalMap::flat_levels(size, size);
+    let twist = crate::lab::fixtures::twist_levels(&levels, &spun_metal_twist);
     qmap::tangent::bake_cpu(
         &levels,
-        Some(qmap::tangent::TwistField::Uv(&spun_metal_twist)),
+        Some(qmap::tangent::TwistField(&twist)),
         MapFormat::Rgba32Float,
     )
 }
@@ -349,7 +350,7 @@ pub fn gltf_seeds() -> Result<Vec<(&'static str, Vec<u8>)>, crate::pack::WriteEr
         tangents: Some(&tangents),
     };
     let gltf = |b: crate::gltf::Builder| {
-        b.to_gltf(crate::gltf::BufferUri::DataUri)
+        b.to_gltf(crate::lab::gltf_json::BufferUri::DataUri)
             .to_string()
             .into_bytes()
     };

@@ -4,7 +4,33 @@
 use glam::Vec2;
 
 use crate::ktx2::{Ktx2Texture, TexelFormat};
-use crate::qmap::{DirectionField, MapFormat, MapOptions};
+use crate::qmap::{DirectionField, MapFormat, MapOptions, NormalMap};
+
+/// A twist field given as a function of UV: the angle φ (radians) about the normal.
+pub(crate) type Twist<'a> = &'a (dyn Fn(Vec2) -> f32 + Sync);
+
+/// `f` at every texel centre of every level of `levels` (a normal map's mip chain): what
+/// [`crate::qmap::tangent::TwistField`] holds, for twists the tests and the lab's scenes
+/// author as functions.
+#[must_use]
+pub(crate) fn twist_levels(levels: &[NormalMap], f: Twist<'_>) -> Vec<Vec<f32>> {
+    levels
+        .iter()
+        .map(|nm| {
+            let (w, h) = (nm.width, nm.height);
+            (0..h)
+                .flat_map(|y| {
+                    (0..w).map(move |x| {
+                        f(Vec2::new(
+                            (x as f32 + 0.5) / w as f32,
+                            (y as f32 + 0.5) / h as f32,
+                        ))
+                    })
+                })
+                .collect()
+        })
+        .collect()
+}
 
 impl MapOptions {
     /// The defaults with maps stored as `format`.

@@ -24,6 +24,8 @@ pub mod disc;
 pub(crate) mod fixtures;
 #[cfg(feature = "pipeline")]
 pub mod frame_diff;
+#[cfg(feature = "gltf")]
+pub(crate) mod gltf_json;
 #[cfg(feature = "render")]
 pub mod maps;
 #[cfg(feature = "gpu")]

@@ -1,6 +1,7 @@
 //! Readback of the mesh vertex stage: renders a vertex stream as points, one pixel per vertex,
 //! through the real vertex entry point of `shaders/mesh.wgsl`, and reads back the world normal
 //! and tangent each vertex passed on, so tests compare the vertex-shader decode with the CPU's.
+//! And the renderer's debug targets read back (`Renderer::render_debug`, with `render`).
 
 use glam::{Vec3, Vec4};
 
@@ -271,5 +272,40 @@ impl crate::gpu::MeshUniforms {
             .normalize();
         let t = (self.model * f.tangent.extend(0.0)).truncate().normalize();
         (n, t.extend(f.handedness() * self.model_handedness))
+    }
+}
+
+/// The renderer's debug targets read back: the render tests' and the disc table's way to see the
+/// frames and shading the draw computed, per pixel.
+#[cfg(feature = "render")]
+impl crate::gpu::Renderer {
+    /// Renders a debug output ([`Output::Frame`](crate::gpu::Output::Frame) or
+    /// [`Output::Shading`](crate::gpu::Output::Shading)) of `shot` and reads
+    /// back its two targets, row-major, one `[f32; 4]` per pixel; pixels no triangle covered hold
+    /// `DEBUG_POISON`. The tests' and the lab's readback; a renderer of its own draws these
+    /// outputs into its targets with `Renderer::draw`.
+    ///
+    /// # Errors
+    /// [`GpuError::Invalid`] for [`Output::Color`](crate::gpu::Output::Color); as
+    /// `Renderer::render_image`.
+    pub(crate) fn render_debug(
+        &self,
+        ctx: &GpuContext,
+        scene: &crate::gpu::GpuScene,
+        shot: &crate::gpu::Shot<'_>,
+        output: crate::gpu::Output,
+    ) -> Result<[Vec<[f32; 4]>; 2], GpuError> {
+        if matches!(output, crate::gpu::Output::Color(_)) {
+            return Err(GpuError::Invalid {
+                what: "render_debug's output".into(),
+                reason: "it takes Output::Frame or Output::Shading",
+            });
+        }
+        let targets = self.render_targets(ctx, scene, shot, output)?;
+        let read = |i: usize| -> Result<Vec<[f32; 4]>, GpuError> {
+            let bytes = ctx.read_texture(&targets[i], "a debug target")?;
+            Ok(bytemuck::pod_collect_to_vec::<u8, [f32; 4]>(&bytes))
+        };
+        Ok([read(0)?, read(1)?])
     }
 }

@@ -9,8 +9,13 @@
 //! `s = 0` it is the isotropic lobe exactly. The ambient term is a sky/ground hemisphere: its
 //! irradiance for the diffuse part, its radiance in the mirror direction times Karis' analytic
 //! environment-BRDF fit for the specular part.
+//!
+//! Besides, the map decoder's twist halving ([`halve_twist`], `qmap_halve_twist` in
+//! `shaders/qmap.wgsl`), which the map tables and tests apply to decoded texels.
 
-use glam::{Vec2, Vec3};
+use glam::{Vec2, Vec3, Vec4};
+
+use crate::qmap::texel::quat_mul;
 
 #[cfg(test)]
 use crate::render::MaterialUniforms;
@@ -224,4 +229,29 @@ pub(crate) fn tonemap(radiance: Vec3, exposure: f32) -> Vec3 {
     let num = x * (x * 2.51 + Vec3::splat(0.03));
     let den = x * (x * 2.43 + Vec3::splat(0.59)) + Vec3::splat(0.14);
     (num / den).clamp(Vec3::ZERO, Vec3::ONE)
+}
+
+/// The rotation of an **axial** tangent-space map's texel (one whose twist is stored doubled,
+/// `EncodedMap::axial_twist`): `r = swing ⊗ rot_z(2φ)` becomes
+/// `swing ⊗ rot_z(φ)`. The twist about z is split off (swing–twist: for a swing with zero z,
+/// r's (z, w) is the twist's times the swing's w > 0), halved (`normalize(t + 1)`) and put back.
+/// r and −r give φ and φ + π: the same groove, so the hemisphere rule needs nothing more; a
+/// twist of exactly 2π (t = −1) halves to the identity, which is φ = π axially. `r` need not be
+/// unit. Mirrors `qmap_halve_twist` in `shaders/qmap.wgsl`.
+#[must_use]
+pub(crate) fn halve_twist(r: Vec4) -> Vec4 {
+    let tl2 = r.z * r.z + r.w * r.w;
+    if tl2 < 1e-24 {
+        return r;
+    }
+    let t = Vec4::new(0.0, 0.0, r.z, r.w) * (1.0 / tl2.sqrt());
+    let swing = quat_mul(r, Vec4::new(0.0, 0.0, -t.z, t.w));
+    let h = t + Vec4::W;
+    let hl2 = h.dot(h);
+    let half = if hl2 < 1e-24 {
+        Vec4::W
+    } else {
+        h * (1.0 / hl2.sqrt())
+    };
+    quat_mul(swing, half)
 }

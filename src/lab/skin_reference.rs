@@ -4,7 +4,8 @@
 
 use glam::{DMat3, DQuat, DVec3, Mat4, Quat, Vec3, Vec4};
 
-use crate::format::SNORM16_NEAREST_BOUND_DEG;
+#[cfg(test)]
+use crate::format::{sign_w::signed_w, SNORM16_W_BIAS};
 use crate::frame::QTangent;
 use crate::skin::{
     Bone, PackedInfluences, SkinMethod, SkinVertices, SkinnedVertex, MAX_INFLUENCES,
@@ -245,6 +246,29 @@ pub(crate) fn frame_angle_deg(a: DQuat, b: DQuat) -> f64 {
         .length()
         .atan2(r.w.abs())
         .to_degrees()
+}
+
+/// Bound of [`encode_snorm16x4_nearest`] (degrees): 4/32767 rad = 0.0070°. Rounding each of
+/// the four components to the nearest step moves the quaternion by at most √4 · ½ step =
+/// 1/32767, which turns the rotation by at most twice that; raising w to the bias (one step)
+/// turns it by at most another 2/32767 rad.
+pub(crate) const SNORM16_NEAREST_BOUND_DEG: f64 = 4.0 / 32767.0 * (180.0 / std::f64::consts::PI);
+
+/// Encodes as four snorm16 by rounding each component to the nearest step, as WGSL's
+/// `pack2x16snorm` does (`floor(0.5 + 32767·x)`): what `shaders/skin.wgsl` writes, and the fast
+/// way in for data where the format encoder's rounding search (`Format::Snorm16x4`) costs too much (it can take
+/// milliseconds for a frame with w near 0; this takes nanoseconds).
+///
+/// Error bound: [`SNORM16_NEAREST_BOUND_DEG`] (0.0070°, against 0.004° with the search).
+/// Handedness: the sign of w, kept at least one step from 0 (`SNORM16_W_BIAS`). Decode with
+/// `format::decode_snorm16x4`.
+#[must_use]
+#[cfg(test)] // the CPU mirror of the skinning kernel's packing, whose bound its test establishes
+pub(crate) fn encode_snorm16x4_nearest(q: &QTangent) -> [i16; 4] {
+    let v = signed_w(q, SNORM16_W_BIAS);
+    // |w| ≥ 1/32767 rounds to at least one step on its side.
+    v.to_array()
+        .map(|x| (0.5 + 32767.0 * x.clamp(-1.0, 1.0)).floor() as i16)
 }
 
 /// How far the kernel's packed output frame may be from the exact `r · q` (degrees): it rounds

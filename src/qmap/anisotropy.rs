@@ -35,7 +35,7 @@
 //!
 //! - in the **tangent-space map** doubled, 2φ ([`DirectionField::axial_twist_levels`]): d and −d
 //!   give q and −q, so the orientation does not matter to it and the hemisphere rule is all it
-//!   needs; the decoder halves the twist ([`super::tangent::halve_twist`]);
+//!   needs; the decoder halves the twist (`qmap_halve_twist` in `shaders/qmap.wgsl`);
 //! - in the **object-space map** as it is, turned into each texel's frame ([`turn_raster`]): the
 //!   frame's rotation cannot be halved, so there the orientation is what keeps neighbours
 //!   together. The quaternion of a twist winds half as fast as the direction, so a field that

@@ -386,7 +386,7 @@ impl<'a> Baker<'a> {
             let sizes: Vec<(u32, u32)> = levels.iter().map(|l| (l.width, l.height)).collect();
             d.axial_twist_levels(&sizes)
         });
-        let field = twist.as_deref().map(TwistField::Texels);
+        let field = twist.as_deref().map(TwistField);
         let four = field.is_some() && input.normal_map.is_some();
         let size = (levels[0].width, levels[0].height);
         let format = self.choose(MapSpace::Tangent, four, size, input.what, listener);

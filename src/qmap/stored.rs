@@ -45,7 +45,7 @@ pub struct EncodedMap {
     /// an axial direction field (KHR_materials_anisotropy: d ≡ −d), for which φ and φ + π are the
     /// same groove, so the stored rotations of d and −d are q and −q — the hemisphere rule's
     /// case — and a field that turns once round a point has no seam at all. Decoders halve the
-    /// twist (`tangent::halve_twist`); the twist's quantisation error is halved with it. KTX2
+    /// twist (`qmap_halve_twist` in `shaders/qmap.wgsl`); the twist's quantisation error is halved with it. KTX2
     /// key `KEY_TWIST` = `axial`.
     pub axial_twist: bool,
     /// A BC5 tangent-space map of a twist alone (x = y = 0 everywhere: an anisotropy direction

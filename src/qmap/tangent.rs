@@ -35,42 +35,27 @@
 //! the arc's axis is undefined. A BC5 normal map, which rebuilds z = √(1 − x² − y²), is
 //! conditioned as 1/cos θ instead: it diverges at the horizon.
 
-use glam::{Vec2, Vec3, Vec4};
+use glam::{Vec3, Vec4};
 
 use super::normal_map::NormalMap;
 use super::texel::{arc_from_z, quat_mul};
 use super::{MapFormat, MapLevel, MapStats, QuatMap, TexelKind};
 
-/// A twist field: the angle φ (radians) about the normal at a UV point, for tangent fields no
-/// normal map can say. Evaluated at every texel centre of every level.
-pub(crate) type Twist<'a> = &'a (dyn Fn(Vec2) -> f32 + Sync);
-
-/// Where a tangent-space map's twist comes from.
+/// A tangent-space map's twist φ (radians) about the normal, per level and texel (row-major), as
+/// `super::anisotropy::DirectionField::twist_levels` makes them from a KHR_materials_anisotropy
+/// texture: the tangent fields no normal map can say. A missing entry is 0.
 #[derive(Clone, Copy)]
-pub(crate) enum TwistField<'a> {
-    /// A function of UV (`Twist`), evaluated at every texel centre of every level.
-    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
-    Uv(Twist<'a>),
-    /// Given per level and texel (row-major), as
-    /// `super::anisotropy::DirectionField::twist_levels` makes them from a
-    /// KHR_materials_anisotropy texture; a missing entry is 0.
-    Texels(&'a [Vec<f32>]),
-}
+pub(crate) struct TwistField<'a>(pub(crate) &'a [Vec<f32>]);
 
 impl TwistField<'_> {
-    /// φ at texel `i` of level `level`, a `w × h` level.
+    /// φ at texel `i` of level `level`.
     #[must_use]
-    pub(crate) fn at(&self, level: usize, i: usize, w: u32, h: u32) -> f32 {
-        match self {
-            Self::Uv(f) => {
-                let (x, y) = (i as u32 % w, i as u32 / w);
-                f(Vec2::new(
-                    (x as f32 + 0.5) / w as f32,
-                    (y as f32 + 0.5) / h as f32,
-                ))
-            }
-            Self::Texels(t) => t.get(level).and_then(|l| l.get(i)).copied().unwrap_or(0.0),
-        }
+    pub(crate) fn at(&self, level: usize, i: usize) -> f32 {
+        self.0
+            .get(level)
+            .and_then(|l| l.get(i))
+            .copied()
+            .unwrap_or(0.0)
     }
 }
 
@@ -150,7 +135,7 @@ pub(crate) fn bake_cpu(
         .map(|(level, nm)| {
             let (w, h) = (nm.width, nm.height);
             let texel = |i: usize, m: Vec3| {
-                let phi = twist.map_or(0.0, |f| f.at(level, i, w, h));
+                let phi = twist.map_or(0.0, |f| f.at(level, i));
                 format.quantize(texel_rotation(m, phi))
             };
             // Every core takes a band of texels: they are independent.
@@ -219,32 +204,6 @@ pub(crate) fn align(levels: &mut [MapLevel]) {
         let all = vec![true; l.quats.len()];
         super::post::choose_hemispheres(l.width, l.height, &mut l.quats, &all);
     }
-}
-
-/// The rotation of an **axial** tangent-space map's texel (one whose twist is stored doubled,
-/// [`crate::qmap::stored::EncodedMap::axial_twist`]): `r = swing ⊗ rot_z(2φ)` becomes
-/// `swing ⊗ rot_z(φ)`. The twist about z is split off (swing–twist: for a swing with zero z,
-/// r's (z, w) is the twist's times the swing's w > 0), halved (`normalize(t + 1)`) and put back.
-/// r and −r give φ and φ + π: the same groove, so the hemisphere rule needs nothing more; a
-/// twist of exactly 2π (t = −1) halves to the identity, which is φ = π axially. `r` need not be
-/// unit. Mirrors `qmap_halve_twist` in `shaders/qmap.wgsl`.
-#[must_use]
-#[cfg_attr(not(feature = "lab"), allow(dead_code))]
-pub(crate) fn halve_twist(r: Vec4) -> Vec4 {
-    let tl2 = r.z * r.z + r.w * r.w;
-    if tl2 < 1e-24 {
-        return r;
-    }
-    let t = Vec4::new(0.0, 0.0, r.z, r.w) * (1.0 / tl2.sqrt());
-    let swing = quat_mul(r, Vec4::new(0.0, 0.0, -t.z, t.w));
-    let h = t + Vec4::W;
-    let hl2 = h.dot(h);
-    let half = if hl2 < 1e-24 {
-        Vec4::W
-    } else {
-        h * (1.0 / hl2.sqrt())
-    };
-    quat_mul(swing, half)
 }
 
 /// A rotation as swing ⊗ twist: the twist t = normalize(r.z, r.w) about z and the swing

@@ -1271,6 +1271,47 @@ fn the_package_installs_from_its_tarball_and_its_types_check() {
     }
     import_every_export(dir);
     type_check_example_and_readme(&web, dir);
+    type_check_under_node10(dir);
+}
+
+/// `tsc` with `moduleResolution: node10` (TypeScript's `node`, which reads no `exports`) on
+/// every entry point: `typesVersions` maps the subpaths to their declarations. The three.js
+/// entries are imported as types only and with `skipLibCheck`: @types/three itself resolves
+/// `three/addons/…` and `three/webgpu` only under node16, nodenext or bundler.
+fn type_check_under_node10(dir: &Path) {
+    let code = "import { FORMATS, formatByName, decodeFrames } from 'qtangent-three';\n\
+        import { formatByLayout, type FormatName } from 'qtangent-three/formats';\n\
+        import { decodeQTangent } from 'qtangent-three/decode';\n\
+        import { QTANGENT_FRAMES, QTangentFrames } from 'qtangent-three/gltf-transform';\n\
+        import type { QTangentPlugin, MapDecode } from 'qtangent-three/three';\n\
+        import type { QTangentPlugin as NodePlugin } from 'qtangent-three/webgpu';\n\
+        const name: FormatName = 'smallest3x4';\n\
+        const bytes: number = FORMATS.length + (formatByName(name)?.bytes ?? 0) + (formatByLayout(5122, 4, true)?.bytes ?? 0);\n\
+        // @ts-expect-error: a number is not an extension name\n\
+        const wrong: typeof QTANGENT_FRAMES = 3;\n\
+        export { bytes, wrong, decodeFrames, decodeQTangent, QTangentFrames };\n\
+        export type { QTangentPlugin, NodePlugin, MapDecode };\n";
+    std::fs::write(dir.join("node10.ts"), code).expect("write node10.ts");
+    let config = json!({
+        "compilerOptions": {
+            "target": "ES2022", "lib": ["ESNext", "DOM"], "module": "ESNext",
+            "moduleResolution": "node10", "strict": true, "noEmit": true,
+            "skipLibCheck": true, "types": [],
+        },
+        "files": ["node10.ts"],
+    });
+    std::fs::write(dir.join("tsconfig.node10.json"), config.to_string()).expect("write tsconfig");
+    let tsc = Command::new(dir.join("node_modules/.bin/tsc"))
+        .args(["-p", "tsconfig.node10.json"])
+        .current_dir(dir)
+        .output()
+        .expect("tsc runs");
+    assert!(
+        tsc.status.success(),
+        "tsc with moduleResolution node10 on every entry point: {}{}",
+        String::from_utf8_lossy(&tsc.stdout),
+        String::from_utf8_lossy(&tsc.stderr)
+    );
 }
 
 /// Every export of every entry point of the package installed in `dir`, imported in node and

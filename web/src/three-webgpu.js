@@ -18,6 +18,19 @@ import { QTangentPlugin as WebGLPlugin, MapDecode } from './three.js';
 
 const quatMul = ( a, b ) => vec4( a.w.mul( b.xyz ).add( b.w.mul( a.xyz ) ).add( cross( a.xyz, b.xyz ) ), a.w.mul( b.w ).sub( dot( a.xyz, b.xyz ) ) );
 
+/**
+ * `v` over its length, or 0 where it has none (normalize would give NaN): a map tangent along the
+ * vertex normal has no direction in the vertex frame's (t, b), and lights isotropically there.
+ */
+const unit = ( v ) => v.div( max( v.length(), float( 1e-6 ) ) );
+
+/**
+ * Classes whose `useAnisotropy` follows the strength alone (one per material class), so that an
+ * anisotropyNode with an anisotropy of 0 lights isotropically; a prototype rather than a property
+ * of the instance, so `material.clone()` keeps it.
+ */
+const isotropicAtZero = new Map();
+
 /** z ≥ 0 rebuilt from (x, y) of a unit vector. */
 const rebuild = ( xy ) => sqrt( max( float( 0 ), float( 1 ).sub( dot( xy, xy ) ) ) );
 
@@ -167,6 +180,41 @@ export class QTangentPlugin extends WebGLPlugin {
 
 	static nodeMaterials = true;
 
+	/**
+	 * three.js lights anisotropically wherever an anisotropyNode is set; the plugin's node turns
+	 * the direction, so an anisotropy of 0 must still light isotropically, as three.js lights the
+	 * material without the map (its anisotropic lobe at strength 0 is not the isotropic one: 20.96
+	 * against 41.82 dB on the bumpy disc). `material` becomes an instance of a subclass of its
+	 * class whose `useAnisotropy` is `anisotropy > 0` (clones are made from that subclass too).
+	 * @internal
+	 */
+	static _isotropicAtZero( material ) {
+
+		const base = Object.getPrototypeOf( material ).constructor;
+		if ( base.qtangentIsotropicAtZero ) return material;
+		let sub = isotropicAtZero.get( base );
+		if ( ! sub ) {
+
+			sub = class extends base {
+
+				static qtangentIsotropicAtZero = true;
+
+				get useAnisotropy() {
+
+					return this.anisotropy > 0;
+
+				}
+
+			};
+			isotropicAtZero.set( base, sub );
+
+		}
+
+		Object.setPrototypeOf( material, sub.prototype );
+		return material;
+
+	}
+
 	constructor( parser, options = {} ) {
 
 		if ( ( options.mode ?? 'decode' ) !== 'decode' ) throw new Error( `qtangent-three/webgpu: mode '${ options.mode }': with node materials the frames are decoded on load (mode 'decode'); the vertex-shader decode ('gpu') is qtangent-three/three's, for WebGLRenderer` );
@@ -252,21 +300,13 @@ export class QTangentPlugin extends WebGLPlugin {
 						material.anisotropyNode = Fn( ( { material: m } ) => {
 
 							const strength = reference( 'anisotropy', 'float', m );
-							if ( m.anisotropyMap ) return vec2( x[ 0 ], x[ 1 ] ).normalize().mul( strength.mul( texture( m.anisotropyMap ).b ) );
+							if ( m.anisotropyMap ) return unit( vec2( x[ 0 ], x[ 1 ] ) ).mul( strength.mul( texture( m.anisotropyMap ).b ) );
 							const turn = reference( 'anisotropyRotation', 'float', m );
 							const along = vec2( x[ 0 ], x[ 1 ] ).mul( turn.cos() ).add( vec2( y[ 0 ], y[ 1 ] ).mul( turn.sin() ) );
-							return along.normalize().mul( strength );
+							return unit( along ).mul( strength );
 
 						} )();
-						// three.js lights anisotropically wherever an anisotropyNode is set; the node
-						// turns the direction, so an anisotropy of 0 still lights isotropically, as
-						// three.js lights the material without the map (its anisotropic lobe at
-						// strength 0 is not the isotropic one: 20.96 against 41.82 dB on the bumpy disc).
-						Object.defineProperty( material, 'useAnisotropy', { get() {
-
-							return this.anisotropy > 0;
-
-						} } );
+						QTangentPlugin._isotropicAtZero( material );
 
 					}
 

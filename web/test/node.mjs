@@ -110,7 +110,29 @@ if ( Number( REVISION ) >= 185 ) {
 	assert.equal( new NodePlugin( {}, { renderer: webgpu } )._hasExtension( 'EXT_texture_compression_bptc' ), true );
 	assert.equal( new NodePlugin( {}, { renderer: webgpu, textureCompression: false } )._hasExtension( 'EXT_texture_compression_rgtc' ), false );
 	assert.throws( () => new NodePlugin( {}, { mode: 'gpu' } ), /^Error: qtangent-three\/webgpu: mode 'gpu': with node materials the frames are decoded on load \(mode 'decode'\); the vertex-shader decode \('gpu'\) is qtangent-three\/three's, for WebGLRenderer$/ );
-	console.log( 'webgpu plugin: WebGPURenderer taken, frames decoded on load, compressed formats asked of the backend' );
+	// useAnisotropy follows the strength alone once the plugin's anisotropyNode is set (three.js'
+	// own getter says true for any node), on the material and on its clones.
+	const { MeshPhysicalNodeMaterial } = await import( 'three/webgpu' );
+	const { vec2 } = await import( 'three/tsl' );
+	const plain = new MeshPhysicalNodeMaterial();
+	plain.anisotropyNode = vec2( 1, 0 );
+	assert.equal( plain.useAnisotropy, true, 'three.js lights any anisotropyNode anisotropically' );
+	const material = NodePlugin._isotropicAtZero( new MeshPhysicalNodeMaterial() );
+	material.anisotropyNode = vec2( 1, 0 );
+	assert.ok( material instanceof MeshPhysicalNodeMaterial && material.isMeshPhysicalNodeMaterial );
+	assert.equal( material.type, plain.type );
+	assert.equal( material.useAnisotropy, false );
+	material.anisotropy = 0.5;
+	assert.equal( material.useAnisotropy, true );
+	material.anisotropy = 0;
+	const copy = material.clone();
+	assert.ok( copy.anisotropyNode !== null && copy instanceof MeshPhysicalNodeMaterial );
+	assert.equal( copy.useAnisotropy, false, 'a clone keeps the isotropic lobe at strength 0' );
+	copy.anisotropy = 1;
+	assert.equal( copy.useAnisotropy, true );
+	assert.equal( NodePlugin._isotropicAtZero( copy ), copy );
+	assert.equal( Object.getPrototypeOf( Object.getPrototypeOf( copy ) ), MeshPhysicalNodeMaterial.prototype, 'subclassed once' );
+	console.log( 'webgpu plugin: WebGPURenderer taken, frames decoded on load, compressed formats asked of the backend, isotropic at anisotropy 0 (clones too)' );
 
 }
 

@@ -185,7 +185,7 @@ impl Renderer {
 
     /// Renders into fresh targets of `size` and returns them (not yet read back). Colour targets
     /// are cleared to the view's background ([`Output::Color`]) or to [`DEBUG_POISON`].
-    pub(super) fn render_targets(
+    pub(crate) fn render_targets(
         &self,
         ctx: &GpuContext,
         scene: &GpuScene,
@@ -265,35 +265,6 @@ impl Renderer {
             found,
             expected: u64::from(width) * u64::from(height) * 4,
         })
-    }
-
-    /// Renders a debug output ([`Output::Frame`] or [`Output::Shading`]) of `shot` and reads
-    /// back its two targets, row-major, one `[f32; 4]` per pixel; pixels no triangle covered hold
-    /// [`DEBUG_POISON`]. The tests' and the lab's readback; a renderer of its own draws these
-    /// outputs into its targets with [`Renderer::draw`].
-    ///
-    /// # Errors
-    /// [`GpuError::Invalid`] for [`Output::Color`]; as [`Renderer::render_image`].
-    #[cfg_attr(not(feature = "lab"), allow(dead_code))]
-    pub(crate) fn render_debug(
-        &self,
-        ctx: &GpuContext,
-        scene: &GpuScene,
-        shot: &Shot<'_>,
-        output: Output,
-    ) -> Result<[Vec<[f32; 4]>; 2], GpuError> {
-        if matches!(output, Output::Color(_)) {
-            return Err(GpuError::Invalid {
-                what: "render_debug's output".into(),
-                reason: "it takes Output::Frame or Output::Shading",
-            });
-        }
-        let targets = self.render_targets(ctx, scene, shot, output)?;
-        let read = |i: usize| -> Result<Vec<[f32; 4]>, GpuError> {
-            let bytes = ctx.read_texture(&targets[i], "a debug target")?;
-            Ok(bytemuck::pod_collect_to_vec::<u8, [f32; 4]>(&bytes))
-        };
-        Ok([read(0)?, read(1)?])
     }
 }
 

@@ -8,7 +8,7 @@
 //! - `pipeline`: the shader, bind group layouts, samplers and the pipelines (built on first use);
 //! - `upload`: [`Renderer::upload`] of a scene's vertex streams, textures and quaternion maps;
 //! - `draw`: [`Renderer::prepare_view`], [`Renderer::draw`] and the headless targets
-//!   ([`Renderer::render_image`], [`Renderer::render_debug`]);
+//!   ([`Renderer::render_image`]; the lab reads the debug targets back, `lab::readback`);
 //! - `cost`: what each mode costs in bytes ([`ModeCost`]) and time ([`Renderer::time_frames`]).
 //!
 //! Drawing is two steps: [`Renderer::prepare_view`] writes a view's uniforms (camera, lights,

@@ -9,7 +9,8 @@ use std::fmt::Write as _;
 
 use glam::Vec4;
 
-use crate::qmap::{tangent, BakeError, BakeMesh, EncodedMap, MapFormat, NormalMap};
+use crate::lab::shading::halve_twist;
+use crate::qmap::{BakeError, BakeMesh, EncodedMap, MapFormat, NormalMap};
 use crate::render::RenderScene;
 
 #[cfg(feature = "gpu")]
@@ -164,7 +165,7 @@ pub(crate) fn frame_angles(
             continue;
         }
         let (d, e) = if map.axial_twist {
-            (&tangent::halve_twist(*d), &tangent::halve_twist(*e))
+            (&halve_twist(*d), &halve_twist(*e))
         } else {
             (d, e)
         };

@@ -77,7 +77,7 @@ impl Builder {
 
     /// The glTF JSON: one mesh on node 0, then `nodes` and `animations` as given.
     fn document(&self, nodes: Value, animations: Value) -> Value {
-        let mut doc = self.0.to_gltf(gltf::BufferUri::DataUri);
+        let mut doc = self.0.to_gltf(qtangent::lab::gltf_json::BufferUri::DataUri);
         doc["meshes"] = json!([{"primitives": [{"attributes": {"POSITION": 0}}]}]);
         doc["nodes"] = nodes;
         doc["scenes"] = json!([{"nodes": [0]}]);

@@ -198,7 +198,7 @@ fn write_gltf(path: &Path, materials: &[&str], prims: &[TestPrim]) {
         }
         primitives.push(prim);
     }
-    let mut doc = b.to_gltf(qtangent::gltf::BufferUri::DataUri);
+    let mut doc = b.to_gltf(qtangent::lab::gltf_json::BufferUri::DataUri);
     doc["materials"] = materials.iter().map(|m| json!({"name": m})).collect();
     doc["meshes"] = json!([{"name": "Parts", "primitives": primitives}]);
     doc["nodes"] = json!([{"mesh": 0}]);
@@ -620,7 +620,7 @@ fn anisotropy_texture_becomes_the_tangent_space_maps_twist() {
             continue; // judged where the disc is fully anisotropic
         }
         let d = glam::Vec2::new(f32::from(p.0[0]), f32::from(p.0[1])) / 127.5 - glam::Vec2::ONE;
-        let r = qmap::tangent::halve_twist(*q);
+        let r = qtangent::lab::shading::halve_twist(*q);
         let t = glam::Quat::from_vec4(r.normalize()) * glam::Vec3::X;
         // The map's frame is [t, b, n] in tangent space (x tangent, y bitangent): its tangent's
         // (x, y) is the direction, either sign.

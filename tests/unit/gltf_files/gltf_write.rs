@@ -6,7 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Quat, Vec2, Vec3, Vec4};
-use qtangent::gltf::{AccessorLayout, AccessorType, BufferUri, Builder, ComponentType, Target};
+use qtangent::gltf::{AccessorLayout, AccessorType, Builder, ComponentType, Target};
+use qtangent::lab::gltf_json::BufferUri;
 use serde_json::{json, Value};
 
 /// One primitive's attributes (f32, JOINTS_0 as u16) and u32 indices.

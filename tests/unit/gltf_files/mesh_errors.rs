@@ -4,7 +4,8 @@
 use crate::common::write_text as obj;
 use std::path::{Path, PathBuf};
 
-use qtangent::gltf::{AccessorLayout, AccessorType, BufferUri, Builder, ComponentType};
+use qtangent::gltf::{AccessorLayout, AccessorType, Builder, ComponentType};
+use qtangent::lab::gltf_json::BufferUri;
 use qtangent::mesh::{self, ErrorKind, MeshError};
 use qtangent::WarningKind;
 use serde_json::{json, Value};

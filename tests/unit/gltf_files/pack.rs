@@ -63,7 +63,7 @@ fn png_data_uri(img: &RgbaImage) -> String {
         image::ImageFormat::Png,
     )
     .unwrap_or_else(|e| panic!("PNG: {e}"));
-    gltf::data_uri("image/png", &bytes)
+    qtangent::lab::gltf_json::data_uri("image/png", &bytes)
 }
 
 /// A glTF of `prim` (POSITION, NORMAL, TEXCOORD_0, indices) with a material whose normal
@@ -88,7 +88,7 @@ pub(super) fn write_textured_gltf(
         "TEXCOORD_0": b.floats(&uvs, vertex),
     });
     let indices = b.indices(&prim.indices);
-    let mut doc = b.to_gltf(gltf::BufferUri::DataUri);
+    let mut doc = b.to_gltf(qtangent::lab::gltf_json::BufferUri::DataUri);
     doc["images"] = json!([{"uri": png_data_uri(normal)}]);
     doc["textures"] = json!([{"source": 0}]);
     doc["materials"] = json!([{

@@ -126,9 +126,10 @@ fn tangent_field(with_twist: bool) -> QuatMap {
         });
     }
     let twist = |uv: Vec2| 1.05 * (std::f32::consts::TAU * uv.x).sin();
+    let twist = qtangent::lab::fixtures::twist_levels(&levels, &twist);
     tangent::bake_cpu(
         &levels,
-        with_twist.then_some(tangent::TwistField::Uv(&twist)),
+        with_twist.then_some(tangent::TwistField(&twist)),
         MapFormat::Rgba32Float,
     )
 }

@@ -33,9 +33,10 @@ fn tangent_map(rng: &mut impl Rng, size: u32, twist: bool) -> QuatMap {
         });
     }
     let f = |uv: Vec2| uv.x - 0.5;
+    let f = qtangent::lab::fixtures::twist_levels(&levels, &f);
     tangent::bake_cpu(
         &levels,
-        twist.then_some(tangent::TwistField::Uv(&f)),
+        twist.then_some(tangent::TwistField(&f)),
         MapFormat::Rgba32Float,
     )
 }
@@ -358,9 +359,10 @@ fn tilts_past_the_horizon_are_not_folded_into_two_bc5_layers() {
             texels: vec![Vec3::new(1.0, 0.0, z).normalize(); 64],
         };
         let f = |uv: Vec2| uv.x - 0.5;
+        let f = qtangent::lab::fixtures::twist_levels(std::slice::from_ref(&level), &f);
         tangent::bake_cpu(
             &[level],
-            Some(tangent::TwistField::Uv(&f)),
+            Some(tangent::TwistField(&f)),
             MapFormat::Rgba32Float,
         )
     };

@@ -17,6 +17,7 @@ use crate::common;
 
 use glam::{DQuat, DVec3, Mat4, Vec2, Vec3, Vec4};
 use qtangent::gpu::{Renderer, DEBUG_POISON};
+use qtangent::lab::fixtures::{twist_levels, Twist};
 use qtangent::mesh::Primitive;
 use qtangent::qmap::stored::Encoding;
 use qtangent::qmap::EncodedMap;
@@ -97,7 +98,8 @@ fn gpu_bake_equals_cpu_bake_per_texel() {
         ];
         let twist_field = |uv: Vec2| 3.0 * (uv.x - 0.5) + 2.0 * (uv.y - 0.5);
         for twist in [false, true] {
-            let tw = twist.then_some(tangent::TwistField::Uv(&twist_field));
+            let texels = qtangent::lab::fixtures::twist_levels(&levels, &twist_field);
+            let tw = twist.then_some(tangent::TwistField(&texels));
             for format in MapFormat::UNCOMPRESSED {
                 let cpu = tangent::bake_cpu(&levels, tw, format);
                 // The GPU bake itself: `RasterBackend::bake_tangent` of a CPU adapter (lavapipe)
@@ -148,7 +150,7 @@ fn check_texels(
     stored: &EncodedMap,
     exact: &[Vec4],
     nm: &NormalMap,
-    twist: Option<tangent::Twist<'_>>,
+    twist: Option<Twist<'_>>,
     bound_deg: Option<f32>,
     rng: &mut impl Rng,
     seed: u64,
@@ -223,10 +225,11 @@ fn decoded_normal_is_normal_mapping_unmirrored_mirrored_and_tiled() {
         });
         let twist_field = |uv: Vec2| 2.0 * (std::f32::consts::TAU * uv.x).sin();
         for twist in [false, true] {
-            let tw: Option<tangent::Twist<'_>> = twist.then_some(&twist_field);
+            let tw: Option<Twist<'_>> = twist.then_some(&twist_field);
+            let texels = twist_levels(std::slice::from_ref(&nm), &twist_field);
             let map = tangent::bake_cpu(
                 std::slice::from_ref(&nm),
-                tw.map(tangent::TwistField::Uv),
+                twist.then_some(tangent::TwistField(&texels)),
                 MapFormat::Rgba32Float,
             );
             for format in MapFormat::ALL {
