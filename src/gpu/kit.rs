@@ -337,6 +337,7 @@ pub(crate) fn copy_to_buffer(
 
 /// A render pass over `views` (each cleared to `clear` and stored) and the depth view `depth`
 /// (cleared to 1, the far plane, and stored).
+#[cfg(feature = "render")]
 pub(crate) fn begin_pass<'e>(
     encoder: &'e mut wgpu::CommandEncoder,
     label: &str,

@@ -11,8 +11,12 @@ use glam::Vec2;
 use super::kit::{self, Access};
 use super::wgsl::Stage;
 use super::{GpuContext, GpuError, StageNeeds};
-use crate::qmap::stored::{EncodedMap, Encoding};
-use crate::qmap::{MapDecode, MapFormat, MapSpace, QuatMap};
+use crate::qmap::stored::EncodedMap;
+#[cfg(feature = "render")]
+use crate::qmap::stored::Encoding;
+use crate::qmap::{MapDecode, MapFormat};
+#[cfg(feature = "render")]
+use crate::qmap::{MapSpace, QuatMap};
 use crate::report::{Listener, Warning, WarningKind};
 use crate::TangentFrame;
 
@@ -94,9 +98,11 @@ pub struct GpuQuatMap {
     pub(crate) decode: MapDecode,
     /// A tangent-space map whose twist is stored doubled
     /// ([`crate::qmap::stored::EncodedMap::axial_twist`]): shaders halve it.
+    #[cfg_attr(not(feature = "render"), allow(dead_code))] // read by the renderer's pipeline
     pub(crate) axial_twist: bool,
     /// Whether `handedness` holds the map's own plane (false: a 1×1 +1 stand-in; the handedness
     /// is derived or comes from the vertex).
+    #[cfg_attr(not(feature = "render"), allow(dead_code))] // read by the renderer's pipeline
     pub(crate) plane: bool,
 }
 
@@ -124,6 +130,7 @@ impl GpuQuatMap {
 
 /// Checks what [`upload`] relies on: at least one level, level k of size
 /// `max(1, width >> k) × max(1, height >> k)` (wgpu's mip sizes), planes of that many texels.
+#[cfg(feature = "render")]
 fn check_levels(map: &QuatMap) -> Result<(), GpuError> {
     let Some(first) = map.levels.first() else {
         return Err(GpuError::Empty {
@@ -176,6 +183,7 @@ fn check_levels(map: &QuatMap) -> Result<(), GpuError> {
 /// [`GpuError::TextureTooLarge`] when a side exceeds `max_texture_dimension_2d`;
 /// [`GpuError::Invalid`] for inconsistent levels or a format the device cannot filter
 /// (`check_filterable`); [`GpuError::Wgpu`].
+#[cfg(feature = "render")]
 pub(crate) fn upload_map(ctx: &GpuContext, map: &QuatMap) -> Result<GpuQuatMap, GpuError> {
     check_levels(map)?;
     let (width, height) = (map.width(), map.height());

@@ -368,12 +368,14 @@ impl SkinBuffers {
 impl SkinBuffers {
     /// Where each instance reads and writes, in instance order.
     #[must_use]
+    #[cfg(feature = "render")]
     pub(crate) fn instances(&self) -> &[InstanceRange] {
         &self.instances
     }
 
     /// The skinned vertices, instance `i` at `instances()[i].output`.
     #[must_use]
+    #[cfg(feature = "render")]
     pub(crate) fn output(&self) -> &wgpu::Buffer {
         &self.output
     }
@@ -514,8 +516,9 @@ impl SkinPipeline {
 }
 
 impl SkinBatch {
-    /// The batch's buffers, as the matrix-skinning baseline shares them.
+    /// The batch's buffers, which the renderer draws from.
     #[must_use]
+    #[cfg(feature = "render")]
     pub(crate) fn buffers(&self) -> &SkinBuffers {
         &self.core
     }

@@ -129,6 +129,7 @@ impl Ktx2Texture {
     /// The text value of `key`: its bytes without one trailing NUL, when they are UTF-8 with
     /// no other NUL; `None` when the key is absent or its value is not such text.
     #[must_use]
+    #[cfg(feature = "ktx2")]
     pub(crate) fn key_value_text(&self, key: &str) -> Option<&str> {
         let (_, value) = self.key_values.iter().find(|(k, _)| k == key)?;
         let text = value.strip_suffix(&[0]).unwrap_or(value);

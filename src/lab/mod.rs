@@ -20,11 +20,12 @@
 pub mod content;
 #[cfg(feature = "render")]
 pub mod disc;
-#[cfg(feature = "pipeline")]
+#[cfg(feature = "render")]
 pub(crate) mod fixtures;
 #[cfg(feature = "pipeline")]
 pub mod frame_diff;
-#[cfg(feature = "gltf")]
+// The `.gltf` form the lab's content and the tests write (the glTF writer's own unit tests too).
+#[cfg(all(feature = "gltf", any(test, feature = "render")))]
 pub(crate) mod gltf_json;
 #[cfg(feature = "render")]
 pub mod maps;
@@ -32,7 +33,7 @@ pub mod maps;
 pub mod readback;
 #[cfg(feature = "render")]
 pub(crate) mod shading;
-#[cfg(feature = "pipeline")]
+#[cfg(feature = "render")]
 pub(crate) mod shapes;
 #[cfg(feature = "gpu")]
 pub mod skin_matrix;

@@ -256,13 +256,11 @@ pub(crate) enum ImageError {
     Decode(image::ImageError),
     /// A KTX2 image that does not decode.
     #[error("KTX2: {0}")]
+    #[cfg_attr(not(feature = "ktx2"), allow(dead_code))]
     Ktx2(crate::ktx2::Ktx2Error),
     /// An image of a kind this build was compiled without.
     #[error("{what}: enable qtangent's `{feature}` cargo feature")]
-    #[cfg_attr(
-        all(feature = "jpeg", feature = "ktx2", feature = "gltf"),
-        allow(dead_code)
-    )]
+    #[cfg_attr(all(feature = "ktx2", feature = "gltf"), allow(dead_code))]
     FeatureOff {
         /// The kind of image.
         what: &'static str,

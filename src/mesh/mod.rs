@@ -377,6 +377,7 @@ impl Primitive {
     /// tangents renormalised (where a sum cancels to zero the base direction is kept). The
     /// result has no targets. Identity: `morphed(&[])` is the primitive without its targets.
     #[must_use]
+    #[cfg(feature = "render")]
     pub(crate) fn morphed(&self, weights: &[f32]) -> Primitive {
         let mut out = Primitive {
             targets: Vec::new(),

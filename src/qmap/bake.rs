@@ -296,6 +296,7 @@ pub struct Baked {
     pub stored: EncodedMap,
     /// The UVs (one per vertex of the input mesh) of the layout it was baked in, when it got a
     /// layout of its own ([`Repack::WhenOverlapping`]).
+    #[cfg_attr(not(feature = "render"), allow(dead_code))] // read by the renderer (`render`)
     pub(crate) map_uvs: Option<Vec<Vec2>>,
 }
 
@@ -350,6 +351,7 @@ impl<'a> Baker<'a> {
 
     /// The options.
     #[must_use]
+    #[cfg(feature = "render")]
     pub(crate) fn options(&self) -> &MapOptions {
         self.options
     }

@@ -238,6 +238,7 @@ impl MapFormat {
 
     /// The format of a KTX2 texel format and layerCount (the handedness plane's R8 is none).
     #[must_use]
+    #[cfg(feature = "ktx2")]
     pub(crate) fn from_texel_format(t: TexelFormat, layers: u32) -> Option<Self> {
         Self::ALL
             .into_iter()

@@ -214,6 +214,7 @@ impl NormalMap {
 ///
 /// # Errors
 /// [`super::bc::BcError`] for a level 0 BC cannot take (not a multiple of 4).
+#[cfg(feature = "render")]
 pub(crate) fn bc5_round_trip_chain(
     img: &image::RgbaImage,
 ) -> Result<Vec<image::RgbaImage>, super::bc::BcError> {
@@ -228,6 +229,7 @@ pub(crate) fn bc5_round_trip_chain(
 ///
 /// # Errors
 /// [`super::bc::BcError`] for a level 0 BC cannot take (not a multiple of 4).
+#[cfg(feature = "render")]
 pub(crate) fn bc5_direction_chain(
     img: &image::RgbaImage,
 ) -> Result<Vec<image::RgbaImage>, super::bc::BcError> {
@@ -235,6 +237,7 @@ pub(crate) fn bc5_direction_chain(
 }
 
 /// What a BC5 round trip writes to blue and alpha, which BC5 does not store.
+#[cfg(feature = "render")]
 #[derive(Clone, Copy)]
 enum Bc5Rest {
     /// A normal map: blue `z = √(1 − x² − y²)`, alpha 255.
@@ -243,6 +246,7 @@ enum Bc5Rest {
     Keep,
 }
 
+#[cfg(feature = "render")]
 fn bc5_chain(
     img: &image::RgbaImage,
     rest: Bc5Rest,
@@ -259,6 +263,7 @@ fn bc5_chain(
 /// One level through BC5 UNORM of its bytes and back, as an engine ships an 8-bit normal map
 /// (the texels `c/255` to the encoder, so the compressed lattice is the source's; any size:
 /// the encoder pads the last blocks).
+#[cfg(feature = "render")]
 fn bc5_level(
     img: &image::RgbaImage,
     rest: Bc5Rest,
@@ -299,6 +304,7 @@ fn box_half(m: usize, i: usize) -> [usize; 2] {
 
 /// The mip chain of an 8-bit image as the renderer uploads it: level k+1 is level k resized to
 /// half (rounded down, at least 1) with a triangle filter, down to 1×1; level 0 first.
+#[cfg(feature = "render")]
 #[must_use]
 pub(crate) fn mip_chain(img: &image::RgbaImage) -> Vec<image::RgbaImage> {
     chain(img, |last| {

@@ -55,6 +55,7 @@ pub(crate) struct SceneMap {
 }
 
 impl SceneMap {
+    #[cfg(feature = "render")]
     pub(crate) fn new(map: EncodedMap, origin: MapOrigin) -> Self {
         Self {
             map,
@@ -70,8 +71,12 @@ impl SceneMap {
 pub struct SceneMaps {
     /// Per material, in the scene's material order: its tangent-space map (empty when not asked
     /// for).
+    #[cfg_attr(not(any(feature = "render", feature = "gltf")), allow(dead_code))]
+    // read by the renderer (`render`) and `pack` (`gltf`)
     pub(crate) tangent: Vec<Option<SceneMap>>,
     /// Per mesh (primitive), in the scene's order: its object-space map (empty when not asked
     /// for).
+    #[cfg_attr(not(any(feature = "render", feature = "gltf")), allow(dead_code))]
+    // read by the renderer (`render`) and `pack` (`gltf`)
     pub(crate) object: Vec<Option<SceneMap>>,
 }

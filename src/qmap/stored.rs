@@ -398,7 +398,7 @@ impl EncodedMap {
 
     /// Bytes of every level, the handedness plane included.
     #[must_use]
-    #[cfg(feature = "gpu")]
+    #[cfg(all(feature = "gpu", feature = "render"))]
     pub(crate) fn texture_bytes(&self) -> u64 {
         let planes = self
             .handedness
@@ -644,6 +644,7 @@ impl EncodedMap {
 
 /// `qtangent.channels` of a KTX2 map in `format` (`unorm`: BC5 UNORM): (twist only, normal's
 /// (x, y)), or what is wrong.
+#[cfg(feature = "ktx2")]
 fn channels(main: &Ktx2Texture, format: MapFormat, unorm: bool) -> Result<(bool, bool), String> {
     Ok(match main.key_value_text(KEY_CHANNELS) {
         // A bc5 map is tangent-space (refused before); the normal layout is UNORM.

@@ -1,5 +1,5 @@
 //! The Bevy integration (`integrations/bevy`, a workspace of its own, its own target folder):
-//! formatting, its dependency tree (no encoder, no window), then its tests in release, which draw
+//! formatting, clippy, its dependency tree (no encoder, no window), then its tests in release, which draw
 //! packed files headless on the machine's Vulkan adapter (lavapipe) with the `pack` tool the root
 //! workspace's tests built, then `cargo package` with its verification build.
 
@@ -39,6 +39,22 @@ pub fn test(root: &Path, env: &[(&str, &str)]) -> Result<(), String> {
         &["fmt", "--manifest-path", &manifest, "--", "--check"],
     )
     .map_err(|e| format!("{e}: run `cargo fmt --manifest-path {manifest}`"))?;
+    // Lints, warnings denied, every target (the tests and the viewer example too). A check
+    // build of its own: about 4 minutes cold on two cores, seconds after.
+    super::cargo(
+        root,
+        &[
+            "clippy",
+            "--manifest-path",
+            &manifest,
+            "--target-dir",
+            &target,
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ],
+    )?;
     let pack = root
         .join("target/release")
         .join(format!("qtangent{}", std::env::consts::EXE_SUFFIX));

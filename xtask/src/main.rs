@@ -57,7 +57,7 @@ const USAGE: &str = "usage: cargo xtask <test|demo|bake|render|animate|aniso|ben
               clippy --all-targets -D warnings; cargo doc (with and without the lab) with warnings denied; install the
               pinned glTF judges (npm, when node is present; required under CI); then cargo
               test --release --workspace [ARGS]; then the Bevy integration (integrations/bevy:
-              its formatting and its tests, in its own workspace and target folder); and count
+              its formatting, clippy and its tests, in its own workspace and target folder); and count
               the tests that did not run
   demo        set up a Vulkan adapter if needed, then run the demo (ARGS: frame count), the
               embed example (qtangent on an application's own device), bake
@@ -330,11 +330,16 @@ fn no_default_features(root: &Path) -> Result<(), String> {
             "gltf,obj,exr,ktx2,jpeg",
         ],
     )?;
-    // The KTX2 reader alone, what the Bevy integration builds, and the library as a user's crate
-    // builds it (default features: no renderer, no lab), warnings denied (they would show in
-    // every such build); the default build's doc tests (the pack example among them) run
-    // without the renderer.
-    for features in [&["--no-default-features", "--features", "ktx2"][..], &[]] {
+    // The KTX2 reader alone, what the Bevy integration builds, the CPU core alone (no file
+    // format), and the library as a user's crate builds it (default features: no renderer, no
+    // lab), warnings denied (they would show in every such build; no crate-wide allow hides dead
+    // code without the renderer); the default build's doc tests (the pack example among them)
+    // run without the renderer.
+    for features in [
+        &["--no-default-features", "--features", "ktx2"][..],
+        &["--no-default-features", "--features", "pipeline"],
+        &[],
+    ] {
         let args = [
             &[
                 "rustc",

@@ -98,8 +98,9 @@ pub struct QTangentExtension {
     #[texture(102)]
     pub twist: Option<Handle<Image>>,
     /// How the shader turns a sample of the map into a quaternion (qtangent's `MapDecode`, the
-    /// shader's `MAP_DECODE`); ignored without a map.
-    #[reflect(ignore)]
+    /// shader's `MAP_DECODE`); ignored without a map. Not reflected (qtangent's enum is not
+    /// `Reflect`); a reflection clone (`reflect_clone`) clones it.
+    #[reflect(ignore, clone)]
     pub decode: MapDecode,
     /// The map's twist is stored doubled (an anisotropy direction): halve it.
     pub axial: bool,

@@ -515,6 +515,27 @@ fn worst(a: &image::RgbImage, b: &image::RgbImage) -> u8 {
 /// packed file requires (KHR_mesh_quantization, EXT_meshopt_compression); the plugin validates
 /// the rest itself. A packed file that also requires an extension nobody here reads is named in
 /// one error line and left to Bevy's loader; the same file without it logs nothing (`view`).
+/// The material's extension survives a reflection clone (what Bevy's asset and scene tools
+/// copy through) with its typed `decode`, which reflection itself does not see.
+#[test]
+fn the_material_extension_clones_through_reflection() {
+    use bevy::reflect::PartialReflect;
+    use bevy_qtangent::{MapDecode, QTangentExtension};
+    let ext = QTangentExtension {
+        decode: MapDecode::Unorm,
+        axial: true,
+        ..Default::default()
+    };
+    assert_ne!(MapDecode::default(), MapDecode::Unorm);
+    let clone = ext
+        .reflect_clone()
+        .unwrap_or_else(|e| panic!("reflect_clone: {e}"))
+        .take::<QTangentExtension>()
+        .unwrap_or_else(|_| panic!("the clone is a QTangentExtension"));
+    assert_eq!(clone.decode, MapDecode::Unorm);
+    assert!(clone.axial);
+}
+
 #[test]
 fn a_file_invalid_beyond_what_the_plugin_reads_is_named() {
     let Some(_) = pack_tool() else {
