@@ -92,6 +92,25 @@ console.log( 'glTF-Transform: QTANGENT_frames written as specified and read back
 // cannot reach: qtangent-three/webgpu's plugin is for it) and an unknown mode.
 assert.throws( () => new QTangentPlugin( {}, { renderer: { isWebGPURenderer: true } } ), /^Error: QTangentPlugin: WebGPURenderer draws node materials, which this plugin's GLSL patches cannot reach; import QTangentPlugin from qtangent-three\/webgpu$/ );
 assert.throws( () => new QTangentPlugin( {}, { mode: 'shader' } ), /mode must be 'gpu' or 'decode', not 'shader'/ );
+
+// A map's KTX2 levels as stored: none taken as they are, Zstandard (scheme 2) undone through
+// three.js' decoder, others refused naming the image. The Zstandard frame was written by the
+// reference encoder, not by this package: `zstd -19` (v1.5.4) of bytes (7i + 3) mod 256,
+// i = 0..1023.
+{
+
+	const plain = Uint8Array.from( { length: 1024 }, ( _, i ) => ( 7 * i + 3 ) % 256 );
+	const zstdFrame = Buffer.from( 'KLUv/WQAA1UIAAQQAwoRGB8mLTQ7QklQV15lbHN6gYiPlp2kq7K5wMfO1dzj6vH4/wYNFBsiKTA3PkVMU1phaG92fYSLkpmgp661vMPK0djf5u30+wIJEBceJSwzOkFIT1ZdZGtyeYCHjpWco6qxuL/GzdTb4unw9/4FDBMaISgvNj1ES1JZYGdudXyDipGYn6attLvCydDX3uXs8/oBCA8WHSQrMjlAR05VXGNqcXh/ho2Um6KpsLe+xczT2uHo7/b9BAsSGSAnLjU8Q0pRWF9mbXR7gomQl56lrLO6wcjP1t3k6/L5AAcOFRwjKjE4P0ZNVFtiaXB3foWMk5qhqK+2vcTL0tng5+71/AEAAP0GqjUFM3pLEw==', 'base64' );
+	const plugin = new QTangentPlugin( {}, {} );
+	const stored = await plugin._levels( { supercompressionScheme: 0, levels: [ { levelData: plain } ] }, 0 );
+	assert.equal( stored[ 0 ], plain );
+	const level = { levelData: new Uint8Array( zstdFrame ), uncompressedByteLength: plain.length };
+	const [ unpacked ] = await plugin._levels( { supercompressionScheme: 2, levels: [ level ] }, 3 );
+	assert.deepEqual( Array.from( unpacked ), Array.from( plain ) );
+	await assert.rejects( plugin._levels( { supercompressionScheme: 1, levels: [ level ] }, 3 ), /^Error: image 3 has KTX2 supercompression scheme 1; none or Zstandard is read$/ );
+	console.log( 'KTX2 levels: Zstandard undone as the reference encoder wrote it, other schemes refused' );
+
+}
 console.log( 'plugin: WebGPURenderer and an unknown mode refused in one line' );
 
 // qtangent-three/webgpu (three.js r185 and newer: TSL's negateOnBackSide): WebGPURenderer taken,
