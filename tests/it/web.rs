@@ -1300,15 +1300,26 @@ fn type_check_under_node10(dir: &Path) {
         },
         "files": ["node10.ts"],
     });
-    std::fs::write(dir.join("tsconfig.node10.json"), config.to_string()).expect("write tsconfig");
+    tsc(
+        dir,
+        "tsconfig.node10.json",
+        &config,
+        "with moduleResolution node10 on every entry point",
+    );
+}
+
+/// Writes `config` as `name` in `dir` and runs the installed `tsc -p` on it, panicking with its
+/// output (and `what` it checked) unless it passes.
+fn tsc(dir: &Path, name: &str, config: &Value, what: &str) {
+    std::fs::write(dir.join(name), config.to_string()).expect("write tsconfig");
     let tsc = Command::new(dir.join("node_modules/.bin/tsc"))
-        .args(["-p", "tsconfig.node10.json"])
+        .args(["-p", name])
         .current_dir(dir)
         .output()
         .expect("tsc runs");
     assert!(
         tsc.status.success(),
-        "tsc with moduleResolution node10 on every entry point: {}{}",
+        "tsc {what}: {}{}",
         String::from_utf8_lossy(&tsc.stdout),
         String::from_utf8_lossy(&tsc.stderr)
     );
@@ -1379,17 +1390,11 @@ fn type_check_example_and_readme(web: &Path, dir: &Path) {
     config["files"] = Value::Array(files);
     config["compilerOptions"]["allowJs"] = json!(true);
     config["compilerOptions"]["checkJs"] = json!(true);
-    std::fs::write(dir.join("tsconfig.json"), config.to_string()).expect("write tsconfig");
-    let tsc = Command::new(dir.join("node_modules/.bin/tsc"))
-        .args(["-p", "tsconfig.json"])
-        .current_dir(dir)
-        .output()
-        .expect("tsc runs");
-    assert!(
-        tsc.status.success(),
-        "tsc on the example and the README's snippets against the installed declarations: {}{}",
-        String::from_utf8_lossy(&tsc.stdout),
-        String::from_utf8_lossy(&tsc.stderr)
+    tsc(
+        dir,
+        "tsconfig.json",
+        &config,
+        "on the example and the README's snippets against the installed declarations",
     );
     let (i, decoders) = snippets
         .iter()
