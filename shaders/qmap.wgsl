@@ -222,7 +222,7 @@ fn qmap_frame(q_tex: texture_2d<f32>, h_tex: texture_2d<f32>, s: sampler, uv: ve
 }
 
 // The rotation of an axial tangent-space map's texel, whose twist about z is stored doubled
-// (src/qmap/tangent.rs: halve_twist): r = swing ⊗ rot_z(2φ) → swing ⊗ rot_z(φ). r and −r give φ
+// (mirrored on the CPU by src/lab/shading.rs: halve_twist): r = swing ⊗ rot_z(2φ) → swing ⊗ rot_z(φ). r and −r give φ
 // and φ + π, the same groove. r need not be unit.
 fn qmap_halve_twist(r: vec4<f32>) -> vec4<f32> {
     let tl2 = r.z * r.z + r.w * r.w;

@@ -20,7 +20,8 @@ const quatMul = ( a, b ) => vec4( a.w.mul( b.xyz ).add( b.w.mul( a.xyz ) ).add( 
 
 /**
  * `v` over its length, or 0 where it has none (normalize would give NaN): a map tangent along the
- * vertex normal has no direction in the vertex frame's (t, b), and lights isotropically there.
+ * vertex normal has no direction in the vertex frame's (t, b); there three.js takes a direction of
+ * (1, 0) at strength 0 (its anisotropic lobe at strength 0: finite, where NaN was black).
  */
 const unit = ( v ) => v.div( max( v.length(), float( 1e-6 ) ) );
 
@@ -206,6 +207,7 @@ export class QTangentPlugin extends WebGLPlugin {
 				}
 
 			};
+			Object.defineProperty( sub, 'name', { value: base.name } );
 			isotropicAtZero.set( base, sub );
 
 		}

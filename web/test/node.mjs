@@ -92,6 +92,7 @@ console.log( 'glTF-Transform: QTANGENT_frames written as specified and read back
 // cannot reach: qtangent-three/webgpu's plugin is for it) and an unknown mode.
 assert.throws( () => new QTangentPlugin( {}, { renderer: { isWebGPURenderer: true } } ), /^Error: QTangentPlugin: WebGPURenderer draws node materials, which this plugin's GLSL patches cannot reach; import QTangentPlugin from qtangent-three\/webgpu$/ );
 assert.throws( () => new QTangentPlugin( {}, { mode: 'shader' } ), /mode must be 'gpu' or 'decode', not 'shader'/ );
+console.log( 'plugin: WebGPURenderer and an unknown mode refused in one line' );
 
 // A map's KTX2 levels as stored: none taken as they are, Zstandard (scheme 2) undone through
 // three.js' decoder, others refused naming the image. The Zstandard frame was written by the
@@ -111,7 +112,6 @@ assert.throws( () => new QTangentPlugin( {}, { mode: 'shader' } ), /mode must be
 	console.log( 'KTX2 levels: Zstandard undone as the reference encoder wrote it, other schemes refused' );
 
 }
-console.log( 'plugin: WebGPURenderer and an unknown mode refused in one line' );
 
 // qtangent-three/webgpu (three.js r185 and newer: TSL's negateOnBackSide): WebGPURenderer taken,
 // the frames decoded on load (its one mode; 'gpu' refused in one line), and the compressed formats
@@ -140,6 +140,7 @@ if ( Number( REVISION ) >= 185 ) {
 	material.anisotropyNode = vec2( 1, 0 );
 	assert.ok( material instanceof MeshPhysicalNodeMaterial && material.isMeshPhysicalNodeMaterial );
 	assert.equal( material.type, plain.type );
+	assert.equal( material.constructor.name, 'MeshPhysicalNodeMaterial' );
 	assert.equal( material.useAnisotropy, false );
 	material.anisotropy = 0.5;
 	assert.equal( material.useAnisotropy, true );

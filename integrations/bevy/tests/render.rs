@@ -511,10 +511,6 @@ fn worst(a: &image::RgbImage, b: &image::RgbImage) -> u8 {
         .unwrap_or(0)
 }
 
-/// Bevy's validation is one switch, which `loader_settings` turns off for the extensions a
-/// packed file requires (KHR_mesh_quantization, EXT_meshopt_compression); the plugin validates
-/// the rest itself. A packed file that also requires an extension nobody here reads is named in
-/// one error line and left to Bevy's loader; the same file without it logs nothing (`view`).
 /// The material's extension survives a reflection clone (what Bevy's asset and scene tools
 /// copy through) with its typed `decode`, which reflection itself does not see.
 #[test]
@@ -536,6 +532,10 @@ fn the_material_extension_clones_through_reflection() {
     assert!(clone.axial);
 }
 
+/// Bevy's validation is one switch, which `loader_settings` turns off for the extensions a
+/// packed file requires (KHR_mesh_quantization, EXT_meshopt_compression); the plugin validates
+/// the rest itself. A packed file that also requires an extension nobody here reads is named in
+/// one error line and left to Bevy's loader; the same file without it logs nothing (`view`).
 #[test]
 fn a_file_invalid_beyond_what_the_plugin_reads_is_named() {
     let Some(_) = pack_tool() else {
